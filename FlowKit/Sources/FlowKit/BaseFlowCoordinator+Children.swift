@@ -1,0 +1,48 @@
+/// Parent and child coordinators: sub-flows opened inline, modally or as tabs, that finish on their own.
+extension BaseFlowCoordinator {
+    /// Opens `child` as a sub-flow and starts it.
+    ///
+    /// - `.inline` and `.root`: the child pushes onto this coordinator's current stack.
+    /// - `.modal`: the child gets a modal layer of its own.
+    /// - `.tab(title)`: the child gets a new tab.
+    ///
+    /// The child shares this coordinator's presentation, sees its context and dependencies, and offers it
+    /// the requests it cannot route. Opening a child that is already open does nothing.
+    public func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle) {
+        guard child !== self, child.parent == nil, !children.contains(where: { $0 === child }) else { return }
+        child.parent = self
+        child.router = router
+        child.style = style
+        switch style {
+        case .inline, .root: child.anchor = router.inlineTarget(for: self, anchor: anchor)
+        case .modal: child.anchor = router.openModal(owner: child, isAnchor: true)
+        case .tab(let title): child.anchor = router.addTab(title, owner: child)
+        }
+        children.append(child)
+        sink?(.childOpened(child.name, style: style))
+        if !child.isRunning { child.start() }
+        child.replayQueue()
+    }
+
+    /// Ends this child: finishes its own children first, stops it, removes everything it presented, and
+    /// calls the parent's ``didRegainFocus(fromChild:)``. Does nothing on a coordinator without a parent.
+    public func finish() {
+        guard let parent else { return }
+        for child in children.reversed() { child.finish() }
+        stop()
+        var removed = router.removeModules { $0.presenter === self }
+        if case .modal = style { removed += router.removeLayer(anchor) }
+        if case .tab = style { removed += router.removeLayer(anchor) }
+        parent.children.removeAll { $0 === self }
+        self.parent = nil
+        let sink = parent.sink
+        sink?(.childFinished(name))
+        if let sink { for module in removed { sink(.removed(module.name)) } }
+        parent.didRegainFocus(fromChild: self)
+    }
+
+    /// Whether this coordinator has presented a module since it was opened.
+    var hasPresented: Bool {
+        presentedCount > 0
+    }
+}

@@ -1,0 +1,58 @@
+/// What a person does to the presentation: go back, dismiss, pick a tab.
+///
+/// Call these on any coordinator of the tree; they act on what is visible. Modules that leave the
+/// presentation release their managers, and a child coordinator whose screens are all gone finishes, as a
+/// UIKit navigation delegate would make it.
+extension BaseFlowCoordinator {
+    /// Pops the visible module; on the last module of a modal, dismisses the modal.
+    ///
+    /// - Throws: ``FlowError`` when there is nothing to go back to.
+    public func back() throws(FlowError) {
+        rootCoordinator.didRemove(try router.back())
+    }
+
+    /// Dismisses the topmost modal layer.
+    ///
+    /// - Throws: ``FlowError`` when no modal is presented.
+    public func dismiss() throws(FlowError) {
+        rootCoordinator.didRemove(try router.dismiss())
+    }
+
+    /// Selects the tab at `index` (0-based).
+    ///
+    /// - Throws: ``FlowError`` when there is no such tab.
+    public func selectTab(_ index: Int) throws(FlowError) {
+        try router.selectTab(index)
+    }
+
+    /// The root of this coordinator's tree.
+    var rootCoordinator: BaseFlowCoordinator {
+        var current = self
+        while let parent = current.parent { current = parent }
+        return current
+    }
+
+    /// Reports removed modules and finishes the children they leave with nothing on screen.
+    func didRemove(_ modules: [FlowModule]) {
+        guard !modules.isEmpty else { return }
+        if let sink {
+            for module in modules { sink(.removed(module.name)) }
+        }
+        rootCoordinator.finishAbandonedChildren()
+    }
+
+    /// Finishes, depth first, every child whose home layer is gone or whose inline screens were all removed.
+    private func finishAbandonedChildren() {
+        for child in children {
+            child.finishAbandonedChildren()
+            if child.isAbandoned { child.finish() }
+        }
+    }
+
+    private var isAbandoned: Bool {
+        switch style {
+        case .modal, .tab: return !router.contains(anchor)
+        case .inline, .root: return hasPresented && !router.modules.contains { $0.presenter === self }
+        }
+    }
+}

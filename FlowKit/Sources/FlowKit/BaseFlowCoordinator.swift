@@ -1,0 +1,198 @@
+/// The ready-made coordinator: routes requests to managers through a mapping, holds the managers while
+/// they work, runs services, keeps the context and the presentation, and manages child coordinators.
+///
+/// ```swift
+/// let coordinator = BaseFlowCoordinator(mapping: [
+///     RequestRoute(.launch): ManagerFactory("Launch", LaunchManager.self),
+/// ], services: [SessionService()])
+/// coordinator.start()
+/// coordinator.requestCoordination(.launch, from: .app)
+/// ```
+///
+/// All state lives on the main actor. From other threads or tasks, use ``submit(_:from:)`` or
+/// ``send(_:from:)``: requests are never lost or reordered per submitter.
+@MainActor
+open class BaseFlowCoordinator: FlowCoordinator {
+    public let name: String
+    /// Which manager handles which request.
+    public var mapping: RequestCoordinatorMappingDictionary {
+        didSet { hasModuleRoutes = mapping.keys.contains { $0.module != nil } }
+    }
+    /// Called with a request that neither this coordinator nor any ancestor could route.
+    public var unhandledRequestHandler: (@MainActor (CoordinationRequest, Coordinated) -> Void)?
+    /// Called with every event of this coordinator and its descendants; `nil` (the default) costs nothing.
+    public var onEvent: (@MainActor (FlowEvent) -> Void)?
+    /// Called when a child finishes, by the default ``didRegainFocus(fromChild:)``.
+    public var onRegainFocus: (@MainActor (BaseFlowCoordinator) -> Void)?
+    /// How long a request may wait for its dependencies before it is dead-lettered.
+    public var queueTimeout: Duration = .seconds(30)
+
+    public internal(set) var router: Router
+    /// The coordinator that opened this one.
+    public internal(set) weak var parent: BaseFlowCoordinator?
+    /// The open child coordinators, in the order they were opened.
+    public internal(set) var children: [BaseFlowCoordinator] = []
+    /// Whether ``start()`` was called and ``stop()`` not since.
+    public internal(set) var isRunning = false
+    /// Requests that waited too long for their dependencies, or were pending when the coordinator stopped.
+    public internal(set) var deadLetters: [DeadLetter] = []
+
+    let services: [any CoordinatorServiceProtocol]
+    var contextProvider: (any ContextProviderProtocol)?
+    var ownDependencies = DependencyValues()
+    var queue: [QueuedRequest] = []
+    var sweep: Task<Void, Never>?
+    /// Managers that answered `.working`, until they finish.
+    var working: [ObjectIdentifier: any RequestCoordinatorManager] = [:]
+    /// Where this coordinator's inline modules go, and how it was opened.
+    var anchor: Router.LayerID
+    var style: PresentationStyle = .root
+    var presentedCount = 0
+    nonisolated let inbox = RequestInbox()
+    private var hasModuleRoutes: Bool
+
+    /// Creates a coordinator.
+    ///
+    /// - Parameters:
+    ///   - name: A name for reports.
+    ///   - mapping: Which manager handles which request.
+    ///   - services: Started in this order by ``start()``, stopped in reverse by ``stop()``.
+    public init(
+        name: String = "root", mapping: RequestCoordinatorMappingDictionary = [:],
+        services: [any CoordinatorServiceProtocol] = []
+    ) {
+        self.name = name
+        self.mapping = mapping
+        self.services = services
+        self.router = Router()
+        self.anchor = router.main.id
+        self.hasModuleRoutes = mapping.keys.contains { $0.module != nil }
+    }
+
+    // MARK: - Requests
+
+    /// Routes `request` from `module` to the manager mapped for it here or, failing that, in the nearest
+    /// ancestor (children inherit their parents' routes). The manager works for this coordinator, so what
+    /// it presents appears where the request came from. With no manager anywhere, the nearest
+    /// ``unhandledRequestHandler`` is told.
+    @discardableResult
+    public func requestCoordination(_ request: CoordinationRequest, from module: Coordinated) -> CoordinationOutcome {
+        var coordinator: BaseFlowCoordinator? = self
+        while let current = coordinator {
+            if let factory = current.factory(for: request.name, from: module) {
+                return handle(request, from: module, with: factory)
+            }
+            coordinator = current.parent
+        }
+        sink?(.unhandled(request, from: module))
+        coordinator = self
+        while let current = coordinator {
+            if let handler = current.unhandledRequestHandler {
+                handler(request, module)
+                break
+            }
+            coordinator = current.parent
+        }
+        return .unhandled
+    }
+
+    /// The manager factory this coordinator maps the request to: the (module, request) entry, else the
+    /// request's own entry.
+    public func factory(for request: CoordinationRequestName, from module: Coordinated) -> ManagerFactory? {
+        if hasModuleRoutes, let factory = mapping[RequestRoute(request, from: module)] { return factory }
+        return mapping[RequestRoute(request)]
+    }
+
+    func handle(_ request: CoordinationRequest, from module: Coordinated, with factory: ManagerFactory)
+        -> CoordinationOutcome
+    {
+        let resolved: ManagerFactory.Resolved
+        do {
+            resolved = try factory.resolve()
+        } catch {
+            return fail(request, from: module, FlowError(wrapping: error))
+        }
+        let requirements = resolved.requirements()
+        if !requirements.isEmpty {
+            let missing = missingDependencies(requirements)
+            if !missing.isEmpty { return enqueue(request, from: module, waitingFor: requirements, missing) }
+        }
+        let manager = resolved.make(self)
+        let step: ManagerStep
+        do {
+            step = try manager.start(request, from: module)
+        } catch {
+            return fail(request, from: module, FlowError(wrapping: error))
+        }
+        switch step {
+        case .present(let presented, let style): present(presented, style: style, by: manager)
+        case .working: working[ObjectIdentifier(manager)] = manager
+        case .finished: break
+        }
+        sink?(.handled(request, from: module, manager: factory.name, coordinator: name))
+        return .handled(manager: factory.name)
+    }
+
+    private func fail(_ request: CoordinationRequest, from module: Coordinated, _ error: FlowError)
+        -> CoordinationOutcome
+    {
+        sink?(.failed(request, from: module, error: error))
+        return .failed(error)
+    }
+
+    // MARK: - Managers and presentation
+
+    public func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?) {
+        module.manager = manager
+        module.presenter = self
+        presentedCount += 1
+        var replaced: [FlowModule] = []
+        switch style {
+        case .inline: router.push(module, onto: router.inlineTarget(for: self, anchor: anchor))
+        case .modal: router.push(module, onto: router.openModal(owner: self, isAnchor: false))
+        case .tab(let title): router.push(module, onto: router.addTab(title, owner: self))
+        case .root: replaced = router.setRoot(module, of: router.inlineTarget(for: self, anchor: anchor))
+        }
+        sink?(.presented(module.name, style: style))
+        if !replaced.isEmpty { didRemove(replaced) }
+    }
+
+    public func finish(_ manager: any RequestCoordinatorManager) {
+        working[ObjectIdentifier(manager)] = nil
+        didRemove(router.removeModules { $0.manager === manager })
+    }
+
+    /// The managers currently held, working or with a module presented, in this coordinator only.
+    public var activeManagerCount: Int {
+        var presenting = Set<ObjectIdentifier>()
+        for module in router.modules where module.presenter === self {
+            if let manager = module.manager { presenting.insert(ObjectIdentifier(manager)) }
+        }
+        return presenting.union(working.keys).count
+    }
+
+    /// Called when `child` has finished and this coordinator has the focus again.
+    ///
+    /// The default calls ``onRegainFocus``. Override to react to a particular child.
+    open func didRegainFocus(fromChild child: BaseFlowCoordinator?) {
+        if let child { onRegainFocus?(child) }
+    }
+
+    // MARK: - Deep links
+
+    /// Applies a deep link: sends each step, as the visible module, until one is not handled.
+    public func open(deepLink steps: [CoordinationRequest]) -> DeepLinkResult {
+        for (index, step) in steps.enumerated() {
+            let outcome = requestCoordination(step, from: router.top?.name ?? .deepLink)
+            if !outcome.isHandled { return DeepLinkResult(applied: index, total: steps.count, stoppedBy: outcome) }
+        }
+        return DeepLinkResult(applied: steps.count, total: steps.count, stoppedBy: nil)
+    }
+
+    // MARK: - Events
+
+    /// The nearest event listener, this coordinator's or an ancestor's.
+    var sink: (@MainActor (FlowEvent) -> Void)? {
+        onEvent ?? parent?.sink
+    }
+}

@@ -1,0 +1,42 @@
+/// What became of a coordination request. Every request has exactly one.
+public enum CoordinationOutcome: Sendable, Hashable, CustomStringConvertible {
+    /// A manager took it; `manager` is the name it was registered under.
+    case handled(manager: String)
+    /// No coordinator in the chain had a manager for it; the unhandled-request handler was told.
+    case unhandled
+    /// Its manager needs dependencies that are not set yet; it will be replayed when they are.
+    case queued(waitingFor: [DependencyKey])
+    /// A manager was found but could not do its work.
+    case failed(FlowError)
+
+    /// Whether a manager took the request.
+    public var isHandled: Bool {
+        if case .handled = self { return true }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case .handled(let manager): "handled by \(manager)"
+        case .unhandled: "unhandled"
+        case .queued(let keys): "queued until \(keys.map(\.rawValue).joined(separator: ", ")) is set"
+        case .failed(let error): "failed: \(error.message)"
+        }
+    }
+}
+
+/// An error in a flow, carried as text so that it crosses plugin boundaries and compares in tests.
+public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// One line, lowercase, quoting the offending value.
+    public var message: String
+
+    /// Creates an error with `message`.
+    public init(_ message: String) { self.message = message }
+
+    /// Wraps any error: a `FlowError` stays as it is, any other error becomes its description.
+    public init(wrapping error: any Error) {
+        self = (error as? FlowError) ?? FlowError(String(describing: error))
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,50 @@
+/// Data a manager passes to the modules it builds, which they treat as constant.
+///
+/// The app's data is not constant, so the coordinator keeps it current: one service, the
+/// ``ContextProviderProtocol``, owns it, and a coordinator without one reads its parent's. Managers read
+/// ``FlowCoordinator/context`` each time they build a module, so they always see the latest.
+///
+/// It is JSON-shaped because a context provided by one plugin is read by managers in others.
+public struct CoordinatorContext: Sendable, Hashable, CustomStringConvertible {
+    /// The members, by key.
+    public var values: [String: JSONValue]
+
+    /// A context with `values`.
+    public init(_ values: [String: JSONValue] = [:]) { self.values = values }
+
+    /// The empty context, used when no coordinator in the chain has a provider.
+    public static let empty = CoordinatorContext()
+
+    /// The value at `key`.
+    public subscript(key: String) -> JSONValue? {
+        get { values[key] }
+        set { values[key] = newValue }
+    }
+
+    /// The value at a dotted `path` such as `"user.id"`, descending through objects.
+    public func value(atPath path: String) -> JSONValue? {
+        var current: JSONValue = .object(values)
+        for component in path.split(separator: ".", omittingEmptySubsequences: false) {
+            guard let next = current[String(component)] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    /// The context decoded as `type`.
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        try JSONValue.object(values).decode(type)
+    }
+
+    public var description: String { JSONValue.object(values).description }
+}
+
+/// A service that provides the ``CoordinatorContext``.
+///
+/// When a coordinator starts its services it appoints the first one that conforms as its context source.
+/// The provider keeps the context current, typically from lifecycle events or its own work.
+@MainActor
+public protocol ContextProviderProtocol: CoordinatorServiceProtocol {
+    /// The current context.
+    var context: CoordinatorContext { get }
+}

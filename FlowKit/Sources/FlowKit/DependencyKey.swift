@@ -1,0 +1,43 @@
+/// The name of a dependency a coordinator can hold and a manager can require.
+///
+/// Open set: declare your own in an extension.
+public struct DependencyKey: FlowName {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+/// The dependencies set on a coordinator, by key.
+///
+/// Values are whatever the provider registers (a store, a client); a reader casts to the type it expects
+/// with ``subscript(_:as:)``. Values set on a coordinator are seen by all its descendants.
+public struct DependencyValues: @unchecked Sendable {
+    // `@unchecked`: values are only ever read and written on the main actor, by the coordinators.
+    private var storage: [DependencyKey: Any] = [:]
+
+    /// No dependencies.
+    public init() {}
+
+    /// The value for `key`, if it is set.
+    public subscript(key: DependencyKey) -> Any? {
+        get { storage[key] }
+        set { storage[key] = newValue }
+    }
+
+    /// The value for `key` if it is set and is a `T`.
+    public subscript<T>(key: DependencyKey, as type: T.Type) -> T? {
+        storage[key] as? T
+    }
+
+    /// Whether `key` is set.
+    public func contains(_ key: DependencyKey) -> Bool { storage[key] != nil }
+
+    /// The keys that are set, sorted.
+    public var keys: [DependencyKey] { storage.keys.sorted() }
+
+    /// `self` with `other`'s values added; `other` wins where both have a key.
+    func merging(_ other: DependencyValues) -> DependencyValues {
+        var merged = self
+        merged.storage.merge(other.storage) { _, new in new }
+        return merged
+    }
+}

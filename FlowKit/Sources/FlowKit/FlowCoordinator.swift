@@ -1,0 +1,24 @@
+/// A coordinator: receives requests from modules and decides what comes next.
+///
+/// Managers see their coordinator through this protocol. ``BaseFlowCoordinator`` is the ready
+/// implementation; use it (or subclass it) rather than writing one from scratch.
+@MainActor
+public protocol FlowCoordinator: CoordinationRequestProtocol {
+    /// A name for reports and traces.
+    var name: String { get }
+    /// The latest context: from this coordinator's provider service, else from its parent's.
+    var context: CoordinatorContext { get }
+    /// The dependencies set on this coordinator and its ancestors.
+    var dependencies: DependencyValues { get }
+    /// The presentation this coordinator presents into, shared with its whole tree.
+    var router: Router { get }
+
+    /// Presents `module` with `style` on behalf of `manager`, which then lives while the module is shown.
+    func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?)
+    /// Releases `manager` and removes any module it presented.
+    func finish(_ manager: any RequestCoordinatorManager)
+    /// Opens `child` as a sub-flow shown with `style`. Opening a child that is already open does nothing.
+    func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle)
+    /// Sets (or with `nil`, removes) a dependency; descendants see it and queued requests are replayed.
+    func setDependency(_ key: DependencyKey, _ value: (any Sendable)?)
+}

@@ -1,0 +1,66 @@
+/// Something that happened in a coordinator tree, for tracing, printing and tests.
+///
+/// Events are only built when someone listens (``BaseFlowCoordinator/onEvent``), so an untraced
+/// coordinator pays nothing for them.
+public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
+    case handled(CoordinationRequest, from: Coordinated, manager: String, coordinator: String)
+    case unhandled(CoordinationRequest, from: Coordinated)
+    case queued(CoordinationRequest, from: Coordinated, waitingFor: [DependencyKey])
+    case replaying(CoordinationRequest, from: Coordinated)
+    case deadLettered(DeadLetter)
+    case failed(CoordinationRequest, from: Coordinated, error: FlowError)
+    case presented(Coordinated, style: PresentationStyle)
+    case removed(Coordinated)
+    case childOpened(String, style: PresentationStyle)
+    case childFinished(String)
+    case serviceStarted(String)
+    case serviceStopped(String)
+    case dependencySet(DependencyKey)
+
+    public var description: String {
+        switch self {
+        case .handled(let request, let module, let manager, let coordinator):
+            "\(request.name) from \(module) handled by \(manager) in \(coordinator)"
+        case .unhandled(let request, let module): "\(request.name) from \(module) unhandled: no manager"
+        case .queued(let request, let module, let keys):
+            "\(request.name) from \(module) queued until \(keys.map(\.rawValue).joined(separator: ", ")) is set"
+        case .replaying(let request, let module): "replaying \(request.name) from \(module)"
+        case .deadLettered(let letter): "dead letter: \(letter)"
+        case .failed(let request, let module, let error): "\(request.name) from \(module) failed: \(error)"
+        case .presented(let module, let style): "presented \(module) (\(style))"
+        case .removed(let module): "removed \(module)"
+        case .childOpened(let name, let style): "opened child \(name) (\(style))"
+        case .childFinished(let name): "child \(name) finished"
+        case .serviceStarted(let name): "service \(name) started"
+        case .serviceStopped(let name): "service \(name) stopped"
+        case .dependencySet(let key): "dependency \(key) set"
+        }
+    }
+}
+
+/// A queued request that was given up on, with the reason.
+public struct DeadLetter: Sendable, Hashable, CustomStringConvertible {
+    public var request: CoordinationRequest
+    public var module: Coordinated
+    public var reason: String
+
+    public var description: String { "\(request.name) from \(module): \(reason)" }
+}
+
+/// The result of applying a deep link: how far it got and why it stopped.
+public struct DeepLinkResult: Sendable, Hashable, CustomStringConvertible {
+    /// How many steps were handled, from the first.
+    public var applied: Int
+    /// How many steps the link had.
+    public var total: Int
+    /// The outcome of the step that stopped the link, `nil` when every step was handled.
+    public var stoppedBy: CoordinationOutcome?
+
+    /// Whether every step was handled.
+    public var isComplete: Bool { stoppedBy == nil }
+
+    public var description: String {
+        guard let stoppedBy else { return "deep link applied: \(applied) of \(total) steps" }
+        return "deep link stopped at step \(applied + 1) of \(total): \(stoppedBy)"
+    }
+}

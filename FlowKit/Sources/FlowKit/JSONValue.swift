@@ -1,0 +1,105 @@
+/// A JSON-shaped value: the payload of a ``CoordinationRequest`` and the content of a ``CoordinatorContext``.
+///
+/// Payloads cross plugin boundaries and arrive from scripts, manifests and deep links, so they are plain
+/// data rather than Swift types that only one plugin knows. Read them with the typed accessors
+/// (``string``, ``int``, ``subscript(_:)-(String)``) or decode a whole `Decodable` type with
+/// ``decode(_:)``.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    /// Every JSON number. Integers are exact up to 2^53.
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// An empty object, the payload of a request that carries nothing.
+    public static let empty = JSONValue.object([:])
+}
+
+// MARK: - Typed accessors
+
+extension JSONValue {
+    /// The string, if this is a string.
+    public var string: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The number, if this is a number.
+    public var double: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    /// The number as an `Int`, if this is a number with no fractional part that fits.
+    public var int: Int? {
+        guard case .number(let value) = self, let exact = Int(exactly: value) else { return nil }
+        return exact
+    }
+
+    /// The Boolean, if this is `true` or `false`.
+    public var bool: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// The elements, if this is an array.
+    public var array: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
+    /// The members, if this is an object.
+    public var object: [String: JSONValue]? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    /// Whether this is `null`.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The member named `key`, or `nil` when this is not an object or has no such member.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members[key]
+    }
+
+    /// The element at `index`, or `nil` when this is not an array or the index is out of range.
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
+        return elements[index]
+    }
+
+    /// The name of this value's JSON type, as error messages say it ("string", "object", ...).
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+}
+
+// MARK: - Literals
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    public init(nilLiteral: ()) { self = .null }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}

@@ -1,0 +1,20 @@
+/// How a module or a child coordinator is shown.
+public enum PresentationStyle: Sendable, Hashable, CustomStringConvertible {
+    /// Pushed onto the current navigation stack (the presenter's topmost modal, or its own stack).
+    case inline
+    /// Shown over everything in a new modal layer with a navigation stack of its own.
+    case modal
+    /// Added as a tab with this title to the root tab bar.
+    case tab(String)
+    /// Replaces the presenter's navigation stack (a "set root module").
+    case root
+
+    public var description: String {
+        switch self {
+        case .inline: "inline"
+        case .modal: "modal"
+        case .tab(let title): "tab '\(title)'"
+        case .root: "root"
+        }
+    }
+}

@@ -1,0 +1,170 @@
+/// The headless presentation shared by a tree of coordinators: a navigation stack, tabs and modal layers.
+///
+/// It stands where UIKit's window, navigation, tab bar and modal controllers would. Coordinators present
+/// into it; a person (or a script) goes back, dismisses and selects tabs; ``state`` is a printable,
+/// comparable snapshot for tests.
+///
+/// What is visible: the top of the topmost modal layer; without modals, the top of the selected tab;
+/// without tabs, the top of the main stack.
+@MainActor
+public final class Router {
+    /// Identifies a layer (the main stack, a tab or a modal) for as long as it exists.
+    struct LayerID: Hashable { let value: Int }
+
+    /// One navigation stack with its place in the presentation.
+    struct Layer {
+        enum Kind { case main, tab(String), modal }
+        let id: LayerID
+        let kind: Kind
+        /// The coordinator that opened the layer; `nil` for the main stack.
+        weak var owner: BaseFlowCoordinator?
+        /// Whether the layer is a child coordinator's home, kept while empty; other modals close when empty.
+        var isAnchor = false
+        var stack: [FlowModule] = []
+
+        /// The tab's title; empty for other kinds.
+        var title: String {
+            if case .tab(let title) = kind { return title }
+            return ""
+        }
+    }
+
+    private(set) var main: Layer
+    private(set) var tabs: [Layer] = []
+    private(set) var modals: [Layer] = []
+    /// The index of the selected tab, meaningful only when there are tabs.
+    public private(set) var selectedTab = 0
+    private var nextLayer = 1
+
+    /// An empty presentation.
+    public init() {
+        main = Layer(id: LayerID(value: 0), kind: .main)
+    }
+
+    /// The module a person sees.
+    public var top: FlowModule? {
+        if let modal = modals.last { return modal.stack.last }
+        if !tabs.isEmpty { return tabs[selectedTab].stack.last }
+        return main.stack.last
+    }
+
+    /// Every presented module, bottom to top: main stack, tabs in order, modals in order.
+    public var modules: [FlowModule] {
+        main.stack + tabs.flatMap(\.stack) + modals.flatMap(\.stack)
+    }
+
+    // MARK: - Person-driven navigation (through BaseFlowCoordinator, which cleans up after them)
+
+    /// Pops the top module of the visible stack. On the last module of a modal, dismisses the modal.
+    ///
+    /// - Returns: The modules removed.
+    /// - Throws: ``FlowError`` when the visible stack has only its root module (or nothing) left.
+    @discardableResult
+    func back() throws(FlowError) -> [FlowModule] {
+        if let modal = modals.last, modal.stack.count <= 1 { return try dismiss() }
+        let removed: FlowModule? = mutateVisibleStack { stack in stack.count > 1 ? stack.removeLast() : nil }
+        guard let removed else { throw FlowError("nothing to go back to: '\(top?.name.rawValue ?? "nothing")' is the first screen") }
+        return [removed]
+    }
+
+    /// Dismisses the topmost modal layer.
+    ///
+    /// - Returns: The modules removed with it.
+    /// - Throws: ``FlowError`` when no modal is presented.
+    @discardableResult
+    func dismiss() throws(FlowError) -> [FlowModule] {
+        guard let layer = modals.popLast() else { throw FlowError("nothing to dismiss: no modal is presented") }
+        return layer.stack
+    }
+
+    /// Selects the tab at `index` (0-based).
+    ///
+    /// - Throws: ``FlowError`` when there is no such tab.
+    func selectTab(_ index: Int) throws(FlowError) {
+        guard tabs.indices.contains(index) else {
+            throw FlowError("no tab \(index): there \(tabs.count == 1 ? "is 1 tab" : "are \(tabs.count) tabs")")
+        }
+        selectedTab = index
+    }
+
+    // MARK: - Coordinator-driven presentation
+
+    func push(_ module: FlowModule, onto id: LayerID) {
+        mutateLayer(id) { $0.stack.append(module) }
+    }
+
+    func setRoot(_ module: FlowModule, of id: LayerID) -> [FlowModule] {
+        var replaced: [FlowModule] = []
+        mutateLayer(id) { layer in
+            replaced = layer.stack
+            layer.stack = [module]
+        }
+        return replaced
+    }
+
+    func openModal(owner: BaseFlowCoordinator, isAnchor: Bool) -> LayerID {
+        let layer = Layer(id: makeID(), kind: .modal, owner: owner, isAnchor: isAnchor)
+        modals.append(layer)
+        return layer.id
+    }
+
+    func addTab(_ title: String, owner: BaseFlowCoordinator) -> LayerID {
+        let layer = Layer(id: makeID(), kind: .tab(title), owner: owner, isAnchor: true)
+        tabs.append(layer)
+        return layer.id
+    }
+
+    /// The layer a coordinator pushes onto: its topmost modal if it opened one, else `anchor`.
+    func inlineTarget(for coordinator: BaseFlowCoordinator, anchor: LayerID) -> LayerID {
+        modals.last { $0.owner === coordinator }?.id ?? anchor
+    }
+
+    func contains(_ id: LayerID) -> Bool {
+        id == main.id || tabs.contains { $0.id == id } || modals.contains { $0.id == id }
+    }
+
+    /// Removes the layer `id` (a tab or a modal) and returns its modules.
+    func removeLayer(_ id: LayerID) -> [FlowModule] {
+        if let index = modals.firstIndex(where: { $0.id == id }) { return modals.remove(at: index).stack }
+        if let index = tabs.firstIndex(where: { $0.id == id }) {
+            let removed = tabs.remove(at: index).stack
+            if selectedTab >= index, selectedTab > 0 { selectedTab -= 1 }
+            return removed
+        }
+        return []
+    }
+
+    /// Removes every module matching `predicate` from every stack; drops modal layers left empty.
+    func removeModules(where predicate: (FlowModule) -> Bool) -> [FlowModule] {
+        var removed: [FlowModule] = []
+        func strip(_ layer: inout Layer) {
+            removed += layer.stack.filter(predicate)
+            layer.stack.removeAll(where: predicate)
+        }
+        strip(&main)
+        for index in tabs.indices { strip(&tabs[index]) }
+        for index in modals.indices { strip(&modals[index]) }
+        modals.removeAll { $0.stack.isEmpty && !$0.isAnchor }
+        return removed
+    }
+
+    // MARK: - Private
+
+    private func makeID() -> LayerID {
+        defer { nextLayer += 1 }
+        return LayerID(value: nextLayer)
+    }
+
+    private func mutateVisibleStack<R>(_ body: (inout [FlowModule]) -> R) -> R {
+        if !modals.isEmpty { return body(&modals[modals.count - 1].stack) }
+        if !tabs.isEmpty { return body(&tabs[selectedTab].stack) }
+        return body(&main.stack)
+    }
+
+    private func mutateLayer(_ id: LayerID, _ body: (inout Layer) -> Void) {
+        if id == main.id { return body(&main) }
+        if let index = tabs.firstIndex(where: { $0.id == id }) { return body(&tabs[index]) }
+        if let index = modals.firstIndex(where: { $0.id == id }) { return body(&modals[index]) }
+        body(&main)  // The layer is gone (dismissed under the coordinator): fall back to the main stack.
+    }
+}

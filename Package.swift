@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Settings every target shares: Swift 6 mode is set package-wide below; these add the strictest checks.
+let sharedSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+/// The bundled plugins. Each one is its own dynamic library product, loaded by the host with dlopen.
+let bundledPlugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin"]
+
+let flowKit = Target.Dependency.product(name: "FlowKit", package: "FlowKit")
+
+let package = Package(
+    name: "FlowHost",
+    products: [
+        .executable(name: "flowhost", targets: ["flowhost"]),
+        .library(name: "FlowHost", targets: ["FlowHost"]),
+    ] + bundledPlugins.map { .library(name: $0, type: .dynamic, targets: [$0]) },
+    dependencies: [
+        // A path dependency, so that host and plugins share the one dynamic libFlowKit.so.
+        .package(path: "FlowKit"),
+    ],
+    targets: [
+        // MARK: - Host
+        .target(name: "FlowHost", dependencies: [flowKit]),
+        .executableTarget(name: "flowhost", dependencies: ["FlowHost", flowKit]),
+
+        // MARK: - Tests
+        .testTarget(name: "FlowKitTests", dependencies: [flowKit]),
+        .testTarget(name: "FlowHostTests", dependencies: ["FlowHost", flowKit]),
+    ] + bundledPlugins.map { .target(name: $0, dependencies: [flowKit], path: "Plugins/\($0)") },
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(contentsOf: sharedSettings)
+    target.swiftSettings = settings
+}

@@ -1,0 +1,353 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FlowKit
+
+extension Manifest {
+    /// Reads and validates the manifest file at `path` (relative to the current directory, or absolute).
+    ///
+    /// - Throws: ``ManifestErrors`` with one error when the file is missing, unreadable or not JSON,
+    ///   otherwise with every problem found in it.
+    public static func load(path: String) throws(ManifestErrors) -> Manifest {
+        let bytes = try readFile(path)
+        return try parse(try decodeUTF8(bytes, file: path), path: path)
+    }
+
+    /// Validates manifest `text` as if read from `path`, which error messages quote and against whose
+    /// directory `pluginPath` entries are resolved. The file itself is not read.
+    ///
+    /// - Throws: ``ManifestErrors`` with every problem found: one `notJSON` error when `text` is not
+    ///   JSON, only `unsupportedVersion` when `manifestVersion` is not 1 (the other rules are those of
+    ///   version 1), otherwise everything, in a stable order.
+    public static func parse(_ text: String, path: String) throws(ManifestErrors) -> Manifest {
+        let json: JSONValue
+        do {
+            json = try JSONValue(parsing: text)
+        } catch {
+            throw ManifestErrors([ManifestError(file: path, kind: .notJSON, message: "not valid JSON: \(error)")])
+        }
+        let absolutePath = normalisedPath(path, relativeTo: currentDirectory())
+        let directory = normalisedPath("..", relativeTo: absolutePath)  // the file's parent
+        var parser = ManifestParser(file: path, directory: directory)
+        let manifest = parser.manifest(from: json)
+        guard let manifest, parser.errors.isEmpty else { throw ManifestErrors(parser.errors) }
+        return manifest
+    }
+}
+
+// MARK: - Reading the file
+
+extension Manifest {
+    /// The bytes of the file at `path`, or a `fileNotFound` or `unreadable` error.
+    static func readFile(_ path: String) throws(ManifestErrors) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw readError(errno, file: path) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw readError(errno, file: path)
+            }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    private static func readError(_ code: Int32, file: String) -> ManifestErrors {
+        if code == ENOENT {
+            return ManifestErrors([ManifestError(file: file, kind: .fileNotFound, message: "manifest file not found")])
+        }
+        let message = "cannot read manifest file: \(String(cString: strerror(code)))"
+        return ManifestErrors([ManifestError(file: file, kind: .unreadable, message: message)])
+    }
+
+    /// The text of `bytes`, or a `notJSON` error at the line and column of the first invalid UTF-8 byte.
+    private static func decodeUTF8(_ bytes: [UInt8], file: String) throws(ManifestErrors) -> String {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var line = 1
+        var column = 1
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar):
+                if scalar.count == 1, scalar.first == 0x0A { (line, column) = (line + 1, 1) } else { column += 1 }
+            case .emptyInput:
+                return String(decoding: bytes, as: UTF8.self)
+            case .error:
+                let reason = JSONSyntaxError(line: line, column: column, reason: "invalid UTF-8")
+                throw ManifestErrors([ManifestError(file: file, kind: .notJSON, message: "not valid JSON: \(reason)")])
+            }
+        }
+    }
+
+    private static func currentDirectory() -> String {
+        guard let buffer = getcwd(nil, 0) else { return "/" }
+        defer { free(buffer) }
+        return String(cString: buffer)
+    }
+
+    /// `path` made absolute against `base` (itself absolute), with `.`, `..` and repeated slashes removed
+    /// lexically; symbolic links are not resolved.
+    static func normalisedPath(_ path: String, relativeTo base: String) -> String {
+        var parts: [Substring] = []
+        for part in (path.hasPrefix("/") ? path : base + "/" + path).split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": _ = parts.popLast()
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+}
+
+// MARK: - Validating the JSON
+
+/// Walks a manifest's JSON, collecting every problem with its JSON path.
+///
+/// Paths are `String?`, `nil` standing for the top-level object.
+private struct ManifestParser {
+    let file: String
+    let directory: String
+    var errors: [ManifestError] = []
+
+    static let topKeys = ["manifestVersion", "name", "pluginPath", "plugins", "routes", "services", "start"]
+    static let pluginKeys = ["library", "sha256"]
+    static let routeKeys = ["from", "manager", "plugin", "request"]
+    static let serviceKeys = ["plugin", "service"]
+    static let startKeys = ["payload", "request"]
+
+    mutating func manifest(from json: JSONValue) -> Manifest? {
+        guard case .object(let top) = json else {
+            wrongType("object", json, at: nil)
+            return nil
+        }
+        // Other versions may mean other keys, so checking them by version 1's rules would only mislead.
+        if case .number(let version)? = top["manifestVersion"], version != Double(Manifest.supportedVersion) {
+            let message = "manifestVersion \(JSONValue.number(version)) is not supported; "
+                + "this flowhost reads version \(Manifest.supportedVersion)"
+            report(.unsupportedVersion, at: nil, message)
+            return nil
+        }
+        if let version = required("manifestVersion", in: top, at: nil), version.int == nil {
+            wrongType("integer", version, at: "manifestVersion")
+        }
+        checkKeys(of: top, at: nil, allowed: Self.topKeys)
+
+        let appName = top["name"].flatMap { name($0, at: "name", what: "name", hint: "omit \"name\" instead") }
+        let pluginPath = elements(of: top["pluginPath"], at: "pluginPath").compactMap { index, entry in
+            name(entry, at: "pluginPath[\(index)]", what: "plugin path entry").map {
+                Manifest.normalisedPath($0, relativeTo: directory)
+            }
+        }
+        var plugins: [String: Manifest.PluginEntry] = [:]
+        var declared: Set<String>?  // nil when `plugins` is unusable, so that routes are not checked against it
+        if let value = required("plugins", in: top, at: nil) {
+            if case .object(let entries) = value {
+                declared = Set(entries.keys)
+                for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                    plugins[name] = plugin(name, entry, at: Self.path("plugins", key: name))
+                }
+            } else {
+                wrongType("object", value, at: "plugins")
+            }
+        }
+        let routes = routes(required("routes", in: top, at: nil) ?? .array([]), declared: declared)
+        let services = elements(of: top["services"], at: "services").compactMap { index, element in
+            service(element, at: "services[\(index)]", declared: declared)
+        }
+        let start = elements(of: top["start"], at: "start").compactMap { index, element in
+            startRequest(element, at: "start[\(index)]")
+        }
+        return Manifest(
+            path: file, directory: directory, manifestVersion: Manifest.supportedVersion, name: appName,
+            pluginPath: pluginPath, plugins: plugins, routes: routes, services: services, start: start)
+    }
+
+    // MARK: Sections
+
+    mutating func plugin(_ name: String, _ value: JSONValue, at path: String) -> Manifest.PluginEntry? {
+        if name.isEmpty { report(.emptyName, at: path, "plugin name must not be empty") }
+        if case .string = value {
+            return self.name(value, at: path, what: "library").map { Manifest.PluginEntry(name: name, library: $0) }
+        }
+        guard let members = object(value, at: path, allowed: Self.pluginKeys, or: "string") else { return nil }
+        let library = requiredName("library", in: members, at: path, what: "library")
+        var sha256: String?
+        if let value = members["sha256"], let text = string(value, at: path + ".sha256") {
+            sha256 = text.lowercased()
+            if text.count != 64 || !text.allSatisfy({ $0.isASCII && $0.isHexDigit }) {
+                let hint = "give the library's SHA-256 as sha256sum prints it"
+                report(.badChecksum, at: path + ".sha256", "\(quoted(text)) is not 64 hexadecimal digits; \(hint)")
+            }
+        }
+        return library.map { Manifest.PluginEntry(name: name, library: $0, sha256: sha256) }
+    }
+
+    mutating func routes(_ value: JSONValue, declared: Set<String>?) -> [Manifest.Route] {
+        var routes: [Manifest.Route] = []
+        var firstIndex: [[String?]: Int] = [:]  // [request, from] -> index of the route that declared it first
+        for (index, element) in elements(of: value, at: "routes") {
+            let path = "routes[\(index)]"
+            guard let members = object(element, at: path, allowed: Self.routeKeys) else { continue }
+            let request = requiredName("request", in: members, at: path, what: "request name")
+            let module = members["from"].flatMap {
+                name($0, at: path + ".from", what: "module name", hint: "omit \"from\" to match every module")
+            }
+            let plugin = requiredName("plugin", in: members, at: path, what: "plugin name")
+            let manager = requiredName("manager", in: members, at: path, what: "manager name")
+            if let request, members["from"] == nil || module != nil {
+                if let first = firstIndex[[request, module]] {
+                    let from = module.map { " from \(quoted($0))" } ?? ""
+                    report(.duplicateRoute, at: path,
+                           "duplicate route for \(quoted(request))\(from), first declared at routes[\(first)]")
+                } else {
+                    firstIndex[[request, module]] = index
+                }
+            }
+            checkDeclared(plugin, at: path + ".plugin", declared: declared)
+            if let request, let plugin, let manager {
+                routes.append(Manifest.Route(
+                    request: CoordinationRequestName(rawValue: request),
+                    module: module.map(Coordinated.init(rawValue:)),
+                    plugin: plugin, manager: manager, index: index))
+            }
+        }
+        return routes
+    }
+
+    mutating func service(_ value: JSONValue, at path: String, declared: Set<String>?) -> Manifest.ServiceRef? {
+        guard let members = object(value, at: path, allowed: Self.serviceKeys) else { return nil }
+        let plugin = requiredName("plugin", in: members, at: path, what: "plugin name")
+        let service = requiredName("service", in: members, at: path, what: "service name")
+        checkDeclared(plugin, at: path + ".plugin", declared: declared)
+        guard let plugin, let service else { return nil }
+        return Manifest.ServiceRef(plugin: plugin, service: service)
+    }
+
+    mutating func startRequest(_ value: JSONValue, at path: String) -> CoordinationRequest? {
+        if case .string = value {
+            return name(value, at: path, what: "request name").map { CoordinationRequest(.init(rawValue: $0)) }
+        }
+        guard let members = object(value, at: path, allowed: Self.startKeys, or: "string") else { return nil }
+        let request = requiredName("request", in: members, at: path, what: "request name")
+        return request.map { CoordinationRequest(.init(rawValue: $0), payload: members["payload"] ?? .empty) }
+    }
+
+    mutating func checkDeclared(_ plugin: String?, at path: String, declared: Set<String>?) {
+        guard let plugin, let declared, !declared.contains(plugin) else { return }
+        let hint = declared.isEmpty
+            ? "\"plugins\" is empty"
+            : "declared plugins are " + declared.sorted().map(quoted).joined(separator: ", ")
+        report(.undeclaredPlugin, at: path, "plugin \(quoted(plugin)) is not declared in \"plugins\"; \(hint)")
+    }
+
+    // MARK: Values
+
+    /// The members of `value`, having reported its unknown keys; `nil`, reported, if it is not an object.
+    mutating func object(
+        _ value: JSONValue, at path: String, allowed: [String], or alternative: String? = nil
+    ) -> [String: JSONValue]? {
+        guard case .object(let members) = value else {
+            wrongType(alternative.map { "\($0) or object" } ?? "object", value, at: path)
+            return nil
+        }
+        checkKeys(of: members, at: path, allowed: allowed)
+        return members
+    }
+
+    /// The indexed elements of `value`; none, reported, if it is not an array, and none if it is absent.
+    mutating func elements(of value: JSONValue?, at path: String) -> [(Int, JSONValue)] {
+        guard let value else { return [] }
+        if case .array(let elements) = value { return Array(elements.enumerated()) }
+        wrongType("array", value, at: path)
+        return []
+    }
+
+    mutating func string(_ value: JSONValue, at path: String) -> String? {
+        if case .string(let text) = value { return text }
+        wrongType("string", value, at: path)
+        return nil
+    }
+
+    /// A string that must not be empty, `what` naming it in the message.
+    mutating func name(_ value: JSONValue, at path: String, what: String, hint: String? = nil) -> String? {
+        guard let text = string(value, at: path) else { return nil }
+        guard text.isEmpty else { return text }
+        report(.emptyName, at: path, "\(what) must not be empty" + (hint.map { "; \($0)" } ?? ""))
+        return nil
+    }
+
+    mutating func requiredName(_ key: String, in members: [String: JSONValue], at path: String, what: String)
+        -> String?
+    {
+        required(key, in: members, at: path).flatMap { name($0, at: Self.path(path, key: key), what: what) }
+    }
+
+    mutating func required(_ key: String, in members: [String: JSONValue], at path: String?) -> JSONValue? {
+        if let value = members[key] { return value }
+        report(.missingKey, at: path, "missing required key \"\(key)\"")
+        return nil
+    }
+
+    mutating func checkKeys(of members: [String: JSONValue], at path: String?, allowed: [String]) {
+        for key in members.keys.sorted() where !allowed.contains(key) {
+            let closest = allowed.map { ($0, editDistance(key, $0)) }.min { $0.1 < $1.1 }
+            let hint = if let closest, closest.1 <= 2 {
+                "did you mean \(quoted(closest.0))?"
+            } else {
+                "the keys allowed here are " + allowed.map(quoted).joined(separator: ", ")
+            }
+            report(.unknownKey, at: path, "unknown key \(quoted(key)); \(hint)")
+        }
+    }
+
+    // MARK: Reporting
+
+    mutating func report(_ kind: ManifestError.Kind, at path: String?, _ message: String) {
+        errors.append(ManifestError(file: file, path: path, kind: kind, message: message))
+    }
+
+    mutating func wrongType(_ expected: String, _ value: JSONValue, at path: String?) {
+        report(.wrongType, at: path, "expected \(expected), found \(value.typeName)")
+    }
+
+    /// `path` followed by `.key`, or by `["key"]` when the key is not a plain identifier.
+    static func path(_ path: String?, key: String) -> String {
+        let isIdentifier = key.first.map { $0.isLetter || $0 == "_" } == true
+            && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        if !isIdentifier { return (path ?? "") + "[\(quoted(key))]" }
+        return path.map { "\($0).\(key)" } ?? key
+    }
+}
+
+/// `text` as a JSON string literal, so that quotes and control characters in it stay visible.
+private func quoted(_ text: String) -> String {
+    JSONValue.string(text).description
+}
+
+/// The optimal-string-alignment distance: insertions, deletions, substitutions and adjacent swaps.
+private func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+    var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+    for i in 0...a.count { table[i][0] = i }
+    for j in 0...b.count { table[0][j] = j }
+    for i in 1...a.count {
+        for j in 1...b.count {
+            let cost = a[i - 1] == b[j - 1] ? 0 : 1
+            table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+            if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+            }
+        }
+    }
+    return table[a.count][b.count]
+}

@@ -1,0 +1,79 @@
+/// One problem with a manifest file.
+///
+/// `description` is a single line, `FILE: PATH: message`, or `FILE: message` when the problem concerns
+/// the whole file. The message says first what is wrong, quoting the offending values, then, after
+/// `"; "`, a short hint when one helps:
+///
+/// ```text
+/// demo.json: routes[1]: unknown key "manger"; did you mean "manager"?
+/// demo.json: manifestVersion 2 is not supported; this flowhost reads version 1
+/// ```
+public struct ManifestError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The manifest file, as the caller gave it.
+    public var file: String
+    /// Where in the JSON the problem is, such as `routes[2].manager` or `plugins.auth.sha256`; `nil` when
+    /// the problem concerns the whole file or its top-level object.
+    public var path: String?
+    /// Which problem this is.
+    public var kind: Kind
+    /// What is wrong and, after `"; "`, a hint; one line, without the file and path.
+    public var message: String
+
+    /// Creates an error.
+    public init(file: String, path: String? = nil, kind: Kind, message: String) {
+        self.file = file
+        self.path = path
+        self.kind = kind
+        self.message = message
+    }
+
+    /// `FILE: PATH: message`, or `FILE: message` when ``path`` is `nil`.
+    public var description: String {
+        if let path { "\(file): \(path): \(message)" } else { "\(file): \(message)" }
+    }
+}
+
+extension ManifestError {
+    /// The kinds of problems a manifest can have.
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        /// The file does not exist (`ENOENT`).
+        case fileNotFound
+        /// The file exists but cannot be read, such as a directory or a file without read permission.
+        case unreadable
+        /// The file is not valid UTF-8 JSON text; the message gives the line and column.
+        case notJSON
+        /// A value has the wrong JSON type, such as a number where a string is expected.
+        case wrongType
+        /// An object lacks a required key.
+        case missingKey
+        /// An object has a key this format does not define; usually a typo.
+        case unknownKey
+        /// `manifestVersion` is a version this host does not read.
+        case unsupportedVersion
+        /// A route or service names a plugin that `plugins` does not declare.
+        case undeclaredPlugin
+        /// Two routes handle the same request from the same module.
+        case duplicateRoute
+        /// An empty string where a name or path is needed.
+        case emptyName
+        /// A `sha256` that is not 64 hexadecimal digits.
+        case badChecksum
+    }
+}
+
+/// Every problem found in one manifest file, in a stable order. A manifest with problems is never
+/// partially loaded.
+public struct ManifestErrors: Error, Sendable, CustomStringConvertible {
+    /// The problems; never empty when thrown.
+    public var errors: [ManifestError]
+
+    /// Wraps `errors`.
+    public init(_ errors: [ManifestError]) {
+        self.errors = errors
+    }
+
+    /// One line per error, separated by newlines.
+    public var description: String {
+        errors.map(\.description).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,83 @@
+import FlowKit
+import Testing
+
+@MainActor
+struct PresentationTests {
+    private func coordinator() -> BaseFlowCoordinator {
+        BaseFlowCoordinator.withLog([RequestRoute(.showList): route("List", PresentingManager.self)]).0
+    }
+
+    private func show(_ module: Coordinated, _ style: String = "inline", on coordinator: BaseFlowCoordinator) {
+        coordinator.requestCoordination(.showList, payload: ["module": .string(module.rawValue), "style": .string(style)], from: .app)
+    }
+
+    @Test func inlineModalAndTabPresentationsAreKeptApart() {
+        let coordinator = coordinator()
+        show("launch", on: coordinator)
+        show("items", "tab:Items", on: coordinator)
+        show("settings", "tab:Settings", on: coordinator)
+        show("signIn", "modal", on: coordinator)
+        show("forgotPassword", on: coordinator)
+
+        #expect(coordinator.router.state.description == """
+            stack: launch
+            tab 0* 'Items': items
+            tab 1 'Settings': settings
+            modal 1: signIn > forgotPassword
+            top: forgotPassword
+            """)
+    }
+
+    @Test func backPopsThenDismissesTheModalAtItsRoot() throws {
+        let coordinator = coordinator()
+        show("home", on: coordinator)
+        show("sheet", "modal", on: coordinator)
+        show("sheetDetail", on: coordinator)
+
+        try coordinator.back()
+        #expect(coordinator.router.state.top == "sheet")
+        try coordinator.back()
+        #expect(coordinator.router.state.top == "home")
+        #expect(throws: FlowError("nothing to go back to: 'home' is the first screen")) { try coordinator.back() }
+    }
+
+    @Test func dismissWithoutAModalIsAnError() {
+        #expect(throws: FlowError("nothing to dismiss: no modal is presented")) { try coordinator().dismiss() }
+    }
+
+    @Test func selectingATabChangesTheTop() throws {
+        let coordinator = coordinator()
+        show("items", "tab:Items", on: coordinator)
+        show("settings", "tab:Settings", on: coordinator)
+
+        try coordinator.selectTab(1)
+
+        #expect(coordinator.router.state.top == "settings")
+        #expect(throws: FlowError("no tab 5: there are 2 tabs")) { try coordinator.selectTab(5) }
+    }
+
+    @Test func rootStyleReplacesTheStackAndReleasesTheOldManagers() {
+        let (coordinator, log) = BaseFlowCoordinator.withLog([RequestRoute(.showList): route("List", PresentingManager.self)])
+        show("launch", on: coordinator)
+        show("welcome", on: coordinator)
+
+        show("home", "root", on: coordinator)
+
+        #expect(coordinator.router.state.stack == ["home"])
+        #expect(log.managers.map { $0.object == nil } == [true, true, false])
+    }
+
+    @Test func moduleActionsRequestCoordinationAsTheModule() throws {
+        let coordinator = BaseFlowCoordinator(mapping: [
+            RequestRoute(.showList): route("List", PresentingManager.self),
+            RequestRoute(.showDetail, from: "list"): route("Detail", PresentingManager.self),
+        ])
+        let module = FlowModule("list", actions: [.request("open", .showDetail, payload: ["module": "detail"])],
+                                coordination: coordinator)
+        coordinator.present(module, style: .inline, by: nil)
+
+        #expect(try module.perform("open") == .handled(manager: "Detail"))
+        #expect(coordinator.router.state.top == "detail")
+        #expect(throws: FlowError("module 'list' has no action 'close' (it has: open)")) { try module.perform("close") }
+    }
+}

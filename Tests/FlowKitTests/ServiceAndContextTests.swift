@@ -1,0 +1,83 @@
+import FlowKit
+import Testing
+
+@MainActor
+struct ServiceAndContextTests {
+    @Test func servicesStartInOrderAndStopInReverse() {
+        let log = Log()
+        let coordinator = BaseFlowCoordinator(services: [
+            RecordingService("first", log: log), PlainService(log: log), RecordingService("last", log: log),
+        ])
+
+        coordinator.start()
+        coordinator.stop()
+
+        #expect(log.entries == ["first.start", "plain.start", "last.start", "last.stop", "plain.stop", "first.stop"])
+    }
+
+    @Test func lifecycleEventsFanOutToEveryLifecycleServiceIncludingChildren() {
+        let log = Log()
+        let parent = BaseFlowCoordinator(services: [RecordingService("parent", log: log), PlainService(log: log)])
+        let child = BaseFlowCoordinator(name: "child", services: [RecordingService("child", log: log)])
+        parent.start()
+        parent.openChild(child, style: .modal)
+
+        for event in LifecycleEvent.background { parent.send(event) }
+
+        #expect(log.entries.filter { $0.contains("Background") } == [
+            "parent.willEnterBackground", "child.willEnterBackground",
+            "parent.didEnterBackground", "child.didEnterBackground",
+        ])
+    }
+
+    @Test func stoppingTheParentStopsChildrenFirst() {
+        let log = Log()
+        let parent = BaseFlowCoordinator(services: [RecordingService("parent", log: log)])
+        let child = BaseFlowCoordinator(name: "child", services: [RecordingService("child", log: log)])
+        parent.start()
+        parent.openChild(child, style: .inline)
+
+        parent.stop()
+
+        #expect(log.entries == ["parent.start", "child.start", "child.stop", "parent.stop"])
+        #expect(!child.isRunning)
+    }
+
+    @Test func contextComesFromTheProviderService() {
+        let session = SessionService()
+        let coordinator = BaseFlowCoordinator(services: [PlainService(log: Log()), session])
+        coordinator.start()
+
+        #expect(coordinator.context["user"] == "ada")
+    }
+
+    @Test func childWithoutProviderUsesItsParentsContext() {
+        let parent = BaseFlowCoordinator(services: [SessionService()])
+        parent.start()
+        let child = BaseFlowCoordinator(name: "child")
+        parent.openChild(child, style: .inline)
+
+        #expect(child.context["user"] == "ada")
+        #expect(BaseFlowCoordinator().context == .empty)
+    }
+
+    @Test func managersReadTheLatestContext() throws {
+        let session = SessionService()
+        let (coordinator, _) = BaseFlowCoordinator.withLog(
+            [RequestRoute(.showDetail): route("Detail", PresentingManager.self)], services: [session])
+        coordinator.requestCoordination(.showDetail, payload: ["module": "before"], from: .app)
+
+        session.context["user"] = "grace"
+        coordinator.requestCoordination(.showDetail, payload: ["module": "after"], from: "before")
+
+        let shown = coordinator.router.modules.map { $0.content["context"]?["user"] }
+        #expect(shown == ["ada", "grace"])
+    }
+
+    @Test func contextValuesAreReadByDottedPath() {
+        let context = CoordinatorContext(["user": ["id": "u-42", "name": "Ada"]])
+
+        #expect(context.value(atPath: "user.id") == "u-42")
+        #expect(context.value(atPath: "user.missing") == nil)
+    }
+}
