@@ -328,32 +328,3 @@ private func currentDirectory() -> String? {
     defer { free(buffer) }
     return String(cString: buffer)
 }
-
-/// A fresh directory under `$TMPDIR` (or `/tmp`), removed with the files made in it when released.
-private final class TemporaryDirectory {
-    let path: String
-    private var files: [String] = []
-
-    init() throws {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(base)/ManifestTests.XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!).map { String(cString: $0) } }
-        path = try #require(made)
-    }
-
-    /// Writes a file called `name` into the directory and returns its path.
-    func file(_ name: String, containing bytes: [UInt8]) throws -> String {
-        let file = path + "/" + name
-        files.append(file)
-        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        try #require(descriptor >= 0)
-        defer { close(descriptor) }
-        try #require(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
-        return file
-    }
-
-    deinit {
-        for file in files { unlink(file) }
-        rmdir(path)
-    }
-}

@@ -6,7 +6,8 @@ public enum PresentationStyle: Sendable, Hashable, CustomStringConvertible {
     case modal
     /// Added as a tab with this title to the root tab bar.
     case tab(String)
-    /// Replaces the presenter's navigation stack (a "set root module").
+    /// Replaces the presenter's navigation stack (a "set root module"). For a coordinator presenting on
+    /// the main stack, this resets the whole presentation: tabs and modals are removed too.
     case root
 
     public var description: String {

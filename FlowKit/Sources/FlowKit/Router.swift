@@ -93,10 +93,18 @@ public final class Router {
         mutateLayer(id) { $0.stack.append(module) }
     }
 
+    /// Makes `module` the only one on layer `id`. On the main stack this resets the whole presentation,
+    /// as setting a window's root would: tabs and modals go too.
     func setRoot(_ module: FlowModule, of id: LayerID) -> [FlowModule] {
         var replaced: [FlowModule] = []
+        if id == main.id {
+            replaced = tabs.flatMap(\.stack) + modals.flatMap(\.stack)
+            tabs.removeAll()
+            modals.removeAll()
+            selectedTab = 0
+        }
         mutateLayer(id) { layer in
-            replaced = layer.stack
+            replaced += layer.stack
             layer.stack = [module]
         }
         return replaced

@@ -1,0 +1,98 @@
+import Glibc
+
+/// Checks a file's ELF header before `dlopen` sees it, so that common mistakes get a precise message
+/// instead of the dynamic loader's.
+enum ELFCheck {
+    /// The ELF machine this host runs on.
+    static let hostMachine: UInt16 = {
+        #if arch(x86_64)
+        return 62
+        #elseif arch(arm64)
+        return 183
+        #else
+        return 0
+        #endif
+    }()
+
+    static func machineName(_ machine: UInt16) -> String {
+        switch machine {
+        case 3: "i386"
+        case 40: "arm"
+        case 62: "x86_64"
+        case 183: "aarch64"
+        case 243: "riscv64"
+        default: "machine \(machine)"
+        }
+    }
+
+    /// Throws unless `path` is a 64-bit little-endian ELF shared object for this machine.
+    static func check(_ path: String) throws(PluginLoadError) {
+        let header = try readPrefix(path, count: 64)
+        guard header.count >= 20, header[0] == 0x7F, header[1] == 0x45, header[2] == 0x4C, header[3] == 0x46 else {
+            throw PluginLoadError(file: path, kind: .notELF, message:
+                "not an ELF shared object (\(describePrefix(header))); give the path of a plugin's lib<Name>.so")
+        }
+        let type = UInt16(header[16]) | UInt16(header[17]) << 8
+        let machine = UInt16(header[18]) | UInt16(header[19]) << 8
+        guard type == 3 else {
+            let what = type == 2 ? "an executable" : type == 1 ? "a relocatable object (.o)" : "ELF type \(type)"
+            throw PluginLoadError(file: path, kind: .notSharedObject, message:
+                "is \(what), not a shared object; build the plugin as a `.library(type: .dynamic)` product")
+        }
+        guard machine == hostMachine else {
+            throw PluginLoadError(file: path, kind: .wrongArchitecture, message:
+                "built for \(machineName(machine)), this host is \(machineName(hostMachine)); rebuild the plugin on this machine")
+        }
+        // A truncated file (a build still writing it, a broken copy) would crash the dynamic loader.
+        guard header.count == 64, header[4] == 2 else {
+            throw PluginLoadError(file: path, kind: .notSharedObject, message: "is not a 64-bit ELF file; rebuild the plugin on this machine")
+        }
+        let expected = max(
+            header.word(at: 32, 8) + header.word(at: 54, 2) * header.word(at: 56, 2),  // program headers
+            header.word(at: 40, 8) + header.word(at: 58, 2) * header.word(at: 60, 2))  // section headers
+        var status = stat()
+        if stat(path, &status) == 0, Int(status.st_size) < expected {
+            throw PluginLoadError(file: path, kind: .notSharedObject, message:
+                "is truncated: \(status.st_size) bytes, its ELF header needs at least \(expected); wait for the build to finish or copy it again")
+        }
+    }
+
+    private static func readPrefix(_ path: String, count: Int) throws(PluginLoadError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw PluginLoadError(file: path, kind: .unreadable, message: "cannot be read: \(reason.lowercased())")
+        }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
+        guard got >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw PluginLoadError(file: path, kind: .unreadable, message: "cannot be read: \(reason.lowercased())")
+        }
+        return Array(bytes.prefix(got))
+    }
+
+    private static func describePrefix(_ bytes: [UInt8]) -> String {
+        if bytes.isEmpty { return "the file is empty" }
+        let printable = bytes.prefix(8).allSatisfy { (0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x09 }
+        if printable {
+            let text = String(decoding: bytes.prefix(8), as: UTF8.self).replacingOccurrences(of: "\n", with: "\\n")
+            return "it starts with text \"\(text)\""
+        }
+        return "it starts with bytes " + bytes.prefix(4).map { String($0, radix: 16, uppercase: false) }.joined(separator: " ")
+    }
+}
+
+extension [UInt8] {
+    /// The little-endian unsigned integer of `size` bytes at `offset`.
+    fileprivate func word(at offset: Int, _ size: Int) -> Int {
+        (0..<size).reduce(0) { value, index in value | Int(self[offset + index]) << (8 * index) }
+    }
+}
+
+extension String {
+    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

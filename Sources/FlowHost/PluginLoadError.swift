@@ -1,0 +1,25 @@
+/// Why a plugin could not be loaded or used: one line naming the file and the cause, then a hint.
+///
+/// A plugin that fails makes only its own routes fail; the host keeps serving the rest.
+public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of failure, one per cause.
+    public enum Kind: String, Sendable, CaseIterable {
+        case notFound, unreadable, checksumMismatch, notELF, notSharedObject, wrongArchitecture
+        case dlopenFailed, missingEntry, badHeader, abiMismatch, duplicateSDK
+        case unknownManager, unknownService
+    }
+
+    /// The library file, as found (or as written in the manifest when it was not found).
+    public var file: String
+    public var kind: Kind
+    /// What went wrong, lowercase, quoting the offending values, then `; ` and a hint.
+    public var message: String
+
+    public init(file: String, kind: Kind, message: String) {
+        self.file = file
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(file): \(message)" }
+}

@@ -1,0 +1,129 @@
+import FlowKit
+
+/// The manifest's plugins and their load state. Plugins load on first use, once; a failure is kept and
+/// reported for every use, and never affects the other plugins.
+@MainActor
+public final class PluginRegistry {
+    /// Where a plugin stands.
+    public enum Status: Sendable {
+        case notLoaded
+        case loaded(LoadedPlugin)
+        case failed(PluginLoadError)
+    }
+
+    /// One plugin of the manifest. Bindings keep a reference to it and notice new generations.
+    final class Slot {
+        let entry: Manifest.PluginEntry
+        var status: Status = .notLoaded
+        /// Bumped whenever `status` changes, so cached resolutions know they are stale.
+        var generation = 0
+
+        init(_ entry: Manifest.PluginEntry) { self.entry = entry }
+    }
+
+    public let manifest: Manifest
+    public let searchPath: PluginSearchPath
+    private var slots: [String: Slot]
+
+    /// A registry for `manifest`'s plugins, found through `searchPath`. Loads nothing yet.
+    public init(manifest: Manifest, searchPath: PluginSearchPath) {
+        self.manifest = manifest
+        self.searchPath = searchPath
+        self.slots = manifest.plugins.mapValues(Slot.init)
+    }
+
+    /// The plugins' names, sorted.
+    public var pluginNames: [String] { slots.keys.sorted() }
+
+    /// The status of plugin `name`; `nil` if the manifest does not declare it.
+    public func status(of name: String) -> Status? { slots[name]?.status }
+
+    /// The library file of plugin `name`: the loaded path, else where it would be found, else as written.
+    public func library(of name: String) -> String? {
+        guard let slot = slots[name] else { return nil }
+        if case .loaded(let plugin) = slot.status { return plugin.path }
+        if case .failed(let error) = slot.status { return error.file }
+        return (try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory)) ?? slot.entry.library
+    }
+
+    /// Plugin `name`, loading it on first use.
+    ///
+    /// - Throws: ``PluginLoadError``, the same one on every call after a failure.
+    @discardableResult
+    public func load(_ name: String) throws(PluginLoadError) -> LoadedPlugin {
+        guard let slot = slots[name] else {
+            throw PluginLoadError(file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
+        }
+        return try load(slot)
+    }
+
+    /// Loads every plugin; returns the failures.
+    public func loadAll() -> [PluginLoadError] {
+        var failures: [PluginLoadError] = []
+        for name in pluginNames {
+            do { try load(name) } catch { failures.append(error) }
+        }
+        return failures
+    }
+
+    /// The manager `manager` of plugin `plugin`, resolved.
+    public func manager(_ manager: String, in plugin: String) throws(PluginLoadError) -> ManagerFactory {
+        let loaded = try load(plugin)
+        guard let factory = loaded.description.manager(named: manager) else {
+            throw PluginLoadError(file: loaded.path, kind: .unknownManager, message:
+                "plugin '\(plugin)' exports no manager '\(manager)'; it exports: \(list(loaded.description.managers.map(\.name)))")
+        }
+        return factory
+    }
+
+    /// The service `service` of plugin `plugin`.
+    public func service(_ service: String, in plugin: String) throws(PluginLoadError) -> ServiceFactory {
+        let loaded = try load(plugin)
+        guard let factory = loaded.description.service(named: service) else {
+            throw PluginLoadError(file: loaded.path, kind: .unknownService, message:
+                "plugin '\(plugin)' exports no service '\(service)'; it exports: \(list(loaded.description.services.map(\.name)))")
+        }
+        return factory
+    }
+
+    func slot(_ name: String) -> Slot? { slots[name] }
+
+    func load(_ slot: Slot) throws(PluginLoadError) -> LoadedPlugin {
+        switch slot.status {
+        case .loaded(let plugin): return plugin
+        case .failed(let error): throw error
+        case .notLoaded:
+            do {
+                let plugin = try open(slot.entry)
+                slot.status = .loaded(plugin)
+                slot.generation += 1
+                return plugin
+            } catch {
+                slot.status = .failed(error)
+                slot.generation += 1
+                throw error
+            }
+        }
+    }
+
+    private func open(_ entry: Manifest.PluginEntry) throws(PluginLoadError) -> LoadedPlugin {
+        let path = try searchPath.locate(entry.library, relativeTo: manifest.directory)
+        if let expected = entry.sha256 {
+            let actual: String
+            do {
+                actual = SHA256.hex(try Manifest.readFile(path))
+            } catch {
+                throw PluginLoadError(file: path, kind: .unreadable, message: "cannot be read to check its sha256")
+            }
+            guard actual == expected else {
+                throw PluginLoadError(file: path, kind: .checksumMismatch, message:
+                    "sha256 is \(actual), the manifest expects \(expected); rebuild it or update the manifest's sha256")
+            }
+        }
+        return try PluginLoader.load(path: path)
+    }
+
+    private func list(_ names: [String]) -> String {
+        names.isEmpty ? "nothing" : names.sorted().joined(separator: ", ")
+    }
+}

@@ -1,0 +1,67 @@
+import Glibc
+
+/// Where plugin libraries are looked for, in order.
+///
+/// The standard order: the manifest's `pluginPath`, then `--plugin-path` flags, then the
+/// `FLOWHOST_PLUGIN_PATH` environment variable (colon-separated), then the directory of the running
+/// executable, so `swift run flowhost ...` finds the bundled plugins built beside it.
+public struct PluginSearchPath: Sendable, Hashable {
+    /// The directories, searched first to last.
+    public var directories: [String]
+
+    public init(_ directories: [String]) {
+        self.directories = directories
+    }
+
+    /// The standard search path for `manifest`.
+    public static func standard(
+        manifest: Manifest, flags: [String] = [],
+        environment: String? = ProcessInfoLite.environment("FLOWHOST_PLUGIN_PATH"),
+        executableDirectory: String? = ProcessInfoLite.executableDirectory()
+    ) -> PluginSearchPath {
+        var directories = manifest.pluginPath + flags
+        directories += (environment ?? "").split(separator: ":").map(String.init)
+        if let executableDirectory { directories.append(executableDirectory) }
+        var seen = Set<String>()
+        return PluginSearchPath(directories.filter { seen.insert($0).inserted })
+    }
+
+    /// The file for `library`: a path (containing `/`) relative to `baseDirectory`, or a file name found in
+    /// the first directory that has it.
+    ///
+    /// - Throws: ``PluginLoadError`` listing the directories searched.
+    public func locate(_ library: String, relativeTo baseDirectory: String) throws(PluginLoadError) -> String {
+        if library.contains("/") {
+            let path = library.hasPrefix("/") ? library : baseDirectory + "/" + library
+            guard access(path, F_OK) == 0 else {
+                throw PluginLoadError(file: path, kind: .notFound, message: "plugin library not found; check the path in the manifest")
+            }
+            return path
+        }
+        for directory in directories {
+            let path = directory.hasSuffix("/") ? directory + library : directory + "/" + library
+            if access(path, F_OK) == 0 { return path }
+        }
+        let searched = directories.isEmpty ? "no directories" : directories.joined(separator: ", ")
+        throw PluginLoadError(file: library, kind: .notFound, message:
+            "plugin library not found (searched: \(searched)); build it with `swift build` or add its directory with --plugin-path")
+    }
+}
+
+/// The few process facts the host needs, without Foundation.
+public enum ProcessInfoLite {
+    /// The value of environment variable `name`.
+    public static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// The directory of the running executable, from `/proc/self/exe`.
+    public static func executableDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, Int(PATH_MAX))
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return String(path[..<slash])
+    }
+}

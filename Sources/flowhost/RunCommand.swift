@@ -1,0 +1,127 @@
+import Dispatch
+import FlowHost
+import FlowKit
+import Glibc
+
+/// `flowhost run`: starts the host on a manifest and feeds it commands from a terminal, a pipe or a script.
+@MainActor
+enum RunCommand {
+    static let usage = "usage: flowhost run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager]"
+    static let details = """
+
+        Starts the coordinator at the manifest's start requests, then reads commands: at a prompt on a
+        terminal, otherwise from standard input or --script. Commands are echoed with '>' when not typed.
+        In a script (or piped input) the run stops at the first failed command or expectation, exit 1.
+        --eager loads every plugin at start instead of on the first request each one serves.
+
+        """ + HostShell.help
+
+    static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
+        let parsed = try Arguments(arguments, options: ["--script", "--plugin-path"], flags: ["--eager"], usage: usage)
+        if parsed.flags.contains("--help") {
+            print(usage + "\n" + details)
+            return .ok
+        }
+        let manifest = try loadManifest(try parsed.single("MANIFEST", usage: usage))
+        let script = try parsed.options["--script"]?.last.map(readScript)
+        let host = Host(manifest: manifest, searchPath: searchPath(manifest, parsed), eager: parsed.flags.contains("--eager"))
+        for problem in host.problems { printError(problem.description) }
+
+        let shell = HostShell(host: host)
+        let interactive = script == nil && isatty(STDIN_FILENO) == 1
+        let started = shell.start()
+        emit(started)
+        if case .error = started.status, !interactive { return .scriptFailed }
+
+        let source = script?.name ?? "<stdin>"
+        var lineNumber = 0
+        let input = script.map { lines(of: $0.lines) } ?? standardInputLines(prompt: interactive)
+        reading: for await line in input {
+            lineNumber += 1
+            let trimmed = line.trimmingCharacters()
+            if !interactive && !trimmed.isEmpty && !trimmed.hasPrefix("#") { print("> \(trimmed)") }
+            let reply = shell.execute(line)
+            emit(reply)
+            switch reply.status {
+            case .ok: continue
+            case .quit: break reading
+            case .error(let message), .expectationFailed(let message):
+                guard !interactive else {
+                    if case .error = reply.status { printError("error: \(message)") }
+                    continue
+                }
+                let label = { if case .error = reply.status { "error: " } else { "" } }()
+                printError("\(source):\(lineNumber): \(label)\(message)")
+                host.stop()
+                return .scriptFailed
+            }
+        }
+        host.stop()
+        return .ok
+    }
+
+    private static func emit(_ reply: HostShell.Reply) {
+        for line in reply.lines { print("  " + line) }
+        fflush(nil)
+    }
+
+    private static func readScript(_ path: String) throws(Exit) -> (name: String, lines: [String]) {
+        guard access(path, F_OK) == 0 else { throw Exit(.inputMissing, "\(path): script file not found") }
+        guard let file = fopen(path, "r") else {
+            throw Exit(.inputMissing, "\(path): script cannot be read: \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var lines: [String] = []
+        var buffer: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(buffer) }
+        while getline(&buffer, &capacity, file) >= 0, let buffer {
+            var line = String(cString: buffer)
+            if line.hasSuffix("\n") { line.removeLast() }
+            lines.append(line)
+        }
+        return (path, lines)
+    }
+
+    private static func lines(of script: [String]) -> AsyncStream<String> {
+        AsyncStream { continuation in
+            for line in script { continuation.yield(line) }
+            continuation.finish()
+        }
+    }
+
+    /// Standard input, line by line, read off the main actor so timers keep running while it waits.
+    private static func standardInputLines(prompt: Bool) -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let (requests, requester) = AsyncStream<Void>.makeStream()
+        DispatchQueue.global().async {
+            // One line per request, so the prompt is printed only after the previous reply.
+            let semaphore = DispatchSemaphore(value: 0)
+            Task { for await _ in requests { semaphore.signal() } }
+            while true {
+                semaphore.wait()
+                guard let line = readLine() else { break }
+                continuation.yield(line)
+            }
+            continuation.finish()
+        }
+        return AsyncStream {
+            if prompt {
+                print("flowhost> ", terminator: "")
+                fflush(nil)
+            }
+            requester.yield()
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters() -> String {
+        var text = Substring(self)
+        while let first = text.first, first.isWhitespace { text.removeFirst() }
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
+    }
+}

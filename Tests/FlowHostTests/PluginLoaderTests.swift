@@ -1,0 +1,160 @@
+@testable import FlowHost
+import FlowKit
+import Glibc
+import Testing
+
+/// The loader's refusals, each with its one-line message, on real and crafted files.
+@MainActor
+struct PluginLoaderTests {
+    @Test func textFileRenamedSoIsNotAnELFSharedObject() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("notes.so", containing: "hello\nworld\n")
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
+
+        #expect(error?.kind == .notELF)
+        #expect(error?.description == "\(path): not an ELF shared object (it starts with text \"hello\\nwo\"); give the path of a plugin's lib<Name>.so")
+    }
+
+    @Test func emptyFileIsNotAnELFSharedObject() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("empty.so", containing: "")
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
+
+        #expect(error?.message == "not an ELF shared object (the file is empty); give the path of a plugin's lib<Name>.so")
+    }
+
+    @Test func libraryForAnotherMachineIsRefusedBeforeDlopen() throws {
+        var bytes = try BuildProducts.bytes(of: "libFlowKit.so")
+        bytes[18] = 183  // e_machine: aarch64
+        bytes[19] = 0
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("libArm.so", containing: bytes)
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
+
+        #expect(error?.kind == .wrongArchitecture)
+        #expect(error?.message == "built for aarch64, this host is x86_64; rebuild the plugin on this machine")
+    }
+
+    @Test func relocatableObjectIsNotASharedObject() throws {
+        var bytes = try BuildProducts.bytes(of: "libFlowKit.so")
+        bytes[16] = 1  // e_type: ET_REL
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("object.so", containing: bytes)
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
+
+        #expect(error?.message == "is a relocatable object (.o), not a shared object; build the plugin as a `.library(type: .dynamic)` product")
+    }
+
+    @Test func truncatedLibraryIsRefusedBeforeItCanCrashTheLoader() throws {
+        let bytes = try BuildProducts.bytes(of: "libFlowKit.so")
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("libTruncated.so", containing: Array(bytes.prefix(4096)))
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
+
+        #expect(error?.kind == .notSharedObject)
+        #expect(error?.message.hasPrefix("is truncated: 4096 bytes, its ELF header needs at least ") == true)
+    }
+
+    @Test func programIsRefusedWithTheDynamicLoadersReason() throws {
+        let path = try #require(ProcessInfoLite.executableDirectory()) + "/FlowHostPackageTests.xctest"
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
+
+        #expect(error?.kind == .dlopenFailed)
+        #expect(error?.message == "the dynamic loader refused it: \(path): cannot dynamically load position-independent executable; this is a program, not a plugin library")
+    }
+
+    @Test func libraryWithoutTheEntryPointIsNotAPlugin() throws {
+        let path = try BuildProducts.path(of: "libFlowKit.so")
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
+
+        #expect(error?.kind == .missingEntry)
+        #expect(error?.message.hasPrefix("has no entry point 'flowkit_plugin_entry'; add `@c(flowkit_plugin_entry)") == true)
+    }
+
+    // MARK: - The header, checked before any plugin type is touched
+
+    @Test func nullHeaderIsRefused() {
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.readHeader(nil, file: "p.so") }
+
+        #expect(error?.description == "p.so: its entry point returned a null pointer; return `PluginEntry.export(description)`")
+    }
+
+    @Test func headerWithTheWrongMagicIsRefused() {
+        let header = Header(magic: 0xDEAD_BEEF, abi: PluginEntry.abiVersion, identity: PluginEntry.sdkIdentity)
+
+        let error = #expect(throws: PluginLoadError.self) { try header.read() }
+
+        #expect(error?.kind == .badHeader)
+        #expect(error?.message.contains("magic 0xdeadbeef") == true)
+    }
+
+    @Test func abiMismatchNamesBothVersions() {
+        let header = Header(magic: PluginEntry.magic, abi: 99, identity: PluginEntry.sdkIdentity)
+
+        let error = #expect(throws: PluginLoadError.self) { try header.read() }
+
+        #expect(error?.description == "p.so: built for FlowKit ABI 99, host has \(PluginEntry.abiVersion); rebuild the plugin against this FlowKit")
+    }
+
+    @Test func pluginWithItsOwnFlowKitIsRefused() {
+        var other = 0
+        let header = withUnsafePointer(to: &other) {
+            Header(magic: PluginEntry.magic, abi: PluginEntry.abiVersion, identity: UnsafeRawPointer($0))
+        }
+
+        let error = #expect(throws: PluginLoadError.self) { try header.read() }
+
+        #expect(error?.kind == .duplicateSDK)
+        #expect(error?.message.hasPrefix("links its own copy of FlowKit instead of the host's shared libFlowKit.so") == true)
+    }
+
+    @Test func validHeaderYieldsTheDescription() throws {
+        let pointer = PluginEntry.export(PluginDescription(name: "probe", version: "1.0", managers: []))
+
+        let registration = try PluginLoader.readHeader(pointer, file: "p.so")
+
+        #expect(registration.description.name == "probe")
+    }
+
+    // MARK: - Finding and checking files
+
+    @Test func missingLibraryListsTheDirectoriesSearched() {
+        let searchPath = PluginSearchPath(["/nowhere/a", "/nowhere/b"])
+
+        let error = #expect(throws: PluginLoadError.self) { try searchPath.locate("libGone.so", relativeTo: "/") }
+
+        #expect(error?.description == "libGone.so: plugin library not found (searched: /nowhere/a, /nowhere/b); build it with `swift build` or add its directory with --plugin-path")
+    }
+
+    @Test func sha256MatchesKnownVectors() {
+        #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex(Array(String(repeating: "a", count: 1000).utf8)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+    }
+}
+
+// MARK: - Test Helpers
+
+/// A header laid out as ``PluginEntry`` documents it, with chosen fields.
+private struct Header {
+    var bytes = [UInt64](repeating: 0, count: 3)
+
+    init(magic: UInt32, abi: UInt32, identity: UnsafeRawPointer) {
+        bytes[0] = UInt64(magic) | UInt64(abi) << 32
+        bytes[1] = UInt64(UInt(bitPattern: identity))
+    }
+
+    func read() throws(PluginLoadError) -> PluginRegistration {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 24, alignment: 8)
+        defer { buffer.deallocate() }
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        return try PluginLoader.readHeader(UnsafeRawPointer(buffer.baseAddress), file: "p.so")
+    }
+}

@@ -1,0 +1,61 @@
+@testable import FlowHost
+import Glibc
+import Testing
+
+/// The products `swift build` put beside the test binary: the bundled plugins and libFlowKit.so.
+enum BuildProducts {
+    static var directory: String {
+        ProcessInfoLite.executableDirectory() ?? "."
+    }
+
+    static func path(of file: String) throws -> String {
+        let path = directory + "/" + file
+        guard access(path, R_OK) == 0 else { throw TestFailure("\(path) is missing: run `swift build` first") }
+        return path
+    }
+
+    static func bytes(of file: String) throws -> [UInt8] {
+        try Manifest.readFile(path(of: file))
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A fresh directory under `$TMPDIR` (or `/tmp`), removed with the files made in it when released.
+final class TemporaryDirectory {
+    let path: String
+    private var files: [String] = []
+
+    init() throws {
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(base)/flowhost-tests.XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!).map { String(cString: $0) } }
+        path = try #require(made)
+    }
+
+    /// Writes a file called `name` into the directory and returns its path.
+    func file(_ name: String, containing bytes: [UInt8]) throws -> String {
+        let file = path + "/" + name
+        files.append(file)
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        try #require(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
+        return file
+    }
+
+    deinit {
+        for file in files { unlink(file) }
+        rmdir(path)
+    }
+}
+
+extension TemporaryDirectory {
+    /// Writes `text` to a file called `name` and returns its path.
+    func file(_ name: String, containing text: String) throws -> String {
+        try file(name, containing: Array(text.utf8))
+    }
+}
