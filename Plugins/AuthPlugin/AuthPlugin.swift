@@ -1,1 +1,19 @@
 import FlowKit
+
+/// What the auth plugin offers: the session (the app's context) and the screens that change it.
+let description = PluginDescription(
+    name: "auth",
+    version: "1.0.0",
+    managers: [
+        ManagerFactory("SignIn", SignInManager.self),
+        ManagerFactory("Reauthenticate", ReauthenticateManager.self),
+        ManagerFactory("SignOut", SignOutManager.self),
+    ],
+    services: [
+        ServiceFactory("Session") { SessionService() },
+    ]
+)
+
+/// The plugin's entry point, looked up by the host with `dlsym`.
+@c(flowkit_plugin_entry)
+public func flowkitPluginEntry() -> UnsafeRawPointer { PluginEntry.export(description) }

@@ -17,13 +17,23 @@ public final class PluginRegistry {
         var status: Status = .notLoaded
         /// Bumped whenever `status` changes, so cached resolutions know they are stale.
         var generation = 0
+        /// How many images of this plugin were opened; all but the current one are leaked on purpose.
+        var images = 0
+        /// The SHA-256 of the source library the current image was copied from, when loaded versioned.
+        var digest: String?
 
         init(_ entry: Manifest.PluginEntry) { self.entry = entry }
     }
 
     public let manifest: Manifest
     public let searchPath: PluginSearchPath
-    private var slots: [String: Slot]
+    /// Whether libraries are copied to a versioned path before being opened, so that the file can be
+    /// rebuilt and reloaded while the host runs. ``reload(_:)`` always copies.
+    public var loadsVersionedCopies = false
+    /// How many images of one plugin may be opened before ``reload(_:)`` refuses.
+    public var maxImagesPerPlugin = 64
+    var slots: [String: Slot]
+    var versionDirectory: String?
 
     /// A registry for `manifest`'s plugins, found through `searchPath`. Loads nothing yet.
     public init(manifest: Manifest, searchPath: PluginSearchPath) {
@@ -94,7 +104,13 @@ public final class PluginRegistry {
         case .failed(let error): throw error
         case .notLoaded:
             do {
-                let plugin = try open(slot.entry)
+                let plugin: LoadedPlugin
+                if loadsVersionedCopies, let copy = try openCopy(of: slot).plugin {
+                    plugin = copy
+                } else {
+                    plugin = try open(slot.entry)
+                    slot.images += 1
+                }
                 slot.status = .loaded(plugin)
                 slot.generation += 1
                 return plugin
@@ -108,19 +124,25 @@ public final class PluginRegistry {
 
     private func open(_ entry: Manifest.PluginEntry) throws(PluginLoadError) -> LoadedPlugin {
         let path = try searchPath.locate(entry.library, relativeTo: manifest.directory)
-        if let expected = entry.sha256 {
-            let actual: String
-            do {
-                actual = SHA256.hex(try Manifest.readFile(path))
-            } catch {
-                throw PluginLoadError(file: path, kind: .unreadable, message: "cannot be read to check its sha256")
-            }
-            guard actual == expected else {
-                throw PluginLoadError(file: path, kind: .checksumMismatch, message:
-                    "sha256 is \(actual), the manifest expects \(expected); rebuild it or update the manifest's sha256")
-            }
-        }
+        if entry.sha256 != nil { try verify(entry, path: path, bytes: try read(path)) }
         return try PluginLoader.load(path: path)
+    }
+
+    func read(_ path: String) throws(PluginLoadError) -> [UInt8] {
+        do {
+            return try Manifest.readFile(path)
+        } catch {
+            throw PluginLoadError(file: path, kind: .unreadable, message: "cannot be read: \(error.errors.first?.message ?? "unknown error")")
+        }
+    }
+
+    func verify(_ entry: Manifest.PluginEntry, path: String, bytes: [UInt8]) throws(PluginLoadError) {
+        guard let expected = entry.sha256 else { return }
+        let actual = SHA256.hex(bytes)
+        guard actual == expected else {
+            throw PluginLoadError(file: path, kind: .checksumMismatch, message:
+                "sha256 is \(actual), the manifest expects \(expected); rebuild it or update the manifest's sha256")
+        }
     }
 
     private func list(_ names: [String]) -> String {

@@ -59,3 +59,35 @@ extension TemporaryDirectory {
         try file(name, containing: Array(text.utf8))
     }
 }
+
+/// The repository's files, found from this source file's path.
+enum Repository {
+    static let root: String = {
+        var path = #filePath
+        for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
+        return path
+    }()
+
+    static func path(_ relative: String) -> String { root + "/" + relative }
+}
+
+/// Reads a text file of the repository.
+func readText(_ path: String) throws -> String {
+    String(decoding: try Manifest.readFile(path), as: UTF8.self)
+}
+
+extension Host {
+    /// A host on a manifest file of the repository, finding plugins beside the test binary.
+    @MainActor
+    static func bundled(_ manifest: String, eager: Bool = false) throws -> Host {
+        let manifest = try Manifest.load(path: Repository.path(manifest))
+        return Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]), eager: eager)
+    }
+
+    /// A host on manifest text, finding plugins beside the test binary.
+    @MainActor
+    static func parsing(_ text: String) throws -> Host {
+        let manifest = try Manifest.parse(text, path: Repository.path("manifests/test.json"))
+        return Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]))
+    }
+}

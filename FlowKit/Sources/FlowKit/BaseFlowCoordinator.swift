@@ -117,6 +117,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
             let missing = missingDependencies(requirements)
             if !missing.isEmpty { return enqueue(request, from: module, waitingFor: requirements, missing) }
         }
+        // Taken now: the manager may finish this coordinator (detaching it from its listeners) as it works.
+        let sink = self.sink
         let manager = resolved.make(self)
         let step: ManagerStep
         do {

@@ -1,0 +1,45 @@
+import FlowKit
+
+/// Who is signed in, published as the app's context.
+///
+/// The context is `{"user": {"id": ..., "name": ...}}` while someone is signed in and `{}` otherwise, plus
+/// `"locked": true` while the app is in the background. The service registers itself as the dependency
+/// `auth.session` so that the plugin's managers can sign people in and out.
+final class SessionService: ContextProviderProtocol, CoordinatorServiceLifeCycleProtocol {
+    /// A signed-in person.
+    struct User: Sendable, Hashable {
+        var id: String
+        var name: String
+    }
+
+    /// The signed-in person, if any.
+    private(set) var user: User?
+    /// Whether the app is in the background, where what it shows must not be readable.
+    private(set) var isLocked = false
+
+    var context: CoordinatorContext {
+        var values: [String: JSONValue] = [:]
+        if let user { values["user"] = ["id": .string(user.id), "name": .string(user.name)] }
+        if isLocked { values["locked"] = true }
+        return CoordinatorContext(values)
+    }
+
+    func start(with coordinator: any FlowCoordinator) {
+        coordinator.setDependency(.session, self)
+    }
+
+    func stop() {}
+
+    /// Signs `name` in, replacing whoever was signed in.
+    func signIn(name: String) {
+        user = User(id: name.lowercased(), name: name)
+    }
+
+    /// Signs the current person out.
+    func signOut() {
+        user = nil
+    }
+
+    func didEnterBackground() { isLocked = true }
+    func willEnterForeground() { isLocked = false }
+}

@@ -1,0 +1,30 @@
+import FlowKit
+
+/// The requests this plugin handles or sends besides FlowKit's own `settings.show`.
+extension CoordinationRequestName {
+    static let showHome: Self = "home.show"
+    static let showList: Self = "catalog.list"
+    static let showDetail: Self = "catalog.detail"
+    static let createItem: Self = "catalog.create"
+    /// Show the item form; routed only inside the `createItem` sub-flow.
+    static let createItemForm: Self = "catalog.create.form"
+}
+
+/// The modules this plugin presents, and the names it sends requests as.
+extension Coordinated {
+    static let home: Self = "home"
+    static let itemList: Self = "itemList"
+    static let itemDetail: Self = "itemDetail"
+    static let createItemForm: Self = "createItemForm"
+    static let quickCreate: Self = "quickCreate"
+    /// The `createItem` sub-flow as a whole.
+    static let createItem: Self = "createItem"
+}
+
+/// The dependencies through which this plugin's managers find the store.
+extension DependencyKey {
+    /// The store service, set as soon as it starts, loaded or not.
+    static let storeService: Self = "catalog.storeService"
+    /// The loaded store: managers that show items require it, so their requests wait until it is set.
+    static let store: Self = "catalog.store"
+}

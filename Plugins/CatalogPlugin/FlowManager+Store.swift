@@ -1,0 +1,26 @@
+import FlowKit
+
+extension FlowManager {
+    /// The loaded store, the `catalog.store` dependency.
+    ///
+    /// - Throws: ``FlowError`` when it is not set; managers that call this require it, so it always is.
+    func store() throws(FlowError) -> StoreService {
+        guard let store = coordinator.dependencies[.store, as: StoreService.self] else {
+            throw FlowError("the catalog store is not loaded: dependency 'catalog.store' is not set")
+        }
+        return store
+    }
+}
+
+extension JSONValue {
+    /// The non-empty `title` member of an action's payload, if there is one.
+    var itemTitle: String? {
+        guard let title = self["title"]?.string, !title.isEmpty else { return nil }
+        return title
+    }
+}
+
+extension FlowError {
+    /// A `save` without a title.
+    static let missingTitle = FlowError(#"an item needs a title: pass {"title": "..."}"#)
+}

@@ -1,0 +1,38 @@
+import FlowKit
+
+/// Handles `catalog.list`: the items, as the "Items" tab when the payload's `style` is "tab", else pushed
+/// inline. `open` {"id": n} asks for `catalog.detail`; `create` asks for `catalog.create`.
+///
+/// Requires `catalog.store`, so a request before the store is loaded waits for it.
+final class ItemListManager: FlowManager {
+    override class var requirements: [DependencyKey] { [.store] }
+
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        let store = try store()
+        func makeList(_ coordination: any FlowCoordinator) -> FlowModule {
+            FlowModule(
+                .itemList, title: "Items", content: Self.content(of: store),
+                actions: [
+                    .request("open", .showDetail, summary: #"show the item {"id": n}"#),
+                    .request("create", .createItem, summary: "add an item"),
+                ],
+                coordination: coordination)
+        }
+        if request.payload["style"]?.string == "tab" {
+            return try presentInNewTab("Items", coordinatorName: "items", makeList)
+        }
+        return .present(makeList(coordinator), .inline)
+    }
+
+    /// The list's content: `{"items": [{"id": n, "title": "..."}, ...]}`.
+    static func content(of store: StoreService) -> JSONValue {
+        ["items": .array(store.items.map(\.json))]
+    }
+
+    /// Shows the store's current items in every presented item list, after an item was added.
+    static func refreshLists(in router: Router, from store: StoreService) {
+        for module in router.modules where module.name == .itemList {
+            module.content = content(of: store)
+        }
+    }
+}

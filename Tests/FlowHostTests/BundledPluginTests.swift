@@ -1,0 +1,113 @@
+@testable import FlowHost
+import FlowKit
+import Testing
+
+/// Integration: the real bundled plugin libraries, loaded with dlopen from the build directory.
+@MainActor
+struct BundledPluginTests {
+    nonisolated static let plugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin"]
+
+    @Test(arguments: plugins)
+    func bundledPluginLoadsAndDescribesItself(_ name: String) throws {
+        let plugin = try PluginLoader.load(path: BuildProducts.path(of: "lib\(name).so"))
+
+        #expect(plugin.abiVersion == PluginEntry.abiVersion)
+        #expect(!plugin.description.managers.isEmpty)
+    }
+
+    @Test func managerFromAPluginConformsToFlowKitsProtocolAcrossTheBoundary() throws {
+        let plugin = try PluginLoader.load(path: BuildProducts.path(of: "libCatalogPlugin.so"))
+        let factory = try #require(plugin.description.manager(named: "ItemList"))
+        let coordinator = BaseFlowCoordinator()
+
+        let manager: AnyObject = try factory.resolve().make(coordinator)
+
+        // Two copies of FlowKit would make both casts fail: two protocol descriptors, two FlowManager classes.
+        #expect(manager is any RequestCoordinatorManager)
+        #expect(manager is FlowManager)
+    }
+
+    @Test func pluginsLoadLazilyOnTheFirstRequestTheyServe() throws {
+        let host = try Host.parsing("""
+            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
+             "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"}]}
+            """)
+        host.start()
+        guard case .notLoaded = host.registry.status(of: "settings") else {
+            Issue.record("settings loaded before any request")
+            return
+        }
+
+        let outcome = host.coordinator.requestCoordination("settings.about", from: .app)
+
+        #expect(outcome == .handled(manager: "settings.About"))
+        #expect(host.coordinator.router.top?.name == "about")
+        guard case .loaded = host.registry.status(of: "settings") else {
+            Issue.record("settings did not load")
+            return
+        }
+    }
+
+    @Test func aPluginThatFailsFailsOnlyItsOwnRoutes() throws {
+        let host = try Host.parsing("""
+            {"manifestVersion": 1,
+             "plugins": {"settings": "libSettingsPlugin.so", "gone": "libGone.so"},
+             "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"},
+                        {"request": "gone.show", "plugin": "gone", "manager": "Gone"}]}
+            """)
+        host.start()
+
+        let failed = host.coordinator.requestCoordination("gone.show", from: .app)
+        let served = host.coordinator.requestCoordination("settings.about", from: .app)
+
+        #expect(failed == .failed(FlowError("libGone.so: plugin library not found (searched: \(BuildProducts.directory)); build it with `swift build` or add its directory with --plugin-path")))
+        #expect(served == .handled(manager: "settings.About"))
+    }
+
+    @Test func routeToAManagerThePluginDoesNotExportFailsWithTheExportedNames() throws {
+        let host = try Host.parsing("""
+            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
+             "routes": [{"request": "settings.about", "plugin": "settings", "manager": "Abuot"}]}
+            """)
+
+        let outcome = host.coordinator.requestCoordination("settings.about", from: .app)
+
+        guard case .failed(let error) = outcome else {
+            Issue.record("expected a failure, got \(outcome)")
+            return
+        }
+        #expect(error.message.hasSuffix("libSettingsPlugin.so: plugin 'settings' exports no manager 'Abuot'; it exports: About, Settings"))
+    }
+
+    @Test func demoManifestValidates() throws {
+        let manifest = try Manifest.load(path: Repository.path("manifests/demo.json"))
+        let registry = PluginRegistry(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]))
+
+        #expect(Host.check(manifest: manifest, registry: registry).isEmpty)
+    }
+
+    @Test func demoStartsOnTheWelcomeScreen() throws {
+        let host = try Host.bundled("manifests/demo.json")
+
+        let result = host.start()
+
+        #expect(result.isComplete)
+        #expect(host.problems.isEmpty)
+        #expect(host.coordinator.router.state.description == "stack: welcome\ntop: welcome")
+    }
+
+    @Test(arguments: ["demo", "variant"])
+    func bundledScriptRunsToTheEndWithEveryExpectationMet(_ name: String) throws {
+        let host = try Host.bundled("manifests/\(name).json")
+        let shell = HostShell(host: host)
+        #expect(shell.start().status == .ok)
+        var expectations = 0
+
+        for (number, line) in try readText(Repository.path("manifests/\(name).flow")).split(separator: "\n").enumerated() {
+            let reply = shell.execute(String(line))
+            if line.hasPrefix("expect") { expectations += 1 }
+            #expect(reply.status == .ok || reply.status == .quit, "\(name).flow:\(number + 1): \(line) -> \(reply.lines)")
+        }
+        #expect(expectations >= 5)
+    }
+}
