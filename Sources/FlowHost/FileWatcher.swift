@@ -1,0 +1,85 @@
+import Dispatch
+import FlowKit
+import Glibc
+
+/// Reports files that were completely written, using inotify: no polling loop.
+///
+/// It watches the directories of the files, for `IN_CLOSE_WRITE` (a writer closed the file) and
+/// `IN_MOVED_TO` (a file was renamed into place, as linkers and editors do). Events for other files in
+/// those directories are ignored. Each report is delivered on the main actor.
+public final class FileWatcher: Sendable {
+    private let inotify: Int32
+    private let stopPipe: (read: Int32, write: Int32)
+
+    /// Starts watching `files`; `onChange` receives the path of each file that changed, as given.
+    ///
+    /// - Throws: ``FlowError`` when inotify cannot be set up, naming the directory.
+    public init(files: [String], onChange: @escaping @MainActor @Sendable (String) -> Void) throws(FlowError) {
+        inotify = inotify_init1(Int32(IN_CLOEXEC))
+        guard inotify >= 0 else { throw FlowError("cannot watch files: inotify_init1: \(String(cString: strerror(errno)))") }
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else {
+            close(inotify)
+            throw FlowError("cannot watch files: pipe: \(String(cString: strerror(errno)))")
+        }
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        stopPipe = (pipeEnds[0], pipeEnds[1])
+
+        var watched: [Int32: String] = [:]  // watch descriptor -> directory
+        var wanted = Set<String>()
+        for file in files {
+            let directory = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
+            wanted.insert(file)
+            guard !watched.values.contains(directory) else { continue }
+            let descriptor = inotify_add_watch(inotify, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO))
+            guard descriptor >= 0 else {
+                let reason = String(cString: strerror(errno))
+                stop()
+                throw FlowError("cannot watch \(directory): \(reason)")
+            }
+            watched[descriptor] = directory
+        }
+        let (inotify, stopRead) = (self.inotify, stopPipe.read)
+        DispatchQueue(label: "flowhost.watcher").async { [watched, wanted] in
+            FileWatcher.readEvents(inotify, stop: stopRead, directories: watched, wanted: wanted, onChange: onChange)
+        }
+    }
+
+    /// Stops watching. Reports already read may still arrive.
+    public func stop() {
+        var byte: UInt8 = 1
+        _ = write(stopPipe.write, &byte, 1)
+    }
+
+    private static func readEvents(
+        _ inotify: Int32, stop: Int32, directories: [Int32: String], wanted: Set<String>,
+        onChange: @escaping @MainActor @Sendable (String) -> Void
+    ) {
+        defer { close(inotify) }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
+        while true {
+            guard poll(&descriptors, 2, -1) >= 0 || errno == EINTR else { return }
+            if descriptors[1].revents != 0 { return }
+            guard descriptors[0].revents != 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            guard count > 0 else { return }
+            var changed: [String] = []
+            buffer.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset + MemoryLayout<inotify_event>.size <= count {
+                    let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    let nameStart = offset + MemoryLayout<inotify_event>.size
+                    let nameBytes = bytes[nameStart..<(nameStart + Int(event.len))].prefix { $0 != 0 }
+                    offset = nameStart + Int(event.len)
+                    guard let directory = directories[event.wd] else { continue }
+                    let path = directory + "/" + String(decoding: nameBytes, as: UTF8.self)
+                    if wanted.contains(path), !changed.contains(path) { changed.append(path) }
+                }
+            }
+            for path in changed {
+                Task { @MainActor in onChange(path) }
+            }
+        }
+    }
+}
