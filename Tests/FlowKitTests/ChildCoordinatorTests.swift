@@ -43,6 +43,19 @@ struct ChildCoordinatorTests {
         #expect(parent.router.state == PresentationState(stack: [], tabs: [], selectedTab: nil, modals: [], top: nil))
     }
 
+    @Test func onFinishRunsOnceAfterTheParentRegainsFocus() {
+        let parent = BaseFlowCoordinator()
+        var order: [String] = []
+        parent.onRegainFocus = { _ in order.append("didRegainFocus") }
+        let child = BaseFlowCoordinator(name: "child")
+        parent.openChild(child, style: .modal) { order.append("onFinish") }
+
+        child.finish()
+        child.finish()
+
+        #expect(order == ["didRegainFocus", "onFinish"])
+    }
+
     @Test func openingTheSameChildTwiceIsANoOp() {
         let parent = BaseFlowCoordinator()
         let child = BaseFlowCoordinator(name: "child")

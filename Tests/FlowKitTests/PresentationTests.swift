@@ -81,3 +81,16 @@ struct PresentationTests {
         #expect(throws: FlowError("module 'list' has no action 'close' (it has: open)")) { try module.perform("close") }
     }
 }
+
+extension PresentationTests {
+    @Test func inlinePushLandsInTheTabItCameFrom() {
+        let coordinator = coordinator()
+        show("home", on: coordinator)
+        show("items", "tab:Items", on: coordinator)
+
+        show("itemDetail", on: coordinator)
+
+        #expect(coordinator.router.state.tabs.first?.stack == ["items", "itemDetail"])
+        #expect(coordinator.router.state.stack == ["home"])
+    }
+}

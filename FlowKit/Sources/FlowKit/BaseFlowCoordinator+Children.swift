@@ -6,11 +6,14 @@ extension BaseFlowCoordinator {
     /// - `.modal`: the child gets a modal layer of its own.
     /// - `.tab(title)`: the child gets a new tab.
     ///
-    /// The child shares this coordinator's presentation, sees its context and dependencies, and offers it
-    /// the requests it cannot route. Opening a child that is already open does nothing.
-    public func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle) {
+    /// The child shares this coordinator's presentation, sees its context and dependencies, and inherits
+    /// its routes. `onFinish` runs once, when the child has finished, after ``didRegainFocus(fromChild:)``:
+    /// the place for the manager that opened the child to carry on. Opening a child that is already open
+    /// does nothing.
+    public func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle, onFinish: (@MainActor () -> Void)?) {
         guard child !== self, child.parent == nil, !children.contains(where: { $0 === child }) else { return }
         child.parent = self
+        child.finishHandler = onFinish
         child.router = router
         child.style = style
         switch style {
@@ -39,6 +42,9 @@ extension BaseFlowCoordinator {
         sink?(.childFinished(name))
         if let sink { for module in removed { sink(.removed(module.name)) } }
         parent.didRegainFocus(fromChild: self)
+        let handler = finishHandler
+        finishHandler = nil
+        handler?()
     }
 
     /// Whether this coordinator has presented a module since it was opened.

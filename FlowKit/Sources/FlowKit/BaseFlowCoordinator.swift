@@ -48,6 +48,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var anchor: Router.LayerID
     var style: PresentationStyle = .root
     var presentedCount = 0
+    /// Runs when this coordinator, as a child, has finished.
+    var finishHandler: (@MainActor () -> Void)?
     nonisolated let inbox = RequestInbox()
     private var hasModuleRoutes: Bool
 

@@ -17,8 +17,16 @@ public protocol FlowCoordinator: CoordinationRequestProtocol {
     func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?)
     /// Releases `manager` and removes any module it presented.
     func finish(_ manager: any RequestCoordinatorManager)
-    /// Opens `child` as a sub-flow shown with `style`. Opening a child that is already open does nothing.
-    func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle)
+    /// Opens `child` as a sub-flow shown with `style`; `onFinish` runs once, after the child finished and
+    /// this coordinator regained focus. Opening a child that is already open does nothing.
+    func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle, onFinish: (@MainActor () -> Void)?)
     /// Sets (or with `nil`, removes) a dependency; descendants see it and queued requests are replayed.
     func setDependency(_ key: DependencyKey, _ value: (any Sendable)?)
+}
+
+extension FlowCoordinator {
+    /// Opens `child` as a sub-flow shown with `style`.
+    public func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle) {
+        openChild(child, style: style, onFinish: nil)
+    }
 }

@@ -122,9 +122,16 @@ public final class Router {
         return layer.id
     }
 
-    /// The layer a coordinator pushes onto: its topmost modal if it opened one, else `anchor`.
+    /// The layer a coordinator pushes onto: the visible stack when the coordinator presented its top
+    /// module (as a push onto the visible navigation controller), else its topmost modal, else `anchor`.
     func inlineTarget(for coordinator: BaseFlowCoordinator, anchor: LayerID) -> LayerID {
-        modals.last { $0.owner === coordinator }?.id ?? anchor
+        if let top, top.presenter === coordinator { return visibleLayer }
+        return modals.last { $0.owner === coordinator }?.id ?? anchor
+    }
+
+    /// The layer whose top module is visible.
+    private var visibleLayer: LayerID {
+        modals.last?.id ?? (tabs.isEmpty ? main.id : tabs[selectedTab].id)
     }
 
     func contains(_ id: LayerID) -> Bool {
