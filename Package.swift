@@ -7,7 +7,10 @@ let sharedSettings: [SwiftSetting] = [
 ]
 
 /// The bundled plugins. Each one is its own dynamic library product, loaded by the host with dlopen.
-let bundledPlugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin"]
+let bundledPlugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin", "ExpressPlugin"]
+
+/// Plugins only the tests load: two generations of one plugin, for hot swap.
+let fixturePlugins = ["GreeterPluginV1", "GreeterPluginV2"]
 
 let flowKit = Target.Dependency.product(name: "FlowKit", package: "FlowKit")
 
@@ -16,7 +19,7 @@ let package = Package(
     products: [
         .executable(name: "flowhost", targets: ["flowhost"]),
         .library(name: "FlowHost", targets: ["FlowHost"]),
-    ] + bundledPlugins.map { .library(name: $0, type: .dynamic, targets: [$0]) },
+    ] + (bundledPlugins + fixturePlugins).map { .library(name: $0, type: .dynamic, targets: [$0]) },
     dependencies: [
         // A path dependency, so that host and plugins share the one dynamic libFlowKit.so.
         .package(path: "FlowKit"),
@@ -29,7 +32,10 @@ let package = Package(
         // MARK: - Tests
         .testTarget(name: "FlowKitTests", dependencies: [flowKit]),
         .testTarget(name: "FlowHostTests", dependencies: ["FlowHost", flowKit]),
-    ] + bundledPlugins.map { .target(name: $0, dependencies: [flowKit], path: "Plugins/\($0)") },
+        .testTarget(
+            name: "FlowKitTestingTests", dependencies: [flowKit, .product(name: "FlowKitTesting", package: "FlowKit")]),
+    ] + bundledPlugins.map { .target(name: $0, dependencies: [flowKit], path: "Plugins/\($0)") }
+      + fixturePlugins.map { .target(name: $0, dependencies: [flowKit], path: "Tests/Fixtures/\($0)") },
     swiftLanguageModes: [.v6]
 )
 

@@ -9,26 +9,37 @@ import FlowKit
 /// host.start()
 /// host.coordinator.requestCoordination("catalog.list", from: .app)
 /// ```
+///
+/// Plugins and the manifest can be reloaded while it runs (``reloadPlugin(_:)``, ``reloadManifest()``,
+/// ``watch()``); everything that happens is reported through ``onEvent`` and counted in ``stats``.
 @MainActor
 public final class Host {
-    public let manifest: Manifest
+    /// The manifest in force; replaced by a valid ``reloadManifest()``.
+    public internal(set) var manifest: Manifest
     public let registry: PluginRegistry
     /// The root coordinator, routing the manifest's requests.
     public let coordinator: BaseFlowCoordinator
     /// What went wrong while setting up: plugins or services that could not be loaded. The host runs
     /// without them; their routes fail with the same errors.
     public private(set) var problems: [PluginLoadError] = []
+    /// Called with everything that happens: flow events, reloads, exposures.
+    public var onEvent: (@MainActor (HostEvent) -> Void)?
+    /// Counters of what happened since the host was made.
+    public internal(set) var stats = HostStats()
+    /// Assigns subjects to experiment variants.
+    public let experiments: ExperimentAssigner
+    var watcher: FileWatcher?
 
     /// Builds the host. Loads the plugins that provide services now, and with `eager` every plugin.
-    public init(manifest: Manifest, searchPath: PluginSearchPath, eager: Bool = false) {
+    ///
+    /// - Parameter versioned: Load every plugin from a versioned copy, so that its file can be rebuilt and
+    ///   reloaded while the host runs; ``watch()`` needs it.
+    public init(manifest: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false) {
         self.manifest = manifest
         let registry = PluginRegistry(manifest: manifest, searchPath: searchPath)
+        registry.loadsVersionedCopies = versioned
         self.registry = registry
-        var mapping = RequestCoordinatorMappingDictionary()
-        for route in manifest.routes {
-            let key = route.module.map { RequestRoute(route.request, from: $0) } ?? RequestRoute(route.request)
-            mapping[key] = Host.factory(for: route, registry: registry)
-        }
+        self.experiments = ExperimentAssigner(manifest.experiments)
         var problems: [PluginLoadError] = []
         var services: [any CoordinatorServiceProtocol] = []
         for service in manifest.services {
@@ -39,8 +50,17 @@ public final class Host {
             }
         }
         if eager { problems += Host.check(manifest: manifest, registry: registry) }
-        self.coordinator = BaseFlowCoordinator(name: manifest.name ?? "host", mapping: mapping, services: services)
+        self.coordinator = BaseFlowCoordinator(name: manifest.name ?? "host", services: services)
         self.problems = Host.unique(problems)
+        coordinator.mapping = mapping(for: manifest)
+        coordinator.onEvent = { [unowned self] event in
+            self.stats.count(event)
+            self.onEvent?(.flow(event))
+        }
+        experiments.onExposure = { [unowned self] exposure in
+            self.stats.exposures[exposure.experiment, default: [:]][exposure.variant, default: 0] += 1
+            self.onEvent?(.exposure(exposure))
+        }
     }
 
     /// Starts the services, then applies the manifest's `start` requests as a deep link.
@@ -50,18 +70,21 @@ public final class Host {
         return coordinator.open(deepLink: manifest.start)
     }
 
-    /// Stops the coordinator and its services.
+    /// Stops watching, then stops the coordinator and its services.
     public func stop() {
+        watcher?.stop()
+        watcher = nil
         coordinator.stop()
     }
 
-    /// Loads every plugin and checks that each route's manager and each service exists.
+    /// Loads every plugin and checks that each route's manager, each experiment variant's manager and each
+    /// service exists.
     ///
     /// - Returns: Every problem found, not just the first.
     public static func check(manifest: Manifest, registry: PluginRegistry) -> [PluginLoadError] {
         var problems = registry.loadAll()
-        for route in manifest.routes {
-            do { _ = try registry.manager(route.manager, in: route.plugin) } catch { problems.append(error) }
+        for (plugin, manager) in manifest.managerReferences {
+            do { _ = try registry.manager(manager, in: plugin) } catch { problems.append(error) }
         }
         for service in manifest.services {
             do { _ = try registry.service(service.service, in: service.plugin) } catch { problems.append(error) }
@@ -75,36 +98,63 @@ public final class Host {
         return registry.library(of: String(name[..<dot]))
     }
 
-    private static func factory(for route: Manifest.Route, registry: PluginRegistry) -> ManagerFactory {
-        let binding = RouteBinding(route: route, registry: registry)
-        return ManagerFactory(name: "\(route.plugin).\(route.manager)") { try binding.resolve() }
+    /// The coordinator's routing table for `manifest`.
+    func mapping(for manifest: Manifest) -> RequestCoordinatorMappingDictionary {
+        var mapping = RequestCoordinatorMappingDictionary()
+        for route in manifest.routes {
+            let key = route.module.map { RequestRoute(route.request, from: $0) } ?? RequestRoute(route.request)
+            switch route.target {
+            case .manager(let plugin, let manager):
+                let binding = ManagerBinding(plugin: plugin, manager: manager, registry: registry)
+                mapping[key] = ManagerFactory(name: binding.reportedName) { try binding.resolve() }
+            case .experiment(let name):
+                mapping[key] = experiments.factory(for: name, registry: registry) { [unowned self] in
+                    self.coordinator.context
+                }
+            }
+        }
+        return mapping
     }
 
-    private static func unique(_ problems: [PluginLoadError]) -> [PluginLoadError] {
+    static func unique(_ problems: [PluginLoadError]) -> [PluginLoadError] {
         var seen = Set<PluginLoadError>()
         return problems.filter { seen.insert($0).inserted }
     }
 }
 
-/// A route's link to its manager: resolves through the registry on first use, and again only when the
-/// plugin's generation changes.
+extension Manifest {
+    /// Every (plugin, manager) the manifest needs: routes' managers and experiment variants'.
+    var managerReferences: [(plugin: String, manager: String)] {
+        let routed = routes.compactMap { route in route.plugin.map { ($0, route.manager ?? "") } }
+        let variants = experiments.values.sorted { $0.name < $1.name }.flatMap { $0.variants.map { ($0.plugin, $0.manager) } }
+        return routed + variants
+    }
+}
+
+/// A link to one plugin's manager: resolves through the registry on first use, and again only when the
+/// plugin's generation changes, which is how a reload switches every route at once.
 @MainActor
-final class RouteBinding {
-    private let route: Manifest.Route
+final class ManagerBinding {
+    let plugin: String
+    let manager: String
     private let registry: PluginRegistry
     private var cached: (generation: Int, resolved: ManagerFactory.Resolved)?
 
-    init(route: Manifest.Route, registry: PluginRegistry) {
-        self.route = route
+    init(plugin: String, manager: String, registry: PluginRegistry) {
+        self.plugin = plugin
+        self.manager = manager
         self.registry = registry
     }
 
+    /// `plugin.Manager`, as outcomes report it.
+    var reportedName: String { "\(plugin).\(manager)" }
+
     func resolve() throws -> ManagerFactory.Resolved {
-        guard let slot = registry.slot(route.plugin) else {
-            throw PluginLoadError(file: registry.manifest.path, kind: .notFound, message: "no plugin named '\(route.plugin)'")
+        guard let slot = registry.slot(plugin) else {
+            throw PluginLoadError(file: registry.manifest.path, kind: .notFound, message: "no plugin named '\(plugin)'")
         }
         if let cached, cached.generation == slot.generation { return cached.resolved }
-        let resolved = try registry.manager(route.manager, in: route.plugin).resolve()
+        let resolved = try registry.manager(manager, in: plugin).resolve()
         cached = (slot.generation, resolved)
         return resolved
     }

@@ -23,12 +23,21 @@ public final class HostShell {
     }
 
     public let host: Host
-    private var events: [FlowEvent] = []
+    private var events: [HostEvent] = []
+    private var isExecuting = false
+    /// Receives the lines for events that happen between commands (a watched file reloaded).
+    public var onUnpromptedLines: (@MainActor ([String]) -> Void)?
 
-    /// A shell driving `host`. It listens to the host coordinator's events.
+    /// A shell driving `host`. It listens to the host's events.
     public init(host: Host) {
         self.host = host
-        host.coordinator.onEvent = { [unowned self] event in self.events.append(event) }
+        host.onEvent = { [unowned self] event in
+            if self.isExecuting {
+                self.events.append(event)
+            } else {
+                self.onUnpromptedLines?(self.describe(event).split(separator: "\n").map(String.init))
+            }
+        }
     }
 
     /// The help text.
@@ -39,6 +48,9 @@ public final class HostShell {
           back | dismiss | tab N              go back, dismiss the top modal, select tab N (0-based)
           deeplink JSON                       apply a list of requests: [{"request": ..., "payload": ...}, ...]
           lifecycle background|foreground     send lifecycle events to the services
+          reload [PLUGIN]                     load a new generation of PLUGIN (default: every plugin)
+          reload manifest                     read the manifest again; an invalid one changes nothing
+          stats                               requests per manager, plugin generations, experiment exposures
           stack                               print the presentation
           actions                             list the visible module's actions
           expect top MODULE                   fail the run unless MODULE is visible
@@ -48,8 +60,10 @@ public final class HostShell {
     /// Starts the host (services, then the manifest's start requests) and describes what happened.
     public func start() -> Reply {
         events.removeAll()
+        isExecuting = true
+        defer { isExecuting = false }
         let result = host.start()
-        var lines = events.map(describe)
+        var lines = events.flatMap { describe($0).split(separator: "\n").map(String.init) }
         if !result.isComplete { lines.append(result.description) }
         return Reply(lines: lines + [topLine], status: result.isComplete ? .ok : .error(result.description))
     }
@@ -61,6 +75,8 @@ public final class HostShell {
         let trimmed = line.trimmingWhitespace()
         guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return Reply(lines: [], status: .ok) }
         events.removeAll()
+        isExecuting = true
+        defer { isExecuting = false }
         let (command, rest) = trimmed.splitFirstWord()
         var status = Status.ok
         var output: [String] = []
@@ -75,6 +91,8 @@ public final class HostShell {
                 try host.coordinator.selectTab(index)
             case "deeplink": output.append(try deepLink(rest).description)
             case "lifecycle": try lifecycle(rest)
+            case "reload": try reload(rest)
+            case "stats": return Reply(lines: host.statsLines, status: .ok)
             case "stack": return Reply(lines: host.coordinator.router.state.description.split(separator: "\n").map(String.init), status: .ok)
             case "actions": return Reply(lines: actionLines(), status: .ok)
             case "expect": status = try expect(rest)
@@ -85,7 +103,7 @@ public final class HostShell {
         } catch {
             status = .error(error.message)
         }
-        let lines = events.map(describe) + output
+        let lines = events.flatMap { describe($0).split(separator: "\n").map(String.init) } + output
         if case .expectationFailed(let message) = status { return Reply(lines: lines + [message], status: status) }
         return Reply(lines: lines + [topLine], status: status)
     }
@@ -135,6 +153,19 @@ public final class HostShell {
         }
     }
 
+    private func reload(_ target: String) throws(FlowError) {
+        if target == "manifest" {
+            host.reloadManifest()
+        } else if target.isEmpty {
+            host.reloadAll()
+        } else {
+            guard host.registry.status(of: target) != nil else {
+                throw FlowError("no plugin named '\(target)'; plugins: \(host.registry.pluginNames.joined(separator: ", "))")
+            }
+            host.reloadPlugin(target)
+        }
+    }
+
     private func expect(_ arguments: String) throws(FlowError) -> Status {
         let (what, expected) = arguments.splitFirstWord()
         guard what == "top", !expected.isEmpty else { throw FlowError("usage: expect top MODULE") }
@@ -159,7 +190,8 @@ public final class HostShell {
 
     // MARK: - Describing events
 
-    private func describe(_ event: FlowEvent) -> String {
+    private func describe(_ event: HostEvent) -> String {
+        guard case .flow(let event) = event else { return event.description }
         switch event {
         case .handled(let request, let module, let manager, _):
             let library = host.library(ofManager: manager).map { " (\($0.lastPathComponent))" } ?? ""

@@ -87,12 +87,6 @@ extension Manifest {
         }
     }
 
-    private static func currentDirectory() -> String {
-        guard let buffer = getcwd(nil, 0) else { return "/" }
-        defer { free(buffer) }
-        return String(cString: buffer)
-    }
-
     /// `path` made absolute against `base` (itself absolute), with `.`, `..` and repeated slashes removed
     /// lexically; symbolic links are not resolved.
     static func normalisedPath(_ path: String, relativeTo base: String) -> String {
@@ -113,14 +107,14 @@ extension Manifest {
 /// Walks a manifest's JSON, collecting every problem with its JSON path.
 ///
 /// Paths are `String?`, `nil` standing for the top-level object.
-private struct ManifestParser {
+struct ManifestParser {
     let file: String
     let directory: String
     var errors: [ManifestError] = []
 
-    static let topKeys = ["manifestVersion", "name", "pluginPath", "plugins", "routes", "services", "start"]
+    static let topKeys = ["experiments", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services", "start"]
     static let pluginKeys = ["library", "sha256"]
-    static let routeKeys = ["from", "manager", "plugin", "request"]
+    static let routeKeys = ["experiment", "from", "manager", "plugin", "request"]
     static let serviceKeys = ["plugin", "service"]
     static let startKeys = ["payload", "request"]
 
@@ -159,7 +153,9 @@ private struct ManifestParser {
                 wrongType("object", value, at: "plugins")
             }
         }
-        let routes = routes(required("routes", in: top, at: nil) ?? .array([]), declared: declared)
+        let experiments = experiments(top["experiments"], declared: declared)
+        let routes = routes(required("routes", in: top, at: nil) ?? .array([]), declared: declared,
+                            experiments: top["experiments"] == nil ? [] : Set(experiments.keys))
         let services = elements(of: top["services"], at: "services").compactMap { index, element in
             service(element, at: "services[\(index)]", declared: declared)
         }
@@ -168,7 +164,8 @@ private struct ManifestParser {
         }
         return Manifest(
             path: file, directory: directory, manifestVersion: Manifest.supportedVersion, name: appName,
-            pluginPath: pluginPath, plugins: plugins, routes: routes, services: services, start: start)
+            pluginPath: pluginPath, plugins: plugins, routes: routes, services: services, start: start,
+            experiments: experiments)
     }
 
     // MARK: Sections
@@ -191,7 +188,7 @@ private struct ManifestParser {
         return library.map { Manifest.PluginEntry(name: name, library: $0, sha256: sha256) }
     }
 
-    mutating func routes(_ value: JSONValue, declared: Set<String>?) -> [Manifest.Route] {
+    mutating func routes(_ value: JSONValue, declared: Set<String>?, experiments: Set<String>) -> [Manifest.Route] {
         var routes: [Manifest.Route] = []
         var firstIndex: [[String?]: Int] = [:]  // [request, from] -> index of the route that declared it first
         for (index, element) in elements(of: value, at: "routes") {
@@ -201,16 +198,20 @@ private struct ManifestParser {
             let module = members["from"].flatMap {
                 name($0, at: path + ".from", what: "module name", hint: "omit \"from\" to match every module")
             }
+            if let experiment = members["experiment"] {
+                guard let request, let name = experimentRoute(experiment, members, at: path, experiments: experiments)
+                else { continue }
+                if checkDuplicate(request, module, members, at: path, index: index, firstIndex: &firstIndex) {
+                    routes.append(Manifest.Route(
+                        request: CoordinationRequestName(rawValue: request), module: module.map(Coordinated.init(rawValue:)),
+                        experiment: name, index: index))
+                }
+                continue
+            }
             let plugin = requiredName("plugin", in: members, at: path, what: "plugin name")
             let manager = requiredName("manager", in: members, at: path, what: "manager name")
-            if let request, members["from"] == nil || module != nil {
-                if let first = firstIndex[[request, module]] {
-                    let from = module.map { " from \(quoted($0))" } ?? ""
-                    report(.duplicateRoute, at: path,
-                           "duplicate route for \(quoted(request))\(from), first declared at routes[\(first)]")
-                } else {
-                    firstIndex[[request, module]] = index
-                }
+            if let request {
+                _ = checkDuplicate(request, module, members, at: path, index: index, firstIndex: &firstIndex)
             }
             checkDeclared(plugin, at: path + ".plugin", declared: declared)
             if let request, let plugin, let manager {
@@ -221,6 +222,21 @@ private struct ManifestParser {
             }
         }
         return routes
+    }
+
+    /// Reports a second route for the same request and module; returns whether the route is the first.
+    mutating func checkDuplicate(
+        _ request: String, _ module: String?, _ members: [String: JSONValue], at path: String, index: Int,
+        firstIndex: inout [[String?]: Int]
+    ) -> Bool {
+        guard members["from"] == nil || module != nil else { return false }
+        if let first = firstIndex[[request, module]] {
+            let from = module.map { " from \(quoted($0))" } ?? ""
+            report(.duplicateRoute, at: path, "duplicate route for \(quoted(request))\(from), first declared at routes[\(first)]")
+            return false
+        }
+        firstIndex[[request, module]] = index
+        return true
     }
 
     mutating func service(_ value: JSONValue, at path: String, declared: Set<String>?) -> Manifest.ServiceRef? {
@@ -329,6 +345,6 @@ private struct ManifestParser {
 }
 
 /// `text` as a JSON string literal, so that quotes and control characters in it stay visible.
-private func quoted(_ text: String) -> String {
+func quoted(_ text: String) -> String {
     JSONValue.string(text).description
 }

@@ -26,6 +26,8 @@ public struct Manifest: Sendable, Hashable {
     public var services: [ServiceRef]
     /// Requests to send once the plugins are loaded, in order.
     public var start: [CoordinationRequest]
+    /// The experiments routes may point to, by name.
+    public var experiments: [String: Experiment]
 
     /// Creates a manifest from parts that are assumed to be valid already.
     public init(
@@ -37,7 +39,8 @@ public struct Manifest: Sendable, Hashable {
         plugins: [String: PluginEntry] = [:],
         routes: [Route] = [],
         services: [ServiceRef] = [],
-        start: [CoordinationRequest] = []
+        start: [CoordinationRequest] = [],
+        experiments: [String: Experiment] = [:]
     ) {
         self.path = path
         self.directory = directory
@@ -48,6 +51,7 @@ public struct Manifest: Sendable, Hashable {
         self.routes = routes
         self.services = services
         self.start = start
+        self.experiments = experiments
     }
 }
 
@@ -72,28 +76,94 @@ extension Manifest {
         }
     }
 
-    /// A routing rule: `request`, when sent by `module` (or by anyone), is handled by `manager` of `plugin`.
+    /// A routing rule: `request`, when sent by `module` (or by anyone), is handled by a plugin's manager or
+    /// by the variants of an experiment.
     public struct Route: Sendable, Hashable {
+        /// Where a route sends its request.
+        public enum Target: Sendable, Hashable {
+            /// The manager `manager` of the declared plugin `plugin`.
+            case manager(plugin: String, manager: String)
+            /// The experiment of that name, which picks a variant per subject.
+            case experiment(String)
+        }
+
         /// The request this route handles.
         public var request: CoordinationRequestName
         /// The module the request must come from (the manifest's `from`), or `nil` for any module.
         public var module: Coordinated?
-        /// The name of the declared plugin that provides the manager.
-        public var plugin: String
-        /// The name of the manager, as the plugin registers it.
-        public var manager: String
+        /// Where the request goes.
+        public var target: Target
         /// The route's position in the manifest's `routes` array, for messages such as `routes[2]`.
         public var index: Int
 
-        /// Creates a route.
+        /// A route to `manager` of `plugin`.
         public init(
             request: CoordinationRequestName, module: Coordinated? = nil, plugin: String, manager: String, index: Int
         ) {
+            self.init(request: request, module: module, target: .manager(plugin: plugin, manager: manager), index: index)
+        }
+
+        /// A route to the experiment `experiment`.
+        public init(request: CoordinationRequestName, module: Coordinated? = nil, experiment: String, index: Int) {
+            self.init(request: request, module: module, target: .experiment(experiment), index: index)
+        }
+
+        /// A route to `target`.
+        public init(request: CoordinationRequestName, module: Coordinated?, target: Target, index: Int) {
             self.request = request
             self.module = module
-            self.plugin = plugin
-            self.manager = manager
+            self.target = target
             self.index = index
+        }
+
+        /// The plugin, for a route to a manager.
+        public var plugin: String? {
+            if case .manager(let plugin, _) = target { return plugin }
+            return nil
+        }
+
+        /// The manager, for a route to a manager.
+        public var manager: String? {
+            if case .manager(_, let manager) = target { return manager }
+            return nil
+        }
+    }
+
+    /// An A/B experiment: a route to it sends each subject to one variant, chosen by weight, for good.
+    public struct Experiment: Sendable, Hashable {
+        /// One arm of the experiment.
+        public struct Variant: Sendable, Hashable {
+            /// The variant's name, as exposures and `stats` report it.
+            public var name: String
+            /// The declared plugin providing the manager.
+            public var plugin: String
+            /// The manager that handles the request for subjects in this variant.
+            public var manager: String
+            /// The relative share of subjects; 0 takes no new subjects.
+            public var weight: Int
+
+            public init(name: String, plugin: String, manager: String, weight: Int) {
+                self.name = name
+                self.plugin = plugin
+                self.manager = manager
+                self.weight = weight
+            }
+        }
+
+        /// The experiment's name (its key in `experiments`).
+        public var name: String
+        /// The dotted path in the context that identifies a subject, such as `user.id`.
+        public var subject: String
+        /// Mixed into the assignment hash; change it to reshuffle every subject.
+        public var salt: String
+        /// The variants, in the manifest's order; the first is the control.
+        public var variants: [Variant]
+
+        public init(name: String, subject: String, salt: String, variants: [Variant]) {
+            self.name = name
+            self.subject = subject
+            self.salt = salt
+            self.variants = variants
         }
     }
 

@@ -58,6 +58,9 @@ extension ManifestError {
         case emptyName
         /// A `sha256` that is not 64 hexadecimal digits.
         case badChecksum
+        /// An experiment that cannot pick a variant (no variants, weights adding to 0, a repeated
+        /// variant name), or a route that names an undeclared experiment or mixes one with a manager.
+        case badExperiment
     }
 }
 

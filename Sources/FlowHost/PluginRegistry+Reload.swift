@@ -51,8 +51,8 @@ extension PluginRegistry {
     /// Images opened and no longer serving, across all plugins: memory that cannot be given back.
     public var leakedImages: Int {
         slots.values.reduce(0) { total, slot in
-            if case .loaded = slot.status { return total + slot.images - 1 }
-            return total + slot.images
+            if case .loaded = slot.status { return total + slot.retiredImages + slot.images - 1 }
+            return total + slot.retiredImages + slot.images
         }
     }
 

@@ -19,13 +19,15 @@ public final class PluginRegistry {
         var generation = 0
         /// How many images of this plugin were opened; all but the current one are leaked on purpose.
         var images = 0
+        /// Images of an earlier entry for the same name, replaced by a manifest reload.
+        var retiredImages = 0
         /// The SHA-256 of the source library the current image was copied from, when loaded versioned.
         var digest: String?
 
         init(_ entry: Manifest.PluginEntry) { self.entry = entry }
     }
 
-    public let manifest: Manifest
+    public private(set) var manifest: Manifest
     public let searchPath: PluginSearchPath
     /// Whether libraries are copied to a versioned path before being opened, so that the file can be
     /// rebuilt and reloaded while the host runs. ``reload(_:)`` always copies.
@@ -40,6 +42,18 @@ public final class PluginRegistry {
         self.manifest = manifest
         self.searchPath = searchPath
         self.slots = manifest.plugins.mapValues(Slot.init)
+    }
+
+    /// Takes a reloaded manifest: plugins it adds get slots, plugins whose entry changed get fresh ones
+    /// (their old images stay counted), plugins it drops keep theirs, unused.
+    func update(manifest: Manifest) {
+        for (name, entry) in manifest.plugins where slots[name]?.entry != entry {
+            let retired = slots[name]?.images ?? 0
+            let slot = Slot(entry)
+            slot.retiredImages = retired
+            slots[name] = slot
+        }
+        self.manifest = manifest
     }
 
     /// The plugins' names, sorted.

@@ -33,14 +33,24 @@ enum ManifestCommands {
         let registry = PluginRegistry(manifest: manifest, searchPath: searchPath(manifest, parsed))
         if parsed.flags.contains("--eager") { _ = registry.loadAll() }
         var rows = [["REQUEST", "FROM", "PLUGIN", "MANAGER", "LIBRARY", "LOADED"]]
-        for route in manifest.routes {
-            let loaded: String = switch registry.status(of: route.plugin) {
+        func row(_ route: Manifest.Route, plugin: String, manager: String) -> [String] {
+            let loaded: String = switch registry.status(of: plugin) {
             case .loaded: "yes"
             case .failed: "failed"
             case .notLoaded, nil: "no"
             }
-            rows.append([route.request.rawValue, route.module?.rawValue ?? "*", route.plugin, route.manager,
-                         registry.library(of: route.plugin) ?? "?", loaded])
+            return [route.request.rawValue, route.module?.rawValue ?? "*", plugin, manager,
+                    registry.library(of: plugin) ?? "?", loaded]
+        }
+        for route in manifest.routes {
+            switch route.target {
+            case .manager(let plugin, let manager):
+                rows.append(row(route, plugin: plugin, manager: manager))
+            case .experiment(let name):
+                for variant in manifest.experiments[name]?.variants ?? [] {
+                    rows.append(row(route, plugin: variant.plugin, manager: "\(variant.manager) [\(name):\(variant.name) w\(variant.weight)]"))
+                }
+            }
         }
         printTable(rows)
         return .ok

@@ -6,28 +6,40 @@ import Glibc
 /// `flowhost run`: starts the host on a manifest and feeds it commands from a terminal, a pipe or a script.
 @MainActor
 enum RunCommand {
-    static let usage = "usage: flowhost run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager]"
+    static let usage = "usage: flowhost run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager] [--watch]"
     static let details = """
 
         Starts the coordinator at the manifest's start requests, then reads commands: at a prompt on a
         terminal, otherwise from standard input or --script. Commands are echoed with '>' when not typed.
         In a script (or piped input) the run stops at the first failed command or expectation, exit 1.
         --eager loads every plugin at start instead of on the first request each one serves.
+        --watch reloads the manifest and any plugin library when its file changes (rebuild with
+        `swift build` in another terminal); the next request uses the new code or route.
 
         """ + HostShell.help
 
     static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
-        let parsed = try Arguments(arguments, options: ["--script", "--plugin-path"], flags: ["--eager"], usage: usage)
+        let parsed = try Arguments(arguments, options: ["--script", "--plugin-path"], flags: ["--eager", "--watch"], usage: usage)
         if parsed.flags.contains("--help") {
             print(usage + "\n" + details)
             return .ok
         }
         let manifest = try loadManifest(try parsed.single("MANIFEST", usage: usage))
         let script = try parsed.options["--script"]?.last.map(readScript)
-        let host = Host(manifest: manifest, searchPath: searchPath(manifest, parsed), eager: parsed.flags.contains("--eager"))
+        let watching = parsed.flags.contains("--watch")
+        let host = Host(manifest: manifest, searchPath: searchPath(manifest, parsed),
+                        eager: parsed.flags.contains("--eager"), versioned: watching)
         for problem in host.problems { printError(problem.description) }
 
         let shell = HostShell(host: host)
+        shell.onUnpromptedLines = { lines in emit(lines) }
+        if watching {
+            do {
+                try host.watch()
+            } catch {
+                printError("flowhost: \(error.message); running without --watch")
+            }
+        }
         let interactive = script == nil && isatty(STDIN_FILENO) == 1
         let started = shell.start()
         emit(started)
@@ -61,7 +73,11 @@ enum RunCommand {
     }
 
     private static func emit(_ reply: HostShell.Reply) {
-        for line in reply.lines { print("  " + line) }
+        emit(reply.lines)
+    }
+
+    private static func emit(_ lines: [String]) {
+        for line in lines { print("  " + line) }
         fflush(nil)
     }
 

@@ -133,8 +133,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
         case .working: working[ObjectIdentifier(manager)] = manager
         case .finished: break
         }
-        sink?(.handled(request, from: module, manager: factory.name, coordinator: name))
-        return .handled(manager: factory.name)
+        let managerName = resolved.name ?? factory.name
+        sink?(.handled(request, from: module, manager: managerName, coordinator: name))
+        return .handled(manager: managerName)
     }
 
     private func fail(_ request: CoordinationRequest, from module: Coordinated, _ error: FlowError)
@@ -184,10 +185,13 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     // MARK: - Deep links
 
-    /// Applies a deep link: sends each step, as the visible module, until one is not handled.
+    /// Applies a deep link: sends each step as the visible module would, through that module's
+    /// coordinator (so screens land where the person is), until a step is not handled.
     public func open(deepLink steps: [CoordinationRequest]) -> DeepLinkResult {
         for (index, step) in steps.enumerated() {
-            let outcome = requestCoordination(step, from: router.top?.name ?? .deepLink)
+            let visible = router.top
+            let coordination = visible?.coordination ?? self
+            let outcome = coordination.requestCoordination(step, from: visible?.name ?? .deepLink)
             if !outcome.isHandled { return DeepLinkResult(applied: index, total: steps.count, stoppedBy: outcome) }
         }
         return DeepLinkResult(applied: steps.count, total: steps.count, stoppedBy: nil)

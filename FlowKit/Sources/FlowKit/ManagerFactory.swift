@@ -9,11 +9,21 @@ public struct ManagerFactory: Sendable {
         public var requirements: @MainActor @Sendable () -> [DependencyKey]
         /// Creates the manager.
         public var make: @MainActor @Sendable (any FlowCoordinator) -> any RequestCoordinatorManager
+        /// The name outcomes and events report instead of the factory's, when one factory stands for
+        /// several managers (an experiment's variants).
+        public var name: String?
 
         /// A manager of type `type`.
         public init<Manager: RequestCoordinatorManager>(_ type: Manager.Type) {
             self.requirements = { Manager.requirements }
             self.make = { Manager(coordinator: $0) }
+        }
+
+        /// This resolution reported as `name`.
+        public func named(_ name: String) -> Resolved {
+            var renamed = self
+            renamed.name = name
+            return renamed
         }
     }
 

@@ -65,6 +65,21 @@ open class FlowManager: RequestCoordinatorManager {
         FlowModule(name, title: title, content: content, actions: actions, coordination: coordinator)
     }
 
+    /// Opens a tab titled `title`, run by a child coordinator named `coordinatorName`, and presents the
+    /// module `build` makes (given the child, which its actions must ask) as the tab's first screen.
+    ///
+    /// A child per tab gives the tab its own stack, sub-flows and finish; the usual tab bar structure.
+    ///
+    /// - Returns: ``ManagerStep/finished``: the tab's module holds this manager while it is shown.
+    public func presentInNewTab(
+        _ title: String, coordinatorName: String, _ build: (any FlowCoordinator) -> FlowModule
+    ) -> ManagerStep {
+        let tab = BaseFlowCoordinator(name: coordinatorName)
+        coordinator.openChild(tab, style: .tab(title))
+        tab.present(build(tab), style: .inline, by: self)
+        return .finished
+    }
+
     /// Tells the coordinator this manager is done: its modules are removed and it is released.
     public func finish() {
         coordinator.finish(self)

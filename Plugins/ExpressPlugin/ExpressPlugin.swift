@@ -1,0 +1,15 @@
+import FlowKit
+
+/// The express plugin: a second implementation of item creation, one screen instead of a child flow,
+/// for the `create-flow` experiment in `manifests/experiment.json`.
+///
+/// It shares no code or types with the catalog plugin: it asks the catalog to add the item with the
+/// `catalog.item.add` request, the only contract between the two.
+let description = PluginDescription(name: "express", version: "1.0.0", managers: [
+    ManagerFactory("ExpressCreate", ExpressCreateManager.self),
+])
+
+@c(flowkit_plugin_entry)
+public func flowkitPluginEntry() -> UnsafeRawPointer {
+    PluginEntry.export(description)
+}

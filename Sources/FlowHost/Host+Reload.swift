@@ -1,0 +1,142 @@
+import FlowKit
+import Glibc
+
+/// Live reload: plugins and the manifest, by command or by watching their files.
+extension Host {
+    /// Loads a new generation of plugin `name` and switches its routes to it in one step.
+    ///
+    /// Managers already working keep running on the old generation until they finish; every request
+    /// from now on goes to the new one. A new generation that fails to load, or lacks a manager or service
+    /// the manifest still routes to it, is refused and the previous generation keeps serving.
+    @discardableResult
+    public func reloadPlugin(_ name: String) -> HostEvent {
+        let event: HostEvent
+        do {
+            event = try attemptReload(name, landedAt: nil)
+        } catch {
+            stats.refusedReloads += 1
+            event = .reloadRefused(error)
+        }
+        onEvent?(event)
+        return event
+    }
+
+    private func attemptReload(_ name: String, landedAt: ContinuousClock.Instant?) throws(PluginLoadError) -> HostEvent {
+        let managers = manifest.managerReferences.filter { $0.plugin == name }.map(\.manager)
+        let services = manifest.services.filter { $0.plugin == name }.map(\.service)
+        switch try registry.reload(name, requiredManagers: managers, requiredServices: services) {
+        case .reloaded(let generation):
+            stats.reloads += 1
+            return .pluginReloaded(plugin: name, generation: generation, file: registry.sourcePath(of: name) ?? name,
+                                   swapTime: landedAt.map { .now - $0 })
+        case .unchanged:
+            return .pluginUnchanged(plugin: name)
+        }
+    }
+
+    /// Reloads every plugin of the manifest; returns what happened to each.
+    @discardableResult
+    public func reloadAll() -> [HostEvent] {
+        registry.pluginNames.map { reloadPlugin($0) }
+    }
+
+    /// Reads the manifest file again. A valid one replaces the routing table in one step; an invalid one
+    /// is reported and changes nothing.
+    ///
+    /// Services are not restarted: a change to `services` takes effect at the next start.
+    @discardableResult
+    public func reloadManifest() -> HostEvent {
+        let event: HostEvent
+        do {
+            let reloaded = try Manifest.load(path: manifest.path)
+            registry.update(manifest: reloaded)
+            experiments.update(reloaded.experiments)
+            manifest = reloaded
+            coordinator.mapping = mapping(for: reloaded)
+            event = .manifestReloaded(file: reloaded.path, routes: reloaded.routes.count)
+        } catch {
+            event = .manifestRejected(error)
+        }
+        onEvent?(event)
+        return event
+    }
+
+    /// Watches the manifest and every plugin library; reloads what changes.
+    ///
+    /// Needs a host made with `versioned: true`, so that no library is opened in place. A library that is
+    /// still being written (truncated, or not yet an ELF file) is tried again a few times before the
+    /// reload is refused.
+    public func watch() throws(FlowError) {
+        guard registry.loadsVersionedCopies else {
+            throw FlowError("watching needs a host that loads versioned copies; make it with versioned: true")
+        }
+        watcher?.stop()
+        var files = [Manifest.normalisedPath(manifest.path, relativeTo: currentDirectory())]
+        files += registry.pluginNames.compactMap { registry.sourcePath(of: $0) }.map {
+            Manifest.normalisedPath($0, relativeTo: currentDirectory())
+        }
+        let manifestFile = files[0]
+        watcher = try FileWatcher(files: files) { [weak self] path in
+            guard let self else { return }
+            let landed = ContinuousClock.now
+            if path == manifestFile {
+                if case .manifestReloaded = self.reloadManifest() { try? self.watch() }
+            } else {
+                let names = self.registry.pluginNames.filter { name in
+                    self.registry.sourcePath(of: name).map { Manifest.normalisedPath($0, relativeTo: currentDirectory()) } == path
+                }
+                for name in names { Task { await self.reloadWhenComplete(name, landedAt: landed) } }
+            }
+        }
+    }
+
+    /// Reloads `name`, retrying while its file looks incomplete.
+    private func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant) async {
+        for attempt in 1...10 {
+            do {
+                onEvent?(try attemptReload(name, landedAt: landedAt))
+                return
+            } catch where attempt < 10 && error.isIncompleteFile {
+                try? await Task.sleep(for: .milliseconds(50 * attempt))
+            } catch {
+                stats.refusedReloads += 1
+                onEvent?(.reloadRefused(error))
+                return
+            }
+        }
+    }
+
+    /// The stats as lines for people: requests per manager, generations per plugin, exposures.
+    public var statsLines: [String] {
+        var lines = ["requests: \(stats.handled.values.reduce(0, +)) handled, \(stats.unhandled) unhandled, \(stats.failed) failed, \(stats.queued) queued, \(stats.deadLettered) dead-lettered"]
+        for (manager, count) in stats.handled.sorted(by: { $0.key < $1.key }) { lines.append("  \(manager): \(count)") }
+        lines.append("plugins: \(stats.reloads) reloads, \(stats.refusedReloads) refused, \(registry.leakedImages) old generations still mapped (cap \(registry.maxImagesPerPlugin) images per plugin)")
+        for name in registry.pluginNames {
+            let state: String = switch registry.status(of: name) {
+            case .loaded: "loaded"
+            case .failed: "failed"
+            case .notLoaded, nil: "not loaded"
+            }
+            lines.append("  \(name): \(state), \(registry.images(of: name)) image\(registry.images(of: name) == 1 ? "" : "s")")
+        }
+        for (experiment, variants) in stats.exposures.sorted(by: { $0.key < $1.key }) {
+            let counts = variants.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            lines.append("experiment \(experiment): exposures \(counts)")
+        }
+        return lines
+    }
+}
+
+extension PluginLoadError {
+    /// Whether the file looks like a library still being written, worth trying again shortly.
+    var isIncompleteFile: Bool {
+        kind == .notELF || kind == .unreadable || (kind == .notSharedObject && message.hasPrefix("is truncated"))
+    }
+}
+
+/// The current directory, for making paths absolute.
+func currentDirectory() -> String {
+    guard let buffer = getcwd(nil, 0) else { return "/" }
+    defer { free(buffer) }
+    return String(cString: buffer)
+}

@@ -1,0 +1,72 @@
+import FlowKit
+
+/// Something a ``Host`` reports: flow events, reloads and experiment exposures.
+public enum HostEvent: Sendable, CustomStringConvertible {
+    /// An event of the coordinator tree.
+    case flow(FlowEvent)
+    /// A new generation of a plugin serves its routes, `swapTime` after its file landed (when watched).
+    case pluginReloaded(plugin: String, generation: Int, file: String, swapTime: Duration?)
+    /// A reload found the library unchanged; nothing was loaded.
+    case pluginUnchanged(plugin: String)
+    /// A reload was refused; the previous generation keeps serving.
+    case reloadRefused(PluginLoadError)
+    /// A reloaded manifest replaced the routing table.
+    case manifestReloaded(file: String, routes: Int)
+    /// An edited manifest was invalid; the routing table in force is untouched.
+    case manifestRejected(ManifestErrors)
+    /// A subject was exposed to an experiment for the first time.
+    case exposure(Exposure)
+
+    public var description: String {
+        switch self {
+        case .flow(let event): event.description
+        case .pluginReloaded(let plugin, let generation, let file, let swapTime):
+            "reloaded plugin '\(plugin)': generation \(generation) from \(file)"
+                + (swapTime.map { " (\($0.milliseconds) ms after the file landed)" } ?? "")
+        case .pluginUnchanged(let plugin): "plugin '\(plugin)' is unchanged; nothing reloaded"
+        case .reloadRefused(let error): "reload refused: \(error)"
+        case .manifestReloaded(let file, let routes): "reloaded manifest \(file): \(routes) routes"
+        case .manifestRejected(let errors):
+            "manifest edit rejected, the routes in force are unchanged:\n" + errors.description
+        case .exposure(let exposure): exposure.description
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds, with two decimals.
+    var milliseconds: String {
+        let (seconds, attoseconds) = components
+        let hundredths = (Double(seconds) * 1000 + Double(attoseconds) / 1e15) * 100
+        let rounded = Int(hundredths.rounded())
+        let fraction = rounded % 100
+        return "\(rounded / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
+
+/// What a host has done since it was made.
+public struct HostStats: Sendable, Hashable {
+    /// Handled requests by the manager that handled them (experiment variants are reported with their
+    /// experiment and variant).
+    public var handled: [String: Int] = [:]
+    public var unhandled = 0
+    public var failed = 0
+    public var queued = 0
+    public var deadLettered = 0
+    /// Subjects exposed, by experiment and variant.
+    public var exposures: [String: [String: Int]] = [:]
+    /// Successful plugin reloads and refused ones.
+    public var reloads = 0
+    public var refusedReloads = 0
+
+    mutating func count(_ event: FlowEvent) {
+        switch event {
+        case .handled(_, _, let manager, _): handled[manager, default: 0] += 1
+        case .unhandled: unhandled += 1
+        case .failed: failed += 1
+        case .queued: queued += 1
+        case .deadLettered: deadLettered += 1
+        default: break
+        }
+    }
+}

@@ -1,0 +1,220 @@
+@testable import FlowHost
+import FlowKit
+import Glibc
+import Testing
+
+/// Live reload with two real generations of one plugin (the GreeterPlugin fixtures), swapped in a
+/// temporary directory while a host runs.
+@MainActor
+struct HotReloadTests {
+    @Test func nextRequestUsesTheNewGenerationWhileAnInFlightManagerFinishesOnTheOld() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+        let first = try #require(host.coordinator.router.top)
+        #expect(first.content["version"] == 1)
+
+        try lab.install("GreeterPluginV2")
+        #expect(host.reloadPlugin("greeter").isReloaded)
+        #expect(host.coordinator.requestCoordination("greet", from: "greeting").isHandled)
+
+        #expect(host.coordinator.router.top?.content["version"] == 2)
+        try first.perform("complete")
+        #expect(first.content["completedBy"] == 1, "the manager started before the swap ran its own code")
+        #expect(host.registry.images(of: "greeter") == 2)
+        #expect(host.registry.leakedImages == 1)
+    }
+
+    @Test func reloadingAnUnchangedLibraryLoadsNothing() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        host.coordinator.requestCoordination("greet", from: .app)
+
+        let event = host.reloadPlugin("greeter")
+
+        guard case .pluginUnchanged = event else { throw TestFailure("expected unchanged, got \(event)") }
+        #expect(host.registry.images(of: "greeter") == 1)
+    }
+
+    @Test func brokenNewLibraryIsRefusedAndTheOldGenerationKeepsServing() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        host.coordinator.requestCoordination("greet", from: .app)
+
+        try lab.write(Array("not a library".utf8))
+        let event = host.reloadPlugin("greeter")
+
+        guard case .reloadRefused(let error) = event else { throw TestFailure("expected a refusal, got \(event)") }
+        #expect(error.kind == .notELF)
+        #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
+        #expect(host.coordinator.router.top?.content["version"] == 1)
+    }
+
+    @Test func newGenerationLackingARoutedManagerIsRefused() throws {
+        let lab = try SwapLab(initial: "GreeterPluginV2", extraRoute: #"{"request": "bye", "plugin": "greeter", "manager": "Farewell"}"#)
+        let host = try lab.host()
+        host.coordinator.requestCoordination("bye", from: .app)
+
+        try lab.install("GreeterPluginV1")
+        let event = host.reloadPlugin("greeter")
+
+        guard case .reloadRefused(let error) = event else { throw TestFailure("expected a refusal, got \(event)") }
+        #expect(error.message == "the new generation of plugin 'greeter' exports no manager 'Farewell', which is still routed to it; the previous generation keeps serving")
+        #expect(host.coordinator.requestCoordination("bye", from: .app).isHandled)
+    }
+
+    @Test func theCapRefusesFurtherReloads() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        host.registry.maxImagesPerPlugin = 3
+        host.coordinator.requestCoordination("greet", from: .app)
+
+        var events: [HostEvent] = []
+        for product in ["GreeterPluginV2", "GreeterPluginV1", "GreeterPluginV2"] {
+            try lab.install(product)
+            events.append(host.reloadPlugin("greeter"))
+        }
+
+        #expect(events[0].isReloaded && events[1].isReloaded)
+        guard case .reloadRefused(let error) = events[2] else { throw TestFailure("expected a refusal, got \(events[2])") }
+        #expect(error.message == "plugin 'greeter' has been loaded 3 times, the limit; restart flowhost to give back the memory of old generations")
+        #expect(host.statsLines.contains { $0.hasPrefix("plugins: 2 reloads, 1 refused, 2 old generations still mapped") })
+    }
+
+    @Test func invalidManifestEditKeepsTheRoutesInForce() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+
+        try lab.writeManifest(#"{"manifestVersion": 1, "plugins": {}, "routes": [{"request": "greet", "plugin": "gone", "manager": "X"}]}"#)
+        let event = host.reloadManifest()
+
+        guard case .manifestRejected(let errors) = event else { throw TestFailure("expected a rejection, got \(event)") }
+        #expect(errors.errors.map(\.kind) == [.undeclaredPlugin])
+        #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
+    }
+
+    @Test func validManifestEditSwitchesTheRoutes() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+
+        try lab.writeManifest(lab.manifest(routes: #"{"request": "hello", "plugin": "greeter", "manager": "Greeter"}"#))
+        let event = host.reloadManifest()
+
+        guard case .manifestReloaded = event else { throw TestFailure("expected a reload, got \(event)") }
+        #expect(host.coordinator.requestCoordination("greet", from: .app) == .unhandled)
+        #expect(host.coordinator.requestCoordination("hello", from: .app) == .handled(manager: "greeter.Greeter"))
+    }
+
+    @Test func fourSubmittersAndTwentySwapsLoseNoRequest() async throws {
+        let lab = try SwapLab(route: #"{"request": "greet", "plugin": "greeter", "manager": "Greeter"}"#)
+        let host = try lab.host()
+        var outcomes: [String: Int] = [:]
+        host.onEvent = { event in
+            if case .flow(.handled(_, _, let manager, _)) = event { outcomes[manager, default: 0] += 1 }
+        }
+        let coordinator = host.coordinator
+        let submitters = Task.detached {
+            await withTaskGroup(of: (handled: Int, other: Int).self) { group in
+                for submitter in 0..<4 {
+                    group.addTask {
+                        var counts = (handled: 0, other: 0)
+                        for _ in 0..<250 {
+                            let outcome = await coordinator.send(CoordinationRequest("greet"), from: Coordinated("s\(submitter)"))
+                            if outcome.isHandled { counts.handled += 1 } else { counts.other += 1 }
+                        }
+                        return counts
+                    }
+                }
+                var total = (handled: 0, other: 0)
+                for await counts in group { total = (total.handled + counts.handled, total.other + counts.other) }
+                return total
+            }
+        }
+        var swaps = 0
+        for round in 0..<20 {
+            try lab.install(round.isMultiple(of: 2) ? "GreeterPluginV2" : "GreeterPluginV1")
+            if host.reloadPlugin("greeter").isReloaded { swaps += 1 }
+            await Task.yield()
+        }
+        let total = await submitters.value
+
+        #expect(swaps == 20)
+        #expect(total.handled == 1_000)
+        #expect(total.other == 0)
+        #expect(outcomes["greeter.Greeter"] == 1_000)
+    }
+
+    @Test func watchedLibraryRenamedIntoPlaceIsReloaded() async throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        host.coordinator.requestCoordination("greet", from: .app)
+        let (reloads, continuation) = AsyncStream<HostEvent>.makeStream()
+        host.onEvent = { event in
+            if case .flow = event { return }
+            continuation.yield(event)
+        }
+        try host.watch()
+        defer { host.stop() }
+
+        try lab.install("GreeterPluginV2")
+        var iterator = reloads.makeAsyncIterator()
+        let event = await iterator.next()
+
+        #expect(event?.isReloaded == true)
+        host.coordinator.requestCoordination("greet", from: .app)
+        #expect(host.coordinator.router.top?.content["version"] == 2)
+    }
+}
+
+// MARK: - Test Helpers
+
+extension HostEvent {
+    var isReloaded: Bool {
+        if case .pluginReloaded = self { return true }
+        return false
+    }
+}
+
+/// A temporary directory holding a manifest and `libGreeter.so`, a copy of one generation of the fixture.
+@MainActor
+private struct SwapLab {
+    let directory: TemporaryDirectory
+    let routes: String
+
+    init(initial: String = "GreeterPluginV1",
+         route: String = #"{"request": "greet", "plugin": "greeter", "manager": "Greeter"}"#,
+         extraRoute: String? = nil) throws {
+        directory = try TemporaryDirectory()
+        routes = [route, extraRoute].compactMap { $0 }.joined(separator: ", ")
+        try install(initial)
+        try writeManifest(manifest(routes: routes))
+    }
+
+    var library: String { directory.path + "/libGreeter.so" }
+    var manifestPath: String { directory.path + "/lab.json" }
+
+    func manifest(routes: String) -> String {
+        #"{"manifestVersion": 1, "plugins": {"greeter": "libGreeter.so"}, "pluginPath": ["."], "routes": ["# + routes + "]}"
+    }
+
+    func host() throws -> Host {
+        let host = Host(manifest: try Manifest.load(path: manifestPath), searchPath: PluginSearchPath([directory.path]), versioned: true)
+        host.start()
+        return host
+    }
+
+    /// Puts a build of `product` in place as a linker does: written beside, then renamed over.
+    func install(_ product: String) throws {
+        try write(BuildProducts.bytes(of: "lib\(product).so"))
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        let staging = try directory.file("libGreeter.so.tmp", containing: bytes)
+        guard rename(staging, library) == 0 else { throw TestFailure("rename failed") }
+    }
+
+    func writeManifest(_ text: String) throws {
+        let staging = try directory.file("lab.json.tmp", containing: text)
+        guard rename(staging, manifestPath) == 0 else { throw TestFailure("rename failed") }
+    }
+}
