@@ -7,9 +7,14 @@ let package = Package(
     name: "FlowKit",
     products: [
         .library(name: "FlowKit", type: .dynamic, targets: ["FlowKit"]),
+        // Automatic (static): a test kit for plugin authors, linked into test bundles beside libFlowKit.so.
+        .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
     ],
     targets: [
         .target(name: "FlowKit", swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
+        .target(
+            name: "FlowKitTesting", dependencies: ["FlowKit"],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
     ],
     swiftLanguageModes: [.v6]
 )

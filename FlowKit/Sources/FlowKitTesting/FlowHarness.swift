@@ -1,0 +1,286 @@
+import FlowKit
+import Testing
+
+/// A root coordinator set up for a plugin's tests: routes requests straight to managers, with no manifest
+/// and no `dlopen`, records everything that happens, and acts on the presentation as a person would.
+///
+/// ```swift
+/// import FlowKit
+/// import FlowKitTesting
+/// import Testing
+///
+/// @MainActor @Test func signInLeadsHome() throws {
+///     let harness = FlowHarness(plugin: authPlugin)       // the plugin's PluginDescription
+///     harness.route("auth.signIn", to: "SignIn")          // a manager the description exports
+///     harness.route("auth.signIn", from: "settings", to: "Reauthenticate")
+///     harness.route("catalog.list", to: FakeListManager.self)
+///     harness.addService(named: "Session")                // a service the description exports
+///     harness.context = ["locale": "en"]                  // overrides any context provider service
+///     harness.setDependency("catalog.store", FakeStore())
+///
+///     #expect(harness.send("auth.signIn", from: "welcome") == .handled(manager: "SignIn"))
+///     #expect(harness.top == "signIn")
+///     try harness.perform("submit", payload: ["user": "ada"])
+///     #expect(harness.unrouted.map(\.name) == ["home.show"])  // the catalog plugin is not routed here
+///     #expect(harness.presented == ["signIn"])
+/// }
+/// ```
+///
+/// The harness builds its ``coordinator`` at once, so routes, dependencies and services can be added in
+/// any order. Services start with ``start()`` or, implicitly, with the first ``send(_:from:payload:)``.
+/// Every event of the coordinator tree is kept in ``events``; ``presented`` and ``unrouted`` are views
+/// of it for the common assertions. A request no route handles is recorded, not lost.
+///
+/// Setup mistakes fail the test on the line that made them: naming a manager or a service that no plugin
+/// description exports records an `Issue` that lists the names they do export, and a request sent along
+/// such a route fails with the same message.
+@MainActor
+public final class FlowHarness {
+    /// The root coordinator requests go to; use it for anything the harness does not wrap.
+    ///
+    /// Leave its ``BaseFlowCoordinator/onEvent`` to the harness, which records through it.
+    public let coordinator: BaseFlowCoordinator
+    /// The plugin descriptions whose managers and services can be named in ``route(_:from:to:sourceLocation:)``
+    /// and ``addService(named:sourceLocation:)``, searched in order.
+    public let plugins: [PluginDescription]
+    /// Every event of the coordinator tree, oldest first.
+    public private(set) var events: [FlowEvent] = []
+
+    private let services = FlowHarnessServices()
+    private var hasStarted = false
+
+    /// A harness that can name the managers and services of `plugins`, or of none.
+    public init(plugins: [PluginDescription] = []) {
+        self.plugins = plugins
+        self.coordinator = BaseFlowCoordinator(name: "harness", services: [services])
+        let ownServiceName = String(describing: FlowHarnessServices.self)
+        coordinator.onEvent = { [weak self] event in
+            switch event {
+            case .serviceStarted(ownServiceName), .serviceStopped(ownServiceName): return
+            default: self?.events.append(event)
+            }
+        }
+        services.report = { [weak self] event in self?.events.append(event) }
+    }
+
+    /// A harness that can name the managers and services of `plugin`.
+    public convenience init(plugin: PluginDescription) {
+        self.init(plugins: [plugin])
+    }
+
+    // MARK: - Routes
+
+    /// Routes `request` (from `module` only, when given) to the manager a plugin description exports as
+    /// `manager`.
+    ///
+    /// When no description exports that name, records an `Issue` at `sourceLocation` listing the names
+    /// they do export, and routes the request to a manager that fails with that message.
+    public func route(
+        _ request: CoordinationRequestName, from module: Coordinated? = nil, to manager: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        route(request, from: module, to: factory(named: manager, sourceLocation: sourceLocation))
+    }
+
+    /// Routes `request` (from `module` only, when given) to `factory`: a fake, or any manager at all.
+    public func route(_ request: CoordinationRequestName, from module: Coordinated? = nil, to factory: ManagerFactory) {
+        let route = module.map { RequestRoute(request, from: $0) } ?? RequestRoute(request)
+        coordinator.mapping[route] = factory
+    }
+
+    /// Routes `request` (from `module` only, when given) to managers of type `type`, reported under the
+    /// type's name.
+    public func route<Manager: RequestCoordinatorManager>(
+        _ request: CoordinationRequestName, from module: Coordinated? = nil, to type: Manager.Type
+    ) {
+        route(request, from: module, to: ManagerFactory(String(describing: type), type))
+    }
+
+    // MARK: - Context, dependencies and services
+
+    /// The context managers read: what was set here, else the first context provider service's, else empty.
+    ///
+    /// Setting it overrides any context provider service for the rest of the test.
+    public var context: [String: JSONValue] {
+        get { services.context.values }
+        set { services.contextOverride = CoordinatorContext(newValue) }
+    }
+
+    /// Sets (or with `nil`, removes) a dependency; requests queued for it are replayed at once.
+    public func setDependency(_ key: DependencyKey, _ value: (any Sendable)?) {
+        coordinator.setDependency(key, value)
+    }
+
+    /// Adds `service`, started after the services added before it; at once when the harness is running.
+    public func addService(_ service: any CoordinatorServiceProtocol) {
+        services.add(service, startingWith: coordinator.isRunning ? coordinator : nil)
+    }
+
+    /// Adds the service a plugin description exports as `name`, and returns it.
+    ///
+    /// When no description exports that name, records an `Issue` at `sourceLocation` listing the names
+    /// they do export, and returns `nil`.
+    @discardableResult
+    public func addService(
+        named name: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> (any CoordinatorServiceProtocol)? {
+        guard let factory = plugins.lazy.compactMap({ $0.service(named: name) }).first else {
+            let exported = plugins.map { ($0.name, $0.services.map(\.name)) }
+            Issue.record("\(Self.notExported("service", name, exported))", sourceLocation: sourceLocation)
+            return nil
+        }
+        let service = factory.make()
+        addService(service)
+        return service
+    }
+
+    /// Starts the services in the order they were added. The first ``send(_:from:payload:)`` does it too.
+    public func start() {
+        hasStarted = true
+        coordinator.start()
+    }
+
+    /// Stops the services in reverse order and dead-letters the requests still waiting for dependencies.
+    public func stop() {
+        coordinator.stop()
+    }
+
+    // MARK: - Acting
+
+    /// Sends the request `name` with `payload` as `module` would, starting the harness if it never was.
+    @discardableResult
+    public func send(
+        _ name: CoordinationRequestName, from module: Coordinated = .app, payload: JSONValue = .empty
+    ) -> CoordinationOutcome {
+        send(CoordinationRequest(name, payload: payload), from: module)
+    }
+
+    /// Sends `request` as `module` would, starting the harness if it never was.
+    @discardableResult
+    public func send(_ request: CoordinationRequest, from module: Coordinated = .app) -> CoordinationOutcome {
+        if !hasStarted { start() }
+        return coordinator.requestCoordination(request, from: module)
+    }
+
+    /// Triggers the action `name` of the visible module with `payload`, as a person would.
+    ///
+    /// - Returns: The outcome of the coordination the action requested, `nil` when it requested none.
+    /// - Throws: ``FlowError`` when nothing is presented or the visible module has no such action; the
+    ///   message lists the actions it has.
+    @discardableResult
+    public func perform(_ name: String, payload: JSONValue = .empty) throws(FlowError) -> CoordinationOutcome? {
+        guard let module = coordinator.router.top else {
+            throw FlowError("nothing is presented: no module to perform '\(name)' on")
+        }
+        return try module.perform(name, payload: payload)
+    }
+
+    /// Goes back from the visible module; on the last module of a modal, dismisses the modal.
+    ///
+    /// - Throws: ``FlowError`` when there is nothing to go back to.
+    public func back() throws(FlowError) {
+        try coordinator.back()
+    }
+
+    /// Dismisses the topmost modal.
+    ///
+    /// - Throws: ``FlowError`` when no modal is presented.
+    public func dismiss() throws(FlowError) {
+        try coordinator.dismiss()
+    }
+
+    /// Selects the tab at `index` (0-based).
+    ///
+    /// - Throws: ``FlowError`` when there is no such tab.
+    public func selectTab(_ index: Int) throws(FlowError) {
+        try coordinator.selectTab(index)
+    }
+
+    /// Delivers `events`, in order, to every lifecycle service of the coordinator tree.
+    public func lifecycle(_ events: LifecycleEvent...) {
+        lifecycle(events)
+    }
+
+    /// Delivers `events`, in order, to every lifecycle service: `lifecycle(LifecycleEvent.background)`.
+    public func lifecycle(_ events: [LifecycleEvent]) {
+        for event in events { coordinator.send(event) }
+    }
+
+    // MARK: - Outcomes
+
+    /// The name of the visible module, `nil` when nothing is presented.
+    public var top: Coordinated? { coordinator.router.top?.name }
+
+    /// The visible module itself, to read its content, title and actions.
+    public var topModule: FlowModule? { coordinator.router.top }
+
+    /// What is presented where, by module name.
+    public var state: PresentationState { coordinator.router.state }
+
+    /// Every module ever presented, in order, including those since removed.
+    public var presented: [Coordinated] {
+        events.compactMap { event in
+            if case .presented(let module, _) = event { return module }
+            return nil
+        }
+    }
+
+    /// Every request no route handled, in order, with the module that sent it.
+    public var unrouted: [UnroutedRequest] {
+        events.compactMap { event in
+            if case .unhandled(let request, let module) = event { return UnroutedRequest(request, from: module) }
+            return nil
+        }
+    }
+
+    // MARK: - Private
+
+    private func factory(named name: String, sourceLocation: SourceLocation) -> ManagerFactory {
+        if let factory = plugins.lazy.compactMap({ $0.manager(named: name) }).first { return factory }
+        let problem = FlowError(Self.notExported("manager", name, plugins.map { ($0.name, $0.managers.map(\.name)) }))
+        Issue.record("\(problem.message)", sourceLocation: sourceLocation)
+        return ManagerFactory(name: name) { throw problem }
+    }
+
+    /// "no plugin exports a manager 'X'; 'auth' exports: A, B", or how to give the harness a plugin.
+    private static func notExported(_ kind: String, _ name: String, _ exported: [(plugin: String, names: [String])])
+        -> String
+    {
+        let head = "no plugin exports a \(kind) '\(name)'"
+        guard !exported.isEmpty else {
+            return "\(head): the harness has no plugin description; make it with FlowHarness(plugin:)"
+        }
+        let lists = exported.map { plugin, names in
+            "'\(plugin)' exports: \(names.isEmpty ? "none" : names.joined(separator: ", "))"
+        }
+        return ([head] + lists).joined(separator: "; ")
+    }
+}
+
+/// A request no route handled, with the module that sent it.
+public struct UnroutedRequest: Sendable, Hashable, CustomStringConvertible {
+    /// The request.
+    public var request: CoordinationRequest
+    /// The module that sent it.
+    public var module: Coordinated
+
+    /// The request `name` with `payload`, sent by `module`.
+    public init(_ name: CoordinationRequestName, payload: JSONValue = .empty, from module: Coordinated) {
+        self.init(CoordinationRequest(name, payload: payload), from: module)
+    }
+
+    /// `request`, sent by `module`.
+    public init(_ request: CoordinationRequest, from module: Coordinated) {
+        self.request = request
+        self.module = module
+    }
+
+    /// The request's name.
+    public var name: CoordinationRequestName { request.name }
+
+    /// The request's payload.
+    public var payload: JSONValue { request.payload }
+
+    /// The request and its sender, as in "home.show from signIn".
+    public var description: String { "\(request) from \(module)" }
+}

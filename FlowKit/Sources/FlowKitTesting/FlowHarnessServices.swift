@@ -1,0 +1,66 @@
+import FlowKit
+
+/// The harness coordinator's one service: it runs the services a test adds, in order, and provides the
+/// context a test sets.
+///
+/// A coordinator's services are fixed when it is made, but a test adds its services after it makes the
+/// harness, so this stands in for them. It does what the coordinator would: starts them in order (each
+/// reported as `serviceStarted` with its own type name), stops them in reverse, passes lifecycle events
+/// on, and reads the context from the first context provider among them.
+@MainActor
+final class FlowHarnessServices: ContextProviderProtocol, CoordinatorServiceLifeCycleProtocol {
+    /// The services, in the order they were added.
+    private(set) var services: [any CoordinatorServiceProtocol] = []
+    /// The context a test set; it wins over any provider.
+    var contextOverride: CoordinatorContext?
+    /// Where service events go, since this service cannot reach the coordinator's listener.
+    var report: (@MainActor (FlowEvent) -> Void)?
+    /// The coordinator while it runs.
+    private weak var coordinator: (any FlowCoordinator)?
+
+    var context: CoordinatorContext {
+        if let contextOverride { return contextOverride }
+        return services.lazy.compactMap { $0 as? any ContextProviderProtocol }.first?.context ?? .empty
+    }
+
+    /// Adds `service`; starts it at once with `coordinator` when one is given (the harness is running).
+    func add(_ service: any CoordinatorServiceProtocol, startingWith coordinator: (any FlowCoordinator)?) {
+        services.append(service)
+        if let coordinator { start(service, with: coordinator) }
+    }
+
+    func start(with coordinator: any FlowCoordinator) {
+        self.coordinator = coordinator
+        for service in services { start(service, with: coordinator) }
+    }
+
+    func stop() {
+        coordinator = nil
+        for service in services.reversed() {
+            service.stop()
+            report?(.serviceStopped(Self.name(of: service)))
+        }
+    }
+
+    func willEnterBackground() { lifecycle { $0.willEnterBackground() } }
+    func didEnterBackground() { lifecycle { $0.didEnterBackground() } }
+    func willEnterForeground() { lifecycle { $0.willEnterForeground() } }
+    func didBecomeActive() { lifecycle { $0.didBecomeActive() } }
+    func willTerminate() { lifecycle { $0.willTerminate() } }
+
+    private func start(_ service: any CoordinatorServiceProtocol, with coordinator: any FlowCoordinator) {
+        service.start(with: coordinator)
+        report?(.serviceStarted(Self.name(of: service)))
+    }
+
+    private func lifecycle(_ deliver: (any CoordinatorServiceLifeCycleProtocol) -> Void) {
+        for service in services {
+            if let service = service as? any CoordinatorServiceLifeCycleProtocol { deliver(service) }
+        }
+    }
+
+    /// The name the coordinator would report the service under.
+    private static func name(of service: any CoordinatorServiceProtocol) -> String {
+        String(describing: type(of: service))
+    }
+}
