@@ -7,14 +7,10 @@ final class CreateItemManager: FlowManager {
     override class var requirements: [DependencyKey] { [.store] }
 
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        guard let host = coordinator as? BaseFlowCoordinator else {
-            throw FlowError("cannot open the item form: '\(coordinator.name)' is not a BaseFlowCoordinator")
-        }
         let flow = BaseFlowCoordinator(name: "createItem", mapping: [
             RequestRoute(.createItemForm): ManagerFactory("CreateForm", CreateFormManager.self),
         ])
-        host.whenFinished(flow) { [weak self] in self?.flowFinished() }
-        host.openChild(flow, style: .modal)
+        coordinator.openChild(flow, style: .modal, onFinish: { [weak self] in self?.flowFinished() })
         let outcome = flow.requestCoordination(.createItemForm, payload: request.payload, from: .createItem)
         guard outcome.isHandled else {
             flow.finish()

@@ -19,7 +19,7 @@ final class ItemListManager: FlowManager {
                 coordination: coordination)
         }
         if request.payload["style"]?.string == "tab" {
-            return try presentInNewTab("Items", coordinatorName: "items", makeList)
+            return presentInNewTab("Items", coordinatorName: "items", makeList)
         }
         return .present(makeList(coordinator), .inline)
     }

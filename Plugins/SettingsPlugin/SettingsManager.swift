@@ -23,7 +23,7 @@ final class SettingsManager: FlowManager {
                 coordination: coordination)
         }
         if request.payload["style"]?.string == "tab" {
-            return try presentInNewTab("Settings", coordinatorName: "settings", makeSettings)
+            return presentInNewTab("Settings", coordinatorName: "settings", makeSettings)
         }
         return .present(makeSettings(coordinator), .inline)
     }
@@ -36,15 +36,14 @@ final class SettingsManager: FlowManager {
     /// Asks for `auth.signIn` as `settings` from a sub-flow opened inline over `settings`, and refreshes
     /// `settings` when the sub-flow finishes.
     private static func switchUser(from settings: FlowModule, payload: JSONValue) -> CoordinationOutcome {
-        guard let host = settings.coordination as? BaseFlowCoordinator else {
+        guard let host = settings.coordination as? any FlowCoordinator else {
             return settings.requestCoordination(.signIn, payload: payload)
         }
         let flow = BaseFlowCoordinator(name: "switchUser")
-        host.whenFinished(flow) { [weak settings, weak host] in
+        host.openChild(flow, style: .inline, onFinish: { [weak settings, weak host] in
             guard let settings, let host else { return }
             settings.content = content(host.context)
-        }
-        host.openChild(flow, style: .inline)
+        })
         let outcome = flow.requestCoordination(.signIn, payload: payload, from: settings.name)
         // A sub-flow that shows nothing would never be left, so it would never finish on its own.
         if !host.router.modules.contains(where: { $0.coordination === flow }) { flow.finish() }
