@@ -23,6 +23,7 @@ let package = Package(
     dependencies: [
         // A path dependency, so that host and plugins share the one dynamic libFlowKit.so.
         .package(path: "FlowKit"),
+        .package(path: "FlowKit/FlowKitTesting"),
     ],
     targets: [
         // MARK: - Host
@@ -33,7 +34,7 @@ let package = Package(
         .testTarget(name: "FlowKitTests", dependencies: [flowKit]),
         .testTarget(name: "FlowHostTests", dependencies: ["FlowHost", flowKit]),
         .testTarget(
-            name: "FlowKitTestingTests", dependencies: [flowKit, .product(name: "FlowKitTesting", package: "FlowKit")]),
+            name: "FlowKitTestingTests", dependencies: [flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
     ] + bundledPlugins.map { .target(name: $0, dependencies: [flowKit], path: "Plugins/\($0)") }
       + fixturePlugins.map { .target(name: $0, dependencies: [flowKit], path: "Tests/Fixtures/\($0)") },
     swiftLanguageModes: [.v6]

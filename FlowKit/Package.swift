@@ -2,19 +2,15 @@
 import PackageDescription
 
 // FlowKit is the SDK shared by the host and every plugin. Its library product is dynamic on purpose:
-// the process must hold exactly one copy of its types (see DYNAMIC-LOADING.md, fact 1).
+// the process must hold exactly one copy of its types (see DYNAMIC-LOADING.md, fact 1). The test kit for
+// plugin authors is the package in FlowKitTesting/, which depends on this product.
 let package = Package(
     name: "FlowKit",
     products: [
         .library(name: "FlowKit", type: .dynamic, targets: ["FlowKit"]),
-        // Automatic (static): a test kit for plugin authors, linked into test bundles beside libFlowKit.so.
-        .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
     ],
     targets: [
         .target(name: "FlowKit", swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
-        .target(
-            name: "FlowKitTesting", dependencies: ["FlowKit"],
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
     ],
     swiftLanguageModes: [.v6]
 )

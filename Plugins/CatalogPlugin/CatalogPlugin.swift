@@ -10,6 +10,7 @@ let description = PluginDescription(
         ManagerFactory("ItemDetail", ItemDetailManager.self),
         ManagerFactory("CreateItem", CreateItemManager.self),
         ManagerFactory("QuickCreate", QuickCreateManager.self),
+        ManagerFactory("AddItem", AddItemManager.self),
     ],
     services: [
         ServiceFactory("Store") { StoreService() },

@@ -96,7 +96,7 @@ struct BundledPluginTests {
         #expect(host.coordinator.router.state.description == "stack: welcome\ntop: welcome")
     }
 
-    @Test(arguments: ["demo", "variant"])
+    @Test(arguments: ["demo", "variant", "experiment"])
     func bundledScriptRunsToTheEndWithEveryExpectationMet(_ name: String) throws {
         let host = try Host.bundled("manifests/\(name).json")
         let shell = HostShell(host: host)

@@ -1,0 +1,22 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// FlowKitTesting, the test kit for plugin authors, is a package of its own so that it can depend on
+// FlowKit's dynamic *product*. A target beside FlowKit in FlowKit's package would link FlowKit's code
+// statically into every test binary, and the process would hold two copies of FlowKit's types.
+let package = Package(
+    name: "FlowKitTesting",
+    products: [
+        .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
+    ],
+    dependencies: [
+        .package(path: ".."),
+    ],
+    targets: [
+        .target(
+            name: "FlowKitTesting",
+            dependencies: [.product(name: "FlowKit", package: "FlowKit")],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
+    ],
+    swiftLanguageModes: [.v6]
+)
