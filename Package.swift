@@ -9,8 +9,8 @@ let sharedSettings: [SwiftSetting] = [
 /// The bundled plugins. Each one is its own dynamic library product, loaded by the host with dlopen.
 let bundledPlugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin", "ExpressPlugin"]
 
-/// Plugins only the tests load: two generations of one plugin, for hot swap.
-let fixturePlugins = ["GreeterPluginV1", "GreeterPluginV2"]
+/// Plugins only the tests load: two generations of one plugin, for hot swap, and one with its own FlowKit.
+let fixturePlugins = ["GreeterPluginV1", "GreeterPluginV2", "StaticSDKPlugin"]
 
 let flowKit = Target.Dependency.product(name: "FlowKit", package: "FlowKit")
 

@@ -8,10 +8,12 @@ struct FlowHostCommand {
         usage: flowhost <command> [options]
 
         commands:
-          run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager]   run the flow (interactive on a terminal)
+          run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager] [--watch]
+                                                                           run the flow (interactive on a terminal)
           validate MANIFEST [--plugin-path DIR]...                         check the manifest and every plugin
           list MANIFEST [--plugin-path DIR]... [--eager]                   print the routing table
           inspect PLUGIN.so                                                describe a plugin library
+          new-plugin NAME [--dir PATH] [--flowkit PATH]                    scaffold a plugin package
           help                                                             this text
 
         exit codes: 0 ok, 1 a scripted expectation or command failed, 64 usage,
@@ -28,6 +30,7 @@ struct FlowHostCommand {
             case "validate": code = try ManifestCommands.validate(arguments)
             case "list": code = try ManifestCommands.list(arguments)
             case "inspect": code = try ManifestCommands.inspect(arguments)
+            case "new-plugin": code = try NewPluginCommand.run(arguments)
             case "help", "--help", "-h":
                 print(usage)
                 code = .ok

@@ -158,3 +158,14 @@ private struct Header {
         return try PluginLoader.readHeader(UnsafeRawPointer(buffer.baseAddress), file: "p.so")
     }
 }
+
+extension PluginLoaderTests {
+    @Test func pluginWithItsOwnCopyOfFlowKitIsRefusedBeforeItsTypesAreTouched() throws {
+        let path = try BuildProducts.path(of: "libStaticSDKPlugin.so")
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
+
+        #expect(error?.kind == .duplicateSDK)
+        #expect(error?.description == "\(path): links its own copy of FlowKit instead of the host's shared libFlowKit.so, so its types would not match the host's; depend on `.product(name: \"FlowKit\", package: \"FlowKit\")` and do not add FlowKit's sources or a static FlowKit to the plugin")
+    }
+}

@@ -1,0 +1,248 @@
+import FlowKit
+import Glibc
+
+/// Writes a new, standalone plugin package: one manager, one module, a test that uses FlowKitTesting, a
+/// manifest snippet and a README. `swift build` in it makes a library flowhost loads; `swift test` passes.
+public struct PluginScaffold: Sendable {
+    /// The plugin's name, a Swift identifier starting with a capital: `Greeting`.
+    public var name: String
+    /// The FlowKit package directory the new package depends on by path.
+    public var flowKitPath: String
+
+    /// Checks `name` and makes a scaffold for it.
+    ///
+    /// - Throws: ``FlowError`` when `name` is not an identifier starting with an uppercase letter.
+    public init(name: String, flowKitPath: String) throws(FlowError) {
+        guard let first = name.unicodeScalars.first, ("A"..."Z").contains(first),
+              name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) })
+        else {
+            throw FlowError("plugin name '\(name)' must be letters and digits starting with an uppercase letter, like 'Greeting'")
+        }
+        self.name = name
+        self.flowKitPath = flowKitPath
+    }
+
+    /// The plugin's name in manifests and request names: `greeting`.
+    public var key: String { name.prefix(1).lowercased() + name.dropFirst() }
+
+    /// The library `swift build` makes: `libGreeting.so`.
+    public var library: String { "lib\(name).so" }
+
+    /// The files to write, by path relative to the package directory.
+    public var files: [(path: String, contents: String)] {
+        [
+            ("Package.swift", packageManifest),
+            ("Sources/\(name)/\(name)Plugin.swift", pluginFile),
+            ("Sources/\(name)/\(name)Manager.swift", managerFile),
+            ("Tests/\(name)Tests/\(name)Tests.swift", testFile),
+            ("manifest-snippet.json", manifestSnippet),
+            ("README.md", readme),
+            (".gitignore", ".build/\nPackage.resolved\n"),
+        ]
+    }
+
+    /// Writes the package into `directory`, which must not exist yet or be empty.
+    ///
+    /// - Throws: ``FlowError`` naming the path that could not be written.
+    public func write(into directory: String) throws(FlowError) {
+        if let entries = try? Self.entries(of: directory), !entries.isEmpty {
+            throw FlowError("\(directory) already exists and is not empty; choose another --dir or name")
+        }
+        for (path, contents) in files {
+            let full = directory + "/" + path
+            try Self.makeDirectories(String(full[..<full.lastIndex(of: "/")!]))
+            guard let file = fopen(full, "w") else { throw FlowError("\(full): cannot create: \(String(cString: strerror(errno)))") }
+            defer { fclose(file) }
+            guard fputs(contents, file) >= 0 else { throw FlowError("\(full): cannot write: \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    private static func entries(of directory: String) throws -> [String] {
+        guard let handle = opendir(directory) else { throw FlowError("no directory") }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    private static func makeDirectories(_ path: String) throws(FlowError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw FlowError("\(current): cannot create directory: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}
+
+// MARK: - Templates
+
+extension PluginScaffold {
+    var packageManifest: String {
+        """
+        // swift-tools-version:6.0
+        import PackageDescription
+
+        let package = Package(
+            name: "\(name)",
+            products: [
+                // Dynamic: flowhost loads lib\(name).so with dlopen.
+                .library(name: "\(name)", type: .dynamic, targets: ["\(name)"]),
+            ],
+            dependencies: [
+                // FlowKit from a FlowHost checkout. These two lines are all to change when FlowKit is published.
+                .package(path: "\(flowKitPath)"),
+                .package(path: "\(flowKitPath)/FlowKitTesting"),
+            ],
+            targets: [
+                // Depend on the FlowKit *product*, never on FlowKit's sources: host and plugins share one FlowKit.
+                .target(name: "\(name)", dependencies: [.product(name: "FlowKit", package: "FlowKit")]),
+                .testTarget(
+                    name: "\(name)Tests",
+                    dependencies: ["\(name)", .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
+            ],
+            swiftLanguageModes: [.v6]
+        )
+
+        """
+    }
+
+    var pluginFile: String {
+        """
+        import FlowKit
+
+        /// What the \(key) plugin offers the host: its managers and services, by the names manifests use.
+        let plugin = PluginDescription(
+            name: "\(key)",
+            version: "0.1.0",
+            managers: [
+                ManagerFactory("\(name)", \(name)Manager.self),
+            ]
+        )
+
+        /// The entry point the host looks up. `PluginEntry.export` compiles FlowKit's ABI version into this plugin.
+        @c(flowkit_plugin_entry)
+        public func flowkitPluginEntry() -> UnsafeRawPointer { PluginEntry.export(plugin) }
+
+        """
+    }
+
+    var managerFile: String {
+        """
+        import FlowKit
+
+        extension CoordinationRequestName {
+            /// Shows the \(key) screen. Payload: none.
+            static let show\(name): Self = "\(key).show"
+        }
+
+        extension Coordinated {
+            /// The \(key) screen.
+            static let \(key): Self = "\(key)"
+        }
+
+        /// Handles `\(key).show`: greets the signed-in person (context `user.name`) on one screen, pushed inline.
+        final class \(name)Manager: FlowManager {
+            override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+                let person = context.value(atPath: "user.name")?.string ?? "there"
+                let screen = self.module(.\(key), title: "\(name)", content: ["message": .string("Hello, \\(person)!")], actions: [
+                    // Asks for coordination as this module: the host decides what `settings.show` opens.
+                    .request("settings", "settings.show", summary: "open the settings"),
+                    ModuleAction("done", summary: "close this screen") { [weak self] _, _ in
+                        self?.finish()
+                        return nil
+                    },
+                ])
+                return .present(screen, .inline)
+            }
+        }
+
+        """
+    }
+
+    var testFile: String {
+        """
+        import FlowKit
+        import FlowKitTesting
+        import Testing
+        @testable import \(name)
+
+        @MainActor
+        struct \(name)Tests {
+            @Test func showGreetsTheSignedInPerson() throws {
+                let harness = FlowHarness(plugin: plugin)
+                harness.route(.show\(name), to: "\(name)")
+                harness.context = ["user": ["name": "Ada"]]
+
+                #expect(harness.send(.show\(name)) == .handled(manager: "\(name)"))
+                #expect(harness.top == .\(key))
+                #expect(harness.topModule?.content["message"] == "Hello, Ada!")
+            }
+
+            @Test func settingsActionAsksTheHostForSettings() throws {
+                let harness = FlowHarness(plugin: plugin)
+                harness.route(.show\(name), to: "\(name)")
+                harness.send(.show\(name))
+
+                try harness.perform("settings")
+
+                #expect(harness.unrouted.map(\\.name) == ["settings.show"])
+            }
+
+            @Test func doneClosesTheScreen() throws {
+                let harness = FlowHarness(plugin: plugin)
+                harness.route(.show\(name), to: "\(name)")
+                harness.send(.show\(name))
+
+                try harness.perform("done")
+
+                #expect(harness.top == nil)
+            }
+        }
+
+        """
+    }
+
+    var manifestSnippet: String {
+        """
+        {
+          "plugins": { "\(key)": "\(library)" },
+          "routes": [
+            { "request": "\(key).show", "plugin": "\(key)", "manager": "\(name)" }
+          ]
+        }
+
+        """
+    }
+
+    var readme: String {
+        """
+        # \(name): a FlowHost plugin
+
+        Made by `flowhost new-plugin \(name)`. One manager, `\(name)`, handles `\(key).show` by pushing the
+        `\(key)` screen, which greets the signed-in person and has two actions: `settings` (asks the host for
+        `settings.show`) and `done`.
+
+        ```sh
+        swift build     # makes .build/debug/\(library)
+        swift test      # runs Tests/\(name)Tests with FlowKitTesting: no host, no dlopen
+        ```
+
+        To run it in a host, merge `manifest-snippet.json` into a manifest (its `plugins` and `routes`) and
+        point flowhost at the library:
+
+        ```sh
+        flowhost inspect .build/debug/\(library)
+        flowhost run your-manifest.json --plugin-path .build/debug
+        ```
+
+        Then `send \(key).show` at the prompt. See FlowHost's `docs/authoring.md` for managers, modules,
+        context, services, reloading and the loader's errors.
+
+        """
+    }
+}

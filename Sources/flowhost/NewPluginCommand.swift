@@ -1,0 +1,67 @@
+import FlowHost
+import FlowKit
+import Glibc
+
+/// `flowhost new-plugin`: scaffolds a standalone plugin package outside this repository.
+@MainActor
+enum NewPluginCommand {
+    static let usage = "usage: flowhost new-plugin NAME [--dir PATH] [--flowkit PATH]"
+    static let details = """
+
+        Creates a SwiftPM package for a plugin called NAME (letters and digits, starting with a capital)
+        in PATH (default: ./NAME): one manager, one module, a test using FlowKitTesting, a manifest
+        snippet and a README. `swift build` in it makes libNAME.so; `swift test` passes as it is.
+        --flowkit is the FlowKit package to depend on by path (default: the FlowKit/ directory of the
+        FlowHost checkout this flowhost was built in).
+        """
+
+    static func run(_ arguments: [String]) throws(Exit) -> ExitCode {
+        let parsed = try Arguments(arguments, options: ["--dir", "--flowkit"], flags: [], usage: usage)
+        if parsed.flags.contains("--help") {
+            print(usage + "\n" + details)
+            return .ok
+        }
+        let name = try parsed.single("NAME", usage: usage)
+        guard let flowKit = parsed.options["--flowkit"]?.last.map(absolutePath) ?? checkoutFlowKit() else {
+            throw Exit(.usage, "flowhost: cannot find FlowKit beside this flowhost; pass --flowkit PATH/TO/FlowHost/FlowKit")
+        }
+        guard access(flowKit + "/Package.swift", R_OK) == 0 else {
+            throw Exit(.inputMissing, "\(flowKit): no FlowKit package here (no Package.swift); pass the FlowKit directory of a FlowHost checkout")
+        }
+        let scaffold: PluginScaffold
+        do {
+            scaffold = try PluginScaffold(name: name, flowKitPath: flowKit)
+        } catch {
+            throw Exit(.usage, "flowhost: \(error.message)")
+        }
+        let directory = absolutePath(parsed.options["--dir"]?.last ?? name)
+        do {
+            try scaffold.write(into: directory)
+        } catch {
+            throw Exit(.invalidInput, "flowhost: \(error.message)")
+        }
+        print("created plugin package \(name) in \(directory)")
+        for file in scaffold.files { print("  \(file.path)") }
+        print("""
+
+            next:
+              cd \(directory)
+              swift build        # makes .build/debug/\(scaffold.library)
+              swift test
+              flowhost inspect .build/debug/\(scaffold.library)
+            """)
+        return .ok
+    }
+
+    /// The FlowKit directory of the checkout this executable was built in: found by walking up from the
+    /// executable's directory (`.build/<triple>/debug`) to a directory holding `FlowKit/Package.swift`.
+    private static func checkoutFlowKit() -> String? {
+        guard var directory = ProcessInfoLite.executableDirectory() else { return nil }
+        for _ in 0..<6 {
+            if access(directory + "/FlowKit/Package.swift", R_OK) == 0 { return directory + "/FlowKit" }
+            guard let slash = directory.lastIndex(of: "/"), slash != directory.startIndex else { return nil }
+            directory = String(directory[..<slash])
+        }
+        return nil
+    }
+}

@@ -1,0 +1,59 @@
+@testable import FlowHost
+import FlowKit
+import Foundation
+import Testing
+
+/// The scaffold, end to end: generate a plugin package outside the repository, build it with
+/// `swift build`, load its library into a host and route a request to it.
+@MainActor
+struct ScaffoldTests {
+    @Test func scaffoldedPluginBuildsLoadsAndServesARequest() throws {
+        let directory = try TemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory.path) }
+        let package = directory.path + "/Greeting"
+        let scaffold = try PluginScaffold(name: "Greeting", flowKitPath: Repository.path("FlowKit"))
+        try scaffold.write(into: package)
+
+        // Its own scratch path, so this build does not wait on the lock of the build running these tests.
+        let scratch = directory.path + "/scratch"
+        let (status, output) = try run("swift", ["build", "--package-path", package, "--scratch-path", scratch])
+        try #require(status == 0, "swift build failed:\n\(output)")
+
+        let manifest = try Manifest.parse(try readText(package + "/manifest-snippet.json")
+            .replacingOccurrences(of: "{\n  \"plugins\"", with: "{\n  \"manifestVersion\": 1,\n  \"plugins\""),
+            path: package + "/app.json")
+        let host = Host(manifest: manifest, searchPath: PluginSearchPath([scratch + "/debug"]))
+        host.start()
+
+        #expect(host.coordinator.requestCoordination("greeting.show", from: .app) == .handled(manager: "greeting.Greeting"))
+        #expect(host.coordinator.router.top?.content["message"] == "Hello, there!")
+    }
+
+    @Test func scaffoldRefusesANameThatIsNotATypeName() {
+        #expect(throws: FlowError("plugin name 'my-plugin' must be letters and digits starting with an uppercase letter, like 'Greeting'")) {
+            try PluginScaffold(name: "my-plugin", flowKitPath: "/f")
+        }
+    }
+
+    @Test func scaffoldRefusesADirectoryThatIsNotEmpty() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.file("keep.txt", containing: "mine")
+
+        #expect(throws: FlowError("\(directory.path) already exists and is not empty; choose another --dir or name")) {
+            try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: directory.path)
+        }
+    }
+
+    private func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tool] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
