@@ -52,6 +52,7 @@ public final class HostShell {
           reload manifest                     read the manifest again; an invalid one changes nothing
           stats                               requests per manager, plugin generations, experiment exposures
           stack                               print the presentation
+          show                                the visible module: title, content and actions
           actions                             list the visible module's actions
           expect top MODULE                   fail the run unless MODULE is visible
           help | quit
@@ -95,6 +96,7 @@ public final class HostShell {
             case "stats": return Reply(lines: host.statsLines, status: .ok)
             case "stack": return Reply(lines: host.coordinator.router.state.description.split(separator: "\n").map(String.init), status: .ok)
             case "actions": return Reply(lines: actionLines(), status: .ok)
+            case "show": return Reply(lines: showLines(), status: .ok)
             case "expect": status = try expect(rest)
             case "help": return Reply(lines: HostShell.help.split(separator: "\n").map(String.init), status: .ok)
             case "quit", "exit": return Reply(lines: [], status: .quit)
@@ -180,6 +182,11 @@ public final class HostShell {
         } catch {
             throw FlowError("the payload is not JSON: \(error)")
         }
+    }
+
+    private func showLines() -> [String] {
+        guard let top = host.coordinator.router.top else { return ["nothing is presented"] }
+        return ["\(top.name): \(top.title)", "content: \(top.content)"] + actionLines().map { "action " + $0 }
     }
 
     private func actionLines() -> [String] {
