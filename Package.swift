@@ -29,6 +29,8 @@ let package = Package(
         // MARK: - Host
         .target(name: "FlowHost", dependencies: [flowKit]),
         .executableTarget(name: "flowhost", dependencies: ["FlowHost", flowKit]),
+        // Benchmarks: swift build -c release && swift run -c release flowbench
+        .executableTarget(name: "flowbench", dependencies: ["FlowHost", flowKit]),
 
         // MARK: - Tests
         .testTarget(name: "FlowKitTests", dependencies: [flowKit]),

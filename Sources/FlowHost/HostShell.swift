@@ -186,7 +186,8 @@ public final class HostShell {
 
     private func showLines() -> [String] {
         guard let top = host.coordinator.router.top else { return ["nothing is presented"] }
-        return ["\(top.name): \(top.title)", "content: \(top.content)"] + actionLines().map { "action " + $0 }
+        return ["\(top.name): \(top.title)", "content: \(top.content)"]
+            + top.actions.map { "action \($0.name)\($0.summary.isEmpty ? "" : ": \($0.summary)")" }
     }
 
     private func actionLines() -> [String] {

@@ -1,0 +1,37 @@
+import FlowHost
+import FlowKit
+
+/// `flowbench`: the numbers the issues ask for, measured on this machine in one run.
+///
+///     swift build -c release && swift run -c release flowbench
+@main @MainActor
+struct FlowBench {
+    static func main() async {
+        let iterations = 1_000_000
+        // Interleave the two so that machine noise touches both alike; keep each one's best round.
+        var coordinated = Double.infinity, direct = Double.infinity
+        for _ in 0..<5 {
+            coordinated = min(coordinated, RequestPathBenchmark.coordinated(iterations: iterations))
+            direct = min(direct, RequestPathBenchmark.direct(iterations: iterations))
+        }
+        print("request path (\(iterations) requests, best of 5 rounds):")
+        print("  through BaseFlowCoordinator: \(format(coordinated)) ns per request")
+        print("  as direct calls:             \(format(direct)) ns per request")
+        print("  ratio:                       \(format(coordinated / direct))x (target: at most 1.25x)")
+
+        guard let buildDirectory = ProcessInfoLite.executableDirectory() else { return }
+        do {
+            let times = try await SwapBenchmark.run(swaps: 20, buildDirectory: buildDirectory).sorted()
+            print("hot swap, file landed -> first request served by the new generation (20 swaps):")
+            print("  median \(format(times[times.count / 2])) ms, min \(format(times[0])) ms, max \(format(times[times.count - 1])) ms")
+        } catch {
+            print("hot swap: not measured: \(error) (build the fixtures first: swift build -c release)")
+        }
+    }
+
+    static func format(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}

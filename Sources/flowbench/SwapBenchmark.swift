@@ -1,0 +1,68 @@
+import FlowHost
+import FlowKit
+import Glibc
+
+/// How long a hot swap takes, from a rebuilt library landing (renamed into place, as a linker does) to
+/// the first request served by the new generation, with the real inotify watcher.
+@MainActor
+enum SwapBenchmark {
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// The swap times in milliseconds, one per swap.
+    static func run(swaps: Int, buildDirectory: String) async throws -> [Double] {
+        var generations: [[UInt8]] = []
+        for product in ["GreeterPluginV1", "GreeterPluginV2"] {
+            generations.append(try read(buildDirectory + "/lib\(product).so"))
+        }
+        var template = Array("/tmp/flowbench-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
+        let directory = String(cString: made)
+        try install(generations[0], in: directory)
+        let manifest = try Manifest.parse(#"{"manifestVersion": 1, "plugins": {"greeter": "libGreeter.so"}, "routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}]}"#,
+                                          path: directory + "/bench.json")
+        let host = Host(manifest: manifest, searchPath: PluginSearchPath([directory]), versioned: true)
+        host.start()
+        host.coordinator.requestCoordination("greet", from: .app)
+        let (reloads, continuation) = AsyncStream<HostEvent>.makeStream()
+        host.onEvent = { event in
+            if case .flow = event { return }
+            continuation.yield(event)
+        }
+        try host.watch()
+        defer { host.stop() }
+
+        var times: [Double] = []
+        var iterator = reloads.makeAsyncIterator()
+        for swap in 1...swaps {
+            let landed = ContinuousClock.now
+            try install(generations[swap % 2], in: directory)
+            guard case .pluginReloaded? = await iterator.next() else { throw Failure(description: "swap \(swap) was not reloaded") }
+            host.coordinator.requestCoordination("greet", from: .app)
+            guard host.coordinator.router.top?.content["version"] == .number(Double(swap % 2 + 1)) else {
+                throw Failure(description: "swap \(swap): the request was not served by the new generation")
+            }
+            let (seconds, attoseconds) = (ContinuousClock.now - landed).components
+            times.append(Double(seconds) * 1e3 + Double(attoseconds) / 1e15)
+        }
+        return times
+    }
+
+    private static func read(_ path: String) throws -> [UInt8] {
+        guard let file = fopen(path, "rb") else { throw Failure(description: "\(path) is missing") }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while case let count = fread(&buffer, 1, buffer.count, file), count > 0 { bytes += buffer[..<count] }
+        return bytes
+    }
+
+    private static func install(_ bytes: [UInt8], in directory: String) throws {
+        let staging = directory + "/libGreeter.so.tmp"
+        guard let file = fopen(staging, "wb") else { throw Failure(description: "cannot write \(staging)") }
+        let written = fwrite(bytes, 1, bytes.count, file)
+        fclose(file)
+        guard written == bytes.count, rename(staging, directory + "/libGreeter.so") == 0 else {
+            throw Failure(description: "cannot install libGreeter.so")
+        }
+    }
+}
