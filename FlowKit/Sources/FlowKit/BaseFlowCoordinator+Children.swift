@@ -33,7 +33,7 @@ extension BaseFlowCoordinator {
         guard let parent else { return }
         for child in children.reversed() { child.finish() }
         stop()
-        var removed = router.removeModules { $0.presenter === self }
+        var removed = router.removeModules { $0.presenter == ObjectIdentifier(self) }
         if case .modal = style { removed += router.removeLayer(anchor) }
         if case .tab = style { removed += router.removeLayer(anchor) }
         parent.children.removeAll { $0 === self }

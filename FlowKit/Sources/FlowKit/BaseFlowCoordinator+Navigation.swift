@@ -8,14 +8,14 @@ extension BaseFlowCoordinator {
     ///
     /// - Throws: ``FlowError`` when there is nothing to go back to.
     public func back() throws(FlowError) {
-        rootCoordinator.didRemove(try router.back())
+        didRemove(try router.back())
     }
 
     /// Dismisses the topmost modal layer.
     ///
     /// - Throws: ``FlowError`` when no modal is presented.
     public func dismiss() throws(FlowError) {
-        rootCoordinator.didRemove(try router.dismiss())
+        didRemove(try router.dismiss())
     }
 
     /// Selects the tab at `index` (0-based).
@@ -38,7 +38,8 @@ extension BaseFlowCoordinator {
         if let sink {
             for module in modules { sink(.removed(module.name)) }
         }
-        rootCoordinator.finishAbandonedChildren()
+        let root = rootCoordinator
+        if !root.children.isEmpty { root.finishAbandonedChildren() }
     }
 
     /// Finishes, depth first, every child whose home layer is gone or whose inline screens were all removed.
@@ -52,7 +53,7 @@ extension BaseFlowCoordinator {
     private var isAbandoned: Bool {
         switch style {
         case .modal, .tab: return !router.contains(anchor)
-        case .inline, .root: return hasPresented && !router.modules.contains { $0.presenter === self }
+        case .inline, .root: return hasPresented && !router.modules.contains { $0.presenter == ObjectIdentifier(self) }
         }
     }
 }

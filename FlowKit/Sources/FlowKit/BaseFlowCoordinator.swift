@@ -79,7 +79,10 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// ``unhandledRequestHandler`` is told.
     @discardableResult
     public func requestCoordination(_ request: CoordinationRequest, from module: Coordinated) -> CoordinationOutcome {
-        var coordinator: BaseFlowCoordinator? = self
+        if let factory = factory(for: request.name, from: module) {
+            return handle(request, from: module, with: factory)
+        }
+        var coordinator = parent
         while let current = coordinator {
             if let factory = current.factory(for: request.name, from: module) {
                 return handle(request, from: module, with: factory)
@@ -129,7 +132,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
             return fail(request, from: module, FlowError(wrapping: error))
         }
         switch step {
-        case .present(let presented, let style): present(presented, style: style, by: manager)
+        case .present(let presented, let style): present(presented, style: style, by: manager, sink: sink)
         case .working: working[ObjectIdentifier(manager)] = manager
         case .finished: break
         }
@@ -148,8 +151,15 @@ open class BaseFlowCoordinator: FlowCoordinator {
     // MARK: - Managers and presentation
 
     public func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?) {
+        present(module, style: style, by: manager, sink: sink)
+    }
+
+    private func present(
+        _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
+        sink: (@MainActor (FlowEvent) -> Void)?
+    ) {
         module.manager = manager
-        module.presenter = self
+        module.presenter = ObjectIdentifier(self)
         presentedCount += 1
         var replaced: [FlowModule] = []
         switch style {
@@ -170,7 +180,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The managers currently held, working or with a module presented, in this coordinator only.
     public var activeManagerCount: Int {
         var presenting = Set<ObjectIdentifier>()
-        for module in router.modules where module.presenter === self {
+        for module in router.modules where module.presenter == ObjectIdentifier(self) {
             if let manager = module.manager { presenting.insert(ObjectIdentifier(manager)) }
         }
         return presenting.union(working.keys).count

@@ -18,8 +18,11 @@ public final class FlowModule {
 
     /// The manager that built this module. Holding it keeps the manager alive while the module is shown.
     var manager: (any RequestCoordinatorManager)?
-    /// The coordinator that presented this module, set when it is presented.
-    weak var presenter: BaseFlowCoordinator?
+    /// The identity of the coordinator that presented this module, set when it is presented. Only ever
+    /// compared, never dereferenced: a weak reference here cost the request path a side-table update per
+    /// module. A coordinator removes its modules before it goes, so the identity cannot be reused while
+    /// the module is shown.
+    var presenter: ObjectIdentifier?
 
     /// Creates a module.
     public init(

@@ -125,7 +125,7 @@ public final class Router {
     /// The layer a coordinator pushes onto: the visible stack when the coordinator presented its top
     /// module (as a push onto the visible navigation controller), else its topmost modal, else `anchor`.
     func inlineTarget(for coordinator: BaseFlowCoordinator, anchor: LayerID) -> LayerID {
-        if let top, top.presenter === coordinator { return visibleLayer }
+        if let top, top.presenter == ObjectIdentifier(coordinator) { return visibleLayer }
         return modals.last { $0.owner === coordinator }?.id ?? anchor
     }
 
