@@ -8,7 +8,8 @@ extension BaseFlowCoordinator {
     ///
     /// - Throws: ``FlowError`` when there is nothing to go back to.
     public func back() throws(FlowError) {
-        didRemove(try router.back())
+        if router.backDismisses { return didRemove(try router.dismiss()) }
+        didRemove(try router.pop())
     }
 
     /// Dismisses the topmost modal layer.
@@ -27,9 +28,17 @@ extension BaseFlowCoordinator {
 
     /// The root of this coordinator's tree.
     var rootCoordinator: BaseFlowCoordinator {
+        guard hasParent else { return self }
         var current = self
         while let parent = current.parent { current = parent }
         return current
+    }
+
+    /// Reports a removed module and finishes the children it leaves with nothing on screen.
+    func didRemove(_ module: FlowModule) {
+        sink?(.removed(module.name))
+        let root = rootCoordinator
+        if !root.children.isEmpty { root.finishAbandonedChildren() }
     }
 
     /// Reports removed modules and finishes the children they leave with nothing on screen.

@@ -29,7 +29,11 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     public internal(set) var router: Router
     /// The coordinator that opened this one.
-    public internal(set) weak var parent: BaseFlowCoordinator?
+    public internal(set) weak var parent: BaseFlowCoordinator? {
+        didSet { hasParent = parent != nil }
+    }
+    /// Whether ``parent`` is set, readable without loading the weak reference on the request path.
+    private(set) var hasParent = false
     /// The open child coordinators, in the order they were opened.
     public internal(set) var children: [BaseFlowCoordinator] = []
     /// Whether ``start()`` was called and ``stop()`` not since.
@@ -82,7 +86,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         if let factory = factory(for: request.name, from: module) {
             return handle(request, from: module, with: factory)
         }
-        var coordinator = parent
+        var coordinator = hasParent ? parent : nil
         while let current = coordinator {
             if let factory = current.factory(for: request.name, from: module) {
                 return handle(request, from: module, with: factory)
@@ -211,6 +215,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     /// The nearest event listener, this coordinator's or an ancestor's.
     var sink: (@MainActor (FlowEvent) -> Void)? {
-        onEvent ?? parent?.sink
+        if let onEvent { return onEvent }
+        return hasParent ? parent?.sink : nil
     }
 }

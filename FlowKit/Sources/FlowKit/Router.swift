@@ -16,8 +16,9 @@ public final class Router {
         enum Kind { case main, tab(String), modal }
         let id: LayerID
         let kind: Kind
-        /// The coordinator that opened the layer; `nil` for the main stack.
-        weak var owner: BaseFlowCoordinator?
+        /// The identity of the coordinator that opened the layer; `nil` for the main stack. Compared only:
+        /// a weak reference would make every copy of a layer a side-table round trip.
+        var owner: ObjectIdentifier?
         /// Whether the layer is a child coordinator's home, kept while empty; other modals close when empty.
         var isAnchor = false
         var stack: [FlowModule] = []
@@ -43,7 +44,7 @@ public final class Router {
 
     /// The module a person sees.
     public var top: FlowModule? {
-        if let modal = modals.last { return modal.stack.last }
+        if let last = modals.indices.last { return modals[last].stack.last }
         if !tabs.isEmpty { return tabs[selectedTab].stack.last }
         return main.stack.last
     }
@@ -61,10 +62,21 @@ public final class Router {
     /// - Throws: ``FlowError`` when the visible stack has only its root module (or nothing) left.
     @discardableResult
     func back() throws(FlowError) -> [FlowModule] {
-        if let modal = modals.last, modal.stack.count <= 1 { return try dismiss() }
+        if let last = modals.indices.last, modals[last].stack.count <= 1 { return try dismiss() }
+        return [try pop()]
+    }
+
+    /// Pops the top module of the visible stack, which must not be a modal's last.
+    func pop() throws(FlowError) -> FlowModule {
         let removed: FlowModule? = mutateVisibleStack { stack in stack.count > 1 ? stack.removeLast() : nil }
         guard let removed else { throw FlowError("nothing to go back to: '\(top?.name.rawValue ?? "nothing")' is the first screen") }
-        return [removed]
+        return removed
+    }
+
+    /// Whether ``back()`` would dismiss a modal rather than pop.
+    var backDismisses: Bool {
+        guard let last = modals.indices.last else { return false }
+        return modals[last].stack.count <= 1
     }
 
     /// Dismisses the topmost modal layer.
@@ -111,13 +123,13 @@ public final class Router {
     }
 
     func openModal(owner: BaseFlowCoordinator, isAnchor: Bool) -> LayerID {
-        let layer = Layer(id: makeID(), kind: .modal, owner: owner, isAnchor: isAnchor)
+        let layer = Layer(id: makeID(), kind: .modal, owner: ObjectIdentifier(owner), isAnchor: isAnchor)
         modals.append(layer)
         return layer.id
     }
 
     func addTab(_ title: String, owner: BaseFlowCoordinator) -> LayerID {
-        let layer = Layer(id: makeID(), kind: .tab(title), owner: owner, isAnchor: true)
+        let layer = Layer(id: makeID(), kind: .tab(title), owner: ObjectIdentifier(owner), isAnchor: true)
         tabs.append(layer)
         return layer.id
     }
@@ -126,12 +138,15 @@ public final class Router {
     /// module (as a push onto the visible navigation controller), else its topmost modal, else `anchor`.
     func inlineTarget(for coordinator: BaseFlowCoordinator, anchor: LayerID) -> LayerID {
         if let top, top.presenter == ObjectIdentifier(coordinator) { return visibleLayer }
-        return modals.last { $0.owner === coordinator }?.id ?? anchor
+        let identity = ObjectIdentifier(coordinator)
+        guard !modals.isEmpty, let index = modals.lastIndex(where: { $0.owner == identity }) else { return anchor }
+        return modals[index].id
     }
 
     /// The layer whose top module is visible.
     private var visibleLayer: LayerID {
-        modals.last?.id ?? (tabs.isEmpty ? main.id : tabs[selectedTab].id)
+        if let last = modals.indices.last { return modals[last].id }
+        return tabs.isEmpty ? main.id : tabs[selectedTab].id
     }
 
     func contains(_ id: LayerID) -> Bool {
