@@ -72,6 +72,7 @@ public final class HostShell {
     private var topLine: String { "top: \(host.coordinator.router.top?.name.rawValue ?? "(nothing)")" }
 
     /// Runs one command line. Blank lines and `#` comments do nothing.
+    @discardableResult
     public func execute(_ line: String) -> Reply {
         let trimmed = line.trimmingWhitespace()
         guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return Reply(lines: [], status: .ok) }
@@ -90,7 +91,10 @@ public final class HostShell {
             case "tab":
                 guard let index = Int(rest) else { throw FlowError("usage: tab N (a tab number from 0)") }
                 try host.coordinator.selectTab(index)
-            case "deeplink": output.append(try deepLink(rest).description)
+            case "deeplink":
+                let result = try deepLink(rest)
+                guard result.isComplete else { throw FlowError(result.description) }
+                output.append(result.description)
             case "lifecycle": try lifecycle(rest)
             case "reload": try reload(rest)
             case "stats": return Reply(lines: host.statsLines, status: .ok)
@@ -122,14 +126,25 @@ public final class HostShell {
             module = Coordinated(sender)
             json = afterSender
         }
-        host.coordinator.requestCoordination(CoordinationRequest(CoordinationRequestName(name), payload: try payload(json)), from: module)
+        let request = CoordinationRequest(CoordinationRequestName(name), payload: try payload(json))
+        try check(host.coordinator.requestCoordination(request, from: module), of: request.name)
+    }
+
+    /// Turns a request that failed or found no manager into a command error, so that a script stops there.
+    private func check(_ outcome: CoordinationOutcome?, of request: some CustomStringConvertible) throws(FlowError) {
+        switch outcome {
+        case .failed(let error)?: throw FlowError("\(request) failed: \(error.message)")
+        case .unhandled?: throw FlowError("no route handles \(request)")
+        default: break
+        }
     }
 
     private func act(_ arguments: String) throws(FlowError) {
         let (action, json) = arguments.splitFirstWord()
         guard let top = host.coordinator.router.top else { throw FlowError("nothing is presented, so there is no action to trigger") }
         guard !action.isEmpty else { throw FlowError("usage: act ACTION [JSON]; actions here: \(top.actions.map(\.name).joined(separator: ", "))") }
-        try top.perform(action, payload: try payload(json))
+        let outcome = try top.perform(action, payload: try payload(json))
+        try check(outcome, of: "action '\(action)'")
     }
 
     private func deepLink(_ json: String) throws(FlowError) -> DeepLinkResult {

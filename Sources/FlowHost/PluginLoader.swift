@@ -29,7 +29,7 @@ public enum PluginLoader {
         }
         guard let symbol = dlsym(handle, PluginEntry.symbol) else {
             throw PluginLoadError(file: path, kind: .missingEntry, message:
-                "has no entry point '\(PluginEntry.symbol)'; add `@c(\(PluginEntry.symbol)) public func entry() -> UnsafeRawPointer { PluginEntry.export(description) }` to the plugin")
+                "has no entry point '\(PluginEntry.symbol)'; add `@c(\(PluginEntry.symbol)) public func flowkitPluginEntry() -> UnsafeRawPointer { PluginEntry.export(plugin) }` to the plugin, where `plugin` is its PluginDescription")
         }
         typealias Entry = @convention(c) () -> UnsafeRawPointer?
         let entry = unsafeBitCast(symbol, to: Entry.self)

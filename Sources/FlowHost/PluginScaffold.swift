@@ -210,6 +210,7 @@ extension PluginScaffold {
     var manifestSnippet: String {
         """
         {
+          "manifestVersion": 1,
           "plugins": { "\(key)": "\(library)" },
           "routes": [
             { "request": "\(key).show", "plugin": "\(key)", "manager": "\(name)" }

@@ -42,13 +42,15 @@ enum NewPluginCommand {
         }
         print("created plugin package \(name) in \(directory)")
         for file in scaffold.files { print("  \(file.path)") }
+        let flowhost = ProcessInfoLite.executableDirectory().map { $0 + "/flowhost" } ?? "flowhost"
         print("""
 
             next:
               cd \(directory)
               swift build        # makes .build/debug/\(scaffold.library)
               swift test
-              flowhost inspect .build/debug/\(scaffold.library)
+              \(flowhost) inspect .build/debug/\(scaffold.library)
+              \(flowhost) run manifest-snippet.json --plugin-path .build/debug
             """)
         return .ok
     }

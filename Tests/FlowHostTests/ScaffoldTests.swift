@@ -19,9 +19,7 @@ struct ScaffoldTests {
         let (status, output) = try run("swift", ["build", "--package-path", package, "--scratch-path", scratch])
         try #require(status == 0, "swift build failed:\n\(output)")
 
-        let manifest = try Manifest.parse(try readText(package + "/manifest-snippet.json")
-            .replacingOccurrences(of: "{\n  \"plugins\"", with: "{\n  \"manifestVersion\": 1,\n  \"plugins\""),
-            path: package + "/app.json")
+        let manifest = try Manifest.parse(try readText(package + "/manifest-snippet.json"), path: package + "/app.json")
         let host = Host(manifest: manifest, searchPath: PluginSearchPath([scratch + "/debug"]))
         host.start()
 

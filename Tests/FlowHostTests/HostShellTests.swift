@@ -1,0 +1,71 @@
+@testable import FlowHost
+import FlowKit
+import Testing
+
+/// The shell's commands and their errors, on a host with the real settings plugin.
+@MainActor
+struct HostShellTests {
+    private func shell() throws -> HostShell {
+        let host = try Host.parsing("""
+            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
+             "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"}]}
+            """)
+        let shell = HostShell(host: host)
+        _ = shell.start()
+        return shell
+    }
+
+    @Test func sendReportsTheManagerAndPluginThatHandledIt() throws {
+        let reply = try shell().execute("send settings.about")
+
+        #expect(reply.status == .ok)
+        #expect(reply.lines == [
+            "presented about (inline)",
+            "settings.about from app: handled by settings.About (libSettingsPlugin.so)",
+            "top: about",
+        ])
+    }
+
+    @Test func typoInARequestNameSuggestsTheRouteAndFailsTheCommand() throws {
+        let reply = try shell().execute("send settings.abuot")
+
+        #expect(reply.status == .error("no route handles settings.abuot"))
+        #expect(reply.lines.first == "settings.abuot from app: unhandled, no route; did you mean 'settings.about'?")
+    }
+
+    @Test func payloadThatIsNotJSONSaysWhere() throws {
+        let reply = try shell().execute(#"send settings.about {"a": }"#)
+
+        #expect(reply.status == .error("the payload is not JSON: line 1, column 7: unexpected character '}'"))
+    }
+
+    @Test func unknownCommandPointsToHelp() throws {
+        #expect(try shell().execute("jump").status == .error("unknown command 'jump'; type 'help' for the list"))
+    }
+
+    @Test func expectationThatFailsSaysWhatIsOnTop() throws {
+        let shell = try shell()
+        shell.execute("send settings.about")
+
+        #expect(shell.execute("expect top about").status == .ok)
+        #expect(shell.execute("expect top settings").status == .expectationFailed("expectation failed: top is 'about', expected 'settings'"))
+    }
+
+    @Test func unknownActionListsTheActionsThere() throws {
+        let shell = try shell()
+        shell.execute("send settings.about")
+
+        #expect(shell.execute("act fly").status == .error("module 'about' has no action 'fly' (it has: none)"))
+    }
+
+    @Test func commentsAndBlankLinesDoNothing() throws {
+        let shell = try shell()
+
+        #expect(shell.execute("# a comment").lines.isEmpty)
+        #expect(shell.execute("   ").lines.isEmpty)
+    }
+
+    @Test func reloadOfAnUnknownPluginNamesThePlugins() throws {
+        #expect(try shell().execute("reload setings").status == .error("no plugin named 'setings'; plugins: settings"))
+    }
+}
