@@ -43,3 +43,19 @@ final class SessionService: ContextProviderProtocol, CoordinatorServiceLifeCycle
     func didEnterBackground() { isLocked = true }
     func willEnterForeground() { isLocked = false }
 }
+
+/// The signed-in person survives a reload of the auth plugin.
+extension SessionService: StateHandoff {
+    func exportState() -> JSONValue {
+        var state: [String: JSONValue] = ["locked": .bool(isLocked)]
+        if let user { state["user"] = ["id": .string(user.id), "name": .string(user.name)] }
+        return .object(state)
+    }
+
+    func importState(_ state: JSONValue) {
+        if let id = state["user"]?["id"]?.string, let name = state["user"]?["name"]?.string {
+            user = User(id: id, name: name)
+        }
+        isLocked = state["locked"]?.bool ?? false
+    }
+}

@@ -27,6 +27,8 @@ final class StoreService: CoordinatorServiceProtocol {
     func start(with coordinator: any FlowCoordinator) {
         self.coordinator = coordinator
         coordinator.setDependency(.storeService, self)
+        // A store handed over loaded by the previous generation takes its place as the dependency.
+        if isLoaded { coordinator.setDependency(.store, self) }
     }
 
     func stop() {
@@ -55,5 +57,20 @@ final class StoreService: CoordinatorServiceProtocol {
         let item = Item(id: (items.map(\.id).max() ?? 0) + 1, title: title)
         items.append(item)
         return item
+    }
+}
+
+/// The items, and whether they were loaded, survive a reload of the catalog plugin.
+extension StoreService: StateHandoff {
+    func exportState() -> JSONValue {
+        ["loaded": .bool(isLoaded), "items": .array(items.map(\.json))]
+    }
+
+    func importState(_ state: JSONValue) {
+        items = (state["items"]?.array ?? []).compactMap { item in
+            guard let id = item["id"]?.int, let title = item["title"]?.string else { return nil }
+            return Item(id: id, title: title)
+        }
+        isLoaded = state["loaded"]?.bool ?? false
     }
 }

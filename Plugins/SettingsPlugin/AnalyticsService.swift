@@ -18,3 +18,15 @@ final class AnalyticsService: CoordinatorServiceLifeCycleProtocol {
     func didEnterBackground() { backgroundCount += 1 }
     func willEnterForeground() { foregroundCount += 1 }
 }
+
+/// The counts survive a reload of the settings plugin.
+extension AnalyticsService: StateHandoff {
+    func exportState() -> JSONValue {
+        ["backgroundCount": .number(Double(backgroundCount)), "foregroundCount": .number(Double(foregroundCount))]
+    }
+
+    func importState(_ state: JSONValue) {
+        backgroundCount = state["backgroundCount"]?.int ?? 0
+        foregroundCount = state["foregroundCount"]?.int ?? 0
+    }
+}

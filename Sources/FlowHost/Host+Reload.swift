@@ -8,11 +8,14 @@ extension Host {
     /// Managers already working keep running on the old generation until they finish; every request
     /// from now on goes to the new one. A new generation that fails to load, or lacks a manager or service
     /// the manifest still routes to it, is refused and the previous generation keeps serving.
+    ///
+    /// - Parameter force: Load a new generation even when the library is unchanged (a watched file that
+    ///   did not change is skipped instead).
     @discardableResult
-    public func reloadPlugin(_ name: String) -> HostEvent {
+    public func reloadPlugin(_ name: String, force: Bool = false) -> HostEvent {
         let event: HostEvent
         do {
-            event = try attemptReload(name, landedAt: nil)
+            event = try attemptReload(name, landedAt: nil, force: force)
         } catch {
             stats.refusedReloads += 1
             event = .reloadRefused(error)
@@ -21,23 +24,42 @@ extension Host {
         return event
     }
 
-    private func attemptReload(_ name: String, landedAt: ContinuousClock.Instant?) throws(PluginLoadError) -> HostEvent {
+    private func attemptReload(
+        _ name: String, landedAt: ContinuousClock.Instant?, force: Bool = false
+    ) throws(PluginLoadError) -> HostEvent {
         let managers = manifest.managerReferences.filter { $0.plugin == name }.map(\.manager)
         let services = manifest.services.filter { $0.plugin == name }.map(\.service)
-        switch try registry.reload(name, requiredManagers: managers, requiredServices: services) {
+        switch try registry.reload(name, requiredManagers: managers, requiredServices: services, force: force) {
         case .reloaded(let generation):
             stats.reloads += 1
+            let replaced = replaceServices(of: name)
             return .pluginReloaded(plugin: name, generation: generation, file: registry.sourcePath(of: name) ?? name,
-                                   swapTime: landedAt.map { .now - $0 })
+                                   swapTime: landedAt.map { .now - $0 }, services: replaced)
         case .unchanged:
             return .pluginUnchanged(plugin: name)
         }
     }
 
+    /// Replaces the running services of plugin `name` with ones from its current generation, handing
+    /// their state over where both sides adopt ``StateHandoff``; returns the names of those replaced.
+    private func replaceServices(of name: String) -> [String] {
+        var replaced: [String] = []
+        for index in runningServices.indices where runningServices[index].ref.plugin == name {
+            let (ref, old) = runningServices[index]
+            // The reload checked that the new generation exports every service the manifest starts.
+            guard let new = try? registry.service(ref.service, in: name).make() else { continue }
+            if coordinator.replaceService(old, with: new) {
+                runningServices[index].service = new
+                replaced.append(ref.service)
+            }
+        }
+        return replaced
+    }
+
     /// Reloads every plugin of the manifest; returns what happened to each.
     @discardableResult
-    public func reloadAll() -> [HostEvent] {
-        registry.pluginNames.map { reloadPlugin($0) }
+    public func reloadAll(force: Bool = false) -> [HostEvent] {
+        registry.pluginNames.map { reloadPlugin($0, force: force) }
     }
 
     /// Reads the manifest file again. A valid one replaces the routing table in one step; an invalid one

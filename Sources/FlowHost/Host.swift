@@ -29,6 +29,8 @@ public final class Host {
     /// Assigns subjects to experiment variants.
     public let experiments: ExperimentAssigner
     var watcher: FileWatcher?
+    /// The running services and the manifest entries they came from, for swapping them on a reload.
+    var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
 
     /// Builds the host. Loads the plugins that provide services now, and with `eager` every plugin.
     ///
@@ -41,16 +43,17 @@ public final class Host {
         self.registry = registry
         self.experiments = ExperimentAssigner(manifest.experiments)
         var problems: [PluginLoadError] = []
-        var services: [any CoordinatorServiceProtocol] = []
+        var services: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
         for service in manifest.services {
             do {
-                services.append(try registry.service(service.service, in: service.plugin).make())
+                services.append((service, try registry.service(service.service, in: service.plugin).make()))
             } catch {
                 problems.append(error)
             }
         }
+        self.runningServices = services
         if eager { problems += Host.check(manifest: manifest, registry: registry) }
-        self.coordinator = BaseFlowCoordinator(name: manifest.name ?? "host", services: services)
+        self.coordinator = BaseFlowCoordinator(name: manifest.name ?? "host", services: services.map(\.service))
         self.problems = Host.unique(problems)
         coordinator.mapping = mapping(for: manifest)
         coordinator.onEvent = { [unowned self] event in

@@ -4,8 +4,9 @@ import FlowKit
 public enum HostEvent: Sendable, CustomStringConvertible {
     /// An event of the coordinator tree.
     case flow(FlowEvent)
-    /// A new generation of a plugin serves its routes, `swapTime` after its file landed (when watched).
-    case pluginReloaded(plugin: String, generation: Int, file: String, swapTime: Duration?)
+    /// A new generation of a plugin serves its routes, `swapTime` after its file landed (when watched);
+    /// `services` names the running services it replaced (their state handed over where they allow it).
+    case pluginReloaded(plugin: String, generation: Int, file: String, swapTime: Duration?, services: [String])
     /// A reload found the library unchanged; nothing was loaded.
     case pluginUnchanged(plugin: String)
     /// A reload was refused; the previous generation keeps serving.
@@ -20,9 +21,10 @@ public enum HostEvent: Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .flow(let event): event.description
-        case .pluginReloaded(let plugin, let generation, let file, let swapTime):
+        case .pluginReloaded(let plugin, let generation, let file, let swapTime, let services):
             "reloaded plugin '\(plugin)': generation \(generation) from \(file)"
                 + (swapTime.map { " (\($0.milliseconds) ms after the file landed)" } ?? "")
+                + (services.isEmpty ? "" : "; restarted services: \(services.joined(separator: ", "))")
         case .pluginUnchanged(let plugin): "plugin '\(plugin)' is unchanged; nothing reloaded"
         case .reloadRefused(let error): "reload refused: \(error)"
         case .manifestReloaded(let file, let routes): "reloaded manifest \(file): \(routes) routes"

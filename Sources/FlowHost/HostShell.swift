@@ -48,7 +48,7 @@ public final class HostShell {
           back | dismiss | tab N              go back, dismiss the top modal, select tab N (0-based)
           deeplink JSON                       apply a list of requests: [{"request": ..., "payload": ...}, ...]
           lifecycle background|foreground     send lifecycle events to the services
-          reload [PLUGIN]                     load a new generation of PLUGIN (default: every plugin)
+          reload [PLUGIN]                     load a new generation of PLUGIN (default: every plugin), even if unchanged
           reload manifest                     read the manifest again; an invalid one changes nothing
           stats                               requests per manager, plugin generations, experiment exposures
           stack                               print the presentation
@@ -174,12 +174,12 @@ public final class HostShell {
         if target == "manifest" {
             host.reloadManifest()
         } else if target.isEmpty {
-            host.reloadAll()
+            host.reloadAll(force: true)
         } else {
             guard host.registry.status(of: target) != nil else {
                 throw FlowError("no plugin named '\(target)'; plugins: \(host.registry.pluginNames.joined(separator: ", "))")
             }
-            host.reloadPlugin(target)
+            host.reloadPlugin(target, force: true)
         }
     }
 

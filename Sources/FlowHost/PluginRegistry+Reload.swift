@@ -20,14 +20,15 @@ extension PluginRegistry {
     /// step on the main actor; on any failure the current generation keeps serving.
     ///
     /// - Throws: ``PluginLoadError``, including when the plugin reached ``maxImagesPerPlugin``.
+    /// - Parameter force: Load a new generation even when the library's content is the one loaded.
     @discardableResult
     public func reload(
-        _ name: String, requiredManagers: [String] = [], requiredServices: [String] = []
+        _ name: String, requiredManagers: [String] = [], requiredServices: [String] = [], force: Bool = false
     ) throws(PluginLoadError) -> ReloadResult {
         guard let slot = slots[name] else {
             throw PluginLoadError(file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
         }
-        let (plugin, digest) = try openCopy(of: slot, unlessDigestIs: slot.digest)
+        let (plugin, digest) = try openCopy(of: slot, unlessDigestIs: force ? nil : slot.digest)
         guard let plugin else { return .unchanged }
         let managers = Set(plugin.description.managers.map(\.name))
         let services = Set(plugin.description.services.map(\.name))

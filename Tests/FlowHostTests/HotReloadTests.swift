@@ -218,3 +218,25 @@ private struct SwapLab {
         guard rename(staging, manifestPath) == 0 else { throw TestFailure("rename failed") }
     }
 }
+
+extension HotReloadTests {
+    @Test func reloadedPluginsServicesAreReplacedAndKeepTheirState() throws {
+        let manifest = try Manifest.load(path: Repository.path("manifests/demo.json"))
+        let host = Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]), versioned: true)
+        let shell = HostShell(host: host)
+        _ = shell.start()
+        for command in ["act signIn", #"act submit {"user": "Ada"}"#] { #expect(shell.execute(command).status == .ok) }
+
+        let event = host.reloadPlugin("auth", force: true)
+
+        guard case .pluginReloaded(_, let generation, _, _, let services) = event else {
+            throw TestFailure("expected a reload, got \(event)")
+        }
+        #expect(generation == 2)
+        #expect(services == ["Session"])
+        #expect(host.coordinator.context["user"]?["name"] == "Ada", "the new session took the old one's state")
+        // The new generation's SignOut finds a session of its own generation's type, and signs Ada out.
+        #expect(host.coordinator.requestCoordination("auth.signOut", from: "settings") == .handled(manager: "auth.SignOut"))
+        #expect(host.coordinator.context["user"] == nil)
+    }
+}

@@ -81,3 +81,36 @@ struct ServiceAndContextTests {
         #expect(context.value(atPath: "user.missing") == nil)
     }
 }
+
+extension ServiceAndContextTests {
+    @Test func replacedServiceHandsItsStateToTheNewOneAndProvidesTheContext() {
+        let old = HandoffSession(user: "ada")
+        let coordinator = BaseFlowCoordinator(services: [PlainService(log: Log()), old])
+        coordinator.start()
+        let new = HandoffSession(user: nil)
+
+        #expect(coordinator.replaceService(old, with: new))
+
+        #expect(old.stopped)
+        #expect(new.started)
+        #expect(coordinator.context["user"] == "ada")
+        #expect(coordinator.services.last === new)
+        #expect(!coordinator.replaceService(old, with: new), "old is no longer a service")
+    }
+}
+
+/// A context provider that hands its user over.
+@MainActor
+private final class HandoffSession: ContextProviderProtocol, StateHandoff {
+    var user: String?
+    var started = false
+    var stopped = false
+
+    init(user: String?) { self.user = user }
+
+    var context: CoordinatorContext { CoordinatorContext(user.map { ["user": .string($0)] } ?? [:]) }
+    func start(with coordinator: any FlowCoordinator) { started = true }
+    func stop() { stopped = true }
+    func exportState() -> JSONValue { user.map { .string($0) } ?? .null }
+    func importState(_ state: JSONValue) { user = state.string }
+}

@@ -27,6 +27,29 @@ extension BaseFlowCoordinator {
         deadLetterAll(reason: "the coordinator '\(name)' stopped while it was waiting")
     }
 
+    /// Replaces the running service `old` with `new` in the same place in the start order: `old` stops,
+    /// `new` takes over `old`'s state when both are ``StateHandoff``, becomes the context provider if `old`
+    /// was one (or if `new` is the first provider), and starts if the coordinator is running.
+    ///
+    /// - Returns: Whether `old` was one of this coordinator's services.
+    @discardableResult
+    public func replaceService(_ old: any CoordinatorServiceProtocol, with new: any CoordinatorServiceProtocol) -> Bool {
+        guard let index = services.firstIndex(where: { $0 === old }) else { return false }
+        let state = (old as? any StateHandoff)?.exportState()
+        if isRunning {
+            old.stop()
+            sink?(.serviceStopped(String(describing: type(of: old))))
+        }
+        if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
+        services[index] = new
+        contextProvider = services.lazy.compactMap { $0 as? any ContextProviderProtocol }.first
+        if isRunning {
+            new.start(with: self)
+            sink?(.serviceStarted(String(describing: type(of: new))))
+        }
+        return true
+    }
+
     /// Tells every lifecycle service of this coordinator and its descendants about `event`.
     public func send(_ event: LifecycleEvent) {
         for service in services {

@@ -41,7 +41,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Requests that waited too long for their dependencies, or were pending when the coordinator stopped.
     public internal(set) var deadLetters: [DeadLetter] = []
 
-    let services: [any CoordinatorServiceProtocol]
+    /// The services, in start order.
+    public internal(set) var services: [any CoordinatorServiceProtocol]
     var contextProvider: (any ContextProviderProtocol)?
     var ownDependencies = DependencyValues()
     var queue: [QueuedRequest] = []
