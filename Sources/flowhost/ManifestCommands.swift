@@ -74,7 +74,7 @@ enum ManifestCommands {
         print("abi:      \(plugin.abiVersion) (host \(PluginEntry.abiVersion))")
         print("managers: \(description.managers.map(\.name).sorted().joined(separator: ", "))")
         for factory in description.managers.sorted(by: { $0.name < $1.name }) {
-            let requirements = (try? factory.resolve().requirements()) ?? []
+            let requirements = (try? factory.resolve().requirements) ?? []
             if !requirements.isEmpty { print("  \(factory.name) requires \(requirements.map(\.rawValue).joined(separator: ", "))") }
         }
         print("services: \(description.services.isEmpty ? "none" : description.services.map(\.name).sorted().joined(separator: ", "))")

@@ -144,3 +144,20 @@ struct RoutingTests {
         #expect(throws: DecodingError.self) { try CoordinationRequest(.showDetail, payload: ["id": "x"]).decode(Item.self) }
     }
 }
+
+extension RoutingTests {
+    @Test func repeatedLookupsKeepModuleOverridesApartAndFollowMappingChanges() {
+        let (coordinator, _) = BaseFlowCoordinator.withLog([
+            RequestRoute(.showDetail): route("Detail", PresentingManager.self),
+            RequestRoute(.showDetail, from: "search"): route("SearchDetail", PresentingManager.self),
+        ])
+        let senders: [Coordinated] = ["search", "list", "search", "list", "search"]
+
+        let managers = senders.map { coordinator.factory(for: .showDetail, from: $0)?.name }
+        coordinator.mapping = [RequestRoute(.showDetail): route("NewDetail", PresentingManager.self)]
+
+        #expect(managers == ["SearchDetail", "Detail", "SearchDetail", "Detail", "SearchDetail"])
+        #expect(coordinator.factory(for: .showDetail, from: "search")?.name == "NewDetail")
+        #expect(coordinator.factory(for: "missing", from: "search") == nil)
+    }
+}

@@ -16,7 +16,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     public let name: String
     /// Which manager handles which request.
     public var mapping: RequestCoordinatorMappingDictionary {
-        didSet { hasModuleRoutes = mapping.keys.contains { $0.module != nil } }
+        didSet { routes = RouteTable(mapping) }
     }
     /// Called with a request that neither this coordinator nor any ancestor could route.
     public var unhandledRequestHandler: (@MainActor (CoordinationRequest, Coordinated) -> Void)?
@@ -56,7 +56,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Runs when this coordinator, as a child, has finished.
     var finishHandler: (@MainActor () -> Void)?
     nonisolated let inbox = RequestInbox()
-    private var hasModuleRoutes: Bool
+    private var routes: RouteTable
 
     /// Creates a coordinator.
     ///
@@ -73,7 +73,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         self.services = services
         self.router = Router()
         self.anchor = router.main.id
-        self.hasModuleRoutes = mapping.keys.contains { $0.module != nil }
+        self.routes = RouteTable(mapping)
     }
 
     // MARK: - Requests
@@ -109,8 +109,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The manager factory this coordinator maps the request to: the (module, request) entry, else the
     /// request's own entry.
     public func factory(for request: CoordinationRequestName, from module: Coordinated) -> ManagerFactory? {
-        if hasModuleRoutes, let factory = mapping[RequestRoute(request, from: module)] { return factory }
-        return mapping[RequestRoute(request)]
+        routes.factory(for: request, from: module)
     }
 
     func handle(_ request: CoordinationRequest, from module: Coordinated, with factory: ManagerFactory)
@@ -122,7 +121,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         } catch {
             return fail(request, from: module, FlowError(wrapping: error))
         }
-        let requirements = resolved.requirements()
+        let requirements = resolved.requirements
         if !requirements.isEmpty {
             let missing = missingDependencies(requirements)
             if !missing.isEmpty { return enqueue(request, from: module, waitingFor: requirements, missing) }
@@ -168,7 +167,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         presentedCount += 1
         var replaced: [FlowModule] = []
         switch style {
-        case .inline: router.push(module, onto: router.inlineTarget(for: self, anchor: anchor))
+        case .inline: router.pushInline(module, for: self, anchor: anchor)
         case .modal: router.push(module, onto: router.openModal(owner: self, isAnchor: false))
         case .tab(let title): router.push(module, onto: router.addTab(title, owner: self))
         case .root: replaced = router.setRoot(module, of: router.inlineTarget(for: self, anchor: anchor))

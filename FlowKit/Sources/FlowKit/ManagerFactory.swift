@@ -3,39 +3,66 @@
 /// Plugins describe their managers with factories; a ``RequestCoordinatorMappingDictionary`` maps
 /// requests to them.
 public struct ManagerFactory: Sendable {
-    /// The resolved form: requirements and a constructor.
-    public struct Resolved: Sendable {
-        /// The dependencies the manager needs, see ``RequestCoordinatorManager/requirements``.
-        public var requirements: @MainActor @Sendable () -> [DependencyKey]
-        /// Creates the manager.
-        public var make: @MainActor @Sendable (any FlowCoordinator) -> any RequestCoordinatorManager
+    /// The resolved form: a constructor and the manager's requirements.
+    ///
+    /// A class, so that the request path retains one object rather than copying closures.
+    public final class Resolved: @unchecked Sendable {
+        // @unchecked: `cachedRequirements` is only read and written on the main actor.
+        private let makeManager: @MainActor @Sendable (any FlowCoordinator) -> any RequestCoordinatorManager
+        private let readRequirements: @MainActor @Sendable () -> [DependencyKey]
+        nonisolated(unsafe) private var cachedRequirements: [DependencyKey]?
         /// The name outcomes and events report instead of the factory's, when one factory stands for
         /// several managers (an experiment's variants).
-        public var name: String?
+        public let name: String?
 
         /// A manager of type `type`.
-        public init<Manager: RequestCoordinatorManager>(_ type: Manager.Type) {
-            self.requirements = { Manager.requirements }
-            self.make = { Manager(coordinator: $0) }
+        public convenience init<Manager: RequestCoordinatorManager>(_ type: Manager.Type) {
+            self.init(make: { Manager(coordinator: $0) }, requirements: { Manager.requirements }, name: nil)
+        }
+
+        private init(
+            make: @escaping @MainActor @Sendable (any FlowCoordinator) -> any RequestCoordinatorManager,
+            requirements: @escaping @MainActor @Sendable () -> [DependencyKey], name: String?
+        ) {
+            self.makeManager = make
+            self.readRequirements = requirements
+            self.name = name
         }
 
         /// This resolution reported as `name`.
         public func named(_ name: String) -> Resolved {
-            var renamed = self
-            renamed.name = name
-            return renamed
+            Resolved(make: makeManager, requirements: readRequirements, name: name)
+        }
+
+        /// Creates a manager working for `coordinator`.
+        @MainActor
+        public func make(_ coordinator: any FlowCoordinator) -> any RequestCoordinatorManager {
+            makeManager(coordinator)
+        }
+
+        /// The dependencies the manager needs, see ``RequestCoordinatorManager/requirements``; read once.
+        @MainActor
+        public var requirements: [DependencyKey] {
+            if let cachedRequirements { return cachedRequirements }
+            let requirements = readRequirements()
+            cachedRequirements = requirements
+            return requirements
         }
     }
 
     /// The name the manager is reported under, for example `CatalogPlugin.ItemList`.
     public let name: String
-    private let resolver: @MainActor @Sendable () throws -> Resolved
+    private let source: Source
+
+    private enum Source: Sendable {
+        case ready(Resolved)
+        case lazy(@MainActor @Sendable () throws -> Resolved)
+    }
 
     /// A factory for managers of type `type`, reported as `name`.
     public init<Manager: RequestCoordinatorManager>(_ name: String, _ type: Manager.Type) {
-        let resolved = Resolved(type)
         self.name = name
-        self.resolver = { resolved }
+        self.source = .ready(Resolved(type))
     }
 
     /// A factory that finds its manager type only when first used, for example by loading a plugin.
@@ -44,10 +71,15 @@ public struct ManagerFactory: Sendable {
     /// ``CoordinationOutcome/failed(_:)`` outcome.
     public init(name: String, resolve: @escaping @MainActor @Sendable () throws -> Resolved) {
         self.name = name
-        self.resolver = resolve
+        self.source = .lazy(resolve)
     }
 
     /// Resolves the manager type.
     @MainActor
-    public func resolve() throws -> Resolved { try resolver() }
+    public func resolve() throws -> Resolved {
+        switch source {
+        case .ready(let resolved): return resolved
+        case .lazy(let resolve): return try resolve()
+        }
+    }
 }

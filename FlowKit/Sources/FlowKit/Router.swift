@@ -68,6 +68,7 @@ public final class Router {
 
     /// Pops the top module of the visible stack, which must not be a modal's last.
     func pop() throws(FlowError) -> FlowModule {
+        if modals.isEmpty, tabs.isEmpty, main.stack.count > 1 { return main.stack.removeLast() }  // the common case
         let removed: FlowModule? = mutateVisibleStack { stack in stack.count > 1 ? stack.removeLast() : nil }
         guard let removed else { throw FlowError("nothing to go back to: '\(top?.name.rawValue ?? "nothing")' is the first screen") }
         return removed
@@ -100,6 +101,12 @@ public final class Router {
     }
 
     // MARK: - Coordinator-driven presentation
+
+    /// Pushes `module` for `coordinator`, whose home layer is `anchor`, onto its ``inlineTarget(for:anchor:)``.
+    func pushInline(_ module: FlowModule, for coordinator: BaseFlowCoordinator, anchor: LayerID) {
+        if modals.isEmpty, tabs.isEmpty, anchor == main.id { return main.stack.append(module) }  // the common case
+        push(module, onto: inlineTarget(for: coordinator, anchor: anchor))
+    }
 
     func push(_ module: FlowModule, onto id: LayerID) {
         mutateLayer(id) { $0.stack.append(module) }
