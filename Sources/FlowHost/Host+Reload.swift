@@ -93,10 +93,8 @@ extension Host {
             throw FlowError("watching needs a host that loads versioned copies; make it with versioned: true")
         }
         watcher?.stop()
-        var files = [Manifest.normalisedPath(manifest.path, relativeTo: currentDirectory())]
-        files += registry.pluginNames.compactMap { registry.sourcePath(of: $0) }.map {
-            Manifest.normalisedPath($0, relativeTo: currentDirectory())
-        }
+        var files = [Manifest.absolutePath(manifest.path)]
+        files += registry.pluginNames.compactMap { registry.sourcePath(of: $0) }.map(Manifest.absolutePath)
         let manifestFile = files[0]
         watcher = try FileWatcher(files: files) { [weak self] path in
             guard let self else { return }
@@ -105,7 +103,7 @@ extension Host {
                 if case .manifestReloaded = self.reloadManifest() { try? self.watch() }
             } else {
                 let names = self.registry.pluginNames.filter { name in
-                    self.registry.sourcePath(of: name).map { Manifest.normalisedPath($0, relativeTo: currentDirectory()) } == path
+                    self.registry.sourcePath(of: name).map(Manifest.absolutePath) == path
                 }
                 for name in names { Task { await self.reloadWhenComplete(name, landedAt: landed) } }
             }

@@ -30,8 +30,7 @@ extension Manifest {
         } catch {
             throw ManifestErrors([ManifestError(file: path, kind: .notJSON, message: "not valid JSON: \(error)")])
         }
-        let absolutePath = normalisedPath(path, relativeTo: currentDirectory())
-        let directory = normalisedPath("..", relativeTo: absolutePath)  // the file's parent
+        let directory = normalisedPath("..", relativeTo: absolutePath(path))  // the file's parent
         var parser = ManifestParser(file: path, directory: directory)
         let manifest = parser.manifest(from: json)
         guard let manifest, parser.errors.isEmpty else { throw ManifestErrors(parser.errors) }
@@ -85,6 +84,11 @@ extension Manifest {
                 throw ManifestErrors([ManifestError(file: file, kind: .notJSON, message: "not valid JSON: \(reason)")])
             }
         }
+    }
+
+    /// `path` made absolute against the current directory, lexically normalised.
+    public static func absolutePath(_ path: String) -> String {
+        normalisedPath(path, relativeTo: currentDirectory())
     }
 
     /// `path` made absolute against `base` (itself absolute), with `.`, `..` and repeated slashes removed

@@ -60,7 +60,7 @@ extension PluginRegistry {
     /// The source library path of plugin `name`, if it can be found.
     public func sourcePath(of name: String) -> String? {
         guard let slot = slots[name] else { return nil }
-        return try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory)
+        return try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)
     }
 
     /// Copies the slot's library to a new versioned path and opens the copy.
@@ -69,7 +69,7 @@ extension PluginRegistry {
     func openCopy(of slot: Slot, unlessDigestIs unchangedDigest: String? = nil)
         throws(PluginLoadError) -> (plugin: LoadedPlugin?, digest: String)
     {
-        let source = try searchPath.locate(slot.entry.library, relativeTo: manifest.directory)
+        let source = try searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)
         let bytes = try read(source)
         let digest = SHA256.hex(bytes)
         if digest == unchangedDigest { return (nil, digest) }

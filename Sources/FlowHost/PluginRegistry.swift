@@ -67,7 +67,7 @@ public final class PluginRegistry {
         guard let slot = slots[name] else { return nil }
         if case .loaded(let plugin) = slot.status { return plugin.path }
         if case .failed(let error) = slot.status { return error.file }
-        return (try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory)) ?? slot.entry.library
+        return (try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)) ?? slot.entry.library
     }
 
     /// Plugin `name`, loading it on first use.
@@ -137,7 +137,7 @@ public final class PluginRegistry {
     }
 
     private func open(_ entry: Manifest.PluginEntry) throws(PluginLoadError) -> LoadedPlugin {
-        let path = try searchPath.locate(entry.library, relativeTo: manifest.directory)
+        let path = try searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: entry.name)
         if entry.sha256 != nil { try verify(entry, path: path, bytes: try read(path)) }
         return try PluginLoader.load(path: path)
     }

@@ -30,11 +30,12 @@ public struct PluginSearchPath: Sendable, Hashable {
     /// the first directory that has it.
     ///
     /// - Throws: ``PluginLoadError`` listing the directories searched.
-    public func locate(_ library: String, relativeTo baseDirectory: String) throws(PluginLoadError) -> String {
+    public func locate(_ library: String, relativeTo baseDirectory: String, plugin: String? = nil) throws(PluginLoadError) -> String {
+        let what = plugin.map { "library of plugin '\($0)'" } ?? "plugin library"
         if library.contains("/") {
             let path = library.hasPrefix("/") ? library : baseDirectory + "/" + library
             guard access(path, F_OK) == 0 else {
-                throw PluginLoadError(file: path, kind: .notFound, message: "plugin library not found; check the path in the manifest")
+                throw PluginLoadError(file: path, kind: .notFound, message: "\(what) not found; check the path in the manifest")
             }
             return path
         }
@@ -44,7 +45,7 @@ public struct PluginSearchPath: Sendable, Hashable {
         }
         let searched = directories.isEmpty ? "no directories" : directories.joined(separator: ", ")
         throw PluginLoadError(file: library, kind: .notFound, message:
-            "plugin library not found (searched: \(searched)); build it with `swift build` or add its directory with --plugin-path")
+            "\(what) not found (searched: \(searched)); build it with `swift build` or add its directory with --plugin-path")
     }
 }
 

@@ -100,15 +100,9 @@ func loadManifest(_ path: String) throws(Exit) -> Manifest {
 
 /// The standard plugin search path with the command's `--plugin-path` directories.
 func searchPath(_ manifest: Manifest, _ arguments: Arguments) -> PluginSearchPath {
-    .standard(manifest: manifest, flags: arguments.options["--plugin-path", default: []].map(absolutePath))
+    .standard(manifest: manifest, flags: arguments.options["--plugin-path", default: []].map(Manifest.absolutePath))
 }
 
-/// `path` made absolute against the current directory.
-func absolutePath(_ path: String) -> String {
-    guard !path.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return path }
-    defer { free(cwd) }
-    return String(cString: cwd) + "/" + path
-}
 
 /// Prints rows as aligned columns.
 func printTable(_ rows: [[String]]) {

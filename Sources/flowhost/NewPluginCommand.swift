@@ -22,7 +22,7 @@ enum NewPluginCommand {
             return .ok
         }
         let name = try parsed.single("NAME", usage: usage)
-        guard let flowKit = parsed.options["--flowkit"]?.last.map(absolutePath) ?? checkoutFlowKit() else {
+        guard let flowKit = parsed.options["--flowkit"]?.last.map(Manifest.absolutePath) ?? checkoutFlowKit() else {
             throw Exit(.usage, "flowhost: cannot find FlowKit beside this flowhost; pass --flowkit PATH/TO/FlowHost/FlowKit")
         }
         guard access(flowKit + "/Package.swift", R_OK) == 0 else {
@@ -34,7 +34,7 @@ enum NewPluginCommand {
         } catch {
             throw Exit(.usage, "flowhost: \(error.message)")
         }
-        let directory = absolutePath(parsed.options["--dir"]?.last ?? name)
+        let directory = Manifest.absolutePath(parsed.options["--dir"]?.last ?? name)
         do {
             try scaffold.write(into: directory)
         } catch {

@@ -60,7 +60,7 @@ struct BundledPluginTests {
         let failed = host.coordinator.requestCoordination("gone.show", from: .app)
         let served = host.coordinator.requestCoordination("settings.about", from: .app)
 
-        #expect(failed == .failed(FlowError("libGone.so: plugin library not found (searched: \(BuildProducts.directory)); build it with `swift build` or add its directory with --plugin-path")))
+        #expect(failed == .failed(FlowError("libGone.so: library of plugin 'gone' not found (searched: \(BuildProducts.directory)); build it with `swift build` or add its directory with --plugin-path")))
         #expect(served == .handled(manager: "settings.About"))
     }
 
