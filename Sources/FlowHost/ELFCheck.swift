@@ -43,18 +43,31 @@ enum ELFCheck {
             throw PluginLoadError(file: path, kind: .wrongArchitecture, message:
                 "built for \(machineName(machine)), this host is \(machineName(hostMachine)); rebuild the plugin on this machine")
         }
-        // A truncated file (a build still writing it, a broken copy) would crash the dynamic loader.
-        guard header.count == 64, header[4] == 2 else {
+        guard header.count == 64 else {
+            throw PluginLoadError(file: path, kind: .incomplete, message:
+                "is truncated: \(header.count) bytes, shorter than an ELF header; wait for the build to finish or copy it again")
+        }
+        guard header[4] == 2 else {
             throw PluginLoadError(file: path, kind: .notSharedObject, message: "is not a 64-bit ELF file; rebuild the plugin on this machine")
         }
-        let expected = max(
-            header.word(at: 32, 8) + header.word(at: 54, 2) * header.word(at: 56, 2),  // program headers
-            header.word(at: 40, 8) + header.word(at: 58, 2) * header.word(at: 60, 2))  // section headers
+        // A truncated file (a build still writing it, a broken copy) would crash the dynamic loader.
         var status = stat()
-        if stat(path, &status) == 0, Int(status.st_size) < expected {
-            throw PluginLoadError(file: path, kind: .notSharedObject, message:
-                "is truncated: \(status.st_size) bytes, its ELF header needs at least \(expected); wait for the build to finish or copy it again")
+        guard stat(path, &status) == 0 else { return }
+        let size = UInt64(status.st_size)
+        let programHeaders = end(offset: header.word(at: 32, 8), count: header.word(at: 56, 2), size: header.word(at: 54, 2))
+        let sectionHeaders = end(offset: header.word(at: 40, 8), count: header.word(at: 60, 2), size: header.word(at: 58, 2))
+        guard let programHeaders, let sectionHeaders, max(programHeaders, sectionHeaders) <= size else {
+            let needed = programHeaders.flatMap { p in sectionHeaders.map { max(p, $0) } }.map { "at least \($0)" } ?? "more than the file system allows"
+            throw PluginLoadError(file: path, kind: .incomplete, message:
+                "is truncated: \(size) bytes, its ELF header needs \(needed); wait for the build to finish or copy it again")
         }
+    }
+
+    /// The end of a table of `count` entries of `size` bytes at `offset`, or `nil` if it overflows.
+    private static func end(offset: UInt64, count: UInt64, size: UInt64) -> UInt64? {
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
+        let (end, overflowAgain) = offset.addingReportingOverflow(bytes)
+        return overflow || overflowAgain ? nil : end
     }
 
     private static func readPrefix(_ path: String, count: Int) throws(PluginLoadError) -> [UInt8] {
@@ -86,8 +99,8 @@ enum ELFCheck {
 
 extension [UInt8] {
     /// The little-endian unsigned integer of `size` bytes at `offset`.
-    fileprivate func word(at offset: Int, _ size: Int) -> Int {
-        (0..<size).reduce(0) { value, index in value | Int(self[offset + index]) << (8 * index) }
+    fileprivate func word(at offset: Int, _ size: Int) -> UInt64 {
+        (0..<size).reduce(0) { value, index in value | UInt64(self[offset + index]) << (8 * index) }
     }
 }
 

@@ -150,7 +150,7 @@ extension Host {
 extension PluginLoadError {
     /// Whether the file looks like a library still being written, worth trying again shortly.
     var isIncompleteFile: Bool {
-        kind == .notELF || kind == .unreadable || (kind == .notSharedObject && message.hasPrefix("is truncated"))
+        kind == .notELF || kind == .unreadable || kind == .incomplete
     }
 }
 

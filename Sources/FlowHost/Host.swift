@@ -78,6 +78,7 @@ public final class Host {
         watcher?.stop()
         watcher = nil
         coordinator.stop()
+        registry.removeVersionDirectory()
     }
 
     /// Loads every plugin and checks that each route's manager, each experiment variant's manager and each

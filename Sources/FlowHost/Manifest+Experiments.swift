@@ -4,6 +4,8 @@ import FlowKit
 extension ManifestParser {
     static let experimentKeys = ["salt", "subject", "variants"]
     static let variantKeys = ["manager", "name", "plugin", "weight"]
+    /// The largest weight: keeps the sum of any experiment's weights far from overflowing.
+    static let maximumWeight = 1_000_000
 
     mutating func experiments(_ value: JSONValue?, declared: Set<String>?) -> [String: Manifest.Experiment] {
         guard let value else { return [:] }
@@ -37,8 +39,10 @@ extension ManifestParser {
         checkDeclared(plugin, at: path + ".plugin", declared: declared)
         var weight = 1
         if let value = members["weight"] {
-            if let number = value.int, number >= 0 {
+            if let number = value.int, (0...Self.maximumWeight).contains(number) {
                 weight = number
+            } else if value.int != nil {
+                report(.badExperiment, at: path + ".weight", "weight \(value) is out of range; give a whole number from 0 to \(Self.maximumWeight)")
             } else {
                 wrongType("integer of 0 or more", value, at: path + ".weight")
             }

@@ -4,7 +4,7 @@
 public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of failure, one per cause.
     public enum Kind: String, Sendable, CaseIterable {
-        case notFound, unreadable, checksumMismatch, notELF, notSharedObject, wrongArchitecture
+        case notFound, unreadable, checksumMismatch, notELF, incomplete, notSharedObject, wrongArchitecture
         case dlopenFailed, missingEntry, badHeader, abiMismatch, duplicateSDK
         case unknownManager, unknownService
     }
@@ -22,4 +22,9 @@ public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     public var description: String { "\(file): \(message)" }
+
+    /// Whether the library was mapped before it was refused: such an image can never be unloaded.
+    var leftImageMapped: Bool {
+        [.missingEntry, .badHeader, .abiMismatch, .duplicateSDK].contains(kind)
+    }
 }

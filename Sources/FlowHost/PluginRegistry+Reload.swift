@@ -46,6 +46,12 @@ extension PluginRegistry {
         return .reloaded(generation: slot.images)
     }
 
+    /// Removes the directory of versioned copies (each copy is unlinked as soon as it is opened).
+    func removeVersionDirectory() {
+        if let versionDirectory { rmdir(versionDirectory) }
+        versionDirectory = nil
+    }
+
     /// Images opened for plugin `name`, the current one included.
     public func images(of name: String) -> Int { slots[name]?.images ?? 0 }
 
@@ -80,10 +86,18 @@ extension PluginRegistry {
         }
         let copy = try versionedPath(for: slot, source: source)
         try write(bytes, to: copy)
-        let plugin = try PluginLoader.load(path: copy)
-        slot.images += 1
-        if slot.digest == nil { slot.digest = digest }
-        return (plugin, digest)
+        // Unlinked once opened (or refused): the mapped image stays valid, and a later copy of the same
+        // name is a new file, never a rewrite of pages a loaded generation runs from.
+        defer { unlink(copy) }
+        do {
+            let plugin = try PluginLoader.load(path: copy)
+            slot.images += 1
+            if slot.digest == nil { slot.digest = digest }
+            return (plugin, digest)
+        } catch {
+            if error.leftImageMapped { slot.images += 1 }
+            throw error
+        }
     }
 
     private func versionedPath(for slot: Slot, source: String) throws(PluginLoadError) -> String {
@@ -100,7 +114,7 @@ extension PluginRegistry {
     }
 
     private func write(_ bytes: [UInt8], to path: String) throws(PluginLoadError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw PluginLoadError(file: path, kind: .unreadable, message: "cannot write a versioned copy: \(String(cString: strerror(errno)))")
         }

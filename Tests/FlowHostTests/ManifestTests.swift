@@ -328,3 +328,25 @@ private func currentDirectory() -> String? {
     defer { free(buffer) }
     return String(cString: buffer)
 }
+
+extension ManifestTests {
+    @Test func experimentWeightsOutOfRangeAndZeroSumsAreRefused() {
+        let text = """
+            {"manifestVersion": 1, "plugins": {"p": "libP.so"},
+             "experiments": {"e": {"subject": "user.id", "variants": [
+                {"name": "a", "plugin": "p", "manager": "A", "weight": 9000000000000000000},
+                {"name": "a", "plugin": "p", "manager": "B", "weight": 0}]},
+              "z": {"subject": "user.id", "variants": [{"name": "a", "plugin": "p", "manager": "A", "weight": 0}]}},
+             "routes": [{"request": "r", "experiment": "e"}, {"request": "s", "experiment": "nope"}]}
+            """
+
+        let errors = #expect(throws: ManifestErrors.self) { try Manifest.parse(text, path: "x.json") }
+
+        #expect(errors?.errors.map(\.description) == [
+            "x.json: experiments.e.variants[0].weight: weight 9e+18 is out of range; give a whole number from 0 to 1000000",
+            "x.json: experiments.e.variants: variant name \"a\" is used twice; variant names must differ",
+            "x.json: experiments.z.variants: the variants' weights add up to 0; give at least one a weight above 0",
+            "x.json: routes[1].experiment: experiment \"nope\" is not declared in \"experiments\"; declared experiments are \"e\", \"z\"",
+        ])
+    }
+}

@@ -56,8 +56,20 @@ struct PluginLoaderTests {
 
         let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
 
-        #expect(error?.kind == .notSharedObject)
+        #expect(error?.kind == .incomplete)
         #expect(error?.message.hasPrefix("is truncated: 4096 bytes, its ELF header needs at least ") == true)
+    }
+
+    @Test func headerWhoseTablesOverflowIsTruncatedNotATrap() throws {
+        var bytes = try BuildProducts.bytes(of: "libFlowKit.so")
+        for index in 32..<40 { bytes[index] = 0xFF }  // e_phoff: the largest offset there is
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("libHuge.so", containing: bytes)
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
+
+        #expect(error?.kind == .incomplete)
+        #expect(error?.message.contains("its ELF header needs more than the file system allows") == true)
     }
 
     @Test func programIsRefusedWithTheDynamicLoadersReason() throws {
