@@ -1,6 +1,7 @@
 import Dispatch
 import FlowKit
 import Glibc
+import Synchronization
 
 /// Reports files that were completely written, using inotify: no polling loop.
 ///
@@ -10,12 +11,14 @@ import Glibc
 public final class FileWatcher: Sendable {
     private let inotify: Int32
     private let stopPipe: (read: Int32, write: Int32)
+    /// Whether the descriptors are still open; the reader closes them, under this lock, when it ends.
+    private let isOpen = Mutex(true)
 
     /// Starts watching `files`; `onChange` receives the path of each file that changed, as given.
     ///
     /// - Throws: ``FlowError`` when inotify cannot be set up, naming the directory.
     public init(files: [String], onChange: @escaping @MainActor @Sendable (String) -> Void) throws(FlowError) {
-        inotify = inotify_init1(Int32(IN_CLOEXEC))
+        inotify = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
         guard inotify >= 0 else { throw FlowError("cannot watch files: inotify_init1: \(String(cString: strerror(errno)))") }
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else {
@@ -34,35 +37,47 @@ public final class FileWatcher: Sendable {
             let descriptor = inotify_add_watch(inotify, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO))
             guard descriptor >= 0 else {
                 let reason = String(cString: strerror(errno))
-                stop()
+                for fd in [inotify, stopPipe.read, stopPipe.write] { close(fd) }
                 throw FlowError("cannot watch \(directory): \(reason)")
             }
             watched[descriptor] = directory
         }
-        let (inotify, stopRead) = (self.inotify, stopPipe.read)
-        DispatchQueue(label: "flowhost.watcher").async { [watched, wanted] in
-            FileWatcher.readEvents(inotify, stop: stopRead, directories: watched, wanted: wanted, onChange: onChange)
+        DispatchQueue(label: "flowhost.watcher").async { [self, watched, wanted] in
+            FileWatcher.readEvents(inotify, stop: stopPipe.read, directories: watched, wanted: wanted, onChange: onChange)
+            // The reader owns the descriptors; once closed, `stop()` no longer writes to them.
+            isOpen.withLock { isOpen in
+                for fd in [inotify, stopPipe.read, stopPipe.write] { close(fd) }
+                isOpen = false
+            }
         }
     }
 
     /// Stops watching. Reports already read may still arrive.
     public func stop() {
-        var byte: UInt8 = 1
-        _ = write(stopPipe.write, &byte, 1)
+        isOpen.withLock { isOpen in
+            guard isOpen else { return }
+            var byte: UInt8 = 1
+            _ = write(stopPipe.write, &byte, 1)
+        }
     }
 
     private static func readEvents(
         _ inotify: Int32, stop: Int32, directories: [Int32: String], wanted: Set<String>,
         onChange: @escaping @MainActor @Sendable (String) -> Void
     ) {
-        defer { close(inotify) }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
         while true {
-            guard poll(&descriptors, 2, -1) >= 0 || errno == EINTR else { return }
+            descriptors[0].revents = 0
+            descriptors[1].revents = 0
+            if poll(&descriptors, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                return
+            }
             if descriptors[1].revents != 0 { return }
             guard descriptors[0].revents != 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             guard count > 0 else { return }
             var changed: [String] = []
             buffer.withUnsafeBytes { bytes in

@@ -56,21 +56,25 @@ public final class Host {
         self.coordinator = BaseFlowCoordinator(name: manifest.name ?? "host", services: services.map(\.service))
         self.problems = Host.unique(problems)
         coordinator.mapping = mapping(for: manifest)
-        coordinator.onEvent = { [unowned self] event in
+        coordinator.onEvent = { [weak self] event in
+            guard let self else { return }
             self.stats.count(event)
             self.onEvent?(.flow(event))
         }
-        experiments.onExposure = { [unowned self] exposure in
+        experiments.onExposure = { [weak self] exposure in
+            guard let self else { return }
             self.stats.exposures[exposure.experiment, default: [:]][exposure.variant, default: 0] += 1
             self.onEvent?(.exposure(exposure))
         }
     }
 
-    /// Starts the services, then applies the manifest's `start` requests as a deep link.
+    /// Starts the services, then sends the manifest's `start` requests in order, from the `app` module.
+    ///
+    /// - Returns: Each start request with its outcome.
     @discardableResult
-    public func start() -> DeepLinkResult {
+    public func start() -> [(request: CoordinationRequest, outcome: CoordinationOutcome)] {
         coordinator.start()
-        return coordinator.open(deepLink: manifest.start)
+        return manifest.start.map { ($0, coordinator.requestCoordination($0, from: .app)) }
     }
 
     /// Stops watching, then stops the coordinator and its services.
@@ -112,8 +116,8 @@ public final class Host {
                 let binding = ManagerBinding(plugin: plugin, manager: manager, registry: registry)
                 mapping[key] = ManagerFactory(name: binding.reportedName) { try binding.resolve() }
             case .experiment(let name):
-                mapping[key] = experiments.factory(for: name, registry: registry) { [unowned self] in
-                    self.coordinator.context
+                mapping[key] = experiments.factory(for: name, registry: registry) { [weak coordinator] in
+                    coordinator?.context ?? .empty
                 }
             }
         }

@@ -31,7 +31,8 @@ public final class HostShell {
     /// A shell driving `host`. It listens to the host's events.
     public init(host: Host) {
         self.host = host
-        host.onEvent = { [unowned self] event in
+        host.onEvent = { [weak self] event in
+            guard let self else { return }
             if self.isExecuting {
                 self.events.append(event)
             } else {
@@ -47,7 +48,7 @@ public final class HostShell {
           act ACTION [JSON]                   trigger an action on the visible module
           back | dismiss | tab N              go back, dismiss the top modal, select tab N (0-based)
           deeplink JSON                       apply a list of requests: [{"request": ..., "payload": ...}, ...]
-          lifecycle background|foreground     send lifecycle events to the services
+          lifecycle background|foreground|terminate   send lifecycle events to the services
           reload [PLUGIN]                     load a new generation of PLUGIN (default: every plugin), even if unchanged
           reload manifest                     read the manifest again; an invalid one changes nothing
           stats                               requests per manager, plugin generations, experiment exposures
@@ -63,19 +64,30 @@ public final class HostShell {
         events.removeAll()
         isExecuting = true
         defer { isExecuting = false }
-        let result = host.start()
-        var lines = events.flatMap { describe($0).split(separator: "\n").map(String.init) }
-        if !result.isComplete { lines.append(result.description) }
-        return Reply(lines: lines + [topLine], status: result.isComplete ? .ok : .error(result.description))
+        var status = Status.ok
+        for (request, outcome) in host.start() {
+            do throws(FlowError) {
+                try check(outcome, of: "start request \(request.name)")
+            } catch {
+                if status == .ok { status = .error(error.message) }
+            }
+        }
+        let lines = events.flatMap { describe($0).split(separator: "\n").map(String.init) }
+        return Reply(lines: lines + [topLine], status: status)
     }
 
     private var topLine: String { "top: \(host.coordinator.router.top?.name.rawValue ?? "(nothing)")" }
 
+    /// The command in `line`, trimmed; `nil` for a blank line or a `#` comment.
+    public static func command(in line: String) -> String? {
+        let trimmed = line.trimmingWhitespace()
+        return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : trimmed
+    }
+
     /// Runs one command line. Blank lines and `#` comments do nothing.
     @discardableResult
     public func execute(_ line: String) -> Reply {
-        let trimmed = line.trimmingWhitespace()
-        guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return Reply(lines: [], status: .ok) }
+        guard let trimmed = Self.command(in: line) else { return Reply(lines: [], status: .ok) }
         events.removeAll()
         isExecuting = true
         defer { isExecuting = false }
@@ -170,16 +182,25 @@ public final class HostShell {
         }
     }
 
+    /// Reloads; a refused reload or a rejected manifest fails the command (the host keeps running).
     private func reload(_ target: String) throws(FlowError) {
+        let events: [HostEvent]
         if target == "manifest" {
-            host.reloadManifest()
+            events = [host.reloadManifest()]
         } else if target.isEmpty {
-            host.reloadAll(force: true)
+            events = host.reloadAll(force: true)
         } else {
             guard host.registry.status(of: target) != nil else {
                 throw FlowError("no plugin named '\(target)'; plugins: \(host.registry.pluginNames.joined(separator: ", "))")
             }
-            host.reloadPlugin(target, force: true)
+            events = [host.reloadPlugin(target, force: true)]
+        }
+        for event in events {
+            switch event {
+            case .reloadRefused(let error): throw FlowError("reload refused: \(error)")
+            case .manifestRejected(let errors): throw FlowError("manifest rejected: \(errors.errors.count) problem\(errors.errors.count == 1 ? "" : "s")")
+            default: continue
+            }
         }
     }
 

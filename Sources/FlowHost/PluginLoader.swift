@@ -33,8 +33,8 @@ public enum PluginLoader {
         }
         typealias Entry = @convention(c) () -> UnsafeRawPointer?
         let entry = unsafeBitCast(symbol, to: Entry.self)
-        let registration = try readHeader(entry(), file: path)
-        return LoadedPlugin(path: path, abiVersion: PluginEntry.abiVersion, description: registration.description)
+        let (abi, registration) = try readHeader(entry(), file: path)
+        return LoadedPlugin(path: path, abiVersion: abi, description: registration.description)
     }
 
     /// A hint for the common `dlopen` failures.
@@ -49,13 +49,13 @@ public enum PluginLoader {
         return ""
     }
 
-    /// Validates the header an entry point returned and returns the registration it points to.
+    /// Validates the header an entry point returned; returns the ABI it declares and its registration.
     ///
     /// Reads only plain memory until every check has passed.
     static func readHeader(
         _ header: UnsafeRawPointer?, file: String,
         hostABI: UInt32 = PluginEntry.abiVersion, hostIdentity: UnsafeRawPointer = PluginEntry.sdkIdentity
-    ) throws(PluginLoadError) -> PluginRegistration {
+    ) throws(PluginLoadError) -> (abi: UInt32, registration: PluginRegistration) {
         guard let header else {
             throw PluginLoadError(file: file, kind: .badHeader, message:
                 "its entry point returned a null pointer; return `PluginEntry.export(description)`")
@@ -76,6 +76,6 @@ public enum PluginLoader {
                 "links its own copy of FlowKit instead of the host's shared libFlowKit.so, so its types would not match the host's; depend on `.product(name: \"FlowKit\", package: \"FlowKit\")` and do not add FlowKit's sources or a static FlowKit to the plugin")
         }
         let registration = header.loadUnaligned(fromByteOffset: 16, as: UnsafeRawPointer.self)
-        return Unmanaged<PluginRegistration>.fromOpaque(registration).takeUnretainedValue()
+        return (abi, Unmanaged<PluginRegistration>.fromOpaque(registration).takeUnretainedValue())
     }
 }

@@ -37,6 +37,10 @@ public final class PluginRegistry {
     var slots: [String: Slot]
     var versionDirectory: String?
 
+    isolated deinit {
+        removeVersionDirectory()
+    }
+
     /// A registry for `manifest`'s plugins, found through `searchPath`. Loads nothing yet.
     public init(manifest: Manifest, searchPath: PluginSearchPath) {
         self.manifest = manifest

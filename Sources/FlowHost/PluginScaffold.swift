@@ -45,6 +45,10 @@ public struct PluginScaffold: Sendable {
     ///
     /// - Throws: ``FlowError`` naming the path that could not be written.
     public func write(into directory: String) throws(FlowError) {
+        var status = stat()
+        if stat(directory, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
+            throw FlowError("\(directory) exists and is not a directory; choose another --dir or name")
+        }
         if let entries = try? Self.entries(of: directory), !entries.isEmpty {
             throw FlowError("\(directory) already exists and is not empty; choose another --dir or name")
         }

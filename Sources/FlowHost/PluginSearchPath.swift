@@ -33,7 +33,7 @@ public struct PluginSearchPath: Sendable, Hashable {
     public func locate(_ library: String, relativeTo baseDirectory: String, plugin: String? = nil) throws(PluginLoadError) -> String {
         let what = plugin.map { "library of plugin '\($0)'" } ?? "plugin library"
         if library.contains("/") {
-            let path = library.hasPrefix("/") ? library : baseDirectory + "/" + library
+            let path = Manifest.normalisedPath(library, relativeTo: baseDirectory)
             guard access(path, F_OK) == 0 else {
                 throw PluginLoadError(file: path, kind: .notFound, message: "\(what) not found; check the path in the manifest")
             }

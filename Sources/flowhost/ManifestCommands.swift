@@ -60,7 +60,8 @@ enum ManifestCommands {
     static func inspect(_ arguments: [String]) throws(Exit) -> ExitCode {
         let parsed = try Arguments(arguments, options: [], flags: [], usage: inspectUsage)
         if parsed.flags.contains("--help") { return help(inspectUsage + "\n\nLoads the plugin and prints its name, version, ABI, managers and services.") }
-        let path = try parsed.single("PLUGIN.so", usage: inspectUsage)
+        // Absolute, so that dlopen opens this file rather than searching its library path for the name.
+        let path = Manifest.absolutePath(try parsed.single("PLUGIN.so", usage: inspectUsage))
         guard access(path, F_OK) == 0 else { throw Exit(.inputMissing, "\(path): plugin library not found") }
         let plugin: LoadedPlugin
         do {

@@ -26,7 +26,7 @@ enum NewPluginCommand {
             throw Exit(.usage, "flowhost: cannot find FlowKit beside this flowhost; pass --flowkit PATH/TO/FlowHost/FlowKit")
         }
         guard access(flowKit + "/Package.swift", R_OK) == 0 else {
-            throw Exit(.inputMissing, "\(flowKit): no FlowKit package here (no Package.swift); pass the FlowKit directory of a FlowHost checkout")
+            throw Exit(.inputMissing, "flowhost: \(flowKit): no FlowKit package here (no Package.swift); pass the FlowKit directory of a FlowHost checkout")
         }
         let scaffold: PluginScaffold
         do {

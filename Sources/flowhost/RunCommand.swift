@@ -43,15 +43,25 @@ enum RunCommand {
         let interactive = script == nil && isatty(STDIN_FILENO) == 1
         let started = shell.start()
         emit(started)
-        if case .error = started.status, !interactive { return .scriptFailed }
+        if case .error(let message) = started.status {
+            printError("\(manifest.path): \(message)")
+            if !interactive {
+                host.stop()
+                return .scriptFailed
+            }
+        }
 
         let source = script?.name ?? "<stdin>"
         var lineNumber = 0
-        let input = script.map { lines(of: $0.lines) } ?? standardInputLines(prompt: interactive)
-        reading: for await line in input {
+        var input = (script.map { lines(of: $0.lines) } ?? standardInputLines()).makeAsyncIterator()
+        reading: while true {
+            if interactive {
+                print("flowhost> ", terminator: "")
+                fflush(nil)
+            }
+            guard let line = await input.next() else { break }
             lineNumber += 1
-            let trimmed = line.trimmingCharacters()
-            if !interactive && !trimmed.isEmpty && !trimmed.hasPrefix("#") { print("> \(trimmed)") }
+            if !interactive, let command = HostShell.command(in: line) { print("> \(command)") }
             let reply = shell.execute(line)
             emit(reply)
             switch reply.status {
@@ -82,7 +92,9 @@ enum RunCommand {
     }
 
     private static func readScript(_ path: String) throws(Exit) -> (name: String, lines: [String]) {
-        guard access(path, F_OK) == 0 else { throw Exit(.inputMissing, "\(path): script file not found") }
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw Exit(.inputMissing, "\(path): script file not found") }
+        guard status.st_mode & S_IFMT != S_IFDIR else { throw Exit(.inputMissing, "\(path): is a directory, not a script file") }
         guard let file = fopen(path, "r") else {
             throw Exit(.inputMissing, "\(path): script cannot be read: \(String(cString: strerror(errno)))")
         }
@@ -106,38 +118,13 @@ enum RunCommand {
         }
     }
 
-    /// Standard input, line by line, read off the main actor so timers keep running while it waits.
-    private static func standardInputLines(prompt: Bool) -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
-        let (requests, requester) = AsyncStream<Void>.makeStream()
-        DispatchQueue.global().async {
-            // One line per request, so the prompt is printed only after the previous reply.
-            let semaphore = DispatchSemaphore(value: 0)
-            Task { for await _ in requests { semaphore.signal() } }
-            while true {
-                semaphore.wait()
-                guard let line = readLine() else { break }
-                continuation.yield(line)
+    /// Standard input, line by line, read off the main actor so that timers and reloads go on meanwhile.
+    private static func standardInputLines() -> AsyncStream<String> {
+        AsyncStream { continuation in
+            DispatchQueue.global().async {
+                while let line = readLine() { continuation.yield(line) }
+                continuation.finish()
             }
-            continuation.finish()
         }
-        return AsyncStream {
-            if prompt {
-                print("flowhost> ", terminator: "")
-                fflush(nil)
-            }
-            requester.yield()
-            var iterator = stream.makeAsyncIterator()
-            return await iterator.next()
-        }
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters() -> String {
-        var text = Substring(self)
-        while let first = text.first, first.isWhitespace { text.removeFirst() }
-        while let last = text.last, last.isWhitespace { text.removeLast() }
-        return String(text)
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// Integration: the real bundled plugin libraries, loaded with dlopen from the build directory.
 @MainActor
 struct BundledPluginTests {
-    nonisolated static let plugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin"]
+    nonisolated static let plugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin", "ExpressPlugin"]
 
     @Test(arguments: plugins)
     func bundledPluginLoadsAndDescribesItself(_ name: String) throws {
@@ -89,9 +89,9 @@ struct BundledPluginTests {
     @Test func demoStartsOnTheWelcomeScreen() throws {
         let host = try Host.bundled("manifests/demo.json")
 
-        let result = host.start()
+        let results = host.start()
 
-        #expect(result.isComplete)
+        #expect(results.map(\.outcome) == [.handled(manager: "welcome.Launch")])
         #expect(host.problems.isEmpty)
         #expect(host.coordinator.router.state.description == "stack: welcome\ntop: welcome")
     }
@@ -103,7 +103,7 @@ struct BundledPluginTests {
         #expect(shell.start().status == .ok)
         var expectations = 0
 
-        for (number, line) in try readText(Repository.path("manifests/\(name).flow")).split(separator: "\n").enumerated() {
+        for (number, line) in try readText(Repository.path("manifests/\(name).flow")).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let reply = shell.execute(String(line))
             if line.hasPrefix("expect") { expectations += 1 }
             #expect(reply.status == .ok || reply.status == .quit, "\(name).flow:\(number + 1): \(line) -> \(reply.lines)")

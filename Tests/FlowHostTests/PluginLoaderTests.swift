@@ -130,8 +130,9 @@ struct PluginLoaderTests {
     @Test func validHeaderYieldsTheDescription() throws {
         let pointer = PluginEntry.export(PluginDescription(name: "probe", version: "1.0", managers: []))
 
-        let registration = try PluginLoader.readHeader(pointer, file: "p.so")
+        let (abi, registration) = try PluginLoader.readHeader(pointer, file: "p.so")
 
+        #expect(abi == PluginEntry.abiVersion)
         #expect(registration.description.name == "probe")
     }
 
@@ -163,7 +164,7 @@ private struct Header {
         bytes[1] = UInt64(UInt(bitPattern: identity))
     }
 
-    func read() throws(PluginLoadError) -> PluginRegistration {
+    func read() throws(PluginLoadError) -> (abi: UInt32, registration: PluginRegistration) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 24, alignment: 8)
         defer { buffer.deallocate() }
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }

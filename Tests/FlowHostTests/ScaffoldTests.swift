@@ -9,7 +9,6 @@ import Testing
 struct ScaffoldTests {
     @Test func scaffoldedPluginBuildsLoadsAndServesARequest() throws {
         let directory = try TemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory.path) }
         let package = directory.path + "/Greeting"
         let scaffold = try PluginScaffold(name: "Greeting", flowKitPath: Repository.path("FlowKit"))
         try scaffold.write(into: package)

@@ -1,4 +1,5 @@
 @testable import FlowHost
+import Foundation
 import Glibc
 import Testing
 
@@ -48,8 +49,8 @@ final class TemporaryDirectory {
     }
 
     deinit {
-        for file in files { unlink(file) }
-        rmdir(path)
+        // Everything in it: tests rename files into place and build packages there.
+        try? FileManager.default.removeItem(atPath: path)
     }
 }
 
@@ -76,18 +77,18 @@ func readText(_ path: String) throws -> String {
     String(decoding: try Manifest.readFile(path), as: UTF8.self)
 }
 
-extension Host {
+extension FlowHost.Host {
     /// A host on a manifest file of the repository, finding plugins beside the test binary.
     @MainActor
-    static func bundled(_ manifest: String, eager: Bool = false) throws -> Host {
+    static func bundled(_ manifest: String, eager: Bool = false) throws -> FlowHost.Host {
         let manifest = try Manifest.load(path: Repository.path(manifest))
-        return Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]), eager: eager)
+        return FlowHost.Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]), eager: eager)
     }
 
     /// A host on manifest text, finding plugins beside the test binary.
     @MainActor
-    static func parsing(_ text: String) throws -> Host {
+    static func parsing(_ text: String) throws -> FlowHost.Host {
         let manifest = try Manifest.parse(text, path: Repository.path("manifests/test.json"))
-        return Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]))
+        return FlowHost.Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]))
     }
 }

@@ -15,7 +15,6 @@ struct ConcurrencyTests {
                         let request = CoordinationRequest(.work, payload: ["seq": .number(Double(seq))])
                         if seq.isMultiple(of: 2) {
                             coordinator.submit(request, from: Coordinated("submitter\(submitter)"))
-                            handled += 1
                         } else if await coordinator.send(request, from: Coordinated("submitter\(submitter)")).isHandled {
                             handled += 1
                         }
@@ -33,8 +32,8 @@ struct ConcurrencyTests {
                                    from: Coordinated("submitter\(submitter)"))
         }
 
-        #expect(handled == 10_000)
-        #expect(log.count == 10_008)
+        #expect(handled == 5_000, "every awaited send came back handled")
+        #expect(log.count == 10_008, "every submit and send reached the manager, plus the flushes")
         #expect(log.outOfOrder == 0)
         #expect(log.lastBySubmitter.count == 8)
     }

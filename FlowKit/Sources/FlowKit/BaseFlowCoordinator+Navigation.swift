@@ -37,8 +37,7 @@ extension BaseFlowCoordinator {
     /// Reports a removed module and finishes the children it leaves with nothing on screen.
     func didRemove(_ module: FlowModule) {
         sink?(.removed(module.name))
-        let root = rootCoordinator
-        if !root.children.isEmpty { root.finishAbandonedChildren() }
+        finishAbandonedChildrenOfRoot()
     }
 
     /// Reports removed modules and finishes the children they leave with nothing on screen.
@@ -47,6 +46,10 @@ extension BaseFlowCoordinator {
         if let sink {
             for module in modules { sink(.removed(module.name)) }
         }
+        finishAbandonedChildrenOfRoot()
+    }
+
+    private func finishAbandonedChildrenOfRoot() {
         let root = rootCoordinator
         if !root.children.isEmpty { root.finishAbandonedChildren() }
     }

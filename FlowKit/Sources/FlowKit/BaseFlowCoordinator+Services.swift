@@ -7,7 +7,7 @@ extension BaseFlowCoordinator {
     public func start() {
         guard !isRunning else { return }
         isRunning = true
-        contextProvider = services.lazy.compactMap { $0 as? any ContextProviderProtocol }.first
+        appointContextProvider()
         for service in services {
             service.start(with: self)
             sink?(.serviceStarted(String(describing: type(of: service))))
@@ -42,7 +42,7 @@ extension BaseFlowCoordinator {
         }
         if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
         services[index] = new
-        contextProvider = services.lazy.compactMap { $0 as? any ContextProviderProtocol }.first
+        appointContextProvider()
         if isRunning {
             new.start(with: self)
             sink?(.serviceStarted(String(describing: type(of: new))))
@@ -56,6 +56,11 @@ extension BaseFlowCoordinator {
             if let service = service as? any CoordinatorServiceLifeCycleProtocol { event.deliver(to: service) }
         }
         for child in children { child.send(event) }
+    }
+
+    /// Appoints the first service that provides the context.
+    private func appointContextProvider() {
+        contextProvider = services.lazy.compactMap { $0 as? any ContextProviderProtocol }.first
     }
 
     /// The latest context: from this coordinator's provider, else its parent's, else empty.

@@ -56,16 +56,6 @@ public final class Router {
 
     // MARK: - Person-driven navigation (through BaseFlowCoordinator, which cleans up after them)
 
-    /// Pops the top module of the visible stack. On the last module of a modal, dismisses the modal.
-    ///
-    /// - Returns: The modules removed.
-    /// - Throws: ``FlowError`` when the visible stack has only its root module (or nothing) left.
-    @discardableResult
-    func back() throws(FlowError) -> [FlowModule] {
-        if let last = modals.indices.last, modals[last].stack.count <= 1 { return try dismiss() }
-        return [try pop()]
-    }
-
     /// Pops the top module of the visible stack, which must not be a modal's last.
     func pop() throws(FlowError) -> FlowModule {
         if modals.isEmpty, tabs.isEmpty, main.stack.count > 1 { return main.stack.removeLast() }  // the common case
