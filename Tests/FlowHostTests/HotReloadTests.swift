@@ -139,6 +139,8 @@ struct HotReloadTests {
         let total = await submitters.value
 
         #expect(swaps == 20)
+        let versions = Set(host.coordinator.router.modules.compactMap { $0.content["version"]?.int })
+        #expect(versions == [1, 2], "requests were served by both generations while they swapped")
         #expect(total.handled == 1_000)
         #expect(total.other == 0)
         #expect(outcomes["greeter.Greeter"] == 1_000)
