@@ -1,17 +1,15 @@
 import FlowKit
 
-// A test fixture: generation 1 of a plugin that tests swap for generation 2 (GreeterPluginV2), which
-// exports the same manager name. Not bundled in any manifest.
-
-let version = 1
+// A test fixture: one plugin in two generations. GreeterPluginV1 and GreeterPluginV2 compile this same file
+// (V2 links it) with their own Generation.swift, so tests can swap one for the other under one name.
 
 /// Presents `greeting`, whose content says which generation built it; its `complete` action records the
 /// generation that ran it and finishes the manager.
 final class GreeterManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        let greeting = self.module("greeting", content: ["version": .number(Double(version))], actions: [
+        let greeting = self.module("greeting", content: ["version": .number(Double(generation))], actions: [
             ModuleAction("complete") { [weak self] module, _ in
-                module.content = ["version": .number(Double(version)), "completedBy": .number(Double(version))]
+                module.content = ["version": .number(Double(generation)), "completedBy": .number(Double(generation))]
                 self?.finish()
                 return nil
             },
@@ -22,7 +20,7 @@ final class GreeterManager: FlowManager {
 
 @c(flowkit_plugin_entry)
 public func flowkitPluginEntry() -> UnsafeRawPointer {
-    PluginEntry.export(PluginDescription(name: "greeter", version: "1.0.0", managers: [
+    PluginEntry.export(PluginDescription(name: "greeter", version: "\(generation).0.0", managers: [
         ManagerFactory("Greeter", GreeterManager.self),
-    ]))
+    ] + extraManagers))
 }

@@ -1,0 +1,4 @@
+import FlowKit
+
+let generation = 1
+let extraManagers: [ManagerFactory] = []
