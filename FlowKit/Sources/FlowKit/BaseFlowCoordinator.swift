@@ -11,6 +11,9 @@
 ///
 /// All state lives on the main actor. From other threads or tasks, use ``submit(_:from:)`` or
 /// ``send(_:from:)``: requests are never lost or reordered per submitter.
+///
+/// Properties on the request path are marked `@exclusivity(unchecked)`: they are only touched on the main
+/// actor, and no access to them overlaps another, so their dynamic exclusivity checks cost without guarding.
 @MainActor
 open class BaseFlowCoordinator: FlowCoordinator {
     public let name: String
@@ -21,21 +24,21 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Called with a request that neither this coordinator nor any ancestor could route.
     public var unhandledRequestHandler: (@MainActor (CoordinationRequest, Coordinated) -> Void)?
     /// Called with every event of this coordinator and its descendants; `nil` (the default) costs nothing.
-    public var onEvent: (@MainActor (FlowEvent) -> Void)?
+    @exclusivity(unchecked) public var onEvent: (@MainActor (FlowEvent) -> Void)?
     /// Called when a child finishes, by the default ``didRegainFocus(fromChild:)``.
     public var onRegainFocus: (@MainActor (BaseFlowCoordinator) -> Void)?
     /// How long a request may wait for its dependencies before it is dead-lettered.
     public var queueTimeout: Duration = .seconds(30)
 
-    public internal(set) var router: Router
+    @exclusivity(unchecked) public internal(set) var router: Router
     /// The coordinator that opened this one.
     public internal(set) weak var parent: BaseFlowCoordinator? {
         didSet { hasParent = parent != nil }
     }
     /// Whether ``parent`` is set, readable without loading the weak reference on the request path.
-    private(set) var hasParent = false
+    @exclusivity(unchecked) private(set) var hasParent = false
     /// The open child coordinators, in the order they were opened.
-    public internal(set) var children: [BaseFlowCoordinator] = []
+    @exclusivity(unchecked) public internal(set) var children: [BaseFlowCoordinator] = []
     /// Whether ``start()`` was called and ``stop()`` not since.
     public internal(set) var isRunning = false
     /// Requests that waited too long for their dependencies, or were pending when the coordinator stopped.
@@ -52,11 +55,11 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Where this coordinator's inline modules go, and how it was opened.
     var anchor: Router.LayerID
     var style: PresentationStyle = .root
-    var presentedCount = 0
+    @exclusivity(unchecked) var presentedCount = 0
     /// Runs when this coordinator, as a child, has finished.
     var finishHandler: (@MainActor () -> Void)?
     nonisolated let inbox = RequestInbox()
-    private var routes: RouteTable
+    @exclusivity(unchecked) private var routes: RouteTable
 
     /// Creates a coordinator.
     ///

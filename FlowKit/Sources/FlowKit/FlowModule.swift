@@ -17,12 +17,12 @@ public final class FlowModule {
     public private(set) weak var coordination: (any CoordinationRequestProtocol)?
 
     /// The manager that built this module. Holding it keeps the manager alive while the module is shown.
-    var manager: (any RequestCoordinatorManager)?
+    @exclusivity(unchecked) var manager: (any RequestCoordinatorManager)?
     /// The identity of the coordinator that presented this module, set when it is presented. Only ever
     /// compared, never dereferenced: a weak reference here cost the request path a side-table update per
     /// module. A coordinator removes its modules before it goes, so the identity cannot be reused while
     /// the module is shown.
-    var presenter: ObjectIdentifier?
+    @exclusivity(unchecked) var presenter: ObjectIdentifier?
 
     /// Creates a module.
     public init(

@@ -30,9 +30,12 @@ public final class Router {
         }
     }
 
-    private(set) var main: Layer
-    private(set) var tabs: [Layer] = []
-    private(set) var modals: [Layer] = []
+    // Unchecked exclusivity: the router lives on the main actor and no access to these overlaps another
+    // (no mutation calls out to code that could reach the router), so the dynamic checks, a fifth of the
+    // request path's instructions, buy nothing.
+    @exclusivity(unchecked) private(set) var main: Layer
+    @exclusivity(unchecked) private(set) var tabs: [Layer] = []
+    @exclusivity(unchecked) private(set) var modals: [Layer] = []
     /// The index of the selected tab, meaningful only when there are tabs.
     public private(set) var selectedTab = 0
     private var nextLayer = 1
