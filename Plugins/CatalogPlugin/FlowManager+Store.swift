@@ -1,6 +1,16 @@
 import FlowKit
 
 extension FlowManager {
+    /// The store service, loaded or not: the `catalog.storeService` dependency it sets when it starts.
+    func storeService() throws(FlowError) -> StoreService {
+        guard let store = coordinator.dependencies[.storeService, as: StoreService.self] else {
+            throw FlowError(
+                "no catalog store: dependency 'catalog.storeService' is not set; start the service with "
+                    + #"{"plugin": "catalog", "service": "Store"}"#)
+        }
+        return store
+    }
+
     /// The loaded store, the `catalog.store` dependency.
     ///
     /// - Throws: ``FlowError`` when it is not set; managers that call this require it, so it always is.

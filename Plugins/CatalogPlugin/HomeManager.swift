@@ -1,25 +1,22 @@
 import FlowKit
 
-/// Handles `home.show`: the signed-in home. Loads the store, makes `home` the root screen (clearing
-/// whatever came before signing in) and asks, as `home`, for its two tabs: `catalog.list` and
-/// `settings.show`, both {"style": "tab"}.
+/// Handles `home.show`: the signed-in home. Makes `home` the root screen (clearing whatever came before
+/// signing in), asks, as `home`, for its two tabs (`catalog.list` and `settings.show`, both
+/// {"style": "tab"}), then loads the store: requests that waited for `catalog.store` (a deep link opened
+/// before signing in) are replayed into the tabs, and the item list shows the loaded items.
 final class HomeManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        guard let store = coordinator.dependencies[.storeService, as: StoreService.self] else {
-            throw FlowError(
-                "no catalog store: dependency 'catalog.storeService' is not set; start the service with "
-                    + #"{"plugin": "catalog", "service": "Store"}"#)
-        }
+        let store = try storeService()
         let home = self.module(
             .home, title: "Home",
             content: ["user": context.value(atPath: "user.name") ?? .null, "tabs": ["Items", "Settings"]])
-        // The root first: it clears the presentation, which would take away anything the load replays.
         coordinator.present(home, style: .root, by: self)
-        store.load()
         for tab in [CoordinationRequestName.showList, .showSettings] {
             let outcome = coordinator.requestCoordination(tab, payload: ["style": "tab"], from: .home)
             if case .failed(let error) = outcome { throw error }
         }
+        store.load()
+        ItemListManager.refreshLists(in: coordinator.router, from: store)
         return .finished
     }
 }

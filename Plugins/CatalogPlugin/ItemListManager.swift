@@ -3,12 +3,11 @@ import FlowKit
 /// Handles `catalog.list`: the items, as the "Items" tab when the payload's `style` is "tab", else pushed
 /// inline. `open` {"id": n} asks for `catalog.detail`; `create` asks for `catalog.create`.
 ///
-/// Requires `catalog.store`, so a request before the store is loaded waits for it.
+/// Shows the store's items as they are, none before the store is loaded: Home opens the tabs first and
+/// then loads, so that requests waiting for `catalog.store` land in the tabs, and refreshes the list.
 final class ItemListManager: FlowManager {
-    override class var requirements: [DependencyKey] { [.store] }
-
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        let store = try store()
+        let store = try storeService()
         func makeList(_ coordination: any FlowCoordinator) -> FlowModule {
             FlowModule(
                 .itemList, title: "Items", content: Self.content(of: store),

@@ -104,8 +104,9 @@ public final class HostShell {
                 guard let index = Int(rest) else { throw FlowError("usage: tab N (a tab number from 0)") }
                 try host.coordinator.selectTab(index)
             case "deeplink":
+                // A step queued for a dependency is on its way: the rest of the link waits with it.
                 let result = try deepLink(rest)
-                guard result.isComplete else { throw FlowError(result.description) }
+                if let stop = result.stoppedBy, !stop.isQueued { throw FlowError(result.description) }
                 output.append(result.description)
             case "lifecycle": try lifecycle(rest)
             case "reload": try reload(rest)

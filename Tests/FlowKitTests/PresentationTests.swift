@@ -94,3 +94,23 @@ extension PresentationTests {
         #expect(coordinator.router.state.stack == ["home"])
     }
 }
+
+extension PresentationTests {
+    @Test func parentPushesIntoTheVisibleTabOfItsChildButAChildKeepsToItsOwnTab() throws {
+        let parent = coordinator()
+        show("home", on: parent)
+        let items = BaseFlowCoordinator(name: "items")
+        let settings = BaseFlowCoordinator(name: "settings")
+        parent.openChild(items, style: .tab("Items"))
+        parent.openChild(settings, style: .tab("Settings"))
+        show("itemList", on: items)
+        show("settingsList", on: settings)
+
+        show("itemDetail", on: parent)
+        try parent.selectTab(1)
+        show("itemHistory", on: items)
+
+        #expect(parent.router.state.tabs.map(\.stack) == [["itemList", "itemDetail", "itemHistory"], ["settingsList"]])
+        #expect(parent.router.state.stack == ["home"])
+    }
+}

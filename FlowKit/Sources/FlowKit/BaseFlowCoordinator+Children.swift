@@ -47,6 +47,11 @@ extension BaseFlowCoordinator {
         handler?()
     }
 
+    /// Whether the coordinator identified by `id` is a child of this one, or a child's descendant.
+    func hasDescendant(_ id: ObjectIdentifier) -> Bool {
+        children.contains { ObjectIdentifier($0) == id || $0.hasDescendant(id) }
+    }
+
     /// Whether this coordinator has presented a module since it was opened.
     var hasPresented: Bool {
         presentedCount > 0

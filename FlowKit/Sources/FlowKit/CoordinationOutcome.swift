@@ -15,6 +15,12 @@ public enum CoordinationOutcome: Sendable, Hashable, CustomStringConvertible {
         return false
     }
 
+    /// Whether the request waits for dependencies.
+    public var isQueued: Bool {
+        if case .queued = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .handled(let manager): "handled by \(manager)"

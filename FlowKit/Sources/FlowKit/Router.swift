@@ -134,10 +134,15 @@ public final class Router {
         return layer.id
     }
 
-    /// The layer a coordinator pushes onto: the visible stack when the coordinator presented its top
-    /// module (as a push onto the visible navigation controller), else its topmost modal, else `anchor`.
+    /// The layer a coordinator pushes onto: the visible stack when the coordinator or one of its
+    /// descendants presented the visible module (as a push onto the visible navigation controller), else
+    /// its topmost modal, else `anchor`. So a root coordinator whose own stack is hidden behind tabs pushes
+    /// into the visible tab, while a tab's coordinator still pushes into its own tab.
     func inlineTarget(for coordinator: BaseFlowCoordinator, anchor: LayerID) -> LayerID {
-        if let top, top.presenter == ObjectIdentifier(coordinator) { return visibleLayer }
+        if let presenter = top?.presenter,
+           presenter == ObjectIdentifier(coordinator) || coordinator.hasDescendant(presenter) {
+            return visibleLayer
+        }
         let identity = ObjectIdentifier(coordinator)
         guard !modals.isEmpty, let index = modals.lastIndex(where: { $0.owner == identity }) else { return anchor }
         return modals[index].id
