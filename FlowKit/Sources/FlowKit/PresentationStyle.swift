@@ -1,6 +1,7 @@
 /// How a module or a child coordinator is shown.
 public enum PresentationStyle: Sendable, Hashable, CustomStringConvertible {
-    /// Pushed onto the current navigation stack (the presenter's topmost modal, or its own stack).
+    /// Pushed onto a navigation stack: the visible one when the presenter or one of its children shows the
+    /// visible module, else the presenter's topmost modal, else the presenter's own stack.
     case inline
     /// Shown over everything in a new modal layer with a navigation stack of its own.
     case modal
