@@ -1,5 +1,6 @@
 @testable import FlowHost
 import FlowKit
+import Foundation
 import Glibc
 import Testing
 
@@ -180,5 +181,27 @@ extension PluginLoaderTests {
 
         #expect(error?.kind == .duplicateSDK)
         #expect(error?.description == "\(path): links its own copy of FlowKit instead of the host's shared libFlowKit.so, so its types would not match the host's; depend on `.product(name: \"FlowKit\", package: \"FlowKit\")` and do not add FlowKit's sources or a static FlowKit to the plugin")
+    }
+}
+
+extension PluginLoaderTests {
+    nonisolated static let hasCCompiler = access("/usr/bin/cc", X_OK) == 0
+
+    @Test(.enabled(if: hasCCompiler, "needs a C compiler to build a library with an unresolved symbol"))
+    func unresolvedSymbolIsReportedWithTheDynamicLoadersText() throws {
+        let directory = try TemporaryDirectory()
+        let source = try directory.file("undefined.c", containing: "extern int flowkit_missing(void);\nint entry(void) { return flowkit_missing(); }\n")
+        let library = directory.path + "/libUndefined.so"
+        let compiler = Process()
+        compiler.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
+        compiler.arguments = ["-shared", "-fPIC", "-o", library, source]
+        try compiler.run()
+        compiler.waitUntilExit()
+        try #require(compiler.terminationStatus == 0)
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: library) }
+
+        #expect(error?.kind == .dlopenFailed)
+        #expect(error?.message == "the dynamic loader refused it: \(library): undefined symbol: flowkit_missing; the plugin needs a symbol this process lacks: rebuild it against this host's FlowKit")
     }
 }

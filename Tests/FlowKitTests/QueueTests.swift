@@ -70,3 +70,15 @@ struct QueueTests {
         #expect(coordinator.deadLetters.map(\.reason) == ["the coordinator 'root' stopped while it was waiting"])
     }
 }
+
+extension QueueTests {
+    @Test func deadLettersKeepTheMostRecentUpToTheLimit() {
+        let (coordinator, _) = BaseFlowCoordinator.withLog([RequestRoute(.needsStore): route("Store", StoreManager.self)])
+        coordinator.deadLetterLimit = 2
+        for n in 1...3 { coordinator.requestCoordination(.needsStore, payload: ["n": .number(Double(n))], from: .app) }
+
+        coordinator.expireQueuedRequests(now: .now + .seconds(60))
+
+        #expect(coordinator.deadLetters.map { $0.request.payload["n"] } == [2, 3])
+    }
+}

@@ -90,6 +90,7 @@ extension BaseFlowCoordinator {
     private func deadLetter(_ entry: QueuedRequest, reason: String) {
         let letter = DeadLetter(request: entry.request, module: entry.module, reason: reason)
         deadLetters.append(letter)
+        if deadLetters.count > deadLetterLimit { deadLetters.removeFirst(deadLetters.count - deadLetterLimit) }
         sink?(.deadLettered(letter))
     }
 

@@ -41,8 +41,11 @@ open class BaseFlowCoordinator: FlowCoordinator {
     @exclusivity(unchecked) public internal(set) var children: [BaseFlowCoordinator] = []
     /// Whether ``start()`` was called and ``stop()`` not since.
     public internal(set) var isRunning = false
-    /// Requests that waited too long for their dependencies, or were pending when the coordinator stopped.
+    /// Requests that waited too long for their dependencies, or were pending when the coordinator stopped:
+    /// the most recent ``deadLetterLimit``, oldest first. Every one is also reported through ``onEvent``.
     public internal(set) var deadLetters: [DeadLetter] = []
+    /// How many dead letters ``deadLetters`` keeps.
+    public var deadLetterLimit = 100
 
     /// The services, in start order.
     public internal(set) var services: [any CoordinatorServiceProtocol]
