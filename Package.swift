@@ -37,6 +37,10 @@ let package = Package(
         .testTarget(name: "FlowHostTests", dependencies: ["FlowHost", flowKit]),
         .testTarget(
             name: "FlowKitTestingTests", dependencies: [flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
+        // The bundled plugins' flows through FlowKitTesting (the plugins themselves are dlopened).
+        .testTarget(
+            name: "PluginFlowTests",
+            dependencies: ["FlowHost", flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
     ] + bundledPlugins.map { .target(name: $0, dependencies: [flowKit], path: "Plugins/\($0)") }
       + fixturePlugins.map { .target(name: $0, dependencies: [flowKit], path: "Tests/Fixtures/\($0)") },
     swiftLanguageModes: [.v6]
