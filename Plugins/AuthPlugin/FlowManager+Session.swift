@@ -5,12 +5,8 @@ extension FlowManager {
     ///
     /// - Throws: ``FlowError`` when the manifest does not start the `Session` service.
     func session() throws(FlowError) -> SessionService {
-        guard let session = coordinator.dependencies[.session, as: SessionService.self] else {
-            throw FlowError(
-                "no session: dependency 'auth.session' is not set; start the service with "
-                    + #"{"plugin": "auth", "service": "Session"}"#)
-        }
-        return session
+        try coordinator.dependencies.require(.session, as: SessionService.self,
+                                             hint: #"start the service with {"plugin": "auth", "service": "Session"}"#)
     }
 
     /// The root of the coordinator tree, where app-wide screens (welcome, home) belong.

@@ -3,22 +3,15 @@ import FlowKit
 extension FlowManager {
     /// The store service, loaded or not: the `catalog.storeService` dependency it sets when it starts.
     func storeService() throws(FlowError) -> StoreService {
-        guard let store = coordinator.dependencies[.storeService, as: StoreService.self] else {
-            throw FlowError(
-                "no catalog store: dependency 'catalog.storeService' is not set; start the service with "
-                    + #"{"plugin": "catalog", "service": "Store"}"#)
-        }
-        return store
+        try coordinator.dependencies.require(.storeService, as: StoreService.self,
+                                             hint: #"start the service with {"plugin": "catalog", "service": "Store"}"#)
     }
 
     /// The loaded store, the `catalog.store` dependency.
     ///
     /// - Throws: ``FlowError`` when it is not set; managers that call this require it, so it always is.
     func store() throws(FlowError) -> StoreService {
-        guard let store = coordinator.dependencies[.store, as: StoreService.self] else {
-            throw FlowError("the catalog store is not loaded: dependency 'catalog.store' is not set")
-        }
-        return store
+        try coordinator.dependencies.require(.store, as: StoreService.self, hint: "the catalog store loads after sign-in")
     }
 }
 

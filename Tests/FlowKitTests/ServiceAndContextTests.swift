@@ -114,3 +114,18 @@ private final class HandoffSession: ContextProviderProtocol, StateHandoff {
     func exportState() -> JSONValue { user.map { .string($0) } ?? .null }
     func importState(_ state: JSONValue) { user = state.string }
 }
+
+extension ServiceAndContextTests {
+    @Test func requiringADependencySaysWhetherItIsMissingOrOfAnotherType() throws {
+        var dependencies = DependencyValues()
+        dependencies[.store] = 42
+
+        #expect(throws: FlowError("dependency 'log' is not set; start the Log service")) {
+            try dependencies.require(.log, as: Log.self, hint: "start the Log service")
+        }
+        #expect(throws: FlowError("dependency 'store' is a Int, not a String; set it to the store's name")) {
+            try dependencies.require(.store, as: String.self, hint: "set it to the store's name")
+        }
+        #expect(try dependencies.require(.store, as: Int.self, hint: "") == 42)
+    }
+}

@@ -28,6 +28,21 @@ public struct DependencyValues: @unchecked Sendable {
         storage[key] as? T
     }
 
+    /// The value for `key` as a `T`, or an error that says what is missing and how to provide it.
+    ///
+    /// A value of another type is reported as such: after a plugin reload, an object made by the old
+    /// generation is not an instance of the new generation's class of the same name.
+    ///
+    /// - Parameter hint: How to set the dependency, appended to the message after `; `.
+    /// - Throws: ``FlowError``, `dependency 'KEY' is not set; HINT` or `dependency 'KEY' is a X, not a T; HINT`.
+    public func require<T>(_ key: DependencyKey, as type: T.Type, hint: String) throws(FlowError) -> T {
+        guard let value = storage[key] else { throw FlowError("dependency '\(key)' is not set; \(hint)") }
+        guard let typed = value as? T else {
+            throw FlowError("dependency '\(key)' is a \(Swift.type(of: value)), not a \(T.self); \(hint)")
+        }
+        return typed
+    }
+
     /// Whether `key` is set.
     public func contains(_ key: DependencyKey) -> Bool { storage[key] != nil }
 
