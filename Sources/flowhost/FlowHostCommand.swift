@@ -47,7 +47,7 @@ struct FlowHostCommand {
 
 /// Prints `message` to standard error.
 func printError(_ message: String) {
-    fflush(nil)  // Keep stdout and stderr in order when both go to one terminal or file.
+    flushOutput()  // Keep stdout and stderr in order when both go to one terminal or file.
     let line = message + "\n"
     _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
 }

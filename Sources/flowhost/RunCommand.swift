@@ -57,7 +57,7 @@ enum RunCommand {
         reading: while true {
             if interactive {
                 print("flowhost> ", terminator: "")
-                fflush(nil)
+                flushOutput()
             }
             guard let line = await input.next() else { break }
             lineNumber += 1
@@ -88,7 +88,7 @@ enum RunCommand {
 
     private static func emit(_ lines: [String]) {
         for line in lines { print("  " + line) }
-        fflush(nil)
+        flushOutput()
     }
 
     private static func readScript(_ path: String) throws(Exit) -> (name: String, lines: [String]) {
