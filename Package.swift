@@ -3,7 +3,7 @@ import PackageDescription
 
 /// Settings every target shares: Swift 6 mode is set package-wide below; these add the strictest checks.
 let sharedSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 /// The bundled plugins. Each one is its own dynamic library product, loaded by the host with dlopen.
@@ -36,13 +36,14 @@ let package = Package(
         .testTarget(name: "FlowKitTests", dependencies: [flowKit]),
         .testTarget(name: "FlowHostTests", dependencies: ["FlowHost", flowKit]),
         .testTarget(
-            name: "FlowKitTestingTests", dependencies: [flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
+            name: "FlowKitTestingTests",
+            dependencies: [flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
         // The bundled plugins' flows through FlowKitTesting (the plugins themselves are dlopened).
         .testTarget(
             name: "PluginFlowTests",
             dependencies: ["FlowHost", flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
     ] + bundledPlugins.map { .target(name: $0, dependencies: [flowKit], path: "Plugins/\($0)") }
-      + fixturePlugins.map { .target(name: $0, dependencies: [flowKit], path: "Tests/Fixtures/\($0)") },
+        + fixturePlugins.map { .target(name: $0, dependencies: [flowKit], path: "Tests/Fixtures/\($0)") },
     swiftLanguageModes: [.v6]
 )
 

@@ -9,10 +9,10 @@ import PackageDescription
 let package = Package(
     name: "FlowKit",
     products: [
-        .library(name: "FlowKit", type: .dynamic, targets: ["FlowKit"]),
+        .library(name: "FlowKit", type: .dynamic, targets: ["FlowKit"])
     ],
     targets: [
-        .target(name: "FlowKit", swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
+        .target(name: "FlowKit", swiftSettings: [.enableUpcomingFeature("ExistentialAny")])
     ],
     swiftLanguageModes: [.v6]
 )

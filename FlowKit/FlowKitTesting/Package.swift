@@ -7,16 +7,16 @@ import PackageDescription
 let package = Package(
     name: "FlowKitTesting",
     products: [
-        .library(name: "FlowKitTesting", targets: ["FlowKitTesting"]),
+        .library(name: "FlowKitTesting", targets: ["FlowKitTesting"])
     ],
     dependencies: [
-        .package(path: ".."),
+        .package(path: "..")
     ],
     targets: [
         .target(
             name: "FlowKitTesting",
             dependencies: [.product(name: "FlowKit", package: "FlowKit")],
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]),
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")])
     ],
     swiftLanguageModes: [.v6]
 )

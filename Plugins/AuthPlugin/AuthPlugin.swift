@@ -10,7 +10,7 @@ let description = PluginDescription(
         ManagerFactory("SignOut", SignOutManager.self),
     ],
     services: [
-        ServiceFactory("Session") { SessionService() },
+        ServiceFactory("Session") { SessionService() }
     ]
 )
 

@@ -5,8 +5,9 @@ extension FlowManager {
     ///
     /// - Throws: ``FlowError`` when the manifest does not start the `Session` service.
     func session() throws(FlowError) -> SessionService {
-        try coordinator.dependencies.require(.session, as: SessionService.self,
-                                             hint: #"start the service with {"plugin": "auth", "service": "Session"}"#)
+        try coordinator.dependencies.require(
+            .session, as: SessionService.self,
+            hint: #"start the service with {"plugin": "auth", "service": "Session"}"#)
     }
 
     /// The root of the coordinator tree, where app-wide screens (welcome, home) belong.

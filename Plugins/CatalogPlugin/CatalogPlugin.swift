@@ -13,7 +13,7 @@ let description = PluginDescription(
         ManagerFactory("AddItem", AddItemManager.self),
     ],
     services: [
-        ServiceFactory("Store") { StoreService() },
+        ServiceFactory("Store") { StoreService() }
     ]
 )
 

@@ -7,9 +7,11 @@ final class CreateItemManager: FlowManager {
     override class var requirements: [DependencyKey] { [.store] }
 
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        let flow = BaseFlowCoordinator(name: "createItem", mapping: [
-            RequestRoute(.createItemForm): ManagerFactory("CreateForm", CreateFormManager.self),
-        ])
+        let flow = BaseFlowCoordinator(
+            name: "createItem",
+            mapping: [
+                RequestRoute(.createItemForm): ManagerFactory("CreateForm", CreateFormManager.self)
+            ])
         coordinator.openChild(flow, style: .modal, onFinish: { [weak self] in self?.flowFinished() })
         let outcome = flow.requestCoordination(.createItemForm, payload: request.payload, from: .createItem)
         guard outcome.isHandled else {

@@ -3,15 +3,17 @@ import FlowKit
 extension FlowManager {
     /// The store service, loaded or not: the `catalog.storeService` dependency it sets when it starts.
     func storeService() throws(FlowError) -> StoreService {
-        try coordinator.dependencies.require(.storeService, as: StoreService.self,
-                                             hint: #"start the service with {"plugin": "catalog", "service": "Store"}"#)
+        try coordinator.dependencies.require(
+            .storeService, as: StoreService.self,
+            hint: #"start the service with {"plugin": "catalog", "service": "Store"}"#)
     }
 
     /// The loaded store, the `catalog.store` dependency.
     ///
     /// - Throws: ``FlowError`` when it is not set; managers that call this require it, so it always is.
     func store() throws(FlowError) -> StoreService {
-        try coordinator.dependencies.require(.store, as: StoreService.self, hint: "the catalog store loads after sign-in")
+        try coordinator.dependencies.require(
+            .store, as: StoreService.self, hint: "the catalog store loads after sign-in")
     }
 }
 

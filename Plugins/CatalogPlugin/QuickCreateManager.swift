@@ -16,7 +16,7 @@ final class QuickCreateManager: FlowManager {
                     ItemListManager.refreshLists(in: self.coordinator.router, from: store)
                     self.finish()
                     return nil
-                },
+                }
             ])
         return .present(form, .inline)
     }

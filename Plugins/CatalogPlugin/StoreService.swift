@@ -16,7 +16,9 @@ final class StoreService: CoordinatorServiceProtocol {
         var json: JSONValue { ["id": .number(Double(id)), "title": .string(title)] }
     }
 
-    private static let seed = [Item(id: 1, title: "Compass"), Item(id: 2, title: "Lantern"), Item(id: 3, title: "Rope")]
+    private static let seed = [
+        Item(id: 1, title: "Compass"), Item(id: 2, title: "Lantern"), Item(id: 3, title: "Rope"),
+    ]
 
     /// The items, oldest first.
     private(set) var items: [Item] = []

@@ -5,9 +5,11 @@ import FlowKit
 ///
 /// It shares no code or types with the catalog plugin: it asks the catalog to add the item with the
 /// `catalog.item.add` request, the only contract between the two.
-let description = PluginDescription(name: "express", version: "1.0.0", managers: [
-    ManagerFactory("ExpressCreate", ExpressCreateManager.self),
-])
+let description = PluginDescription(
+    name: "express", version: "1.0.0",
+    managers: [
+        ManagerFactory("ExpressCreate", ExpressCreateManager.self)
+    ])
 
 @c(flowkit_plugin_entry)
 public func flowkitPluginEntry() -> UnsafeRawPointer {

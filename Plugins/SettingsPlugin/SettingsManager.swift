@@ -40,10 +40,12 @@ final class SettingsManager: FlowManager {
             return settings.requestCoordination(.signIn, payload: payload)
         }
         let flow = BaseFlowCoordinator(name: "switchUser")
-        host.openChild(flow, style: .inline, onFinish: { [weak settings, weak host] in
-            guard let settings, let host else { return }
-            settings.content = content(host.context)
-        })
+        host.openChild(
+            flow, style: .inline,
+            onFinish: { [weak settings, weak host] in
+                guard let settings, let host else { return }
+                settings.content = content(host.context)
+            })
         let outcome = flow.requestCoordination(.signIn, payload: payload, from: settings.name)
         // A sub-flow that shows nothing would never be left, so it would never finish on its own.
         if !host.router.modules.contains(where: { $0.coordination === flow }) { flow.finish() }

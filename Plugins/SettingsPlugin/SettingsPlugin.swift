@@ -9,7 +9,7 @@ let description = PluginDescription(
         ManagerFactory("About", AboutManager.self),
     ],
     services: [
-        ServiceFactory("Analytics") { AnalyticsService() },
+        ServiceFactory("Analytics") { AnalyticsService() }
     ]
 )
 

@@ -12,9 +12,11 @@ final class OnboardingCoordinator: BaseFlowCoordinator {
     private(set) var isComplete = false
 
     init() {
-        super.init(name: "onboarding", mapping: [
-            RequestRoute(.onboardingPage): ManagerFactory("OnboardingPage", OnboardingPageManager.self),
-        ])
+        super.init(
+            name: "onboarding",
+            mapping: [
+                RequestRoute(.onboardingPage): ManagerFactory("OnboardingPage", OnboardingPageManager.self)
+            ])
     }
 
     /// Ends the tour as completed: its pages go away and the parent regains the focus.

@@ -8,9 +8,11 @@ import FlowKit
 final class OnboardingManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         let flow = OnboardingCoordinator()
-        coordinator.openChild(flow, style: .inline, onFinish: { [weak self, weak flow] in
-            self?.flowFinished(completed: flow?.isComplete ?? false)
-        })
+        coordinator.openChild(
+            flow, style: .inline,
+            onFinish: { [weak self, weak flow] in
+                self?.flowFinished(completed: flow?.isComplete ?? false)
+            })
         let outcome = flow.requestCoordination(.onboardingPage, payload: ["page": 1], from: .onboarding)
         guard outcome.isHandled else {
             flow.finish()

@@ -17,8 +17,9 @@ final class OnboardingPageManager: FlowManager {
         }
         let action: ModuleAction
         if page < count {
-            action = .request("next", .onboardingPage, payload: ["page": .number(Double(page + 1))],
-                              summary: "page \(page + 1) of \(count)")
+            action = .request(
+                "next", .onboardingPage, payload: ["page": .number(Double(page + 1))],
+                summary: "page \(page + 1) of \(count)")
         } else {
             action = ModuleAction("done", summary: "end the tour and sign in") { module, _ in
                 // The page's coordinator is the sub-flow; finishing it removes every page at once.
@@ -29,7 +30,9 @@ final class OnboardingPageManager: FlowManager {
         let content: JSONValue = [
             "page": .number(Double(page)), "of": .number(Double(count)), "text": .string(Self.texts[page - 1]),
         ]
-        return .present(self.module(.onboardingPage, title: "Tour \(page)/\(count)", content: content,
-                                    actions: [action]), .inline)
+        return .present(
+            self.module(
+                .onboardingPage, title: "Tour \(page)/\(count)", content: content,
+                actions: [action]), .inline)
     }
 }

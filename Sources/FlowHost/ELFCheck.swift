@@ -6,11 +6,11 @@ enum ELFCheck {
     /// The ELF machine this host runs on.
     static let hostMachine: UInt16 = {
         #if arch(x86_64)
-        return 62
+            return 62
         #elseif arch(arm64)
-        return 183
+            return 183
         #else
-        return 0
+            return 0
         #endif
     }()
 
@@ -29,37 +29,56 @@ enum ELFCheck {
     static func check(_ path: String) throws(PluginLoadError) {
         let header = try readPrefix(path, count: 64)
         guard header.count >= 20, header[0] == 0x7F, header[1] == 0x45, header[2] == 0x4C, header[3] == 0x46 else {
-            throw PluginLoadError(file: path, kind: .notELF, message:
-                "not an ELF shared object (\(describePrefix(header))); give the path of a plugin's lib<Name>.so")
+            throw PluginLoadError(
+                file: path, kind: .notELF,
+                message:
+                    "not an ELF shared object (\(describePrefix(header))); give the path of a plugin's lib<Name>.so")
         }
         let type = UInt16(header[16]) | UInt16(header[17]) << 8
         let machine = UInt16(header[18]) | UInt16(header[19]) << 8
         guard type == 3 else {
             let what = type == 2 ? "an executable" : type == 1 ? "a relocatable object (.o)" : "ELF type \(type)"
-            throw PluginLoadError(file: path, kind: .notSharedObject, message:
-                "is \(what), not a shared object; build the plugin as a `.library(type: .dynamic)` product")
+            throw PluginLoadError(
+                file: path, kind: .notSharedObject,
+                message:
+                    "is \(what), not a shared object; build the plugin as a `.library(type: .dynamic)` product")
         }
         guard machine == hostMachine else {
-            throw PluginLoadError(file: path, kind: .wrongArchitecture, message:
-                "built for \(machineName(machine)), this host is \(machineName(hostMachine)); rebuild the plugin on this machine")
+            throw PluginLoadError(
+                file: path, kind: .wrongArchitecture,
+                message:
+                    "built for \(machineName(machine)), this host is \(machineName(hostMachine)); rebuild the plugin on this machine"
+            )
         }
         guard header.count == 64 else {
-            throw PluginLoadError(file: path, kind: .incomplete, message:
-                "is truncated: \(header.count) bytes, shorter than an ELF header; wait for the build to finish or copy it again")
+            throw PluginLoadError(
+                file: path, kind: .incomplete,
+                message:
+                    "is truncated: \(header.count) bytes, shorter than an ELF header; wait for the build to finish or copy it again"
+            )
         }
         guard header[4] == 2 else {
-            throw PluginLoadError(file: path, kind: .notSharedObject, message: "is not a 64-bit ELF file; rebuild the plugin on this machine")
+            throw PluginLoadError(
+                file: path, kind: .notSharedObject,
+                message: "is not a 64-bit ELF file; rebuild the plugin on this machine")
         }
         // A truncated file (a build still writing it, a broken copy) would crash the dynamic loader.
         var status = stat()
         guard stat(path, &status) == 0 else { return }
         let size = UInt64(status.st_size)
-        let programHeaders = end(offset: header.word(at: 32, 8), count: header.word(at: 56, 2), size: header.word(at: 54, 2))
-        let sectionHeaders = end(offset: header.word(at: 40, 8), count: header.word(at: 60, 2), size: header.word(at: 58, 2))
+        let programHeaders = end(
+            offset: header.word(at: 32, 8), count: header.word(at: 56, 2), size: header.word(at: 54, 2))
+        let sectionHeaders = end(
+            offset: header.word(at: 40, 8), count: header.word(at: 60, 2), size: header.word(at: 58, 2))
         guard let programHeaders, let sectionHeaders, max(programHeaders, sectionHeaders) <= size else {
-            let needed = programHeaders.flatMap { p in sectionHeaders.map { max(p, $0) } }.map { "at least \($0)" } ?? "more than the file system allows"
-            throw PluginLoadError(file: path, kind: .incomplete, message:
-                "is truncated: \(size) bytes, its ELF header needs \(needed); wait for the build to finish or copy it again")
+            let needed =
+                programHeaders.flatMap { p in sectionHeaders.map { max(p, $0) } }.map { "at least \($0)" }
+                ?? "more than the file system allows"
+            throw PluginLoadError(
+                file: path, kind: .incomplete,
+                message:
+                    "is truncated: \(size) bytes, its ELF header needs \(needed); wait for the build to finish or copy it again"
+            )
         }
     }
 
@@ -93,7 +112,8 @@ enum ELFCheck {
             let text = String(decoding: bytes.prefix(8), as: UTF8.self).replacingOccurrences(of: "\n", with: "\\n")
             return "it starts with text \"\(text)\""
         }
-        return "it starts with bytes " + bytes.prefix(4).map { String($0, radix: 16, uppercase: false) }.joined(separator: " ")
+        return "it starts with bytes "
+            + bytes.prefix(4).map { String($0, radix: 16, uppercase: false) }.joined(separator: " ")
     }
 }
 

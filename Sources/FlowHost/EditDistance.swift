@@ -1,6 +1,7 @@
 /// The optimal-string-alignment distance: insertions, deletions, substitutions and adjacent swaps.
 func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
     var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
     for i in 0...a.count { table[i][0] = i }

@@ -6,7 +6,9 @@ public struct Exposure: Sendable, Hashable, CustomStringConvertible {
     public var experiment: String
     public var variant: String
 
-    public var description: String { "exposure: subject '\(subject)' in experiment '\(experiment)' gets variant '\(variant)'" }
+    public var description: String {
+        "exposure: subject '\(subject)' in experiment '\(experiment)' gets variant '\(variant)'"
+    }
 }
 
 /// Assigns each subject of an experiment to one of its variants: stable, weighted and sticky.
@@ -50,7 +52,9 @@ public final class ExperimentAssigner {
     public func assign(_ subject: String?, in name: String) -> Manifest.Experiment.Variant? {
         guard let experiment = experiments[name], let control = experiment.variants.first else { return nil }
         guard let subject else { return control }
-        if let previous = assigned[name]?[subject], let variant = experiment.variants.first(where: { $0.name == previous }) {
+        if let previous = assigned[name]?[subject],
+            let variant = experiment.variants.first(where: { $0.name == previous })
+        {
             return variant
         }
         let variant = Self.variant(of: subject, in: experiment)
@@ -66,7 +70,8 @@ public final class ExperimentAssigner {
     ) -> ManagerFactory {
         var bindings: [String: ManagerBinding] = [:]
         for variant in experiments[name]?.variants ?? [] {
-            bindings[variant.name] = ManagerBinding(plugin: variant.plugin, manager: variant.manager, registry: registry)
+            bindings[variant.name] = ManagerBinding(
+                plugin: variant.plugin, manager: variant.manager, registry: registry)
         }
         return ManagerFactory(name: "experiment \(name)") { [weak self] in
             guard let self, let experiment = self.experiments[name] else {
@@ -76,7 +81,8 @@ public final class ExperimentAssigner {
             guard let variant = self.assign(subject, in: name) else {
                 throw FlowError("experiment '\(name)' has no variants")
             }
-            let binding = bindings[variant.name]
+            let binding =
+                bindings[variant.name]
                 ?? ManagerBinding(plugin: variant.plugin, manager: variant.manager, registry: registry)
             return try binding.resolve().named("\(binding.reportedName) [\(name):\(variant.name)]")
         }

@@ -19,7 +19,9 @@ public final class FileWatcher: Sendable {
     /// - Throws: ``FlowError`` when inotify cannot be set up, naming the directory.
     public init(files: [String], onChange: @escaping @MainActor @Sendable (String) -> Void) throws(FlowError) {
         inotify = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
-        guard inotify >= 0 else { throw FlowError("cannot watch files: inotify_init1: \(String(cString: strerror(errno)))") }
+        guard inotify >= 0 else {
+            throw FlowError("cannot watch files: inotify_init1: \(String(cString: strerror(errno)))")
+        }
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else {
             close(inotify)
@@ -43,7 +45,8 @@ public final class FileWatcher: Sendable {
             watched[descriptor] = directory
         }
         DispatchQueue(label: "flowhost.watcher").async { [self, watched, wanted] in
-            FileWatcher.readEvents(inotify, stop: stopPipe.read, directories: watched, wanted: wanted, onChange: onChange)
+            FileWatcher.readEvents(
+                inotify, stop: stopPipe.read, directories: watched, wanted: wanted, onChange: onChange)
             // The reader owns the descriptors; once closed, `stop()` no longer writes to them.
             isOpen.withLock { isOpen in
                 for fd in [inotify, stopPipe.read, stopPipe.write] { close(fd) }
@@ -66,7 +69,9 @@ public final class FileWatcher: Sendable {
         onChange: @escaping @MainActor @Sendable (String) -> Void
     ) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [
+            pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             descriptors[0].revents = 0
             descriptors[1].revents = 0

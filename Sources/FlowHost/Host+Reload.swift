@@ -33,8 +33,9 @@ extension Host {
         case .reloaded(let generation):
             stats.reloads += 1
             let replaced = replaceServices(of: name)
-            return .pluginReloaded(plugin: name, generation: generation, file: registry.sourcePath(of: name) ?? name,
-                                   swapTime: landedAt.map { .now - $0 }, services: replaced)
+            return .pluginReloaded(
+                plugin: name, generation: generation, file: registry.sourcePath(of: name) ?? name,
+                swapTime: landedAt.map { .now - $0 }, services: replaced)
         case .unchanged:
             return .pluginUnchanged(plugin: name)
         }
@@ -116,7 +117,7 @@ extension Host {
             do {
                 onEvent?(try attemptReload(name, landedAt: landedAt))
                 return
-            } catch where attempt < 10 && error.isIncompleteFile {
+            } catch  where attempt < 10 && error.isIncompleteFile {
                 try? await Task.sleep(for: .milliseconds(50 * attempt))
             } catch {
                 stats.refusedReloads += 1
@@ -128,16 +129,22 @@ extension Host {
 
     /// The stats as lines for people: requests per manager, generations per plugin, exposures.
     public var statsLines: [String] {
-        var lines = ["requests: \(stats.handled.values.reduce(0, +)) handled, \(stats.unhandled) unhandled, \(stats.failed) failed, \(stats.queued) queued, \(stats.deadLettered) dead-lettered"]
+        var lines = [
+            "requests: \(stats.handled.values.reduce(0, +)) handled, \(stats.unhandled) unhandled, \(stats.failed) failed, \(stats.queued) queued, \(stats.deadLettered) dead-lettered"
+        ]
         for (manager, count) in stats.handled.sorted(by: { $0.key < $1.key }) { lines.append("  \(manager): \(count)") }
-        lines.append("plugins: \(stats.reloads) reloads, \(stats.refusedReloads) refused, \(registry.leakedImages) old generations still mapped (cap \(registry.maxImagesPerPlugin) images per plugin)")
+        lines.append(
+            "plugins: \(stats.reloads) reloads, \(stats.refusedReloads) refused, \(registry.leakedImages) old generations still mapped (cap \(registry.maxImagesPerPlugin) images per plugin)"
+        )
         for name in registry.pluginNames {
-            let state: String = switch registry.status(of: name) {
-            case .loaded: "loaded"
-            case .failed: "failed"
-            case .notLoaded, nil: "not loaded"
-            }
-            lines.append("  \(name): \(state), \(registry.images(of: name)) image\(registry.images(of: name) == 1 ? "" : "s")")
+            let state: String =
+                switch registry.status(of: name) {
+                case .loaded: "loaded"
+                case .failed: "failed"
+                case .notLoaded, nil: "not loaded"
+                }
+            lines.append(
+                "  \(name): \(state), \(registry.images(of: name)) image\(registry.images(of: name) == 1 ? "" : "s")")
         }
         for (experiment, variants) in stats.exposures.sorted(by: { $0.key < $1.key }) {
             let counts = variants.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

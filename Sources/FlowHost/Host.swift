@@ -134,7 +134,9 @@ extension Manifest {
     /// Every (plugin, manager) the manifest needs: routes' managers and experiment variants'.
     var managerReferences: [(plugin: String, manager: String)] {
         let routed = routes.compactMap { route in route.plugin.map { ($0, route.manager ?? "") } }
-        let variants = experiments.values.sorted { $0.name < $1.name }.flatMap { $0.variants.map { ($0.plugin, $0.manager) } }
+        let variants = experiments.values.sorted { $0.name < $1.name }.flatMap {
+            $0.variants.map { ($0.plugin, $0.manager) }
+        }
         return routed + variants
     }
 }

@@ -111,7 +111,10 @@ public final class HostShell {
             case "lifecycle": try lifecycle(rest)
             case "reload": try reload(rest)
             case "stats": return Reply(lines: host.statsLines, status: .ok)
-            case "stack": return Reply(lines: host.coordinator.router.state.description.split(separator: "\n").map(String.init), status: .ok)
+            case "stack":
+                return Reply(
+                    lines: host.coordinator.router.state.description.split(separator: "\n").map(String.init),
+                    status: .ok)
             case "actions": return Reply(lines: actionLines(), status: .ok)
             case "show": return Reply(lines: showLines(), status: .ok)
             case "expect": status = try expect(rest)
@@ -154,8 +157,13 @@ public final class HostShell {
 
     private func act(_ arguments: String) throws(FlowError) {
         let (action, json) = arguments.splitFirstWord()
-        guard let top = host.coordinator.router.top else { throw FlowError("nothing is presented, so there is no action to trigger") }
-        guard !action.isEmpty else { throw FlowError("usage: act ACTION [JSON]; actions here: \(top.actions.map(\.name).joined(separator: ", "))") }
+        guard let top = host.coordinator.router.top else {
+            throw FlowError("nothing is presented, so there is no action to trigger")
+        }
+        guard !action.isEmpty else {
+            throw FlowError(
+                "usage: act ACTION [JSON]; actions here: \(top.actions.map(\.name).joined(separator: ", "))")
+        }
         let outcome = try top.perform(action, payload: try payload(json))
         try check(outcome, of: "action '\(action)'")
     }
@@ -192,14 +200,17 @@ public final class HostShell {
             events = host.reloadAll(force: true)
         } else {
             guard host.registry.status(of: target) != nil else {
-                throw FlowError("no plugin named '\(target)'; plugins: \(host.registry.pluginNames.joined(separator: ", "))")
+                throw FlowError(
+                    "no plugin named '\(target)'; plugins: \(host.registry.pluginNames.joined(separator: ", "))")
             }
             events = [host.reloadPlugin(target, force: true)]
         }
         for event in events {
             switch event {
             case .reloadRefused(let error): throw FlowError("reload refused: \(error)")
-            case .manifestRejected(let errors): throw FlowError("manifest rejected: \(errors.errors.count) problem\(errors.errors.count == 1 ? "" : "s")")
+            case .manifestRejected(let errors):
+                throw FlowError(
+                    "manifest rejected: \(errors.errors.count) problem\(errors.errors.count == 1 ? "" : "s")")
             default: continue
             }
         }
@@ -209,7 +220,8 @@ public final class HostShell {
         let (what, expected) = arguments.splitFirstWord()
         guard what == "top", !expected.isEmpty else { throw FlowError("usage: expect top MODULE") }
         let actual = host.coordinator.router.top?.name.rawValue ?? "(nothing)"
-        return actual == expected ? .ok : .expectationFailed("expectation failed: top is '\(actual)', expected '\(expected)'")
+        return actual == expected
+            ? .ok : .expectationFailed("expectation failed: top is '\(actual)', expected '\(expected)'")
     }
 
     private func payload(_ json: String) throws(FlowError) -> JSONValue {
@@ -252,7 +264,7 @@ public final class HostShell {
     private func suggestion(for name: CoordinationRequestName) -> String {
         let known = Set(host.manifest.routes.map(\.request.rawValue))
         guard let closest = known.min(by: { editDistance(name.rawValue, $0) < editDistance(name.rawValue, $1) }),
-              editDistance(name.rawValue, closest) <= 3
+            editDistance(name.rawValue, closest) <= 3
         else { return "" }
         return "; did you mean '\(closest)'?"
     }
@@ -262,7 +274,7 @@ extension String {
     func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
         else { return "" }
         return String(scalars[first...last])
     }

@@ -31,7 +31,9 @@ extension ManifestParser {
         return experiments
     }
 
-    private mutating func variant(_ value: JSONValue, at path: String, declared: Set<String>?) -> Manifest.Experiment.Variant? {
+    private mutating func variant(_ value: JSONValue, at path: String, declared: Set<String>?) -> Manifest.Experiment
+        .Variant?
+    {
         guard let members = object(value, at: path, allowed: Self.variantKeys) else { return nil }
         let name = requiredName("name", in: members, at: path, what: "variant name")
         let plugin = requiredName("plugin", in: members, at: path, what: "plugin name")
@@ -42,7 +44,9 @@ extension ManifestParser {
             if let number = value.int, (0...Self.maximumWeight).contains(number) {
                 weight = number
             } else if value.int != nil {
-                report(.badExperiment, at: path + ".weight", "weight \(value) is out of range; give a whole number from 0 to \(Self.maximumWeight)")
+                report(
+                    .badExperiment, at: path + ".weight",
+                    "weight \(value) is out of range; give a whole number from 0 to \(Self.maximumWeight)")
             } else {
                 wrongType("integer of 0 or more", value, at: path + ".weight")
             }
@@ -59,7 +63,9 @@ extension ManifestParser {
         }
         var seen = Set<String>()
         for variant in variants where !seen.insert(variant.name).inserted {
-            report(.badExperiment, at: path, "variant name \(quoted(variant.name)) is used twice; variant names must differ")
+            report(
+                .badExperiment, at: path,
+                "variant name \(quoted(variant.name)) is used twice; variant names must differ")
         }
     }
 
@@ -72,8 +78,13 @@ extension ManifestParser {
         }
         guard let name = name(value, at: path + ".experiment", what: "experiment name") else { return nil }
         guard experiments.contains(name) else {
-            let declared = experiments.isEmpty ? "\"experiments\" declares none" : "declared experiments are " + experiments.sorted().map(quoted).joined(separator: ", ")
-            report(.badExperiment, at: path + ".experiment", "experiment \(quoted(name)) is not declared in \"experiments\"; \(declared)")
+            let declared =
+                experiments.isEmpty
+                ? "\"experiments\" declares none"
+                : "declared experiments are " + experiments.sorted().map(quoted).joined(separator: ", ")
+            report(
+                .badExperiment, at: path + ".experiment",
+                "experiment \(quoted(name)) is not declared in \"experiments\"; \(declared)")
             return nil
         }
         return name

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FlowKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension Manifest {
     /// Reads and validates the manifest file at `path` (relative to the current directory, or absolute).
@@ -116,7 +117,9 @@ struct ManifestParser {
     let directory: String
     var errors: [ManifestError] = []
 
-    static let topKeys = ["experiments", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services", "start"]
+    static let topKeys = [
+        "experiments", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services", "start",
+    ]
     static let pluginKeys = ["library", "sha256"]
     static let routeKeys = ["experiment", "from", "manager", "plugin", "request"]
     static let serviceKeys = ["plugin", "service"]
@@ -129,7 +132,8 @@ struct ManifestParser {
         }
         // Other versions may mean other keys, so checking them by version 1's rules would only mislead.
         if case .number(let version)? = top["manifestVersion"], version != Double(Manifest.supportedVersion) {
-            let message = "manifestVersion \(JSONValue.number(version)) is not supported; "
+            let message =
+                "manifestVersion \(JSONValue.number(version)) is not supported; "
                 + "this flowhost reads version \(Manifest.supportedVersion)"
             report(.unsupportedVersion, at: nil, message)
             return nil
@@ -158,8 +162,9 @@ struct ManifestParser {
             }
         }
         let experiments = experiments(top["experiments"], declared: declared)
-        let routes = routes(required("routes", in: top, at: nil) ?? .array([]), declared: declared,
-                            experiments: top["experiments"] == nil ? [] : Set(experiments.keys))
+        let routes = routes(
+            required("routes", in: top, at: nil) ?? .array([]), declared: declared,
+            experiments: top["experiments"] == nil ? [] : Set(experiments.keys))
         let services = elements(of: top["services"], at: "services").compactMap { index, element in
             service(element, at: "services[\(index)]", declared: declared)
         }
@@ -206,9 +211,11 @@ struct ManifestParser {
                 guard let request, let name = experimentRoute(experiment, members, at: path, experiments: experiments)
                 else { continue }
                 if checkDuplicate(request, module, members, at: path, index: index, firstIndex: &firstIndex) {
-                    routes.append(Manifest.Route(
-                        request: CoordinationRequestName(rawValue: request), module: module.map(Coordinated.init(rawValue:)),
-                        experiment: name, index: index))
+                    routes.append(
+                        Manifest.Route(
+                            request: CoordinationRequestName(rawValue: request),
+                            module: module.map(Coordinated.init(rawValue:)),
+                            experiment: name, index: index))
                 }
                 continue
             }
@@ -219,10 +226,11 @@ struct ManifestParser {
             }
             checkDeclared(plugin, at: path + ".plugin", declared: declared)
             if let request, let plugin, let manager {
-                routes.append(Manifest.Route(
-                    request: CoordinationRequestName(rawValue: request),
-                    module: module.map(Coordinated.init(rawValue:)),
-                    plugin: plugin, manager: manager, index: index))
+                routes.append(
+                    Manifest.Route(
+                        request: CoordinationRequestName(rawValue: request),
+                        module: module.map(Coordinated.init(rawValue:)),
+                        plugin: plugin, manager: manager, index: index))
             }
         }
         return routes
@@ -236,7 +244,9 @@ struct ManifestParser {
         guard members["from"] == nil || module != nil else { return false }
         if let first = firstIndex[[request, module]] {
             let from = module.map { " from \(quoted($0))" } ?? ""
-            report(.duplicateRoute, at: path, "duplicate route for \(quoted(request))\(from), first declared at routes[\(first)]")
+            report(
+                .duplicateRoute, at: path,
+                "duplicate route for \(quoted(request))\(from), first declared at routes[\(first)]")
             return false
         }
         firstIndex[[request, module]] = index
@@ -263,7 +273,8 @@ struct ManifestParser {
 
     mutating func checkDeclared(_ plugin: String?, at path: String, declared: Set<String>?) {
         guard let plugin, let declared, !declared.contains(plugin) else { return }
-        let hint = declared.isEmpty
+        let hint =
+            declared.isEmpty
             ? "\"plugins\" is empty"
             : "declared plugins are " + declared.sorted().map(quoted).joined(separator: ", ")
         report(.undeclaredPlugin, at: path, "plugin \(quoted(plugin)) is not declared in \"plugins\"; \(hint)")
@@ -320,11 +331,12 @@ struct ManifestParser {
     mutating func checkKeys(of members: [String: JSONValue], at path: String?, allowed: [String]) {
         for key in members.keys.sorted() where !allowed.contains(key) {
             let closest = allowed.map { ($0, editDistance(key, $0)) }.min { $0.1 < $1.1 }
-            let hint = if let closest, closest.1 <= 2 {
-                "did you mean \(quoted(closest.0))?"
-            } else {
-                "the keys allowed here are " + allowed.map(quoted).joined(separator: ", ")
-            }
+            let hint =
+                if let closest, closest.1 <= 2 {
+                    "did you mean \(quoted(closest.0))?"
+                } else {
+                    "the keys allowed here are " + allowed.map(quoted).joined(separator: ", ")
+                }
             report(.unknownKey, at: path, "unknown key \(quoted(key)); \(hint)")
         }
     }
@@ -341,7 +353,8 @@ struct ManifestParser {
 
     /// `path` followed by `.key`, or by `["key"]` when the key is not a plain identifier.
     static func path(_ path: String?, key: String) -> String {
-        let isIdentifier = key.first.map { $0.isLetter || $0 == "_" } == true
+        let isIdentifier =
+            key.first.map { $0.isLetter || $0 == "_" } == true
             && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
         if !isIdentifier { return (path ?? "") + "[\(quoted(key))]" }
         return path.map { "\($0).\(key)" } ?? key

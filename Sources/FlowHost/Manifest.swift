@@ -100,7 +100,8 @@ extension Manifest {
         public init(
             request: CoordinationRequestName, module: Coordinated? = nil, plugin: String, manager: String, index: Int
         ) {
-            self.init(request: request, module: module, target: .manager(plugin: plugin, manager: manager), index: index)
+            self.init(
+                request: request, module: module, target: .manager(plugin: plugin, manager: manager), index: index)
         }
 
         /// A route to the experiment `experiment`.

@@ -24,12 +24,17 @@ public enum PluginLoader {
         try ELFCheck.check(path)
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
-            throw PluginLoadError(file: path, kind: .dlopenFailed, message:
-                "the dynamic loader refused it: \(reason)\(dlopenHint(reason))")
+            throw PluginLoadError(
+                file: path, kind: .dlopenFailed,
+                message:
+                    "the dynamic loader refused it: \(reason)\(dlopenHint(reason))")
         }
         guard let symbol = dlsym(handle, PluginEntry.symbol) else {
-            throw PluginLoadError(file: path, kind: .missingEntry, message:
-                "has no entry point '\(PluginEntry.symbol)'; add `@c(\(PluginEntry.symbol)) public func flowkitPluginEntry() -> UnsafeRawPointer { PluginEntry.export(plugin) }` to the plugin, where `plugin` is its PluginDescription")
+            throw PluginLoadError(
+                file: path, kind: .missingEntry,
+                message:
+                    "has no entry point '\(PluginEntry.symbol)'; add `@c(\(PluginEntry.symbol)) public func flowkitPluginEntry() -> UnsafeRawPointer { PluginEntry.export(plugin) }` to the plugin, where `plugin` is its PluginDescription"
+            )
         }
         typealias Entry = @convention(c) () -> UnsafeRawPointer?
         let entry = unsafeBitCast(symbol, to: Entry.self)
@@ -57,23 +62,33 @@ public enum PluginLoader {
         hostABI: UInt32 = PluginEntry.abiVersion, hostIdentity: UnsafeRawPointer = PluginEntry.sdkIdentity
     ) throws(PluginLoadError) -> (abi: UInt32, registration: PluginRegistration) {
         guard let header else {
-            throw PluginLoadError(file: file, kind: .badHeader, message:
-                "its entry point returned a null pointer; return `PluginEntry.export(description)`")
+            throw PluginLoadError(
+                file: file, kind: .badHeader,
+                message:
+                    "its entry point returned a null pointer; return `PluginEntry.export(description)`")
         }
         let magic = header.loadUnaligned(fromByteOffset: 0, as: UInt32.self)
         guard magic == PluginEntry.magic else {
-            throw PluginLoadError(file: file, kind: .badHeader, message:
-                "its entry point returned something that is not a FlowKit plugin header (magic 0x\(String(magic, radix: 16))); return `PluginEntry.export(description)`")
+            throw PluginLoadError(
+                file: file, kind: .badHeader,
+                message:
+                    "its entry point returned something that is not a FlowKit plugin header (magic 0x\(String(magic, radix: 16))); return `PluginEntry.export(description)`"
+            )
         }
         let abi = header.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
         guard abi == hostABI else {
-            throw PluginLoadError(file: file, kind: .abiMismatch, message:
-                "built for FlowKit ABI \(abi), host has \(hostABI); rebuild the plugin against this FlowKit")
+            throw PluginLoadError(
+                file: file, kind: .abiMismatch,
+                message:
+                    "built for FlowKit ABI \(abi), host has \(hostABI); rebuild the plugin against this FlowKit")
         }
         let identity = header.loadUnaligned(fromByteOffset: 8, as: UnsafeRawPointer.self)
         guard identity == hostIdentity else {
-            throw PluginLoadError(file: file, kind: .duplicateSDK, message:
-                "links its own copy of FlowKit instead of the host's shared libFlowKit.so, so its types would not match the host's; depend on `.product(name: \"FlowKit\", package: \"FlowKit\")` and do not add FlowKit's sources or a static FlowKit to the plugin")
+            throw PluginLoadError(
+                file: file, kind: .duplicateSDK,
+                message:
+                    "links its own copy of FlowKit instead of the host's shared libFlowKit.so, so its types would not match the host's; depend on `.product(name: \"FlowKit\", package: \"FlowKit\")` and do not add FlowKit's sources or a static FlowKit to the plugin"
+            )
         }
         let registration = header.loadUnaligned(fromByteOffset: 16, as: UnsafeRawPointer.self)
         return (abi, Unmanaged<PluginRegistration>.fromOpaque(registration).takeUnretainedValue())

@@ -26,19 +26,26 @@ extension PluginRegistry {
         _ name: String, requiredManagers: [String] = [], requiredServices: [String] = [], force: Bool = false
     ) throws(PluginLoadError) -> ReloadResult {
         guard let slot = slots[name] else {
-            throw PluginLoadError(file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
+            throw PluginLoadError(
+                file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
         }
         let (plugin, digest) = try openCopy(of: slot, unlessDigestIs: force ? nil : slot.digest)
         guard let plugin else { return .unchanged }
         let managers = Set(plugin.description.managers.map(\.name))
         let services = Set(plugin.description.services.map(\.name))
         if let missing = requiredManagers.first(where: { !managers.contains($0) }) {
-            throw PluginLoadError(file: plugin.path, kind: .unknownManager, message:
-                "the new generation of plugin '\(name)' exports no manager '\(missing)', which is still routed to it; the previous generation keeps serving")
+            throw PluginLoadError(
+                file: plugin.path, kind: .unknownManager,
+                message:
+                    "the new generation of plugin '\(name)' exports no manager '\(missing)', which is still routed to it; the previous generation keeps serving"
+            )
         }
         if let missing = requiredServices.first(where: { !services.contains($0) }) {
-            throw PluginLoadError(file: plugin.path, kind: .unknownService, message:
-                "the new generation of plugin '\(name)' exports no service '\(missing)', which the manifest starts; the previous generation keeps serving")
+            throw PluginLoadError(
+                file: plugin.path, kind: .unknownService,
+                message:
+                    "the new generation of plugin '\(name)' exports no service '\(missing)', which the manifest starts; the previous generation keeps serving"
+            )
         }
         slot.status = .loaded(plugin)
         slot.digest = digest
@@ -81,8 +88,11 @@ extension PluginRegistry {
         if digest == unchangedDigest { return (nil, digest) }
         try verify(slot.entry, path: source, bytes: bytes)
         guard slot.images < maxImagesPerPlugin else {
-            throw PluginLoadError(file: source, kind: .dlopenFailed, message:
-                "plugin '\(slot.entry.name)' has been loaded \(slot.images) times, the limit; restart flowhost to give back the memory of old generations")
+            throw PluginLoadError(
+                file: source, kind: .dlopenFailed,
+                message:
+                    "plugin '\(slot.entry.name)' has been loaded \(slot.images) times, the limit; restart flowhost to give back the memory of old generations"
+            )
         }
         let copy = try versionedPath(for: slot, source: source)
         try write(bytes, to: copy)
@@ -104,7 +114,9 @@ extension PluginRegistry {
         if versionDirectory == nil {
             var template = Array("/tmp/flowhost-\(getpid())-XXXXXX".utf8CString)
             guard let made = mkdtemp(&template) else {
-                throw PluginLoadError(file: source, kind: .unreadable, message: "cannot create a directory for versioned copies: \(String(cString: strerror(errno)))")
+                throw PluginLoadError(
+                    file: source, kind: .unreadable,
+                    message: "cannot create a directory for versioned copies: \(String(cString: strerror(errno)))")
             }
             versionDirectory = String(cString: made)
         }
@@ -116,7 +128,9 @@ extension PluginRegistry {
     private func write(_ bytes: [UInt8], to path: String) throws(PluginLoadError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw PluginLoadError(file: path, kind: .unreadable, message: "cannot write a versioned copy: \(String(cString: strerror(errno)))")
+            throw PluginLoadError(
+                file: path, kind: .unreadable,
+                message: "cannot write a versioned copy: \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }

@@ -71,7 +71,8 @@ public final class PluginRegistry {
         guard let slot = slots[name] else { return nil }
         if case .loaded(let plugin) = slot.status { return plugin.path }
         if case .failed(let error) = slot.status { return error.file }
-        return (try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)) ?? slot.entry.library
+        return (try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name))
+            ?? slot.entry.library
     }
 
     /// Plugin `name`, loading it on first use.
@@ -80,7 +81,8 @@ public final class PluginRegistry {
     @discardableResult
     public func load(_ name: String) throws(PluginLoadError) -> LoadedPlugin {
         guard let slot = slots[name] else {
-            throw PluginLoadError(file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
+            throw PluginLoadError(
+                file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
         }
         return try load(slot)
     }
@@ -98,8 +100,11 @@ public final class PluginRegistry {
     public func manager(_ manager: String, in plugin: String) throws(PluginLoadError) -> ManagerFactory {
         let loaded = try load(plugin)
         guard let factory = loaded.description.manager(named: manager) else {
-            throw PluginLoadError(file: loaded.path, kind: .unknownManager, message:
-                "plugin '\(plugin)' exports no manager '\(manager)'; it exports: \(list(loaded.description.managers.map(\.name)))")
+            throw PluginLoadError(
+                file: loaded.path, kind: .unknownManager,
+                message:
+                    "plugin '\(plugin)' exports no manager '\(manager)'; it exports: \(list(loaded.description.managers.map(\.name)))"
+            )
         }
         return factory
     }
@@ -108,8 +113,11 @@ public final class PluginRegistry {
     public func service(_ service: String, in plugin: String) throws(PluginLoadError) -> ServiceFactory {
         let loaded = try load(plugin)
         guard let factory = loaded.description.service(named: service) else {
-            throw PluginLoadError(file: loaded.path, kind: .unknownService, message:
-                "plugin '\(plugin)' exports no service '\(service)'; it exports: \(list(loaded.description.services.map(\.name)))")
+            throw PluginLoadError(
+                file: loaded.path, kind: .unknownService,
+                message:
+                    "plugin '\(plugin)' exports no service '\(service)'; it exports: \(list(loaded.description.services.map(\.name)))"
+            )
         }
         return factory
     }
@@ -150,7 +158,9 @@ public final class PluginRegistry {
         do {
             return try Manifest.readFile(path)
         } catch {
-            throw PluginLoadError(file: path, kind: .unreadable, message: "cannot be read: \(error.errors.first?.message ?? "unknown error")")
+            throw PluginLoadError(
+                file: path, kind: .unreadable,
+                message: "cannot be read: \(error.errors.first?.message ?? "unknown error")")
         }
     }
 
@@ -158,8 +168,10 @@ public final class PluginRegistry {
         guard let expected = entry.sha256 else { return }
         let actual = SHA256.hex(bytes)
         guard actual == expected else {
-            throw PluginLoadError(file: path, kind: .checksumMismatch, message:
-                "sha256 is \(actual), the manifest expects \(expected); rebuild it or update the manifest's sha256")
+            throw PluginLoadError(
+                file: path, kind: .checksumMismatch,
+                message:
+                    "sha256 is \(actual), the manifest expects \(expected); rebuild it or update the manifest's sha256")
         }
     }
 

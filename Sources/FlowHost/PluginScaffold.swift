@@ -14,9 +14,12 @@ public struct PluginScaffold: Sendable {
     /// - Throws: ``FlowError`` when `name` is not an identifier starting with an uppercase letter.
     public init(name: String, flowKitPath: String) throws(FlowError) {
         guard let first = name.unicodeScalars.first, ("A"..."Z").contains(first),
-              name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) })
+            name.unicodeScalars.allSatisfy({
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+            })
         else {
-            throw FlowError("plugin name '\(name)' must be letters and digits starting with an uppercase letter, like 'Greeting'")
+            throw FlowError(
+                "plugin name '\(name)' must be letters and digits starting with an uppercase letter, like 'Greeting'")
         }
         self.name = name
         self.flowKitPath = flowKitPath
@@ -55,9 +58,13 @@ public struct PluginScaffold: Sendable {
         for (path, contents) in files {
             let full = directory + "/" + path
             try Self.makeDirectories(String(full[..<full.lastIndex(of: "/")!]))
-            guard let file = fopen(full, "w") else { throw FlowError("\(full): cannot create: \(String(cString: strerror(errno)))") }
+            guard let file = fopen(full, "w") else {
+                throw FlowError("\(full): cannot create: \(String(cString: strerror(errno)))")
+            }
             defer { fclose(file) }
-            guard fputs(contents, file) >= 0 else { throw FlowError("\(full): cannot write: \(String(cString: strerror(errno)))") }
+            guard fputs(contents, file) >= 0 else {
+                throw FlowError("\(full): cannot write: \(String(cString: strerror(errno)))")
+            }
         }
     }
 
@@ -66,7 +73,9 @@ public struct PluginScaffold: Sendable {
         defer { closedir(handle) }
         var names: [String] = []
         while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name != "." && name != ".." { names.append(name) }
         }
         return names

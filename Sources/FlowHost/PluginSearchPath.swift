@@ -30,12 +30,15 @@ public struct PluginSearchPath: Sendable, Hashable {
     /// the first directory that has it.
     ///
     /// - Throws: ``PluginLoadError`` listing the directories searched.
-    public func locate(_ library: String, relativeTo baseDirectory: String, plugin: String? = nil) throws(PluginLoadError) -> String {
+    public func locate(_ library: String, relativeTo baseDirectory: String, plugin: String? = nil)
+        throws(PluginLoadError) -> String
+    {
         let what = plugin.map { "library of plugin '\($0)'" } ?? "plugin library"
         if library.contains("/") {
             let path = Manifest.normalisedPath(library, relativeTo: baseDirectory)
             guard access(path, F_OK) == 0 else {
-                throw PluginLoadError(file: path, kind: .notFound, message: "\(what) not found; check the path in the manifest")
+                throw PluginLoadError(
+                    file: path, kind: .notFound, message: "\(what) not found; check the path in the manifest")
             }
             return path
         }
@@ -44,8 +47,11 @@ public struct PluginSearchPath: Sendable, Hashable {
             if access(path, F_OK) == 0 { return path }
         }
         let searched = directories.isEmpty ? "no directories" : directories.joined(separator: ", ")
-        throw PluginLoadError(file: library, kind: .notFound, message:
-            "\(what) not found (searched: \(searched)); build it with `swift build` or add its directory with --plugin-path")
+        throw PluginLoadError(
+            file: library, kind: .notFound,
+            message:
+                "\(what) not found (searched: \(searched)); build it with `swift build` or add its directory with --plugin-path"
+        )
     }
 }
 

@@ -9,7 +9,8 @@ struct FlowBench {
     static func main() async {
         let iterations = 1_000_000
         // Interleave the two so that machine noise touches both alike; keep each one's best round.
-        var coordinated = Double.infinity, direct = Double.infinity
+        var coordinated = Double.infinity
+        var direct = Double.infinity
         for _ in 0..<5 {
             coordinated = min(coordinated, RequestPathBenchmark.coordinated(iterations: iterations))
             direct = min(direct, RequestPathBenchmark.direct(iterations: iterations))
@@ -23,7 +24,9 @@ struct FlowBench {
         do {
             let times = try await SwapBenchmark.run(swaps: 20, buildDirectory: buildDirectory).sorted()
             print("hot swap, file landed -> first request served by the new generation (20 swaps):")
-            print("  median \(format(times[times.count / 2])) ms, min \(format(times[0])) ms, max \(format(times[times.count - 1])) ms")
+            print(
+                "  median \(format(times[times.count / 2])) ms, min \(format(times[0])) ms, max \(format(times[times.count - 1])) ms"
+            )
         } catch {
             print("hot swap: not measured: \(error) (build the fixtures first: swift build -c release)")
         }

@@ -18,8 +18,9 @@ enum SwapBenchmark {
         guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
         let directory = String(cString: made)
         try install(generations[0], in: directory)
-        let manifest = try Manifest.parse(#"{"manifestVersion": 1, "plugins": {"greeter": "libGreeter.so"}, "routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}]}"#,
-                                          path: directory + "/bench.json")
+        let manifest = try Manifest.parse(
+            #"{"manifestVersion": 1, "plugins": {"greeter": "libGreeter.so"}, "routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}]}"#,
+            path: directory + "/bench.json")
         let host = Host(manifest: manifest, searchPath: PluginSearchPath([directory]), versioned: true)
         host.start()
         host.coordinator.requestCoordination("greet", from: .app)
@@ -36,7 +37,9 @@ enum SwapBenchmark {
         for swap in 1...swaps {
             let landed = ContinuousClock.now
             try install(generations[swap % 2], in: directory)
-            guard case .pluginReloaded? = await iterator.next() else { throw Failure(description: "swap \(swap) was not reloaded") }
+            guard case .pluginReloaded? = await iterator.next() else {
+                throw Failure(description: "swap \(swap) was not reloaded")
+            }
             host.coordinator.requestCoordination("greet", from: .app)
             guard host.coordinator.router.top?.content["version"] == .number(Double(swap % 2 + 1)) else {
                 throw Failure(description: "swap \(swap): the request was not served by the new generation")

@@ -13,10 +13,13 @@ struct Arguments {
             if argument == "--help" || argument == "-h" {
                 flags.insert("--help")
             } else if valued.contains(argument) {
-                guard let value = iterator.next() else { throw Exit(.usage, "flowhost: \(argument) needs a value\n\(usage)") }
+                guard let value = iterator.next() else {
+                    throw Exit(.usage, "flowhost: \(argument) needs a value\n\(usage)")
+                }
                 options[argument, default: []].append(value)
             } else if let equals = argument.firstIndex(of: "="), valued.contains(String(argument[..<equals])) {
-                options[String(argument[..<equals]), default: []].append(String(argument[argument.index(after: equals)...]))
+                options[String(argument[..<equals]), default: []].append(
+                    String(argument[argument.index(after: equals)...]))
             } else if allowed.contains(argument) {
                 flags.insert(argument)
             } else if argument.hasPrefix("-") && argument != "-" {

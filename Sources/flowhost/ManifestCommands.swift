@@ -12,7 +12,12 @@ enum ManifestCommands {
     /// Checks the manifest, loads every plugin and checks every route and service; prints every problem.
     static func validate(_ arguments: [String]) throws(Exit) -> ExitCode {
         let parsed = try Arguments(arguments, options: ["--plugin-path"], flags: [], usage: validateUsage)
-        if parsed.flags.contains("--help") { return help(validateUsage + "\n\nChecks the manifest, then loads every plugin and checks that each route's manager and each service exists. Prints every problem found; exits 0 or 65.") }
+        if parsed.flags.contains("--help") {
+            return help(
+                validateUsage
+                    + "\n\nChecks the manifest, then loads every plugin and checks that each route's manager and each service exists. Prints every problem found; exits 0 or 65."
+            )
+        }
         let path = try parsed.single("MANIFEST", usage: validateUsage)
         let manifest = try loadManifest(path)
         let registry = PluginRegistry(manifest: manifest, searchPath: searchPath(manifest, parsed))
@@ -21,26 +26,36 @@ enum ManifestCommands {
         guard problems.isEmpty else {
             throw Exit(.invalidInput, "\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s") found")
         }
-        print("\(path): ok (\(manifest.plugins.count) plugins, \(manifest.routes.count) routes, \(manifest.services.count) services)")
+        print(
+            "\(path): ok (\(manifest.plugins.count) plugins, \(manifest.routes.count) routes, \(manifest.services.count) services)"
+        )
         return .ok
     }
 
     /// Prints the routing table: request, module override, plugin, manager, library, loaded.
     static func list(_ arguments: [String]) throws(Exit) -> ExitCode {
         let parsed = try Arguments(arguments, options: ["--plugin-path"], flags: ["--eager"], usage: listUsage)
-        if parsed.flags.contains("--help") { return help(listUsage + "\n\nPrints the routing table. With --eager, loads the plugins first so 'loaded' says whether each one loads.") }
+        if parsed.flags.contains("--help") {
+            return help(
+                listUsage
+                    + "\n\nPrints the routing table. With --eager, loads the plugins first so 'loaded' says whether each one loads."
+            )
+        }
         let manifest = try loadManifest(try parsed.single("MANIFEST", usage: listUsage))
         let registry = PluginRegistry(manifest: manifest, searchPath: searchPath(manifest, parsed))
         if parsed.flags.contains("--eager") { _ = registry.loadAll() }
         var rows = [["REQUEST", "FROM", "PLUGIN", "MANAGER", "LIBRARY", "LOADED"]]
         func row(_ route: Manifest.Route, plugin: String, manager: String) -> [String] {
-            let loaded: String = switch registry.status(of: plugin) {
-            case .loaded: "yes"
-            case .failed: "failed"
-            case .notLoaded, nil: "no"
-            }
-            return [route.request.rawValue, route.module?.rawValue ?? "*", plugin, manager,
-                    registry.library(of: plugin) ?? "?", loaded]
+            let loaded: String =
+                switch registry.status(of: plugin) {
+                case .loaded: "yes"
+                case .failed: "failed"
+                case .notLoaded, nil: "no"
+                }
+            return [
+                route.request.rawValue, route.module?.rawValue ?? "*", plugin, manager,
+                registry.library(of: plugin) ?? "?", loaded,
+            ]
         }
         for route in manifest.routes {
             switch route.target {
@@ -48,7 +63,10 @@ enum ManifestCommands {
                 rows.append(row(route, plugin: plugin, manager: manager))
             case .experiment(let name):
                 for variant in manifest.experiments[name]?.variants ?? [] {
-                    rows.append(row(route, plugin: variant.plugin, manager: "\(variant.manager) [\(name):\(variant.name) w\(variant.weight)]"))
+                    rows.append(
+                        row(
+                            route, plugin: variant.plugin,
+                            manager: "\(variant.manager) [\(name):\(variant.name) w\(variant.weight)]"))
                 }
             }
         }
@@ -59,7 +77,9 @@ enum ManifestCommands {
     /// Prints a plugin library's description.
     static func inspect(_ arguments: [String]) throws(Exit) -> ExitCode {
         let parsed = try Arguments(arguments, options: [], flags: [], usage: inspectUsage)
-        if parsed.flags.contains("--help") { return help(inspectUsage + "\n\nLoads the plugin and prints its name, version, ABI, managers and services.") }
+        if parsed.flags.contains("--help") {
+            return help(inspectUsage + "\n\nLoads the plugin and prints its name, version, ABI, managers and services.")
+        }
         // Absolute, so that dlopen opens this file rather than searching its library path for the name.
         let path = Manifest.absolutePath(try parsed.single("PLUGIN.so", usage: inspectUsage))
         guard access(path, F_OK) == 0 else { throw Exit(.inputMissing, "\(path): plugin library not found") }
@@ -76,9 +96,13 @@ enum ManifestCommands {
         print("managers: \(description.managers.map(\.name).sorted().joined(separator: ", "))")
         for factory in description.managers.sorted(by: { $0.name < $1.name }) {
             let requirements = (try? factory.resolve().requirements) ?? []
-            if !requirements.isEmpty { print("  \(factory.name) requires \(requirements.map(\.rawValue).joined(separator: ", "))") }
+            if !requirements.isEmpty {
+                print("  \(factory.name) requires \(requirements.map(\.rawValue).joined(separator: ", "))")
+            }
         }
-        print("services: \(description.services.isEmpty ? "none" : description.services.map(\.name).sorted().joined(separator: ", "))")
+        print(
+            "services: \(description.services.isEmpty ? "none" : description.services.map(\.name).sorted().joined(separator: ", "))"
+        )
         return .ok
     }
 
@@ -103,7 +127,6 @@ func loadManifest(_ path: String) throws(Exit) -> Manifest {
 func searchPath(_ manifest: Manifest, _ arguments: Arguments) -> PluginSearchPath {
     .standard(manifest: manifest, flags: arguments.options["--plugin-path", default: []].map(Manifest.absolutePath))
 }
-
 
 /// Prints rows as aligned columns.
 func printTable(_ rows: [[String]]) {

@@ -23,10 +23,14 @@ enum NewPluginCommand {
         }
         let name = try parsed.single("NAME", usage: usage)
         guard let flowKit = parsed.options["--flowkit"]?.last.map(Manifest.absolutePath) ?? checkoutFlowKit() else {
-            throw Exit(.usage, "flowhost: cannot find FlowKit beside this flowhost; pass --flowkit PATH/TO/FlowHost/FlowKit")
+            throw Exit(
+                .usage, "flowhost: cannot find FlowKit beside this flowhost; pass --flowkit PATH/TO/FlowHost/FlowKit")
         }
         guard access(flowKit + "/Package.swift", R_OK) == 0 else {
-            throw Exit(.inputMissing, "flowhost: \(flowKit): no FlowKit package here (no Package.swift); pass the FlowKit directory of a FlowHost checkout")
+            throw Exit(
+                .inputMissing,
+                "flowhost: \(flowKit): no FlowKit package here (no Package.swift); pass the FlowKit directory of a FlowHost checkout"
+            )
         }
         let scaffold: PluginScaffold
         do {
@@ -43,7 +47,8 @@ enum NewPluginCommand {
         print("created plugin package \(name) in \(directory)")
         for file in scaffold.files { print("  \(file.path)") }
         let flowhost = ProcessInfoLite.executableDirectory().map { $0 + "/flowhost" } ?? "flowhost"
-        print("""
+        print(
+            """
 
             next:
               cd \(directory)

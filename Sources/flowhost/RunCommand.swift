@@ -19,7 +19,8 @@ enum RunCommand {
         """ + HostShell.help
 
     static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
-        let parsed = try Arguments(arguments, options: ["--script", "--plugin-path"], flags: ["--eager", "--watch"], usage: usage)
+        let parsed = try Arguments(
+            arguments, options: ["--script", "--plugin-path"], flags: ["--eager", "--watch"], usage: usage)
         if parsed.flags.contains("--help") {
             print(usage + "\n" + details)
             return .ok
@@ -27,8 +28,9 @@ enum RunCommand {
         let manifest = try loadManifest(try parsed.single("MANIFEST", usage: usage))
         let script = try parsed.options["--script"]?.last.map(readScript)
         let watching = parsed.flags.contains("--watch")
-        let host = Host(manifest: manifest, searchPath: searchPath(manifest, parsed),
-                        eager: parsed.flags.contains("--eager"), versioned: watching)
+        let host = Host(
+            manifest: manifest, searchPath: searchPath(manifest, parsed),
+            eager: parsed.flags.contains("--eager"), versioned: watching)
         for problem in host.problems { printError(problem.description) }
 
         let shell = HostShell(host: host)
@@ -94,7 +96,9 @@ enum RunCommand {
     private static func readScript(_ path: String) throws(Exit) -> (name: String, lines: [String]) {
         var status = stat()
         guard stat(path, &status) == 0 else { throw Exit(.inputMissing, "\(path): script file not found") }
-        guard status.st_mode & S_IFMT != S_IFDIR else { throw Exit(.inputMissing, "\(path): is a directory, not a script file") }
+        guard status.st_mode & S_IFMT != S_IFDIR else {
+            throw Exit(.inputMissing, "\(path): is a directory, not a script file")
+        }
         guard let file = fopen(path, "r") else {
             throw Exit(.inputMissing, "\(path): script cannot be read: \(String(cString: strerror(errno)))")
         }

@@ -1,11 +1,14 @@
-@testable import FlowHost
 import FlowKit
 import Testing
+
+@testable import FlowHost
 
 /// Integration: the real bundled plugin libraries, loaded with dlopen from the build directory.
 @MainActor
 struct BundledPluginTests {
-    nonisolated static let plugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin", "ExpressPlugin"]
+    nonisolated static let plugins = [
+        "WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin", "ExpressPlugin",
+    ]
 
     @Test(arguments: plugins)
     func bundledPluginLoadsAndDescribesItself(_ name: String) throws {
@@ -28,7 +31,8 @@ struct BundledPluginTests {
     }
 
     @Test func pluginsLoadLazilyOnTheFirstRequestTheyServe() throws {
-        let host = try Host.parsing("""
+        let host = try Host.parsing(
+            """
             {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
              "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"}]}
             """)
@@ -49,7 +53,8 @@ struct BundledPluginTests {
     }
 
     @Test func aPluginThatFailsFailsOnlyItsOwnRoutes() throws {
-        let host = try Host.parsing("""
+        let host = try Host.parsing(
+            """
             {"manifestVersion": 1,
              "plugins": {"settings": "libSettingsPlugin.so", "gone": "libGone.so"},
              "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"},
@@ -60,12 +65,18 @@ struct BundledPluginTests {
         let failed = host.coordinator.requestCoordination("gone.show", from: .app)
         let served = host.coordinator.requestCoordination("settings.about", from: .app)
 
-        #expect(failed == .failed(FlowError("libGone.so: library of plugin 'gone' not found (searched: \(BuildProducts.directory)); build it with `swift build` or add its directory with --plugin-path")))
+        #expect(
+            failed
+                == .failed(
+                    FlowError(
+                        "libGone.so: library of plugin 'gone' not found (searched: \(BuildProducts.directory)); build it with `swift build` or add its directory with --plugin-path"
+                    )))
         #expect(served == .handled(manager: "settings.About"))
     }
 
     @Test func routeToAManagerThePluginDoesNotExportFailsWithTheExportedNames() throws {
-        let host = try Host.parsing("""
+        let host = try Host.parsing(
+            """
             {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
              "routes": [{"request": "settings.about", "plugin": "settings", "manager": "Abuot"}]}
             """)
@@ -76,7 +87,9 @@ struct BundledPluginTests {
             Issue.record("expected a failure, got \(outcome)")
             return
         }
-        #expect(error.message.hasSuffix("libSettingsPlugin.so: plugin 'settings' exports no manager 'Abuot'; it exports: About, Settings"))
+        #expect(
+            error.message.hasSuffix(
+                "libSettingsPlugin.so: plugin 'settings' exports no manager 'Abuot'; it exports: About, Settings"))
     }
 
     @Test func demoManifestValidates() throws {
@@ -103,10 +116,13 @@ struct BundledPluginTests {
         #expect(shell.start().status == .ok)
         var expectations = 0
 
-        for (number, line) in try readText(Repository.path("manifests/\(name).flow")).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, line) in try readText(Repository.path("manifests/\(name).flow")).split(
+            separator: "\n", omittingEmptySubsequences: false
+        ).enumerated() {
             let reply = shell.execute(String(line))
             if line.hasPrefix("expect") { expectations += 1 }
-            #expect(reply.status == .ok || reply.status == .quit, "\(name).flow:\(number + 1): \(line) -> \(reply.lines)")
+            #expect(
+                reply.status == .ok || reply.status == .quit, "\(name).flow:\(number + 1): \(line) -> \(reply.lines)")
         }
         #expect(expectations >= 5)
     }

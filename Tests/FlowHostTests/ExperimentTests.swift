@@ -1,14 +1,17 @@
-@testable import FlowHost
 import FlowKit
 import Testing
+
+@testable import FlowHost
 
 /// Experiment assignment: stable, weighted, sticky, exposed once.
 @MainActor
 struct ExperimentTests {
-    private let experiment = Manifest.Experiment(name: "create-flow", subject: "user.id", salt: "2026-11", variants: [
-        .init(name: "classic", plugin: "catalog", manager: "CreateItem", weight: 70),
-        .init(name: "express", plugin: "express", manager: "ExpressCreate", weight: 30),
-    ])
+    private let experiment = Manifest.Experiment(
+        name: "create-flow", subject: "user.id", salt: "2026-11",
+        variants: [
+            .init(name: "classic", plugin: "catalog", manager: "CreateItem", weight: 70),
+            .init(name: "express", plugin: "express", manager: "ExpressCreate", weight: 30),
+        ])
 
     @Test func theHashIsPinnedSoAssignmentsSurviveRestartsAndReleases() {
         // Pinned values: if these change, every subject moves to another variant.

@@ -1,12 +1,14 @@
-@testable import FlowHost
 import FlowKit
 import Testing
+
+@testable import FlowHost
 
 /// The shell's commands and their errors, on a host with the real settings plugin.
 @MainActor
 struct HostShellTests {
     private func shell() throws -> HostShell {
-        let host = try Host.parsing("""
+        let host = try Host.parsing(
+            """
             {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
              "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"}]}
             """)
@@ -19,11 +21,12 @@ struct HostShellTests {
         let reply = try shell().execute("send settings.about")
 
         #expect(reply.status == .ok)
-        #expect(reply.lines == [
-            "presented about (inline)",
-            "settings.about from app: handled by settings.About (libSettingsPlugin.so)",
-            "top: about",
-        ])
+        #expect(
+            reply.lines == [
+                "presented about (inline)",
+                "settings.about from app: handled by settings.About (libSettingsPlugin.so)",
+                "top: about",
+            ])
     }
 
     @Test func typoInARequestNameSuggestsTheRouteAndFailsTheCommand() throws {
@@ -48,7 +51,9 @@ struct HostShellTests {
         shell.execute("send settings.about")
 
         #expect(shell.execute("expect top about").status == .ok)
-        #expect(shell.execute("expect top settings").status == .expectationFailed("expectation failed: top is 'about', expected 'settings'"))
+        #expect(
+            shell.execute("expect top settings").status
+                == .expectationFailed("expectation failed: top is 'about', expected 'settings'"))
     }
 
     @Test func unknownActionListsTheActionsThere() throws {

@@ -1,7 +1,8 @@
-@testable import FlowHost
 import FlowKit
 import Glibc
 import Testing
+
+@testable import FlowHost
 
 /// Live reload with two real generations of one plugin (the GreeterPlugin fixtures), swapped in a
 /// temporary directory while a host runs.
@@ -51,7 +52,8 @@ struct HotReloadTests {
     }
 
     @Test func newGenerationLackingARoutedManagerIsRefused() throws {
-        let lab = try SwapLab(initial: "GreeterPluginV2", extraRoute: #"{"request": "bye", "plugin": "greeter", "manager": "Farewell"}"#)
+        let lab = try SwapLab(
+            initial: "GreeterPluginV2", extraRoute: #"{"request": "bye", "plugin": "greeter", "manager": "Farewell"}"#)
         let host = try lab.host()
         host.coordinator.requestCoordination("bye", from: .app)
 
@@ -59,7 +61,10 @@ struct HotReloadTests {
         let event = host.reloadPlugin("greeter")
 
         guard case .reloadRefused(let error) = event else { throw TestFailure("expected a refusal, got \(event)") }
-        #expect(error.message == "the new generation of plugin 'greeter' exports no manager 'Farewell', which is still routed to it; the previous generation keeps serving")
+        #expect(
+            error.message
+                == "the new generation of plugin 'greeter' exports no manager 'Farewell', which is still routed to it; the previous generation keeps serving"
+        )
         #expect(host.coordinator.requestCoordination("bye", from: .app).isHandled)
     }
 
@@ -76,19 +81,29 @@ struct HotReloadTests {
         }
 
         #expect(events[0].isReloaded && events[1].isReloaded)
-        guard case .reloadRefused(let error) = events[2] else { throw TestFailure("expected a refusal, got \(events[2])") }
-        #expect(error.message == "plugin 'greeter' has been loaded 3 times, the limit; restart flowhost to give back the memory of old generations")
-        #expect(host.statsLines.contains { $0.hasPrefix("plugins: 2 reloads, 1 refused, 2 old generations still mapped") })
+        guard case .reloadRefused(let error) = events[2] else {
+            throw TestFailure("expected a refusal, got \(events[2])")
+        }
+        #expect(
+            error.message
+                == "plugin 'greeter' has been loaded 3 times, the limit; restart flowhost to give back the memory of old generations"
+        )
+        #expect(
+            host.statsLines.contains { $0.hasPrefix("plugins: 2 reloads, 1 refused, 2 old generations still mapped") })
     }
 
     @Test func invalidManifestEditKeepsTheRoutesInForce() throws {
         let lab = try SwapLab()
         let host = try lab.host()
 
-        try lab.writeManifest(#"{"manifestVersion": 1, "plugins": {}, "routes": [{"request": "greet", "plugin": "gone", "manager": "X"}]}"#)
+        try lab.writeManifest(
+            #"{"manifestVersion": 1, "plugins": {}, "routes": [{"request": "greet", "plugin": "gone", "manager": "X"}]}"#
+        )
         let event = host.reloadManifest()
 
-        guard case .manifestRejected(let errors) = event else { throw TestFailure("expected a rejection, got \(event)") }
+        guard case .manifestRejected(let errors) = event else {
+            throw TestFailure("expected a rejection, got \(event)")
+        }
         #expect(errors.errors.map(\.kind) == [.undeclaredPlugin])
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
     }
@@ -119,7 +134,8 @@ struct HotReloadTests {
                     group.addTask {
                         var counts = (handled: 0, other: 0)
                         for _ in 0..<250 {
-                            let outcome = await coordinator.send(CoordinationRequest("greet"), from: Coordinated("s\(submitter)"))
+                            let outcome = await coordinator.send(
+                                CoordinationRequest("greet"), from: Coordinated("s\(submitter)"))
                             if outcome.isHandled { counts.handled += 1 } else { counts.other += 1 }
                         }
                         return counts
@@ -183,9 +199,11 @@ private struct SwapLab {
     let directory: TemporaryDirectory
     let routes: String
 
-    init(initial: String = "GreeterPluginV1",
-         route: String = #"{"request": "greet", "plugin": "greeter", "manager": "Greeter"}"#,
-         extraRoute: String? = nil) throws {
+    init(
+        initial: String = "GreeterPluginV1",
+        route: String = #"{"request": "greet", "plugin": "greeter", "manager": "Greeter"}"#,
+        extraRoute: String? = nil
+    ) throws {
         directory = try TemporaryDirectory()
         routes = [route, extraRoute].compactMap { $0 }.joined(separator: ", ")
         try install(initial)
@@ -196,11 +214,14 @@ private struct SwapLab {
     var manifestPath: String { directory.path + "/lab.json" }
 
     func manifest(routes: String) -> String {
-        #"{"manifestVersion": 1, "plugins": {"greeter": "libGreeter.so"}, "pluginPath": ["."], "routes": ["# + routes + "]}"
+        #"{"manifestVersion": 1, "plugins": {"greeter": "libGreeter.so"}, "pluginPath": ["."], "routes": ["# + routes
+            + "]}"
     }
 
     func host() throws -> Host {
-        let host = Host(manifest: try Manifest.load(path: manifestPath), searchPath: PluginSearchPath([directory.path]), versioned: true)
+        let host = Host(
+            manifest: try Manifest.load(path: manifestPath), searchPath: PluginSearchPath([directory.path]),
+            versioned: true)
         host.start()
         return host
     }
@@ -238,7 +259,8 @@ extension HotReloadTests {
         #expect(services == ["Session"])
         #expect(host.coordinator.context["user"]?["name"] == "Ada", "the new session took the old one's state")
         // The new generation's SignOut finds a session of its own generation's type, and signs Ada out.
-        #expect(host.coordinator.requestCoordination("auth.signOut", from: "settings") == .handled(manager: "auth.SignOut"))
+        #expect(
+            host.coordinator.requestCoordination("auth.signOut", from: "settings") == .handled(manager: "auth.SignOut"))
         #expect(host.coordinator.context["user"] == nil)
     }
 }

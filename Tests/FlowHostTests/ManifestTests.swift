@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import FlowKit
 import Testing
 
 @testable import FlowHost
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 @Suite struct ManifestTests {
     /// A made-up absolute manifest path for ``Manifest/parse(_:path:)``, which never reads it.
@@ -107,11 +108,12 @@ import Testing
     }
 
     @Test func routesFromDifferentModulesForOneRequestAreNotDuplicates() throws {
-        let text = manifest(routes: #"""
-            [{"request": "launch", "plugin": "welcome", "manager": "A"},
-             {"request": "launch", "from": "x", "plugin": "welcome", "manager": "B"},
-             {"request": "launch", "from": "y", "plugin": "welcome", "manager": "C"}]
-            """#)
+        let text = manifest(
+            routes: #"""
+                [{"request": "launch", "plugin": "welcome", "manager": "A"},
+                 {"request": "launch", "from": "x", "plugin": "welcome", "manager": "B"},
+                 {"request": "launch", "from": "y", "plugin": "welcome", "manager": "C"}]
+                """#)
         let manifest = try Manifest.parse(text, path: Self.file)
         #expect(manifest.routes.map(\.module) == [nil, "x", "y"])
     }
@@ -155,13 +157,15 @@ import Testing
     }
 
     @Test func invalidJSONAndDuplicateKeysAreReportedWithLineAndColumn() {
-        #expect(errors(in: "{\n  \"manifestVersion\": 1,\n}") == [
-            "\(Self.file): not valid JSON: line 3, column 1: trailing comma in object"
-        ])
+        #expect(
+            errors(in: "{\n  \"manifestVersion\": 1,\n}") == [
+                "\(Self.file): not valid JSON: line 3, column 1: trailing comma in object"
+            ])
         #expect(kinds(in: "[") == [.notJSON])
-        #expect(errors(in: #"{"routes": [], "routes": []}"#) == [
-            #"\#(Self.file): not valid JSON: line 1, column 16: duplicate key "routes""#
-        ])
+        #expect(
+            errors(in: #"{"routes": [], "routes": []}"#) == [
+                #"\#(Self.file): not valid JSON: line 1, column 16: duplicate key "routes""#
+            ])
     }
 
     @Test func invalidUTF8IsReportedWithLineAndColumn() throws {
@@ -180,83 +184,96 @@ import Testing
              "routes": [12, {"request": "x", "plugin": "a", "manager": null}], "services": {},
              "start": [false, {"request": "y", "payload": 1}]}
             """#
-        #expect(errors(in: text) == [
-            "\(Self.file): manifestVersion: expected integer, found string",
-            "\(Self.file): name: expected string, found number",
-            "\(Self.file): pluginPath: expected array, found string",
-            "\(Self.file): plugins.a: expected string or object, found number",
-            "\(Self.file): plugins.b.library: expected string, found boolean",
-            "\(Self.file): routes[0]: expected object, found number",
-            "\(Self.file): routes[1].manager: expected string, found null",
-            "\(Self.file): services: expected array, found object",
-            "\(Self.file): start[0]: expected string or object, found boolean",
-        ])
+        #expect(
+            errors(in: text) == [
+                "\(Self.file): manifestVersion: expected integer, found string",
+                "\(Self.file): name: expected string, found number",
+                "\(Self.file): pluginPath: expected array, found string",
+                "\(Self.file): plugins.a: expected string or object, found number",
+                "\(Self.file): plugins.b.library: expected string, found boolean",
+                "\(Self.file): routes[0]: expected object, found number",
+                "\(Self.file): routes[1].manager: expected string, found null",
+                "\(Self.file): services: expected array, found object",
+                "\(Self.file): start[0]: expected string or object, found boolean",
+            ])
     }
 
     @Test func missingRequiredKeysAreReported() {
-        #expect(errors(in: "{}") == [
-            #"\#(Self.file): missing required key "manifestVersion""#,
-            #"\#(Self.file): missing required key "plugins""#,
-            #"\#(Self.file): missing required key "routes""#,
-        ])
-        #expect(errors(in: manifest(routes: #"[{"request": "launch", "plugin": "welcome"}]"#)) == [
-            #"\#(Self.file): routes[0]: missing required key "manager""#
-        ])
+        #expect(
+            errors(in: "{}") == [
+                #"\#(Self.file): missing required key "manifestVersion""#,
+                #"\#(Self.file): missing required key "plugins""#,
+                #"\#(Self.file): missing required key "routes""#,
+            ])
+        #expect(
+            errors(in: manifest(routes: #"[{"request": "launch", "plugin": "welcome"}]"#)) == [
+                #"\#(Self.file): routes[0]: missing required key "manager""#
+            ])
     }
 
     @Test func unknownKeyIsReportedWithASuggestion() {
-        #expect(errors(in: #"{"manifestVersion": 1, "plugins": {}, "rotues": []}"#) == [
-            #"\#(Self.file): unknown key "rotues"; did you mean "routes"?"#,
-            #"\#(Self.file): missing required key "routes""#,
-        ])
-        #expect(errors(in: manifest(routes: #"[{"request": "launch", "plugin": "welcome", "manger": "A"}]"#)) == [
-            #"\#(Self.file): routes[0]: unknown key "manger"; did you mean "manager"?"#,
-            #"\#(Self.file): routes[0]: missing required key "manager""#,
-        ])
+        #expect(
+            errors(in: #"{"manifestVersion": 1, "plugins": {}, "rotues": []}"#) == [
+                #"\#(Self.file): unknown key "rotues"; did you mean "routes"?"#,
+                #"\#(Self.file): missing required key "routes""#,
+            ])
+        #expect(
+            errors(in: manifest(routes: #"[{"request": "launch", "plugin": "welcome", "manger": "A"}]"#)) == [
+                #"\#(Self.file): routes[0]: unknown key "manger"; did you mean "manager"?"#,
+                #"\#(Self.file): routes[0]: missing required key "manager""#,
+            ])
     }
 
     @Test func unknownKeyFarFromEveryKnownKeyListsTheAllowedKeys() {
-        #expect(errors(in: manifest(routes: "[]", extra: #", "services": [{"plugin": "auth", "colour": 1}]"#)) == [
-            #"\#(Self.file): services[0]: unknown key "colour"; the keys allowed here are "plugin", "service""#,
-            #"\#(Self.file): services[0]: missing required key "service""#,
-        ])
+        #expect(
+            errors(in: manifest(routes: "[]", extra: #", "services": [{"plugin": "auth", "colour": 1}]"#)) == [
+                #"\#(Self.file): services[0]: unknown key "colour"; the keys allowed here are "plugin", "service""#,
+                #"\#(Self.file): services[0]: missing required key "service""#,
+            ])
     }
 
     @Test func unsupportedVersionIsReportedAlone() {
-        #expect(errors(in: #"{"manifestVersion": 2, "plugins": [], "steps": []}"#) == [
-            "\(Self.file): manifestVersion 2 is not supported; this flowhost reads version 1"
-        ])
+        #expect(
+            errors(in: #"{"manifestVersion": 2, "plugins": [], "steps": []}"#) == [
+                "\(Self.file): manifestVersion 2 is not supported; this flowhost reads version 1"
+            ])
         #expect(kinds(in: #"{"manifestVersion": 1.5}"#) == [.unsupportedVersion])
     }
 
     @Test func routeOrServiceOfAnUndeclaredPluginListsTheDeclaredPlugins() {
-        #expect(errors(in: manifest(routes: #"[{"request": "pay", "plugin": "payments", "manager": "Pay"}]"#)) == [
-            #"\#(Self.file): routes[0].plugin: plugin "payments" is not declared in "plugins"; "#
-                + #"declared plugins are "auth", "welcome""#
-        ])
-        let empty = #"{"manifestVersion": 1, "plugins": {}, "#
+        #expect(
+            errors(in: manifest(routes: #"[{"request": "pay", "plugin": "payments", "manager": "Pay"}]"#)) == [
+                #"\#(Self.file): routes[0].plugin: plugin "payments" is not declared in "plugins"; "#
+                    + #"declared plugins are "auth", "welcome""#
+            ])
+        let empty =
+            #"{"manifestVersion": 1, "plugins": {}, "#
             + #""routes": [{"request": "a", "plugin": "p", "manager": "M"}]}"#
-        #expect(errors(in: empty) == [
-            #"\#(Self.file): routes[0].plugin: plugin "p" is not declared in "plugins"; "plugins" is empty"#
-        ])
-        #expect(errors(in: manifest(routes: "[]", extra: #", "services": [{"plugin": "ath", "service": "S"}]"#)) == [
-            #"\#(Self.file): services[0].plugin: plugin "ath" is not declared in "plugins"; "#
-                + #"declared plugins are "auth", "welcome""#
-        ])
+        #expect(
+            errors(in: empty) == [
+                #"\#(Self.file): routes[0].plugin: plugin "p" is not declared in "plugins"; "plugins" is empty"#
+            ])
+        #expect(
+            errors(in: manifest(routes: "[]", extra: #", "services": [{"plugin": "ath", "service": "S"}]"#)) == [
+                #"\#(Self.file): services[0].plugin: plugin "ath" is not declared in "plugins"; "#
+                    + #"declared plugins are "auth", "welcome""#
+            ])
     }
 
     @Test func duplicateRouteNamesTheFirstDeclaration() {
-        let text = manifest(routes: #"""
-            [{"request": "launch", "plugin": "welcome", "manager": "A"},
-             {"request": "auth.signIn", "from": "checkout", "plugin": "auth", "manager": "B"},
-             {"request": "launch", "plugin": "auth", "manager": "C"},
-             {"request": "auth.signIn", "from": "checkout", "plugin": "auth", "manager": "D"}]
-            """#)
-        #expect(errors(in: text) == [
-            #"\#(Self.file): routes[2]: duplicate route for "launch", first declared at routes[0]"#,
-            #"\#(Self.file): routes[3]: duplicate route for "auth.signIn" from "checkout", "#
-                + "first declared at routes[1]",
-        ])
+        let text = manifest(
+            routes: #"""
+                [{"request": "launch", "plugin": "welcome", "manager": "A"},
+                 {"request": "auth.signIn", "from": "checkout", "plugin": "auth", "manager": "B"},
+                 {"request": "launch", "plugin": "auth", "manager": "C"},
+                 {"request": "auth.signIn", "from": "checkout", "plugin": "auth", "manager": "D"}]
+                """#)
+        #expect(
+            errors(in: text) == [
+                #"\#(Self.file): routes[2]: duplicate route for "launch", first declared at routes[0]"#,
+                #"\#(Self.file): routes[3]: duplicate route for "auth.signIn" from "checkout", "#
+                    + "first declared at routes[1]",
+            ])
     }
 
     @Test func emptyNamesAreReported() {
@@ -265,27 +282,29 @@ import Testing
              "routes": [{"request": "", "from": "", "plugin": "", "manager": ""}],
              "services": [{"plugin": "y", "service": ""}], "start": ["", {"request": ""}]}
             """#
-        #expect(errors(in: text) == [
-            #"\#(Self.file): name: name must not be empty; omit "name" instead"#,
-            "\(Self.file): pluginPath[0]: plugin path entry must not be empty",
-            #"\#(Self.file): plugins[""]: plugin name must not be empty"#,
-            "\(Self.file): plugins.y.library: library must not be empty",
-            "\(Self.file): routes[0].request: request name must not be empty",
-            #"\#(Self.file): routes[0].from: module name must not be empty; omit "from" to match every module"#,
-            "\(Self.file): routes[0].plugin: plugin name must not be empty",
-            "\(Self.file): routes[0].manager: manager name must not be empty",
-            "\(Self.file): services[0].service: service name must not be empty",
-            "\(Self.file): start[0]: request name must not be empty",
-            "\(Self.file): start[1].request: request name must not be empty",
-        ])
+        #expect(
+            errors(in: text) == [
+                #"\#(Self.file): name: name must not be empty; omit "name" instead"#,
+                "\(Self.file): pluginPath[0]: plugin path entry must not be empty",
+                #"\#(Self.file): plugins[""]: plugin name must not be empty"#,
+                "\(Self.file): plugins.y.library: library must not be empty",
+                "\(Self.file): routes[0].request: request name must not be empty",
+                #"\#(Self.file): routes[0].from: module name must not be empty; omit "from" to match every module"#,
+                "\(Self.file): routes[0].plugin: plugin name must not be empty",
+                "\(Self.file): routes[0].manager: manager name must not be empty",
+                "\(Self.file): services[0].service: service name must not be empty",
+                "\(Self.file): start[0]: request name must not be empty",
+                "\(Self.file): start[1].request: request name must not be empty",
+            ])
     }
 
     @Test func badChecksumIsReported() {
         let text = #"{"manifestVersion": 1, "plugins": {"a": {"library": "libA.so", "sha256": "abc"}}, "routes": []}"#
-        #expect(errors(in: text) == [
-            #"\#(Self.file): plugins.a.sha256: "abc" is not 64 hexadecimal digits; "#
-                + "give the library's SHA-256 as sha256sum prints it"
-        ])
+        #expect(
+            errors(in: text) == [
+                #"\#(Self.file): plugins.a.sha256: "abc" is not 64 hexadecimal digits; "#
+                    + "give the library's SHA-256 as sha256sum prints it"
+            ])
         let nonHex = String(repeating: "0", count: 63) + "g"
         let plugins = #"{"a": {"library": "a", "sha256": "\#(nonHex)"}}"#
         #expect(kinds(in: #"{"manifestVersion": 1, "plugins": \#(plugins), "routes": []}"#) == [.badChecksum])
@@ -306,10 +325,12 @@ import Testing
              "services": [{"plugin": "auth", "service": 3}]}
             """#
         let problems = problems { () throws(ManifestErrors) in try Manifest.parse(text, path: "demo.json") }
-        #expect(problems.map(\.kind) == [
-            .unknownKey, .badChecksum, .undeclaredPlugin, .missingKey, .duplicateRoute, .wrongType,
-        ])
-        #expect(ManifestErrors(problems).description == """
+        #expect(
+            problems.map(\.kind) == [
+                .unknownKey, .badChecksum, .undeclaredPlugin, .missingKey, .duplicateRoute, .wrongType,
+            ])
+        #expect(
+            ManifestErrors(problems).description == """
                 demo.json: unknown key "nmae"; did you mean "name"?
                 demo.json: plugins.auth.sha256: "0" is not 64 hexadecimal digits; \
                 give the library's SHA-256 as sha256sum prints it
@@ -342,11 +363,12 @@ extension ManifestTests {
 
         let errors = #expect(throws: ManifestErrors.self) { try Manifest.parse(text, path: "x.json") }
 
-        #expect(errors?.errors.map(\.description) == [
-            "x.json: experiments.e.variants[0].weight: weight 9e+18 is out of range; give a whole number from 0 to 1000000",
-            "x.json: experiments.e.variants: variant name \"a\" is used twice; variant names must differ",
-            "x.json: experiments.z.variants: the variants' weights add up to 0; give at least one a weight above 0",
-            "x.json: routes[1].experiment: experiment \"nope\" is not declared in \"experiments\"; declared experiments are \"e\", \"z\"",
-        ])
+        #expect(
+            errors?.errors.map(\.description) == [
+                "x.json: experiments.e.variants[0].weight: weight 9e+18 is out of range; give a whole number from 0 to 1000000",
+                "x.json: experiments.e.variants: variant name \"a\" is used twice; variant names must differ",
+                "x.json: experiments.z.variants: the variants' weights add up to 0; give at least one a weight above 0",
+                "x.json: routes[1].experiment: experiment \"nope\" is not declared in \"experiments\"; declared experiments are \"e\", \"z\"",
+            ])
     }
 }

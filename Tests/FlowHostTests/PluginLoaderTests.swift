@@ -1,8 +1,9 @@
-@testable import FlowHost
 import FlowKit
 import Foundation
 import Glibc
 import Testing
+
+@testable import FlowHost
 
 /// The loader's refusals, each with its one-line message, on real and crafted files.
 @MainActor
@@ -14,7 +15,10 @@ struct PluginLoaderTests {
         let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
 
         #expect(error?.kind == .notELF)
-        #expect(error?.description == "\(path): not an ELF shared object (it starts with text \"hello\\nwo\"); give the path of a plugin's lib<Name>.so")
+        #expect(
+            error?.description
+                == "\(path): not an ELF shared object (it starts with text \"hello\\nwo\"); give the path of a plugin's lib<Name>.so"
+        )
     }
 
     @Test func emptyFileIsNotAnELFSharedObject() throws {
@@ -23,7 +27,8 @@ struct PluginLoaderTests {
 
         let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
 
-        #expect(error?.message == "not an ELF shared object (the file is empty); give the path of a plugin's lib<Name>.so")
+        #expect(
+            error?.message == "not an ELF shared object (the file is empty); give the path of a plugin's lib<Name>.so")
     }
 
     @Test func libraryForAnotherMachineIsRefusedBeforeDlopen() throws {
@@ -47,7 +52,10 @@ struct PluginLoaderTests {
 
         let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
 
-        #expect(error?.message == "is a relocatable object (.o), not a shared object; build the plugin as a `.library(type: .dynamic)` product")
+        #expect(
+            error?.message
+                == "is a relocatable object (.o), not a shared object; build the plugin as a `.library(type: .dynamic)` product"
+        )
     }
 
     @Test func truncatedLibraryIsRefusedBeforeItCanCrashTheLoader() throws {
@@ -79,7 +87,10 @@ struct PluginLoaderTests {
         let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
 
         #expect(error?.kind == .dlopenFailed)
-        #expect(error?.message == "the dynamic loader refused it: \(path): cannot dynamically load position-independent executable; this is a program, not a plugin library")
+        #expect(
+            error?.message
+                == "the dynamic loader refused it: \(path): cannot dynamically load position-independent executable; this is a program, not a plugin library"
+        )
     }
 
     @Test func libraryWithoutTheEntryPointIsNotAPlugin() throws {
@@ -88,7 +99,9 @@ struct PluginLoaderTests {
         let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
 
         #expect(error?.kind == .missingEntry)
-        #expect(error?.message.hasPrefix("has no entry point 'flowkit_plugin_entry'; add `@c(flowkit_plugin_entry)") == true)
+        #expect(
+            error?.message.hasPrefix("has no entry point 'flowkit_plugin_entry'; add `@c(flowkit_plugin_entry)") == true
+        )
     }
 
     // MARK: - The header, checked before any plugin type is touched
@@ -96,7 +109,9 @@ struct PluginLoaderTests {
     @Test func nullHeaderIsRefused() {
         let error = #expect(throws: PluginLoadError.self) { try PluginLoader.readHeader(nil, file: "p.so") }
 
-        #expect(error?.description == "p.so: its entry point returned a null pointer; return `PluginEntry.export(description)`")
+        #expect(
+            error?.description
+                == "p.so: its entry point returned a null pointer; return `PluginEntry.export(description)`")
     }
 
     @Test func headerWithTheWrongMagicIsRefused() {
@@ -113,7 +128,10 @@ struct PluginLoaderTests {
 
         let error = #expect(throws: PluginLoadError.self) { try header.read() }
 
-        #expect(error?.description == "p.so: built for FlowKit ABI 99, host has \(PluginEntry.abiVersion); rebuild the plugin against this FlowKit")
+        #expect(
+            error?.description
+                == "p.so: built for FlowKit ABI 99, host has \(PluginEntry.abiVersion); rebuild the plugin against this FlowKit"
+        )
     }
 
     @Test func pluginWithItsOwnFlowKitIsRefused() {
@@ -125,7 +143,9 @@ struct PluginLoaderTests {
         let error = #expect(throws: PluginLoadError.self) { try header.read() }
 
         #expect(error?.kind == .duplicateSDK)
-        #expect(error?.message.hasPrefix("links its own copy of FlowKit instead of the host's shared libFlowKit.so") == true)
+        #expect(
+            error?.message.hasPrefix("links its own copy of FlowKit instead of the host's shared libFlowKit.so") == true
+        )
     }
 
     @Test func validHeaderYieldsTheDescription() throws {
@@ -144,13 +164,18 @@ struct PluginLoaderTests {
 
         let error = #expect(throws: PluginLoadError.self) { try searchPath.locate("libGone.so", relativeTo: "/") }
 
-        #expect(error?.description == "libGone.so: plugin library not found (searched: /nowhere/a, /nowhere/b); build it with `swift build` or add its directory with --plugin-path")
+        #expect(
+            error?.description
+                == "libGone.so: plugin library not found (searched: /nowhere/a, /nowhere/b); build it with `swift build` or add its directory with --plugin-path"
+        )
     }
 
     @Test func sha256MatchesKnownVectors() {
         #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256.hex(Array(String(repeating: "a", count: 1000).utf8)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+        #expect(
+            SHA256.hex(Array(String(repeating: "a", count: 1000).utf8))
+                == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
 }
 
@@ -180,7 +205,10 @@ extension PluginLoaderTests {
         let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
 
         #expect(error?.kind == .duplicateSDK)
-        #expect(error?.description == "\(path): links its own copy of FlowKit instead of the host's shared libFlowKit.so, so its types would not match the host's; depend on `.product(name: \"FlowKit\", package: \"FlowKit\")` and do not add FlowKit's sources or a static FlowKit to the plugin")
+        #expect(
+            error?.description
+                == "\(path): links its own copy of FlowKit instead of the host's shared libFlowKit.so, so its types would not match the host's; depend on `.product(name: \"FlowKit\", package: \"FlowKit\")` and do not add FlowKit's sources or a static FlowKit to the plugin"
+        )
     }
 }
 
@@ -190,7 +218,9 @@ extension PluginLoaderTests {
     @Test(.enabled(if: hasCCompiler, "needs a C compiler to build a library with an unresolved symbol"))
     func unresolvedSymbolIsReportedWithTheDynamicLoadersText() throws {
         let directory = try TemporaryDirectory()
-        let source = try directory.file("undefined.c", containing: "extern int flowkit_missing(void);\nint entry(void) { return flowkit_missing(); }\n")
+        let source = try directory.file(
+            "undefined.c",
+            containing: "extern int flowkit_missing(void);\nint entry(void) { return flowkit_missing(); }\n")
         let library = directory.path + "/libUndefined.so"
         let compiler = Process()
         compiler.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
@@ -202,6 +232,9 @@ extension PluginLoaderTests {
         let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: library) }
 
         #expect(error?.kind == .dlopenFailed)
-        #expect(error?.message == "the dynamic loader refused it: \(library): undefined symbol: flowkit_missing; the plugin needs a symbol this process lacks: rebuild it against this host's FlowKit")
+        #expect(
+            error?.message
+                == "the dynamic loader refused it: \(library): undefined symbol: flowkit_missing; the plugin needs a symbol this process lacks: rebuild it against this host's FlowKit"
+        )
     }
 }

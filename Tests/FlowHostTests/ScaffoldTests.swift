@@ -1,7 +1,8 @@
-@testable import FlowHost
 import FlowKit
 import Foundation
 import Testing
+
+@testable import FlowHost
 
 /// The scaffold, end to end: generate a plugin package outside the repository, build it with
 /// `swift build`, load its library into a host and route a request to it.
@@ -22,12 +23,16 @@ struct ScaffoldTests {
         let host = Host(manifest: manifest, searchPath: PluginSearchPath([scratch + "/debug"]))
         host.start()
 
-        #expect(host.coordinator.requestCoordination("greeting.show", from: .app) == .handled(manager: "greeting.Greeting"))
+        #expect(
+            host.coordinator.requestCoordination("greeting.show", from: .app) == .handled(manager: "greeting.Greeting"))
         #expect(host.coordinator.router.top?.content["message"] == "Hello, there!")
     }
 
     @Test func scaffoldRefusesANameThatIsNotATypeName() {
-        #expect(throws: FlowError("plugin name 'my-plugin' must be letters and digits starting with an uppercase letter, like 'Greeting'")) {
+        #expect(
+            throws: FlowError(
+                "plugin name 'my-plugin' must be letters and digits starting with an uppercase letter, like 'Greeting'")
+        ) {
             try PluginScaffold(name: "my-plugin", flowKitPath: "/f")
         }
     }

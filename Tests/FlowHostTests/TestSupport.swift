@@ -1,7 +1,8 @@
-@testable import FlowHost
 import Foundation
 import Glibc
 import Testing
+
+@testable import FlowHost
 
 /// The products `swift build` put beside the test binary: the bundled plugins and libFlowKit.so.
 enum BuildProducts {

@@ -92,7 +92,9 @@ struct FlowHarnessTests {
         withKnownIssue {
             #expect(harness.addService(named: "Sesion") == nil)
         } matching: { issue in
-            issue.comments.map(\.rawValue) == ["no plugin exports a service 'Sesion'; 'test' exports: Recorder; 'empty' exports: none"]
+            issue.comments.map(\.rawValue) == [
+                "no plugin exports a service 'Sesion'; 'test' exports: Recorder; 'empty' exports: none"
+            ]
         }
     }
 
@@ -161,10 +163,11 @@ struct FlowHarnessTests {
 
         #expect(first.entries == ["start", "stop"])
         #expect(second.entries == ["start", "stop"])
-        #expect(harness.events.filter(\.isServiceEvent) == [
-            .serviceStarted("RecordingService"), .serviceStarted("RecordingService"),
-            .serviceStopped("RecordingService"), .serviceStopped("RecordingService"),
-        ])
+        #expect(
+            harness.events.filter(\.isServiceEvent) == [
+                .serviceStarted("RecordingService"), .serviceStarted("RecordingService"),
+                .serviceStopped("RecordingService"), .serviceStopped("RecordingService"),
+            ])
     }
 
     @Test func aServiceAddedWhileRunningStartsAtOnce() {
@@ -187,9 +190,10 @@ struct FlowHarnessTests {
         harness.lifecycle(LifecycleEvent.background)
         harness.lifecycle(.willEnterForeground, .didBecomeActive)
 
-        #expect(service.entries == [
-            "start", "willEnterBackground", "didEnterBackground", "willEnterForeground", "didBecomeActive",
-        ])
+        #expect(
+            service.entries == [
+                "start", "willEnterBackground", "didEnterBackground", "willEnterForeground", "didBecomeActive",
+            ])
     }
 
     // MARK: - Navigation
@@ -227,11 +231,12 @@ private let testPlugin = PluginDescription(
 /// inline), showing the context; `next` requests `next.show`, `close` finishes.
 private final class ShowManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        let style: PresentationStyle = switch request.payload["style"]?.string {
-        case "modal": .modal
-        case let title? where title.hasPrefix("tab:"): .tab(String(title.dropFirst(4)))
-        default: .inline
-        }
+        let style: PresentationStyle =
+            switch request.payload["style"]?.string {
+            case "modal": .modal
+            case let title? where title.hasPrefix("tab:"): .tab(String(title.dropFirst(4)))
+            default: .inline
+            }
         let screen = self.module(
             Coordinated(request.payload["module"]?.string ?? "screen"),
             content: ["context": .object(context.values)],

@@ -3,7 +3,9 @@ import Testing
 
 @MainActor
 struct ChildCoordinatorTests {
-    private let mapping: RequestCoordinatorMappingDictionary = [RequestRoute(.showList): route("List", PresentingManager.self)]
+    private let mapping: RequestCoordinatorMappingDictionary = [
+        RequestRoute(.showList): route("List", PresentingManager.self)
+    ]
 
     @Test func childFinishCallsDidRegainFocusAndRemovesItsScreens() {
         let parent = BaseFlowCoordinator(mapping: mapping)

@@ -4,7 +4,8 @@ import Testing
 @MainActor
 struct ConcurrencyTests {
     @Test func tenThousandRequestsFromEightTasksAreAllAccountedForInOrder() async {
-        let (coordinator, log) = BaseFlowCoordinator.withLog([RequestRoute(.work): route("Count", CountingManager.self)])
+        let (coordinator, log) = BaseFlowCoordinator.withLog([RequestRoute(.work): route("Count", CountingManager.self)]
+        )
         let perTask = 1_250
 
         let handled = await withTaskGroup(of: Int.self) { group in
@@ -15,7 +16,8 @@ struct ConcurrencyTests {
                         let request = CoordinationRequest(.work, payload: ["seq": .number(Double(seq))])
                         if seq.isMultiple(of: 2) {
                             coordinator.submit(request, from: Coordinated("submitter\(submitter)"))
-                        } else if await coordinator.send(request, from: Coordinated("submitter\(submitter)")).isHandled {
+                        } else if await coordinator.send(request, from: Coordinated("submitter\(submitter)")).isHandled
+                        {
                             handled += 1
                         }
                     }
@@ -28,8 +30,9 @@ struct ConcurrencyTests {
         }
         // The last submits may still be in the inbox: a final send from every submitter flushes them in order.
         for submitter in 0..<8 {
-            await coordinator.send(CoordinationRequest(.work, payload: ["seq": .number(Double(perTask))]),
-                                   from: Coordinated("submitter\(submitter)"))
+            await coordinator.send(
+                CoordinationRequest(.work, payload: ["seq": .number(Double(perTask))]),
+                from: Coordinated("submitter\(submitter)"))
         }
 
         #expect(handled == 5_000, "every awaited send came back handled")

@@ -230,10 +230,11 @@ struct JSONValueCodableTests {
             var float: Float
             var map: [String: [Int]]
         }
-        let value = try JSONValue(parsing: """
-            {"date": 1000.5, "data": "AQID", "url": "https://example.com/a?b=c", "decimal": 12.5,
-             "small": -128, "float": 0.25, "map": {"k": [1, 2]}}
-            """)
+        let value = try JSONValue(
+            parsing: """
+                {"date": 1000.5, "data": "AQID", "url": "https://example.com/a?b=c", "decimal": 12.5,
+                 "small": -128, "float": 0.25, "map": {"k": [1, 2]}}
+                """)
         let viaFoundation = try JSONDecoder().decode(Mixed.self, from: Data(value.description.utf8))
         #expect(try value.decode(Mixed.self) == viaFoundation)
         #expect(try value.decode(Mixed.self).data == Data([1, 2, 3]))
@@ -241,7 +242,8 @@ struct JSONValueCodableTests {
 
     @Test("Decoding a string where an Int belongs throws a type mismatch at that path")
     func typeMismatchThrows() throws {
-        let value = try JSONValue(parsing: orderText.replacingOccurrences(of: #""quantity": 1"#, with: #""quantity": "1""#))
+        let value = try JSONValue(
+            parsing: orderText.replacingOccurrences(of: #""quantity": 1"#, with: #""quantity": "1""#))
         let error = #expect(throws: DecodingError.self) { try value.decode(Order.self) }
         guard case .typeMismatch(let type, let context)? = error else {
             Issue.record("expected typeMismatch, got \(String(describing: error))")
@@ -261,10 +263,14 @@ struct JSONValueCodableTests {
         }
 
         let null = #expect(throws: DecodingError.self) { try JSONValue.null.decode(Int.self) }
-        if case .valueNotFound? = null {} else { Issue.record("expected valueNotFound, got \(String(describing: null))") }
+        if case .valueNotFound? = null {
+        } else {
+            Issue.record("expected valueNotFound, got \(String(describing: null))")
+        }
 
         let fraction = #expect(throws: DecodingError.self) { try JSONValue.number(1.5).decode(Int.self) }
-        if case .dataCorrupted? = fraction {} else {
+        if case .dataCorrupted? = fraction {
+        } else {
             Issue.record("expected dataCorrupted, got \(String(describing: fraction))")
         }
 

@@ -8,7 +8,8 @@ struct PresentationTests {
     }
 
     private func show(_ module: Coordinated, _ style: String = "inline", on coordinator: BaseFlowCoordinator) {
-        coordinator.requestCoordination(.showList, payload: ["module": .string(module.rawValue), "style": .string(style)], from: .app)
+        coordinator.requestCoordination(
+            .showList, payload: ["module": .string(module.rawValue), "style": .string(style)], from: .app)
     }
 
     @Test func inlineModalAndTabPresentationsAreKeptApart() {
@@ -19,13 +20,14 @@ struct PresentationTests {
         show("signIn", "modal", on: coordinator)
         show("forgotPassword", on: coordinator)
 
-        #expect(coordinator.router.state.description == """
-            stack: launch
-            tab 0* 'Items': items
-            tab 1 'Settings': settings
-            modal 1: signIn > forgotPassword
-            top: forgotPassword
-            """)
+        #expect(
+            coordinator.router.state.description == """
+                stack: launch
+                tab 0* 'Items': items
+                tab 1 'Settings': settings
+                modal 1: signIn > forgotPassword
+                top: forgotPassword
+                """)
     }
 
     @Test func backPopsThenDismissesTheModalAtItsRoot() throws {
@@ -57,7 +59,9 @@ struct PresentationTests {
     }
 
     @Test func rootStyleReplacesTheStackAndReleasesTheOldManagers() {
-        let (coordinator, log) = BaseFlowCoordinator.withLog([RequestRoute(.showList): route("List", PresentingManager.self)])
+        let (coordinator, log) = BaseFlowCoordinator.withLog([
+            RequestRoute(.showList): route("List", PresentingManager.self)
+        ])
         show("launch", on: coordinator)
         show("welcome", on: coordinator)
 
@@ -72,8 +76,9 @@ struct PresentationTests {
             RequestRoute(.showList): route("List", PresentingManager.self),
             RequestRoute(.showDetail, from: "list"): route("Detail", PresentingManager.self),
         ])
-        let module = FlowModule("list", actions: [.request("open", .showDetail, payload: ["module": "detail"])],
-                                coordination: coordinator)
+        let module = FlowModule(
+            "list", actions: [.request("open", .showDetail, payload: ["module": "detail"])],
+            coordination: coordinator)
         coordinator.present(module, style: .inline, by: nil)
 
         #expect(try module.perform("open") == .handled(manager: "Detail"))
@@ -110,7 +115,8 @@ extension PresentationTests {
         try parent.selectTab(1)
         show("itemHistory", on: items)
 
-        #expect(parent.router.state.tabs.map(\.stack) == [["itemList", "itemDetail", "itemHistory"], ["settingsList"]])
+        #expect(
+            parent.router.state.tabs.map(\.stack) == [["itemList", "itemDetail", "itemHistory"], ["settingsList"]])
         #expect(parent.router.state.stack == ["home"])
     }
 }

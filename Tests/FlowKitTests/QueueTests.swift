@@ -4,11 +4,14 @@ import Testing
 @MainActor
 struct QueueTests {
     @Test func requestsWaitForDependenciesAndReplayInOrder() {
-        let (coordinator, log) = BaseFlowCoordinator.withLog([RequestRoute(.needsStore): route("Store", StoreManager.self)])
+        let (coordinator, log) = BaseFlowCoordinator.withLog([
+            RequestRoute(.needsStore): route("Store", StoreManager.self)
+        ])
 
         for n in 1...3 {
-            #expect(coordinator.requestCoordination(.needsStore, payload: ["n": .number(Double(n))], from: .app)
-                == .queued(waitingFor: [.store]))
+            #expect(
+                coordinator.requestCoordination(.needsStore, payload: ["n": .number(Double(n))], from: .app)
+                    == .queued(waitingFor: [.store]))
         }
         #expect(log.entries.isEmpty)
 
@@ -16,12 +19,14 @@ struct QueueTests {
 
         #expect(log.entries == ["store 1", "store 2", "store 3"])
         #expect(coordinator.queuedRequests.isEmpty)
-        #expect(coordinator.requestCoordination(.needsStore, payload: ["n": 4], from: .app) == .handled(manager: "Store"))
+        #expect(
+            coordinator.requestCoordination(.needsStore, payload: ["n": 4], from: .app) == .handled(manager: "Store"))
     }
 
     @Test func childQueueReplaysWhenTheParentGetsTheDependency() {
         let (parent, log) = BaseFlowCoordinator.withLog([:])
-        let child = BaseFlowCoordinator(name: "child", mapping: [RequestRoute(.needsStore): route("Store", StoreManager.self)])
+        let child = BaseFlowCoordinator(
+            name: "child", mapping: [RequestRoute(.needsStore): route("Store", StoreManager.self)])
         parent.openChild(child, style: .inline)
         child.requestCoordination(.needsStore, payload: ["n": 1], from: .app)
 
@@ -31,7 +36,9 @@ struct QueueTests {
     }
 
     @Test func requestWaitingPastTheLimitIsDeadLettered() async {
-        let (coordinator, log) = BaseFlowCoordinator.withLog([RequestRoute(.needsStore): route("Store", StoreManager.self)])
+        let (coordinator, log) = BaseFlowCoordinator.withLog([
+            RequestRoute(.needsStore): route("Store", StoreManager.self)
+        ])
         coordinator.queueTimeout = .milliseconds(20)
         let deadLettered = AsyncStream<DeadLetter>.makeStream()
         coordinator.onEvent = { event in
@@ -50,7 +57,9 @@ struct QueueTests {
     }
 
     @Test func expiringBeforeTheDeadlineKeepsTheRequest() {
-        let (coordinator, _) = BaseFlowCoordinator.withLog([RequestRoute(.needsStore): route("Store", StoreManager.self)])
+        let (coordinator, _) = BaseFlowCoordinator.withLog([
+            RequestRoute(.needsStore): route("Store", StoreManager.self)
+        ])
         coordinator.requestCoordination(.needsStore, from: .app)
 
         coordinator.expireQueuedRequests(now: .now)
@@ -62,7 +71,9 @@ struct QueueTests {
     }
 
     @Test func stoppingDeadLettersWhatIsStillQueued() {
-        let (coordinator, _) = BaseFlowCoordinator.withLog([RequestRoute(.needsStore): route("Store", StoreManager.self)])
+        let (coordinator, _) = BaseFlowCoordinator.withLog([
+            RequestRoute(.needsStore): route("Store", StoreManager.self)
+        ])
         coordinator.requestCoordination(.needsStore, from: .app)
 
         coordinator.stop()
@@ -73,7 +84,9 @@ struct QueueTests {
 
 extension QueueTests {
     @Test func deadLettersKeepTheMostRecentUpToTheLimit() {
-        let (coordinator, _) = BaseFlowCoordinator.withLog([RequestRoute(.needsStore): route("Store", StoreManager.self)])
+        let (coordinator, _) = BaseFlowCoordinator.withLog([
+            RequestRoute(.needsStore): route("Store", StoreManager.self)
+        ])
         coordinator.deadLetterLimit = 2
         for n in 1...3 { coordinator.requestCoordination(.needsStore, payload: ["n": .number(Double(n))], from: .app) }
 

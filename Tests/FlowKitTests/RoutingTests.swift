@@ -4,7 +4,9 @@ import Testing
 @MainActor
 struct RoutingTests {
     @Test func routesByRequestName() throws {
-        let (coordinator, _) = BaseFlowCoordinator.withLog([RequestRoute(.showList): route("List", PresentingManager.self)])
+        let (coordinator, _) = BaseFlowCoordinator.withLog([
+            RequestRoute(.showList): route("List", PresentingManager.self)
+        ])
 
         let outcome = coordinator.requestCoordination(.showList, payload: ["module": "list"], from: .app)
 
@@ -23,7 +25,9 @@ struct RoutingTests {
     }
 
     @Test func managerIsReleasedWhenItsModuleLeaves() throws {
-        let (coordinator, log) = BaseFlowCoordinator.withLog([RequestRoute(.showDetail): route("Detail", PresentingManager.self)])
+        let (coordinator, log) = BaseFlowCoordinator.withLog([
+            RequestRoute(.showDetail): route("Detail", PresentingManager.self)
+        ])
         coordinator.requestCoordination(.showDetail, payload: ["module": "first"], from: .app)
         coordinator.requestCoordination(.showDetail, payload: ["module": "second"], from: "first")
         #expect(log.managers.count == 2)
@@ -48,7 +52,9 @@ struct RoutingTests {
     }
 
     @Test func finishedManagerRemovesItsModules() throws {
-        let (coordinator, log) = BaseFlowCoordinator.withLog([RequestRoute(.showList): route("List", PresentingManager.self)])
+        let (coordinator, log) = BaseFlowCoordinator.withLog([
+            RequestRoute(.showList): route("List", PresentingManager.self)
+        ])
         coordinator.requestCoordination(.showList, payload: ["module": "a"], from: .app)
         coordinator.requestCoordination(.showList, payload: ["module": "b", "style": "modal"], from: "a")
         let modalManager = try #require(log.managers.last?.object)
@@ -86,18 +92,23 @@ struct RoutingTests {
     }
 
     @Test func eventsReportEachOutcome() {
-        let (coordinator, _) = BaseFlowCoordinator.withLog([RequestRoute(.showList): route("List", PresentingManager.self)])
+        let (coordinator, _) = BaseFlowCoordinator.withLog([
+            RequestRoute(.showList): route("List", PresentingManager.self)
+        ])
         var events: [FlowEvent] = []
         coordinator.onEvent = { events.append($0) }
 
         coordinator.requestCoordination(.showList, payload: ["module": "list"], from: .app)
         coordinator.requestCoordination("missing", from: "list")
 
-        #expect(events == [
-            .presented("list", style: .inline),
-            .handled(CoordinationRequest(.showList, payload: ["module": "list"]), from: .app, manager: "List", coordinator: "root"),
-            .unhandled(CoordinationRequest("missing"), from: "list"),
-        ])
+        #expect(
+            events == [
+                .presented("list", style: .inline),
+                .handled(
+                    CoordinationRequest(.showList, payload: ["module": "list"]), from: .app, manager: "List",
+                    coordinator: "root"),
+                .unhandled(CoordinationRequest("missing"), from: "list"),
+            ])
     }
 
     @Test func deepLinkStopsAtTheFirstUnhandledStepAndSaysWhy() {
@@ -141,7 +152,9 @@ struct RoutingTests {
         let request = CoordinationRequest(.showDetail, payload: ["id": 7, "tags": ["new"]])
 
         #expect(try request.decode(Item.self) == Item(id: 7, tags: ["new"]))
-        #expect(throws: DecodingError.self) { try CoordinationRequest(.showDetail, payload: ["id": "x"]).decode(Item.self) }
+        #expect(throws: DecodingError.self) {
+            try CoordinationRequest(.showDetail, payload: ["id": "x"]).decode(Item.self)
+        }
     }
 }
 

@@ -24,10 +24,11 @@ struct ServiceAndContextTests {
 
         for event in LifecycleEvent.background { parent.send(event) }
 
-        #expect(log.entries.filter { $0.contains("Background") } == [
-            "parent.willEnterBackground", "child.willEnterBackground",
-            "parent.didEnterBackground", "child.didEnterBackground",
-        ])
+        #expect(
+            log.entries.filter { $0.contains("Background") } == [
+                "parent.willEnterBackground", "child.willEnterBackground",
+                "parent.didEnterBackground", "child.didEnterBackground",
+            ])
     }
 
     @Test func stoppingTheParentStopsChildrenFirst() {

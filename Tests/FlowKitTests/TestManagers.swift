@@ -26,12 +26,13 @@ final class PresentingManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         log?.managers.append(Weak(self as FlowManager))
         let name = Coordinated(request.payload["module"]?.string ?? "screen")
-        let style: PresentationStyle = switch request.payload["style"]?.string {
-        case "modal": .modal
-        case "root": .root
-        case let title? where title.hasPrefix("tab:"): .tab(String(title.dropFirst(4)))
-        default: .inline
-        }
+        let style: PresentationStyle =
+            switch request.payload["style"]?.string {
+            case "modal": .modal
+            case "root": .root
+            case let title? where title.hasPrefix("tab:"): .tab(String(title.dropFirst(4)))
+            default: .inline
+            }
         return .present(self.module(name, content: .object(["context": .object(context.values)])), style)
     }
 }

@@ -123,7 +123,9 @@ struct PluginFlowTests {
     @Test func creatingAnItemRunsAChildFlowThatFinishes() throws {
         let harness = try FlowHarness(plugin: bundled("CatalogPlugin"))
         harness.addService(named: "Store")
-        for (request, manager) in [("home.show", "Home"), ("catalog.list", "ItemList"), ("catalog.create", "CreateItem")] {
+        for (request, manager) in [
+            ("home.show", "Home"), ("catalog.list", "ItemList"), ("catalog.create", "CreateItem"),
+        ] {
             harness.route(CoordinationRequestName(request), to: manager)
         }
         harness.send("home.show")

@@ -45,8 +45,9 @@ extension BaseFlowCoordinator {
         _ request: CoordinationRequest, from module: Coordinated, waitingFor requirements: [DependencyKey],
         _ missing: [DependencyKey]
     ) -> CoordinationOutcome {
-        queue.append(QueuedRequest(
-            request: request, module: module, requirements: requirements, deadline: .now + queueTimeout))
+        queue.append(
+            QueuedRequest(
+                request: request, module: module, requirements: requirements, deadline: .now + queueTimeout))
         sink?(.queued(request, from: module, waitingFor: missing))
         scheduleSweep()
         return .queued(waitingFor: missing)

@@ -33,7 +33,8 @@ extension BaseFlowCoordinator {
     ///
     /// - Returns: Whether `old` was one of this coordinator's services.
     @discardableResult
-    public func replaceService(_ old: any CoordinatorServiceProtocol, with new: any CoordinatorServiceProtocol) -> Bool {
+    public func replaceService(_ old: any CoordinatorServiceProtocol, with new: any CoordinatorServiceProtocol) -> Bool
+    {
         guard let index = services.firstIndex(where: { $0 === old }) else { return false }
         let state = (old as? any StateHandoff)?.exportState()
         if isRunning {

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 extension JSONValue: Codable {
@@ -158,7 +158,8 @@ private struct JSONValueDecoder: Decoder, SingleValueDecodingContainer {
     func mismatch(_ type: Any.Type) -> DecodingError {
         if value.isNull {
             let context = DecodingError.Context(
-                codingPath: codingPath, debugDescription: "Cannot get value of type \(type) -- found null value instead.")
+                codingPath: codingPath,
+                debugDescription: "Cannot get value of type \(type) -- found null value instead.")
             return .valueNotFound(type, context)
         }
         let context = DecodingError.Context(
@@ -192,7 +193,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func child(_ key: Key) throws -> JSONValueDecoder {
         guard let value = members[key.stringValue] else {
             let context = DecodingError.Context(
-                codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\").")
+                codingPath: codingPath,
+                debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\").")
             throw DecodingError.keyNotFound(key, context)
         }
         return JSONValueDecoder(value: value, codingPath: codingPath + [key])

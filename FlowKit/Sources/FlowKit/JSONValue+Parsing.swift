@@ -107,7 +107,9 @@ private struct JSONParser {
         skipWhitespace()
         if consume(UInt8(ascii: "}")) { return leaveContainer(.object(members)) }
         while true {
-            guard !isAtEnd, bytes[index] == UInt8(ascii: "\"") else { throw unexpected("expected string key in object") }
+            guard !isAtEnd, bytes[index] == UInt8(ascii: "\"") else {
+                throw unexpected("expected string key in object")
+            }
             let keyStart = index
             let key = try parseString()
             if members[key] != nil { throw error("duplicate key \(JSONValue.string(key))", at: keyStart) }
@@ -235,7 +237,8 @@ private struct JSONParser {
         default:
             let shown = character(at: index - 1)
             throw error(
-                shown.hasPrefix("'") ? "invalid escape sequence '\\\(shown.dropFirst())" : "invalid escape character \(shown)",
+                shown.hasPrefix("'")
+                    ? "invalid escape sequence '\\\(shown.dropFirst())" : "invalid escape character \(shown)",
                 at: backslash)
         }
     }
@@ -246,12 +249,13 @@ private struct JSONParser {
         for _ in 0..<4 {
             guard !isAtEnd else { throw error("unterminated string", at: open) }
             let byte = bytes[index]
-            let digit = switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: throw error("expected 4 hex digits in '\\u' escape, found \(character(at: index))")
-            }
+            let digit =
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+                default: throw error("expected 4 hex digits in '\\u' escape, found \(character(at: index))")
+                }
             code = code << 4 | UInt32(digit)
             index += 1
         }

@@ -13,7 +13,11 @@ public final class Router {
 
     /// One navigation stack with its place in the presentation.
     struct Layer {
-        enum Kind { case main, tab(String), modal }
+        enum Kind {
+            case main
+            case tab(String)
+            case modal
+        }
         let id: LayerID
         let kind: Kind
         /// The identity of the coordinator that opened the layer; `nil` for the main stack. Compared only:
@@ -63,7 +67,9 @@ public final class Router {
     func pop() throws(FlowError) -> FlowModule {
         if modals.isEmpty, tabs.isEmpty, main.stack.count > 1 { return main.stack.removeLast() }  // the common case
         let removed: FlowModule? = mutateVisibleStack { stack in stack.count > 1 ? stack.removeLast() : nil }
-        guard let removed else { throw FlowError("nothing to go back to: '\(top?.name.rawValue ?? "nothing")' is the first screen") }
+        guard let removed else {
+            throw FlowError("nothing to go back to: '\(top?.name.rawValue ?? "nothing")' is the first screen")
+        }
         return removed
     }
 
@@ -140,7 +146,8 @@ public final class Router {
     /// into the visible tab, while a tab's coordinator still pushes into its own tab.
     func inlineTarget(for coordinator: BaseFlowCoordinator, anchor: LayerID) -> LayerID {
         if let presenter = top?.presenter,
-           presenter == ObjectIdentifier(coordinator) || coordinator.hasDescendant(presenter) {
+            presenter == ObjectIdentifier(coordinator) || coordinator.hasDescendant(presenter)
+        {
             return visibleLayer
         }
         let identity = ObjectIdentifier(coordinator)

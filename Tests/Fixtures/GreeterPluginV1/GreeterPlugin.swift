@@ -7,20 +7,27 @@ import FlowKit
 /// generation that ran it and finishes the manager.
 final class GreeterManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        let greeting = self.module("greeting", content: ["version": .number(Double(generation))], actions: [
-            ModuleAction("complete") { [weak self] module, _ in
-                module.content = ["version": .number(Double(generation)), "completedBy": .number(Double(generation))]
-                self?.finish()
-                return nil
-            },
-        ])
+        let greeting = self.module(
+            "greeting", content: ["version": .number(Double(generation))],
+            actions: [
+                ModuleAction("complete") { [weak self] module, _ in
+                    module.content = [
+                        "version": .number(Double(generation)), "completedBy": .number(Double(generation)),
+                    ]
+                    self?.finish()
+                    return nil
+                }
+            ])
         return .present(greeting, .inline)
     }
 }
 
 @c(flowkit_plugin_entry)
 public func flowkitPluginEntry() -> UnsafeRawPointer {
-    PluginEntry.export(PluginDescription(name: "greeter", version: "\(generation).0.0", managers: [
-        ManagerFactory("Greeter", GreeterManager.self),
-    ] + extraManagers))
+    PluginEntry.export(
+        PluginDescription(
+            name: "greeter", version: "\(generation).0.0",
+            managers: [
+                ManagerFactory("Greeter", GreeterManager.self)
+            ] + extraManagers))
 }

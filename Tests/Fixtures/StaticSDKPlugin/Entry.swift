@@ -6,7 +6,10 @@ final class EchoManager: FlowManager {}
 
 @c(flowkit_plugin_entry)
 public func flowkitPluginEntry() -> UnsafeRawPointer {
-    PluginEntry.export(PluginDescription(name: "static-sdk", version: "1.0.0", managers: [
-        ManagerFactory("Echo", EchoManager.self),
-    ]))
+    PluginEntry.export(
+        PluginDescription(
+            name: "static-sdk", version: "1.0.0",
+            managers: [
+                ManagerFactory("Echo", EchoManager.self)
+            ]))
 }
