@@ -18,7 +18,7 @@ extension Host {
             event = try attemptReload(name, landedAt: nil, force: force)
         } catch {
             stats.refusedReloads += 1
-            event = .reloadRefused(error)
+            event = .reloadRefused(plugin: name, error)
         }
         onEvent?(event)
         return event
@@ -121,7 +121,7 @@ extension Host {
                 try? await Task.sleep(for: .milliseconds(50 * attempt))
             } catch {
                 stats.refusedReloads += 1
-                onEvent?(.reloadRefused(error))
+                onEvent?(.reloadRefused(plugin: name, error))
                 return
             }
         }

@@ -9,8 +9,8 @@ public enum HostEvent: Sendable, CustomStringConvertible {
     case pluginReloaded(plugin: String, generation: Int, file: String, swapTime: Duration?, services: [String])
     /// A reload found the library unchanged; nothing was loaded.
     case pluginUnchanged(plugin: String)
-    /// A reload was refused; the previous generation keeps serving.
-    case reloadRefused(PluginLoadError)
+    /// A reload of `plugin` was refused; the previous generation keeps serving.
+    case reloadRefused(plugin: String, PluginLoadError)
     /// A reloaded manifest replaced the routing table.
     case manifestReloaded(file: String, routes: Int)
     /// An edited manifest was invalid; the routing table in force is untouched.
@@ -26,7 +26,7 @@ public enum HostEvent: Sendable, CustomStringConvertible {
                 + (swapTime.map { " (\($0.milliseconds) ms after the file landed)" } ?? "")
                 + (services.isEmpty ? "" : "; restarted services: \(services.joined(separator: ", "))")
         case .pluginUnchanged(let plugin): "plugin '\(plugin)' is unchanged; nothing reloaded"
-        case .reloadRefused(let error): "reload refused: \(error)"
+        case .reloadRefused(_, let error): "reload refused: \(error)"
         case .manifestReloaded(let file, let routes): "reloaded manifest \(file): \(routes) routes"
         case .manifestRejected(let errors):
             "manifest edit rejected, the routes in force are unchanged:\n" + errors.description

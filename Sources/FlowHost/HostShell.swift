@@ -25,6 +25,8 @@ public final class HostShell {
     public let host: Host
     private var events: [HostEvent] = []
     private var isExecuting = false
+    /// The reloads `wait reload` has seen and returned.
+    let reloadWait = ReloadWait()
     /// Receives the lines for events that happen between commands (a watched file reloaded).
     public var onUnpromptedLines: (@MainActor ([String]) -> Void)?
 
@@ -33,6 +35,7 @@ public final class HostShell {
         self.host = host
         host.onEvent = { [weak self] event in
             guard let self else { return }
+            self.reloadWait.notice(event)
             if self.isExecuting {
                 self.events.append(event)
             } else {
@@ -56,6 +59,7 @@ public final class HostShell {
           show                                the visible module: title, content and actions
           actions                             list the visible module's actions
           expect top MODULE                   fail the run unless MODULE is visible
+          wait reload PLUGIN [SECONDS]        wait for PLUGIN's next generation (with --watch), at most SECONDS (10)
           help | quit
         """
 
@@ -76,7 +80,7 @@ public final class HostShell {
         return Reply(lines: lines + [topLine], status: status)
     }
 
-    private var topLine: String { "top: \(host.coordinator.router.top?.name.rawValue ?? "(nothing)")" }
+    var topLine: String { "top: \(host.coordinator.router.top?.name.rawValue ?? "(nothing)")" }
 
     /// The command in `line`, trimmed; `nil` for a blank line or a `#` comment.
     public static func command(in line: String) -> String? {
@@ -207,7 +211,7 @@ public final class HostShell {
         }
         for event in events {
             switch event {
-            case .reloadRefused(let error): throw FlowError("reload refused: \(error)")
+            case .reloadRefused(_, let error): throw FlowError("reload refused: \(error)")
             case .manifestRejected(let errors):
                 throw FlowError(
                     "manifest rejected: \(errors.errors.count) problem\(errors.errors.count == 1 ? "" : "s")")

@@ -35,14 +35,14 @@ extension PluginRegistry {
         let services = Set(plugin.description.services.map(\.name))
         if let missing = requiredManagers.first(where: { !managers.contains($0) }) {
             throw PluginLoadError(
-                file: plugin.path, kind: .unknownManager,
+                file: sourcePath(of: name) ?? plugin.path, kind: .unknownManager,
                 message:
                     "the new generation of plugin '\(name)' exports no manager '\(missing)', which is still routed to it; the previous generation keeps serving"
             )
         }
         if let missing = requiredServices.first(where: { !services.contains($0) }) {
             throw PluginLoadError(
-                file: plugin.path, kind: .unknownService,
+                file: sourcePath(of: name) ?? plugin.path, kind: .unknownService,
                 message:
                     "the new generation of plugin '\(name)' exports no service '\(missing)', which the manifest starts; the previous generation keeps serving"
             )
@@ -106,7 +106,9 @@ extension PluginRegistry {
             return (plugin, digest)
         } catch {
             if error.leftImageMapped { slot.images += 1 }
-            throw error
+            var refusal = error
+            refusal.file = source  // The file the person built, not the copy that is already unlinked.
+            throw refusal
         }
     }
 

@@ -64,7 +64,7 @@ enum RunCommand {
             guard let line = await input.next() else { break }
             lineNumber += 1
             if !interactive, let command = HostShell.command(in: line) { print("> \(command)") }
-            let reply = shell.execute(line)
+            let reply = await shell.perform(line)
             emit(reply)
             switch reply.status {
             case .ok: continue

@@ -45,7 +45,7 @@ struct HotReloadTests {
         try lab.write(Array("not a library".utf8))
         let event = host.reloadPlugin("greeter")
 
-        guard case .reloadRefused(let error) = event else { throw TestFailure("expected a refusal, got \(event)") }
+        guard case .reloadRefused(_, let error) = event else { throw TestFailure("expected a refusal, got \(event)") }
         #expect(error.kind == .notELF)
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
         #expect(host.coordinator.router.top?.content["version"] == 1)
@@ -60,7 +60,7 @@ struct HotReloadTests {
         try lab.install("GreeterPluginV1")
         let event = host.reloadPlugin("greeter")
 
-        guard case .reloadRefused(let error) = event else { throw TestFailure("expected a refusal, got \(event)") }
+        guard case .reloadRefused(_, let error) = event else { throw TestFailure("expected a refusal, got \(event)") }
         #expect(
             error.message
                 == "the new generation of plugin 'greeter' exports no manager 'Farewell', which is still routed to it; the previous generation keeps serving"
@@ -81,7 +81,7 @@ struct HotReloadTests {
         }
 
         #expect(events[0].isReloaded && events[1].isReloaded)
-        guard case .reloadRefused(let error) = events[2] else {
+        guard case .reloadRefused(_, let error) = events[2] else {
             throw TestFailure("expected a refusal, got \(events[2])")
         }
         #expect(
@@ -195,7 +195,7 @@ extension HostEvent {
 
 /// A temporary directory holding a manifest and `libGreeter.so`, a copy of one generation of the fixture.
 @MainActor
-private struct SwapLab {
+struct SwapLab {
     let directory: TemporaryDirectory
     let routes: String
 

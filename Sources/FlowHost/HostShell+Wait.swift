@@ -1,0 +1,54 @@
+import FlowKit
+
+/// Commands that wait: the shell's asynchronous entry point.
+extension HostShell {
+    /// How long `wait reload` waits when the command gives no number of seconds.
+    public static let defaultReloadWait: Duration = .seconds(10)
+
+    /// Runs one command line like ``execute(_:)``, and the commands that wait for something to happen
+    /// (`wait reload PLUGIN [SECONDS]`) without blocking the main actor meanwhile.
+    public func perform(_ line: String) async -> Reply {
+        guard let command = Self.command(in: line) else { return execute(line) }
+        let (word, rest) = command.splitFirstWord()
+        guard word == "wait" else { return execute(line) }
+        return await wait(rest)
+    }
+
+    private func wait(_ arguments: String) async -> Reply {
+        let usage = Reply(lines: [], status: .error("usage: wait reload PLUGIN [SECONDS]"))
+        let words = arguments.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard words.count == 2 || words.count == 3, words[0] == "reload" else { return usage }
+        let plugin = words[1]
+        guard host.registry.status(of: plugin) != nil else {
+            let names = host.registry.pluginNames.joined(separator: ", ")
+            return Reply(lines: [], status: .error("no plugin named '\(plugin)'; plugins: \(names)"))
+        }
+        var timeout = Self.defaultReloadWait
+        if words.count == 3 {
+            guard let seconds = Double(words[2]), seconds > 0, seconds <= 3600 else {
+                return Reply(
+                    lines: [], status: .error("wait reload: '\(words[2])' is not a number of seconds from 0 to 3600"))
+            }
+            timeout = .milliseconds(Int((seconds * 1000).rounded()))
+        }
+        switch await reloadWait.next(of: plugin, within: timeout) {
+        case .reloaded(let generation):
+            return Reply(lines: ["plugin '\(plugin)': generation \(generation) serves", topLine], status: .ok)
+        case .refused(let reason):
+            return Reply(
+                lines: [], status: .error("waited for plugin '\(plugin)', but its reload was refused: \(reason)"))
+        case .timedOut:
+            return Reply(
+                lines: [], status: .error("no new generation of plugin '\(plugin)' within \(timeout.seconds) s"))
+        }
+    }
+}
+
+extension Duration {
+    /// Whole seconds when whole, else with the fraction: `10`, `0.5`.
+    fileprivate var seconds: String {
+        let (whole, attoseconds) = components
+        guard attoseconds != 0 else { return "\(whole)" }
+        return "\(Double(whole) + Double(attoseconds) / 1e18)"
+    }
+}

@@ -1,0 +1,67 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+
+/// `wait reload PLUGIN [SECONDS]`: a script waits for a watched plugin's next generation.
+@MainActor
+struct ReloadWaitTests {
+    @Test func waitEndsWhenTheWatchedLibraryIsReplacedWhileWaiting() async throws {
+        let lab = try SwapLab()
+        let shell = HostShell(host: try lab.host())
+        try shell.host.watch()
+        defer { shell.host.stop() }
+        shell.execute("send greet")
+
+        async let waited = shell.perform("wait reload greeter 20")
+        await Task.yield()
+        try lab.install("GreeterPluginV2")
+        let reply = await waited
+
+        #expect(reply.status == .ok)
+        #expect(reply.lines.first == "plugin 'greeter': generation 2 serves")
+        shell.execute("send greet")
+        #expect(shell.host.coordinator.router.top?.content["version"] == 2)
+    }
+
+    @Test func reloadBeforeTheWaitEndsItAtOnceButOnlyOnce() async throws {
+        let lab = try SwapLab()
+        let shell = HostShell(host: try lab.host())
+        try lab.install("GreeterPluginV2")
+        #expect(shell.execute("reload greeter").status == .ok)
+
+        let first = await shell.perform("wait reload greeter 5")
+        let second = await shell.perform("wait reload greeter 0.05")
+
+        #expect(first.status == .ok)
+        #expect(second.status == .error("no new generation of plugin 'greeter' within 0.05 s"))
+    }
+
+    @Test func refusedReloadEndsTheWaitWithItsReason() async throws {
+        let lab = try SwapLab()
+        let shell = HostShell(host: try lab.host())
+        shell.execute("send greet")
+
+        async let waited = shell.perform("wait reload greeter 20")
+        await Task.yield()
+        try lab.write(Array("not a library".utf8))
+        shell.host.reloadPlugin("greeter")
+        let reply = await waited
+
+        guard case .error(let message) = reply.status else { throw TestFailure("expected an error, got \(reply)") }
+        #expect(message.hasPrefix("waited for plugin 'greeter', but its reload was refused: "))
+        #expect(message.contains(lab.library + ": not an ELF"), "names the file that was built, not its unlinked copy")
+    }
+
+    @Test func badArgumentsAreUsageErrors() async throws {
+        let shell = HostShell(host: try SwapLab().host())
+
+        #expect(await shell.perform("wait").status == .error("usage: wait reload PLUGIN [SECONDS]"))
+        #expect(await shell.perform("wait reload").status == .error("usage: wait reload PLUGIN [SECONDS]"))
+        #expect(
+            await shell.perform("wait reload greter").status == .error("no plugin named 'greter'; plugins: greeter"))
+        #expect(
+            await shell.perform("wait reload greeter soon").status
+                == .error("wait reload: 'soon' is not a number of seconds from 0 to 3600"))
+    }
+}
