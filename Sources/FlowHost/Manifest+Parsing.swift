@@ -118,7 +118,7 @@ struct ManifestParser {
     var errors: [ManifestError] = []
 
     static let topKeys = [
-        "experiments", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services", "start",
+        "deepLinks", "experiments", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services", "start",
     ]
     static let pluginKeys = ["library", "sha256"]
     static let routeKeys = ["experiment", "from", "manager", "plugin", "request"]
@@ -174,7 +174,7 @@ struct ManifestParser {
         return Manifest(
             path: file, directory: directory, manifestVersion: Manifest.supportedVersion, name: appName,
             pluginPath: pluginPath, plugins: plugins, routes: routes, services: services, start: start,
-            experiments: experiments)
+            experiments: experiments, deepLinks: deepLinks(top["deepLinks"]))
     }
 
     // MARK: Sections

@@ -28,6 +28,8 @@ public struct Manifest: Sendable, Hashable {
     public var start: [CoordinationRequest]
     /// The experiments routes may point to, by name.
     public var experiments: [String: Experiment]
+    /// URL patterns and the requests they open, tried in the manifest's order.
+    public var deepLinks: DeepLinkMapping
 
     /// Creates a manifest from parts that are assumed to be valid already.
     public init(
@@ -40,7 +42,8 @@ public struct Manifest: Sendable, Hashable {
         routes: [Route] = [],
         services: [ServiceRef] = [],
         start: [CoordinationRequest] = [],
-        experiments: [String: Experiment] = [:]
+        experiments: [String: Experiment] = [:],
+        deepLinks: DeepLinkMapping = DeepLinkMapping()
     ) {
         self.path = path
         self.directory = directory
@@ -52,6 +55,7 @@ public struct Manifest: Sendable, Hashable {
         self.services = services
         self.start = start
         self.experiments = experiments
+        self.deepLinks = deepLinks
     }
 }
 

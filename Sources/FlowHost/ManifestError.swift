@@ -61,6 +61,9 @@ extension ManifestError {
         /// An experiment that cannot pick a variant (no variants, weights adding to 0, a repeated
         /// variant name), or a route that names an undeclared experiment or mixes one with a manager.
         case badExperiment
+        /// A deep link whose pattern is malformed or repeated, that opens no requests, or whose payloads
+        /// name a capture the pattern lacks.
+        case badDeepLink
     }
 }
 

@@ -1,0 +1,34 @@
+/// "Did you mean" for names people type: request names, actions, modules, deep link URLs.
+public enum Suggestion {
+    /// The candidate closest to `name`, if it is within `maxDistance` edits, so probably what was meant.
+    public static func closest(to name: String, among candidates: some Sequence<String>, maxDistance: Int = 3)
+        -> String?
+    {
+        var best: (candidate: String, distance: Int)?
+        for candidate in candidates where candidate != name {
+            let distance = editDistance(name, candidate)
+            if distance <= maxDistance, distance < best?.distance ?? Int.max { best = (candidate, distance) }
+        }
+        return best?.candidate
+    }
+
+    /// The optimal-string-alignment distance: insertions, deletions, substitutions and adjacent swaps.
+    public static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[a.count][b.count]
+    }
+}

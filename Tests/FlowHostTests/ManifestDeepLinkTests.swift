@@ -1,0 +1,52 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+
+/// The manifest's `deepLinks`: URL patterns mapped to request sequences, and every way to get them wrong.
+struct ManifestDeepLinkTests {
+    private let base = ManifestTests()
+
+    private func manifest(deepLinks: String) -> String {
+        base.manifest(routes: "[]", extra: #", "deepLinks": "# + deepLinks)
+    }
+
+    @Test func deepLinksMapURLsToRequestsWithTheirCaptures() throws {
+        let text = manifest(
+            deepLinks: #"""
+                [{"pattern": "demo://items/{id:int}", "requests": [{"request": "catalog.detail", "payload": {"id": "{id}"}}]},
+                 {"pattern": "demo://about", "requests": ["home.show", "settings.about"]}]
+                """#)
+
+        let links = try Manifest.parse(text, path: ManifestTests.file).deepLinks
+
+        #expect(
+            try links.requests(for: "demo://items/2") == [CoordinationRequest("catalog.detail", payload: ["id": 2])])
+        #expect(
+            try links.requests(for: "demo://about") == [
+                CoordinationRequest("home.show"), CoordinationRequest("settings.about"),
+            ])
+    }
+
+    @Test func everyBadDeepLinkIsReportedWithItsPath() {
+        let text = manifest(
+            deepLinks: #"""
+                [{"pattern": "demo://items/{id:num}", "requests": ["catalog.detail"]},
+                 {"pattern": "demo://a", "requests": []},
+                 {"pattern": "demo://b", "requests": [{"request": "x", "payload": {"id": "{id}"}}]},
+                 {"pattern": "demo://a", "requests": ["y"]},
+                 {"patern": "demo://c"}]
+                """#)
+
+        #expect(
+            base.errors(in: text) == [
+                "\(ManifestTests.file): deepLinks[0]: deep link pattern 'demo://items/{id:num}': unknown capture type 'num'; types: string, int",
+                "\(ManifestTests.file): deepLinks[1]: deep link 'demo://a' opens no requests",
+                "\(ManifestTests.file): deepLinks[2]: deep link 'demo://b': step 1 (x) uses {id}, which the pattern does not capture (it captures: nothing)",
+                "\(ManifestTests.file): deepLinks[3]: duplicate pattern \"demo://a\", first declared at deepLinks[1]",
+                "\(ManifestTests.file): deepLinks[4]: unknown key \"patern\"; did you mean \"pattern\"?",
+                "\(ManifestTests.file): deepLinks[4]: missing required key \"pattern\"",
+                "\(ManifestTests.file): deepLinks[4]: missing required key \"requests\"",
+            ])
+    }
+}
