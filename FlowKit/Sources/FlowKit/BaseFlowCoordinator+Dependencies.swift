@@ -4,6 +4,17 @@ struct QueuedRequest {
     var module: Coordinated
     var requirements: [DependencyKey]
     var deadline: ContinuousClock.Instant
+    /// The rest of the deep link this request is a step of, which waits with it.
+    var deepLink: PendingDeepLink?
+}
+
+/// The steps of a deep link after a queued one: they run, in order, once that step replays.
+struct PendingDeepLink {
+    var steps: [CoordinationRequest]
+    /// The index in ``steps`` of the first step still to run.
+    var next: Int
+    /// The coordinator that opened the link, whose visible module sends the remaining steps.
+    weak var opener: BaseFlowCoordinator?
 }
 
 /// Dependencies, and the queue of requests waiting for them.
@@ -45,9 +56,16 @@ extension BaseFlowCoordinator {
         _ request: CoordinationRequest, from module: Coordinated, waitingFor requirements: [DependencyKey],
         _ missing: [DependencyKey]
     ) -> CoordinationOutcome {
+        let root = rootCoordinator
+        var link: PendingDeepLink?
+        if let awaiting = root.stepAwaitingQueue, awaiting.step == request {
+            link = awaiting.rest
+            root.stepAwaitingQueue = nil
+        }
         queue.append(
             QueuedRequest(
-                request: request, module: module, requirements: requirements, deadline: .now + queueTimeout))
+                request: request, module: module, requirements: requirements, deadline: .now + queueTimeout,
+                deepLink: link))
         sink?(.queued(request, from: module, waitingFor: missing))
         scheduleSweep()
         return .queued(waitingFor: missing)
@@ -63,7 +81,11 @@ extension BaseFlowCoordinator {
             }
             let entry = queue.remove(at: index)
             sink?(.replaying(entry.request, from: entry.module))
-            requestCoordination(entry.request, from: entry.module)
+            let root = rootCoordinator
+            if let link = entry.deepLink { root.stepAwaitingQueue = (entry.request, link) }
+            let outcome = requestCoordination(entry.request, from: entry.module)
+            root.stepAwaitingQueue = nil
+            if let link = entry.deepLink { continueDeepLink(link, after: outcome) }
         }
         for child in children { child.replayQueue() }
     }
@@ -89,6 +111,11 @@ extension BaseFlowCoordinator {
     }
 
     private func deadLetter(_ entry: QueuedRequest, reason: String) {
+        var reason = reason
+        if let link = entry.deepLink {
+            let dropped = link.steps.count - link.next
+            reason += "; the deep link ends here, its \(dropped) later step\(dropped == 1 ? " is" : "s are") dropped"
+        }
         let letter = DeadLetter(request: entry.request, module: entry.module, reason: reason)
         deadLetters.append(letter)
         if deadLetters.count > deadLetterLimit { deadLetters.removeFirst(deadLetters.count - deadLetterLimit) }

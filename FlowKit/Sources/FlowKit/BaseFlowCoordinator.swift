@@ -61,6 +61,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     @exclusivity(unchecked) var presentedCount = 0
     /// Runs when this coordinator, as a child, has finished.
     var finishHandler: (@MainActor () -> Void)?
+    /// On the root, while a deep link step is sent: the step and the rest of its link, which wait with the
+    /// step if it is queued.
+    var stepAwaitingQueue: (step: CoordinationRequest, rest: PendingDeepLink)?
     nonisolated let inbox = RequestInbox()
     @exclusivity(unchecked) private var routes: RouteTable
 
@@ -207,14 +210,32 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     /// Applies a deep link: sends each step as the visible module would, through that module's
     /// coordinator (so screens land where the person is), until a step is not handled.
+    ///
+    /// A step queued for dependencies holds the rest of the link: the later steps wait with it and run in
+    /// order once it replays, and are dropped if it is dead-lettered. The result says which step waits.
+    @discardableResult
     public func open(deepLink steps: [CoordinationRequest]) -> DeepLinkResult {
-        for (index, step) in steps.enumerated() {
+        apply(PendingDeepLink(steps: steps, next: 0, opener: self))
+    }
+
+    private func apply(_ link: PendingDeepLink) -> DeepLinkResult {
+        for index in link.next..<link.steps.count {
             let visible = router.top
             let coordination = visible?.coordination ?? self
-            let outcome = coordination.requestCoordination(step, from: visible?.name ?? .deepLink)
-            if !outcome.isHandled { return DeepLinkResult(applied: index, total: steps.count, stoppedBy: outcome) }
+            let root = rootCoordinator
+            root.stepAwaitingQueue = (
+                link.steps[index], PendingDeepLink(steps: link.steps, next: index + 1, opener: self)
+            )
+            let outcome = coordination.requestCoordination(link.steps[index], from: visible?.name ?? .deepLink)
+            root.stepAwaitingQueue = nil
+            if !outcome.isHandled { return DeepLinkResult(applied: index, total: link.steps.count, stoppedBy: outcome) }
         }
-        return DeepLinkResult(applied: steps.count, total: steps.count, stoppedBy: nil)
+        return DeepLinkResult(applied: link.steps.count, total: link.steps.count, stoppedBy: nil)
+    }
+
+    /// Runs the rest of a deep link after its queued step replayed with `outcome`.
+    func continueDeepLink(_ link: PendingDeepLink, after outcome: CoordinationOutcome) {
+        if outcome.isHandled, link.next < link.steps.count { _ = (link.opener ?? rootCoordinator).apply(link) }
     }
 
     // MARK: - Events

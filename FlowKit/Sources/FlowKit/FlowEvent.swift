@@ -59,8 +59,16 @@ public struct DeepLinkResult: Sendable, Hashable, CustomStringConvertible {
     /// Whether every step was handled.
     public var isComplete: Bool { stoppedBy == nil }
 
+    /// Whether the link waits at a queued step, its later steps with it.
+    public var isWaiting: Bool { stoppedBy?.isQueued == true }
+
     public var description: String {
         guard let stoppedBy else { return "deep link applied: \(applied) of \(total) steps" }
+        if isWaiting {
+            let later = total - applied - 1
+            let rest = later == 0 ? "" : ", with the \(later) later step\(later == 1 ? "" : "s")"
+            return "deep link waiting at step \(applied + 1) of \(total)\(rest): \(stoppedBy)"
+        }
         return "deep link stopped at step \(applied + 1) of \(total): \(stoppedBy)"
     }
 }
