@@ -15,9 +15,9 @@ extension FlowManager {
     /// Sign-in and sign-out may be asked for from a tab or a sub-flow; what they lead to replaces the
     /// whole presentation, so they ask the root rather than their own coordinator.
     var appCoordinator: any FlowCoordinator {
-        var current = coordinator as? BaseFlowCoordinator
-        while let parent = current?.parent { current = parent }
-        return current ?? coordinator
+        var root: any FlowCoordinator = coordinator
+        while let parent = root.parent { root = parent }
+        return root
     }
 }
 

@@ -1,7 +1,7 @@
 import FlowKit
 
 /// Handles `catalog.create.form` inside the `createItem` sub-flow: the form. `save` {"title": "..."} adds
-/// the item and finishes the sub-flow; `cancel` finishes it without adding anything.
+/// the item and completes the sub-flow with it; `cancel` cancels the sub-flow without adding anything.
 final class CreateFormManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         let store = try store()
@@ -10,13 +10,13 @@ final class CreateFormManager: FlowManager {
             actions: [
                 ModuleAction("save", summary: #"add the item {"title": "..."}"#) { module, payload in
                     guard let title = payload.itemTitle else { return .failed(.missingTitle) }
-                    store.add(title: title)
+                    let item = store.add(title: title)
                     // The form's coordinator is the sub-flow: finishing it closes the modal.
-                    (module.coordination as? BaseFlowCoordinator)?.finish()
+                    (module.coordination as? any FlowCoordinator)?.finish(with: .completed(item.json))
                     return nil
                 },
                 ModuleAction("cancel", summary: "close without adding") { module, _ in
-                    (module.coordination as? BaseFlowCoordinator)?.finish()
+                    (module.coordination as? any FlowCoordinator)?.finish(with: .cancelled)
                     return nil
                 },
             ])

@@ -1,8 +1,8 @@
 import FlowKit
 
 /// Handles `catalog.create`: opens the `createItem` sub-flow modally, with the item form as its first
-/// screen. When the sub-flow finishes (saved, cancelled or dismissed), the manager refreshes the item
-/// lists on screen and finishes.
+/// screen. When the sub-flow completes with the new item, the manager shows it in the item lists on screen;
+/// cancelled or dismissed, nothing changes. Either way the manager finishes.
 final class CreateItemManager: FlowManager {
     override class var requirements: [DependencyKey] { [.store] }
 
@@ -12,17 +12,17 @@ final class CreateItemManager: FlowManager {
             mapping: [
                 RequestRoute(.createItemForm): ManagerFactory("CreateForm", CreateFormManager.self)
             ])
-        coordinator.openChild(flow, style: .modal, onFinish: { [weak self] in self?.flowFinished() })
+        coordinator.openChild(flow, style: .modal, onResult: { [weak self] in self?.flowFinished($0) })
         let outcome = flow.requestCoordination(.createItemForm, payload: request.payload, from: .createItem)
         guard outcome.isHandled else {
-            flow.finish()
+            flow.finish(with: .failed(FlowError("could not show the item form: \(outcome)")))
             throw FlowError("could not show the item form: \(outcome)")
         }
         return .working
     }
 
-    private func flowFinished() {
-        if let store = try? store() { ItemListManager.refreshLists(in: coordinator.router, from: store) }
+    private func flowFinished(_ result: FlowResult) {
+        if let item = result.value { ItemListManager.show(newItem: item, in: coordinator.router) }
         finish()
     }
 }

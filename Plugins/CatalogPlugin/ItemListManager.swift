@@ -28,6 +28,15 @@ final class ItemListManager: FlowManager {
         ["items": .array(store.items.map(\.json))]
     }
 
+    /// Adds `item` (`{"id": n, "title": "..."}`) to every presented item list that lacks it.
+    static func show(newItem item: JSONValue, in router: Router) {
+        for module in router.modules where module.name == .itemList {
+            let items = module.content["items"]?.array ?? []
+            guard !items.contains(where: { $0["id"] == item["id"] }) else { continue }
+            module.content = ["items": .array(items + [item])]
+        }
+    }
+
     /// Shows the store's current items in every presented item list, after an item was added.
     static func refreshLists(in router: Router, from store: StoreService) {
         for module in router.modules where module.name == .itemList {

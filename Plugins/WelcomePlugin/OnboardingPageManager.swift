@@ -23,7 +23,7 @@ final class OnboardingPageManager: FlowManager {
         } else {
             action = ModuleAction("done", summary: "end the tour and sign in") { module, _ in
                 // The page's coordinator is the sub-flow; finishing it removes every page at once.
-                (module.coordination as? OnboardingCoordinator)?.complete()
+                (module.coordination as? any FlowCoordinator)?.finish(with: .completed(.null))
                 return nil
             }
         }

@@ -7,13 +7,18 @@ extension BaseFlowCoordinator {
     /// - `.tab(title)`: the child gets a new tab.
     ///
     /// The child shares this coordinator's presentation, sees its context and dependencies, and inherits
-    /// its routes. `onFinish` runs once, when the child has finished, after ``didRegainFocus(fromChild:)``:
-    /// the place for the manager that opened the child to carry on. Opening a child that is already open
-    /// does nothing.
-    public func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle, onFinish: (@MainActor () -> Void)?) {
+    /// its routes. `onResult` runs once, when the child has finished, after
+    /// ``didRegainFocus(fromChild:)``, with how it ended: ``FlowResult/completed(_:)`` with its value when it
+    /// called ``finish(with:)``, ``FlowResult/cancelled`` when the person dismissed it or backed out of it.
+    /// It is the place for the manager that opened the child to carry on. Opening a child that is already
+    /// open does nothing.
+    public func openChild(
+        _ child: BaseFlowCoordinator, style: PresentationStyle, onResult: (@MainActor (FlowResult) -> Void)?
+    ) {
         guard child !== self, child.parent == nil, !children.contains(where: { $0 === child }) else { return }
         child.parent = self
-        child.finishHandler = onFinish
+        child.finishHandler = onResult
+        child.result = nil
         child.router = router
         child.style = style
         switch style {
@@ -27,24 +32,31 @@ extension BaseFlowCoordinator {
         child.replayQueue()
     }
 
-    /// Ends this child: finishes its own children first, stops it, removes everything it presented, and
-    /// calls the parent's ``didRegainFocus(fromChild:)``. Does nothing on a coordinator without a parent.
-    public func finish() {
+    /// Ends this child flow with `result`: finishes its own children first (they are cancelled), stops it,
+    /// removes everything it presented, calls the parent's ``didRegainFocus(fromChild:)``, then the
+    /// opener's `onResult`. Does nothing on a coordinator without a parent.
+    public func finish(with result: FlowResult) {
         guard let parent else { return }
-        for child in children.reversed() { child.finish() }
+        for child in children.reversed() { child.finish(with: .cancelled) }
         stop()
+        self.result = result
         var removed = router.removeModules { $0.presenter == ObjectIdentifier(self) }
         if case .modal = style { removed += router.removeLayer(anchor) }
         if case .tab = style { removed += router.removeLayer(anchor) }
         parent.children.removeAll { $0 === self }
         self.parent = nil
         let sink = parent.sink
-        sink?(.childFinished(name))
+        sink?(.childFinished(name, result: result))
         if let sink { for module in removed { sink(.removed(module.name)) } }
         parent.didRegainFocus(fromChild: self)
         let handler = finishHandler
         finishHandler = nil
-        handler?()
+        handler?(result)
+    }
+
+    /// Ends this child flow as completed, with no value. See ``finish(with:)``.
+    public func finish() {
+        finish(with: .completed(.null))
     }
 
     /// Whether the coordinator identified by `id` is a child of this one, or a child's descendant.

@@ -34,31 +34,33 @@ extension BaseFlowCoordinator {
         return current
     }
 
-    /// Reports a removed module and finishes the children it leaves with nothing on screen.
+    /// Reports a removed module and finishes the children it leaves with nothing on screen, as cancelled:
+    /// the person went back or dismissed.
     func didRemove(_ module: FlowModule) {
         sink?(.removed(module.name))
-        finishAbandonedChildrenOfRoot()
+        finishAbandonedChildrenOfRoot(with: .cancelled)
     }
 
-    /// Reports removed modules and finishes the children they leave with nothing on screen.
-    func didRemove(_ modules: [FlowModule]) {
+    /// Reports removed modules and finishes the children they leave with nothing on screen with `result`:
+    /// cancelled when the person or a new root removed them, completed when their managers finished.
+    func didRemove(_ modules: [FlowModule], abandonedChildrenEnd result: FlowResult = .cancelled) {
         guard !modules.isEmpty else { return }
         if let sink {
             for module in modules { sink(.removed(module.name)) }
         }
-        finishAbandonedChildrenOfRoot()
+        finishAbandonedChildrenOfRoot(with: result)
     }
 
-    private func finishAbandonedChildrenOfRoot() {
+    private func finishAbandonedChildrenOfRoot(with result: FlowResult) {
         let root = rootCoordinator
-        if !root.children.isEmpty { root.finishAbandonedChildren() }
+        if !root.children.isEmpty { root.finishAbandonedChildren(with: result) }
     }
 
     /// Finishes, depth first, every child whose home layer is gone or whose inline screens were all removed.
-    private func finishAbandonedChildren() {
+    private func finishAbandonedChildren(with result: FlowResult) {
         for child in children {
-            child.finishAbandonedChildren()
-            if child.isAbandoned { child.finish() }
+            child.finishAbandonedChildren(with: result)
+            if child.isAbandoned { child.finish(with: result) }
         }
     }
 

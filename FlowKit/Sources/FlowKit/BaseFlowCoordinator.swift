@@ -60,7 +60,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var style: PresentationStyle = .root
     @exclusivity(unchecked) var presentedCount = 0
     /// Runs when this coordinator, as a child, has finished.
-    var finishHandler: (@MainActor () -> Void)?
+    var finishHandler: (@MainActor (FlowResult) -> Void)?
+    /// How this coordinator, as a child, ended; `nil` while it runs.
+    public internal(set) var result: FlowResult?
     /// On the root, while a deep link step is sent: the step and the rest of its link, which wait with the
     /// step if it is queued.
     var stepAwaitingQueue: (step: CoordinationRequest, rest: PendingDeepLink)?
@@ -187,7 +189,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     public func finish(_ manager: any RequestCoordinatorManager) {
         working[ObjectIdentifier(manager)] = nil
-        didRemove(router.removeModules { $0.manager === manager })
+        // A child left with nothing on screen because its managers finished has done its work.
+        didRemove(router.removeModules { $0.manager === manager }, abandonedChildrenEnd: .completed(.null))
     }
 
     /// The managers currently held, working or with a module presented, in this coordinator only.

@@ -17,9 +17,13 @@ public protocol FlowCoordinator: CoordinationRequestProtocol {
     func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?)
     /// Releases `manager` and removes any module it presented.
     func finish(_ manager: any RequestCoordinatorManager)
-    /// Opens `child` as a sub-flow shown with `style`; `onFinish` runs once, after the child finished and
-    /// this coordinator regained focus. Opening a child that is already open does nothing.
-    func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle, onFinish: (@MainActor () -> Void)?)
+    /// Opens `child` as a sub-flow shown with `style`; `onResult` runs once, after the child finished and
+    /// this coordinator regained focus, with how it ended. Opening a child that is already open does nothing.
+    func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle, onResult: (@MainActor (FlowResult) -> Void)?)
+    /// The coordinator that opened this one as a child flow; `nil` for the root.
+    var parent: BaseFlowCoordinator? { get }
+    /// Ends this child flow with `result`, which its opener's `onResult` receives; nothing on the root.
+    func finish(with result: FlowResult)
     /// Sets (or with `nil`, removes) a dependency; descendants see it and queued requests are replayed.
     func setDependency(_ key: DependencyKey, _ value: (any Sendable)?)
 }
@@ -27,6 +31,13 @@ public protocol FlowCoordinator: CoordinationRequestProtocol {
 extension FlowCoordinator {
     /// Opens `child` as a sub-flow shown with `style`.
     public func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle) {
-        openChild(child, style: style, onFinish: nil)
+        openChild(child, style: style, onResult: nil)
+    }
+
+    /// Opens `child` as a sub-flow shown with `style`; `onFinish` runs once when it has finished, however it
+    /// ended. Use ``openChild(_:style:onResult:)`` to learn how.
+    public func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle, onFinish: (@MainActor () -> Void)?) {
+        guard let onFinish else { return openChild(child, style: style, onResult: nil) }
+        openChild(child, style: style, onResult: { _ in onFinish() })
     }
 }

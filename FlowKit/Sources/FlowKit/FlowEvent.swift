@@ -12,7 +12,7 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
     case presented(Coordinated, style: PresentationStyle)
     case removed(Coordinated)
     case childOpened(String, style: PresentationStyle)
-    case childFinished(String)
+    case childFinished(String, result: FlowResult)
     case serviceStarted(String)
     case serviceStopped(String)
     case dependencySet(DependencyKey)
@@ -30,7 +30,7 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
         case .presented(let module, let style): "presented \(module) (\(style))"
         case .removed(let module): "removed \(module)"
         case .childOpened(let name, let style): "opened child \(name) (\(style))"
-        case .childFinished(let name): "child \(name) finished"
+        case .childFinished(let name, let result): "child \(name) finished: \(result)"
         case .serviceStarted(let name): "service \(name) started"
         case .serviceStopped(let name): "service \(name) stopped"
         case .dependencySet(let key): "dependency \(key) set"

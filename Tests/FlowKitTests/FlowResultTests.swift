@@ -1,0 +1,99 @@
+import FlowKit
+import Testing
+
+/// Child flows hand their opener a result: completed with a value, cancelled, or failed.
+@MainActor
+struct FlowResultTests {
+    private let mapping: RequestCoordinatorMappingDictionary = [
+        RequestRoute(.showList): route("List", PresentingManager.self)
+    ]
+
+    private func parentShowingHome() -> BaseFlowCoordinator {
+        let parent = BaseFlowCoordinator(mapping: mapping)
+        parent.start()
+        parent.requestCoordination(.showList, payload: ["module": "home"], from: .app)
+        return parent
+    }
+
+    @Test func completedChildHandsItsValueToTheOpener() throws {
+        struct Item: Codable, Equatable {
+            var id: Int
+            var title: String
+        }
+        let parent = parentShowingHome()
+        var results: [FlowResult] = []
+        var events: [String] = []
+        parent.onEvent = { events.append($0.description) }
+        let child = BaseFlowCoordinator(name: "createItem")
+        parent.openChild(child, style: .modal) { results.append($0) }
+        child.requestCoordination(.showList, payload: ["module": "form"], from: .app)
+
+        child.finish(with: try .completed(encoding: Item(id: 4, title: "Tent")))
+
+        #expect(results == [.completed(["id": 4, "title": "Tent"])])
+        #expect(try results.first?.value?.decode(Item.self) == Item(id: 4, title: "Tent"))
+        #expect(child.result == results.first)
+        #expect(events.contains(#"child createItem finished: completed {"id":4,"title":"Tent"}"#))
+        #expect(parent.router.state.top == "home")
+    }
+
+    @Test func dismissingOrGoingBackCancels() throws {
+        let parent = parentShowingHome()
+        var results: [String: FlowResult] = [:]
+        let modal = BaseFlowCoordinator(name: "modal")
+        let inline = BaseFlowCoordinator(name: "inline")
+        parent.openChild(inline, style: .inline) { results["inline"] = $0 }
+        inline.requestCoordination(.showList, payload: ["module": "step"], from: .app)
+        parent.openChild(modal, style: .modal) { results["modal"] = $0 }
+        modal.requestCoordination(.showList, payload: ["module": "sheet"], from: .app)
+
+        try parent.dismiss()
+        try parent.back()
+
+        #expect(results == ["modal": .cancelled, "inline": .cancelled])
+        #expect(FlowResult.cancelled.description == "cancelled")
+    }
+
+    @Test func childWhoseManagersFinishedCompletesWithoutAValue() throws {
+        let parent = parentShowingHome()
+        var result: FlowResult?
+        let child = BaseFlowCoordinator(name: "switchUser")
+        parent.openChild(child, style: .inline) { result = $0 }
+        child.requestCoordination(.showList, payload: ["module": "signIn"], from: .app)
+        let manager = try #require(child.router.top?.manager)
+
+        child.finish(manager)
+
+        #expect(result == .completed(.null))
+        #expect(parent.router.state.top == "home")
+    }
+
+    @Test func childrenOfAFinishingChildAreCancelled() {
+        let parent = parentShowingHome()
+        let child = BaseFlowCoordinator(name: "child")
+        let grandchild = BaseFlowCoordinator(name: "grandchild")
+        var grandchildResult: FlowResult?
+        parent.openChild(child, style: .modal)
+        child.openChild(grandchild, style: .modal) { grandchildResult = $0 }
+
+        child.finish(with: .failed(FlowError("no network")))
+
+        #expect(grandchildResult == .cancelled)
+        #expect(child.result == .failed(FlowError("no network")))
+        #expect(child.result?.description == "failed: no network")
+    }
+
+    @Test func managersSeeFinishAndParentThroughTheProtocol() {
+        let parent = parentShowingHome()
+        let child = BaseFlowCoordinator(name: "child")
+        var result: FlowResult?
+        parent.openChild(child, style: .modal) { result = $0 }
+        let seen: any FlowCoordinator = child
+
+        #expect(seen.parent === parent)
+        seen.finish(with: .completed("done"))
+
+        #expect(result == .completed("done"))
+        #expect(seen.parent == nil)
+    }
+}
