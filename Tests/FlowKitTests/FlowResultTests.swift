@@ -55,12 +55,13 @@ struct FlowResultTests {
     }
 
     @Test func childWhoseManagersFinishedCompletesWithoutAValue() throws {
-        let parent = parentShowingHome()
+        let (parent, log) = BaseFlowCoordinator.withLog(mapping)
+        parent.requestCoordination(.showList, payload: ["module": "home"], from: .app)
         var result: FlowResult?
         let child = BaseFlowCoordinator(name: "switchUser")
         parent.openChild(child, style: .inline) { result = $0 }
         child.requestCoordination(.showList, payload: ["module": "signIn"], from: .app)
-        let manager = try #require(child.router.top?.manager)
+        let manager = try #require(log.managers.last?.object)
 
         child.finish(manager)
 
