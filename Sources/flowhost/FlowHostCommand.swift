@@ -29,13 +29,13 @@ struct FlowHostCommand {
         """
 
     static func main() async {
-        var arguments = Array(CommandLine.arguments.dropFirst())
-        var command = ""
+        let given = Array(CommandLine.arguments.dropFirst())
+        var arguments = given
         let code: ExitCode
         do throws(Exit) {
             Console.configure(try takeColorMode(from: &arguments))
             guard !arguments.isEmpty else { throw Exit.usage("no command given", usage) }
-            command = arguments.removeFirst()
+            let command = arguments.removeFirst()
             switch command {
             case "run": code = try await RunCommand.run(arguments)
             case "validate": code = try ManifestCommands.validate(arguments)
@@ -51,7 +51,7 @@ struct FlowHostCommand {
                 throw Exit.usage("unknown command '\(command)'", usage)
             }
         } catch {
-            if let problem = error.problem, wantsJSON(command, arguments) {
+            if let problem = error.problem, wantsJSON(given) {
                 printJSON(JSONDocument.usage(problem))
             }
             if let message = error.message { printError(message) }
@@ -99,11 +99,16 @@ struct FlowHostCommand {
         return mode
     }
 
-    /// Whether `command` was asked for JSON output, so that even its usage errors are a JSON document.
-    private static func wantsJSON(_ command: String, _ arguments: [String]) -> Bool {
-        arguments.contains("--json")
-            && FlowHostCommandLine.commands.contains { spec in
-                spec.name == command && spec.options.contains { $0.name == "--json" }
-            }
+    /// Whether the command line asks a command that has `--json` for it, so that even a usage error,
+    /// such as a bad `--color`, is a JSON document.
+    private static func wantsJSON(_ arguments: [String]) -> Bool {
+        var rest = arguments[...]
+        while let first = rest.first, first.hasPrefix("-") {
+            rest = rest.dropFirst(first == FlowHostCommandLine.color.name ? 2 : 1)
+        }
+        guard let command = rest.first, arguments.contains("--json") else { return false }
+        return FlowHostCommandLine.commands.contains { spec in
+            spec.name == command && spec.options.contains { $0.name == "--json" }
+        }
     }
 }

@@ -150,4 +150,13 @@ struct JSONOutputTests {
                 == ["errors": [["file": nil, "kind": "usage", "message": "missing MANIFEST", "path": nil]]])
         #expect(run.standardError.contains(FlowHostCommandLine.list.usage))
     }
+
+    @Test func badGlobalOptionIsADocumentToo() throws {
+        let run = try Subprocess.flowhost(["--color", "never", "validate", "app.json", "--json", "--color=pink"])
+
+        #expect(run.status == 64)
+        #expect(
+            try JSONValue(parsing: run.standardOutput)["errors"]?[0]?["message"]
+                == "--color must be auto, always or never, not 'pink'")
+    }
 }
