@@ -114,7 +114,7 @@ public final class HostShell {
                 output.append(result.description)
             case "lifecycle": try lifecycle(rest)
             case "reload": try reload(rest)
-            case "stats": return Reply(lines: host.statsLines, status: .ok)
+            case "stats": return Reply(lines: try host.statsLines(arguments: rest), status: .ok)
             case "stack":
                 return Reply(
                     lines: host.coordinator.router.state.description.split(separator: "\n").map(String.init),

@@ -8,7 +8,7 @@ enum ExitCode: Int32 {
     case usage = 64
     /// The manifest or a plugin is invalid.
     case invalidInput = 65
-    /// An input file (manifest, script, plugin) does not exist.
+    /// An input file (manifest, script, plugin) does not exist, or the bundled plugins are not built.
     case inputMissing = 66
 }
 
@@ -16,9 +16,19 @@ enum ExitCode: Int32 {
 struct Exit: Error {
     var code: ExitCode
     var message: String?
+    /// For a usage error, what is wrong with the command line, without the usage line: what `--json`
+    /// output reports.
+    var problem: String?
 
     init(_ code: ExitCode, _ message: String? = nil) {
         self.code = code
         self.message = message
+    }
+
+    /// A wrong command line: `flowhost: problem`, then the usage line.
+    static func usage(_ problem: String, _ usage: String) -> Exit {
+        var exit = Exit(.usage, "flowhost: \(problem)\n\(usage)")
+        exit.problem = problem
+        return exit
     }
 }

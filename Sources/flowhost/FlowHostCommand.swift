@@ -8,46 +8,107 @@ struct FlowHostCommand {
         usage: flowhost <command> [options]
 
         commands:
-          run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager] [--watch]
+          run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager] [--watch] [--quiet]
                                                                            run the flow (interactive on a terminal)
-          validate MANIFEST [--plugin-path DIR]...                         check the manifest and every plugin
-          list MANIFEST [--plugin-path DIR]... [--eager]                   print the routing table
-          inspect PLUGIN.so                                                describe a plugin library
+          validate MANIFEST [--plugin-path DIR]... [--json]                check the manifest and every plugin
+          list MANIFEST [--plugin-path DIR]... [--eager] [--json]          print the routing table
+          inspect PLUGIN.so [--json]                                       describe a plugin library
           new-plugin NAME [--dir PATH] [--flowkit PATH]                    scaffold a plugin package
+          completion bash|zsh|fish                                         print a shell completion script
+          version                                                          print the version and the FlowKit ABI
           help                                                             this text
 
+        options for every command:
+          --color auto|always|never   colour errors and warnings; auto (the default) colours a terminal
+                                      only, and not when NO_COLOR is set
+          --help                      what the command does and its options
+          --version                   (instead of a command) print the version and the FlowKit ABI
+
         exit codes: 0 ok, 1 a scripted expectation or command failed, 64 usage,
-                    65 invalid manifest or plugin, 66 input file missing
+                    65 invalid manifest or plugin, 66 input file missing or plugins not built
         """
 
     static func main() async {
-        var arguments = Array(CommandLine.arguments.dropFirst())
-        let command = arguments.isEmpty ? "help" : arguments.removeFirst()
+        let given = Array(CommandLine.arguments.dropFirst())
+        var arguments = given
         let code: ExitCode
         do throws(Exit) {
+            Console.configure(try takeColorMode(from: &arguments))
+            guard !arguments.isEmpty else { throw Exit.usage("no command given", usage) }
+            let command = arguments.removeFirst()
             switch command {
             case "run": code = try await RunCommand.run(arguments)
             case "validate": code = try ManifestCommands.validate(arguments)
             case "list": code = try ManifestCommands.list(arguments)
             case "inspect": code = try ManifestCommands.inspect(arguments)
             case "new-plugin": code = try NewPluginCommand.run(arguments)
+            case "completion": code = try CompletionCommand.run(arguments)
+            case "version", "--version": code = try version(arguments)
             case "help", "--help", "-h":
                 print(usage)
                 code = .ok
             default:
-                throw Exit(.usage, "flowhost: unknown command '\(command)'\n\(usage)")
+                throw Exit.usage("unknown command '\(command)'", usage)
             }
         } catch {
+            if let problem = error.problem, wantsJSON(given) {
+                printJSON(JSONDocument.usage(problem))
+            }
             if let message = error.message { printError(message) }
             code = error.code
         }
         exit(code.rawValue)
     }
-}
 
-/// Prints `message` to standard error.
-func printError(_ message: String) {
-    flushOutput()  // Keep stdout and stderr in order when both go to one terminal or file.
-    let line = message + "\n"
-    _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+    /// `flowhost --version` and `flowhost version`.
+    private static func version(_ arguments: [String]) throws(Exit) -> ExitCode {
+        let parsed = try Arguments(arguments, spec: FlowHostCommandLine.version)
+        try parsed.none()
+        print(parsed.flags.contains("--help") ? FlowHostCommandLine.version.usage : FlowHostVersion.line)
+        return .ok
+    }
+
+    /// Removes every `--color WHEN` (or `--color=WHEN`) from `arguments`, wherever it is, and returns the
+    /// last one's mode: the option belongs to every command. `auto` when there is none.
+    private static func takeColorMode(from arguments: inout [String]) throws(Exit) -> ColorMode {
+        let option = FlowHostCommandLine.color
+        let usage = "usage: flowhost [--color \(ColorMode.allCases.map(\.rawValue).joined(separator: "|"))] <command>"
+        var mode = ColorMode.auto
+        var rest: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            index += 1
+            let value: String
+            if argument == option.name {
+                guard index < arguments.endIndex else { throw Exit.usage("\(option.name) needs a value", usage) }
+                value = arguments[index]
+                index += 1
+            } else if argument.hasPrefix(option.name + "=") {
+                value = String(argument.dropFirst(option.name.count + 1))
+            } else {
+                rest.append(argument)
+                continue
+            }
+            guard let chosen = ColorMode(rawValue: value) else {
+                throw Exit.usage("\(option.name) must be auto, always or never, not '\(value)'", usage)
+            }
+            mode = chosen
+        }
+        arguments = rest
+        return mode
+    }
+
+    /// Whether the command line asks a command that has `--json` for it, so that even a usage error,
+    /// such as a bad `--color`, is a JSON document.
+    private static func wantsJSON(_ arguments: [String]) -> Bool {
+        var rest = arguments[...]
+        while let first = rest.first, first.hasPrefix("-") {
+            rest = rest.dropFirst(first == FlowHostCommandLine.color.name ? 2 : 1)
+        }
+        guard let command = rest.first, arguments.contains("--json") else { return false }
+        return FlowHostCommandLine.commands.contains { spec in
+            spec.name == command && spec.options.contains { $0.name == "--json" }
+        }
+    }
 }

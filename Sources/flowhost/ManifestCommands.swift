@@ -3,28 +3,34 @@ import FlowKit
 import Glibc
 
 /// `validate`, `list` and `inspect`: the commands that look at a manifest or a plugin without running it.
+///
+/// With `--json` each prints one JSON document to standard output, errors included, and nothing else;
+/// the exit code is the same as without it.
 @MainActor
 enum ManifestCommands {
-    static let validateUsage = "usage: flowhost validate MANIFEST [--plugin-path DIR]..."
-    static let listUsage = "usage: flowhost list MANIFEST [--plugin-path DIR]... [--eager]"
-    static let inspectUsage = "usage: flowhost inspect PLUGIN.so"
-
     /// Checks the manifest, loads every plugin and checks every route and service; prints every problem.
     static func validate(_ arguments: [String]) throws(Exit) -> ExitCode {
-        let parsed = try Arguments(arguments, options: ["--plugin-path"], flags: [], usage: validateUsage)
+        let parsed = try Arguments(arguments, spec: FlowHostCommandLine.validate)
         if parsed.flags.contains("--help") {
             return help(
-                validateUsage
-                    + "\n\nChecks the manifest, then loads every plugin and checks that each route's manager and each service exists. Prints every problem found; exits 0 or 65."
-            )
+                parsed.usage
+                    + "\n\nChecks the manifest, then loads every plugin and checks that each route's manager and each service exists. Prints every problem found; exits 0, 65, or 66 when the manifest is missing or the plugins are not built."
+                    + jsonHelp)
         }
-        let path = try parsed.single("MANIFEST", usage: validateUsage)
-        let manifest = try loadManifest(path)
-        let registry = PluginRegistry(manifest: manifest, searchPath: searchPath(manifest, parsed))
-        let problems = Host.check(manifest: manifest, registry: registry)
-        for problem in problems { printError(problem.description) }
-        guard problems.isEmpty else {
-            throw Exit(.invalidInput, "\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s") found")
+        let path = try parsed.single("MANIFEST")
+        let report = ValidationReport(path: path, searchPath: { searchPath($0, parsed) })
+        let code: ExitCode = report.isValid ? .ok : report.isMissingInput ? .inputMissing : .invalidInput
+        if parsed.flags.contains("--json") {
+            printJSON(JSONDocument.validation(report))
+            return code
+        }
+        for problem in report.problems { printError(problem) }
+        guard let manifest = report.manifest, report.isValid else {
+            if report.manifestErrors.isEmpty && !report.pluginsNotBuilt {
+                let count = report.pluginErrors.count
+                printError("\(path): \(count) problem\(count == 1 ? "" : "s") found")
+            }
+            return code
         }
         print(
             "\(path): ok (\(manifest.plugins.count) plugins, \(manifest.routes.count) routes, \(manifest.services.count) services)"
@@ -34,60 +40,55 @@ enum ManifestCommands {
 
     /// Prints the routing table: request, module override, plugin, manager, library, loaded.
     static func list(_ arguments: [String]) throws(Exit) -> ExitCode {
-        let parsed = try Arguments(arguments, options: ["--plugin-path"], flags: ["--eager"], usage: listUsage)
+        let parsed = try Arguments(arguments, spec: FlowHostCommandLine.list)
         if parsed.flags.contains("--help") {
             return help(
-                listUsage
+                parsed.usage
                     + "\n\nPrints the routing table. With --eager, loads the plugins first so 'loaded' says whether each one loads."
-            )
+                    + jsonHelp)
         }
-        let manifest = try loadManifest(try parsed.single("MANIFEST", usage: listUsage))
+        let json = parsed.flags.contains("--json")
+        let path = try parsed.single("MANIFEST")
+        let manifest = try loadManifest(path, json: json ? { JSONDocument.routes(manifest: path, errors: $0) } : nil)
         let registry = PluginRegistry(manifest: manifest, searchPath: searchPath(manifest, parsed))
         if parsed.flags.contains("--eager") { _ = registry.loadAll() }
-        var rows = [["REQUEST", "FROM", "PLUGIN", "MANAGER", "LIBRARY", "LOADED"]]
-        func row(_ route: Manifest.Route, plugin: String, manager: String) -> [String] {
-            let loaded: String =
-                switch registry.status(of: plugin) {
-                case .loaded: "yes"
-                case .failed: "failed"
-                case .notLoaded, nil: "no"
-                }
-            return [
-                route.request.rawValue, route.module?.rawValue ?? "*", plugin, manager,
-                registry.library(of: plugin) ?? "?", loaded,
-            ]
+        let table = RoutingTable(registry: registry)
+        if json {
+            printJSON(JSONDocument.routes(table))
+        } else {
+            printTable(table.rows)
         }
-        for route in manifest.routes {
-            switch route.target {
-            case .manager(let plugin, let manager):
-                rows.append(row(route, plugin: plugin, manager: manager))
-            case .experiment(let name):
-                for variant in manifest.experiments[name]?.variants ?? [] {
-                    rows.append(
-                        row(
-                            route, plugin: variant.plugin,
-                            manager: "\(variant.manager) [\(name):\(variant.name) w\(variant.weight)]"))
-                }
-            }
-        }
-        printTable(rows)
         return .ok
     }
 
     /// Prints a plugin library's description.
     static func inspect(_ arguments: [String]) throws(Exit) -> ExitCode {
-        let parsed = try Arguments(arguments, options: [], flags: [], usage: inspectUsage)
+        let parsed = try Arguments(arguments, spec: FlowHostCommandLine.inspect)
         if parsed.flags.contains("--help") {
-            return help(inspectUsage + "\n\nLoads the plugin and prints its name, version, ABI, managers and services.")
+            return help(
+                parsed.usage + "\n\nLoads the plugin and prints its name, version, ABI, managers and services."
+                    + jsonHelp)
         }
+        let json = parsed.flags.contains("--json")
         // Absolute, so that dlopen opens this file rather than searching its library path for the name.
-        let path = Manifest.absolutePath(try parsed.single("PLUGIN.so", usage: inspectUsage))
-        guard access(path, F_OK) == 0 else { throw Exit(.inputMissing, "\(path): plugin library not found") }
+        let path = Manifest.absolutePath(try parsed.single("PLUGIN.so"))
+        func fail(_ code: ExitCode, _ error: PluginLoadError) -> Exit {
+            guard json else { return Exit(code, error.description) }
+            printJSON(JSONDocument.plugin(library: path, error: error))
+            return Exit(code)
+        }
+        guard access(path, F_OK) == 0 else {
+            throw fail(.inputMissing, PluginLoadError(file: path, kind: .notFound, message: "plugin library not found"))
+        }
         let plugin: LoadedPlugin
         do {
             plugin = try PluginLoader.load(path: path)
         } catch {
-            throw Exit(.invalidInput, error.description)
+            throw fail(.invalidInput, error)
+        }
+        if json {
+            printJSON(JSONDocument.plugin(plugin))
+            return .ok
         }
         let description = plugin.description
         print("plugin:   \(description.name) \(description.version)")
@@ -106,19 +107,27 @@ enum ManifestCommands {
         return .ok
     }
 
+    private static let jsonHelp =
+        "\nWith --json, prints one JSON document, errors included, and nothing else (shapes: manifests/README.md)."
+
     private static func help(_ text: String) -> ExitCode {
         print(text)
         return .ok
     }
 }
 
-/// Loads a manifest, printing every error; a missing file exits 66, any other problem 65.
+/// Loads a manifest, printing every error, or with `json` the document it makes of them; a missing file
+/// exits 66, any other problem 65.
 @MainActor
-func loadManifest(_ path: String) throws(Exit) -> Manifest {
+func loadManifest(_ path: String, json: ((_ errors: [ManifestError]) -> JSONValue)? = nil) throws(Exit) -> Manifest {
     do {
         return try Manifest.load(path: path)
     } catch {
-        for problem in error.errors { printError(problem.description) }
+        if let json {
+            printJSON(json(error.errors))
+        } else {
+            for problem in error.errors { printError(problem.description) }
+        }
         throw Exit(error.errors.contains { $0.kind == .fileNotFound } ? .inputMissing : .invalidInput)
     }
 }

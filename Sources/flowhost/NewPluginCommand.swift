@@ -5,7 +5,6 @@ import Glibc
 /// `flowhost new-plugin`: scaffolds a standalone plugin package outside this repository.
 @MainActor
 enum NewPluginCommand {
-    static let usage = "usage: flowhost new-plugin NAME [--dir PATH] [--flowkit PATH]"
     static let details = """
 
         Creates a SwiftPM package for a plugin called NAME (letters and digits, starting with a capital)
@@ -16,12 +15,12 @@ enum NewPluginCommand {
         """
 
     static func run(_ arguments: [String]) throws(Exit) -> ExitCode {
-        let parsed = try Arguments(arguments, options: ["--dir", "--flowkit"], flags: [], usage: usage)
+        let parsed = try Arguments(arguments, spec: FlowHostCommandLine.newPlugin)
         if parsed.flags.contains("--help") {
-            print(usage + "\n" + details)
+            print(parsed.usage + "\n" + details)
             return .ok
         }
-        let name = try parsed.single("NAME", usage: usage)
+        let name = try parsed.single("NAME")
         guard let flowKit = parsed.options["--flowkit"]?.last.map(Manifest.absolutePath) ?? checkoutFlowKit() else {
             throw Exit(
                 .usage, "flowhost: cannot find FlowKit beside this flowhost; pass --flowkit PATH/TO/FlowHost/FlowKit")

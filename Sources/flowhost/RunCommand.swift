@@ -6,7 +6,7 @@ import Glibc
 /// `flowhost run`: starts the host on a manifest and feeds it commands from a terminal, a pipe or a script.
 @MainActor
 enum RunCommand {
-    static let usage = "usage: flowhost run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager] [--watch]"
+    static let usage = FlowHostCommandLine.run.usage
     static let details = """
 
         Starts the coordinator at the manifest's start requests, then reads commands: at a prompt on a
@@ -15,31 +15,36 @@ enum RunCommand {
         --eager loads every plugin at start instead of on the first request each one serves.
         --watch reloads the manifest and any plugin library when its file changes (rebuild with
         `swift build` in another terminal); the next request uses the new code or route.
+        --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
+        print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
 
         """ + HostShell.help
 
     static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
-        let parsed = try Arguments(
-            arguments, options: ["--script", "--plugin-path"], flags: ["--eager", "--watch"], usage: usage)
+        let parsed = try Arguments(arguments, spec: FlowHostCommandLine.run)
         if parsed.flags.contains("--help") {
             print(usage + "\n" + details)
             return .ok
         }
-        let manifest = try loadManifest(try parsed.single("MANIFEST", usage: usage))
+        quiet = parsed.flags.contains("--quiet")
+        let manifest = try loadManifest(try parsed.single("MANIFEST"))
         let script = try parsed.options["--script"]?.last.map(readScript)
+        // A script stops at a failed expectation and says so on standard error; --quiet says it once.
+        quietFailures = quiet && (script != nil || isatty(STDIN_FILENO) != 1)
         let watching = parsed.flags.contains("--watch")
+        let plugins = searchPath(manifest, parsed)
+        if let unbuilt = plugins.unbuiltPlugins(of: manifest) { throw Exit(.inputMissing, unbuilt.description) }
         let host = Host(
-            manifest: manifest, searchPath: searchPath(manifest, parsed),
-            eager: parsed.flags.contains("--eager"), versioned: watching)
+            manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"), versioned: watching)
         for problem in host.problems { printError(problem.description) }
 
         let shell = HostShell(host: host)
-        shell.onUnpromptedLines = { lines in emit(lines) }
+        shell.onUnpromptedLines = { lines in if !quiet { emit(lines) } }
         if watching {
             do {
                 try host.watch()
             } catch {
-                printError("flowhost: \(error.message); running without --watch")
+                printWarning("flowhost: \(error.message); running without --watch")
             }
         }
         let interactive = script == nil && isatty(STDIN_FILENO) == 1
@@ -63,9 +68,9 @@ enum RunCommand {
             }
             guard let line = await input.next() else { break }
             lineNumber += 1
-            if !interactive, let command = HostShell.command(in: line) { print("> \(command)") }
+            if !interactive, let command = HostShell.command(in: line) { echo(command) }
             let reply = await shell.perform(line)
-            emit(reply)
+            emit(reply, to: line)
             switch reply.status {
             case .ok: continue
             case .quit: break reading
@@ -74,8 +79,11 @@ enum RunCommand {
                     if case .error = reply.status { printError("error: \(message)") }
                     continue
                 }
-                let label = { if case .error = reply.status { "error: " } else { "" } }()
-                printError("\(source):\(lineNumber): \(label)\(message)")
+                if case .error = reply.status {
+                    printError("\(source):\(lineNumber): error: \(message)")
+                } else {
+                    printFailure("\(source):\(lineNumber): \(message)")
+                }
                 host.stop()
                 return .scriptFailed
             }
@@ -84,12 +92,44 @@ enum RunCommand {
         return .ok
     }
 
-    private static func emit(_ reply: HostShell.Reply) {
-        emit(reply.lines)
+    /// Whether to print only errors, failed expectations and what queries print (`--quiet`).
+    private static var quiet = false
+    /// Whether failed expectations go only to standard error: with `--quiet`, when not at a prompt.
+    private static var quietFailures = false
+
+    /// Prints a command read from a script or a pipe, so that its output can be told apart.
+    private static func echo(_ command: String) {
+        if !quiet { print("> \(command)") }
     }
 
-    private static func emit(_ lines: [String]) {
-        for line in lines { print("  " + line) }
+    /// Prints the reply to the command on `line`: all of it, or with `--quiet` only a query's output and
+    /// a failed expectation.
+    private static func emit(_ reply: HostShell.Reply, to line: String) {
+        if case .expectationFailed = reply.status, let failure = reply.lines.last {
+            emit(quiet ? [] : reply.lines.dropLast())
+            if !quietFailures {
+                print("  " + Console.output.failure(failure))
+                flushOutput()
+            }
+        } else if !quiet || HostShell.isQuery(line) {
+            emit(reply.lines)
+        }
+    }
+
+    /// Prints what starting the host did, unless `--quiet`.
+    private static func emit(_ reply: HostShell.Reply) {
+        if !quiet { emit(reply.lines) }
+    }
+
+    /// Prints lines of a reply or of events between commands, indented; the module on top in bold.
+    private static func emit(_ lines: some Sequence<String>) {
+        for line in lines {
+            if line.hasPrefix("top: ") {
+                print("  top: " + Console.output.emphasis(String(line.dropFirst(5))))
+            } else {
+                print("  " + line)
+            }
+        }
         flushOutput()
     }
 

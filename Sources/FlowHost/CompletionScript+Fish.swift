@@ -1,0 +1,58 @@
+extension CompletionScript {
+    /// A fish script: one `complete` line per subcommand, option and operand.
+    var fish: String {
+        let c = "complete -c \(program)"
+        var lines = [
+            "# fish completion for \(program), made by `\(program) completion fish`.",
+            "# Load it now:     \(program) completion fish | source",
+            "# or install it:   \(program) completion fish > ~/.config/fish/completions/\(program).fish",
+            "",
+            "\(c) -f",
+        ]
+        let names = commands.map(\.name).joined(separator: " ")
+        for command in commands {
+            lines.append(
+                "\(c) -n \(fishQuoted("not __fish_seen_subcommand_from \(names)")) -a \(command.name) -d \(fishQuoted(command.summary))"
+            )
+        }
+        for option in topLevelOptions {
+            lines.append("\(c) -n \(fishQuoted("not __fish_seen_subcommand_from \(names)")) \(fishOption(option))")
+        }
+        for option in globalOptions { lines.append("\(c) \(fishOption(option))") }
+        for command in commands {
+            let condition = "-n \(fishQuoted("__fish_seen_subcommand_from \(command.name)"))"
+            for option in command.options { lines.append("\(c) \(condition) \(fishOption(option))") }
+            if command.operand != nil, let operand = fishOperand(command.operandValue) {
+                lines.append("\(c) \(condition) \(operand)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `-l name -d 'summary'`, with what completes the value when it takes one.
+    private func fishOption(_ option: CommandSpec.Option) -> String {
+        let name = "-l \(option.name.drop { $0 == "-" })"
+        let value = option.value.flatMap(fishValue).map { " " + $0 } ?? ""
+        return name + value + " -d \(fishQuoted(option.summary))"
+    }
+
+    /// `-r -F` for a file, directories, or the words of a choice; `nil` when nothing completes it.
+    private func fishValue(_ value: CommandSpec.Value) -> String? {
+        switch value {
+        case .file: "-r -F"
+        case .directory: "-x -a '(__fish_complete_directories)'"
+        case .choice(let words): "-x -a \(fishQuoted(words.joined(separator: " ")))"
+        case .text: nil
+        }
+    }
+
+    /// `-F` for a file, directories, or the words of a choice; `nil` when nothing completes it.
+    private func fishOperand(_ value: CommandSpec.Value) -> String? {
+        value == .file ? "-F" : fishValue(value)
+    }
+
+    /// `text` in single quotes, for fish.
+    private func fishQuoted(_ text: String) -> String {
+        "'" + text.map { $0 == "'" || $0 == "\\" ? "\\\($0)" : String($0) }.joined() + "'"
+    }
+}

@@ -1,0 +1,63 @@
+/// The command line of `flowhost`: its subcommands and the options every one of them accepts.
+///
+/// The executable parses with these specs, and `flowhost completion` turns them into shell scripts.
+public enum FlowHostCommandLine {
+    /// `--color WHEN`, accepted before or after any subcommand.
+    public static let color = CommandSpec.Option.valued(
+        "--color", "WHEN", .choice(ColorMode.allCases.map(\.rawValue)),
+        "colour errors and warnings: auto (on a terminal, unless NO_COLOR is set), always or never")
+
+    /// Options accepted everywhere: `--color WHEN` and `--help`.
+    public static let globalOptions: [CommandSpec.Option] = [
+        color, .flag("--help", "print help for the command"),
+    ]
+
+    /// Options accepted only in place of a subcommand.
+    public static let topLevelOptions: [CommandSpec.Option] = [
+        .flag("--version", "print the version and the FlowKit ABI")
+    ]
+
+    private static let pluginPath = CommandSpec.Option.valued(
+        "--plugin-path", "DIR", .directory, repeatable: true, "also search DIR for plugin libraries")
+    private static let json = CommandSpec.Option.flag("--json", "print one JSON document instead of text")
+
+    public static let run = CommandSpec(
+        name: "run", summary: "run the flow (interactive on a terminal)", operand: "MANIFEST", operandValue: .file,
+        options: [
+            .valued("--script", "FILE", .file, "read commands from FILE"), pluginPath,
+            .flag("--eager", "load every plugin at start"),
+            .flag("--watch", "reload the manifest and plugins when their files change"),
+            .flag(
+                "--quiet", "print only errors, failed expectations and what show, stack, stats, actions and help print"),
+        ])
+
+    public static let validate = CommandSpec(
+        name: "validate", summary: "check the manifest and every plugin", operand: "MANIFEST", operandValue: .file,
+        options: [pluginPath, json])
+
+    public static let list = CommandSpec(
+        name: "list", summary: "print the routing table", operand: "MANIFEST", operandValue: .file,
+        options: [pluginPath, .flag("--eager", "load the plugins first, to see whether each one loads"), json])
+
+    public static let inspect = CommandSpec(
+        name: "inspect", summary: "describe a plugin library", operand: "PLUGIN.so", operandValue: .file,
+        options: [json])
+
+    public static let newPlugin = CommandSpec(
+        name: "new-plugin", summary: "scaffold a plugin package", operand: "NAME",
+        options: [
+            .valued("--dir", "PATH", .directory, "create the package in PATH (default: ./NAME)"),
+            .valued("--flowkit", "PATH", .directory, "depend on the FlowKit package at PATH"),
+        ])
+
+    public static let completion = CommandSpec(
+        name: "completion", summary: "print a shell completion script", operand: "bash|zsh|fish",
+        operandValue: .choice(CompletionScript.Shell.allCases.map(\.rawValue)))
+
+    public static let version = CommandSpec(name: "version", summary: "print the version and the FlowKit ABI")
+
+    public static let help = CommandSpec(name: "help", summary: "print this help")
+
+    /// Every subcommand, in the order help lists them.
+    public static let commands = [run, validate, list, inspect, newPlugin, completion, version, help]
+}

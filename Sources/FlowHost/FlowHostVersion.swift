@@ -1,0 +1,11 @@
+import FlowKit
+
+/// The release of `flowhost` and of this host library: the one place the version is written.
+public enum FlowHostVersion {
+    /// The version, `MAJOR.MINOR.PATCH`. Bump it here and nowhere else.
+    public static let number = "0.1.0"
+
+    /// What `flowhost --version` prints: the version and the FlowKit ABI this host loads plugins for,
+    /// since a plugin built for another ABI is refused.
+    public static var line: String { "flowhost \(number) (FlowKit ABI \(PluginEntry.abiVersion))" }
+}

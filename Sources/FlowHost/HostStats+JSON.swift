@@ -1,0 +1,60 @@
+import FlowKit
+
+extension Host {
+    /// What the shell's `stats` prints: ``statsLines``, or with `--json` the one line of ``statsJSON``.
+    ///
+    /// - Throws: ``FlowError`` for any other argument.
+    public func statsLines(arguments: String) throws(FlowError) -> [String] {
+        switch arguments {
+        case "": return statsLines
+        case "--json": return [statsJSON.description]
+        default: throw FlowError("usage: stats [--json]")
+        }
+    }
+
+    /// The stats as one JSON object, with the same figures as ``statsLines``:
+    ///
+    /// ```json
+    /// {"experiments": {"create-flow": {"classic": 1}},
+    ///  "plugins": {"auth": {"images": 1, "status": "loaded"}},
+    ///  "reloads": {"maxImagesPerPlugin": 64, "oldImagesMapped": 0, "refused": 0, "succeeded": 0},
+    ///  "requests": {"byManager": {"auth.SignIn": 1}, "deadLettered": 0, "failed": 0, "handled": 1,
+    ///               "queued": 0, "unhandled": 0}}
+    /// ```
+    public var statsJSON: JSONValue {
+        let handled = stats.handled.values.reduce(0, +)
+        let requests: JSONValue = [
+            "handled": .number(Double(handled)), "unhandled": .number(Double(stats.unhandled)),
+            "failed": .number(Double(stats.failed)), "queued": .number(Double(stats.queued)),
+            "deadLettered": .number(Double(stats.deadLettered)),
+            "byManager": .object(stats.handled.mapValues { .number(Double($0)) }),
+        ]
+        let reloads: JSONValue = [
+            "succeeded": .number(Double(stats.reloads)), "refused": .number(Double(stats.refusedReloads)),
+            "oldImagesMapped": .number(Double(registry.leakedImages)),
+            "maxImagesPerPlugin": .number(Double(registry.maxImagesPerPlugin)),
+        ]
+        var plugins: [String: JSONValue] = [:]
+        for name in registry.pluginNames {
+            plugins[name] = [
+                "status": .string(registry.status(of: name)?.name ?? PluginRegistry.Status.notLoaded.name),
+                "images": .number(Double(registry.images(of: name))),
+            ]
+        }
+        return [
+            "requests": requests, "reloads": reloads, "plugins": .object(plugins),
+            "experiments": .object(stats.exposures.mapValues { .object($0.mapValues { .number(Double($0)) }) }),
+        ]
+    }
+}
+
+extension PluginRegistry.Status {
+    /// `notLoaded`, `loaded` or `failed`, as JSON output says it.
+    public var name: String {
+        switch self {
+        case .notLoaded: "notLoaded"
+        case .loaded: "loaded"
+        case .failed: "failed"
+        }
+    }
+}

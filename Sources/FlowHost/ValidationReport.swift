@@ -1,0 +1,57 @@
+/// What `flowhost validate` finds: the manifest's problems, or else every problem with its plugins, their
+/// managers and services.
+public struct ValidationReport: Sendable {
+    /// The manifest file, as given.
+    public var file: String
+    /// The manifest, when it could be read and is valid.
+    public var manifest: Manifest?
+    /// The manifest's problems; the plugins are not checked when there are any.
+    public var manifestErrors: [ManifestError]
+    /// The plugins' problems: libraries that do not load, managers and services they do not export.
+    public var pluginErrors: [PluginLoadError]
+    /// Whether the plugins are missing only because they are not built, which ``pluginErrors`` then says
+    /// in one error (see ``PluginSearchPath/unbuiltPlugins(of:executableDirectory:)``).
+    public var pluginsNotBuilt: Bool
+
+    /// Checks the manifest at `path`, then loads every plugin it declares, found through the search path
+    /// `searchPath` makes for it, and checks every route's manager and every service.
+    @MainActor
+    public init(
+        path: String, searchPath: (Manifest) -> PluginSearchPath,
+        executableDirectory: String? = ProcessInfoLite.executableDirectory()
+    ) {
+        file = path
+        pluginErrors = []
+        pluginsNotBuilt = false
+        do {
+            manifest = try Manifest.load(path: path)
+            manifestErrors = []
+        } catch {
+            manifest = nil
+            manifestErrors = error.errors
+        }
+        guard let manifest else { return }
+        let searchPath = searchPath(manifest)
+        if let unbuilt = searchPath.unbuiltPlugins(of: manifest, executableDirectory: executableDirectory) {
+            pluginErrors = [unbuilt]
+            pluginsNotBuilt = true
+        } else {
+            pluginErrors = Host.check(
+                manifest: manifest, registry: PluginRegistry(manifest: manifest, searchPath: searchPath))
+        }
+    }
+
+    /// Whether nothing is wrong.
+    public var isValid: Bool { manifestErrors.isEmpty && pluginErrors.isEmpty }
+
+    /// Whether an input is missing rather than invalid: the manifest file, or every plugin for want of a
+    /// build.
+    public var isMissingInput: Bool {
+        pluginsNotBuilt || manifestErrors.contains { $0.kind == .fileNotFound }
+    }
+
+    /// Every problem as a one-line description, the manifest's first.
+    public var problems: [String] {
+        manifestErrors.map(\.description) + pluginErrors.map(\.description)
+    }
+}

@@ -1,0 +1,159 @@
+import Glibc
+import Testing
+
+/// A program run to completion with `posix_spawn`: its exit status and what it wrote.
+struct Subprocess {
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+
+    /// The lines of standard output.
+    var outputLines: [String] {
+        standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// The lines of standard error, without the empty one after the last newline.
+    var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
+
+    /// Runs the `flowhost` that `swift build` put beside the test binary.
+    static func flowhost(
+        _ arguments: [String], input: String? = nil, environment: [String: String?] = [:], terminal: Bool = false
+    ) throws -> Subprocess {
+        try run(
+            BuildProducts.path(of: "flowhost"), arguments, input: input, environment: environment, terminal: terminal)
+    }
+
+    /// Runs `executable` with `arguments` and waits for it.
+    ///
+    /// - Parameters:
+    ///   - input: Standard input's text; `nil` for `/dev/null`.
+    ///   - environment: Variables to set, or with `nil` to remove, over this process's environment.
+    ///     `NO_COLOR` is removed unless given, so that a developer's setting does not change the results.
+    ///   - terminal: Give the program a pseudo-terminal for standard output and standard error, which then
+    ///     arrive together in ``standardOutput``.
+    static func run(
+        _ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String?] = [:],
+        terminal: Bool = false
+    ) throws -> Subprocess {
+        var variables: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        variables["NO_COLOR"] = nil
+        for (name, value) in environment { variables[name] = value }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+
+        let inputPipe = try input.map { _ in try Pipe() }
+        if let inputPipe {
+            posix_spawn_file_actions_adddup2(&actions, inputPipe.read, STDIN_FILENO)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        }
+        var readers: [Int32] = []
+        var closeInParent: [Int32] = []
+        if terminal {
+            // Closed on exec, so that programs other tests start meanwhile do not hold the terminal open.
+            let master = Terminal.openMaster(O_RDWR | O_NOCTTY | O_CLOEXEC)
+            try #require(master >= 0 && Terminal.grant(master) == 0 && Terminal.unlock(master) == 0)
+            let slave = open(String(cString: try #require(Terminal.slaveName(master))), O_RDWR | O_NOCTTY | O_CLOEXEC)
+            try #require(slave >= 0)
+            posix_spawn_file_actions_adddup2(&actions, slave, STDOUT_FILENO)
+            posix_spawn_file_actions_adddup2(&actions, slave, STDERR_FILENO)
+            posix_spawn_file_actions_addclose(&actions, master)
+            readers = [master]
+            closeInParent = [slave]
+        } else {
+            let output = try Pipe()
+            let error = try Pipe()
+            posix_spawn_file_actions_adddup2(&actions, output.write, STDOUT_FILENO)
+            posix_spawn_file_actions_adddup2(&actions, error.write, STDERR_FILENO)
+            readers = [output.read, error.read]
+            closeInParent = [output.write, error.write]
+        }
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for string in argv + envp { free(string) }
+        }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        for descriptor in closeInParent { close(descriptor) }
+        if let inputPipe { close(inputPipe.read) }
+        guard spawned == 0 else {
+            for descriptor in readers { close(descriptor) }
+            if let inputPipe { close(inputPipe.write) }
+            throw TestFailure("cannot run \(executable): \(String(cString: strerror(spawned)))")
+        }
+        if let inputPipe, let input {
+            // Small inputs only: the pipe's buffer holds them before the program reads a byte.
+            _ = Array(input.utf8).withUnsafeBytes { write(inputPipe.write, $0.baseAddress, $0.count) }
+            close(inputPipe.write)
+        }
+        let collected = readAll(readers)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Subprocess(
+            status: exit, standardOutput: String(decoding: collected[0], as: UTF8.self),
+            standardError: collected.count > 1 ? String(decoding: collected[1], as: UTF8.self) : "")
+    }
+
+    /// Reads every descriptor to its end (or, for a terminal, until its last writer closes), all at once so
+    /// that a full pipe never blocks the program; closes them.
+    private static func readAll(_ descriptors: [Int32]) -> [[UInt8]] {
+        var results = Array(repeating: [UInt8](), count: descriptors.count)
+        var open = Set(descriptors.indices)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while !open.isEmpty {
+            var polled = open.sorted().map { pollfd(fd: descriptors[$0], events: Int16(POLLIN), revents: 0) }
+            guard poll(&polled, nfds_t(polled.count), -1) >= 0 || errno == EINTR else { break }
+            for (slot, index) in open.sorted().enumerated() where polled[slot].revents != 0 {
+                let count = read(descriptors[index], &buffer, buffer.count)
+                if count > 0 {
+                    results[index] += buffer[..<count]
+                } else if count == 0 || errno != EINTR {
+                    close(descriptors[index])
+                    open.remove(index)
+                }
+            }
+        }
+        return results
+    }
+
+    /// A pipe's two ends, closed on exec.
+    private struct Pipe {
+        let read: Int32
+        let write: Int32
+
+        init() throws {
+            var ends: [Int32] = [0, 0]
+            try #require(pipe(&ends) == 0)
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            read = ends[0]
+            write = ends[1]
+        }
+    }
+
+    /// The pseudo-terminal functions of libc, which Swift's Glibc module leaves out (they need
+    /// `_XOPEN_SOURCE`), looked up by name.
+    private enum Terminal {
+        static let openMaster = function("posix_openpt", as: (@convention(c) (Int32) -> Int32).self)
+        static let grant = function("grantpt", as: (@convention(c) (Int32) -> Int32).self)
+        static let unlock = function("unlockpt", as: (@convention(c) (Int32) -> Int32).self)
+        static let slaveName = function("ptsname", as: (@convention(c) (Int32) -> UnsafeMutablePointer<CChar>?).self)
+
+        private static func function<F>(_ name: String, as type: F.Type) -> F {
+            guard let symbol = dlsym(nil, name) else { fatalError("libc has no \(name)") }
+            return unsafeBitCast(symbol, to: type)
+        }
+    }
+}

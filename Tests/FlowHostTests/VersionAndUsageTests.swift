@@ -1,0 +1,56 @@
+import Testing
+
+@testable import FlowHost
+
+/// What `flowhost` says about itself: its version, its help and its usage errors, as sysexits expects.
+struct VersionAndUsageTests {
+    @Test func versionOptionAndCommandPrintTheVersionAndTheABI() throws {
+        for arguments in [["--version"], ["version"]] {
+            let run = try Subprocess.flowhost(arguments)
+
+            #expect(run.status == 0)
+            #expect(run.standardOutput == FlowHostVersion.line + "\n")
+            #expect(run.standardError.isEmpty)
+        }
+        #expect(FlowHostVersion.line.hasPrefix("flowhost 0."))
+        #expect(FlowHostVersion.line.hasSuffix("(FlowKit ABI 1)"))
+    }
+
+    @Test func noArgumentsIsAUsageErrorOnStandardError() throws {
+        let run = try Subprocess.flowhost([])
+
+        #expect(run.status == 64)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.errorLines.first == "flowhost: no command given")
+        #expect(run.standardError.contains("usage: flowhost <command> [options]"))
+    }
+
+    @Test func helpGoesToStandardOutputAndListsEveryCommandsSynopsis() throws {
+        for arguments in [["help"], ["--help"]] {
+            let run = try Subprocess.flowhost(arguments)
+
+            #expect(run.status == 0)
+            #expect(run.standardError.isEmpty)
+            for command in FlowHostCommandLine.commands {
+                #expect(run.standardOutput.contains("  \(command.synopsis)"), "help lacks \(command.synopsis)")
+            }
+        }
+    }
+
+    @Test func unknownOptionIsAUsageErrorNamingIt() throws {
+        let run = try Subprocess.flowhost(["validate", "manifests/demo.json", "--jsn"])
+
+        #expect(run.status == 64)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.errorLines == ["flowhost: unknown option '--jsn'", FlowHostCommandLine.validate.usage])
+    }
+
+    @Test func synopsesComeFromTheSpecs() {
+        #expect(
+            FlowHostCommandLine.run.synopsis
+                == "run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager] [--watch] [--quiet]")
+        #expect(FlowHostCommandLine.completion.usage == "usage: flowhost completion bash|zsh|fish")
+        #expect(FlowHostCommandLine.list.valuedOptions == ["--plugin-path"])
+        #expect(FlowHostCommandLine.list.flags == ["--eager", "--json"])
+    }
+}
