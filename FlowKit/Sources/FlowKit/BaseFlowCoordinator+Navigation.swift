@@ -12,6 +12,27 @@ extension BaseFlowCoordinator {
         didRemove(try router.pop())
     }
 
+    /// Pops the visible stack down to its first module: a tab's or a modal's first screen, or the root.
+    ///
+    /// - Throws: ``FlowError`` when the first module is the visible one.
+    public func backToRoot() throws(FlowError) {
+        didRemove(try router.popVisible { _ throws(FlowError) in 0 })
+    }
+
+    /// Pops the visible stack down to the topmost `module` on it, which becomes visible.
+    ///
+    /// - Throws: ``FlowError`` when `module` is not on the visible stack, or is already visible.
+    public func back(to module: Coordinated) throws(FlowError) {
+        didRemove(
+            try router.popVisible { stack throws(FlowError) in
+                guard let index = stack.lastIndex(where: { $0.name == module }) else {
+                    let names = stack.map(\.name.rawValue).joined(separator: " > ")
+                    throw FlowError("'\(module)' is not on the visible stack (\(names.isEmpty ? "empty" : names))")
+                }
+                return index
+            })
+    }
+
     /// Dismisses the topmost modal layer.
     ///
     /// - Throws: ``FlowError`` when no modal is presented.

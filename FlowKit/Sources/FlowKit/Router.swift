@@ -73,6 +73,23 @@ public final class Router {
         return removed
     }
 
+    /// Pops the visible stack down to the module at the index `keep` picks, which stays on top.
+    ///
+    /// - Returns: The modules removed, bottom first.
+    func popVisible(
+        toIndexIn keep: ([FlowModule]) throws(FlowError) -> Int
+    ) throws(FlowError) -> [FlowModule] {
+        let stack: [FlowModule] = mutateVisibleStack { $0 }
+        let index = try keep(stack)
+        guard index < stack.count - 1 else {
+            throw FlowError("nothing to go back to: '\(stack.last?.name.rawValue ?? "nothing")' is already there")
+        }
+        return mutateVisibleStack { stack in
+            defer { stack.removeSubrange((index + 1)...) }
+            return Array(stack[(index + 1)...])
+        }
+    }
+
     /// Whether ``back()`` would dismiss a modal rather than pop.
     var backDismisses: Bool {
         guard let last = modals.indices.last else { return false }
