@@ -12,7 +12,7 @@ struct PresentationTests {
             .showList, payload: ["module": .string(module.rawValue), "style": .string(style)], from: .app)
     }
 
-    @Test func inlineModalAndTabPresentationsAreKeptApart() {
+    @Test func inlineModalAndTabPresentationsAreKeptApart() throws {
         let coordinator = coordinator()
         show("launch", on: coordinator)
         show("items", "tab:Items", on: coordinator)
@@ -28,6 +28,11 @@ struct PresentationTests {
                 modal 1: signIn > forgotPassword
                 top: forgotPassword
                 """)
+        #expect(coordinator.router.state.visibleStack == ["signIn", "forgotPassword"])
+        try coordinator.dismiss()
+        #expect(coordinator.router.state.visibleStack == ["items"])
+        try coordinator.selectTab(1)
+        #expect(coordinator.router.state.visibleStack == ["settings"])
     }
 
     @Test func backPopsThenDismissesTheModalAtItsRoot() throws {

@@ -134,6 +134,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
         }
         // Taken now: the manager may finish this coordinator (detaching it from its listeners) as it works.
         let sink = self.sink
+        if let sink {
+            sink(.handling(request, from: module, manager: resolved.name ?? factory.name, coordinator: name))
+        }
         let manager = resolved.make(self)
         let step: ManagerStep
         do {
@@ -208,13 +211,17 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Applies a deep link: sends each step as the visible module would, through that module's
     /// coordinator (so screens land where the person is), until a step is not handled.
     public func open(deepLink steps: [CoordinationRequest]) -> DeepLinkResult {
+        var outcomes: [CoordinationOutcome] = []
         for (index, step) in steps.enumerated() {
             let visible = router.top
             let coordination = visible?.coordination ?? self
             let outcome = coordination.requestCoordination(step, from: visible?.name ?? .deepLink)
-            if !outcome.isHandled { return DeepLinkResult(applied: index, total: steps.count, stoppedBy: outcome) }
+            outcomes.append(outcome)
+            if !outcome.isHandled {
+                return DeepLinkResult(applied: index, total: steps.count, stoppedBy: outcome, outcomes: outcomes)
+            }
         }
-        return DeepLinkResult(applied: steps.count, total: steps.count, stoppedBy: nil)
+        return DeepLinkResult(applied: steps.count, total: steps.count, stoppedBy: nil, outcomes: outcomes)
     }
 
     // MARK: - Events
