@@ -179,7 +179,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
         case .inline: router.pushInline(module, for: self, anchor: anchor)
         case .modal: router.push(module, onto: router.openModal(owner: self, isAnchor: false))
         case .tab(let title): router.push(module, onto: router.addTab(title, owner: self))
-        case .root: replaced = router.setRoot(module, of: router.inlineTarget(for: self, anchor: anchor))
+        // The presenter's own stack, not the visible one: the root coordinator setting a root while a tab
+        // is shown resets the whole presentation rather than putting the module inside the tab.
+        case .root: replaced = router.setRoot(module, of: anchor)
         }
         sink?(.presented(module.name, style: style))
         if !replaced.isEmpty { didRemove(replaced) }
