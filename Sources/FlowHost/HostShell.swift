@@ -210,7 +210,8 @@ public final class HostShell {
         lastOutcome = nil
         let requests = try deepLinkSteps(json)
         let result = host.coordinator.open(deepLink: requests)
-        lastOutcome = result.outcomes.last
+        // Each step is sent at the top level, so the last top-level outcome is the last step's.
+        lastOutcome = topLevelOutcomes(in: events).last
         switch result.stoppedBy {
         case .unhandled?:
             let step = requests[result.applied].name

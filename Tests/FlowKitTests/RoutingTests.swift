@@ -129,7 +129,6 @@ struct RoutingTests {
 
         #expect(result.applied == 2)
         #expect(result.stoppedBy == .unhandled)
-        #expect(result.outcomes == [.handled(manager: "List"), .handled(manager: "Detail"), .unhandled])
         #expect(result.description == "deep link stopped at step 3 of 4: unhandled")
         #expect(coordinator.router.state.stack == ["list", "detail"])
     }

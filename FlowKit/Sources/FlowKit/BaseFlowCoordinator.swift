@@ -213,17 +213,13 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Applies a deep link: sends each step as the visible module would, through that module's
     /// coordinator (so screens land where the person is), until a step is not handled.
     public func open(deepLink steps: [CoordinationRequest]) -> DeepLinkResult {
-        var outcomes: [CoordinationOutcome] = []
         for (index, step) in steps.enumerated() {
             let visible = router.top
             let coordination = visible?.coordination ?? self
             let outcome = coordination.requestCoordination(step, from: visible?.name ?? .deepLink)
-            outcomes.append(outcome)
-            if !outcome.isHandled {
-                return DeepLinkResult(applied: index, total: steps.count, stoppedBy: outcome, outcomes: outcomes)
-            }
+            if !outcome.isHandled { return DeepLinkResult(applied: index, total: steps.count, stoppedBy: outcome) }
         }
-        return DeepLinkResult(applied: steps.count, total: steps.count, stoppedBy: nil, outcomes: outcomes)
+        return DeepLinkResult(applied: steps.count, total: steps.count, stoppedBy: nil)
     }
 
     // MARK: - Events

@@ -62,8 +62,6 @@ public struct DeepLinkResult: Sendable, Hashable, CustomStringConvertible {
     public var total: Int
     /// The outcome of the step that stopped the link, `nil` when every step was handled.
     public var stoppedBy: CoordinationOutcome?
-    /// The outcome of each step sent, in order: the handled ones, then the one that stopped the link.
-    public var outcomes: [CoordinationOutcome] = []
 
     /// Whether every step was handled.
     public var isComplete: Bool { stoppedBy == nil }
