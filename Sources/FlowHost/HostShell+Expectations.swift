@@ -65,20 +65,22 @@ extension HostShell {
     /// `expect tabs 'Items' 'Settings'*`: the tab titles in order, `*` after the selected one.
     private func expectTabs(_ arguments: String) throws(FlowError) -> Status {
         let expected = try Self.tabs(in: arguments)
-        let actual = state.tabs.indices.map {
-            TabExpectation(title: state.tabs[$0].title, isSelected: $0 == state.selectedTab)
-        }
+        let actual = presentedTabs
         return actual == expected
             ? .ok : failed("tabs", is: Self.describe(actual), expected: Self.describe(expected), verb: "are")
     }
 
     /// `expect no tabs`.
     private func expectNoTabs() -> Status {
-        let actual = state.tabs.indices.map {
-            TabExpectation(title: state.tabs[$0].title, isSelected: $0 == state.selectedTab)
-        }
+        let actual = presentedTabs
         return actual.isEmpty
             ? .ok : .expectationFailed("expectation failed: tabs are \(Self.describe(actual)), expected none")
+    }
+
+    /// The tabs on screen, as an expectation would list them.
+    private var presentedTabs: [TabExpectation] {
+        let state = self.state
+        return state.tabs.enumerated().map { TabExpectation(title: $1.title, isSelected: $0 == state.selectedTab) }
     }
 
     private struct TabExpectation: Equatable {
