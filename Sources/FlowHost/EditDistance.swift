@@ -17,3 +17,14 @@ func editDistance(_ a: String, _ b: String) -> Int {
     }
     return table[a.count][b.count]
 }
+
+/// The candidate nearest to `name` by ``editDistance(_:_:)`` when it is near enough to be what a typo
+/// meant: at most three edits, and fewer edits than `name` has characters. Ties go to the one that sorts
+/// first, so the answer never depends on the candidates' order; `name` itself is never an answer.
+func closest(to name: String, among candidates: some Sequence<String>) -> String? {
+    let scored = Set(candidates).subtracting([name]).map { (candidate: $0, distance: editDistance(name, $0)) }
+    guard let best = scored.min(by: { ($0.distance, $0.candidate) < ($1.distance, $1.candidate) }),
+        best.distance <= 3, best.distance < name.count
+    else { return nil }
+    return best.candidate
+}

@@ -59,7 +59,7 @@ public final class Host {
         coordinator.onEvent = { [weak self] event in
             guard let self else { return }
             self.stats.count(event)
-            self.onEvent?(.flow(event))
+            self.onEvent?(.flow(self.namingServices(event)))
         }
         experiments.onExposure = { [weak self] exposure in
             guard let self else { return }
@@ -104,6 +104,23 @@ public final class Host {
     public func library(ofManager name: String) -> String? {
         guard let dot = name.firstIndex(of: ".") else { return nil }
         return registry.library(of: String(name[..<dot]))
+    }
+
+    /// `event` with any service named as the manifest names it (`auth.Session`) rather than by its type
+    /// (`SessionService`), which is all FlowKit knows.
+    func namingServices(_ event: FlowEvent) -> FlowEvent {
+        switch event {
+        case .serviceStarted(let type): .serviceStarted(serviceName(ofType: type))
+        case .serviceStopped(let type): .serviceStopped(serviceName(ofType: type))
+        default: event
+        }
+    }
+
+    /// The manifest name of the running service whose type is called `type`; several names joined with
+    /// "or" when services of different plugins share a type name; `type` itself when none matches.
+    func serviceName(ofType type: String) -> String {
+        let names = runningServices.filter { String(describing: Swift.type(of: $0.service)) == type }.map(\.ref)
+        return names.isEmpty ? type : names.map(\.reportedName).joined(separator: " or ")
     }
 
     /// The coordinator's routing table for `manifest`.

@@ -23,7 +23,11 @@ public final class HostShell {
     }
 
     public let host: Host
-    private var events: [HostEvent] = []
+    /// What became of the last request a command sent (`send`, `act`, `deeplink`'s last step, the start
+    /// requests); `nil` when the last such command sent none. `expect outcome` checks it.
+    public private(set) var lastOutcome: CoordinationOutcome?
+    /// The events of the command being executed, in the order they happened.
+    var events: [HostEvent] = []
     private var isExecuting = false
     /// The reloads `wait reload` has seen and returned.
     let reloadWait = ReloadWait()
@@ -39,7 +43,7 @@ public final class HostShell {
             if self.isExecuting {
                 self.events.append(event)
             } else {
-                self.onUnpromptedLines?(self.describe(event).split(separator: "\n").map(String.init))
+                self.onUnpromptedLines?(self.lines(describing: [event]))
             }
         }
     }
@@ -59,6 +63,11 @@ public final class HostShell {
           show                                the visible module: title, content and actions
           actions                             list the visible module's actions
           expect top MODULE                   fail the run unless MODULE is visible
+          expect stack A > B > C              the visible stack, bottom first: the top modal's, else the selected tab's, else the main stack
+          expect modals N                     N modal layers are presented
+          expect tabs 'A' 'B'* | expect no tabs   the tab titles in order, * after the selected one
+          expect content PATH JSON            the visible module's content at PATH (items.0.title) equals JSON
+          expect outcome handled [by MANAGER] | unhandled | queued | failed   what became of the last request sent
           wait reload PLUGIN [SECONDS]        wait for PLUGIN's next generation (with --watch), at most SECONDS (10)
           help | quit
         """
@@ -69,15 +78,16 @@ public final class HostShell {
         isExecuting = true
         defer { isExecuting = false }
         var status = Status.ok
+        lastOutcome = nil
         for (request, outcome) in host.start() {
+            lastOutcome = outcome
             do throws(FlowError) {
-                try check(outcome, of: "start request \(request.name)")
+                try check(outcome, of: request.name, what: "start request \(request.name)")
             } catch {
                 if status == .ok { status = .error(error.message) }
             }
         }
-        let lines = events.flatMap { describe($0).split(separator: "\n").map(String.init) }
-        return Reply(lines: lines + [topLine], status: status)
+        return Reply(lines: lines(describing: events) + [topLine], status: status)
     }
 
     var topLine: String { "top: \(host.coordinator.router.top?.name.rawValue ?? "(nothing)")" }
@@ -100,18 +110,14 @@ public final class HostShell {
         var output: [String] = []
         do throws(FlowError) {
             switch command {
-            case "send": try send(rest)
+            case "send": output += try send(rest)
             case "act": try act(rest)
             case "back": try host.coordinator.back()
             case "dismiss": try host.coordinator.dismiss()
             case "tab":
                 guard let index = Int(rest) else { throw FlowError("usage: tab N (a tab number from 0)") }
                 try host.coordinator.selectTab(index)
-            case "deeplink":
-                // A step queued for a dependency is on its way: the rest of the link waits with it.
-                let result = try deepLink(rest)
-                if let stop = result.stoppedBy, !stop.isQueued { throw FlowError(result.description) }
-                output.append(result.description)
+            case "deeplink": output.append(try deepLink(rest))
             case "lifecycle": try lifecycle(rest)
             case "reload": try reload(rest)
             case "stats": return Reply(lines: try host.statsLines(arguments: rest), status: .ok)
@@ -129,37 +135,55 @@ public final class HostShell {
         } catch {
             status = .error(error.message)
         }
-        let lines = events.flatMap { describe($0).split(separator: "\n").map(String.init) } + output
+        let lines = self.lines(describing: events) + output
         if case .expectationFailed(let message) = status { return Reply(lines: lines + [message], status: status) }
         return Reply(lines: lines + [topLine], status: status)
     }
 
     // MARK: - Commands
 
-    private func send(_ arguments: String) throws(FlowError) {
+    /// Sends a request; with `from MODULE` naming a module that is nowhere to be seen, answers a warning.
+    private func send(_ arguments: String) throws(FlowError) -> [String] {
+        lastOutcome = nil
         let (name, afterName) = arguments.splitFirstWord()
         guard !name.isEmpty else { throw FlowError("usage: send REQUEST [from MODULE] [JSON]") }
         var module = host.coordinator.router.top?.name ?? .app
+        var named = false
         var json = afterName
         if afterName.hasPrefix("from ") {
             let (sender, afterSender) = afterName.dropFirst(5).trimmingWhitespace().splitFirstWord()
             module = Coordinated(sender)
+            named = true
             json = afterSender
         }
         let request = CoordinationRequest(CoordinationRequestName(name), payload: try payload(json))
-        try check(host.coordinator.requestCoordination(request, from: module), of: request.name)
+        let warning = named ? unknownModuleWarning(module) : nil
+        let outcome = host.coordinator.requestCoordination(request, from: module)
+        lastOutcome = outcome
+        try check(outcome, of: request.name, what: "\(request.name)", sender: warning)
+        return warning.map { ["warning: \($0)"] } ?? []
     }
 
     /// Turns a request that failed or found no manager into a command error, so that a script stops there.
-    private func check(_ outcome: CoordinationOutcome?, of request: some CustomStringConvertible) throws(FlowError) {
+    ///
+    /// - Parameters:
+    ///   - request: The request the outcome is for, to suggest a routed name for a typo.
+    ///   - what: How the error names what was asked.
+    ///   - sender: Why the sender is suspect, when it is; the error says so too.
+    private func check(
+        _ outcome: CoordinationOutcome?, of request: CoordinationRequestName?, what: String, sender: String? = nil
+    ) throws(FlowError) {
         switch outcome {
-        case .failed(let error)?: throw FlowError("\(request) failed: \(error.message)")
-        case .unhandled?: throw FlowError("no route handles \(request)")
+        case .failed(let error)?: throw FlowError("\(what) failed: \(error.message)")
+        case .unhandled?:
+            let hints = [request.flatMap(requestHint), sender].compactMap { $0 }
+            throw FlowError((["no route handles \(what)"] + hints).joined(separator: "; "))
         default: break
         }
     }
 
     private func act(_ arguments: String) throws(FlowError) {
+        lastOutcome = nil
         let (action, json) = arguments.splitFirstWord()
         guard let top = host.coordinator.router.top else {
             throw FlowError("nothing is presented, so there is no action to trigger")
@@ -168,11 +192,42 @@ public final class HostShell {
             throw FlowError(
                 "usage: act ACTION [JSON]; actions here: \(top.actions.map(\.name).joined(separator: ", "))")
         }
-        let outcome = try top.perform(action, payload: try payload(json))
-        try check(outcome, of: "action '\(action)'")
+        let given = try payload(json)
+        let outcome: CoordinationOutcome?
+        do {
+            outcome = try top.perform(action, payload: given)
+        } catch {
+            throw FlowError(error.message + (actionHint(action, on: top).map { "; \($0)" } ?? ""))
+        }
+        // An action that hands its work on (finishing a sub-flow whose owner then asks for more) returns no
+        // outcome; the last request it caused stands for it.
+        lastOutcome = outcome ?? topLevelOutcomes(in: events).last
+        // The action's own request is the last one no route took: it is asked for after whatever it did.
+        let request = events.last { $0.unhandledRequest != nil }?.unhandledRequest
+        try check(
+            outcome, of: request, what: request.map { "\($0) (asked by action '\(action)')" } ?? "action '\(action)'")
     }
 
-    private func deepLink(_ json: String) throws(FlowError) -> DeepLinkResult {
+    /// Applies a deep link. A step queued for a dependency is on its way: the rest of the link waits with
+    /// it, and the command succeeds; a step not handled otherwise fails it.
+    private func deepLink(_ json: String) throws(FlowError) -> String {
+        lastOutcome = nil
+        let requests = try deepLinkSteps(json)
+        let result = host.coordinator.open(deepLink: requests)
+        // Each step is sent at the top level, so the last top-level outcome is the last step's.
+        lastOutcome = topLevelOutcomes(in: events).last
+        switch result.stoppedBy {
+        case .unhandled?:
+            let step = requests[result.applied].name
+            let hint = requestHint(step).map { "; \($0)" } ?? ""
+            throw FlowError(
+                "deep link stopped at step \(result.applied + 1) of \(result.total): no route handles \(step)\(hint)")
+        case .failed?: throw FlowError(result.description)
+        default: return result.description
+        }
+    }
+
+    private func deepLinkSteps(_ json: String) throws(FlowError) -> [CoordinationRequest] {
         guard case .array(let steps) = try payload(json) else {
             throw FlowError("usage: deeplink [{\"request\": NAME, \"payload\": JSON}, ...]")
         }
@@ -183,7 +238,7 @@ public final class HostShell {
             }
             requests.append(CoordinationRequest(CoordinationRequestName(name), payload: step["payload"] ?? .empty))
         }
-        return host.coordinator.open(deepLink: requests)
+        return requests
     }
 
     private func lifecycle(_ phase: String) throws(FlowError) {
@@ -220,15 +275,7 @@ public final class HostShell {
         }
     }
 
-    private func expect(_ arguments: String) throws(FlowError) -> Status {
-        let (what, expected) = arguments.splitFirstWord()
-        guard what == "top", !expected.isEmpty else { throw FlowError("usage: expect top MODULE") }
-        let actual = host.coordinator.router.top?.name.rawValue ?? "(nothing)"
-        return actual == expected
-            ? .ok : .expectationFailed("expectation failed: top is '\(actual)', expected '\(expected)'")
-    }
-
-    private func payload(_ json: String) throws(FlowError) -> JSONValue {
+    func payload(_ json: String) throws(FlowError) -> JSONValue {
         guard !json.isEmpty else { return .empty }
         do {
             return try JSONValue(parsing: json)
@@ -247,30 +294,6 @@ public final class HostShell {
         guard let top = host.coordinator.router.top else { return ["nothing is presented"] }
         if top.actions.isEmpty { return ["\(top.name) has no actions"] }
         return top.actions.map { "\($0.name)\($0.summary.isEmpty ? "" : ": \($0.summary)")" }
-    }
-
-    // MARK: - Describing events
-
-    private func describe(_ event: HostEvent) -> String {
-        guard case .flow(let event) = event else { return event.description }
-        switch event {
-        case .handled(let request, let module, let manager, _):
-            let library = host.library(ofManager: manager).map { " (\($0.lastPathComponent))" } ?? ""
-            return "\(request.name) from \(module): handled by \(manager)\(library)"
-        case .unhandled(let request, let module):
-            return "\(request.name) from \(module): unhandled, no route\(suggestion(for: request.name))"
-        default:
-            return event.description
-        }
-    }
-
-    /// A hint naming the closest routed request, for typos.
-    private func suggestion(for name: CoordinationRequestName) -> String {
-        let known = Set(host.manifest.routes.map(\.request.rawValue))
-        guard let closest = known.min(by: { editDistance(name.rawValue, $0) < editDistance(name.rawValue, $1) }),
-            editDistance(name.rawValue, closest) <= 3
-        else { return "" }
-        return "; did you mean '\(closest)'?"
     }
 }
 

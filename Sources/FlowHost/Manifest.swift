@@ -184,5 +184,8 @@ extension Manifest {
             self.plugin = plugin
             self.service = service
         }
+
+        /// `plugin.Service`, as events report it.
+        public var reportedName: String { "\(plugin).\(service)" }
     }
 }

@@ -109,6 +109,23 @@ struct BundledPluginTests {
         #expect(host.coordinator.router.state.description == "stack: welcome\ntop: welcome")
     }
 
+    @Test func signingOutFromTheSettingsTabLeavesWelcomeAloneAndReleasesTheTabs() throws {
+        let host = try Host.bundled("manifests/demo.json")
+        host.start()
+        try host.coordinator.router.top?.perform("signIn")
+        try host.coordinator.router.top?.perform("submit", payload: ["user": "ada"])
+        try host.coordinator.selectTab(1)
+        weak let settingsTab = host.coordinator.children.last
+        #expect(settingsTab?.name == "settings")
+
+        let outcome = try host.coordinator.router.top?.perform("signOut")
+
+        #expect(outcome == .handled(manager: "auth.SignOut"))
+        #expect(host.coordinator.router.state == PresentationState(stack: ["welcome"], top: "welcome"))
+        #expect(host.coordinator.children.isEmpty)
+        #expect(settingsTab == nil, "the Settings tab's coordinator went with its tab")
+    }
+
     @Test(arguments: ["demo", "variant", "experiment"])
     func bundledScriptRunsToTheEndWithEveryExpectationMet(_ name: String) throws {
         let host = try Host.bundled("manifests/\(name).json")

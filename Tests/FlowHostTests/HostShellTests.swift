@@ -23,8 +23,8 @@ struct HostShellTests {
         #expect(reply.status == .ok)
         #expect(
             reply.lines == [
-                "presented about (inline)",
                 "settings.about from app: handled by settings.About (libSettingsPlugin.so)",
+                "  presented about (inline)",
                 "top: about",
             ])
     }
@@ -32,7 +32,7 @@ struct HostShellTests {
     @Test func typoInARequestNameSuggestsTheRouteAndFailsTheCommand() throws {
         let reply = try shell().execute("send settings.abuot")
 
-        #expect(reply.status == .error("no route handles settings.abuot"))
+        #expect(reply.status == .error("no route handles settings.abuot; did you mean 'settings.about'?"))
         #expect(reply.lines.first == "settings.abuot from app: unhandled, no route; did you mean 'settings.about'?")
     }
 

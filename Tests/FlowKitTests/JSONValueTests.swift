@@ -303,3 +303,29 @@ struct JSONValueCodableTests {
         #expect(try JSONValue(parsing: String(decoding: data, as: UTF8.self)) == value)
     }
 }
+
+@Suite("Paths into values")
+struct JSONValuePathTests {
+    private let content: JSONValue = ["user": ["name": "Ada"], "items": [["title": "Tent"], ["title": "Stove"]]]
+
+    @Test("A dotted path descends through object members and array indices")
+    func pathDescendsThroughObjectsAndArrays() {
+        #expect(content.value(atPath: "user.name") == "Ada")
+        #expect(content.value(atPath: "items.1.title") == "Stove")
+        #expect(content.value(atPath: "items.0") == ["title": "Tent"])
+    }
+
+    @Test("A path with a missing member, an index out of range or a step into a scalar finds nothing")
+    func missingStepsFindNothing() {
+        #expect(content.value(atPath: "user.id") == nil)
+        #expect(content.value(atPath: "items.2.title") == nil)
+        #expect(content.value(atPath: "items.first") == nil)
+        #expect(content.value(atPath: "user.name.first") == nil)
+    }
+
+    @Test("A context path reaches into arrays too")
+    func contextPathReachesIntoArrays() {
+        let context = CoordinatorContext(["recent": ["tent", "stove"]])
+        #expect(context.value(atPath: "recent.1") == "stove")
+    }
+}

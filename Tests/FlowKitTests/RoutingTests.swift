@@ -103,6 +103,9 @@ struct RoutingTests {
 
         #expect(
             events == [
+                .handling(
+                    CoordinationRequest(.showList, payload: ["module": "list"]), from: .app, manager: "List",
+                    coordinator: "root"),
                 .presented("list", style: .inline),
                 .handled(
                     CoordinationRequest(.showList, payload: ["module": "list"]), from: .app, manager: "List",
@@ -172,5 +175,52 @@ extension RoutingTests {
         #expect(managers == ["SearchDetail", "Detail", "SearchDetail", "Detail", "SearchDetail"])
         #expect(coordinator.factory(for: .showDetail, from: "search")?.name == "NewDetail")
         #expect(coordinator.factory(for: "missing", from: "search") == nil)
+    }
+}
+
+extension RoutingTests {
+    @Test func requestsAManagerMakesAreReportedBetweenItsHandlingAndHandled() {
+        let coordinator = BaseFlowCoordinator(mapping: [
+            RequestRoute(.work): route("Forward", ForwardingManager.self),
+            RequestRoute(.showList): route("List", PresentingManager.self),
+        ])
+        var events: [String] = []
+        coordinator.onEvent = { events.append($0.description) }
+
+        coordinator.requestCoordination(.work, from: .app)
+
+        #expect(
+            events == [
+                "work from app starting in Forward in root",
+                "list.show from forward starting in List in root",
+                "presented screen (inline)",
+                "list.show from forward handled by List in root",
+                "work from app handled by Forward in root",
+            ])
+    }
+
+    @Test func aManagerThatThrowsIsReportedHandlingThenFailed() {
+        let coordinator = BaseFlowCoordinator(mapping: [RequestRoute(.work): route("Throwing", ThrowingManager.self)])
+        var events: [FlowEvent] = []
+        coordinator.onEvent = { events.append($0) }
+
+        coordinator.requestCoordination(.work, from: .app)
+
+        #expect(
+            events == [
+                .handling(CoordinationRequest(.work), from: .app, manager: "Throwing", coordinator: "root"),
+                .failed(CoordinationRequest(.work), from: .app, error: FlowError("no network")),
+            ])
+    }
+}
+
+// MARK: - Test Helpers
+
+/// Handles a request by requesting `list.show` as the module `forward`.
+@MainActor
+private final class ForwardingManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        coordinator.requestCoordination(.showList, from: "forward")
+        return .finished
     }
 }

@@ -139,6 +139,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
         }
         // Taken now: the manager may finish this coordinator (detaching it from its listeners) as it works.
         let sink = self.sink
+        if let sink {
+            sink(.handling(request, from: module, manager: resolved.name ?? factory.name, coordinator: name))
+        }
         let manager = resolved.make(self)
         let step: ManagerStep
         do {
@@ -181,7 +184,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
         case .inline: router.pushInline(module, for: self, anchor: anchor)
         case .modal: router.push(module, onto: router.openModal(owner: self, isAnchor: false))
         case .tab(let title): router.push(module, onto: router.addTab(title, owner: self))
-        case .root: replaced = router.setRoot(module, of: router.inlineTarget(for: self, anchor: anchor))
+        // The presenter's own stack, not the visible one: the root coordinator setting a root while a tab
+        // is shown resets the whole presentation rather than putting the module inside the tab.
+        case .root: replaced = router.setRoot(module, of: anchor)
         }
         sink?(.presented(module.name, style: style))
         if !replaced.isEmpty { didRemove(replaced) }

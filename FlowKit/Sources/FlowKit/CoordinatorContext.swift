@@ -21,14 +21,10 @@ public struct CoordinatorContext: Sendable, Hashable, CustomStringConvertible {
         set { values[key] = newValue }
     }
 
-    /// The value at a dotted `path` such as `"user.id"`, descending through objects.
+    /// The value at a dotted `path` such as `"user.id"` or `"recent.0"`, descending through objects, and
+    /// arrays by index; see ``JSONValue/value(atPath:)``.
     public func value(atPath path: String) -> JSONValue? {
-        var current: JSONValue = .object(values)
-        for component in path.split(separator: ".", omittingEmptySubsequences: false) {
-            guard let next = current[String(component)] else { return nil }
-            current = next
-        }
-        return current
+        JSONValue.object(values).value(atPath: path)
     }
 
     /// The context decoded as `type`.

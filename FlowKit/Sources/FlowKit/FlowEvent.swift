@@ -3,6 +3,11 @@
 /// Events are only built when someone listens (``BaseFlowCoordinator/onEvent``), so an untraced
 /// coordinator pays nothing for them.
 public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
+    /// A manager is about to start on the request. What it does (presenting, requesting more, opening
+    /// children) is reported after this and before the request's `handled` or `failed`, so a listener can
+    /// print it nested under the request.
+    case handling(CoordinationRequest, from: Coordinated, manager: String, coordinator: String)
+    /// A manager took the request; reported after what it did, see `handling`.
     case handled(CoordinationRequest, from: Coordinated, manager: String, coordinator: String)
     case unhandled(CoordinationRequest, from: Coordinated)
     case queued(CoordinationRequest, from: Coordinated, waitingFor: [DependencyKey])
@@ -19,6 +24,8 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .handling(let request, let module, let manager, let coordinator):
+            "\(request.name) from \(module) starting in \(manager) in \(coordinator)"
         case .handled(let request, let module, let manager, let coordinator):
             "\(request.name) from \(module) handled by \(manager) in \(coordinator)"
         case .unhandled(let request, let module): "\(request.name) from \(module) unhandled: no manager"

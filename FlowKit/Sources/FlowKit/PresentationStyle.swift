@@ -7,8 +7,10 @@ public enum PresentationStyle: Sendable, Hashable, CustomStringConvertible {
     case modal
     /// Added as a tab with this title to the root tab bar.
     case tab(String)
-    /// Replaces the presenter's navigation stack (a "set root module"). For a coordinator presenting on
-    /// the main stack, this resets the whole presentation: tabs and modals are removed too.
+    /// Replaces the presenter's own navigation stack (a "set root module"): a tab's or a modal child's
+    /// stack, the stack an inline child was opened on, the main stack for the root coordinator; never
+    /// whatever happens to be visible. On the main stack this resets the whole presentation: tabs and
+    /// modals are removed too, and the children that showed them finish.
     case root
 
     public var description: String {

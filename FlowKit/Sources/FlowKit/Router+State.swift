@@ -35,6 +35,14 @@ public struct PresentationState: Sendable, Hashable, CustomStringConvertible {
         self.top = top
     }
 
+    /// The navigation stack whose top is visible, bottom first: the topmost modal's, else the selected
+    /// tab's, else the main stack.
+    public var visibleStack: [Coordinated] {
+        if let modal = modals.last { return modal }
+        if let selectedTab, tabs.indices.contains(selectedTab) { return tabs[selectedTab].stack }
+        return stack
+    }
+
     /// Several lines: `stack:`, one line per tab (`*` marks the selected one), one per modal, and `top:`.
     public var description: String {
         func path(_ names: [Coordinated]) -> String {

@@ -1,0 +1,95 @@
+import FlowKit
+
+/// How the shell prints what happened: one line per event, in causal order.
+///
+/// A request's line comes first (FlowKit reports `handling` before its manager starts), then what its
+/// manager did, indented one step deeper: what it presented, opened, and the requests it made in turn. The
+/// request's `handled` event, which FlowKit reports last, adds nothing; a `failed` one adds a line at the
+/// request's depth.
+extension HostShell {
+    /// The lines for `events`, indented by how deeply each is nested in the requests that caused it.
+    func lines(describing events: [HostEvent]) -> [String] {
+        var nesting = RequestNesting()
+        var lines: [String] = []
+        for event in events {
+            let place = nesting.enter(event)
+            guard let line = describe(event, closing: place.closes) else { continue }
+            let indent = String(repeating: "  ", count: place.depth)
+            lines += line.split(separator: "\n", omittingEmptySubsequences: false).map { indent + $0 }
+        }
+        return lines
+    }
+
+    /// The outcomes of the requests made at the top level among `events` (not by a manager while it
+    /// handled another), in order.
+    func topLevelOutcomes(in events: [HostEvent]) -> [CoordinationOutcome] {
+        var nesting = RequestNesting()
+        return events.compactMap { event in
+            let place = nesting.enter(event)
+            guard place.depth == 0, case .flow(let flow) = event else { return nil }
+            switch flow {
+            case .handled(_, _, let manager, _): return .handled(manager: manager)
+            case .failed(_, _, let error): return .failed(error)
+            case .unhandled: return .unhandled
+            case .queued(_, _, let keys): return .queued(waitingFor: keys)
+            default: return nil
+            }
+        }
+    }
+
+    /// The line for `event`; `nil` for a `handled` that closes a request whose line is already printed.
+    private func describe(_ event: HostEvent, closing: Bool) -> String? {
+        guard case .flow(let flow) = event else { return event.description }
+        switch flow {
+        case .handling(let request, let module, let manager, _):
+            return "\(request.name) from \(module): handled by \(manager)\(library(of: manager))"
+        case .handled(let request, let module, let manager, _):
+            return closing ? nil : "\(request.name) from \(module): handled by \(manager)\(library(of: manager))"
+        case .failed(let request, let module, let error):
+            return "\(request.name) from \(module): failed: \(error.message)"
+        case .unhandled(let request, let module):
+            return
+                "\(request.name) from \(module): unhandled, no route\(requestHint(request.name).map { "; \($0)" } ?? "")"
+        default:
+            return flow.description
+        }
+    }
+
+    /// " (libX.so)": the library serving manager `name`, when it is a plugin's.
+    private func library(of manager: String) -> String {
+        host.library(ofManager: manager).map { " (\($0.lastPathComponent))" } ?? ""
+    }
+}
+
+/// The requests under way while events are read in order: `handling` opens one, its `handled` or `failed`
+/// closes it. Requests nest because a manager handles its request synchronously.
+private struct RequestNesting {
+    private var open: [(request: CoordinationRequest, module: Coordinated)] = []
+
+    /// Reads the next event: its depth (how many requests it happened within; a request's own events sit
+    /// at the depth of its `handling`), and whether it closes the innermost open request.
+    mutating func enter(_ event: HostEvent) -> (depth: Int, closes: Bool) {
+        guard case .flow(let flow) = event else { return (open.count, false) }
+        switch flow {
+        case .handling(let request, let module, _, _):
+            open.append((request, module))
+            return (open.count - 1, false)
+        case .handled(let request, let module, _, _), .failed(let request, let module, _):
+            guard let last = open.last, last.request == request, last.module == module else {
+                return (open.count, false)
+            }
+            open.removeLast()
+            return (open.count, true)
+        default:
+            return (open.count, false)
+        }
+    }
+}
+
+extension HostEvent {
+    /// The request no route handled, when this is such an event.
+    var unhandledRequest: CoordinationRequestName? {
+        if case .flow(.unhandled(let request, _)) = self { return request.name }
+        return nil
+    }
+}

@@ -1,0 +1,41 @@
+import FlowKit
+
+/// What the shell suggests when a name looks mistyped: a request no route handles, an action the
+/// visible module lacks, a sender module that is nowhere to be seen.
+extension HostShell {
+    /// Why no route took `request`: it is routed only from other modules, or "did you mean" the nearest
+    /// routed request; `nil` when there is nothing to say.
+    func requestHint(_ request: CoordinationRequestName) -> String? {
+        let routes = host.manifest.routes
+        let senders = routes.filter { $0.request == request }.compactMap(\.module)
+        if !senders.isEmpty {
+            return "\(request) is routed only from \(senders.map { "'\($0)'" }.joined(separator: ", "))"
+        }
+        return closest(to: request.rawValue, among: routes.map(\.request.rawValue)).map { "did you mean '\($0)'?" }
+    }
+
+    /// "did you mean" the nearest action of `module`, when it has no action `action`.
+    func actionHint(_ action: String, on module: FlowModule) -> String? {
+        guard module.action(named: action) == nil else { return nil }
+        return closest(to: action, among: module.actions.map(\.name)).map { "did you mean '\($0)'?" }
+    }
+
+    /// The senders that need no warning: every module on screen, every module a route's `from` names, and
+    /// FlowKit's own senders (`app`, `deepLink`, `service`).
+    var knownModules: Set<String> {
+        let presented = host.coordinator.router.modules.map(\.name.rawValue)
+        let routed = host.manifest.routes.compactMap(\.module?.rawValue)
+        let builtIn = [Coordinated.app, .deepLink, .service].map(\.rawValue)
+        return Set(presented + routed + builtIn)
+    }
+
+    /// Why sending as `module` is suspect, with the nearest known module; `nil` when it is a known one.
+    ///
+    /// Sending as any module is legal (a module not yet shown may send), so this is a warning, not an error.
+    func unknownModuleWarning(_ module: Coordinated) -> String? {
+        let known = knownModules
+        guard !known.contains(module.rawValue) else { return nil }
+        let hint = closest(to: module.rawValue, among: known).map { "; did you mean '\($0)'?" } ?? ""
+        return "module '\(module)' is not on screen and no route names it\(hint)"
+    }
+}

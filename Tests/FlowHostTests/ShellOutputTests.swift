@@ -1,0 +1,196 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+
+/// What the shell prints: events in causal order, services by manifest name, and hints for mistyped
+/// requests, actions and modules, in the error line as well as the output.
+@MainActor
+struct ShellOutputTests {
+    private func demo() throws -> HostShell {
+        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        _ = shell.start()
+        return shell
+    }
+
+    // MARK: - Causal order
+
+    @Test func aRequestIsPrintedBeforeWhatItsManagerDid() throws {
+        let reply = try demo().execute("act signIn")
+
+        #expect(
+            reply.lines == [
+                "auth.signIn from welcome: handled by auth.SignIn (libAuthPlugin.so)",
+                "  presented signIn (modal)",
+                "top: signIn",
+            ])
+    }
+
+    @Test func requestsAManagerMakesAreIndentedUnderTheRequestItHandles() throws {
+        let shell = try demo()
+        shell.execute("act signIn")
+
+        let reply = shell.execute(#"act submit {"user": "ada"}"#)
+
+        #expect(
+            reply.lines == [
+                "removed signIn",
+                "home.show from signIn: handled by catalog.Home (libCatalogPlugin.so)",
+                "  presented home (root)",
+                "  removed welcome",
+                "  catalog.list from home: handled by catalog.ItemList (libCatalogPlugin.so)",
+                "    opened child items (tab 'Items')",
+                "    presented itemList (inline)",
+                "  settings.show from home: handled by settings.Settings (libSettingsPlugin.so)",
+                "    opened child settings (tab 'Settings')",
+                "    presented settings (inline)",
+                "  dependency catalog.store set",
+                "top: itemList",
+            ])
+    }
+
+    @Test func aFailedRequestIsPrintedAtItsDepthAfterWhatItDid() throws {
+        let host = try Host.parsing(
+            """
+            {"manifestVersion": 1, "plugins": {"auth": "libAuthPlugin.so"},
+             "routes": [{"request": "auth.signOut", "plugin": "auth", "manager": "SignOut"}]}
+            """)
+        let shell = HostShell(host: host)
+        _ = shell.start()
+
+        let reply = shell.execute("send auth.signOut")
+
+        let cause =
+            #"dependency 'auth.session' is not set; start the service with {"plugin": "auth", "service": "Session"}"#
+        #expect(
+            reply.lines == [
+                "auth.signOut from app: handled by auth.SignOut (libAuthPlugin.so)",
+                "auth.signOut from app: failed: \(cause)",
+                "top: (nothing)",
+            ])
+        #expect(reply.status == .error("auth.signOut failed: \(cause)"))
+    }
+
+    // MARK: - Services
+
+    @Test func servicesAreReportedByTheirManifestNames() throws {
+        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+
+        let lines = shell.start().lines
+
+        #expect(
+            lines.filter { $0.hasPrefix("service ") } == [
+                "service auth.Session started", "service catalog.Store started", "service settings.Analytics started",
+            ])
+    }
+
+    @Test func aServiceTypeNoManifestEntryStartedKeepsItsTypeName() throws {
+        let host = try Host.bundled("manifests/demo.json")
+
+        #expect(host.namingServices(.serviceStopped("SessionService")) == .serviceStopped("auth.Session"))
+        #expect(host.namingServices(.serviceStarted("OtherService")) == .serviceStarted("OtherService"))
+    }
+
+    // MARK: - Hints in the error line
+
+    @Test func aMistypedActionSuggestsTheNearestActionInTheError() throws {
+        let shell = try demo()
+
+        #expect(
+            shell.execute("act signn").status
+                == .error("module 'welcome' has no action 'signn' (it has: getStarted, signIn); did you mean 'signIn'?")
+        )
+        #expect(
+            shell.execute("act fly").status
+                == .error("module 'welcome' has no action 'fly' (it has: getStarted, signIn)"))
+    }
+
+    @Test func anActionWhoseRequestHasNoRouteNamesTheRequestAndTheNearestRoute() throws {
+        let host = try Host.parsing(
+            """
+            {"manifestVersion": 1, "plugins": {"welcome": "libWelcomePlugin.so"},
+             "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
+                        {"request": "onboarding.shows", "plugin": "welcome", "manager": "Onboarding"}],
+             "start": ["launch"]}
+            """)
+        let shell = HostShell(host: host)
+        _ = shell.start()
+
+        #expect(
+            shell.execute("act getStarted").status
+                == .error(
+                    "no route handles onboarding.show (asked by action 'getStarted'); did you mean 'onboarding.shows'?")
+        )
+    }
+
+    @Test func aDeepLinkStepWithNoRouteSuggestsTheNearestRoute() throws {
+        #expect(
+            try demo().execute(#"deeplink [{"request": "settings.abuot"}]"#).status
+                == .error(
+                    "deep link stopped at step 1 of 1: no route handles settings.abuot; did you mean 'settings.about'?")
+        )
+    }
+
+    @Test func aRequestRoutedOnlyFromOtherModulesSaysFromWhich() throws {
+        let shell = try routedFromSettingsOnly()
+
+        #expect(
+            shell.execute("send settings.about from app").status
+                == .error("no route handles settings.about; settings.about is routed only from 'settings'"))
+    }
+
+    // MARK: - Unknown sender modules
+
+    @Test func sendingAsAModuleNobodyKnowsWarnsWithTheNearestKnownModule() throws {
+        let shell = try demo()
+
+        let reply = shell.execute("send auth.signIn from setings")
+
+        #expect(reply.status == .ok)
+        #expect(
+            reply.lines.contains(
+                "warning: module 'setings' is not on screen and no route names it; did you mean 'settings'?"))
+    }
+
+    @Test func sendingAsAModuleOnScreenOrNamedByARouteOrAsTheAppIsQuiet() throws {
+        let shell = try demo()
+
+        for sender in ["welcome", "settings", "app"] {
+            let reply = shell.execute("send auth.signIn from \(sender)")
+            #expect(!reply.lines.contains { $0.hasPrefix("warning:") }, "from \(sender)")
+            shell.execute("dismiss")
+        }
+    }
+
+    @Test func aWarningWithoutANearbyNameSaysOnlyWhatIsWrong() throws {
+        let reply = try demo().execute("send auth.signIn from zzzzzzzz")
+
+        #expect(reply.lines.contains("warning: module 'zzzzzzzz' is not on screen and no route names it"))
+    }
+
+    @Test func anUnhandledSendFromAnUnknownModulePutsTheModuleHintInTheError() throws {
+        let shell = try routedFromSettingsOnly()
+
+        let reply = shell.execute("send settings.about from setings")
+
+        #expect(
+            reply.status
+                == .error(
+                    "no route handles settings.about; settings.about is routed only from 'settings'; module 'setings' is not on screen and no route names it; did you mean 'settings'?"
+                ))
+    }
+
+    // MARK: - Test Helpers
+
+    /// A shell whose only route is `settings.about` from `settings`.
+    private func routedFromSettingsOnly() throws -> HostShell {
+        let host = try Host.parsing(
+            """
+            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
+             "routes": [{"request": "settings.about", "from": "settings", "plugin": "settings", "manager": "About"}]}
+            """)
+        let shell = HostShell(host: host)
+        _ = shell.start()
+        return shell
+    }
+}
