@@ -11,13 +11,13 @@ extension HostShell {
         if !senders.isEmpty {
             return "\(request) is routed only from \(senders.map { "'\($0)'" }.joined(separator: ", "))"
         }
-        return closest(to: request.rawValue, among: routes.map(\.request.rawValue)).map { "did you mean '\($0)'?" }
+        return Suggestion.closest(to: request.rawValue, among: routes.map(\.request.rawValue)).map { "did you mean '\($0)'?" }
     }
 
     /// "did you mean" the nearest action of `module`, when it has no action `action`.
     func actionHint(_ action: String, on module: FlowModule) -> String? {
         guard module.action(named: action) == nil else { return nil }
-        return closest(to: action, among: module.actions.map(\.name)).map { "did you mean '\($0)'?" }
+        return Suggestion.closest(to: action, among: module.actions.map(\.name)).map { "did you mean '\($0)'?" }
     }
 
     /// The senders that need no warning: every module on screen, every module a route's `from` names, and
@@ -35,7 +35,7 @@ extension HostShell {
     func unknownModuleWarning(_ module: Coordinated) -> String? {
         let known = knownModules
         guard !known.contains(module.rawValue) else { return nil }
-        let hint = closest(to: module.rawValue, among: known).map { "; did you mean '\($0)'?" } ?? ""
+        let hint = Suggestion.closest(to: module.rawValue, among: known).map { "; did you mean '\($0)'?" } ?? ""
         return "module '\(module)' is not on screen and no route names it\(hint)"
     }
 }

@@ -330,7 +330,7 @@ struct ManifestParser {
 
     mutating func checkKeys(of members: [String: JSONValue], at path: String?, allowed: [String]) {
         for key in members.keys.sorted() where !allowed.contains(key) {
-            let closest = allowed.map { ($0, editDistance(key, $0)) }.min { $0.1 < $1.1 }
+            let closest = allowed.map { ($0, Suggestion.editDistance(key, $0)) }.min { $0.1 < $1.1 }
             let hint =
                 if let closest, closest.1 <= 2 {
                     "did you mean \(quoted(closest.0))?"

@@ -1,15 +1,16 @@
 /// "Did you mean" for names people type: request names, actions, modules, deep link URLs.
 public enum Suggestion {
-    /// The candidate closest to `name`, if it is within `maxDistance` edits, so probably what was meant.
+    /// The candidate nearest to `name` by ``editDistance(_:_:)`` when it is near enough to be what a typo
+    /// meant: at most `maxDistance` edits, and fewer edits than `name` has characters. Ties go to the one that
+    /// sorts first, so the answer never depends on the candidates' order; `name` itself is never an answer.
     public static func closest(to name: String, among candidates: some Sequence<String>, maxDistance: Int = 3)
         -> String?
     {
-        var best: (candidate: String, distance: Int)?
-        for candidate in candidates where candidate != name {
-            let distance = editDistance(name, candidate)
-            if distance <= maxDistance, distance < best?.distance ?? Int.max { best = (candidate, distance) }
-        }
-        return best?.candidate
+        let scored = Set(candidates).subtracting([name]).map { (candidate: $0, distance: editDistance(name, $0)) }
+        guard let best = scored.min(by: { ($0.distance, $0.candidate) < ($1.distance, $1.candidate) }),
+            best.distance <= maxDistance, best.distance < name.count
+        else { return nil }
+        return best.candidate
     }
 
     /// The optimal-string-alignment distance: insertions, deletions, substitutions and adjacent swaps.

@@ -1,0 +1,19 @@
+import FlowKit
+import Testing
+
+/// "Did you mean": the nearest name within a few edits, never the name itself, independent of order.
+struct SuggestionTests {
+    @Test func nearestCandidateWithinThreeEditsIsSuggested() {
+        #expect(Suggestion.closest(to: "catalog.lst", among: ["catalog.list", "catalog.detail"]) == "catalog.list")
+        #expect(
+            Suggestion.closest(to: "sign", among: ["signIn", "signOut"]) == "signIn", "ties go to the first sorted")
+        #expect(Suggestion.closest(to: "signIn", among: ["signIn"]) == nil)
+        #expect(Suggestion.closest(to: "ab", among: ["xyz"]) == nil, "no more edits than the name has characters")
+        #expect(Suggestion.closest(to: "settings", among: ["analytics"]) == nil)
+    }
+
+    @Test func adjacentSwapsCountAsOneEdit() {
+        #expect(Suggestion.editDistance("abuot", "about") == 1)
+        #expect(Suggestion.editDistance("", "abc") == 3)
+    }
+}
