@@ -25,6 +25,7 @@ public enum FlowHostCommandLine {
         name: "run", summary: "run the flow (interactive on a terminal)", operand: "MANIFEST", operandValue: .file,
         options: [
             .valued("--script", "FILE", .file, "read commands from FILE"), pluginPath,
+            .valued("--open", "URL", .text, "open the deep link the manifest maps URL to, after the start requests"),
             .flag("--eager", "load every plugin at start"),
             .flag("--watch", "reload the manifest and plugins when their files change"),
             .flag(

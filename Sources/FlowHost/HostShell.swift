@@ -25,7 +25,7 @@ public final class HostShell {
     public let host: Host
     /// What became of the last request a command sent (`send`, `act`, `deeplink`'s last step, the start
     /// requests); `nil` when the last such command sent none. `expect outcome` checks it.
-    public private(set) var lastOutcome: CoordinationOutcome?
+    public internal(set) var lastOutcome: CoordinationOutcome?
     /// The events of the command being executed, in the order they happened.
     var events: [HostEvent] = []
     private var isExecuting = false
@@ -54,7 +54,9 @@ public final class HostShell {
           send REQUEST [from MODULE] [JSON]   request coordination (default sender: the visible module)
           act ACTION [JSON]                   trigger an action on the visible module
           back | dismiss | tab N              go back, dismiss the top modal, select tab N (0-based)
+          back root | back to MODULE          go back to the visible stack's first screen, or to MODULE on it
           deeplink JSON                       apply a list of requests: [{"request": ..., "payload": ...}, ...]
+          open URL                            apply the deep link the manifest maps URL to (demo://items/2)
           lifecycle background|foreground|terminate   send lifecycle events to the services
           reload [PLUGIN]                     load a new generation of PLUGIN (default: every plugin), even if unchanged
           reload manifest                     read the manifest again; an invalid one changes nothing
@@ -112,12 +114,13 @@ public final class HostShell {
             switch command {
             case "send": output += try send(rest)
             case "act": try act(rest)
-            case "back": try host.coordinator.back()
+            case "back": try back(rest)
             case "dismiss": try host.coordinator.dismiss()
             case "tab":
                 guard let index = Int(rest) else { throw FlowError("usage: tab N (a tab number from 0)") }
                 try host.coordinator.selectTab(index)
             case "deeplink": output.append(try deepLink(rest))
+            case "open": output.append(try open(url: rest))
             case "lifecycle": try lifecycle(rest)
             case "reload": try reload(rest)
             case "stats": return Reply(lines: try host.statsLines(arguments: rest), status: .ok)
@@ -210,37 +213,6 @@ public final class HostShell {
 
     /// Applies a deep link. A step queued for a dependency is on its way: the rest of the link waits with
     /// it, and the command succeeds; a step not handled otherwise fails it.
-    private func deepLink(_ json: String) throws(FlowError) -> String {
-        lastOutcome = nil
-        let requests = try deepLinkSteps(json)
-        let result = host.coordinator.open(deepLink: requests)
-        // Each step is sent at the top level, so the last top-level outcome is the last step's.
-        lastOutcome = topLevelOutcomes(in: events).last
-        switch result.stoppedBy {
-        case .unhandled?:
-            let step = requests[result.applied].name
-            let hint = requestHint(step).map { "; \($0)" } ?? ""
-            throw FlowError(
-                "deep link stopped at step \(result.applied + 1) of \(result.total): no route handles \(step)\(hint)")
-        case .failed?: throw FlowError(result.description)
-        default: return result.description
-        }
-    }
-
-    private func deepLinkSteps(_ json: String) throws(FlowError) -> [CoordinationRequest] {
-        guard case .array(let steps) = try payload(json) else {
-            throw FlowError("usage: deeplink [{\"request\": NAME, \"payload\": JSON}, ...]")
-        }
-        var requests: [CoordinationRequest] = []
-        for step in steps {
-            guard let name = step["request"]?.string ?? step.string else {
-                throw FlowError("each deep link step needs a \"request\" name, got \(step)")
-            }
-            requests.append(CoordinationRequest(CoordinationRequestName(name), payload: step["payload"] ?? .empty))
-        }
-        return requests
-    }
-
     private func lifecycle(_ phase: String) throws(FlowError) {
         switch phase {
         case "background": LifecycleEvent.background.forEach(host.coordinator.send)

@@ -15,6 +15,7 @@ enum RunCommand {
         --eager loads every plugin at start instead of on the first request each one serves.
         --watch reloads the manifest and any plugin library when its file changes (rebuild with
         `swift build` in another terminal); the next request uses the new code or route.
+        --open URL applies the deep link the manifest's deepLinks map URL to, after the start requests.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
 
@@ -48,8 +49,12 @@ enum RunCommand {
             }
         }
         let interactive = script == nil && isatty(STDIN_FILENO) == 1
-        let started = shell.start()
+        var started = shell.start()
         emit(started)
+        if started.status == .ok, let url = parsed.options["--open"]?.last {
+            started = shell.execute("open \(url)")
+            emit(started)
+        }
         if case .error(let message) = started.status {
             printError("\(manifest.path): \(message)")
             if !interactive {

@@ -1,0 +1,57 @@
+import FlowKit
+
+/// The shell's navigation commands: `back` in its three forms, deep links as JSON and as URLs.
+extension HostShell {
+    /// `back`, `back root` or `back to MODULE`.
+    func back(_ arguments: String) throws(FlowError) {
+        let (word, module) = arguments.splitFirstWord()
+        switch (word, module) {
+        case ("", ""): try host.coordinator.back()
+        case ("root", ""): try host.coordinator.backToRoot()
+        case ("to", let module) where !module.isEmpty: try host.coordinator.back(to: Coordinated(module))
+        default: throw FlowError("usage: back | back root | back to MODULE")
+        }
+    }
+
+    /// Applies the deep link the manifest's `deepLinks` map `url` to.
+    func open(url: String) throws(FlowError) -> String {
+        guard !url.isEmpty, !url.contains(where: \.isWhitespace) else { throw FlowError("usage: open URL") }
+        return try apply(deepLink: host.manifest.deepLinks.requests(for: url))
+    }
+
+    /// Applies the deep link `json` (an array of steps); a waiting link is fine, a stopped one an error.
+    func deepLink(_ json: String) throws(FlowError) -> String {
+        try apply(deepLink: deepLinkSteps(json))
+    }
+
+    /// Opens `requests` as one deep link; a link waiting at a queued step is fine, one that stopped fails.
+    private func apply(deepLink requests: [CoordinationRequest]) throws(FlowError) -> String {
+        lastOutcome = nil
+        let result = host.coordinator.open(deepLink: requests)
+        // Each step is sent at the top level, so the last top-level outcome is the last step's.
+        lastOutcome = topLevelOutcomes(in: events).last
+        switch result.stoppedBy {
+        case .unhandled?:
+            let step = requests[result.applied].name
+            let hint = requestHint(step).map { "; \($0)" } ?? ""
+            throw FlowError(
+                "deep link stopped at step \(result.applied + 1) of \(result.total): no route handles \(step)\(hint)")
+        case .failed?: throw FlowError(result.description)
+        default: return result.description
+        }
+    }
+
+    private func deepLinkSteps(_ json: String) throws(FlowError) -> [CoordinationRequest] {
+        guard case .array(let steps) = try payload(json) else {
+            throw FlowError("usage: deeplink [{\"request\": NAME, \"payload\": JSON}, ...]")
+        }
+        var requests: [CoordinationRequest] = []
+        for step in steps {
+            guard let name = step["request"]?.string ?? step.string else {
+                throw FlowError("each deep link step needs a \"request\" name, got \(step)")
+            }
+            requests.append(CoordinationRequest(CoordinationRequestName(name), payload: step["payload"] ?? .empty))
+        }
+        return requests
+    }
+}

@@ -1,0 +1,98 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+
+/// `back root`, `back to MODULE` and `open URL`, on the demo app with the real plugins.
+@MainActor
+struct ShellNavigationTests {
+    /// A shell on the demo app, signed in as ada: the Items tab is selected, showing the item list.
+    private func signedIn() throws -> HostShell {
+        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        _ = shell.start()
+        shell.execute("act signIn")
+        shell.execute(#"act submit {"user": "ada"}"#)
+        return shell
+    }
+
+    @Test func openURLAppliesTheManifestsDeepLinkWithItsCapture() throws {
+        let shell = try signedIn()
+
+        let reply = shell.execute("open demo://items/3")
+
+        #expect(reply.status == .ok)
+        #expect(reply.lines.contains("deep link applied: 1 of 1 steps"))
+        #expect(shell.execute("expect stack itemList > itemDetail").status == .ok)
+        #expect(shell.execute("expect content id 3").status == .ok)
+    }
+
+    @Test func unknownURLNamesTheNearestPattern() throws {
+        let shell = try signedIn()
+
+        #expect(
+            shell.execute("open demo://itmes/3").status
+                == .error("no deep link matches 'demo://itmes/3'; nearest pattern: 'demo://items/{id:int}'"))
+        #expect(shell.execute("open").status == .error("usage: open URL"))
+    }
+
+    @Test func urlOpenedWhileSignedOutWaitsForTheStoreThenLandsInTheItemsTab() throws {
+        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        _ = shell.start()
+
+        let reply = shell.execute("open demo://items/2")
+        shell.execute("act signIn")
+        shell.execute(#"act submit {"user": "ada"}"#)
+
+        #expect(reply.lines.contains("deep link waiting at step 1 of 1: queued until catalog.store is set"))
+        #expect(shell.execute("expect tabs 'Items'* 'Settings'").status == .ok)
+        #expect(shell.execute("expect stack itemList > itemDetail").status == .ok)
+        #expect(shell.execute("expect content id 2").status == .ok)
+    }
+
+    @Test func backRootAndBackToPopSeveralScreens() throws {
+        let shell = try signedIn()
+        shell.execute(#"act open {"id": 1}"#)
+        shell.execute("open demo://items/2")
+        #expect(shell.execute("expect stack itemList > itemDetail > itemDetail").status == .ok)
+
+        #expect(
+            shell.execute("back to itemDetail").status == .error("nothing to go back to: 'itemDetail' is already there")
+        )
+        #expect(shell.execute("back to itemList").status == .ok)
+        #expect(shell.execute("expect stack itemList").status == .ok)
+        #expect(shell.execute("back root").status == .error("nothing to go back to: 'itemList' is already there"))
+        #expect(shell.execute("back to home").status == .error("'home' is not on the visible stack (itemList)"))
+        #expect(shell.execute("back sideways").status == .error("usage: back | back root | back to MODULE"))
+    }
+}
+
+/// `flowhost run --open URL`: the deep link is applied after the start requests.
+struct RunOpenTests {
+    private let manifest = Repository.path("manifests/demo.json")
+
+    @Test func openAtStartWaitsForSignInLikeATypedOne() throws {
+        let directory = try TemporaryDirectory()
+        let script = try directory.file(
+            "walk.flow",
+            containing:
+                "act signIn\nact submit {\"user\": \"ada\"}\nexpect stack itemList > itemDetail\nexpect content id 2\n")
+
+        let run = try Subprocess.flowhost(["run", manifest, "--open", "demo://items/2", "--script", script])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.outputLines.contains("  deep link waiting at step 1 of 1: queued until catalog.store is set"))
+    }
+
+    @Test func unknownURLAtStartFailsTheRunNamingTheNearestPattern() throws {
+        let directory = try TemporaryDirectory()
+        let script = try directory.file("walk.flow", containing: "stack\n")
+
+        let run = try Subprocess.flowhost(["run", manifest, "--open", "demo://item/2", "--script", script])
+
+        #expect(run.status == 1)
+        #expect(
+            run.errorLines == [
+                "\(manifest): no deep link matches 'demo://item/2'; nearest pattern: 'demo://items/{id:int}'"
+            ])
+    }
+}
