@@ -52,6 +52,7 @@ extension BaseFlowCoordinator {
         let handler = finishHandler
         finishHandler = nil
         handler?(result)
+        parent.rootCoordinator.noteRedirectProgress()  // the child may have been a redirect's flow
     }
 
     /// Ends this child flow as completed, with no value. See ``finish(with:)``.

@@ -75,6 +75,7 @@ extension BaseFlowCoordinator {
     private func finishAbandonedChildrenOfRoot(with result: FlowResult) {
         let root = rootCoordinator
         if !root.children.isEmpty { root.finishAbandonedChildren(with: result) }
+        if root.redirectState != nil { root.noteRedirectProgress() }
     }
 
     /// Finishes, depth first, every child whose home layer is gone or whose inline screens were all removed.

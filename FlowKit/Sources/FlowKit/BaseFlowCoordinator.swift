@@ -33,7 +33,10 @@ open class BaseFlowCoordinator: FlowCoordinator {
     @exclusivity(unchecked) public internal(set) var router: Router
     /// The coordinator that opened this one.
     public internal(set) weak var parent: BaseFlowCoordinator? {
-        didSet { hasParent = parent != nil }
+        didSet {
+            hasParent = parent != nil
+            refreshGuardChain()
+        }
     }
     /// Whether ``parent`` is set, readable without loading the weak reference on the request path.
     @exclusivity(unchecked) private(set) var hasParent = false
@@ -68,6 +71,12 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var stepAwaitingQueue: (step: CoordinationRequest, rest: PendingDeepLink)?
     nonisolated let inbox = RequestInbox()
     @exclusivity(unchecked) private var routes: RouteTable
+    /// This coordinator's own guards, and the chain its requests pass (its ancestors' guards, then its
+    /// own); `nil` when the chain is empty, so that an unguarded request costs one check.
+    var installedGuards: [InstalledGuard] = []
+    @exclusivity(unchecked) var guardChainBoxes: [InstalledGuard]?
+    /// On the root, once a guard has run: the requests held for redirects. See `+Redirects`.
+    var redirectState: RedirectState?
 
     /// Creates a coordinator.
     ///
@@ -93,8 +102,18 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// ancestor (children inherit their parents' routes). The manager works for this coordinator, so what
     /// it presents appears where the request came from. With no manager anywhere, the nearest
     /// ``unhandledRequestHandler`` is told.
+    ///
+    /// Before routing, the request passes the ``guards`` installed here and on the ancestors, in order;
+    /// they may let it proceed, rewrite, reject or redirect it.
     @discardableResult
     public func requestCoordination(_ request: CoordinationRequest, from module: Coordinated) -> CoordinationOutcome {
+        if let guardChainBoxes { return requestThroughGuards(request, from: module, chain: guardChainBoxes) }
+        return route(request, from: module)
+    }
+
+    /// Routes `request` as ``requestCoordination(_:from:)`` does, without consulting the guards.
+    @inline(__always)
+    func route(_ request: CoordinationRequest, from module: Coordinated) -> CoordinationOutcome {
         if let factory = factory(for: request.name, from: module) {
             return handle(request, from: module, with: factory)
         }
@@ -196,6 +215,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         working[ObjectIdentifier(manager)] = nil
         // A child left with nothing on screen because its managers finished has done its work.
         didRemove(router.removeModules { $0.manager === manager }, abandonedChildrenEnd: .completed(.null))
+        rootCoordinator.noteRedirectProgress()  // a redirect's flow may be a manager that worked
     }
 
     /// The managers currently held, working or with a module presented, in this coordinator only.
@@ -220,7 +240,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// coordinator (so screens land where the person is), until a step is not handled.
     ///
     /// A step queued for dependencies holds the rest of the link: the later steps wait with it and run in
-    /// order once it replays, and are dropped if it is dead-lettered. The result says which step waits.
+    /// order once it replays, and are dropped if it is dead-lettered. A step a guard redirects holds them
+    /// the same way, until it is resumed or dropped. The result says which step waits.
     @discardableResult
     public func open(deepLink steps: [CoordinationRequest]) -> DeepLinkResult {
         apply(PendingDeepLink(steps: steps, next: 0, opener: self))

@@ -1,4 +1,6 @@
 /// What became of a coordination request. Every request has exactly one.
+///
+/// FlowKit 2 added ``redirected(_:)``; a `switch` without `default` needs a case for it.
 public enum CoordinationOutcome: Sendable, Hashable, CustomStringConvertible {
     /// A manager took it; `manager` is the name it was registered under.
     case handled(manager: String)
@@ -6,8 +8,12 @@ public enum CoordinationOutcome: Sendable, Hashable, CustomStringConvertible {
     case unhandled
     /// Its manager needs dependencies that are not set yet; it will be replayed when they are.
     case queued(waitingFor: [DependencyKey])
-    /// A manager was found but could not do its work.
+    /// A manager was found but could not do its work, or a guard rejected the request.
     case failed(FlowError)
+    /// A guard sent another request first (``HeldRequest/redirect``) and holds this one until that
+    /// request's flow completes: then it is resumed, or dropped if the flow was cancelled. The events
+    /// ``FlowEvent/resuming(_:)`` and ``FlowEvent/redirectCancelled(_:reason:)`` tell which.
+    case redirected(HeldRequest)
 
     /// Whether a manager took the request.
     public var isHandled: Bool {
@@ -21,12 +27,19 @@ public enum CoordinationOutcome: Sendable, Hashable, CustomStringConvertible {
         return false
     }
 
+    /// Whether a guard redirected the request and holds it.
+    public var isRedirected: Bool {
+        if case .redirected = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .handled(let manager): "handled by \(manager)"
         case .unhandled: "unhandled"
         case .queued(let keys): "queued until \(keys.map(\.rawValue).joined(separator: ", ")) is set"
         case .failed(let error): "failed: \(error.message)"
+        case .redirected(let held): "redirected to \(held.redirect.name)"
         }
     }
 }

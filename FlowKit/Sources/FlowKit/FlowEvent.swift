@@ -21,6 +21,19 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
     case serviceStarted(String)
     case serviceStopped(String)
     case dependencySet(DependencyKey)
+    /// A guard replaced the request (`from`, sent by the module) with `to`, which goes on through the chain.
+    case rewritten(CoordinationRequest, to: CoordinationRequest, from: Coordinated, guard: String)
+    /// A guard redirected the request; its redirect is sent next, and what that does is reported after
+    /// this and before the request's ``held(_:)`` (or `failed`, when the redirect was not handled).
+    case redirecting(HeldRequest)
+    /// The redirected request is held until its redirect's flow completes.
+    case held(HeldRequest)
+    /// The redirect's flow completed and the guard lets the request through: it is sent again, from where
+    /// it was asked, and reported as any request.
+    case resuming(HeldRequest)
+    /// The held request was dropped: its redirect's flow ended and the guard still redirects it (the
+    /// person dismissed or backed out of it), or its coordinator finished.
+    case redirectCancelled(HeldRequest, reason: String)
 
     public var description: String {
         switch self {
@@ -41,6 +54,15 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
         case .serviceStarted(let name): "service \(name) started"
         case .serviceStopped(let name): "service \(name) stopped"
         case .dependencySet(let key): "dependency \(key) set"
+        case .rewritten(let request, let new, let module, let name):
+            "\(request.name) from \(module) rewritten to \(new) by guard '\(name)'"
+        case .redirecting(let held):
+            "\(held.request.name) from \(held.module) redirected to \(held.redirect.name) by guard '\(held.guardName)'"
+        case .held(let held):
+            "\(held.request.name) from \(held.module) held until the flow of \(held.redirect.name) completes"
+        case .resuming(let held):
+            "resuming \(held.request.name) from \(held.module): the flow of \(held.redirect.name) completed"
+        case .redirectCancelled(let held, let reason): "\(held.request.name) from \(held.module) dropped: \(reason)"
         }
     }
 }
@@ -66,8 +88,9 @@ public struct DeepLinkResult: Sendable, Hashable, CustomStringConvertible {
     /// Whether every step was handled.
     public var isComplete: Bool { stoppedBy == nil }
 
-    /// Whether the link waits at a queued step, its later steps with it.
-    public var isWaiting: Bool { stoppedBy?.isQueued == true }
+    /// Whether the link waits at a step queued for dependencies or held for a guard's redirect, its later
+    /// steps with it.
+    public var isWaiting: Bool { stoppedBy?.isQueued == true || stoppedBy?.isRedirected == true }
 
     public var description: String {
         guard let stoppedBy else { return "deep link applied: \(applied) of \(total) steps" }

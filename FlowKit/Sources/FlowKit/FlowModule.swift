@@ -61,7 +61,9 @@ public final class FlowModule {
             let known = actions.map(\.name).joined(separator: ", ")
             throw FlowError("module '\(self.name)' has no action '\(name)' (it has: \(known.isEmpty ? "none" : known))")
         }
-        return action.handler(self, payload)
+        // An action is one step: a redirect's flow it completes is settled after it, not halfway through.
+        guard let coordinator = coordination as? BaseFlowCoordinator else { return action.handler(self, payload) }
+        return coordinator.settlingHeldRequests { action.handler(self, payload) }
     }
 
     /// Requests coordination as this module.

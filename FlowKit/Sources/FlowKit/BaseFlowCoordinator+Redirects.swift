@@ -1,0 +1,323 @@
+/// Redirects: a request a guard redirected is held until the flow its redirect started completes.
+///
+/// **The redirect's flow** is what sending the redirect left behind: the modal layers and tabs it opened,
+/// the modules it added to the layers that were already there, the child coordinators it opened and the
+/// managers it left working. It **completes** when none of that is left: the person finished it (a
+/// sign-in form that closes itself), dismissed it or backed out of it, or a new root replaced it.
+///
+/// Completion is checked when modules are removed, a manager or a child flow finishes, but only once the
+/// outermost guarded request or module action under way has returned, so that a flow that closes its
+/// screens and then asks for more (sign-in closing its form, then showing home) is judged after all of
+/// it. Then the guard that redirected the request is asked again: if it lets the request through, the
+/// request is **resumed**, sent again from where it was asked (the same coordinator and module) through the
+/// whole chain; if it still redirects, the redirect was **cancelled** and the request is dropped, which
+/// ``FlowEvent/redirectCancelled(_:reason:)`` reports. A redirect that leaves nothing behind completes at
+/// once. A redirect that is not handled (no route, failed, queued for dependencies) fails the request.
+///
+/// Loops cannot form: while a guard's redirect is being sent, that guard lets every request through, so a
+/// redirect target it also guards is not redirected again; a resumed request that the same guard
+/// redirects again fails instead; and a request redirected while the same guard's flow to the same target
+/// is under way waits for that flow rather than starting a second one.
+///
+/// A held deep link step holds the rest of its link, which runs after the step is resumed and is
+/// dropped with it.
+extension BaseFlowCoordinator {
+    /// The requests held for a redirect in this coordinator's tree, oldest first.
+    public var heldRequests: [HeldRequest] {
+        rootCoordinator.redirectState?.holds.map(\.held) ?? []
+    }
+
+    /// The root's redirect state, made when first needed.
+    var redirects: RedirectState {
+        if let redirectState { return redirectState }
+        let state = RedirectState()
+        redirectState = state
+        return state
+    }
+
+    /// Sends `target` from `module` for `request`, and holds `request` until the flow it starts completes.
+    func redirect(
+        _ request: CoordinationRequest, from module: Coordinated, to target: CoordinationRequest,
+        by installed: InstalledGuard, redirectedBy: [ObjectIdentifier], root: BaseFlowCoordinator,
+        state: RedirectState
+    ) -> CoordinationOutcome {
+        var link: PendingDeepLink?
+        if let awaiting = root.stepAwaitingQueue, awaiting.step == request {
+            link = awaiting.rest
+            root.stepAwaitingQueue = nil
+        }
+        let held = HeldRequest(
+            id: state.nextID, request: request, module: module, redirect: target, guardName: installed.rule.name)
+        state.nextID += 1
+        var hold = RedirectState.Hold(
+            held: held, rule: installed, coordinator: self, footprint: RedirectFootprint(), awaiting: nil, link: link,
+            redirectedBy: redirectedBy + [ObjectIdentifier(installed)])
+        let sink = self.sink
+        // The same guard's flow to the same place is under way: wait for it rather than start another.
+        if let under = state.holds.first(where: {
+            $0.rule === installed && $0.held.redirect == target
+                && ($0.awaiting != nil || $0.footprint.isAlive(in: root))
+        }) {
+            hold.footprint = under.footprint
+            hold.awaiting = under.awaiting
+            state.holds.append(hold)
+            sink?(.held(held))
+            return .redirected(held)
+        }
+        sink?(.redirecting(held))
+        let before = TreeSnapshot(root)
+        state.activeRedirects.append(ObjectIdentifier(installed))
+        let outcome = requestCoordination(target, from: module)
+        state.activeRedirects.removeLast()
+        switch outcome {
+        case .handled:
+            hold.footprint = before.footprint(in: root)
+        case .redirected(let inner):
+            hold.awaiting = inner.id
+        case .unhandled, .queued, .failed:
+            let error = FlowError(
+                "guard '\(installed.rule.name)' redirected '\(request.name)' to '\(target.name)', which \(Self.phrase(outcome, of: target))"
+            )
+            sink?(.failed(request, from: module, error: error))
+            return .failed(error)
+        }
+        state.holds.append(hold)
+        // A redirect that left nothing behind has completed already.
+        state.needsSettle = true
+        sink?(.held(held))
+        return .redirected(held)
+    }
+
+    private static func phrase(_ outcome: CoordinationOutcome, of target: CoordinationRequest) -> String {
+        switch outcome {
+        case .unhandled: "no route handles"
+        case .queued(let keys):
+            "is queued until \(keys.map(\.rawValue).joined(separator: ", ")) is set; a redirect must be handled at once"
+        default: "\(outcome)"
+        }
+    }
+
+    // MARK: - Settling
+
+    /// Runs `body` (a module's action) as one step: held requests whose redirect's flow it completes are
+    /// settled after it, not halfway through it.
+    func settlingHeldRequests<Result>(_ body: () -> Result) -> Result {
+        let root = rootCoordinator
+        guard let state = root.redirectState, !state.holds.isEmpty else { return body() }
+        state.depth += 1
+        let result = body()
+        state.depth -= 1
+        if state.depth == 0, state.needsSettle { root.settleHeldRequests() }
+        return result
+    }
+
+    /// Called on the root when something of a redirect's flow may have gone: settles the held requests
+    /// now, or after the outermost guarded request or action under way.
+    func noteRedirectProgress() {
+        guard let state = redirectState, !state.holds.isEmpty else { return }
+        if state.depth == 0 { settleHeldRequests() } else { state.needsSettle = true }
+    }
+
+    /// Resumes or drops, oldest first, every held request whose redirect's flow has completed.
+    func settleHeldRequests() {
+        guard let state = redirectState, !state.isSettling else { return }
+        state.isSettling = true
+        defer { state.isSettling = false }
+        while true {
+            state.needsSettle = false
+            guard
+                let index = state.holds.firstIndex(where: { $0.awaiting == nil && !$0.footprint.isAlive(in: self) })
+            else { return }
+            conclude(state.holds.remove(at: index), state)
+        }
+    }
+
+    private func conclude(_ hold: RedirectState.Hold, _ state: RedirectState) {
+        guard let coordinator = hold.coordinator, coordinator.rootCoordinator === self else {
+            return cancel(hold, state, reason: "the coordinator it was asked in has finished")
+        }
+        let decision = hold.rule.rule.decide(hold.held.request, from: hold.held.module, in: coordinator)
+        if case .redirect = decision {
+            return cancel(
+                hold, state,
+                reason:
+                    "the flow of \(hold.held.redirect.name) was cancelled (guard '\(hold.held.guardName)' still redirects it)"
+            )
+        }
+        resume(hold, at: coordinator, state)
+    }
+
+    private func resume(_ hold: RedirectState.Hold, at coordinator: BaseFlowCoordinator, _ state: RedirectState) {
+        sink?(.resuming(hold.held))
+        let hasDependents = state.holds.contains { $0.awaiting == hold.held.id }
+        let before = hasDependents ? TreeSnapshot(self) : nil
+        state.resumption = (hold.held.request, hold.held.module, hold.redirectedBy)
+        if let link = hold.link { stepAwaitingQueue = (hold.held.request, link) }
+        let outcome = coordinator.requestCoordination(hold.held.request, from: hold.held.module)
+        stepAwaitingQueue = nil
+        state.resumption = nil
+        if let before {
+            // The held request was itself a redirect: the requests waiting for it wait for its flow now.
+            for index in state.holds.indices where state.holds[index].awaiting == hold.held.id {
+                state.holds[index].awaiting = nil
+                switch outcome {
+                case .handled: state.holds[index].footprint = before.footprint(in: self)
+                case .redirected(let inner): state.holds[index].awaiting = inner.id
+                default: break  // nothing of the flow exists: it completes now, and its guard decides
+                }
+            }
+        }
+        if let link = hold.link { coordinator.continueDeepLink(link, after: outcome) }
+    }
+
+    private func cancel(_ hold: RedirectState.Hold, _ state: RedirectState, reason: String) {
+        var reason = reason
+        if let link = hold.link, link.next < link.steps.count {
+            let dropped = link.steps.count - link.next
+            reason += "; the deep link ends here, its \(dropped) later step\(dropped == 1 ? " is" : "s are") dropped"
+        }
+        sink?(.redirectCancelled(hold.held, reason: reason))
+        // Requests waiting for this one's resumption as their redirect: it will not happen, so their flow
+        // has completed with nothing, and their guards decide.
+        for index in state.holds.indices where state.holds[index].awaiting == hold.held.id {
+            state.holds[index].awaiting = nil
+            state.holds[index].footprint = RedirectFootprint()
+        }
+    }
+}
+
+// MARK: - State
+
+/// The requests a coordinator tree holds for redirects, kept on its root.
+@MainActor
+final class RedirectState {
+    /// One held request and what it waits for.
+    struct Hold {
+        var held: HeldRequest
+        let rule: InstalledGuard
+        /// Where the request was asked, and is resumed.
+        weak var coordinator: BaseFlowCoordinator?
+        var footprint: RedirectFootprint
+        /// When the redirect was itself redirected: the id of the held request that is that redirect. Its
+        /// resumption starts this hold's flow.
+        var awaiting: Int?
+        /// The rest of the deep link the request is a step of.
+        var link: PendingDeepLink?
+        /// The guards that redirected the request already; none of them may redirect it again.
+        var redirectedBy: [ObjectIdentifier]
+    }
+
+    var holds: [Hold] = []
+    /// How many guarded requests and module actions are under way.
+    var depth = 0
+    /// Whether a redirect's flow may have completed during them.
+    var needsSettle = false
+    var isSettling = false
+    var nextID = 1
+    /// The guards whose redirect is being sent, which let every request through meanwhile.
+    var activeRedirects: [ObjectIdentifier] = []
+    /// The request being resumed, with the guards that redirected it, until the chain reads them.
+    var resumption: (request: CoordinationRequest, module: Coordinated, redirectedBy: [ObjectIdentifier])?
+
+    /// The guards that redirected `request` from `module` before, when it is the request being resumed.
+    func takeResumption(of request: CoordinationRequest, from module: Coordinated) -> [ObjectIdentifier] {
+        guard let resumption, resumption.request == request, resumption.module == module else { return [] }
+        self.resumption = nil
+        return resumption.redirectedBy
+    }
+}
+
+/// What sending a redirect left behind: its flow. See ``BaseFlowCoordinator/heldRequests``.
+@MainActor
+struct RedirectFootprint {
+    var layers: [Router.LayerID] = []
+    var modules: [WeakObject<FlowModule>] = []
+    var managers: [WeakManager] = []
+    var coordinators: [WeakObject<BaseFlowCoordinator>] = []
+
+    /// Whether any of it is still there in `root`'s tree.
+    func isAlive(in root: BaseFlowCoordinator) -> Bool {
+        let router = root.router
+        if layers.contains(where: router.contains) { return true }
+        if !modules.isEmpty {
+            let presented = router.modules
+            if modules.contains(where: { module in presented.contains { $0 === module.object } }) { return true }
+        }
+        if coordinators.contains(where: { $0.object?.parent != nil }) { return true }
+        if !managers.isEmpty {
+            var working = Set<ObjectIdentifier>()
+            root.forEachInTree { working.formUnion($0.working.keys) }
+            if managers.contains(where: { $0.manager.map { working.contains(ObjectIdentifier($0)) } ?? false }) {
+                return true
+            }
+        }
+        return false
+    }
+}
+
+/// A coordinator tree and its presentation before a redirect is sent. It holds what it lists strongly,
+/// so that nothing in it is freed, and its address taken by something new, while the redirect runs.
+@MainActor
+struct TreeSnapshot {
+    private let layers: Set<Router.LayerID>
+    private let modules: [FlowModule]
+    private let coordinators: [BaseFlowCoordinator]
+    private let managers: [any RequestCoordinatorManager]
+
+    init(_ root: BaseFlowCoordinator) {
+        layers = Set(root.router.layerIDs)
+        modules = root.router.modules
+        var coordinators: [BaseFlowCoordinator] = []
+        var managers: [any RequestCoordinatorManager] = []
+        root.forEachInTree { coordinator in
+            coordinators.append(coordinator)
+            managers += coordinator.working.values
+        }
+        self.coordinators = coordinators
+        self.managers = managers
+    }
+
+    /// What is in `root`'s tree now and was not then.
+    func footprint(in root: BaseFlowCoordinator) -> RedirectFootprint {
+        var footprint = RedirectFootprint()
+        footprint.layers = root.router.layerIDs.filter { !layers.contains($0) }
+        let oldModules = Set(modules.map(ObjectIdentifier.init))
+        let oldCoordinators = Set(coordinators.map(ObjectIdentifier.init))
+        let oldManagers = Set(managers.map { ObjectIdentifier($0) })
+        footprint.modules = root.router.modules.filter { !oldModules.contains(ObjectIdentifier($0)) }.map(
+            WeakObject.init)
+        root.forEachInTree { coordinator in
+            if !oldCoordinators.contains(ObjectIdentifier(coordinator)) {
+                footprint.coordinators.append(WeakObject(coordinator))
+            }
+            for manager in coordinator.working.values where !oldManagers.contains(ObjectIdentifier(manager)) {
+                footprint.managers.append(WeakManager(manager: manager))
+            }
+        }
+        return footprint
+    }
+}
+
+struct WeakObject<Object: AnyObject> {
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
+}
+
+struct WeakManager {
+    weak var manager: (any RequestCoordinatorManager)?
+}
+
+extension BaseFlowCoordinator {
+    /// Calls `body` with this coordinator, then with each descendant, depth first.
+    func forEachInTree(_ body: (BaseFlowCoordinator) -> Void) {
+        body(self)
+        for child in children { child.forEachInTree(body) }
+    }
+}
+
+extension Router {
+    /// Every layer: the main stack, the tabs, the modals.
+    var layerIDs: [LayerID] {
+        [main.id] + tabs.map(\.id) + modals.map(\.id)
+    }
+}
