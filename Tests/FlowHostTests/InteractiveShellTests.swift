@@ -6,7 +6,8 @@ import Testing
 ///
 /// Every test types a command only after the previous one's output has arrived, so a shell that held its
 /// output back until the next line (as one did, flushing stdout only when the reader let go of stdin's
-/// lock) fails at the first command instead of hanging.
+/// lock) fails at the first command instead of hanging. On a terminal each runs twice: with the line
+/// editor, and with `TERM=dumb`, where the prompt reads plain lines as piped input does.
 struct InteractiveShellTests {
     /// Commands of the demo and a line each prints, in an order that is valid from the welcome screen.
     static let conversation = [
@@ -16,10 +17,13 @@ struct InteractiveShellTests {
         ("stack", "modal 1: signIn"),
     ]
 
-    @Test func onATerminalEachCommandsOutputArrivesBeforeTheNextIsTyped() throws {
+    static let terminals = ["xterm-256color", "dumb"]
+
+    @Test(arguments: terminals)
+    func onATerminalEachCommandsOutputArrivesBeforeTheNextIsTyped(term: String) throws {
         let state = try TemporaryDirectory()
         let shell = try ChildProcess.flowhost(
-            ["run", Repository.path("manifests/demo.json")], environment: state.environment)
+            ["run", Repository.path("manifests/demo.json")], environment: state.environment(term: term))
         try shell.waitFor("top: welcome")
         try shell.waitFor("flowhost> ")
 
@@ -33,10 +37,11 @@ struct InteractiveShellTests {
         #expect(try shell.waitForExit(within: .seconds(5)) == .exited(0))
     }
 
-    @Test func onATerminalControlDOnAnEmptyLineExits() throws {
+    @Test(arguments: terminals)
+    func onATerminalControlDOnAnEmptyLineExits(term: String) throws {
         let state = try TemporaryDirectory()
         let shell = try ChildProcess.flowhost(
-            ["run", Repository.path("manifests/demo.json")], environment: state.environment)
+            ["run", Repository.path("manifests/demo.json")], environment: state.environment(term: term))
         try shell.waitFor("flowhost> ")
         try shell.send("stats\r")
         try shell.waitFor("welcome.Launch: 1")
@@ -47,7 +52,8 @@ struct InteractiveShellTests {
         #expect(try shell.waitForExit(within: .seconds(5)) == .exited(0))
     }
 
-    @Test func watchedReloadIsPrintedWithoutAKeyBeingPressed() throws {
+    @Test(arguments: terminals)
+    func watchedReloadIsPrintedWithoutAKeyBeingPressed(term: String) throws {
         let plugins = try TemporaryDirectory()
         for plugin in ["Welcome", "Auth", "Catalog", "Settings"] {
             _ = try plugins.file("lib\(plugin)Plugin.so", containing: BuildProducts.bytes(of: "lib\(plugin)Plugin.so"))
@@ -55,7 +61,7 @@ struct InteractiveShellTests {
         let state = try TemporaryDirectory()
         let shell = try ChildProcess.flowhost(
             ["run", Repository.path("manifests/demo.json"), "--watch", "--plugin-path", plugins.path],
-            environment: state.environment)
+            environment: state.environment(term: term))
         try shell.waitFor("flowhost> ")
 
         // A rebuilt library lands as a linker writes it: beside, then renamed over. Different bytes, so
@@ -74,7 +80,7 @@ struct InteractiveShellTests {
     @Test func throughPipesEachLinesOutputArrivesBeforeTheNextIsWritten() throws {
         let state = try TemporaryDirectory()
         let shell = try ChildProcess.flowhost(
-            ["run", Repository.path("manifests/demo.json")], connection: .pipes, environment: state.environment)
+            ["run", Repository.path("manifests/demo.json")], connection: .pipes, environment: state.environment())
         try shell.waitFor("top: welcome")
 
         for (command, answer) in Self.conversation {
@@ -94,7 +100,7 @@ struct InteractiveShellTests {
 extension TemporaryDirectory {
     /// An environment for a `flowhost` child that keeps its state (the prompt's history) in this directory
     /// and never in the home directory of whoever runs the tests.
-    var environment: [String: String] {
-        ["XDG_STATE_HOME": path + "/state", "HOME": path, "TERM": "xterm-256color"]
+    func environment(term: String = "xterm-256color") -> [String: String] {
+        ["XDG_STATE_HOME": path + "/state", "HOME": path, "TERM": term]
     }
 }

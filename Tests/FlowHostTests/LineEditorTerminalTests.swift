@@ -14,7 +14,7 @@ struct LineEditorTerminalTests {
     ) throws -> ChildProcess {
         let shell = try ChildProcess.flowhost(
             ["run", Repository.path("manifests/demo.json")] + arguments, connection: connection,
-            environment: directory.environment.merging(environment) { $1 })
+            environment: directory.environment().merging(environment) { $1 })
         try shell.waitFor("top: welcome")
         try shell.waitFor("flowhost> ")
         return shell
@@ -92,6 +92,8 @@ struct LineEditorTerminalTests {
         try shell.send("\r")
 
         try shell.waitFor("stack: welcome")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
     }
 
     @Test func aLineWiderThanTheTerminalIsSentWhole() throws {
@@ -128,6 +130,8 @@ struct LineEditorTerminalTests {
         try shell.waitFor("flowhost> sats\u{1B}[K\r\u{1B}[11C")
         try shell.send("t\r")
         try shell.waitFor("welcome.Launch: 1")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
     }
 
     @Test(arguments: ["quit\r", "\u{04}"])
@@ -176,6 +180,8 @@ struct LineEditorTerminalTests {
         #expect(try !terminal.isCooked())
         try shell.send("ow\r")
         try shell.waitFor("action signIn")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
     }
 
     @Test func anUnwritableHistoryIsAWarningAndTheShellGoesOn() throws {
