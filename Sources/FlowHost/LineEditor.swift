@@ -187,6 +187,7 @@ public final class LineEditor: Sendable {
 
     /// Applies `key` and carries out its effect on the terminal.
     private func apply(_ key: TerminalKey, to state: inout State) -> Outcome {
+        var abandoned = state.edit.buffer
         switch state.edit.handle(key, completer: state.completer) {
         case .redraw: write(render(&state))
         case .bell: write("\u{07}")
@@ -198,8 +199,11 @@ public final class LineEditor: Sendable {
             endLine(&state)
             return .end
         case .cancel:
+            // The abandoned line stays on screen, whole, marked with ^C after it.
+            abandoned.moveToEnd()
+            let shown = state.display.render(prompt: state.prompt, buffer: abandoned, width: terminal.columns())
             state.display.reset()
-            write("^C\r\n" + render(&state))
+            write(shown + "^C\r\n" + render(&state))
         case .list(let words):
             // Below the line as typed, like a shell; then the line again.
             write("\r\n" + Self.columns(words, width: terminal.columns()).map { $0 + "\r\n" }.joined() + render(&state))

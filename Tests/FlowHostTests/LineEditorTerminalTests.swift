@@ -69,8 +69,9 @@ struct LineEditorTerminalTests {
         let directory = try TemporaryDirectory()
         let shell = try start(in: directory)
 
-        try shell.send("bogus\u{03}")
-        try shell.waitFor("^C")
+        try shell.send("bogus" + Self.left + Self.left + "\u{03}")
+        // The abandoned line is left whole on screen with the cursor after it, then ^C.
+        try shell.waitFor("flowhost> bogus\u{1B}[K\r\u{1B}[15C^C")
         try shell.send("stats\r")
 
         let printed = try shell.waitFor("welcome.Launch: 1")
