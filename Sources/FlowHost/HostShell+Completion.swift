@@ -3,8 +3,8 @@ import FlowKit
 extension HostShell {
     /// The first word of every command, as Tab offers them.
     nonisolated public static let commandWords = [
-        "send", "act", "back", "dismiss", "tab", "deeplink", "lifecycle", "reload", "stats", "stack", "show",
-        "actions", "expect", "help", "quit",
+        "send", "act", "back", "dismiss", "tab", "deeplink", "open", "lifecycle", "reload", "stats", "stack",
+        "show", "actions", "expect", "wait", "help", "quit",
     ]
 
     /// What Tab completes now: the routed requests, the visible module's actions, the modules on screen and
@@ -22,7 +22,9 @@ extension HostShell {
     /// Completes the words of the shell's commands from a snapshot of the host's names.
     ///
     /// The first word is a command; after `send` a request name, then `from`, then a module; after `act` an
-    /// action of the visible module; after `reload` a plugin or `manifest`; after `lifecycle` a phase.
+    /// action of the visible module; after `back` `root` or `to`, then a module; after `reload` a plugin or
+    /// `manifest`; after `wait` `reload`, then a plugin; after `expect` what to expect; after `lifecycle` a
+    /// phase; after `stats` `--json`.
     public struct Completer: LineCompleter, Equatable {
         public var requests: [String]
         public var actions: [String]
@@ -54,7 +56,16 @@ extension HostShell {
             case ("send", 2): return ["from"]
             case ("send", 3) where before[2] == "from": return modules
             case ("act", 1): return actions
+            case ("back", 1): return ["root", "to"]
+            case ("back", 2) where before[1] == "to": return modules
             case ("reload", 1): return plugins + ["manifest"]
+            case ("wait", 1): return ["reload"]
+            case ("wait", 2) where before[1] == "reload": return plugins
+            case ("expect", 1): return ["top", "stack", "modals", "tabs", "no", "content", "outcome"]
+            case ("expect", 2) where before[1] == "no": return ["tabs"]
+            case ("expect", 2) where before[1] == "outcome": return ["handled", "unhandled", "queued", "failed"]
+            case ("expect", 2) where before[1] == "top": return modules
+            case ("stats", 1): return ["--json"]
             case ("lifecycle", 1): return ["background", "foreground", "terminate"]
             default: return []
             }

@@ -48,8 +48,18 @@ struct ShellCompletionTests {
         #expect(candidates("reload m") == ["manifest"])
     }
 
+    @Test func afterBackWaitExpectAndStatsTheirWords() {
+        #expect(candidates("back ") == ["root", "to"])
+        #expect(candidates("back to we") == ["welcome"])
+        #expect(candidates("wait ") == ["reload"])
+        #expect(candidates("wait reload s") == ["settings"])
+        #expect(candidates("expect no ") == ["tabs"])
+        #expect(candidates("expect outcome ") == ["failed", "handled", "queued", "unhandled"])
+        #expect(candidates("stats ") == ["--json"])
+    }
+
     @Test func nothingAfterACompleteCommandOrInAPayload() {
-        #expect(candidates("stats ").isEmpty)
+        #expect(candidates("stack ").isEmpty)
         #expect(candidates("act signIn {\"us").isEmpty)
     }
 
