@@ -4,7 +4,8 @@ import FlowKit
 ///
 /// The context is `{"user": {"id": ..., "name": ...}}` while someone is signed in and `{}` otherwise, plus
 /// `"locked": true` while the app is in the background. The service registers itself as the dependency
-/// `auth.session` so that the plugin's managers can sign people in and out.
+/// `auth.session` so that the plugin's managers can sign people in and out, and announces every change of
+/// the context, so that screens showing it refresh.
 final class SessionService: ContextProviderProtocol, CoordinatorServiceLifeCycleProtocol {
     /// A signed-in person.
     struct User: Sendable, Hashable {
@@ -16,6 +17,8 @@ final class SessionService: ContextProviderProtocol, CoordinatorServiceLifeCycle
     private(set) var user: User?
     /// Whether the app is in the background, where what it shows must not be readable.
     private(set) var isLocked = false
+    /// The coordinator the service was started with, told when the context changes.
+    private weak var coordinator: (any FlowCoordinator)?
 
     var context: CoordinatorContext {
         var values: [String: JSONValue] = [:]
@@ -25,6 +28,7 @@ final class SessionService: ContextProviderProtocol, CoordinatorServiceLifeCycle
     }
 
     func start(with coordinator: any FlowCoordinator) {
+        self.coordinator = coordinator
         coordinator.setDependency(.session, self)
     }
 
@@ -33,15 +37,24 @@ final class SessionService: ContextProviderProtocol, CoordinatorServiceLifeCycle
     /// Signs `name` in, replacing whoever was signed in.
     func signIn(name: String) {
         user = User(id: name.lowercased(), name: name)
+        coordinator?.contextDidChange()
     }
 
     /// Signs the current person out.
     func signOut() {
         user = nil
+        coordinator?.contextDidChange()
     }
 
-    func didEnterBackground() { isLocked = true }
-    func willEnterForeground() { isLocked = false }
+    func didEnterBackground() {
+        isLocked = true
+        coordinator?.contextDidChange()
+    }
+
+    func willEnterForeground() {
+        isLocked = false
+        coordinator?.contextDidChange()
+    }
 }
 
 /// The signed-in person survives a reload of the auth plugin.

@@ -10,6 +10,16 @@ extension CoordinationRequestName {
     static let createItemForm: Self = "catalog.create.form"
 }
 
+/// The payload of `catalog.detail`: which item to show.
+struct ItemReference: Codable, Sendable, Hashable {
+    var id: Int
+}
+
+extension TypedRequest where Payload == ItemReference {
+    /// `catalog.detail` {"id": n}, typed: senders pass an ``ItemReference``, the manager decodes one.
+    static let showDetail = TypedRequest(.showDetail)
+}
+
 /// The modules this plugin presents, and the names it sends requests as.
 extension Coordinated {
     static let home: Self = "home"

@@ -1,7 +1,8 @@
 import FlowKit
 
 /// Handles `settings.show`: the settings, as the "Settings" tab when the payload's `style` is "tab", else
-/// pushed inline. Shows the signed-in user's name (context `user.name`).
+/// pushed inline. Shows the signed-in user's name (context `user.name`), refreshed whenever the context
+/// changes.
 ///
 /// - `signOut` asks for `auth.signOut`.
 /// - `switchUser` asks for `auth.signIn` as `settings`, from a sub-flow of its own: whatever screens
@@ -11,7 +12,7 @@ final class SettingsManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         let content = Self.content(context)
         func makeSettings(_ coordination: any FlowCoordinator) -> FlowModule {
-            FlowModule(
+            let settings = FlowModule(
                 .settings, title: "Settings", content: content,
                 actions: [
                     .request("signOut", .signOut, summary: "sign out"),
@@ -21,6 +22,8 @@ final class SettingsManager: FlowManager {
                     .request("about", .showAbout, summary: "about this app"),
                 ],
                 coordination: coordination)
+            settings.onContextChange = { module, context in module.content = Self.content(context) }
+            return settings
         }
         if request.payload["style"]?.string == "tab" {
             return presentInNewTab("Settings", coordinatorName: "settings", makeSettings)
@@ -33,19 +36,14 @@ final class SettingsManager: FlowManager {
         ["user": context.value(atPath: "user.name") ?? .null]
     }
 
-    /// Asks for `auth.signIn` as `settings` from a sub-flow opened inline over `settings`, and refreshes
-    /// `settings` when the sub-flow finishes.
+    /// Asks for `auth.signIn` as `settings` from a sub-flow opened inline over `settings`; signing in changes
+    /// the context, which refreshes `settings`.
     private static func switchUser(from settings: FlowModule, payload: JSONValue) -> CoordinationOutcome {
         guard let host = settings.coordination as? any FlowCoordinator else {
             return settings.requestCoordination(.signIn, payload: payload)
         }
         let flow = BaseFlowCoordinator(name: "switchUser")
-        host.openChild(
-            flow, style: .inline,
-            onFinish: { [weak settings, weak host] in
-                guard let settings, let host else { return }
-                settings.content = content(host.context)
-            })
+        host.openChild(flow, style: .inline)
         let outcome = flow.requestCoordination(.signIn, payload: payload, from: settings.name)
         // A sub-flow that shows nothing would never be left, so it would never finish on its own.
         if !host.router.modules.contains(where: { $0.coordination === flow }) { flow.finish() }

@@ -51,7 +51,7 @@ extension Host {
             guard let new = try? registry.service(ref.service, in: name).make() else { continue }
             if coordinator.replaceService(old, with: new) {
                 runningServices[index].service = new
-                replaced.append(ref.service)
+                replaced.append(ref.reportedName)
             }
         }
         return replaced

@@ -11,7 +11,9 @@ extension HostShell {
         if !senders.isEmpty {
             return "\(request) is routed only from \(senders.map { "'\($0)'" }.joined(separator: ", "))"
         }
-        return Suggestion.closest(to: request.rawValue, among: routes.map(\.request.rawValue)).map { "did you mean '\($0)'?" }
+        return Suggestion.closest(to: request.rawValue, among: routes.map(\.request.rawValue)).map {
+            "did you mean '\($0)'?"
+        }
     }
 
     /// "did you mean" the nearest action of `module`, when it has no action `action`.

@@ -32,6 +32,11 @@ func printWarning(_ message: String) {
     writeError(message, paint: Console.errors.warning)
 }
 
+/// Prints `message` to standard error in `palette`'s yellow, from any thread (the prompt's reader warns).
+func printWarning(_ message: String, palette: Palette) {
+    writeError(message, paint: palette.warning)
+}
+
 /// Prints `message` to standard error in bold red: the expectation a script stopped at.
 @MainActor
 func printFailure(_ message: String) {

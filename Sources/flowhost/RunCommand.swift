@@ -19,6 +19,14 @@ enum RunCommand {
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
 
+        The prompt edits lines: Left/Right (Ctrl-B/F) move, Ctrl-Left/Right (Alt-B/F) by words,
+        Home/End (Ctrl-A/E), Backspace/Delete, Ctrl-K/Ctrl-U delete to the end/start, Ctrl-W the word
+        before the cursor, Up/Down (Ctrl-P/N) recall earlier lines, also of earlier runs (the last 1000,
+        in $XDG_STATE_HOME/flowhost/history, default ~/.local/state/flowhost/history). Tab completes
+        commands, requests after 'send', modules after 'from', actions after 'act', plugins after
+        'reload'; a second Tab lists the choices. Ctrl-C abandons the line, Ctrl-D on an empty line
+        quits, Ctrl-Z suspends, Ctrl-L clears the screen.
+
         """ + HostShell.help
 
     static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
@@ -49,6 +57,18 @@ enum RunCommand {
             }
         }
         let interactive = script == nil && isatty(STDIN_FILENO) == 1
+        // On a terminal, a prompt that edits lines; lines that arrive while someone types go above it.
+        let warnings = Console.errors
+        let editor =
+            interactive
+            ? LineEditor.standard(warn: { printWarning("flowhost: warning: \($0)", palette: warnings) }) : nil
+        defer { editor?.close() }
+        if let editor {
+            shell.onUnpromptedLines = { [weak shell] lines in
+                if !quiet { editor.printAbove(lines.map { "  " + $0 }) }
+                if let shell { editor.completer = shell.completer }  // a reloaded manifest changes the routes
+            }
+        }
         var started = shell.start()
         emit(started)
         if started.status == .ok, let url = parsed.options["--open"]?.last {
@@ -65,13 +85,22 @@ enum RunCommand {
 
         let source = script?.name ?? "<stdin>"
         var lineNumber = 0
-        var input = (script.map { lines(of: $0.lines) } ?? standardInputLines()).makeAsyncIterator()
+        // The editor reads the terminal itself; only without one does a thread read standard input.
+        var input =
+            editor == nil ? (script.map { lines(of: $0.lines) } ?? standardInputLines()).makeAsyncIterator() : nil
         reading: while true {
-            if interactive {
-                print("flowhost> ", terminator: "")
-                flushOutput()
+            let next: String?
+            if let editor {
+                editor.completer = shell.completer
+                next = await editor.readLine(prompt: prompt)
+            } else {
+                if interactive {
+                    print(prompt, terminator: "")
+                    flushOutput()
+                }
+                next = await input?.next()
             }
-            guard let line = await input.next() else { break }
+            guard let line = next else { break }
             lineNumber += 1
             if !interactive, let command = HostShell.command(in: line) { echo(command) }
             let reply = await shell.perform(line)
@@ -96,6 +125,8 @@ enum RunCommand {
         host.stop()
         return .ok
     }
+
+    private static let prompt = "flowhost> "
 
     /// Whether to print only errors, failed expectations and what queries print (`--quiet`).
     private static var quiet = false

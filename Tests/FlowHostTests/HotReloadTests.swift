@@ -256,7 +256,7 @@ extension HotReloadTests {
             throw TestFailure("expected a reload, got \(event)")
         }
         #expect(generation == 2)
-        #expect(services == ["Session"])
+        #expect(services == ["auth.Session"])
         #expect(host.coordinator.context["user"]?["name"] == "Ada", "the new session took the old one's state")
         // The new generation's SignOut finds a session of its own generation's type, and signs Ada out.
         #expect(

@@ -218,6 +218,51 @@ struct FlowHarnessTests {
     }
 }
 
+extension FlowHarnessTests {
+    // MARK: - Deep links and going back
+
+    @Test func urlsMapToDeepLinksWhoseStepsComeFromTheVisibleModule() throws {
+        let harness = FlowHarness(plugin: testPlugin)
+        harness.route("screen.show", to: "Show")
+        harness.deepLink(
+            "test://screens/{name}",
+            to: [
+                CoordinationRequest("screen.show", payload: ["module": "list"]),
+                CoordinationRequest("screen.show", payload: ["module": "{name}"]),
+            ])
+
+        let result = try harness.open(url: "test://screens/detail")
+
+        #expect(result.isComplete)
+        #expect(harness.state.stack == ["list", "detail"])
+        #expect(throws: FlowError("no deep link matches 'test://screen/x'; nearest pattern: 'test://screens/{name}'")) {
+            try harness.open(url: "test://screen/x")
+        }
+    }
+
+    @Test func badPatternIsAnIssueAtTheCallSite() {
+        let harness = FlowHarness(plugin: testPlugin)
+
+        withKnownIssue {
+            harness.deepLink("screens/{name}", to: [CoordinationRequest("screen.show")])
+        }
+        #expect(harness.deepLinks.routes.isEmpty)
+    }
+
+    @Test func backToRootAndBackToAModule() throws {
+        let harness = FlowHarness(plugin: testPlugin)
+        harness.route("screen.show", to: "Show")
+        for module in ["home", "list", "detail", "more"] {
+            harness.send("screen.show", payload: .object(["module": .string(module)]))
+        }
+
+        try harness.back(to: "list")
+        #expect(harness.state.stack == ["home", "list"])
+        try harness.backToRoot()
+        #expect(harness.state.stack == ["home"])
+    }
+}
+
 // MARK: - Test Helpers
 
 /// The plugin under test: two managers and a service.

@@ -24,6 +24,9 @@ public protocol FlowCoordinator: CoordinationRequestProtocol {
     var parent: BaseFlowCoordinator? { get }
     /// Ends this child flow with `result`, which its opener's `onResult` receives; nothing on the root.
     func finish(with result: FlowResult)
+    /// Tells every presented module that observes the context (``FlowModule/onContextChange``) that it
+    /// changed. The context provider calls it after changing what it provides.
+    func contextDidChange()
     /// Sets (or with `nil`, removes) a dependency; descendants see it and queued requests are replayed.
     func setDependency(_ key: DependencyKey, _ value: (any Sendable)?)
 }

@@ -15,6 +15,9 @@ public final class FlowModule {
     public private(set) var actions: [ModuleAction]
     /// Where this module's requests go.
     public private(set) weak var coordination: (any CoordinationRequestProtocol)?
+    /// Called with the new context when the context provider announces a change while the module is
+    /// presented (``FlowCoordinator/contextDidChange()``): the place to refresh ``content`` from it.
+    public var onContextChange: (@MainActor (FlowModule, CoordinatorContext) -> Void)?
 
     /// The manager that built this module. Holding it keeps the manager alive while the module is shown.
     @exclusivity(unchecked) var manager: (any RequestCoordinatorManager)?

@@ -45,9 +45,11 @@ public final class FlowHarness {
     public let plugins: [PluginDescription]
     /// Every event of the coordinator tree, oldest first.
     public private(set) var events: [FlowEvent] = []
+    /// The URL patterns ``open(url:)`` maps, added with ``deepLink(_:to:sourceLocation:)``.
+    public internal(set) var deepLinks = DeepLinkMapping()
 
     private let services = FlowHarnessServices()
-    private var hasStarted = false
+    var hasStarted = false
 
     /// A harness that can name the managers and services of `plugins`, or of none.
     public init(plugins: [PluginDescription] = []) {

@@ -1,0 +1,110 @@
+import FlowKit
+import Glibc
+
+/// The lines entered at the prompt, oldest first, kept between runs in a file of one line per entry.
+///
+/// Blank lines are not kept, nor a line equal to the one before it; past ``limit`` the oldest go. The file
+/// is rewritten whole (written beside, then renamed over), so it never holds more than ``limit`` lines and
+/// a crash mid-write leaves the previous one. Two shells running at once each write their own view; the
+/// last to save wins.
+public struct LineHistory: Equatable, Sendable {
+    public private(set) var entries: [String]
+    /// How many entries are kept.
+    public let limit: Int
+
+    public init(_ entries: [String] = [], limit: Int = 1000) {
+        self.limit = max(1, limit)
+        self.entries = []
+        for entry in entries { add(entry) }
+    }
+
+    /// Adds `line`, without its surrounding whitespace. Returns whether it was added: a blank line or a
+    /// repeat of the last entry is not.
+    @discardableResult
+    public mutating func add(_ line: String) -> Bool {
+        // An entry is one line of the file.
+        let entry = line.trimmingWhitespace().filter { $0 != "\n" && $0 != "\r" }
+        guard !entry.isEmpty, entry != entries.last else { return false }
+        entries.append(entry)
+        if entries.count > limit { entries.removeFirst(entries.count - limit) }
+        return true
+    }
+
+    // MARK: - The file
+
+    /// Where the history lives: `$XDG_STATE_HOME/flowhost/history`, or `~/.local/state/flowhost/history`
+    /// when `XDG_STATE_HOME` is unset, empty or relative (as the XDG base directory specification says);
+    /// `nil` without a home directory either.
+    public static func defaultPath(environment: (String) -> String? = ProcessInfoLite.environment) -> String? {
+        if let state = environment("XDG_STATE_HOME"), state.hasPrefix("/") { return state + "/flowhost/history" }
+        guard let home = environment("HOME"), !home.isEmpty else { return nil }
+        return home + "/.local/state/flowhost/history"
+    }
+
+    /// The history in the file at `path`; empty when there is no file (or directory) yet.
+    ///
+    /// - Throws: ``FlowError`` when the file exists but cannot be read.
+    public static func load(from path: String, limit: Int = 1000) throws(FlowError) -> LineHistory {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Nothing to read yet; if the place cannot hold a file, saving says so.
+        if fd < 0 && (errno == ENOENT || errno == ENOTDIR) { return LineHistory(limit: limit) }
+        guard fd >= 0 else { throw FlowError("cannot read history file \(path): \(reason())") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw FlowError("cannot read history file \(path): \(reason())") }
+            bytes += chunk[..<count]
+        }
+        let lines = bytes.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+        return LineHistory(lines.suffix(limit), limit: limit)
+    }
+
+    /// Writes the history to `path`, creating its directory (and parents, private to the user) as needed.
+    ///
+    /// - Throws: ``FlowError`` naming the file or directory that could not be written, and why.
+    public func save(to path: String) throws(FlowError) {
+        try Self.makeDirectories(for: path)
+        let staging = path + ".\(getpid()).tmp"
+        let fd = open(staging, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FlowError("cannot write history file \(staging): \(Self.reason())") }
+        let bytes = Array(entries.map { $0 + "\n" }.joined().utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let reason = Self.reason()
+                close(fd)
+                unlink(staging)
+                throw FlowError("cannot write history file \(staging): \(reason)")
+            }
+            written += count
+        }
+        close(fd)
+        guard rename(staging, path) == 0 else {
+            let reason = Self.reason()
+            unlink(staging)
+            throw FlowError("cannot write history file \(path): \(reason)")
+        }
+    }
+
+    private static func makeDirectories(for path: String) throws(FlowError) {
+        guard !path.isEmpty else { return }
+        var slash = path.index(after: path.startIndex)
+        while let next = path[slash...].firstIndex(of: "/") {
+            let directory = String(path[..<next])
+            slash = path.index(after: next)
+            var status = stat()
+            if stat(directory, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { continue }
+            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
+                throw FlowError("cannot create directory \(directory) for the history: \(reason())")
+            }
+        }
+    }
+
+    private static func reason() -> String { String(cString: strerror(errno)) }
+}

@@ -1,0 +1,219 @@
+import Glibc
+import Synchronization
+
+/// The terminal's modes: raw while a line is edited (keys arrive one by one, unechoed, Ctrl-C and Ctrl-Z as
+/// keys), the person's own the rest of the time, and theirs again on every way out of the program.
+///
+/// Raw mode lasts only while a line is read, as in readline: while a command runs, Ctrl-C interrupts the
+/// program as usual. Output processing stays on, so `\n` still starts a new line.
+///
+/// The way out: ``restore()`` on the normal paths, an `atexit` handler for any `exit()`, and signal
+/// handlers that restore the modes and then let the signal do what it did before (SIGINT, SIGTERM,
+/// SIGHUP, SIGQUIT, and the crashes SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP). SIGTSTP restores
+/// them before the program stops and SIGCONT makes them raw again; SIGCONT and SIGWINCH also wake the
+/// reader through ``wakeDescriptor`` so that it draws the line again. One per process: signal handlers are
+/// process-wide.
+final class TerminalMode: Sendable {
+    let input: Int32
+    let output: Int32
+    /// Becomes readable after a SIGCONT or SIGWINCH: the line should be drawn again.
+    let wakeDescriptor: Int32
+
+    /// The modes of the terminal at `input`, whose output is `output`; `nil` if `input` is not a terminal.
+    init?(input: Int32, output: Int32) {
+        var saved = termios()
+        guard isatty(input) == 1, tcgetattr(input, &saved) == 0 else { return nil }
+        var raw = saved
+        raw.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
+        raw.c_cflag |= tcflag_t(CS8)
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN | ISIG)
+        withUnsafeMutableBytes(of: &raw.c_cc) { characters in
+            characters[Int(VMIN)] = 1
+            characters[Int(VTIME)] = 0
+        }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        self.input = input
+        self.output = output
+        wakeDescriptor = ends[0]
+        signalContext.pointee = SignalContext(
+            input: input, output: output, saved: saved, raw: raw, wake: ends[1])
+        Self.installHandlers()
+    }
+
+    /// Raw mode, for reading a line.
+    func enterRaw() {
+        // Flag first: a signal arriving in between restores modes that are then made raw... by no one, since
+        // the signal ends or stops the program before this returns.
+        isRaw.store(true, ordering: .sequentiallyConsistent)
+        _ = tcsetattr(input, TCSADRAIN, &signalContext.pointee.raw)
+    }
+
+    /// The person's own modes again.
+    func restore() {
+        _ = tcsetattr(input, TCSADRAIN, &signalContext.pointee.saved)
+        isRaw.store(false, ordering: .sequentiallyConsistent)
+    }
+
+    /// The terminal's width in columns (80 if it does not say).
+    func columns() -> Int {
+        var size = winsize()
+        guard ioctl(output, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
+    /// Empties ``wakeDescriptor``.
+    func drainWake() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while bytes.withUnsafeMutableBytes({ read(wakeDescriptor, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    // MARK: - Signals
+
+    private static let terminating = [
+        SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP,
+    ]
+
+    private static func installHandlers() {
+        guard !handlersInstalled.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        for signal in terminating { install(restoreAndResignal, for: signal) }
+        install(suspend, for: SIGTSTP)
+        install(wake, for: SIGCONT)
+        install(wake, for: SIGWINCH)
+        atexit {
+            if isRaw.exchange(false, ordering: .sequentiallyConsistent) {
+                _ = tcsetattr(signalContext.pointee.input, TCSADRAIN, &signalContext.pointee.saved)
+            }
+        }
+    }
+
+    private typealias Handler = @convention(c) (Int32, SignalInformation?, UnsafeMutableRawPointer?) -> Void
+
+    /// Installs `handler` for `signal`, keeping the action it replaces; a signal the program was started
+    /// ignoring (as `nohup` does) stays ignored.
+    private static func install(_ handler: Handler, for signal: Int32) {
+        let previous = previousActions + Int(signal)
+        guard sigaction(signal, nil, previous) == 0, !previous.pointee.isIgnore else { return }
+        var action = sigaction()
+        action.__sigaction_handler.sa_sigaction = handler
+        // On the alternate stack where there is one, so that a stack overflow still gives the modes back.
+        action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK
+        sigemptyset(&action.sa_mask)
+        ownActions[Int(signal)] = action
+        sigaction(signal, &action, nil)
+    }
+}
+
+// MARK: - Signal handlers
+
+// A C signal handler cannot capture anything: what the handlers need lives in globals, set before they are
+// installed, and they call only async-signal-safe functions (tcsetattr, write, sigaction, raise).
+
+private typealias SignalInformation = UnsafeMutablePointer<siginfo_t>
+
+private struct SignalContext {
+    var input: Int32 = -1
+    var output: Int32 = -1
+    var saved = termios()
+    var raw = termios()
+    var wake: Int32 = -1
+}
+
+nonisolated(unsafe) private let signalContext: UnsafeMutablePointer<SignalContext> = {
+    let context = UnsafeMutablePointer<SignalContext>.allocate(capacity: 1)
+    context.initialize(to: SignalContext())
+    return context
+}()
+/// The actions the handlers replaced, by signal number.
+nonisolated(unsafe) private let previousActions: UnsafeMutablePointer<sigaction> = {
+    let actions = UnsafeMutablePointer<sigaction>.allocate(capacity: Int(signalCount))
+    actions.initialize(repeating: sigaction(), count: Int(signalCount))
+    return actions
+}()
+/// The handlers' own actions, by signal number, for reinstalling after a stop.
+nonisolated(unsafe) private let ownActions: UnsafeMutablePointer<sigaction> = {
+    let actions = UnsafeMutablePointer<sigaction>.allocate(capacity: Int(signalCount))
+    actions.initialize(repeating: sigaction(), count: Int(signalCount))
+    return actions
+}()
+private let signalCount: Int32 = 65
+private let isRaw = Atomic<Bool>(false)
+private let handlersInstalled = Atomic<Bool>(false)
+
+/// Restores the modes, then lets the signal do what it did before this handler: end the program (or run
+/// the crash reporter). A fault the hardware raised recurs on return; any other signal is raised again.
+private func restoreAndResignal(_ signal: Int32, _ info: SignalInformation?, _: UnsafeMutableRawPointer?) {
+    if isRaw.exchange(false, ordering: .sequentiallyConsistent) {
+        _ = tcsetattr(signalContext.pointee.input, TCSANOW, &signalContext.pointee.saved)
+        writeNewline()
+    }
+    sigaction(signal, previousActions + Int(signal), nil)
+    let raisedByHardware: Bool
+    switch signal {
+    case SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP: raisedByHardware = (info?.pointee.si_code ?? 0) > 0
+    default: raisedByHardware = false
+    }
+    // Blocked while this handler runs: delivered, with the previous action, as it returns.
+    if !raisedByHardware { raise(signal) }
+}
+
+/// SIGTSTP (Ctrl-Z, which the reader sends, or a `kill -TSTP`): the person's modes while stopped, raw
+/// again when continued, and the line drawn again.
+private func suspend(_ signal: Int32, _: SignalInformation?, _: UnsafeMutableRawPointer?) {
+    let savedErrno = errno
+    let wasRaw = isRaw.load(ordering: .sequentiallyConsistent)
+    if wasRaw {
+        _ = tcsetattr(signalContext.pointee.input, TCSANOW, &signalContext.pointee.saved)
+        writeNewline()
+    }
+    // Stop as the default action would: it is blocked in here, so raise it, then unblock it to be stopped.
+    // In an orphaned process group, where nobody could continue the program, the kernel discards it.
+    var standard = sigaction()
+    sigemptyset(&standard.sa_mask)
+    sigaction(SIGTSTP, &standard, nil)
+    raise(SIGTSTP)
+    var stop = sigset_t()
+    sigemptyset(&stop)
+    sigaddset(&stop, SIGTSTP)
+    pthread_sigmask(SIG_UNBLOCK, &stop, nil)
+    // Continued (or never stopped).
+    pthread_sigmask(SIG_BLOCK, &stop, nil)
+    sigaction(SIGTSTP, ownActions + Int(SIGTSTP), nil)
+    if wasRaw, isRaw.load(ordering: .sequentiallyConsistent) {
+        _ = tcsetattr(signalContext.pointee.input, TCSANOW, &signalContext.pointee.raw)
+        wakeReader()
+    }
+    errno = savedErrno
+}
+
+/// SIGCONT and SIGWINCH: raw again if a line is being read (the shell that continued the program may have
+/// changed the modes), and the line drawn again.
+private func wake(_ signal: Int32, _: SignalInformation?, _: UnsafeMutableRawPointer?) {
+    let savedErrno = errno
+    if signal == SIGCONT, isRaw.load(ordering: .sequentiallyConsistent) {
+        _ = tcsetattr(signalContext.pointee.input, TCSANOW, &signalContext.pointee.raw)
+    }
+    wakeReader()
+    errno = savedErrno
+}
+
+private func wakeReader() {
+    var byte: UInt8 = 0
+    _ = write(signalContext.pointee.wake, &byte, 1)
+}
+
+private func writeNewline() {
+    var newline: (UInt8, UInt8) = (0x0D, 0x0A)
+    _ = withUnsafeBytes(of: &newline) { write(signalContext.pointee.output, $0.baseAddress, 2) }
+}
+
+extension sigaction {
+    /// Whether this action ignores the signal.
+    fileprivate var isIgnore: Bool {
+        unsafeBitCast(__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+    }
+}

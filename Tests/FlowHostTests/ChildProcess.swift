@@ -1,0 +1,273 @@
+import Foundation
+import Glibc
+
+/// A child process driven the way a person or a pipeline drives it: the test writes to its standard input
+/// and waits, with a deadline, for what it prints.
+///
+/// Its standard input and output are either a ``PseudoTerminal`` or two pipes (standard error goes where
+/// standard output goes). Nothing here sleeps: every wait is `poll()` on the output with a deadline.
+final class ChildProcess {
+    /// How the child's standard input and output are connected.
+    enum Connection {
+        /// A pseudo-terminal. `controlling`: the child starts a session and the terminal becomes its
+        /// controlling terminal, as under a login shell; otherwise it runs in a process group of its own in
+        /// the test's session, where a stop signal stops it (in a session of its own nobody could resume it,
+        /// so the kernel discards stop signals there).
+        case terminal(controlling: Bool)
+        case pipes
+    }
+
+    /// How the child ended.
+    enum Ending: Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signalled(Int32)
+
+        var description: String {
+            switch self {
+            case .exited(let code): "exited with status \(code)"
+            case .signalled(let signal): "killed by signal \(signal)"
+            }
+        }
+    }
+
+    let pid: pid_t
+    /// The pseudo-terminal, for a ``Connection/terminal(controlling:)`` child.
+    let terminal: PseudoTerminal?
+    private var input: Int32
+    private let output: Int32
+    private var outputOpen = true
+    /// Everything the child printed so far.
+    private(set) var transcript: [UInt8] = []
+    /// Where the next ``waitFor(_:within:)`` starts looking in ``transcript``.
+    private var consumed = 0
+    private var ending: Ending?
+
+    /// Starts the built `flowhost` with `arguments` and the test's environment plus `environment`.
+    static func flowhost(
+        _ arguments: [String], connection: Connection = .terminal(controlling: true),
+        environment: [String: String] = [:]
+    ) throws -> ChildProcess {
+        try ChildProcess(
+            executable: BuildProducts.path(of: "flowhost"), arguments: arguments, connection: connection,
+            environment: environment)
+    }
+
+    init(executable: String, arguments: [String], connection: Connection, environment: [String: String]) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+
+        // Default signal handling and no blocked signals, whatever the test runner's threads have.
+        var signals = sigset_t()
+        sigfillset(&signals)
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+
+        var childEnds: [Int32] = []
+        switch connection {
+        case .terminal(let controlling):
+            let terminal = try PseudoTerminal()
+            self.terminal = terminal
+            input = fcntl(terminal.master, F_DUPFD_CLOEXEC, 0)
+            output = terminal.master
+            if controlling {
+                // A session leader without a controlling terminal acquires the first terminal it opens.
+                flags |= Self.spawnSetSID
+                posix_spawn_file_actions_addopen(&actions, 0, terminal.slavePath, O_RDWR, 0)
+                posix_spawn_file_actions_adddup2(&actions, 0, 1)
+                posix_spawn_file_actions_adddup2(&actions, 0, 2)
+            } else {
+                flags |= Int32(POSIX_SPAWN_SETPGROUP)
+                posix_spawnattr_setpgroup(&attributes, 0)
+                for target in 0...2 { posix_spawn_file_actions_adddup2(&actions, terminal.slave, Int32(target)) }
+            }
+        case .pipes:
+            terminal = nil
+            var toChild: [Int32] = [-1, -1]
+            var fromChild: [Int32] = [-1, -1]
+            guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else {
+                throw TestFailure("pipe: \(String(cString: strerror(errno)))")
+            }
+            for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            input = toChild[1]
+            output = fromChild[0]
+            childEnds = [toChild[0], fromChild[1]]
+            posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, fromChild[1], 2)
+        }
+        // Descriptors other tests opened without close-on-exec stay out of this child.
+        for fd in Self.openDescriptors() where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        for fd in childEnds { close(fd) }
+        guard status == 0 else { throw TestFailure("posix_spawn \(executable): \(String(cString: strerror(status)))") }
+        self.pid = pid
+        _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// glibc's `POSIX_SPAWN_SETSID`, which Swift does not import (it needs `_GNU_SOURCE`).
+    private static let spawnSetSID: Int32 = 0x80
+
+    private static func openDescriptors() -> [Int32] {
+        guard let directory = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        var descriptors: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if let fd = Int32(name), fd != own { descriptors.append(fd) }
+        }
+        return descriptors
+    }
+
+    // MARK: - Driving
+
+    /// Writes `text` to the child's standard input, as typed or piped.
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && errno == EAGAIN {
+                // The terminal's input queue is full (the master side is non-blocking): wait until it drains.
+                var descriptor = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
+                guard poll(&descriptor, 1, 10_000) > 0 else { throw TestFailure("the child stopped reading its input") }
+                continue
+            }
+            guard count > 0 else { throw TestFailure("writing to the child: \(String(cString: strerror(errno)))") }
+            written += count
+        }
+    }
+
+    /// Closes the child's standard input: end of file for a pipe. (On a terminal, type Ctrl-D instead.)
+    func closeInput() {
+        close(input)
+        input = -1
+    }
+
+    /// Waits until the child has printed `text` after what earlier waits matched.
+    ///
+    /// - Returns: What it printed from the end of the previous match to the end of this one.
+    /// - Throws: ``TestFailure`` with everything printed since the previous match, when `text` does not
+    ///   appear within `timeout` or the child closes its output first.
+    @discardableResult
+    func waitFor(_ text: String, within timeout: Duration = .seconds(10)) throws -> String {
+        let wanted = Array(text.utf8)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let range = transcript[consumed...].firstRange(of: wanted) {
+                let printed = String(decoding: transcript[consumed..<range.upperBound], as: UTF8.self)
+                consumed = range.upperBound
+                return printed
+            }
+            guard outputOpen, ContinuousClock.now < deadline else {
+                let state = outputOpen ? "still running" : "output closed"
+                throw TestFailure(
+                    "\(text.debugDescription) did not appear within \(timeout) (\(state)); printed since the last match:\n"
+                        + String(decoding: transcript[consumed...], as: UTF8.self).debugDescription)
+            }
+            readOutput(until: deadline)
+        }
+    }
+
+    /// What the child printed after the last match so far, without waiting.
+    func unmatchedOutput() -> String {
+        readOutput(until: .now)
+        return String(decoding: transcript[consumed...], as: UTF8.self)
+    }
+
+    /// Waits for the child to end, reading its output meanwhile.
+    func waitForExit(within timeout: Duration = .seconds(10)) throws -> Ending {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let ending = try reap() { return ending }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure(
+                    "the child did not exit within \(timeout); it printed:\n"
+                        + String(decoding: transcript, as: UTF8.self).debugDescription)
+            }
+            // The output of a terminal stays open while this side holds the slave; check now and then.
+            readOutput(until: min(deadline, .now + .milliseconds(20)))
+        }
+    }
+
+    /// Waits until the child has been stopped by a signal.
+    func waitForStop(within timeout: Duration = .seconds(10)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WUNTRACED | WNOHANG)
+            guard result >= 0 else { throw TestFailure("waitpid: \(String(cString: strerror(errno)))") }
+            // WIFSTOPPED is a macro: the low byte is 0x7f for a stopped child.
+            if result == pid {
+                guard status & 0xff == 0x7f else { throw TestFailure("the child ended instead of stopping") }
+                return
+            }
+            guard ContinuousClock.now < deadline else { throw TestFailure("the child did not stop within \(timeout)") }
+            readOutput(until: min(deadline, .now + .milliseconds(20)))
+        }
+    }
+
+    /// Sends `signal` to the child.
+    func signal(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    private func reap() throws -> Ending? {
+        if let ending { return ending }
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        if result == 0 { return nil }
+        guard result == pid else { throw TestFailure("waitpid: \(String(cString: strerror(errno)))") }
+        // WIFEXITED and friends are macros: the low 7 bits are the signal, 0 for a normal exit.
+        ending = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f)
+        readOutput(until: .now)
+        return ending
+    }
+
+    /// Appends whatever the child printed to ``transcript``, waiting for something until `deadline`.
+    private func readOutput(until deadline: ContinuousClock.Instant) {
+        guard outputOpen else { return }
+        var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+        let timeout = Int32(max(0, ((deadline - .now) / .milliseconds(1)).rounded(.up)))
+        guard poll(&descriptor, 1, timeout) > 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            if count > 0 {
+                transcript += buffer[..<count]
+                continue
+            }
+            if count < 0 && errno == EINTR { continue }
+            // EAGAIN: read all there was. 0 or EIO: the child closed its side.
+            if count == 0 || errno != EAGAIN { outputOpen = false }
+            return
+        }
+    }
+
+    deinit {
+        if (try? reap()) == nil {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        if input >= 0 { close(input) }
+        if terminal == nil { close(output) }
+    }
+}

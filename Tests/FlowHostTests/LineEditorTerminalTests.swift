@@ -1,0 +1,204 @@
+import Glibc
+import Testing
+
+/// The prompt of `flowhost run` on a pseudo-terminal, typed at as a person would: editing keys, history
+/// across runs, Ctrl-C, Tab, and the terminal's modes given back on every way out.
+struct LineEditorTerminalTests {
+    static let left = "\u{1B}[D"
+    static let up = "\u{1B}[A"
+
+    /// `flowhost run manifests/demo.json` at its first prompt.
+    private func start(
+        _ arguments: [String] = [], in directory: TemporaryDirectory,
+        connection: ChildProcess.Connection = .terminal(controlling: true), environment: [String: String] = [:]
+    ) throws -> ChildProcess {
+        let shell = try ChildProcess.flowhost(
+            ["run", Repository.path("manifests/demo.json")] + arguments, connection: connection,
+            environment: directory.environment().merging(environment) { $1 })
+        try shell.waitFor("top: welcome")
+        try shell.waitFor("flowhost> ")
+        return shell
+    }
+
+    @Test func leftArrowAndInsertionThenEnterRunTheEditedCommand() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory)
+
+        try shell.send("stck" + Self.left + Self.left + "a\r")
+
+        let printed = try shell.waitFor("stack: welcome")
+        #expect(!printed.contains("unknown command"))
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    @Test func aMultiByteCharacterIsOneStepOfTheCursor() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory)
+        try shell.send("act signIn\r")
+        try shell.waitFor("top: signIn")
+
+        // Left over `}`, `"` and `ë`, then insert between `Z` and `ë`.
+        try shell.send(#"act submit {"user": "Zë"}"# + String(repeating: Self.left, count: 3) + "o\r")
+        try shell.waitFor("top: itemList")
+        try shell.send("tab 1\r")
+        try shell.waitFor("top: settings")
+        try shell.send("show\r")
+
+        try shell.waitFor(#"content: {"user":"Zoë"}"#)
+    }
+
+    @Test func upRecallsACommandOfThePreviousRun() throws {
+        let directory = try TemporaryDirectory()
+        let first = try start(in: directory)
+        try first.send("stats\r")
+        try first.waitFor("welcome.Launch: 1")
+        try first.send("quit\r")
+        #expect(try first.waitForExit() == .exited(0))
+        #expect(try readText(directory.path + "/state/flowhost/history") == "stats\nquit\n")
+
+        let second = try start(in: directory)
+        try second.send(Self.up + Self.up)
+        try second.waitFor("flowhost> stats")
+        try second.send("\r")
+
+        try second.waitFor("welcome.Launch: 1")
+    }
+
+    @Test func controlCClearsTheLineAndTheShellGoesOn() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory)
+
+        try shell.send("bogus" + Self.left + Self.left + "\u{03}")
+        // The abandoned line is left whole on screen with the cursor after it, then ^C.
+        try shell.waitFor("flowhost> bogus\u{1B}[K\r\u{1B}[15C^C")
+        try shell.send("stats\r")
+
+        let printed = try shell.waitFor("welcome.Launch: 1")
+        #expect(!printed.contains("unknown command"), "the abandoned text was not sent")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    @Test func tabCompletesACommandAndASecondTabListsTheCandidates() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory)
+
+        try shell.send("sta\t")
+        try shell.waitFor("\u{07}")  // `stack` or `stats`: nothing to add yet
+        try shell.send("\t")
+        try shell.waitFor("stack  stats")
+        try shell.send("c\t")
+        try shell.waitFor("flowhost> stack ")
+        try shell.send("\r")
+
+        try shell.waitFor("stack: welcome")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    @Test func aLineWiderThanTheTerminalIsSentWhole() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory)
+        try shell.send("act signIn\r")
+        try shell.waitFor("top: signIn")
+        let name = String(repeating: "x", count: 150)  // the terminal is 80 columns wide
+
+        try shell.send(#"act submit {"user": "\#(name)"}"# + "\r")
+        try shell.waitFor("top: itemList")
+        try shell.send("tab 1\rshow\r")
+
+        try shell.waitFor(#"content: {"user":"\#(name)"}"#)
+    }
+
+    @Test func linesPrintedWhileTypingGoAboveThePromptAndTheLineIsKept() throws {
+        let plugins = try TemporaryDirectory()
+        for plugin in ["Welcome", "Auth", "Catalog", "Settings"] {
+            _ = try plugins.file("lib\(plugin)Plugin.so", containing: BuildProducts.bytes(of: "lib\(plugin)Plugin.so"))
+        }
+        let directory = try TemporaryDirectory()
+        let shell = try start(["--watch", "--plugin-path", plugins.path], in: directory)
+        try shell.send("sats" + Self.left + Self.left + Self.left)
+        try shell.waitFor("flowhost> sats\u{1B}[K\r\u{1B}[11C")  // the cursor after `s`
+
+        let rebuilt = try BuildProducts.bytes(of: "libSettingsPlugin.so") + [UInt8](repeating: 0, count: 16)
+        let staging = try plugins.file("libSettingsPlugin.so.tmp", containing: rebuilt)
+        try #require(rename(staging, plugins.path + "/libSettingsPlugin.so") == 0)
+
+        // The prompt's row is cleared, the line printed, and the prompt drawn again as it was.
+        try shell.waitFor("\r\u{1B}[K  service settings.Analytics stopped")
+        try shell.waitFor("reloaded plugin 'settings': generation 2")
+        try shell.waitFor("flowhost> sats\u{1B}[K\r\u{1B}[11C")
+        try shell.send("t\r")
+        try shell.waitFor("welcome.Launch: 1")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    @Test(arguments: ["quit\r", "\u{04}"])
+    func theTerminalsModesAreGivenBackOnExit(ending: String) throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory)
+        let terminal = try #require(shell.terminal)
+        #expect(try !terminal.isCooked(), "raw at the prompt")
+
+        try shell.send(ending)
+
+        #expect(try shell.waitForExit() == .exited(0))
+        #expect(try terminal.isCooked())
+    }
+
+    @Test(arguments: [(SIGTERM, true), (SIGHUP, true), (SIGINT, true), (SIGKILL, false)])
+    func aSignalEndsTheProgramAndTheModesAreGivenBackUnlessItCannotBeCaught(signal: Int32, restored: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory)
+        try shell.send("sta")
+        try shell.waitFor("flowhost> sta")
+        let terminal = try #require(shell.terminal)
+        #expect(try !terminal.isCooked())
+
+        shell.signal(signal)
+
+        #expect(try shell.waitForExit() == .signalled(signal))
+        // SIGKILL cannot be caught: the modes stay raw, which shows that this check sees what was left.
+        #expect(try terminal.isCooked() == restored)
+    }
+
+    @Test func controlZStopsWithTheModesGivenBackAndContinuingDrawsTheLineAgain() throws {
+        let directory = try TemporaryDirectory()
+        // Not a session of its own: there, nobody could continue a stopped program, so it would not stop.
+        let shell = try start(in: directory, connection: .terminal(controlling: false))
+        let terminal = try #require(shell.terminal)
+        try shell.send("sh")
+        try shell.waitFor("flowhost> sh")
+
+        try shell.send("\u{1A}")
+        try shell.waitForStop()
+        #expect(try terminal.isCooked())
+        shell.signal(SIGCONT)
+
+        try shell.waitFor("flowhost> sh")
+        #expect(try !terminal.isCooked())
+        try shell.send("ow\r")
+        try shell.waitFor("action signIn")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    @Test func anUnwritableHistoryIsAWarningAndTheShellGoesOn() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.file("not-a-directory", containing: "")
+        let shell = try start(in: directory, environment: ["XDG_STATE_HOME": file])
+
+        try shell.send("stats\r")
+        try shell.waitFor(
+            "flowhost: warning: cannot create directory \(file)/flowhost for the history: Not a directory")
+        try shell.waitFor("welcome.Launch: 1")
+        try shell.send("stack\r")
+        let printed = try shell.waitFor("stack: welcome")
+
+        #expect(!printed.contains("warning"), "one warning is enough")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+}

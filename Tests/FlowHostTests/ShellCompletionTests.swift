@@ -1,0 +1,70 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+
+/// What Tab offers at each word of a command, from a snapshot of the demo host.
+@MainActor
+struct ShellCompletionTests {
+    private let shell: HostShell
+
+    init() throws {
+        shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        _ = shell.start()
+    }
+
+    private func candidates(_ text: String) -> [String] {
+        shell.completer.completions(before: text).candidates
+    }
+
+    @Test func theFirstWordIsACommand() {
+        #expect(candidates("sta") == ["stack", "stats"])
+        #expect(candidates("") == HostShell.commandWords.sorted())
+        #expect(candidates("  re") == ["reload"])
+    }
+
+    @Test func afterSendTheRoutedRequests() {
+        #expect(candidates("send catalog.") == ["catalog.create", "catalog.detail", "catalog.list"])
+        #expect(candidates("send auth.signIn f") == ["from"])
+    }
+
+    @Test func afterFromTheModulesOnScreenAndInRoutes() {
+        // `welcome` is on screen; `settings` is a route's `from`.
+        #expect(candidates("send auth.signIn from ") == ["settings", "welcome"])
+        #expect(candidates("send auth.signIn to ").isEmpty)
+    }
+
+    @Test func afterActTheVisibleModulesActionsFollowingTheScreen() {
+        #expect(candidates("act ") == ["getStarted", "signIn"])
+
+        shell.execute("act signIn")
+
+        #expect(candidates("act ") == ["cancel", "submit"])
+        #expect(candidates("send auth.signIn from ") == ["settings", "signIn", "welcome"])
+    }
+
+    @Test func afterReloadThePluginsAndTheManifest() {
+        #expect(candidates("reload ") == ["auth", "catalog", "manifest", "settings", "welcome"])
+        #expect(candidates("reload m") == ["manifest"])
+    }
+
+    @Test func afterBackWaitExpectAndStatsTheirWords() {
+        #expect(candidates("back ") == ["root", "to"])
+        #expect(candidates("back to we") == ["welcome"])
+        #expect(candidates("wait ") == ["reload"])
+        #expect(candidates("wait reload s") == ["settings"])
+        #expect(candidates("expect no ") == ["tabs"])
+        #expect(candidates("expect outcome ") == ["failed", "handled", "queued", "unhandled"])
+        #expect(candidates("stats ") == ["--json"])
+    }
+
+    @Test func nothingAfterACompleteCommandOrInAPayload() {
+        #expect(candidates("stack ").isEmpty)
+        #expect(candidates("act signIn {\"us").isEmpty)
+    }
+
+    @Test func theWordStartsAfterTheLastSpace() {
+        #expect(shell.completer.completions(before: "send cat").wordStart == 5)
+        #expect(shell.completer.completions(before: "send ").wordStart == 5)
+    }
+}

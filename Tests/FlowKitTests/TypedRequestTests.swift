@@ -1,0 +1,54 @@
+import FlowKit
+import Testing
+
+/// Typed request names: senders encode and managers decode without repeating the payload type.
+@MainActor
+struct TypedRequestTests {
+    struct ItemID: Codable, Sendable, Equatable {
+        var id: Int
+    }
+
+    @Test func senderEncodesAndManagerDecodesThroughTheName() throws {
+        let showDetail = TypedRequest<ItemID>("detail.show")
+        let (coordinator, _) = BaseFlowCoordinator.withLog([
+            RequestRoute("detail.show"): route("Detail", PresentingManager.self)
+        ])
+
+        let outcome = coordinator.requestCoordination(showDetail, ItemID(id: 2), from: .app)
+        let request = try showDetail(ItemID(id: 2))
+
+        #expect(outcome == .handled(manager: "Detail"))
+        #expect(request == CoordinationRequest("detail.show", payload: ["id": 2]), "plain JSON on the wire")
+        #expect(try request.decode(showDetail) == ItemID(id: 2))
+    }
+
+    @Test func wrongNameOrPayloadSaysWhatArrived() {
+        let showDetail = TypedRequest<ItemID>("detail.show")
+
+        #expect(throws: FlowError("expected a detail.show request, got list.show")) {
+            try showDetail.decode(CoordinationRequest("list.show"))
+        }
+        #expect {
+            try showDetail.decode(CoordinationRequest("detail.show", payload: ["id": "two"]))
+        } throws: { error in
+            (error as? FlowError)?.message.hasPrefix(#"detail.show got an unexpected payload {"id":"two"}: "#) == true
+        }
+    }
+
+    @Test func payloadThatCannotBeEncodedFailsTheRequestUnsent() {
+        struct Measure: Codable, Sendable { var value: Double }
+        let measure = TypedRequest<Measure>("list.show")
+        let (coordinator, log) = BaseFlowCoordinator.withLog([
+            RequestRoute("list.show"): route("List", PresentingManager.self)
+        ])
+
+        let outcome = coordinator.requestCoordination(measure, Measure(value: .infinity), from: .app)
+
+        guard case .failed(let error) = outcome else {
+            Issue.record("expected a failure, got \(outcome)")
+            return
+        }
+        #expect(error.message.hasPrefix("cannot encode the payload of list.show: "))
+        #expect(log.managers.isEmpty)
+    }
+}
