@@ -63,8 +63,9 @@ extension Host {
         registry.pluginNames.map { reloadPlugin($0, force: force) }
     }
 
-    /// Reads the manifest file again. A valid one replaces the routing table in one step; an invalid one
-    /// is reported and changes nothing.
+    /// Reads the manifest file again. A valid one replaces the routing table and the guards in one step;
+    /// an invalid one is reported and changes nothing. Requests held for a redirect stay held, judged by
+    /// the guard that redirected them.
     ///
     /// Services are not restarted: a change to `services` takes effect at the next start.
     @discardableResult
@@ -76,6 +77,7 @@ extension Host {
             experiments.update(reloaded.experiments)
             manifest = reloaded
             coordinator.mapping = mapping(for: reloaded)
+            coordinator.guards = reloaded.guards
             event = .manifestReloaded(file: reloaded.path, routes: reloaded.routes.count)
         } catch {
             event = .manifestRejected(error)

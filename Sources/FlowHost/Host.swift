@@ -56,6 +56,7 @@ public final class Host {
         self.coordinator = BaseFlowCoordinator(name: manifest.name ?? "host", services: services.map(\.service))
         self.problems = Host.unique(problems)
         coordinator.mapping = mapping(for: manifest)
+        coordinator.guards = manifest.guards
         coordinator.onEvent = { [weak self] event in
             guard let self else { return }
             self.stats.count(event)

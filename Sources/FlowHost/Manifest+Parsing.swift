@@ -118,7 +118,8 @@ struct ManifestParser {
     var errors: [ManifestError] = []
 
     static let topKeys = [
-        "deepLinks", "experiments", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services", "start",
+        "deepLinks", "experiments", "guards", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services",
+        "start",
     ]
     static let pluginKeys = ["library", "sha256"]
     static let routeKeys = ["experiment", "from", "manager", "plugin", "request"]
@@ -174,7 +175,8 @@ struct ManifestParser {
         return Manifest(
             path: file, directory: directory, manifestVersion: Manifest.supportedVersion, name: appName,
             pluginPath: pluginPath, plugins: plugins, routes: routes, services: services, start: start,
-            experiments: experiments, deepLinks: deepLinks(top["deepLinks"]))
+            experiments: experiments, deepLinks: deepLinks(top["deepLinks"]),
+            guards: guards(top["guards"], routes: routes))
     }
 
     // MARK: Sections

@@ -30,6 +30,8 @@ public struct Manifest: Sendable, Hashable {
     public var experiments: [String: Experiment]
     /// URL patterns and the requests they open, tried in the manifest's order.
     public var deepLinks: DeepLinkMapping
+    /// The guards the host installs on its root coordinator, in the manifest's order.
+    public var guards: [RedirectGuard]
 
     /// Creates a manifest from parts that are assumed to be valid already.
     public init(
@@ -43,7 +45,8 @@ public struct Manifest: Sendable, Hashable {
         services: [ServiceRef] = [],
         start: [CoordinationRequest] = [],
         experiments: [String: Experiment] = [:],
-        deepLinks: DeepLinkMapping = DeepLinkMapping()
+        deepLinks: DeepLinkMapping = DeepLinkMapping(),
+        guards: [RedirectGuard] = []
     ) {
         self.path = path
         self.directory = directory
@@ -56,6 +59,7 @@ public struct Manifest: Sendable, Hashable {
         self.start = start
         self.experiments = experiments
         self.deepLinks = deepLinks
+        self.guards = guards
     }
 }
 

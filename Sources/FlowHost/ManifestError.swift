@@ -64,6 +64,9 @@ extension ManifestError {
         /// A deep link whose pattern is malformed or repeated, that opens no requests, or whose payloads
         /// name a capture the pattern lacks.
         case badDeepLink
+        /// A guard whose request pattern is malformed or looks like a misspelt routed request, whose
+        /// condition is not exactly one of `context` and `dependency`, or whose redirect no route handles.
+        case badGuard
     }
 }
 

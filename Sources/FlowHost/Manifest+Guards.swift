@@ -1,0 +1,120 @@
+import FlowKit
+
+/// The manifest's `guards`: requests redirected elsewhere until a condition holds, then resumed.
+///
+/// ```json
+/// "guards": [
+///   {"name": "signedIn", "requests": ["catalog.*"], "unless": {"context": "user"}, "redirect": "auth.signIn"}
+/// ]
+/// ```
+extension ManifestParser {
+    static let guardKeys = ["name", "redirect", "requests", "unless"]
+    static let conditionKeys = ["context", "dependency"]
+
+    /// The guards, in the manifest's order. `routes` are the parsed routes, which redirects must name and
+    /// patterns are checked against for typos.
+    mutating func guards(_ value: JSONValue?, routes: [Manifest.Route]) -> [RedirectGuard] {
+        let routed = Set(routes.map(\.request.rawValue))
+        var guards: [RedirectGuard] = []
+        for (index, element) in elements(of: value, at: "guards") {
+            let path = "guards[\(index)]"
+            guard let members = object(element, at: path, allowed: Self.guardKeys) else { continue }
+            let name = members["name"].flatMap {
+                self.name($0, at: path + ".name", what: "guard name", hint: "omit \"name\" to call it \(path)")
+            }
+            let patterns = required("requests", in: members, at: path).flatMap {
+                requestPatterns($0, at: path + ".requests", routed: routed)
+            }
+            let condition = required("unless", in: members, at: path).flatMap {
+                self.condition($0, at: path + ".unless")
+            }
+            let redirect = required("redirect", in: members, at: path).flatMap {
+                startRequest($0, at: path + ".redirect")
+            }
+            if let redirect { checkRouted(redirect.name.rawValue, at: path + ".redirect", routed: routed) }
+            guard let patterns, let condition, let redirect, members["name"] == nil || name != nil else { continue }
+            guards.append(RedirectGuard(name: name ?? path, requests: patterns, unless: condition, redirect: redirect))
+        }
+        return guards
+    }
+
+    /// The patterns of `requests`; `nil`, reported, when any is bad or there is none.
+    private mutating func requestPatterns(_ value: JSONValue, at path: String, routed: Set<String>) -> [RequestPattern]?
+    {
+        let elements = elements(of: value, at: path)
+        if case .array = value, elements.isEmpty {
+            report(.badGuard, at: path, "a guard needs at least one request pattern, such as \"catalog.*\"")
+            return nil
+        }
+        var patterns: [RequestPattern] = []
+        var valid = true
+        for (index, element) in elements {
+            let place = "\(path)[\(index)]"
+            guard let text = name(element, at: place, what: "request pattern") else {
+                valid = false
+                continue
+            }
+            do {
+                let pattern = try RequestPattern(text)
+                patterns.append(pattern)
+                if !routed.isEmpty, !routed.contains(where: { pattern.matches(CoordinationRequestName($0)) }),
+                    let nearest = Suggestion.closest(to: text, among: Self.patternCandidates(routed))
+                {
+                    report(
+                        .badGuard, at: place,
+                        "\(quoted(text)) matches no routed request; did you mean \(quoted(nearest))?")
+                    valid = false
+                }
+            } catch {
+                report(.badGuard, at: place, error.message)
+                valid = false
+            }
+        }
+        return valid && !elements.isEmpty ? patterns : nil
+    }
+
+    /// The patterns a typo may have meant: each routed name, and each of its dotted prefixes with `.*`.
+    private static func patternCandidates(_ routed: Set<String>) -> Set<String> {
+        var candidates = routed
+        for name in routed {
+            var prefix = ""
+            for part in name.split(separator: ".").dropLast() {
+                prefix += part + "."
+                candidates.insert(prefix + "*")
+            }
+        }
+        return candidates
+    }
+
+    /// `"KEY"` (a dependency), `{"dependency": "KEY"}` or `{"context": "PATH"}`.
+    private mutating func condition(_ value: JSONValue, at path: String) -> GuardCondition? {
+        if case .string = value {
+            return name(value, at: path, what: "dependency key").map { .dependency(DependencyKey($0)) }
+        }
+        guard let members = object(value, at: path, allowed: Self.conditionKeys, or: "string") else { return nil }
+        let given = Self.conditionKeys.filter { members[$0] != nil }
+        guard given.count == 1, let key = given.first, let operand = members[key] else {
+            if members.keys.allSatisfy(Self.conditionKeys.contains) {
+                report(
+                    .badGuard, at: path,
+                    "a condition needs exactly one of \"context\" or \"dependency\", found \(given.isEmpty ? "neither" : "both")"
+                )
+            }
+            return nil
+        }
+        let operandPath = Self.path(path, key: key)
+        if key == "context" {
+            return name(operand, at: operandPath, what: "context path").map { .context($0) }
+        }
+        return name(operand, at: operandPath, what: "dependency key").map { .dependency(DependencyKey($0)) }
+    }
+
+    /// Reports a redirect no route handles, naming the nearest routed request.
+    private mutating func checkRouted(_ request: String, at path: String, routed: Set<String>) {
+        guard !routed.isEmpty, !routed.contains(request) else { return }
+        let hint = Suggestion.closest(to: request, among: routed).map { "did you mean \(quoted($0))?" }
+        report(
+            .badGuard, at: path,
+            "no route handles \(quoted(request)); \(hint ?? "a redirect must be a request the routes handle")")
+    }
+}
