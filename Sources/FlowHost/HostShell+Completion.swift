@@ -63,7 +63,10 @@ extension HostShell {
             case ("wait", 2) where before[1] == "reload": return plugins
             case ("expect", 1): return ["top", "stack", "modals", "tabs", "no", "content", "outcome"]
             case ("expect", 2) where before[1] == "no": return ["tabs"]
-            case ("expect", 2) where before[1] == "outcome": return ["handled", "unhandled", "queued", "failed"]
+            case ("expect", 2) where before[1] == "outcome":
+                return ["handled", "unhandled", "queued", "failed", "redirected", "cancelled"]
+            case ("expect", 3) where before[1] == "outcome" && before[2] == "redirected": return ["to"]
+            case ("expect", 4) where before[1] == "outcome" && before[3] == "to": return requests
             case ("expect", 2) where before[1] == "top": return modules
             case ("stats", 1): return ["--json"]
             case ("lifecycle", 1): return ["background", "foreground", "terminate"]

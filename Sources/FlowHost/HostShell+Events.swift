@@ -32,6 +32,7 @@ extension HostShell {
             case .failed(_, _, let error): return .failed(error)
             case .unhandled: return .unhandled
             case .queued(_, _, let keys): return .queued(waitingFor: keys)
+            case .held(let held): return .redirected(held)
             default: return nil
             }
         }
@@ -50,6 +51,14 @@ extension HostShell {
         case .unhandled(let request, let module):
             return
                 "\(request.name) from \(module): unhandled, no route\(requestHint(request.name).map { "; \($0)" } ?? "")"
+        case .redirecting(let held):
+            return
+                "\(held.request.name) from \(held.module): redirected to \(held.redirect.name) by guard '\(held.guardName)'"
+        case .held(let held):
+            // Closing its `redirecting` line it adds nothing; alone, the request joined a flow under way.
+            return closing
+                ? nil
+                : "\(held.request.name) from \(held.module): held until the flow of \(held.redirect.name), under way, completes"
         default:
             return flow.description
         }
@@ -61,8 +70,9 @@ extension HostShell {
     }
 }
 
-/// The requests under way while events are read in order: `handling` opens one, its `handled` or `failed`
-/// closes it. Requests nest because a manager handles its request synchronously.
+/// The requests under way while events are read in order: `handling` (or a guard's `redirecting`) opens
+/// one, its `handled` or `failed` (or `held`) closes it. Requests nest because a manager handles its
+/// request, and a guard sends its redirect, synchronously.
 private struct RequestNesting {
     private var open: [(request: CoordinationRequest, module: Coordinated)] = []
 
@@ -74,15 +84,24 @@ private struct RequestNesting {
         case .handling(let request, let module, _, _):
             open.append((request, module))
             return (open.count - 1, false)
+        case .redirecting(let held):
+            open.append((held.request, held.module))
+            return (open.count - 1, false)
         case .handled(let request, let module, _, _), .failed(let request, let module, _):
-            guard let last = open.last, last.request == request, last.module == module else {
-                return (open.count, false)
-            }
-            open.removeLast()
-            return (open.count, true)
+            return close(request, module)
+        case .held(let held):
+            return close(held.request, held.module)
         default:
             return (open.count, false)
         }
+    }
+
+    private mutating func close(_ request: CoordinationRequest, _ module: Coordinated) -> (depth: Int, closes: Bool) {
+        guard let last = open.last, last.request == request, last.module == module else {
+            return (open.count, false)
+        }
+        open.removeLast()
+        return (open.count, true)
     }
 }
 

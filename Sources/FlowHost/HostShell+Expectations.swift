@@ -166,29 +166,47 @@ extension HostShell {
 
     // MARK: - Outcome
 
-    /// `expect outcome handled [by MANAGER] | unhandled | queued | failed`: what became of the last request
-    /// a command sent, see ``lastOutcome``.
+    /// `expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] |
+    /// cancelled`: what became of the last request a command sent, see ``lastOutcome``. A request a guard
+    /// redirected is followed to its end: `redirected` while it is held, then the outcome it had when it
+    /// was resumed, or `cancelled` when its redirect was.
     private func expectOutcome(_ arguments: String) throws(FlowError) -> Status {
         let (word, rest) = arguments.splitFirstWord()
-        let (by, manager) = rest.splitFirstWord()
-        let matches: (CoordinationOutcome) -> Bool
+        let (preposition, name) = rest.splitFirstWord()
+        let matches: (ShellOutcome) -> Bool
         switch (word, rest) {
-        case ("handled", ""): matches = \.isHandled
+        case ("handled", ""): matches = { $0.outcome?.isHandled == true }
         // The rest of the line: an experiment's variant is reported as "catalog.CreateItem [flow:classic]".
-        case ("handled", _) where by == "by" && !manager.isEmpty: matches = { $0 == .handled(manager: manager) }
-        case ("unhandled", ""): matches = { $0 == .unhandled }
-        case ("queued", ""): matches = \.isQueued
+        case ("handled", _) where preposition == "by" && !name.isEmpty:
+            matches = { $0.outcome == .handled(manager: name) }
+        case ("unhandled", ""): matches = { $0.outcome == .unhandled }
+        case ("queued", ""): matches = { $0.outcome?.isQueued == true }
         case ("failed", ""):
             matches = {
-                if case .failed = $0 { return true }
+                if case .failed? = $0.outcome { return true }
                 return false
             }
-        default: throw FlowError("usage: expect outcome handled [by MANAGER] | unhandled | queued | failed")
+        case ("redirected", ""): matches = { $0.outcome?.isRedirected == true }
+        case ("redirected", _) where preposition == "to" && !name.isEmpty:
+            matches = {
+                if case .redirected(let held)? = $0.outcome { return held.redirect.name.rawValue == name }
+                return false
+            }
+        case ("cancelled", ""):
+            matches = {
+                if case .cancelled = $0 { return true }
+                return false
+            }
+        default:
+            throw FlowError(
+                "usage: expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled"
+            )
         }
-        let expected = rest.isEmpty ? word : "\(word) \(by) \(manager)"
-        guard let outcome = lastOutcome else {
+        let expected = rest.isEmpty ? word : "\(word) \(preposition) \(name)"
+        guard let lastOutcome else {
             return .expectationFailed("expectation failed: the last command sent no request, expected '\(expected)'")
         }
+        let outcome = heldFates.resolve(lastOutcome)
         return matches(outcome) ? .ok : failed("outcome", is: "'\(outcome)'", expected: "'\(expected)'")
     }
 }

@@ -31,6 +31,8 @@ public final class HostShell {
     private var isExecuting = false
     /// The reloads `wait reload` has seen and returned.
     let reloadWait = ReloadWait()
+    /// What became of the requests guards redirected, for `expect outcome`.
+    var heldFates = HeldFates()
     /// Receives the lines for events that happen between commands (a watched file reloaded).
     public var onUnpromptedLines: (@MainActor ([String]) -> Void)?
 
@@ -40,6 +42,7 @@ public final class HostShell {
         host.onEvent = { [weak self] event in
             guard let self else { return }
             self.reloadWait.notice(event)
+            self.heldFates.notice(event)
             if self.isExecuting {
                 self.events.append(event)
             } else {
@@ -69,7 +72,8 @@ public final class HostShell {
           expect modals N                     N modal layers are presented
           expect tabs 'A' 'B'* | expect no tabs   the tab titles in order, * after the selected one
           expect content PATH JSON            the visible module's content at PATH (items.0.title) equals JSON
-          expect outcome handled [by MANAGER] | unhandled | queued | failed   what became of the last request sent
+          expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled
+                                              what became of the last request sent; a redirected one is followed to its end
           wait reload PLUGIN [SECONDS]        wait for PLUGIN's next generation (with --watch), at most SECONDS (10)
           help | quit
         """

@@ -54,7 +54,10 @@ struct ShellCompletionTests {
         #expect(candidates("wait ") == ["reload"])
         #expect(candidates("wait reload s") == ["settings"])
         #expect(candidates("expect no ") == ["tabs"])
-        #expect(candidates("expect outcome ") == ["failed", "handled", "queued", "unhandled"])
+        #expect(
+            candidates("expect outcome ") == ["cancelled", "failed", "handled", "queued", "redirected", "unhandled"])
+        #expect(candidates("expect outcome redirected ") == ["to"])
+        #expect(candidates("expect outcome redirected to auth.") == ["auth.signIn", "auth.signOut"])
         #expect(candidates("stats ") == ["--json"])
     }
 
