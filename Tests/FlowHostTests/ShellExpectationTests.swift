@@ -178,7 +178,9 @@ struct ShellExpectationTests {
 
         shell.execute(
             #"deeplink [{"request": "onboarding.show"}, {"request": "catalog.detail", "payload": {"id": 2}}]"#)
-        #expect(shell.execute("expect outcome queued").status == .ok)
+        // Signed out, the demo's guard redirects the item to sign-in; closing it drops the item.
+        #expect(shell.execute("expect outcome redirected").status == .ok)
+        shell.execute("act cancel")
         shell.execute("act next")
         #expect(shell.execute("expect outcome handled by OnboardingPage").status == .ok)
         shell.execute("send nowhere")
@@ -224,11 +226,13 @@ struct ShellExpectationTests {
         #expect(shell.execute("expect outcome unhandled").status.isFailedExpectation)
     }
 
-    @Test(arguments: ["", "maybe", "handled by", "handled with x", "queued now"])
+    @Test(arguments: ["", "maybe", "handled by", "handled with x", "queued now", "redirected by x", "cancelled now"])
     func outcomeWithoutAKnownFormIsAUsageError(_ arguments: String) throws {
         #expect(
             try demo().execute("expect outcome \(arguments)").status
-                == .error("usage: expect outcome handled [by MANAGER] | unhandled | queued | failed"))
+                == .error(
+                    "usage: expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled"
+                ))
     }
 }
 

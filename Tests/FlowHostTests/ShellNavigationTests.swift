@@ -35,18 +35,57 @@ struct ShellNavigationTests {
         #expect(shell.execute("open").status == .error("usage: open URL"))
     }
 
-    @Test func urlOpenedWhileSignedOutWaitsForTheStoreThenLandsInTheItemsTab() throws {
+    @Test func urlOpenedWhileSignedOutShowsSignInThenLandsInTheItemsTab() throws {
         let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
         _ = shell.start()
 
         let reply = shell.execute("open demo://items/2")
-        shell.execute("act signIn")
-        shell.execute(#"act submit {"user": "ada"}"#)
 
-        #expect(reply.lines.contains("deep link waiting at step 1 of 1: queued until catalog.store is set"))
+        #expect(
+            reply.lines == [
+                "catalog.detail from welcome: redirected to auth.signIn by guard 'signedIn'",
+                "  auth.signIn from welcome: handled by auth.SignIn (libAuthPlugin.so)",
+                "    presented signIn (modal)",
+                "deep link waiting at step 1 of 1: redirected to auth.signIn",
+                "top: signIn",
+            ])
+        #expect(shell.execute("expect outcome redirected to auth.signIn").status == .ok)
+        #expect(shell.execute("expect stack signIn").status == .ok)
+        #expect(shell.execute("expect modals 1").status == .ok)
+
+        let submit = shell.execute(#"act submit {"user": "ada"}"#)
+
+        #expect(submit.lines.contains("resuming catalog.detail from welcome: the flow of auth.signIn completed"))
+        #expect(shell.execute("expect modals 0").status == .ok)
         #expect(shell.execute("expect tabs 'Items'* 'Settings'").status == .ok)
         #expect(shell.execute("expect stack itemList > itemDetail").status == .ok)
         #expect(shell.execute("expect content id 2").status == .ok)
+    }
+
+    @Test func dismissingTheSignInDropsTheURLAndLeavesTheScreenAsItWas() throws {
+        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        _ = shell.start()
+        shell.execute("open demo://items/2")
+
+        let dismiss = shell.execute("dismiss")
+
+        #expect(
+            dismiss.lines == [
+                "removed signIn",
+                "catalog.detail from welcome dropped: the flow of auth.signIn was cancelled (guard 'signedIn' still redirects it)",
+                "top: welcome",
+            ])
+        #expect(shell.execute("expect outcome cancelled").status == .ok)
+        #expect(
+            shell.execute("expect outcome redirected").status
+                == .expectationFailed(
+                    "expectation failed: outcome is 'cancelled: the flow of auth.signIn was cancelled (guard 'signedIn' still redirects it)', expected 'redirected'"
+                ))
+        #expect(shell.execute("expect stack welcome").status == .ok)
+        #expect(shell.execute("expect modals 0").status == .ok)
+        shell.execute("act signIn")
+        shell.execute(#"act submit {"user": "ada"}"#)
+        #expect(shell.execute("expect stack itemList").status == .ok, "the dropped item never comes back")
     }
 
     @Test func backRootAndBackToPopSeveralScreens() throws {
@@ -70,17 +109,18 @@ struct ShellNavigationTests {
 struct RunOpenTests {
     private let manifest = Repository.path("manifests/demo.json")
 
-    @Test func openAtStartWaitsForSignInLikeATypedOne() throws {
+    @Test func openAtStartShowsSignInLikeATypedOne() throws {
         let directory = try TemporaryDirectory()
         let script = try directory.file(
             "walk.flow",
             containing:
-                "act signIn\nact submit {\"user\": \"ada\"}\nexpect stack itemList > itemDetail\nexpect content id 2\n")
+                "expect top signIn\nact submit {\"user\": \"ada\"}\nexpect stack itemList > itemDetail\nexpect content id 2\n"
+        )
 
         let run = try Subprocess.flowhost(["run", manifest, "--open", "demo://items/2", "--script", script])
 
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.outputLines.contains("  deep link waiting at step 1 of 1: queued until catalog.store is set"))
+        #expect(run.outputLines.contains("  deep link waiting at step 1 of 1: redirected to auth.signIn"))
     }
 
     @Test func unknownURLAtStartFailsTheRunNamingTheNearestPattern() throws {
