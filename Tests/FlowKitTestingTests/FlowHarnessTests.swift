@@ -337,3 +337,71 @@ extension FlowEvent {
         }
     }
 }
+
+extension FlowHarnessTests {
+    // MARK: - Guards
+
+    /// A harness where `catalog.*` is redirected to a modal `signIn` screen unless the context has a user.
+    private func guardedHarness() -> FlowHarness {
+        let harness = FlowHarness(plugin: testPlugin)
+        harness.route("catalog.list", to: "Show")
+        harness.route("auth.signIn", to: "Show")
+        harness.guardRequests(
+            ["catalog.*"], unless: .context("user"),
+            redirectTo: CoordinationRequest("auth.signIn", payload: ["module": "signIn", "style": "modal"]),
+            name: "signedIn")
+        return harness
+    }
+
+    @Test func aGuardedRequestWaitsForTheRedirectsFlowThenResumes() throws {
+        let harness = guardedHarness()
+
+        let outcome = harness.send("catalog.list", from: "home", payload: ["module": "list"])
+
+        #expect(outcome.isRedirected)
+        #expect(harness.top == "signIn")
+        #expect(harness.heldRequests.map(\.request.name) == ["catalog.list"])
+        harness.context = ["user": "ada"]
+        try harness.perform("close")
+        #expect(harness.state == PresentationState(stack: ["list"], top: "list"))
+        #expect(harness.resumed.map(\.module) == ["home"])
+        #expect(harness.heldRequests.isEmpty)
+        #expect(harness.redirected.count == 1)
+    }
+
+    @Test func dismissingTheRedirectDropsTheGuardedRequest() throws {
+        let harness = guardedHarness()
+        harness.send("catalog.list", payload: ["module": "list"])
+
+        try harness.dismiss()
+
+        #expect(harness.dropped.map(\.redirect.name) == ["auth.signIn"])
+        #expect(harness.resumed.isEmpty)
+        #expect(harness.state.top == nil)
+    }
+
+    @Test func guardDecisionSaysWhatTheChainWouldDoWithoutSending() {
+        let harness = guardedHarness()
+        harness.addGuard(
+            ClosureGuard("legacy") { request, _, _ in
+                request.name == "catalog.old" ? .rewrite(CoordinationRequest("catalog.list")) : .proceed
+            })
+
+        #expect(
+            harness.guardDecision(for: "catalog.list")
+                == .redirect(CoordinationRequest("auth.signIn", payload: ["module": "signIn", "style": "modal"])))
+        harness.context = ["user": "ada"]
+        #expect(harness.guardDecision(for: "catalog.list") == .proceed)
+        #expect(harness.guardDecision(for: "catalog.old") == .rewrite(CoordinationRequest("catalog.list")))
+        #expect(harness.events.isEmpty, "nothing was sent")
+    }
+
+    @Test func aMalformedPatternIsAnIssueAtTheCallSite() {
+        let harness = FlowHarness(plugin: testPlugin)
+
+        withKnownIssue {
+            harness.guardRequests(["cat*"], unless: .context("user"), redirectTo: CoordinationRequest("auth.signIn"))
+        }
+        #expect(harness.coordinator.guardChain.isEmpty)
+    }
+}

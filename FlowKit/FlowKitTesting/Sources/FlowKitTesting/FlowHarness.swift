@@ -29,7 +29,9 @@ import Testing
 /// The harness builds its ``coordinator`` at once, so routes, dependencies and services can be added in
 /// any order. Services start with ``start()`` or, implicitly, with the first ``send(_:from:payload:)``.
 /// Every event of the coordinator tree is kept in ``events``; ``presented`` and ``unrouted`` are views
-/// of it for the common assertions. A request no route handles is recorded, not lost.
+/// of it for the common assertions. A request no route handles is recorded, not lost. Guards are installed
+/// with ``addGuard(_:)`` or ``guardRequests(_:unless:redirectTo:name:sourceLocation:)``; ``redirected``,
+/// ``resumed`` and ``dropped`` follow the requests they redirect.
 ///
 /// Setup mistakes fail the test on the line that made them: naming a manager or a service that no plugin
 /// description exports records an `Issue` that lists the names they do export, and a request sent along
