@@ -9,6 +9,7 @@ extension CoordinationRequestName {
     static let consent: Self = "consent.show"
     static let quickSignIn: Self = "auth.quick"
     static let slowSignIn: Self = "auth.slow"
+    static let childSignIn: Self = "auth.flow"
 }
 
 extension DependencyKey {
@@ -84,6 +85,26 @@ final class FakeConsentManager: FlowManager {
     }
 }
 
+/// Opens a sign-in child flow, modally, with one form: `submit` signs "ada" in and finishes the child.
+@MainActor
+final class ChildFlowSignInManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        let flow = BaseFlowCoordinator(name: "signInFlow")
+        coordinator.openChild(flow, style: .modal)
+        let form = FlowModule(
+            "signInForm",
+            actions: [
+                ModuleAction("submit") { _, _ in
+                    self.session?.user = "ada"
+                    flow.finish(with: .completed(.null))
+                    return nil
+                }
+            ], coordination: flow)
+        flow.present(form, style: .inline, by: self)
+        return .finished
+    }
+}
+
 /// Signs "ada" in at once and presents nothing.
 @MainActor
 final class InstantSignInManager: FlowManager {
@@ -125,6 +146,7 @@ final class GuardedApp {
             RequestRoute(.quickSignIn): route("QuickSignIn", InstantSignInManager.self),
             RequestRoute(.slowSignIn): route("SlowSignIn", SlowSignInManager.self),
             RequestRoute(.consent): route("Consent", FakeConsentManager.self),
+            RequestRoute(.childSignIn): route("ChildSignIn", ChildFlowSignInManager.self),
             RequestRoute(.catalogList): route("List", PresentingManager.self),
             RequestRoute(.showList): route("List", PresentingManager.self),
             RequestRoute(.showDetail): route("Detail", PresentingManager.self),

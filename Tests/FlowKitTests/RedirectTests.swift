@@ -192,6 +192,19 @@ struct RedirectTests {
         #expect(app.coordinator.heldRequests.isEmpty)
     }
 
+    @Test func aRedirectToAChildFlowCompletesWhenTheChildFinishes() throws {
+        let app = GuardedApp(guards: [RedirectGuard.signedIn(redirect: .childSignIn)])
+        app.coordinator.requestCoordination(list, from: "home")
+        #expect(app.coordinator.router.state.modals == [["signInForm"]])
+        #expect(app.coordinator.children.map(\.name) == ["signInFlow"])
+
+        try app.perform("submit")
+
+        #expect(app.coordinator.children.isEmpty)
+        #expect(app.coordinator.router.state == PresentationState(stack: ["list"], top: "list"))
+        #expect(app.coordinator.heldRequests.isEmpty)
+    }
+
     @Test func aRequestHeldInAChildThatFinishesIsDropped() throws {
         let app = GuardedApp()
         let child = BaseFlowCoordinator(name: "child")

@@ -37,6 +37,10 @@ extension BaseFlowCoordinator {
     /// opener's `onResult`. Does nothing on a coordinator without a parent.
     public func finish(with result: FlowResult) {
         guard let parent else { return }
+        // A redirect's flow this ends is settled once all of it, children included, is done.
+        let root = parent.rootCoordinator
+        let step = root.beginRedirectStep()
+        defer { root.endRedirectStep(step) }
         for child in children.reversed() { child.finish(with: .cancelled) }
         stop()
         self.result = result
@@ -52,7 +56,7 @@ extension BaseFlowCoordinator {
         let handler = finishHandler
         finishHandler = nil
         handler?(result)
-        parent.rootCoordinator.noteRedirectProgress()  // the child may have been a redirect's flow
+        root.noteRedirectProgress()  // the child may have been a redirect's flow
     }
 
     /// Ends this child flow as completed, with no value. See ``finish(with:)``.

@@ -74,8 +74,15 @@ extension BaseFlowCoordinator {
 
     private func finishAbandonedChildrenOfRoot(with result: FlowResult) {
         let root = rootCoordinator
+        guard root.redirectState != nil else {
+            if !root.children.isEmpty { root.finishAbandonedChildren(with: result) }
+            return
+        }
+        // Held requests are settled once every abandoned child has finished, not between two of them.
+        let step = root.beginRedirectStep()
         if !root.children.isEmpty { root.finishAbandonedChildren(with: result) }
-        if root.redirectState != nil { root.noteRedirectProgress() }
+        root.noteRedirectProgress()
+        root.endRedirectStep(step)
     }
 
     /// Finishes, depth first, every child whose home layer is gone or whose inline screens were all removed.

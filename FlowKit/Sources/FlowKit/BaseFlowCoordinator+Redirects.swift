@@ -103,12 +103,25 @@ extension BaseFlowCoordinator {
     /// settled after it, not halfway through it.
     func settlingHeldRequests<Result>(_ body: () -> Result) -> Result {
         let root = rootCoordinator
-        guard let state = root.redirectState, !state.holds.isEmpty else { return body() }
+        let step = root.beginRedirectStep()
+        defer { root.endRedirectStep(step) }
+        return body()
+    }
+
+    /// On the root: starts a step (an action, a child finishing with its children) after which held
+    /// requests are settled. Returns `nil`, and costs nothing more, when no request is held.
+    func beginRedirectStep() -> RedirectState? {
+        guard let state = redirectState, !state.holds.isEmpty else { return nil }
         state.depth += 1
-        let result = body()
+        return state
+    }
+
+    /// On the root: ends a step ``beginRedirectStep()`` started, settling the held requests if it was the
+    /// outermost and a redirect's flow may have completed.
+    func endRedirectStep(_ state: RedirectState?) {
+        guard let state else { return }
         state.depth -= 1
-        if state.depth == 0, state.needsSettle { root.settleHeldRequests() }
-        return result
+        if state.depth == 0, state.needsSettle { settleHeldRequests() }
     }
 
     /// Called on the root when something of a redirect's flow may have gone: settles the held requests
