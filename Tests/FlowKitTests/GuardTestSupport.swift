@@ -147,6 +147,7 @@ final class GuardedApp {
             RequestRoute(.slowSignIn): route("SlowSignIn", SlowSignInManager.self),
             RequestRoute(.consent): route("Consent", FakeConsentManager.self),
             RequestRoute(.childSignIn): route("ChildSignIn", ChildFlowSignInManager.self),
+            RequestRoute("catalog.stored"): route("Store", StoreManager.self),
             RequestRoute(.catalogList): route("List", PresentingManager.self),
             RequestRoute(.showList): route("List", PresentingManager.self),
             RequestRoute(.showDetail): route("Detail", PresentingManager.self),

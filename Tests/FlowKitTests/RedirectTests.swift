@@ -43,6 +43,21 @@ struct RedirectTests {
             "resumed after the action's new root, not replaced by it")
     }
 
+    @Test func guardsComeFirstAndAResumedRequestMayThenWaitForItsDependencies() throws {
+        let app = GuardedApp()
+        let stored = CoordinationRequest("catalog.stored", payload: ["n": 1])
+
+        #expect(app.coordinator.requestCoordination(stored, from: "home").isRedirected, "not queued: guarded first")
+        try app.perform("submit")
+        #expect(app.coordinator.queuedRequests == [stored], "resumed, then queued for the store")
+        #expect(app.log.entries.isEmpty)
+
+        app.coordinator.setDependency(.store, "ready")
+
+        #expect(app.log.entries == ["store 1"])
+        #expect(app.coordinator.queuedRequests.isEmpty)
+    }
+
     @Test func dismissingTheRedirectDropsTheHeldRequestAndSaysSo() throws {
         let app = GuardedApp()
         app.coordinator.requestCoordination(.showList, payload: ["module": "home"], from: .app)
