@@ -56,6 +56,8 @@ public final class Host {
         self.coordinator = BaseFlowCoordinator(name: manifest.name ?? "host", services: services.map(\.service))
         self.problems = Host.unique(problems)
         coordinator.mapping = mapping(for: manifest)
+        // Any moment may be saved (`save FILE`), so the host always records what restores its screens.
+        coordinator.isRestorable = true
         coordinator.onEvent = { [weak self] event in
             guard let self else { return }
             self.stats.count(event)
