@@ -46,13 +46,14 @@ public final class FlowHarness {
     /// Every event of the coordinator tree, oldest first.
     public private(set) var events: [FlowEvent] = []
 
-    private let services = FlowHarnessServices()
-    private var hasStarted = false
+    let services = FlowHarnessServices()
+    var hasStarted = false
 
     /// A harness that can name the managers and services of `plugins`, or of none.
     public init(plugins: [PluginDescription] = []) {
         self.plugins = plugins
         self.coordinator = BaseFlowCoordinator(name: "harness", services: [services])
+        coordinator.isRestorable = true  // so that any moment can be saved with snapshot()
         let ownServiceName = String(describing: FlowHarnessServices.self)
         coordinator.onEvent = { [weak self] event in
             switch event {
