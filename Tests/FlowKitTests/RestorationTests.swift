@@ -171,6 +171,36 @@ struct RestorationTests {
         #expect(restored.router.state.selectedTab == 0)
     }
 
+    @Test func stepsOfScreensLongGoneAreDroppedWithoutLosingTheShownOnes() throws {
+        let app = try walked()
+        let flow = try #require(app.children.last?.children.first)
+        // Enough steps come and go for the recorder to drop the old ones several times over.
+        for index in 0..<5000 {
+            flow.requestCoordination(
+                .push, payload: ["module": "transient", "n": .number(Double(index))], from: "form")
+            try app.back()
+        }
+
+        let saved = app.snapshot()
+
+        #expect(saved.steps.count == 4)
+        #expect(saved.presentation.state == walkedState)
+        #expect(try self.app().restore(saved).isComplete)
+    }
+
+    @Test func turningRestorationOffAndOnForgetsWhatWasRecorded() {
+        let app = app()
+        app.requestCoordination(.push, payload: ["module": "old"], from: .app)
+        app.isRestorable = false
+        app.isRestorable = true
+        app.requestCoordination(.push, payload: ["module": "new"], from: "old")
+
+        let saved = app.snapshot()
+
+        #expect(saved.steps == [.init(CoordinationRequest(.push, payload: ["module": "new"]), from: "old")])
+        #expect(saved.presentation.stack == [.init("old", step: nil), .init("new", step: 0)])
+    }
+
     @Test func screenPresentedOutsideAnyRequestIsReportedAsNotRestorable() throws {
         let app = app()
         app.requestCoordination(.push, payload: ["module": "list"], from: .app)

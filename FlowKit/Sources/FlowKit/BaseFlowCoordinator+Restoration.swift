@@ -24,6 +24,8 @@ extension BaseFlowCoordinator {
         set {
             guard newValue != isRestorable else { return }
             router.recorder = newValue ? RestorationRecorder() : nil
+            // The next recorder numbers its steps from 0 again: nothing may still refer to this one's.
+            if !newValue { rootCoordinator.forgetRestorationSequences() }
         }
     }
 
@@ -50,18 +52,16 @@ extension BaseFlowCoordinator {
 
         // The steps of what is on screen and open, in the order they were taken; then the tab each
         // first shows a screen in, in layer order.
-        var taken: [ObjectIdentifier: RestorationStep] = [:]
-        for step in router.modules.compactMap(\.restorationStep)
-            + openChildren.compactMap(\.coordinator.restorationStep)
-        {
-            taken[ObjectIdentifier(step)] = step
-        }
-        let ordered = taken.values.sorted { $0.sequence < $1.sequence }
-        let index = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { (ObjectIdentifier($1), $0) })
+        let sequences = Set(
+            router.modules.compactMap(\.restorationSequence)
+                + openChildren.compactMap(\.coordinator.restorationSequence))
+        let ordered = sequences.sorted().compactMap { router.recorder?.step($0) }
+        let index = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1.sequence, $0) })
         var firstTab: [Int: Int?] = [:]
         func note(_ stack: [FlowModule], tab: Int?) {
-            for case let step? in stack.map(\.restorationStep) where firstTab[index[ObjectIdentifier(step)]!] == nil {
-                firstTab[index[ObjectIdentifier(step)]!] = .some(tab)
+            for case let position? in stack.map({ $0.restorationSequence.flatMap { index[$0] } })
+            where firstTab[position] == nil {
+                firstTab[position] = .some(tab)
             }
         }
         note(router.main.stack, tab: nil)
@@ -72,7 +72,7 @@ extension BaseFlowCoordinator {
             stack.map { module in
                 FlowSnapshot.Screen(
                     module.name, coordinator: module.presenter.flatMap { paths[$0] } ?? [],
-                    step: module.restorationStep.flatMap { index[ObjectIdentifier($0)] })
+                    step: module.restorationSequence.flatMap { index[$0] })
             }
         }
         return FlowSnapshot(
@@ -88,7 +88,7 @@ extension BaseFlowCoordinator {
             children: openChildren.map { child, path in
                 FlowSnapshot.Child(
                     path: path, style: child.style,
-                    step: child.restorationStep.flatMap { index[ObjectIdentifier($0)] })
+                    step: child.restorationSequence.flatMap { index[$0] })
             })
     }
 
@@ -171,6 +171,18 @@ extension BaseFlowCoordinator {
             sink?(.serviceStarted(String(describing: type(of: new))))
         }
         return true
+    }
+
+    /// Forgets the steps the modules and children of this tree came from.
+    private func forgetRestorationSequences() {
+        for module in router.modules { module.restorationSequence = nil }
+        func walk(_ coordinator: BaseFlowCoordinator) {
+            for child in coordinator.children {
+                child.restorationSequence = nil
+                walk(child)
+            }
+        }
+        walk(self)
     }
 
     /// Empties the presentation of this tree, whose root this is: children finish (cancelled), modules

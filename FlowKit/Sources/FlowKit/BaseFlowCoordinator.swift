@@ -63,8 +63,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var finishHandler: (@MainActor (FlowResult) -> Void)?
     /// How this coordinator, as a child, ended; `nil` while it runs.
     public internal(set) var result: FlowResult?
-    /// The request that opened this coordinator as a child, recorded while restoration is on.
-    var restorationStep: RestorationStep?
+    /// The sequence number of the restoration step that opened this coordinator as a child, recorded
+    /// while restoration is on.
+    var restorationSequence: Int?
     /// On the root, while a deep link step is sent: the step and the rest of its link, which wait with the
     /// step if it is queued.
     var stepAwaitingQueue: (step: CoordinationRequest, rest: PendingDeepLink)?
@@ -145,9 +146,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
             sink(.handling(request, from: module, manager: resolved.name ?? factory.name, coordinator: name))
         }
         // With restoration on, the outermost request under way is the step that restores what it leads to.
-        let recorder = router.recorder
-        let isStep = recorder?.begin(request, from: module, in: self) ?? false
-        defer { if isStep { recorder?.end() } }
+        let isStep = router.recorder?.begin(request, from: module, in: self) ?? false
+        defer { if isStep { router.recorder?.end() } }
         let manager = resolved.make(self)
         let step: ManagerStep
         do {
@@ -159,7 +159,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         case .present(let presented, let style): present(presented, style: style, by: manager, sink: sink)
         case .working:
             working[ObjectIdentifier(manager)] = manager
-            recorder?.noteWorking(manager)
+            router.recorder?.noteWorking(manager)
         case .finished: break
         }
         let managerName = resolved.name ?? factory.name
@@ -186,7 +186,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     ) {
         module.manager = manager
         module.presenter = ObjectIdentifier(self)
-        if let recorder = router.recorder { module.restorationStep = recorder.step(presentedBy: manager) }
+        if router.recorder != nil {
+            module.restorationSequence = router.recorder!.current ?? router.recorder!.step(ofWorking: manager)
+        }
         presentedCount += 1
         var replaced: [FlowModule] = []
         switch style {

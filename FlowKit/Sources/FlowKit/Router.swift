@@ -43,7 +43,7 @@ public final class Router {
     /// The index of the selected tab, meaningful only when there are tabs.
     public private(set) var selectedTab = 0
     private var nextLayer = 1
-    /// What the coordinator tree records for restoration; `nil` while restoration is off.
+    /// What the coordinator tree records for restoration, kept inline; `nil` while restoration is off.
     @exclusivity(unchecked) var recorder: RestorationRecorder?
 
     /// An empty presentation.
