@@ -201,6 +201,24 @@ struct RestorationTests {
         #expect(saved.presentation.stack == [.init("old", step: nil), .init("new", step: 0)])
     }
 
+    @Test func stepSentToAChildThatFinishedSinceIsSavedForItsNearestOpenAncestor() throws {
+        var mapping = routes
+        mapping[RequestRoute(.reset)] = route("Reset", ResetManager.self)
+        let app = app(mapping)
+        app.requestCoordination(.home, from: "signIn")
+        let settings = try #require(app.children.last)
+        // As a sign-out does: asked in the Settings tab, it makes the root start over, closing the tab.
+        settings.requestCoordination(.reset, from: "settings")
+        #expect(app.children.isEmpty)
+
+        let saved = app.snapshot()
+        let report = try self.app(mapping).restore(saved)
+
+        #expect(saved.steps == [.init(CoordinationRequest(.reset), from: "settings", coordinator: [])])
+        #expect(report.isComplete, "\(report)")
+        #expect(report.state.stack == ["welcome"])
+    }
+
     @Test func screenPresentedOutsideAnyRequestIsReportedAsNotRestorable() throws {
         let app = app()
         app.requestCoordination(.push, payload: ["module": "list"], from: .app)
@@ -307,6 +325,7 @@ extension CoordinationRequestName {
     fileprivate static let push: Self = "push"
     fileprivate static let create: Self = "create"
     fileprivate static let form: Self = "form.show"
+    fileprivate static let reset: Self = "reset"
 }
 
 /// Home as the root, then, asking as `home`, an Items and a Settings tab: one step for all three.
@@ -363,6 +382,17 @@ private final class StoredPushManager: FlowManager {
 
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         .present(self.module(Coordinated(request.payload["module"]?.string ?? "screen")), .inline)
+    }
+}
+
+/// Presents `welcome` as the root of the whole tree, from whichever coordinator it works for.
+@MainActor
+private final class ResetManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        var root: any FlowCoordinator = coordinator
+        while let parent = root.parent { root = parent }
+        root.present(FlowModule("welcome", coordination: root), style: .root, by: self)
+        return .finished
     }
 }
 

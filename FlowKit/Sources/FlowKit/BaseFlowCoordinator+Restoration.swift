@@ -77,8 +77,11 @@ extension BaseFlowCoordinator {
         }
         return FlowSnapshot(
             steps: ordered.enumerated().map { position, step in
+                // A coordinator that finished since (one a sign-out closed) is replaced by its nearest open
+                // ancestor, where the step's screens now are.
                 FlowSnapshot.Step(
-                    step.request, from: step.sender, coordinator: step.coordinator, tab: firstTab[position] ?? nil)
+                    step.request, from: step.sender, coordinator: root.openDescendant(at: step.coordinator).1,
+                    tab: firstTab[position] ?? nil)
             },
             presentation: FlowSnapshot.Presentation(
                 stack: screens(router.main.stack),
