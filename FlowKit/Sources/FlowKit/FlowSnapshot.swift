@@ -9,7 +9,7 @@
 ///
 /// Beside the steps, the snapshot keeps what was on screen (``presentation``), which step each screen came
 /// from, the open child coordinators, and the state of the services that adopt ``StateHandoff``.
-/// Its JSON form (``json``, version 1) is documented in `docs/authoring.md`.
+/// Its JSON form (``json``, version 1) is documented in the repository's `manifests/README.md`.
 public struct FlowSnapshot: Sendable, Hashable {
     /// The version of the JSON shape this FlowKit writes, and the newest it reads.
     public static let currentVersion = 1
