@@ -9,6 +9,8 @@ public struct HostRestoration: Sendable, Hashable {
     /// The saved service states no running service took: the manifest does not start the service, or it
     /// no longer adopts `StateHandoff`.
     public var unusedServiceStates: [String]
+    /// The `name` of the manifest the snapshot was saved with.
+    public var manifest: String?
 }
 
 /// Saving the host's place and coming back to it: the presentation, the services' state, the experiment
@@ -42,7 +44,7 @@ extension Host {
         coordinator.start()
         return HostRestoration(
             report: try coordinator.restore(snapshot.flow), restoredServices: restored,
-            unusedServiceStates: unused(snapshot, restored))
+            unusedServiceStates: unused(snapshot, restored), manifest: snapshot.manifest)
     }
 
     /// Brings the running host back to `snapshot`, as ``start(restoring:)`` brings a new one: what is
@@ -69,7 +71,7 @@ extension Host {
         experiments.restore(snapshot.experiments)
         return HostRestoration(
             report: try coordinator.restore(snapshot.flow), restoredServices: restored,
-            unusedServiceStates: unused(snapshot, restored))
+            unusedServiceStates: unused(snapshot, restored), manifest: snapshot.manifest)
     }
 
     private static func check(_ snapshot: HostSnapshot) throws(FlowError) {

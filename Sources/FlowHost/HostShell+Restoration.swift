@@ -76,6 +76,11 @@ extension HostShell {
         if !restoration.restoredServices.isEmpty {
             lines.append("services with their saved state: \(restoration.restoredServices.joined(separator: ", "))")
         }
+        if let saved = restoration.manifest, saved != host.manifest.name {
+            lines.append(
+                "note: saved with manifest '\(saved)'; restored through the routes of '\(host.manifest.name ?? host.manifest.path)'"
+            )
+        }
         for name in restoration.unusedServiceStates {
             lines.append("warning: no running service took the saved state of '\(name)'")
         }

@@ -97,7 +97,8 @@ struct HostRestorationTests {
         // The same app, but the About screen is no longer routed.
         let demo = try readText(Repository.path("manifests/demo.json"))
         let about = #"    { "request": "settings.about", "plugin": "settings", "manager": "About" }"#
-        let withoutAbout = demo.replacingOccurrences(of: ",\n" + about, with: "")
+        let withoutAbout = demo.replacingOccurrences(of: ",\n" + about, with: "").replacingOccurrences(
+            of: #""name": "demo""#, with: #""name": "demo-without-about""#)
         try #require(withoutAbout != demo)
         let host = try Host.parsing(withoutAbout)
         let next = HostShell(host: host)
@@ -115,6 +116,9 @@ struct HostRestorationTests {
             ))
         #expect(
             reply.lines.contains("  step 3 (settings.about from settings in settings): no route handles it any more"))
+        #expect(
+            reply.lines.contains(
+                "note: saved with manifest 'demo'; restored through the routes of 'demo-without-about'"))
         var expected = shell.host.coordinator.router.state
         expected.tabs[1].stack = ["settings"]
         #expect(host.coordinator.router.state == expected, "everything else is back, the modal included")
