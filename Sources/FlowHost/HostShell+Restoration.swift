@@ -46,9 +46,10 @@ extension HostShell {
 
     /// `restore FILE`: brings the running host back to the snapshot in FILE.
     ///
-    /// - Returns: The events, then the report's lines.
-    /// - Throws: ``FlowError`` when the file cannot be read or is not a snapshot this flowhost reads
-    ///   (nothing changes), or, after restoring, naming the first step that could not be restored.
+    /// - Returns: The report's lines and the top line; an error status naming the first step that could not
+    ///   be restored, when one could not.
+    /// - Throws: ``FlowError`` when the file cannot be read or is not a snapshot this flowhost reads;
+    ///   nothing changes.
     func restore(_ file: String) throws(FlowError) -> Reply {
         guard !file.isEmpty else { throw FlowError("usage: restore FILE") }
         let snapshot: HostSnapshot
