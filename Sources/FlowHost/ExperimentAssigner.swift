@@ -37,6 +37,16 @@ public final class ExperimentAssigner {
         self.experiments = experiments
     }
 
+    /// The variant each subject exposed in this run got, by experiment then subject: what a snapshot saves.
+    public var assignments: [String: [String: String]] { assigned }
+
+    /// Takes the assignments of a restored snapshot in place of this run's, without reporting exposures:
+    /// the subjects were exposed in the run that saved them. Variants no longer in the manifest are ignored
+    /// when assigning, as after a manifest reload.
+    public func restore(_ assignments: [String: [String: String]]) {
+        assigned = assignments
+    }
+
     /// The variant `subject` gets in `experiment` by the hash alone, ignoring earlier exposures.
     public static func variant(of subject: String, in experiment: Manifest.Experiment) -> Manifest.Experiment.Variant {
         let total = experiment.variants.reduce(0) { $0 + $1.weight }

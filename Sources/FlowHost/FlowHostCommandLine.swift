@@ -26,6 +26,9 @@ public enum FlowHostCommandLine {
         options: [
             .valued("--script", "FILE", .file, "read commands from FILE"), pluginPath,
             .valued("--open", "URL", .text, "open the deep link the manifest maps URL to, after the start requests"),
+            .valued(
+                "--restore", "FILE", .file,
+                "start at the snapshot in FILE (saved with save FILE), not the start requests"),
             .flag("--eager", "load every plugin at start"),
             .flag("--watch", "reload the manifest and plugins when their files change"),
             .flag(

@@ -57,6 +57,8 @@ public final class Host {
         self.problems = Host.unique(problems)
         coordinator.mapping = mapping(for: manifest)
         coordinator.guards = manifest.guards
+        // Any moment may be saved (`save FILE`), so the host always records what restores its screens.
+        coordinator.isRestorable = true
         coordinator.onEvent = { [weak self] event in
             guard let self else { return }
             self.stats.count(event)

@@ -28,7 +28,7 @@ public final class HostShell {
     public internal(set) var lastOutcome: CoordinationOutcome?
     /// The events of the command being executed, in the order they happened.
     var events: [HostEvent] = []
-    private var isExecuting = false
+    var isExecuting = false
     /// The reloads `wait reload` has seen and returned.
     let reloadWait = ReloadWait()
     /// What became of the requests guards redirected, for `expect outcome`.
@@ -63,6 +63,8 @@ public final class HostShell {
           lifecycle background|foreground|terminate   send lifecycle events to the services
           reload [PLUGIN]                     load a new generation of PLUGIN (default: every plugin), even if unchanged
           reload manifest                     read the manifest again; an invalid one changes nothing
+          save FILE                           save the screens (as the requests that built them), services' state, experiments
+          restore FILE                        go back to a saved FILE: clear, restart the services with their state, replay
           stats                               requests per manager, plugin generations, experiment exposures
           stack                               print the presentation
           show                                the visible module: title, content and actions
@@ -127,6 +129,10 @@ public final class HostShell {
             case "open": output.append(try open(url: rest))
             case "lifecycle": try lifecycle(rest)
             case "reload": try reload(rest)
+            case "save": output += try save(rest)
+            case "restore":
+                let restored = try restore(rest)
+                return Reply(lines: lines(describing: events) + restored.lines, status: restored.status)
             case "stats": return Reply(lines: try host.statsLines(arguments: rest), status: .ok)
             case "stack":
                 return Reply(

@@ -6,9 +6,9 @@ enum ExitCode: Int32 {
     case scriptFailed = 1
     /// The command line is wrong.
     case usage = 64
-    /// The manifest or a plugin is invalid.
+    /// The manifest, a plugin or a snapshot (`run --restore`) is invalid.
     case invalidInput = 65
-    /// An input file (manifest, script, plugin) does not exist, or the bundled plugins are not built.
+    /// An input file (manifest, script, snapshot, plugin) does not exist, or the bundled plugins are not built.
     case inputMissing = 66
 }
 

@@ -8,7 +8,7 @@ struct FlowHostCommand {
         usage: flowhost <command> [options]
 
         commands:
-          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--eager] [--watch] [--quiet]
+          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet]
                                                                            run the flow (interactive on a terminal)
           validate MANIFEST [--plugin-path DIR]... [--json]                check the manifest and every plugin
           list MANIFEST [--plugin-path DIR]... [--eager] [--json]          print the routing table
@@ -25,7 +25,7 @@ struct FlowHostCommand {
           --version                   (instead of a command) print the version and the FlowKit ABI
 
         exit codes: 0 ok, 1 a scripted expectation or command failed, 64 usage,
-                    65 invalid manifest or plugin, 66 input file missing or plugins not built
+                    65 invalid manifest, plugin or snapshot, 66 input file missing or plugins not built
         """
 
     static func main() async {

@@ -16,6 +16,9 @@ enum RunCommand {
         --watch reloads the manifest and any plugin library when its file changes (rebuild with
         `swift build` in another terminal); the next request uses the new code or route.
         --open URL applies the deep link the manifest's deepLinks map URL to, after the start requests.
+        --restore FILE starts at a snapshot saved with `save FILE`: the services take their saved state,
+        then the requests that built the saved screens are replayed instead of the start requests. A step
+        that no longer routes is reported (in a script, exit 1); a missing file exits 66, an invalid one 65.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
 
@@ -38,6 +41,7 @@ enum RunCommand {
         quiet = parsed.flags.contains("--quiet")
         let manifest = try loadManifest(try parsed.single("MANIFEST"))
         let script = try parsed.options["--script"]?.last.map(readScript)
+        let restoring = try parsed.options["--restore"]?.last.map(readSnapshot)
         // A script stops at a failed expectation and says so on standard error; --quiet says it once.
         quietFailures = quiet && (script != nil || isatty(STDIN_FILENO) != 1)
         let watching = parsed.flags.contains("--watch")
@@ -69,14 +73,17 @@ enum RunCommand {
                 if let shell { editor.completer = shell.completer }  // a reloaded manifest changes the routes
             }
         }
-        var started = shell.start()
+        var started = restoring.map { shell.start(restoring: $0.snapshot, from: $0.file) } ?? shell.start()
+        // A failed restore names its snapshot file; failed start requests and deep links, the manifest.
+        var failedIn = restoring == nil ? "\(manifest.path): " : ""
         emit(started)
         if started.status == .ok, let url = parsed.options["--open"]?.last {
             started = shell.execute("open \(url)")
+            failedIn = "\(manifest.path): "
             emit(started)
         }
         if case .error(let message) = started.status {
-            printError("\(manifest.path): \(message)")
+            printError(failedIn + message)
             if !interactive {
                 host.stop()
                 return .scriptFailed
@@ -167,6 +174,15 @@ enum RunCommand {
             }
         }
         flushOutput()
+    }
+
+    /// The snapshot file of `--restore`: exit 66 when it is missing or unreadable, 65 when it is invalid.
+    private static func readSnapshot(_ path: String) throws(Exit) -> (file: String, snapshot: HostSnapshot) {
+        do {
+            return (path, try HostSnapshot.load(path: path))
+        } catch {
+            throw Exit(error.kind == .invalid ? .invalidInput : .inputMissing, error.description)
+        }
     }
 
     private static func readScript(_ path: String) throws(Exit) -> (name: String, lines: [String]) {

@@ -21,6 +21,7 @@ extension BaseFlowCoordinator {
         child.result = nil
         child.router = router
         child.style = style
+        child.restorationSequence = router.recorder?.current
         switch style {
         case .inline, .root: child.anchor = router.inlineTarget(for: self, anchor: anchor)
         case .modal: child.anchor = router.openModal(owner: child, isAnchor: true)

@@ -81,11 +81,14 @@ extension BaseFlowCoordinator {
             }
             let entry = queue.remove(at: index)
             sink?(.replaying(entry.request, from: entry.module))
+            // A replayed request was asked for on its own, so it is a restoration step of its own too.
+            let interrupted = router.recorder?.suspend()
             let root = rootCoordinator
             if let link = entry.deepLink { root.stepAwaitingQueue = (entry.request, link) }
             let outcome = requestCoordination(entry.request, from: entry.module)
             root.stepAwaitingQueue = nil
             if let link = entry.deepLink { continueDeepLink(link, after: outcome) }
+            router.recorder?.resume(interrupted)
         }
         for child in children { child.replayQueue() }
     }

@@ -66,6 +66,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var finishHandler: (@MainActor (FlowResult) -> Void)?
     /// How this coordinator, as a child, ended; `nil` while it runs.
     public internal(set) var result: FlowResult?
+    /// The sequence number of the restoration step that opened this coordinator as a child, recorded
+    /// while restoration is on.
+    var restorationSequence: Int?
     /// On the root, while a deep link step is sent: the step and the rest of its link, which wait with the
     /// step if it is queued.
     var stepAwaitingQueue: (step: CoordinationRequest, rest: PendingDeepLink)?
@@ -161,6 +164,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
         if let sink {
             sink(.handling(request, from: module, manager: resolved.name ?? factory.name, coordinator: name))
         }
+        // With restoration on, the outermost request under way is the step that restores what it leads to.
+        let isStep = router.recorder?.begin(request, from: module, in: self) ?? false
+        defer { if isStep { router.recorder?.end() } }
         let manager = resolved.make(self)
         let step: ManagerStep
         do {
@@ -170,7 +176,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
         }
         switch step {
         case .present(let presented, let style): present(presented, style: style, by: manager, sink: sink)
-        case .working: working[ObjectIdentifier(manager)] = manager
+        case .working:
+            working[ObjectIdentifier(manager)] = manager
+            router.recorder?.noteWorking(manager)
         case .finished: break
         }
         let managerName = resolved.name ?? factory.name
@@ -197,6 +205,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     ) {
         module.manager = manager
         module.presenter = ObjectIdentifier(self)
+        if router.recorder != nil {
+            module.restorationSequence = router.recorder!.current ?? router.recorder!.step(ofWorking: manager)
+        }
         presentedCount += 1
         var replaced: [FlowModule] = []
         switch style {
@@ -213,6 +224,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     public func finish(_ manager: any RequestCoordinatorManager) {
         working[ObjectIdentifier(manager)] = nil
+        router.recorder?.forget(manager)
         // A child left with nothing on screen because its managers finished has done its work.
         didRemove(router.removeModules { $0.manager === manager }, abandonedChildrenEnd: .completed(.null))
         rootCoordinator.noteRedirectProgress()  // a redirect's flow may be a manager that worked

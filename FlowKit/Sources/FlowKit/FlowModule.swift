@@ -26,6 +26,8 @@ public final class FlowModule {
     /// module. A coordinator removes its modules before it goes, so the identity cannot be reused while
     /// the module is shown.
     @exclusivity(unchecked) var presenter: ObjectIdentifier?
+    /// The sequence number of the restoration step this module came from, recorded while restoration is on.
+    @exclusivity(unchecked) var restorationSequence: Int?
 
     /// Creates a module.
     public init(

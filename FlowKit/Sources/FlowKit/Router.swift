@@ -43,6 +43,8 @@ public final class Router {
     /// The index of the selected tab, meaningful only when there are tabs.
     public private(set) var selectedTab = 0
     private var nextLayer = 1
+    /// What the coordinator tree records for restoration, kept inline; `nil` while restoration is off.
+    @exclusivity(unchecked) var recorder: RestorationRecorder?
 
     /// An empty presentation.
     public init() {
@@ -191,6 +193,18 @@ public final class Router {
             return removed
         }
         return []
+    }
+
+    /// Removes every layer but the main stack, and every module: the presentation a restore starts from.
+    ///
+    /// - Returns: The modules removed, bottom first.
+    func removeAll() -> [FlowModule] {
+        let removed = modules
+        main.stack.removeAll()
+        tabs.removeAll()
+        modals.removeAll()
+        selectedTab = 0
+        return removed
     }
 
     /// Removes every module matching `predicate` from every stack; drops modal layers left empty.

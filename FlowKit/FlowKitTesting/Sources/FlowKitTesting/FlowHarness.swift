@@ -50,13 +50,14 @@ public final class FlowHarness {
     /// The URL patterns ``open(url:)`` maps, added with ``deepLink(_:to:sourceLocation:)``.
     public internal(set) var deepLinks = DeepLinkMapping()
 
-    private let services = FlowHarnessServices()
+    let services = FlowHarnessServices()
     var hasStarted = false
 
     /// A harness that can name the managers and services of `plugins`, or of none.
     public init(plugins: [PluginDescription] = []) {
         self.plugins = plugins
         self.coordinator = BaseFlowCoordinator(name: "harness", services: [services])
+        coordinator.isRestorable = true  // so that any moment can be saved with snapshot()
         let ownServiceName = String(describing: FlowHarnessServices.self)
         coordinator.onEvent = { [weak self] event in
             switch event {

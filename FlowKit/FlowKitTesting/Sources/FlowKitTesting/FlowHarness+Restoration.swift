@@ -1,0 +1,66 @@
+import FlowKit
+import Testing
+
+/// Saving a harness's place and restoring it, in the same harness or a new one set up the same way.
+///
+/// ```swift
+/// let saved = harness.snapshot()
+/// let next = FlowHarness(plugin: plugin)          // the same routes and services, not started
+/// next.route("auth.signIn", to: "SignIn")
+/// next.addService(named: "Session")
+/// let report = try next.restore(saved)
+/// #expect(report.isComplete)
+/// #expect(next.state == harness.state)
+/// ```
+extension FlowHarness {
+    /// The harness's place: its presentation as the requests that rebuild it (see
+    /// `BaseFlowCoordinator.snapshot()`), with the state of each added service that adopts `StateHandoff`
+    /// under its type name (`SessionService`; a second service of one type is `SessionService#2`).
+    public func snapshot() -> FlowSnapshot {
+        var snapshot = coordinator.snapshot()
+        for (service, name) in namedServices { snapshot.saveState(of: service, as: name) }
+        return snapshot
+    }
+
+    /// Brings this harness to `snapshot`: gives each added service its saved state, starts the harness,
+    /// then replays the snapshot's steps through this harness's routes (what was presented goes first).
+    ///
+    /// Services take their state before they start, so restore into a harness that has not started;
+    /// restoring saved service state into a started one records an `Issue` at `sourceLocation` and leaves
+    /// the services as they are.
+    ///
+    /// - Returns: What could not be restored, and why; the screen it came to against the saved one.
+    /// - Throws: ``FlowError`` when the snapshot's version is not one this FlowKit reads.
+    @discardableResult
+    public func restore(
+        _ snapshot: FlowSnapshot, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws(FlowError) -> RestorationReport {
+        guard (1...FlowSnapshot.currentVersion).contains(snapshot.version) else {
+            throw FlowError(
+                "snapshot version \(snapshot.version) is not one this FlowKit reads (1 to \(FlowSnapshot.currentVersion))"
+            )
+        }
+        if hasStarted {
+            let saved = namedServices.filter { snapshot.services[$0.name] != nil }.map(\.name)
+            if !saved.isEmpty {
+                Issue.record(
+                    "the harness has started, so its services keep their state rather than the saved state of \(saved.joined(separator: ", ")); restore into a new harness",
+                    sourceLocation: sourceLocation)
+            }
+        } else {
+            for (service, name) in namedServices { snapshot.restoreState(of: service, as: name) }
+            start()
+        }
+        return try coordinator.restore(snapshot)
+    }
+
+    /// The added services with the names their state is saved under.
+    private var namedServices: [(service: any CoordinatorServiceProtocol, name: String)] {
+        var seen: [String: Int] = [:]
+        return services.services.map { service in
+            let type = String(describing: Swift.type(of: service))
+            seen[type, default: 0] += 1
+            return (service, seen[type] == 1 ? type : "\(type)#\(seen[type]!)")
+        }
+    }
+}

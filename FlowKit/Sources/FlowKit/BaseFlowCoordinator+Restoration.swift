@@ -1,0 +1,216 @@
+/// Restoration: the presentation saved as the requests that built it, and rebuilt by replaying them.
+///
+/// ```swift
+/// let coordinator = BaseFlowCoordinator(mapping: routes, services: services)
+/// coordinator.isRestorable = true          // before anything is presented
+/// coordinator.start()
+/// ...
+/// let saved = coordinator.snapshot()       // a FlowSnapshot; saved.json is its JSON
+///
+/// let next = BaseFlowCoordinator(mapping: routes, services: freshServices)
+/// for service in freshServices { saved.restoreState(of: service, as: ...) }   // before they start
+/// next.start()
+/// let report = try next.restore(saved)     // what could not be restored, and why
+/// ```
+extension BaseFlowCoordinator {
+    /// Whether this coordinator's tree records what ``snapshot()`` needs: for each module presented and
+    /// each child opened, the outermost request under way (its *step*).
+    ///
+    /// Off by default, so that a tree nobody snapshots pays one `nil` check per request for it. Turn it on
+    /// before the requests whose screens should come back; it applies to the whole tree (every
+    /// coordinator of a tree shares one ``Router``).
+    public var isRestorable: Bool {
+        get { router.recorder != nil }
+        set {
+            guard newValue != isRestorable else { return }
+            router.recorder = newValue ? RestorationRecorder() : nil
+            // The next recorder numbers its steps from 0 again: nothing may still refer to this one's.
+            if !newValue { rootCoordinator.forgetRestorationSequences() }
+        }
+    }
+
+    /// The presentation of this coordinator's whole tree, as the steps that rebuild it.
+    ///
+    /// Each screen and open child is kept with the step it came from: the request that was not made while
+    /// another was handled and that led to it. The steps are those of what is on screen now, in the order
+    /// they were first taken; a request whose screens are all gone is not one. ``FlowSnapshot/services``
+    /// is left empty: whoever owns the services saves their state (``FlowSnapshot/saveState(of:as:)``).
+    /// Screens presented outside any request, or while ``isRestorable`` was off, are kept with no step.
+    public func snapshot() -> FlowSnapshot {
+        let root = rootCoordinator
+        var paths: [ObjectIdentifier: [String]] = [ObjectIdentifier(root): []]
+        var openChildren: [(coordinator: BaseFlowCoordinator, path: [String])] = []
+        func walk(_ coordinator: BaseFlowCoordinator, _ path: [String]) {
+            for child in coordinator.children {
+                let childPath = path + [child.name]
+                paths[ObjectIdentifier(child)] = childPath
+                openChildren.append((child, childPath))
+                walk(child, childPath)
+            }
+        }
+        walk(root, [])
+
+        // The steps of what is on screen and open, in the order they were taken; then the tab each
+        // first shows a screen in, in layer order.
+        let sequences = Set(
+            router.modules.compactMap(\.restorationSequence)
+                + openChildren.compactMap(\.coordinator.restorationSequence))
+        let ordered = sequences.sorted().compactMap { router.recorder?.step($0) }
+        let index = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1.sequence, $0) })
+        var firstTab: [Int: Int?] = [:]
+        func note(_ stack: [FlowModule], tab: Int?) {
+            for case let position? in stack.map({ $0.restorationSequence.flatMap { index[$0] } })
+            where firstTab[position] == nil {
+                firstTab[position] = .some(tab)
+            }
+        }
+        note(router.main.stack, tab: nil)
+        for (position, tab) in router.tabs.enumerated() { note(tab.stack, tab: position) }
+        for modal in router.modals { note(modal.stack, tab: nil) }
+
+        func screens(_ stack: [FlowModule]) -> [FlowSnapshot.Screen] {
+            stack.map { module in
+                FlowSnapshot.Screen(
+                    module.name, coordinator: module.presenter.flatMap { paths[$0] } ?? [],
+                    step: module.restorationSequence.flatMap { index[$0] })
+            }
+        }
+        return FlowSnapshot(
+            steps: ordered.enumerated().map { position, step in
+                // A coordinator that finished since (one a sign-out closed) is replaced by its nearest open
+                // ancestor, where the step's screens now are.
+                FlowSnapshot.Step(
+                    step.request, from: step.sender, coordinator: root.openDescendant(at: step.coordinator).1,
+                    tab: firstTab[position] ?? nil)
+            },
+            presentation: FlowSnapshot.Presentation(
+                stack: screens(router.main.stack),
+                tabs: router.tabs.map { FlowSnapshot.Presentation.Tab(title: $0.title, stack: screens($0.stack)) },
+                selectedTab: router.tabs.isEmpty ? nil : router.selectedTab,
+                modals: router.modals.map { screens($0.stack) }),
+            children: openChildren.map { child, path in
+                FlowSnapshot.Child(
+                    path: path, style: child.style,
+                    step: child.restorationSequence.flatMap { index[$0] })
+            })
+    }
+
+    /// Rebuilds the snapshot's presentation from an empty one, replaying its steps through the current
+    /// routes, and reports what could not be restored and why.
+    ///
+    /// Whatever is presented first goes, as a new root would take it: open children finish (cancelled),
+    /// screens are removed, managers still working are let go, and requests waiting for dependencies are
+    /// dead-lettered. Then each step is sent, in order, to the coordinator it was sent to (found by its
+    /// children's names; when it is not open, the nearest ancestor that is), from the module that sent it,
+    /// after selecting the tab its first screen was in; at the end the saved tab is selected. A step that
+    /// finds no route, fails or is queued is reported, and the others are still replayed. Acts on the
+    /// root of this coordinator's tree. ``FlowSnapshot/services`` is not read: give the services their
+    /// state before they start (``FlowSnapshot/restoreState(of:as:)``).
+    ///
+    /// - Throws: ``FlowError`` when the snapshot's version is not one this FlowKit reads; nothing changes.
+    @discardableResult
+    public func restore(_ snapshot: FlowSnapshot) throws(FlowError) -> RestorationReport {
+        guard (1...FlowSnapshot.currentVersion).contains(snapshot.version) else {
+            throw FlowError(
+                "snapshot version \(snapshot.version) is not one this FlowKit reads (1 to \(FlowSnapshot.currentVersion))"
+            )
+        }
+        let root = rootCoordinator
+        root.clearPresentation()
+        var restored = 0
+        var problems: [RestorationReport.Problem] = []
+        for (index, step) in snapshot.steps.enumerated() {
+            if let tab = step.tab, router.tabs.indices.contains(tab),
+                snapshot.presentation.tabs.indices.contains(tab),
+                router.tabs[tab].title == snapshot.presentation.tabs[tab].title
+            {
+                try? router.selectTab(tab)
+            }
+            let (target, path) = root.openDescendant(at: step.coordinator)
+            if path.count < step.coordinator.count {
+                problems.append(.init(step: index, request: step, reason: .coordinatorMissing(sentTo: path)))
+            }
+            let reason: RestorationReport.Problem.Reason
+            switch target.requestCoordination(step.request, from: step.sender) {
+            case .handled:
+                restored += 1
+                continue
+            case .unhandled: reason = .unhandled
+            case .failed(let error): reason = .failed(error)
+            case .queued(let keys): reason = .queued(waitingFor: keys)
+            case .redirected(let held): reason = .redirected(held)
+            }
+            problems.append(.init(step: index, request: step, reason: reason))
+        }
+        if let selected = snapshot.presentation.selectedTab, router.tabs.indices.contains(selected) {
+            try? router.selectTab(selected)
+        }
+        for screen in snapshot.presentation.screens where screen.step == nil {
+            problems.append(.init(step: nil, request: nil, module: screen.module, reason: .notRecorded))
+        }
+        return RestorationReport(
+            steps: snapshot.steps.count, restored: restored, problems: problems,
+            expected: snapshot.presentation.state, state: router.state)
+    }
+
+    /// Replaces the service `old` with `new` in the same place, as ``replaceService(_:with:)`` does, except
+    /// that `new` takes `state` (when it adopts ``StateHandoff`` and `state` is not `nil`) rather than
+    /// `old`'s: how a restore gives a fresh service its saved state in a running coordinator.
+    ///
+    /// - Returns: Whether `old` was one of this coordinator's services.
+    @discardableResult
+    public func replaceService(
+        _ old: any CoordinatorServiceProtocol, with new: any CoordinatorServiceProtocol, importing state: JSONValue?
+    ) -> Bool {
+        guard let index = services.firstIndex(where: { $0 === old }) else { return false }
+        if isRunning {
+            old.stop()
+            sink?(.serviceStopped(String(describing: type(of: old))))
+        }
+        if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
+        services[index] = new
+        contextProvider = services.lazy.compactMap { $0 as? any ContextProviderProtocol }.first
+        if isRunning {
+            new.start(with: self)
+            sink?(.serviceStarted(String(describing: type(of: new))))
+        }
+        return true
+    }
+
+    /// Forgets the steps the modules and children of this tree came from.
+    private func forgetRestorationSequences() {
+        for module in router.modules { module.restorationSequence = nil }
+        func walk(_ coordinator: BaseFlowCoordinator) {
+            for child in coordinator.children {
+                child.restorationSequence = nil
+                walk(child)
+            }
+        }
+        walk(self)
+    }
+
+    /// Empties the presentation of this tree, whose root this is: children finish (cancelled), modules
+    /// go, working managers are let go, queued requests are dead-lettered.
+    private func clearPresentation() {
+        for child in children.reversed() { child.finish(with: .cancelled) }
+        working.removeAll()
+        router.recorder?.forgetWorkingManagers()
+        deadLetterAll(reason: "the presentation was replaced by a restored snapshot")
+        didRemove(router.removeAll())
+    }
+
+    /// The open descendant at `path` (child names from here), or the deepest one on the way that is open.
+    ///
+    /// - Returns: The coordinator, and the part of `path` that leads to it. Among children of one name,
+    ///   the one opened last.
+    private func openDescendant(at path: [String]) -> (BaseFlowCoordinator, [String]) {
+        var coordinator = self
+        var found: [String] = []
+        for name in path {
+            guard let child = coordinator.children.last(where: { $0.name == name }) else { break }
+            coordinator = child
+            found.append(name)
+        }
+        return (coordinator, found)
+    }
+}

@@ -1,0 +1,239 @@
+/// The JSON form of a ``FlowSnapshot``, version 1:
+///
+/// ```json
+/// {
+///   "version": 1,
+///   "steps": [
+///     {"request": "home.show", "payload": {}, "from": "signIn", "coordinator": []},
+///     {"request": "catalog.detail", "payload": {"id": 2}, "from": "itemList", "coordinator": ["items"], "tab": 0}
+///   ],
+///   "presentation": {
+///     "stack": [{"module": "home", "coordinator": [], "step": 0}],
+///     "tabs": [{"title": "Items", "stack": [{"module": "itemList", "coordinator": ["items"], "step": 0},
+///                                           {"module": "itemDetail", "coordinator": ["items"], "step": 1}]}],
+///     "selectedTab": 0,
+///     "modals": []
+///   },
+///   "children": [{"path": ["items"], "style": "tab", "title": "Items", "step": 0}],
+///   "services": {"auth.Session": {"user": {"id": "ada", "name": "ada"}, "locked": false}}
+/// }
+/// ```
+///
+/// `tab` is left out when there is none; `step` is `null` for a screen or child no step brings back.
+/// `style` is `inline`, `modal`, `root` or `tab` (with `title`).
+extension FlowSnapshot: Codable {
+    /// The snapshot as JSON.
+    public var json: JSONValue {
+        func screens(_ stack: [Screen]) -> JSONValue {
+            .array(
+                stack.map { screen in
+                    [
+                        "module": .string(screen.module.rawValue), "coordinator": Self.json(screen.coordinator),
+                        "step": screen.step.map { .number(Double($0)) } ?? .null,
+                    ]
+                })
+        }
+        var presentation: [String: JSONValue] = [
+            "stack": screens(self.presentation.stack),
+            "tabs": .array(
+                self.presentation.tabs.map { ["title": .string($0.title), "stack": screens($0.stack)] }),
+            "modals": .array(self.presentation.modals.map(screens)),
+        ]
+        if let selected = self.presentation.selectedTab { presentation["selectedTab"] = .number(Double(selected)) }
+        return [
+            "version": .number(Double(version)),
+            "steps": .array(
+                steps.map { step in
+                    var members: [String: JSONValue] = [
+                        "request": .string(step.request.name.rawValue), "payload": step.request.payload,
+                        "from": .string(step.sender.rawValue), "coordinator": Self.json(step.coordinator),
+                    ]
+                    if let tab = step.tab { members["tab"] = .number(Double(tab)) }
+                    return .object(members)
+                }),
+            "presentation": .object(presentation),
+            "children": .array(
+                children.map { child in
+                    var members: [String: JSONValue] = [
+                        "path": Self.json(child.path), "step": child.step.map { .number(Double($0)) } ?? .null,
+                    ]
+                    switch child.style {
+                    case .inline: members["style"] = "inline"
+                    case .modal: members["style"] = "modal"
+                    case .root: members["style"] = "root"
+                    case .tab(let title):
+                        members["style"] = "tab"
+                        members["title"] = .string(title)
+                    }
+                    return .object(members)
+                }),
+            "services": .object(services),
+        ]
+    }
+
+    /// Reads a snapshot from its JSON form.
+    ///
+    /// - Throws: ``FlowError`` naming the first problem: a `version` newer than ``currentVersion`` (or
+    ///   missing), or the path to the first member that is missing or of the wrong type.
+    public init(json: JSONValue) throws(FlowError) {
+        var reader = SnapshotReader()
+        let root = try reader.object(json)
+        guard let version = root["version"]?.int else {
+            throw FlowError("not a flow snapshot: it has no 'version' number")
+        }
+        guard version <= Self.currentVersion else {
+            throw FlowError(
+                "snapshot version \(version) is newer than this FlowKit reads (\(Self.currentVersion)); restore it with the FlowKit that saved it"
+            )
+        }
+        guard version >= 1 else { throw FlowError("snapshot version \(version) is unknown; versions start at 1") }
+        _ = try reader.member(root, "steps")
+        let steps = try reader.array(root, "steps").enumerated().map { (index, value) throws(FlowError) in
+            try reader.within("steps.\(index)") { (reader: inout SnapshotReader) throws(FlowError) in
+                let step = try reader.object(value)
+                let tab = try reader.optionalInt(step, "tab")
+                return Step(
+                    CoordinationRequest(
+                        CoordinationRequestName(try reader.string(step, "request")), payload: step["payload"] ?? .empty),
+                    from: Coordinated(try reader.string(step, "from")),
+                    coordinator: try reader.path(step, "coordinator"),
+                    tab: tab)
+            }
+        }
+        let presentationValue = try reader.member(root, "presentation")
+        let presentation = try reader.within("presentation") { (reader: inout SnapshotReader) throws(FlowError) in
+            let members = try reader.object(presentationValue)
+            let tabs = try reader.array(members, "tabs").enumerated().map { (index, value) throws(FlowError) in
+                try reader.within("tabs.\(index)") { (reader: inout SnapshotReader) throws(FlowError) in
+                    let tab = try reader.object(value)
+                    return Presentation.Tab(
+                        title: try reader.string(tab, "title"), stack: try reader.screens(tab, "stack"))
+                }
+            }
+            let modals = try reader.array(members, "modals").enumerated().map { (index, value) throws(FlowError) in
+                try reader.within("modals.\(index)") { (reader: inout SnapshotReader) throws(FlowError) in
+                    try reader.screens(value)
+                }
+            }
+            return Presentation(
+                stack: try reader.screens(members, "stack"), tabs: tabs,
+                selectedTab: try reader.optionalInt(members, "selectedTab"), modals: modals)
+        }
+        let children = try reader.array(root, "children").enumerated().map { (index, value) throws(FlowError) in
+            try reader.within("children.\(index)") { (reader: inout SnapshotReader) throws(FlowError) in
+                let child = try reader.object(value)
+                let style: PresentationStyle
+                switch try reader.string(child, "style") {
+                case "inline": style = .inline
+                case "modal": style = .modal
+                case "root": style = .root
+                case "tab": style = .tab(try reader.string(child, "title"))
+                case let other:
+                    throw reader.error("'style' is '\(other)', not one of inline, modal, root, tab")
+                }
+                return Child(
+                    path: try reader.path(child, "path"), style: style, step: try reader.optionalInt(child, "step"))
+            }
+        }
+        guard let services = (root["services"] ?? .empty).object else {
+            throw reader.error("'services' must be an object of states by service name")
+        }
+        for (index, screen) in presentation.screens.enumerated() {
+            if let step = screen.step, step >= steps.count {
+                throw reader.error(
+                    "screen \(index) ('\(screen.module)') comes from step \(step), but there are \(steps.count) steps")
+            }
+        }
+        self.init(version: version, steps: steps, presentation: presentation, children: children, services: services)
+    }
+
+    /// Decodes the JSON form, from any decoder.
+    public init(from decoder: any Decoder) throws {
+        try self.init(json: JSONValue(from: decoder))
+    }
+
+    /// Encodes the JSON form, to any encoder.
+    public func encode(to encoder: any Encoder) throws {
+        try json.encode(to: encoder)
+    }
+
+    private static func json(_ path: [String]) -> JSONValue {
+        .array(path.map(JSONValue.string))
+    }
+}
+
+/// Reads a snapshot's JSON, keeping the path to where it is for error messages.
+private struct SnapshotReader {
+    private var path: [String] = []
+
+    mutating func within<T>(_ part: String, _ body: (inout SnapshotReader) throws(FlowError) -> T) throws(FlowError)
+        -> T
+    {
+        path.append(part)
+        defer { path.removeLast() }
+        return try body(&self)
+    }
+
+    func error(_ problem: String) -> FlowError {
+        FlowError("invalid snapshot: \(path.isEmpty ? "" : "at \(path.joined(separator: ".")): ")\(problem)")
+    }
+
+    func object(_ value: JSONValue) throws(FlowError) -> [String: JSONValue] {
+        guard let object = value.object else { throw error("expected an object, found \(value.typeName)") }
+        return object
+    }
+
+    func member(_ object: [String: JSONValue], _ key: String) throws(FlowError) -> JSONValue {
+        guard let value = object[key] else { throw error("'\(key)' is missing") }
+        return value
+    }
+
+    func string(_ object: [String: JSONValue], _ key: String) throws(FlowError) -> String {
+        let value = try member(object, key)
+        guard let string = value.string else { throw error("'\(key)' must be a string, not \(value.typeName)") }
+        return string
+    }
+
+    func optionalInt(_ object: [String: JSONValue], _ key: String) throws(FlowError) -> Int? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let number = value.int, number >= 0 else {
+            throw error("'\(key)' must be a whole number from 0, not \(value)")
+        }
+        return number
+    }
+
+    func array(_ object: [String: JSONValue], _ key: String) throws(FlowError) -> [JSONValue] {
+        guard let value = object[key] else { return [] }
+        guard let array = value.array else { throw error("'\(key)' must be an array, not \(value.typeName)") }
+        return array
+    }
+
+    func path(_ object: [String: JSONValue], _ key: String) throws(FlowError) -> [String] {
+        var names: [String] = []
+        for element in try array(object, key) {
+            guard let name = element.string else { throw error("'\(key)' must be an array of coordinator names") }
+            names.append(name)
+        }
+        return names
+    }
+
+    mutating func screens(_ object: [String: JSONValue], _ key: String) throws(FlowError) -> [Screen] {
+        guard let value = object[key] else { return [] }
+        return try within(key) { (reader: inout SnapshotReader) throws(FlowError) in try reader.screens(value) }
+    }
+
+    mutating func screens(_ value: JSONValue) throws(FlowError) -> [Screen] {
+        guard let elements = value.array else { throw error("expected an array of screens, found \(value.typeName)") }
+        return try elements.enumerated().map { (index, element) throws(FlowError) in
+            try within("\(index)") { (reader: inout SnapshotReader) throws(FlowError) in
+                let screen = try reader.object(element)
+                return Screen(
+                    Coordinated(try reader.string(screen, "module")),
+                    coordinator: try reader.path(screen, "coordinator"),
+                    step: try reader.optionalInt(screen, "step"))
+            }
+        }
+    }
+}
+
+private typealias Screen = FlowSnapshot.Screen

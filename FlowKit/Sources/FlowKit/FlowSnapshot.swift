@@ -1,0 +1,185 @@
+/// A presentation saved as the requests that rebuild it: what ``BaseFlowCoordinator/snapshot()`` returns
+/// and ``BaseFlowCoordinator/restore(_:)`` replays.
+///
+/// Screens are not saved as objects (their managers and code may have changed by the time they come
+/// back) but as the *steps* that built them: each request that was not made while another was being
+/// handled, with its payload, its sender and the coordinator it was sent to. One step stands for
+/// everything its manager presented and opened, and everything the requests it made in turn did, so
+/// that replaying it does not duplicate screens: `home.show` stands for home and both of its tabs.
+///
+/// Beside the steps, the snapshot keeps what was on screen (``presentation``), which step each screen came
+/// from, the open child coordinators, and the state of the services that adopt ``StateHandoff``.
+/// Its JSON form (``json``, version 1) is documented in the repository's `manifests/README.md`.
+public struct FlowSnapshot: Sendable, Hashable {
+    /// The version of the JSON shape this FlowKit writes, and the newest it reads.
+    public static let currentVersion = 1
+
+    /// The version of the JSON shape the snapshot was read from or will be written as.
+    public var version: Int
+    /// The requests to replay, in the order they were first made.
+    public var steps: [Step]
+    /// What was on screen, each screen with the step it came from.
+    public var presentation: Presentation
+    /// The open child coordinators, depth first, in the order they were opened.
+    public var children: [Child]
+    /// The state of the services that adopt ``StateHandoff``, by a name chosen by whoever saved them
+    /// (``saveState(of:as:)``); the host uses the manifest's `plugin.Service`.
+    public var services: [String: JSONValue]
+
+    /// A snapshot with these parts.
+    public init(
+        version: Int = FlowSnapshot.currentVersion, steps: [Step], presentation: Presentation,
+        children: [Child] = [], services: [String: JSONValue] = [:]
+    ) {
+        self.version = version
+        self.steps = steps
+        self.presentation = presentation
+        self.children = children
+        self.services = services
+    }
+
+    /// A request to replay: what was asked, by whom, where, and which tab to select first.
+    public struct Step: Sendable, Hashable, CustomStringConvertible {
+        /// The request with its payload.
+        public var request: CoordinationRequest
+        /// The module that sent it (a route may depend on it).
+        public var sender: Coordinated
+        /// The coordinator it was sent to, as child names from the root; `[]` for the root.
+        public var coordinator: [String]
+        /// The tab to select before replaying it (the tab its first screen is in), so that screens pushed
+        /// onto the visible stack land where they were.
+        public var tab: Int?
+
+        /// A step sending `request` from `sender` to the coordinator at `coordinator`.
+        public init(
+            _ request: CoordinationRequest, from sender: Coordinated, coordinator: [String] = [], tab: Int? = nil
+        ) {
+            self.request = request
+            self.sender = sender
+            self.coordinator = coordinator
+            self.tab = tab
+        }
+
+        /// `catalog.detail {"id":2} from itemList in items`.
+        public var description: String {
+            "\(request) from \(sender) in \(FlowSnapshot.describe(coordinator))"
+        }
+    }
+
+    /// A module on screen.
+    public struct Screen: Sendable, Hashable {
+        /// The module's name.
+        public var module: Coordinated
+        /// The coordinator that presented it, as child names from the root.
+        public var coordinator: [String]
+        /// The index in ``FlowSnapshot/steps`` of the step it came from; `nil` when it was presented
+        /// outside any request (or before restoration was on), so that no step brings it back.
+        public var step: Int?
+
+        public init(_ module: Coordinated, coordinator: [String] = [], step: Int?) {
+            self.module = module
+            self.coordinator = coordinator
+            self.step = step
+        }
+    }
+
+    /// What was on screen: the layers of a ``Router``, bottom first.
+    public struct Presentation: Sendable, Hashable {
+        /// A tab: its title and stack.
+        public struct Tab: Sendable, Hashable {
+            public var title: String
+            public var stack: [Screen]
+
+            public init(title: String, stack: [Screen]) {
+                self.title = title
+                self.stack = stack
+            }
+        }
+
+        /// The main stack, bottom first.
+        public var stack: [Screen]
+        /// The tabs, in order.
+        public var tabs: [Tab]
+        /// The selected tab; `nil` without tabs.
+        public var selectedTab: Int?
+        /// The modal layers, bottom first, each a stack.
+        public var modals: [[Screen]]
+
+        public init(stack: [Screen], tabs: [Tab] = [], selectedTab: Int? = nil, modals: [[Screen]] = []) {
+            self.stack = stack
+            self.tabs = tabs
+            self.selectedTab = selectedTab
+            self.modals = modals
+        }
+
+        /// The same presentation by module name, as ``Router/state`` prints and compares it.
+        public var state: PresentationState {
+            let names = { (stack: [Screen]) in stack.map(\.module) }
+            let selected = selectedTab.flatMap { tabs.indices.contains($0) ? $0 : nil } ?? 0
+            // As the router decides: the top modal's top (none for an empty one), else the tab's, else main's.
+            let top: Coordinated?
+            if let modal = modals.last {
+                top = modal.last?.module
+            } else if !tabs.isEmpty {
+                top = tabs[selected].stack.last?.module
+            } else {
+                top = stack.last?.module
+            }
+            return PresentationState(
+                stack: names(stack), tabs: tabs.map { PresentationState.Tab(title: $0.title, stack: names($0.stack)) },
+                selectedTab: tabs.isEmpty ? nil : selectedTab, modals: modals.map(names), top: top)
+        }
+
+        /// Every screen, bottom to top: main stack, tabs in order, modals in order.
+        public var screens: [Screen] {
+            stack + tabs.flatMap(\.stack) + modals.flatMap { $0 }
+        }
+    }
+
+    /// An open child coordinator.
+    public struct Child: Sendable, Hashable {
+        /// Its place in the tree: child names from the root, its own last.
+        public var path: [String]
+        /// How it was opened.
+        public var style: PresentationStyle
+        /// The index in ``FlowSnapshot/steps`` of the step that opened it; `nil` when something other than
+        /// a request (a module's action) opened it, so that no step opens it again.
+        public var step: Int?
+
+        public init(path: [String], style: PresentationStyle, step: Int?) {
+            self.path = path
+            self.style = style
+            self.step = step
+        }
+    }
+
+    /// `items/createItem`, or `the root coordinator` for `[]`.
+    static func describe(_ path: [String]) -> String {
+        path.isEmpty ? "the root coordinator" : path.joined(separator: "/")
+    }
+}
+
+// MARK: - Services
+
+extension FlowSnapshot {
+    /// Saves the state of `service` under `name`, when it adopts ``StateHandoff``.
+    ///
+    /// - Returns: Whether it did.
+    @MainActor @discardableResult
+    public mutating func saveState(of service: any CoordinatorServiceProtocol, as name: String) -> Bool {
+        guard let handoff = service as? any StateHandoff else { return false }
+        services[name] = handoff.exportState()
+        return true
+    }
+
+    /// Gives `service` the state saved under `name`, when there is one and the service adopts
+    /// ``StateHandoff``. Call it before the service starts, as a reload would.
+    ///
+    /// - Returns: Whether it did.
+    @MainActor @discardableResult
+    public func restoreState(of service: any CoordinatorServiceProtocol, as name: String) -> Bool {
+        guard let state = services[name], let handoff = service as? any StateHandoff else { return false }
+        handoff.importState(state)
+        return true
+    }
+}

@@ -1,0 +1,134 @@
+/// One step of a restorable presentation: a request that was not made while another was being handled,
+/// and so stands for everything its manager (and the managers it asked in turn) presented and opened.
+struct RestorationStep {
+    /// The order the step was taken in; modules and children keep only this.
+    let sequence: Int
+    let request: CoordinationRequest
+    let sender: Coordinated
+    /// The coordinator the request was sent to, as child names from the root: `[]` for the root.
+    let coordinator: [String]
+}
+
+/// What a coordinator tree records for ``BaseFlowCoordinator/snapshot()`` while
+/// ``BaseFlowCoordinator/isRestorable`` is on: the outermost request under way, which becomes the step
+/// of what is presented and opened meanwhile.
+///
+/// The tree's ``Router`` holds it inline, `nil` while restoration is off, which is all the request path
+/// then pays. While on, a request that is a step costs one append here, and each module it presents
+/// keeps the step's sequence number: no allocation per step, no reference counting per module. Steps
+/// nothing refers to any more are dropped now and then, so the record stays as small as the screen.
+struct RestorationRecorder {
+    /// The sequence of the step being taken: the outermost request being handled; `nil` between requests.
+    private(set) var current: Int?
+    /// The steps still referred to (and a few more, until the next pruning), oldest first.
+    private var steps: [RestorationStep] = []
+    /// The step count at which steps nothing refers to are dropped.
+    private var pruneAt = 1024
+    private var nextSequence = 0
+    /// The steps of managers that answered ``ManagerStep/working``: what they present later, outside any
+    /// request, belongs to the request that started them.
+    private var working: [ObjectIdentifier: Int] = [:]
+
+    /// Notes that `coordinator` starts handling `request` from `sender`.
+    ///
+    /// - Returns: Whether this is the outermost request, whose end the caller must report with ``end()``.
+    @MainActor
+    mutating func begin(_ request: CoordinationRequest, from sender: Coordinated, in coordinator: BaseFlowCoordinator)
+        -> Bool
+    {
+        guard current == nil else { return false }
+        if steps.count >= pruneAt { prune(keeping: Self.referenced(in: coordinator.rootCoordinator)) }
+        let sequence = nextSequence
+        nextSequence += 1
+        steps.append(
+            RestorationStep(sequence: sequence, request: request, sender: sender, coordinator: coordinator.pathFromRoot)
+        )
+        current = sequence
+        return true
+    }
+
+    /// Ends the step ``begin(_:from:in:)`` began.
+    mutating func end() {
+        current = nil
+    }
+
+    /// Sets aside the step under way, so that a request made now counts as a step of its own (a queued
+    /// request replaying because the request under way set a dependency); give the result to ``resume(_:)``.
+    mutating func suspend() -> Int? {
+        defer { current = nil }
+        return current
+    }
+
+    /// Takes up the step ``suspend()`` set aside.
+    mutating func resume(_ step: Int?) {
+        current = step
+    }
+
+    /// The step a module `manager` presents outside any request belongs to: the one `manager` works for.
+    func step(ofWorking manager: (any RequestCoordinatorManager)?) -> Int? {
+        guard let manager, !working.isEmpty else { return nil }
+        return working[ObjectIdentifier(manager)]
+    }
+
+    /// Notes that `manager` keeps working after the step under way.
+    mutating func noteWorking(_ manager: any RequestCoordinatorManager) {
+        if let current { working[ObjectIdentifier(manager)] = current }
+    }
+
+    /// Forgets a manager that finished.
+    mutating func forget(_ manager: any RequestCoordinatorManager) {
+        if !working.isEmpty { working[ObjectIdentifier(manager)] = nil }
+    }
+
+    /// Forgets every working manager: the presentation they worked for was cleared.
+    mutating func forgetWorkingManagers() {
+        working.removeAll()
+    }
+
+    /// The step numbered `sequence`, if it is still kept.
+    func step(_ sequence: Int) -> RestorationStep? {
+        // Steps are appended in sequence order, and pruning keeps that order.
+        var low = 0
+        var high = steps.count
+        while low < high {
+            let middle = (low + high) / 2
+            if steps[middle].sequence < sequence { low = middle + 1 } else { high = middle }
+        }
+        return low < steps.count && steps[low].sequence == sequence ? steps[low] : nil
+    }
+
+    /// Drops the steps nothing refers to: no module on screen, no open child, no working manager.
+    private mutating func prune(keeping referenced: Set<Int>) {
+        let kept = referenced.union(working.values)
+        steps.removeAll { !kept.contains($0.sequence) }
+        pruneAt = max(1024, steps.count * 2)
+    }
+
+    /// The steps the modules and open children of `root`'s tree refer to.
+    @MainActor
+    private static func referenced(in root: BaseFlowCoordinator) -> Set<Int> {
+        var sequences = Set(root.router.modules.compactMap(\.restorationSequence))
+        func walk(_ coordinator: BaseFlowCoordinator) {
+            for child in coordinator.children {
+                if let sequence = child.restorationSequence { sequences.insert(sequence) }
+                walk(child)
+            }
+        }
+        walk(root)
+        return sequences
+    }
+}
+
+extension BaseFlowCoordinator {
+    /// This coordinator's place in its tree: the names of the children from the root down to it.
+    var pathFromRoot: [String] {
+        guard hasParent else { return [] }
+        var names: [String] = []
+        var coordinator = self
+        while let parent = coordinator.parent {
+            names.append(coordinator.name)
+            coordinator = parent
+        }
+        return names.reversed()
+    }
+}
