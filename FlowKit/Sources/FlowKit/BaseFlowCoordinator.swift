@@ -29,6 +29,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     public var onRegainFocus: (@MainActor (BaseFlowCoordinator) -> Void)?
     /// How long a request may wait for its dependencies before it is dead-lettered.
     public var queueTimeout: Duration = .seconds(30)
+    /// How long an ``AsyncCoordinatorService`` may take to start or stop before it is reported and the
+    /// coordinator goes on without it.
+    public var serviceTimeout: Duration = .seconds(5)
 
     @exclusivity(unchecked) public internal(set) var router: Router
     /// The coordinator that opened this one.
@@ -53,8 +56,10 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var ownDependencies = DependencyValues()
     var queue: [QueuedRequest] = []
     var sweep: Task<Void, Never>?
-    /// Managers that answered `.working`, until they finish.
-    var working: [ObjectIdentifier: any RequestCoordinatorManager] = [:]
+    /// Async services being started, stopped or replaced in the background, in order.
+    var backgroundServiceWork: Task<Void, Never>?
+    /// Managers that answered `.working`, until they finish, in the order they started working.
+    var working: [any RequestCoordinatorManager] = []
     /// Where this coordinator's inline modules go, and how it was opened.
     var anchor: Router.LayerID
     var style: PresentationStyle = .root
@@ -139,22 +144,30 @@ open class BaseFlowCoordinator: FlowCoordinator {
         }
         // Taken now: the manager may finish this coordinator (detaching it from its listeners) as it works.
         let sink = self.sink
-        if let sink {
-            sink(.handling(request, from: module, manager: resolved.name ?? factory.name, coordinator: name))
-        }
+        let managerName = resolved.name ?? factory.name
         let manager = resolved.make(self)
+        // Held by this call while `start` runs, so that it cannot end before it has answered. The router is
+        // taken now too: `start` may open this coordinator as a child, which would swap it.
+        let router = self.router
+        if let sink {
+            router.ledger.names[ObjectIdentifier(manager)] = managerName
+            sink(.handling(request, from: module, manager: managerName, coordinator: name))
+        }
+        router.ledger.starting.append(ObjectIdentifier(manager))
         let step: ManagerStep
         do {
             step = try manager.start(request, from: module)
         } catch {
+            router.ledger.starting.removeLast()
+            endIfReleased(manager, reason: .finished, sink: sink)
             return fail(request, from: module, FlowError(wrapping: error))
         }
+        router.ledger.starting.removeLast()
         switch step {
         case .present(let presented, let style): present(presented, style: style, by: manager, sink: sink)
-        case .working: working[ObjectIdentifier(manager)] = manager
-        case .finished: break
+        case .working: working.append(manager)
+        case .finished: endIfReleased(manager, reason: .finished, sink: sink)
         }
-        let managerName = resolved.name ?? factory.name
         sink?(.handled(request, from: module, manager: managerName, coordinator: name))
         return .handled(manager: managerName)
     }
@@ -168,11 +181,19 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     // MARK: - Managers and presentation
 
+    /// Presents `module` with `style` on behalf of `manager`, which then lives while the module is shown.
+    ///
+    /// A ``FlowManager`` that has ended presents nothing: it no longer belongs to this flow. The refusal is
+    /// reported as ``FlowEvent/presentRefused(_:manager:)``.
     public func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?) {
+        if let manager, let flow = manager as? FlowManager, flow.hasEnded {
+            sink?(.presentRefused(module.name, manager: router.ledger.name(of: manager)))
+            return
+        }
         present(module, style: style, by: manager, sink: sink)
     }
 
-    private func present(
+    func present(
         _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
         sink: (@MainActor (FlowEvent) -> Void)?
     ) {
@@ -192,19 +213,28 @@ open class BaseFlowCoordinator: FlowCoordinator {
         if !replaced.isEmpty { didRemove(replaced) }
     }
 
+    /// Releases `manager`: it stops working and any module it presented is removed. It ends, as
+    /// ``ManagerEndReason/finished``, unless something else still holds it (its `start` is running, or it
+    /// works for another coordinator). Finishing a manager that has ended does nothing.
     public func finish(_ manager: any RequestCoordinatorManager) {
-        working[ObjectIdentifier(manager)] = nil
+        let wasWorking = working.contains { $0 === manager }
+        if wasWorking { working.removeAll { $0 === manager } }
+        let removed = router.removeModules { $0.manager === manager }
+        guard wasWorking || !removed.isEmpty else { return }
+        let sink = self.sink
+        if let sink { for module in removed { sink(.removed(module.name)) } }
+        endIfReleased(manager, reason: .finished, sink: sink)
         // A child left with nothing on screen because its managers finished has done its work.
-        didRemove(router.removeModules { $0.manager === manager }, abandonedChildrenEnd: .completed(.null))
+        if !removed.isEmpty { finishAbandonedChildrenOfRoot(with: .completed(.null)) }
     }
 
     /// The managers currently held, working or with a module presented, in this coordinator only.
     public var activeManagerCount: Int {
-        var presenting = Set<ObjectIdentifier>()
+        var held = Set(working.map(ObjectIdentifier.init))
         for module in router.modules where module.presenter == ObjectIdentifier(self) {
-            if let manager = module.manager { presenting.insert(ObjectIdentifier(manager)) }
+            if let manager = module.manager { held.insert(ObjectIdentifier(manager)) }
         }
-        return presenting.union(working.keys).count
+        return held.count
     }
 
     /// Called when `child` has finished and this coordinator has the focus again.

@@ -21,6 +21,15 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
     case serviceStarted(String)
     case serviceStopped(String)
     case dependencySet(DependencyKey)
+    /// The coordinator let the manager reported as `name` go, for `reason`; see
+    /// ``RequestCoordinatorManager/didEnd(_:)``.
+    case managerEnded(String, reason: ManagerEndReason)
+    /// A task the manager reported as `name` started with ``FlowManager/task(_:)`` threw `error`.
+    case managerTaskFailed(String, error: FlowError)
+    /// A manager that had ended asked to present the module; nothing was presented.
+    case presentRefused(Coordinated, manager: String)
+    /// A service failed to start, or did not start or stop in time.
+    case serviceProblem(ServiceProblem)
 
     public var description: String {
         switch self {
@@ -41,6 +50,10 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
         case .serviceStarted(let name): "service \(name) started"
         case .serviceStopped(let name): "service \(name) stopped"
         case .dependencySet(let key): "dependency \(key) set"
+        case .managerEnded(let name, let reason): "ended \(name): \(reason)"
+        case .managerTaskFailed(let name, let error): "a task of \(name) failed: \(error.message)"
+        case .presentRefused(let module, let manager): "did not present \(module): its manager \(manager) has ended"
+        case .serviceProblem(let problem): problem.description
         }
     }
 }

@@ -43,6 +43,9 @@ public final class Router {
     /// The index of the selected tab, meaningful only when there are tabs.
     public private(set) var selectedTab = 0
     private var nextLayer = 1
+    /// What the tree tracks about its managers beyond the modules that hold them. Unchecked exclusivity
+    /// for the same reason as the layers: nothing that mutates it calls out.
+    @exclusivity(unchecked) var ledger = ManagerLedger()
 
     /// An empty presentation.
     public init() {
