@@ -5,7 +5,8 @@ import FlowKit
 /// A request's line comes first (FlowKit reports `handling` before its manager starts), then what its
 /// manager did, indented one step deeper: what it presented, opened, and the requests it made in turn. The
 /// request's `handled` event, which FlowKit reports last, adds nothing; a `failed` one adds a line at the
-/// request's depth.
+/// request's depth. A manager's end is printed (`ended auth.SignIn: dismissed`) unless it only finished
+/// within the request it handled, which the request's line already says.
 extension HostShell {
     /// The lines for `events`, indented by how deeply each is nested in the requests that caused it.
     func lines(describing events: [HostEvent]) -> [String] {
@@ -13,6 +14,7 @@ extension HostShell {
         var lines: [String] = []
         for event in events {
             let place = nesting.enter(event)
+            if case .flow(.managerEnded(let manager, .finished)) = event, manager == place.handler { continue }
             guard let line = describe(event, closing: place.closes) else { continue }
             let indent = String(repeating: "  ", count: place.depth)
             lines += line.split(separator: "\n", omittingEmptySubsequences: false).map { indent + $0 }
@@ -64,24 +66,25 @@ extension HostShell {
 /// The requests under way while events are read in order: `handling` opens one, its `handled` or `failed`
 /// closes it. Requests nest because a manager handles its request synchronously.
 private struct RequestNesting {
-    private var open: [(request: CoordinationRequest, module: Coordinated)] = []
+    private var open: [(request: CoordinationRequest, module: Coordinated, manager: String)] = []
 
     /// Reads the next event: its depth (how many requests it happened within; a request's own events sit
-    /// at the depth of its `handling`), and whether it closes the innermost open request.
-    mutating func enter(_ event: HostEvent) -> (depth: Int, closes: Bool) {
-        guard case .flow(let flow) = event else { return (open.count, false) }
+    /// at the depth of its `handling`), whether it closes the innermost open request, and the manager
+    /// handling the innermost request it happened within.
+    mutating func enter(_ event: HostEvent) -> (depth: Int, closes: Bool, handler: String?) {
+        guard case .flow(let flow) = event else { return (open.count, false, open.last?.manager) }
         switch flow {
-        case .handling(let request, let module, _, _):
-            open.append((request, module))
-            return (open.count - 1, false)
+        case .handling(let request, let module, let manager, _):
+            open.append((request, module, manager))
+            return (open.count - 1, false, manager)
         case .handled(let request, let module, _, _), .failed(let request, let module, _):
             guard let last = open.last, last.request == request, last.module == module else {
-                return (open.count, false)
+                return (open.count, false, open.last?.manager)
             }
             open.removeLast()
-            return (open.count, true)
+            return (open.count, true, last.manager)
         default:
-            return (open.count, false)
+            return (open.count, false, open.last?.manager)
         }
     }
 }

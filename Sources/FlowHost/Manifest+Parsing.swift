@@ -118,7 +118,8 @@ struct ManifestParser {
     var errors: [ManifestError] = []
 
     static let topKeys = [
-        "deepLinks", "experiments", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services", "start",
+        "deepLinks", "experiments", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services",
+        "serviceTimeout", "start",
     ]
     static let pluginKeys = ["library", "sha256"]
     static let routeKeys = ["experiment", "from", "manager", "plugin", "request"]
@@ -174,7 +175,23 @@ struct ManifestParser {
         return Manifest(
             path: file, directory: directory, manifestVersion: Manifest.supportedVersion, name: appName,
             pluginPath: pluginPath, plugins: plugins, routes: routes, services: services, start: start,
-            experiments: experiments, deepLinks: deepLinks(top["deepLinks"]))
+            experiments: experiments, deepLinks: deepLinks(top["deepLinks"]),
+            serviceTimeout: top["serviceTimeout"].flatMap { serviceTimeout($0) })
+    }
+
+    /// `serviceTimeout`: seconds above 0, to the millisecond.
+    mutating func serviceTimeout(_ value: JSONValue) -> Duration? {
+        guard case .number(let seconds) = value else {
+            wrongType("number of seconds", value, at: "serviceTimeout")
+            return nil
+        }
+        guard seconds >= 0.001, seconds <= 86_400 else {
+            report(
+                .wrongType, at: "serviceTimeout",
+                "expected a number of seconds from 0.001 to 86400, found \(value); services get 5 s when it is left out")
+            return nil
+        }
+        return .milliseconds(Int((seconds * 1000).rounded()))
     }
 
     // MARK: Sections

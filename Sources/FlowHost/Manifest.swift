@@ -30,6 +30,8 @@ public struct Manifest: Sendable, Hashable {
     public var experiments: [String: Experiment]
     /// URL patterns and the requests they open, tried in the manifest's order.
     public var deepLinks: DeepLinkMapping
+    /// How long a service that awaits may take to start or stop; `nil` for FlowKit's default (5 s).
+    public var serviceTimeout: Duration?
 
     /// Creates a manifest from parts that are assumed to be valid already.
     public init(
@@ -43,7 +45,8 @@ public struct Manifest: Sendable, Hashable {
         services: [ServiceRef] = [],
         start: [CoordinationRequest] = [],
         experiments: [String: Experiment] = [:],
-        deepLinks: DeepLinkMapping = DeepLinkMapping()
+        deepLinks: DeepLinkMapping = DeepLinkMapping(),
+        serviceTimeout: Duration? = nil
     ) {
         self.path = path
         self.directory = directory
@@ -56,6 +59,7 @@ public struct Manifest: Sendable, Hashable {
         self.start = start
         self.experiments = experiments
         self.deepLinks = deepLinks
+        self.serviceTimeout = serviceTimeout
     }
 }
 
