@@ -16,6 +16,8 @@ enum RunCommand {
         --watch reloads the manifest and any plugin library when its file changes (rebuild with
         `swift build` in another terminal); the next request uses the new code or route.
         --open URL applies the deep link the manifest's deepLinks map URL to, after the start requests.
+        Services that await get the manifest's serviceTimeout (5 s by default) to start and to stop; one
+        that takes longer is reported on standard error and left behind, so the run still ends.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
 
@@ -41,6 +43,7 @@ enum RunCommand {
 
         let shell = HostShell(host: host)
         shell.onUnpromptedLines = { lines in if !quiet { emit(lines) } }
+        shell.onServiceProblem = { problem in printError("flowhost: \(problem)") }
         if watching {
             do {
                 try host.watch()
@@ -49,7 +52,7 @@ enum RunCommand {
             }
         }
         let interactive = script == nil && isatty(STDIN_FILENO) == 1
-        var started = shell.start()
+        var started = await shell.startAndWait()
         emit(started)
         if started.status == .ok, let url = parsed.options["--open"]?.last {
             started = shell.execute("open \(url)")
@@ -58,7 +61,7 @@ enum RunCommand {
         if case .error(let message) = started.status {
             printError("\(manifest.path): \(message)")
             if !interactive {
-                host.stop()
+                await host.stopAndWait()
                 return .scriptFailed
             }
         }
@@ -89,11 +92,11 @@ enum RunCommand {
                 } else {
                     printFailure("\(source):\(lineNumber): \(message)")
                 }
-                host.stop()
+                await host.stopAndWait()
                 return .scriptFailed
             }
         }
-        host.stop()
+        await host.stopAndWait()
         return .ok
     }
 
