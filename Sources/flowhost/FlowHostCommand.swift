@@ -8,7 +8,7 @@ struct FlowHostCommand {
         usage: flowhost <command> [options]
 
         commands:
-          run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager] [--watch] [--quiet]
+          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--eager] [--watch] [--quiet]
                                                                            run the flow (interactive on a terminal)
           validate MANIFEST [--plugin-path DIR]... [--json]                check the manifest and every plugin
           list MANIFEST [--plugin-path DIR]... [--eager] [--json]          print the routing table

@@ -48,7 +48,7 @@ struct VersionAndUsageTests {
     @Test func synopsesComeFromTheSpecs() {
         #expect(
             FlowHostCommandLine.run.synopsis
-                == "run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager] [--watch] [--quiet]")
+                == "run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--eager] [--watch] [--quiet]")
         #expect(FlowHostCommandLine.completion.usage == "usage: flowhost completion bash|zsh|fish")
         #expect(FlowHostCommandLine.list.valuedOptions == ["--plugin-path"])
         #expect(FlowHostCommandLine.list.flags == ["--eager", "--json"])
