@@ -28,11 +28,11 @@ extension Host {
 func imagePath(of type: any Any.Type) -> String? {
     guard let dladdr = ImageLookup.dladdr else { return nil }
     let metadata = UnsafeRawPointer(bitPattern: UInt(bitPattern: ObjectIdentifier(type)))
-    // Dl_info: dli_fname, dli_fbase, dli_sname, dli_saddr.
-    var info: (UnsafePointer<CChar>?, UnsafeRawPointer?, UnsafePointer<CChar>?, UnsafeRawPointer?) = (nil, nil, nil, nil)
-    let found = withUnsafeMutablePointer(to: &info) { dladdr(metadata, UnsafeMutableRawPointer($0)) }
-    guard found != 0, let file = info.0 else { return nil }
-    return String(cString: file)
+    // Dl_info is four pointers: dli_fname, dli_fbase, dli_sname, dli_saddr.
+    var info = [UnsafeRawPointer?](repeating: nil, count: 4)
+    let found = info.withUnsafeMutableBytes { dladdr(metadata, $0.baseAddress) }
+    guard found != 0, let file = info[0] else { return nil }
+    return String(cString: file.assumingMemoryBound(to: CChar.self))
 }
 
 /// glibc's `dladdr`, which the Glibc module leaves out (it is a GNU extension), found at run time.

@@ -188,7 +188,8 @@ struct ManifestParser {
         guard seconds >= 0.001, seconds <= 86_400 else {
             report(
                 .wrongType, at: "serviceTimeout",
-                "expected a number of seconds from 0.001 to 86400, found \(value); services get 5 s when it is left out")
+                "expected a number of seconds from 0.001 to 86400, found \(value); services get 5 s when it is left out"
+            )
             return nil
         }
         return .milliseconds(Int((seconds * 1000).rounded()))

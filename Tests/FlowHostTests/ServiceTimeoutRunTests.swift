@@ -29,7 +29,9 @@ struct ServiceTimeoutRunTests {
         let host = try Host.parsing(#"{"manifestVersion": 1, "plugins": {}, "routes": [], "serviceTimeout": 0.25}"#)
 
         #expect(host.coordinator.serviceTimeout == .milliseconds(250))
-        #expect(try Host.parsing(#"{"manifestVersion": 1, "plugins": {}, "routes": []}"#).coordinator.serviceTimeout == .seconds(5))
+        #expect(
+            try Host.parsing(#"{"manifestVersion": 1, "plugins": {}, "routes": []}"#).coordinator.serviceTimeout
+                == .seconds(5))
     }
 
     @Test func aServiceTimeoutThatIsNotAPositiveNumberIsRefused() {

@@ -39,7 +39,8 @@ struct AsyncServiceTests {
         let stuck = ServiceProblem(service: "StuckService", kind: .stopTimedOut(.milliseconds(100)))
         #expect(problems == [stuck])
         #expect(
-            stuck.description == "service 'StuckService' did not stop within 0.1 s; raise serviceTimeout if it needs longer")
+            stuck.description
+                == "service 'StuckService' did not stop within 0.1 s; raise serviceTimeout if it needs longer")
         #expect(log.entries.suffix(2) == ["last.stop", "first.stop"])
         #expect(
             events.suffix(3) == [
@@ -52,16 +53,18 @@ struct AsyncServiceTests {
         let log = Log()
         let gate = Gate()
         let coordinator = BaseFlowCoordinator(services: [
-            FailingService(), StuckService(gate: gate, log: log, stuckStarting: true), AwaitingService("last", log: log),
+            FailingService(), StuckService(gate: gate, log: log, stuckStarting: true),
+            AwaitingService("last", log: log),
         ])
         coordinator.serviceTimeout = .milliseconds(100)
 
         let problems = await coordinator.startAndWait()
 
-        #expect(problems.map(\.description) == [
-            "service 'FailingService' failed to start: port 8080 is taken",
-            "service 'StuckService' did not start within 0.1 s; raise serviceTimeout if it needs longer",
-        ])
+        #expect(
+            problems.map(\.description) == [
+                "service 'FailingService' failed to start: port 8080 is taken",
+                "service 'StuckService' did not start within 0.1 s; raise serviceTimeout if it needs longer",
+            ])
         #expect(log.entries == ["last.start"])
         gate.open(with: "release")
     }

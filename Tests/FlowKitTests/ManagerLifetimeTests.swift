@@ -199,7 +199,10 @@ struct ManagerLifetimeTests {
         try coordinator.back()
         try coordinator.back()
 
-        #expect(events.filter(\.isEnd).map(\.description) == ["ended Detail: dismissed", "ended PresentingManager: dismissed"])
+        #expect(
+            events.filter(\.isEnd).map(\.description) == [
+                "ended Detail: dismissed", "ended PresentingManager: dismissed",
+            ])
     }
 }
 

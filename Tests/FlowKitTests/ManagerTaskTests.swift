@@ -160,7 +160,9 @@ struct ReplacedManagerTests {
         #expect(log.ends == ["background: replaced by a reload", "background: replaced by a reload"])
         #expect(await gate.next() == "cancelled")
         #expect(await gate.next() == "cancelled")
-        #expect(events.filter(\.isEnd).map(\.description) == Array(repeating: "ended BackgroundManager: replaced by a reload", count: 2))
+        #expect(
+            events.filter(\.isEnd).map(\.description)
+                == Array(repeating: "ended BackgroundManager: replaced by a reload", count: 2))
         #expect(coordinator.replaceBackgroundManagers { _ in false } == 0)
         #expect(coordinator.activeManagerCount == 3, "the list, the working manager without a task, the listener")
     }
