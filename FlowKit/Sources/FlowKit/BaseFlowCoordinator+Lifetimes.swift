@@ -47,8 +47,9 @@ extension BaseFlowCoordinator {
     public func replaceBackgroundManagers(where isReplaced: (any RequestCoordinatorManager) -> Bool) -> Int {
         var count = 0
         for child in children { count += child.replaceBackgroundManagers(where: isReplaced) }
-        let replaced = working.filter { manager in
-            guard let flow = manager as? FlowManager, !flow.tasks.isEmpty else { return false }
+        let candidates = working  // `isReplaced` is the caller's code: it must not overlap an access.
+        let replaced = candidates.filter { manager in
+            guard let flow = manager as? FlowManager, flow.runningTaskCount > 0 else { return false }
             return !router.holds(manager) && isReplaced(manager)
         }
         guard !replaced.isEmpty else { return count }
@@ -62,12 +63,20 @@ extension BaseFlowCoordinator {
     /// Whether anything in this tree holds `manager`: a presented module, a coordinator's `working`, or the
     /// coordinator running its `start`.
     func holds(_ manager: any RequestCoordinatorManager) -> Bool {
-        router.holds(manager) || rootCoordinator.holdsWorking(manager)
+        if router.holds(manager) { return true }
+        // Only a child reaches for the root: `rootCoordinator` retains, and every retain of a coordinator
+        // (which modules reference weakly) takes the slow path.
+        if hasParent { return rootCoordinator.holdsOtherwise(ObjectIdentifier(manager)) }
+        if working.isEmpty, starting.isEmpty, children.isEmpty { return false }
+        return holdsOtherwise(ObjectIdentifier(manager))
     }
 
-    private func holdsWorking(_ manager: any RequestCoordinatorManager) -> Bool {
-        if !working.isEmpty, working.contains(where: { $0 === manager }) { return true }
-        return children.contains { $0.holdsWorking(manager) }
+    /// Whether this coordinator or a descendant holds the manager `id` working or while it starts.
+    private func holdsOtherwise(_ id: ObjectIdentifier) -> Bool {
+        if starting.contains(id) { return true }
+        for held in working where ObjectIdentifier(held) == id { return true }
+        for child in children where child.holdsOtherwise(id) { return true }
+        return false
     }
 
     /// Ends, in order and once each, those of `managers` that nothing holds any more.
@@ -86,11 +95,7 @@ extension BaseFlowCoordinator {
         _ manager: any RequestCoordinatorManager, reason: ManagerEndReason, sink: (@MainActor (FlowEvent) -> Void)?
     ) {
         guard !holds(manager) else { return }
-        if let flow = manager as? FlowManager {
-            guard flow.endReason == nil else { return }
-            flow.endReason = reason
-            if !flow.tasks.isEmpty { for task in flow.tasks.values { task.cancel() } }
-        }
+        if let flow = manager as? FlowManager, !flow.recordEnd(reason) { return }
         if let sink { sink(.managerEnded(router.ledger.name(of: manager), reason: reason)) }
         if !router.ledger.names.isEmpty { router.ledger.names[ObjectIdentifier(manager)] = nil }
         manager.didEnd(reason)

@@ -58,8 +58,12 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var sweep: Task<Void, Never>?
     /// Async services being started, stopped or replaced in the background, in order.
     var backgroundServiceWork: Task<Void, Never>?
-    /// Managers that answered `.working`, until they finish, in the order they started working.
-    var working: [any RequestCoordinatorManager] = []
+    /// Managers that answered `.working`, until they finish, in the order they started working. Unchecked
+    /// exclusivity: no access to it calls out while it lasts (copied first where code runs per element).
+    @exclusivity(unchecked) var working: [any RequestCoordinatorManager] = []
+    /// The managers whose `start` this coordinator is running, innermost last: it holds each until `start`
+    /// returns, so a manager that finishes or loses its modules meanwhile has not ended yet.
+    @exclusivity(unchecked) var starting: [ObjectIdentifier] = []
     /// Where this coordinator's inline modules go, and how it was opened.
     var anchor: Router.LayerID
     var style: PresentationStyle = .root
@@ -146,23 +150,21 @@ open class BaseFlowCoordinator: FlowCoordinator {
         let sink = self.sink
         let managerName = resolved.name ?? factory.name
         let manager = resolved.make(self)
-        // Held by this call while `start` runs, so that it cannot end before it has answered. The router is
-        // taken now too: `start` may open this coordinator as a child, which would swap it.
-        let router = self.router
         if let sink {
             router.ledger.names[ObjectIdentifier(manager)] = managerName
             sink(.handling(request, from: module, manager: managerName, coordinator: name))
         }
-        router.ledger.starting.append(ObjectIdentifier(manager))
+        // Held by this call while `start` runs, so that it cannot end before it has answered.
+        starting.append(ObjectIdentifier(manager))
         let step: ManagerStep
         do {
             step = try manager.start(request, from: module)
         } catch {
-            router.ledger.starting.removeLast()
+            starting.removeLast()
             endIfReleased(manager, reason: .finished, sink: sink)
             return fail(request, from: module, FlowError(wrapping: error))
         }
-        router.ledger.starting.removeLast()
+        starting.removeLast()
         switch step {
         case .present(let presented, let style): present(presented, style: style, by: manager, sink: sink)
         case .working: working.append(manager)

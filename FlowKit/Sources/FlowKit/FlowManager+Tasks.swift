@@ -32,10 +32,10 @@ extension FlowManager {
     /// - Returns: The task, to cancel it earlier; there is no need to keep it.
     @discardableResult
     public func task(_ body: @escaping @MainActor () async throws -> Void) -> Task<Void, Never> {
-        let key = nextTaskKey
-        nextTaskKey += 1
+        let key = ManagerTasks.nextKey
+        ManagerTasks.nextKey += 1
         let task = Task { @MainActor in
-            defer { self.tasks[key] = nil }
+            defer { if case .running(let tasks) = self.lifetime { tasks.running[key] = nil } }
             guard !Task.isCancelled else { return }
             do {
                 try await body()
@@ -46,7 +46,16 @@ extension FlowManager {
                 }
             }
         }
-        if hasEnded { task.cancel() } else { tasks[key] = task }
+        switch lifetime {
+        case .held:
+            let tasks = ManagerTasks()
+            tasks.running[key] = task
+            lifetime = .running(tasks)
+        case .running(let tasks):
+            tasks.running[key] = task
+        case .ended:
+            task.cancel()
+        }
         return task
     }
 
@@ -61,5 +70,8 @@ extension FlowManager {
     }
 
     /// The number of tasks started with ``task(_:)`` that have not returned yet.
-    public var runningTaskCount: Int { tasks.count }
+    public var runningTaskCount: Int {
+        if case .running(let tasks) = lifetime { return tasks.running.count }
+        return 0
+    }
 }

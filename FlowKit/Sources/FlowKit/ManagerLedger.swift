@@ -1,13 +1,9 @@
-/// What a coordinator tree tracks about its managers besides the modules that hold them and each
-/// coordinator's `working`: which managers are being started, and, while someone listens to events, the
-/// names they are reported under.
+/// What a coordinator tree tracks about its managers besides what holds them (modules, and each
+/// coordinator's `working` and `starting`): while someone listens to events, the names they are
+/// reported under.
 ///
 /// It lives in the tree's ``Router``, the one object the whole tree shares.
 struct ManagerLedger {
-    /// The managers whose `start` is running, innermost last. The coordinator handling a request holds its
-    /// manager until `start` returns, so a manager that finishes or loses its modules meanwhile has not
-    /// ended yet.
-    var starting: [ObjectIdentifier] = []
     /// The names ``FlowEvent/managerEnded(_:reason:)`` reports, recorded only while someone listens.
     var names: [ObjectIdentifier: String] = [:]
 
@@ -19,12 +15,22 @@ struct ManagerLedger {
 }
 
 extension Router {
-    /// Whether a presented module holds `manager`, or its `start` is running.
+    /// Whether a presented module holds `manager`.
+    ///
+    /// Plain loops rather than `contains(where:)`: a main-actor closure handed to the standard library is
+    /// checked for its executor on every call, which the request path cannot afford.
     func holds(_ manager: any RequestCoordinatorManager) -> Bool {
-        if !ledger.starting.isEmpty, ledger.starting.contains(ObjectIdentifier(manager)) { return true }
-        if main.stack.contains(where: { $0.manager === manager }) { return true }
-        for tab in tabs where tab.stack.contains(where: { $0.manager === manager }) { return true }
-        for modal in modals where modal.stack.contains(where: { $0.manager === manager }) { return true }
+        let target = ObjectIdentifier(manager)
+        if Self.stack(main.stack, holds: target) { return true }
+        for tab in tabs where Self.stack(tab.stack, holds: target) { return true }
+        for modal in modals where Self.stack(modal.stack, holds: target) { return true }
+        return false
+    }
+
+    private static func stack(_ stack: [FlowModule], holds target: ObjectIdentifier) -> Bool {
+        for module in stack {
+            if let manager = module.manager, ObjectIdentifier(manager) == target { return true }
+        }
         return false
     }
 }

@@ -56,11 +56,8 @@ public enum ManagerStep {
 open class FlowManager: RequestCoordinatorManager {
     /// The coordinator this manager works for. It outlives the manager.
     public unowned let coordinator: any FlowCoordinator
-    /// Why the coordinator let this manager go; `nil` while it is held. Set just before ``didEnd(_:)``.
-    public internal(set) var endReason: ManagerEndReason?
-    /// The tasks started with ``task(_:)`` that have not returned, by key.
-    var tasks: [Int: Task<Void, Never>] = [:]
-    var nextTaskKey = 0
+    /// Whether it ended and why, and the tasks it started. See ``ManagerLifetime``.
+    @usableFromInline @exclusivity(unchecked) var lifetime = ManagerLifetime.held
 
     public required init(coordinator: any FlowCoordinator) {
         self.coordinator = coordinator
@@ -76,6 +73,9 @@ open class FlowManager: RequestCoordinatorManager {
     /// Override to hear that the coordinator let this manager go; the default does nothing, so there is
     /// no need to call `super`. Its tasks are already cancelled and ``hasEnded`` is true.
     open func didEnd(_ reason: ManagerEndReason) {}
+
+    /// Why the coordinator let this manager go; `nil` while it is held. Set just before ``didEnd(_:)``.
+    public var endReason: ManagerEndReason? { lifetime.endReason }
 
     /// Whether the coordinator has let this manager go. Check it after an `await` outside ``task(_:)``.
     public var hasEnded: Bool { endReason != nil }
