@@ -1,8 +1,8 @@
 /// What a person does to the presentation: go back, dismiss, pick a tab.
 ///
 /// Call these on any coordinator of the tree; they act on what is visible. Modules that leave the
-/// presentation release their managers, and a child coordinator whose screens are all gone finishes, as a
-/// UIKit navigation delegate would make it.
+/// presentation release their managers, which end as dismissed unless something else holds them, and a
+/// child coordinator whose screens are all gone finishes, as a UIKit navigation delegate would make it.
 extension BaseFlowCoordinator {
     /// Pops the visible module; on the last module of a modal, dismisses the modal.
     ///
