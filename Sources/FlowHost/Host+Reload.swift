@@ -5,9 +5,11 @@ import Glibc
 extension Host {
     /// Loads a new generation of plugin `name` and switches its routes to it in one step.
     ///
-    /// Managers already working keep running on the old generation until they finish; every request
-    /// from now on goes to the new one. A new generation that fails to load, or lacks a manager or service
-    /// the manifest still routes to it, is refused and the previous generation keeps serving.
+    /// Managers with a screen, and managers working while they wait for something, keep running on the
+    /// old generation until they end; managers working in the background, with tasks running, end as
+    /// replaced (see ``replaceBackgroundManagers(of:retiring:)``). Every request from now on goes to the
+    /// new generation. A new generation that fails to load, or lacks a manager or service the manifest
+    /// still routes to it, is refused and the previous generation keeps serving.
     ///
     /// - Parameter force: Load a new generation even when the library is unchanged (a watched file that
     ///   did not change is skipped instead).
@@ -29,10 +31,14 @@ extension Host {
     ) throws(PluginLoadError) -> HostEvent {
         let managers = manifest.managerReferences.filter { $0.plugin == name }.map(\.manager)
         let services = manifest.services.filter { $0.plugin == name }.map(\.service)
+        let previous = registry.status(of: name).flatMap {
+            if case .loaded(let plugin) = $0 { plugin.path } else { nil }
+        }
         switch try registry.reload(name, requiredManagers: managers, requiredServices: services, force: force) {
         case .reloaded(let generation):
             stats.reloads += 1
             let replaced = replaceServices(of: name)
+            replaceBackgroundManagers(of: name, retiring: previous)
             return .pluginReloaded(
                 plugin: name, generation: generation, file: registry.sourcePath(of: name) ?? name,
                 swapTime: landedAt.map { .now - $0 }, services: replaced)

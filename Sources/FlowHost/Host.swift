@@ -31,6 +31,8 @@ public final class Host {
     var watcher: FileWatcher?
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
+    /// The libraries each plugin's previous generations were loaded from, by plugin.
+    var retiredLibraries: [String: Set<String>] = [:]
 
     /// Builds the host. Loads the plugins that provide services now, and with `eager` every plugin.
     ///
@@ -54,6 +56,7 @@ public final class Host {
         self.runningServices = services
         if eager { problems += Host.check(manifest: manifest, registry: registry) }
         self.coordinator = BaseFlowCoordinator(name: manifest.name ?? "host", services: services.map(\.service))
+        if let timeout = manifest.serviceTimeout { coordinator.serviceTimeout = timeout }
         self.problems = Host.unique(problems)
         coordinator.mapping = mapping(for: manifest)
         coordinator.guards = manifest.guards
@@ -73,6 +76,8 @@ public final class Host {
 
     /// Starts the services, then sends the manifest's `start` requests in order, from the `app` module.
     ///
+    /// Services that await start in the background; ``startAndWait()`` waits for them first.
+    ///
     /// - Returns: Each start request with its outcome.
     @discardableResult
     public func start() -> [(request: CoordinationRequest, outcome: CoordinationOutcome)] {
@@ -80,12 +85,41 @@ public final class Host {
         return manifest.start.map { ($0, coordinator.requestCoordination($0, from: .app)) }
     }
 
+    /// Starts the services in order, awaiting each that awaits for at most the manifest's
+    /// `serviceTimeout`, then sends the manifest's `start` requests.
+    ///
+    /// A service that fails or takes too long is reported (``HostEvent/flow(_:)`` with
+    /// ``FlowEvent/serviceProblem(_:)``, by its manifest name) and the host goes on without it.
+    ///
+    /// - Returns: Each start request with its outcome.
+    @discardableResult
+    public func startAndWait() async -> [(request: CoordinationRequest, outcome: CoordinationOutcome)] {
+        await coordinator.startAndWait()
+        return manifest.start.map { ($0, coordinator.requestCoordination($0, from: .app)) }
+    }
+
     /// Stops watching, then stops the coordinator and its services.
+    ///
+    /// Services that await stop in the background; ``stopAndWait()`` waits for them.
     public func stop() {
         watcher?.stop()
         watcher = nil
         coordinator.stop()
         registry.removeVersionDirectory()
+    }
+
+    /// Stops watching, then stops the coordinator and its services in reverse order, awaiting each that
+    /// awaits for at most the manifest's `serviceTimeout`. Always returns: a service that does not stop
+    /// in time is reported and left behind.
+    ///
+    /// - Returns: The services that did not stop in time, by their manifest names.
+    @discardableResult
+    public func stopAndWait() async -> [ServiceProblem] {
+        watcher?.stop()
+        watcher = nil
+        let problems = await coordinator.stopAndWait()
+        registry.removeVersionDirectory()
+        return problems.map(namingService)
     }
 
     /// Loads every plugin and checks that each route's manager, each experiment variant's manager and each
@@ -115,8 +149,16 @@ public final class Host {
         switch event {
         case .serviceStarted(let type): .serviceStarted(serviceName(ofType: type))
         case .serviceStopped(let type): .serviceStopped(serviceName(ofType: type))
+        case .serviceProblem(let problem): .serviceProblem(namingService(problem))
         default: event
         }
+    }
+
+    /// `problem` with its service named as the manifest names it.
+    func namingService(_ problem: ServiceProblem) -> ServiceProblem {
+        var problem = problem
+        problem.service = serviceName(ofType: problem.service)
+        return problem
     }
 
     /// The manifest name of the running service whose type is called `type`; several names joined with

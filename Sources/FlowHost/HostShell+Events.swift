@@ -5,7 +5,8 @@ import FlowKit
 /// A request's line comes first (FlowKit reports `handling` before its manager starts), then what its
 /// manager did, indented one step deeper: what it presented, opened, and the requests it made in turn. The
 /// request's `handled` event, which FlowKit reports last, adds nothing; a `failed` one adds a line at the
-/// request's depth.
+/// request's depth. A manager's end is printed (`ended auth.SignIn: dismissed`) unless it only finished
+/// within the request it handled, which the request's line already says.
 extension HostShell {
     /// The lines for `events`, indented by how deeply each is nested in the requests that caused it.
     func lines(describing events: [HostEvent]) -> [String] {
@@ -13,6 +14,7 @@ extension HostShell {
         var lines: [String] = []
         for event in events {
             let place = nesting.enter(event)
+            if case .flow(.managerEnded(let manager, .finished)) = event, manager == place.handler { continue }
             guard let line = describe(event, closing: place.closes) else { continue }
             let indent = String(repeating: "  ", count: place.depth)
             lines += line.split(separator: "\n", omittingEmptySubsequences: false).map { indent + $0 }
@@ -74,34 +76,39 @@ extension HostShell {
 /// one, its `handled` or `failed` (or `held`) closes it. Requests nest because a manager handles its
 /// request, and a guard sends its redirect, synchronously.
 private struct RequestNesting {
-    private var open: [(request: CoordinationRequest, module: Coordinated)] = []
+    private var open: [(request: CoordinationRequest, module: Coordinated, manager: String)] = []
 
     /// Reads the next event: its depth (how many requests it happened within; a request's own events sit
-    /// at the depth of its `handling`), and whether it closes the innermost open request.
-    mutating func enter(_ event: HostEvent) -> (depth: Int, closes: Bool) {
-        guard case .flow(let flow) = event else { return (open.count, false) }
+    /// at the depth of its `handling`), whether it closes the innermost open request, and the manager
+    /// handling the innermost request it happened within.
+    mutating func enter(_ event: HostEvent) -> (depth: Int, closes: Bool, handler: String?) {
+        guard case .flow(let flow) = event else { return (open.count, false, open.last?.manager) }
         switch flow {
-        case .handling(let request, let module, _, _):
-            open.append((request, module))
-            return (open.count - 1, false)
+        case .handling(let request, let module, let manager, _):
+            open.append((request, module, manager))
+            return (open.count - 1, false, manager)
         case .redirecting(let held):
-            open.append((held.request, held.module))
-            return (open.count - 1, false)
+            // The redirect is sent within the request, on behalf of whoever handles the enclosing one.
+            let handler = open.last?.manager
+            open.append((held.request, held.module, handler ?? ""))
+            return (open.count - 1, false, handler)
         case .handled(let request, let module, _, _), .failed(let request, let module, _):
             return close(request, module)
         case .held(let held):
             return close(held.request, held.module)
         default:
-            return (open.count, false)
+            return (open.count, false, open.last?.manager)
         }
     }
 
-    private mutating func close(_ request: CoordinationRequest, _ module: Coordinated) -> (depth: Int, closes: Bool) {
+    private mutating func close(_ request: CoordinationRequest, _ module: Coordinated)
+        -> (depth: Int, closes: Bool, handler: String?)
+    {
         guard let last = open.last, last.request == request, last.module == module else {
-            return (open.count, false)
+            return (open.count, false, open.last?.manager)
         }
         open.removeLast()
-        return (open.count, true)
+        return (open.count, true, last.manager)
     }
 }
 

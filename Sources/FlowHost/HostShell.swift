@@ -35,12 +35,18 @@ public final class HostShell {
     var heldFates = HeldFates()
     /// Receives the lines for events that happen between commands (a watched file reloaded).
     public var onUnpromptedLines: (@MainActor ([String]) -> Void)?
+    /// Receives the services that failed, or did not start or stop in time, instead of the lines: they
+    /// are errors, for standard error. Unset, they are printed like any other event.
+    public var onServiceProblem: (@MainActor (ServiceProblem) -> Void)?
 
     /// A shell driving `host`. It listens to the host's events.
     public init(host: Host) {
         self.host = host
         host.onEvent = { [weak self] event in
             guard let self else { return }
+            if case .flow(.serviceProblem(let problem)) = event, let report = self.onServiceProblem {
+                return report(problem)
+            }
             self.reloadWait.notice(event)
             self.heldFates.notice(event)
             if self.isExecuting {
@@ -85,9 +91,21 @@ public final class HostShell {
         events.removeAll()
         isExecuting = true
         defer { isExecuting = false }
+        return startReply(host.start())
+    }
+
+    /// Starts the host as ``start()`` does, awaiting the services that await (see ``Host/startAndWait()``).
+    public func startAndWait() async -> Reply {
+        events.removeAll()
+        isExecuting = true
+        defer { isExecuting = false }
+        return startReply(await host.startAndWait())
+    }
+
+    private func startReply(_ outcomes: [(request: CoordinationRequest, outcome: CoordinationOutcome)]) -> Reply {
         var status = Status.ok
         lastOutcome = nil
-        for (request, outcome) in host.start() {
+        for (request, outcome) in outcomes {
             lastOutcome = outcome
             do throws(FlowError) {
                 try check(outcome, of: request.name, what: "start request \(request.name)")

@@ -119,7 +119,7 @@ struct ManifestParser {
 
     static let topKeys = [
         "deepLinks", "experiments", "guards", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services",
-        "start",
+        "serviceTimeout", "start",
     ]
     static let pluginKeys = ["library", "sha256"]
     static let routeKeys = ["experiment", "from", "manager", "plugin", "request"]
@@ -176,7 +176,24 @@ struct ManifestParser {
             path: file, directory: directory, manifestVersion: Manifest.supportedVersion, name: appName,
             pluginPath: pluginPath, plugins: plugins, routes: routes, services: services, start: start,
             experiments: experiments, deepLinks: deepLinks(top["deepLinks"]),
-            guards: guards(top["guards"], routes: routes))
+            guards: guards(top["guards"], routes: routes),
+            serviceTimeout: top["serviceTimeout"].flatMap { serviceTimeout($0) })
+    }
+
+    /// `serviceTimeout`: seconds above 0, to the millisecond.
+    mutating func serviceTimeout(_ value: JSONValue) -> Duration? {
+        guard case .number(let seconds) = value else {
+            wrongType("number of seconds", value, at: "serviceTimeout")
+            return nil
+        }
+        guard seconds >= 0.001, seconds <= 86_400 else {
+            report(
+                .wrongType, at: "serviceTimeout",
+                "expected a number of seconds from 0.001 to 86400, found \(value); services get 5 s when it is left out"
+            )
+            return nil
+        }
+        return .milliseconds(Int((seconds * 1000).rounded()))
     }
 
     // MARK: Sections

@@ -32,6 +32,8 @@ public struct Manifest: Sendable, Hashable {
     public var deepLinks: DeepLinkMapping
     /// The guards the host installs on its root coordinator, in the manifest's order.
     public var guards: [RedirectGuard]
+    /// How long a service that awaits may take to start or stop; `nil` for FlowKit's default (5 s).
+    public var serviceTimeout: Duration?
 
     /// Creates a manifest from parts that are assumed to be valid already.
     public init(
@@ -46,7 +48,8 @@ public struct Manifest: Sendable, Hashable {
         start: [CoordinationRequest] = [],
         experiments: [String: Experiment] = [:],
         deepLinks: DeepLinkMapping = DeepLinkMapping(),
-        guards: [RedirectGuard] = []
+        guards: [RedirectGuard] = [],
+        serviceTimeout: Duration? = nil
     ) {
         self.path = path
         self.directory = directory
@@ -60,6 +63,7 @@ public struct Manifest: Sendable, Hashable {
         self.experiments = experiments
         self.deepLinks = deepLinks
         self.guards = guards
+        self.serviceTimeout = serviceTimeout
     }
 }
 

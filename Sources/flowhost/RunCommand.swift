@@ -19,6 +19,8 @@ enum RunCommand {
         --restore FILE starts at a snapshot saved with `save FILE`: the services take their saved state,
         then the requests that built the saved screens are replayed instead of the start requests. A step
         that no longer routes is reported (in a script, exit 1); a missing file exits 66, an invalid one 65.
+        Services that await get the manifest's serviceTimeout (5 s by default) to start and to stop; one
+        that takes longer is reported on standard error and left behind, so the run still ends.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
 
@@ -53,6 +55,7 @@ enum RunCommand {
 
         let shell = HostShell(host: host)
         shell.onUnpromptedLines = { lines in if !quiet { emit(lines) } }
+        shell.onServiceProblem = { problem in printError("flowhost: \(problem)") }
         if watching {
             do {
                 try host.watch()
@@ -73,7 +76,12 @@ enum RunCommand {
                 if let shell { editor.completer = shell.completer }  // a reloaded manifest changes the routes
             }
         }
-        var started = restoring.map { shell.start(restoring: $0.snapshot, from: $0.file) } ?? shell.start()
+        var started =
+            if let restoring {
+                shell.start(restoring: restoring.snapshot, from: restoring.file)
+            } else {
+                await shell.startAndWait()
+            }
         // A failed restore names its snapshot file; failed start requests and deep links, the manifest.
         var failedIn = restoring == nil ? "\(manifest.path): " : ""
         emit(started)
@@ -85,7 +93,7 @@ enum RunCommand {
         if case .error(let message) = started.status {
             printError(failedIn + message)
             if !interactive {
-                host.stop()
+                await host.stopAndWait()
                 return .scriptFailed
             }
         }
@@ -125,11 +133,11 @@ enum RunCommand {
                 } else {
                     printFailure("\(source):\(lineNumber): \(message)")
                 }
-                host.stop()
+                await host.stopAndWait()
                 return .scriptFailed
             }
         }
-        host.stop()
+        await host.stopAndWait()
         return .ok
     }
 

@@ -264,3 +264,34 @@ extension HotReloadTests {
         #expect(host.coordinator.context["user"] == nil)
     }
 }
+
+extension HotReloadTests {
+    @Test func aReloadReplacesThePreviousGenerationsBackgroundManagersAndKeepsItsScreens() throws {
+        let lab = try SwapLab(
+            extraRoute: #"{"request": "poll", "plugin": "greeter", "manager": "Poller"}"#)
+        let host = try lab.host()
+        var ended: [String] = []
+        host.onEvent = { event in
+            if case .flow(.managerEnded(let name, let reason)) = event { ended.append("\(name): \(reason)") }
+        }
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+        #expect(host.coordinator.requestCoordination("poll", from: "greeting").isHandled)
+        #expect(host.coordinator.activeManagerCount == 2)
+
+        try lab.install("GreeterPluginV2")
+        #expect(host.reloadPlugin("greeter").isReloaded)
+
+        #expect(ended == ["greeter.Poller: replaced by a reload"])
+        #expect(host.coordinator.activeManagerCount == 1, "the greeting's manager keeps its screen")
+        #expect(host.coordinator.requestCoordination("poll", from: "greeting").isHandled)
+        try lab.install("GreeterPluginV1")
+        #expect(host.reloadPlugin("greeter").isReloaded)
+        #expect(ended.count == 2, "the new generation's poller is replaced by the next reload")
+        #expect(host.coordinator.router.top?.content["version"] == 1)
+    }
+
+    @Test func theImageOfATypeIsTheLibraryThatDefinesIt() {
+        #expect(imagePath(of: BaseFlowCoordinator.self)?.hasSuffix("/libFlowKit.so") == true)
+        #expect(imagePath(of: Host.self) != imagePath(of: BaseFlowCoordinator.self))
+    }
+}

@@ -72,6 +72,7 @@ struct ShellNavigationTests {
         #expect(
             dismiss.lines == [
                 "removed signIn",
+                "ended auth.SignIn: dismissed",
                 "catalog.detail from welcome dropped: the flow of auth.signIn was cancelled (guard 'signedIn' still redirects it)",
                 "top: welcome",
             ])

@@ -35,9 +35,11 @@ struct ShellOutputTests {
         #expect(
             reply.lines == [
                 "removed signIn",
+                "ended auth.SignIn: finished",
                 "home.show from signIn: handled by catalog.Home (libCatalogPlugin.so)",
                 "  presented home (root)",
                 "  removed welcome",
+                "  ended welcome.Launch: dismissed",
                 "  catalog.list from home: handled by catalog.ItemList (libCatalogPlugin.so)",
                 "    opened child items (tab 'Items')",
                 "    presented itemList (inline)",

@@ -195,6 +195,7 @@ extension RoutingTests {
                 "list.show from forward starting in List in root",
                 "presented screen (inline)",
                 "list.show from forward handled by List in root",
+                "ended Forward: finished",
                 "work from app handled by Forward in root",
             ])
     }
@@ -209,6 +210,7 @@ extension RoutingTests {
         #expect(
             events == [
                 .handling(CoordinationRequest(.work), from: .app, manager: "Throwing", coordinator: "root"),
+                .managerEnded("Throwing", reason: .finished),
                 .failed(CoordinationRequest(.work), from: .app, error: FlowError("no network")),
             ])
     }

@@ -13,6 +13,8 @@ extension DependencyKey {
     static let store: Self = "store"
     /// Where the test managers record what they see: a ``Log`` set as a dependency by each test.
     static let log: Self = "log"
+    /// What the test's async managers await: a ``Gate`` set as a dependency by each test that has them.
+    static let gate: Self = "gate"
 }
 
 extension FlowManager {
@@ -20,12 +22,31 @@ extension FlowManager {
     var log: Log? { coordinator.dependencies[.log, as: Log.self] }
 }
 
-/// Presents a module named after the request's `module` payload member (default "screen"), with `style`.
+/// A manager that records, in the log it found when it started, each end it is told of as "LABEL: reason".
 @MainActor
-final class PresentingManager: FlowManager {
+class EndRecordingManager: FlowManager {
+    private var endLog: Log?
+    private var label = ""
+
+    /// Records this manager's ends under `label` from now on.
+    func recordEnds(as label: String) {
+        endLog = log
+        self.label = label
+    }
+
+    override func didEnd(_ reason: ManagerEndReason) {
+        endLog?.ends.append("\(label): \(reason)")
+    }
+}
+
+/// Presents a module named after the request's `module` payload member (default "screen"), with `style`;
+/// records its ends under the module's name.
+@MainActor
+final class PresentingManager: EndRecordingManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         log?.managers.append(Weak(self as FlowManager))
         let name = Coordinated(request.payload["module"]?.string ?? "screen")
+        recordEnds(as: name.rawValue)
         let style: PresentationStyle =
             switch request.payload["style"]?.string {
             case "modal": .modal
@@ -37,11 +58,12 @@ final class PresentingManager: FlowManager {
     }
 }
 
-/// Keeps working until told to finish; reports its instances weakly.
+/// Keeps working until told to finish; reports its instances weakly and its ends as "work".
 @MainActor
-final class WorkingManager: FlowManager {
+final class WorkingManager: EndRecordingManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         log?.managers.append(Weak(self as FlowManager))
+        recordEnds(as: "work")
         return .working
     }
 }
@@ -123,6 +145,8 @@ final class Log: Sendable {
     var count = 0
     var outOfOrder = 0
     var lastBySubmitter: [String: Int] = [:]
+    /// What ``EndRecordingManager``s were told when they ended, in order.
+    var ends: [String] = []
 
     func append(_ entry: String) { entries.append(entry) }
 }

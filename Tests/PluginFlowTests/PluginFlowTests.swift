@@ -151,6 +151,27 @@ struct PluginFlowTests {
         #expect(harness.unrouted.map(\.name) == ["auth.signOut"])
     }
 
+    @Test func aboutFollowsTheAnalyticsWhileShownAndStopsWatchingWhenItEnds() throws {
+        let harness = try FlowHarness(plugin: bundled("SettingsPlugin"))
+        harness.addService(named: "Analytics")
+        harness.route("settings.show", to: "Settings")
+        harness.route("settings.about", to: "About")
+        harness.send("settings.show")
+        try harness.perform("about")
+        let about = try #require(harness.topModule)
+        #expect(about.content["backgroundCount"] == 0)
+
+        harness.lifecycle(LifecycleEvent.background)
+        #expect(about.content["backgroundCount"] == 1, "the screen follows the counts")
+        try harness.back()
+        harness.lifecycle(LifecycleEvent.background)
+
+        #expect(harness.events.contains(.managerEnded("About", reason: .dismissed)))
+        #expect(about.content["backgroundCount"] == 1, "the service no longer updates a screen that is gone")
+        harness.send("settings.about")
+        #expect(harness.topModule?.content["backgroundCount"] == 2)
+    }
+
     @Test func expressCreateNeedsATitleAndAsksTheCatalogToAddIt() throws {
         let harness = try FlowHarness(plugin: bundled("ExpressPlugin"))
         harness.route("catalog.create", to: "ExpressCreate")

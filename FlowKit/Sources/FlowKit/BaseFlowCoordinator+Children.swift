@@ -34,8 +34,9 @@ extension BaseFlowCoordinator {
     }
 
     /// Ends this child flow with `result`: finishes its own children first (they are cancelled), stops it,
-    /// removes everything it presented, calls the parent's ``didRegainFocus(fromChild:)``, then the
-    /// opener's `onResult`. Does nothing on a coordinator without a parent.
+    /// removes everything it presented, ends the managers it held (working, or with those modules) as
+    /// ``ManagerEndReason/coordinatorFinished``, calls the parent's ``didRegainFocus(fromChild:)``, then
+    /// the opener's `onResult`. Does nothing on a coordinator without a parent.
     public func finish(with result: FlowResult) {
         guard let parent else { return }
         // A redirect's flow this ends is settled once all of it, children included, is done.
@@ -43,16 +44,19 @@ extension BaseFlowCoordinator {
         let step = root.beginRedirectStep()
         defer { root.endRedirectStep(step) }
         for child in children.reversed() { child.finish(with: .cancelled) }
-        stop()
+        stopRunning()
         self.result = result
         var removed = router.removeModules { $0.presenter == ObjectIdentifier(self) }
         if case .modal = style { removed += router.removeLayer(anchor) }
         if case .tab = style { removed += router.removeLayer(anchor) }
+        let released = working + removed.compactMap(\.manager)
+        working.removeAll()
         parent.children.removeAll { $0 === self }
         self.parent = nil
         let sink = parent.sink
         sink?(.childFinished(name, result: result))
         if let sink { for module in removed { sink(.removed(module.name)) } }
+        parent.endReleased(released, reason: .coordinatorFinished, sink: sink)
         parent.didRegainFocus(fromChild: self)
         let handler = finishHandler
         finishHandler = nil

@@ -1,8 +1,8 @@
 /// What a person does to the presentation: go back, dismiss, pick a tab.
 ///
 /// Call these on any coordinator of the tree; they act on what is visible. Modules that leave the
-/// presentation release their managers, and a child coordinator whose screens are all gone finishes, as a
-/// UIKit navigation delegate would make it.
+/// presentation release their managers, which end as dismissed unless something else holds them, and a
+/// child coordinator whose screens are all gone finishes, as a UIKit navigation delegate would make it.
 extension BaseFlowCoordinator {
     /// Pops the visible module; on the last module of a modal, dismisses the modal.
     ///
@@ -55,24 +55,29 @@ extension BaseFlowCoordinator {
         return current
     }
 
-    /// Reports a removed module and finishes the children it leaves with nothing on screen, as cancelled:
-    /// the person went back or dismissed.
+    /// Reports a removed module, ends its manager if nothing else holds it, and finishes the children it
+    /// leaves with nothing on screen, as cancelled: the person went back or dismissed.
     func didRemove(_ module: FlowModule) {
+        let sink = self.sink
         sink?(.removed(module.name))
+        if let manager = module.manager { endIfReleased(manager, reason: .dismissed, sink: sink) }
         finishAbandonedChildrenOfRoot(with: .cancelled)
     }
 
-    /// Reports removed modules and finishes the children they leave with nothing on screen with `result`:
-    /// cancelled when the person or a new root removed them, completed when their managers finished.
-    func didRemove(_ modules: [FlowModule], abandonedChildrenEnd result: FlowResult = .cancelled) {
+    /// Reports removed modules, ends their managers that nothing else holds, and finishes the children
+    /// they leave with nothing on screen, all as dismissed or cancelled: the person or a new root removed
+    /// them.
+    func didRemove(_ modules: [FlowModule]) {
         guard !modules.isEmpty else { return }
+        let sink = self.sink
         if let sink {
             for module in modules { sink(.removed(module.name)) }
         }
-        finishAbandonedChildrenOfRoot(with: result)
+        endReleased(modules.compactMap(\.manager), reason: .dismissed, sink: sink)
+        finishAbandonedChildrenOfRoot(with: .cancelled)
     }
 
-    private func finishAbandonedChildrenOfRoot(with result: FlowResult) {
+    func finishAbandonedChildrenOfRoot(with result: FlowResult) {
         let root = rootCoordinator
         guard root.redirectState != nil else {
             if !root.children.isEmpty { root.finishAbandonedChildren(with: result) }

@@ -259,7 +259,7 @@ struct RedirectFootprint {
         if coordinators.contains(where: { $0.object?.parent != nil }) { return true }
         if !managers.isEmpty {
             var working = Set<ObjectIdentifier>()
-            root.forEachInTree { working.formUnion($0.working.keys) }
+            root.forEachInTree { working.formUnion($0.working.map(ObjectIdentifier.init)) }
             if managers.contains(where: { $0.manager.map { working.contains(ObjectIdentifier($0)) } ?? false }) {
                 return true
             }
@@ -284,7 +284,7 @@ struct TreeSnapshot {
         var managers: [any RequestCoordinatorManager] = []
         root.forEachInTree { coordinator in
             coordinators.append(coordinator)
-            managers += coordinator.working.values
+            managers += coordinator.working
         }
         self.coordinators = coordinators
         self.managers = managers
@@ -303,7 +303,7 @@ struct TreeSnapshot {
             if !oldCoordinators.contains(ObjectIdentifier(coordinator)) {
                 footprint.coordinators.append(WeakObject(coordinator))
             }
-            for manager in coordinator.working.values where !oldManagers.contains(ObjectIdentifier(manager)) {
+            for manager in coordinator.working where !oldManagers.contains(ObjectIdentifier(manager)) {
                 footprint.managers.append(WeakManager(manager: manager))
             }
         }

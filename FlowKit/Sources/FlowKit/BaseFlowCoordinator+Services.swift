@@ -3,33 +3,69 @@ extension BaseFlowCoordinator {
     /// Starts the coordinator: appoints the context provider, then starts the services in order.
     ///
     /// The provider is appointed first so that a service requesting coordination while it starts already
-    /// sees the context. Starting a running coordinator does nothing.
+    /// sees the context. Starting a running coordinator does nothing. An ``AsyncCoordinatorService`` starts
+    /// in the background, after the synchronous services; ``startAndWait()`` awaits every service in order.
     public func start() {
         guard !isRunning else { return }
         isRunning = true
         appointContextProvider()
+        var later: [any AsyncCoordinatorService] = []
         for service in services {
-            service.start(with: self)
-            sink?(.serviceStarted(String(describing: type(of: service))))
+            if let service = service as? any AsyncCoordinatorService {
+                later.append(service)
+            } else {
+                service.start(with: self)
+                sink?(.serviceStarted(Self.name(of: service)))
+            }
         }
+        if !later.isEmpty { inBackground { for service in later { await $0.startService(service) } } }
     }
 
-    /// Stops the coordinator: its children first, then its services in reverse order. Requests still
-    /// waiting for dependencies are dead-lettered, so none disappears unreported.
+    /// Stops the coordinator: its children first, then the managers it holds working (they end, as their
+    /// coordinator finished), then its services in reverse order. Requests still waiting for dependencies
+    /// are dead-lettered, so none disappears unreported.
+    ///
+    /// Managers with a module presented stay: the presentation outlives a stop, and they end when their
+    /// modules go. An ``AsyncCoordinatorService`` stops in the background; ``stopAndWait()`` awaits it.
     public func stop() {
         guard isRunning else { return }
         for child in children.reversed() { child.stop() }
+        releaseWorking()
+        stopRunning()
+    }
+
+    /// Stops the children and the services, marks the coordinator stopped and dead-letters its queue; the
+    /// working managers are the caller's to release.
+    func stopRunning() {
+        guard isRunning else { return }
+        for child in children.reversed() { child.stop() }
+        var later: [any AsyncCoordinatorService] = []
         for service in services.reversed() {
-            service.stop()
-            sink?(.serviceStopped(String(describing: type(of: service))))
+            if let service = service as? any AsyncCoordinatorService {
+                later.append(service)
+            } else {
+                service.stop()
+                sink?(.serviceStopped(Self.name(of: service)))
+            }
         }
         isRunning = false
         deadLetterAll(reason: "the coordinator '\(name)' stopped while it was waiting")
+        if !later.isEmpty { inBackground { for service in later { await $0.stopService(service) } } }
+    }
+
+    /// Releases the managers working for this coordinator; they end as their coordinator finished.
+    func releaseWorking() {
+        guard !working.isEmpty else { return }
+        let released = working
+        working.removeAll()
+        endReleased(released, reason: .coordinatorFinished, sink: sink)
     }
 
     /// Replaces the running service `old` with `new` in the same place in the start order: `old` stops,
     /// `new` takes over `old`'s state when both are ``StateHandoff``, becomes the context provider if `old`
     /// was one (or if `new` is the first provider), and starts if the coordinator is running.
+    ///
+    /// When either is an ``AsyncCoordinatorService``, both steps run in the background, in that order.
     ///
     /// - Returns: Whether `old` was one of this coordinator's services.
     @discardableResult
@@ -37,16 +73,26 @@ extension BaseFlowCoordinator {
     {
         guard let index = services.firstIndex(where: { $0 === old }) else { return false }
         let state = (old as? any StateHandoff)?.exportState()
-        if isRunning {
+        let running = isRunning
+        let awaits = old is any AsyncCoordinatorService || new is any AsyncCoordinatorService
+        if running, !awaits {
             old.stop()
-            sink?(.serviceStopped(String(describing: type(of: old))))
+            sink?(.serviceStopped(Self.name(of: old)))
         }
-        if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
         services[index] = new
         appointContextProvider()
-        if isRunning {
-            new.start(with: self)
-            sink?(.serviceStarted(String(describing: type(of: new))))
+        guard running, awaits else {
+            if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
+            if running {
+                new.start(with: self)
+                sink?(.serviceStarted(Self.name(of: new)))
+            }
+            return true
+        }
+        inBackground { coordinator in
+            await coordinator.stopService(old)
+            if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
+            await coordinator.startService(new)
         }
         return true
     }
@@ -60,7 +106,7 @@ extension BaseFlowCoordinator {
     }
 
     /// Appoints the first service that provides the context.
-    private func appointContextProvider() {
+    func appointContextProvider() {
         contextProvider = services.lazy.compactMap { $0 as? any ContextProviderProtocol }.first
     }
 
@@ -68,5 +114,10 @@ extension BaseFlowCoordinator {
     public var context: CoordinatorContext {
         if let contextProvider { return contextProvider.context }
         return parent?.context ?? .empty
+    }
+
+    /// The name events give `service`: its type's.
+    static func name(of service: any CoordinatorServiceProtocol) -> String {
+        String(describing: type(of: service))
     }
 }

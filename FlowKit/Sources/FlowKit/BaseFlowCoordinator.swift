@@ -29,6 +29,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     public var onRegainFocus: (@MainActor (BaseFlowCoordinator) -> Void)?
     /// How long a request may wait for its dependencies before it is dead-lettered.
     public var queueTimeout: Duration = .seconds(30)
+    /// How long an ``AsyncCoordinatorService`` may take to start or stop before it is reported and the
+    /// coordinator goes on without it.
+    public var serviceTimeout: Duration = .seconds(5)
 
     @exclusivity(unchecked) public internal(set) var router: Router
     /// The coordinator that opened this one.
@@ -56,8 +59,14 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var ownDependencies = DependencyValues()
     var queue: [QueuedRequest] = []
     var sweep: Task<Void, Never>?
-    /// Managers that answered `.working`, until they finish.
-    var working: [ObjectIdentifier: any RequestCoordinatorManager] = [:]
+    /// Async services being started, stopped or replaced in the background, in order.
+    var backgroundServiceWork: Task<Void, Never>?
+    /// Managers that answered `.working`, until they finish, in the order they started working. Unchecked
+    /// exclusivity: no access to it calls out while it lasts (copied first where code runs per element).
+    @exclusivity(unchecked) var working: [any RequestCoordinatorManager] = []
+    /// The managers whose `start` this coordinator is running, innermost last: it holds each until `start`
+    /// returns, so a manager that finishes or loses its modules meanwhile has not ended yet.
+    @exclusivity(unchecked) var starting: [ObjectIdentifier] = []
     /// Where this coordinator's inline modules go, and how it was opened.
     var anchor: Router.LayerID
     var style: PresentationStyle = .root
@@ -161,27 +170,33 @@ open class BaseFlowCoordinator: FlowCoordinator {
         }
         // Taken now: the manager may finish this coordinator (detaching it from its listeners) as it works.
         let sink = self.sink
-        if let sink {
-            sink(.handling(request, from: module, manager: resolved.name ?? factory.name, coordinator: name))
-        }
+        let managerName = resolved.name ?? factory.name
         // With restoration on, the outermost request under way is the step that restores what it leads to.
         let isStep = router.recorder?.begin(request, from: module, in: self) ?? false
         defer { if isStep { router.recorder?.end() } }
         let manager = resolved.make(self)
+        if let sink {
+            router.ledger.names[ObjectIdentifier(manager)] = managerName
+            sink(.handling(request, from: module, manager: managerName, coordinator: name))
+        }
+        // Held by this call while `start` runs, so that it cannot end before it has answered.
+        starting.append(ObjectIdentifier(manager))
         let step: ManagerStep
         do {
             step = try manager.start(request, from: module)
         } catch {
+            starting.removeLast()
+            endIfReleased(manager, reason: .finished, sink: sink)
             return fail(request, from: module, FlowError(wrapping: error))
         }
+        starting.removeLast()
         switch step {
         case .present(let presented, let style): present(presented, style: style, by: manager, sink: sink)
         case .working:
-            working[ObjectIdentifier(manager)] = manager
+            working.append(manager)
             router.recorder?.noteWorking(manager)
-        case .finished: break
+        case .finished: endIfReleased(manager, reason: .finished, sink: sink)
         }
-        let managerName = resolved.name ?? factory.name
         sink?(.handled(request, from: module, manager: managerName, coordinator: name))
         return .handled(manager: managerName)
     }
@@ -195,11 +210,19 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     // MARK: - Managers and presentation
 
+    /// Presents `module` with `style` on behalf of `manager`, which then lives while the module is shown.
+    ///
+    /// A ``FlowManager`` that has ended presents nothing: it no longer belongs to this flow. The refusal is
+    /// reported as ``FlowEvent/presentRefused(_:manager:)``.
     public func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?) {
+        if let manager, let flow = manager as? FlowManager, flow.hasEnded {
+            sink?(.presentRefused(module.name, manager: router.ledger.name(of: manager)))
+            return
+        }
         present(module, style: style, by: manager, sink: sink)
     }
 
-    private func present(
+    func present(
         _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
         sink: (@MainActor (FlowEvent) -> Void)?
     ) {
@@ -222,21 +245,34 @@ open class BaseFlowCoordinator: FlowCoordinator {
         if !replaced.isEmpty { didRemove(replaced) }
     }
 
+    /// Releases `manager`: it stops working and any module it presented is removed. It ends, as
+    /// ``ManagerEndReason/finished``, unless something else still holds it (its `start` is running, or it
+    /// works for another coordinator). Finishing a manager that has ended does nothing.
     public func finish(_ manager: any RequestCoordinatorManager) {
-        working[ObjectIdentifier(manager)] = nil
+        let wasWorking = working.contains { $0 === manager }
+        if wasWorking { working.removeAll { $0 === manager } }
         router.recorder?.forget(manager)
-        // A child left with nothing on screen because its managers finished has done its work.
-        didRemove(router.removeModules { $0.manager === manager }, abandonedChildrenEnd: .completed(.null))
-        rootCoordinator.noteRedirectProgress()  // a redirect's flow may be a manager that worked
+        let removed = router.removeModules { $0.manager === manager }
+        guard wasWorking || !removed.isEmpty else { return }
+        let sink = self.sink
+        if let sink { for module in removed { sink(.removed(module.name)) } }
+        endIfReleased(manager, reason: .finished, sink: sink)
+        if removed.isEmpty {
+            rootCoordinator.noteRedirectProgress()  // a redirect's flow may be a manager that worked
+        } else {
+            // A child left with nothing on screen because its managers finished has done its work; this
+            // also settles the requests held for redirects.
+            finishAbandonedChildrenOfRoot(with: .completed(.null))
+        }
     }
 
     /// The managers currently held, working or with a module presented, in this coordinator only.
     public var activeManagerCount: Int {
-        var presenting = Set<ObjectIdentifier>()
+        var held = Set(working.map(ObjectIdentifier.init))
         for module in router.modules where module.presenter == ObjectIdentifier(self) {
-            if let manager = module.manager { presenting.insert(ObjectIdentifier(manager)) }
+            if let manager = module.manager { held.insert(ObjectIdentifier(manager)) }
         }
-        return presenting.union(working.keys).count
+        return held.count
     }
 
     /// Called when `child` has finished and this coordinator has the focus again.

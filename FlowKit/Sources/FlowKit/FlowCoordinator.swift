@@ -17,6 +17,9 @@ public protocol FlowCoordinator: CoordinationRequestProtocol {
     func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?)
     /// Releases `manager` and removes any module it presented.
     func finish(_ manager: any RequestCoordinatorManager)
+    /// Applies `step` for `manager` after its `start` returned, typically one that answered `.working` and
+    /// has awaited what it needed; returns `false`, doing nothing, when `manager` has ended.
+    func apply(_ step: ManagerStep, for manager: any RequestCoordinatorManager) -> Bool
     /// Opens `child` as a sub-flow shown with `style`; `onResult` runs once, after the child finished and
     /// this coordinator regained focus, with how it ended. Opening a child that is already open does nothing.
     func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle, onResult: (@MainActor (FlowResult) -> Void)?)
@@ -32,6 +35,18 @@ public protocol FlowCoordinator: CoordinationRequestProtocol {
 }
 
 extension FlowCoordinator {
+    /// Presents or finishes for `manager`; a coordinator that tracks no lifetimes cannot tell whether it
+    /// has ended, so this always applies the step and returns `true`.
+    @discardableResult
+    public func apply(_ step: ManagerStep, for manager: any RequestCoordinatorManager) -> Bool {
+        switch step {
+        case .present(let module, let style): present(module, style: style, by: manager)
+        case .finished: finish(manager)
+        case .working: break
+        }
+        return true
+    }
+
     /// Opens `child` as a sub-flow shown with `style`.
     public func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle) {
         openChild(child, style: style, onResult: nil)

@@ -34,6 +34,15 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
     /// The held request was dropped: its redirect's flow ended and the guard still redirects it (the
     /// person dismissed or backed out of it), or its coordinator finished.
     case redirectCancelled(HeldRequest, reason: String)
+    /// The coordinator let the manager reported as `name` go, for `reason`; see
+    /// ``RequestCoordinatorManager/didEnd(_:)``.
+    case managerEnded(String, reason: ManagerEndReason)
+    /// A task the manager reported as `name` started with ``FlowManager/task(_:)`` threw `error`.
+    case managerTaskFailed(String, error: FlowError)
+    /// A manager that had ended asked to present the module; nothing was presented.
+    case presentRefused(Coordinated, manager: String)
+    /// A service failed to start, or did not start or stop in time.
+    case serviceProblem(ServiceProblem)
 
     public var description: String {
         switch self {
@@ -63,6 +72,10 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
         case .resuming(let held):
             "resuming \(held.request.name) from \(held.module): the flow of \(held.redirect.name) completed"
         case .redirectCancelled(let held, let reason): "\(held.request.name) from \(held.module) dropped: \(reason)"
+        case .managerEnded(let name, let reason): "ended \(name): \(reason)"
+        case .managerTaskFailed(let name, let error): "a task of \(name) failed: \(error.message)"
+        case .presentRefused(let module, let manager): "did not present \(module): its manager \(manager) has ended"
+        case .serviceProblem(let problem): problem.description
         }
     }
 }

@@ -2,7 +2,8 @@
 ///
 /// The coordinator creates a manager for each request it routes to it, calls ``start(_:from:)`` and holds
 /// the manager while it works: while a module it presented is still presented, or, when it answered
-/// ``ManagerStep/working``, until it calls ``FlowCoordinator/finish(_:)``. Then it is released.
+/// ``ManagerStep/working``, until it calls ``FlowCoordinator/finish(_:)``. Then it is released, and told
+/// why with ``didEnd(_:)``, exactly once.
 ///
 /// Subclass ``FlowManager`` for the common parts, or conform directly.
 @MainActor
@@ -21,10 +22,20 @@ public protocol RequestCoordinatorManager: AnyObject {
     /// - Returns: What to do next: present a module, keep working, or nothing more.
     /// - Throws: Any error; the request's outcome becomes ``CoordinationOutcome/failed(_:)``.
     func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep
+
+    /// The coordinator let this manager go: nothing holds it any more, for `reason`.
+    ///
+    /// Called once, after its modules left the presentation. Stop here whatever the manager started that
+    /// would outlive it: observers, timers, tasks (those started with ``FlowManager/task(_:)`` are already
+    /// cancelled). Do not present from here or later. The default does nothing.
+    func didEnd(_ reason: ManagerEndReason)
 }
 
 extension RequestCoordinatorManager {
     public static var requirements: [DependencyKey] { [] }
+
+    /// Does nothing.
+    public func didEnd(_ reason: ManagerEndReason) {}
 }
 
 /// What a manager's ``RequestCoordinatorManager/start(_:from:)`` asks the coordinator to do.
@@ -32,7 +43,9 @@ extension RequestCoordinatorManager {
 public enum ManagerStep {
     /// Present `module` with `style`. The manager lives while the module is presented.
     case present(FlowModule, PresentationStyle)
-    /// Keep the manager until it calls ``FlowCoordinator/finish(_:)``.
+    /// Keep the manager until it calls ``FlowCoordinator/finish(_:)``, or comes to another step later and
+    /// gives it to ``FlowCoordinator/apply(_:for:)`` (``FlowManager/present(_:style:)`` does): the pattern
+    /// for a manager that must await something before it can show anything.
     case working
     /// The manager is done; release it.
     case finished
@@ -43,6 +56,8 @@ public enum ManagerStep {
 open class FlowManager: RequestCoordinatorManager {
     /// The coordinator this manager works for. It outlives the manager.
     public unowned let coordinator: any FlowCoordinator
+    /// Whether it ended and why, and the tasks it started. See ``ManagerLifetime``.
+    @usableFromInline @exclusivity(unchecked) var lifetime = ManagerLifetime.held
 
     public required init(coordinator: any FlowCoordinator) {
         self.coordinator = coordinator
@@ -54,6 +69,16 @@ open class FlowManager: RequestCoordinatorManager {
     open func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         .finished
     }
+
+    /// Override to hear that the coordinator let this manager go; the default does nothing, so there is
+    /// no need to call `super`. Its tasks are already cancelled and ``hasEnded`` is true.
+    open func didEnd(_ reason: ManagerEndReason) {}
+
+    /// Why the coordinator let this manager go; `nil` while it is held. Set just before ``didEnd(_:)``.
+    public var endReason: ManagerEndReason? { lifetime.endReason }
+
+    /// Whether the coordinator has let this manager go. Check it after an `await` outside ``task(_:)``.
+    public var hasEnded: Bool { endReason != nil }
 
     /// The coordinator's current context.
     public var context: CoordinatorContext { coordinator.context }

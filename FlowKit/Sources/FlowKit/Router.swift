@@ -45,6 +45,9 @@ public final class Router {
     private var nextLayer = 1
     /// What the coordinator tree records for restoration, kept inline; `nil` while restoration is off.
     @exclusivity(unchecked) var recorder: RestorationRecorder?
+    /// What the tree tracks about its managers beyond the modules that hold them. Unchecked exclusivity
+    /// for the same reason as the layers: nothing that mutates it calls out.
+    @exclusivity(unchecked) var ledger = ManagerLedger()
 
     /// An empty presentation.
     public init() {

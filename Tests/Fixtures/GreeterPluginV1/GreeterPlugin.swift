@@ -22,12 +22,32 @@ final class GreeterManager: FlowManager {
     }
 }
 
+/// Works in the background: answers `.working` and keeps a task waiting for values that never come, until
+/// it is cancelled.
+final class PollerManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        let (values, _) = AsyncStream<Int>.makeStream()
+        task { for await _ in values {} }
+        return .working
+    }
+}
+
+/// An async service whose stop never returns, for the timeout of `flowhost run`.
+final class StuckService: AsyncCoordinatorService {
+    func start(with coordinator: any FlowCoordinator) async throws {}
+    func stop() async {
+        await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+    }
+}
+
 @c(flowkit_plugin_entry)
 public func flowkitPluginEntry() -> UnsafeRawPointer {
     PluginEntry.export(
         PluginDescription(
             name: "greeter", version: "\(generation).0.0",
             managers: [
-                ManagerFactory("Greeter", GreeterManager.self)
-            ] + extraManagers))
+                ManagerFactory("Greeter", GreeterManager.self),
+                ManagerFactory("Poller", PollerManager.self),
+            ] + extraManagers,
+            services: [ServiceFactory("Stuck") { StuckService() }]))
 }

@@ -1,0 +1,110 @@
+/// Manager lifetimes: when the tree lets a manager go, it tells it why, once.
+///
+/// A manager is held by whatever keeps it alive in the tree: a presented module it built, a coordinator's
+/// `working` list, or the coordinator handling its request while its `start` runs. Every path that drops a
+/// hold (a finish, a back or dismiss, a new root, a child flow finishing, a stop, a reload) asks whether
+/// anything else still holds the manager; when nothing does, the manager ends: its ``FlowManager`` tasks are
+/// cancelled, ``FlowEvent/managerEnded(_:reason:)`` is reported and its
+/// ``RequestCoordinatorManager/didEnd(_:)`` is called.
+extension BaseFlowCoordinator {
+    /// Applies `step` for `manager` after its `start` returned: typically a manager that answered
+    /// ``ManagerStep/working`` and has now, after awaiting something, come to what it would have returned.
+    ///
+    /// - ``ManagerStep/present(_:_:)`` presents the module; the manager stops working and lives while the
+    ///   module is shown, as if `start` had returned the step.
+    /// - ``ManagerStep/finished`` finishes the manager, see ``finish(_:)``.
+    /// - ``ManagerStep/working`` keeps a manager that is held otherwise (by a module) working as well.
+    ///
+    /// - Returns: `false`, doing nothing, when nothing holds `manager` any more: it has ended (dismissed,
+    ///   its coordinator finished) and no longer belongs to this flow.
+    @discardableResult
+    public func apply(_ step: ManagerStep, for manager: any RequestCoordinatorManager) -> Bool {
+        guard holds(manager) else { return false }
+        switch step {
+        case .present(let module, let style):
+            working.removeAll { $0 === manager }
+            present(module, style: style, by: manager, sink: sink)
+        case .working:
+            if !working.contains(where: { $0 === manager }) { working.append(manager) }
+        case .finished:
+            finish(manager)
+        }
+        return true
+    }
+
+    /// Ends, with ``ManagerEndReason/replaced``, the managers of this coordinator and its descendants that
+    /// work in the background and for which `isReplaced` is true.
+    ///
+    /// A manager works in the background when it answered ``ManagerStep/working``, has no module
+    /// presented, and is a ``FlowManager`` with tasks from ``FlowManager/task(_:)`` running. A host calls
+    /// this after reloading a plugin, with `isReplaced` picking the previous generations' managers, so
+    /// that their code stops running: the new generation serves the next request. Managers with a screen,
+    /// and working managers that wait without a task (for a child flow's result, say), keep running
+    /// their old code until they end otherwise.
+    ///
+    /// - Returns: How many managers ended.
+    @discardableResult
+    public func replaceBackgroundManagers(where isReplaced: (any RequestCoordinatorManager) -> Bool) -> Int {
+        var count = 0
+        for child in children { count += child.replaceBackgroundManagers(where: isReplaced) }
+        let candidates = working  // `isReplaced` is the caller's code: it must not overlap an access.
+        let replaced = candidates.filter { manager in
+            guard let flow = manager as? FlowManager, flow.runningTaskCount > 0 else { return false }
+            return !router.holds(manager) && isReplaced(manager)
+        }
+        guard !replaced.isEmpty else { return count }
+        working.removeAll { manager in replaced.contains { $0 === manager } }
+        endReleased(replaced, reason: .replaced, sink: sink)
+        return count + replaced.count
+    }
+
+    // MARK: - Internals
+
+    /// Whether anything in this tree holds `manager`: a presented module, a coordinator's `working`, or the
+    /// coordinator running its `start`.
+    func holds(_ manager: any RequestCoordinatorManager) -> Bool {
+        if router.holds(manager) { return true }
+        // Only a child reaches for the root: `rootCoordinator` retains, and every retain of a coordinator
+        // (which modules reference weakly) takes the slow path.
+        if hasParent { return rootCoordinator.holdsOtherwise(ObjectIdentifier(manager)) }
+        if working.isEmpty, starting.isEmpty, children.isEmpty { return false }
+        return holdsOtherwise(ObjectIdentifier(manager))
+    }
+
+    /// Whether this coordinator or a descendant holds the manager `id` working or while it starts.
+    private func holdsOtherwise(_ id: ObjectIdentifier) -> Bool {
+        if starting.contains(id) { return true }
+        for held in working where ObjectIdentifier(held) == id { return true }
+        for child in children where child.holdsOtherwise(id) { return true }
+        return false
+    }
+
+    /// Ends, in order and once each, those of `managers` that nothing holds any more.
+    func endReleased(
+        _ managers: [any RequestCoordinatorManager], reason: ManagerEndReason, sink: (@MainActor (FlowEvent) -> Void)?
+    ) {
+        var seen: [ObjectIdentifier] = []
+        for manager in managers where !seen.contains(ObjectIdentifier(manager)) {
+            seen.append(ObjectIdentifier(manager))
+            endIfReleased(manager, reason: reason, sink: sink)
+        }
+    }
+
+    /// Ends `manager` for `reason` unless something still holds it.
+    func endIfReleased(
+        _ manager: any RequestCoordinatorManager, reason: ManagerEndReason, sink: (@MainActor (FlowEvent) -> Void)?
+    ) {
+        guard !holds(manager) else { return }
+        if let flow = manager as? FlowManager, !flow.recordEnd(reason) { return }
+        if let sink { sink(.managerEnded(router.ledger.name(of: manager), reason: reason)) }
+        if !router.ledger.names.isEmpty { router.ledger.names[ObjectIdentifier(manager)] = nil }
+        manager.didEnd(reason)
+    }
+
+    /// Reports that a task `manager` started failed, and finishes the manager if it is still working: it
+    /// was waiting for the task, and nothing else would ever end it.
+    func taskFailed(_ manager: FlowManager, _ error: any Error) {
+        sink?(.managerTaskFailed(router.ledger.name(of: manager), error: FlowError(wrapping: error)))
+        if working.contains(where: { $0 === manager }) { finish(manager) }
+    }
+}

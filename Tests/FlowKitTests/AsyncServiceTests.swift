@@ -1,0 +1,157 @@
+import FlowKit
+import Testing
+
+/// Services that await: in order, in reverse, within `serviceTimeout`, and the synchronous ones unchanged.
+@MainActor
+struct AsyncServiceTests {
+    @Test func asyncServicesStartInOrderAndStopInReverseAmongSyncOnes() async {
+        let log = Log()
+        let coordinator = BaseFlowCoordinator(services: [
+            RecordingService("first", log: log), AwaitingService("second", log: log), PlainService(log: log),
+            AwaitingService("last", log: log),
+        ])
+
+        #expect(await coordinator.startAndWait().isEmpty)
+        #expect(coordinator.isRunning)
+        #expect(await coordinator.stopAndWait().isEmpty)
+
+        #expect(
+            log.entries == [
+                "first.start", "second.start", "plain.start", "last.start",
+                "last.stop", "plain.stop", "second.stop", "first.stop",
+            ])
+        #expect(!coordinator.isRunning)
+    }
+
+    @Test func aServiceThatNeverStopsIsReportedByNameAfterTheTimeoutAndTheOthersStillStop() async {
+        let log = Log()
+        let gate = Gate()
+        let coordinator = BaseFlowCoordinator(services: [
+            AwaitingService("first", log: log), StuckService(gate: gate, log: log), RecordingService("last", log: log),
+        ])
+        coordinator.serviceTimeout = .milliseconds(100)
+        var events: [FlowEvent] = []
+        coordinator.onEvent = { events.append($0) }
+        await coordinator.startAndWait()
+
+        let problems = await coordinator.stopAndWait()
+
+        let stuck = ServiceProblem(service: "StuckService", kind: .stopTimedOut(.milliseconds(100)))
+        #expect(problems == [stuck])
+        #expect(
+            stuck.description
+                == "service 'StuckService' did not stop within 0.1 s; raise serviceTimeout if it needs longer")
+        #expect(log.entries.suffix(2) == ["last.stop", "first.stop"])
+        #expect(
+            events.suffix(3) == [
+                .serviceStopped("RecordingService"), .serviceProblem(stuck), .serviceStopped("AwaitingService"),
+            ])
+        gate.open(with: "release")
+    }
+
+    @Test func aServiceThatFailsOrNeverStartsIsReportedAndTheNextOnesStart() async {
+        let log = Log()
+        let gate = Gate()
+        let coordinator = BaseFlowCoordinator(services: [
+            FailingService(), StuckService(gate: gate, log: log, stuckStarting: true),
+            AwaitingService("last", log: log),
+        ])
+        coordinator.serviceTimeout = .milliseconds(100)
+
+        let problems = await coordinator.startAndWait()
+
+        #expect(
+            problems.map(\.description) == [
+                "service 'FailingService' failed to start: port 8080 is taken",
+                "service 'StuckService' did not start within 0.1 s; raise serviceTimeout if it needs longer",
+            ])
+        #expect(log.entries == ["last.start"])
+        gate.open(with: "release")
+    }
+
+    @Test func stoppingAndWaitingEndsTheWorkingManagersAndStopsChildrenFirst() async {
+        let log = Log()
+        let (parent, _) = BaseFlowCoordinator.withLog(
+            [RequestRoute(.work): route("Work", WorkingManager.self)], services: [RecordingService("parent", log: log)])
+        parent.setDependency(.log, log)
+        let child = BaseFlowCoordinator(name: "child", services: [AwaitingService("child", log: log)])
+        parent.openChild(child, style: .modal)
+        parent.requestCoordination(.work, from: .app)
+
+        await parent.stopAndWait()
+
+        #expect(log.ends == ["work: its coordinator finished"])
+        #expect(log.entries.filter { $0.hasSuffix(".stop") } == ["child.stop", "parent.stop"])
+        #expect(!child.isRunning)
+    }
+
+    @Test func theSynchronousStartRunsAsyncServicesInTheBackgroundInOrderAfterTheSyncOnes() async {
+        let log = Log()
+        let gate = Gate()
+        let coordinator = BaseFlowCoordinator(services: [
+            ReportingService(gate: gate, log: log, name: "a"), AwaitingService("b", log: log),
+            RecordingService("sync", log: log), ReportingService(gate: gate, log: log, name: "c"),
+        ])
+
+        coordinator.start()
+        #expect(log.entries == ["sync.start"], "the async ones have not had a turn yet")
+        #expect(await gate.next() == "a.start")
+        #expect(await gate.next() == "c.start")
+        #expect(log.entries == ["sync.start", "a.start", "b.start", "c.start"])
+
+        coordinator.stop()
+        #expect(log.entries.last == "sync.stop")
+        #expect(await gate.next() == "c.stop")
+        #expect(await gate.next() == "a.stop")
+        #expect(log.entries.suffix(4) == ["sync.stop", "c.stop", "b.stop", "a.stop"])
+    }
+
+    @Test func replacingAnAsyncServiceStopsTheOldOneBeforeTheNewOneStartsWithItsState() async {
+        let log = Log()
+        let gate = Gate()
+        let old = ReportingService(gate: gate, log: log, name: "old")
+        let coordinator = BaseFlowCoordinator(services: [old])
+        await coordinator.startAndWait()
+        old.counter = 7
+        let new = ReportingService(gate: gate, log: log, name: "new")
+
+        #expect(coordinator.replaceService(old, with: new))
+        #expect(await gate.next() == "old.start")
+        #expect(await gate.next() == "old.stop")
+        #expect(await gate.next() == "new.start")
+
+        #expect(new.counter == 7)
+        #expect(coordinator.services.first === new)
+    }
+}
+
+// MARK: - Test Helpers
+
+/// An async service that also reports "NAME.start" and "NAME.stop" through the gate, so that a test can
+/// wait for it; hands its counter over on a reload.
+@MainActor
+private final class ReportingService: AsyncCoordinatorService, StateHandoff {
+    let gate: Gate
+    let log: Log
+    let name: String
+    var counter = 0
+
+    init(gate: Gate, log: Log, name: String = "reporting") {
+        self.gate = gate
+        self.log = log
+        self.name = name
+    }
+
+    func start(with coordinator: any FlowCoordinator) async throws {
+        log.append("\(name).start")
+        gate.report("\(name).start")
+    }
+
+    func stop() async {
+        log.append("\(name).stop")
+        gate.report("\(name).stop")
+    }
+
+    func exportState() -> JSONValue { .number(Double(counter)) }
+    func importState(_ state: JSONValue) { counter = state.int ?? 0 }
+}
