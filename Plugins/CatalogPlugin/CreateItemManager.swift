@@ -2,7 +2,8 @@ import FlowKit
 
 /// Handles `catalog.create`: opens the `createItem` sub-flow modally, with the item form as its first
 /// screen. When the sub-flow completes with the new item, the manager shows it in the item lists on screen;
-/// cancelled or dismissed, nothing changes. Either way the manager finishes.
+/// cancelled or dismissed, nothing changes. Either way the manager finishes with the sub-flow's result, which
+/// whoever asked with `requestCoordination(_:from:onResult:)` receives.
 final class CreateItemManager: FlowManager {
     override class var requirements: [DependencyKey] { [.store] }
 
@@ -23,6 +24,6 @@ final class CreateItemManager: FlowManager {
 
     private func flowFinished(_ result: FlowResult) {
         if let item = result.value { ItemListManager.show(newItem: item, in: coordinator.router) }
-        finish()
+        finish(with: result)
     }
 }

@@ -126,6 +126,25 @@ struct BundledPluginTests {
         #expect(settingsTab == nil, "the Settings tab's coordinator went with its tab")
     }
 
+    @Test func itemCreationAnswersItsAskerWithTheNewItem() throws {
+        let host = try Host.bundled("manifests/demo.json")
+        host.start()
+        try host.coordinator.router.top?.perform("signIn")
+        try host.coordinator.router.top?.perform("submit", payload: ["user": "ada"])
+        var results: [FlowResult] = []
+
+        host.coordinator.requestCoordination(CoordinationRequest("catalog.create"), from: "itemList") {
+            results.append($0)
+        }
+        try host.coordinator.router.top?.perform("save", payload: ["title": "Tent"])
+        host.coordinator.requestCoordination(CoordinationRequest("catalog.create"), from: "itemList") {
+            results.append($0)
+        }
+        try host.coordinator.dismiss()
+
+        #expect(results == [.completed(["id": 4, "title": "Tent"]), .cancelled])
+    }
+
     @Test(arguments: ["demo", "variant", "experiment"])
     func bundledScriptRunsToTheEndWithEveryExpectationMet(_ name: String) throws {
         let host = try Host.bundled("manifests/\(name).json")

@@ -99,6 +99,11 @@ extension BaseFlowCoordinator {
         if let sink { sink(.managerEnded(router.ledger.name(of: manager), reason: reason)) }
         if !router.ledger.names.isEmpty { router.ledger.names[ObjectIdentifier(manager)] = nil }
         manager.didEnd(reason)
+        if !router.ledger.resultHandlers.isEmpty,
+            let (handler, result) = router.ledger.takeResult(of: manager, ending: reason)
+        {
+            handler(result)
+        }
     }
 
     /// Reports that a task `manager` started failed, and finishes the manager if it is still working: it

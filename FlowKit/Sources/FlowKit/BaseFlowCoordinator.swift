@@ -175,6 +175,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         let isStep = router.recorder?.begin(request, from: module, in: self) ?? false
         defer { if isStep { router.recorder?.end() } }
         let manager = resolved.make(self)
+        if router.ledger.pendingResult != nil { router.ledger.adoptPendingResult(request, for: manager) }
         if let sink {
             router.ledger.names[ObjectIdentifier(manager)] = managerName
             sink(.handling(request, from: module, manager: managerName, coordinator: name))
@@ -186,8 +187,10 @@ open class BaseFlowCoordinator: FlowCoordinator {
             step = try manager.start(request, from: module)
         } catch {
             starting.removeLast()
+            let error = FlowError(wrapping: error)
+            if !router.ledger.resultHandlers.isEmpty { router.ledger.give(.failed(error), to: manager) }
             endIfReleased(manager, reason: .finished, sink: sink)
-            return fail(request, from: module, FlowError(wrapping: error))
+            return fail(request, from: module, error)
         }
         starting.removeLast()
         switch step {

@@ -17,6 +17,15 @@ public protocol FlowCoordinator: CoordinationRequestProtocol {
     func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?)
     /// Releases `manager` and removes any module it presented.
     func finish(_ manager: any RequestCoordinatorManager)
+    /// Releases `manager` as ``finish(_:)`` does, handing `result` to whoever asked for its request with
+    /// ``requestCoordination(_:from:onResult:)``.
+    func finish(_ manager: any RequestCoordinatorManager, with result: FlowResult)
+    /// Asks for `request` as `module`, and hears once, through `onResult`, how the manager that handled it
+    /// ended; see ``BaseFlowCoordinator/requestCoordination(_:from:onResult:)``.
+    @discardableResult
+    func requestCoordination(
+        _ request: CoordinationRequest, from module: Coordinated, onResult: @escaping @MainActor (FlowResult) -> Void
+    ) -> CoordinationOutcome
     /// Applies `step` for `manager` after its `start` returned, typically one that answered `.working` and
     /// has awaited what it needed; returns `false`, doing nothing, when `manager` has ended.
     func apply(_ step: ManagerStep, for manager: any RequestCoordinatorManager) -> Bool

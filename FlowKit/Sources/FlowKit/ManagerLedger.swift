@@ -6,6 +6,36 @@
 struct ManagerLedger {
     /// The names ``FlowEvent/managerEnded(_:reason:)`` reports, recorded only while someone listens.
     var names: [ObjectIdentifier: String] = [:]
+    /// Who asked to hear how a manager's request ends (``BaseFlowCoordinator/requestCoordination(_:from:onResult:)``),
+    /// by manager, and the result a manager finished with when it gave one.
+    var resultHandlers: [ObjectIdentifier: @MainActor (FlowResult) -> Void] = [:]
+    var results: [ObjectIdentifier: FlowResult] = [:]
+    /// While a request with a result handler is routed: the request, and its handler, for the manager that
+    /// will be made for that request (not for a redirect or a nested request).
+    var pendingResult: (request: CoordinationRequest, handler: @MainActor (FlowResult) -> Void)?
+
+    /// Gives `manager` the pending result handler when it was made for the pending request.
+    mutating func adoptPendingResult(_ request: CoordinationRequest, for manager: any RequestCoordinatorManager) {
+        guard let pending = pendingResult, pending.request == request else { return }
+        pendingResult = nil
+        resultHandlers[ObjectIdentifier(manager)] = pending.handler
+    }
+
+    /// Keeps `result` for when `manager` ends, if someone waits for its request's result.
+    mutating func give(_ result: FlowResult, to manager: any RequestCoordinatorManager) {
+        let id = ObjectIdentifier(manager)
+        if resultHandlers[id] != nil { results[id] = result }
+    }
+
+    /// Takes the handler of `manager`'s request, if one waits, with the result to hand it.
+    mutating func takeResult(of manager: any RequestCoordinatorManager, ending reason: ManagerEndReason)
+        -> (handler: @MainActor (FlowResult) -> Void, result: FlowResult)?
+    {
+        let id = ObjectIdentifier(manager)
+        let given = results.isEmpty ? nil : results.removeValue(forKey: id)
+        guard let handler = resultHandlers.removeValue(forKey: id) else { return nil }
+        return (handler, given ?? (reason == .finished ? .completed(.null) : .cancelled))
+    }
 
     /// The name `manager` is reported under: as recorded when its request was handled, else its type's.
     func name(of manager: any RequestCoordinatorManager) -> String {

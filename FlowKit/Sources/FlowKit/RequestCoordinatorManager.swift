@@ -109,4 +109,10 @@ open class FlowManager: RequestCoordinatorManager {
     public func finish() {
         coordinator.finish(self)
     }
+
+    /// Tells the coordinator this manager is done with `result`, which whoever asked for its request with
+    /// ``FlowCoordinator/requestCoordination(_:from:onResult:)`` receives.
+    public func finish(with result: FlowResult) {
+        coordinator.finish(self, with: result)
+    }
 }
