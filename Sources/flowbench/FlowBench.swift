@@ -4,9 +4,20 @@ import FlowKit
 /// `flowbench`: the numbers the issues ask for, measured on this machine in one run.
 ///
 ///     swift build -c release && swift run -c release flowbench
+///
+/// `flowbench requests N` runs only N requests each way, on one thread and without timing, for counting
+/// instructions: `valgrind --tool=callgrind .build/release/flowbench requests 100000` (valgrind cannot
+/// run the swap benchmark's dispatch threads).
 @main @MainActor
 struct FlowBench {
     static func main() async {
+        let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "requests" {
+            let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
+            _ = RequestPathBenchmark.coordinated(iterations: count)
+            _ = RequestPathBenchmark.direct(iterations: count)
+            return
+        }
         let iterations = 1_000_000
         // Interleave the two so that machine noise touches both alike; keep each one's best round.
         var coordinated = Double.infinity
