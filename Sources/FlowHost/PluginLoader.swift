@@ -1,5 +1,6 @@
 import FlowKit
 import Glibc
+import Synchronization
 
 /// A plugin loaded into the process: where from, and what it offers.
 public struct LoadedPlugin: Sendable {
@@ -38,7 +39,9 @@ public enum PluginLoader {
         }
         typealias Entry = @convention(c) () -> UnsafeRawPointer?
         let entry = unsafeBitCast(symbol, to: Entry.self)
-        let (abi, registration) = try readHeader(entry(), file: path)
+        let header = entry()
+        if let header { EntryHeaders.keep(header) }
+        let (abi, registration) = try readHeader(header, file: path)
         return LoadedPlugin(path: path, abiVersion: abi, description: registration.description)
     }
 
@@ -92,5 +95,16 @@ public enum PluginLoader {
         }
         let registration = header.loadUnaligned(fromByteOffset: 16, as: UnsafeRawPointer.self)
         return (abi, Unmanaged<PluginRegistration>.fromOpaque(registration).takeUnretainedValue())
+    }
+}
+
+/// The headers plugins' entry points returned, and through them their registrations: kept for the life of
+/// the process, as the images that made them are (a Swift image is never unloaded). Holding them here keeps
+/// them reachable, so that a leak checker (LeakSanitizer) sees memory in use rather than memory lost.
+private enum EntryHeaders {
+    private static let kept = Mutex<[UInt]>([])
+
+    static func keep(_ header: UnsafeRawPointer) {
+        kept.withLock { $0.append(UInt(bitPattern: header)) }
     }
 }
