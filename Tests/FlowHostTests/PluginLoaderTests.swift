@@ -150,6 +150,11 @@ struct PluginLoaderTests {
 
     @Test func validHeaderYieldsTheDescription() throws {
         let pointer = PluginEntry.export(PluginDescription(name: "probe", version: "1.0", managers: []))
+        defer {  // What a plugin's entry hands the host for good, given back here.
+            Unmanaged<PluginRegistration>.fromOpaque(pointer.load(fromByteOffset: 16, as: UnsafeRawPointer.self))
+                .release()
+            UnsafeMutableRawPointer(mutating: pointer).deallocate()
+        }
 
         let (abi, registration) = try PluginLoader.readHeader(pointer, file: "p.so")
 

@@ -1,5 +1,4 @@
 import FlowKit
-import Foundation
 import Testing
 
 @testable import FlowHost
@@ -47,15 +46,7 @@ struct ScaffoldTests {
     }
 
     private func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let run = try Subprocess.run("/usr/bin/env", [tool] + arguments)
+        return (run.status, run.standardOutput + run.standardError)
     }
 }
