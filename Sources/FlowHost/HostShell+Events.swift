@@ -4,18 +4,32 @@ import FlowKit
 ///
 /// A request's line comes first (FlowKit reports `handling` before its manager starts), then what its
 /// manager did, indented one step deeper: what it presented, opened, and the requests it made in turn. The
-/// request's `handled` event, which FlowKit reports last, adds nothing; a `failed` one adds a line at the
-/// request's depth. A manager's end is printed (`ended auth.SignIn: dismissed`) unless it only finished
+/// request's `handled` event, which FlowKit reports last, adds nothing; a `failed` one turns the request's
+/// line into `REQUEST from MODULE: failed in MANAGER: reason`. A manager's end is printed (`ended auth.SignIn: dismissed`) unless it only finished
 /// within the request it handled, which the request's line already says.
 extension HostShell {
     /// The lines for `events`, indented by how deeply each is nested in the requests that caused it.
     func lines(describing events: [HostEvent]) -> [String] {
         var nesting = RequestNesting()
         var lines: [String] = []
+        var opened: [Int?] = []  // the line of each request under way, innermost last
         for event in events {
             let place = nesting.enter(event)
             if case .flow(.managerEnded(let manager, .finished)) = event, manager == place.handler { continue }
-            guard let line = describe(event, closing: place.closes) else { continue }
+            let opens: Bool
+            switch event {
+            case .flow(.handling), .flow(.redirecting): opens = true
+            default: opens = false
+            }
+            if place.closes, let line = opened.popLast() ?? nil, case .flow(.failed(_, _, let error)) = event {
+                lines[line] = lines[line].replacingFirst(": handled by ", with: ": failed in ") + ": \(error.message)"
+                continue
+            }
+            guard let line = describe(event, closing: place.closes) else {
+                if opens { opened.append(nil) }
+                continue
+            }
+            if opens { opened.append(lines.count) }
             let indent = String(repeating: "  ", count: place.depth)
             lines += line.split(separator: "\n", omittingEmptySubsequences: false).map { indent + $0 }
         }
@@ -117,5 +131,15 @@ extension HostEvent {
     var unhandledRequest: CoordinationRequestName? {
         if case .flow(.unhandled(let request, _)) = self { return request.name }
         return nil
+    }
+}
+
+extension String {
+    /// This string with the first `target` replaced by `replacement`.
+    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = firstRange(of: target) else { return self }
+        var replaced = self
+        replaced.replaceSubrange(range, with: replacement)
+        return replaced
     }
 }

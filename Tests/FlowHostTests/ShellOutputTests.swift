@@ -51,7 +51,7 @@ struct ShellOutputTests {
             ])
     }
 
-    @Test func aFailedRequestIsPrintedAtItsDepthAfterWhatItDid() throws {
+    @Test func aFailedRequestIsOneLineNamingTheManagerAndTheCause() throws {
         let host = try Host.parsing(
             """
             {"manifestVersion": 1, "plugins": {"auth": "libAuthPlugin.so"},
@@ -66,8 +66,7 @@ struct ShellOutputTests {
             #"dependency 'auth.session' is not set; start the service with {"plugin": "auth", "service": "Session"}"#
         #expect(
             reply.lines == [
-                "auth.signOut from app: handled by auth.SignOut (libAuthPlugin.so)",
-                "auth.signOut from app: failed: \(cause)",
+                "auth.signOut from app: failed in auth.SignOut (libAuthPlugin.so): \(cause)",
                 "top: (nothing)",
             ])
         #expect(reply.status == .error("auth.signOut failed: \(cause)"))

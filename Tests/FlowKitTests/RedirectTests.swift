@@ -32,6 +32,16 @@ struct RedirectTests {
             ])
     }
 
+    @Test func aRequestNoRouteHandlesIsUnhandledRatherThanRedirected() {
+        let app = GuardedApp()
+
+        let outcome = app.coordinator.requestCoordination(CoordinationRequest("catalog.lst"), from: "home")
+
+        #expect(outcome == .unhandled, "a typo is reported at once, not after signing in")
+        #expect(app.coordinator.router.state.modals.isEmpty)
+        #expect(app.coordinator.heldRequests.isEmpty)
+    }
+
     @Test func aFlowThatClosesAndThenAsksForMoreIsJudgedAfterAllOfIt() throws {
         let app = GuardedApp()
         app.coordinator.requestCoordination(list, from: "welcome")

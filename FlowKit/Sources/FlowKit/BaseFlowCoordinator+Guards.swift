@@ -66,6 +66,8 @@ extension BaseFlowCoordinator {
                 return reject(
                     current, from: module, FlowError("rejected by guard '\(installed.rule.name)': \(error.message)"))
             case .redirect(let target):
+                // A request that no route handles is reported as such, rather than sent to sign in first.
+                guard canRoute(current, from: module) else { continue }
                 guard !redirectedBy.contains(ObjectIdentifier(installed)) else {
                     let error = FlowError(
                         "'\(current.name)' redirected again by guard '\(installed.rule.name)' after the flow of "
@@ -79,6 +81,16 @@ extension BaseFlowCoordinator {
             }
         }
         return route(current, from: module)
+    }
+
+    /// Whether a manager is mapped for `request` from `module` here or in an ancestor.
+    private func canRoute(_ request: CoordinationRequest, from module: Coordinated) -> Bool {
+        var coordinator: BaseFlowCoordinator? = self
+        while let current = coordinator {
+            if current.factory(for: request.name, from: module) != nil { return true }
+            coordinator = current.parent
+        }
+        return false
     }
 
     private func reject(_ request: CoordinationRequest, from module: Coordinated, _ error: FlowError)
