@@ -10,6 +10,8 @@ public struct LoadedPlugin: Sendable {
     public var abiVersion: UInt32
     /// The plugin's managers and services.
     public var description: PluginDescription
+    /// Where the image was opened (the private copy), as `dladdr` names it: which types it defines.
+    var image: String = ""
 }
 
 /// Opens plugin libraries and reads their descriptions, checking everything that can go wrong first.
@@ -74,7 +76,7 @@ public enum PluginLoader {
         typealias Entry = @convention(c) () -> UnsafeRawPointer?
         let entry = unsafeBitCast(symbol, to: Entry.self)
         let (abi, registration) = try readHeader(entry(), file: image)
-        return LoadedPlugin(path: source, abiVersion: abi, description: registration.description)
+        return LoadedPlugin(path: source, abiVersion: abi, description: registration.description, image: image)
     }
 
     /// A hint for the common `dlopen` failures.
