@@ -23,6 +23,9 @@ enum RunCommand {
         that takes longer is reported on standard error and left behind, so the run still ends.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
+        The manifest and the script must be regular files of at most 16 MiB (--max-manifest-size BYTES).
+        Every plugin is loaded from a private copy of its bytes, so rebuilding its file cannot disturb the
+        running host; a library that others could replace is refused unless --allow-insecure-plugins.
 
         The prompt edits lines: Left/Right (Ctrl-B/F) move, Ctrl-Left/Right (Alt-B/F) by words,
         Home/End (Ctrl-A/E), Backspace/Delete, Ctrl-K/Ctrl-U delete to the end/start, Ctrl-W the word
