@@ -20,6 +20,10 @@ public enum FlowHostCommandLine {
     private static let pluginPath = CommandSpec.Option.valued(
         "--plugin-path", "DIR", .directory, repeatable: true, "also search DIR for plugin libraries")
     private static let json = CommandSpec.Option.flag("--json", "print one JSON document instead of text")
+    private static let maxManifestSize = CommandSpec.Option.valued(
+        "--max-manifest-size", "BYTES", .text, "read manifests (and scripts) of up to BYTES bytes (default 16 MiB)")
+    private static let allowInsecurePlugins = CommandSpec.Option.flag(
+        "--allow-insecure-plugins", "load plugins whose file or directories others can write")
 
     public static let run = CommandSpec(
         name: "run", summary: "run the flow (interactive on a terminal)", operand: "MANIFEST", operandValue: .file,
@@ -33,19 +37,23 @@ public enum FlowHostCommandLine {
             .flag("--watch", "reload the manifest and plugins when their files change"),
             .flag(
                 "--quiet", "print only errors, failed expectations and what show, stack, stats, actions and help print"),
+            maxManifestSize, allowInsecurePlugins,
         ])
 
     public static let validate = CommandSpec(
         name: "validate", summary: "check the manifest and every plugin", operand: "MANIFEST", operandValue: .file,
-        options: [pluginPath, json])
+        options: [pluginPath, maxManifestSize, allowInsecurePlugins, json])
 
     public static let list = CommandSpec(
         name: "list", summary: "print the routing table", operand: "MANIFEST", operandValue: .file,
-        options: [pluginPath, .flag("--eager", "load the plugins first, to see whether each one loads"), json])
+        options: [
+            pluginPath, .flag("--eager", "load the plugins first, to see whether each one loads"), maxManifestSize,
+            allowInsecurePlugins, json,
+        ])
 
     public static let inspect = CommandSpec(
         name: "inspect", summary: "describe a plugin library", operand: "PLUGIN.so", operandValue: .file,
-        options: [json])
+        options: [allowInsecurePlugins, json])
 
     public static let newPlugin = CommandSpec(
         name: "new-plugin", summary: "scaffold a plugin package", operand: "NAME",

@@ -32,7 +32,7 @@ extension Host {
         let managers = manifest.managerReferences.filter { $0.plugin == name }.map(\.manager)
         let services = manifest.services.filter { $0.plugin == name }.map(\.service)
         let previous = registry.status(of: name).flatMap {
-            if case .loaded(let plugin) = $0 { plugin.path } else { nil }
+            if case .loaded(let plugin) = $0 { plugin.image } else { nil }
         }
         switch try registry.reload(name, requiredManagers: managers, requiredServices: services, force: force) {
         case .reloaded(let generation):
@@ -78,7 +78,7 @@ extension Host {
     public func reloadManifest() -> HostEvent {
         let event: HostEvent
         do {
-            let reloaded = try Manifest.load(path: manifest.path)
+            let reloaded = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
             registry.update(manifest: reloaded)
             experiments.update(reloaded.experiments)
             manifest = reloaded
@@ -94,13 +94,10 @@ extension Host {
 
     /// Watches the manifest and every plugin library; reloads what changes.
     ///
-    /// Needs a host made with `versioned: true`, so that no library is opened in place. A library that is
-    /// still being written (truncated, or not yet an ELF file) is tried again a few times before the
-    /// reload is refused.
+    /// Every library is loaded from a private copy, so none is opened in place. A library that is still
+    /// being written (truncated, or not yet an ELF file) is tried again a few times before the reload is
+    /// refused.
     public func watch() throws(FlowError) {
-        guard registry.loadsVersionedCopies else {
-            throw FlowError("watching needs a host that loads versioned copies; make it with versioned: true")
-        }
         watcher?.stop()
         var files = [Manifest.absolutePath(manifest.path)]
         files += registry.pluginNames.compactMap { registry.sourcePath(of: $0) }.map(Manifest.absolutePath)

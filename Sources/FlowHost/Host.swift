@@ -28,6 +28,8 @@ public final class Host {
     public internal(set) var stats = HostStats()
     /// Assigns subjects to experiment variants.
     public let experiments: ExperimentAssigner
+    /// The largest manifest file ``reloadManifest()`` reads, in bytes (`--max-manifest-size`).
+    public var maxManifestSize = Manifest.defaultMaxSize
     var watcher: FileWatcher?
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
@@ -36,12 +38,17 @@ public final class Host {
 
     /// Builds the host. Loads the plugins that provide services now, and with `eager` every plugin.
     ///
-    /// - Parameter versioned: Load every plugin from a versioned copy, so that its file can be rebuilt and
-    ///   reloaded while the host runs; ``watch()`` needs it.
-    public init(manifest: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false) {
+    /// - Parameters:
+    ///   - versioned: Ignored: every plugin is loaded from a private copy now, so that its file can be
+    ///     rebuilt (and reloaded) while the host runs. Kept so that existing callers still build.
+    ///   - allowInsecurePlugins: Load libraries whose file or directories others can write.
+    public init(
+        manifest: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false,
+        allowInsecurePlugins: Bool = false
+    ) {
         self.manifest = manifest
-        let registry = PluginRegistry(manifest: manifest, searchPath: searchPath)
-        registry.loadsVersionedCopies = versioned
+        let registry = PluginRegistry(
+            manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
         self.registry = registry
         self.experiments = ExperimentAssigner(manifest.experiments)
         var problems: [PluginLoadError] = []
@@ -105,7 +112,6 @@ public final class Host {
         watcher?.stop()
         watcher = nil
         coordinator.stop()
-        registry.removeVersionDirectory()
     }
 
     /// Stops watching, then stops the coordinator and its services in reverse order, awaiting each that
@@ -118,7 +124,6 @@ public final class Host {
         watcher?.stop()
         watcher = nil
         let problems = await coordinator.stopAndWait()
-        registry.removeVersionDirectory()
         return problems.map(namingService)
     }
 

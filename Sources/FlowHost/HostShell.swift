@@ -268,8 +268,8 @@ public final class HostShell {
             switch event {
             case .reloadRefused(_, let error): throw FlowError("reload refused: \(error)")
             case .manifestRejected(let errors):
-                throw FlowError(
-                    "manifest rejected: \(errors.errors.count) problem\(errors.errors.count == 1 ? "" : "s")")
+                let count = errors.errors.count + errors.omitted
+                throw FlowError("manifest rejected: \(count) problem\(count == 1 ? "" : "s")")
             default: continue
             }
         }

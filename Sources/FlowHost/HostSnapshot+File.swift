@@ -40,13 +40,10 @@ extension HostSnapshot {
     public static func load(path: String) throws(SnapshotFileError) -> HostSnapshot {
         let bytes: [UInt8]
         do {
-            bytes = try Manifest.readFile(path)
+            bytes = try InputFile.read(path, what: "snapshot file", limit: Manifest.defaultMaxSize)
         } catch {
-            let notFound = error.errors.contains { $0.kind == .fileNotFound }
-            let cause = notFound ? "snapshot file not found" : error.errors.first?.message ?? "cannot read it"
             throw SnapshotFileError(
-                file: path, kind: notFound ? .notFound : .unreadable,
-                message: cause.replacingPrefix("cannot read manifest file", with: "cannot read snapshot file"))
+                file: path, kind: error.kind == .notFound ? .notFound : .unreadable, message: error.message)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw SnapshotFileError(file: path, kind: .invalid, message: "not a snapshot: the file is not UTF-8 text")
@@ -109,11 +106,5 @@ extension HostSnapshot {
             unlink(temporary)
             throw error
         }
-    }
-}
-
-extension String {
-    fileprivate func replacingPrefix(_ prefix: String, with replacement: String) -> String {
-        hasPrefix(prefix) ? replacement + dropFirst(prefix.count) : self
     }
 }

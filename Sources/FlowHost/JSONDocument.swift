@@ -15,7 +15,9 @@ public enum JSONDocument {
             "plugins": count(report.manifest?.plugins.count),
             "routes": count(report.manifest?.routes.count),
             "services": count(report.manifest?.services.count),
-            "errors": .array(report.manifestErrors.map(\.json) + report.pluginErrors.map(\.json)),
+            "errors": .array(
+                ManifestErrors.json(report.manifestErrors, omitted: report.omittedManifestErrors)
+                    + report.pluginErrors.map(\.json)),
         ]
     }
 
@@ -41,9 +43,13 @@ public enum JSONDocument {
         return ["manifest": .string(table.manifest), "routes": .array(routes), "errors": []]
     }
 
-    /// `list --json` for a manifest that could not be read: `routes` is `null`.
-    public static func routes(manifest: String, errors: [ManifestError]) -> JSONValue {
-        ["manifest": .string(manifest), "routes": .null, "errors": .array(errors.map(\.json))]
+    /// `list --json` for a manifest that could not be read: `routes` is `null`; `omitted` counts the
+    /// errors past the ones listed.
+    public static func routes(manifest: String, errors: [ManifestError], omitted: Int = 0) -> JSONValue {
+        [
+            "manifest": .string(manifest), "routes": .null,
+            "errors": .array(ManifestErrors.json(errors, omitted: omitted)),
+        ]
     }
 
     /// `inspect --json`: `{"errors": [], "library", "plugin": {"name", "version", "abi", "hostABI",

@@ -9,12 +9,17 @@ import FlowKit
 #endif
 
 extension Manifest {
+    /// The largest manifest file ``load(path:maxSize:)`` reads by default: 16 MiB.
+    public static let defaultMaxSize = 16 << 20
+
     /// Reads and validates the manifest file at `path` (relative to the current directory, or absolute).
     ///
-    /// - Throws: ``ManifestErrors`` with one error when the file is missing, unreadable or not JSON,
-    ///   otherwise with every problem found in it.
-    public static func load(path: String) throws(ManifestErrors) -> Manifest {
-        let bytes = try readFile(path)
+    /// - Parameter maxSize: The largest file read, in bytes; a larger one is refused unread.
+    /// - Throws: ``ManifestErrors`` with one error when the file is missing, not a regular file (a FIFO,
+    ///   a device, a directory), larger than `maxSize`, unreadable or not JSON, otherwise with every
+    ///   problem found in it (at most ``ManifestErrors/maxListed``, and how many more).
+    public static func load(path: String, maxSize: Int = defaultMaxSize) throws(ManifestErrors) -> Manifest {
+        let bytes = try readFile(path, maxSize: maxSize)
         return try parse(try decodeUTF8(bytes, file: path), path: path)
     }
 
@@ -34,7 +39,7 @@ extension Manifest {
         let directory = normalisedPath("..", relativeTo: absolutePath(path))  // the file's parent
         var parser = ManifestParser(file: path, directory: directory)
         let manifest = parser.manifest(from: json)
-        guard let manifest, parser.errors.isEmpty else { throw ManifestErrors(parser.errors) }
+        guard let manifest, parser.errors.isEmpty else { throw ManifestErrors(parser.errors, omitted: parser.omitted) }
         return manifest
     }
 }
@@ -42,34 +47,26 @@ extension Manifest {
 // MARK: - Reading the file
 
 extension Manifest {
-    /// The bytes of the file at `path`, or a `fileNotFound` or `unreadable` error.
-    static func readFile(_ path: String) throws(ManifestErrors) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw readError(errno, file: path) }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { return bytes }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw readError(errno, file: path)
-            }
-            bytes.append(contentsOf: chunk[..<count])
+    /// The bytes of the regular file at `path`, at most `maxSize` of them, or one error saying why not.
+    static func readFile(_ path: String, maxSize: Int = defaultMaxSize) throws(ManifestErrors) -> [UInt8] {
+        do {
+            return try InputFile.read(path, what: "manifest file", limit: maxSize)
+        } catch {
+            let kind: ManifestError.Kind =
+                switch error.kind {
+                case .notFound: .fileNotFound
+                case .notRegular: .notRegularFile
+                case .tooLarge: .tooLarge
+                case .symlinkLoop, .unreadable: .unreadable
+                }
+            let hint = error.kind == .tooLarge ? "; pass --max-manifest-size BYTES to read it anyway" : ""
+            throw ManifestErrors([ManifestError(file: path, kind: kind, message: error.message + hint)])
         }
-    }
-
-    private static func readError(_ code: Int32, file: String) -> ManifestErrors {
-        if code == ENOENT {
-            return ManifestErrors([ManifestError(file: file, kind: .fileNotFound, message: "manifest file not found")])
-        }
-        let message = "cannot read manifest file: \(String(cString: strerror(code)))"
-        return ManifestErrors([ManifestError(file: file, kind: .unreadable, message: message)])
     }
 
     /// The text of `bytes`, or a `notJSON` error at the line and column of the first invalid UTF-8 byte.
     private static func decodeUTF8(_ bytes: [UInt8], file: String) throws(ManifestErrors) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }  // fast; the walk finds where
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = bytes.makeIterator()
         var line = 1
@@ -116,6 +113,8 @@ struct ManifestParser {
     let file: String
     let directory: String
     var errors: [ManifestError] = []
+    /// Problems found past ``ManifestErrors/maxListed``, counted and not kept.
+    var omitted = 0
 
     static let topKeys = [
         "deepLinks", "experiments", "guards", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services",
@@ -200,6 +199,7 @@ struct ManifestParser {
 
     mutating func plugin(_ name: String, _ value: JSONValue, at path: String) -> Manifest.PluginEntry? {
         if name.isEmpty { report(.emptyName, at: path, "plugin name must not be empty") }
+        guard checkCharacters(name, at: path, what: "plugin name") else { return nil }
         if case .string = value {
             return self.name(value, at: path, what: "library").map { Manifest.PluginEntry(name: name, library: $0) }
         }
@@ -327,12 +327,30 @@ struct ManifestParser {
         return nil
     }
 
-    /// A string that must not be empty, `what` naming it in the message.
+    /// A string that must not be empty nor contain control characters, `what` naming it in the message.
     mutating func name(_ value: JSONValue, at path: String, what: String, hint: String? = nil) -> String? {
         guard let text = string(value, at: path) else { return nil }
-        guard text.isEmpty else { return text }
-        report(.emptyName, at: path, "\(what) must not be empty" + (hint.map { "; \($0)" } ?? ""))
-        return nil
+        guard !text.isEmpty else {
+            report(.emptyName, at: path, "\(what) must not be empty" + (hint.map { "; \($0)" } ?? ""))
+            return nil
+        }
+        return checkCharacters(text, at: path, what: what) ? text : nil
+    }
+
+    /// Reports a NUL or other control character in name or path `text`; returns whether there is none.
+    ///
+    /// A NUL would cut the string short where it meets C (`"libA.so\u0000.evil"` opens `libA.so`), and the
+    /// other control characters would garble the messages and listings that print it.
+    mutating func checkCharacters(_ text: String, at path: String, what: String) -> Bool {
+        guard let bad = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) else {
+            return true
+        }
+        let code = String(bad.value, radix: 16, uppercase: true)
+        let scalar = "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code
+        report(
+            .controlCharacter, at: path,
+            "\(what) \(quoted(text)) contains the control character \(scalar); names and paths must be printable")
+        return false
     }
 
     mutating func requiredName(_ key: String, in members: [String: JSONValue], at path: String, what: String)
@@ -349,7 +367,10 @@ struct ManifestParser {
 
     mutating func checkKeys(of members: [String: JSONValue], at path: String?, allowed: [String]) {
         for key in members.keys.sorted() where !allowed.contains(key) {
-            let closest = allowed.map { ($0, Suggestion.editDistance(key, $0)) }.min { $0.1 < $1.1 }
+            // The edit distance costs the product of the lengths: no search for a key that is no typo.
+            let closest =
+                key.count > Suggestion.maxNameLength
+                ? nil : allowed.map { ($0, Suggestion.editDistance(key, $0)) }.min { $0.1 < $1.1 }
             let hint =
                 if let closest, closest.1 <= 2 {
                     "did you mean \(quoted(closest.0))?"
@@ -362,8 +383,12 @@ struct ManifestParser {
 
     // MARK: Reporting
 
-    mutating func report(_ kind: ManifestError.Kind, at path: String?, _ message: String) {
-        errors.append(ManifestError(file: file, path: path, kind: kind, message: message))
+    mutating func report(_ kind: ManifestError.Kind, at path: String?, _ message: @autoclosure () -> String) {
+        guard errors.count < ManifestErrors.maxListed else {
+            omitted += 1
+            return
+        }
+        errors.append(ManifestError(file: file, path: path, kind: kind, message: message()))
     }
 
     mutating func wrongType(_ expected: String, _ value: JSONValue, at path: String?) {
@@ -380,7 +405,10 @@ struct ManifestParser {
     }
 }
 
-/// `text` as a JSON string literal, so that quotes and control characters in it stay visible.
+/// `text` as a JSON string literal, so that quotes and control characters in it stay visible; a text over
+/// 200 characters is cut to its first 64, followed by how long it is, so that messages stay one line.
 func quoted(_ text: String) -> String {
-    JSONValue.string(text).description
+    let count = text.count
+    guard count > 200 else { return JSONValue.string(text).description }
+    return JSONValue.string(String(text.prefix(64))).description + "... (\(count) characters)"
 }

@@ -10,3 +10,15 @@ extension ManifestError {
         ]
     }
 }
+
+extension ManifestErrors {
+    /// `errors` as `--json` output reports them; a list cut short ends with an error of kind `omitted`,
+    /// `{"file", "kind": "omitted", "message": "and N more problems", "path": null}`.
+    public static func json(_ errors: [ManifestError], omitted: Int) -> [JSONValue] {
+        guard omitted > 0, let file = errors.first?.file else { return errors.map(\.json) }
+        let message = "and \(omitted) more problem\(omitted == 1 ? "" : "s")"
+        return errors.map(\.json) + [
+            ["file": .string(file), "kind": "omitted", "message": .string(message), "path": .null]
+        ]
+    }
+}

@@ -38,8 +38,15 @@ extension ManifestError {
     public enum Kind: String, Hashable, Sendable, CaseIterable {
         /// The file does not exist (`ENOENT`).
         case fileNotFound
-        /// The file exists but cannot be read, such as a directory or a file without read permission.
+        /// The file exists but cannot be read, such as a file without read permission or a path that is a
+        /// loop of symbolic links.
         case unreadable
+        /// The path names a directory, FIFO, device or socket, not a regular file; refused unopened.
+        case notRegularFile
+        /// The file is larger than the limit (16 MiB unless `--max-manifest-size` says otherwise).
+        case tooLarge
+        /// A name or path contains a NUL or another control character.
+        case controlCharacter
         /// The file is not valid UTF-8 JSON text; the message gives the line and column.
         case notJSON
         /// A value has the wrong JSON type, such as a number where a string is expected.
@@ -72,17 +79,32 @@ extension ManifestError {
 
 /// Every problem found in one manifest file, in a stable order. A manifest with problems is never
 /// partially loaded.
+///
+/// At most ``maxListed`` problems are kept; ``omitted`` counts the others, so that a manifest with millions
+/// of bad entries costs no more to report than one with a hundred.
 public struct ManifestErrors: Error, Sendable, CustomStringConvertible {
-    /// The problems; never empty when thrown.
+    /// How many problems are listed at most.
+    public static let maxListed = 100
+
+    /// The problems, the first ``maxListed`` found; never empty when thrown.
     public var errors: [ManifestError]
+    /// How many more problems were found and not kept.
+    public var omitted: Int
 
     /// Wraps `errors`.
-    public init(_ errors: [ManifestError]) {
+    public init(_ errors: [ManifestError], omitted: Int = 0) {
         self.errors = errors
+        self.omitted = omitted
     }
 
-    /// One line per error, separated by newlines.
+    /// `FILE: and N more problems`, the line that ends a list cut short; `nil` when nothing was omitted.
+    public var omittedLine: String? {
+        guard omitted > 0, let file = errors.first?.file else { return nil }
+        return "\(file): and \(omitted) more problem\(omitted == 1 ? "" : "s")"
+    }
+
+    /// One line per error, separated by newlines, then ``omittedLine``.
     public var description: String {
-        errors.map(\.description).joined(separator: "\n")
+        (errors.map(\.description) + (omittedLine.map { [$0] } ?? [])).joined(separator: "\n")
     }
 }

@@ -7,6 +7,8 @@ public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertibl
         case notFound, unreadable, checksumMismatch, notELF, incomplete, notSharedObject, wrongArchitecture
         case dlopenFailed, missingEntry, badHeader, abiMismatch, duplicateSDK
         case unknownManager, unknownService
+        /// Not a regular file (a FIFO, device, directory), larger than 1 GiB, or writable by others.
+        case notRegularFile, tooLarge, insecure
     }
 
     /// The library file, as found (or as written in the manifest when it was not found).

@@ -4,35 +4,72 @@ import Synchronization
 
 /// A plugin loaded into the process: where from, and what it offers.
 public struct LoadedPlugin: Sendable {
-    /// The library file that was opened.
+    /// The library file the plugin was loaded from. What was opened is a private copy of its bytes (see
+    /// ``PluginLoader``), never named.
     public var path: String
     /// The ABI version compiled into the plugin.
     public var abiVersion: UInt32
     /// The plugin's managers and services.
     public var description: PluginDescription
+    /// Where the image was opened (the private copy), as `dladdr` names it: which types it defines.
+    var image: String = ""
 }
 
 /// Opens plugin libraries and reads their descriptions, checking everything that can go wrong first.
 ///
-/// The order matters: the ELF header is checked before `dlopen`, and the plugin's compiled-in ABI version
-/// and FlowKit identity are read from plain memory before any Swift type the plugin defines is touched.
-/// Libraries are opened with `RTLD_NODELETE` and never closed: Swift images cannot be unloaded.
+/// The order matters: the file must be a regular file whose permissions let nobody but root and the
+/// running user replace it; its bytes are read once, hashed and sealed into a private copy, and only that
+/// copy is checked (its ELF header, before `dlopen`) and opened, so that a `sha256` pin cannot be raced and
+/// overwriting the file can never disturb a loaded image. The plugin's compiled-in ABI version and FlowKit
+/// identity are read from plain memory before any Swift type the plugin defines is touched. Libraries are
+/// opened with `RTLD_NODELETE` and never closed: Swift images cannot be unloaded.
 public enum PluginLoader {
-    /// Loads the plugin library at `path`.
+    /// Loads the plugin library at `path` from a private copy of its bytes.
     ///
+    /// - Parameters:
+    ///   - sha256: The digest the library must have, if pinned.
+    ///   - allowInsecure: Load it even when its file or a directory on its path is writable by others.
     /// - Throws: ``PluginLoadError`` naming the file and the cause.
-    public static func load(path: String) throws(PluginLoadError) -> LoadedPlugin {
-        try ELFCheck.check(path)
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
+    public static func load(path: String, sha256: String? = nil, allowInsecure: Bool = false)
+        throws(PluginLoadError) -> LoadedPlugin
+    {
+        let copy = try PluginCopy(reading: path, allowInsecure: allowInsecure)
+        try copy.verify(sha256: sha256)
+        let file = path.split(separator: "/").last.map(String.init) ?? "plugin.so"
+        return try load(copy, label: file)
+    }
+
+    /// Opens a private copy of `copy`'s bytes, named `label` where a name shows.
+    ///
+    /// - Throws: ``PluginLoadError`` naming the library the copy was made from.
+    static func load(_ copy: PluginCopy, label: String) throws(PluginLoadError) -> LoadedPlugin {
+        try copy.withSealedCopy(label: label) { image throws(PluginLoadError) in
+            (try open(image, naming: copy.source), keepsMapping: true)
+        }
+    }
+
+    /// Checks and opens `image`, the copy of `source`; errors and the plugin name `source`.
+    private static func open(_ image: String, naming source: String) throws(PluginLoadError) -> LoadedPlugin {
+        do {
+            return try open(image, source: source)
+        } catch {
+            throw error.naming(source, insteadOf: image)
+        }
+    }
+
+    /// Checks and opens `image`, the copy of `source`; the plugin's path is `source`.
+    private static func open(_ image: String, source: String) throws(PluginLoadError) -> LoadedPlugin {
+        try ELFCheck.check(image)
+        guard let handle = dlopen(image, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
             throw PluginLoadError(
-                file: path, kind: .dlopenFailed,
+                file: image, kind: .dlopenFailed,
                 message:
                     "the dynamic loader refused it: \(reason)\(dlopenHint(reason))")
         }
         guard let symbol = dlsym(handle, PluginEntry.symbol) else {
             throw PluginLoadError(
-                file: path, kind: .missingEntry,
+                file: image, kind: .missingEntry,
                 message:
                     "has no entry point '\(PluginEntry.symbol)'; add `@c(\(PluginEntry.symbol)) public func flowkitPluginEntry() -> UnsafeRawPointer { PluginEntry.export(plugin) }` to the plugin, where `plugin` is its PluginDescription"
             )
@@ -41,8 +78,8 @@ public enum PluginLoader {
         let entry = unsafeBitCast(symbol, to: Entry.self)
         let header = entry()
         if let header { EntryHeaders.keep(header) }
-        let (abi, registration) = try readHeader(header, file: path)
-        return LoadedPlugin(path: path, abiVersion: abi, description: registration.description)
+        let (abi, registration) = try readHeader(header, file: image)
+        return LoadedPlugin(path: source, abiVersion: abi, description: registration.description, image: image)
     }
 
     /// A hint for the common `dlopen` failures.

@@ -1,7 +1,7 @@
 import FlowKit
 import Glibc
 
-/// Hot swap: a rebuilt plugin is copied to a new versioned path and opened there, since an image cannot be
+/// Hot swap: a rebuilt plugin is read into a new private copy and opened there, since an image cannot be
 /// unloaded and opening the same path again returns the cached image. Old generations stay mapped (their
 /// managers may still be working) and are counted.
 extension PluginRegistry {
@@ -53,12 +53,6 @@ extension PluginRegistry {
         return .reloaded(generation: slot.images)
     }
 
-    /// Removes the directory of versioned copies (each copy is unlinked as soon as it is opened).
-    func removeVersionDirectory() {
-        if let versionDirectory { rmdir(versionDirectory) }
-        versionDirectory = nil
-    }
-
     /// Images opened for plugin `name`, the current one included.
     public func images(of name: String) -> Int { slots[name]?.images ?? 0 }
 
@@ -76,17 +70,17 @@ extension PluginRegistry {
         return try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)
     }
 
-    /// Copies the slot's library to a new versioned path and opens the copy.
+    /// Reads the slot's library, checks it, and opens a private copy of the bytes read: the one mechanism of
+    /// every load, first or not (see ``PluginLoader``). The copy is named `lib<Name>.gen<N>.so`.
     ///
     /// - Returns: The plugin (nil when the content's digest equals `unchangedDigest`) and the digest.
     func openCopy(of slot: Slot, unlessDigestIs unchangedDigest: String? = nil)
         throws(PluginLoadError) -> (plugin: LoadedPlugin?, digest: String)
     {
         let source = try searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)
-        let bytes = try read(source)
-        let digest = SHA256.hex(bytes)
-        if digest == unchangedDigest { return (nil, digest) }
-        try verify(slot.entry, path: source, bytes: bytes)
+        let copy = try PluginCopy(reading: source, allowInsecure: allowsInsecurePlugins)
+        if copy.digest == unchangedDigest { return (nil, copy.digest) }
+        try copy.verify(sha256: slot.entry.sha256)
         guard slot.images < maxImagesPerPlugin else {
             throw PluginLoadError(
                 file: source, kind: .dlopenFailed,
@@ -94,50 +88,16 @@ extension PluginRegistry {
                     "plugin '\(slot.entry.name)' has been loaded \(slot.images) times, the limit; restart flowhost to give back the memory of old generations"
             )
         }
-        let copy = try versionedPath(for: slot, source: source)
-        try write(bytes, to: copy)
-        // Unlinked once opened (or refused): the mapped image stays valid, and a later copy of the same
-        // name is a new file, never a rewrite of pages a loaded generation runs from.
-        defer { unlink(copy) }
-        do {
-            let plugin = try PluginLoader.load(path: copy)
-            slot.images += 1
-            if slot.digest == nil { slot.digest = digest }
-            return (plugin, digest)
-        } catch {
-            if error.leftImageMapped { slot.images += 1 }
-            var refusal = error
-            refusal.file = source  // The file the person built, not the copy that is already unlinked.
-            throw refusal
-        }
-    }
-
-    private func versionedPath(for slot: Slot, source: String) throws(PluginLoadError) -> String {
-        if versionDirectory == nil {
-            var template = Array("/tmp/flowhost-\(getpid())-XXXXXX".utf8CString)
-            guard let made = mkdtemp(&template) else {
-                throw PluginLoadError(
-                    file: source, kind: .unreadable,
-                    message: "cannot create a directory for versioned copies: \(String(cString: strerror(errno)))")
-            }
-            versionDirectory = String(cString: made)
-        }
         let file = source.split(separator: "/").last.map(String.init) ?? slot.entry.name
         let stem = file.hasSuffix(".so") ? String(file.dropLast(3)) : file
-        return "\(versionDirectory!)/\(stem).gen\(slot.images + 1).so"
-    }
-
-    private func write(_ bytes: [UInt8], to path: String) throws(PluginLoadError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw PluginLoadError(
-                file: path, kind: .unreadable,
-                message: "cannot write a versioned copy: \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        guard written == bytes.count else {
-            throw PluginLoadError(file: path, kind: .unreadable, message: "cannot write a versioned copy: short write")
+        do {
+            let plugin = try PluginLoader.load(copy, label: "\(stem).gen\(slot.images + 1).so")
+            slot.images += 1
+            if slot.digest == nil { slot.digest = copy.digest }
+            return (plugin, copy.digest)
+        } catch {
+            if error.leftImageMapped { slot.images += 1 }
+            throw error
         }
     }
 }

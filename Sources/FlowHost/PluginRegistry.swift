@@ -21,7 +21,7 @@ public final class PluginRegistry {
         var images = 0
         /// Images of an earlier entry for the same name, replaced by a manifest reload.
         var retiredImages = 0
-        /// The SHA-256 of the source library the current image was copied from, when loaded versioned.
+        /// The SHA-256 of the source library the current image was copied from.
         var digest: String?
 
         init(_ entry: Manifest.PluginEntry) { self.entry = entry }
@@ -29,22 +29,27 @@ public final class PluginRegistry {
 
     public private(set) var manifest: Manifest
     public let searchPath: PluginSearchPath
-    /// Whether libraries are copied to a versioned path before being opened, so that the file can be
-    /// rebuilt and reloaded while the host runs. ``reload(_:)`` always copies.
-    public var loadsVersionedCopies = false
+    /// Whether libraries are loaded from private copies, so that their files can be rebuilt and reloaded
+    /// while the host runs: always, now (see ``PluginLoader``). Setting it has no effect; it is kept so
+    /// that code written when copying was optional still builds.
+    public var loadsVersionedCopies: Bool {
+        get { true }
+        set {}
+    }
+    /// Whether a library whose file or directories others can write is loaded anyway
+    /// (`--allow-insecure-plugins`); see ``PluginLoader``.
+    public var allowsInsecurePlugins: Bool
     /// How many images of one plugin may be opened before ``reload(_:)`` refuses.
     public var maxImagesPerPlugin = 64
     var slots: [String: Slot]
-    var versionDirectory: String?
-
-    isolated deinit {
-        removeVersionDirectory()
-    }
 
     /// A registry for `manifest`'s plugins, found through `searchPath`. Loads nothing yet.
-    public init(manifest: Manifest, searchPath: PluginSearchPath) {
+    ///
+    /// - Parameter allowInsecurePlugins: Load libraries whose file or directories others can write.
+    public init(manifest: Manifest, searchPath: PluginSearchPath, allowInsecurePlugins: Bool = false) {
         self.manifest = manifest
         self.searchPath = searchPath
+        self.allowsInsecurePlugins = allowInsecurePlugins
         self.slots = manifest.plugins.mapValues(Slot.init)
     }
 
@@ -130,13 +135,7 @@ public final class PluginRegistry {
         case .failed(let error): throw error
         case .notLoaded:
             do {
-                let plugin: LoadedPlugin
-                if loadsVersionedCopies, let copy = try openCopy(of: slot).plugin {
-                    plugin = copy
-                } else {
-                    plugin = try open(slot.entry)
-                    slot.images += 1
-                }
+                guard let plugin = try openCopy(of: slot).plugin else { preconditionFailure("no digest to match") }
                 slot.status = .loaded(plugin)
                 slot.generation += 1
                 return plugin
@@ -145,33 +144,6 @@ public final class PluginRegistry {
                 slot.generation += 1
                 throw error
             }
-        }
-    }
-
-    private func open(_ entry: Manifest.PluginEntry) throws(PluginLoadError) -> LoadedPlugin {
-        let path = try searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: entry.name)
-        if entry.sha256 != nil { try verify(entry, path: path, bytes: try read(path)) }
-        return try PluginLoader.load(path: path)
-    }
-
-    func read(_ path: String) throws(PluginLoadError) -> [UInt8] {
-        do {
-            return try Manifest.readFile(path)
-        } catch {
-            throw PluginLoadError(
-                file: path, kind: .unreadable,
-                message: "cannot be read: \(error.errors.first?.message ?? "unknown error")")
-        }
-    }
-
-    func verify(_ entry: Manifest.PluginEntry, path: String, bytes: [UInt8]) throws(PluginLoadError) {
-        guard let expected = entry.sha256 else { return }
-        let actual = SHA256.hex(bytes)
-        guard actual == expected else {
-            throw PluginLoadError(
-                file: path, kind: .checksumMismatch,
-                message:
-                    "sha256 is \(actual), the manifest expects \(expected); rebuild it or update the manifest's sha256")
         }
     }
 

@@ -37,6 +37,7 @@ public struct PluginSearchPath: Sendable, Hashable {
         if library.contains("/") {
             let path = Manifest.normalisedPath(library, relativeTo: baseDirectory)
             guard access(path, F_OK) == 0 else {
+                if errno == ELOOP { throw Self.loop(path, what) }
                 throw PluginLoadError(
                     file: path, kind: .notFound, message: "\(what) not found; check the path in the manifest")
             }
@@ -45,6 +46,7 @@ public struct PluginSearchPath: Sendable, Hashable {
         for directory in directories {
             let path = directory.hasSuffix("/") ? directory + library : directory + "/" + library
             if access(path, F_OK) == 0 { return path }
+            if errno == ELOOP { throw Self.loop(path, what) }
         }
         let searched = directories.isEmpty ? "no directories" : directories.joined(separator: ", ")
         throw PluginLoadError(
@@ -52,6 +54,15 @@ public struct PluginSearchPath: Sendable, Hashable {
             message:
                 "\(what) not found (searched: \(searched)); build it with `swift build` or add its directory with --plugin-path"
         )
+    }
+}
+
+extension PluginSearchPath {
+    /// The error for a path that goes round a loop of symbolic links.
+    fileprivate static func loop(_ path: String, _ what: String) -> PluginLoadError {
+        PluginLoadError(
+            file: path, kind: .unreadable,
+            message: "\(what) path is a symbolic link loop (ELOOP: too many levels of symbolic links)")
     }
 }
 

@@ -5,8 +5,11 @@ public struct ValidationReport: Sendable {
     public var file: String
     /// The manifest, when it could be read and is valid.
     public var manifest: Manifest?
-    /// The manifest's problems; the plugins are not checked when there are any.
+    /// The manifest's problems, the first ``ManifestErrors/maxListed``; the plugins are not checked when
+    /// there are any.
     public var manifestErrors: [ManifestError]
+    /// How many more problems the manifest has than ``manifestErrors`` lists.
+    public var omittedManifestErrors = 0
     /// The plugins' problems: libraries that do not load, managers and services they do not export.
     public var pluginErrors: [PluginLoadError]
     /// Whether the plugins are missing only because they are not built, which ``pluginErrors`` then says
@@ -15,20 +18,26 @@ public struct ValidationReport: Sendable {
 
     /// Checks the manifest at `path`, then loads every plugin it declares, found through the search path
     /// `searchPath` makes for it, and checks every route's manager and every service.
+    ///
+    /// - Parameters:
+    ///   - maxManifestSize: The largest manifest file read, in bytes.
+    ///   - allowInsecurePlugins: Load libraries whose file or directories others can write.
     @MainActor
     public init(
         path: String, searchPath: (Manifest) -> PluginSearchPath,
-        executableDirectory: String? = ProcessInfoLite.executableDirectory()
+        executableDirectory: String? = ProcessInfoLite.executableDirectory(),
+        maxManifestSize: Int = Manifest.defaultMaxSize, allowInsecurePlugins: Bool = false
     ) {
         file = path
         pluginErrors = []
         pluginsNotBuilt = false
         do {
-            manifest = try Manifest.load(path: path)
+            manifest = try Manifest.load(path: path, maxSize: maxManifestSize)
             manifestErrors = []
         } catch {
             manifest = nil
             manifestErrors = error.errors
+            omittedManifestErrors = error.omitted
         }
         guard let manifest else { return }
         let searchPath = searchPath(manifest)
@@ -37,7 +46,9 @@ public struct ValidationReport: Sendable {
             pluginsNotBuilt = true
         } else {
             pluginErrors = Host.check(
-                manifest: manifest, registry: PluginRegistry(manifest: manifest, searchPath: searchPath))
+                manifest: manifest,
+                registry: PluginRegistry(
+                    manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins))
         }
     }
 
@@ -52,6 +63,7 @@ public struct ValidationReport: Sendable {
 
     /// Every problem as a one-line description, the manifest's first.
     public var problems: [String] {
-        manifestErrors.map(\.description) + pluginErrors.map(\.description)
+        let omitted = ManifestErrors(manifestErrors, omitted: omittedManifestErrors).omittedLine
+        return manifestErrors.map(\.description) + (omitted.map { [$0] } ?? []) + pluginErrors.map(\.description)
     }
 }

@@ -8,11 +8,13 @@ struct FlowHostCommand {
         usage: flowhost <command> [options]
 
         commands:
-          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet]
+          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins]
                                                                            run the flow (interactive on a terminal)
-          validate MANIFEST [--plugin-path DIR]... [--json]                check the manifest and every plugin
-          list MANIFEST [--plugin-path DIR]... [--eager] [--json]          print the routing table
-          inspect PLUGIN.so [--json]                                       describe a plugin library
+          validate MANIFEST [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json]
+                                                                           check the manifest and every plugin
+          list MANIFEST [--plugin-path DIR]... [--eager] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json]
+                                                                           print the routing table
+          inspect PLUGIN.so [--allow-insecure-plugins] [--json]            describe a plugin library
           new-plugin NAME [--dir PATH] [--flowkit PATH]                    scaffold a plugin package
           completion bash|zsh|fish                                         print a shell completion script
           version                                                          print the version and the FlowKit ABI
@@ -23,6 +25,10 @@ struct FlowHostCommand {
                                       only, and not when NO_COLOR is set
           --help                      what the command does and its options
           --version                   (instead of a command) print the version and the FlowKit ABI
+
+        limits: a manifest or script must be a regular file of at most 16 MiB (--max-manifest-size), a
+        plugin library a regular file that only root and you can write, nor any directory on its path
+        (--allow-insecure-plugins loads it anyway)
 
         exit codes: 0 ok, 1 a scripted expectation or command failed, 64 usage,
                     65 invalid manifest, plugin or snapshot, 66 input file missing or plugins not built

@@ -18,7 +18,9 @@ enum ManifestCommands {
                     + jsonHelp)
         }
         let path = try parsed.single("MANIFEST")
-        let report = ValidationReport(path: path, searchPath: { searchPath($0, parsed) })
+        let report = ValidationReport(
+            path: path, searchPath: { searchPath($0, parsed) }, maxManifestSize: try maxManifestSize(parsed),
+            allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"))
         let code: ExitCode = report.isValid ? .ok : report.isMissingInput ? .inputMissing : .invalidInput
         if parsed.flags.contains("--json") {
             printJSON(JSONDocument.validation(report))
@@ -49,8 +51,12 @@ enum ManifestCommands {
         }
         let json = parsed.flags.contains("--json")
         let path = try parsed.single("MANIFEST")
-        let manifest = try loadManifest(path, json: json ? { JSONDocument.routes(manifest: path, errors: $0) } : nil)
-        let registry = PluginRegistry(manifest: manifest, searchPath: searchPath(manifest, parsed))
+        let manifest = try loadManifest(
+            path, maxSize: try maxManifestSize(parsed),
+            json: json ? { JSONDocument.routes(manifest: path, errors: $0.errors, omitted: $0.omitted) } : nil)
+        let registry = PluginRegistry(
+            manifest: manifest, searchPath: searchPath(manifest, parsed),
+            allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"))
         if parsed.flags.contains("--eager") { _ = registry.loadAll() }
         let table = RoutingTable(registry: registry)
         if json {
@@ -78,11 +84,16 @@ enum ManifestCommands {
             return Exit(code)
         }
         guard access(path, F_OK) == 0 else {
-            throw fail(.inputMissing, PluginLoadError(file: path, kind: .notFound, message: "plugin library not found"))
+            guard errno == ELOOP else {
+                throw fail(
+                    .inputMissing, PluginLoadError(file: path, kind: .notFound, message: "plugin library not found"))
+            }
+            let message = "plugin library path is a symbolic link loop (ELOOP: too many levels of symbolic links)"
+            throw fail(.invalidInput, PluginLoadError(file: path, kind: .unreadable, message: message))
         }
         let plugin: LoadedPlugin
         do {
-            plugin = try PluginLoader.load(path: path)
+            plugin = try PluginLoader.load(path: path, allowInsecure: parsed.flags.contains("--allow-insecure-plugins"))
         } catch {
             throw fail(.invalidInput, error)
         }
@@ -116,20 +127,32 @@ enum ManifestCommands {
     }
 }
 
-/// Loads a manifest, printing every error, or with `json` the document it makes of them; a missing file
-/// exits 66, any other problem 65.
+/// Loads a manifest of at most `maxSize` bytes, printing every error (the first 100, then how many more),
+/// or with `json` the document it makes of them; a missing file exits 66, any other problem 65.
 @MainActor
-func loadManifest(_ path: String, json: ((_ errors: [ManifestError]) -> JSONValue)? = nil) throws(Exit) -> Manifest {
+func loadManifest(
+    _ path: String, maxSize: Int = Manifest.defaultMaxSize, json: ((ManifestErrors) -> JSONValue)? = nil
+) throws(Exit) -> Manifest {
     do {
-        return try Manifest.load(path: path)
+        return try Manifest.load(path: path, maxSize: maxSize)
     } catch {
         if let json {
-            printJSON(json(error.errors))
+            printJSON(json(error))
         } else {
             for problem in error.errors { printError(problem.description) }
+            if let omitted = error.omittedLine { printError(omitted) }
         }
         throw Exit(error.errors.contains { $0.kind == .fileNotFound } ? .inputMissing : .invalidInput)
     }
+}
+
+/// The command's `--max-manifest-size`, or the default of 16 MiB.
+func maxManifestSize(_ arguments: Arguments) throws(Exit) -> Int {
+    guard let text = arguments.options["--max-manifest-size"]?.last else { return Manifest.defaultMaxSize }
+    guard let bytes = Int(text), bytes > 0 else {
+        throw Exit.usage("--max-manifest-size needs a number of bytes above 0, not '\(text)'", arguments.usage)
+    }
+    return bytes
 }
 
 /// The standard plugin search path with the command's `--plugin-path` directories.

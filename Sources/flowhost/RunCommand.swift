@@ -23,6 +23,9 @@ enum RunCommand {
         that takes longer is reported on standard error and left behind, so the run still ends.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
+        The manifest and the script must be regular files of at most 16 MiB (--max-manifest-size BYTES).
+        Every plugin is loaded from a private copy of its bytes, so rebuilding its file cannot disturb the
+        running host; a library that others could replace is refused unless --allow-insecure-plugins.
 
         The prompt edits lines: Left/Right (Ctrl-B/F) move, Ctrl-Left/Right (Alt-B/F) by words,
         Home/End (Ctrl-A/E), Backspace/Delete, Ctrl-K/Ctrl-U delete to the end/start, Ctrl-W the word
@@ -41,8 +44,11 @@ enum RunCommand {
             return .ok
         }
         quiet = parsed.flags.contains("--quiet")
-        let manifest = try loadManifest(try parsed.single("MANIFEST"))
-        let script = try parsed.options["--script"]?.last.map(readScript)
+        let maxSize = try maxManifestSize(parsed)
+        let manifest = try loadManifest(try parsed.single("MANIFEST"), maxSize: maxSize)
+        let script = try parsed.options["--script"]?.last.map { path throws(Exit) in
+            try readScript(path, limit: maxSize)
+        }
         let restoring = try parsed.options["--restore"]?.last.map(readSnapshot)
         // A script stops at a failed expectation and says so on standard error; --quiet says it once.
         quietFailures = quiet && (script != nil || isatty(STDIN_FILENO) != 1)
@@ -50,7 +56,9 @@ enum RunCommand {
         let plugins = searchPath(manifest, parsed)
         if let unbuilt = plugins.unbuiltPlugins(of: manifest) { throw Exit(.inputMissing, unbuilt.description) }
         let host = Host(
-            manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"), versioned: watching)
+            manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),
+            allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"))
+        host.maxManifestSize = maxSize
         for problem in host.problems { printError(problem.description) }
 
         let shell = HostShell(host: host)
@@ -193,25 +201,19 @@ enum RunCommand {
         }
     }
 
-    private static func readScript(_ path: String) throws(Exit) -> (name: String, lines: [String]) {
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw Exit(.inputMissing, "\(path): script file not found") }
-        guard status.st_mode & S_IFMT != S_IFDIR else {
-            throw Exit(.inputMissing, "\(path): is a directory, not a script file")
+    /// The lines of the script at `path`: a regular file of at most `limit` bytes (`--max-manifest-size`);
+    /// exit 66 when it is missing, 65 when it is a FIFO, a device, a directory or too large.
+    private static func readScript(_ path: String, limit: Int) throws(Exit) -> (name: String, lines: [String]) {
+        let bytes: [UInt8]
+        do {
+            bytes = try InputFile.read(path, what: "script file", limit: limit)
+        } catch {
+            let hint = error.kind == .tooLarge ? "; pass --max-manifest-size BYTES to read it anyway" : ""
+            throw Exit(error.kind == .notFound ? .inputMissing : .invalidInput, "\(path): \(error.message)\(hint)")
         }
-        guard let file = fopen(path, "r") else {
-            throw Exit(.inputMissing, "\(path): script cannot be read: \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(file) }
-        var lines: [String] = []
-        var buffer: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(buffer) }
-        while getline(&buffer, &capacity, file) >= 0, let buffer {
-            var line = String(cString: buffer)
-            if line.hasSuffix("\n") { line.removeLast() }
-            lines.append(line)
-        }
+        var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .map(String.init)
+        if lines.last == "" { lines.removeLast() }
         return (path, lines)
     }
 

@@ -169,7 +169,7 @@ struct HostRestorationTests {
             "newer-flow.json", containing: #"{"format": "flowhost-snapshot", "version": 1, "flow": {"version": 7}}"#)
         let cases: [(String, SnapshotFileError.Kind, String)] = [
             (directory.path + "/none.json", .notFound, "snapshot file not found"),
-            (directory.path, .unreadable, "cannot read snapshot file: Is a directory"),
+            (directory.path, .unreadable, "snapshot file is a directory, not a regular file"),
             (
                 try directory.file("text.json", containing: "steps: 1"), .invalid,
                 "not a snapshot: not valid JSON: line 1, column 1: unexpected character 's'"

@@ -149,11 +149,11 @@ import Testing
         #expect(problems.map(\.description) == ["\(path): manifest file not found"])
     }
 
-    @Test func unreadableFileIsReportedWithTheSystemReason() throws {
+    @Test func aDirectoryIsNotAManifestFile() throws {
         let directory = try TemporaryDirectory()  // unlike chmod 000, reading a directory fails even as root
         let problems = problems { () throws(ManifestErrors) in try Manifest.load(path: directory.path) }
-        #expect(problems.map(\.kind) == [.unreadable])
-        #expect(problems.map(\.description) == ["\(directory.path): cannot read manifest file: Is a directory"])
+        #expect(problems.map(\.kind) == [.notRegularFile])
+        #expect(problems.map(\.description) == ["\(directory.path): manifest file is a directory, not a regular file"])
     }
 
     @Test func invalidJSONAndDuplicateKeysAreReportedWithLineAndColumn() {

@@ -1,12 +1,22 @@
 /// "Did you mean" for names people type: request names, actions, modules, deep link URLs.
 public enum Suggestion {
+    /// The longest name ``closest(to:among:maxDistance:)`` looks for a suggestion for: 64 characters.
+    public static let maxNameLength = 64
+
     /// The candidate nearest to `name` by ``editDistance(_:_:)`` when it is near enough to be what a typo
     /// meant: at most `maxDistance` edits, and fewer edits than `name` has characters. Ties go to the one that
     /// sorts first, so the answer never depends on the candidates' order; `name` itself is never an answer.
+    /// A name longer than ``maxNameLength`` gets no suggestion: it is no typo, and the search would cost the
+    /// product of the lengths.
     public static func closest(to name: String, among candidates: some Sequence<String>, maxDistance: Int = 3)
         -> String?
     {
-        let scored = Set(candidates).subtracting([name]).map { (candidate: $0, distance: editDistance(name, $0)) }
+        guard name.count <= maxNameLength else { return nil }
+        let length = name.count
+        // The distance is at least the difference in length, so far longer or shorter candidates are no
+        // answer, and measuring them would cost the product of the lengths.
+        let scored = Set(candidates).subtracting([name]).filter { abs($0.count - length) <= maxDistance }
+            .map { (candidate: $0, distance: editDistance(name, $0)) }
         guard let best = scored.min(by: { ($0.distance, $0.candidate) < ($1.distance, $1.candidate) }),
             best.distance <= maxDistance, best.distance < name.count
         else { return nil }

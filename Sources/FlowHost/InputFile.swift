@@ -1,0 +1,108 @@
+import Glibc
+
+/// Reads a file the host was given (a manifest, a plugin library, a script, a snapshot) with limits: it must
+/// be a regular file no larger than a given size.
+///
+/// A FIFO would block the open or the read forever and a device (`/dev/zero`) never ends, so the file's
+/// type is checked with `stat` before it is opened; it is then opened with `O_NONBLOCK` and checked again
+/// on the open descriptor, so that swapping the file between the two checks gains nothing. Reading stops
+/// one byte past the limit, whatever the file claims its size is.
+public enum InputFile {
+    /// Why a file could not be read.
+    public struct Failure: Error, Sendable, Equatable {
+        /// The kinds of failure.
+        public enum Kind: Sendable, Equatable {
+            /// Nothing at that path (`ENOENT`, also a dangling symbolic link).
+            case notFound
+            /// The path goes round a loop of symbolic links (`ELOOP`).
+            case symlinkLoop
+            /// A directory, FIFO, device or socket.
+            case notRegular
+            /// Larger than the limit.
+            case tooLarge
+            /// Any other reason, such as a missing permission.
+            case unreadable
+        }
+
+        /// Which failure this is.
+        public var kind: Kind
+        /// What is wrong, lowercase, starting with `what` as given to ``read(_:what:limit:)``.
+        public var message: String
+    }
+
+    /// The bytes of the regular file at `path`, at most `limit` of them.
+    ///
+    /// - Parameter what: What the file is, for messages: "manifest file", "plugin library", "script".
+    /// - Throws: ``Failure`` saying why, its message starting with `what`.
+    public static func read(_ path: String, what: String, limit: Int) throws(Failure) -> [UInt8] {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw failure(errno, what: what) }
+        try check(status, what: what, limit: limit)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(errno, what: what) }
+        defer { close(descriptor) }
+        guard fstat(descriptor, &status) == 0 else { throw failure(errno, what: what) }
+        try check(status, what: what, limit: limit)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(status.st_size))
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure(errno, what: what)
+            }
+            bytes.append(contentsOf: chunk[..<count])
+            // The file grew after it was checked.
+            if bytes.count > limit { throw tooLarge(bytes.count, what: what, limit: limit, atLeast: true) }
+        }
+    }
+
+    /// Throws unless `path` names a regular file (following symbolic links); does not open it.
+    static func checkRegular(_ path: String, what: String) throws(Failure) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw failure(errno, what: what) }
+        try check(status, what: what, limit: Int.max)
+    }
+
+    private static func check(_ status: stat, what: String, limit: Int) throws(Failure) {
+        let type = status.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            throw Failure(kind: .notRegular, message: "\(what) is \(describe(type)), not a regular file")
+        }
+        if status.st_size > limit { throw tooLarge(Int(status.st_size), what: what, limit: limit, atLeast: false) }
+    }
+
+    private static func tooLarge(_ size: Int, what: String, limit: Int, atLeast: Bool) -> Failure {
+        Failure(
+            kind: .tooLarge,
+            message: "\(what) is \(atLeast ? "over " : "")\(size) bytes, more than the limit of \(limit) bytes")
+    }
+
+    /// A failure for `errno` value `code`.
+    static func failure(_ code: Int32, what: String) -> Failure {
+        switch code {
+        case ENOENT, ENOTDIR: Failure(kind: .notFound, message: "\(what) not found")
+        case ELOOP:
+            Failure(
+                kind: .symlinkLoop,
+                message: "\(what) path is a symbolic link loop (ELOOP: too many levels of symbolic links)")
+        case ENXIO: Failure(kind: .notRegular, message: "\(what) is a special file, not a regular file")
+        default: Failure(kind: .unreadable, message: "cannot read \(what): \(String(cString: strerror(code)))")
+        }
+    }
+
+    /// "a FIFO", "a directory"...: the file type in `S_IFMT` bits `type`.
+    static func describe(_ type: mode_t) -> String {
+        switch type {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        default: "a special file"
+        }
+    }
+}

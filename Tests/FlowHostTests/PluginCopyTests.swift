@@ -1,0 +1,102 @@
+import FlowKit
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+@testable import FlowHost
+
+/// Every plugin is loaded from a private copy of the bytes that were hashed: a pin cannot be raced, and
+/// overwriting a loaded library cannot disturb the running host.
+@MainActor
+struct PluginCopyTests {
+    @Test func aPinnedLibraryLoadsOnlyThePinnedBytesWhileTheFileIsSwapped() throws {
+        let directory = try TemporaryDirectory()
+        let pinned = try directory.file("v1.so", containing: try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+        let other = try directory.file("v2.so", containing: try BuildProducts.bytes(of: "libGreeterPluginV2.so"))
+        let library = directory.path + "/libGreeter.so"
+        let staging = directory.path + "/libGreeter.so.tmp"
+        #expect(link(pinned, library) == 0)
+        let digest = SHA256.hex(try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+
+        // A thread swaps the file between the pinned build and the other as fast as it can.
+        let swapping = Swapping()
+        let swapper = Thread {
+            var next = other
+            while !swapping.stop.load(ordering: .relaxed) {
+                unlink(staging)
+                if link(next, staging) == 0, rename(staging, library) == 0 {
+                    swapping.swaps.add(1, ordering: .relaxed)
+                }
+                next = next == other ? pinned : other
+            }
+            swapping.done.signal()
+        }
+        swapper.start()
+        var loaded = 0
+        var refused = 0
+        for _ in 0..<40 {
+            do {
+                let plugin = try PluginLoader.load(path: library, sha256: digest)
+                #expect(plugin.description.version == "1.0.0", "the unpinned build was loaded")
+                #expect(plugin.path == library)
+                loaded += 1
+            } catch {
+                #expect(error.kind == .checksumMismatch, "\(error)")
+                refused += 1
+            }
+        }
+        swapping.stop.store(true, ordering: .relaxed)
+        swapping.done.wait()
+        #expect(loaded + refused == 40)
+        #expect(swapping.swaps.load(ordering: .relaxed) > 0, "the file was never swapped")
+    }
+
+    @Test func overwritingALoadedLibraryLeavesTheRunningHostServing() throws {
+        let lab = try SwapLab()
+        let host = Host(
+            manifest: try Manifest.load(path: lab.manifestPath), searchPath: PluginSearchPath([lab.directory.path]))
+        host.start()
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+
+        // In place, as `cp` does: truncated, then garbage written over what the image was mapped from.
+        let descriptor = open(lab.library, O_WRONLY | O_TRUNC)
+        try #require(descriptor >= 0)
+        #expect(write(descriptor, "garbage", 7) == 7)
+        close(descriptor)
+
+        #expect(host.coordinator.requestCoordination("greet", from: "greeting") == .handled(manager: "greeter.Greeter"))
+        #expect(host.coordinator.router.top?.content["version"] == 1)
+    }
+
+    @Test func errorsAndTheLoadedPluginNameTheOriginalFileNotTheCopy() throws {
+        let directory = try TemporaryDirectory()
+        let library = try directory.file(
+            "libGreeter.so", containing: try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+        #expect(try PluginLoader.load(path: library).path == library)
+
+        var bytes = try BuildProducts.bytes(of: "libFlowKit.so")
+        bytes[18] = 183  // e_machine: aarch64
+        bytes[19] = 0
+        let foreign = try directory.file("libArm.so", containing: bytes)
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: foreign) }
+        #expect(error?.file == foreign)
+        #expect(error?.description.contains("/proc/self/fd") == false)
+    }
+
+    @Test func inspectNamesTheOriginalLibrary() throws {
+        let library = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let run = try Subprocess.flowhost(["inspect", library])
+        #expect(run.status == 0)
+        #expect(run.outputLines.contains("library:  \(library)"))
+    }
+}
+
+// MARK: - Test Helpers
+
+/// What the swapping thread and the test share.
+private final class Swapping: Sendable {
+    let stop = Atomic(false)
+    let swaps = Atomic(0)
+    let done = DispatchSemaphore(value: 0)
+}

@@ -1,0 +1,73 @@
+import Glibc
+import Testing
+
+@testable import FlowHost
+
+/// A library that others could replace is refused unless `--allow-insecure-plugins`.
+struct PluginPermissionsTests {
+    @Test func aLibraryInAWorldWritableDirectoryIsRefusedAndAcceptedWithTheFlag() throws {
+        let lab = try InsecureLab()
+        try #require(chmod(lab.directory, 0o777) == 0)
+
+        let refused = try Subprocess.flowhost(["validate", lab.manifest])
+        #expect(refused.status == 65)
+        #expect(
+            refused.errorLines.first
+                == "\(lab.library): directory \(lab.directory) is writable by others (mode 0777) and owned by uid \(geteuid()); whoever can write there can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+        )
+        #expect(try Subprocess.flowhost(["validate", lab.manifest, "--allow-insecure-plugins"]).status == 0)
+        #expect(try Subprocess.flowhost(["inspect", lab.library]).status == 65)
+        #expect(try Subprocess.flowhost(["inspect", lab.library, "--allow-insecure-plugins"]).status == 0)
+        let list = try Subprocess.flowhost(["list", lab.manifest, "--eager"])
+        #expect(list.standardOutput.contains("failed"))
+    }
+
+    @Test func aStickyWorldWritableDirectoryIsAcceptedButNotAWorldWritableFile() throws {
+        let lab = try InsecureLab()
+        try #require(chmod(lab.directory, 0o1777) == 0)
+        #expect(try Subprocess.flowhost(["validate", lab.manifest]).status == 0)
+
+        try #require(chmod(lab.library, 0o666) == 0)
+        let run = try Subprocess.flowhost(["validate", lab.manifest])
+        #expect(run.status == 65)
+        #expect(run.errorLines.first?.contains("file \(lab.library) is writable by others (mode 0666)") == true)
+    }
+
+    @Test func aGroupWritableFileIsAcceptedWhenItsOwnerIsTrusted() throws {
+        let lab = try InsecureLab()
+        try #require(chmod(lab.library, 0o664) == 0)
+        #expect(throws: Never.self) { try PluginPermissions.check(lab.library) }
+        // The same file seen by someone else: its owner is neither root nor them.
+        if geteuid() != 0 {
+            #expect(throws: PluginLoadError.self) { try PluginPermissions.check(lab.library, user: geteuid() + 1) }
+        }
+    }
+}
+
+// MARK: - Test Helpers
+
+/// A copy of the welcome plugin in a directory of its own, and a manifest for it.
+private struct InsecureLab {
+    let temporary: TemporaryDirectory
+    let directory: String
+    let library: String
+    let manifest: String
+
+    init() throws {
+        temporary = try TemporaryDirectory()
+        directory = temporary.path + "/plugins"
+        try #require(mkdir(directory, 0o755) == 0)
+        library = directory + "/libWelcomePlugin.so"
+        let bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
+        let descriptor = open(library, O_WRONLY | O_CREAT | O_EXCL, 0o755)
+        try #require(descriptor >= 0)
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        manifest = try temporary.file(
+            "m.json",
+            containing: #"""
+                {"manifestVersion": 1, "plugins": {"welcome": "plugins/libWelcomePlugin.so"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}]}
+                """#)
+    }
+}
