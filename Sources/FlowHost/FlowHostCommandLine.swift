@@ -20,6 +20,11 @@ public enum FlowHostCommandLine {
     private static let pluginPath = CommandSpec.Option.valued(
         "--plugin-path", "DIR", .directory, repeatable: true, "also search DIR for plugin libraries")
     private static let json = CommandSpec.Option.flag("--json", "print one JSON document instead of text")
+    /// The options of the commands that probe plugins in a child process.
+    private static let probing: [CommandSpec.Option] = [
+        .flag("--no-cache", "probe every plugin again instead of reading the registry cache"),
+        .valued("--probe-timeout", "SECONDS", .text, "give each plugin's probe SECONDS to load it (default 10)"),
+    ]
 
     public static let run = CommandSpec(
         name: "run", summary: "run the flow (interactive on a terminal)", operand: "MANIFEST", operandValue: .file,
@@ -33,19 +38,24 @@ public enum FlowHostCommandLine {
             .flag("--watch", "reload the manifest and plugins when their files change"),
             .flag(
                 "--quiet", "print only errors, failed expectations and what show, stack, stats, actions and help print"),
-        ])
+            .flag("--trust", "load plugins without probing each one in a child process first"),
+        ] + probing)
 
     public static let validate = CommandSpec(
         name: "validate", summary: "check the manifest and every plugin", operand: "MANIFEST", operandValue: .file,
-        options: [pluginPath, json])
+        options: [pluginPath, json] + probing)
 
     public static let list = CommandSpec(
         name: "list", summary: "print the routing table", operand: "MANIFEST", operandValue: .file,
-        options: [pluginPath, .flag("--eager", "load the plugins first, to see whether each one loads"), json])
+        options: [pluginPath, .flag("--eager", "probe the plugins first, to see whether each one loads"), json] + probing)
 
     public static let inspect = CommandSpec(
         name: "inspect", summary: "describe a plugin library", operand: "PLUGIN.so", operandValue: .file,
-        options: [json])
+        options: [json] + probing)
+
+    public static let quarantine = CommandSpec(
+        name: "quarantine", summary: "list or clear libraries refused after a failed probe",
+        operand: "list|clear [LIBRARY]", operandValue: .choice(["list", "clear"]), options: [json])
 
     public static let newPlugin = CommandSpec(
         name: "new-plugin", summary: "scaffold a plugin package", operand: "NAME",
@@ -63,5 +73,5 @@ public enum FlowHostCommandLine {
     public static let help = CommandSpec(name: "help", summary: "print this help")
 
     /// Every subcommand, in the order help lists them.
-    public static let commands = [run, validate, list, inspect, newPlugin, completion, version, help]
+    public static let commands = [run, validate, list, inspect, quarantine, newPlugin, completion, version, help]
 }

@@ -36,12 +36,18 @@ public final class Host {
 
     /// Builds the host. Loads the plugins that provide services now, and with `eager` every plugin.
     ///
-    /// - Parameter versioned: Load every plugin from a versioned copy, so that its file can be rebuilt and
-    ///   reloaded while the host runs; ``watch()`` needs it.
-    public init(manifest: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false) {
+    /// - Parameters:
+    ///   - versioned: Load every plugin from a versioned copy, so that its file can be rebuilt and
+    ///     reloaded while the host runs; ``watch()`` needs it.
+    ///   - prober: Probe each plugin in a child process before loading it (``PluginRegistry/prober``).
+    public init(
+        manifest: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false,
+        prober: PluginProber? = nil
+    ) {
         self.manifest = manifest
         let registry = PluginRegistry(manifest: manifest, searchPath: searchPath)
         registry.loadsVersionedCopies = versioned
+        registry.prober = prober
         self.registry = registry
         self.experiments = ExperimentAssigner(manifest.experiments)
         var problems: [PluginLoadError] = []

@@ -7,6 +7,12 @@ public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertibl
         case notFound, unreadable, checksumMismatch, notELF, incomplete, notSharedObject, wrongArchitecture
         case dlopenFailed, missingEntry, badHeader, abiMismatch, duplicateSDK
         case unknownManager, unknownService
+        /// Found before `dlopen` in the dynamic section and symbol table (``ELFDynamicSymbols``).
+        case badEntry, corruptELF
+        /// What became of a probe in a child process (``PluginProber``): the library crashed, exited
+        /// without describing itself or hung, it is quarantined by an earlier such probe, or no probe could
+        /// be run.
+        case crashed, exited, timedOut, quarantined, probeFailed
     }
 
     /// The library file, as found (or as written in the manifest when it was not found).

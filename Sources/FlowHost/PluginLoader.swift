@@ -22,6 +22,7 @@ public enum PluginLoader {
     /// - Throws: ``PluginLoadError`` naming the file and the cause.
     public static func load(path: String) throws(PluginLoadError) -> LoadedPlugin {
         try ELFCheck.check(path)
+        try ELFDynamicSymbols.check(path)
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
             throw PluginLoadError(

@@ -34,6 +34,8 @@ public final class PluginRegistry {
     public var loadsVersionedCopies = false
     /// How many images of one plugin may be opened before ``reload(_:)`` refuses.
     public var maxImagesPerPlugin = 64
+    /// Probes each library in a child process before it is first loaded here (see ``vet(_:)``); `nil` trusts.
+    public var prober: PluginProber?
     var slots: [String: Slot]
     var versionDirectory: String?
 
@@ -130,6 +132,7 @@ public final class PluginRegistry {
         case .failed(let error): throw error
         case .notLoaded:
             do {
+                try vet(slot)
                 let plugin: LoadedPlugin
                 if loadsVersionedCopies, let copy = try openCopy(of: slot).plugin {
                     plugin = copy

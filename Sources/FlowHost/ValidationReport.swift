@@ -15,10 +15,13 @@ public struct ValidationReport: Sendable {
 
     /// Checks the manifest at `path`, then loads every plugin it declares, found through the search path
     /// `searchPath` makes for it, and checks every route's manager and every service.
+    ///
+    /// - Parameter prober: Probe each plugin in a child process instead of loading it here
+    ///   (``PluginSurvey``); `nil` loads them in this process.
     @MainActor
     public init(
         path: String, searchPath: (Manifest) -> PluginSearchPath,
-        executableDirectory: String? = ProcessInfoLite.executableDirectory()
+        executableDirectory: String? = ProcessInfoLite.executableDirectory(), prober: PluginProber? = nil
     ) {
         file = path
         pluginErrors = []
@@ -35,6 +38,8 @@ public struct ValidationReport: Sendable {
         if let unbuilt = searchPath.unbuiltPlugins(of: manifest, executableDirectory: executableDirectory) {
             pluginErrors = [unbuilt]
             pluginsNotBuilt = true
+        } else if let prober {
+            pluginErrors = PluginSurvey(manifest: manifest, searchPath: searchPath, prober: prober).problems
         } else {
             pluginErrors = Host.check(
                 manifest: manifest, registry: PluginRegistry(manifest: manifest, searchPath: searchPath))

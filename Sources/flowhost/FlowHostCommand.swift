@@ -8,15 +8,18 @@ struct FlowHostCommand {
         usage: flowhost <command> [options]
 
         commands:
-          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet]
+          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--trust]
                                                                            run the flow (interactive on a terminal)
           validate MANIFEST [--plugin-path DIR]... [--json]                check the manifest and every plugin
           list MANIFEST [--plugin-path DIR]... [--eager] [--json]          print the routing table
           inspect PLUGIN.so [--json]                                       describe a plugin library
+          quarantine list|clear [LIBRARY]                                  libraries refused after a failed probe
           new-plugin NAME [--dir PATH] [--flowkit PATH]                    scaffold a plugin package
           completion bash|zsh|fish                                         print a shell completion script
           version                                                          print the version and the FlowKit ABI
           help                                                             this text
+
+        validate, list, inspect and run probe each plugin in a child process first: [--no-cache] [--probe-timeout SECONDS]
 
         options for every command:
           --color auto|always|never   colour errors and warnings; auto (the default) colours a terminal
@@ -41,6 +44,10 @@ struct FlowHostCommand {
             case "validate": code = try ManifestCommands.validate(arguments)
             case "list": code = try ManifestCommands.list(arguments)
             case "inspect": code = try ManifestCommands.inspect(arguments)
+            case "quarantine": code = try QuarantineCommand.run(arguments)
+            case PluginProbe.subcommand:
+                guard arguments.count == 1 else { throw Exit(.usage, "flowhost: \(command) is internal") }
+                PluginProbe.serve(path: arguments[0])
             case "new-plugin": code = try NewPluginCommand.run(arguments)
             case "completion": code = try CompletionCommand.run(arguments)
             case "version", "--version": code = try version(arguments)
