@@ -17,7 +17,9 @@ public struct CacheDirectory: Sendable {
     /// `$XDG_CACHE_HOME/flowhost`, or `~/.cache/flowhost` when `XDG_CACHE_HOME` is unset, empty or relative;
     /// `nil` without a home directory either.
     public static func standard(environment: (String) -> String? = ProcessInfoLite.environment) -> CacheDirectory? {
-        if let cache = environment("XDG_CACHE_HOME"), cache.hasPrefix("/") { return CacheDirectory(path: cache + "/flowhost") }
+        if let cache = environment("XDG_CACHE_HOME"), cache.hasPrefix("/") {
+            return CacheDirectory(path: cache + "/flowhost")
+        }
         guard let home = environment("HOME"), !home.isEmpty else { return nil }
         return CacheDirectory(path: home + "/.cache/flowhost")
     }

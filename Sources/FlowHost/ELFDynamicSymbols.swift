@@ -66,7 +66,8 @@ enum ELFDynamicSymbols {
                 let fileSize = entry.word(at: 32, 8)
                 guard file.contains(offset: offset, count: fileSize) else {
                     throw file.corrupt(
-                        "segment \(index) lies outside the file (offset \(offset), \(fileSize) bytes, file \(file.size) bytes)")
+                        "segment \(index) lies outside the file (offset \(offset), \(fileSize) bytes, file \(file.size) bytes)"
+                    )
                 }
                 if type == 1 { segments.append((entry.word(at: 16, 8), entry.word(at: 40, 8), offset, fileSize)) }
                 if type == 2 { dynamicSegment = (offset, fileSize) }
@@ -97,7 +98,8 @@ enum ELFDynamicSymbols {
                 (0x6fff_fff0, "DT_VERSYM"), (0x6fff_fffc, "DT_VERDEF"), (0x6fff_fffe, "DT_VERNEED"),
             ]
             func offset(of address: UInt64) -> UInt64? {
-                for segment in segments where address >= segment.address && address - segment.address < segment.fileSize {
+                for segment in segments where address >= segment.address && address - segment.address < segment.fileSize
+                {
                     return segment.offset + (address - segment.address)
                 }
                 return nil
@@ -138,7 +140,9 @@ enum ELFDynamicSymbols {
             throw file.corrupt("it has neither DT_GNU_HASH nor DT_HASH, so the loader cannot find a symbol in it")
         }
 
-        private func lookupGNU(_ name: [UInt8], table: UInt64) throws(PluginLoadError) -> (type: UInt8, section: UInt16)? {
+        private func lookupGNU(_ name: [UInt8], table: UInt64) throws(PluginLoadError) -> (
+            type: UInt8, section: UInt16
+        )? {
             let header = try file.bytes(at: table, count: 16)
             let bucketCount = header.word(at: 0, 4)
             let symbolBase = header.word(at: 4, 4)
@@ -160,7 +164,9 @@ enum ELFDynamicSymbols {
             throw file.corrupt("a DT_GNU_HASH chain does not end")
         }
 
-        private func lookupSysV(_ name: [UInt8], table: UInt64) throws(PluginLoadError) -> (type: UInt8, section: UInt16)? {
+        private func lookupSysV(_ name: [UInt8], table: UInt64) throws(PluginLoadError) -> (
+            type: UInt8, section: UInt16
+        )? {
             let header = try file.bytes(at: table, count: 8)
             let bucketCount = header.word(at: 0, 4)
             let chainCount = header.word(at: 4, 4)
@@ -182,7 +188,9 @@ enum ELFDynamicSymbols {
         }
 
         /// Symbol `index`'s type and section if it is named `name` and defined.
-        private func symbol(_ index: UInt64, named name: [UInt8]) throws(PluginLoadError) -> (type: UInt8, section: UInt16)? {
+        private func symbol(_ index: UInt64, named name: [UInt8]) throws(PluginLoadError) -> (
+            type: UInt8, section: UInt16
+        )? {
             let entry = try file.bytes(at: symbols &+ index &* 24, count: 24)
             let nameOffset = entry.word(at: 0, 4)
             guard nameOffset < strings.size, strings.size - nameOffset > UInt64(name.count) else { return nil }
@@ -206,7 +214,8 @@ struct ELFFile {
         descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw PluginLoadError(
-                file: path, kind: .unreadable, message: "cannot be read: \(String(cString: strerror(errno)).lowercased())")
+                file: path, kind: .unreadable,
+                message: "cannot be read: \(String(cString: strerror(errno)).lowercased())")
         }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {

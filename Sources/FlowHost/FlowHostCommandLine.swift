@@ -47,7 +47,8 @@ public enum FlowHostCommandLine {
 
     public static let list = CommandSpec(
         name: "list", summary: "print the routing table", operand: "MANIFEST", operandValue: .file,
-        options: [pluginPath, .flag("--eager", "probe the plugins first, to see whether each one loads"), json] + probing)
+        options: [pluginPath, .flag("--eager", "probe the plugins first, to see whether each one loads"), json]
+            + probing)
 
     public static let inspect = CommandSpec(
         name: "inspect", summary: "describe a plugin library", operand: "PLUGIN.so", operandValue: .file,

@@ -14,7 +14,8 @@ extension JSONDocument {
     public static func quarantine(_ entries: [PluginQuarantine.Entry]) -> JSONValue {
         let list = entries.map { entry -> JSONValue in
             [
-                "library": .string(entry.library), "kind": .string(entry.kind.rawValue), "reason": .string(entry.reason),
+                "library": .string(entry.library), "kind": .string(entry.kind.rawValue),
+                "reason": .string(entry.reason),
                 "since": .number(Double(entry.since)), "current": .bool(entry.isCurrent),
             ]
         }

@@ -22,7 +22,9 @@ public enum PluginProbe {
         let bytes = Array(answer.description.utf8)
         var written = 0
         while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(ProbeProcess.answerDescriptor, $0.baseAddress, $0.count) }
+            let count = bytes[written...].withUnsafeBytes {
+                write(ProbeProcess.answerDescriptor, $0.baseAddress, $0.count)
+            }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { _exit(70) }
             written += count

@@ -74,12 +74,12 @@ public final class PluginProber {
             reason = "crashed with \(ProbeProcess.signalName(signal))"
         case .exited(let status):
             kind = .exited
-            reason = "exited with status \(status) without describing itself"
-            hint = " (a constructor or its entry point called exit)"
+            reason = "exited with status \(status)"
+            hint = ", without describing itself (a constructor or its entry point called exit)"
         case .timedOut:
             kind = .timedOut
-            reason = "did not finish loading within \(Self.seconds(timeout))"
-            hint = " (a constructor or its entry point hangs)"
+            reason = "hung for \(Self.seconds(timeout))"
+            hint = " (a constructor or its entry point does not return)"
         }
         var message = "\(reason) while loading in a probe process\(hint)"
         if let quarantine, (try? quarantine.add(path, kind: kind, reason: reason)) != nil {

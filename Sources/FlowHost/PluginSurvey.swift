@@ -35,7 +35,8 @@ public struct PluginSurvey {
         func plugin(_ name: String) -> Result<ProbedPlugin, PluginLoadError> {
             results[name]
                 ?? .failure(
-                    PluginLoadError(file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest"))
+                    PluginLoadError(
+                        file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest"))
         }
         for (name, manager) in manifest.managerReferences {
             switch plugin(name) {

@@ -38,7 +38,8 @@ struct ProbeProcess {
         posix_spawn_file_actions_adddup2(&actions, writer, answerDescriptor)
 
         // No crash report: the runtime's backtracer would take seconds to describe a crash nobody reads.
-        let environment = currentEnvironment().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + ["SWIFT_BACKTRACE=enable=no"]
+        let environment =
+            currentEnvironment().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + ["SWIFT_BACKTRACE=enable=no"]
         let arguments: [String] = [executable, PluginProbe.subcommand, path]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]

@@ -25,7 +25,9 @@ public struct ProbedPlugin: Sendable, Hashable {
     /// The services' names, sorted.
     public var services: [String]
 
-    public init(path: String, name: String, version: String, abiVersion: UInt32, managers: [Manager], services: [String]) {
+    public init(
+        path: String, name: String, version: String, abiVersion: UInt32, managers: [Manager], services: [String]
+    ) {
         self.path = path
         self.name = name
         self.version = version
@@ -64,7 +66,9 @@ public struct ProbedPlugin: Sendable, Hashable {
         else { return nil }
         var parsedManagers: [Manager] = []
         for manager in managers {
-            guard let managerName = manager["name"]?.string, let requires = manager["requires"]?.array else { return nil }
+            guard let managerName = manager["name"]?.string, let requires = manager["requires"]?.array else {
+                return nil
+            }
             parsedManagers.append(Manager(name: managerName, requirements: requires.compactMap(\.string)))
         }
         self.init(

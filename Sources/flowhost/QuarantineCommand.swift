@@ -51,12 +51,15 @@ enum QuarantineCommand {
             }
             if let library, removed.isEmpty {
                 throw Exit(
-                    .invalidInput, "flowhost: '\(library)' is not quarantined; `flowhost quarantine list` shows what is")
+                    .invalidInput, "flowhost: '\(library)' is not quarantined; `flowhost quarantine list` shows what is"
+                )
             }
             if parsed.flags.contains("--json") {
                 printJSON(["cleared": .array(removed.map(JSONValue.string)), "errors": []])
             } else {
-                print(removed.isEmpty ? "no library was quarantined" : removed.map { "cleared \($0)" }.joined(separator: "\n"))
+                print(
+                    removed.isEmpty
+                        ? "no library was quarantined" : removed.map { "cleared \($0)" }.joined(separator: "\n"))
             }
             return .ok
         case let other?:
