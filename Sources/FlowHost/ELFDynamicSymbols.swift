@@ -21,6 +21,13 @@ enum ELFDynamicSymbols {
     static func checkEntry(in file: ELFFile, symbol: String) throws(PluginLoadError) {
         let dynamic = try Dynamic(file)
         guard let found = try dynamic.lookup(symbol) else {
+            if dynamic.hasInterpreter {
+                throw PluginLoadError(
+                    file: file.path, kind: .notSharedObject,
+                    message:
+                        "is a program (it names an interpreter), not a plugin library; build the plugin as a `.library(type: .dynamic)` product"
+                )
+            }
             throw PluginLoadError(
                 file: file.path, kind: .missingEntry,
                 message:
@@ -47,6 +54,8 @@ enum ELFDynamicSymbols {
         let symbols: UInt64
         let gnuHash: UInt64?
         let sysvHash: UInt64?
+        /// Whether it has a `PT_INTERP` segment: a program (or a library such as libc that is also one).
+        let hasInterpreter: Bool
 
         init(_ file: ELFFile) throws(PluginLoadError) {
             self.file = file
@@ -59,6 +68,7 @@ enum ELFDynamicSymbols {
             }
             var segments: [(address: UInt64, memorySize: UInt64, offset: UInt64, fileSize: UInt64)] = []
             var dynamicSegment: (offset: UInt64, size: UInt64)?
+            var hasInterpreter = false
             for index in 0..<count {
                 let entry = try file.bytes(at: tableOffset &+ index &* entrySize, count: 56)
                 let type = entry.word(at: 0, 4)
@@ -71,8 +81,10 @@ enum ELFDynamicSymbols {
                 }
                 if type == 1 { segments.append((entry.word(at: 16, 8), entry.word(at: 40, 8), offset, fileSize)) }
                 if type == 2 { dynamicSegment = (offset, fileSize) }
+                if type == 3 { hasInterpreter = true }
             }
             self.segments = segments
+            self.hasInterpreter = hasInterpreter
             guard let dynamicSegment else {
                 throw PluginLoadError(
                     file: file.path, kind: .missingEntry,

@@ -8,18 +8,22 @@ struct FlowHostCommand {
         usage: flowhost <command> [options]
 
         commands:
-          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--trust]
+          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--trust] [--no-cache] [--probe-timeout SECONDS]
                                                                            run the flow (interactive on a terminal)
-          validate MANIFEST [--plugin-path DIR]... [--json]                check the manifest and every plugin
-          list MANIFEST [--plugin-path DIR]... [--eager] [--json]          print the routing table
-          inspect PLUGIN.so [--json]                                       describe a plugin library
-          quarantine list|clear [LIBRARY]                                  libraries refused after a failed probe
+          validate MANIFEST [--plugin-path DIR]... [--json] [--no-cache] [--probe-timeout SECONDS]
+                                                                           check the manifest and every plugin
+          list MANIFEST [--plugin-path DIR]... [--eager] [--json] [--no-cache] [--probe-timeout SECONDS]
+                                                                           print the routing table
+          inspect PLUGIN.so [--json] [--no-cache] [--probe-timeout SECONDS]
+                                                                           describe a plugin library
+          quarantine list|clear [LIBRARY] [--json]                         libraries refused after a failed probe
           new-plugin NAME [--dir PATH] [--flowkit PATH]                    scaffold a plugin package
           completion bash|zsh|fish                                         print a shell completion script
           version                                                          print the version and the FlowKit ABI
           help                                                             this text
 
-        validate, list, inspect and run probe each plugin in a child process first: [--no-cache] [--probe-timeout SECONDS]
+        run, validate, list and inspect probe each plugin in a child process before loading it: one that
+        crashes, exits or hangs is reported and quarantined (--no-cache: probe again; --trust: do not probe)
 
         options for every command:
           --color auto|always|never   colour errors and warnings; auto (the default) colours a terminal

@@ -101,7 +101,7 @@ struct CompletionScriptTests {
         #expect(try complete(script, ["flowhost", "run", "--q"]) == ["--quiet"])
         #expect(
             try complete(script, ["flowhost", "list", "--"]) == [
-                "--plugin-path", "--eager", "--json", "--color", "--help",
+                "--plugin-path", "--eager", "--json", "--no-cache", "--probe-timeout", "--color", "--help",
             ])
         #expect(
             try complete(script, ["flowhost", "run", base + "app."]).sorted() == [base + "app.flow", base + "app.json"])

@@ -48,10 +48,10 @@ struct VersionAndUsageTests {
     @Test func synopsesComeFromTheSpecs() {
         #expect(
             FlowHostCommandLine.run.synopsis
-                == "run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet]"
+                == "run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--trust] [--no-cache] [--probe-timeout SECONDS]"
         )
         #expect(FlowHostCommandLine.completion.usage == "usage: flowhost completion bash|zsh|fish")
-        #expect(FlowHostCommandLine.list.valuedOptions == ["--plugin-path"])
-        #expect(FlowHostCommandLine.list.flags == ["--eager", "--json"])
+        #expect(FlowHostCommandLine.list.valuedOptions == ["--plugin-path", "--probe-timeout"])
+        #expect(FlowHostCommandLine.list.flags == ["--eager", "--json", "--no-cache"])
     }
 }
