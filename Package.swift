@@ -12,6 +12,13 @@ let bundledPlugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsP
 /// Plugins only the tests load: two generations of one plugin, for hot swap, and one with its own FlowKit.
 let fixturePlugins = ["GreeterPluginV1", "GreeterPluginV2", "StaticSDKPlugin"]
 
+/// Bad libraries, in C, that the host must survive: constructors that abort, segfault, exit or hang, an entry
+/// point that traps, an entry symbol that is data, an entry that returns null or a forged header.
+let badLibraries = [
+    "BadAbortPlugin", "BadSegfaultPlugin", "BadExitPlugin", "BadHangPlugin", "BadTrapPlugin", "BadDataEntryPlugin",
+    "BadNullEntryPlugin", "BadForgedHeaderPlugin",
+]
+
 let flowKit = Target.Dependency.product(name: "FlowKit", package: "FlowKit")
 
 let package = Package(
@@ -19,7 +26,7 @@ let package = Package(
     products: [
         .executable(name: "flowhost", targets: ["flowhost"]),
         .library(name: "FlowHost", targets: ["FlowHost"]),
-    ] + (bundledPlugins + fixturePlugins).map { .library(name: $0, type: .dynamic, targets: [$0]) },
+    ] + (bundledPlugins + fixturePlugins + badLibraries).map { .library(name: $0, type: .dynamic, targets: [$0]) },
     dependencies: [
         // A path dependency, so that host and plugins share the one dynamic libFlowKit.so.
         .package(path: "FlowKit"),
@@ -43,11 +50,12 @@ let package = Package(
             name: "PluginFlowTests",
             dependencies: ["FlowHost", flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
     ] + bundledPlugins.map { .target(name: $0, dependencies: [flowKit], path: "Plugins/\($0)") }
-        + fixturePlugins.map { .target(name: $0, dependencies: [flowKit], path: "Tests/Fixtures/\($0)") },
+        + fixturePlugins.map { .target(name: $0, dependencies: [flowKit], path: "Tests/Fixtures/\($0)") }
+        + badLibraries.map { .target(name: $0, path: "Tests/Fixtures/\($0)", publicHeadersPath: ".") },
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets {
+for target in package.targets where !badLibraries.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: sharedSettings)
     target.swiftSettings = settings

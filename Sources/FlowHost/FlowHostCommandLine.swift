@@ -24,6 +24,11 @@ public enum FlowHostCommandLine {
         "--max-manifest-size", "BYTES", .text, "read manifests (and scripts) of up to BYTES bytes (default 16 MiB)")
     private static let allowInsecurePlugins = CommandSpec.Option.flag(
         "--allow-insecure-plugins", "load plugins whose file or directories others can write")
+    /// The options of the commands that probe plugins in a child process.
+    private static let probing: [CommandSpec.Option] = [
+        .flag("--no-cache", "probe every plugin again instead of reading the registry cache"),
+        .valued("--probe-timeout", "SECONDS", .text, "give each plugin's probe SECONDS to load it (default 10)"),
+    ]
 
     public static let run = CommandSpec(
         name: "run", summary: "run the flow (interactive on a terminal)", operand: "MANIFEST", operandValue: .file,
@@ -38,22 +43,27 @@ public enum FlowHostCommandLine {
             .flag(
                 "--quiet", "print only errors, failed expectations and what show, stack, stats, actions and help print"),
             maxManifestSize, allowInsecurePlugins,
-        ])
+            .flag("--trust", "load plugins without probing each one in a child process first"),
+        ] + probing)
 
     public static let validate = CommandSpec(
         name: "validate", summary: "check the manifest and every plugin", operand: "MANIFEST", operandValue: .file,
-        options: [pluginPath, maxManifestSize, allowInsecurePlugins, json])
+        options: [pluginPath, maxManifestSize, allowInsecurePlugins, json] + probing)
 
     public static let list = CommandSpec(
         name: "list", summary: "print the routing table", operand: "MANIFEST", operandValue: .file,
         options: [
-            pluginPath, .flag("--eager", "load the plugins first, to see whether each one loads"), maxManifestSize,
+            pluginPath, .flag("--eager", "probe the plugins first, to see whether each one loads"), maxManifestSize,
             allowInsecurePlugins, json,
-        ])
+        ] + probing)
 
     public static let inspect = CommandSpec(
         name: "inspect", summary: "describe a plugin library", operand: "PLUGIN.so", operandValue: .file,
-        options: [allowInsecurePlugins, json])
+        options: [allowInsecurePlugins, json] + probing)
+
+    public static let quarantine = CommandSpec(
+        name: "quarantine", summary: "list or clear libraries refused after a failed probe",
+        operand: "list|clear [LIBRARY]", operandValue: .choice(["list", "clear"]), options: [json])
 
     public static let newPlugin = CommandSpec(
         name: "new-plugin", summary: "scaffold a plugin package", operand: "NAME",
@@ -71,5 +81,5 @@ public enum FlowHostCommandLine {
     public static let help = CommandSpec(name: "help", summary: "print this help")
 
     /// Every subcommand, in the order help lists them.
-    public static let commands = [run, validate, list, inspect, newPlugin, completion, version, help]
+    public static let commands = [run, validate, list, inspect, quarantine, newPlugin, completion, version, help]
 }

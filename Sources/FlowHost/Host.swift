@@ -42,13 +42,15 @@ public final class Host {
     ///   - versioned: Ignored: every plugin is loaded from a private copy now, so that its file can be
     ///     rebuilt (and reloaded) while the host runs. Kept so that existing callers still build.
     ///   - allowInsecurePlugins: Load libraries whose file or directories others can write.
+    ///   - prober: Probe each plugin in a child process before loading it (``PluginRegistry/prober``).
     public init(
         manifest: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false,
-        allowInsecurePlugins: Bool = false
+        allowInsecurePlugins: Bool = false, prober: PluginProber? = nil
     ) {
         self.manifest = manifest
         let registry = PluginRegistry(
             manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
+        registry.prober = prober
         self.registry = registry
         self.experiments = ExperimentAssigner(manifest.experiments)
         var problems: [PluginLoadError] = []

@@ -37,7 +37,8 @@ public enum JSONDocument {
             return [
                 "request": .string(entry.request), "from": entry.from.map(JSONValue.string) ?? .null,
                 "plugin": .string(entry.plugin), "manager": .string(entry.manager), "experiment": experiment,
-                "library": .string(entry.library), "status": .string(entry.status.name), "error": error,
+                "library": .string(entry.library), "status": .string(entry.probed ? "loaded" : entry.status.name),
+                "error": error,
             ]
         }
         return ["manifest": .string(table.manifest), "routes": .array(routes), "errors": []]

@@ -9,6 +9,12 @@ public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertibl
         case unknownManager, unknownService
         /// Not a regular file (a FIFO, device, directory), larger than 1 GiB, or writable by others.
         case notRegularFile, tooLarge, insecure
+        /// Found before `dlopen` in the dynamic section and symbol table (``ELFDynamicSymbols``).
+        case badEntry, corruptELF
+        /// What became of a probe in a child process (``PluginProber``): the library crashed, exited
+        /// without describing itself or hung, it is quarantined by an earlier such probe, or no probe could
+        /// be run.
+        case crashed, exited, timedOut, quarantined, probeFailed
     }
 
     /// The library file, as found (or as written in the manifest when it was not found).

@@ -60,6 +60,7 @@ public enum PluginLoader {
     /// Checks and opens `image`, the copy of `source`; the plugin's path is `source`.
     private static func open(_ image: String, source: String) throws(PluginLoadError) -> LoadedPlugin {
         try ELFCheck.check(image)
+        try ELFDynamicSymbols.check(image)
         guard let handle = dlopen(image, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
             throw PluginLoadError(

@@ -29,6 +29,7 @@ extension PluginRegistry {
             throw PluginLoadError(
                 file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
         }
+        try vet(slot)
         let (plugin, digest) = try openCopy(of: slot, unlessDigestIs: force ? nil : slot.digest)
         guard let plugin else { return .unchanged }
         let managers = Set(plugin.description.managers.map(\.name))

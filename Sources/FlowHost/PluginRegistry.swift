@@ -41,6 +41,8 @@ public final class PluginRegistry {
     public var allowsInsecurePlugins: Bool
     /// How many images of one plugin may be opened before ``reload(_:)`` refuses.
     public var maxImagesPerPlugin = 64
+    /// Probes each library in a child process before it is first loaded here (see ``vet(_:)``); `nil` trusts.
+    public var prober: PluginProber?
     var slots: [String: Slot]
 
     /// A registry for `manifest`'s plugins, found through `searchPath`. Loads nothing yet.
@@ -135,6 +137,7 @@ public final class PluginRegistry {
         case .failed(let error): throw error
         case .notLoaded:
             do {
+                try vet(slot)
                 guard let plugin = try openCopy(of: slot).plugin else { preconditionFailure("no digest to match") }
                 slot.status = .loaded(plugin)
                 slot.generation += 1

@@ -19,6 +19,9 @@ public struct RoutingTable: Sendable {
         /// The library file: where it was loaded or would be found, else as the manifest writes it.
         public var library: String
         public var status: PluginRegistry.Status
+        /// Whether a probe in a child process loaded the plugin (``PluginSurvey``), which `status` then
+        /// does not show: it is ``PluginRegistry/Status/notLoaded`` in this process.
+        public var probed = false
     }
 
     /// The manifest file, as given.
@@ -26,16 +29,25 @@ public struct RoutingTable: Sendable {
     /// The rows, in manifest order; an experiment's variants in their order.
     public var entries: [Entry]
 
-    /// The table for `registry`'s manifest, with each plugin's state in `registry` now.
+    /// The table for `registry`'s manifest, with each plugin's state in `registry` now, or as `survey`'s
+    /// probes found it.
     @MainActor
-    public init(registry: PluginRegistry) {
+    public init(registry: PluginRegistry, survey: PluginSurvey? = nil) {
         let manifest = registry.manifest
         self.manifest = manifest.path
         func entry(_ route: Manifest.Route, _ plugin: String, _ manager: String, _ arm: Entry.Arm?) -> Entry {
-            Entry(
+            var entry = Entry(
                 request: route.request.rawValue, from: route.module?.rawValue, plugin: plugin, manager: manager,
                 arm: arm, library: registry.library(of: plugin) ?? "?",
                 status: registry.status(of: plugin) ?? .notLoaded)
+            switch survey?.results[plugin] {
+            case .success(let probed):
+                entry.probed = true
+                entry.library = probed.path
+            case .failure(let error): entry.status = .failed(error)
+            case nil: break
+            }
+            return entry
         }
         entries = manifest.routes.flatMap { route -> [Entry] in
             switch route.target {
@@ -59,7 +71,7 @@ public struct RoutingTable: Sendable {
                     switch entry.status {
                     case .loaded: "yes"
                     case .failed: "failed"
-                    case .notLoaded: "no"
+                    case .notLoaded: entry.probed ? "yes" : "no"
                     }
                 let manager = entry.arm.map { "\(entry.manager) [\($0.experiment):\($0.variant) w\($0.weight)]" }
                 return [

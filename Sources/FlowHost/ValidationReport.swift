@@ -22,11 +22,14 @@ public struct ValidationReport: Sendable {
     /// - Parameters:
     ///   - maxManifestSize: The largest manifest file read, in bytes.
     ///   - allowInsecurePlugins: Load libraries whose file or directories others can write.
+    ///   - prober: Probe each plugin in a child process instead of loading it here (``PluginSurvey``); `nil`
+    ///     loads them in this process.
     @MainActor
     public init(
         path: String, searchPath: (Manifest) -> PluginSearchPath,
         executableDirectory: String? = ProcessInfoLite.executableDirectory(),
-        maxManifestSize: Int = Manifest.defaultMaxSize, allowInsecurePlugins: Bool = false
+        maxManifestSize: Int = Manifest.defaultMaxSize, allowInsecurePlugins: Bool = false,
+        prober: PluginProber? = nil
     ) {
         file = path
         pluginErrors = []
@@ -44,6 +47,8 @@ public struct ValidationReport: Sendable {
         if let unbuilt = searchPath.unbuiltPlugins(of: manifest, executableDirectory: executableDirectory) {
             pluginErrors = [unbuilt]
             pluginsNotBuilt = true
+        } else if let prober {
+            pluginErrors = PluginSurvey(manifest: manifest, searchPath: searchPath, prober: prober).problems
         } else {
             pluginErrors = Host.check(
                 manifest: manifest,

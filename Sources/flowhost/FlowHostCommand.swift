@@ -8,17 +8,22 @@ struct FlowHostCommand {
         usage: flowhost <command> [options]
 
         commands:
-          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins]
+          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--no-cache] [--probe-timeout SECONDS]
                                                                            run the flow (interactive on a terminal)
-          validate MANIFEST [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json]
+          validate MANIFEST [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json] [--no-cache] [--probe-timeout SECONDS]
                                                                            check the manifest and every plugin
-          list MANIFEST [--plugin-path DIR]... [--eager] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json]
+          list MANIFEST [--plugin-path DIR]... [--eager] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json] [--no-cache] [--probe-timeout SECONDS]
                                                                            print the routing table
-          inspect PLUGIN.so [--allow-insecure-plugins] [--json]            describe a plugin library
+          inspect PLUGIN.so [--allow-insecure-plugins] [--json] [--no-cache] [--probe-timeout SECONDS]
+                                                                           describe a plugin library
+          quarantine list|clear [LIBRARY] [--json]                         libraries refused after a failed probe
           new-plugin NAME [--dir PATH] [--flowkit PATH]                    scaffold a plugin package
           completion bash|zsh|fish                                         print a shell completion script
           version                                                          print the version and the FlowKit ABI
           help                                                             this text
+
+        run, validate, list and inspect probe each plugin in a child process before loading it: one that
+        crashes, exits or hangs is reported and quarantined (--no-cache: probe again; --trust: do not probe)
 
         options for every command:
           --color auto|always|never   colour errors and warnings; auto (the default) colours a terminal
@@ -47,6 +52,10 @@ struct FlowHostCommand {
             case "validate": code = try ManifestCommands.validate(arguments)
             case "list": code = try ManifestCommands.list(arguments)
             case "inspect": code = try ManifestCommands.inspect(arguments)
+            case "quarantine": code = try QuarantineCommand.run(arguments)
+            case PluginProbe.subcommand:
+                guard arguments.count == 1 else { throw Exit(.usage, "flowhost: \(command) is internal") }
+                PluginProbe.serve(path: arguments[0])
             case "new-plugin": code = try NewPluginCommand.run(arguments)
             case "completion": code = try CompletionCommand.run(arguments)
             case "version", "--version": code = try version(arguments)

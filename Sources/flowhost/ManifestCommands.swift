@@ -14,13 +14,13 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nChecks the manifest, then loads every plugin and checks that each route's manager and each service exists. Prints every problem found; exits 0, 65, or 66 when the manifest is missing or the plugins are not built."
-                    + jsonHelp)
+                    + "\n\nChecks the manifest, then probes every plugin in a child process and checks that each route's manager and each service exists. Prints every problem found; exits 0, 65, or 66 when the manifest is missing or the plugins are not built."
+                    + probeHelp + jsonHelp)
         }
         let path = try parsed.single("MANIFEST")
         let report = ValidationReport(
             path: path, searchPath: { searchPath($0, parsed) }, maxManifestSize: try maxManifestSize(parsed),
-            allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"))
+            allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"), prober: try prober(parsed))
         let code: ExitCode = report.isValid ? .ok : report.isMissingInput ? .inputMissing : .invalidInput
         if parsed.flags.contains("--json") {
             printJSON(JSONDocument.validation(report))
@@ -46,19 +46,22 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nPrints the routing table. With --eager, loads the plugins first so 'loaded' says whether each one loads."
-                    + jsonHelp)
+                    + "\n\nPrints the routing table. With --eager, probes the plugins first so 'loaded' says whether each one loads."
+                    + probeHelp + jsonHelp)
         }
         let json = parsed.flags.contains("--json")
         let path = try parsed.single("MANIFEST")
         let manifest = try loadManifest(
             path, maxSize: try maxManifestSize(parsed),
             json: json ? { JSONDocument.routes(manifest: path, errors: $0.errors, omitted: $0.omitted) } : nil)
+        let plugins = searchPath(manifest, parsed)
         let registry = PluginRegistry(
-            manifest: manifest, searchPath: searchPath(manifest, parsed),
+            manifest: manifest, searchPath: plugins,
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"))
-        if parsed.flags.contains("--eager") { _ = registry.loadAll() }
-        let table = RoutingTable(registry: registry)
+        let survey =
+            parsed.flags.contains("--eager")
+            ? PluginSurvey(manifest: manifest, searchPath: plugins, prober: try prober(parsed)) : nil
+        let table = RoutingTable(registry: registry, survey: survey)
         if json {
             printJSON(JSONDocument.routes(table))
         } else {
@@ -72,8 +75,9 @@ enum ManifestCommands {
         let parsed = try Arguments(arguments, spec: FlowHostCommandLine.inspect)
         if parsed.flags.contains("--help") {
             return help(
-                parsed.usage + "\n\nLoads the plugin and prints its name, version, ABI, managers and services."
-                    + jsonHelp)
+                parsed.usage
+                    + "\n\nProbes the plugin in a child process and prints its name, version, ABI, managers and services."
+                    + probeHelp + jsonHelp)
         }
         let json = parsed.flags.contains("--json")
         // Absolute, so that dlopen opens this file rather than searching its library path for the name.
@@ -91,9 +95,10 @@ enum ManifestCommands {
             let message = "plugin library path is a symbolic link loop (ELOOP: too many levels of symbolic links)"
             throw fail(.invalidInput, PluginLoadError(file: path, kind: .unreadable, message: message))
         }
-        let plugin: LoadedPlugin
+        let prober = try prober(parsed)
+        let plugin: ProbedPlugin
         do {
-            plugin = try PluginLoader.load(path: path, allowInsecure: parsed.flags.contains("--allow-insecure-plugins"))
+            plugin = try prober.probe(path)
         } catch {
             throw fail(.invalidInput, error)
         }
@@ -101,22 +106,19 @@ enum ManifestCommands {
             printJSON(JSONDocument.plugin(plugin))
             return .ok
         }
-        let description = plugin.description
-        print("plugin:   \(description.name) \(description.version)")
+        print("plugin:   \(plugin.name) \(plugin.version)")
         print("library:  \(plugin.path)")
         print("abi:      \(plugin.abiVersion) (host \(PluginEntry.abiVersion))")
-        print("managers: \(description.managers.map(\.name).sorted().joined(separator: ", "))")
-        for factory in description.managers.sorted(by: { $0.name < $1.name }) {
-            let requirements = (try? factory.resolve().requirements) ?? []
-            if !requirements.isEmpty {
-                print("  \(factory.name) requires \(requirements.map(\.rawValue).joined(separator: ", "))")
-            }
+        print("managers: \(plugin.managers.map(\.name).joined(separator: ", "))")
+        for manager in plugin.managers where !manager.requirements.isEmpty {
+            print("  \(manager.name) requires \(manager.requirements.joined(separator: ", "))")
         }
-        print(
-            "services: \(description.services.isEmpty ? "none" : description.services.map(\.name).sorted().joined(separator: ", "))"
-        )
+        print("services: \(plugin.services.isEmpty ? "none" : plugin.services.joined(separator: ", "))")
         return .ok
     }
+
+    private static let probeHelp =
+        "\nA plugin that crashes, exits or hangs (--probe-timeout, default 10 s) while loading is reported and quarantined until its file changes (flowhost quarantine). Successful probes are cached in $XDG_CACHE_HOME/flowhost/registry.json; --no-cache probes again."
 
     private static let jsonHelp =
         "\nWith --json, prints one JSON document, errors included, and nothing else (shapes: manifests/README.md)."

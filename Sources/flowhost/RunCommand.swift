@@ -21,6 +21,9 @@ enum RunCommand {
         that no longer routes is reported (in a script, exit 1); a missing file exits 66, an invalid one 65.
         Services that await get the manifest's serviceTimeout (5 s by default) to start and to stop; one
         that takes longer is reported on standard error and left behind, so the run still ends.
+        Before a plugin is first loaded (or reloaded) it is probed in a child process, through the registry
+        cache: one that crashes, exits or hangs (--probe-timeout, default 10 s) while loading fails only its
+        own routes and is quarantined until its file changes. --trust loads without probing.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
         The manifest and the script must be regular files of at most 16 MiB (--max-manifest-size BYTES).
@@ -57,7 +60,8 @@ enum RunCommand {
         if let unbuilt = plugins.unbuiltPlugins(of: manifest) { throw Exit(.inputMissing, unbuilt.description) }
         let host = Host(
             manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),
-            allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"))
+            allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"),
+            prober: parsed.flags.contains("--trust") ? nil : try prober(parsed))
         host.maxManifestSize = maxSize
         for problem in host.problems { printError(problem.description) }
 

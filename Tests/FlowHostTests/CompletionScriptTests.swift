@@ -101,8 +101,8 @@ struct CompletionScriptTests {
         #expect(try complete(script, ["flowhost", "run", "--q"]) == ["--quiet"])
         #expect(
             try complete(script, ["flowhost", "list", "--"]) == [
-                "--plugin-path", "--eager", "--max-manifest-size", "--allow-insecure-plugins", "--json", "--color",
-                "--help",
+                "--plugin-path", "--eager", "--max-manifest-size", "--allow-insecure-plugins", "--json", "--no-cache",
+                "--probe-timeout", "--color", "--help",
             ])
         #expect(
             try complete(script, ["flowhost", "run", base + "app."]).sorted() == [base + "app.flow", base + "app.json"])

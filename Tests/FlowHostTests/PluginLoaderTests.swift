@@ -81,15 +81,15 @@ struct PluginLoaderTests {
         #expect(error?.message.contains("its ELF header needs more than the file system allows") == true)
     }
 
-    @Test func programIsRefusedWithTheDynamicLoadersReason() throws {
+    @Test func programIsRefusedBeforeDlopen() throws {
         let path = try #require(ProcessInfoLite.executableDirectory()) + "/FlowHostPackageTests.xctest"
 
         let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
 
-        #expect(error?.kind == .dlopenFailed)
+        #expect(error?.kind == .notSharedObject)
         #expect(
             error?.message
-                == "the dynamic loader refused it: \(path): cannot dynamically load position-independent executable; this is a program, not a plugin library"
+                == "is a program (it names an interpreter), not a plugin library; build the plugin as a `.library(type: .dynamic)` product"
         )
     }
 
@@ -225,7 +225,8 @@ extension PluginLoaderTests {
         let directory = try TemporaryDirectory()
         let source = try directory.file(
             "undefined.c",
-            containing: "extern int flowkit_missing(void);\nint entry(void) { return flowkit_missing(); }\n")
+            containing:
+                "extern int flowkit_missing(void);\nint flowkit_plugin_entry(void) { return flowkit_missing(); }\n")
         let library = directory.path + "/libUndefined.so"
         let compiler = Process()
         compiler.executableURL = URL(fileURLWithPath: "/usr/bin/cc")

@@ -48,10 +48,10 @@ struct VersionAndUsageTests {
     @Test func synopsesComeFromTheSpecs() {
         #expect(
             FlowHostCommandLine.run.synopsis
-                == "run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins]"
+                == "run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--no-cache] [--probe-timeout SECONDS]"
         )
         #expect(FlowHostCommandLine.completion.usage == "usage: flowhost completion bash|zsh|fish")
-        #expect(FlowHostCommandLine.list.valuedOptions == ["--plugin-path", "--max-manifest-size"])
-        #expect(FlowHostCommandLine.list.flags == ["--eager", "--allow-insecure-plugins", "--json"])
+        #expect(FlowHostCommandLine.list.valuedOptions == ["--plugin-path", "--max-manifest-size", "--probe-timeout"])
+        #expect(FlowHostCommandLine.list.flags == ["--eager", "--allow-insecure-plugins", "--json", "--no-cache"])
     }
 }

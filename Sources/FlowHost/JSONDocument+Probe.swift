@@ -1,0 +1,24 @@
+import FlowKit
+
+extension JSONDocument {
+    /// `inspect --json` for a plugin a probe described: the same shape as for a loaded one,
+    /// `{"errors": [], "library", "plugin": {"name", "version", "abi", "hostABI", "managers", "services"}}`.
+    public static func plugin(_ plugin: ProbedPlugin) -> JSONValue {
+        var details = plugin.json.object ?? [:]
+        details["hostABI"] = .number(Double(PluginEntry.abiVersion))
+        return ["library": .string(plugin.path), "plugin": .object(details), "errors": []]
+    }
+
+    /// `quarantine list --json`: `{"errors": [], "quarantine": [{"library", "kind", "reason", "since",
+    /// "current"}]}`, `current` false for an entry whose file has changed since (and no longer refuses it).
+    public static func quarantine(_ entries: [PluginQuarantine.Entry]) -> JSONValue {
+        let list = entries.map { entry -> JSONValue in
+            [
+                "library": .string(entry.library), "kind": .string(entry.kind.rawValue),
+                "reason": .string(entry.reason),
+                "since": .number(Double(entry.since)), "current": .bool(entry.isCurrent),
+            ]
+        }
+        return ["quarantine": .array(list), "errors": []]
+    }
+}

@@ -1,0 +1,74 @@
+import FlowKit
+
+/// A manifest's plugins as probes see them (``PluginProber``): what `validate` and `list --eager` check,
+/// without running any plugin code in this process.
+@MainActor
+public struct PluginSurvey {
+    /// Each plugin's probe, by plugin name.
+    public private(set) var results: [String: Result<ProbedPlugin, PluginLoadError>] = [:]
+    public let manifest: Manifest
+
+    /// Probes every plugin `manifest` declares, found through `searchPath`, in name order; a pinned library's
+    /// digest is checked first.
+    public init(manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber) {
+        self.manifest = manifest
+        for name in manifest.plugins.keys.sorted() {
+            guard let entry = manifest.plugins[name] else { continue }
+            do throws(PluginLoadError) {
+                let path = try searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: name)
+                if let pin = entry.sha256 {
+                    try PluginCopy(reading: path, allowInsecure: prober.allowInsecure).verify(sha256: pin)
+                }
+                results[name] = .success(try prober.probe(path, pin: entry.sha256))
+            } catch {
+                results[name] = .failure(error)
+            }
+        }
+    }
+
+    /// Every problem, as ``Host/check(manifest:registry:)`` reports them: plugins that do not load, then
+    /// routes' and experiments' managers and services that their plugins do not export.
+    public var problems: [PluginLoadError] {
+        var problems = manifest.plugins.keys.sorted().compactMap { name -> PluginLoadError? in
+            if case .failure(let error) = results[name] { return error }
+            return nil
+        }
+        func plugin(_ name: String) -> Result<ProbedPlugin, PluginLoadError> {
+            results[name]
+                ?? .failure(
+                    PluginLoadError(
+                        file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest"))
+        }
+        for (name, manager) in manifest.managerReferences {
+            switch plugin(name) {
+            case .failure(let error): problems.append(error)
+            case .success(let probed) where !probed.managers.contains(where: { $0.name == manager }):
+                problems.append(
+                    PluginLoadError(
+                        file: probed.path, kind: .unknownManager,
+                        message:
+                            "plugin '\(name)' exports no manager '\(manager)'; it exports: \(list(probed.managers.map(\.name)))"
+                    ))
+            case .success: break
+            }
+        }
+        for service in manifest.services {
+            switch plugin(service.plugin) {
+            case .failure(let error): problems.append(error)
+            case .success(let probed) where !probed.services.contains(service.service):
+                problems.append(
+                    PluginLoadError(
+                        file: probed.path, kind: .unknownService,
+                        message:
+                            "plugin '\(service.plugin)' exports no service '\(service.service)'; it exports: \(list(probed.services))"
+                    ))
+            case .success: break
+            }
+        }
+        return Host.unique(problems)
+    }
+
+    private func list(_ names: [String]) -> String {
+        names.isEmpty ? "nothing" : names.sorted().joined(separator: ", ")
+    }
+}

@@ -1,0 +1,32 @@
+import FlowKit
+
+/// The registry cache: what probes found, in `registry.json` of the ``CacheDirectory``, so that a library
+/// probed once is not probed again until its file changes.
+///
+/// An entry is keyed by the library's path and holds its ``FileIdentity`` (device, inode, size, mtime) and,
+/// when the manifest pins it, the pinned digest; a lookup whose file or pin differs misses, and the next
+/// store replaces the entry. Only successful probes are cached: a refusal is quick to find again, and a
+/// library that crashed, exited or hung goes to the ``PluginQuarantine`` instead.
+public struct ProbeCache: Sendable {
+    public static let fileName = "registry.json"
+    public var directory: CacheDirectory
+
+    public init(directory: CacheDirectory) { self.directory = directory }
+
+    /// The cached probe of the library at `path`, if it was probed as the file is now (and with `pin`).
+    public func lookup(_ path: String, identity: FileIdentity, pin: String?) -> ProbedPlugin? {
+        guard let entry = directory.entries(of: Self.fileName)[path], let stored = entry["file"],
+            FileIdentity(json: stored) == identity, entry["digest"]?.string == pin, let plugin = entry["plugin"]
+        else { return nil }
+        return ProbedPlugin(json: plugin, path: path)
+    }
+
+    /// Records a successful probe; a cache that cannot be written is left as it is.
+    public func store(_ plugin: ProbedPlugin, identity: FileIdentity, pin: String?) {
+        try? directory.update(Self.fileName) { entries in
+            entries[plugin.path] = [
+                "file": .object(identity.json), "digest": pin.map(JSONValue.string) ?? .null, "plugin": plugin.json,
+            ]
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Testing
+
+@testable import FlowHost
+
+/// The bad-library corpus through `flowhost validate`: each library gets its one-line message and exit 65,
+/// and the good plugin beside it in the manifest is still checked.
+@MainActor
+struct BadLibraryTests {
+    /// Validates a manifest with the welcome plugin and `library`; returns the bad library's line.
+    private func validate(_ library: String, _ extra: [String] = []) throws -> (line: String, scenario: ProbeScenario) {
+        let scenario = try ProbeScenario(library: library)
+        let result = try scenario.flowhost(["validate", scenario.manifest] + extra)
+
+        #expect(result.status == 65)
+        #expect(result.standardOutput == "")
+        let lines = result.errorLines
+        try #require(lines.count == 3, "\(lines)")
+        #expect(lines[1] == (try scenario.welcomeProblem))
+        #expect(lines[2] == "\(scenario.manifest): 2 problems found")
+        return (lines[0], scenario)
+    }
+
+    private func quarantineHint(_ library: String) -> String {
+        "; quarantined until the file changes, or run `flowhost quarantine clear \(library)`"
+    }
+
+    @Test func constructorThatAbortsIsReportedAsACrash() throws {
+        let library = try BuildProducts.path(of: "libBadAbortPlugin.so")
+        let (line, _) = try validate(library)
+        #expect(line == "\(library): crashed with SIGABRT while loading in a probe process" + quarantineHint(library))
+    }
+
+    @Test func constructorThatSegfaultsIsReportedAsACrash() throws {
+        let library = try BuildProducts.path(of: "libBadSegfaultPlugin.so")
+        let (line, _) = try validate(library)
+        #expect(line == "\(library): crashed with SIGSEGV while loading in a probe process" + quarantineHint(library))
+    }
+
+    @Test func entryPointThatTrapsIsReportedAsACrash() throws {
+        let library = try BuildProducts.path(of: "libBadTrapPlugin.so")
+        let (line, _) = try validate(library)
+        #expect(line == "\(library): crashed with SIGILL while loading in a probe process" + quarantineHint(library))
+    }
+
+    @Test func constructorThatExitsZeroDoesNotPassForSuccess() throws {
+        let library = try BuildProducts.path(of: "libBadExitPlugin.so")
+        let (line, _) = try validate(library)
+        #expect(
+            line
+                == "\(library): exited with status 0 while loading in a probe process, without describing itself (a constructor or its entry point called exit)"
+                + quarantineHint(library))
+    }
+
+    @Test func constructorThatHangsTimesOut() throws {
+        let library = try BuildProducts.path(of: "libBadHangPlugin.so")
+        let (line, _) = try validate(library, ["--probe-timeout", "0.5"])
+        #expect(
+            line
+                == "\(library): hung for 0.5 s while loading in a probe process (a constructor or its entry point does not return)"
+                + quarantineHint(library) + "; if it is only slow, raise --probe-timeout")
+    }
+
+    @Test func entrySymbolThatIsDataIsRefusedWithoutLoading() throws {
+        let library = try BuildProducts.path(of: "libBadDataEntryPlugin.so")
+        let (line, scenario) = try validate(library)
+        #expect(
+            line
+                == "\(library): its entry point 'flowkit_plugin_entry' is data (an object), not a function; export it with `@c(flowkit_plugin_entry) public func`"
+        )
+        #expect(scenario.probes == 1)  // the welcome plugin only: the bad one was refused from its symbol table
+    }
+
+    @Test func entryThatReturnsNullIsABadHeader() throws {
+        let library = try BuildProducts.path(of: "libBadNullEntryPlugin.so")
+        let (line, _) = try validate(library)
+        #expect(line == "\(library): its entry point returned a null pointer; return `PluginEntry.export(description)`")
+    }
+
+    @Test func forgedHeaderIsRefusedBeforeItsGarbageIsFollowed() throws {
+        let library = try BuildProducts.path(of: "libBadForgedHeaderPlugin.so")
+        let (line, _) = try validate(library)
+        #expect(
+            line == "\(library): built for FlowKit ABI 3735928559, host has 2; rebuild the plugin against this FlowKit")
+    }
+
+    @Test func foreignLibraryIsRefusedBeforeItsConstructorsRun() throws {
+        // libFlowKit.so is a real shared object with constructors, and no plugin entry point.
+        let library = try BuildProducts.path(of: "libFlowKit.so")
+        let (line, scenario) = try validate(library)
+        #expect(line.hasPrefix("\(library): has no entry point 'flowkit_plugin_entry'; add `@c(flowkit_plugin_entry)"))
+        #expect(scenario.probes == 1)
+    }
+
+    // MARK: - Files the tests damage
+
+    @Test func truncatedLibraryIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let library = try directory.file(
+            "libCut.so", containing: Array(try BuildProducts.bytes(of: "libWelcomePlugin.so").prefix(4096)))
+        let (line, _) = try validate(library)
+        #expect(line.hasPrefix("\(library): is truncated: 4096 bytes, its ELF header needs at least "))
+    }
+
+    @Test func corruptDynamicSectionIsRefusedBeforeTheLoaderFollowsIt() throws {
+        let directory = try TemporaryDirectory()
+        let bytes = try DamagedLibrary.patchingDynamic(
+            try BuildProducts.bytes(of: "libWelcomePlugin.so"), tag: 5, value: 0x7FFF_DEAD_0000)  // DT_STRTAB
+        let library = try directory.file("libCorrupt.so", containing: bytes)
+        let (line, scenario) = try validate(library)
+        #expect(
+            line
+                == "\(library): its dynamic section is corrupt: DT_STRTAB is 0x7fffdead0000, outside every loadable segment of the file; rebuild the plugin or copy it again"
+        )
+        #expect(scenario.probes == 1)
+    }
+
+    @Test func thirtyTwoBitLibraryIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
+        bytes[4] = 1  // ELFCLASS32
+        let library = try directory.file("lib32.so", containing: bytes)
+        let (line, _) = try validate(library)
+        #expect(line == "\(library): is not a 64-bit ELF file; rebuild the plugin on this machine")
+    }
+
+    @Test func foreignArchitectureIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        var bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
+        bytes[18] = 243  // EM_RISCV
+        bytes[19] = 0
+        let library = try directory.file("libRisc.so", containing: bytes)
+        let (line, _) = try validate(library)
+        #expect(
+            line
+                == "\(library): built for riscv64, this host is \(ELFCheck.machineName(ELFCheck.hostMachine)); rebuild the plugin on this machine"
+        )
+    }
+
+    @Test func libraryThatNeedsAMissingLibraryIsRefusedByTheProbe() throws {
+        let directory = try TemporaryDirectory()
+        let bytes = try DamagedLibrary.replacing(
+            "libFlowKit.so\0", with: "libFlowKiX.so\0", in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let library = try directory.file("libNeedy.so", containing: bytes)
+        let (line, scenario) = try validate(library)
+        #expect(
+            line
+                == "\(library): the dynamic loader refused it: libFlowKiX.so: cannot open shared object file: No such file or directory; a library the plugin needs is missing: run `ldd` on the plugin to see which"
+        )
+        #expect(scenario.probes == 2)
+    }
+
+    // MARK: - inspect and list
+
+    @Test func inspectReportsACrashInOneLine() throws {
+        let library = try BuildProducts.path(of: "libBadSegfaultPlugin.so")
+        let scenario = try ProbeScenario(library: library)
+        let result = try scenario.flowhost(["inspect", library])
+
+        #expect(result.status == 65)
+        #expect(
+            result.errorLines == [
+                "\(library): crashed with SIGSEGV while loading in a probe process" + quarantineHint(library)
+            ])
+    }
+
+    @Test func eagerListMarksTheCrashingPluginFailedAndTheOthersLoaded() throws {
+        let library = try BuildProducts.path(of: "libBadAbortPlugin.so")
+        let scenario = try ProbeScenario(library: library)
+        let result = try scenario.flowhost(["list", scenario.manifest, "--eager"])
+
+        #expect(result.status == 0)
+        let loaded = result.outputLines.filter { !$0.isEmpty }.map { $0.split(separator: " ").last.map(String.init) }
+        #expect(loaded == ["LOADED", "yes", "yes", "failed"])
+    }
+}
