@@ -189,6 +189,8 @@ enum RunCommand {
         for line in lines {
             if line.hasPrefix("top: ") {
                 print("  top: " + Console.output.emphasis(String(line.dropFirst(5))))
+            } else if line.hasPrefix("warning: ") {
+                print("  " + Console.output.warning(line))
             } else {
                 print("  " + line)
             }

@@ -29,6 +29,17 @@ struct ColorTests {
         #expect(Palette.plain.error("bad") == "bad")
     }
 
+    @Test func theShellsWarningsAreYellow() throws {
+        let manifest = Repository.path("manifests/demo.json")
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--color", "always"], input: "send auth.signIn from welcom\n")
+
+        #expect(
+            run.outputLines.contains(
+                "  \u{1B}[33mwarning: module 'welcom' is not on screen and no route names it; did you mean 'welcome'?\u{1B}[0m"
+            ))
+    }
+
     @Test func errorsToAPipeHaveNoEscapeCodesUnlessAlways() throws {
         let missing = "/nonexistent/app.json"
         let auto = try Subprocess.flowhost(["validate", missing])

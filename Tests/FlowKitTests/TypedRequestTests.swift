@@ -20,6 +20,10 @@ struct TypedRequestTests {
         #expect(outcome == .handled(manager: "Detail"))
         #expect(request == CoordinationRequest("detail.show", payload: ["id": 2]), "plain JSON on the wire")
         #expect(try request.decode(showDetail) == ItemID(id: 2))
+        let list = try #require(coordinator.router.top)
+        #expect(
+            list.requestCoordination(showDetail, ItemID(id: 3)) == .handled(manager: "Detail"),
+            "a module asks as itself")
     }
 
     @Test func wrongNameOrPayloadSaysWhatArrived() {

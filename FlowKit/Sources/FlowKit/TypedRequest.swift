@@ -73,3 +73,18 @@ extension CoordinationRequestProtocol {
         }
     }
 }
+
+extension FlowModule {
+    /// Asks for `typed` with `payload` as this module; a payload that cannot be encoded fails the request
+    /// instead of sending it.
+    @discardableResult
+    public func requestCoordination<Payload>(_ typed: TypedRequest<Payload>, _ payload: Payload) -> CoordinationOutcome
+    {
+        do {
+            let request = try typed(payload)
+            return requestCoordination(request.name, payload: request.payload)
+        } catch {
+            return .failed(error)
+        }
+    }
+}
