@@ -38,8 +38,10 @@ extension HostShell {
             return Reply(
                 lines: [], status: .error("waited for plugin '\(plugin)', but its reload was refused: \(reason)"))
         case .timedOut:
+            let hint = host.watcher == nil ? "; without --watch only a 'reload' command reloads it" : ""
             return Reply(
-                lines: [], status: .error("no new generation of plugin '\(plugin)' within \(timeout.seconds) s"))
+                lines: [],
+                status: .error("no new generation of plugin '\(plugin)' within \(timeout.seconds) s\(hint)"))
         }
     }
 }

@@ -1,4 +1,5 @@
 import FlowHost
+import FlowKit
 import Glibc
 
 /// `flowhost`: runs, validates, lists and inspects flow manifests and plugins.
@@ -63,7 +64,9 @@ struct FlowHostCommand {
                 print(usage)
                 code = .ok
             default:
-                throw Exit.usage("unknown command '\(command)'", usage)
+                let names = FlowHostCommandLine.commands.map(\.name)
+                let hint = Suggestion.closest(to: command, among: names).map { "; did you mean '\($0)'?" } ?? ""
+                throw Exit.usage("unknown command '\(command)'\(hint)", "run 'flowhost help' for the commands")
             }
         } catch {
             if let problem = error.problem, wantsJSON(given) {

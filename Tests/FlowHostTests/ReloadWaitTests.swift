@@ -34,7 +34,11 @@ struct ReloadWaitTests {
         let second = await shell.perform("wait reload greeter 0.05")
 
         #expect(first.status == .ok)
-        #expect(second.status == .error("no new generation of plugin 'greeter' within 0.05 s"))
+        #expect(
+            second.status
+                == .error(
+                    "no new generation of plugin 'greeter' within 0.05 s; without --watch only a 'reload' command reloads it"
+                ))
     }
 
     @Test func refusedReloadEndsTheWaitWithItsReason() async throws {

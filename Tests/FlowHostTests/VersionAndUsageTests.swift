@@ -37,6 +37,16 @@ struct VersionAndUsageTests {
         }
     }
 
+    @Test func unknownCommandSuggestsTheNearestOne() throws {
+        let run = try Subprocess.flowhost(["valdate", "manifests/demo.json"])
+
+        #expect(run.status == 64)
+        #expect(
+            run.errorLines == [
+                "flowhost: unknown command 'valdate'; did you mean 'validate'?", "run 'flowhost help' for the commands",
+            ])
+    }
+
     @Test func unknownOptionIsAUsageErrorNamingIt() throws {
         let run = try Subprocess.flowhost(["validate", "manifests/demo.json", "--jsn"])
 
