@@ -16,7 +16,7 @@ extension HostShell {
             requests: host.manifest.routes.map(\.request.rawValue),
             actions: router.top?.actions.map(\.name) ?? [],
             modules: router.modules.map(\.name.rawValue) + host.manifest.routes.compactMap { $0.module?.rawValue },
-            plugins: host.registry.pluginNames)
+            plugins: host.registry.pluginNames, visibleStack: router.state.visibleStack.map(\.rawValue))
     }
 
     /// Completes the words of the shell's commands from a snapshot of the host's names.
@@ -30,13 +30,18 @@ extension HostShell {
         public var actions: [String]
         public var modules: [String]
         public var plugins: [String]
+        /// The modules on the visible stack, which `back to` can go back to.
+        public var visibleStack: [String]
 
         /// A completer for these names, in any order and with repeats.
-        public init(requests: [String], actions: [String], modules: [String], plugins: [String]) {
+        public init(
+            requests: [String], actions: [String], modules: [String], plugins: [String], visibleStack: [String] = []
+        ) {
             self.requests = Array(Set(requests)).sorted()
             self.actions = Array(Set(actions)).sorted()
             self.modules = Array(Set(modules)).sorted()
             self.plugins = Array(Set(plugins)).sorted()
+            self.visibleStack = Array(Set(visibleStack)).sorted()
         }
 
         public func completions(before textBeforeCursor: String) -> LineCompletion {
@@ -57,7 +62,7 @@ extension HostShell {
             case ("send", 3) where before[2] == "from": return modules
             case ("act", 1): return actions
             case ("back", 1): return ["root", "to"]
-            case ("back", 2) where before[1] == "to": return modules
+            case ("back", 2) where before[1] == "to": return visibleStack
             case ("reload", 1): return plugins + ["manifest"]
             case ("wait", 1): return ["reload"]
             case ("wait", 2) where before[1] == "reload": return plugins

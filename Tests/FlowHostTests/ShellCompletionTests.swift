@@ -50,7 +50,7 @@ struct ShellCompletionTests {
 
     @Test func afterBackWaitExpectAndStatsTheirWords() {
         #expect(candidates("back ") == ["root", "to"])
-        #expect(candidates("back to we") == ["welcome"])
+        #expect(candidates("back to ") == ["welcome"], "only what is on the visible stack")
         #expect(candidates("wait ") == ["reload"])
         #expect(candidates("wait reload s") == ["settings"])
         #expect(candidates("expect no ") == ["tabs"])
