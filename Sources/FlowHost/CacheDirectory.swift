@@ -45,47 +45,19 @@ public struct CacheDirectory: Sendable {
         change(&entries)
         try makeDirectories()
         let file = path + "/" + name
-        var template = Array("\(file).XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw FlowError("cannot write \(file): \(reason())") }
-        let staging = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         let document: JSONValue = ["version": 1, "entries": .object(entries)]
-        let bytes = Array((document.prettyDescription + "\n").utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let why = reason()
-                close(fd)
-                unlink(staging)
-                throw FlowError("cannot write \(file): \(why)")
-            }
-            written += count
-        }
-        close(fd)
-        guard rename(staging, file) == 0 else {
-            let why = reason()
-            unlink(staging)
-            throw FlowError("cannot write \(file): \(why)")
+        do {
+            try AtomicFile.write(Array((document.prettyDescription + "\n").utf8), to: file, mode: 0o600)
+        } catch {
+            throw FlowError("cannot write \(file): \(error.reason)")
         }
     }
 
     private func makeDirectories() throws(FlowError) {
-        var slash = path.index(after: path.startIndex)
-        while true {
-            let next = path[slash...].firstIndex(of: "/")
-            let directory = String(path[..<(next ?? path.endIndex)])
-            var status = stat()
-            if !(stat(directory, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR) {
-                guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-                    throw FlowError("cannot create directory \(directory) for the cache: \(reason())")
-                }
-            }
-            guard let next else { return }
-            slash = path.index(after: next)
+        do {
+            try AtomicFile.makeDirectories(path)
+        } catch {
+            throw FlowError("cannot create directory \(error.step) for the cache: \(error.reason)")
         }
     }
-
-    private func reason() -> String { String(cString: strerror(errno)) }
 }

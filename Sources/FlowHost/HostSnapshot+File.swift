@@ -66,45 +66,12 @@ extension HostSnapshot {
     ///
     /// - Throws: ``SnapshotFileError`` (`unwritable`) naming the cause; the previous file is left as it was.
     public func write(to path: String) throws(SnapshotFileError) {
-        func failure(_ what: String) -> SnapshotFileError {
-            SnapshotFileError(
-                file: path, kind: .unwritable,
-                message: "cannot write snapshot file: \(what): \(String(cString: strerror(errno)))")
-        }
-        var template = Array((path + ".tmp-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw failure("cannot create a temporary file beside it") }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var closed = false
-        defer {
-            if !closed { close(descriptor) }
-        }
-        let bytes = Array((json.prettyDescription + "\n").utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                let error = failure("cannot write the temporary file")
-                unlink(temporary)
-                throw error
-            }
-            written += count
-        }
-        // The data reaches the disk before the rename makes it the file.
-        let mask = umask(0)
-        umask(mask)
-        guard fsync(descriptor) == 0, fchmod(descriptor, 0o666 & ~mask) == 0 else {
-            let error = failure("cannot flush the temporary file")
-            unlink(temporary)
-            throw error
-        }
-        closed = true
-        close(descriptor)
-        guard rename(temporary, path) == 0 else {
-            let error = failure("cannot rename the temporary file over it")
-            unlink(temporary)
-            throw error
+        do {
+            try AtomicFile.write(
+                Array((json.prettyDescription + "\n").utf8), to: path, mode: AtomicFile.defaultMode, durable: true)
+        } catch {
+            throw SnapshotFileError(
+                file: path, kind: .unwritable, message: "cannot write snapshot file: \(error.description)")
         }
     }
 }

@@ -68,41 +68,19 @@ public struct LineHistory: Equatable, Sendable {
     /// - Throws: ``FlowError`` naming the file or directory that could not be written, and why.
     public func save(to path: String) throws(FlowError) {
         try Self.makeDirectories(for: path)
-        let staging = path + ".\(getpid()).tmp"
-        let fd = open(staging, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw FlowError("cannot write history file \(staging): \(Self.reason())") }
-        let bytes = Array(entries.map { $0 + "\n" }.joined().utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let reason = Self.reason()
-                close(fd)
-                unlink(staging)
-                throw FlowError("cannot write history file \(staging): \(reason)")
-            }
-            written += count
-        }
-        close(fd)
-        guard rename(staging, path) == 0 else {
-            let reason = Self.reason()
-            unlink(staging)
-            throw FlowError("cannot write history file \(path): \(reason)")
+        do {
+            try AtomicFile.write(Array(entries.map { $0 + "\n" }.joined().utf8), to: path, mode: 0o600)
+        } catch {
+            throw FlowError("cannot write history file \(path): \(error.reason)")
         }
     }
 
     private static func makeDirectories(for path: String) throws(FlowError) {
-        guard !path.isEmpty else { return }
-        var slash = path.index(after: path.startIndex)
-        while let next = path[slash...].firstIndex(of: "/") {
-            let directory = String(path[..<next])
-            slash = path.index(after: next)
-            var status = stat()
-            if stat(directory, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { continue }
-            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-                throw FlowError("cannot create directory \(directory) for the history: \(reason())")
-            }
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
+        do {
+            try AtomicFile.makeDirectories(String(path[..<slash]))
+        } catch {
+            throw FlowError("cannot create directory \(error.step) for the history: \(error.reason)")
         }
     }
 
