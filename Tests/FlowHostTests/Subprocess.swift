@@ -60,11 +60,11 @@ struct Subprocess {
         var readers: [Int32] = []
         var closeInParent: [Int32] = []
         if terminal {
+            var master: Int32 = -1
+            var slave: Int32 = -1
+            try #require(openpty(&master, &slave, nil, nil, nil) == 0)
             // Closed on exec, so that programs other tests start meanwhile do not hold the terminal open.
-            let master = Terminal.openMaster(O_RDWR | O_NOCTTY | O_CLOEXEC)
-            try #require(master >= 0 && Terminal.grant(master) == 0 && Terminal.unlock(master) == 0)
-            let slave = open(String(cString: try #require(Terminal.slaveName(master))), O_RDWR | O_NOCTTY | O_CLOEXEC)
-            try #require(slave >= 0)
+            for descriptor in [master, slave] { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
             posix_spawn_file_actions_adddup2(&actions, slave, STDOUT_FILENO)
             posix_spawn_file_actions_adddup2(&actions, slave, STDERR_FILENO)
             posix_spawn_file_actions_addclose(&actions, master)
@@ -140,20 +140,6 @@ struct Subprocess {
             for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
             read = ends[0]
             write = ends[1]
-        }
-    }
-
-    /// The pseudo-terminal functions of libc, which Swift's Glibc module leaves out (they need
-    /// `_XOPEN_SOURCE`), looked up by name.
-    private enum Terminal {
-        static let openMaster = function("posix_openpt", as: (@convention(c) (Int32) -> Int32).self)
-        static let grant = function("grantpt", as: (@convention(c) (Int32) -> Int32).self)
-        static let unlock = function("unlockpt", as: (@convention(c) (Int32) -> Int32).self)
-        static let slaveName = function("ptsname", as: (@convention(c) (Int32) -> UnsafeMutablePointer<CChar>?).self)
-
-        private static func function<F>(_ name: String, as type: F.Type) -> F {
-            guard let symbol = dlsym(nil, name) else { fatalError("libc has no \(name)") }
-            return unsafeBitCast(symbol, to: type)
         }
     }
 }
