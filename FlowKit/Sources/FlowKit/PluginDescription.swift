@@ -1,23 +1,54 @@
-/// What a plugin offers the host: its managers and services, by name.
+/// What a plugin offers the host: its managers and services, by name, and what it proposes to a manifest
+/// that discovers it: routes, services to start, and the other plugins it requires.
 ///
 /// A plugin returns one from its entry point (see ``PluginEntry``). The host's manifest names the
-/// managers and services it routes to; names are unique within a plugin.
+/// managers and services it routes to; names are unique within a plugin. A manifest that discovers the
+/// plugin (`"discover": ["plugins.d"]`) takes its ``routes`` and ``startServices`` as well, orders it
+/// after the plugins it ``requires``, and refuses it when one of them is missing or of another version.
+///
+/// ```swift
+/// let plugin = PluginDescription(
+///     name: "catalog", version: "1.2.0",
+///     managers: [ManagerFactory("ItemList", ItemListManager.self)],
+///     services: [ServiceFactory("Store") { StoreService() }],
+///     routes: [DeclaredRoute("catalog.list", manager: "ItemList")],
+///     startServices: [ServiceStart("Store")],
+///     requires: ["auth": ">=1.0 <2"])
+/// ```
 public struct PluginDescription: Sendable {
     /// The plugin's name, for reports.
     public var name: String
-    /// The plugin's own version, for reports.
+    /// The plugin's own version: a semantic version (`1.2.0`), which other plugins' ``requires`` ranges
+    /// are checked against.
     public var version: String
     /// The managers, by the name a manifest uses.
     public var managers: [ManagerFactory]
     /// The services, by the name a manifest uses.
     public var services: [ServiceFactory]
+    /// The routes the plugin proposes to a manifest that discovers it, each to one of its ``managers``.
+    public var routes: [DeclaredRoute]
+    /// The services to start when a manifest discovers the plugin, in order, each one of its ``services``.
+    public var startServices: [ServiceStart]
+    /// The plugins this one needs, by name, each with a range of semantic versions such as `">=1.2 <2"`,
+    /// `"^1.2"` or `"*"` (any). The host loads them and starts their services first, and refuses this
+    /// plugin when one is missing, of a version outside its range, or requires it back.
+    public var requires: [String: String]
 
     /// Describes a plugin.
-    public init(name: String, version: String, managers: [ManagerFactory], services: [ServiceFactory] = []) {
+    ///
+    /// Written before plugins declared routes, `PluginDescription(name:version:managers:services:)` still
+    /// builds, and describes a plugin that proposes nothing.
+    public init(
+        name: String, version: String, managers: [ManagerFactory], services: [ServiceFactory] = [],
+        routes: [DeclaredRoute] = [], startServices: [ServiceStart] = [], requires: [String: String] = [:]
+    ) {
         self.name = name
         self.version = version
         self.managers = managers
         self.services = services
+        self.routes = routes
+        self.startServices = startServices
+        self.requires = requires
     }
 
     /// The manager exported as `name`.

@@ -34,7 +34,7 @@ public enum PluginEntry {
     ///
     /// Bumped whenever a change to FlowKit would make a plugin built against the old one misbehave.
     @_alwaysEmitIntoClient
-    public static var abiVersion: UInt32 { 2 }  // 2: FlowKit 2 (child results, deep links that wait, new stored state)
+    public static var abiVersion: UInt32 { 3 }  // 3: PluginDescription declares routes, services to start, requires
 
     /// A pointer identifying the FlowKit image the caller is linked against.
     ///
