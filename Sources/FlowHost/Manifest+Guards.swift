@@ -14,7 +14,8 @@ extension ManifestParser {
     /// The guards, in the manifest's order. `routes` are the parsed routes, which redirects must name and
     /// patterns are checked against for typos.
     mutating func guards(_ value: JSONValue?, routes: [Manifest.Route]) -> [RedirectGuard] {
-        let routed = Set(routes.map(\.request.rawValue))
+        // Discovered plugins declare routes of their own, known only once their directories are read.
+        let routed = discovering ? [] : Set(routes.map(\.request.rawValue))
         var guards: [RedirectGuard] = []
         for (index, element) in elements(of: value, at: "guards") {
             let path = "guards[\(index)]"

@@ -113,12 +113,15 @@ struct ManifestParser {
     let file: String
     let directory: String
     var errors: [ManifestError] = []
+    /// Whether the manifest discovers plugins: then `plugins` and `routes` may be left out, and routes,
+    /// services and guards may name plugins and requests that only discovery finds.
+    var discovering = false
     /// Problems found past ``ManifestErrors/maxListed``, counted and not kept.
     var omitted = 0
 
     static let topKeys = [
-        "deepLinks", "experiments", "guards", "manifestVersion", "name", "pluginPath", "plugins", "routes", "services",
-        "serviceTimeout", "start",
+        "deepLinks", "discover", "exclude", "experiments", "guards", "manifestVersion", "name", "pluginPath",
+        "plugins", "prefer", "routes", "services", "serviceTimeout", "start",
     ]
     static let pluginKeys = ["library", "sha256"]
     static let routeKeys = ["experiment", "from", "manager", "plugin", "request"]
@@ -142,6 +145,9 @@ struct ManifestParser {
             wrongType("integer", version, at: "manifestVersion")
         }
         checkKeys(of: top, at: nil, allowed: Self.topKeys)
+        discovering = top["discover"] != nil
+        let discover = discovery(top["discover"])
+        checkNeedsDiscovery(top)
 
         let appName = top["name"].flatMap { name($0, at: "name", what: "name", hint: "omit \"name\" instead") }
         let pluginPath = elements(of: top["pluginPath"], at: "pluginPath").compactMap { index, entry in
@@ -151,7 +157,7 @@ struct ManifestParser {
         }
         var plugins: [String: Manifest.PluginEntry] = [:]
         var declared: Set<String>?  // nil when `plugins` is unusable, so that routes are not checked against it
-        if let value = required("plugins", in: top, at: nil) {
+        if let value = discovering ? top["plugins"] ?? .object([:]) : required("plugins", in: top, at: nil) {
             if case .object(let entries) = value {
                 declared = Set(entries.keys)
                 for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
@@ -163,7 +169,7 @@ struct ManifestParser {
         }
         let experiments = experiments(top["experiments"], declared: declared)
         let routes = routes(
-            required("routes", in: top, at: nil) ?? .array([]), declared: declared,
+            (discovering ? top["routes"] : required("routes", in: top, at: nil)) ?? .array([]), declared: declared,
             experiments: top["experiments"] == nil ? [] : Set(experiments.keys))
         let services = elements(of: top["services"], at: "services").compactMap { index, element in
             service(element, at: "services[\(index)]", declared: declared)
@@ -176,7 +182,8 @@ struct ManifestParser {
             pluginPath: pluginPath, plugins: plugins, routes: routes, services: services, start: start,
             experiments: experiments, deepLinks: deepLinks(top["deepLinks"]),
             guards: guards(top["guards"], routes: routes),
-            serviceTimeout: top["serviceTimeout"].flatMap { serviceTimeout($0) })
+            serviceTimeout: top["serviceTimeout"].flatMap { serviceTimeout($0) }, discover: discover,
+            exclude: exclusions(top["exclude"], declared: declared), prefer: preferences(top["prefer"]))
     }
 
     /// `serviceTimeout`: seconds above 0, to the millisecond.
@@ -291,7 +298,8 @@ struct ManifestParser {
     }
 
     mutating func checkDeclared(_ plugin: String?, at path: String, declared: Set<String>?) {
-        guard let plugin, let declared, !declared.contains(plugin) else { return }
+        // A discovered plugin is known only once its directory is read: discovery reports it missing.
+        guard !discovering, let plugin, let declared, !declared.contains(plugin) else { return }
         let hint =
             declared.isEmpty
             ? "\"plugins\" is empty"

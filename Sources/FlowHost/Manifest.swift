@@ -34,6 +34,13 @@ public struct Manifest: Sendable, Hashable {
     public var guards: [RedirectGuard]
     /// How long a service that awaits may take to start or stop; `nil` for FlowKit's default (5 s).
     public var serviceTimeout: Duration?
+    /// Where plugin libraries are discovered (`discover`), in order; empty when the manifest names every
+    /// plugin itself. See ``PluginComposition``.
+    public var discover: [Discovery]
+    /// Discovered plugins and declared routes the manifest leaves out (`exclude`).
+    public var exclude: Exclusions
+    /// Which plugin's declared route wins where several plugins declare the same one (`prefer`).
+    public var prefer: [RouteSelector]
 
     /// Creates a manifest from parts that are assumed to be valid already.
     public init(
@@ -49,7 +56,10 @@ public struct Manifest: Sendable, Hashable {
         experiments: [String: Experiment] = [:],
         deepLinks: DeepLinkMapping = DeepLinkMapping(),
         guards: [RedirectGuard] = [],
-        serviceTimeout: Duration? = nil
+        serviceTimeout: Duration? = nil,
+        discover: [Discovery] = [],
+        exclude: Exclusions = Exclusions(),
+        prefer: [RouteSelector] = []
     ) {
         self.path = path
         self.directory = directory
@@ -64,6 +74,9 @@ public struct Manifest: Sendable, Hashable {
         self.deepLinks = deepLinks
         self.guards = guards
         self.serviceTimeout = serviceTimeout
+        self.discover = discover
+        self.exclude = exclude
+        self.prefer = prefer
     }
 }
 
