@@ -7,17 +7,22 @@ import Synchronization
 ///
 /// It watches the directories of the files, for `IN_CLOSE_WRITE` (a writer closed the file) and
 /// `IN_MOVED_TO` (a file was renamed into place, as linkers and editors do). Events for other files in
-/// those directories are ignored. Each report is delivered on the main actor.
+/// those directories are ignored, except in the `directories` watched whole, where a file written, moved
+/// in, deleted or moved out is reported whatever its name (unless it starts with a dot, as editors' and
+/// linkers' temporary files do). Each report is delivered on the main actor.
 public final class FileWatcher: Sendable {
     private let inotify: Int32
     private let stopPipe: (read: Int32, write: Int32)
     /// Whether the descriptors are still open; the reader closes them, under this lock, when it ends.
     private let isOpen = Mutex(true)
 
-    /// Starts watching `files`; `onChange` receives the path of each file that changed, as given.
+    /// Starts watching `files`, and every file of `directories`; `onChange` receives the path of each file
+    /// that changed, as given (a file of `directories` as the directory followed by `/` and its name).
     ///
     /// - Throws: ``FlowError`` when inotify cannot be set up, naming the directory.
-    public init(files: [String], onChange: @escaping @MainActor @Sendable (String) -> Void) throws(FlowError) {
+    public init(
+        files: [String], directories whole: [String] = [], onChange: @escaping @MainActor @Sendable (String) -> Void
+    ) throws(FlowError) {
         inotify = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
         guard inotify >= 0 else {
             throw FlowError("cannot watch files: inotify_init1: \(String(cString: strerror(errno)))")
@@ -32,11 +37,17 @@ public final class FileWatcher: Sendable {
 
         var watched: [Int32: String] = [:]  // watch descriptor -> directory
         var wanted = Set<String>()
+        var directories: [String] = []
         for file in files {
             let directory = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
             wanted.insert(file)
-            guard !watched.values.contains(directory) else { continue }
-            let descriptor = inotify_add_watch(inotify, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO))
+            if !directories.contains(directory) { directories.append(directory) }
+        }
+        let wholly = Set(whole)
+        for directory in whole where !directories.contains(directory) { directories.append(directory) }
+        for directory in directories {
+            let changes = IN_CLOSE_WRITE | IN_MOVED_TO | (wholly.contains(directory) ? IN_DELETE | IN_MOVED_FROM : 0)
+            let descriptor = inotify_add_watch(inotify, directory, UInt32(changes))
             guard descriptor >= 0 else {
                 let reason = String(cString: strerror(errno))
                 for fd in [inotify, stopPipe.read, stopPipe.write] { close(fd) }
@@ -46,7 +57,7 @@ public final class FileWatcher: Sendable {
         }
         DispatchQueue(label: "flowhost.watcher").async { [self, watched, wanted] in
             FileWatcher.readEvents(
-                inotify, stop: stopPipe.read, directories: watched, wanted: wanted, onChange: onChange)
+                inotify, stop: stopPipe.read, directories: watched, wanted: wanted, wholly: wholly, onChange: onChange)
             // The reader owns the descriptors; once closed, `stop()` no longer writes to them.
             isOpen.withLock { isOpen in
                 for fd in [inotify, stopPipe.read, stopPipe.write] { close(fd) }
@@ -65,7 +76,7 @@ public final class FileWatcher: Sendable {
     }
 
     private static func readEvents(
-        _ inotify: Int32, stop: Int32, directories: [Int32: String], wanted: Set<String>,
+        _ inotify: Int32, stop: Int32, directories: [Int32: String], wanted: Set<String>, wholly: Set<String>,
         onChange: @escaping @MainActor @Sendable (String) -> Void
     ) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -93,8 +104,12 @@ public final class FileWatcher: Sendable {
                     let nameBytes = bytes[nameStart..<(nameStart + Int(event.len))].prefix { $0 != 0 }
                     offset = nameStart + Int(event.len)
                     guard let directory = directories[event.wd] else { continue }
-                    let path = directory + "/" + String(decoding: nameBytes, as: UTF8.self)
-                    if wanted.contains(path), !changed.contains(path) { changed.append(path) }
+                    let name = String(decoding: nameBytes, as: UTF8.self)
+                    let path = directory + "/" + name
+                    let written = event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0
+                    let reported =
+                        (wanted.contains(path) && written) || (wholly.contains(directory) && !name.hasPrefix("."))
+                    if reported, !name.isEmpty, !changed.contains(path) { changed.append(path) }
                 }
             }
             for path in changed {

@@ -73,12 +73,18 @@ extension Host {
     /// an invalid one is reported and changes nothing. Requests held for a redirect stay held, judged by
     /// the guard that redirected them.
     ///
-    /// Services are not restarted: a change to `services` takes effect at the next start.
+    /// Services are not restarted: a change to `services` takes effect at the next start. A manifest that
+    /// discovers plugins reads its directories again (``rediscover(changed:landedAt:)``), which starts and
+    /// stops the services of the plugins that come and go.
     @discardableResult
     public func reloadManifest() -> HostEvent {
         let event: HostEvent
         do {
-            let reloaded = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
+            let declared = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
+            if let composed = recompose(declared) { return composed }
+            composition = nil
+            registry.follow(nil)
+            let reloaded = declared
             registry.update(manifest: reloaded)
             experiments.update(reloaded.experiments)
             manifest = reloaded
@@ -102,11 +108,14 @@ extension Host {
         var files = [Manifest.absolutePath(manifest.path)]
         files += registry.pluginNames.compactMap { registry.sourcePath(of: $0) }.map(Manifest.absolutePath)
         let manifestFile = files[0]
-        watcher = try FileWatcher(files: files) { [weak self] path in
+        let directories = composition?.directories ?? []
+        watcher = try FileWatcher(files: files, directories: directories) { [weak self] path in
             guard let self else { return }
             let landed = ContinuousClock.now
             if path == manifestFile {
                 if case .manifestReloaded = self.reloadManifest() { try? self.watch() }
+            } else if let slash = path.lastIndex(of: "/"), directories.contains(String(path[..<slash])) {
+                self.rediscover(changed: path, landedAt: landed)
             } else {
                 let names = self.registry.pluginNames.filter { name in
                     self.registry.sourcePath(of: name).map(Manifest.absolutePath) == path
@@ -117,7 +126,7 @@ extension Host {
     }
 
     /// Reloads `name`, retrying while its file looks incomplete.
-    private func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant) async {
+    func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant) async {
         for attempt in 1...10 {
             do {
                 onEvent?(try attemptReload(name, landedAt: landedAt))

@@ -35,6 +35,11 @@ public final class Host {
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
     /// The libraries each plugin's previous generations were loaded from, by plugin.
     var retiredLibraries: [String: Set<String>] = [:]
+    /// For a manifest that discovers plugins, what discovery found and where each route comes from; then
+    /// ``manifest`` is ``PluginComposition/manifest``, and ``PluginComposition/declared`` the file's.
+    public internal(set) var composition: PluginComposition?
+    /// Probes the libraries of discovered directories (see ``Host+Discovery``).
+    var discoveryProber: PluginProber?
 
     /// Builds the host. Loads the plugins that provide services now, and with `eager` every plugin.
     ///
@@ -43,17 +48,26 @@ public final class Host {
     ///     rebuilt (and reloaded) while the host runs. Kept so that existing callers still build.
     ///   - allowInsecurePlugins: Load libraries whose file or directories others can write.
     ///   - prober: Probe each plugin in a child process before loading it (``PluginRegistry/prober``).
+    ///   - discoveryProber: Probes the libraries of the manifest's `discover` directories, which are never
+    ///     loaded here to see what they declare; by default `prober`, else ``PluginProber/standard(timeout:useCache:)``.
     public init(
-        manifest: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false,
-        allowInsecurePlugins: Bool = false, prober: PluginProber? = nil
+        manifest declared: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false,
+        allowInsecurePlugins: Bool = false, prober: PluginProber? = nil, discoveryProber: PluginProber? = nil
     ) {
+        let composition = Host.compose(
+            declared, searchPath: searchPath, prober: discoveryProber ?? prober,
+            allowInsecurePlugins: allowInsecurePlugins)
+        let manifest = composition?.manifest ?? declared
         self.manifest = manifest
+        self.composition = composition
+        self.discoveryProber = discoveryProber ?? prober
         let registry = PluginRegistry(
             manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
         registry.prober = prober
+        registry.follow(composition)
         self.registry = registry
         self.experiments = ExperimentAssigner(manifest.experiments)
-        var problems: [PluginLoadError] = []
+        var problems = composition?.problems ?? []
         var services: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
         for service in manifest.services {
             do {
@@ -190,6 +204,7 @@ public final class Host {
                 }
             }
         }
+        addFailingRoutes(to: &mapping)
         return mapping
     }
 

@@ -17,6 +17,15 @@ public enum HostEvent: Sendable, CustomStringConvertible {
     case manifestRejected(ManifestErrors)
     /// A subject was exposed to an experiment for the first time.
     case exposure(Exposure)
+    /// A library that appeared in a discovered directory (with `--watch`) serves its declared routes, named
+    /// in `routes` (`greet`, `auth.signIn from settings`), and started the services named in `services`.
+    case pluginDiscovered(plugin: String, file: String, routes: [String], services: [String])
+    /// A discovered plugin's library was removed: the routes named in `routes` fail from now on (its image
+    /// stays loaded) and the services named in `services` were stopped.
+    case pluginRemoved(plugin: String, file: String, routes: [String], services: [String])
+    /// Discovery found a problem while the host ran: a library it cannot probe, a conflict, a requirement
+    /// that is no longer met.
+    case discoveryProblem(PluginLoadError)
 
     public var description: String {
         switch self {
@@ -31,6 +40,16 @@ public enum HostEvent: Sendable, CustomStringConvertible {
         case .manifestRejected(let errors):
             "manifest edit rejected, the routes in force are unchanged:\n" + errors.description
         case .exposure(let exposure): exposure.description
+        case .pluginDiscovered(let plugin, let file, let routes, let services):
+            "discovered plugin '\(plugin)' at \(file): "
+                + (routes.isEmpty ? "it declares no routes" : "routes \(routes.joined(separator: ", ")) go live")
+                + (services.isEmpty ? "" : "; started services: \(services.joined(separator: ", "))")
+        case .pluginRemoved(let plugin, let file, let routes, let services):
+            "plugin '\(plugin)' removed (\(file)): "
+                + (routes.isEmpty
+                    ? "it served no routes" : "routes \(routes.joined(separator: ", ")) fail until it is back")
+                + (services.isEmpty ? "" : "; stopped services: \(services.joined(separator: ", "))")
+        case .discoveryProblem(let error): "discovery: \(error)"
         }
     }
 }

@@ -19,7 +19,8 @@ extension HostShell {
         let words = arguments.split(whereSeparator: \.isWhitespace).map(String.init)
         guard words.count == 2 || words.count == 3, words[0] == "reload" else { return usage }
         let plugin = words[1]
-        guard host.registry.status(of: plugin) != nil else {
+        // With discovery, a plugin may be dropped in later: its name is known once it is found.
+        guard host.registry.status(of: plugin) != nil || host.composition != nil else {
             let names = host.registry.pluginNames.joined(separator: ", ")
             return Reply(lines: [], status: .error("no plugin named '\(plugin)'; plugins: \(names)"))
         }
@@ -34,6 +35,8 @@ extension HostShell {
         switch await reloadWait.next(of: plugin, within: timeout) {
         case .reloaded(let generation):
             return Reply(lines: ["plugin '\(plugin)': generation \(generation) serves", topLine], status: .ok)
+        case .discovered:
+            return Reply(lines: ["plugin '\(plugin)': discovered, its routes are live", topLine], status: .ok)
         case .refused(let reason):
             return Reply(
                 lines: [], status: .error("waited for plugin '\(plugin)', but its reload was refused: \(reason)"))

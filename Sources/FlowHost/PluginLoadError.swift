@@ -15,6 +15,11 @@ public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertibl
         /// without describing itself or hung, it is quarantined by an earlier such probe, or no probe could
         /// be run.
         case crashed, exited, timedOut, quarantined, probeFailed
+        /// Found by discovery (``PluginComposition``): two plugins declare the same route and the manifest
+        /// picks neither; a plugin requires one that is missing, of a version outside the range, refused, or
+        /// requires it back (a cycle); two discovered libraries are the same plugin; a `prefer` names a plugin
+        /// that does not declare the route; a discovered plugin was removed while the host ran.
+        case conflict, unmetRequirement, requirementCycle, duplicatePlugin, badPreference, removed
     }
 
     /// The library file, as found (or as written in the manifest when it was not found).

@@ -43,6 +43,11 @@ public final class PluginRegistry {
     public var maxImagesPerPlugin = 64
     /// Probes each library in a child process before it is first loaded here (see ``vet(_:)``); `nil` trusts.
     public var prober: PluginProber?
+    /// The order ``loadAll()`` loads plugins in, requirements first (see ``PluginComposition/loadOrder``);
+    /// plugins it leaves out follow by name.
+    public var loadOrder: [String] = []
+    /// The plugins each plugin requires, loaded before it (see ``PluginComposition/requirements``).
+    public var requirements: [String: [String]] = [:]
     var slots: [String: Slot]
 
     /// A registry for `manifest`'s plugins, found through `searchPath`. Loads nothing yet.
@@ -94,10 +99,11 @@ public final class PluginRegistry {
         return try load(slot)
     }
 
-    /// Loads every plugin; returns the failures.
+    /// Loads every plugin, requirements first; returns the failures.
     public func loadAll() -> [PluginLoadError] {
         var failures: [PluginLoadError] = []
-        for name in pluginNames {
+        let ordered = loadOrder.filter { slots[$0] != nil }
+        for name in ordered + pluginNames.filter({ !ordered.contains($0) }) {
             do { try load(name) } catch { failures.append(error) }
         }
         return failures
@@ -137,6 +143,7 @@ public final class PluginRegistry {
         case .failed(let error): throw error
         case .notLoaded:
             do {
+                try loadRequirements(of: slot)
                 try vet(slot)
                 guard let plugin = try openCopy(of: slot).plugin else { preconditionFailure("no digest to match") }
                 slot.status = .loaded(plugin)

@@ -1,7 +1,7 @@
 import FlowKit
 
-/// A plugin as a probe saw it in a child process: everything `validate`, `list` and `inspect` need, and
-/// none of its code.
+/// A plugin as a probe saw it in a child process: everything `validate`, `list`, `inspect` and discovery
+/// need, and none of its code.
 public struct ProbedPlugin: Sendable, Hashable {
     /// One manager the plugin exports, and the dependencies it requires.
     public struct Manager: Sendable, Hashable {
@@ -24,9 +24,16 @@ public struct ProbedPlugin: Sendable, Hashable {
     public var managers: [Manager]
     /// The services' names, sorted.
     public var services: [String]
+    /// The routes the plugin proposes, in its order (``FlowKit/PluginDescription/routes``).
+    public var routes: [DeclaredRoute]
+    /// The services it asks to start, in its order (``FlowKit/PluginDescription/startServices``).
+    public var startServices: [ServiceStart]
+    /// The plugins it requires, with their version ranges as written (``FlowKit/PluginDescription/requires``).
+    public var requires: [String: String]
 
     public init(
-        path: String, name: String, version: String, abiVersion: UInt32, managers: [Manager], services: [String]
+        path: String, name: String, version: String, abiVersion: UInt32, managers: [Manager], services: [String],
+        routes: [DeclaredRoute] = [], startServices: [ServiceStart] = [], requires: [String: String] = [:]
     ) {
         self.path = path
         self.name = name
@@ -34,6 +41,9 @@ public struct ProbedPlugin: Sendable, Hashable {
         self.abiVersion = abiVersion
         self.managers = managers.sorted { $0.name < $1.name }
         self.services = services.sorted()
+        self.routes = routes
+        self.startServices = startServices
+        self.requires = requires
     }
 
     /// The description of a plugin loaded in this process (the probe's own side).
@@ -45,24 +55,39 @@ public struct ProbedPlugin: Sendable, Hashable {
             managers: description.managers.map { factory in
                 Manager(name: factory.name, requirements: ((try? factory.resolve().requirements) ?? []).map(\.rawValue))
             },
-            services: description.services.map(\.name))
+            services: description.services.map(\.name), routes: description.routes,
+            startServices: description.startServices, requires: description.requires)
     }
 
-    /// `{"name", "version", "abi", "managers": [{"name", "requires"}], "services"}`.
+    /// `{"name", "version", "abi", "managers": [{"name", "requires"}], "services", "routes": [{"request",
+    /// "from", "manager"}], "startServices": [{"name", "after"}], "requires": {"PLUGIN": "RANGE"}}`.
     public var json: JSONValue {
         [
             "name": .string(name), "version": .string(version), "abi": .number(Double(abiVersion)),
             "managers": .array(
                 managers.map { ["name": .string($0.name), "requires": .array($0.requirements.map(JSONValue.string))] }),
             "services": .array(services.map(JSONValue.string)),
+            "routes": .array(
+                routes.map {
+                    [
+                        "request": .string($0.request.rawValue), "from": $0.from.map { .string($0.rawValue) } ?? .null,
+                        "manager": .string($0.manager),
+                    ]
+                }),
+            "startServices": .array(
+                startServices.map { ["name": .string($0.name), "after": .array($0.after.map(JSONValue.string))] }),
+            "requires": .object(requires.mapValues(JSONValue.string)),
         ]
     }
 
-    /// The plugin described by `json` (as ``json`` writes it), found at `path`; `nil` if it is not that shape.
+    /// The plugin described by `json` (as ``json`` writes it), found at `path`; `nil` if it is not that shape,
+    /// such as a cache entry written before plugins declared routes, which is then probed again.
     init?(json: JSONValue, path: String) {
         guard let name = json["name"]?.string, let version = json["version"]?.string,
             let abi = json["abi"]?.int, let abiVersion = UInt32(exactly: abi),
-            let managers = json["managers"]?.array, let services = json["services"]?.array
+            let managers = json["managers"]?.array, let services = json["services"]?.array,
+            let routes = json["routes"]?.array, let starts = json["startServices"]?.array,
+            let requires = json["requires"]?.object
         else { return nil }
         var parsedManagers: [Manager] = []
         for manager in managers {
@@ -71,8 +96,20 @@ public struct ProbedPlugin: Sendable, Hashable {
             }
             parsedManagers.append(Manager(name: managerName, requirements: requires.compactMap(\.string)))
         }
+        var parsedRoutes: [DeclaredRoute] = []
+        for route in routes {
+            guard let request = route["request"]?.string, let manager = route["manager"]?.string else { return nil }
+            let from = route["from"]?.string.map(Coordinated.init(rawValue:))
+            parsedRoutes.append(DeclaredRoute(CoordinationRequestName(rawValue: request), from: from, manager: manager))
+        }
+        var parsedStarts: [ServiceStart] = []
+        for start in starts {
+            guard let service = start["name"]?.string, let after = start["after"]?.array else { return nil }
+            parsedStarts.append(ServiceStart(service, after: after.compactMap(\.string)))
+        }
         self.init(
             path: path, name: name, version: version, abiVersion: abiVersion, managers: parsedManagers,
-            services: services.compactMap(\.string))
+            services: services.compactMap(\.string), routes: parsedRoutes, startServices: parsedStarts,
+            requires: requires.compactMapValues(\.string))
     }
 }

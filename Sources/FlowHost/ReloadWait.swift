@@ -1,6 +1,7 @@
-/// The shell's `wait reload PLUGIN [SECONDS]`: lets a script wait for a watched plugin's next generation.
+/// The shell's `wait reload PLUGIN [SECONDS]`: lets a script wait for a watched plugin's next generation, or
+/// for a plugin dropped into a discovered directory to go live.
 ///
-/// It keeps the reloads and refused reloads the host reports per plugin. A wait ends at once when the plugin
+/// It keeps the reloads, refused reloads and discoveries the host reports per plugin. A wait ends at once when the plugin
 /// was reloaded, or its reload refused, since the start or since the last wait for it ended (the file may land
 /// while the script runs an earlier command), else at the next reload, refusal or the timeout, whichever comes
 /// first. When several happened, the latest counts.
@@ -9,6 +10,8 @@ final class ReloadWait {
     /// How a wait ended.
     enum Result: Equatable {
         case reloaded(generation: Int)
+        /// The plugin appeared in a discovered directory and its routes went live.
+        case discovered
         case refused(String)
         case timedOut
     }
@@ -26,6 +29,8 @@ final class ReloadWait {
             record(.reloaded(generation: generation), of: plugin)
         case .reloadRefused(let plugin, let error):
             record(.refused(error.description), of: plugin)
+        case .pluginDiscovered(let plugin, _, _, _):
+            record(.discovered, of: plugin)
         default:
             break
         }

@@ -58,10 +58,12 @@ enum RunCommand {
         let watching = parsed.flags.contains("--watch")
         let plugins = searchPath(manifest, parsed)
         if let unbuilt = plugins.unbuiltPlugins(of: manifest) { throw Exit(.inputMissing, unbuilt.description) }
+        // --trust loads without probing; discovery still probes, to read what libraries declare unloaded.
+        let probing = try prober(parsed)
         let host = Host(
             manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"),
-            prober: parsed.flags.contains("--trust") ? nil : try prober(parsed))
+            prober: parsed.flags.contains("--trust") ? nil : probing, discoveryProber: probing)
         host.maxManifestSize = maxSize
         for problem in host.problems { printError(problem.description) }
 

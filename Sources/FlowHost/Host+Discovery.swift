@@ -1,0 +1,156 @@
+import FlowKit
+
+/// Discovery in a running host: the manifest composed with what its discovered plugins declare, routes that
+/// fail cleanly where nothing can serve them, and live drop-in under ``watch()``.
+extension Host {
+    /// The composition of `declared` with what its `discover` directories hold; `nil` when it discovers
+    /// nothing, so that a manifest without `discover` costs nothing.
+    static func compose(
+        _ declared: Manifest, searchPath: PluginSearchPath, prober: PluginProber?, allowInsecurePlugins: Bool,
+        previous: PluginComposition? = nil
+    ) -> PluginComposition? {
+        guard declared.discovers else { return nil }
+        let prober = prober ?? PluginProber.standard()
+        if allowInsecurePlugins { prober.allowInsecure = true }
+        let discovery = PluginDiscovery(manifest: declared, searchPath: searchPath, prober: prober)
+        return PluginComposition(manifest: declared, discovery: discovery, previous: previous)
+    }
+
+    /// Routes that fail with their error: declared by two plugins that nothing picks between, or by a
+    /// plugin that is refused or was removed.
+    func addFailingRoutes(to mapping: inout RequestCoordinatorMappingDictionary) {
+        guard let composition else { return }
+        for (key, error) in composition.failing {
+            let route = key.module.map { RequestRoute(key.request, from: $0) } ?? RequestRoute(key.request)
+            mapping[route] = ManagerFactory(name: key.request.rawValue) { throw error }
+        }
+    }
+
+    /// Reads the discovered directories again and switches to what they hold now: a new library's routes go
+    /// live and its services start, a removed one's routes fail (its image stays loaded) and its services
+    /// stop, a replaced one is reloaded. Reports each change (``HostEvent/pluginDiscovered(plugin:file:routes:services:)``,
+    /// ``HostEvent/pluginRemoved(plugin:file:routes:services:)``, ``HostEvent/discoveryProblem(_:)``).
+    ///
+    /// - Parameter changed: The file that changed, when a watcher saw one: reloaded if it is a loaded
+    ///   plugin's library.
+    /// - Returns: The events, in the order reported.
+    @discardableResult
+    public func rediscover(changed: String? = nil, landedAt: ContinuousClock.Instant? = nil) -> [HostEvent] {
+        guard let previous = composition else { return [] }
+        guard
+            let next = Host.compose(
+                previous.declared, searchPath: registry.searchPath, prober: discoveryProber,
+                allowInsecurePlugins: registry.allowsInsecurePlugins, previous: previous)
+        else { return [] }
+        let events = adopt(next, after: previous)
+        if let changed {
+            for name in registry.pluginNames where registry.sourcePath(of: name).map(Manifest.absolutePath) == changed {
+                guard case .loaded? = registry.status(of: name), next.plugin(named: name)?.isActive == true else {
+                    continue
+                }
+                Task { await self.reloadWhenComplete(name, landedAt: landedAt ?? .now) }
+            }
+        }
+        if watcher != nil { try? watch() }  // new libraries and directories to watch
+        for event in events { onEvent?(event) }
+        return events
+    }
+
+    /// Takes a reloaded manifest that discovers plugins: composes it, adopts it and reports it; `nil` for
+    /// one that discovers nothing.
+    func recompose(_ declared: Manifest) -> HostEvent? {
+        guard
+            let next = Host.compose(
+                declared, searchPath: registry.searchPath, prober: discoveryProber,
+                allowInsecurePlugins: registry.allowsInsecurePlugins, previous: composition)
+        else { return nil }
+        let previous = composition ?? next
+        experiments.update(next.manifest.experiments)
+        coordinator.guards = next.manifest.guards
+        let events = adopt(next, after: previous)
+        let event = HostEvent.manifestReloaded(file: next.manifest.path, routes: next.manifest.routes.count)
+        onEvent?(event)
+        for event in events { onEvent?(event) }
+        return event
+    }
+
+    /// Makes `next` the composition in force, after `previous`: routes, services, registry; returns the
+    /// events that say what changed.
+    func adopt(_ next: PluginComposition, after previous: PluginComposition) -> [HostEvent] {
+        composition = next
+        manifest = next.manifest
+        registry.update(manifest: next.manifest)
+        registry.follow(next)
+        coordinator.mapping = mapping(for: next.manifest)
+
+        var events: [HostEvent] = []
+        let stopped = stopServices(notIn: next.manifest)
+        for plugin in next.plugins {
+            let before = previous.plugin(named: plugin.name)
+            switch plugin.state {
+            case .active
+            where plugin.directory != nil && (before?.isActive != true || before?.library != plugin.library):
+                let started = startServices(of: plugin.name, in: next.manifest)
+                events.append(
+                    .pluginDiscovered(
+                        plugin: plugin.name, file: plugin.library, routes: routes(of: plugin.name, in: next),
+                        services: started))
+            case .removed where before?.isActive == true:
+                events.append(
+                    .pluginRemoved(
+                        plugin: plugin.name, file: plugin.library, routes: routes(declaredBy: plugin, in: next),
+                        services: stopped.filter { $0.hasPrefix(plugin.name + ".") }))
+            default: break
+            }
+        }
+        let known = Set(previous.problems)
+        events += next.problems.filter { !known.contains($0) }.map(HostEvent.discoveryProblem)
+        return events
+    }
+
+    /// The routes `plugin` serves in `composition`, as the shell writes them.
+    private func routes(of plugin: String, in composition: PluginComposition) -> [String] {
+        composition.manifest.routes.filter { $0.plugin == plugin }.map {
+            PluginComposition.RouteKey($0.request, from: $0.module).shellName
+        }
+    }
+
+    /// The routes `plugin` declared that now fail because it is gone.
+    private func routes(declaredBy plugin: PluginComposition.Plugin, in composition: PluginComposition) -> [String] {
+        (plugin.probe?.routes ?? []).map { PluginComposition.RouteKey($0.request, from: $0.from) }
+            .filter { composition.failing[$0] != nil }.map(\.shellName)
+    }
+
+    /// Starts the services `manifest` has for `plugin` that are not running; returns their names.
+    private func startServices(of plugin: String, in manifest: Manifest) -> [String] {
+        var started: [String] = []
+        for ref in manifest.services where ref.plugin == plugin && !runningServices.contains(where: { $0.ref == ref }) {
+            do {
+                let service = try registry.service(ref.service, in: plugin).make()
+                runningServices.append((ref, service))
+                coordinator.addService(service)
+                started.append(ref.reportedName)
+            } catch {
+                onEvent?(.discoveryProblem(error))
+            }
+        }
+        return started
+    }
+
+    /// Stops the running services `manifest` no longer has; returns their names.
+    private func stopServices(notIn manifest: Manifest) -> [String] {
+        let kept = Set(manifest.services)
+        var stopped: [String] = []
+        for (ref, service) in runningServices.reversed() where !kept.contains(ref) {
+            coordinator.removeService(service)
+            stopped.append(ref.reportedName)
+        }
+        runningServices.removeAll { !kept.contains($0.ref) }
+        return stopped
+    }
+}
+
+extension PluginComposition.RouteKey {
+    /// `greet`, or `auth.signIn from settings`, as `send` takes it.
+    var shellName: String { request.rawValue + (module.map { " from \($0.rawValue)" } ?? "") }
+}

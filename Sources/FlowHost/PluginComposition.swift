@@ -1,0 +1,405 @@
+import FlowKit
+
+/// A manifest that discovers plugins, composed with what they declare: the manifest the host then runs,
+/// and where each of its routes comes from.
+///
+/// The rules (manifests/README.md, "Discovery"):
+///
+/// - **Plugins**: every plugin library in a discovered directory, and every plugin the manifest declares
+///   in `plugins` (which decides the library, and may pin it, for a plugin of that name). A discovered
+///   plugin named in `exclude.plugins` is left out; a second library of the same plugin is a problem and
+///   only the first is used.
+/// - **Requirements**: a plugin whose ``FlowKit/PluginDescription/requires`` names a plugin that is not
+///   there, of a version outside the range, refused itself, or that requires it back (a cycle) is refused:
+///   it is not loaded, and its routes fail with the one-line reason. The others are loaded, and their
+///   services started, requirements first (ties by name).
+/// - **Routes**: the manifest's own routes, then every route the plugins declare, unless the manifest has
+///   one for the same request and `from` (it overrides) or `exclude.routes` selects it. Two plugins
+///   declaring the same route is a conflict that fails that route, naming both, unless a `prefer` entry
+///   picks one.
+/// - **Services**: the manifest's `services` in its order, then those the plugins ask to start
+///   (``FlowKit/PluginDescription/startServices``), in requirement order, each after the services its
+///   `after` names.
+public struct PluginComposition: Sendable {
+    /// A request and the module it must come from, the key of a route.
+    public struct RouteKey: Sendable, Hashable, CustomStringConvertible {
+        public var request: CoordinationRequestName
+        public var module: Coordinated?
+
+        public init(_ request: CoordinationRequestName, from module: Coordinated?) {
+            self.request = request
+            self.module = module
+        }
+
+        /// `"catalog.create"`, or `"auth.signIn" from "settings"`.
+        public var description: String {
+            quoted(request.rawValue) + (module.map { " from \(quoted($0.rawValue))" } ?? "")
+        }
+    }
+
+    /// Who made a route.
+    public enum Source: Sendable, Hashable, CustomStringConvertible {
+        /// The manifest's `routes`.
+        case manifest
+        /// The plugin of that name declared it.
+        case plugin(String)
+
+        /// `manifest`, or the plugin's name.
+        public var description: String {
+            switch self {
+            case .manifest: "manifest"
+            case .plugin(let name): name
+            }
+        }
+    }
+
+    /// A plugin the manifest declares or discovery found, and what became of it.
+    public struct Plugin: Sendable {
+        public enum State: Sendable {
+            /// Loaded (on demand) and routed.
+            case active
+            /// Not loaded: a requirement is unmet, or its probe failed (a plugin of `plugins`).
+            case refused(PluginLoadError)
+            /// Left out by the manifest's `exclude.plugins` entry at `by`.
+            case excluded(by: String)
+            /// Not used, because `by` (a `plugins` entry, or a library found first) is the same plugin.
+            case overridden(by: String)
+            /// Its library was removed from its directory while the host ran; its routes fail.
+            case removed
+        }
+
+        public var name: String
+        /// The library file.
+        public var library: String
+        /// The discovered directory it was found in; `nil` for a plugin of the manifest's `plugins`.
+        public var directory: String?
+        /// What its probe found; `nil` when the probe failed.
+        public var probe: ProbedPlugin?
+        public var state: State
+
+        /// Whether it is loaded and routed.
+        public var isActive: Bool {
+            if case .active = state { return true }
+            return false
+        }
+    }
+
+    /// A declared route that is not routed as declared, and why.
+    public struct SetAside: Sendable {
+        public enum Reason: Sendable, CustomStringConvertible {
+            /// The manifest routes the same request and `from` itself, at `by` (`routes[3]`).
+            case overridden(by: String)
+            /// An `exclude.routes` entry, at `by`, selects it.
+            case excluded(by: String)
+            /// Another plugin declares it too and the `prefer` entry at `by` picks `winner`.
+            case notPreferred(by: String, winner: String)
+            /// Other plugins declare it too and nothing picks one; the route fails.
+            case conflict(with: [String])
+            /// Its plugin is refused; the route fails with why, unless another plugin routes it.
+            case refused(PluginLoadError)
+            /// Its plugin's library was removed; the route fails, unless another plugin routes it.
+            case removed
+
+            public var description: String {
+                switch self {
+                case .overridden(let place): "overridden by the manifest's \(place)"
+                case .excluded(let place): "excluded by \(place)"
+                case .notPreferred(let place, let winner): "\(place) prefers plugin '\(winner)'"
+                case .conflict(let others):
+                    "conflicts with plugin\(others.count == 1 ? "" : "s") \(others.map { "'\($0)'" }.joined(separator: ", "))"
+                case .refused: "its plugin is refused"
+                case .removed: "its plugin was removed"
+                }
+            }
+        }
+
+        public var key: RouteKey
+        public var plugin: String
+        public var manager: String
+        public var reason: Reason
+    }
+
+    /// The manifest as the host runs it: the declared one with the discovered plugins (their libraries by
+    /// path), the declared routes and the services to start.
+    public internal(set) var manifest: Manifest
+    /// The manifest as written.
+    public let declared: Manifest
+    /// Every plugin, the manifest's first (by name), then discovered ones in the order found.
+    public internal(set) var plugins: [Plugin] = []
+    /// Who made each route of ``manifest``.
+    public internal(set) var sources: [RouteKey: Source] = [:]
+    /// Declared routes not routed as declared.
+    public internal(set) var setAside: [SetAside] = []
+    /// Routes that fail with an error when used: conflicts, and routes of refused or removed plugins.
+    public internal(set) var failing: [RouteKey: PluginLoadError] = [:]
+    /// Every problem, one line each: libraries that cannot be probed, conflicts, unmet requirements.
+    public internal(set) var problems: [PluginLoadError] = []
+    /// The active plugins, each after those it requires: the order to load them and start their services.
+    public internal(set) var loadOrder: [String] = []
+    /// The plugins each active plugin requires, to load first.
+    public internal(set) var requirements: [String: [String]] = [:]
+    /// Files in discovered directories that are not plugin libraries.
+    public internal(set) var skipped: [PluginLoadError] = []
+    /// The directories discovery read.
+    public internal(set) var directories: [String] = []
+
+    /// Composes `manifest` with what `discovery` found in its directories.
+    ///
+    /// - Parameter previous: The composition this one follows while the host runs: a plugin it had
+    ///   discovered that is gone now is kept as ``Plugin/State/removed``, its routes failing.
+    public init(manifest: Manifest, discovery: PluginDiscovery, previous: PluginComposition? = nil) {
+        declared = manifest
+        self.manifest = manifest
+        skipped = discovery.skipped
+        directories = discovery.directories
+        problems = discovery.problems
+        collectPlugins(discovery, previous: previous)
+        let refused = resolveRequirements()
+        let known = Set(plugins.filter(\.isActive).map(\.name))
+        let routes = composeRoutes(known: known, refused: refused)
+        let services = composeServices(known: known, refused: refused)
+        var effective = manifest
+        effective.plugins = manifest.plugins.filter { known.contains($0.key) }
+        for plugin in plugins where plugin.isActive && plugin.directory != nil {
+            effective.plugins[plugin.name] = Manifest.PluginEntry(name: plugin.name, library: plugin.library)
+        }
+        effective.routes = routes
+        effective.services = services
+        self.manifest = effective
+        var seen = Set<PluginLoadError>()
+        problems = problems.filter { seen.insert($0).inserted }
+    }
+
+    /// The plugin called `name` that is in use, or would be but for a refusal or a removal.
+    public func plugin(named name: String) -> Plugin? {
+        plugins.first { plugin in
+            guard plugin.name == name else { return false }
+            if case .active = plugin.state { return true }
+            if case .refused = plugin.state { return true }
+            if case .removed = plugin.state { return true }
+            return false
+        }
+    }
+
+    // MARK: - Plugins
+
+    private mutating func collectPlugins(_ discovery: PluginDiscovery, previous: PluginComposition?) {
+        for name in declared.plugins.keys.sorted() {
+            switch discovery.declared[name] {
+            case .success(let probe)?:
+                plugins.append(Plugin(name: name, library: probe.path, directory: nil, probe: probe, state: .active))
+            case .failure(let error)?:
+                problems.append(error)
+                plugins.append(
+                    Plugin(name: name, library: error.file, directory: nil, probe: nil, state: .refused(error)))
+            case nil:
+                break
+            }
+        }
+        for library in discovery.libraries {
+            guard case .success(let probe) = library.probe else {
+                if case .failure(let error) = library.probe { problems.append(error) }
+                continue
+            }
+            var plugin = Plugin(
+                name: probe.name, library: library.path, directory: library.directory, probe: probe, state: .active)
+            if probe.name.isEmpty
+                || probe.name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            {
+                problems.append(
+                    PluginLoadError(
+                        file: library.path, kind: .badHeader,
+                        message:
+                            "its plugin name \(quoted(probe.name)) is empty or holds a control character; it is not loaded"
+                    ))
+                continue
+            }
+            if let index = declared.exclude.plugins.firstIndex(of: probe.name) {
+                plugin.state = .excluded(by: "exclude.plugins[\(index)]")
+            } else if declared.plugins[probe.name] != nil {
+                plugin.state = .overridden(by: "plugins.\(probe.name)")
+            } else if let first = plugins.first(where: { $0.name == probe.name && $0.directory != nil && $0.isActive })
+            {
+                plugin.state = .overridden(by: first.library)
+                problems.append(
+                    PluginLoadError(
+                        file: library.path, kind: .duplicatePlugin,
+                        message:
+                            "plugin '\(probe.name)' is also \(first.library), found first; only that one is used; remove one of them"
+                    ))
+            }
+            plugins.append(plugin)
+        }
+        for gone in previous?.plugins ?? [] where gone.directory != nil && plugin(named: gone.name) == nil {
+            switch gone.state {
+            case .active, .removed:
+                plugins.append(
+                    Plugin(
+                        name: gone.name, library: gone.library, directory: gone.directory, probe: gone.probe,
+                        state: .removed))
+            default: break
+            }
+        }
+    }
+
+    // MARK: - Routes
+
+    private mutating func composeRoutes(known: Set<String>, refused: [String: PluginLoadError]) -> [Manifest.Route] {
+        var routes: [Manifest.Route] = []
+        var manifestRoutes: [RouteKey: Int] = [:]
+        for route in declared.routes {
+            let key = RouteKey(route.request, from: route.module)
+            manifestRoutes[key] = route.index
+            routes.append(route)
+            sources[key] = .manifest
+            if let plugin = route.plugin,
+                let error = unavailable(plugin, known: known, refused: refused, at: "routes[\(route.index)]")
+            {
+                failing[key] = error
+            }
+        }
+        for experiment in declared.experiments.values.sorted(by: { $0.name < $1.name }) {
+            for (index, variant) in experiment.variants.enumerated() {
+                _ = unavailable(
+                    variant.plugin, known: known, refused: refused,
+                    at: "experiments.\(experiment.name).variants[\(index)]")
+            }
+        }
+
+        var candidates: [RouteKey: [(plugin: String, manager: String)]] = [:]
+        var order: [RouteKey] = []
+        var unavailableRoutes: [RouteKey: (plugin: String, error: PluginLoadError)] = [:]
+        let declaring = loadOrder + plugins.filter { !$0.isActive }.map(\.name).sorted()
+        for name in declaring {
+            guard let plugin = plugin(named: name), let probe = plugin.probe else { continue }
+            for route in probe.routes {
+                let key = RouteKey(route.request, from: route.from)
+                guard probe.managers.contains(where: { $0.name == route.manager }) else {
+                    problems.append(
+                        PluginLoadError(
+                            file: plugin.library, kind: .unknownManager,
+                            message:
+                                "plugin '\(name)' declares a route for \(key) to manager '\(route.manager)', which it does not export; it exports: \(probe.managers.map(\.name).joined(separator: ", "))"
+                        ))
+                    continue
+                }
+                var aside = SetAside(key: key, plugin: name, manager: route.manager, reason: .removed)
+                if let index = manifestRoutes[key] {
+                    aside.reason = .overridden(by: "routes[\(index)]")
+                } else if let selector = declared.exclude.routes.first(where: {
+                    $0.selects(request: route.request, module: route.from, plugin: name)
+                }) {
+                    aside.reason = .excluded(by: selector.place)
+                } else {
+                    switch plugin.state {
+                    case .active:
+                        if candidates[key] == nil { order.append(key) }
+                        candidates[key, default: []].append((name, route.manager))
+                        continue
+                    case .refused(let error):
+                        aside.reason = .refused(error)
+                        if unavailableRoutes[key] == nil { unavailableRoutes[key] = (name, error) }
+                    case .removed:
+                        let error = PluginLoadError(
+                            file: plugin.library, kind: .removed,
+                            message:
+                                "plugin '\(name)' was removed from \(plugin.directory ?? "its directory") while flowhost ran; its routes fail until it is back (its image stays loaded)"
+                        )
+                        if unavailableRoutes[key] == nil { unavailableRoutes[key] = (name, error) }
+                    default: continue
+                    }
+                }
+                setAside.append(aside)
+            }
+        }
+
+        for (index, preference) in declared.prefer.enumerated() {
+            let keys = order.filter {
+                $0.request == preference.request && (preference.module == nil || $0.module == preference.module)
+            }
+            guard let plugin = preference.plugin,
+                !keys.contains(where: { key in candidates[key]?.contains { $0.plugin == plugin } == true })
+            else { continue }
+            let declarers = Set(keys.flatMap { candidates[$0]?.map(\.plugin) ?? [] }).sorted()
+            let others =
+                declarers.isEmpty
+                ? "no plugin declares it" : "it is declared by \(declarers.map { "'\($0)'" }.joined(separator: ", "))"
+            problems.append(
+                PluginLoadError(
+                    file: declared.path, kind: .badPreference,
+                    message:
+                        "prefer[\(index)] picks plugin '\(plugin)' for \(RouteKey(preference.request, from: preference.module)), which it does not declare; \(others)"
+                ))
+        }
+
+        for key in order {
+            guard let list = candidates[key], let first = list.first else { continue }
+            var winner = first
+            if list.count > 1 {
+                let preference = declared.prefer.first { preference in
+                    preference.request == key.request && (preference.module == nil || preference.module == key.module)
+                        && list.contains { $0.plugin == preference.plugin }
+                }
+                if let preference, let picked = list.first(where: { $0.plugin == preference.plugin }) {
+                    winner = picked
+                    for other in list where other.plugin != picked.plugin {
+                        setAside.append(
+                            SetAside(
+                                key: key, plugin: other.plugin, manager: other.manager,
+                                reason: .notPreferred(by: preference.place, winner: picked.plugin)))
+                    }
+                } else {
+                    let error = conflict(key, list)
+                    problems.append(error)
+                    failing[key] = error
+                    for entry in list {
+                        setAside.append(
+                            SetAside(
+                                key: key, plugin: entry.plugin, manager: entry.manager,
+                                reason: .conflict(with: list.map(\.plugin).filter { $0 != entry.plugin })))
+                    }
+                    continue
+                }
+            }
+            routes.append(
+                Manifest.Route(
+                    request: key.request, module: key.module, plugin: winner.plugin, manager: winner.manager, index: -1)
+            )
+            sources[key] = .plugin(winner.plugin)
+        }
+        for (key, unavailable) in unavailableRoutes where sources[key] == nil && failing[key] == nil {
+            failing[key] = unavailable.error
+        }
+        return routes
+    }
+
+    /// Why plugin `name`, which the manifest names at `place`, cannot serve: refused, or unknown (reported).
+    private mutating func unavailable(
+        _ name: String, known: Set<String>, refused: [String: PluginLoadError], at place: String
+    ) -> PluginLoadError? {
+        if let error = refused[name] { return error }
+        if known.contains(name) { return nil }
+        let error = PluginLoadError(
+            file: declared.path, kind: .notFound,
+            message:
+                "\(place) names plugin '\(name)', which is neither in \"plugins\" nor found in a discovered directory; known plugins: \(known.isEmpty ? "none" : known.sorted().joined(separator: ", "))"
+        )
+        problems.append(error)
+        return error
+    }
+
+    /// The error of a route that several plugins declare and nothing picks.
+    private func conflict(_ key: RouteKey, _ list: [(plugin: String, manager: String)]) -> PluginLoadError {
+        let names = list.map { "'\($0.plugin)' (\($0.plugin).\($0.manager))" }
+        let both =
+            names.count == 2
+            ? "\(names[0]) and \(names[1]) both"
+            : names.dropLast().joined(separator: ", ") + " and \(names[names.count - 1]) all"
+        let from = key.module.map { ", \"from\": \(quoted($0.rawValue))" } ?? ""
+        return PluginLoadError(
+            file: declared.path, kind: .conflict,
+            message:
+                "plugins \(both) declare a route for \(key); pick one with \"prefer\": [{\"request\": \(quoted(key.request.rawValue))\(from), \"plugin\": \"\(list[0].plugin)\"}], or route it in the manifest"
+        )
+    }
+}

@@ -1,0 +1,113 @@
+import FlowKit
+import Glibc
+
+/// What a manifest's `discover` directories hold: every plugin library in them, probed in a child process
+/// (through the registry cache), and the manifest's own plugins, probed the same way so that what they
+/// declare counts too. No plugin code runs in this process. ``PluginComposition`` makes routes of it.
+@MainActor
+public struct PluginDiscovery {
+    /// A library found in a discovered directory.
+    public struct Library: Sendable {
+        /// The library file: the directory's path followed by its name.
+        public var path: String
+        /// The directory it was found in, as discovered (absolute).
+        public var directory: String
+        /// What the probe found, or why the library could not be probed.
+        public var probe: Result<ProbedPlugin, PluginLoadError>
+    }
+
+    /// The libraries found, in the manifest's `discover` order, each directory's by file name; libraries
+    /// that are not plugins (no entry point, such as libFlowKit.so) are in ``skipped`` instead.
+    public private(set) var libraries: [Library] = []
+    /// The files matched that are not plugin libraries, with why (one line each).
+    public private(set) var skipped: [PluginLoadError] = []
+    /// The manifest's own plugins (its `plugins`), probed, by name.
+    public private(set) var declared: [String: Result<ProbedPlugin, PluginLoadError>] = [:]
+    /// Discovered directories that cannot be read.
+    public private(set) var problems: [PluginLoadError] = []
+    /// Every directory read, absolute, in order: what a watching host watches.
+    public private(set) var directories: [String] = []
+
+    /// Reads the directories `manifest` discovers and probes what they hold, and the plugins it declares.
+    ///
+    /// A directory of the search path that does not exist is passed over (the search path names places that
+    /// may hold plugins); a directory named in `discover` that does not exist is a problem.
+    public init(manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber) {
+        guard manifest.discovers else { return }
+        var seen = Set<String>()
+        for entry in manifest.discover {
+            let places: [(String, Bool)] =
+                switch entry.place {
+                case .directory(let directory): [(directory, true)]
+                case .searchPath: searchPath.directories.map { (Manifest.absolutePath($0), false) }
+                }
+            for (directory, required) in places {
+                guard let names = readDirectory(directory, required: required) else { continue }
+                if !directories.contains(directory) { directories.append(directory) }
+                for name in names where Self.matches(name, entry.libraries) {
+                    let path = directory == "/" ? "/" + name : directory + "/" + name
+                    guard seen.insert(path).inserted, !Self.isDirectory(path) else { continue }
+                    do {
+                        libraries.append(
+                            Library(path: path, directory: directory, probe: .success(try prober.probe(path))))
+                    } catch  where error.kind == .missingEntry {
+                        skipped.append(error)
+                    } catch {
+                        libraries.append(Library(path: path, directory: directory, probe: .failure(error)))
+                    }
+                }
+            }
+        }
+        for name in manifest.plugins.keys.sorted() {
+            guard let entry = manifest.plugins[name] else { continue }
+            do throws(PluginLoadError) {
+                let path = try searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: name)
+                if let pin = entry.sha256 {
+                    try PluginCopy(reading: path, allowInsecure: prober.allowInsecure).verify(sha256: pin)
+                }
+                declared[name] = .success(try prober.probe(path, pin: entry.sha256))
+            } catch {
+                declared[name] = .failure(error)
+            }
+        }
+    }
+
+    /// The sorted names in `directory` that do not start with a dot; `nil` when it cannot be read, which is
+    /// a problem when the directory is `required`.
+    private mutating func readDirectory(_ directory: String, required: Bool) -> [String]? {
+        guard let stream = opendir(directory) else {
+            if required {
+                let reason = errno == ENOENT ? "not found" : String(cString: strerror(errno))
+                let hint =
+                    errno == ENOENT
+                    ? "; create it, or fix \"discover\" (relative directories are relative to the manifest)" : ""
+                problems.append(
+                    PluginLoadError(
+                        file: directory, kind: errno == ENOENT ? .notFound : .unreadable,
+                        message: "discovered directory \(reason)\(hint)"))
+            }
+            return nil
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Whether `name` matches one of the shell patterns `patterns`.
+    static func matches(_ name: String, _ patterns: [String]) -> Bool {
+        patterns.contains { fnmatch($0, name, 0) == 0 }
+    }
+
+    /// Whether `path` is a directory (`lib.so.d/`, say), which is passed over; any other file is probed, and
+    /// the probe refuses what is not a regular file by name.
+    private static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+}
