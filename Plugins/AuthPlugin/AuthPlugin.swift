@@ -11,7 +11,14 @@ let description = PluginDescription(
     ],
     services: [
         ServiceFactory("Session") { SessionService() }
-    ]
+    ],
+    // What a manifest that discovers this plugin routes to it, and starts.
+    routes: [
+        DeclaredRoute(.signIn, manager: "SignIn"),
+        DeclaredRoute(.signIn, from: "settings", manager: "Reauthenticate"),
+        DeclaredRoute(.signOut, manager: "SignOut"),
+    ],
+    startServices: [ServiceStart("Session")]
 )
 
 /// The plugin's entry point, looked up by the host with `dlsym`.

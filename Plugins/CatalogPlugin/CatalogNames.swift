@@ -6,6 +6,8 @@ extension CoordinationRequestName {
     static let showList: Self = "catalog.list"
     static let showDetail: Self = "catalog.detail"
     static let createItem: Self = "catalog.create"
+    /// Add an item, presenting nothing: what other plugins (express) ask for.
+    static let addItem: Self = "catalog.item.add"
     /// Show the item form; routed only inside the `createItem` sub-flow.
     static let createItemForm: Self = "catalog.create.form"
 }

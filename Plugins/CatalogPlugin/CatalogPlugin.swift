@@ -14,7 +14,19 @@ let description = PluginDescription(
     ],
     services: [
         ServiceFactory("Store") { StoreService() }
-    ]
+    ],
+    // What a manifest that discovers this plugin routes to it, and starts. QuickCreate is not routed: a
+    // manifest picks it by routing catalog.create itself (manifests/variant.json).
+    routes: [
+        DeclaredRoute(.showHome, manager: "Home"),
+        DeclaredRoute(.showList, manager: "ItemList"),
+        DeclaredRoute(.showDetail, manager: "ItemDetail"),
+        DeclaredRoute(.createItem, manager: "CreateItem"),
+        DeclaredRoute(.addItem, manager: "AddItem"),
+    ],
+    startServices: [ServiceStart("Store")],
+    // The items are the signed-in person's: the session starts before the store, and signing in shows home.
+    requires: ["auth": "^1.0"]
 )
 
 /// The plugin's entry point, looked up by the host with `dlsym`.

@@ -3,6 +3,8 @@ import FlowKit
 extension CoordinationRequestName {
     /// Adds an item to the catalog: payload `{"title": "..."}`. Served by the catalog plugin.
     static let addItem: Self = "catalog.item.add"
+    /// Creates an item: the catalog's request, which this plugin offers to handle in one screen.
+    static let createItem: Self = "catalog.create"
 }
 
 /// Creates an item on one screen, `expressCreate`, presented inline: `save {"title": ...}` asks the catalog

@@ -10,7 +10,16 @@ let description = PluginDescription(
     ],
     services: [
         ServiceFactory("Analytics") { AnalyticsService() }
-    ]
+    ],
+    // What a manifest that discovers this plugin routes to it, and starts. Analytics counts lifecycle events
+    // from the start, but needs nothing of the session, so it only starts after it when both run.
+    routes: [
+        DeclaredRoute(.showSettings, manager: "Settings"),
+        DeclaredRoute(.showAbout, manager: "About"),
+    ],
+    startServices: [ServiceStart("Analytics", after: ["auth.Session"])],
+    // Switching user asks auth for auth.signIn from the settings screen.
+    requires: ["auth": ">=1.0 <2"]
 )
 
 /// The plugin's entry point, looked up by the host with `dlsym`.

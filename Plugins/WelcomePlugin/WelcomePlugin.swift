@@ -7,6 +7,12 @@ let description = PluginDescription(
     managers: [
         ManagerFactory("Launch", LaunchManager.self),
         ManagerFactory("Onboarding", OnboardingManager.self),
+    ],
+    // What a manifest that discovers this plugin routes to it. It needs no other plugin to show: signing in
+    // at the end of the tour goes to whatever handles auth.signIn.
+    routes: [
+        DeclaredRoute(.launch, manager: "Launch"),
+        DeclaredRoute(.showOnboarding, manager: "Onboarding"),
     ]
 )
 
