@@ -6,23 +6,25 @@ import FlowKit
 public enum JSONDocument {
     /// `validate --json`:
     /// `{"errors", "manifest", "valid", "plugins", "routes", "services"}`, the counts `null` when the
-    /// manifest could not be read.
+    /// manifest could not be read; for a manifest that discovers plugins, the counts of what it composes to.
     public static func validation(_ report: ValidationReport) -> JSONValue {
         func count(_ count: Int?) -> JSONValue { count.map { .number(Double($0)) } ?? .null }
+        let manifest = report.composition?.manifest ?? report.manifest
         return [
             "manifest": .string(report.file),
             "valid": .bool(report.isValid),
-            "plugins": count(report.manifest?.plugins.count),
-            "routes": count(report.manifest?.routes.count),
-            "services": count(report.manifest?.services.count),
+            "plugins": count(manifest?.plugins.count),
+            "routes": count(manifest?.routes.count),
+            "services": count(manifest?.services.count),
             "errors": .array(
                 ManifestErrors.json(report.manifestErrors, omitted: report.omittedManifestErrors)
                     + report.pluginErrors.map(\.json)),
         ]
     }
 
-    /// `list --json`: `{"errors": [], "manifest", "routes": [ROUTE...]}`, each route
-    /// `{"request", "from", "plugin", "manager", "experiment", "library", "status", "error"}`.
+    /// `list --json`: `{"errors": [], "manifest", "routes": [ROUTE...], "discovery"}`, each route
+    /// `{"request", "from", "plugin", "manager", "experiment", "declaredBy", "library", "status", "error"}`;
+    /// `discovery` is `null` for a manifest that discovers nothing (see ``discovery(_:)``).
     public static func routes(_ table: RoutingTable) -> JSONValue {
         let routes = table.entries.map { entry -> JSONValue in
             var error = JSONValue.null
@@ -37,11 +39,61 @@ public enum JSONDocument {
             return [
                 "request": .string(entry.request), "from": entry.from.map(JSONValue.string) ?? .null,
                 "plugin": .string(entry.plugin), "manager": .string(entry.manager), "experiment": experiment,
+                "declaredBy": .string(entry.declaredBy.description),
                 "library": .string(entry.library), "status": .string(entry.probed ? "loaded" : entry.status.name),
                 "error": error,
             ]
         }
-        return ["manifest": .string(table.manifest), "routes": .array(routes), "errors": []]
+        return [
+            "manifest": .string(table.manifest), "routes": .array(routes),
+            "discovery": table.composition.map(discovery) ?? .null, "errors": [],
+        ]
+    }
+
+    /// What discovery found: `{"directories", "plugins": [{"name", "version", "library", "directory",
+    /// "state", "reason"}], "setAside": [{"request", "from", "plugin", "manager", "reason", "by",
+    /// "message"}], "notPlugins": [ERROR...], "problems": [ERROR...]}`. A plugin's `state` is `active`,
+    /// `refused`, `excluded`, `overridden` or `removed`; a set-aside route's `reason` is `overridden`,
+    /// `excluded`, `notPreferred`, `conflict`, `refused` or `removed`, `by` the manifest place or plugin
+    /// that decided it.
+    public static func discovery(_ composition: PluginComposition) -> JSONValue {
+        let plugins = composition.plugins.map { plugin -> JSONValue in
+            let (state, reason): (String, String?) =
+                switch plugin.state {
+                case .active: ("active", nil)
+                case .refused(let error): ("refused", error.message)
+                case .excluded(let place): ("excluded", place)
+                case .overridden(let other): ("overridden", other)
+                case .removed: ("removed", nil)
+                }
+            return [
+                "name": .string(plugin.name), "version": plugin.probe.map { .string($0.version) } ?? .null,
+                "library": .string(plugin.library), "directory": plugin.directory.map(JSONValue.string) ?? .null,
+                "state": .string(state), "reason": reason.map(JSONValue.string) ?? .null,
+            ]
+        }
+        let setAside = composition.setAside.map { aside -> JSONValue in
+            let (reason, by): (String, String?) =
+                switch aside.reason {
+                case .overridden(let place): ("overridden", place)
+                case .excluded(let place): ("excluded", place)
+                case .notPreferred(let place, _): ("notPreferred", place)
+                case .conflict(let others): ("conflict", others.joined(separator: ", "))
+                case .refused: ("refused", nil)
+                case .removed: ("removed", nil)
+                }
+            return [
+                "request": .string(aside.key.request.rawValue),
+                "from": aside.key.module.map { .string($0.rawValue) } ?? .null, "plugin": .string(aside.plugin),
+                "manager": .string(aside.manager), "reason": .string(reason), "by": by.map(JSONValue.string) ?? .null,
+                "message": .string(aside.reason.description),
+            ]
+        }
+        return [
+            "directories": .array(composition.directories.map(JSONValue.string)), "plugins": .array(plugins),
+            "setAside": .array(setAside), "notPlugins": .array(composition.skipped.map(\.json)),
+            "problems": .array(composition.problems.map(\.json)),
+        ]
     }
 
     /// `list --json` for a manifest that could not be read: `routes` is `null`; `omitted` counts the
@@ -54,21 +106,11 @@ public enum JSONDocument {
     }
 
     /// `inspect --json`: `{"errors": [], "library", "plugin": {"name", "version", "abi", "hostABI",
-    /// "managers": [{"name", "requires"}], "services"}}`.
+    /// "managers": [{"name", "requires"}], "services", "routes", "startServices", "requires"}}` (see
+    /// ``ProbedPlugin/json``).
     @MainActor
     public static func plugin(_ plugin: LoadedPlugin) -> JSONValue {
-        let description = plugin.description
-        let managers = description.managers.sorted { $0.name < $1.name }.map { factory -> JSONValue in
-            let requirements = (try? factory.resolve().requirements) ?? []
-            return ["name": .string(factory.name), "requires": .array(requirements.map { .string($0.rawValue) })]
-        }
-        let details: JSONValue = [
-            "name": .string(description.name), "version": .string(description.version),
-            "abi": .number(Double(plugin.abiVersion)), "hostABI": .number(Double(PluginEntry.abiVersion)),
-            "managers": .array(managers),
-            "services": .array(description.services.map(\.name).sorted().map(JSONValue.string)),
-        ]
-        return ["library": .string(plugin.path), "plugin": details, "errors": []]
+        Self.plugin(ProbedPlugin(plugin))
     }
 
     /// `inspect --json` for a library that could not be loaded: `plugin` is `null`.

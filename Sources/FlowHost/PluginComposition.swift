@@ -138,8 +138,11 @@ public struct PluginComposition: Sendable {
     public internal(set) var loadOrder: [String] = []
     /// The plugins each active plugin requires, to load first.
     public internal(set) var requirements: [String: [String]] = [:]
-    /// Files in discovered directories that are not plugin libraries.
+    /// Files in discovered directories that are not plugin libraries (no entry point).
     public internal(set) var skipped: [PluginLoadError] = []
+    /// Libraries in discovered directories whose probe failed: they crashed, hung, were refused. Each is
+    /// also a problem.
+    public internal(set) var broken: [PluginLoadError] = []
     /// The directories discovery read.
     public internal(set) var directories: [String] = []
 
@@ -198,7 +201,10 @@ public struct PluginComposition: Sendable {
         }
         for library in discovery.libraries {
             guard case .success(let probe) = library.probe else {
-                if case .failure(let error) = library.probe { problems.append(error) }
+                if case .failure(let error) = library.probe {
+                    problems.append(error)
+                    broken.append(error)
+                }
                 continue
             }
             var plugin = Plugin(

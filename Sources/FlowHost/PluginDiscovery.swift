@@ -75,7 +75,7 @@ public struct PluginDiscovery {
     /// The sorted names in `directory` that do not start with a dot; `nil` when it cannot be read, which is
     /// a problem when the directory is `required`.
     private mutating func readDirectory(_ directory: String, required: Bool) -> [String]? {
-        guard let stream = opendir(directory) else {
+        guard let names = Self.names(in: directory) else {
             if required {
                 let reason = errno == ENOENT ? "not found" : String(cString: strerror(errno))
                 let hint =
@@ -88,6 +88,13 @@ public struct PluginDiscovery {
             }
             return nil
         }
+        return names
+    }
+
+    /// The sorted names in `directory` that do not start with a dot; `nil`, with `errno` set, when it cannot
+    /// be read.
+    nonisolated static func names(in directory: String) -> [String]? {
+        guard let stream = opendir(directory) else { return nil }
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
@@ -99,8 +106,21 @@ public struct PluginDiscovery {
         return names.sorted()
     }
 
+    /// Whether any directory `manifest` discovers, through `searchPath`, holds a file its patterns take:
+    /// a look at names only, nothing is probed.
+    nonisolated static func holdsLibraries(_ manifest: Manifest, searchPath: PluginSearchPath) -> Bool {
+        manifest.discover.contains { entry in
+            let directories: [String] =
+                switch entry.place {
+                case .directory(let directory): [directory]
+                case .searchPath: searchPath.directories
+                }
+            return directories.contains { names(in: $0)?.contains { matches($0, entry.libraries) } == true }
+        }
+    }
+
     /// Whether `name` matches one of the shell patterns `patterns`.
-    static func matches(_ name: String, _ patterns: [String]) -> Bool {
+    nonisolated static func matches(_ name: String, _ patterns: [String]) -> Bool {
         patterns.contains { fnmatch($0, name, 0) == 0 }
     }
 

@@ -10,9 +10,17 @@ public struct PluginSurvey {
 
     /// Probes every plugin `manifest` declares, found through `searchPath`, in name order; a pinned library's
     /// digest is checked first.
-    public init(manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber) {
+    ///
+    /// - Parameter known: Plugins probed already (by discovery), by name, which are not probed again.
+    public init(
+        manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber, known: [String: ProbedPlugin] = [:]
+    ) {
         self.manifest = manifest
         for name in manifest.plugins.keys.sorted() {
+            if let probed = known[name] {
+                results[name] = .success(probed)
+                continue
+            }
             guard let entry = manifest.plugins[name] else { continue }
             do throws(PluginLoadError) {
                 let path = try searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: name)

@@ -1,5 +1,7 @@
 /// The manifest's routes as `flowhost list` shows them: one entry per route, or per variant of the
-/// experiment a route points to, with the library that serves it and whether that library is loaded.
+/// experiment a route points to, with who declared it (the manifest or a discovered plugin), the library
+/// that serves it and whether that library is loaded; then, for a manifest that discovers plugins, what
+/// was set aside (``PluginComposition``).
 public struct RoutingTable: Sendable {
     /// One row: a request, from any module or one, to one manager.
     public struct Entry: Sendable {
@@ -22,24 +24,35 @@ public struct RoutingTable: Sendable {
         /// Whether a probe in a child process loaded the plugin (``PluginSurvey``), which `status` then
         /// does not show: it is ``PluginRegistry/Status/notLoaded`` in this process.
         public var probed = false
+        /// Who made the route: the manifest, or the plugin that declared it.
+        public var declaredBy = PluginComposition.Source.manifest
     }
 
     /// The manifest file, as given.
     public var manifest: String
     /// The rows, in manifest order; an experiment's variants in their order.
     public var entries: [Entry]
+    /// What discovery found and set aside, for a manifest that discovers plugins (and then the registry's
+    /// manifest is its ``PluginComposition/manifest``); `nil` otherwise.
+    public var composition: PluginComposition?
 
     /// The table for `registry`'s manifest, with each plugin's state in `registry` now, or as `survey`'s
     /// probes found it.
+    ///
+    /// - Parameter composition: For a manifest that discovers plugins, what discovery made of it: the
+    ///   registry must be for its ``PluginComposition/manifest``.
     @MainActor
-    public init(registry: PluginRegistry, survey: PluginSurvey? = nil) {
+    public init(registry: PluginRegistry, survey: PluginSurvey? = nil, composition: PluginComposition? = nil) {
         let manifest = registry.manifest
         self.manifest = manifest.path
+        self.composition = composition
         func entry(_ route: Manifest.Route, _ plugin: String, _ manager: String, _ arm: Entry.Arm?) -> Entry {
             var entry = Entry(
                 request: route.request.rawValue, from: route.module?.rawValue, plugin: plugin, manager: manager,
                 arm: arm, library: registry.library(of: plugin) ?? "?",
                 status: registry.status(of: plugin) ?? .notLoaded)
+            entry.declaredBy =
+                composition?.sources[PluginComposition.RouteKey(route.request, from: route.module)] ?? .manifest
             switch survey?.results[plugin] {
             case .success(let probed):
                 entry.probed = true
@@ -63,9 +76,10 @@ public struct RoutingTable: Sendable {
         }
     }
 
-    /// The table as text cells, a header row first: REQUEST, FROM, PLUGIN, MANAGER, LIBRARY, LOADED.
+    /// The table as text cells, a header row first: REQUEST, FROM, PLUGIN, MANAGER, DECLARED BY (`manifest`
+    /// or a plugin's name), LIBRARY, LOADED.
     public var rows: [[String]] {
-        [["REQUEST", "FROM", "PLUGIN", "MANAGER", "LIBRARY", "LOADED"]]
+        [["REQUEST", "FROM", "PLUGIN", "MANAGER", "DECLARED BY", "LIBRARY", "LOADED"]]
             + entries.map { entry in
                 let loaded: String =
                     switch entry.status {
@@ -75,8 +89,48 @@ public struct RoutingTable: Sendable {
                     }
                 let manager = entry.arm.map { "\(entry.manager) [\($0.experiment):\($0.variant) w\($0.weight)]" }
                 return [
-                    entry.request, entry.from ?? "*", entry.plugin, manager ?? entry.manager, entry.library, loaded,
+                    entry.request, entry.from ?? "*", entry.plugin, manager ?? entry.manager,
+                    entry.declaredBy.description, entry.library, loaded,
                 ]
             }
+    }
+
+    /// What discovery set aside, as lines for people under the table: declared routes not routed as
+    /// declared (overridden, excluded, not preferred, in conflict, of a refused or removed plugin), plugins
+    /// not used and why, and files of the discovered directories that are not plugins. Empty without
+    /// discovery.
+    public var notes: [String] {
+        guard let composition else { return [] }
+        var lines: [String] = []
+        if !composition.setAside.isEmpty {
+            lines.append("declared routes set aside:")
+            for aside in composition.setAside {
+                var reason = aside.reason.description
+                if case .conflict = aside.reason { reason += "; the route fails until the manifest picks one" }
+                lines.append(
+                    "  \(aside.key.shellName) -> \(aside.plugin).\(aside.manager), declared by \(aside.plugin): \(reason)"
+                )
+            }
+        }
+        let unused = composition.plugins.filter { !$0.isActive }
+        if !unused.isEmpty {
+            lines.append("plugins not used:")
+            for plugin in unused {
+                let why: String =
+                    switch plugin.state {
+                    case .active: "active"
+                    case .refused(let error): "refused: \(error.message)"
+                    case .excluded(let place): "excluded by \(place)"
+                    case .overridden(let other): "overridden by \(other)"
+                    case .removed: "removed while flowhost ran"
+                    }
+                lines.append("  \(plugin.name) (\(plugin.library)): \(why)")
+            }
+        }
+        if !composition.broken.isEmpty || !composition.skipped.isEmpty {
+            lines.append("libraries not loaded:")
+            lines += (composition.broken + composition.skipped).map { "  \($0)" }
+        }
+        return lines
     }
 }

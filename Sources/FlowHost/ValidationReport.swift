@@ -15,6 +15,9 @@ public struct ValidationReport: Sendable {
     /// Whether the plugins are missing only because they are not built, which ``pluginErrors`` then says
     /// in one error (see ``PluginSearchPath/unbuiltPlugins(of:executableDirectory:)``).
     public var pluginsNotBuilt: Bool
+    /// For a manifest that discovers plugins, what it composes to; its problems (conflicts, unmet
+    /// requirements, libraries that cannot be probed) are among ``pluginErrors``.
+    public var composition: PluginComposition?
 
     /// Checks the manifest at `path`, then loads every plugin it declares, found through the search path
     /// `searchPath` makes for it, and checks every route's manager and every service.
@@ -47,6 +50,20 @@ public struct ValidationReport: Sendable {
         if let unbuilt = searchPath.unbuiltPlugins(of: manifest, executableDirectory: executableDirectory) {
             pluginErrors = [unbuilt]
             pluginsNotBuilt = true
+        } else if manifest.discovers {
+            // Discovery reads what libraries declare in probes, never here: a prober even without one given.
+            let prober = prober ?? .standard()
+            if allowInsecurePlugins { prober.allowInsecure = true }
+            let composition = PluginComposition(
+                manifest: manifest,
+                discovery: PluginDiscovery(manifest: manifest, searchPath: searchPath, prober: prober))
+            self.composition = composition
+            let known = Dictionary(
+                composition.plugins.filter(\.isActive).compactMap { plugin in plugin.probe.map { (plugin.name, $0) } },
+                uniquingKeysWith: { first, _ in first })
+            let survey = PluginSurvey(
+                manifest: composition.manifest, searchPath: searchPath, prober: prober, known: known)
+            pluginErrors = Host.unique(composition.problems + survey.problems)
         } else if let prober {
             pluginErrors = PluginSurvey(manifest: manifest, searchPath: searchPath, prober: prober).problems
         } else {

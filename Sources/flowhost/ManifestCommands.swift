@@ -34,8 +34,12 @@ enum ManifestCommands {
             }
             return code
         }
+        let composed = report.composition?.manifest ?? manifest
+        let declared = report.composition.map { composition in
+            ", \(composition.sources.values.filter { $0 != .manifest }.count) of them declared by plugins"
+        }
         print(
-            "\(path): ok (\(manifest.plugins.count) plugins, \(manifest.routes.count) routes, \(manifest.services.count) services)"
+            "\(path): ok (\(composed.plugins.count) plugins, \(composed.routes.count) routes\(declared ?? ""), \(composed.services.count) services)"
         )
         return .ok
     }
@@ -46,7 +50,7 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nPrints the routing table. With --eager, probes the plugins first so 'loaded' says whether each one loads."
+                    + "\n\nPrints the routing table: each route's request, module, plugin, manager, who declared it (the manifest or a discovered plugin), library and whether it is loaded. With --eager, probes the plugins first so 'loaded' says whether each one loads. For a manifest that discovers plugins, the declared routes set aside (overridden, excluded, not preferred, in conflict) and the plugins not used follow."
                     + probeHelp + jsonHelp)
         }
         let json = parsed.flags.contains("--json")
@@ -55,17 +59,26 @@ enum ManifestCommands {
             path, maxSize: try maxManifestSize(parsed),
             json: json ? { JSONDocument.routes(manifest: path, errors: $0.errors, omitted: $0.omitted) } : nil)
         let plugins = searchPath(manifest, parsed)
+        // A manifest that discovers plugins is listed as it composes: its routes come from their probes.
+        let composition =
+            manifest.discovers
+            ? PluginComposition(
+                manifest: manifest,
+                discovery: PluginDiscovery(manifest: manifest, searchPath: plugins, prober: try prober(parsed)))
+            : nil
+        let listed = composition?.manifest ?? manifest
         let registry = PluginRegistry(
-            manifest: manifest, searchPath: plugins,
+            manifest: listed, searchPath: plugins,
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"))
         let survey =
             parsed.flags.contains("--eager")
-            ? PluginSurvey(manifest: manifest, searchPath: plugins, prober: try prober(parsed)) : nil
-        let table = RoutingTable(registry: registry, survey: survey)
+            ? PluginSurvey(manifest: listed, searchPath: plugins, prober: try prober(parsed)) : nil
+        let table = RoutingTable(registry: registry, survey: survey, composition: composition)
         if json {
             printJSON(JSONDocument.routes(table))
         } else {
             printTable(table.rows)
+            for line in table.notes { print(line) }
         }
         return .ok
     }
@@ -76,7 +89,7 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nProbes the plugin in a child process and prints its name, version, ABI, managers and services."
+                    + "\n\nProbes the plugin in a child process and prints its name, version, ABI, managers and services, and what it declares for manifests that discover it: routes, services to start, the plugins it requires."
                     + probeHelp + jsonHelp)
         }
         let json = parsed.flags.contains("--json")
@@ -114,6 +127,16 @@ enum ManifestCommands {
             print("  \(manager.name) requires \(manager.requirements.joined(separator: ", "))")
         }
         print("services: \(plugin.services.isEmpty ? "none" : plugin.services.joined(separator: ", "))")
+        print(plugin.routes.isEmpty ? "routes:   none" : "routes:")
+        for route in plugin.routes {
+            print("  \(route.request.rawValue)\(route.from.map { " from \($0.rawValue)" } ?? "") -> \(route.manager)")
+        }
+        let starts = plugin.startServices.map { start in
+            start.name + (start.after.isEmpty ? "" : " (after \(start.after.joined(separator: ", ")))")
+        }
+        print("starts:   \(starts.isEmpty ? "none" : starts.joined(separator: ", "))")
+        let requires = plugin.requires.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        print("requires: \(requires.isEmpty ? "none" : requires.joined(separator: ", "))")
         return .ok
     }
 
