@@ -275,9 +275,18 @@ public struct PluginComposition: Sendable {
         var candidates: [RouteKey: [(plugin: String, manager: String)]] = [:]
         var order: [RouteKey] = []
         var unavailableRoutes: [RouteKey: (plugin: String, error: PluginLoadError)] = [:]
-        let declaring = loadOrder + plugins.filter { !$0.isActive }.map(\.name).sorted()
-        for name in declaring {
-            guard let plugin = plugin(named: name), let probe = plugin.probe else { continue }
+        // The active plugins in load order, then those refused or removed, whose routes fail unless another
+        // plugin serves them.
+        let active = loadOrder.compactMap { name in plugins.first { $0.name == name && $0.isActive } }
+        let unavailable = plugins.filter { plugin in
+            switch plugin.state {
+            case .refused, .removed: true
+            default: false
+            }
+        }
+        for plugin in active + unavailable.sorted(by: { $0.name < $1.name }) {
+            guard let probe = plugin.probe else { continue }
+            let name = plugin.name
             for route in probe.routes {
                 let key = RouteKey(route.request, from: route.from)
                 guard probe.managers.contains(where: { $0.name == route.manager }) else {

@@ -72,6 +72,18 @@ public struct PluginDiscovery {
         }
     }
 
+    /// What a discovery found, given: for tests of what is made of it (``PluginComposition``).
+    init(
+        libraries: [Library], declared: [String: Result<ProbedPlugin, PluginLoadError>] = [:],
+        skipped: [PluginLoadError] = [], problems: [PluginLoadError] = [], directories: [String] = []
+    ) {
+        self.libraries = libraries
+        self.declared = declared
+        self.skipped = skipped
+        self.problems = problems
+        self.directories = directories
+    }
+
     /// The sorted names in `directory` that do not start with a dot; `nil` when it cannot be read, which is
     /// a problem when the directory is `required`.
     private mutating func readDirectory(_ directory: String, required: Bool) -> [String]? {

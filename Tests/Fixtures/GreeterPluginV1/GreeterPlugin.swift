@@ -49,5 +49,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("Greeter", GreeterManager.self),
                 ManagerFactory("Poller", PollerManager.self),
             ] + extraManagers,
-            services: [ServiceFactory("Stuck") { StuckService() }]))
+            services: [ServiceFactory("Stuck") { StuckService() }],
+            // What a manifest that discovers it routes; Stuck is never asked to start (it would hang a stop).
+            routes: [DeclaredRoute("greet", manager: "Greeter")] + extraRoutes))
 }
