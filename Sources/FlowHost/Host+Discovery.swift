@@ -42,17 +42,20 @@ extension Host {
                 previous.declared, searchPath: registry.searchPath, prober: discoveryProber,
                 allowInsecurePlugins: registry.allowsInsecurePlugins, previous: previous)
         else { return [] }
-        let events = adopt(next, after: previous)
-        if let changed {
-            for name in registry.pluginNames where registry.sourcePath(of: name).map(Manifest.absolutePath) == changed {
-                guard case .loaded? = registry.status(of: name), next.plugin(named: name)?.isActive == true else {
-                    continue
-                }
+        var events = adopt(next, after: previous)
+        if watcher != nil { try? watch() }  // new libraries and directories to watch
+        for event in events { onEvent?(event) }
+        for name in registry.pluginNames {
+            guard case .loaded? = registry.status(of: name), next.plugin(named: name)?.isActive == true else {
+                continue
+            }
+            if case .removed? = previous.plugin(named: name)?.state {
+                // Back after a removal: its slot still holds the image loaded before, so load what is there now.
+                events.append(reloadPlugin(name))
+            } else if let changed, registry.sourcePath(of: name).map(Manifest.absolutePath) == changed {
                 Task { await self.reloadWhenComplete(name, landedAt: landedAt ?? .now) }
             }
         }
-        if watcher != nil { try? watch() }  // new libraries and directories to watch
-        for event in events { onEvent?(event) }
         return events
     }
 

@@ -1,0 +1,105 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+
+/// Discovery with real libraries: dropped into a directory, probed in child processes, routed by what they
+/// declare.
+@MainActor
+struct DiscoveryTests {
+    @Test func anEmptyDirectoryDiscoversNothingAndTheHostRuns() throws {
+        let lab = try DropInLab()
+        try lab.add("libFlowKit.so")
+
+        let host = try lab.host()
+
+        let composition = try #require(host.composition)
+        #expect(composition.problems.isEmpty, "a library that is not a plugin is passed over")
+        #expect(composition.skipped.map(\.kind) == [.missingEntry])
+        #expect(composition.directories == [lab.plugins])
+        #expect(host.manifest.routes.isEmpty)
+        #expect(host.coordinator.requestCoordination("launch", from: .app) == .unhandled)
+    }
+
+    @Test func oneDroppedInPluginServesItsDeclaredRoutes() throws {
+        let lab = try DropInLab(members: #""start": ["launch"]"#)
+        let library = try lab.add("libWelcomePlugin.so")
+
+        let host = try lab.host()
+
+        #expect(host.problems.isEmpty)
+        #expect(host.manifest.plugins["welcome"]?.library == library)
+        #expect(host.coordinator.requestCoordination("launch", from: .app) == .handled(manager: "welcome.Launch"))
+        #expect(host.coordinator.router.top?.name == "welcome")
+    }
+
+    @Test func theBundledPluginsConflictOverItemCreationUntilTheManifestPicks() throws {
+        let lab = try DropInLab()
+        for library in [
+            "libWelcomePlugin.so", "libAuthPlugin.so", "libCatalogPlugin.so", "libSettingsPlugin.so",
+            "libExpressPlugin.so",
+        ] {
+            try lab.add(library)
+        }
+
+        let conflicted = try lab.host()
+        try lab.writeManifest(members: #""prefer": [{"request": "catalog.create", "plugin": "express"}]"#)
+        let picked = try lab.host()
+
+        #expect(
+            conflicted.problems.map(\.message) == [
+                #"plugins 'catalog' (catalog.CreateItem) and 'express' (express.ExpressCreate) both declare a route for "catalog.create"; pick one with "prefer": [{"request": "catalog.create", "plugin": "catalog"}], or route it in the manifest"#
+            ])
+        guard case .failed(let error) = conflicted.coordinator.requestCoordination("catalog.create", from: .app) else {
+            throw TestFailure("catalog.create did not fail")
+        }
+        #expect(error.message.contains("both declare a route for \"catalog.create\""))
+        #expect(conflicted.coordinator.requestCoordination("launch", from: .app).isHandled, "the rest runs")
+        #expect(conflicted.registry.loadOrder == ["auth", "catalog", "express", "settings", "welcome"])
+        #expect(
+            conflicted.runningServices.map(\.ref.reportedName) == [
+                "auth.Session", "catalog.Store", "settings.Analytics",
+            ],
+            "services start requirements first")
+        #expect(picked.problems.isEmpty)
+        #expect(
+            picked.composition?.sources[PluginComposition.RouteKey("catalog.create", from: nil)] == .plugin("express"))
+    }
+
+    @Test func aLibraryThatCrashesItsProbeLeavesTheOthersWorking() throws {
+        let lab = try DropInLab(members: #""start": ["launch"]"#)
+        try lab.add("libWelcomePlugin.so")
+        let bad = try lab.add("libBadAbortPlugin.so")
+
+        let host = try lab.host()
+
+        #expect(host.problems.map(\.kind) == [.crashed])
+        #expect(host.problems.first?.file == bad)
+        #expect(host.composition?.broken.count == 1)
+        #expect(host.coordinator.requestCoordination("launch", from: .app) == .handled(manager: "welcome.Launch"))
+    }
+
+    @Test func aPluginWhoseRequirementIsMissingIsRefusedAndTheRestRun() throws {
+        let lab = try DropInLab()
+        try lab.add("libWelcomePlugin.so")
+        try lab.add("libCatalogPlugin.so")
+
+        let host = try lab.host()
+
+        let catalog = try BuildProducts.path(of: "libCatalogPlugin.so").replacingOccurrences(
+            of: BuildProducts.directory, with: lab.plugins)
+        #expect(
+            host.problems.map(\.description) == [
+                "\(catalog): plugin 'catalog' requires plugin 'auth' ^1.0, which is not there; add it to a discovered directory or to \"plugins\""
+            ])
+        guard case .failed(let error) = host.coordinator.requestCoordination("catalog.list", from: .app) else {
+            throw TestFailure("catalog.list did not fail")
+        }
+        #expect(
+            error.message.hasSuffix(
+                "plugin 'catalog' requires plugin 'auth' ^1.0, which is not there; add it to a discovered directory or to \"plugins\""
+            ))
+        #expect(host.registry.status(of: "catalog") == nil, "a refused plugin is not loaded")
+        #expect(host.coordinator.requestCoordination("launch", from: .app).isHandled)
+    }
+}

@@ -1,0 +1,78 @@
+import Glibc
+import Testing
+
+@testable import FlowHost
+
+/// A temporary directory with `plugins.d`, a manifest discovering it, and a private probe cache and
+/// quarantine: copies of built libraries are dropped in and taken out while a host runs.
+@MainActor
+struct DropInLab {
+    let directory: TemporaryDirectory
+    let prober: PluginProber
+
+    /// A lab whose manifest is `{"manifestVersion": 1, "discover": ["plugins.d"]}` with `members` added.
+    init(members: String = "") throws {
+        directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/plugins.d", 0o755) == 0)
+        let cache = CacheDirectory(path: directory.path + "/cache")
+        prober = PluginProber(
+            executable: try BuildProducts.path(of: "flowhost"), cache: ProbeCache(directory: cache),
+            quarantine: PluginQuarantine(directory: cache))
+        try writeManifest(members: members)
+    }
+
+    var plugins: String { directory.path + "/plugins.d" }
+    var manifestPath: String { directory.path + "/app.json" }
+
+    func writeManifest(members: String) throws {
+        let text = #"{"manifestVersion": 1, "discover": ["plugins.d"]"# + (members.isEmpty ? "" : ", " + members) + "}"
+        let staging = try directory.file(".app.json.tmp", containing: text)
+        try #require(rename(staging, manifestPath) == 0)
+    }
+
+    /// Drops a copy of the built `library` into `plugins.d` as `name`, as `cp` would: written in place.
+    @discardableResult
+    func add(_ library: String, as name: String? = nil) throws -> String {
+        let path = plugins + "/" + (name ?? library)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let bytes = try BuildProducts.bytes(of: library)
+        try #require(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
+        return path
+    }
+
+    /// Puts a copy of the built `library` in place as `name` as a linker does: written beside, renamed over.
+    func replace(_ name: String, with library: String) throws {
+        let staging = try directory.file(".staging.so", containing: try BuildProducts.bytes(of: library))
+        try #require(rename(staging, plugins + "/" + name) == 0)
+    }
+
+    func remove(_ name: String) throws {
+        try #require(unlink(plugins + "/" + name) == 0)
+    }
+
+    func manifest() throws -> Manifest { try Manifest.load(path: manifestPath) }
+
+    /// A host on the lab's manifest, probing through the lab's cache, started.
+    func host() throws -> Host {
+        let host = Host(manifest: try manifest(), searchPath: PluginSearchPath([]), prober: prober)
+        host.start()
+        return host
+    }
+}
+
+extension HostEvent {
+    /// The plugin a discovery or removal event is about, with its kind: `discovered greeter`.
+    var dropIn: String? {
+        switch self {
+        case .pluginDiscovered(let plugin, _, let routes, let services):
+            "discovered \(plugin) routes=\(routes.joined(separator: ",")) services=\(services.joined(separator: ","))"
+        case .pluginRemoved(let plugin, _, let routes, let services):
+            "removed \(plugin) routes=\(routes.joined(separator: ",")) services=\(services.joined(separator: ","))"
+        case .pluginReloaded(let plugin, let generation, _, _, _): "reloaded \(plugin) \(generation)"
+        case .discoveryProblem(let error): "problem \(error.kind)"
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+
+/// Live drop-in: libraries added to, replaced in and removed from a discovered directory while a host runs.
+@MainActor
+struct LiveDropInTests {
+    @Test func underWatchALibraryDroppedInGoesLiveAReplacedOneReloadsAndARemovedOneFailsCleanly() async throws {
+        let lab = try DropInLab()
+        let host = try lab.host()
+        let (events, continuation) = AsyncStream<String>.makeStream()
+        host.onEvent = { event in
+            if let dropIn = event.dropIn { continuation.yield(dropIn) }
+        }
+        var next = events.makeAsyncIterator()
+        try host.watch()
+        defer { host.stop() }
+        #expect(host.coordinator.requestCoordination("greet", from: .app) == .unhandled)
+
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        #expect(await next.next() == "discovered greeter routes=greet services=")
+        #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
+        #expect(host.coordinator.router.top?.content["version"] == 1)
+
+        try lab.replace("libGreeter.so", with: "libGreeterPluginV2.so")
+        #expect(await next.next() == "reloaded greeter 2")
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+        #expect(host.coordinator.router.top?.content["version"] == 2)
+        #expect(
+            host.coordinator.requestCoordination("bye", from: .app) == .handled(manager: "greeter.Farewell"),
+            "the new generation's declared route went live with it")
+
+        try lab.remove("libGreeter.so")
+        #expect(await next.next() == "removed greeter routes=greet,bye services=")
+        guard case .failed(let error) = host.coordinator.requestCoordination("greet", from: .app) else {
+            throw TestFailure("greet did not fail")
+        }
+        #expect(
+            error.message.hasSuffix(
+                "plugin 'greeter' was removed from \(lab.plugins) while flowhost ran; its routes fail until it is back (its image stays loaded)"
+            ))
+        #expect(host.registry.images(of: "greeter") == 2, "no image was closed")
+
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        #expect(await next.next() == "discovered greeter routes=greet services=")
+        #expect(await next.next() == "reloaded greeter 3", "back, from the file that is there now")
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+        #expect(host.coordinator.router.top?.content["version"] == 1)
+        #expect(host.coordinator.requestCoordination("bye", from: .app) == .unhandled, "V1 declares no bye")
+    }
+
+    @Test func aDroppedInPluginStartsItsServicesAndARemovedOneStopsThem() throws {
+        let lab = try DropInLab()
+        try lab.add("libWelcomePlugin.so")
+        let host = try lab.host()
+        #expect(host.runningServices.isEmpty)
+
+        try lab.add("libAuthPlugin.so")
+        let added = host.rediscover().compactMap(\.dropIn)
+
+        #expect(
+            added == ["discovered auth routes=auth.signIn,auth.signIn from settings,auth.signOut services=auth.Session"]
+        )
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
+        #expect(host.coordinator.dependencies.contains("auth.session"), "the session started")
+        #expect(host.coordinator.requestCoordination("auth.signIn", from: .app) == .handled(manager: "auth.SignIn"))
+
+        try lab.remove("libAuthPlugin.so")
+        let removed = host.rediscover().compactMap(\.dropIn)
+
+        #expect(
+            removed == ["removed auth routes=auth.signIn,auth.signIn from settings,auth.signOut services=auth.Session"])
+        #expect(host.runningServices.isEmpty)
+        #expect(host.coordinator.services.isEmpty)
+        #expect(host.coordinator.requestCoordination("launch", from: .app).isHandled, "the others keep working")
+    }
+
+    @Test func aRequirementDroppedInLetsTheRefusedPluginRun() throws {
+        let lab = try DropInLab()
+        try lab.add("libSettingsPlugin.so")
+        let host = try lab.host()
+        #expect(host.problems.map(\.kind) == [.unmetRequirement])
+        guard case .failed = host.coordinator.requestCoordination("settings.show", from: .app) else {
+            throw TestFailure("settings.show did not fail")
+        }
+
+        try lab.add("libAuthPlugin.so")
+        let events = host.rediscover().compactMap(\.dropIn)
+
+        #expect(
+            events.sorted() == [
+                "discovered auth routes=auth.signIn,auth.signIn from settings,auth.signOut services=auth.Session",
+                "discovered settings routes=settings.show,settings.about services=settings.Analytics",
+            ])
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session", "settings.Analytics"])
+        #expect(host.coordinator.requestCoordination("settings.show", from: .app).isHandled)
+    }
+}
