@@ -11,12 +11,13 @@ struct RoutingTableTests {
 
         let rows = RoutingTable(registry: registry).rows
 
-        #expect(rows.first == ["REQUEST", "FROM", "PLUGIN", "MANAGER", "LIBRARY", "LOADED"])
+        #expect(rows.first == ["REQUEST", "FROM", "PLUGIN", "MANAGER", "DECLARED BY", "LIBRARY", "LOADED"])
         #expect(rows.count == manifest.routes.count + 1 + 1)  // the header, and a second variant
         let create = rows.filter { $0[0] == "catalog.create" }
         #expect(
             create.map { $0[3] } == ["CreateItem [create-flow:classic w50]", "ExpressCreate [create-flow:express w50]"])
-        #expect(create.map { $0[5] } == ["no", "no"])
+        #expect(create.map { $0[4] } == ["manifest", "manifest"])
+        #expect(create.map { $0[6] } == ["no", "no"])
     }
 
     @Test func loadedAndFailedPluginsSaySo() throws {
@@ -31,9 +32,9 @@ struct RoutingTableTests {
 
         let table = RoutingTable(registry: registry)
 
-        #expect(table.rows.dropFirst().map { $0[5] } == ["yes", "failed"])
+        #expect(table.rows.dropFirst().map { $0[6] } == ["yes", "failed"])
         #expect(table.rows[2][1] == "app")
-        #expect(table.rows[2][4] == "libGone.so")
+        #expect(table.rows[2][5] == "libGone.so")
         guard case .failed(let error) = table.entries[1].status else {
             Issue.record("the missing plugin is not failed")
             return

@@ -1,0 +1,105 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+
+/// `flowhost` on manifests that discover plugins: the bundled drop-in demo, and what `list`, `validate` and
+/// `inspect` say about discovered plugins.
+@MainActor
+struct DropInCommandTests {
+    /// Runs `flowhost` with a private cache directory.
+    private func flowhost(_ arguments: [String], cache: TemporaryDirectory) throws -> Subprocess {
+        try Subprocess.flowhost(arguments, environment: ["XDG_CACHE_HOME": cache.path])
+    }
+
+    @Test func theDemoScriptRunsAgainstTheDropInManifestExactlyAsAgainstDemoJSON() throws {
+        let cache = try TemporaryDirectory()
+        let script = Repository.path("manifests/demo.flow")
+
+        let dropIn = try flowhost(["run", Repository.path("manifests/dropin.json"), "--script", script], cache: cache)
+        let demo = try flowhost(["run", Repository.path("manifests/demo.json"), "--script", script], cache: cache)
+
+        #expect(dropIn.status == 0, "\(dropIn.standardError)")
+        #expect(dropIn.standardError.isEmpty)
+        #expect(dropIn.standardOutput == demo.standardOutput)
+    }
+
+    @Test func listSaysWhoDeclaredEachRouteAndWhatWasSetAside() throws {
+        let cache = try TemporaryDirectory()
+        let manifest = Repository.path("manifests/dropin.json")
+
+        let text = try flowhost(["list", manifest], cache: cache)
+        let json = try JSONValue(parsing: try flowhost(["list", manifest, "--json"], cache: cache).standardOutput)
+
+        #expect(text.status == 0)
+        let lines = text.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("REQUEST") == true && lines.first?.contains("DECLARED BY") == true)
+        #expect(lines.contains { $0.hasPrefix("launch ") && $0.contains(" welcome ") })
+        #expect(
+            lines.suffix(2) == [
+                "declared routes set aside:",
+                "  catalog.create -> express.ExpressCreate, declared by express: prefer[0] prefers plugin 'catalog'",
+            ])
+        let routes = try #require(json["routes"]?.array)
+        #expect(routes.count == 12)
+        #expect(routes.allSatisfy { $0["declaredBy"] == $0["plugin"] })
+        #expect(
+            json["discovery"]?["setAside"]
+                == [
+                    [
+                        "request": "catalog.create", "from": nil, "plugin": "express", "manager": "ExpressCreate",
+                        "reason": "notPreferred", "by": "prefer[0]", "message": "prefer[0] prefers plugin 'catalog'",
+                    ]
+                ])
+        #expect(
+            json["discovery"]?["plugins"]?.array?.compactMap { $0["name"]?.string } == [
+                "auth", "catalog", "express", "settings", "welcome",
+            ])
+    }
+
+    @Test func validateReportsConflictsAndUnmetRequirementsWithEveryOtherProblem() throws {
+        let lab = try DropInLab(
+            members: #""routes": [{"request": "launch", "plugin": "welcome", "manager": "Lanch"}]"#)
+        for library in ["libWelcomePlugin.so", "libCatalogPlugin.so", "libExpressPlugin.so", "libSettingsPlugin.so"] {
+            try lab.add(library)
+        }
+
+        let run = try Subprocess.flowhost(
+            ["validate", lab.manifestPath], environment: ["XDG_CACHE_HOME": lab.directory.path + "/cache"])
+
+        #expect(run.status == 65)
+        let plugins = lab.plugins
+        #expect(
+            run.errorLines == [
+                "\(plugins)/libCatalogPlugin.so: plugin 'catalog' requires plugin 'auth' ^1.0, which is not there; add it to a discovered directory or to \"plugins\"",
+                "\(plugins)/libSettingsPlugin.so: plugin 'settings' requires plugin 'auth' >=1.0 <2, which is not there; add it to a discovered directory or to \"plugins\"",
+                "\(plugins)/libExpressPlugin.so: plugin 'express' requires plugin 'catalog' ^1.0, which is refused; it is not loaded either",
+                "\(plugins)/libWelcomePlugin.so: plugin 'welcome' exports no manager 'Lanch'; it exports: Launch, Onboarding",
+                "\(lab.manifestPath): 4 problems found",
+            ])
+    }
+
+    @Test func inspectPrintsWhatAPluginDeclares() throws {
+        let cache = try TemporaryDirectory()
+        let library = try BuildProducts.path(of: "libSettingsPlugin.so")
+
+        let text = try flowhost(["inspect", library], cache: cache)
+        let json = try JSONValue(parsing: try flowhost(["inspect", library, "--json"], cache: cache).standardOutput)
+
+        #expect(text.status == 0)
+        let lines = text.standardOutput.split(separator: "\n").map(String.init)
+        #expect(
+            Array(lines.suffix(5)) == [
+                "routes:", "  settings.show -> Settings", "  settings.about -> About",
+                "starts:   Analytics (after auth.Session)", "requires: auth >=1.0 <2",
+            ])
+        #expect(
+            json["plugin"]?["routes"]
+                == [
+                    ["request": "settings.show", "from": nil, "manager": "Settings"],
+                    ["request": "settings.about", "from": nil, "manager": "About"],
+                ])
+        #expect(json["plugin"]?["startServices"] == [["name": "Analytics", "after": ["auth.Session"]]])
+        #expect(json["plugin"]?["requires"] == ["auth": ">=1.0 <2"])
+    }
+}
