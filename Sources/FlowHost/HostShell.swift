@@ -82,7 +82,7 @@ public final class HostShell {
           expect content PATH JSON            the visible module's content at PATH (items.0.title) equals JSON
           expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled
                                               what became of the last request sent; a redirected one is followed to its end
-          wait reload PLUGIN [SECONDS]        wait for PLUGIN's next generation (with --watch), at most SECONDS (10)
+          wait reload PLUGIN [SECONDS]        wait for PLUGIN's next generation, or for it to be dropped in (with --watch), at most SECONDS (10)
           help | quit
         """
 

@@ -128,12 +128,16 @@ extension PluginScaffold {
         """
         import FlowKit
 
-        /// What the \(key) plugin offers the host: its managers and services, by the names manifests use.
+        /// What the \(key) plugin offers the host: its managers and services, by the names manifests use, and
+        /// the routes it proposes to a manifest that discovers it (`"discover": ["plugins.d"]`).
         let plugin = PluginDescription(
             name: "\(key)",
             version: "0.1.0",
             managers: [
                 ManagerFactory("\(name)", \(name)Manager.self),
+            ],
+            routes: [
+                DeclaredRoute(.show\(name), manager: "\(name)"),
             ]
         )
 
@@ -253,6 +257,10 @@ extension PluginScaffold {
         flowhost inspect .build/debug/\(library)
         flowhost run your-manifest.json --plugin-path .build/debug
         ```
+
+        Or drop it in: the plugin declares its route, so a manifest that discovers a directory, such as
+        `{"manifestVersion": 1, "discover": ["plugins.d"]}`, routes `\(key).show` to it as soon as
+        `\(library)` is copied there (with `flowhost run --watch`, while the host runs).
 
         Then `send \(key).show` at the prompt. See FlowHost's `docs/authoring.md` for managers, modules,
         context, services, reloading and the loader's errors.

@@ -14,7 +14,8 @@ enum RunCommand {
         In a script (or piped input) the run stops at the first failed command or expectation, exit 1.
         --eager loads every plugin at start instead of on the first request each one serves.
         --watch reloads the manifest and any plugin library when its file changes (rebuild with
-        `swift build` in another terminal); the next request uses the new code or route.
+        `swift build` in another terminal); the next request uses the new code or route. In a directory
+        the manifest discovers, a library copied in goes live, and one removed makes its routes fail.
         --open URL applies the deep link the manifest's deepLinks map URL to, after the start requests.
         --restore FILE starts at a snapshot saved with `save FILE`: the services take their saved state,
         then the requests that built the saved screens are replayed instead of the start requests. A step

@@ -96,4 +96,19 @@ struct LiveDropInTests {
         #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session", "settings.Analytics"])
         #expect(host.coordinator.requestCoordination("settings.show", from: .app).isHandled)
     }
+
+    @Test func waitReloadWaitsForAPluginToBeDroppedIn() async throws {
+        let lab = try DropInLab()
+        let host = try lab.host()
+        let shell = HostShell(host: host)
+        try host.watch()
+        defer { host.stop() }
+
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let reply = await shell.perform("wait reload greeter 10")
+
+        #expect(reply.status == .ok)
+        #expect(reply.lines.first == "plugin 'greeter': discovered, its routes are live")
+        #expect(shell.execute("send greet").status == .ok)
+    }
 }

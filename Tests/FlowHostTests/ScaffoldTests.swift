@@ -25,6 +25,17 @@ struct ScaffoldTests {
         #expect(
             host.coordinator.requestCoordination("greeting.show", from: .app) == .handled(manager: "greeting.Greeting"))
         #expect(host.coordinator.router.top?.content["message"] == "Hello, there!")
+
+        // It declares its route, so a manifest that only discovers its directory routes it too.
+        let dropIn = try Manifest.parse(
+            #"{"manifestVersion": 1, "discover": [{"directory": "\#(scratch)/debug", "libraries": ["libGreeting.so"]}]}"#,
+            path: package + "/dropin.json")
+        let prober = PluginProber(executable: try BuildProducts.path(of: "flowhost"), cache: nil, quarantine: nil)
+        let discovered = Host(manifest: dropIn, searchPath: PluginSearchPath([]), prober: prober)
+        #expect(discovered.problems.isEmpty)
+        #expect(
+            discovered.coordinator.requestCoordination("greeting.show", from: .app)
+                == .handled(manager: "greeting.Greeting"))
     }
 
     @Test func scaffoldRefusesANameThatIsNotATypeName() {
