@@ -43,6 +43,9 @@ public final class PluginRegistry {
     public var maxImagesPerPlugin = 64
     /// Probes each library in a child process before it is first loaded here (see ``vet(_:)``); `nil` trusts.
     public var prober: PluginProber?
+    /// Refuses the libraries it lists even without a ``prober`` (`--trust`); a supervised host sets it, so
+    /// that a plugin that crashed it is not loaded again. With a prober, the prober's quarantine applies.
+    public var quarantine: PluginQuarantine?
     var slots: [String: Slot]
 
     /// A registry for `manifest`'s plugins, found through `searchPath`. Loads nothing yet.
