@@ -6,9 +6,9 @@ import FlowKit
 ///
 ///     swift build -c release && swift run -c release flowbench [--json]
 ///
-/// For counting instructions, which stay put on a noisy machine, `flowbench requests N` runs N requests
-/// through the coordinator then N as direct calls, and `flowbench host-requests N` the same through the
-/// host, on one thread and without timing:
+/// For counting instructions, which stay put on a noisy machine, `flowbench requests N [coordinated|direct]`
+/// runs N requests through the coordinator, or as direct calls, or both, and `flowbench host-requests N
+/// [host|direct]` the same through the host, on one thread and without timing:
 /// `valgrind --tool=callgrind .build/release/flowbench requests 100000` (valgrind cannot run the
 /// processes that start dispatch worker threads, as the swap and reload benchmarks do).
 @main @MainActor
@@ -30,14 +30,16 @@ struct FlowBench {
         switch arguments.first {
         case "requests":
             let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
-            _ = RequestPathBenchmark.coordinated(iterations: count)
-            _ = RequestPathBenchmark.direct(iterations: count)
+            let only = arguments.dropFirst(2).first
+            if only != "direct" { _ = RequestPathBenchmark.coordinated(iterations: count) }
+            if only != "coordinated" { _ = RequestPathBenchmark.direct(iterations: count) }
         case "host-requests":
             let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
+            let only = arguments.dropFirst(2).first
             do {
                 let host = try HostPathBenchmark.host(buildDirectory: buildDirectory)
-                _ = HostPathBenchmark.throughHost(host, iterations: count)
-                _ = try HostPathBenchmark.direct(host, iterations: count)
+                if only != "direct" { _ = HostPathBenchmark.throughHost(host, iterations: count) }
+                if only != "host" { _ = try HostPathBenchmark.direct(host, iterations: count) }
             } catch {
                 print("flowbench: \(error)")
             }
