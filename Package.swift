@@ -9,8 +9,9 @@ let sharedSettings: [SwiftSetting] = [
 /// The bundled plugins. Each one is its own dynamic library product, loaded by the host with dlopen.
 let bundledPlugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin", "ExpressPlugin"]
 
-/// Plugins only the tests load: two generations of one plugin, for hot swap, and one with its own FlowKit.
-let fixturePlugins = ["GreeterPluginV1", "GreeterPluginV2", "StaticSDKPlugin"]
+/// Plugins only the tests load: two generations of one plugin, for hot swap, one with its own FlowKit, and one
+/// whose code traps once called, for supervised runs.
+let fixturePlugins = ["GreeterPluginV1", "GreeterPluginV2", "StaticSDKPlugin", "CrashyPlugin"]
 
 /// Bad libraries, in C, that the host must survive: constructors that abort, segfault, exit or hang, an entry
 /// point that traps, an entry symbol that is data, an entry that returns null or a forged header.

@@ -44,6 +44,9 @@ public enum FlowHostCommandLine {
                 "--quiet", "print only errors, failed expectations and what show, stack, stats, actions and help print"),
             maxManifestSize, allowInsecurePlugins,
             .flag("--trust", "load plugins without probing each one in a child process first"),
+            .flag(
+                "--supervise",
+                "run the host in a child process; restart it on the same screen if a plugin crashes it"),
         ] + probing)
 
     public static let validate = CommandSpec(

@@ -40,6 +40,13 @@ public final class Host {
     public internal(set) var composition: PluginComposition?
     /// Probes the libraries of discovered directories (see ``Host+Discovery``).
     var discoveryProber: PluginProber?
+    /// Where the host records which plugin it is calling into, for a supervisor to read after a crash
+    /// (`flowhost run --supervise`); `nil`, the default, records nothing.
+    public var breadcrumb: CrashBreadcrumb? {
+        didSet { coordinator.mapping = mapping(for: manifest) }
+    }
+    /// The plugin that presented each module, while there is a ``breadcrumb``.
+    var moduleOwners: [Coordinated: String] = [:]
 
     /// Builds the host. Loads the plugins that provide services now, and with `eager` every plugin.
     ///
@@ -87,6 +94,7 @@ public final class Host {
         coordinator.isRestorable = true
         coordinator.onEvent = { [weak self] event in
             guard let self else { return }
+            if self.breadcrumb != nil { self.noteForBreadcrumb(event) }
             self.stats.count(event)
             self.onEvent?(.flow(self.namingServices(event)))
         }
@@ -197,11 +205,13 @@ public final class Host {
             switch route.target {
             case .manager(let plugin, let manager):
                 let binding = ManagerBinding(plugin: plugin, manager: manager, registry: registry)
-                mapping[key] = ManagerFactory(name: binding.reportedName) { try binding.resolve() }
+                mapping[key] = tracking(
+                    ManagerFactory(name: binding.reportedName) { try binding.resolve() }, for: route.request)
             case .experiment(let name):
-                mapping[key] = experiments.factory(for: name, registry: registry) { [weak coordinator] in
+                let factory = experiments.factory(for: name, registry: registry) { [weak coordinator] in
                     coordinator?.context ?? .empty
                 }
+                mapping[key] = tracking(factory, for: route.request)
             }
         }
         addFailingRoutes(to: &mapping)

@@ -226,7 +226,9 @@ public final class HostShell {
         let given = try payload(json)
         let outcome: CoordinationOutcome?
         do {
-            outcome = try top.perform(action, payload: given)
+            outcome = try host.trackingAction(action, of: top.name) { () throws(FlowError) in
+                try top.perform(action, payload: given)
+            }
         } catch {
             throw FlowError(error.message + (actionHint(action, on: top).map { "; \($0)" } ?? ""))
         }

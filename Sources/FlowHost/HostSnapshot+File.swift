@@ -64,11 +64,15 @@ extension HostSnapshot {
     /// Writes the snapshot to `path` atomically: to a temporary file beside it, then renamed over it, so
     /// that a crash leaves the previous file or the new one, never half of one.
     ///
+    /// - Parameter durable: Flush it to the disk before it replaces the previous file, so that not even a
+    ///   power cut leaves an empty file; a supervised host, which saves after every command only to survive
+    ///   its own crash, goes without.
     /// - Throws: ``SnapshotFileError`` (`unwritable`) naming the cause; the previous file is left as it was.
-    public func write(to path: String) throws(SnapshotFileError) {
+    public func write(to path: String, durable: Bool = true) throws(SnapshotFileError) {
         do {
             try AtomicFile.write(
-                Array((json.prettyDescription + "\n").utf8), to: path, mode: AtomicFile.defaultMode, durable: true)
+                Array((json.prettyDescription + "\n").utf8), to: path, mode: AtomicFile.defaultMode,
+                durable: durable)
         } catch {
             throw SnapshotFileError(
                 file: path, kind: .unwritable, message: "cannot write snapshot file: \(error.description)")

@@ -80,7 +80,7 @@ public final class PluginProber {
                 message: refusal?["message"]?.string ?? "its probe answered something that is not a description")
         case .crashed(let signal):
             kind = .crashed
-            reason = "crashed with \(ProbeProcess.signalName(signal))"
+            reason = "crashed with \(ProcessInfoLite.signalName(signal))"
         case .exited(let status):
             kind = .exited
             reason = "exited with status \(status)"
@@ -91,7 +91,7 @@ public final class PluginProber {
             hint = " (a constructor or its entry point does not return)"
         }
         var message = "\(reason) while loading in a probe process\(hint)"
-        if let quarantine, (try? quarantine.add(path, kind: kind, reason: reason)) != nil {
+        if let quarantine, (try? quarantine.add(path, kind: kind, reason: reason + " when it was probed")) != nil {
             message += "; quarantined until the file changes, or run `flowhost quarantine clear \(path)`"
         }
         if kind == .timedOut { message += "; if it is only slow, raise --probe-timeout" }

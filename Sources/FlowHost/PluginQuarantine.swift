@@ -19,7 +19,7 @@ public struct PluginQuarantine: Sendable {
         /// Why: ``PluginLoadError/Kind/crashed``, ``PluginLoadError/Kind/exited`` or
         /// ``PluginLoadError/Kind/timedOut``.
         public var kind: PluginLoadError.Kind
-        /// What happened, as in "it crashed with SIGSEGV".
+        /// What happened, completing "it ...": `crashed with SIGSEGV when it was probed`.
         public var reason: String
         /// When, in seconds since the epoch.
         public var since: Int64
@@ -55,7 +55,7 @@ public struct PluginQuarantine: Sendable {
     /// - Parameters:
     ///   - kind: Why: ``PluginLoadError/Kind/crashed``, ``PluginLoadError/Kind/exited`` or
     ///     ``PluginLoadError/Kind/timedOut``.
-    ///   - reason: What happened, completing "it ...": `crashed with SIGSEGV`.
+    ///   - reason: What happened and where, completing "it ...": `crashed with SIGSEGV when it was probed`.
     /// - Throws: ``FlowError`` when the quarantine file cannot be written.
     public func add(_ path: String, kind: PluginLoadError.Kind, reason: String) throws(FlowError) {
         guard let identity = FileIdentity(path: path) else { throw FlowError("cannot quarantine \(path): it is gone") }
@@ -89,7 +89,7 @@ public struct PluginQuarantine: Sendable {
         PluginLoadError(
             file: entry.library, kind: .quarantined,
             message:
-                "is quarantined: it \(entry.reason) when it was probed; it stays refused until the file changes, or run `flowhost quarantine clear \(entry.library)`"
+                "is quarantined: it \(entry.reason); it stays refused until the file changes, or run `flowhost quarantine clear \(entry.library)`"
         )
     }
 }

@@ -48,6 +48,9 @@ public final class PluginRegistry {
     public var loadOrder: [String] = []
     /// The plugins each plugin requires, loaded before it (see ``PluginComposition/requirements``).
     public var requirements: [String: [String]] = [:]
+    /// Refuses the libraries it lists even without a ``prober`` (`--trust`); a supervised host sets it, so
+    /// that a plugin that crashed it is not loaded again. With a prober, the prober's quarantine applies.
+    public var quarantine: PluginQuarantine?
     var slots: [String: Slot]
 
     /// A registry for `manifest`'s plugins, found through `searchPath`. Loads nothing yet.

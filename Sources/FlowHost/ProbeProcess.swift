@@ -39,7 +39,9 @@ struct ProbeProcess {
 
         // No crash report: the runtime's backtracer would take seconds to describe a crash nobody reads.
         let environment =
-            currentEnvironment().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + ["SWIFT_BACKTRACE=enable=no"]
+            ProcessInfoLite.environmentEntries().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + [
+                "SWIFT_BACKTRACE=enable=no"
+            ]
         let arguments: [String] = [executable, PluginProbe.subcommand, path]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
@@ -109,31 +111,10 @@ struct ProbeProcess {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    private static func currentEnvironment() -> [String] {
-        var result: [String] = []
-        var entry = environ
-        while let pointer = entry.pointee {
-            result.append(String(cString: pointer))
-            entry += 1
-        }
-        return result
-    }
-
     private static func append(_ line: String, to file: String) {
         let fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         _ = Array(line.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
-    }
-
-    /// The name of signal `number`: `SIGSEGV`; `signal N` for one without a name here.
-    static func signalName(_ number: Int32) -> String {
-        let names: [Int32: String] = [
-            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
-            SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGUSR1: "SIGUSR1",
-            SIGSEGV: "SIGSEGV", SIGUSR2: "SIGUSR2", SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM",
-            SIGSYS: "SIGSYS", SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ",
-        ]
-        return names[number] ?? "signal \(number)"
     }
 }

@@ -1,51 +1,177 @@
 import FlowHost
 import FlowKit
 
-/// `flowbench`: the numbers the issues ask for, measured on this machine in one run.
+/// `flowbench`: the figures the performance issue bounds, measured on this machine in one run, each ratio
+/// from two measurements interleaved round by round (best round of each).
 ///
-///     swift build -c release && swift run -c release flowbench
+///     swift build -c release && swift run -c release flowbench [--json]
 ///
-/// `flowbench requests N` runs only N requests each way, on one thread and without timing, for counting
-/// instructions: `valgrind --tool=callgrind .build/release/flowbench requests 100000` (valgrind cannot
-/// run the swap benchmark's dispatch threads).
+/// For counting instructions, which stay put on a noisy machine, `flowbench requests N [coordinated|direct]`
+/// runs N requests through the coordinator, or as direct calls, or both, and `flowbench host-requests N
+/// [host|direct]` the same through the host, on one thread and without timing:
+/// `valgrind --tool=callgrind .build/release/flowbench requests 100000` (valgrind cannot run the
+/// processes that start dispatch worker threads, as the swap and reload benchmarks do).
 @main @MainActor
 struct FlowBench {
-    static func main() async {
-        let arguments = CommandLine.arguments.dropFirst()
-        if arguments.first == "requests" {
-            let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
-            _ = RequestPathBenchmark.coordinated(iterations: count)
-            _ = RequestPathBenchmark.direct(iterations: count)
-            return
-        }
-        let iterations = 1_000_000
-        // Interleave the two so that machine noise touches both alike; keep each one's best round.
-        var coordinated = Double.infinity
-        var direct = Double.infinity
-        for _ in 0..<5 {
-            coordinated = min(coordinated, RequestPathBenchmark.coordinated(iterations: iterations))
-            direct = min(direct, RequestPathBenchmark.direct(iterations: iterations))
-        }
-        print("request path (\(iterations) requests, best of 5 rounds):")
-        print("  through BaseFlowCoordinator: \(format(coordinated)) ns per request")
-        print("  as direct calls:             \(format(direct)) ns per request")
-        print("  ratio:                       \(format(coordinated / direct))x (target: at most 1.25x)")
+    /// One figure: a ratio or milliseconds, with the bound it must meet.
+    struct Figure {
+        var key: String
+        var label: String
+        var value: Double
+        var bound: Double
+        var detail: String
 
-        guard let buildDirectory = ProcessInfoLite.executableDirectory() else { return }
-        do {
-            let times = try await SwapBenchmark.run(swaps: 20, buildDirectory: buildDirectory).sorted()
-            print("hot swap, file landed -> first request served by the new generation (20 swaps):")
-            print(
-                "  median \(format(times[times.count / 2])) ms, min \(format(times[0])) ms, max \(format(times[times.count - 1])) ms"
-            )
-        } catch {
-            print("hot swap: not measured: \(error) (build the fixtures first: swift build -c release)")
+        var isMet: Bool { value <= bound }
+    }
+
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let buildDirectory = ProcessInfoLite.executableDirectory() ?? "."
+        switch arguments.first {
+        case "requests":
+            let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
+            let only = arguments.dropFirst(2).first
+            if only != "direct" { _ = RequestPathBenchmark.coordinated(iterations: count) }
+            if only != "coordinated" { _ = RequestPathBenchmark.direct(iterations: count) }
+        case "host-requests":
+            let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
+            let only = arguments.dropFirst(2).first
+            do {
+                let host = try HostPathBenchmark.host(buildDirectory: buildDirectory)
+                if only != "direct" { _ = HostPathBenchmark.throughHost(host, iterations: count) }
+                if only != "host" { _ = try HostPathBenchmark.direct(host, iterations: count) }
+            } catch {
+                print("flowbench: \(error)")
+            }
+        default:
+            let asJSON = arguments.contains("--json")
+            let figures = await measureAll(buildDirectory: buildDirectory) { figure in
+                if !asJSON { printRow(figure) }
+            }
+            if asJSON { print(json(figures).prettyDescription) }
         }
+    }
+
+    /// Every figure, each passed to `measured` as soon as it is known.
+    static func measureAll(buildDirectory: String, measured: (Figure) -> Void) async -> [Figure] {
+        var figures: [Figure] = []
+        func add(_ figure: Figure) {
+            figures.append(figure)
+            measured(figure)
+        }
+        func ratio(_ key: String, _ label: String, bound: Double, _ pair: (Double, Double), unit: String = "ns") {
+            add(
+                Figure(
+                    key: "ratios." + key, label: label, value: pair.0 / pair.1, bound: bound,
+                    detail: "\(format(pair.0)) vs \(format(pair.1)) \(unit)"))
+        }
+
+        ratio(
+            "requestPath", "request path: BaseFlowCoordinator vs direct calls", bound: 1.20,
+            Timing.pair(
+                { RequestPathBenchmark.coordinated(iterations: 500_000) },
+                { RequestPathBenchmark.direct(iterations: 500_000) }))
+        do {
+            let host = try HostPathBenchmark.host(buildDirectory: buildDirectory)
+            ratio(
+                "hostPath", "host path: dlopened plugin, listener and stats on, vs direct", bound: 1.50,
+                Timing.pair(
+                    { HostPathBenchmark.throughHost(host, iterations: 300_000) },
+                    { try! HostPathBenchmark.direct(host, iterations: 300_000) }))
+        } catch {
+            print("flowbench: host path not measured: \(error)")
+        }
+        ratio(
+            "routes100kVs10", "64 names in rotation: 100,000 routes vs 64", bound: 1.50,
+            Timing.pair(
+                { RequestPathBenchmark.rotating(names: 64, routes: 100_000, iterations: 200_000) },
+                { RequestPathBenchmark.rotating(names: 64, routes: 64, iterations: 200_000) }))
+        ratio(
+            "rotatingVsOneName", "1,000 routes: 64 names in rotation vs one", bound: 1.20,
+            Timing.pair(
+                { RequestPathBenchmark.rotating(names: 64, routes: 1_000, iterations: 200_000) },
+                { RequestPathBenchmark.rotating(names: 1, routes: 1_000, iterations: 200_000) }))
+        ratio(
+            "children1000Vs0", "present and back: 1,000 open child flows vs none", bound: 1.50,
+            Timing.pair(
+                rounds: 3, { RequestPathBenchmark.withChildren(1_000) },
+                { RequestPathBenchmark.withChildren(0) }))
+        let large = RequestPathBenchmark.payload(bytes: 100_000)
+        ratio(
+            "actionPayload100kVsEmpty", "module action: 100 KB payload vs empty", bound: 1.50,
+            Timing.pair(
+                rounds: 3, { RequestPathBenchmark.action(payload: large) },
+                { RequestPathBenchmark.action(payload: .empty) }))
+        do {
+            let directory = try SwapBenchmark.temporaryDirectory()
+            let many = try StartupBenchmark.manifest(plugins: 200, in: directory, buildDirectory: buildDirectory)
+            let one = try StartupBenchmark.manifest(plugins: 1, in: directory, buildDirectory: buildDirectory)
+            let searchPath = PluginSearchPath([buildDirectory])
+            ratio(
+                "startupLazy200Vs1", "lazy start: 200 declared plugins vs 1", bound: 1.20,
+                Timing.pair(
+                    rounds: 20, { try! StartupBenchmark.start(path: many, searchPath: searchPath) },
+                    { try! StartupBenchmark.start(path: one, searchPath: searchPath) }), unit: "us")
+        } catch {
+            print("flowbench: startup not measured: \(error)")
+        }
+        do {
+            let times = try await SwapBenchmark.run(swaps: 21, buildDirectory: buildDirectory).sorted()
+            add(
+                Figure(
+                    key: "ms.swapMedian", label: "hot swap: renamed into place -> served by the new generation",
+                    value: times[times.count / 2], bound: 0.5,
+                    detail: "ms, median of \(times.count); min \(format(times[0])), max \(format(times.last!))"))
+        } catch {
+            print("flowbench: hot swap not measured: \(error) (build the fixtures first: swift build -c release)")
+        }
+        do {
+            let times = try await ReloadUnderLoadBenchmark.run(reloads: 60, buildDirectory: buildDirectory).sorted()
+            add(
+                Figure(
+                    key: "ms.reloadUnderLoadP99", label: "reload while 4 tasks saturate submit",
+                    value: times[times.count * 99 / 100], bound: 10,
+                    detail: "ms, p99 of \(times.count); median \(format(times[times.count / 2]))"))
+        } catch {
+            print("flowbench: reload under load not measured: \(error)")
+        }
+        return figures
+    }
+
+    /// One row of the table: label, value, bound, verdict, the measurements behind it.
+    static func printRow(_ figure: Figure) {
+        let label = figure.label.padding(to: 62)
+        let verdict = figure.isMet ? "ok  " : "OVER"
+        print(
+            "\(label)  \(format(figure.value).leftPadding(to: 8))  <= \(format(figure.bound).leftPadding(to: 5))  \(verdict)  \(figure.detail)"
+        )
+    }
+
+    /// `{"ratios": {...}, "ms": {...}, "bounds": {...}, "met": true|false}`.
+    static func json(_ figures: [Figure]) -> JSONValue {
+        var groups: [String: [String: JSONValue]] = [:]
+        var bounds: [String: JSONValue] = [:]
+        for figure in figures {
+            let parts = figure.key.split(separator: ".", maxSplits: 1).map(String.init)
+            groups[parts[0], default: [:]][parts[1]] = .number((figure.value * 1000).rounded() / 1000)
+            bounds[figure.key] = .number(figure.bound)
+        }
+        var object = groups.mapValues(JSONValue.object)
+        object["bounds"] = .object(bounds)
+        object["met"] = .bool(figures.allSatisfy(\.isMet))
+        return .object(object)
     }
 
     static func format(_ value: Double) -> String {
         let hundredths = Int((value * 100).rounded())
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
+
+extension String {
+    fileprivate func padding(to width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+    fileprivate func leftPadding(to width: Int) -> String {
+        String(repeating: " ", count: max(0, width - count)) + self
     }
 }

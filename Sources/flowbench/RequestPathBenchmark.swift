@@ -1,7 +1,8 @@
 import FlowKit
 
-/// The request path through a ``BaseFlowCoordinator`` (lookup, manager creation, module presentation,
-/// manager disposal) against the same work written as direct calls.
+/// The request path through a ``BaseFlowCoordinator`` (lookup, manager creation, module presentation, going
+/// back, which disposes of the manager) against the same work written as direct calls, and how its cost
+/// grows with the routing table, the names in use, open child flows and action payloads.
 @MainActor
 enum RequestPathBenchmark {
     /// Builds one module and presents it inline, as most managers do.
@@ -20,7 +21,7 @@ enum RequestPathBenchmark {
             RequestRoute(request.name): ManagerFactory("Detail", ShowManager.self),
         ])
         coordinator.requestCoordination("list.show", from: .app)
-        return measure(iterations) {
+        return Timing.nanoseconds(iterations) {
             let outcome = coordinator.requestCoordination(request, from: "list")
             precondition(outcome.isHandled)
             try! coordinator.back()
@@ -32,7 +33,7 @@ enum RequestPathBenchmark {
     static func direct(iterations: Int) -> Double {
         let coordinator = BaseFlowCoordinator()
         var stack: [(FlowModule, ShowManager)] = []
-        return measure(iterations) {
+        return Timing.nanoseconds(iterations) {
             let manager: ShowManager
             switch request.name {
             case "list.show", "detail.show": manager = ShowManager(coordinator: coordinator)
@@ -44,11 +45,65 @@ enum RequestPathBenchmark {
         }
     }
 
-    private static func measure(_ iterations: Int, _ body: () -> Void) -> Double {
-        for _ in 0..<min(iterations, 10_000) { body() }  // warm up
-        let clock = ContinuousClock()
-        let elapsed = clock.measure { for _ in 0..<iterations { body() } }
-        let (seconds, attoseconds) = elapsed.components
-        return (Double(seconds) * 1e9 + Double(attoseconds) / 1e9) / Double(iterations)
+    /// Nanoseconds per request with `names` request names in rotation (a power of two), spread over a table of
+    /// `routes` routes (at least `names`).
+    static func rotating(names: Int, routes: Int, iterations: Int) -> Double {
+        precondition(names > 0 && names & (names - 1) == 0 && routes >= names)
+        let factory = ManagerFactory("Show", ShowManager.self)
+        var mapping = RequestCoordinatorMappingDictionary(minimumCapacity: routes)
+        for index in 0..<routes { mapping[RequestRoute(CoordinationRequestName("route.\(index)"))] = factory }
+        let coordinator = BaseFlowCoordinator(mapping: mapping)
+        coordinator.requestCoordination(CoordinationRequest("route.0"), from: .app)
+        let stride = routes / names
+        let requests = (0..<names).map { CoordinationRequest(CoordinationRequestName("route.\($0 * stride)")) }
+        var next = 0
+        return Timing.nanoseconds(iterations) {
+            let outcome = coordinator.requestCoordination(requests[next], from: "list")
+            next = (next + 1) & (names - 1)
+            precondition(outcome.isHandled)
+            try! coordinator.back()
+        }
+    }
+
+    /// Nanoseconds to present a module and go back with `children` child flows open, each showing a module.
+    static func withChildren(_ children: Int) -> Double {
+        let factory = ManagerFactory("Show", ShowManager.self)
+        let coordinator = BaseFlowCoordinator(mapping: [RequestRoute(request.name): factory])
+        coordinator.requestCoordination(request, from: .app)
+        var open: [BaseFlowCoordinator] = []
+        for index in 0..<children {
+            let child = BaseFlowCoordinator(name: "child\(index)", mapping: [RequestRoute("child.show"): factory])
+            coordinator.openChild(child, style: .inline, onResult: nil)
+            precondition(child.requestCoordination("child.show", from: .app).isHandled)
+            open.append(child)
+        }
+        let time = Timing.nanoseconds {
+            precondition(coordinator.requestCoordination(request, from: "list").isHandled)
+            try! coordinator.back()
+        }
+        precondition(open.allSatisfy(\.isRunning))
+        return time
+    }
+
+    /// Nanoseconds per module action that asks for a request with `payload`, presents, and goes back.
+    static func action(payload: JSONValue) -> Double {
+        let coordinator = BaseFlowCoordinator(mapping: [
+            RequestRoute("list.show"): ManagerFactory("List", ShowManager.self),
+            RequestRoute(request.name): ManagerFactory("Detail", ShowManager.self),
+        ])
+        coordinator.requestCoordination("list.show", from: .app)
+        guard let list = coordinator.router.top else { fatalError("no list") }
+        list.addAction(.request("open", request.name, payload: ["source": "list"]))
+        return Timing.nanoseconds {
+            precondition(try! list.perform("open", payload: payload)?.isHandled == true)
+            try! coordinator.back()
+        }
+    }
+
+    /// A JSON object of about `bytes` bytes: members of 100 bytes each.
+    static func payload(bytes: Int) -> JSONValue {
+        var members: [String: JSONValue] = [:]
+        for index in 0..<(bytes / 100) { members["field\(index)"] = .string(String(repeating: "x", count: 88)) }
+        return .object(members)
     }
 }

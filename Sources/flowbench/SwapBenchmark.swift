@@ -14,9 +14,7 @@ enum SwapBenchmark {
         for product in ["GreeterPluginV1", "GreeterPluginV2"] {
             generations.append(try read(buildDirectory + "/lib\(product).so"))
         }
-        var template = Array("/tmp/flowbench-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
-        let directory = String(cString: made)
+        let directory = try temporaryDirectory()
         try install(generations[0], in: directory)
         let manifest = try Manifest.parse(
             #"{"manifestVersion": 1, "plugins": {"greeter": "libGreeter.so"}, "routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}]}"#,
@@ -44,13 +42,19 @@ enum SwapBenchmark {
             guard host.coordinator.router.top?.content["version"] == .number(Double(swap % 2 + 1)) else {
                 throw Failure(description: "swap \(swap): the request was not served by the new generation")
             }
-            let (seconds, attoseconds) = (ContinuousClock.now - landed).components
-            times.append(Double(seconds) * 1e3 + Double(attoseconds) / 1e15)
+            times.append((ContinuousClock.now - landed).milliseconds)
         }
         return times
     }
 
-    private static func read(_ path: String) throws -> [UInt8] {
+    /// A new directory under /tmp.
+    static func temporaryDirectory() throws -> String {
+        var template = Array("/tmp/flowbench-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw Failure(description: "mkdtemp failed") }
+        return String(cString: made)
+    }
+
+    static func read(_ path: String) throws -> [UInt8] {
         guard let file = fopen(path, "rb") else { throw Failure(description: "\(path) is missing") }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -59,7 +63,8 @@ enum SwapBenchmark {
         return bytes
     }
 
-    private static func install(_ bytes: [UInt8], in directory: String) throws {
+    /// Puts `bytes` in place as `libGreeter.so`, as a linker does: written beside, then renamed over.
+    static func install(_ bytes: [UInt8], in directory: String) throws {
         let staging = directory + "/libGreeter.so.tmp"
         guard let file = fopen(staging, "wb") else { throw Failure(description: "cannot write \(staging)") }
         let written = fwrite(bytes, 1, bytes.count, file)

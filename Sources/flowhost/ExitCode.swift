@@ -10,6 +10,8 @@ enum ExitCode: Int32 {
     case invalidInput = 65
     /// An input file (manifest, script, snapshot, plugin) does not exist, or the bundled plugins are not built.
     case inputMissing = 66
+    /// A supervised host (`run --supervise`) ended more than 5 times within 60 s, or could not be supervised.
+    case software = 70
 }
 
 /// A reason to stop with an exit code, after printing `message` to standard error.

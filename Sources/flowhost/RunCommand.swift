@@ -25,6 +25,10 @@ enum RunCommand {
         Before a plugin is first loaded (or reloaded) it is probed in a child process, through the registry
         cache: one that crashes, exits or hangs (--probe-timeout, default 10 s) while loading fails only its
         own routes and is quarantined until its file changes. --trust loads without probing.
+        --supervise runs the host in a child process that this one feeds commands: when a plugin crashes
+        it (or makes it exit), the plugin is named on standard error and quarantined, and a new host starts
+        at the screen saved after the last command; a script goes on with its next line. More than 5
+        restarts within 60 s: exit 70.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
         The manifest and the script must be regular files of at most 16 MiB (--max-manifest-size BYTES).
@@ -54,8 +58,14 @@ enum RunCommand {
             try readScript(path, limit: maxSize)
         }
         let restoring = try parsed.options["--restore"]?.last.map(readSnapshot)
+        let link = SupervisorLink.fromEnvironment()
+        if parsed.flags.contains("--supervise"), link == nil {
+            return await Supervisor.run(arguments, script: script)
+        }
         // A script stops at a failed expectation and says so on standard error; --quiet says it once.
-        quietFailures = quiet && (script != nil || isatty(STDIN_FILENO) != 1)
+        // Under a supervisor, commands come from it: typed at its prompt when it has no script.
+        let interactive = link.map { $0.source == nil } ?? (script == nil && isatty(STDIN_FILENO) == 1)
+        quietFailures = quiet && !interactive
         let watching = parsed.flags.contains("--watch")
         let plugins = searchPath(manifest, parsed)
         if let unbuilt = plugins.unbuiltPlugins(of: manifest) { throw Exit(.inputMissing, unbuilt.description) }
@@ -67,9 +77,21 @@ enum RunCommand {
             prober: parsed.flags.contains("--trust") ? nil : probing, discoveryProber: probing)
         host.maxManifestSize = maxSize
         for problem in host.problems { printError(problem.description) }
+        if let link {
+            do {
+                host.breadcrumb = try link.breadcrumb()
+            } catch {
+                printWarning("flowhost: warning: \(error.message); a crash cannot be laid at a plugin's door")
+            }
+            host.registry.quarantine = CacheDirectory.standard().map(PluginQuarantine.init)
+        }
 
         let shell = HostShell(host: host)
-        shell.onUnpromptedLines = { lines in if !quiet { emit(lines) } }
+        shell.onUnpromptedLines = { lines in
+            guard !quiet else { return }
+            // At a supervisor's prompt, the supervisor prints them above the line being typed.
+            if let link, interactive { link.send(.lines(lines)) } else { emit(lines) }
+        }
         shell.onServiceProblem = { problem in printError("flowhost: \(problem)") }
         if watching {
             do {
@@ -78,11 +100,10 @@ enum RunCommand {
                 printWarning("flowhost: \(error.message); running without --watch")
             }
         }
-        let interactive = script == nil && isatty(STDIN_FILENO) == 1
         // On a terminal, a prompt that edits lines; lines that arrive while someone types go above it.
         let warnings = Console.errors
         let editor =
-            interactive
+            interactive && link == nil
             ? LineEditor.standard(warn: { printWarning("flowhost: warning: \($0)", palette: warnings) }) : nil
         defer { editor?.close() }
         if let editor {
@@ -93,7 +114,9 @@ enum RunCommand {
         }
         var started =
             if let restoring {
-                shell.start(restoring: restoring.snapshot, from: restoring.file)
+                shell.start(
+                    restoring: restoring.snapshot,
+                    from: link?.isRestart == true ? "the snapshot saved before the crash" : restoring.file)
             } else {
                 await shell.startAndWait()
             }
@@ -105,7 +128,10 @@ enum RunCommand {
             failedIn = "\(manifest.path): "
             emit(started)
         }
-        if case .error(let message) = started.status {
+        if case .error(let message) = started.status, link?.isRestart == true {
+            // A host restarted after a crash goes on: the step that fails is most likely the crashed plugin's.
+            printWarning("flowhost: warning: \(message)")
+        } else if case .error(let message) = started.status {
             printError(failedIn + message)
             if !interactive {
                 await host.stopAndWait()
@@ -113,7 +139,11 @@ enum RunCommand {
             }
         }
 
-        let source = script?.name ?? "<stdin>"
+        if let link {
+            link.save(host)
+            link.send(.ready(shell.completer))
+        }
+        let source = link?.source ?? script?.name ?? "<stdin>"
         var lineNumber = 0
         // The editor reads the terminal itself; only without one does a thread read standard input.
         var input =
@@ -124,24 +154,27 @@ enum RunCommand {
                 editor.completer = shell.completer
                 next = await editor.readLine(prompt: prompt)
             } else {
-                if interactive {
+                if interactive, link == nil {
                     print(prompt, terminator: "")
                     flushOutput()
                 }
                 next = await input?.next()
             }
-            guard let line = next else { break }
+            guard var line = next else { break }
             lineNumber += 1
+            if link != nil, let numbered = SupervisorLink.command(in: line) {
+                (lineNumber, line) = numbered
+            }
             if !interactive, let command = HostShell.command(in: line) { echo(command) }
             let reply = await shell.perform(line)
             emit(reply, to: line)
             switch reply.status {
-            case .ok: continue
+            case .ok: break
             case .quit: break reading
             case .error(let message), .expectationFailed(let message):
                 guard !interactive else {
                     if case .error = reply.status { printError("error: \(message)") }
-                    continue
+                    break
                 }
                 if case .error = reply.status {
                     printError("\(source):\(lineNumber): error: \(message)")
@@ -151,21 +184,28 @@ enum RunCommand {
                 await host.stopAndWait()
                 return .scriptFailed
             }
+            if let link {
+                link.save(host)
+                link.send(.done(shell.completer))
+            }
         }
         await host.stopAndWait()
         return .ok
     }
 
-    private static let prompt = "flowhost> "
+    static let prompt = "flowhost> "
 
     /// Whether to print only errors, failed expectations and what queries print (`--quiet`).
     private static var quiet = false
     /// Whether failed expectations go only to standard error: with `--quiet`, when not at a prompt.
     private static var quietFailures = false
 
-    /// Prints a command read from a script or a pipe, so that its output can be told apart.
+    /// Prints a command read from a script or a pipe, so that its output can be told apart; at once, so
+    /// that it is seen even if the command crashes the host.
     private static func echo(_ command: String) {
-        if !quiet { print("> \(command)") }
+        guard !quiet else { return }
+        print("> \(command)")
+        flushOutput()
     }
 
     /// Prints the reply to the command on `line`: all of it, or with `--quiet` only a query's output and
@@ -226,7 +266,7 @@ enum RunCommand {
         return (path, lines)
     }
 
-    private static func lines(of script: [String]) -> AsyncStream<String> {
+    static func lines(of script: [String]) -> AsyncStream<String> {
         AsyncStream { continuation in
             for line in script { continuation.yield(line) }
             continuation.finish()
@@ -234,7 +274,7 @@ enum RunCommand {
     }
 
     /// Standard input, line by line, read off the main actor so that timers and reloads go on meanwhile.
-    private static func standardInputLines() -> AsyncStream<String> {
+    static func standardInputLines() -> AsyncStream<String> {
         AsyncStream { continuation in
             DispatchQueue.global().async {
                 while let line = readLine() { continuation.yield(line) }

@@ -69,7 +69,7 @@ struct ProbeCacheTests {
 
         let list = try scenario.flowhost(["quarantine", "list"])
         #expect(list.status == 0)
-        #expect(list.outputLines.first?.hasPrefix("\(library): crashed with SIGSEGV since ") == true)
+        #expect(list.outputLines.first?.hasPrefix("\(library): crashed with SIGSEGV when it was probed since ") == true)
 
         let clear = try scenario.flowhost(["quarantine", "clear", library])
         #expect(clear.status == 0)

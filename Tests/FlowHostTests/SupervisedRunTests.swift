@@ -1,0 +1,207 @@
+import Glibc
+import Testing
+
+@testable import FlowHost
+
+/// `flowhost run --supervise` with a plugin whose manager and action trap (the CrashyPlugin fixture): the
+/// supervisor names the plugin, quarantines it, restarts the host on the same screen and goes on; the
+/// plugin's routes then fail cleanly, without a second crash.
+struct SupervisedRunTests {
+    /// A manifest with the welcome plugin (its onboarding opens a child flow) and the crashy plugin, beside
+    /// a private cache directory for the quarantine.
+    struct Scenario {
+        let directory: TemporaryDirectory
+        let manifest: String
+        let crashy: String
+
+        init(crashyCopies: Int = 0) throws {
+            directory = try TemporaryDirectory()
+            let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+            crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
+            var plugins = [#""welcome": "\#(welcome)""#, #""crashy": "\#(crashy)""#]
+            var routes = [
+                #"{"request": "launch", "plugin": "welcome", "manager": "Launch"}"#,
+                #"{"request": "onboarding.show", "plugin": "welcome", "manager": "Onboarding"}"#,
+                #"{"request": "crashy.trap", "plugin": "crashy", "manager": "Trap"}"#,
+                #"{"request": "crashy.fragile", "plugin": "crashy", "manager": "Fragile"}"#,
+            ]
+            // Copies are other files, so quarantining one leaves the others to crash.
+            for copy in 0..<crashyCopies {
+                let library = try directory.file(
+                    "libCrashy\(copy).so", containing: BuildProducts.bytes(of: "libCrashyPlugin.so"))
+                plugins.append(#""crashy\#(copy)": "\#(library)""#)
+                routes.append(#"{"request": "crashy\#(copy).trap", "plugin": "crashy\#(copy)", "manager": "Trap"}"#)
+            }
+            manifest = try directory.file(
+                "app.json",
+                containing: """
+                    {"manifestVersion": 1, "plugins": {\(plugins.joined(separator: ", "))},
+                     "routes": [\(routes.joined(separator: ", "))], "start": ["launch"]}
+                    """)
+        }
+
+        var environment: [String: String] {
+            ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"]
+        }
+
+        func script(_ lines: String) throws -> String {
+            try directory.file("app.flow", containing: lines)
+        }
+
+        func flowhost(_ arguments: [String]) throws -> Subprocess {
+            try Subprocess.flowhost(arguments, environment: environment)
+        }
+    }
+
+    @Test func aManagerThatTrapsIsQuarantinedAndTheScriptGoesOnOnTheSameScreen() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script(
+            """
+            send onboarding.show
+            act next
+            expect stack welcome > onboardingPage > onboardingPage
+            send crashy.trap
+            expect stack welcome > onboardingPage > onboardingPage
+            expect content page 2
+            act next
+            expect content page 3
+
+            """)
+
+        let run = try scenario.flowhost(["run", scenario.manifest, "--supervise", "--script", script])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.contains("restarting") } == [
+                "\(script):4: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap; quarantined; restarting"
+            ])
+        #expect(
+            run.outputLines.contains(
+                "  restored 3 of 3 steps; the screen is as saved (from the snapshot saved before the crash)"))
+        let quarantined = try scenario.flowhost(["quarantine", "list"])
+        #expect(
+            quarantined.outputLines.first?.hasPrefix(
+                "\(scenario.crashy): crashed with SIGILL in crashy.Trap in a supervised run since ") == true)
+    }
+
+    @Test func anActionThatTrapsIsLaidAtThePluginThatPresentedItsModule() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script(
+            """
+            send crashy.fragile
+            act trap
+            expect stack welcome
+
+            """)
+
+        let run = try scenario.flowhost(["run", scenario.manifest, "--supervise", "--script", script])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.errorLines.contains(
+                "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in action 'trap' of fragile; quarantined; restarting"
+            ))
+        // The crashed plugin's screen cannot come back: the restart says so, as a warning, and goes on.
+        #expect(
+            run.errorLines.contains {
+                $0.hasPrefix("flowhost: warning: the snapshot saved before the crash: not restored as saved: step 2")
+            })
+    }
+
+    @Test(arguments: ["xterm-256color", "dumb"])
+    func onATerminalThePersonIsBackAtThePromptAndTheQuarantinedRouteFailsCleanly(term: String) throws {
+        let scenario = try Scenario()
+        var environment = scenario.environment
+        environment["TERM"] = term
+        environment["HOME"] = scenario.directory.path
+        // --trust: no probes, so only the supervisor's quarantine keeps the plugin out after the restart.
+        let shell = try ChildProcess.flowhost(
+            ["run", scenario.manifest, "--supervise", "--trust"], environment: environment)
+        try shell.waitFor("top: welcome")
+        try shell.waitFor("flowhost> ")
+        try shell.send("send onboarding.show\r")
+        try shell.waitFor("top: onboardingPage")
+        try shell.waitFor("flowhost> ")
+
+        try shell.send("send crashy.trap\r")
+        try shell.waitFor(
+            "plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap; quarantined; restarting")
+        try shell.waitFor("restored 2 of 2 steps; the screen is as saved")
+        try shell.waitFor("flowhost> ")
+        try shell.send("stack\r")
+        try shell.waitFor("stack: welcome > onboardingPage")
+        try shell.waitFor("flowhost> ")
+        try shell.send("send crashy.trap\r")
+        try shell.waitFor("error: crashy.trap failed: \(scenario.crashy): is quarantined: it crashed with SIGILL")
+        try shell.waitFor("flowhost> ")
+        try shell.send("quit\r")
+
+        #expect(try shell.waitForExit(within: .seconds(10)) == .exited(0))
+        let screen = String(decoding: shell.transcript, as: UTF8.self)
+        #expect(screen.split(separator: "restarting", omittingEmptySubsequences: false).count == 2, "one crash")
+    }
+
+    @Test func moreThanFiveRestartsWithinAMinuteGiveUpWithExit70() throws {
+        let scenario = try Scenario(crashyCopies: 6)
+        let script = try scenario.script((0..<6).map { "send crashy\($0).trap\n" }.joined())
+
+        let run = try scenario.flowhost(["run", scenario.manifest, "--supervise", "--script", script])
+
+        #expect(run.status == 70)
+        let reports = run.errorLines.filter { $0.hasPrefix(script + ":") }
+        #expect(reports.count == 6)
+        #expect(reports.prefix(5).allSatisfy { $0.hasSuffix("; quarantined; restarting") })
+        #expect(
+            reports.last?.hasSuffix("; quarantined; the host ended 6 times within 60 s; giving up") == true,
+            "\(reports)")
+    }
+
+    @Test func aScriptFailureUnderTheSupervisorIsTheScriptsExitCode() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script("expect top nowhere\n")
+
+        let run = try scenario.flowhost(["run", scenario.manifest, "--supervise", "--script", script])
+
+        #expect(run.status == 1)
+        #expect(run.errorLines == ["\(script):1: expectation failed: top is 'welcome', expected 'nowhere'"])
+    }
+}
+
+/// The breadcrumb a supervised host keeps: the plugin call on top of a stack, in a page that outlives it.
+@MainActor
+struct CrashBreadcrumbTests {
+    @Test func theCrumbOnTopIsWhatAReaderSeesAndLeavingRestoresTheOneBelow() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/breadcrumb"
+        let breadcrumb = try CrashBreadcrumb(path: path)
+        let outer = CrashBreadcrumb.Crumb(plugin: "catalog", library: "/p/libCatalog.so", place: "action 'add' of list")
+        let inner = CrashBreadcrumb.Crumb(plugin: "crashy", library: "/p/libCrashy.so", place: "crashy.Trap")
+        #expect(CrashBreadcrumb.read(path: path) == nil)
+
+        breadcrumb.enter(outer)
+        breadcrumb.enter(inner, for: "crashy.trap")
+        #expect(CrashBreadcrumb.read(path: path) == inner)
+
+        breadcrumb.leave(request: "other.request")
+        #expect(CrashBreadcrumb.read(path: path) == inner, "a request that entered no crumb leaves none")
+        breadcrumb.leave(request: "crashy.trap")
+        #expect(CrashBreadcrumb.read(path: path) == outer)
+        breadcrumb.leave()
+        #expect(CrashBreadcrumb.read(path: path) == nil)
+    }
+
+    @Test func aHostLeavesEveryCrumbItEntersOnceARequestIsDone() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/breadcrumb"
+        let host = try Host.bundled("manifests/demo.json")
+        host.breadcrumb = try CrashBreadcrumb(path: path)
+        host.start()
+
+        let shell = HostShell(host: host)
+        #expect(shell.execute("send onboarding.show").status == .ok)
+        #expect(shell.execute("act next").status == .ok)
+
+        #expect(CrashBreadcrumb.read(path: path) == nil)
+        #expect(host.moduleOwners["onboardingPage"] == "welcome")
+    }
+}
