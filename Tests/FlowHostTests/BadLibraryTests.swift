@@ -1,3 +1,4 @@
+import FlowKit
 import Testing
 
 @testable import FlowHost
@@ -80,7 +81,9 @@ struct BadLibraryTests {
         let library = try BuildProducts.path(of: "libBadForgedHeaderPlugin.so")
         let (line, _) = try validate(library)
         #expect(
-            line == "\(library): built for FlowKit ABI 3735928559, host has 2; rebuild the plugin against this FlowKit")
+            line
+                == "\(library): built for FlowKit ABI 3735928559, host has \(PluginEntry.abiVersion); rebuild the plugin against this FlowKit"
+        )
     }
 
     @Test func foreignLibraryIsRefusedBeforeItsConstructorsRun() throws {
