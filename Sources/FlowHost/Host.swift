@@ -22,10 +22,13 @@ public final class Host {
     /// What went wrong while setting up: plugins or services that could not be loaded. The host runs
     /// without them; their routes fail with the same errors.
     public private(set) var problems: [PluginLoadError] = []
+    // The properties the event listener touches on every request are only touched on the main actor, by
+    // accesses that never overlap: their dynamic exclusivity checks would cost without guarding anything.
+
     /// Called with everything that happens: flow events, reloads, exposures.
-    public var onEvent: (@MainActor (HostEvent) -> Void)?
+    @exclusivity(unchecked) public var onEvent: (@MainActor (HostEvent) -> Void)?
     /// Counters of what happened since the host was made.
-    public internal(set) var stats = HostStats()
+    @exclusivity(unchecked) public internal(set) var stats = HostStats()
     /// Assigns subjects to experiment variants.
     public let experiments: ExperimentAssigner
     /// The largest manifest file ``reloadManifest()`` reads, in bytes (`--max-manifest-size`).
@@ -42,11 +45,11 @@ public final class Host {
     var discoveryProber: PluginProber?
     /// Where the host records which plugin it is calling into, for a supervisor to read after a crash
     /// (`flowhost run --supervise`); `nil`, the default, records nothing.
-    public var breadcrumb: CrashBreadcrumb? {
+    @exclusivity(unchecked) public var breadcrumb: CrashBreadcrumb? {
         didSet { coordinator.mapping = mapping(for: manifest) }
     }
     /// The plugin that presented each module, while there is a ``breadcrumb``.
-    var moduleOwners: [Coordinated: String] = [:]
+    @exclusivity(unchecked) var moduleOwners: [Coordinated: String] = [:]
 
     /// Builds the host. Loads the plugins that provide services now, and with `eager` every plugin.
     ///
@@ -242,7 +245,9 @@ final class ManagerBinding {
     let plugin: String
     let manager: String
     private let registry: PluginRegistry
-    private var cached: (generation: Int, resolved: ManagerFactory.Resolved)?
+    /// The plugin's slot as last looked up, valid while the registry's slots are the same.
+    @exclusivity(unchecked) private var slot: (version: Int, slot: PluginRegistry.Slot)?
+    @exclusivity(unchecked) private var cached: (generation: Int, resolved: ManagerFactory.Resolved)?
 
     init(plugin: String, manager: String, registry: PluginRegistry) {
         self.plugin = plugin
@@ -254,7 +259,13 @@ final class ManagerBinding {
     var reportedName: String { "\(plugin).\(manager)" }
 
     func resolve() throws -> ManagerFactory.Resolved {
-        guard let slot = registry.slot(plugin) else {
+        let slot: PluginRegistry.Slot
+        if let kept = self.slot, kept.version == registry.slotsVersion {
+            slot = kept.slot
+        } else if let found = registry.slot(plugin) {
+            slot = found
+            self.slot = (registry.slotsVersion, found)
+        } else {
             throw PluginLoadError(file: registry.manifest.path, kind: .notFound, message: "no plugin named '\(plugin)'")
         }
         if let cached, cached.generation == slot.generation { return cached.resolved }

@@ -51,7 +51,11 @@ public final class PluginRegistry {
     /// Refuses the libraries it lists even without a ``prober`` (`--trust`); a supervised host sets it, so
     /// that a plugin that crashed it is not loaded again. With a prober, the prober's quarantine applies.
     public var quarantine: PluginQuarantine?
-    var slots: [String: Slot]
+    var slots: [String: Slot] {
+        didSet { slotsVersion &+= 1 }
+    }
+    /// Bumped whenever a slot is added or replaced, so that a binding that kept a slot knows to look again.
+    @exclusivity(unchecked) private(set) var slotsVersion = 0
 
     /// A registry for `manifest`'s plugins, found through `searchPath`. Loads nothing yet.
     ///
