@@ -13,6 +13,8 @@ public struct LoadedPlugin: Sendable {
     public var description: PluginDescription
     /// Where the image was opened (the private copy), as `dladdr` names it: which types it defines.
     var image: String = ""
+    /// The SHA-256 of the bytes the image was opened from.
+    public internal(set) var digest = ""
 }
 
 /// Opens plugin libraries and reads their descriptions, checking everything that can go wrong first.
@@ -43,9 +45,11 @@ public enum PluginLoader {
     ///
     /// - Throws: ``PluginLoadError`` naming the library the copy was made from.
     static func load(_ copy: PluginCopy, label: String) throws(PluginLoadError) -> LoadedPlugin {
-        try copy.withSealedCopy(label: label) { image throws(PluginLoadError) in
+        var plugin = try copy.withSealedCopy(label: label) { image throws(PluginLoadError) in
             (try open(image, naming: copy.source), keepsMapping: true)
         }
+        plugin.digest = copy.digest
+        return plugin
     }
 
     /// Checks and opens `image`, the copy of `source`; errors and the plugin name `source`.

@@ -3,19 +3,43 @@
 /// crashes, exits or hangs while loading fails only its own routes instead of taking the host down.
 extension PluginRegistry {
     /// Probes the slot's library; without a prober (`--trust`), only refuses it when ``quarantine`` lists it.
-    func vet(_ slot: Slot) throws(PluginLoadError) {
-        guard prober != nil || quarantine != nil else { return }
+    ///
+    /// - Returns: The digest of the bytes the probe loaded, which are the only ones the host may then load;
+    ///   `nil` without a prober.
+    func vet(_ slot: Slot) throws(PluginLoadError) -> String? {
+        guard prober != nil || quarantine != nil else { return nil }
         let entry = slot.entry
         let path = try searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: entry.name)
         guard let prober else {
             if let quarantine, let listed = quarantine.entry(for: path, identity: FileIdentity(path: path)) {
                 throw quarantine.refusal(listed)
             }
-            return
+            return nil
         }
         if let pin = entry.sha256 {
             try PluginCopy(reading: path, allowInsecure: allowsInsecurePlugins).verify(sha256: pin)
         }
-        _ = try prober.probe(path, pin: entry.sha256)
+        let probed = try prober.probe(path, pin: entry.sha256)
+        onVetted?()
+        return probed.digest
+    }
+
+    /// Probes the slot's library, then opens a private copy of it, unless its content's digest is
+    /// `unchangedDigest`; the copy is opened only if its bytes are the ones the probe loaded. A file that
+    /// changed in between (a build still writing, someone swapping it) is probed again, up to 3 times.
+    ///
+    /// - Returns: The plugin (nil when the content's digest is `unchangedDigest`) and the digest.
+    func vettedCopy(of slot: Slot, unlessDigestIs unchangedDigest: String? = nil)
+        throws(PluginLoadError) -> (plugin: LoadedPlugin?, digest: String)
+    {
+        for _ in 1...3 {
+            let probed = try vet(slot)
+            if let opened = try openCopy(of: slot, unlessDigestIs: unchangedDigest, probedDigest: probed) {
+                return opened
+            }
+        }
+        throw PluginLoadError(
+            file: sourcePath(of: slot.entry.name) ?? slot.entry.library, kind: .probeFailed,
+            message: "changed 3 times while it was being probed; load it again once it stops changing")
     }
 }

@@ -29,8 +29,7 @@ extension PluginRegistry {
             throw PluginLoadError(
                 file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
         }
-        try vet(slot)
-        let (plugin, digest) = try openCopy(of: slot, unlessDigestIs: force ? nil : slot.digest)
+        let (plugin, digest) = try vettedCopy(of: slot, unlessDigestIs: force ? nil : slot.digest)
         guard let plugin else { return .unchanged }
         let managers = Set(plugin.description.managers.map(\.name))
         let services = Set(plugin.description.services.map(\.name))
@@ -74,12 +73,15 @@ extension PluginRegistry {
     /// Reads the slot's library, checks it, and opens a private copy of the bytes read: the one mechanism of
     /// every load, first or not (see ``PluginLoader``). The copy is named `lib<Name>.gen<N>.so`.
     ///
-    /// - Returns: The plugin (nil when the content's digest equals `unchangedDigest`) and the digest.
-    func openCopy(of slot: Slot, unlessDigestIs unchangedDigest: String? = nil)
-        throws(PluginLoadError) -> (plugin: LoadedPlugin?, digest: String)
+    /// - Parameter probedDigest: The digest of the bytes a probe loaded: other bytes are not opened.
+    /// - Returns: The plugin (nil when the content's digest equals `unchangedDigest`) and the digest; `nil`
+    ///   when the bytes are not the ones probed.
+    func openCopy(of slot: Slot, unlessDigestIs unchangedDigest: String? = nil, probedDigest: String? = nil)
+        throws(PluginLoadError) -> (plugin: LoadedPlugin?, digest: String)?
     {
         let source = try searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)
         let copy = try PluginCopy(reading: source, allowInsecure: allowsInsecurePlugins)
+        if let probedDigest, copy.digest != probedDigest { return nil }
         if copy.digest == unchangedDigest { return (nil, copy.digest) }
         try copy.verify(sha256: slot.entry.sha256)
         guard slot.images < maxImagesPerPlugin else {

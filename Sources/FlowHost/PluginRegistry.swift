@@ -51,6 +51,8 @@ public final class PluginRegistry {
     /// Refuses the libraries it lists even without a ``prober`` (`--trust`); a supervised host sets it, so
     /// that a plugin that crashed it is not loaded again. With a prober, the prober's quarantine applies.
     public var quarantine: PluginQuarantine?
+    /// Called after each probe, before the library is opened: lets a test change the file in between.
+    var onVetted: (@MainActor () -> Void)?
     var slots: [String: Slot] {
         didSet { slotsVersion &+= 1 }
     }
@@ -151,8 +153,7 @@ public final class PluginRegistry {
         case .notLoaded:
             do {
                 try loadRequirements(of: slot)
-                try vet(slot)
-                guard let plugin = try openCopy(of: slot).plugin else { preconditionFailure("no digest to match") }
+                guard let plugin = try vettedCopy(of: slot).plugin else { preconditionFailure("no digest to match") }
                 slot.status = .loaded(plugin)
                 slot.generation += 1
                 return plugin

@@ -13,12 +13,14 @@ public struct ProbeCache: Sendable {
 
     public init(directory: CacheDirectory) { self.directory = directory }
 
-    /// The cached probe of the library at `path`, if it was probed as the file is now (and with `pin`).
+    /// The cached probe of the library at `path`, if it was probed as the file is now (and with `pin`). An
+    /// entry without the digest of the bytes probed (written by an older flowhost) misses.
     public func lookup(_ path: String, identity: FileIdentity, pin: String?) -> ProbedPlugin? {
         guard let entry = directory.entries(of: Self.fileName)[path], let stored = entry["file"],
-            FileIdentity(json: stored) == identity, entry["digest"]?.string == pin, let plugin = entry["plugin"]
+            FileIdentity(json: stored) == identity, entry["digest"]?.string == pin,
+            let plugin = entry["plugin"].flatMap({ ProbedPlugin(json: $0, path: path) }), plugin.digest != nil
         else { return nil }
-        return ProbedPlugin(json: plugin, path: path)
+        return plugin
     }
 
     /// Records a successful probe; a cache that cannot be written is left as it is.

@@ -30,6 +30,9 @@ public struct ProbedPlugin: Sendable, Hashable {
     public var startServices: [ServiceStart]
     /// The plugins it requires, with their version ranges as written (``FlowKit/PluginDescription/requires``).
     public var requires: [String: String]
+    /// The SHA-256 of the bytes the probe loaded, so that the host loads only those bytes; `nil` from a
+    /// probe or a cache entry of a flowhost that did not say.
+    public var digest: String?
 
     public init(
         path: String, name: String, version: String, abiVersion: UInt32, managers: [Manager], services: [String],
@@ -57,6 +60,7 @@ public struct ProbedPlugin: Sendable, Hashable {
             },
             services: description.services.map(\.name), routes: description.routes,
             startServices: description.startServices, requires: description.requires)
+        digest = plugin.digest
     }
 
     /// `{"name", "version", "abi", "managers": [{"name", "requires"}], "services", "routes": [{"request",
@@ -77,6 +81,7 @@ public struct ProbedPlugin: Sendable, Hashable {
             "startServices": .array(
                 startServices.map { ["name": .string($0.name), "after": .array($0.after.map(JSONValue.string))] }),
             "requires": .object(requires.mapValues(JSONValue.string)),
+            "digest": digest.map(JSONValue.string) ?? .null,
         ]
     }
 
@@ -111,5 +116,6 @@ public struct ProbedPlugin: Sendable, Hashable {
             path: path, name: name, version: version, abiVersion: abiVersion, managers: parsedManagers,
             services: services.compactMap(\.string), routes: parsedRoutes, startServices: parsedStarts,
             requires: requires.compactMapValues(\.string))
+        digest = json["digest"]?.string
     }
 }

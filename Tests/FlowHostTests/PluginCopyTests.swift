@@ -52,6 +52,29 @@ struct PluginCopyTests {
         #expect(swapping.swaps.load(ordering: .relaxed) > 0, "the file was never swapped")
     }
 
+    @Test func aLibrarySwappedBetweenItsProbeAndItsLoadIsProbedAgainNotLoaded() throws {
+        let directory = try TemporaryDirectory()
+        let library = try directory.file(
+            "libGreeter.so", containing: try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+        let manifest = try Manifest.parse(
+            #"{"manifestVersion": 1, "plugins": {"greeter": "libGreeter.so"}, "routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}]}"#,
+            path: directory.path + "/app.json")
+        let registry = PluginRegistry(manifest: manifest, searchPath: PluginSearchPath([directory.path]))
+        registry.prober = PluginProber(
+            executable: try BuildProducts.path(of: "flowhost"), cache: nil,
+            quarantine: PluginQuarantine(directory: CacheDirectory(path: directory.path + "/cache")))
+        let aborting = try directory.file("abort.so", containing: try BuildProducts.bytes(of: "libBadAbortPlugin.so"))
+        // The probe passed the greeter; now the file is a library whose constructor aborts. Loading what is
+        // there without probing it again would abort this test's process.
+        registry.onVetted = { [weak registry] in
+            rename(aborting, library)
+            registry?.onVetted = nil
+        }
+
+        let error = #expect(throws: PluginLoadError.self) { try registry.load("greeter") }
+        #expect(error?.kind == .crashed, "\(String(describing: error))")
+    }
+
     @Test func overwritingALoadedLibraryLeavesTheRunningHostServing() throws {
         let lab = try SwapLab()
         let host = Host(
