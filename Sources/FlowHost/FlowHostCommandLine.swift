@@ -47,7 +47,15 @@ public enum FlowHostCommandLine {
             .flag(
                 "--supervise",
                 "run the host in a child process; restart it on the same screen if a plugin crashes it"),
-        ] + probing)
+        ] + probing + [
+            .valued("--trace", "FILE", .file, "write every input and event to FILE, one JSON object a line"),
+            .valued(
+                "--trace-redact", "KEY", .text, repeatable: true,
+                "leave the value of every member named KEY out of the trace"),
+            .valued(
+                "--subjects", "N", .text,
+                "run the script once for each of N subjects, $SUBJECT replaced by each one's id"),
+        ])
 
     public static let validate = CommandSpec(
         name: "validate", summary: "check the manifest and every plugin", operand: "MANIFEST", operandValue: .file,

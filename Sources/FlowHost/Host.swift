@@ -50,14 +50,18 @@ public final class Host {
     ///     rebuilt (and reloaded) while the host runs. Kept so that existing callers still build.
     ///   - allowInsecurePlugins: Load libraries whose file or directories others can write.
     ///   - prober: Probe each plugin in a child process before loading it (``PluginRegistry/prober``).
+    ///   - registry: The plugins of another host of the same manifest, to share instead of loading them
+    ///     again (`flowhost run --subjects` runs one host per subject); `searchPath`, `allowInsecurePlugins`
+    ///     and `prober` are then the shared registry's.
     public init(
         manifest: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false,
-        allowInsecurePlugins: Bool = false, prober: PluginProber? = nil
+        allowInsecurePlugins: Bool = false, prober: PluginProber? = nil, registry shared: PluginRegistry? = nil
     ) {
         self.manifest = manifest
-        let registry = PluginRegistry(
-            manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
-        registry.prober = prober
+        let registry =
+            shared
+            ?? PluginRegistry(manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
+        if shared == nil { registry.prober = prober }
         self.registry = registry
         self.experiments = ExperimentAssigner(manifest.experiments)
         var problems: [PluginLoadError] = []
