@@ -58,6 +58,7 @@ struct FlowHostCommand {
             case "run": code = try await RunCommand.run(arguments)
             case "replay": code = try await ReplayCommand.run(arguments)
             case "experiments": code = try ExperimentsCommand.run(arguments)
+            case "graph": code = try GraphCommand.run(arguments)
             case "validate": code = try ManifestCommands.validate(arguments)
             case "list": code = try ManifestCommands.list(arguments)
             case "inspect": code = try ManifestCommands.inspect(arguments)
