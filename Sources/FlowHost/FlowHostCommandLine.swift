@@ -58,7 +58,7 @@ public enum FlowHostCommandLine {
         ])
 
     public static let replay = CommandSpec(
-        name: "replay", summary: "run a trace's inputs again and compare", operand: "TRACE", operandValue: .file,
+        name: "replay", summary: "run the inputs of a trace again and compare", operand: "TRACE", operandValue: .file,
         options: [
             .valued("--manifest", "MANIFEST", .file, "replay against MANIFEST instead of the one recorded"),
             pluginPath, maxManifestSize, allowInsecurePlugins,

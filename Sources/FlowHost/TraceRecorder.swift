@@ -30,7 +30,8 @@ public final class TraceRecorder {
     public private(set) var input = 0
     weak var shell: HostShell?
     private let sink: @MainActor (TraceEvent) -> Void
-    private let origin = TraceRecorder.monotonicNow()
+    /// When the trace began: the header, or the recorder's making when there is none.
+    private var origin = TraceRecorder.monotonicNow()
     /// Whether an input's events are being recorded.
     private var inputIsOpen = false
     /// Whether an unprompted reload opened an input, which the next input (or the end) closes.
@@ -74,6 +75,7 @@ public final class TraceRecorder {
     ///   - goal: The goal the script names in a `# goal: REQUEST` line, for `flowhost experiments report`.
     ///   - subjects: How many subjects `--subjects` runs.
     public func header(for host: Host, script: String? = nil, goal: String? = nil, subjects: Int? = nil) {
+        origin = Self.monotonicNow()
         let manifest = host.manifest
         var plugins: [String: JSONValue] = [:]
         for name in host.registry.pluginNames {

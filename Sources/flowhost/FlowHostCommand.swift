@@ -12,7 +12,7 @@ struct FlowHostCommand {
           run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--supervise] [--no-cache] [--probe-timeout SECONDS] [--trace FILE] [--trace-redact KEY]... [--subjects N]
                                                                            run the flow (interactive on a terminal)
           replay TRACE [--manifest MANIFEST] [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--no-cache] [--probe-timeout SECONDS]
-                                                                           run a trace's inputs again and compare
+                                                                           run the inputs of a trace again and compare
           graph MANIFEST [--trace FILE]... [--format FORMAT] [--max-manifest-size BYTES]
                                                                            draw the flow as dot, mermaid or json
           experiments report TRACE... [--goal REQUEST] [--json]            conversion per variant, significance, sample ratio
