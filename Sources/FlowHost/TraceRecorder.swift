@@ -105,7 +105,7 @@ public final class TraceRecorder {
         if let script { fields["script"] = .string(script) }
         if let goal { fields["goal"] = .string(goal) }
         if let subjects { fields["subjects"] = .number(Double(subjects)) }
-        sink(TraceEvent(.trace, time: now, fields: fields))
+        sink(TraceEvent(.trace, time: 0, fields: fields))
     }
 
     /// Starts the next session, on `shell` (a fresh host): listens to its host from now on.
