@@ -34,7 +34,7 @@ enum ExperimentsCommand {
         }
         guard let verb = parsed.positional.first else { throw usage("missing 'report'") }
         guard verb == "report" else {
-            throw usage("unknown experiments command '\(verb)'; the one there is: report")
+            throw usage("unknown experiments command '\(verb)'; the only one is 'report'")
         }
         let files = Array(parsed.positional.dropFirst())
         guard !files.isEmpty else { throw usage("missing TRACE: the trace files to report on") }

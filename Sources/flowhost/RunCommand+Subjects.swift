@@ -23,16 +23,20 @@ extension RunCommand {
     /// Runs `script` for `count` subjects.
     ///
     /// - Returns: `ok` when every subject's script ran to its end, `scriptFailed` at the first that failed.
+    ///
+    /// - Parameter host: The host the command line made, never started: its plugins are shared by the
+    ///   subjects' hosts, and the trace's header describes it.
     static func runSubjects(
-        _ count: Int, manifest: Manifest, registry: PluginRegistry, script: (name: String, lines: [String]),
-        openURL: String?, trace: RunTrace?, quiet: Bool
+        _ count: Int, host: Host, script: (name: String, lines: [String]), openURL: String?, trace: RunTrace?,
+        quiet: Bool
     ) async -> ExitCode {
-        let runner = SubjectRunner(manifest: manifest, registry: registry, script: script.lines, source: script.name)
+        let manifest = host.manifest
+        let runner = SubjectRunner(
+            manifest: manifest, registry: host.registry, script: script.lines, source: script.name)
         runner.trace = trace?.recorder
         runner.openURL = openURL
         runner.onServiceProblem = { problem in printError("flowhost: \(problem)") }
         if let trace {
-            let host = Host(manifest: manifest, searchPath: registry.searchPath, registry: registry)
             trace.recorder.header(
                 for: host, script: script.name, goal: SubjectRunner.goal(in: script.lines), subjects: count)
         }

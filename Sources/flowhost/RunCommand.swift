@@ -86,8 +86,8 @@ enum RunCommand {
         for problem in host.problems { printError(problem.description) }
         if let subjects, let script {
             return await runSubjects(
-                subjects, manifest: manifest, registry: host.registry, script: script,
-                openURL: parsed.options["--open"]?.last, trace: trace, quiet: quiet)
+                subjects, host: host, script: script, openURL: parsed.options["--open"]?.last, trace: trace,
+                quiet: quiet)
         }
         if let link {
             do {
