@@ -47,7 +47,41 @@ public enum FlowHostCommandLine {
             .flag(
                 "--supervise",
                 "run the host in a child process; restart it on the same screen if a plugin crashes it"),
+        ] + probing + [
+            .valued("--trace", "FILE", .file, "write every input and event to FILE, one JSON object a line"),
+            .valued(
+                "--trace-redact", "KEY", .text, repeatable: true,
+                "leave the value of every member named KEY out of the trace"),
+            .valued(
+                "--subjects", "N", .text,
+                "run the script once for each of N subjects, $SUBJECT replaced by each one's id"),
+        ])
+
+    public static let replay = CommandSpec(
+        name: "replay", summary: "run the inputs of a trace again and compare", operand: "TRACE", operandValue: .file,
+        options: [
+            .valued("--manifest", "MANIFEST", .file, "replay against MANIFEST instead of the one recorded"),
+            pluginPath, maxManifestSize, allowInsecurePlugins,
+            .flag("--trust", "load plugins without probing each one in a child process first"),
         ] + probing)
+
+    public static let graph = CommandSpec(
+        name: "graph", summary: "draw the flow (requests, managers, modules, experiments, guards)",
+        operand: "MANIFEST", operandValue: .file,
+        options: [
+            .valued(
+                "--trace", "FILE", .file, repeatable: true, "add the transitions people took in FILE, with counts"),
+            .valued("--format", "FORMAT", .choice(["dot", "mermaid", "json"]), "dot (the default), mermaid or json"),
+            maxManifestSize,
+        ])
+
+    public static let experiments = CommandSpec(
+        name: "experiments", summary: "report experiments from traces (conversion, significance, sample ratio)",
+        operand: "report TRACE...", operandValue: .file,
+        options: [
+            .valued("--goal", "REQUEST", .text, "the request that counts as reaching the goal"),
+            json,
+        ])
 
     public static let validate = CommandSpec(
         name: "validate", summary: "check the manifest and every plugin", operand: "MANIFEST", operandValue: .file,
@@ -84,5 +118,7 @@ public enum FlowHostCommandLine {
     public static let help = CommandSpec(name: "help", summary: "print this help")
 
     /// Every subcommand, in the order help lists them.
-    public static let commands = [run, validate, list, inspect, quarantine, newPlugin, completion, version, help]
+    public static let commands = [
+        run, replay, graph, experiments, validate, list, inspect, quarantine, newPlugin, completion, version, help,
+    ]
 }

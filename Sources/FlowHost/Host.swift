@@ -60,9 +60,13 @@ public final class Host {
     ///   - prober: Probe each plugin in a child process before loading it (``PluginRegistry/prober``).
     ///   - discoveryProber: Probes the libraries of the manifest's `discover` directories, which are never
     ///     loaded here to see what they declare; by default `prober`, else ``PluginProber/standard(timeout:useCache:)``.
+    ///   - registry: The plugins of another host of the same manifest, to share instead of loading them
+    ///     again (`flowhost run --subjects` runs one host per subject); `searchPath`, `allowInsecurePlugins`
+    ///     and `prober` are then the shared registry's.
     public init(
         manifest declared: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false,
-        allowInsecurePlugins: Bool = false, prober: PluginProber? = nil, discoveryProber: PluginProber? = nil
+        allowInsecurePlugins: Bool = false, prober: PluginProber? = nil, discoveryProber: PluginProber? = nil,
+        registry shared: PluginRegistry? = nil
     ) {
         let composition = Host.compose(
             declared, searchPath: searchPath, prober: discoveryProber ?? prober,
@@ -71,10 +75,13 @@ public final class Host {
         self.manifest = manifest
         self.composition = composition
         self.discoveryProber = discoveryProber ?? prober
-        let registry = PluginRegistry(
-            manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
-        registry.prober = prober
-        registry.follow(composition)
+        let registry =
+            shared
+            ?? PluginRegistry(manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
+        if shared == nil {
+            registry.prober = prober
+            registry.follow(composition)
+        }
         self.registry = registry
         self.experiments = ExperimentAssigner(manifest.experiments)
         var problems = composition?.problems ?? []

@@ -12,6 +12,8 @@ enum ExitCode: Int32 {
     case inputMissing = 66
     /// A supervised host (`run --supervise`) ended more than 5 times within 60 s, or could not be supervised.
     case software = 70
+    /// An output file (`run --trace FILE`) cannot be created.
+    case cannotCreate = 73
 }
 
 /// A reason to stop with an exit code, after printing `message` to standard error.

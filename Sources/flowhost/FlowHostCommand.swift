@@ -9,8 +9,13 @@ struct FlowHostCommand {
         usage: flowhost <command> [options]
 
         commands:
-          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--supervise] [--no-cache] [--probe-timeout SECONDS]
+          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--supervise] [--no-cache] [--probe-timeout SECONDS] [--trace FILE] [--trace-redact KEY]... [--subjects N]
                                                                            run the flow (interactive on a terminal)
+          replay TRACE [--manifest MANIFEST] [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--no-cache] [--probe-timeout SECONDS]
+                                                                           run the inputs of a trace again and compare
+          graph MANIFEST [--trace FILE]... [--format FORMAT] [--max-manifest-size BYTES]
+                                                                           draw the flow as dot, mermaid or json
+          experiments report TRACE... [--goal REQUEST] [--json]            conversion per variant, significance, sample ratio
           validate MANIFEST [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json] [--no-cache] [--probe-timeout SECONDS]
                                                                            check the manifest and every plugin
           list MANIFEST [--plugin-path DIR]... [--eager] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json] [--no-cache] [--probe-timeout SECONDS]
@@ -36,8 +41,9 @@ struct FlowHostCommand {
         plugin library a regular file that only root and you can write, nor any directory on its path
         (--allow-insecure-plugins loads it anyway)
 
-        exit codes: 0 ok, 1 a scripted expectation or command failed, 64 usage,
-                    65 invalid manifest, plugin or snapshot, 66 input file missing or plugins not built
+        exit codes: 0 ok, 1 a scripted expectation or command failed (or a replay diverged), 64 usage,
+                    65 invalid manifest, plugin, snapshot or trace, 66 input file missing or plugins not
+                    built, 70 a supervised host kept crashing, 73 the trace file cannot be created
         """
 
     static func main() async {
@@ -50,6 +56,9 @@ struct FlowHostCommand {
             let command = arguments.removeFirst()
             switch command {
             case "run": code = try await RunCommand.run(arguments)
+            case "replay": code = try await ReplayCommand.run(arguments)
+            case "experiments": code = try ExperimentsCommand.run(arguments)
+            case "graph": code = try GraphCommand.run(arguments)
             case "validate": code = try ManifestCommands.validate(arguments)
             case "list": code = try ManifestCommands.list(arguments)
             case "inspect": code = try ManifestCommands.inspect(arguments)

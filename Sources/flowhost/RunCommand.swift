@@ -31,6 +31,13 @@ enum RunCommand {
         restarts within 60 s: exit 70.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
+        --trace FILE writes every input (the start, each command that can change something, a reload a
+        watched file caused) and every event it caused to FILE, one JSON object a line (docs/traces.md);
+        --trace-redact KEY (repeatable) leaves the value of every member named KEY out of it.
+        `flowhost replay FILE` runs a trace again; `flowhost graph` and `experiments report` read it.
+        --subjects N runs the script once for each of N subjects (subject-0001, ...), each on a fresh
+        host, with $SUBJECT in the script replaced by the subject's id, all into one trace; it prints
+        only failures and a summary. A script line `# goal: REQUEST` names the goal for the report.
         The manifest and the script must be regular files of at most 16 MiB (--max-manifest-size BYTES).
         Every plugin is loaded from a private copy of its bytes, so rebuilding its file cannot disturb the
         running host; a library that others could replace is refused unless --allow-insecure-plugins.
@@ -58,6 +65,9 @@ enum RunCommand {
             try readScript(path, limit: maxSize)
         }
         let restoring = try parsed.options["--restore"]?.last.map(readSnapshot)
+        let subjects = try subjectCount(parsed)
+        let trace = try RunTrace.open(parsed)
+        defer { trace?.close() }
         let link = SupervisorLink.fromEnvironment()
         if parsed.flags.contains("--supervise"), link == nil {
             return await Supervisor.run(arguments, script: script)
@@ -77,6 +87,11 @@ enum RunCommand {
             prober: parsed.flags.contains("--trust") ? nil : probing, discoveryProber: probing)
         host.maxManifestSize = maxSize
         for problem in host.problems { printError(problem.description) }
+        if let subjects, let script {
+            return await runSubjects(
+                subjects, host: host, script: script, openURL: parsed.options["--open"]?.last, trace: trace,
+                quiet: quiet)
+        }
         if let link {
             do {
                 host.breadcrumb = try link.breadcrumb()
@@ -87,6 +102,12 @@ enum RunCommand {
         }
 
         let shell = HostShell(host: host)
+        if let trace {
+            trace.recorder.header(
+                for: host, script: script?.name, goal: script.flatMap { SubjectRunner.goal(in: $0.lines) })
+            trace.recorder.beginSession(shell)
+        }
+        let tracing = trace?.recorder
         shell.onUnpromptedLines = { lines in
             guard !quiet else { return }
             // At a supervisor's prompt, the supervisor prints them above the line being typed.
@@ -116,15 +137,16 @@ enum RunCommand {
             if let restoring {
                 shell.start(
                     restoring: restoring.snapshot,
-                    from: link?.isRestart == true ? "the snapshot saved before the crash" : restoring.file)
+                    from: link?.isRestart == true ? "the snapshot saved before the crash" : restoring.file,
+                    tracing: tracing)
             } else {
-                await shell.startAndWait()
+                await shell.startAndWait(tracing: tracing)
             }
         // A failed restore names its snapshot file; failed start requests and deep links, the manifest.
         var failedIn = restoring == nil ? "\(manifest.path): " : ""
         emit(started)
         if started.status == .ok, let url = parsed.options["--open"]?.last {
-            started = shell.execute("open \(url)")
+            started = await shell.perform("open \(url)", tracing: tracing)
             failedIn = "\(manifest.path): "
             emit(started)
         }
@@ -166,7 +188,7 @@ enum RunCommand {
                 (lineNumber, line) = numbered
             }
             if !interactive, let command = HostShell.command(in: line) { echo(command) }
-            let reply = await shell.perform(line)
+            let reply = await shell.perform(line, tracing: tracing, at: "\(source):\(lineNumber)")
             emit(reply, to: line)
             switch reply.status {
             case .ok: break

@@ -1,0 +1,140 @@
+import FlowKit
+
+/// The report as `flowhost experiments report` prints it: a table per experiment for people, or one JSON
+/// document with `--json` (documented in `docs/traces.md`).
+extension ExperimentReport {
+    /// The report as lines: per experiment, a table of its variants, each variant against the control, and
+    /// the sample-ratio check, whose mismatch is shouted.
+    public var lines: [String] {
+        let files = traces.count == 1 ? "1 trace (\(traces[0]))" : "\(traces.count) traces"
+        var lines = ["goal: \(goal), from \(files)"]
+        if experiments.isEmpty {
+            lines.append("no experiments: the traces' manifests declare none and no one was exposed")
+        }
+        for experiment in experiments {
+            lines.append("")
+            let subject = experiment.subject.isEmpty ? "" : " (subject \(experiment.subject))"
+            lines.append(
+                "experiment \(experiment.name)\(subject): \(experiment.exposed) subject\(experiment.exposed == 1 ? "" : "s") exposed"
+            )
+            var rows = [
+                [
+                    "variant", "weight", "exposed", "reached", "conversion", "95% interval", "median steps",
+                    "median time",
+                ]
+            ]
+            for variant in experiment.variants {
+                rows.append([
+                    variant.name, "\(variant.weight)", "\(variant.exposed)", "\(variant.reached)",
+                    Self.percent(variant.conversion),
+                    "\(Self.percent(variant.interval.lower)) - \(Self.percent(variant.interval.upper))",
+                    variant.medianSteps.map { Self.fixed($0, $0.rounded() == $0 ? 0 : 1) } ?? "-",
+                    variant.medianTimeNanoseconds.map { Self.fixed($0 / 1e6, 2) + " ms" } ?? "-",
+                ])
+            }
+            lines += Self.table(rows).map { "  " + $0 }
+            for comparison in experiment.comparisons {
+                let points = comparison.difference * 100
+                let test = comparison.p.map { p in
+                    " (two-proportion z-test: z = \(Self.fixed(comparison.z ?? 0, 2)), \(Self.pValue(p)))"
+                }
+                lines.append(
+                    "  \(comparison.variant) vs \(comparison.control): \(points >= 0 ? "+" : "")\(Self.fixed(points, 1)) points"
+                        + (test ?? ", not tested: an arm has no subjects"))
+            }
+            let ratio = experiment.sampleRatio
+            let observed = ratio.observed.map(String.init).joined(separator: " : ")
+            let weights = experiment.variants.map { "\($0.weight)" }.joined(separator: " : ")
+            let fit =
+                "chi-square \(Self.fixed(ratio.statistic, 2)), \(ratio.degreesOfFreedom) df, \(Self.pValue(ratio.p))"
+            if ratio.isMismatch {
+                lines.append("  !! SAMPLE RATIO MISMATCH: \(observed) exposed for weights \(weights); \(fit)")
+                lines.append(
+                    "  !! the assignment or the logging is broken, so the figures above cannot be trusted: find out why first"
+                )
+            } else {
+                lines.append("  sample ratio: \(observed) exposed for weights \(weights); \(fit): as configured")
+            }
+        }
+        return lines
+    }
+
+    /// One warning per experiment whose sample ratio is a mismatch, for standard error.
+    public var warnings: [String] {
+        experiments.filter(\.sampleRatio.isMismatch).map {
+            "experiment '\($0.name)' has a sample ratio mismatch (\(Self.pValue($0.sampleRatio.p))); do not trust its figures"
+        }
+    }
+
+    /// The report as one JSON document: `{"goal", "traces", "experiments": [...], "errors": []}`.
+    public var json: JSONValue {
+        func number(_ value: Double?) -> JSONValue {
+            guard let value, value.isFinite else { return .null }
+            return .number(value)
+        }
+        let experiments = experiments.map { experiment -> JSONValue in
+            let variants = experiment.variants.map { variant -> JSONValue in
+                [
+                    "name": .string(variant.name), "weight": .number(Double(variant.weight)),
+                    "exposed": .number(Double(variant.exposed)), "reached": .number(Double(variant.reached)),
+                    "conversion": .number(variant.conversion),
+                    "interval": ["lower": .number(variant.interval.lower), "upper": .number(variant.interval.upper)],
+                    "medianSteps": number(variant.medianSteps), "medianTimeNs": number(variant.medianTimeNanoseconds),
+                ]
+            }
+            let comparisons = experiment.comparisons.map { comparison -> JSONValue in
+                [
+                    "variant": .string(comparison.variant), "control": .string(comparison.control),
+                    "difference": .number(comparison.difference), "z": number(comparison.z), "p": number(comparison.p),
+                ]
+            }
+            let ratio = experiment.sampleRatio
+            return [
+                "name": .string(experiment.name), "subject": .string(experiment.subject),
+                "exposed": .number(Double(experiment.exposed)), "variants": .array(variants),
+                "comparisons": .array(comparisons),
+                "sampleRatio": [
+                    "observed": .array(ratio.observed.map { .number(Double($0)) }),
+                    "expected": .array(ratio.expected.map { .number($0) }), "chiSquare": number(ratio.statistic),
+                    "degreesOfFreedom": .number(Double(ratio.degreesOfFreedom)), "p": .number(ratio.p),
+                    "mismatch": .bool(ratio.isMismatch),
+                ],
+            ]
+        }
+        return [
+            "goal": .string(goal), "traces": .array(traces.map(JSONValue.string)), "experiments": .array(experiments),
+            "errors": [],
+        ]
+    }
+
+    /// `42.5%`.
+    static func percent(_ proportion: Double) -> String { fixed(proportion * 100, 1) + "%" }
+
+    /// `p = 0.096`, or `p < 0.0001` below it.
+    static func pValue(_ p: Double) -> String { p < 0.0001 ? "p < 0.0001" : "p = \(fixed(p, p < 0.001 ? 4 : 3))" }
+
+    /// `value` with `digits` decimals, rounded half away from zero.
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite else { return value.isNaN ? "nan" : value > 0 ? "inf" : "-inf" }
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        let sign = value < 0 && scaled > 0 ? "-" : ""
+        guard scaled < 1e18 else { return sign + "\(abs(value))" }
+        let whole = Int64(scaled)
+        let unit = Int64(scale)
+        guard digits > 0 else { return sign + "\(whole)" }
+        let fraction = String(whole % unit)
+        return sign + "\(whole / unit)." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+
+    /// Rows as left-aligned columns two spaces apart.
+    static func table(_ rows: [[String]]) -> [String] {
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
+            }.joined(separator: "  ")
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import FlowKit
+
+/// What traces say about the manifest's experiments (`flowhost experiments report TRACE... --goal REQUEST`):
+/// per experiment and variant, the subjects exposed, those who reached the goal, the conversion with its
+/// 95% Wilson interval, the median steps and time from exposure to goal; each variant against the control
+/// (the first) with a two-proportion z-test; and a sample-ratio check of the exposures against the
+/// configured weights.
+///
+/// The rules, where traces leave room:
+/// - A subject is exposed by its `exposure` event; a subject exposed in several traces or sessions counts
+///   once, in the variant of its first exposure.
+/// - The goal is reached when a request named `goal` is handled (at any depth) later in the same session.
+///   It counts for the subject exposed last in that session to each experiment, once, at its first time.
+/// - Steps are the inputs from the exposing one to the one that reached the goal, both counted (1 when one
+///   input did both); time is from the exposure event to the goal's `handled` event.
+/// - The weights are the first trace's (its header holds the manifest's experiments). A ratio whose
+///   chi-square p-value is below ``mismatchThreshold`` is a sample-ratio mismatch: the assignment or the
+///   logging is broken, and the other figures cannot be trusted.
+public struct ExperimentReport: Sendable {
+    /// One arm's figures.
+    public struct Variant: Sendable, Hashable {
+        public var name: String
+        /// The configured weight; 0 when the trace's manifest does not list the variant.
+        public var weight: Int
+        /// Subjects exposed, and those who reached the goal.
+        public var exposed: Int
+        public var reached: Int
+        /// `reached / exposed` (0 when none were exposed), and its 95% Wilson interval.
+        public var conversion: Double
+        public var interval: Interval
+        /// The medians over the subjects who reached the goal; `nil` when none did.
+        public var medianSteps: Double?
+        public var medianTimeNanoseconds: Double?
+    }
+
+    /// A confidence interval of a proportion.
+    public struct Interval: Sendable, Hashable {
+        public var lower: Double
+        public var upper: Double
+    }
+
+    /// A variant against the control.
+    public struct Comparison: Sendable, Hashable {
+        public var variant: String
+        public var control: String
+        /// The variant's conversion less the control's, as a proportion (0.05 is 5 points).
+        public var difference: Double
+        /// The two-proportion z-test; `nil` when either arm has no subjects.
+        public var z: Double?
+        public var p: Double?
+    }
+
+    /// The exposures against the weights.
+    public struct SampleRatio: Sendable, Hashable {
+        /// Subjects exposed per variant, and the share the weights give each, in the variants' order.
+        public var observed: [Int]
+        public var expected: [Double]
+        public var statistic: Double
+        public var degreesOfFreedom: Int
+        public var p: Double
+        /// Whether p is below ``ExperimentReport/mismatchThreshold``.
+        public var isMismatch: Bool
+    }
+
+    /// One experiment's report.
+    public struct Experiment: Sendable, Hashable {
+        public var name: String
+        /// The context path that identifies a subject.
+        public var subject: String
+        /// In the manifest's order; the first is the control.
+        public var variants: [Variant]
+        public var comparisons: [Comparison]
+        public var sampleRatio: SampleRatio
+        /// Subjects exposed, over every variant.
+        public var exposed: Int { variants.reduce(0) { $0 + $1.exposed } }
+    }
+
+    /// The p-value below which the sample ratio is a mismatch. Strict, because the check runs on every
+    /// report and a false alarm costs trust: 0.001 is the threshold large experimentation platforms use.
+    public static let mismatchThreshold = 0.001
+
+    /// The goal request.
+    public var goal: String
+    /// The trace files read.
+    public var traces: [String]
+    /// The experiments, by name.
+    public var experiments: [Experiment]
+
+    /// The report of `traces` for `goal`.
+    public init(traces: [Trace], goal: String) {
+        self.goal = goal
+        self.traces = traces.map(\.file)
+        var configured: [(name: String, subject: String, variants: [(name: String, weight: Int)])] = []
+        for trace in traces {
+            for (name, experiment) in (trace.header["experiments"]?.object ?? [:]).sorted(by: { $0.key < $1.key })
+            where !configured.contains(where: { $0.name == name }) {
+                let variants = (experiment["variants"]?.array ?? []).compactMap { variant in
+                    variant["name"]?.string.map { ($0, variant["weight"]?.int ?? 0) }
+                }
+                configured.append((name, experiment["subject"]?.string ?? "", variants))
+            }
+        }
+        var tally = Tally()
+        for trace in traces { tally.read(trace, goal: goal) }
+        for name in tally.exposures.keys.sorted() where !configured.contains(where: { $0.name == name }) {
+            configured.append((name, "", []))
+        }
+        experiments = configured.map { experiment in
+            Self.experiment(experiment.name, subject: experiment.subject, variants: experiment.variants, tally: tally)
+        }
+    }
+
+    private static func experiment(
+        _ name: String, subject: String, variants configured: [(name: String, weight: Int)], tally: Tally
+    ) -> Experiment {
+        let subjects = tally.exposures[name] ?? [:]
+        var names = configured.map(\.name)
+        for variant in Set(subjects.values.map(\.variant)).sorted() where !names.contains(variant) {
+            names.append(variant)
+        }
+        let variants = names.map { variant -> Variant in
+            let exposed = subjects.values.filter { $0.variant == variant }
+            let reached = exposed.compactMap(\.reached)
+            let wilson = Statistics.wilsonInterval(successes: reached.count, trials: exposed.count)
+            return Variant(
+                name: variant, weight: configured.first { $0.name == variant }?.weight ?? 0, exposed: exposed.count,
+                reached: reached.count,
+                conversion: exposed.isEmpty ? 0 : Double(reached.count) / Double(exposed.count),
+                interval: Interval(lower: wilson.lower, upper: wilson.upper),
+                medianSteps: Statistics.median(reached.map { Double($0.steps) }),
+                medianTimeNanoseconds: Statistics.median(reached.map { Double($0.nanoseconds) }))
+        }
+        let comparisons = variants.dropFirst().map { variant -> Comparison in
+            let control = variants[0]
+            let test = Statistics.twoProportionTest(
+                successes: control.reached, of: control.exposed, against: variant.reached, of: variant.exposed)
+            return Comparison(
+                variant: variant.name, control: control.name, difference: variant.conversion - control.conversion,
+                z: test?.z, p: test?.p)
+        }
+        let observed = variants.map(\.exposed)
+        let weights = variants.map { Double($0.weight) }
+        let fit = Statistics.chiSquareGoodnessOfFit(observed: observed, weights: weights)
+        let total = weights.reduce(0, +)
+        let ratio = SampleRatio(
+            observed: observed, expected: weights.map { total > 0 ? $0 / total : 0 }, statistic: fit.statistic,
+            degreesOfFreedom: fit.degreesOfFreedom, p: fit.p, isMismatch: fit.p < mismatchThreshold)
+        return Experiment(
+            name: name, subject: subject, variants: variants, comparisons: comparisons, sampleRatio: ratio)
+    }
+}
+
+/// The exposures and goals read from traces, by experiment and subject.
+private struct Tally {
+    struct Subject {
+        var variant: String
+        var reached: (steps: Int, nanoseconds: UInt64)?
+    }
+
+    /// experiment -> subject -> what became of it.
+    var exposures: [String: [String: Subject]] = [:]
+
+    mutating func read(_ trace: Trace, goal: String) {
+        for session in trace.sessions {
+            // experiment -> the subject exposed last in this session, with the input and time of its exposure.
+            var current: [String: (subject: String, input: Int, time: UInt64)] = [:]
+            for input in session.inputs {
+                for event in input.events {
+                    if event.kind == .exposure, let experiment = event["experiment"]?.string,
+                        let subject = event["subject"]?.string, let variant = event["variant"]?.string
+                    {
+                        if exposures[experiment]?[subject] == nil {
+                            exposures[experiment, default: [:]][subject] = Subject(variant: variant)
+                        }
+                        current[experiment] = (subject, input.number, event.time)
+                    } else if event.kind == .handled, event["request"]?.string == goal {
+                        for (experiment, exposure) in current
+                        where exposures[experiment]?[exposure.subject]?.reached == nil {
+                            exposures[experiment]?[exposure.subject]?.reached = (
+                                input.number - exposure.input + 1, event.time &- exposure.time
+                            )
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import FlowKit
+
+/// What traces add to a flow graph: the passages people took, counted.
+extension FlowGraph {
+    /// Adds `trace`: counts every route, split, guard and start it took, and adds what running showed (the
+    /// modules managers presented, the child flows they opened, the requests they made, each module's
+    /// actions and the requests they sent). From now on the static edges nobody took are never-taken
+    /// (``Edge/isNeverTaken``), and modules list the actions nobody triggered.
+    public mutating func add(_ trace: Trace) {
+        beginTrace()
+        var reader = TraceGraphReader(patterns: nodes.filter { $0.kind == .deepLink }.map(\.label))
+        for session in trace.sessions {
+            for input in session.inputs { reader.read(input, into: &self) }
+        }
+        var seen = moduleActions
+        var taken = takenActions
+        for (module, actions) in reader.seen { seen[module, default: []].append(contentsOf: actions) }
+        for (module, actions) in reader.taken { taken[module, default: []].formUnion(actions) }
+        moduleActions = seen
+        takenActions = taken
+        for (module, actions) in seen {
+            var untaken: [String] = []
+            for action in actions where !(taken[module]?.contains(action) ?? false) && !untaken.contains(action) {
+                untaken.append(action)
+            }
+            setUntakenActions(untaken, of: "module:\(module)")
+        }
+    }
+}
+
+/// Reads a trace's inputs into a graph, remembering what it needs across events: which plugin each manager
+/// is of, which requests a guard let through again.
+private struct TraceGraphReader {
+    /// The deep link patterns of the graph, to find which one an `open URL` input went through.
+    let patterns: [(text: String, pattern: DeepLinkPattern)]
+    var plugins: [String: String] = [:]
+    /// The actions each presented module had, and the ones inputs triggered, by module.
+    var seen: [String: [String]] = [:]
+    var taken: [String: Set<String>] = [:]
+
+    init(patterns: [String]) {
+        self.patterns = patterns.compactMap { text in (try? DeepLinkPattern(text)).map { (text, $0) } }
+    }
+
+    mutating func read(_ input: Trace.Input, into graph: inout FlowGraph) {
+        let (word, rest) = input.command.splitFirstWord()
+        let action = word == "act" ? rest.splitFirstWord().0 : nil
+        let visible = input.record["module"]?.string
+        if let action, let visible { taken[visible, default: []].insert(action) }
+        let link = word == "open" ? patterns.first { $0.pattern.match(rest) != nil }?.text : nil
+        var resumed = Set<String>()
+        for event in input.events {
+            let request = event["request"]?.string
+            switch event.kind {
+            case .handling:
+                guard let request, let reported = event["manager"]?.string else { continue }
+                let (manager, experiment) = Self.split(reported)
+                if let plugin = event["plugin"]?.string { plugins[manager] = plugin }
+                let target = graph.managerNode(manager, plugin: plugins[manager])
+                if let experiment {
+                    let split = "experiment:\(experiment)"
+                    graph.take(graph.requestNode(request), split, .routes)
+                    graph.take(split, target, .splits)
+                } else {
+                    graph.take(graph.requestNode(request), target, .routes)
+                }
+                sent(event, request, by: word, action: action, visible: visible, link: link, resumed: resumed, &graph)
+            case .unhandled, .queued:
+                guard let request else { continue }
+                sent(event, request, by: word, action: action, visible: visible, link: link, resumed: resumed, &graph)
+            case .redirecting:
+                guard let request, let name = event["guard"]?.string, let redirect = event["redirect"]?.string else {
+                    continue
+                }
+                sent(event, request, by: word, action: action, visible: visible, link: link, resumed: resumed, &graph)
+                let guardNode = graph.node("guard:\(name)", .guard, "guard \(name)")
+                graph.take(graph.requestNode(request), guardNode, .watches)
+                graph.take(guardNode, graph.requestNode(redirect), .redirects)
+            case .resuming:
+                if let request, let from = event["from"]?.string { resumed.insert("\(request) \(from)") }
+            case .presented:
+                guard let module = event["module"]?.string else { continue }
+                let node = graph.moduleNode(module, plugin: event["by"]?.string.flatMap { plugins[Self.split($0).0] })
+                if let by = event["by"]?.string {
+                    let manager = Self.split(by).0
+                    graph.take(graph.managerNode(manager, plugin: plugins[manager]), node, .presents, Self.style(event))
+                }
+                if seen[module] == nil { seen[module] = [] }
+                for action in event["actions"]?.array?.compactMap(\.string) ?? [] where !seen[module]!.contains(action)
+                {
+                    seen[module]!.append(action)
+                }
+            case .childOpened:
+                guard let child = event["child"]?.string, let by = event["by"]?.string else { continue }
+                let manager = Self.split(by).0
+                let node = graph.node("child:\(child)", .child, "child flow \(child)", plugin: plugins[manager])
+                graph.take(graph.managerNode(manager, plugin: plugins[manager]), node, .opens, Self.style(event))
+            default: continue
+            }
+        }
+    }
+
+    /// Who sent `request`: the manager handling the request it was made within, the start, a deep link,
+    /// or a module, with the action (or command) that made it send.
+    private func sent(
+        _ event: TraceEvent, _ request: String, by command: String, action: String?, visible: String?, link: String?,
+        resumed: Set<String>, _ graph: inout FlowGraph
+    ) {
+        let target = graph.requestNode(request)
+        let from = event["from"]?.string ?? "app"
+        if (event["depth"]?.int ?? 0) > 0 {
+            // Made within another request: by its manager, or (with none) by a guard, whose edge counts it.
+            guard let by = event["by"]?.string else { return }
+            let manager = Self.split(by).0
+            graph.take(graph.managerNode(manager, plugin: plugins[manager]), target, .asks)
+        } else if resumed.contains("\(request) \(from)") {
+            graph.edge(graph.moduleNode(from, plugin: nil), target, .sends, "resumed", taken: true)
+        } else if let link {
+            graph.take("deeplink:\(link)", target, .starts)
+        } else if from == "app" {
+            graph.take(graph.node("entry:start", .entry, "start"), target, .starts)
+        } else {
+            let label = action.flatMap { from == visible ? $0 : nil } ?? (command == "act" ? "" : command)
+            graph.edge(graph.moduleNode(from, plugin: nil), target, .sends, label, taken: true)
+        }
+    }
+
+    /// A manager as reported, `plugin.Manager [experiment:variant]`, split into the manager and the
+    /// experiment.
+    static func split(_ reported: String) -> (manager: String, experiment: String?) {
+        guard reported.hasSuffix("]"), let bracket = reported.lastIndex(of: "["), bracket > reported.startIndex
+        else { return (reported, nil) }
+        let arm = reported[reported.index(after: bracket)..<reported.index(before: reported.endIndex)]
+        let manager = String(reported[..<reported.index(before: bracket)])
+        return (manager, arm.firstIndex(of: ":").map { String(arm[..<$0]) })
+    }
+
+    private static func style(_ event: TraceEvent) -> String {
+        guard let style = event["style"]?.string else { return "" }
+        return style == "tab" ? "tab '\(event["tab"]?.string ?? "")'" : style
+    }
+}

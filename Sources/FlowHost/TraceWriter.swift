@@ -1,0 +1,68 @@
+import FlowKit
+import Glibc
+
+/// Writes a trace file: one ``TraceEvent`` per line (JSON Lines), buffered, in the order given.
+///
+/// The file is created (or emptied) when the writer is made, so that a run that cannot write its trace
+/// stops before it starts. Lines are flushed when the buffer fills and by ``close()``; a run that stops
+/// before ``close()`` loses what is buffered. A write that fails stops the writing and is kept in
+/// ``failure`` for the caller to report once.
+@MainActor
+public final class TraceWriter {
+    /// The trace file, as given.
+    public let path: String
+    /// Why writing stopped, if it did.
+    public private(set) var failure: TraceError?
+    /// How many events were written.
+    public private(set) var count = 0
+    private var descriptor: Int32
+    private var buffer: [UInt8] = []
+    private static let bufferSize = 256 * 1024
+
+    /// Creates (or empties) the file at `path` for writing, with the permissions a new file gets.
+    ///
+    /// - Throws: ``TraceError`` naming the file and the system's reason.
+    public init(path: String) throws(TraceError) {
+        self.path = path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            throw TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
+        }
+        buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    /// Appends `event` as one line.
+    public func write(_ event: TraceEvent) {
+        guard descriptor >= 0 else { return }
+        buffer.append(contentsOf: event.line.utf8)
+        buffer.append(0x0A)
+        count += 1
+        if buffer.count >= Self.bufferSize { flush() }
+    }
+
+    /// Writes what is buffered.
+    public func flush() {
+        guard descriptor >= 0, !buffer.isEmpty else { return }
+        var written = 0
+        while written < buffer.count {
+            let result = buffer[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else {
+                failure = TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
+                Glibc.close(descriptor)
+                descriptor = -1
+                return
+            }
+            written += result
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes and closes the file; writing after this does nothing.
+    public func close() {
+        flush()
+        guard descriptor >= 0 else { return }
+        Glibc.close(descriptor)
+        descriptor = -1
+    }
+}

@@ -1,0 +1,70 @@
+import FlowHost
+import FlowKit
+
+/// `flowhost experiments report TRACE... [--goal REQUEST] [--json]`: conversion per experiment variant from
+/// traces, with its significance and a sample-ratio check.
+@MainActor
+enum ExperimentsCommand {
+    static let details = """
+
+        Reads traces (flowhost run --trace FILE; --subjects N simulates traffic) and reports, per experiment
+        and variant: the subjects exposed, those who reached the goal (a request named REQUEST handled after
+        their exposure, in the same session), the conversion with its 95% Wilson interval, the median steps
+        (inputs, from the exposing one to the one that reached the goal) and time to the goal. Each variant
+        is compared with the first, the control, by a two-proportion z-test. A chi-square test of the
+        exposures against the configured weights warns loudly of a sample-ratio mismatch (p below 0.001):
+        then the assignment or the logging is broken and nothing else in the report can be trusted.
+
+        --goal REQUEST defaults to the goal the traced script names in a line `# goal: REQUEST`.
+        --json prints one JSON document instead (its shape: docs/traces.md). Exit 0 with a report, also one
+        that warns; 64 for a wrong command line, 66 for a missing trace, 65 for a file that is not a trace.
+        """
+
+    static func run(_ arguments: [String]) throws(Exit) -> ExitCode {
+        let spec = FlowHostCommandLine.experiments
+        let parsed = try Arguments(arguments, spec: spec)
+        if parsed.flags.contains("--help") {
+            print(spec.usage + "\n" + details)
+            return .ok
+        }
+        let json = parsed.flags.contains("--json")
+        func usage(_ problem: String) -> Exit {
+            if json { printJSON(JSONDocument.usage(problem)) }
+            return json ? Exit(.usage) : Exit.usage(problem, spec.usage)
+        }
+        guard let verb = parsed.positional.first else { throw usage("missing 'report'") }
+        guard verb == "report" else {
+            throw usage("unknown experiments command '\(verb)'; the only one is 'report'")
+        }
+        let files = Array(parsed.positional.dropFirst())
+        guard !files.isEmpty else { throw usage("missing TRACE: the trace files to report on") }
+        var traces: [Trace] = []
+        for file in files {
+            do {
+                traces.append(try ReplayCommand.readTrace(file))
+            } catch {
+                if json, let message = error.message {
+                    printJSON(["errors": [["file": .string(file), "kind": "trace", "message": .string(message)]]])
+                    throw Exit(error.code)
+                }
+                throw error
+            }
+        }
+        let goals = Set(traces.compactMap(\.goal))
+        guard let goal = parsed.options["--goal"]?.last ?? (goals.count == 1 ? goals.first : nil) else {
+            throw usage(
+                goals.isEmpty
+                    ? "--goal REQUEST is needed: the traces' scripts name no goal (# goal: REQUEST)"
+                    : "--goal REQUEST is needed: the traces name different goals, \(goals.sorted().joined(separator: " and "))"
+            )
+        }
+        let report = ExperimentReport(traces: traces, goal: goal)
+        for warning in report.warnings { printWarning("flowhost: warning: \(warning)") }
+        if json {
+            printJSON(report.json)
+        } else {
+            for line in report.lines { print(line) }
+        }
+        return .ok
+    }
+}

@@ -1,0 +1,48 @@
+import FlowHost
+import FlowKit
+
+/// `flowhost graph MANIFEST [--trace FILE]... [--format dot|mermaid|json]`: the app's flow as a graph.
+@MainActor
+enum GraphCommand {
+    static let details = """
+
+        Prints the flow of the manifest's app as a graph: the start and the deep links, each request and
+        the manager that handles it (managers drawn inside their plugin's box), experiment splits with
+        their weights, guards with the requests they watch and their redirect. Reads no plugin.
+
+        Each --trace FILE (recorded with flowhost run --trace) adds what running showed: the modules
+        each manager presented, the child flows it opened, the requests it made, and the transitions
+        people took (a module's action to the request it sent), each edge with how many times it was
+        taken. With traces, the manifest's edges nobody took are marked 'never taken' (dashed), and
+        modules list the actions nobody triggered.
+
+        --format dot (the default) is Graphviz's language: flowhost graph demo.json | dot -Tsvg > flow.svg
+        (Graphviz is not needed for anything else). mermaid is a flowchart for a Markdown ```mermaid block.
+        json is one document of nodes and edges (its shape: docs/traces.md).
+        """
+
+    static func run(_ arguments: [String]) throws(Exit) -> ExitCode {
+        let spec = FlowHostCommandLine.graph
+        let parsed = try Arguments(arguments, spec: spec)
+        if parsed.flags.contains("--help") {
+            print(spec.usage + "\n" + details)
+            return .ok
+        }
+        let format = parsed.options["--format"]?.last ?? "dot"
+        guard ["dot", "mermaid", "json"].contains(format) else {
+            throw Exit.usage("--format must be dot, mermaid or json, not '\(format)'", spec.usage)
+        }
+        let path = try parsed.single("MANIFEST")
+        let manifest = try loadManifest(path, maxSize: try maxManifestSize(parsed))
+        var graph = FlowGraph(manifest: manifest)
+        for file in parsed.options["--trace", default: []] {
+            graph.add(try ReplayCommand.readTrace(file))
+        }
+        switch format {
+        case "mermaid": print(graph.mermaid, terminator: "")
+        case "json": printJSON(graph.json)
+        default: print(graph.dot, terminator: "")
+        }
+        return .ok
+    }
+}

@@ -1,0 +1,79 @@
+import FlowHost
+import FlowKit
+
+/// `flowhost replay TRACE`: feeds a trace's inputs to a fresh host and compares what happens with the
+/// recording.
+@MainActor
+enum ReplayCommand {
+    static let details = """
+
+        Runs the inputs a trace recorded (flowhost run --trace FILE: the start, each command, deep link,
+        lifecycle event and reload) through a fresh host, one session at a time, and compares the events
+        each input causes and the screen it leaves with the recording. Times, plugin generations and
+        library digests are not compared: a rebuilt plugin that behaves the same replays identically, and
+        the summary names it. Use it to check a rebuilt plugin (--plugin-path DIR) or another manifest
+        (--manifest MANIFEST; by default the one recorded) against recorded sessions before swapping it in.
+
+        Exits 0 with a one-line summary when everything happened as recorded; 1 at the first divergence,
+        printing the step, what was expected, what happened instead, and the screen at that point. The
+        trace format: docs/traces.md.
+        """
+
+    static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
+        let parsed = try Arguments(arguments, spec: FlowHostCommandLine.replay)
+        if parsed.flags.contains("--help") {
+            print(FlowHostCommandLine.replay.usage + "\n" + details)
+            return .ok
+        }
+        let file = try parsed.single("TRACE")
+        let trace = try readTrace(file)
+        guard let path = parsed.options["--manifest"]?.last ?? trace.manifest else {
+            throw Exit(.invalidInput, "flowhost: \(file): the trace names no manifest; give --manifest MANIFEST")
+        }
+        let manifest = try loadManifest(path, maxSize: try maxManifestSize(parsed))
+        let plugins = searchPath(manifest, parsed)
+        if let unbuilt = plugins.unbuiltPlugins(of: manifest) { throw Exit(.inputMissing, unbuilt.description) }
+        let replay = TraceReplay(
+            trace: trace, manifest: manifest, searchPath: plugins,
+            prober: parsed.flags.contains("--trust") ? nil : try prober(parsed),
+            allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"))
+        switch await replay.run() {
+        case .identical(let summary):
+            print("replay identical: \(summary) (\(file) against \(path))")
+            for plugin in summary.rebuilt {
+                print(
+                    "note: plugin '\(plugin.plugin)' is another build than recorded (sha256 \(plugin.recorded.prefix(12)) then, \(plugin.replayed.prefix(12)) now), and behaved the same"
+                )
+            }
+            return .ok
+        case .diverged(let divergence):
+            let session =
+                replay.trace.sessions.count > 1
+                ? " of session \(divergence.session)\(divergence.subject.map { " (subject \($0))" } ?? "")" : ""
+            let place = divergence.at.map { " (\($0))" } ?? ""
+            print(
+                Console.output.failure(
+                    "replay of \(file) against \(path) diverged at step \(divergence.step) of \(divergence.steps)\(session)\(place): \(divergence.command)"
+                ))
+            print("  expected: \(divergence.expected)")
+            print("  got:      \(divergence.got)")
+            print("  the screen at that point:")
+            for line in divergence.screen { print("    \(line)") }
+            if divergence.recordedScreen != divergence.screen {
+                print("  as recorded:")
+                for line in divergence.recordedScreen { print("    \(line)") }
+            }
+            return .scriptFailed
+        }
+    }
+
+    /// The trace at `path`: exit 66 when it is missing, 65 when it is not a trace.
+    static func readTrace(_ path: String) throws(Exit) -> Trace {
+        do {
+            return try Trace.load(path: path)
+        } catch {
+            let missing = error.message.hasSuffix("not found")
+            throw Exit(missing ? .inputMissing : .invalidInput, "flowhost: \(error.description)")
+        }
+    }
+}

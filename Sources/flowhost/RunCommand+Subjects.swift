@@ -1,0 +1,66 @@
+import FlowHost
+import FlowKit
+
+/// `flowhost run MANIFEST --subjects N --script FILE`: the script once per simulated subject, each on a
+/// fresh host, all into one trace; prints only failures and a summary.
+extension RunCommand {
+    /// The number of subjects `--subjects` asks for, checked against the options it cannot go with.
+    static func subjectCount(_ parsed: Arguments) throws(Exit) -> Int? {
+        guard let text = parsed.options["--subjects"]?.last else { return nil }
+        guard let count = Int(text), (1...1_000_000).contains(count) else {
+            throw Exit.usage("--subjects needs a number of subjects from 1 to 1000000, not '\(text)'", parsed.usage)
+        }
+        guard parsed.options["--script"] != nil else {
+            throw Exit.usage("--subjects needs --script FILE: the script each subject runs", parsed.usage)
+        }
+        for option in ["--supervise", "--watch", "--restore"]
+        where parsed.flags.contains(option) || parsed.options[option] != nil {
+            throw Exit.usage("--subjects cannot be combined with \(option)", parsed.usage)
+        }
+        return count
+    }
+
+    /// Runs `script` for `count` subjects.
+    ///
+    /// - Returns: `ok` when every subject's script ran to its end, `scriptFailed` at the first that failed.
+    ///
+    /// - Parameter host: The host the command line made, never started: its plugins are shared by the
+    ///   subjects' hosts, and the trace's header describes it.
+    static func runSubjects(
+        _ count: Int, host: Host, script: (name: String, lines: [String]), openURL: String?, trace: RunTrace?,
+        quiet: Bool
+    ) async -> ExitCode {
+        let manifest = host.manifest
+        let runner = SubjectRunner(
+            manifest: manifest, registry: host.registry, script: script.lines, source: script.name)
+        runner.trace = trace?.recorder
+        runner.openURL = openURL
+        runner.onServiceProblem = { problem in printError("flowhost: \(problem)") }
+        if let trace {
+            trace.recorder.header(
+                for: host, script: script.name, goal: SubjectRunner.goal(in: script.lines), subjects: count)
+        }
+        let summary = await runner.run(subjects: count)
+        if let failure = summary.failure {
+            let place = failure.line == 0 ? manifest.path : "\(script.name):\(failure.line)"
+            if failure.isExpectation {
+                printFailure("\(place): subject \(failure.subject): \(failure.message)")
+            } else {
+                printError("\(place): subject \(failure.subject): error: \(failure.message)")
+            }
+        }
+        guard !quiet else { return summary.failure == nil ? .ok : .scriptFailed }
+        let ids = SubjectRunner.subjects(count)
+        let range = count == 1 ? ids[0] : "\(ids[0]) ... \(ids[count - 1])"
+        let stopped = summary.failure.map { "stopped at \($0.subject), after \(summary.completed)" }
+        print(
+            "ran \(script.name) for \(count) subject\(count == 1 ? "" : "s") (\(range)): \(stopped ?? "every one to the end")"
+        )
+        for (experiment, variants) in summary.exposures.sorted(by: { $0.key < $1.key }) {
+            let counts = variants.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            print("exposures: \(experiment): \(counts.joined(separator: ", "))")
+        }
+        if let trace { print("trace: \(trace.writer.path) (\(trace.writer.count) events)") }
+        return summary.failure == nil ? .ok : .scriptFailed
+    }
+}

@@ -1,0 +1,47 @@
+import FlowHost
+import FlowKit
+
+/// The trace of `flowhost run --trace FILE [--trace-redact KEY]...`: a writer for the file and the recorder
+/// that feeds it.
+@MainActor
+struct RunTrace {
+    let writer: TraceWriter
+    let recorder: TraceRecorder
+
+    /// The trace the command line asks for; `nil` without `--trace`.
+    ///
+    /// - Throws: ``Exit`` 64 for `--trace-redact` without `--trace` or with `--supervise`, 73 when the file
+    ///   cannot be created.
+    static func open(_ parsed: Arguments) throws(Exit) -> RunTrace? {
+        let keys = parsed.options["--trace-redact", default: []]
+        guard let path = parsed.options["--trace"]?.last else {
+            if !keys.isEmpty { throw Exit.usage("--trace-redact needs --trace FILE", parsed.usage) }
+            return nil
+        }
+        if parsed.flags.contains("--supervise") {
+            throw Exit.usage(
+                "--trace cannot be combined with --supervise: a restarted host could not continue the trace",
+                parsed.usage)
+        }
+        if let empty = keys.first(where: \.isEmpty) {
+            throw Exit.usage("--trace-redact needs a member name, not '\(empty)'", parsed.usage)
+        }
+        let writer: TraceWriter
+        do {
+            writer = try TraceWriter(path: path)
+        } catch {
+            throw Exit(.cannotCreate, "flowhost: \(error.description)")
+        }
+        let recorder = TraceRecorder(redaction: TraceRedaction(keys: Set(keys))) { writer.write($0) }
+        return RunTrace(writer: writer, recorder: recorder)
+    }
+
+    /// Ends the trace and closes the file; a write that failed is reported once, as a warning.
+    func close() {
+        recorder.finish()
+        writer.close()
+        if let failure = writer.failure {
+            printWarning("flowhost: warning: \(failure.description); the trace is cut short")
+        }
+    }
+}

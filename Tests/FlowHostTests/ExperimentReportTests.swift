@@ -1,0 +1,302 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+
+/// Experiment reports from small traces written by hand, whose figures are worked out in
+/// `StatisticsTests`, and from a real `--subjects` run.
+@MainActor
+struct ExperimentReportTests {
+    /// Ten control subjects of whom four reach the goal, twelve treatment subjects of whom nine do.
+    static func fixedTrace(file: String = "fixed.jsonl") throws -> Trace {
+        var trace = TraceText(weights: [50, 50], goal: "done")
+        // Control reachers: steps 2, 3, 3, 5 (median 3) and 1, 2, 4, 8 ms (median 3 ms).
+        for (index, (steps, ms)) in [(2, 1), (3, 2), (3, 4), (5, 8)].enumerated() {
+            trace.session("c\(index)", "control", reaches: (steps, ms))
+        }
+        // Control subjects who do not reach it; one reached "done" before its exposure, which does not count.
+        for index in 4..<10 { trace.session("c\(index)", "control", reaches: nil, goalBeforeExposure: index == 4) }
+        // Treatment reachers: steps 1, 1, 2, 2, 2, 2, 3, 3, 4 (median 2) and 1 ... 9 ms (median 5 ms).
+        for (index, steps) in [1, 1, 2, 2, 2, 2, 3, 3, 4].enumerated() {
+            trace.session("t\(index)", "treatment", reaches: (steps, index + 1))
+        }
+        for index in 9..<12 { trace.session("t\(index)", "treatment", reaches: nil) }
+        return try Trace.parse(trace.text, file: file)
+    }
+
+    @Test func fixedTraceGivesTheHandWorkedFigures() throws {
+        let report = ExperimentReport(traces: [try Self.fixedTrace()], goal: "done")
+
+        let experiment = try #require(report.experiments.first)
+        #expect(report.experiments.count == 1)
+        #expect(experiment.name == "e")
+        #expect(experiment.exposed == 22)
+        let control = experiment.variants[0]
+        let treatment = experiment.variants[1]
+        #expect((control.name, control.weight, control.exposed, control.reached) == ("control", 50, 10, 4))
+        #expect((treatment.name, treatment.exposed, treatment.reached) == ("treatment", 12, 9))
+        #expect(control.conversion == 0.4)
+        #expect(treatment.conversion == 0.75)
+        #expect(abs(control.interval.lower - 0.168180) < 1e-6 && abs(control.interval.upper - 0.687326) < 1e-6)
+        #expect(control.medianSteps == 3)
+        #expect(treatment.medianSteps == 2)
+        #expect(control.medianTimeNanoseconds == 3_000_000)
+        #expect(treatment.medianTimeNanoseconds == 5_000_000)
+
+        let comparison = try #require(experiment.comparisons.first)
+        #expect(comparison.variant == "treatment" && comparison.control == "control")
+        #expect(abs(comparison.difference - 0.35) < 1e-12)
+        #expect(abs((comparison.z ?? 0) - 1.662559) < 1e-6)
+        #expect(abs((comparison.p ?? 0) - 0.096401) < 1e-6)
+
+        let ratio = experiment.sampleRatio
+        #expect(ratio.observed == [10, 12])
+        #expect(ratio.expected == [0.5, 0.5])
+        #expect(abs(ratio.statistic - 0.181818) < 1e-6)
+        #expect(abs(ratio.p - 0.669815) < 1e-6)
+        #expect(!ratio.isMismatch)
+        #expect(report.warnings.isEmpty)
+
+        #expect(
+            report.lines == [
+                "goal: done, from 1 trace (fixed.jsonl)",
+                "",
+                "experiment e (subject user.id): 22 subjects exposed",
+                "  variant    weight  exposed  reached  conversion  95% interval   median steps  median time",
+                "  control    50      10       4        40.0%       16.8% - 68.7%  3             3.00 ms",
+                "  treatment  50      12       9        75.0%       46.8% - 91.1%  2             5.00 ms",
+                "  treatment vs control: +35.0 points (two-proportion z-test: z = 1.66, p = 0.096)",
+                "  sample ratio: 10 : 12 exposed for weights 50 : 50; chi-square 0.18, 1 df, p = 0.670: as configured",
+            ])
+    }
+
+    @Test func aSkewedTraceIsASampleRatioMismatchAndSaysSoLoudly() throws {
+        var text = TraceText(weights: [50, 50], goal: "done")
+        for index in 0..<70 { text.session("c\(index)", "control", reaches: index < 35 ? (2, 1) : nil) }
+        for index in 0..<30 { text.session("t\(index)", "treatment", reaches: index < 15 ? (2, 1) : nil) }
+
+        let report = ExperimentReport(traces: [try Trace.parse(text.text, file: "skewed.jsonl")], goal: "done")
+
+        let ratio = try #require(report.experiments.first?.sampleRatio)
+        #expect(ratio.statistic == 16)
+        #expect(ratio.isMismatch)
+        #expect(
+            report.warnings == ["experiment 'e' has a sample ratio mismatch (p < 0.0001); do not trust its figures"])
+        #expect(
+            report.lines.contains { $0.hasPrefix("  !! SAMPLE RATIO MISMATCH: 70 : 30 exposed for weights 50 : 50") })
+        #expect(report.json["experiments"]?[0]?["sampleRatio"]?["mismatch"] == true)
+    }
+
+    @Test func subjectsInSeveralTracesCountOnceAndAGoalCountsForTheSubjectExposedLast() throws {
+        var first = TraceText(weights: [1, 1], goal: "done")
+        first.session("ada", "control", reaches: nil)
+        var second = TraceText(weights: [1, 1], goal: "done")
+        // ada again (already counted, as control), then grace in the same session, who reaches the goal.
+        second.session("ada", "control", reaches: nil, then: ("grace", "treatment", (1, 1)))
+
+        let report = ExperimentReport(
+            traces: [try Trace.parse(first.text, file: "a"), try Trace.parse(second.text, file: "b")], goal: "done")
+
+        let variants = try #require(report.experiments.first?.variants)
+        #expect(variants.map(\.exposed) == [1, 1])
+        #expect(variants.map(\.reached) == [0, 1])
+        #expect(report.traces == ["a", "b"])
+    }
+
+    @Test func jsonHasEveryFigure() throws {
+        let json = ExperimentReport(traces: [try Self.fixedTrace()], goal: "done").json
+
+        #expect(json["goal"] == "done")
+        #expect(json["errors"] == [])
+        let experiment = try #require(json["experiments"]?[0])
+        #expect(experiment["name"] == "e")
+        #expect(experiment["exposed"] == 22)
+        #expect(experiment["variants"]?[1]?["reached"] == 9)
+        #expect(experiment["variants"]?[0]?["medianTimeNs"] == 3_000_000)
+        #expect(experiment["comparisons"]?[0]?["p"]?.double.map { abs($0 - 0.096401) < 1e-6 } == true)
+        #expect(experiment["sampleRatio"]?["degreesOfFreedom"] == 1)
+    }
+
+    @Test func subjectsRunOneSessionEachIntoOneTraceTheReportReads() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/subjects.jsonl"
+        let run = try Subprocess.flowhost(
+            [
+                "run", "manifests/experiment.json", "--subjects", "40", "--script", "manifests/experiment.flow",
+                "--trace", path,
+            ], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.outputLines.first
+                == "ran manifests/experiment.flow for 40 subjects (subject-0001 ... subject-0040): every one to the end"
+        )
+
+        let trace = try Trace.load(path: path)
+        #expect(trace.goal == "catalog.detail")
+        #expect(trace.header["subjects"] == 40)
+        #expect(trace.sessions.map(\.subject) == SubjectRunner.subjects(40))
+        let manifest = try Manifest.load(path: Repository.path("manifests/experiment.json"))
+        let experiment = try #require(manifest.experiments["create-flow"])
+        for session in trace.sessions {
+            let exposure = try #require(session.inputs.flatMap(\.events).first { $0.kind == .exposure })
+            #expect(exposure["subject"]?.string == session.subject)
+            #expect(
+                exposure["variant"]?.string
+                    == ExperimentAssigner.variant(of: session.subject ?? "", in: experiment).name)
+        }
+
+        let report = ExperimentReport(traces: [trace], goal: "catalog.detail")
+        let variants = try #require(report.experiments.first?.variants)
+        #expect(variants.map(\.name) == ["classic", "express"])
+        #expect(variants.map(\.exposed).reduce(0, +) == 40)
+        #expect(variants.allSatisfy { $0.reached == $0.exposed }, "every subject sees the new item")
+        #expect(variants.map(\.medianSteps) == [3, 2], "express shows the item as it saves it: a step fewer")
+
+        let printed = try Subprocess.flowhost(["experiments", "report", path])
+        #expect(printed.status == 0)
+        #expect(printed.outputLines.first == "goal: catalog.detail, from 1 trace (\(path))")
+    }
+
+    @Test func tenThousandSubjectsSplitAsTheWeightsSayWithinTheExpectedSpread() throws {
+        let manifest = try Manifest.load(path: Repository.path("manifests/experiment.json"))
+        var experiment = try #require(manifest.experiments["create-flow"])
+        let subjects = SubjectRunner.subjects(10_000)
+        #expect(subjects.first == "subject-00001" && subjects.last == "subject-10000")
+
+        for weights in [[50, 50], [70, 30], [1, 1, 2]] {
+            experiment.variants = weights.enumerated().map { index, weight in
+                .init(name: "v\(index)", plugin: "catalog", manager: "CreateItem", weight: weight)
+            }
+            var counts: [String: Int] = [:]
+            for subject in subjects {
+                counts[ExperimentAssigner.variant(of: subject, in: experiment).name, default: 0] += 1
+            }
+            let total = Double(weights.reduce(0, +))
+            for (index, weight) in weights.enumerated() {
+                // Binomial: within four standard deviations of n·w, √(n·w·(1 − w)), unless the hash is biased.
+                let share = Double(weight) / total
+                let spread = 4 * (10_000 * share * (1 - share)).squareRoot()
+                let count = Double(counts["v\(index)"] ?? 0)
+                #expect(abs(count - 10_000 * share) <= spread, "weights \(weights): v\(index) got \(count)")
+            }
+            let fit = Statistics.chiSquareGoodnessOfFit(
+                observed: weights.indices.map { counts["v\($0)"] ?? 0 }, weights: weights.map(Double.init))
+            #expect(fit.p >= ExperimentReport.mismatchThreshold, "weights \(weights): \(counts)")
+        }
+    }
+
+    @Test func scriptsNameTheirGoalAndSubjectsReplaceThePlaceholder() {
+        #expect(
+            SubjectRunner.goal(in: ["expect top welcome", "  #  goal: catalog.detail", "# goal: other"])
+                == "catalog.detail")
+        #expect(SubjectRunner.goal(in: ["# goal:", "# goals: x", "act save"]) == nil)
+        #expect(
+            SubjectRunner.substituting("subject-0007", in: #"act submit {"user": "$SUBJECT", "id": "$SUBJECT"}"#)
+                == #"act submit {"user": "subject-0007", "id": "subject-0007"}"#)
+        #expect(SubjectRunner.subjects(3) == ["subject-0001", "subject-0002", "subject-0003"])
+    }
+
+    @Test func subjectsNeedAScriptAndACount() throws {
+        let noScript = try Subprocess.flowhost(["run", "manifests/experiment.json", "--subjects", "3"])
+        #expect(noScript.status == 64)
+        #expect(noScript.errorLines.first == "flowhost: --subjects needs --script FILE: the script each subject runs")
+        let zero = try Subprocess.flowhost(
+            ["run", "manifests/experiment.json", "--subjects", "0", "--script", "manifests/experiment.flow"])
+        #expect(zero.status == 64)
+        let missing = try Subprocess.flowhost(["experiments", "report", "--json", "missing.jsonl"])
+        #expect(missing.status == 66)
+        #expect(missing.standardError.isEmpty, "with --json, the error is in the document")
+        #expect(
+            missing.standardOutput.contains(#""message": "flowhost: missing.jsonl: trace file not found""#),
+            "\(missing.standardOutput)")
+
+        let directory = try TemporaryDirectory()
+        let goalless = try directory.file("goalless.jsonl", containing: TraceText(weights: [1], goal: nil).text)
+        let noGoal = try Subprocess.flowhost(["experiments", "report", goalless])
+        #expect(noGoal.status == 64)
+        #expect(
+            noGoal.errorLines.first
+                == "flowhost: --goal REQUEST is needed: the traces' scripts name no goal (# goal: REQUEST)")
+    }
+}
+
+// MARK: - Test Helpers
+
+/// The text of a trace with one experiment `e` (its variants `control` and `treatment`, and more as weights
+/// are given), written a session at a time.
+private struct TraceText {
+    private var lines: [String]
+    private var session = 0
+    private var time: UInt64 = 1_000
+
+    init(weights: [Int], goal: String?) {
+        let names = ["control", "treatment"] + (2..<max(weights.count, 2)).map { "v\($0)" }
+        let variants = zip(names, weights).map { name, weight -> JSONValue in
+            ["name": .string(name), "plugin": "p", "manager": "M", "weight": .number(Double(weight))]
+        }
+        let header: JSONValue = [
+            "kind": "trace", "t": 0, "session": 0, "input": 0, "version": 1,
+            "goal": goal.map(JSONValue.string) ?? .null,
+            "experiments": ["e": ["subject": "user.id", "salt": "s", "variants": .array(variants)]],
+        ]
+        lines = [header.description]
+    }
+
+    var text: String { lines.joined(separator: "\n") + "\n" }
+
+    private mutating func event(_ kind: String, input: Int, _ fields: [String: JSONValue] = [:], at time: UInt64? = nil)
+    {
+        var object = fields
+        object["kind"] = .string(kind)
+        object["t"] = .number(Double(time ?? self.time))
+        object["session"] = .number(Double(session))
+        object["input"] = .number(Double(input))
+        lines.append(JSONValue.object(object).description)
+    }
+
+    /// A session: the start (input 0), then input 1 exposes `subject` to `variant`; with `reaches`, the goal
+    /// is handled `steps` inputs on (counting input 1) and `ms` milliseconds after the exposure. `then`
+    /// exposes a second subject afterwards, in the same session.
+    mutating func session(
+        _ subject: String, _ variant: String, reaches: (steps: Int, ms: Int)?, goalBeforeExposure: Bool = false,
+        then next: (subject: String, variant: String, reaches: (steps: Int, ms: Int))? = nil
+    ) {
+        session += 1
+        time += 1_000_000_000
+        event("session", input: 0, ["subject": .string(subject)])
+        event("input", input: 0, ["command": "start"])
+        if goalBeforeExposure { event("handled", input: 0, ["request": "done", "from": "app", "manager": "p.M"]) }
+        event("handled", input: 0, ["request": "launch", "from": "app", "manager": "p.L"])
+        event("screen", input: 0, ["status": "ok"])
+        var input = expose(subject, variant, input: 1, reaches: reaches)
+        if let next { input = expose(next.subject, next.variant, input: input + 1, reaches: next.reaches) }
+    }
+
+    /// Exposes `subject` at `input`; returns the last input written.
+    private mutating func expose(
+        _ subject: String, _ variant: String, input first: Int, reaches: (steps: Int, ms: Int)?
+    )
+        -> Int
+    {
+        event("input", input: first, ["command": "act create"])
+        let exposed = time
+        event("exposure", input: first, ["subject": .string(subject), "experiment": "e", "variant": .string(variant)])
+        event("handled", input: first, ["request": "create", "from": "list", "manager": .string("p.M [e:\(variant)]")])
+        guard let reaches else {
+            event("failed", input: first, ["request": "done", "from": "list", "error": "not this time"])
+            event("screen", input: first, ["status": "ok"])
+            return first
+        }
+        let last = first + reaches.steps - 1
+        for input in first...last {
+            if input > first { event("input", input: input, ["command": "act next"]) }
+            if input == last {
+                event(
+                    "handled", input: input, ["request": "done", "from": "list", "manager": "p.D"],
+                    at: exposed + UInt64(reaches.ms) * 1_000_000)
+            }
+            event("screen", input: input, ["status": "ok"])
+        }
+        return last
+    }
+}

@@ -1,0 +1,167 @@
+import FlowKit
+import Glibc
+import Testing
+
+@testable import FlowHost
+
+/// Replaying a trace against the manifest it was recorded with, another manifest, and a rebuilt plugin.
+@MainActor
+struct ReplayTests {
+    @Test func theDemoScriptsTraceReplaysIdenticallyAgainstItsManifest() async throws {
+        let trace = try await Self.recordDemoScript()
+
+        let result = await TraceReplay(
+            trace: trace, manifest: try Self.manifest("manifests/demo.json"),
+            searchPath: PluginSearchPath([BuildProducts.directory])
+        ).run()
+
+        guard case .identical(let summary) = result else { throw TestFailure("expected identical, got \(result)") }
+        #expect(summary.sessions == 1)
+        #expect(summary.inputs == trace.sessions[0].inputs.count)
+        #expect(
+            summary.events
+                == trace.events.filter { ![.session, .input, .screen].contains($0.kind) && $0["late"] != true }.count)
+        #expect(summary.rebuilt.isEmpty)
+    }
+
+    @Test func theVariantManifestDivergesAtItemCreation() async throws {
+        let trace = try await Self.recordDemoScript()
+
+        let result = await TraceReplay(
+            trace: trace, manifest: try Self.manifest("manifests/variant.json"),
+            searchPath: PluginSearchPath([BuildProducts.directory])
+        ).run()
+
+        guard case .diverged(let divergence) = result else { throw TestFailure("expected a divergence, got \(result)") }
+        #expect(divergence.command == "act create")
+        #expect(divergence.at == "manifests/demo.flow:94")
+        #expect(divergence.expected == "catalog.create from itemList: handled by catalog.CreateItem")
+        #expect(divergence.got == "catalog.create from itemList: handled by catalog.QuickCreate")
+        #expect(divergence.screen.contains("stack: itemList > quickCreate"))
+        #expect(divergence.recordedScreen.contains("stack: createItemForm"))
+        #expect(divergence.step == trace.sessions[0].inputs.first { $0.command == "act create" }?.number)
+    }
+
+    @Test func aRebuiltPluginReplaysIdenticallyUntilItBehavesDifferently() async throws {
+        let lab = try SwapLab()
+        let trace = try await Self.record(lab, ["send greet", "act complete", "send greet"])
+        func replay() async throws -> ReplayResult {
+            await TraceReplay(
+                trace: trace, manifest: try Manifest.load(path: lab.manifestPath),
+                searchPath: PluginSearchPath([lab.directory.path])
+            ).run()
+        }
+
+        guard case .identical(let same) = try await replay() else { throw TestFailure("the same build diverged") }
+        #expect(same.rebuilt.isEmpty)
+
+        // Another build of the same code: bytes appended change the digest, not what the plugin does.
+        try lab.write(try BuildProducts.bytes(of: "libGreeterPluginV1.so") + Array("rebuilt".utf8))
+        guard case .identical(let rebuilt) = try await replay() else { throw TestFailure("a same-code build diverged") }
+        #expect(rebuilt.rebuilt.map(\.plugin) == ["greeter"])
+        #expect(rebuilt.rebuilt.first.map { $0.recorded != $0.replayed } == true)
+
+        // The next generation shows another version: the first greeting's screen differs.
+        try lab.install("GreeterPluginV2")
+        guard case .diverged(let divergence) = try await replay() else {
+            throw TestFailure("generation 2 replayed as generation 1")
+        }
+        #expect(divergence.step == 1)
+        #expect(divergence.command == "send greet")
+        #expect(divergence.expected == #"the screen: content: {"version":1}"#)
+        #expect(divergence.got == #"the screen: content: {"version":2}"#)
+    }
+
+    @Test func reloadPointsAreReplayedWhereTheyWereRecorded() async throws {
+        let lab = try SwapLab()
+        let trace = try await Self.record(lab, ["send greet", "reload greeter", "send greet"])
+        let reload = try #require(trace.sessions[0].inputs.first { $0.command == "reload greeter" })
+        #expect(reload.events.map(\.kind) == [.pluginReloaded])
+        #expect(reload.events.first?["generation"] == 2)
+
+        let result = await TraceReplay(
+            trace: trace, manifest: try Manifest.load(path: lab.manifestPath),
+            searchPath: PluginSearchPath([lab.directory.path])
+        ).run()
+
+        guard case .identical(let summary) = result else { throw TestFailure("expected identical, got \(result)") }
+        #expect(summary.inputs == 4)
+    }
+
+    @Test func replayCommandExitsZeroWhenIdenticalAndOneAtTheDivergence() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/demo.jsonl"
+        let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
+        let run = try Subprocess.flowhost(
+            ["run", "manifests/demo.json", "--script", "manifests/demo.flow", "--quiet", "--trace", path],
+            environment: environment)
+        try #require(run.status == 0)
+
+        let same = try Subprocess.flowhost(["replay", path], environment: environment)
+        #expect(same.status == 0, "\(same.standardError)")
+        #expect(same.outputLines.first?.hasPrefix("replay identical: 1 session, 38 inputs, ") == true)
+
+        let variant = try Subprocess.flowhost(
+            ["replay", path, "--manifest", "manifests/variant.json"], environment: environment)
+        #expect(variant.status == 1)
+        #expect(
+            variant.outputLines.first?.hasSuffix("diverged at step 15 of 37 (manifests/demo.flow:94): act create")
+                == true,
+            "\(variant.standardOutput)")
+        #expect(
+            variant.outputLines.contains("  got:      catalog.create from itemList: handled by catalog.QuickCreate"))
+        #expect(variant.outputLines.contains("    top: quickCreate"))
+
+        let missing = try Subprocess.flowhost(["replay", directory.path + "/none.jsonl"], environment: environment)
+        #expect(missing.status == 66)
+        #expect(missing.errorLines.first?.hasSuffix("none.jsonl: trace file not found") == true)
+    }
+
+    // MARK: - Test Helpers
+
+    private static func manifest(_ path: String) throws -> Manifest {
+        try Manifest.load(path: Repository.path(path))
+    }
+
+    /// The trace of `manifests/demo.flow` run on `manifests/demo.json`, read back from its file.
+    static func recordDemoScript() async throws -> Trace {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/demo.jsonl"
+        let writer = try TraceWriter(path: path)
+        let run = try TracedRun("manifests/demo.json") { writer.write($0) }
+        await run.start()
+        let script = try readText(Repository.path("manifests/demo.flow"))
+        for (index, line) in script.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let reply = await run.shell.perform(
+                String(line), tracing: run.recorder, at: "manifests/demo.flow:\(index + 1)")
+            try #require(reply.status == .ok || reply.status == .quit, "demo.flow:\(index + 1): \(reply.lines)")
+        }
+        run.recorder.finish()
+        writer.close()
+        return try Trace.load(path: path)
+    }
+
+    /// The trace of `commands` on the lab's host.
+    private static func record(_ lab: SwapLab, _ commands: [String]) async throws -> Trace {
+        let host = Host(
+            manifest: try Manifest.load(path: lab.manifestPath), searchPath: PluginSearchPath([lab.directory.path]))
+        let shell = HostShell(host: host)
+        let lines = LineBox()
+        let recorder = TraceRecorder { lines.lines.append($0.line) }
+        recorder.header(for: host)
+        recorder.beginSession(shell)
+        _ = await shell.startAndWait(tracing: recorder)
+        for command in commands {
+            let reply = await shell.perform(command, tracing: recorder)
+            try #require(reply.status == .ok, "\(command): \(reply.status)")
+        }
+        recorder.finish()
+        await host.stopAndWait()
+        return try Trace.parse(lines.lines.joined(separator: "\n"), file: "lab.jsonl")
+    }
+}
+
+@MainActor
+private final class LineBox {
+    var lines: [String] = []
+}
