@@ -1,7 +1,6 @@
 import Dispatch
 import FlowKit
 import Glibc
-import Synchronization
 
 /// Reports files that were completely written, using inotify: no polling loop.
 ///
@@ -14,7 +13,7 @@ public final class FileWatcher: Sendable {
     private let inotify: Int32
     private let stopPipe: (read: Int32, write: Int32)
     /// Whether the descriptors are still open; the reader closes them, under this lock, when it ends.
-    private let isOpen = Mutex(true)
+    private let isOpen = PthreadMutex(true)
 
     /// Starts watching `files`, and every file of `directories`; `onChange` receives the path of each file
     /// that changed, as given (a file of `directories` as the directory followed by `/` and its name).

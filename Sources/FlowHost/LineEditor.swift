@@ -1,7 +1,6 @@
 import Dispatch
 import FlowKit
 import Glibc
-import Synchronization
 
 /// The prompt on a terminal: reads a line at a time with editing keys, history kept between runs, and Tab
 /// completion; prints lines that arrive meanwhile above the line being typed.
@@ -23,7 +22,7 @@ public final class LineEditor: Sendable {
     private let historyFile: String?
     private let warn: @Sendable (String) -> Void
     private let queue = DispatchQueue(label: "flowhost.line-editor")
-    private let state: Mutex<State>
+    private let state: PthreadMutex<State>
 
     private struct State: Sendable {
         var edit: LineEditState
@@ -67,7 +66,7 @@ public final class LineEditor: Sendable {
                 warned = true
             }
         }
-        state = Mutex(State(edit: LineEditState(history: history), warnedAboutHistory: warned))
+        state = PthreadMutex(State(edit: LineEditState(history: history), warnedAboutHistory: warned))
     }
 
     /// What Tab completes from; set a fresh snapshot whenever what it offers may have changed.

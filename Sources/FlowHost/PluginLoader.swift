@@ -1,6 +1,5 @@
 import FlowKit
 import Glibc
-import Synchronization
 
 /// A plugin loaded into the process: where from, and what it offers.
 public struct LoadedPlugin: Sendable {
@@ -144,7 +143,7 @@ public enum PluginLoader {
 /// the process, as the images that made them are (a Swift image is never unloaded). Holding them here keeps
 /// them reachable, so that a leak checker (LeakSanitizer) sees memory in use rather than memory lost.
 private enum EntryHeaders {
-    private static let kept = Mutex<[UInt]>([])
+    private static let kept = PthreadMutex<[UInt]>([])
 
     static func keep(_ header: UnsafeRawPointer) {
         kept.withLock { $0.append(UInt(bitPattern: header)) }

@@ -43,7 +43,10 @@ struct BadLibraryTests {
         #expect(line == "\(library): crashed with SIGILL while loading in a probe process" + quarantineHint(library))
     }
 
-    @Test func constructorThatExitsZeroDoesNotPassForSuccess() throws {
+    // Under TSan a process that exits inside dlopen ends with status 66 whatever it asked for: TSan ignores
+    // what happens during dlopen, and reports, then fails, a main thread that finishes while ignoring.
+    @Test(.disabled(if: Sanitizer.current == .thread, "TSan turns exit(0) inside dlopen into exit(66)"))
+    func constructorThatExitsZeroDoesNotPassForSuccess() throws {
         let library = try BuildProducts.path(of: "libBadExitPlugin.so")
         let (line, _) = try validate(library)
         #expect(

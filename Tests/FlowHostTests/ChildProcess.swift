@@ -107,6 +107,7 @@ final class ChildProcess {
 
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
+        Sanitizer.setChildOptions(in: &merged)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }

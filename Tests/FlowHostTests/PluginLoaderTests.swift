@@ -1,5 +1,4 @@
 import FlowKit
-import Foundation
 import Glibc
 import Testing
 
@@ -228,12 +227,8 @@ extension PluginLoaderTests {
             containing:
                 "extern int flowkit_missing(void);\nint flowkit_plugin_entry(void) { return flowkit_missing(); }\n")
         let library = directory.path + "/libUndefined.so"
-        let compiler = Process()
-        compiler.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
-        compiler.arguments = ["-shared", "-fPIC", "-o", library, source]
-        try compiler.run()
-        compiler.waitUntilExit()
-        try #require(compiler.terminationStatus == 0)
+        let compiler = try Subprocess.run("/usr/bin/cc", ["-shared", "-fPIC", "-o", library, source])
+        try #require(compiler.status == 0, "cc: \(compiler.standardError)")
 
         let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: library) }
 

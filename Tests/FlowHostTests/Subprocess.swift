@@ -46,6 +46,7 @@ struct Subprocess {
         }
         variables["NO_COLOR"] = nil
         for (name, value) in environment { variables[name] = value }
+        Sanitizer.setChildOptions(in: &variables)
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

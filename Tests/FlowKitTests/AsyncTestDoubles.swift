@@ -35,6 +35,12 @@ final class Gate: Sendable {
         for listener in listeners { listener.yield(value) }
     }
 
+    /// Ends every listener's stream, as a feed that dries up: their loops end.
+    func endListening() {
+        for listener in listeners { listener.finish() }
+        listeners.removeAll()
+    }
+
     /// Waits until ``open(with:)``, ignoring cancellation like an await on a library that does not honour it.
     func wait() async -> String {
         report("awaiting")

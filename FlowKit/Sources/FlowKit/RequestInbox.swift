@@ -1,9 +1,8 @@
-import Synchronization
-
 /// Requests submitted from outside the main actor, waiting to be routed, in arrival order.
 ///
 /// Submitters append under a lock; one drain on the main actor routes everything queued, so requests from
-/// one submitter keep their order and none is lost however many threads submit.
+/// one submitter keep their order and none is lost however many threads submit. The lock is a
+/// ``PthreadMutex``, not `Synchronization.Mutex`, so that ThreadSanitizer sees it when submitters contend.
 final class RequestInbox: Sendable {
     struct Item: Sendable {
         var request: CoordinationRequest
@@ -16,7 +15,7 @@ final class RequestInbox: Sendable {
         var drainScheduled = false
     }
 
-    private let state = Mutex(State())
+    private let state = PthreadMutex(State())
 
     /// Appends `item`; returns whether the caller must schedule a drain.
     func append(_ item: Item) -> Bool {

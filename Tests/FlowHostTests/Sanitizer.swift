@@ -1,0 +1,29 @@
+import Glibc
+
+/// The sanitizer the tests were built with (`swift test --sanitize=thread` or `address`), if any, and what the
+/// `flowhost` processes they start need from it: those are built with the same sanitizer.
+enum Sanitizer {
+    case thread
+    case address
+
+    /// Found by the runtime's initializer, which the sanitizer links into the test binary and exports.
+    static let current: Sanitizer? = {
+        guard let process = dlopen(nil, RTLD_NOW) else { return nil }
+        if dlsym(process, "__tsan_init") != nil { return .thread }
+        if dlsym(process, "__asan_init") != nil { return .address }
+        return nil
+    }()
+
+    /// Sets the sanitizer's options for a child in `environment`, keeping any already there.
+    ///
+    /// The sanitizer leaves SIGSEGV to the process (`handle_segv=0`), so that the probe of a plugin whose
+    /// constructor crashes dies by the signal, as in a plain build, and is reported as `crashed with SIGSEGV`;
+    /// otherwise the sanitizer would catch it, print its own report and exit 66 (TSan) or 1 (ASan). SIGABRT
+    /// and SIGILL are left to the process by default.
+    static func setChildOptions(in environment: inout [String: String]) {
+        guard let current else { return }
+        let name = current == .thread ? "TSAN_OPTIONS" : "ASAN_OPTIONS"
+        let options = environment[name].map { $0.isEmpty ? [] : [$0] } ?? []
+        environment[name] = (options + ["handle_segv=0"]).joined(separator: ":")
+    }
+}
