@@ -22,10 +22,10 @@ extension BaseFlowCoordinator {
         guard holds(manager) else { return false }
         switch step {
         case .present(let module, let style):
-            working.removeAll { $0 === manager }
+            removeWorking(manager)
             present(module, style: style, by: manager, sink: sink)
         case .working:
-            if !working.contains(where: { $0 === manager }) { working.append(manager) }
+            if !working.contains(where: { $0 === manager }) { addWorking(manager) }
         case .finished:
             finish(manager)
         }
@@ -53,7 +53,7 @@ extension BaseFlowCoordinator {
             return !router.holds(manager) && isReplaced(manager)
         }
         guard !replaced.isEmpty else { return count }
-        working.removeAll { manager in replaced.contains { $0 === manager } }
+        for manager in replaced { removeWorking(manager) }
         endReleased(replaced, reason: .replaced, sink: sink)
         return count + replaced.count
     }
@@ -63,6 +63,7 @@ extension BaseFlowCoordinator {
     /// Whether anything in this tree holds `manager`: a presented module, a coordinator's `working`, or the
     /// coordinator running its `start`.
     func holds(_ manager: any RequestCoordinatorManager) -> Bool {
+        if let flow = manager as? FlowManager { return flow.holdCount > 0 }
         if router.holds(manager) { return true }
         // Only a child reaches for the root: `rootCoordinator` retains, and every retain of a coordinator
         // (which modules reference weakly) takes the slow path.
@@ -77,6 +78,35 @@ extension BaseFlowCoordinator {
         for held in working where ObjectIdentifier(held) == id { return true }
         for child in children where child.holdsOtherwise(id) { return true }
         return false
+    }
+
+    /// Adds `manager` to those working for this coordinator: a hold on it.
+    func addWorking(_ manager: any RequestCoordinatorManager) {
+        working.append(manager)
+        if let flow = manager as? FlowManager { flow.holdCount += 1 }
+    }
+
+    /// Removes `manager` from those working for this coordinator.
+    ///
+    /// - Returns: Whether it was working.
+    @discardableResult
+    func removeWorking(_ manager: any RequestCoordinatorManager) -> Bool {
+        guard !working.isEmpty else { return false }
+        let count = working.count
+        working.removeAll { $0 === manager }
+        guard working.count != count else { return false }
+        if let flow = manager as? FlowManager { flow.holdCount -= count - working.count }
+        return true
+    }
+
+    /// Removes every manager working for this coordinator.
+    ///
+    /// - Returns: Them, in the order they started working.
+    func takeWorking() -> [any RequestCoordinatorManager] {
+        let taken = working
+        working.removeAll()
+        for manager in taken { if let flow = manager as? FlowManager { flow.holdCount -= 1 } }
+        return taken
     }
 
     /// Ends, in order and once each, those of `managers` that nothing holds any more.

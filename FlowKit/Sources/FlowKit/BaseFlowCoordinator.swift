@@ -38,6 +38,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     public internal(set) weak var parent: BaseFlowCoordinator? {
         didSet {
             hasParent = parent != nil
+            presence.isChild = hasParent
             refreshGuardChain()
         }
     }
@@ -71,6 +72,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var anchor: Router.LayerID
     var style: PresentationStyle = .root
     @exclusivity(unchecked) var presentedCount = 0
+    /// What this coordinator's modules point back to, counting those shown; a new one per router joined.
+    @exclusivity(unchecked) var presence: PresenterRecord!
     /// Runs when this coordinator, as a child, has finished.
     var finishHandler: (@MainActor (FlowResult) -> Void)?
     /// How this coordinator, as a child, ended; `nil` while it runs.
@@ -106,6 +109,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         self.router = Router()
         self.anchor = router.main.id
         self.routes = RouteTable(mapping)
+        self.presence = PresenterRecord(self)
     }
 
     // MARK: - Requests
@@ -181,22 +185,23 @@ open class BaseFlowCoordinator: FlowCoordinator {
             sink(.handling(request, from: module, manager: managerName, coordinator: name))
         }
         // Held by this call while `start` runs, so that it cannot end before it has answered.
-        starting.append(ObjectIdentifier(manager))
+        let flow = manager as? FlowManager
+        if let flow { flow.holdCount += 1 } else { starting.append(ObjectIdentifier(manager)) }
         let step: ManagerStep
         do {
             step = try manager.start(request, from: module)
         } catch {
-            starting.removeLast()
+            if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
             let error = FlowError(wrapping: error)
             if !router.ledger.resultHandlers.isEmpty { router.ledger.give(.failed(error), to: manager) }
             endIfReleased(manager, reason: .finished, sink: sink)
             return fail(request, from: module, error)
         }
-        starting.removeLast()
+        if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
         switch step {
         case .present(let presented, let style): present(presented, style: style, by: manager, sink: sink)
         case .working:
-            working.append(manager)
+            addWorking(manager)
             router.recorder?.noteWorking(manager)
         case .finished: endIfReleased(manager, reason: .finished, sink: sink)
         }
@@ -229,8 +234,16 @@ open class BaseFlowCoordinator: FlowCoordinator {
         _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
         sink: (@MainActor (FlowEvent) -> Void)?
     ) {
+        if module.shownCount != 0 {
+            // Shown already: its holds move to this manager and presenter.
+            module.heldManager?.holdCount -= module.shownCount
+            module.presenter?.onScreen -= module.shownCount
+            (manager as? FlowManager)?.holdCount += module.shownCount
+            presence.onScreen += module.shownCount
+        }
         module.manager = manager
-        module.presenter = ObjectIdentifier(self)
+        module.heldManager = manager as? FlowManager
+        module.presenter = presence
         if router.recorder != nil {
             module.restorationSequence = router.recorder!.current ?? router.recorder!.step(ofWorking: manager)
         }
@@ -252,8 +265,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// ``ManagerEndReason/finished``, unless something else still holds it (its `start` is running, or it
     /// works for another coordinator). Finishing a manager that has ended does nothing.
     public func finish(_ manager: any RequestCoordinatorManager) {
-        let wasWorking = working.contains { $0 === manager }
-        if wasWorking { working.removeAll { $0 === manager } }
+        let wasWorking = removeWorking(manager)
         router.recorder?.forget(manager)
         let removed = router.removeModules { $0.manager === manager }
         guard wasWorking || !removed.isEmpty else { return }
@@ -272,7 +284,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The managers currently held, working or with a module presented, in this coordinator only.
     public var activeManagerCount: Int {
         var held = Set(working.map(ObjectIdentifier.init))
-        for module in router.modules where module.presenter == ObjectIdentifier(self) {
+        for module in router.modules where module.presenter === presence {
             if let manager = module.manager { held.insert(ObjectIdentifier(manager)) }
         }
         return held.count

@@ -58,6 +58,9 @@ open class FlowManager: RequestCoordinatorManager {
     public unowned let coordinator: any FlowCoordinator
     /// Whether it ended and why, and the tasks it started. See ``ManagerLifetime``.
     @usableFromInline @exclusivity(unchecked) var lifetime = ManagerLifetime.held
+    /// What holds this manager in its coordinator tree: each time a module it built is shown, each
+    /// coordinator's `working` list it is in, and the `start` of it under way. It ends when this is zero.
+    @exclusivity(unchecked) var holdCount = 0
 
     public required init(coordinator: any FlowCoordinator) {
         self.coordinator = coordinator
