@@ -112,21 +112,8 @@ public struct ModuleAction: Sendable {
         _ name: String, _ request: CoordinationRequestName, payload: JSONValue = .empty, summary: String = ""
     ) -> ModuleAction {
         ModuleAction(name, summary: summary.isEmpty ? "request \(request)" : summary) { module, given in
-            module.requestCoordination(request, payload: payload.merging(given))
-        }
-    }
-}
-
-extension JSONValue {
-    /// Objects merged member by member, `other` winning; otherwise `other` unless it is empty.
-    func merging(_ other: JSONValue) -> JSONValue {
-        switch (self, other) {
-        case (.object(let base), .object(let extra)):
-            return .object(base.merging(extra) { _, new in new })
-        case (_, .object(let extra)) where extra.isEmpty:
-            return self
-        default:
-            return other
+            module.coordination?.requestCoordination(
+                CoordinationRequest(request, payload: given, defaults: payload), from: module.name) ?? .unhandled
         }
     }
 }
