@@ -30,7 +30,7 @@ extension PluginRegistry {
                 file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
         }
         try vet(slot)
-        let (plugin, digest) = try openCopy(of: slot, unlessDigestIs: force ? nil : slot.digest)
+        let (plugin, fingerprint) = try openCopy(of: slot, unlessFingerprintIs: force ? nil : slot.fingerprint)
         guard let plugin else { return .unchanged }
         let managers = Set(plugin.description.managers.map(\.name))
         let services = Set(plugin.description.services.map(\.name))
@@ -49,7 +49,7 @@ extension PluginRegistry {
             )
         }
         slot.status = .loaded(plugin)
-        slot.digest = digest
+        slot.fingerprint = fingerprint
         slot.generation += 1
         return .reloaded(generation: slot.images)
     }
@@ -72,15 +72,17 @@ extension PluginRegistry {
     }
 
     /// Reads the slot's library, checks it, and opens a private copy of the bytes read: the one mechanism of
-    /// every load, first or not (see ``PluginLoader``). The copy is named `lib<Name>.gen<N>.so`.
+    /// every load, first or not (see ``PluginLoader``). The copy is named `lib<Name>.gen<N>.so`. The bytes
+    /// are hashed with SHA-256 only when the manifest pins them.
     ///
-    /// - Returns: The plugin (nil when the content's digest equals `unchangedDigest`) and the digest.
-    func openCopy(of slot: Slot, unlessDigestIs unchangedDigest: String? = nil)
-        throws(PluginLoadError) -> (plugin: LoadedPlugin?, digest: String)
+    /// - Returns: The plugin (nil when the content's fingerprint equals `unchanged`) and the fingerprint.
+    func openCopy(of slot: Slot, unlessFingerprintIs unchanged: UInt64? = nil)
+        throws(PluginLoadError) -> (plugin: LoadedPlugin?, fingerprint: UInt64)
     {
         let source = try searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)
         let copy = try PluginCopy(reading: source, allowInsecure: allowsInsecurePlugins)
-        if copy.digest == unchangedDigest { return (nil, copy.digest) }
+        let fingerprint = copy.fingerprint
+        if fingerprint == unchanged { return (nil, fingerprint) }
         try copy.verify(sha256: slot.entry.sha256)
         guard slot.images < maxImagesPerPlugin else {
             throw PluginLoadError(
@@ -94,8 +96,8 @@ extension PluginRegistry {
         do {
             let plugin = try PluginLoader.load(copy, label: "\(stem).gen\(slot.images + 1).so")
             slot.images += 1
-            if slot.digest == nil { slot.digest = copy.digest }
-            return (plugin, copy.digest)
+            if slot.fingerprint == nil { slot.fingerprint = fingerprint }
+            return (plugin, fingerprint)
         } catch {
             if error.leftImageMapped { slot.images += 1 }
             throw error

@@ -21,8 +21,9 @@ public final class PluginRegistry {
         var images = 0
         /// Images of an earlier entry for the same name, replaced by a manifest reload.
         var retiredImages = 0
-        /// The SHA-256 of the source library the current image was copied from.
-        var digest: String?
+        /// The fingerprint of the source library the current image was copied from (see
+        /// ``PluginCopy/fingerprint``), which tells an unchanged library on reload.
+        var fingerprint: UInt64?
 
         init(_ entry: Manifest.PluginEntry) { self.entry = entry }
     }
@@ -145,7 +146,7 @@ public final class PluginRegistry {
         case .notLoaded:
             do {
                 try vet(slot)
-                guard let plugin = try openCopy(of: slot).plugin else { preconditionFailure("no digest to match") }
+                guard let plugin = try openCopy(of: slot).plugin else { preconditionFailure("no fingerprint to match") }
                 slot.status = .loaded(plugin)
                 slot.generation += 1
                 return plugin
