@@ -19,7 +19,8 @@ struct PluginCopy {
 
     /// The library file as found: what messages name.
     let source: String
-    private let bytes: [UInt8]
+    /// The bytes read, which the copy holds.
+    let bytes: [UInt8]
 
     /// Reads the regular file `source`, after checking its permissions unless `allowInsecure`.
     ///

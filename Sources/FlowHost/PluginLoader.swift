@@ -44,23 +44,28 @@ public enum PluginLoader {
     /// - Throws: ``PluginLoadError`` naming the library the copy was made from.
     static func load(_ copy: PluginCopy, label: String) throws(PluginLoadError) -> LoadedPlugin {
         try copy.withSealedCopy(label: label) { image throws(PluginLoadError) in
-            (try open(image, naming: copy.source), keepsMapping: true)
+            (try open(image, naming: copy.source, contents: copy.bytes), keepsMapping: true)
         }
     }
 
-    /// Checks and opens `image`, the copy of `source`; errors and the plugin name `source`.
-    private static func open(_ image: String, naming source: String) throws(PluginLoadError) -> LoadedPlugin {
+    /// Checks and opens `image`, the copy of `source` holding `contents`; errors and the plugin name `source`.
+    private static func open(_ image: String, naming source: String, contents: [UInt8]) throws(PluginLoadError)
+        -> LoadedPlugin
+    {
         do {
-            return try open(image, source: source)
+            return try open(image, source: source, contents: contents)
         } catch {
             throw error.naming(source, insteadOf: image)
         }
     }
 
-    /// Checks and opens `image`, the copy of `source`; the plugin's path is `source`.
-    private static func open(_ image: String, source: String) throws(PluginLoadError) -> LoadedPlugin {
-        try ELFCheck.check(image)
-        try ELFDynamicSymbols.check(image)
+    /// Checks and opens `image`, the copy of `source`; the plugin's path is `source`. The checks read
+    /// `contents`, the bytes sealed into the copy, rather than the copy itself.
+    private static func open(_ image: String, source: String, contents: [UInt8]) throws(PluginLoadError)
+        -> LoadedPlugin
+    {
+        try ELFCheck.check(image, contents: contents)
+        try ELFDynamicSymbols.check(image, contents: contents)
         guard let handle = dlopen(image, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
             throw PluginLoadError(
