@@ -20,6 +20,7 @@ extension BaseFlowCoordinator {
         child.finishHandler = onResult
         child.result = nil
         if child.router !== router {
+            if child.router.isTraced || child.onEvent != nil { router.isTraced = true }
             child.router = router
             child.presence = PresenterRecord(child)
         }

@@ -23,7 +23,7 @@ extension BaseFlowCoordinator {
         switch step {
         case .present(let module, let style):
             removeWorking(manager)
-            present(module, style: style, by: manager, sink: sink)
+            present(module, style: style, by: manager, flow: manager as? FlowManager, sink: sink)
         case .working:
             if !working.contains(where: { $0 === manager }) { addWorking(manager) }
         case .finished:
@@ -124,8 +124,30 @@ extension BaseFlowCoordinator {
     func endIfReleased(
         _ manager: any RequestCoordinatorManager, reason: ManagerEndReason, sink: (@MainActor (FlowEvent) -> Void)?
     ) {
+        endIfReleased(manager, flow: manager as? FlowManager, reason: reason, sink: sink)
+    }
+
+    /// Ends `flow` for `reason` unless something still holds it: what ``endIfReleased(_:reason:sink:)``
+    /// does, for a ``FlowManager``, without going through the protocol.
+    func endIfReleased(_ flow: FlowManager, reason: ManagerEndReason, sink: (@MainActor (FlowEvent) -> Void)?) {
+        guard flow.holdCount == 0, flow.recordEnd(reason) else { return }
+        if let sink { sink(.managerEnded(router.ledger.name(of: flow), reason: reason)) }
+        flow.didEnd(reason)
+        if !router.ledger.resultHandlers.isEmpty,
+            let (handler, result) = router.ledger.takeResult(of: flow, ending: reason)
+        {
+            handler(result)
+        }
+    }
+
+    /// Ends `manager`, which is `flow` when it is a ``FlowManager``, for `reason` unless something still
+    /// holds it.
+    func endIfReleased(
+        _ manager: any RequestCoordinatorManager, flow: FlowManager?, reason: ManagerEndReason,
+        sink: (@MainActor (FlowEvent) -> Void)?
+    ) {
+        if let flow { return endIfReleased(flow, reason: reason, sink: sink) }
         guard !holds(manager) else { return }
-        if let flow = manager as? FlowManager, !flow.recordEnd(reason) { return }
         if let sink { sink(.managerEnded(router.ledger.name(of: manager), reason: reason)) }
         if !router.ledger.names.isEmpty { router.ledger.names[ObjectIdentifier(manager)] = nil }
         manager.didEnd(reason)

@@ -8,6 +8,7 @@ extension BaseFlowCoordinator {
     ///
     /// - Throws: ``FlowError`` when there is nothing to go back to.
     public func back() throws(FlowError) {
+        if let module = router.popMainIfShownAlone() { return didRemove(module) }  // the common case
         if router.backDismisses { return didRemove(try router.dismiss()) }
         didRemove(try router.pop())
     }
@@ -60,8 +61,15 @@ extension BaseFlowCoordinator {
     func didRemove(_ module: FlowModule) {
         let sink = self.sink
         sink?(.removed(module.name))
-        if let manager = module.manager { endIfReleased(manager, reason: .dismissed, sink: sink) }
-        finishAbandonedChildrenOfRoot(with: .cancelled)
+        if let held = module.heldManager {
+            // The module holds its manager while this runs.
+            endIfReleased(held.takeUnretainedValue(), reason: .dismissed, sink: sink)
+        } else if let manager = module.manager {
+            endIfReleased(manager, flow: nil, reason: .dismissed, sink: sink)
+        }
+        if router.mayHaveAbandonedChildren || hasParent || redirectState != nil {
+            finishAbandonedChildrenOfRoot(with: .cancelled)
+        }
     }
 
     /// Reports removed modules, ends their managers that nothing else holds, and finishes the children

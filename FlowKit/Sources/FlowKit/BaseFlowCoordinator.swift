@@ -24,7 +24,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Called with a request that neither this coordinator nor any ancestor could route.
     public var unhandledRequestHandler: (@MainActor (CoordinationRequest, Coordinated) -> Void)?
     /// Called with every event of this coordinator and its descendants; `nil` (the default) costs nothing.
-    @exclusivity(unchecked) public var onEvent: (@MainActor (FlowEvent) -> Void)?
+    @exclusivity(unchecked) public var onEvent: (@MainActor (FlowEvent) -> Void)? {
+        didSet { if onEvent != nil { router.isTraced = true } }
+    }
     /// Called when a child finishes, by the default ``didRegainFocus(fromChild:)``.
     public var onRegainFocus: (@MainActor (BaseFlowCoordinator) -> Void)?
     /// How long a request may wait for its dependencies before it is dead-lettered.
@@ -85,7 +87,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// step if it is queued.
     var stepAwaitingQueue: (step: CoordinationRequest, rest: PendingDeepLink)?
     nonisolated let inbox = RequestInbox()
-    @exclusivity(unchecked) private var routes: RouteTable
+    /// ``mapping`` indexed for the request path.
+    @exclusivity(unchecked) private(set) var routes: RouteTable
     /// This coordinator's own guards, and the chain its requests pass (its ancestors' guards, then its
     /// own); `nil` when the chain is empty, so that an unguarded request costs one check.
     var installedGuards: [InstalledGuard] = []
@@ -130,8 +133,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Routes `request` as ``requestCoordination(_:from:)`` does, without consulting the guards.
     @inline(__always)
     func route(_ request: CoordinationRequest, from module: Coordinated) -> CoordinationOutcome {
-        if let factory = factory(for: request.name, from: module) {
-            return handle(request, from: module, with: factory)
+        if let entry = routes.entry(for: request.name) {
+            if entry.ready != nil { return handle(request, from: module, readyIn: entry) }
+            if let factory = entry.factory(from: module) { return handle(request, from: module, with: factory) }
         }
         var coordinator = hasParent ? parent : nil
         while let current = coordinator {
@@ -155,7 +159,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The manager factory this coordinator maps the request to: the (module, request) entry, else the
     /// request's own entry.
     public func factory(for request: CoordinationRequestName, from module: Coordinated) -> ManagerFactory? {
-        routes.factory(for: request, from: module)
+        routes.entry(for: request)?.factory(from: module)
     }
 
     func handle(_ request: CoordinationRequest, from module: Coordinated, with factory: ManagerFactory)
@@ -167,49 +171,10 @@ open class BaseFlowCoordinator: FlowCoordinator {
         } catch {
             return fail(request, from: module, FlowError(wrapping: error))
         }
-        let requirements = resolved.requirements
-        if !requirements.isEmpty {
-            let missing = missingDependencies(requirements)
-            if !missing.isEmpty { return enqueue(request, from: module, waitingFor: requirements, missing) }
-        }
-        // Taken now: the manager may finish this coordinator (detaching it from its listeners) as it works.
-        let sink = self.sink
-        let managerName = resolved.name ?? factory.name
-        // With restoration on, the outermost request under way is the step that restores what it leads to.
-        let isStep = router.recorder?.begin(request, from: module, in: self) ?? false
-        defer { if isStep { router.recorder?.end() } }
-        let manager = resolved.make(self)
-        if router.ledger.pendingResult != nil { router.ledger.adoptPendingResult(request, for: manager) }
-        if let sink {
-            router.ledger.names[ObjectIdentifier(manager)] = managerName
-            sink(.handling(request, from: module, manager: managerName, coordinator: name))
-        }
-        // Held by this call while `start` runs, so that it cannot end before it has answered.
-        let flow = manager as? FlowManager
-        if let flow { flow.holdCount += 1 } else { starting.append(ObjectIdentifier(manager)) }
-        let step: ManagerStep
-        do {
-            step = try manager.start(request, from: module)
-        } catch {
-            if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
-            let error = FlowError(wrapping: error)
-            if !router.ledger.resultHandlers.isEmpty { router.ledger.give(.failed(error), to: manager) }
-            endIfReleased(manager, reason: .finished, sink: sink)
-            return fail(request, from: module, error)
-        }
-        if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
-        switch step {
-        case .present(let presented, let style): present(presented, style: style, by: manager, sink: sink)
-        case .working:
-            addWorking(manager)
-            router.recorder?.noteWorking(manager)
-        case .finished: endIfReleased(manager, reason: .finished, sink: sink)
-        }
-        sink?(.handled(request, from: module, manager: managerName, coordinator: name))
-        return .handled(manager: managerName)
+        return handle(request, from: module, resolved: resolved, name: resolved.name ?? factory.name)
     }
 
-    private func fail(_ request: CoordinationRequest, from module: Coordinated, _ error: FlowError)
+    func fail(_ request: CoordinationRequest, from module: Coordinated, _ error: FlowError)
         -> CoordinationOutcome
     {
         sink?(.failed(request, from: module, error: error))
@@ -227,38 +192,62 @@ open class BaseFlowCoordinator: FlowCoordinator {
             sink?(.presentRefused(module.name, manager: router.ledger.name(of: manager)))
             return
         }
-        present(module, style: style, by: manager, sink: sink)
+        present(module, style: style, by: manager, flow: manager as? FlowManager, sink: sink)
     }
 
+    /// Presents `module` for `manager`, which is `flow` when it is a ``FlowManager``, reporting to `sink`.
+    @inline(__always)
     func present(
         _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
-        sink: (@MainActor (FlowEvent) -> Void)?
+        flow: FlowManager?, sink: (@MainActor (FlowEvent) -> Void)?
+    ) {
+        // The common case: a module shown for the first time, inline on the main stack, shown alone.
+        if case .inline = style, module.shownCount == 0, router.recorder == nil, anchor == router.main.id {
+            module.manager = manager
+            module.heldManager = flow.map(Unmanaged.passUnretained)
+            module.presenter = presence
+            if router.pushOntoMainIfShownAlone(module) {
+                presentedCount += 1
+                sink?(.presented(module.name, style: style))
+                return
+            }
+        }
+        presentAnywhere(module, style: style, by: manager, flow: flow, sink: sink)
+    }
+
+    /// Presents `module` as ``present(_:style:by:flow:sink:)`` does, wherever `style` and the presentation
+    /// put it.
+    private func presentAnywhere(
+        _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
+        flow: FlowManager?, sink: (@MainActor (FlowEvent) -> Void)?
     ) {
         if module.shownCount != 0 {
             // Shown already: its holds move to this manager and presenter.
-            module.heldManager?.holdCount -= module.shownCount
+            module.heldManager?.takeUnretainedValue().holdCount -= module.shownCount
             module.presenter?.onScreen -= module.shownCount
-            (manager as? FlowManager)?.holdCount += module.shownCount
+            flow?.holdCount += module.shownCount
             presence.onScreen += module.shownCount
         }
         module.manager = manager
-        module.heldManager = manager as? FlowManager
+        module.heldManager = flow.map(Unmanaged.passUnretained)
         module.presenter = presence
-        if router.recorder != nil {
-            module.restorationSequence = router.recorder!.current ?? router.recorder!.step(ofWorking: manager)
+        if let recorder = router.recorder {
+            module.restorationSequence = recorder.current ?? recorder.step(ofWorking: manager)
         }
         presentedCount += 1
-        var replaced: [FlowModule] = []
         switch style {
         case .inline: router.pushInline(module, for: self, anchor: anchor)
         case .modal: router.push(module, onto: router.openModal(owner: self, isAnchor: false))
         case .tab(let title): router.push(module, onto: router.addTab(title, owner: self))
         // The presenter's own stack, not the visible one: the root coordinator setting a root while a tab
         // is shown resets the whole presentation rather than putting the module inside the tab.
-        case .root: replaced = router.setRoot(module, of: anchor)
+        case .root:
+            let replaced = router.setRoot(module, of: anchor)
+            sink?(.presented(module.name, style: style))
+            if !replaced.isEmpty { didRemove(replaced) }
+            return
         }
         sink?(.presented(module.name, style: style))
-        if !replaced.isEmpty { didRemove(replaced) }
     }
 
     /// Releases `manager`: it stops working and any module it presented is removed. It ends, as
@@ -332,9 +321,15 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     // MARK: - Events
 
-    /// The nearest event listener, this coordinator's or an ancestor's.
+    /// The nearest event listener, this coordinator's or an ancestor's; one check when nobody listens.
+    @inline(__always)
     var sink: (@MainActor (FlowEvent) -> Void)? {
+        router.isTraced ? listener : nil
+    }
+
+    /// The nearest event listener, found by walking to the root.
+    private var listener: (@MainActor (FlowEvent) -> Void)? {
         if let onEvent { return onEvent }
-        return hasParent ? parent?.sink : nil
+        return hasParent ? parent?.listener : nil
     }
 }

@@ -22,8 +22,8 @@ public final class FlowModule {
     /// The manager that built this module. Holding it keeps the manager alive while the module is shown.
     @exclusivity(unchecked) var manager: (any RequestCoordinatorManager)?
     /// ``manager`` when it is a ``FlowManager``, which counts what holds it (``FlowManager/holdCount``).
-    /// Unowned and unchecked: ``manager`` holds the same object.
-    @exclusivity(unchecked) unowned(unsafe) var heldManager: FlowManager?
+    /// Unmanaged: ``manager`` holds the same object, and counting needs no retain.
+    @exclusivity(unchecked) var heldManager: Unmanaged<FlowManager>?
     /// The coordinator that presented this module, as a record compared by identity (a weak reference to
     /// the coordinator would cost the request path a side-table update per module), set when it is
     /// presented.

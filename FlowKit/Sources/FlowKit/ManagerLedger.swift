@@ -4,7 +4,8 @@
 ///
 /// It lives in the tree's ``Router``, the one object the whole tree shares.
 struct ManagerLedger {
-    /// The names ``FlowEvent/managerEnded(_:reason:)`` reports, recorded only while someone listens.
+    /// The names ``FlowEvent/managerEnded(_:reason:)`` reports, recorded only while someone listens, for
+    /// managers that are not ``FlowManager``s (which keep their own, ``FlowManager/reportedName``).
     var names: [ObjectIdentifier: String] = [:]
     /// Who asked to hear how a manager's request ends (``BaseFlowCoordinator/requestCoordination(_:from:onResult:)``),
     /// by manager, and the result a manager finished with when it gave one.
@@ -38,7 +39,9 @@ struct ManagerLedger {
     }
 
     /// The name `manager` is reported under: as recorded when its request was handled, else its type's.
+    @MainActor
     func name(of manager: any RequestCoordinatorManager) -> String {
+        if let flow = manager as? FlowManager, let name = flow.reportedName { return name }
         if !names.isEmpty, let name = names[ObjectIdentifier(manager)] { return name }
         return String(describing: type(of: manager))
     }

@@ -51,6 +51,9 @@ public final class Router {
     /// Set when a child coordinator's last shown module or any layer leaves, or a child is opened: only
     /// then can a child flow have been abandoned, so that going back does not otherwise visit every child.
     @exclusivity(unchecked) var mayHaveAbandonedChildren = false
+    /// Whether a coordinator of the tree has an event listener (``BaseFlowCoordinator/onEvent``), or had
+    /// one: an untraced tree builds no event and looks for no listener.
+    @exclusivity(unchecked) var isTraced = false
 
     /// An empty presentation.
     public init() {
@@ -134,6 +137,38 @@ public final class Router {
     }
 
     // MARK: - Coordinator-driven presentation
+
+    /// Whether only the main stack is shown: no tab, no modal.
+    var showsMainAlone: Bool {
+        @inline(__always) get { modals.isEmpty && tabs.isEmpty }
+    }
+
+    /// Pushes `module` onto the main stack when only the main stack is shown, as most requests do.
+    ///
+    /// - Returns: `false`, doing nothing, when a tab or a modal is shown.
+    @inline(__always)
+    func pushOntoMainIfShownAlone(_ module: FlowModule) -> Bool {
+        guard showsMainAlone else { return false }
+        pushOntoMain(module)
+        return true
+    }
+
+    /// Pushes `module` onto the main stack, which must be shown alone.
+    @inline(__always)
+    func pushOntoMain(_ module: FlowModule) {
+        entered(module)
+        main.stack.append(module)
+    }
+
+    /// Pops the main stack's top module when only the main stack is shown and has more than one, as most
+    /// backs do; `nil` otherwise.
+    @inline(__always)
+    func popMainIfShownAlone() -> FlowModule? {
+        guard modals.isEmpty, tabs.isEmpty, main.stack.count > 1 else { return nil }
+        let removed = main.stack.removeLast()
+        left(removed)
+        return removed
+    }
 
     /// Pushes `module` for `coordinator`, whose home layer is `anchor`, onto its ``inlineTarget(for:anchor:)``.
     func pushInline(_ module: FlowModule, for coordinator: BaseFlowCoordinator, anchor: LayerID) {
@@ -259,7 +294,7 @@ public final class Router {
     @inline(__always)
     private func entered(_ module: FlowModule) {
         module.shownCount += 1
-        module.heldManager?.holdCount += 1
+        if let manager = module.heldManager { FlowManager.count(manager, 1) }
         module.presenter?.onScreen += 1
     }
 
@@ -267,7 +302,7 @@ public final class Router {
     @inline(__always)
     private func left(_ module: FlowModule) {
         module.shownCount -= 1
-        module.heldManager?.holdCount -= 1
+        if let manager = module.heldManager { FlowManager.count(manager, -1) }
         guard let presenter = module.presenter else { return }
         presenter.onScreen -= 1
         if presenter.onScreen == 0, presenter.isChild { mayHaveAbandonedChildren = true }
