@@ -29,11 +29,13 @@ struct FlowBench {
         let buildDirectory = ProcessInfoLite.executableDirectory() ?? "."
         switch arguments.first {
         case "requests":
+            Timing.warmsUp = false
             let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
             let only = arguments.dropFirst(2).first
             if only != "direct" { _ = RequestPathBenchmark.coordinated(iterations: count) }
             if only != "coordinated" { _ = RequestPathBenchmark.direct(iterations: count) }
         case "host-requests":
+            Timing.warmsUp = false
             let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
             let only = arguments.dropFirst(2).first
             do {
