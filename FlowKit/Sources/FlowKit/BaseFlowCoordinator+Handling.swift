@@ -25,7 +25,7 @@ extension BaseFlowCoordinator {
         let held =
             resolved.makesFlowManagers
             ? Unmanaged.passUnretained(unsafeDowncast(manager as AnyObject, to: FlowManager.self)) : nil
-        if router.ledger.pendingResult != nil { router.ledger.adoptPendingResult(request, for: manager) }
+        if router.ledger.isAwaitingResult { router.ledger.adoptPendingResult(request, for: manager) }
         // Held by this call while `start` runs, so that it cannot end before it has answered.
         if let held { FlowManager.count(held, 1) } else { starting.append(ObjectIdentifier(manager)) }
         let step: ManagerStep
@@ -66,7 +66,7 @@ extension BaseFlowCoordinator {
         defer { if isStep { router.recorder?.end() } }
         let manager = resolved.make(self)
         let flow = resolved.makesFlowManagers ? unsafeDowncast(manager as AnyObject, to: FlowManager.self) : nil
-        if router.ledger.pendingResult != nil { router.ledger.adoptPendingResult(request, for: manager) }
+        if router.ledger.isAwaitingResult { router.ledger.adoptPendingResult(request, for: manager) }
         if let sink {
             if let flow {
                 flow.reportedName = managerName

@@ -131,7 +131,11 @@ extension BaseFlowCoordinator {
     /// does, for a ``FlowManager``, without going through the protocol.
     func endIfReleased(_ flow: FlowManager, reason: ManagerEndReason, sink: (@MainActor (FlowEvent) -> Void)?) {
         guard flow.holdCount == 0, flow.recordEnd(reason) else { return }
-        if let sink { sink(.managerEnded(router.ledger.name(of: flow), reason: reason)) }
+        if let sink {
+            sink(
+                .managerEnded(
+                    flow.reportedName ?? ManagerLedger.name(of: flow, in: router.ledger.names), reason: reason))
+        }
         flow.didEnd(reason)
         if !router.ledger.resultHandlers.isEmpty,
             let (handler, result) = router.ledger.takeResult(of: flow, ending: reason)
@@ -148,7 +152,7 @@ extension BaseFlowCoordinator {
     ) {
         if let flow { return endIfReleased(flow, reason: reason, sink: sink) }
         guard !holds(manager) else { return }
-        if let sink { sink(.managerEnded(router.ledger.name(of: manager), reason: reason)) }
+        if let sink { sink(.managerEnded(ManagerLedger.name(of: manager, in: router.ledger.names), reason: reason)) }
         if !router.ledger.names.isEmpty { router.ledger.names[ObjectIdentifier(manager)] = nil }
         manager.didEnd(reason)
         if !router.ledger.resultHandlers.isEmpty,
@@ -161,7 +165,9 @@ extension BaseFlowCoordinator {
     /// Reports that a task `manager` started failed, and finishes the manager if it is still working: it
     /// was waiting for the task, and nothing else would ever end it.
     func taskFailed(_ manager: FlowManager, _ error: any Error) {
-        sink?(.managerTaskFailed(router.ledger.name(of: manager), error: FlowError(wrapping: error)))
+        sink?(
+            .managerTaskFailed(
+                ManagerLedger.name(of: manager, in: router.ledger.names), error: FlowError(wrapping: error)))
         if working.contains(where: { $0 === manager }) { finish(manager) }
     }
 }

@@ -189,7 +189,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// reported as ``FlowEvent/presentRefused(_:manager:)``.
     public func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?) {
         if let manager, let flow = manager as? FlowManager, flow.hasEnded {
-            sink?(.presentRefused(module.name, manager: router.ledger.name(of: manager)))
+            sink?(.presentRefused(module.name, manager: ManagerLedger.name(of: manager, in: router.ledger.names)))
             return
         }
         present(module, style: style, by: manager, flow: manager as? FlowManager, sink: sink)
@@ -202,15 +202,15 @@ open class BaseFlowCoordinator: FlowCoordinator {
         flow: FlowManager?, sink: (@MainActor (FlowEvent) -> Void)?
     ) {
         // The common case: a module shown for the first time, inline on the main stack, shown alone.
-        if case .inline = style, module.shownCount == 0, router.recorder == nil, anchor == router.main.id {
+        if case .inline = style, module.shownCount == 0, anchor == router.main.id, router.showsMainAlone {
+            if router.recorder != nil { module.restorationSequence = router.restorationStep(presentedBy: manager) }
             module.manager = manager
             module.heldManager = flow.map(Unmanaged.passUnretained)
             module.presenter = presence
-            if router.pushOntoMainIfShownAlone(module) {
-                presentedCount += 1
-                sink?(.presented(module.name, style: style))
-                return
-            }
+            presentedCount += 1
+            router.pushOntoMain(module)
+            sink?(.presented(module.name, style: style))
+            return
         }
         presentAnywhere(module, style: style, by: manager, flow: flow, sink: sink)
     }
@@ -231,9 +231,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         module.manager = manager
         module.heldManager = flow.map(Unmanaged.passUnretained)
         module.presenter = presence
-        if let recorder = router.recorder {
-            module.restorationSequence = recorder.current ?? recorder.step(ofWorking: manager)
-        }
+        if router.recorder != nil { module.restorationSequence = router.restorationStep(presentedBy: manager) }
         presentedCount += 1
         switch style {
         case .inline: router.pushInline(module, for: self, anchor: anchor)

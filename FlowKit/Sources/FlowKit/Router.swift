@@ -138,19 +138,15 @@ public final class Router {
 
     // MARK: - Coordinator-driven presentation
 
+    /// The restoration step a module `manager` presents now belongs to: the request under way, else the
+    /// one `manager` works for. Read in place: the recorder is not copied.
+    func restorationStep(presentedBy manager: (any RequestCoordinatorManager)?) -> Int? {
+        recorder?.current ?? recorder?.step(ofWorking: manager)
+    }
+
     /// Whether only the main stack is shown: no tab, no modal.
     var showsMainAlone: Bool {
         @inline(__always) get { modals.isEmpty && tabs.isEmpty }
-    }
-
-    /// Pushes `module` onto the main stack when only the main stack is shown, as most requests do.
-    ///
-    /// - Returns: `false`, doing nothing, when a tab or a modal is shown.
-    @inline(__always)
-    func pushOntoMainIfShownAlone(_ module: FlowModule) -> Bool {
-        guard showsMainAlone else { return false }
-        pushOntoMain(module)
-        return true
     }
 
     /// Pushes `module` onto the main stack, which must be shown alone.
