@@ -26,8 +26,11 @@ enum ELFCheck {
     }
 
     /// Throws unless `path` is a 64-bit little-endian ELF shared object for this machine.
-    static func check(_ path: String) throws(PluginLoadError) {
-        let header = try readPrefix(path, count: 64)
+    ///
+    /// - Parameter contents: The file's bytes, when they are at hand: they are checked rather than read again.
+    static func check(_ path: String, contents: [UInt8]? = nil) throws(PluginLoadError) {
+        let header: [UInt8]
+        if let contents { header = Array(contents.prefix(64)) } else { header = try readPrefix(path, count: 64) }
         guard header.count >= 20, header[0] == 0x7F, header[1] == 0x45, header[2] == 0x4C, header[3] == 0x46 else {
             throw PluginLoadError(
                 file: path, kind: .notELF,
@@ -63,9 +66,14 @@ enum ELFCheck {
                 message: "is not a 64-bit ELF file; rebuild the plugin on this machine")
         }
         // A truncated file (a build still writing it, a broken copy) would crash the dynamic loader.
-        var status = stat()
-        guard stat(path, &status) == 0 else { return }
-        let size = UInt64(status.st_size)
+        let size: UInt64
+        if let contents {
+            size = UInt64(contents.count)
+        } else {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return }
+            size = UInt64(status.st_size)
+        }
         let programHeaders = end(
             offset: header.word(at: 32, 8), count: header.word(at: 56, 2), size: header.word(at: 54, 2))
         let sectionHeaders = end(

@@ -11,8 +11,13 @@ import Glibc
 enum ELFDynamicSymbols {
     /// Throws unless the library at `path` defines ``PluginEntry/symbol`` as a function, with a dynamic
     /// section the dynamic loader can follow.
-    static func check(_ path: String, symbol: String = PluginEntry.symbol) throws(PluginLoadError) {
-        let file = try ELFFile(path)
+    ///
+    /// - Parameter contents: The file's bytes, when they are at hand: they are checked rather than read again.
+    static func check(_ path: String, contents: [UInt8]? = nil, symbol: String = PluginEntry.symbol)
+        throws(PluginLoadError)
+    {
+        let file: ELFFile
+        if let contents { file = ELFFile(path, contents: contents) } else { file = try ELFFile(path) }
         defer { file.close() }
         try checkEntry(in: file, symbol: symbol)
     }
@@ -215,11 +220,20 @@ enum ELFDynamicSymbols {
     }
 }
 
-/// An open ELF file read with bounds-checked `pread`s.
+/// An open ELF file read with bounds-checked `pread`s, or its bytes in memory.
 struct ELFFile {
     let path: String
     let descriptor: Int32
     let size: UInt64
+    private var contents: [UInt8]?
+
+    /// The file at `path` whose bytes are `contents`: nothing is read.
+    init(_ path: String, contents: [UInt8]) {
+        self.path = path
+        self.descriptor = -1
+        self.size = UInt64(contents.count)
+        self.contents = contents
+    }
 
     init(_ path: String) throws(PluginLoadError) {
         self.path = path
@@ -237,7 +251,9 @@ struct ELFFile {
         size = UInt64(max(status.st_size, 0))
     }
 
-    func close() { Glibc.close(descriptor) }
+    func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+    }
 
     /// Whether `count` bytes at `offset` lie inside the file.
     func contains(offset: UInt64, count: UInt64) -> Bool {
@@ -251,6 +267,7 @@ struct ELFFile {
         guard contains(offset: offset, count: UInt64(count)) else {
             throw corrupt("it points to \(count) bytes at offset \(offset), past the end of the file (\(size) bytes)")
         }
+        if let contents { return Array(contents[Int(offset)..<(Int(offset) + count)]) }
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {

@@ -53,7 +53,7 @@ extension Host {
                 // Back after a removal: its slot still holds the image loaded before, so load what is there now.
                 events.append(reloadPlugin(name))
             } else if let changed, registry.sourcePath(of: name).map(Manifest.absolutePath) == changed {
-                Task { await self.reloadWhenComplete(name, landedAt: landedAt ?? .now) }
+                Task { self.reloadWhenComplete(name, landedAt: landedAt ?? .now) }
             }
         }
         return events

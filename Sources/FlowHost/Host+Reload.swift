@@ -120,19 +120,32 @@ extension Host {
                 let names = self.registry.pluginNames.filter { name in
                     self.registry.sourcePath(of: name).map(Manifest.absolutePath) == path
                 }
-                for name in names { Task { await self.reloadWhenComplete(name, landedAt: landed) } }
+                for name in names { self.reloadWhenComplete(name, landedAt: landed) }
             }
         }
     }
 
-    /// Reloads `name`, retrying while its file looks incomplete.
-    func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant) async {
-        for attempt in 1...10 {
+    /// Reloads `name` now; while its file looks incomplete, tries again a few times in a task.
+    func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant) {
+        do {
+            onEvent?(try attemptReload(name, landedAt: landedAt))
+        } catch  where error.isIncompleteFile {
+            Task { await retryReload(name, landedAt: landedAt) }
+        } catch {
+            stats.refusedReloads += 1
+            onEvent?(.reloadRefused(plugin: name, error))
+        }
+    }
+
+    /// Tries the reload of `name` again, waiting longer each time, while its file looks incomplete.
+    private func retryReload(_ name: String, landedAt: ContinuousClock.Instant) async {
+        for attempt in 2...10 {
+            try? await Task.sleep(for: .milliseconds(50 * (attempt - 1)))
             do {
                 onEvent?(try attemptReload(name, landedAt: landedAt))
                 return
             } catch  where attempt < 10 && error.isIncompleteFile {
-                try? await Task.sleep(for: .milliseconds(50 * attempt))
+                continue
             } catch {
                 stats.refusedReloads += 1
                 onEvent?(.reloadRefused(plugin: name, error))

@@ -22,13 +22,18 @@ public final class Host {
     /// What went wrong while setting up: plugins or services that could not be loaded. The host runs
     /// without them; their routes fail with the same errors.
     public private(set) var problems: [PluginLoadError] = []
-    // The properties the event listener touches on every request are only touched on the main actor, by
-    // accesses that never overlap: their dynamic exclusivity checks would cost without guarding anything.
-
     /// Called with everything that happens: flow events, reloads, exposures.
-    @exclusivity(unchecked) public var onEvent: (@MainActor (HostEvent) -> Void)?
+    public var onEvent: (@MainActor (HostEvent) -> Void)? {
+        get { relay.onEvent }
+        set { relay.onEvent = newValue }
+    }
     /// Counters of what happened since the host was made.
-    @exclusivity(unchecked) public internal(set) var stats = HostStats()
+    public internal(set) var stats: HostStats {
+        get { relay.stats }
+        set { relay.stats = newValue }
+    }
+    /// Counts the coordinator's events and hands them to ``onEvent``.
+    let relay = HostEventRelay()
     /// Assigns subjects to experiment variants.
     public let experiments: ExperimentAssigner
     /// The largest manifest file ``reloadManifest()`` reads, in bytes (`--max-manifest-size`).
@@ -46,7 +51,10 @@ public final class Host {
     /// Where the host records which plugin it is calling into, for a supervisor to read after a crash
     /// (`flowhost run --supervise`); `nil`, the default, records nothing.
     @exclusivity(unchecked) public var breadcrumb: CrashBreadcrumb? {
-        didSet { coordinator.mapping = mapping(for: manifest) }
+        didSet {
+            relay.tracksBreadcrumbs = breadcrumb != nil
+            coordinator.mapping = mapping(for: manifest)
+        }
     }
     /// The plugin that presented each module, while there is a ``breadcrumb``.
     @exclusivity(unchecked) var moduleOwners: [Coordinated: String] = [:]
@@ -102,15 +110,11 @@ public final class Host {
         coordinator.guards = manifest.guards
         // Any moment may be saved (`save FILE`), so the host always records what restores its screens.
         coordinator.isRestorable = true
-        coordinator.onEvent = { [weak self] event in
-            guard let self else { return }
-            if self.breadcrumb != nil { self.noteForBreadcrumb(event) }
-            self.stats.count(event)
-            self.onEvent?(.flow(self.namingServices(event)))
-        }
+        relay.host = self
+        coordinator.onEvent = { [relay] event in relay.relay(event) }
         experiments.onExposure = { [weak self] exposure in
             guard let self else { return }
-            self.stats.exposures[exposure.experiment, default: [:]][exposure.variant, default: 0] += 1
+            self.relay.stats.exposures[exposure.experiment, default: [:]][exposure.variant, default: 0] += 1
             self.onEvent?(.exposure(exposure))
         }
     }

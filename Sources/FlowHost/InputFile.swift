@@ -43,10 +43,29 @@ public enum InputFile {
         defer { close(descriptor) }
         guard fstat(descriptor, &status) == 0 else { throw failure(errno, what: what) }
         try check(status, what: what, limit: limit)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(status.st_size))
+        // Read straight into the result, sized as the file is, one byte more to notice that it grew; a file
+        // that grew further is read on in chunks until the limit.
+        let expected = Int(status.st_size)
+        var readError: Int32 = 0
+        var bytes = [UInt8](unsafeUninitializedCapacity: expected + 1) { buffer, count in
+            count = 0
+            while count < buffer.count {
+                let got = Glibc.read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    readError = errno
+                    break
+                }
+                if got == 0 { break }
+                count += got
+            }
+        }
+        if readError != 0 { throw failure(readError, what: what) }
+        if bytes.count <= expected { return bytes }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
+            // The file grew after it was checked.
+            if bytes.count > limit { throw tooLarge(bytes.count, what: what, limit: limit, atLeast: true) }
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count == 0 { return bytes }
             if count < 0 {
@@ -54,8 +73,6 @@ public enum InputFile {
                 throw failure(errno, what: what)
             }
             bytes.append(contentsOf: chunk[..<count])
-            // The file grew after it was checked.
-            if bytes.count > limit { throw tooLarge(bytes.count, what: what, limit: limit, atLeast: true) }
         }
     }
 

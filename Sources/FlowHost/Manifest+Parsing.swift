@@ -350,6 +350,7 @@ struct ManifestParser {
     /// A NUL would cut the string short where it meets C (`"libA.so\u0000.evil"` opens `libA.so`), and the
     /// other control characters would garble the messages and listings that print it.
     mutating func checkCharacters(_ text: String, at path: String, what: String) -> Bool {
+        guard Self.hasControlCharacter(text) else { return true }
         guard let bad = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) else {
             return true
         }
@@ -359,6 +360,21 @@ struct ManifestParser {
             .controlCharacter, at: path,
             "\(what) \(quoted(text)) contains the control character \(scalar); names and paths must be printable")
         return false
+    }
+
+    /// Whether `text` has a control character (general category Cc: U+0000-U+001F, U+007F-U+009F, a set
+    /// Unicode's stability policy fixes), found in its UTF-8 bytes rather than through each scalar's
+    /// properties: a manifest's names are checked for them one by one.
+    static func hasControlCharacter(_ text: String) -> Bool {
+        func scan<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte < 0xA0) { return true }
+                previous = byte
+            }
+            return false
+        }
+        return text.utf8.withContiguousStorageIfAvailable(scan) ?? scan(text.utf8)
     }
 
     mutating func requiredName(_ key: String, in members: [String: JSONValue], at path: String, what: String)
@@ -405,11 +421,24 @@ struct ManifestParser {
 
     /// `path` followed by `.key`, or by `["key"]` when the key is not a plain identifier.
     static func path(_ path: String?, key: String) -> String {
-        let isIdentifier =
-            key.first.map { $0.isLetter || $0 == "_" } == true
-            && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-        if !isIdentifier { return (path ?? "") + "[\(quoted(key))]" }
-        return path.map { "\($0).\(key)" } ?? key
+        if !isIdentifier(key) { return (path ?? "") + "[\(quoted(key))]" }
+        guard let path else { return key }
+        return path + "." + key
+    }
+
+    /// Whether `key` is an ASCII letter or `_` followed by ASCII letters, digits or `_`: written after a dot.
+    private static func isIdentifier(_ key: String) -> Bool {
+        func scan<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+            var isFirst = true
+            for byte in bytes {
+                let isLetter = (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A
+                let isDigit = byte >= 0x30 && byte <= 0x39
+                guard isLetter || byte == 0x5F || (isDigit && !isFirst) else { return false }
+                isFirst = false
+            }
+            return !isFirst
+        }
+        return key.utf8.withContiguousStorageIfAvailable(scan) ?? scan(key.utf8)
     }
 }
 

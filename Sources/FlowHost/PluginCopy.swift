@@ -19,9 +19,8 @@ struct PluginCopy {
 
     /// The library file as found: what messages name.
     let source: String
-    /// The SHA-256 of the bytes copied.
-    let digest: String
-    private let bytes: [UInt8]
+    /// The bytes read, which the copy holds.
+    let bytes: [UInt8]
 
     /// Reads the regular file `source`, after checking its permissions unless `allowInsecure`.
     ///
@@ -39,12 +38,40 @@ struct PluginCopy {
             throw PluginLoadError(source, error)
         }
         self.source = source
-        self.digest = SHA256.hex(bytes)
     }
 
-    /// Throws unless the bytes' digest is `expected` (no pin, no check).
+    /// The SHA-256 of the bytes, as `sha256sum` prints it: computed on each use, for a pin to check.
+    var sha256: String { SHA256.hex(bytes) }
+
+    /// A 64-bit fingerprint of the bytes, to tell a library that did not change from a rebuilt one at a
+    /// fraction of SHA-256's cost (a reload hashed whole libraries for that: 91% of its instructions). Not a
+    /// security check, which a `sha256` pin is: a collision could only make a reload skip a changed library.
+    var fingerprint: UInt64 {
+        bytes.withUnsafeBytes { raw in
+            var lanes: (UInt64, UInt64) = (0x9E37_79B9_7F4A_7C15 ^ UInt64(raw.count), 0xC2B2_AE3D_27D4_EB4F)
+            var offset = 0
+            while offset + 16 <= raw.count {
+                lanes.0 = Self.mix(lanes.0, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                lanes.1 = Self.mix(lanes.1, raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+                offset += 16
+            }
+            var tail: UInt64 = 0
+            for index in offset..<raw.count { tail = tail << 8 | UInt64(raw[index]) }
+            return Self.mix(Self.mix(lanes.0, tail), lanes.1)
+        }
+    }
+
+    private static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+        var mixed = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
+        mixed ^= mixed >> 29
+        return mixed
+    }
+
+    /// Throws unless the bytes' SHA-256 is `expected`; without a pin, hashes nothing.
     func verify(sha256 expected: String?) throws(PluginLoadError) {
-        guard let expected, digest != expected else { return }
+        guard let expected else { return }
+        let digest = sha256
+        guard digest != expected else { return }
         throw PluginLoadError(
             file: source, kind: .checksumMismatch,
             message:

@@ -12,7 +12,8 @@ public struct LoadedPlugin: Sendable {
     public var description: PluginDescription
     /// Where the image was opened (the private copy), as `dladdr` names it: which types it defines.
     var image: String = ""
-    /// The SHA-256 of the bytes the image was opened from.
+    /// The SHA-256 of the bytes the image was opened from, when it was loaded by path (as a probe loads
+    /// it); empty for a registry's load, which hashes only what a pin or a probe needs.
     public internal(set) var digest = ""
 }
 
@@ -37,33 +38,38 @@ public enum PluginLoader {
         let copy = try PluginCopy(reading: path, allowInsecure: allowInsecure)
         try copy.verify(sha256: sha256)
         let file = path.split(separator: "/").last.map(String.init) ?? "plugin.so"
-        return try load(copy, label: file)
+        var plugin = try load(copy, label: file)
+        plugin.digest = copy.sha256
+        return plugin
     }
 
     /// Opens a private copy of `copy`'s bytes, named `label` where a name shows.
     ///
     /// - Throws: ``PluginLoadError`` naming the library the copy was made from.
     static func load(_ copy: PluginCopy, label: String) throws(PluginLoadError) -> LoadedPlugin {
-        var plugin = try copy.withSealedCopy(label: label) { image throws(PluginLoadError) in
-            (try open(image, naming: copy.source), keepsMapping: true)
+        try copy.withSealedCopy(label: label) { image throws(PluginLoadError) in
+            (try open(image, naming: copy.source, contents: copy.bytes), keepsMapping: true)
         }
-        plugin.digest = copy.digest
-        return plugin
     }
 
-    /// Checks and opens `image`, the copy of `source`; errors and the plugin name `source`.
-    private static func open(_ image: String, naming source: String) throws(PluginLoadError) -> LoadedPlugin {
+    /// Checks and opens `image`, the copy of `source` holding `contents`; errors and the plugin name `source`.
+    private static func open(_ image: String, naming source: String, contents: [UInt8]) throws(PluginLoadError)
+        -> LoadedPlugin
+    {
         do {
-            return try open(image, source: source)
+            return try open(image, source: source, contents: contents)
         } catch {
             throw error.naming(source, insteadOf: image)
         }
     }
 
-    /// Checks and opens `image`, the copy of `source`; the plugin's path is `source`.
-    private static func open(_ image: String, source: String) throws(PluginLoadError) -> LoadedPlugin {
-        try ELFCheck.check(image)
-        try ELFDynamicSymbols.check(image)
+    /// Checks and opens `image`, the copy of `source`; the plugin's path is `source`. The checks read
+    /// `contents`, the bytes sealed into the copy, rather than the copy itself.
+    private static func open(_ image: String, source: String, contents: [UInt8]) throws(PluginLoadError)
+        -> LoadedPlugin
+    {
+        try ELFCheck.check(image, contents: contents)
+        try ELFDynamicSymbols.check(image, contents: contents)
         guard let handle = dlopen(image, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
             throw PluginLoadError(

@@ -24,17 +24,18 @@ extension PluginRegistry {
         return probed.digest
     }
 
-    /// Probes the slot's library, then opens a private copy of it, unless its content's digest is
-    /// `unchangedDigest`; the copy is opened only if its bytes are the ones the probe loaded. A file that
-    /// changed in between (a build still writing, someone swapping it) is probed again, up to 3 times.
+    /// Probes the slot's library, then opens a private copy of it, unless its content's fingerprint is
+    /// `unchanged`; the copy is opened only if its bytes are the ones the probe loaded (their SHA-256, taken
+    /// only when there is a probe). A file that changed in between (a build still writing, someone swapping
+    /// it) is probed again, up to 3 times.
     ///
-    /// - Returns: The plugin (nil when the content's digest is `unchangedDigest`) and the digest.
-    func vettedCopy(of slot: Slot, unlessDigestIs unchangedDigest: String? = nil)
-        throws(PluginLoadError) -> (plugin: LoadedPlugin?, digest: String)
+    /// - Returns: The plugin (nil when the content's fingerprint is `unchanged`) and the fingerprint.
+    func vettedCopy(of slot: Slot, unlessFingerprintIs unchanged: UInt64? = nil)
+        throws(PluginLoadError) -> (plugin: LoadedPlugin?, fingerprint: UInt64)
     {
         for _ in 1...3 {
             let probed = try vet(slot)
-            if let opened = try openCopy(of: slot, unlessDigestIs: unchangedDigest, probedDigest: probed) {
+            if let opened = try openCopy(of: slot, unlessFingerprintIs: unchanged, probedDigest: probed) {
                 return opened
             }
         }

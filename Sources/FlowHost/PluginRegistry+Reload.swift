@@ -29,7 +29,7 @@ extension PluginRegistry {
             throw PluginLoadError(
                 file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
         }
-        let (plugin, digest) = try vettedCopy(of: slot, unlessDigestIs: force ? nil : slot.digest)
+        let (plugin, fingerprint) = try vettedCopy(of: slot, unlessFingerprintIs: force ? nil : slot.fingerprint)
         guard let plugin else { return .unchanged }
         let managers = Set(plugin.description.managers.map(\.name))
         let services = Set(plugin.description.services.map(\.name))
@@ -48,7 +48,7 @@ extension PluginRegistry {
             )
         }
         slot.status = .loaded(plugin)
-        slot.digest = digest
+        slot.fingerprint = fingerprint
         slot.generation += 1
         return .reloaded(generation: slot.images)
     }
@@ -71,18 +71,20 @@ extension PluginRegistry {
     }
 
     /// Reads the slot's library, checks it, and opens a private copy of the bytes read: the one mechanism of
-    /// every load, first or not (see ``PluginLoader``). The copy is named `lib<Name>.gen<N>.so`.
+    /// every load, first or not (see ``PluginLoader``). The copy is named `lib<Name>.gen<N>.so`. The bytes
+    /// are hashed with SHA-256 only when the manifest pins them.
     ///
-    /// - Parameter probedDigest: The digest of the bytes a probe loaded: other bytes are not opened.
-    /// - Returns: The plugin (nil when the content's digest equals `unchangedDigest`) and the digest; `nil`
+    /// - Parameter probedDigest: The SHA-256 of the bytes a probe loaded: other bytes are not opened.
+    /// - Returns: The plugin (nil when the content's fingerprint equals `unchanged`) and the fingerprint; `nil`
     ///   when the bytes are not the ones probed.
-    func openCopy(of slot: Slot, unlessDigestIs unchangedDigest: String? = nil, probedDigest: String? = nil)
-        throws(PluginLoadError) -> (plugin: LoadedPlugin?, digest: String)?
+    func openCopy(of slot: Slot, unlessFingerprintIs unchanged: UInt64? = nil, probedDigest: String? = nil)
+        throws(PluginLoadError) -> (plugin: LoadedPlugin?, fingerprint: UInt64)?
     {
         let source = try searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)
         let copy = try PluginCopy(reading: source, allowInsecure: allowsInsecurePlugins)
-        if let probedDigest, copy.digest != probedDigest { return nil }
-        if copy.digest == unchangedDigest { return (nil, copy.digest) }
+        if let probedDigest, copy.sha256 != probedDigest { return nil }
+        let fingerprint = copy.fingerprint
+        if fingerprint == unchanged { return (nil, fingerprint) }
         try copy.verify(sha256: slot.entry.sha256)
         guard slot.images < maxImagesPerPlugin else {
             throw PluginLoadError(
@@ -96,8 +98,8 @@ extension PluginRegistry {
         do {
             let plugin = try PluginLoader.load(copy, label: "\(stem).gen\(slot.images + 1).so")
             slot.images += 1
-            if slot.digest == nil { slot.digest = copy.digest }
-            return (plugin, copy.digest)
+            if slot.fingerprint == nil { slot.fingerprint = fingerprint }
+            return (plugin, fingerprint)
         } catch {
             if error.leftImageMapped { slot.images += 1 }
             throw error

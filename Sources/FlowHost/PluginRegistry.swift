@@ -21,10 +21,27 @@ public final class PluginRegistry {
         var images = 0
         /// Images of an earlier entry for the same name, replaced by a manifest reload.
         var retiredImages = 0
-        /// The SHA-256 of the source library the current image was copied from.
-        var digest: String?
+        /// The fingerprint of the source library the current image was copied from (see
+        /// ``PluginCopy/fingerprint``), which tells an unchanged library on reload.
+        var fingerprint: UInt64?
+        /// The SHA-256 of the current image's bytes, once asked for (traces name the build), with the
+        /// generation it belongs to.
+        var sha256: (generation: Int, digest: String)?
 
         init(_ entry: Manifest.PluginEntry) { self.entry = entry }
+
+        /// The SHA-256 of the bytes the current image was opened from, read back from its sealed private
+        /// copy, which nothing can change, the first time it is asked for; `nil` when nothing is loaded or
+        /// the copy cannot be read. Loads do not hash, so that what does not ask does not pay.
+        var digest: String? {
+            guard case .loaded(let plugin) = status else { return nil }
+            if let sha256, sha256.generation == generation { return sha256.digest }
+            guard let bytes = try? InputFile.read(plugin.image, what: "plugin copy", limit: PluginCopy.maxLibrarySize)
+            else { return nil }
+            let digest = SHA256.hex(bytes)
+            sha256 = (generation, digest)
+            return digest
+        }
     }
 
     public private(set) var manifest: Manifest
@@ -153,7 +170,7 @@ public final class PluginRegistry {
         case .notLoaded:
             do {
                 try loadRequirements(of: slot)
-                guard let plugin = try vettedCopy(of: slot).plugin else { preconditionFailure("no digest to match") }
+                guard let plugin = try vettedCopy(of: slot).plugin else { preconditionFailure("no fingerprint to match") }
                 slot.status = .loaded(plugin)
                 slot.generation += 1
                 return plugin

@@ -29,11 +29,13 @@ struct FlowBench {
         let buildDirectory = ProcessInfoLite.executableDirectory() ?? "."
         switch arguments.first {
         case "requests":
+            Timing.warmsUp = false
             let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
             let only = arguments.dropFirst(2).first
             if only != "direct" { _ = RequestPathBenchmark.coordinated(iterations: count) }
             if only != "coordinated" { _ = RequestPathBenchmark.direct(iterations: count) }
         case "host-requests":
+            Timing.warmsUp = false
             let count = arguments.dropFirst().first.flatMap { Int($0) } ?? 100_000
             let only = arguments.dropFirst(2).first
             do {
@@ -43,9 +45,27 @@ struct FlowBench {
             } catch {
                 print("flowbench: \(error)")
             }
+        case "startup":
+            // `flowbench startup PLUGINS N`: N lazy starts with PLUGINS declared, for callgrind.
+            let plugins = arguments.dropFirst().first.flatMap { Int($0) } ?? 200
+            let count = arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100
+            do {
+                let directory = try SwapBenchmark.temporaryDirectory()
+                let path = try StartupBenchmark.manifest(
+                    plugins: plugins, in: directory, buildDirectory: buildDirectory)
+                for _ in 0..<count {
+                    _ = try StartupBenchmark.start(path: path, searchPath: PluginSearchPath([buildDirectory]))
+                }
+            } catch {
+                print("flowbench: \(error)")
+            }
         default:
             let asJSON = arguments.contains("--json")
-            let figures = await measureAll(buildDirectory: buildDirectory) { figure in
+            // `--only KEY,...` measures those figures alone (`requestPath`, `ms.swapMedian`, ...).
+            let only = arguments.firstIndex(of: "--only").flatMap { arguments.dropFirst($0 + 1).first }.map {
+                Set($0.split(separator: ",").map(String.init))
+            }
+            let figures = await measureAll(buildDirectory: buildDirectory, only: only) { figure in
                 if !asJSON { printRow(figure) }
             }
             if asJSON { print(json(figures).prettyDescription) }
@@ -53,13 +73,24 @@ struct FlowBench {
     }
 
     /// Every figure, each passed to `measured` as soon as it is known.
-    static func measureAll(buildDirectory: String, measured: (Figure) -> Void) async -> [Figure] {
+    static func measureAll(buildDirectory: String, only: Set<String>? = nil, measured: (Figure) -> Void) async
+        -> [Figure]
+    {
         var figures: [Figure] = []
+        func wanted(_ key: String) -> Bool {
+            guard let only else { return true }
+            return only.contains(key) || only.contains(String(key.split(separator: ".").last ?? ""))
+        }
         func add(_ figure: Figure) {
             figures.append(figure)
             measured(figure)
         }
-        func ratio(_ key: String, _ label: String, bound: Double, _ pair: (Double, Double), unit: String = "ns") {
+        func ratio(
+            _ key: String, _ label: String, bound: Double, _ pair: @autoclosure () -> (Double, Double),
+            unit: String = "ns"
+        ) {
+            guard wanted(key) else { return }
+            let pair = pair()
             add(
                 Figure(
                     key: "ratios." + key, label: label, value: pair.0 / pair.1, bound: bound,
@@ -71,15 +102,17 @@ struct FlowBench {
             Timing.pair(
                 { RequestPathBenchmark.coordinated(iterations: 500_000) },
                 { RequestPathBenchmark.direct(iterations: 500_000) }))
-        do {
-            let host = try HostPathBenchmark.host(buildDirectory: buildDirectory)
-            ratio(
-                "hostPath", "host path: dlopened plugin, listener and stats on, vs direct", bound: 1.50,
-                Timing.pair(
-                    { HostPathBenchmark.throughHost(host, iterations: 300_000) },
-                    { try! HostPathBenchmark.direct(host, iterations: 300_000) }))
-        } catch {
-            print("flowbench: host path not measured: \(error)")
+        if wanted("ratios.hostPath") {
+            do {
+                let host = try HostPathBenchmark.host(buildDirectory: buildDirectory)
+                ratio(
+                    "hostPath", "host path: dlopened plugin, listener and stats on, vs direct", bound: 1.50,
+                    Timing.pair(
+                        { HostPathBenchmark.throughHost(host, iterations: 300_000) },
+                        { try! HostPathBenchmark.direct(host, iterations: 300_000) }))
+            } catch {
+                print("flowbench: host path not measured: \(error)")
+            }
         }
         ratio(
             "routes100kVs10", "64 names in rotation: 100,000 routes vs 64", bound: 1.50,
@@ -102,38 +135,63 @@ struct FlowBench {
             Timing.pair(
                 rounds: 3, { RequestPathBenchmark.action(payload: large) },
                 { RequestPathBenchmark.action(payload: .empty) }))
-        do {
-            let directory = try SwapBenchmark.temporaryDirectory()
-            let many = try StartupBenchmark.manifest(plugins: 200, in: directory, buildDirectory: buildDirectory)
-            let one = try StartupBenchmark.manifest(plugins: 1, in: directory, buildDirectory: buildDirectory)
-            let searchPath = PluginSearchPath([buildDirectory])
-            ratio(
-                "startupLazy200Vs1", "lazy start: 200 declared plugins vs 1", bound: 1.20,
-                Timing.pair(
+        if wanted("ratios.startupLazy200Vs1") {
+            do {
+                let directory = try SwapBenchmark.temporaryDirectory()
+                let many = try StartupBenchmark.manifest(plugins: 200, in: directory, buildDirectory: buildDirectory)
+                let one = try StartupBenchmark.manifest(plugins: 1, in: directory, buildDirectory: buildDirectory)
+                let script = try StartupBenchmark.emptyScript(in: directory)
+                let flowhost = buildDirectory + "/flowhost"
+                let searchPath = PluginSearchPath([buildDirectory])
+                let inProcess = Timing.pair(
                     rounds: 20, { try! StartupBenchmark.start(path: many, searchPath: searchPath) },
-                    { try! StartupBenchmark.start(path: one, searchPath: searchPath) }), unit: "us")
-        } catch {
-            print("flowbench: startup not measured: \(error)")
+                    { try! StartupBenchmark.start(path: one, searchPath: searchPath) })
+                let run = Timing.pair(
+                    rounds: 15,
+                    {
+                        try! StartupBenchmark.run(
+                            flowhost: flowhost, manifest: many, script: script, cacheDirectory: directory)
+                    },
+                    {
+                        try! StartupBenchmark.run(
+                            flowhost: flowhost, manifest: one, script: script, cacheDirectory: directory)
+                    })
+                if wanted("ratios.startupLazy200Vs1") {
+                    add(
+                        Figure(
+                            key: "ratios.startupLazy200Vs1", label: "flowhost run to ready: 200 declared plugins vs 1",
+                            value: run.0 / run.1, bound: 1.20,
+                            detail:
+                                "\(format(run.0 / 1000)) vs \(format(run.1 / 1000)) ms; in process, manifest to started host: \(format(inProcess.0)) vs \(format(inProcess.1)) us"
+                        ))
+                }
+            } catch {
+                print("flowbench: startup not measured: \(error)")
+            }
         }
-        do {
-            let times = try await SwapBenchmark.run(swaps: 21, buildDirectory: buildDirectory).sorted()
-            add(
-                Figure(
-                    key: "ms.swapMedian", label: "hot swap: renamed into place -> served by the new generation",
-                    value: times[times.count / 2], bound: 0.5,
-                    detail: "ms, median of \(times.count); min \(format(times[0])), max \(format(times.last!))"))
-        } catch {
-            print("flowbench: hot swap not measured: \(error) (build the fixtures first: swift build -c release)")
+        if wanted("ms.swapMedian") {
+            do {
+                let times = try await SwapBenchmark.run(swaps: 21, buildDirectory: buildDirectory).sorted()
+                add(
+                    Figure(
+                        key: "ms.swapMedian", label: "hot swap: renamed into place -> served by the new generation",
+                        value: times[times.count / 2], bound: 0.5,
+                        detail: "ms, median of \(times.count); min \(format(times[0])), max \(format(times.last!))"))
+            } catch {
+                print("flowbench: hot swap not measured: \(error) (build the fixtures first: swift build -c release)")
+            }
         }
-        do {
-            let times = try await ReloadUnderLoadBenchmark.run(reloads: 60, buildDirectory: buildDirectory).sorted()
-            add(
-                Figure(
-                    key: "ms.reloadUnderLoadP99", label: "reload while 4 tasks saturate submit",
-                    value: times[times.count * 99 / 100], bound: 10,
-                    detail: "ms, p99 of \(times.count); median \(format(times[times.count / 2]))"))
-        } catch {
-            print("flowbench: reload under load not measured: \(error)")
+        if wanted("ms.reloadUnderLoadP99") {
+            do {
+                let times = try await ReloadUnderLoadBenchmark.run(reloads: 60, buildDirectory: buildDirectory).sorted()
+                add(
+                    Figure(
+                        key: "ms.reloadUnderLoadP99", label: "reload while 4 tasks saturate submit",
+                        value: times[times.count * 99 / 100], bound: 10,
+                        detail: "ms, p99 of \(times.count); median \(format(times[times.count / 2]))"))
+            } catch {
+                print("flowbench: reload under load not measured: \(error)")
+            }
         }
         return figures
     }

@@ -2,9 +2,13 @@
 /// machine touches both alike, and each one's best round kept.
 @MainActor
 enum Timing {
+    /// Whether ``nanoseconds(_:_:)`` warms up first; off for counting instructions, so that N requests are
+    /// exactly N calls.
+    static var warmsUp = true
+
     /// Nanoseconds per call of `body`, over `iterations` calls after a warm-up.
     static func nanoseconds(_ iterations: Int, _ body: () -> Void) -> Double {
-        for _ in 0..<min(iterations, 10_000) { body() }
+        if warmsUp { for _ in 0..<min(iterations, 10_000) { body() } }
         let elapsed = ContinuousClock().measure { for _ in 0..<iterations { body() } }
         return elapsed.nanoseconds / Double(iterations)
     }

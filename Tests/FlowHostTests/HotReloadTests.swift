@@ -38,6 +38,45 @@ struct HotReloadTests {
         #expect(host.registry.images(of: "greeter") == 1)
     }
 
+    @Test func aReloadWithoutAPinLoadsTheNewBytesEachTimeTheyChange() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        host.coordinator.requestCoordination("greet", from: .app)
+
+        var versions: [JSONValue?] = []
+        for product in ["GreeterPluginV2", "GreeterPluginV1", "GreeterPluginV2"] {
+            try lab.install(product)
+            #expect(host.reloadPlugin("greeter").isReloaded)
+            host.coordinator.requestCoordination("greet", from: "greeting")
+            versions.append(host.coordinator.router.top?.content["version"])
+        }
+
+        #expect(versions == [2, 1, 2])
+        #expect(host.registry.images(of: "greeter") == 4)
+        guard case .pluginUnchanged = host.reloadPlugin("greeter") else { throw TestFailure("expected unchanged") }
+    }
+
+    @Test func aPinnedReloadLoadsThePinnedBytesAndRefusesOthers() throws {
+        let lab = try SwapLab()
+        let pin = SHA256.hex(try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+        try lab.writeManifest(
+            #"{"manifestVersion": 1, "plugins": {"greeter": {"library": "libGreeter.so", "sha256": "\#(pin)"}}, "#
+                + #""pluginPath": ["."], "routes": [\#(lab.routes)]}"#)
+        let host = try lab.host()
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+
+        try lab.install("GreeterPluginV2")
+        guard case .reloadRefused(_, let error) = host.reloadPlugin("greeter") else {
+            throw TestFailure("expected a refusal")
+        }
+        try lab.install("GreeterPluginV1")
+        let forced = host.reloadPlugin("greeter", force: true)
+
+        #expect(error.kind == .checksumMismatch)
+        #expect(forced.isReloaded)
+        #expect(host.registry.images(of: "greeter") == 2)
+    }
+
     @Test func brokenNewLibraryIsRefusedAndTheOldGenerationKeepsServing() throws {
         let lab = try SwapLab()
         let host = try lab.host()

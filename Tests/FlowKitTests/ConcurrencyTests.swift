@@ -40,4 +40,49 @@ struct ConcurrencyTests {
         #expect(log.outOfOrder == 0)
         #expect(log.lastBySubmitter.count == 8)
     }
+
+    @Test func submittersThatNeverPauseDoNotHoldTheMainActorFromOtherWork() async {
+        let chain = ChainLog()
+        let coordinator = BaseFlowCoordinator(mapping: [RequestRoute(.work): route("Chain", ChainingManager.self)])
+        coordinator.setDependency(.chain, chain)
+        chain.limit = 1_000
+        // Ten requests, each of which submits the next one when it is routed: an inbox that never empties.
+        for _ in 0..<10 { coordinator.submit(CoordinationRequest(.work), from: .app) }
+        // Queued for the main actor after the first drain: it runs once that drain's batch is routed.
+        let routedBeforeOtherWork = await Task { @MainActor in chain.routed }.value
+
+        await withCheckedContinuation { done in
+            if chain.routed == chain.limit { done.resume() } else { chain.done = done }
+        }
+
+        #expect(routedBeforeOtherWork == 10, "only the batch queued when the drain began")
+        #expect(chain.routed == 1_000, "every request was still routed, in later drains")
+    }
+}
+
+// MARK: - Test Helpers
+
+extension DependencyKey {
+    fileprivate static let chain: Self = "chain"
+}
+
+@MainActor
+private final class ChainLog: Sendable {
+    var routed = 0
+    var limit = 0
+    var done: CheckedContinuation<Void, Never>?
+}
+
+/// Submits another request each time it is routed, until the chain's limit.
+@MainActor
+private final class ChainingManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        guard let chain = coordinator.dependencies[.chain, as: ChainLog.self] else { throw FlowError("no chain") }
+        chain.routed += 1
+        if chain.routed + 9 < chain.limit, let base = coordinator as? BaseFlowCoordinator {
+            base.submit(request, from: module)
+        }
+        if chain.routed == chain.limit { chain.done?.resume() }
+        return .finished
+    }
 }

@@ -19,7 +19,13 @@ extension BaseFlowCoordinator {
         child.parent = self
         child.finishHandler = onResult
         child.result = nil
-        child.router = router
+        if child.router !== router {
+            if child.router.isTraced || child.onEvent != nil { router.isTraced = true }
+            child.router = router
+            child.presence = PresenterRecord(child)
+        }
+        child.presence.isChild = true
+        router.mayHaveAbandonedChildren = true  // a child reopened may have nothing on screen
         child.style = style
         child.restorationSequence = router.recorder?.current
         switch style {
@@ -46,11 +52,11 @@ extension BaseFlowCoordinator {
         for child in children.reversed() { child.finish(with: .cancelled) }
         stopRunning()
         self.result = result
-        var removed = router.removeModules { $0.presenter == ObjectIdentifier(self) }
+        let presence = self.presence
+        var removed = router.removeModules { $0.presenter === presence }
         if case .modal = style { removed += router.removeLayer(anchor) }
         if case .tab = style { removed += router.removeLayer(anchor) }
-        let released = working + removed.compactMap(\.manager)
-        working.removeAll()
+        let released = takeWorking() + removed.compactMap(\.manager)
         parent.children.removeAll { $0 === self }
         self.parent = nil
         let sink = parent.sink

@@ -22,10 +22,10 @@ extension BaseFlowCoordinator {
         guard holds(manager) else { return false }
         switch step {
         case .present(let module, let style):
-            working.removeAll { $0 === manager }
-            present(module, style: style, by: manager, sink: sink)
+            removeWorking(manager)
+            present(module, style: style, by: manager, flow: manager as? FlowManager, sink: sink)
         case .working:
-            if !working.contains(where: { $0 === manager }) { working.append(manager) }
+            if !working.contains(where: { $0 === manager }) { addWorking(manager) }
         case .finished:
             finish(manager)
         }
@@ -53,7 +53,7 @@ extension BaseFlowCoordinator {
             return !router.holds(manager) && isReplaced(manager)
         }
         guard !replaced.isEmpty else { return count }
-        working.removeAll { manager in replaced.contains { $0 === manager } }
+        for manager in replaced { removeWorking(manager) }
         endReleased(replaced, reason: .replaced, sink: sink)
         return count + replaced.count
     }
@@ -63,6 +63,7 @@ extension BaseFlowCoordinator {
     /// Whether anything in this tree holds `manager`: a presented module, a coordinator's `working`, or the
     /// coordinator running its `start`.
     func holds(_ manager: any RequestCoordinatorManager) -> Bool {
+        if let flow = manager as? FlowManager { return flow.holdCount > 0 }
         if router.holds(manager) { return true }
         // Only a child reaches for the root: `rootCoordinator` retains, and every retain of a coordinator
         // (which modules reference weakly) takes the slow path.
@@ -77,6 +78,35 @@ extension BaseFlowCoordinator {
         for held in working where ObjectIdentifier(held) == id { return true }
         for child in children where child.holdsOtherwise(id) { return true }
         return false
+    }
+
+    /// Adds `manager` to those working for this coordinator: a hold on it.
+    func addWorking(_ manager: any RequestCoordinatorManager) {
+        working.append(manager)
+        if let flow = manager as? FlowManager { flow.holdCount += 1 }
+    }
+
+    /// Removes `manager` from those working for this coordinator.
+    ///
+    /// - Returns: Whether it was working.
+    @discardableResult
+    func removeWorking(_ manager: any RequestCoordinatorManager) -> Bool {
+        guard !working.isEmpty else { return false }
+        let count = working.count
+        working.removeAll { $0 === manager }
+        guard working.count != count else { return false }
+        if let flow = manager as? FlowManager { flow.holdCount -= count - working.count }
+        return true
+    }
+
+    /// Removes every manager working for this coordinator.
+    ///
+    /// - Returns: Them, in the order they started working.
+    func takeWorking() -> [any RequestCoordinatorManager] {
+        let taken = working
+        working.removeAll()
+        for manager in taken { if let flow = manager as? FlowManager { flow.holdCount -= 1 } }
+        return taken
     }
 
     /// Ends, in order and once each, those of `managers` that nothing holds any more.
@@ -94,9 +124,35 @@ extension BaseFlowCoordinator {
     func endIfReleased(
         _ manager: any RequestCoordinatorManager, reason: ManagerEndReason, sink: (@MainActor (FlowEvent) -> Void)?
     ) {
+        endIfReleased(manager, flow: manager as? FlowManager, reason: reason, sink: sink)
+    }
+
+    /// Ends `flow` for `reason` unless something still holds it: what ``endIfReleased(_:reason:sink:)``
+    /// does, for a ``FlowManager``, without going through the protocol.
+    func endIfReleased(_ flow: FlowManager, reason: ManagerEndReason, sink: (@MainActor (FlowEvent) -> Void)?) {
+        guard flow.holdCount == 0, flow.recordEnd(reason) else { return }
+        if let sink {
+            sink(
+                .managerEnded(
+                    flow.reportedName ?? ManagerLedger.name(of: flow, in: router.ledger.names), reason: reason))
+        }
+        flow.didEnd(reason)
+        if !router.ledger.resultHandlers.isEmpty,
+            let (handler, result) = router.ledger.takeResult(of: flow, ending: reason)
+        {
+            handler(result)
+        }
+    }
+
+    /// Ends `manager`, which is `flow` when it is a ``FlowManager``, for `reason` unless something still
+    /// holds it.
+    func endIfReleased(
+        _ manager: any RequestCoordinatorManager, flow: FlowManager?, reason: ManagerEndReason,
+        sink: (@MainActor (FlowEvent) -> Void)?
+    ) {
+        if let flow { return endIfReleased(flow, reason: reason, sink: sink) }
         guard !holds(manager) else { return }
-        if let flow = manager as? FlowManager, !flow.recordEnd(reason) { return }
-        if let sink { sink(.managerEnded(router.ledger.name(of: manager), reason: reason)) }
+        if let sink { sink(.managerEnded(ManagerLedger.name(of: manager, in: router.ledger.names), reason: reason)) }
         if !router.ledger.names.isEmpty { router.ledger.names[ObjectIdentifier(manager)] = nil }
         manager.didEnd(reason)
         if !router.ledger.resultHandlers.isEmpty,
@@ -109,7 +165,9 @@ extension BaseFlowCoordinator {
     /// Reports that a task `manager` started failed, and finishes the manager if it is still working: it
     /// was waiting for the task, and nothing else would ever end it.
     func taskFailed(_ manager: FlowManager, _ error: any Error) {
-        sink?(.managerTaskFailed(router.ledger.name(of: manager), error: FlowError(wrapping: error)))
+        sink?(
+            .managerTaskFailed(
+                ManagerLedger.name(of: manager, in: router.ledger.names), error: FlowError(wrapping: error)))
         if working.contains(where: { $0 === manager }) { finish(manager) }
     }
 }

@@ -8,6 +8,7 @@ extension BaseFlowCoordinator {
     ///
     /// - Throws: ``FlowError`` when there is nothing to go back to.
     public func back() throws(FlowError) {
+        if let module = router.popMainIfShownAlone() { return didRemove(module) }  // the common case
         if router.backDismisses { return didRemove(try router.dismiss()) }
         didRemove(try router.pop())
     }
@@ -60,8 +61,15 @@ extension BaseFlowCoordinator {
     func didRemove(_ module: FlowModule) {
         let sink = self.sink
         sink?(.removed(module.name))
-        if let manager = module.manager { endIfReleased(manager, reason: .dismissed, sink: sink) }
-        finishAbandonedChildrenOfRoot(with: .cancelled)
+        if let held = module.heldManager {
+            // The module holds its manager while this runs.
+            endIfReleased(held.takeUnretainedValue(), reason: .dismissed, sink: sink)
+        } else if let manager = module.manager {
+            endIfReleased(manager, flow: nil, reason: .dismissed, sink: sink)
+        }
+        if router.mayHaveAbandonedChildren || hasParent || redirectState != nil {
+            finishAbandonedChildrenOfRoot(with: .cancelled)
+        }
     }
 
     /// Reports removed modules, ends their managers that nothing else holds, and finishes the children
@@ -77,23 +85,35 @@ extension BaseFlowCoordinator {
         finishAbandonedChildrenOfRoot(with: .cancelled)
     }
 
+    /// Finishes the children that modules leaving left abandoned, when any can have been (see
+    /// ``Router/mayHaveAbandonedChildren``), and settles the requests held for redirects.
     func finishAbandonedChildrenOfRoot(with result: FlowResult) {
+        if !hasParent, redirectState == nil {  // the common case, without reaching for the root
+            if router.mayHaveAbandonedChildren { finishAbandonedChildren(with: result) }
+            return
+        }
         let root = rootCoordinator
         guard root.redirectState != nil else {
-            if !root.children.isEmpty { root.finishAbandonedChildren(with: result) }
+            if router.mayHaveAbandonedChildren { root.finishAbandonedChildren(with: result) }
             return
         }
         // Held requests are settled once every abandoned child has finished, not between two of them.
         let step = root.beginRedirectStep()
-        if !root.children.isEmpty { root.finishAbandonedChildren(with: result) }
+        if router.mayHaveAbandonedChildren { root.finishAbandonedChildren(with: result) }
         root.noteRedirectProgress()
         root.endRedirectStep(step)
     }
 
-    /// Finishes, depth first, every child whose home layer is gone or whose inline screens were all removed.
+    /// Finishes, depth first, every child of this root whose home layer is gone or whose inline screens were
+    /// all removed. What they remove may abandon others, which the next call finishes, as before.
     private func finishAbandonedChildren(with result: FlowResult) {
+        router.mayHaveAbandonedChildren = false
+        if !children.isEmpty { finishAbandonedDescendants(with: result) }
+    }
+
+    private func finishAbandonedDescendants(with result: FlowResult) {
         for child in children {
-            child.finishAbandonedChildren(with: result)
+            child.finishAbandonedDescendants(with: result)
             if child.isAbandoned { child.finish(with: result) }
         }
     }
@@ -101,7 +121,7 @@ extension BaseFlowCoordinator {
     private var isAbandoned: Bool {
         switch style {
         case .modal, .tab: return !router.contains(anchor)
-        case .inline, .root: return hasPresented && !router.modules.contains { $0.presenter == ObjectIdentifier(self) }
+        case .inline, .root: return hasPresented && presence.onScreen == 0
         }
     }
 }

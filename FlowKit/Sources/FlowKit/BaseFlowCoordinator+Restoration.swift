@@ -71,7 +71,7 @@ extension BaseFlowCoordinator {
         func screens(_ stack: [FlowModule]) -> [FlowSnapshot.Screen] {
             stack.map { module in
                 FlowSnapshot.Screen(
-                    module.name, coordinator: module.presenter.flatMap { paths[$0] } ?? [],
+                    module.name, coordinator: module.presenter.flatMap { paths[$0.coordinator] } ?? [],
                     step: module.restorationSequence.flatMap { index[$0] })
             }
         }
@@ -193,7 +193,7 @@ extension BaseFlowCoordinator {
     /// go, working managers are let go, queued requests are dead-lettered.
     private func clearPresentation() {
         for child in children.reversed() { child.finish(with: .cancelled) }
-        working.removeAll()
+        _ = takeWorking()
         router.recorder?.forgetWorkingManagers()
         deadLetterAll(reason: "the presentation was replaced by a restored snapshot")
         didRemove(router.removeAll())

@@ -56,8 +56,7 @@ extension BaseFlowCoordinator {
     /// Releases the managers working for this coordinator; they end as their coordinator finished.
     func releaseWorking() {
         guard !working.isEmpty else { return }
-        let released = working
-        working.removeAll()
+        let released = takeWorking()
         endReleased(released, reason: .coordinatorFinished, sink: sink)
     }
 

@@ -24,7 +24,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Called with a request that neither this coordinator nor any ancestor could route.
     public var unhandledRequestHandler: (@MainActor (CoordinationRequest, Coordinated) -> Void)?
     /// Called with every event of this coordinator and its descendants; `nil` (the default) costs nothing.
-    @exclusivity(unchecked) public var onEvent: (@MainActor (FlowEvent) -> Void)?
+    @exclusivity(unchecked) public var onEvent: (@MainActor (FlowEvent) -> Void)? {
+        didSet { if onEvent != nil { router.isTraced = true } }
+    }
     /// Called when a child finishes, by the default ``didRegainFocus(fromChild:)``.
     public var onRegainFocus: (@MainActor (BaseFlowCoordinator) -> Void)?
     /// How long a request may wait for its dependencies before it is dead-lettered.
@@ -38,6 +40,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     public internal(set) weak var parent: BaseFlowCoordinator? {
         didSet {
             hasParent = parent != nil
+            presence.isChild = hasParent
             refreshGuardChain()
         }
     }
@@ -71,6 +74,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var anchor: Router.LayerID
     var style: PresentationStyle = .root
     @exclusivity(unchecked) var presentedCount = 0
+    /// What this coordinator's modules point back to, counting those shown; a new one per router joined.
+    @exclusivity(unchecked) var presence: PresenterRecord!
     /// Runs when this coordinator, as a child, has finished.
     var finishHandler: (@MainActor (FlowResult) -> Void)?
     /// How this coordinator, as a child, ended; `nil` while it runs.
@@ -82,7 +87,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// step if it is queued.
     var stepAwaitingQueue: (step: CoordinationRequest, rest: PendingDeepLink)?
     nonisolated let inbox = RequestInbox()
-    @exclusivity(unchecked) private var routes: RouteTable
+    /// ``mapping`` indexed for the request path.
+    @exclusivity(unchecked) private(set) var routes: RouteTable
     /// This coordinator's own guards, and the chain its requests pass (its ancestors' guards, then its
     /// own); `nil` when the chain is empty, so that an unguarded request costs one check.
     var installedGuards: [InstalledGuard] = []
@@ -106,6 +112,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         self.router = Router()
         self.anchor = router.main.id
         self.routes = RouteTable(mapping)
+        self.presence = PresenterRecord(self)
     }
 
     // MARK: - Requests
@@ -126,8 +133,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Routes `request` as ``requestCoordination(_:from:)`` does, without consulting the guards.
     @inline(__always)
     func route(_ request: CoordinationRequest, from module: Coordinated) -> CoordinationOutcome {
-        if let factory = factory(for: request.name, from: module) {
-            return handle(request, from: module, with: factory)
+        if let entry = routes.entry(for: request.name) {
+            if entry.ready != nil { return handle(request, from: module, readyIn: entry) }
+            if let factory = entry.factory(from: module) { return handle(request, from: module, with: factory) }
         }
         var coordinator = hasParent ? parent : nil
         while let current = coordinator {
@@ -151,7 +159,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The manager factory this coordinator maps the request to: the (module, request) entry, else the
     /// request's own entry.
     public func factory(for request: CoordinationRequestName, from module: Coordinated) -> ManagerFactory? {
-        routes.factory(for: request, from: module)
+        routes.entry(for: request)?.factory(from: module)
     }
 
     func handle(_ request: CoordinationRequest, from module: Coordinated, with factory: ManagerFactory)
@@ -163,48 +171,10 @@ open class BaseFlowCoordinator: FlowCoordinator {
         } catch {
             return fail(request, from: module, FlowError(wrapping: error))
         }
-        let requirements = resolved.requirements
-        if !requirements.isEmpty {
-            let missing = missingDependencies(requirements)
-            if !missing.isEmpty { return enqueue(request, from: module, waitingFor: requirements, missing) }
-        }
-        // Taken now: the manager may finish this coordinator (detaching it from its listeners) as it works.
-        let sink = self.sink
-        let managerName = resolved.name ?? factory.name
-        // With restoration on, the outermost request under way is the step that restores what it leads to.
-        let isStep = router.recorder?.begin(request, from: module, in: self) ?? false
-        defer { if isStep { router.recorder?.end() } }
-        let manager = resolved.make(self)
-        if router.ledger.pendingResult != nil { router.ledger.adoptPendingResult(request, for: manager) }
-        if let sink {
-            router.ledger.names[ObjectIdentifier(manager)] = managerName
-            sink(.handling(request, from: module, manager: managerName, coordinator: name))
-        }
-        // Held by this call while `start` runs, so that it cannot end before it has answered.
-        starting.append(ObjectIdentifier(manager))
-        let step: ManagerStep
-        do {
-            step = try manager.start(request, from: module)
-        } catch {
-            starting.removeLast()
-            let error = FlowError(wrapping: error)
-            if !router.ledger.resultHandlers.isEmpty { router.ledger.give(.failed(error), to: manager) }
-            endIfReleased(manager, reason: .finished, sink: sink)
-            return fail(request, from: module, error)
-        }
-        starting.removeLast()
-        switch step {
-        case .present(let presented, let style): present(presented, style: style, by: manager, sink: sink)
-        case .working:
-            working.append(manager)
-            router.recorder?.noteWorking(manager)
-        case .finished: endIfReleased(manager, reason: .finished, sink: sink)
-        }
-        sink?(.handled(request, from: module, manager: managerName, coordinator: name))
-        return .handled(manager: managerName)
+        return handle(request, from: module, resolved: resolved, name: resolved.name ?? factory.name)
     }
 
-    private func fail(_ request: CoordinationRequest, from module: Coordinated, _ error: FlowError)
+    func fail(_ request: CoordinationRequest, from module: Coordinated, _ error: FlowError)
         -> CoordinationOutcome
     {
         sink?(.failed(request, from: module, error: error))
@@ -219,41 +189,70 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// reported as ``FlowEvent/presentRefused(_:manager:)``.
     public func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?) {
         if let manager, let flow = manager as? FlowManager, flow.hasEnded {
-            sink?(.presentRefused(module.name, manager: router.ledger.name(of: manager)))
+            sink?(.presentRefused(module.name, manager: ManagerLedger.name(of: manager, in: router.ledger.names)))
             return
         }
-        present(module, style: style, by: manager, sink: sink)
+        present(module, style: style, by: manager, flow: manager as? FlowManager, sink: sink)
     }
 
+    /// Presents `module` for `manager`, which is `flow` when it is a ``FlowManager``, reporting to `sink`.
+    @inline(__always)
     func present(
         _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
-        sink: (@MainActor (FlowEvent) -> Void)?
+        flow: FlowManager?, sink: (@MainActor (FlowEvent) -> Void)?
     ) {
-        module.manager = manager
-        module.presenter = ObjectIdentifier(self)
-        if router.recorder != nil {
-            module.restorationSequence = router.recorder!.current ?? router.recorder!.step(ofWorking: manager)
+        // The common case: a module shown for the first time, inline on the main stack, shown alone.
+        if case .inline = style, module.shownCount == 0, anchor == router.main.id, router.showsMainAlone {
+            if router.recorder != nil { module.restorationSequence = router.restorationStep(presentedBy: manager) }
+            module.manager = manager
+            module.heldManager = flow.map(Unmanaged.passUnretained)
+            module.presenter = presence
+            presentedCount += 1
+            router.pushOntoMain(module)
+            sink?(.presented(module.name, style: style))
+            return
         }
+        presentAnywhere(module, style: style, by: manager, flow: flow, sink: sink)
+    }
+
+    /// Presents `module` as ``present(_:style:by:flow:sink:)`` does, wherever `style` and the presentation
+    /// put it.
+    private func presentAnywhere(
+        _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
+        flow: FlowManager?, sink: (@MainActor (FlowEvent) -> Void)?
+    ) {
+        if module.shownCount != 0 {
+            // Shown already: its holds move to this manager and presenter.
+            module.heldManager?.takeUnretainedValue().holdCount -= module.shownCount
+            module.presenter?.onScreen -= module.shownCount
+            flow?.holdCount += module.shownCount
+            presence.onScreen += module.shownCount
+        }
+        module.manager = manager
+        module.heldManager = flow.map(Unmanaged.passUnretained)
+        module.presenter = presence
+        if router.recorder != nil { module.restorationSequence = router.restorationStep(presentedBy: manager) }
         presentedCount += 1
-        var replaced: [FlowModule] = []
         switch style {
         case .inline: router.pushInline(module, for: self, anchor: anchor)
         case .modal: router.push(module, onto: router.openModal(owner: self, isAnchor: false))
         case .tab(let title): router.push(module, onto: router.addTab(title, owner: self))
         // The presenter's own stack, not the visible one: the root coordinator setting a root while a tab
         // is shown resets the whole presentation rather than putting the module inside the tab.
-        case .root: replaced = router.setRoot(module, of: anchor)
+        case .root:
+            let replaced = router.setRoot(module, of: anchor)
+            sink?(.presented(module.name, style: style))
+            if !replaced.isEmpty { didRemove(replaced) }
+            return
         }
         sink?(.presented(module.name, style: style))
-        if !replaced.isEmpty { didRemove(replaced) }
     }
 
     /// Releases `manager`: it stops working and any module it presented is removed. It ends, as
     /// ``ManagerEndReason/finished``, unless something else still holds it (its `start` is running, or it
     /// works for another coordinator). Finishing a manager that has ended does nothing.
     public func finish(_ manager: any RequestCoordinatorManager) {
-        let wasWorking = working.contains { $0 === manager }
-        if wasWorking { working.removeAll { $0 === manager } }
+        let wasWorking = removeWorking(manager)
         router.recorder?.forget(manager)
         let removed = router.removeModules { $0.manager === manager }
         guard wasWorking || !removed.isEmpty else { return }
@@ -272,7 +271,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The managers currently held, working or with a module presented, in this coordinator only.
     public var activeManagerCount: Int {
         var held = Set(working.map(ObjectIdentifier.init))
-        for module in router.modules where module.presenter == ObjectIdentifier(self) {
+        for module in router.modules where module.presenter === presence {
             if let manager = module.manager { held.insert(ObjectIdentifier(manager)) }
         }
         return held.count
@@ -320,9 +319,15 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     // MARK: - Events
 
-    /// The nearest event listener, this coordinator's or an ancestor's.
+    /// The nearest event listener, this coordinator's or an ancestor's; one check when nobody listens.
+    @inline(__always)
     var sink: (@MainActor (FlowEvent) -> Void)? {
+        router.isTraced ? listener : nil
+    }
+
+    /// The nearest event listener, found by walking to the root.
+    private var listener: (@MainActor (FlowEvent) -> Void)? {
         if let onEvent { return onEvent }
-        return hasParent ? parent?.sink : nil
+        return hasParent ? parent?.listener : nil
     }
 }

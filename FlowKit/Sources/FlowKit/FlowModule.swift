@@ -21,11 +21,16 @@ public final class FlowModule {
 
     /// The manager that built this module. Holding it keeps the manager alive while the module is shown.
     @exclusivity(unchecked) var manager: (any RequestCoordinatorManager)?
-    /// The identity of the coordinator that presented this module, set when it is presented. Only ever
-    /// compared, never dereferenced: a weak reference here cost the request path a side-table update per
-    /// module. A coordinator removes its modules before it goes, so the identity cannot be reused while
-    /// the module is shown.
-    @exclusivity(unchecked) var presenter: ObjectIdentifier?
+    /// ``manager`` when it is a ``FlowManager``, which counts what holds it (``FlowManager/holdCount``).
+    /// Unmanaged: ``manager`` holds the same object, and counting needs no retain.
+    @exclusivity(unchecked) var heldManager: Unmanaged<FlowManager>?
+    /// The coordinator that presented this module, as a record compared by identity (a weak reference to
+    /// the coordinator would cost the request path a side-table update per module), set when it is
+    /// presented.
+    @exclusivity(unchecked) var presenter: PresenterRecord?
+    /// How many times the router shows this module: counted in ``heldManager``'s holds and ``presenter``'s
+    /// screens.
+    @exclusivity(unchecked) var shownCount = 0
     /// The sequence number of the restoration step this module came from, recorded while restoration is on.
     @exclusivity(unchecked) var restorationSequence: Int?
 
@@ -107,21 +112,8 @@ public struct ModuleAction: Sendable {
         _ name: String, _ request: CoordinationRequestName, payload: JSONValue = .empty, summary: String = ""
     ) -> ModuleAction {
         ModuleAction(name, summary: summary.isEmpty ? "request \(request)" : summary) { module, given in
-            module.requestCoordination(request, payload: payload.merging(given))
-        }
-    }
-}
-
-extension JSONValue {
-    /// Objects merged member by member, `other` winning; otherwise `other` unless it is empty.
-    func merging(_ other: JSONValue) -> JSONValue {
-        switch (self, other) {
-        case (.object(let base), .object(let extra)):
-            return .object(base.merging(extra) { _, new in new })
-        case (_, .object(let extra)) where extra.isEmpty:
-            return self
-        default:
-            return other
+            module.coordination?.requestCoordination(
+                CoordinationRequest(request, payload: given, defaults: payload), from: module.name) ?? .unhandled
         }
     }
 }

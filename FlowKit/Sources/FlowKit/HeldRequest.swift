@@ -5,25 +5,72 @@
 /// ``FlowEvent/redirectCancelled(_:reason:)``. Compare ``id``s to follow one request through them.
 public struct HeldRequest: Sendable, Hashable, Identifiable, CustomStringConvertible {
     /// Unique among the requests held in one coordinator tree.
-    public var id: Int
+    public var id: Int {
+        get { storage.id }
+        set { update { $0.id = newValue } }
+    }
     /// The request that was redirected, as the guard saw it.
-    public var request: CoordinationRequest
+    public var request: CoordinationRequest {
+        get { storage.request }
+        set { update { $0.request = newValue } }
+    }
     /// The module that asked for it; the redirect is sent, and the request resumed, from it.
-    public var module: Coordinated
+    public var module: Coordinated {
+        get { storage.module }
+        set { update { $0.module = newValue } }
+    }
     /// The request sent instead, whose flow the held request waits for.
-    public var redirect: CoordinationRequest
+    public var redirect: CoordinationRequest {
+        get { storage.redirect }
+        set { update { $0.redirect = newValue } }
+    }
     /// The name of the guard that redirected it.
-    public var guardName: String
+    public var guardName: String {
+        get { storage.guardName }
+        set { update { $0.guardName = newValue } }
+    }
+
+    /// The fields, boxed: a held request is the largest payload of ``CoordinationOutcome`` and of several
+    /// ``FlowEvent``s, which every request returns or builds, so one word here keeps them small.
+    private var storage: Storage
+
+    private struct Fields: Hashable {
+        var id: Int
+        var request: CoordinationRequest
+        var module: Coordinated
+        var redirect: CoordinationRequest
+        var guardName: String
+    }
+
+    private final class Storage: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+        var id: Int { fields.id }
+        var request: CoordinationRequest { fields.request }
+        var module: Coordinated { fields.module }
+        var redirect: CoordinationRequest { fields.redirect }
+        var guardName: String { fields.guardName }
+    }
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var fields = storage.fields
+        change(&fields)
+        storage = Storage(fields)
+    }
 
     /// A held request; the coordinator makes these.
     public init(
         id: Int, request: CoordinationRequest, module: Coordinated, redirect: CoordinationRequest, guardName: String
     ) {
-        self.id = id
-        self.request = request
-        self.module = module
-        self.redirect = redirect
-        self.guardName = guardName
+        storage = Storage(Fields(id: id, request: request, module: module, redirect: redirect, guardName: guardName))
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(storage.fields)
     }
 
     /// `catalog.detail from welcome, redirected to auth.signIn by guard 'signedIn'`.

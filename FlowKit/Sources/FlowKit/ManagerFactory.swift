@@ -14,24 +14,37 @@ public struct ManagerFactory: Sendable {
         /// The name outcomes and events report instead of the factory's, when one factory stands for
         /// several managers (an experiment's variants).
         public let name: String?
+        /// Whether the managers are ``FlowManager``s, which count what holds them: known once, so that the
+        /// request path needs no dynamic cast.
+        let makesFlowManagers: Bool
 
         /// A manager of type `type`.
+        ///
+        /// Inlinable, so that the closure that makes the manager is specialized for `Manager` where the
+        /// factory is written: the request path then allocates the manager as a direct call would.
+        @inlinable
         public convenience init<Manager: RequestCoordinatorManager>(_ type: Manager.Type) {
-            self.init(make: { Manager(coordinator: $0) }, requirements: { Manager.requirements }, name: nil)
+            self.init(
+                make: { Manager(coordinator: $0) }, requirements: { Manager.requirements }, name: nil,
+                makesFlowManagers: type is FlowManager.Type)
         }
 
-        private init(
+        @usableFromInline
+        init(
             make: @escaping @MainActor @Sendable (any FlowCoordinator) -> any RequestCoordinatorManager,
-            requirements: @escaping @MainActor @Sendable () -> [DependencyKey], name: String?
+            requirements: @escaping @MainActor @Sendable () -> [DependencyKey], name: String?,
+            makesFlowManagers: Bool
         ) {
             self.makeManager = make
             self.readRequirements = requirements
             self.name = name
+            self.makesFlowManagers = makesFlowManagers
         }
 
         /// This resolution reported as `name`.
         public func named(_ name: String) -> Resolved {
-            Resolved(make: makeManager, requirements: readRequirements, name: name)
+            Resolved(
+                make: makeManager, requirements: readRequirements, name: name, makesFlowManagers: makesFlowManagers)
         }
 
         /// Creates a manager working for `coordinator`.
@@ -48,18 +61,27 @@ public struct ManagerFactory: Sendable {
             cachedRequirements = requirements
             return requirements
         }
+
+        /// Whether the manager needs any dependency.
+        @MainActor
+        var hasRequirements: Bool {
+            if let cachedRequirements { return !cachedRequirements.isEmpty }
+            return !requirements.isEmpty
+        }
     }
 
     /// The name the manager is reported under, for example `CatalogPlugin.ItemList`.
     public let name: String
-    private let source: Source
+    @usableFromInline let source: Source
 
-    private enum Source: Sendable {
+    @usableFromInline
+    enum Source: Sendable {
         case ready(Resolved)
         case lazy(@MainActor @Sendable () throws -> Resolved)
     }
 
     /// A factory for managers of type `type`, reported as `name`.
+    @inlinable
     public init<Manager: RequestCoordinatorManager>(_ name: String, _ type: Manager.Type) {
         self.name = name
         self.source = .ready(Resolved(type))
@@ -72,6 +94,12 @@ public struct ManagerFactory: Sendable {
     public init(name: String, resolve: @escaping @MainActor @Sendable () throws -> Resolved) {
         self.name = name
         self.source = .lazy(resolve)
+    }
+
+    /// The resolution of a factory made from a manager type; `nil` for one that resolves lazily.
+    var ready: Resolved? {
+        if case .ready(let resolved) = source { return resolved }
+        return nil
     }
 
     /// Resolves the manager type.

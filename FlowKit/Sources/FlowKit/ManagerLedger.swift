@@ -4,7 +4,8 @@
 ///
 /// It lives in the tree's ``Router``, the one object the whole tree shares.
 struct ManagerLedger {
-    /// The names ``FlowEvent/managerEnded(_:reason:)`` reports, recorded only while someone listens.
+    /// The names ``FlowEvent/managerEnded(_:reason:)`` reports, recorded only while someone listens, for
+    /// managers that are not ``FlowManager``s (which keep their own, ``FlowManager/reportedName``).
     var names: [ObjectIdentifier: String] = [:]
     /// Who asked to hear how a manager's request ends (``BaseFlowCoordinator/requestCoordination(_:from:onResult:)``),
     /// by manager, and the result a manager finished with when it gave one.
@@ -12,7 +13,11 @@ struct ManagerLedger {
     var results: [ObjectIdentifier: FlowResult] = [:]
     /// While a request with a result handler is routed: the request, and its handler, for the manager that
     /// will be made for that request (not for a redirect or a nested request).
-    var pendingResult: (request: CoordinationRequest, handler: @MainActor (FlowResult) -> Void)?
+    var pendingResult: (request: CoordinationRequest, handler: @MainActor (FlowResult) -> Void)? {
+        didSet { isAwaitingResult = pendingResult != nil }
+    }
+    /// Whether ``pendingResult`` is set: what the request path reads, without copying the request.
+    private(set) var isAwaitingResult = false
 
     /// Gives `manager` the pending result handler when it was made for the pending request.
     mutating func adoptPendingResult(_ request: CoordinationRequest, for manager: any RequestCoordinatorManager) {
@@ -38,7 +43,15 @@ struct ManagerLedger {
     }
 
     /// The name `manager` is reported under: as recorded when its request was handled, else its type's.
+    @MainActor
     func name(of manager: any RequestCoordinatorManager) -> String {
+        Self.name(of: manager, in: names)
+    }
+
+    /// The name `manager` is reported under, looking in `names` for one that is not a ``FlowManager``.
+    @MainActor
+    static func name(of manager: any RequestCoordinatorManager, in names: [ObjectIdentifier: String]) -> String {
+        if let flow = manager as? FlowManager, let name = flow.reportedName { return name }
         if !names.isEmpty, let name = names[ObjectIdentifier(manager)] { return name }
         return String(describing: type(of: manager))
     }

@@ -34,7 +34,8 @@ public enum PluginEntry {
     ///
     /// Bumped whenever a change to FlowKit would make a plugin built against the old one misbehave.
     @_alwaysEmitIntoClient
-    public static var abiVersion: UInt32 { 3 }  // 3: PluginDescription declares routes, services to start, requires
+    // 3: PluginDescription declares routes, services to start, requires. 4: the request path's layouts.
+    public static var abiVersion: UInt32 { 4 }
 
     /// A pointer identifying the FlowKit image the caller is linked against.
     ///

@@ -31,34 +31,3 @@ public struct RequestRoute: Hashable, Sendable, CustomStringConvertible {
 /// ]
 /// ```
 public typealias RequestCoordinatorMappingDictionary = [RequestRoute: ManagerFactory]
-
-/// A mapping indexed for the request path.
-///
-/// Hashing a name costs more than the rest of a lookup, so the last few requests looked up are kept in a
-/// small list compared by name first: names are mostly static constants, and comparing two small strings
-/// (up to 15 bytes) or two references to the same storage is a couple of word compares.
-struct RouteTable {
-    private typealias Key = RequestRoute
-    private var table: [Key: ManagerFactory]
-    private var hasModuleRoutes: Bool
-    private var recent: [(request: CoordinationRequestName, module: Coordinated, factory: ManagerFactory?)] = []
-    private static let recentCapacity = 8
-
-    init(_ mapping: RequestCoordinatorMappingDictionary) {
-        table = mapping
-        hasModuleRoutes = mapping.keys.contains { $0.module != nil }
-    }
-
-    /// The factory for `request` from `module`: the module's own entry, else the request's.
-    mutating func factory(for request: CoordinationRequestName, from module: Coordinated) -> ManagerFactory? {
-        for index in recent.indices where recent[index].request == request {
-            if !hasModuleRoutes || recent[index].module == module { return recent[index].factory }
-        }
-        var factory: ManagerFactory?
-        if hasModuleRoutes { factory = table[RequestRoute(request, from: module)] }
-        if factory == nil { factory = table[RequestRoute(request)] }
-        if recent.count == Self.recentCapacity { recent.removeLast() }
-        recent.insert((request, module, factory), at: 0)
-        return factory
-    }
-}

@@ -1,7 +1,11 @@
 /// Requests submitted from outside the main actor, waiting to be routed, in arrival order.
 ///
-/// Submitters append under a lock; one drain on the main actor routes everything queued, so requests from
-/// one submitter keep their order and none is lost however many threads submit. The lock is a
+/// Submitters append under a lock; a drain on the main actor routes what was queued when it began, so
+/// requests from one submitter keep their order and none is lost however many threads submit. What comes
+/// meanwhile waits for the next drain, queued behind whatever else waits for the main actor (a reload, a
+/// timer): submitters that never pause cannot hold the main actor.
+///
+/// Two buffers take turns, so that neither is reallocated and regrown at each drain. The lock is a
 /// ``PthreadMutex``, not `Synchronization.Mutex`, so that ThreadSanitizer sees it when submitters contend.
 final class RequestInbox: Sendable {
     struct Item: Sendable {
@@ -12,6 +16,8 @@ final class RequestInbox: Sendable {
 
     private struct State {
         var items: [Item] = []
+        /// The other buffer, empty with its capacity kept, while the drain does not hold it.
+        var spare: [Item] = []
         var drainScheduled = false
     }
 
@@ -26,19 +32,29 @@ final class RequestInbox: Sendable {
         }
     }
 
-    /// Takes everything queued; when nothing is, marks the drain finished.
+    /// Takes everything queued, leaving the spare buffer to fill; when nothing is queued, marks the drain
+    /// finished.
     func takeAll() -> [Item] {
         state.withLock { state in
-            if state.items.isEmpty { state.drainScheduled = false }
-            return state.items.exchange([])
+            if state.items.isEmpty {
+                state.drainScheduled = false
+                return []
+            }
+            let taken = state.items
+            state.items = state.spare
+            state.spare = []
+            return taken
         }
     }
-}
 
-extension Array {
-    fileprivate mutating func exchange(_ replacement: Self) -> Self {
-        defer { self = replacement }
-        return self
+    /// Hands back a buffer `takeAll()` returned, emptied, for the next turn.
+    func recycle(_ buffer: inout [Item]) {
+        buffer.removeAll(keepingCapacity: true)
+        let emptied = buffer
+        buffer = []
+        state.withLock { state in
+            if emptied.capacity > state.spare.capacity { state.spare = emptied }
+        }
     }
 }
 
@@ -68,14 +84,16 @@ extension BaseFlowCoordinator {
         Task { @MainActor in self.drainInbox() }
     }
 
+    /// Routes what was queued when it began, then, if more came meanwhile, drains again in a new task:
+    /// behind the main actor's other work rather than ahead of it.
     private func drainInbox() {
-        while true {
-            let items = inbox.takeAll()
-            if items.isEmpty { return }
-            for item in items {
-                let outcome = requestCoordination(item.request, from: item.module)
-                item.reply?.resume(returning: outcome)
-            }
+        var items = inbox.takeAll()
+        if items.isEmpty { return }
+        for item in items {
+            let outcome = requestCoordination(item.request, from: item.module)
+            item.reply?.resume(returning: outcome)
         }
+        inbox.recycle(&items)
+        Task { @MainActor in self.drainInbox() }
     }
 }

@@ -48,6 +48,12 @@ public final class Router {
     /// What the tree tracks about its managers beyond the modules that hold them. Unchecked exclusivity
     /// for the same reason as the layers: nothing that mutates it calls out.
     @exclusivity(unchecked) var ledger = ManagerLedger()
+    /// Set when a child coordinator's last shown module or any layer leaves, or a child is opened: only
+    /// then can a child flow have been abandoned, so that going back does not otherwise visit every child.
+    @exclusivity(unchecked) var mayHaveAbandonedChildren = false
+    /// Whether a coordinator of the tree has an event listener (``BaseFlowCoordinator/onEvent``), or had
+    /// one: an untraced tree builds no event and looks for no listener.
+    @exclusivity(unchecked) var isTraced = false
 
     /// An empty presentation.
     public init() {
@@ -70,11 +76,16 @@ public final class Router {
 
     /// Pops the top module of the visible stack, which must not be a modal's last.
     func pop() throws(FlowError) -> FlowModule {
-        if modals.isEmpty, tabs.isEmpty, main.stack.count > 1 { return main.stack.removeLast() }  // the common case
+        if modals.isEmpty, tabs.isEmpty, main.stack.count > 1 {  // the common case
+            let removed = main.stack.removeLast()
+            left(removed)
+            return removed
+        }
         let removed: FlowModule? = mutateVisibleStack { stack in stack.count > 1 ? stack.removeLast() : nil }
         guard let removed else {
             throw FlowError("nothing to go back to: '\(top?.name.rawValue ?? "nothing")' is the first screen")
         }
+        left(removed)
         return removed
     }
 
@@ -89,10 +100,12 @@ public final class Router {
         guard index < stack.count - 1 else {
             throw FlowError("nothing to go back to: '\(stack.last?.name.rawValue ?? "nothing")' is already there")
         }
-        return mutateVisibleStack { stack in
+        let removed = mutateVisibleStack { stack in
             defer { stack.removeSubrange((index + 1)...) }
             return Array(stack[(index + 1)...])
         }
+        left(removed)
+        return removed
     }
 
     /// Whether ``back()`` would dismiss a modal rather than pop.
@@ -108,6 +121,8 @@ public final class Router {
     @discardableResult
     func dismiss() throws(FlowError) -> [FlowModule] {
         guard let layer = modals.popLast() else { throw FlowError("nothing to dismiss: no modal is presented") }
+        mayHaveAbandonedChildren = true
+        left(layer.stack)
         return layer.stack
     }
 
@@ -123,13 +138,43 @@ public final class Router {
 
     // MARK: - Coordinator-driven presentation
 
+    /// The restoration step a module `manager` presents now belongs to: the request under way, else the
+    /// one `manager` works for. Read in place: the recorder is not copied.
+    func restorationStep(presentedBy manager: (any RequestCoordinatorManager)?) -> Int? {
+        recorder?.current ?? recorder?.step(ofWorking: manager)
+    }
+
+    /// Whether only the main stack is shown: no tab, no modal.
+    var showsMainAlone: Bool {
+        @inline(__always) get { modals.isEmpty && tabs.isEmpty }
+    }
+
+    /// Pushes `module` onto the main stack, which must be shown alone.
+    @inline(__always)
+    func pushOntoMain(_ module: FlowModule) {
+        entered(module)
+        main.stack.append(module)
+    }
+
+    /// Pops the main stack's top module when only the main stack is shown and has more than one, as most
+    /// backs do; `nil` otherwise.
+    @inline(__always)
+    func popMainIfShownAlone() -> FlowModule? {
+        guard modals.isEmpty, tabs.isEmpty, main.stack.count > 1 else { return nil }
+        let removed = main.stack.removeLast()
+        left(removed)
+        return removed
+    }
+
     /// Pushes `module` for `coordinator`, whose home layer is `anchor`, onto its ``inlineTarget(for:anchor:)``.
     func pushInline(_ module: FlowModule, for coordinator: BaseFlowCoordinator, anchor: LayerID) {
+        entered(module)
         if modals.isEmpty, tabs.isEmpty, anchor == main.id { return main.stack.append(module) }  // the common case
-        push(module, onto: inlineTarget(for: coordinator, anchor: anchor))
+        mutateLayer(inlineTarget(for: coordinator, anchor: anchor)) { $0.stack.append(module) }
     }
 
     func push(_ module: FlowModule, onto id: LayerID) {
+        entered(module)
         mutateLayer(id) { $0.stack.append(module) }
     }
 
@@ -139,6 +184,7 @@ public final class Router {
         var replaced: [FlowModule] = []
         if id == main.id {
             replaced = tabs.flatMap(\.stack) + modals.flatMap(\.stack)
+            if !tabs.isEmpty || !modals.isEmpty { mayHaveAbandonedChildren = true }
             tabs.removeAll()
             modals.removeAll()
             selectedTab = 0
@@ -147,6 +193,8 @@ public final class Router {
             replaced += layer.stack
             layer.stack = [module]
         }
+        left(replaced)
+        entered(module)
         return replaced
     }
 
@@ -167,7 +215,7 @@ public final class Router {
     /// its topmost modal, else `anchor`. So a root coordinator whose own stack is hidden behind tabs pushes
     /// into the visible tab, while a tab's coordinator still pushes into its own tab.
     func inlineTarget(for coordinator: BaseFlowCoordinator, anchor: LayerID) -> LayerID {
-        if let presenter = top?.presenter,
+        if let presenter = top?.presenter?.coordinator,
             presenter == ObjectIdentifier(coordinator) || coordinator.hasDescendant(presenter)
         {
             return visibleLayer
@@ -189,10 +237,17 @@ public final class Router {
 
     /// Removes the layer `id` (a tab or a modal) and returns its modules.
     func removeLayer(_ id: LayerID) -> [FlowModule] {
-        if let index = modals.firstIndex(where: { $0.id == id }) { return modals.remove(at: index).stack }
+        if let index = modals.firstIndex(where: { $0.id == id }) {
+            let removed = modals.remove(at: index).stack
+            mayHaveAbandonedChildren = true
+            left(removed)
+            return removed
+        }
         if let index = tabs.firstIndex(where: { $0.id == id }) {
             let removed = tabs.remove(at: index).stack
             if selectedTab >= index, selectedTab > 0 { selectedTab -= 1 }
+            mayHaveAbandonedChildren = true
+            left(removed)
             return removed
         }
         return []
@@ -203,10 +258,12 @@ public final class Router {
     /// - Returns: The modules removed, bottom first.
     func removeAll() -> [FlowModule] {
         let removed = modules
+        if !tabs.isEmpty || !modals.isEmpty { mayHaveAbandonedChildren = true }
         main.stack.removeAll()
         tabs.removeAll()
         modals.removeAll()
         selectedTab = 0
+        left(removed)
         return removed
     }
 
@@ -220,11 +277,36 @@ public final class Router {
         strip(&main)
         for index in tabs.indices { strip(&tabs[index]) }
         for index in modals.indices { strip(&modals[index]) }
+        let modalCount = modals.count
         modals.removeAll { $0.stack.isEmpty && !$0.isAnchor }
+        if modals.count != modalCount { mayHaveAbandonedChildren = true }
+        left(removed)
         return removed
     }
 
     // MARK: - Private
+
+    /// Counts `module` as shown: a hold on its manager, a screen of its presenter.
+    @inline(__always)
+    private func entered(_ module: FlowModule) {
+        module.shownCount += 1
+        if let manager = module.heldManager { FlowManager.count(manager, 1) }
+        module.presenter?.onScreen += 1
+    }
+
+    /// Counts `module` as no longer shown; a child flow whose last screen it was may have been abandoned.
+    @inline(__always)
+    private func left(_ module: FlowModule) {
+        module.shownCount -= 1
+        if let manager = module.heldManager { FlowManager.count(manager, -1) }
+        guard let presenter = module.presenter else { return }
+        presenter.onScreen -= 1
+        if presenter.onScreen == 0, presenter.isChild { mayHaveAbandonedChildren = true }
+    }
+
+    private func left(_ modules: [FlowModule]) {
+        for module in modules { left(module) }
+    }
 
     private func makeID() -> LayerID {
         defer { nextLayer += 1 }

@@ -1,0 +1,119 @@
+/// Handling a routed request: the manager is made, started, and what it asks for is done.
+extension BaseFlowCoordinator {
+    /// Handles `request` with the manager `entry`'s ready factory makes.
+    @inline(__always)
+    func handle(_ request: CoordinationRequest, from module: Coordinated, readyIn entry: RouteTable.Entry)
+        -> CoordinationOutcome
+    {
+        handle(request, from: module, resolved: entry.ready.unsafelyUnwrapped, name: entry.readyName)
+    }
+
+    /// Handles `request` with a manager `resolved` makes, reported as `managerName`.
+    ///
+    /// When nothing listens, restoration is off and no result is awaited (the common case), none of their
+    /// bookkeeping is looked at twice: ``handleRecorded(_:from:resolved:name:)`` does it otherwise.
+    func handle(
+        _ request: CoordinationRequest, from module: Coordinated, resolved: ManagerFactory.Resolved,
+        name managerName: String
+    ) -> CoordinationOutcome {
+        if resolved.hasRequirements, let queued = enqueueUnlessMet(request, from: module, resolved) { return queued }
+        guard !router.isTraced, router.recorder == nil else {
+            return handleRecorded(request, from: module, resolved: resolved, name: managerName)
+        }
+        let manager = resolved.make(self)
+        // Unmanaged: `manager` holds it for as long as this runs.
+        let held =
+            resolved.makesFlowManagers
+            ? Unmanaged.passUnretained(unsafeDowncast(manager as AnyObject, to: FlowManager.self)) : nil
+        if router.ledger.isAwaitingResult { router.ledger.adoptPendingResult(request, for: manager) }
+        // Held by this call while `start` runs, so that it cannot end before it has answered.
+        if let held { FlowManager.count(held, 1) } else { starting.append(ObjectIdentifier(manager)) }
+        let step: ManagerStep
+        do {
+            step = try manager.start(request, from: module)
+        } catch {
+            return startFailed(request, from: module, manager, flow: held?.takeUnretainedValue(), error, sink: nil)
+        }
+        if let held { FlowManager.count(held, -1) } else { starting.removeLast() }
+        switch consume step {
+        case .present(let presented, let style):
+            // The common case, as `present` has it: a new module, inline on the main stack shown alone.
+            if case .inline = style, presented.shownCount == 0, anchor == router.main.id, router.showsMainAlone {
+                presented.heldManager = held
+                presented.manager = consume manager
+                presented.presenter = presence
+                presentedCount += 1
+                router.pushOntoMain(presented)
+            } else {
+                present(presented, style: style, by: manager, flow: held?.takeUnretainedValue(), sink: nil)
+            }
+        case .working: addWorking(manager)
+        case .finished: endIfReleased(manager, flow: held?.takeUnretainedValue(), reason: .finished, sink: nil)
+        }
+        return .handled(manager: managerName)
+    }
+
+    /// Handles `request` as ``handle(_:from:resolved:name:)`` does, reporting events and recording the
+    /// step for restoration.
+    private func handleRecorded(
+        _ request: CoordinationRequest, from module: Coordinated, resolved: ManagerFactory.Resolved,
+        name managerName: String
+    ) -> CoordinationOutcome {
+        // Taken now: the manager may finish this coordinator (detaching it from its listeners) as it works.
+        let sink = self.sink
+        // With restoration on, the outermost request under way is the step that restores what it leads to.
+        let isStep = router.recorder?.begin(request, from: module, in: self) ?? false
+        defer { if isStep { router.recorder?.end() } }
+        let manager = resolved.make(self)
+        let flow = resolved.makesFlowManagers ? unsafeDowncast(manager as AnyObject, to: FlowManager.self) : nil
+        if router.ledger.isAwaitingResult { router.ledger.adoptPendingResult(request, for: manager) }
+        if let sink {
+            if let flow {
+                flow.reportedName = managerName
+            } else {
+                router.ledger.names[ObjectIdentifier(manager)] = managerName
+            }
+            sink(.handling(request, from: module, manager: managerName, coordinator: name))
+        }
+        if let flow { flow.holdCount += 1 } else { starting.append(ObjectIdentifier(manager)) }
+        let step: ManagerStep
+        do {
+            step = try manager.start(request, from: module)
+        } catch {
+            return startFailed(request, from: module, manager, flow: flow, error, sink: sink)
+        }
+        if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
+        switch step {
+        case .present(let presented, let style): present(presented, style: style, by: manager, flow: flow, sink: sink)
+        case .working:
+            addWorking(manager)
+            router.recorder?.noteWorking(manager)
+        case .finished: endIfReleased(manager, flow: flow, reason: .finished, sink: sink)
+        }
+        sink?(.handled(request, from: module, manager: managerName, coordinator: name))
+        return .handled(manager: managerName)
+    }
+
+    /// Queues `request` when the dependencies `resolved`'s manager needs are not all set.
+    ///
+    /// - Returns: The `queued` outcome, or `nil` when they are set.
+    private func enqueueUnlessMet(
+        _ request: CoordinationRequest, from module: Coordinated, _ resolved: ManagerFactory.Resolved
+    ) -> CoordinationOutcome? {
+        let requirements = resolved.requirements
+        let missing = missingDependencies(requirements)
+        return missing.isEmpty ? nil : enqueue(request, from: module, waitingFor: requirements, missing)
+    }
+
+    /// Lets go of `manager`, whose `start` threw `error`: the request failed.
+    private func startFailed(
+        _ request: CoordinationRequest, from module: Coordinated, _ manager: any RequestCoordinatorManager,
+        flow: FlowManager?, _ error: any Error, sink: (@MainActor (FlowEvent) -> Void)?
+    ) -> CoordinationOutcome {
+        if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
+        let error = FlowError(wrapping: error)
+        if !router.ledger.resultHandlers.isEmpty { router.ledger.give(.failed(error), to: manager) }
+        endIfReleased(manager, flow: flow, reason: .finished, sink: sink)
+        return fail(request, from: module, error)
+    }
+}

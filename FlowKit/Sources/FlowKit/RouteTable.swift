@@ -1,0 +1,114 @@
+/// A coordinator's mapping indexed for the request path: each request name's routes gathered once into an
+/// entry, found through a hash of the name's bytes in an open-addressed table.
+///
+/// Hashing a name with the standard library's `Hasher` costs more than the rest of a lookup. Request names
+/// are short ASCII strings, so the table hashes their bytes itself, a word at a time, and every name costs
+/// the same few instructions, however many routes there are and however many names are in use (a list of
+/// recently used names, which this replaces, missed as soon as nine were in rotation). A name that is not
+/// ASCII goes to a dictionary instead, whose hashing follows `String`'s Unicode equivalence: two ASCII
+/// strings are equal exactly when their bytes are.
+struct RouteTable {
+    /// One request name's routes.
+    final class Entry {
+        let request: CoordinationRequestName
+        /// The request's own route, from any module.
+        let factory: ManagerFactory?
+        /// Routes from particular modules, which win over ``factory``; empty for most requests.
+        let byModule: [Coordinated: ManagerFactory]
+        /// ``factory``'s resolution when it is made from a manager type and no module has a route of its
+        /// own, with the name it reports: all the request path needs, without copying the factory.
+        let ready: ManagerFactory.Resolved?
+        let readyName: String
+
+        fileprivate init(
+            _ request: CoordinationRequestName, factory: ManagerFactory?, byModule: [Coordinated: ManagerFactory]
+        ) {
+            self.request = request
+            self.factory = factory
+            self.byModule = byModule
+            self.ready = byModule.isEmpty ? factory?.ready : nil
+            self.readyName = ready.map { $0.name ?? factory?.name ?? "" } ?? ""
+        }
+
+        /// The factory for the request from `module`: the module's own route, else the request's.
+        @inline(__always)
+        func factory(from module: Coordinated) -> ManagerFactory? {
+            if !byModule.isEmpty, let factory = byModule[module] { return factory }
+            return factory
+        }
+    }
+
+    /// Entries of ASCII names at the index their hash picks, or the next free one; a power of two long, at
+    /// most half full.
+    private let slots: [Entry?]
+    /// Entries of the other names.
+    private let others: [CoordinationRequestName: Entry]
+
+    init(_ mapping: RequestCoordinatorMappingDictionary) {
+        var routes: [CoordinationRequestName: (ManagerFactory?, [Coordinated: ManagerFactory])] = [:]
+        for (route, factory) in mapping {
+            if let module = route.module {
+                routes[route.request, default: (nil, [:])].1[module] = factory
+            } else {
+                routes[route.request, default: (nil, [:])].0 = factory
+            }
+        }
+        let entries = routes.map { name, routes in (name, Entry(name, factory: routes.0, byModule: routes.1)) }
+        var capacity = 8
+        while capacity < entries.count * 2 { capacity *= 2 }
+        var slots = [Entry?](repeating: nil, count: capacity)
+        var others: [CoordinationRequestName: Entry] = [:]
+        for (name, entry) in entries {
+            guard let hash = Self.hash(name.rawValue) else {
+                others[name] = entry
+                continue
+            }
+            var index = hash & (capacity - 1)
+            while slots[index] != nil { index = (index + 1) & (capacity - 1) }
+            slots[index] = entry
+        }
+        self.slots = slots
+        self.others = others
+    }
+
+    /// The routes of `request`, if it has any.
+    @inline(__always)
+    func entry(for request: CoordinationRequestName) -> Entry? {
+        guard let hash = Self.hash(request.rawValue) else { return others.isEmpty ? nil : others[request] }
+        let mask = slots.count - 1
+        var index = hash & mask
+        while let entry = slots[index] {
+            if entry.request == request { return entry }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    /// A hash of `name`'s UTF-8 bytes, mixed a word at a time; `nil` when a byte is not ASCII.
+    @inline(__always)
+    static func hash(_ name: String) -> Int? {
+        name.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            let count = bytes.count
+            var hash = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
+            guard count > 0, let base = bytes.baseAddress else { return Int(truncatingIfNeeded: hash) }
+            let raw = UnsafeRawPointer(base)
+            var seen: UInt64 = 0
+            var offset = 0
+            while offset + 8 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                seen |= word
+                hash = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
+                hash ^= hash >> 32
+                offset += 8
+            }
+            if offset < count {
+                var word: UInt64 = 0
+                for index in offset..<count { word |= UInt64(base[index]) << UInt64(8 * (index - offset)) }
+                seen |= word
+                hash = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
+                hash ^= hash >> 32
+            }
+            return seen & 0x8080_8080_8080_8080 == 0 ? Int(truncatingIfNeeded: hash) : nil
+        } ?? nil
+    }
+}
