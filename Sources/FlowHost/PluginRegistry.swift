@@ -170,7 +170,9 @@ public final class PluginRegistry {
         case .notLoaded:
             do {
                 try loadRequirements(of: slot)
-                guard let plugin = try vettedCopy(of: slot).plugin else { preconditionFailure("no fingerprint to match") }
+                guard let plugin = try vettedCopy(of: slot).plugin else {
+                    preconditionFailure("no fingerprint to match")
+                }
                 slot.status = .loaded(plugin)
                 slot.generation += 1
                 return plugin
