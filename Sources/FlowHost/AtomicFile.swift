@@ -30,13 +30,7 @@ enum AtomicFile {
             unlink(temporary)
             return error
         }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw abandon("cannot write the temporary file") }
-            written += count
-        }
+        guard DescriptorWriter.writeAll(bytes, to: descriptor) else { throw abandon("cannot write the temporary file") }
         guard fchmod(descriptor, mode) == 0 else { throw abandon("cannot set the temporary file's permissions") }
         if durable, fsync(descriptor) != 0 { throw abandon("cannot flush the temporary file") }
         close(descriptor)

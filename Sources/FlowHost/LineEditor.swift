@@ -252,15 +252,6 @@ public final class LineEditor: Sendable {
     }
 
     private func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeMutableBytes {
-                Glibc.write(terminal.output, $0.baseAddress, $0.count)
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }
-            written += count
-        }
+        DescriptorWriter.writeAll(Array(text.utf8), to: terminal.output)
     }
 }

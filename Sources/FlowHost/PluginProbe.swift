@@ -20,15 +20,8 @@ public enum PluginProbe {
         } catch {
             answer = ["error": ["kind": .string(error.kind.rawValue), "message": .string(error.message)]]
         }
-        let bytes = Array(answer.description.utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes {
-                write(ProbeProcess.answerDescriptor, $0.baseAddress, $0.count)
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { _exit(70) }
-            written += count
+        guard DescriptorWriter.writeAll(Array(answer.description.utf8), to: ProbeProcess.answerDescriptor) else {
+            _exit(70)
         }
         // No destructors, no atexit handlers: nothing of the plugin's runs after the answer.
         _exit(0)

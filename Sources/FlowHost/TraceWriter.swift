@@ -43,17 +43,11 @@ public final class TraceWriter {
     /// Writes what is buffered.
     public func flush() {
         guard descriptor >= 0, !buffer.isEmpty else { return }
-        var written = 0
-        while written < buffer.count {
-            let result = buffer[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if result < 0, errno == EINTR { continue }
-            guard result > 0 else {
-                failure = TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
-                Glibc.close(descriptor)
-                descriptor = -1
-                return
-            }
-            written += result
+        guard DescriptorWriter.writeAll(buffer, to: descriptor) else {
+            failure = TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
+            Glibc.close(descriptor)
+            descriptor = -1
+            return
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -96,14 +96,8 @@ final class SupervisedHost: Sendable {
 
     /// Sends the command on line `number` of the script (or the count of lines typed).
     func send(_ command: String, number: Int) {
-        let bytes = Array("\(number)\t\(command)\n".utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(commands, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return }  // The host is gone; its ending is on its way.
-            written += count
-        }
+        // A failure means the host is gone; its ending is on its way.
+        DescriptorWriter.writeAll(Array("\(number)\t\(command)\n".utf8), to: commands)
     }
 
     /// Ends the host's input: it stops its services and exits.

@@ -7,11 +7,11 @@ import Glibc
 /// names the plugin it was running (from the host's ``CrashBreadcrumb``), quarantines that library, starts a
 /// new host at the snapshot saved after the last command, and goes on reading commands: the person is back
 /// on the same screen, and the plugin's routes fail cleanly. More than ``restartLimit`` restarts within
-/// ``restartWindow`` seconds, and it gives up with exit 70.
+/// ``restartWindow``, and it gives up with exit 70.
 @MainActor
 enum Supervisor {
     static let restartLimit = 5
-    static let restartWindow = 60.0
+    static let restartWindow = Duration.seconds(60)
 
     /// Supervises `flowhost run` with `arguments` (the run's own, `--supervise` among them), feeding it
     /// `script`'s lines, else what is typed at a prompt on a terminal, else standard input's lines.
@@ -34,7 +34,7 @@ enum Supervisor {
         defer { input.close() }
         let snapshot = SupervisorLink.snapshotPath(in: directory)
         let breadcrumb = SupervisorLink.breadcrumbPath(in: directory)
-        var restarts: [Double] = []
+        var restarts: [ContinuousClock.Instant] = []
         var lineNumber = 0
         var isRestart = false
         while true {
@@ -65,13 +65,14 @@ enum Supervisor {
                 let how = "crashed with \(ProcessInfoLite.signalName(signal))"
                 report = crumb.map { quarantine($0, how: how, kind: .crashed) } ?? "the host \(how)"
             }
-            let now = monotonicSeconds()
+            let now = ContinuousClock.now
             restarts = restarts.filter { now - $0 < restartWindow } + [now]
             let place = script.map { lineNumber > 0 ? "\($0.name):\(lineNumber): " : "\($0.name): " } ?? "flowhost: "
             guard restarts.count <= restartLimit else {
                 printError(
                     place + report
-                        + "; the host ended \(restarts.count) times within \(Int(restartWindow)) s; giving up")
+                        + "; the host ended \(restarts.count) times within \(restartWindow.components.seconds) s; giving up"
+                )
                 return .software
             }
             printError(place + report + "; restarting")
@@ -171,11 +172,5 @@ enum Supervisor {
             unlink(file)
         }
         rmdir(directory)
-    }
-
-    private static func monotonicSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -55,14 +55,8 @@ struct SupervisorLink {
 
     /// Tells the supervisor `message`.
     func send(_ message: SupervisorMessage) {
-        let bytes = Array((message.line + "\n").utf8)
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(Self.controlDescriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return }  // The supervisor is gone; standard input ends next.
-            written += count
-        }
+        // A failure means the supervisor is gone; standard input ends next.
+        DescriptorWriter.writeAll(Array((message.line + "\n").utf8), to: Self.controlDescriptor)
     }
 
     /// The command in a line from the supervisor, with its line number in the script (or the count of lines
