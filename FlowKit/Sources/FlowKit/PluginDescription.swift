@@ -1,5 +1,6 @@
-/// What a plugin offers the host: its managers and services, by name, and what it proposes to a manifest
-/// that discovers it: routes, services to start, and the other plugins it requires.
+/// What a plugin offers the host: its managers and services, by name, what it proposes to a manifest
+/// that discovers it: routes, services to start, and the other plugins it requires, and the modules its
+/// managers present with the requests they can send, for flow graphs.
 ///
 /// A plugin returns one from its entry point (see ``PluginEntry``). The host's manifest names the
 /// managers and services it routes to; names are unique within a plugin. A manifest that discovers the
@@ -13,7 +14,8 @@
 ///     services: [ServiceFactory("Store") { StoreService() }],
 ///     routes: [DeclaredRoute("catalog.list", manager: "ItemList")],
 ///     startServices: [ServiceStart("Store")],
-///     requires: ["auth": ">=1.0 <2"])
+///     requires: ["auth": ">=1.0 <2"],
+///     modules: [DeclaredModule(.itemList, presentedBy: "ItemList", sends: [.action("open", .showDetail)])])
 /// ```
 public struct PluginDescription: Sendable {
     /// The plugin's name, for reports.
@@ -33,14 +35,19 @@ public struct PluginDescription: Sendable {
     /// `"^1.2"` or `"*"` (any). The host loads them and starts their services first, and refuses this
     /// plugin when one is missing, of a version outside its range, or requires it back.
     public var requires: [String: String]
+    /// The modules the plugin's managers present and the requests each can send: what `flowhost graph`
+    /// draws of the plugin without a trace. The host routes nothing by them.
+    public var modules: [DeclaredModule]
 
     /// Describes a plugin.
     ///
     /// Written before plugins declared routes, `PluginDescription(name:version:managers:services:)` still
-    /// builds, and describes a plugin that proposes nothing.
+    /// builds, and describes a plugin that proposes nothing; written before they declared modules, a call
+    /// without `modules:` still builds, and declares none.
     public init(
         name: String, version: String, managers: [ManagerFactory], services: [ServiceFactory] = [],
-        routes: [DeclaredRoute] = [], startServices: [ServiceStart] = [], requires: [String: String] = [:]
+        routes: [DeclaredRoute] = [], startServices: [ServiceStart] = [], requires: [String: String] = [:],
+        modules: [DeclaredModule] = []
     ) {
         self.name = name
         self.version = version
@@ -49,6 +56,7 @@ public struct PluginDescription: Sendable {
         self.routes = routes
         self.startServices = startServices
         self.requires = requires
+        self.modules = modules
     }
 
     /// The manager exported as `name`.

@@ -35,7 +35,8 @@ public enum PluginEntry {
     /// Bumped whenever a change to FlowKit would make a plugin built against the old one misbehave.
     @_alwaysEmitIntoClient
     // 3: PluginDescription declares routes, services to start, requires. 4: the request path's layouts.
-    public static var abiVersion: UInt32 { 4 }
+    // 5: PluginDescription declares modules.
+    public static var abiVersion: UInt32 { 5 }
 
     /// A pointer identifying the FlowKit image the caller is linked against.
     ///
