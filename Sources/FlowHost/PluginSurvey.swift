@@ -34,12 +34,16 @@ public struct PluginSurvey {
         }
     }
 
-    /// Every problem, as ``Host/check(manifest:registry:)`` reports them: plugins that do not load, then
+    /// Every problem, as ``Host/check(manifest:registry:)`` reports them: plugins that do not load, modules
+    /// they declare presented by managers they do not export (``ProbedPlugin/declarationProblems``), then
     /// routes' and experiments' managers and services that their plugins do not export.
     public var problems: [PluginLoadError] {
-        var problems = manifest.plugins.keys.sorted().compactMap { name -> PluginLoadError? in
-            if case .failure(let error) = results[name] { return error }
-            return nil
+        var problems = manifest.plugins.keys.sorted().flatMap { name -> [PluginLoadError] in
+            switch results[name] {
+            case .failure(let error): [error]
+            case .success(let probed): probed.declarationProblems
+            case nil: []
+            }
         }
         func plugin(_ name: String) -> Result<ProbedPlugin, PluginLoadError> {
             results[name]

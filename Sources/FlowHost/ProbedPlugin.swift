@@ -30,13 +30,17 @@ public struct ProbedPlugin: Sendable, Hashable {
     public var startServices: [ServiceStart]
     /// The plugins it requires, with their version ranges as written (``FlowKit/PluginDescription/requires``).
     public var requires: [String: String]
+    /// The modules its managers present and the requests each can send, in its order
+    /// (``FlowKit/PluginDescription/modules``).
+    public var modules: [DeclaredModule]
     /// The SHA-256 of the bytes the probe loaded, so that the host loads only those bytes; `nil` from a
     /// probe or a cache entry of a flowhost that did not say.
     public var digest: String?
 
     public init(
         path: String, name: String, version: String, abiVersion: UInt32, managers: [Manager], services: [String],
-        routes: [DeclaredRoute] = [], startServices: [ServiceStart] = [], requires: [String: String] = [:]
+        routes: [DeclaredRoute] = [], startServices: [ServiceStart] = [], requires: [String: String] = [:],
+        modules: [DeclaredModule] = []
     ) {
         self.path = path
         self.name = name
@@ -47,6 +51,7 @@ public struct ProbedPlugin: Sendable, Hashable {
         self.routes = routes
         self.startServices = startServices
         self.requires = requires
+        self.modules = modules
     }
 
     /// The description of a plugin loaded in this process (the probe's own side).
@@ -59,12 +64,14 @@ public struct ProbedPlugin: Sendable, Hashable {
                 Manager(name: factory.name, requirements: ((try? factory.resolve().requirements) ?? []).map(\.rawValue))
             },
             services: description.services.map(\.name), routes: description.routes,
-            startServices: description.startServices, requires: description.requires)
+            startServices: description.startServices, requires: description.requires,
+            modules: description.modules)
         digest = plugin.digest
     }
 
     /// `{"name", "version", "abi", "managers": [{"name", "requires"}], "services", "routes": [{"request",
-    /// "from", "manager"}], "startServices": [{"name", "after"}], "requires": {"PLUGIN": "RANGE"}}`.
+    /// "from", "manager"}], "startServices": [{"name", "after"}], "requires": {"PLUGIN": "RANGE"},
+    /// "modules": [{"module", "managers", "sends": [{"request", "action"}]}], "digest"}`.
     public var json: JSONValue {
         [
             "name": .string(name), "version": .string(version), "abi": .number(Double(abiVersion)),
@@ -81,18 +88,19 @@ public struct ProbedPlugin: Sendable, Hashable {
             "startServices": .array(
                 startServices.map { ["name": .string($0.name), "after": .array($0.after.map(JSONValue.string))] }),
             "requires": .object(requires.mapValues(JSONValue.string)),
+            "modules": .array(modules.map(Self.json(of:))),
             "digest": digest.map(JSONValue.string) ?? .null,
         ]
     }
 
     /// The plugin described by `json` (as ``json`` writes it), found at `path`; `nil` if it is not that shape,
-    /// such as a cache entry written before plugins declared routes, which is then probed again.
+    /// such as a cache entry written before plugins declared routes or modules, which is then probed again.
     init?(json: JSONValue, path: String) {
         guard let name = json["name"]?.string, let version = json["version"]?.string,
             let abi = json["abi"]?.int, let abiVersion = UInt32(exactly: abi),
             let managers = json["managers"]?.array, let services = json["services"]?.array,
             let routes = json["routes"]?.array, let starts = json["startServices"]?.array,
-            let requires = json["requires"]?.object
+            let requires = json["requires"]?.object, let modules = json["modules"]?.array
         else { return nil }
         var parsedManagers: [Manager] = []
         for manager in managers {
@@ -112,10 +120,43 @@ public struct ProbedPlugin: Sendable, Hashable {
             guard let service = start["name"]?.string, let after = start["after"]?.array else { return nil }
             parsedStarts.append(ServiceStart(service, after: after.compactMap(\.string)))
         }
+        var parsedModules: [DeclaredModule] = []
+        for module in modules {
+            guard let parsed = Self.module(module) else { return nil }
+            parsedModules.append(parsed)
+        }
         self.init(
             path: path, name: name, version: version, abiVersion: abiVersion, managers: parsedManagers,
             services: services.compactMap(\.string), routes: parsedRoutes, startServices: parsedStarts,
-            requires: requires.compactMapValues(\.string))
+            requires: requires.compactMapValues(\.string), modules: parsedModules)
         digest = json["digest"]?.string
+    }
+
+    /// `{"module", "managers": [...], "sends": [{"request", "action"}]}`, `action` `null` for a request the
+    /// module sends without one.
+    private static func json(of module: DeclaredModule) -> JSONValue {
+        [
+            "module": .string(module.module.rawValue), "managers": .array(module.managers.map(JSONValue.string)),
+            "sends": .array(
+                module.sends.map {
+                    ["request": .string($0.request.rawValue), "action": $0.action.map(JSONValue.string) ?? .null]
+                }
+            ),
+        ]
+    }
+
+    /// The module ``json(of:)`` wrote, or `nil` if `json` is not that shape.
+    private static func module(_ json: JSONValue) -> DeclaredModule? {
+        guard let name = json["module"]?.string, let managers = json["managers"]?.array,
+            let sends = json["sends"]?.array
+        else { return nil }
+        var parsedSends: [DeclaredModule.Send] = []
+        for send in sends {
+            guard let request = send["request"]?.string else { return nil }
+            parsedSends.append(
+                DeclaredModule.Send(CoordinationRequestName(rawValue: request), action: send["action"]?.string))
+        }
+        return DeclaredModule(
+            Coordinated(rawValue: name), presentedBy: managers.compactMap(\.string), sends: parsedSends)
     }
 }

@@ -89,7 +89,7 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nProbes the plugin in a child process and prints its name, version, ABI, managers and services, and what it declares for manifests that discover it: routes, services to start, the plugins it requires."
+                    + "\n\nProbes the plugin in a child process and prints its name, version, ABI, managers and services, and what it declares: for manifests that discover it, routes, services to start and the plugins it requires; for flow graphs, the modules its managers present and the requests each can send."
                     + probeHelp + jsonHelp)
         }
         let json = parsed.flags.contains("--json")
@@ -137,6 +137,13 @@ enum ManifestCommands {
         print("starts:   \(starts.isEmpty ? "none" : starts.joined(separator: ", "))")
         let requires = plugin.requires.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         print("requires: \(requires.isEmpty ? "none" : requires.joined(separator: ", "))")
+        print(plugin.modules.isEmpty ? "modules:  none" : "modules:")
+        for module in plugin.modules {
+            let by = module.managers.isEmpty ? "" : " (by \(module.managers.joined(separator: ", ")))"
+            let sends = module.sends.map { send in (send.action.map { "\($0) -> " } ?? "-> ") + send.request.rawValue }
+            print(
+                "  \(module.module.rawValue)\(by): \(sends.isEmpty ? "sends nothing" : sends.joined(separator: ", "))")
+        }
         return .ok
     }
 

@@ -89,9 +89,11 @@ struct DropInCommandTests {
         #expect(text.status == 0)
         let lines = text.standardOutput.split(separator: "\n").map(String.init)
         #expect(
-            Array(lines.suffix(5)) == [
+            Array(lines.suffix(8)) == [
                 "routes:", "  settings.show -> Settings", "  settings.about -> About",
-                "starts:   Analytics (after auth.Session)", "requires: auth >=1.0 <2",
+                "starts:   Analytics (after auth.Session)", "requires: auth >=1.0 <2", "modules:",
+                "  settings (by Settings): signOut -> auth.signOut, switchUser -> auth.signIn, about -> settings.about",
+                "  about (by About): sends nothing",
             ])
         #expect(
             json["plugin"]?["routes"]
