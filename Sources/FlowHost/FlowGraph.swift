@@ -8,8 +8,9 @@ import FlowKit
 /// Traces (``add(_:)``) add what only running shows: the modules each manager presented, the child flows it
 /// opened, the requests it made, and the transitions people took (a module's action to the request it
 /// sent) with counts; once a trace is added, the manifest's edges nobody took are marked, and so are the
-/// actions of presented modules that nobody triggered. Plugins that declare the requests their modules can
-/// send (``Declaration``, ``add(declarations:)``) make the static graph show modules without traces.
+/// actions of presented modules that nobody triggered. Plugins that declare the modules their managers
+/// present and the requests those can send (``FlowKit/DeclaredModule``, added with ``add(declarations:)``)
+/// make the static graph show modules without traces.
 ///
 /// It prints as Graphviz `dot` (``dot``), Mermaid (``mermaid``) or JSON (``json``).
 public struct FlowGraph: Sendable, Hashable {
@@ -77,24 +78,18 @@ public struct FlowGraph: Sendable, Hashable {
         public var isNeverTaken: Bool { count == 0 }
     }
 
-    /// A request a plugin declares a module can send, and by which action: what makes modules show in the
-    /// static graph. Where it comes from is the plugin's business; `flowhost graph` has no source for it
-    /// yet (see ``add(declarations:)``).
+    /// A module a plugin declares (``FlowKit/PluginDescription/modules``): what makes modules show in the
+    /// static graph, with the managers that present them and the requests they can send.
     public struct Declaration: Sendable, Hashable {
-        /// The plugin that declares it.
+        /// The plugin that declares it, by the name the manifest gives it (the `plugin` of the manager
+        /// nodes).
         public var plugin: String
-        /// The module that sends the request.
-        public var module: String
-        /// The action that sends it, if one does.
-        public var action: String?
-        /// The request sent.
-        public var request: String
+        /// The module, its presenting managers and what it sends.
+        public var module: DeclaredModule
 
-        public init(plugin: String, module: String, action: String? = nil, request: String) {
+        public init(plugin: String, module: DeclaredModule) {
             self.plugin = plugin
             self.module = module
-            self.action = action
-            self.request = request
         }
     }
 
@@ -161,15 +156,34 @@ public struct FlowGraph: Sendable, Hashable {
         }
     }
 
-    /// Adds what plugins declare their modules send: an edge from each module to its request.
+    /// Adds the modules plugins declare, in their plugin's box: a `presents` edge from each declaring
+    /// manager (`plugin.Manager`) to its module, and a `sends` edge from the module to each request it can
+    /// send, labelled with the action. They are static edges: once a trace is added (before or after),
+    /// those nobody took are never-taken.
     ///
-    /// This is the seam for plugins that describe their modules (a `PluginDescription` that lists the
-    /// requests each module can send); the host has no such description yet, so `flowhost graph` passes
-    /// none.
+    /// Only managers the graph has (the manifest routes to them) present: a module whose managers are all
+    /// unrouted is left out, since the app never shows it. A module declared without managers (a child
+    /// flow's, or a name a plugin sends as) is always drawn.
     public mutating func add(declarations: [Declaration]) {
         for declaration in declarations {
-            let module = moduleNode(declaration.module, plugin: declaration.plugin)
-            edge(module, requestNode(declaration.request), .sends, declaration.action ?? "")
+            let plugin = declaration.plugin
+            let managers = declaration.module.managers.map { "manager:\(plugin).\($0)" }.filter {
+                nodeIndex[$0] != nil
+            }
+            guard !managers.isEmpty || declaration.module.managers.isEmpty else { continue }
+            let module = moduleNode(declaration.module.module.rawValue, plugin: plugin)
+            for manager in managers { staticEdge(manager, module, .presents, "") }
+            for send in declaration.module.sends {
+                staticEdge(module, requestNode(send.request.rawValue), .sends, send.action ?? "")
+            }
+        }
+    }
+
+    /// Adds the modules each plugin declares, by the name the manifest gives it (see
+    /// ``add(declarations:)``).
+    public mutating func add(plugins: [String: ProbedPlugin]) {
+        for name in plugins.keys.sorted() {
+            add(declarations: plugins[name]!.modules.map { Declaration(plugin: name, module: $0) })
         }
     }
 
@@ -210,11 +224,27 @@ public struct FlowGraph: Sendable, Hashable {
             Edge(from: from, to: to, kind: kind, label: label, count: taken ? 1 : nil, isStatic: traces == 0 && !taken))
     }
 
+    /// Adds an edge from the manifest or a declaration: static, and never taken if traces were added
+    /// already.
+    private mutating func staticEdge(_ from: String, _ to: String, _ kind: EdgeKind, _ label: String) {
+        let key = EdgeKey(from: from, to: to, kind: kind, label: label)
+        guard edgeIndex[key] == nil else { return }
+        edge(from, to, kind, label)
+        edges[edges.count - 1].isStatic = true
+        if traces > 0 { edges[edges.count - 1].count = 0 }
+    }
+
     /// Counts a passage along the first edge from `from` to `to` of `kind`, whatever its label; adds one
-    /// labelled `label` when there is none.
+    /// labelled `label` when there is none. A declared edge without a label takes the passage's (the style
+    /// a manager presented its module in).
     mutating func take(_ from: String, _ to: String, _ kind: EdgeKind, _ label: String = "") {
         if let index = edges.firstIndex(where: { $0.from == from && $0.to == to && $0.kind == kind }) {
             edges[index].count = (edges[index].count ?? 0) + 1
+            if edges[index].label.isEmpty && !label.isEmpty {
+                edgeIndex[EdgeKey(from: from, to: to, kind: kind, label: "")] = nil
+                edges[index].label = label
+                edgeIndex[EdgeKey(from: from, to: to, kind: kind, label: label)] = index
+            }
         } else {
             edge(from, to, kind, label, taken: true)
         }

@@ -62,7 +62,7 @@ public enum FlowHostCommandLine {
         options: [
             .valued("--manifest", "MANIFEST", .file, "replay against MANIFEST instead of the one recorded"),
             pluginPath, maxManifestSize, allowInsecurePlugins,
-            .flag("--trust", "load plugins without probing each one in a child process first"),
+            .flag("--trust", "load plugins without probing each one in a child process first"), json,
         ] + probing)
 
     public static let graph = CommandSpec(
@@ -72,8 +72,10 @@ public enum FlowHostCommandLine {
             .valued(
                 "--trace", "FILE", .file, repeatable: true, "add the transitions people took in FILE, with counts"),
             .valued("--format", "FORMAT", .choice(["dot", "mermaid", "json"]), "dot (the default), mermaid or json"),
-            maxManifestSize,
-        ])
+            pluginPath,
+            .flag("--no-plugins", "draw from the manifest alone, without probing its plugins for their modules"),
+            maxManifestSize, allowInsecurePlugins,
+        ] + probing)
 
     public static let experiments = CommandSpec(
         name: "experiments", summary: "report experiments from traces (conversion, significance, sample ratio)",

@@ -11,9 +11,9 @@ struct FlowHostCommand {
         commands:
           run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--supervise] [--no-cache] [--probe-timeout SECONDS] [--trace FILE] [--trace-redact KEY]... [--subjects N]
                                                                            run the flow (interactive on a terminal)
-          replay TRACE [--manifest MANIFEST] [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--no-cache] [--probe-timeout SECONDS]
+          replay TRACE [--manifest MANIFEST] [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--json] [--no-cache] [--probe-timeout SECONDS]
                                                                            run the inputs of a trace again and compare
-          graph MANIFEST [--trace FILE]... [--format FORMAT] [--max-manifest-size BYTES]
+          graph MANIFEST [--trace FILE]... [--format FORMAT] [--plugin-path DIR]... [--no-plugins] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--no-cache] [--probe-timeout SECONDS]
                                                                            draw the flow as dot, mermaid or json
           experiments report TRACE... [--goal REQUEST] [--json]            conversion per variant, significance, sample ratio
           validate MANIFEST [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json] [--no-cache] [--probe-timeout SECONDS]
@@ -28,7 +28,7 @@ struct FlowHostCommand {
           version                                                          print the version and the FlowKit ABI
           help                                                             this text
 
-        run, validate, list and inspect probe each plugin in a child process before loading it: one that
+        run, replay, graph, validate, list and inspect probe each plugin in a child process before loading it: one that
         crashes, exits or hangs is reported and quarantined (--no-cache: probe again; --trust: do not probe)
 
         options for every command:

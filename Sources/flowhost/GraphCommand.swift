@@ -1,20 +1,26 @@
 import FlowHost
 import FlowKit
 
-/// `flowhost graph MANIFEST [--trace FILE]... [--format dot|mermaid|json]`: the app's flow as a graph.
+/// `flowhost graph MANIFEST [--trace FILE]... [--format dot|mermaid|json]`: the app's flow as a graph, with
+/// the modules its plugins declare.
 @MainActor
 enum GraphCommand {
     static let details = """
 
         Prints the flow of the manifest's app as a graph: the start and the deep links, each request and
         the manager that handles it (managers drawn inside their plugin's box), experiment splits with
-        their weights, guards with the requests they watch and their redirect. Reads no plugin.
+        their weights, guards with the requests they watch and their redirect, and the modules the
+        plugins declare: which managers present them and the requests each can send, by which action.
+        The plugins are read by probes in child processes (cached, as for validate), never loaded here;
+        a manifest that discovers plugins is drawn with the routes they declare. A plugin that cannot be
+        read (missing, not built, refused, quarantined) is one note on standard error, and the graph is
+        drawn without its modules (exit 0). --no-plugins draws from the manifest alone.
 
         Each --trace FILE (recorded with flowhost run --trace) adds what running showed: the modules
         each manager presented, the child flows it opened, the requests it made, and the transitions
         people took (a module's action to the request it sent), each edge with how many times it was
-        taken. With traces, the manifest's edges nobody took are marked 'never taken' (dashed), and
-        modules list the actions nobody triggered.
+        taken. With traces, the manifest's and the declarations' edges nobody took are marked 'never
+        taken' (dashed), and modules list the actions nobody triggered.
 
         --format dot (the default) is Graphviz's language: flowhost graph demo.json | dot -Tsvg > flow.svg
         (Graphviz is not needed for anything else). mermaid is a flowchart for a Markdown ```mermaid block.
@@ -35,6 +41,11 @@ enum GraphCommand {
         let path = try parsed.single("MANIFEST")
         let manifest = try loadManifest(path, maxSize: try maxManifestSize(parsed))
         var graph = FlowGraph(manifest: manifest)
+        if !parsed.flags.contains("--no-plugins") {
+            let read = FlowGraph.reading(manifest, searchPath: searchPath(manifest, parsed), prober: try prober(parsed))
+            graph = read.graph
+            for plugin in read.unread { printWarning("flowhost: note: \(plugin)") }
+        }
         for file in parsed.options["--trace", default: []] {
             graph.add(try ReplayCommand.readTrace(file))
         }

@@ -150,11 +150,17 @@ struct FlowGraphTests {
         var graph = FlowGraph(manifest: try Manifest.load(path: Repository.path("manifests/demo.json")))
 
         graph.add(declarations: [
-            .init(plugin: "catalog", module: "itemList", action: "create", request: "catalog.create")
+            .init(
+                plugin: "catalog",
+                module: DeclaredModule(
+                    "itemList", presentedBy: "ItemList", sends: [.action("create", "catalog.create")])),
+            .init(plugin: "catalog", module: DeclaredModule("quickCreate", presentedBy: "QuickCreate")),
         ])
 
         #expect(graph.nodes.first { $0.id == "module:itemList" }?.plugin == "catalog")
         #expect(edge(graph, "module:itemList", "request:catalog.create")?.label == "create")
+        #expect(edge(graph, "manager:catalog.ItemList", "module:itemList")?.kind == .presents)
+        #expect(!graph.nodes.contains { $0.id == "module:quickCreate" }, "the demo does not route QuickCreate")
     }
 
     @Test func graphCommandPrintsEachFormatAndRefusesAnother() throws {
