@@ -18,7 +18,12 @@ let description = PluginDescription(
         DeclaredRoute(.signIn, from: "settings", manager: "Reauthenticate"),
         DeclaredRoute(.signOut, manager: "SignOut"),
     ],
-    startServices: [ServiceStart("Session")]
+    startServices: [ServiceStart("Session")],
+    // What its screens can send, for flow graphs: signing in goes home; switching user sends nothing.
+    modules: [
+        DeclaredModule(.signIn, presentedBy: "SignIn", sends: [.action("submit", .showHome)]),
+        DeclaredModule(.reauthenticate, presentedBy: "Reauthenticate"),
+    ]
 )
 
 /// The plugin's entry point, looked up by the host with `dlsym`.

@@ -26,7 +26,17 @@ let description = PluginDescription(
     ],
     startServices: [ServiceStart("Store")],
     // The items are the signed-in person's: the session starts before the store, and signing in shows home.
-    requires: ["auth": "^1.0"]
+    requires: ["auth": "^1.0"],
+    // What its screens can send, for flow graphs. Home asks for its tabs itself, while it is being shown,
+    // not from an action; the item form (createItemForm) sends nothing and is presented by the createItem
+    // sub-flow's own manager, so it has nothing to declare.
+    modules: [
+        DeclaredModule(.home, presentedBy: "Home"),
+        DeclaredModule(
+            .itemList, presentedBy: "ItemList", sends: [.action("open", .showDetail), .action("create", .createItem)]),
+        DeclaredModule(.itemDetail, presentedBy: "ItemDetail", sends: [.action("settings", .showSettings)]),
+        DeclaredModule(.quickCreate, presentedBy: "QuickCreate"),
+    ]
 )
 
 /// The plugin's entry point, looked up by the host with `dlsym`.

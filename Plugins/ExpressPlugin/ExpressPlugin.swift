@@ -14,7 +14,13 @@ let description = PluginDescription(
         ManagerFactory("ExpressCreate", ExpressCreateManager.self)
     ],
     routes: [DeclaredRoute(.createItem, manager: "ExpressCreate")],
-    requires: ["catalog": "^1.0"])
+    requires: ["catalog": "^1.0"],
+    // Saving asks the catalog to add the item, then to show it.
+    modules: [
+        DeclaredModule(
+            "expressCreate", presentedBy: "ExpressCreate",
+            sends: [.action("save", .addItem), .action("save", .showItem)])
+    ])
 
 @c(flowkit_plugin_entry)
 public func flowkitPluginEntry() -> UnsafeRawPointer {

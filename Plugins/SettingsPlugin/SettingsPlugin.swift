@@ -19,7 +19,14 @@ let description = PluginDescription(
     ],
     startServices: [ServiceStart("Analytics", after: ["auth.Session"])],
     // Switching user asks auth for auth.signIn from the settings screen.
-    requires: ["auth": ">=1.0 <2"]
+    requires: ["auth": ">=1.0 <2"],
+    // What its screens can send, for flow graphs.
+    modules: [
+        DeclaredModule(
+            .settings, presentedBy: "Settings",
+            sends: [.action("signOut", .signOut), .action("switchUser", .signIn), .action("about", .showAbout)]),
+        DeclaredModule(.about, presentedBy: "About"),
+    ]
 )
 
 /// The plugin's entry point, looked up by the host with `dlsym`.

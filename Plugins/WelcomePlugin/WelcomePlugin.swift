@@ -13,6 +13,15 @@ let description = PluginDescription(
     routes: [
         DeclaredRoute(.launch, manager: "Launch"),
         DeclaredRoute(.showOnboarding, manager: "Onboarding"),
+    ],
+    // What its screens can send, for flow graphs. The tour's pages are presented by the onboarding
+    // sub-flow's own manager, which the plugin does not export; the sub-flow asks for sign-in when it is done.
+    modules: [
+        DeclaredModule(
+            .welcome, presentedBy: "Launch",
+            sends: [.action("getStarted", .showOnboarding), .action("signIn", .signIn)]),
+        DeclaredModule(.onboardingPage, sends: [.action("next", .onboardingPage)]),
+        DeclaredModule(.onboarding, sends: [.request(.signIn)]),
     ]
 )
 

@@ -128,8 +128,9 @@ extension PluginScaffold {
         """
         import FlowKit
 
-        /// What the \(key) plugin offers the host: its managers and services, by the names manifests use, and
-        /// the routes it proposes to a manifest that discovers it (`"discover": ["plugins.d"]`).
+        /// What the \(key) plugin offers the host: its managers and services, by the names manifests use,
+        /// the routes it proposes to a manifest that discovers it (`"discover": ["plugins.d"]`), and the
+        /// modules its managers present with the requests each can send (`flowhost graph` draws them).
         let plugin = PluginDescription(
             name: "\(key)",
             version: "0.1.0",
@@ -138,6 +139,9 @@ extension PluginScaffold {
             ],
             routes: [
                 DeclaredRoute(.show\(name), manager: "\(name)"),
+            ],
+            modules: [
+                DeclaredModule(.\(key), presentedBy: "\(name)", sends: [.action("settings", "settings.show")]),
             ]
         )
 

@@ -33,6 +33,13 @@ struct ScaffoldTests {
         let prober = PluginProber(executable: try BuildProducts.path(of: "flowhost"), cache: nil, quarantine: nil)
         let discovered = Host(manifest: dropIn, searchPath: PluginSearchPath([]), prober: prober)
         #expect(discovered.problems.isEmpty)
+        // And its module, for flow graphs.
+        let probed = try prober.probe(scratch + "/debug/libGreeting.so")
+        #expect(
+            probed.modules == [
+                DeclaredModule("greeting", presentedBy: "Greeting", sends: [.action("settings", "settings.show")])
+            ])
+        #expect(probed.declarationProblems.isEmpty)
         #expect(
             discovered.coordinator.requestCoordination("greeting.show", from: .app)
                 == .handled(manager: "greeting.Greeting"))
