@@ -88,21 +88,28 @@ public final class TraceReplay {
                 }
                 summary.inputs += 1
                 summary.events += got.count
-                if let divergence = compare(
+                if var divergence = compare(
                     expected, compared, screens: (input.screen, screen), input: input, session: session, roots: roots)
                 {
                     await host.stopAndWait()
+                    divergence.replayed = summary
+                    divergence.replayed.sessions += 1
+                    divergence.replayed.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
                     return .diverged(divergence)
                 }
             }
             await host.stopAndWait()
         }
-        summary.rebuilt = recordedDigests.keys.sorted().compactMap { plugin in
-            guard let recorded = recordedDigests[plugin], let replayed = replayedDigests[plugin], recorded != replayed
-            else { return nil }
-            return ReplaySummary.Rebuilt(plugin: plugin, recorded: recorded, replayed: replayed)
-        }
+        summary.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
         return .identical(summary)
+    }
+
+    /// The plugins whose library digest, by plugin, differs between the recording and the replay.
+    private static func rebuilt(_ recorded: [String: String], _ replayed: [String: String]) -> [ReplaySummary.Rebuilt] {
+        recorded.keys.sorted().compactMap { plugin in
+            guard let then = recorded[plugin], let now = replayed[plugin], then != now else { return nil }
+            return ReplaySummary.Rebuilt(plugin: plugin, recorded: then, replayed: now)
+        }
     }
 
     /// Runs one recorded input on `shell`.
@@ -247,6 +254,8 @@ public struct ReplayDivergence: Sendable, Hashable {
     /// The screen after the input, replayed and recorded, as lines.
     public var screen: [String]
     public var recordedScreen: [String]
+    /// What was replayed up to and including the input that diverged: its session counts, and its events.
+    public var replayed = ReplaySummary(sessions: 0, inputs: 0, events: 0, rebuilt: [])
 }
 
 @MainActor

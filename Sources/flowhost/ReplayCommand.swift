@@ -15,8 +15,9 @@ enum ReplayCommand {
         (--manifest MANIFEST; by default the one recorded) against recorded sessions before swapping it in.
 
         Exits 0 with a one-line summary when everything happened as recorded; 1 at the first divergence,
-        printing the step, what was expected, what happened instead, and the screen at that point. The
-        trace format: docs/traces.md.
+        printing the step, what was expected, what happened instead, and the screen at that point. With
+        --json, prints one JSON document instead, errors included, with the same exit code. The trace
+        format and the document's shape: docs/traces.md.
         """
 
     static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
@@ -25,19 +26,52 @@ enum ReplayCommand {
             print(FlowHostCommandLine.replay.usage + "\n" + details)
             return .ok
         }
+        let json = parsed.flags.contains("--json")
         let file = try parsed.single("TRACE")
-        let trace = try readTrace(file)
-        guard let path = parsed.options["--manifest"]?.last ?? trace.manifest else {
-            throw Exit(.invalidInput, "flowhost: \(file): the trace names no manifest; give --manifest MANIFEST")
+        func fail(_ code: ExitCode, _ error: JSONValue, manifest: String? = nil, _ message: String) -> Exit {
+            guard json else { return Exit(code, message) }
+            printJSON(ReplayResult.json(errors: [error], trace: file, manifest: manifest))
+            return Exit(code)
         }
-        let manifest = try loadManifest(path, maxSize: try maxManifestSize(parsed))
+        let trace: Trace
+        do {
+            trace = try readTrace(file)
+        } catch {
+            guard json, let message = error.message else { throw error }
+            let trimmed = message.hasPrefix("flowhost: ") ? String(message.dropFirst(10)) : message
+            throw fail(
+                error.code, ["file": .string(file), "kind": "trace", "message": .string(trimmed), "path": .null],
+                message)
+        }
+        guard let path = parsed.options["--manifest"]?.last ?? trace.manifest else {
+            let message = "\(file): the trace names no manifest; give --manifest MANIFEST"
+            throw fail(
+                .invalidInput, ["file": .string(file), "kind": "trace", "message": .string(message), "path": .null],
+                "flowhost: " + message)
+        }
+        let manifest = try loadManifest(
+            path, maxSize: try maxManifestSize(parsed),
+            json: json
+                ? {
+                    ReplayResult.json(
+                        errors: ManifestErrors.json($0.errors, omitted: $0.omitted), trace: file, manifest: path)
+                }
+                : nil)
         let plugins = searchPath(manifest, parsed)
-        if let unbuilt = plugins.unbuiltPlugins(of: manifest) { throw Exit(.inputMissing, unbuilt.description) }
+        if let unbuilt = plugins.unbuiltPlugins(of: manifest) {
+            throw fail(.inputMissing, unbuilt.json, manifest: path, unbuilt.description)
+        }
         let replay = TraceReplay(
             trace: trace, manifest: manifest, searchPath: plugins,
             prober: parsed.flags.contains("--trust") ? nil : try prober(parsed),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"))
-        switch await replay.run() {
+        let result = await replay.run()
+        if json {
+            printJSON(result.json(trace: file, manifest: path))
+            if case .diverged = result { return .scriptFailed }
+            return .ok
+        }
+        switch result {
         case .identical(let summary):
             print("replay identical: \(summary) (\(file) against \(path))")
             for plugin in summary.rebuilt {

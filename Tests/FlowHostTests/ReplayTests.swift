@@ -117,6 +117,49 @@ struct ReplayTests {
         #expect(missing.errorLines.first?.hasSuffix("none.jsonl: trace file not found") == true)
     }
 
+    @Test func replayJSONIsOneDocumentForEitherOutcomeWithTheSameExitCodes() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/demo.jsonl"
+        let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
+        let run = try Subprocess.flowhost(
+            ["run", "manifests/demo.json", "--script", "manifests/demo.flow", "--quiet", "--trace", path],
+            environment: environment)
+        try #require(run.status == 0)
+
+        let same = try Subprocess.flowhost(["replay", path, "--json"], environment: environment)
+        let variant = try Subprocess.flowhost(
+            ["replay", path, "--manifest", "manifests/variant.json", "--json"], environment: environment)
+        let missing = try Subprocess.flowhost(["replay", directory.path + "/none.jsonl", "--json"])
+
+        #expect(same.status == 0, "\(same.standardError)")
+        let identical = try JSONValue(parsing: same.standardOutput)
+        #expect(identical["result"] == "identical")
+        #expect(identical["errors"] == [])
+        #expect(identical["sessions"] == 1 && identical["inputs"] == 38)
+        #expect((identical["events"]?.int ?? 0) > 38)
+        #expect(identical["divergence"] == .null)
+
+        #expect(variant.status == 1)
+        let diverged = try JSONValue(parsing: variant.standardOutput)
+        #expect(diverged["result"] == "diverged")
+        #expect(diverged["manifest"] == "manifests/variant.json")
+        #expect(diverged["inputs"] == 16, "the start and 15 inputs, the last the one that diverged")
+        let divergence = try #require(diverged["divergence"])
+        #expect(divergence["step"] == 15 && divergence["steps"] == 37)
+        #expect(divergence["at"]?.string?.hasSuffix("manifests/demo.flow:94") == true)
+        #expect(divergence["command"] == "act create")
+        #expect(divergence["expected"] == "catalog.create from itemList: handled by catalog.CreateItem")
+        #expect(divergence["got"] == "catalog.create from itemList: handled by catalog.QuickCreate")
+        #expect(divergence["screen"]?.array?.contains("top: quickCreate") == true)
+        #expect(divergence["recordedScreen"]?.array?.contains("stack: createItemForm") == true)
+
+        #expect(missing.status == 66)
+        #expect(missing.standardError.isEmpty)
+        let error = try JSONValue(parsing: missing.standardOutput)
+        #expect(error["result"] == .null)
+        #expect(error["errors"]?[0]?["message"]?.string?.hasSuffix("none.jsonl: trace file not found") == true)
+    }
+
     // MARK: - Test Helpers
 
     private static func manifest(_ path: String) throws -> Manifest {

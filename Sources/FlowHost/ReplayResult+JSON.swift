@@ -1,0 +1,56 @@
+import FlowKit
+
+/// `flowhost replay --json`: a replay's outcome as one JSON document.
+extension ReplayResult {
+    /// `{"errors": [], "trace", "manifest", "result": "identical"|"diverged", "sessions", "inputs", "events",
+    /// "rebuilt": [{"plugin", "recorded", "replayed"}], "divergence"}`.
+    ///
+    /// The counts are what was replayed: everything when identical; when diverged, up to and including the
+    /// input that diverged. `divergence` is `null` when identical, else `{"session", "subject", "step",
+    /// "steps", "command", "at", "expected", "got", "screen", "recordedScreen"}`, `at` the recorded
+    /// `FILE:LINE` (or `null`), the screens as lines.
+    ///
+    /// - Parameters:
+    ///   - trace: The trace file, as given.
+    ///   - manifest: The manifest replayed against, as given or recorded.
+    public func json(trace: String, manifest: String) -> JSONValue {
+        let summary: ReplaySummary
+        var divergence: JSONValue = .null
+        switch self {
+        case .identical(let identical):
+            summary = identical
+        case .diverged(let diverged):
+            summary = diverged.replayed
+            divergence = [
+                "session": .number(Double(diverged.session)),
+                "subject": diverged.subject.map(JSONValue.string) ?? .null,
+                "step": .number(Double(diverged.step)), "steps": .number(Double(diverged.steps)),
+                "command": .string(diverged.command), "at": diverged.at.map(JSONValue.string) ?? .null,
+                "expected": .string(diverged.expected), "got": .string(diverged.got),
+                "screen": .array(diverged.screen.map(JSONValue.string)),
+                "recordedScreen": .array(diverged.recordedScreen.map(JSONValue.string)),
+            ]
+        }
+        let isIdentical = if case .identical = self { true } else { false }
+        return [
+            "errors": [], "trace": .string(trace), "manifest": .string(manifest),
+            "result": isIdentical ? "identical" : "diverged",
+            "sessions": .number(Double(summary.sessions)), "inputs": .number(Double(summary.inputs)),
+            "events": .number(Double(summary.events)),
+            "rebuilt": .array(
+                summary.rebuilt.map {
+                    ["plugin": .string($0.plugin), "recorded": .string($0.recorded), "replayed": .string($0.replayed)]
+                }),
+            "divergence": divergence,
+        ]
+    }
+
+    /// `replay --json` when there is no replay: `{"errors": [ERROR...], "trace", "manifest", "result": null}`,
+    /// `manifest` `null` when none was found.
+    public static func json(errors: [JSONValue], trace: String, manifest: String?) -> JSONValue {
+        [
+            "errors": .array(errors), "trace": .string(trace), "manifest": manifest.map(JSONValue.string) ?? .null,
+            "result": .null,
+        ]
+    }
+}
