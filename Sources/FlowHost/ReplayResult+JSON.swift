@@ -54,3 +54,15 @@ extension ReplayResult {
         ]
     }
 }
+
+extension TraceError {
+    /// The error as `--json` output reports errors: `{"file", "kind": "trace", "message", "path": null}`,
+    /// the message led by its line when it has one (`line 3: not JSON: ...`), the file `file` when the error
+    /// names none.
+    public func json(file: String) -> JSONValue {
+        [
+            "file": .string(self.file ?? file), "kind": "trace",
+            "message": .string((line.map { "line \($0): " } ?? "") + message), "path": .null,
+        ]
+    }
+}

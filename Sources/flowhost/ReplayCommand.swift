@@ -35,19 +35,14 @@ enum ReplayCommand {
         }
         let trace: Trace
         do {
-            trace = try readTrace(file)
+            trace = try Trace.load(path: file)
         } catch {
-            guard json, let message = error.message else { throw error }
-            let trimmed = message.hasPrefix("flowhost: ") ? String(message.dropFirst(10)) : message
-            throw fail(
-                error.code, ["file": .string(file), "kind": "trace", "message": .string(trimmed), "path": .null],
-                message)
+            let code: ExitCode = error.message.hasSuffix("not found") ? .inputMissing : .invalidInput
+            throw fail(code, error.json(file: file), "flowhost: \(error.description)")
         }
         guard let path = parsed.options["--manifest"]?.last ?? trace.manifest else {
-            let message = "\(file): the trace names no manifest; give --manifest MANIFEST"
-            throw fail(
-                .invalidInput, ["file": .string(file), "kind": "trace", "message": .string(message), "path": .null],
-                "flowhost: " + message)
+            let error = TraceError("the trace names no manifest; give --manifest MANIFEST", file: file)
+            throw fail(.invalidInput, error.json(file: file), "flowhost: \(error.description)")
         }
         let manifest = try loadManifest(
             path, maxSize: try maxManifestSize(parsed),

@@ -157,7 +157,8 @@ struct ReplayTests {
         #expect(missing.standardError.isEmpty)
         let error = try JSONValue(parsing: missing.standardOutput)
         #expect(error["result"] == .null)
-        #expect(error["errors"]?[0]?["message"]?.string?.hasSuffix("none.jsonl: trace file not found") == true)
+        #expect(error["errors"]?[0]?["message"] == "trace file not found")
+        #expect(error["errors"]?[0]?["file"]?.string?.hasSuffix("/none.jsonl") == true)
     }
 
     // MARK: - Test Helpers
