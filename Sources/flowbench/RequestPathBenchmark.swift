@@ -35,7 +35,7 @@ enum RequestPathBenchmark {
         var stack: [(FlowModule, ShowManager)] = []
         return Timing.nanoseconds(iterations) {
             let manager: ShowManager
-            switch request.name {
+            switch request.name.rawValue {
             case "list.show", "detail.show": manager = ShowManager(coordinator: coordinator)
             default: fatalError("no manager for \(request.name)")
             }

@@ -43,6 +43,34 @@ struct RouteTableTests {
         #expect(found == names)
     }
 
+    /// A short name is usually stored inside its `String`, and the table hashes it from the string's words;
+    /// the same name can also be stored out of line (a string that reserved capacity), and is hashed from
+    /// its bytes. Both must land on the same route, whichever way the table and the request hold it.
+    @Test func aShortNameIsFoundHoweverItsStringIsStored() {
+        let names = (0...15).map { String("detail.show.xyzw".prefix($0)) }
+        func outOfLine(_ name: String) -> String {
+            var string = String()
+            string.reserveCapacity(64)
+            string.append(name)
+            return string
+        }
+        var inline = RequestCoordinatorMappingDictionary()
+        var stored = RequestCoordinatorMappingDictionary()
+        for name in names {
+            inline[RequestRoute(CoordinationRequestName(name))] = route("M\(name.count)", PresentingManager.self)
+            stored[RequestRoute(CoordinationRequestName(outOfLine(name)))] = route(
+                "M\(name.count)", PresentingManager.self)
+        }
+        let inlineTable = BaseFlowCoordinator(mapping: inline)
+        let storedTable = BaseFlowCoordinator(mapping: stored)
+        let expected = names.map { "M\($0.count)" }
+
+        #expect(
+            names.map { inlineTable.factory(for: CoordinationRequestName(outOfLine($0)), from: .app)?.name } == expected
+        )
+        #expect(names.map { storedTable.factory(for: CoordinationRequestName($0), from: .app)?.name } == expected)
+    }
+
     @Test func aNonASCIINameMatchesItsCanonicallyEquivalentSpellingsAsADictionaryWould() {
         let precomposed = "caf\u{E9}.show"
         let decomposed = "cafe\u{301}.show"

@@ -27,7 +27,17 @@ public final class FlowModule {
     /// The coordinator that presented this module, as a record compared by identity (a weak reference to
     /// the coordinator would cost the request path a side-table update per module), set when it is
     /// presented.
-    @exclusivity(unchecked) var presenter: PresenterRecord?
+    var presenter: PresenterRecord? {
+        get { presenterRecord?.takeUnretainedValue() }
+        set {
+            let old = presenterRecord
+            presenterRecord = newValue.map(Unmanaged.passRetained)
+            old?.release()
+        }
+    }
+    /// ``presenter``, retained by hand (released on a new value and in `deinit`), so that the router
+    /// counts its screens without retaining it each time.
+    @exclusivity(unchecked) private(set) var presenterRecord: Unmanaged<PresenterRecord>?
     /// How many times the router shows this module: counted in ``heldManager``'s holds and ``presenter``'s
     /// screens.
     @exclusivity(unchecked) var shownCount = 0
@@ -44,6 +54,10 @@ public final class FlowModule {
         self.content = content
         self.actions = actions
         self.coordination = coordination
+    }
+
+    nonisolated deinit {
+        presenterRecord?.release()
     }
 
     /// Adds an action, replacing any action of the same name.

@@ -59,15 +59,22 @@ public struct ManagerFactory: Sendable {
             if let cachedRequirements { return cachedRequirements }
             let requirements = readRequirements()
             cachedRequirements = requirements
+            requirementsKnown = !requirements.isEmpty
             return requirements
         }
 
         /// Whether the manager needs any dependency.
         @MainActor
         var hasRequirements: Bool {
-            if let cachedRequirements { return !cachedRequirements.isEmpty }
-            return !requirements.isEmpty
+            @inline(__always) get {
+                switch requirementsKnown {
+                case .none: !requirements.isEmpty
+                case .some(let needed): needed
+                }
+            }
         }
+        /// Whether the manager needs any dependency, once ``requirements`` has been read.
+        nonisolated(unsafe) private var requirementsKnown: Bool?
     }
 
     /// The name the manager is reported under, for example `CatalogPlugin.ItemList`.

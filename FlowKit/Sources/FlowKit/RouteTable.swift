@@ -84,10 +84,12 @@ struct RouteTable {
         return nil
     }
 
-    /// A hash of `name`'s UTF-8 bytes, mixed a word at a time; `nil` when a byte is not ASCII.
+    /// A hash of `name`'s UTF-8 bytes, mixed a word at a time (the last one padded with zeros) after their
+    /// count; `nil` when a byte is not ASCII.
     @inline(__always)
     static func hash(_ name: String) -> Int? {
-        name.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+        if let hash = smallASCIIHash(name) { return hash }
+        return name.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
             let count = bytes.count
             var hash = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
             guard count > 0, let base = bytes.baseAddress else { return Int(truncatingIfNeeded: hash) }
@@ -97,18 +99,41 @@ struct RouteTable {
             while offset + 8 <= count {
                 let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
                 seen |= word
-                hash = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
-                hash ^= hash >> 32
+                hash = mix(hash, word)
                 offset += 8
             }
             if offset < count {
                 var word: UInt64 = 0
                 for index in offset..<count { word |= UInt64(base[index]) << UInt64(8 * (index - offset)) }
                 seen |= word
-                hash = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
-                hash ^= hash >> 32
+                hash = mix(hash, word)
             }
             return seen & 0x8080_8080_8080_8080 == 0 ? Int(truncatingIfNeeded: hash) : nil
         } ?? nil
+    }
+
+    /// ``hash(_:)`` of a name short enough to be stored in the `String` itself (at most 15 ASCII bytes,
+    /// most request names), read from the string's two words without copying its bytes out; `nil` for
+    /// any other string.
+    ///
+    /// A small string's first word holds bytes 0 to 7 and its second bytes 8 to 14, little-endian and
+    /// padded with zeros, under a top byte whose high nibble is `0xE` for small ASCII and whose low
+    /// nibble is the count. The words are the ones ``hash(_:)`` mixes, so both ways agree: a name hashes
+    /// the same however its string is stored (`RouteTableTests` checks it).
+    @inline(__always)
+    static func smallASCIIHash(_ name: String) -> Int? {
+        let (low, high) = unsafeBitCast(name, to: (UInt64, UInt64).self)
+        guard high >> 60 == 0xE else { return nil }
+        let count = (high >> 56) & 0xF
+        var hash = count &* 0x9E37_79B9_7F4A_7C15
+        if count > 0 { hash = mix(hash, low) }
+        if count > 8 { hash = mix(hash, high & 0x00FF_FFFF_FFFF_FFFF) }
+        return Int(truncatingIfNeeded: hash)
+    }
+
+    @inline(__always)
+    private static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+        let mixed = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
+        return mixed ^ (mixed >> 32)
     }
 }

@@ -291,7 +291,7 @@ public final class Router {
     private func entered(_ module: FlowModule) {
         module.shownCount += 1
         if let manager = module.heldManager { FlowManager.count(manager, 1) }
-        module.presenter?.onScreen += 1
+        if let presenter = module.presenterRecord { _ = PresenterRecord.count(presenter, 1) }
     }
 
     /// Counts `module` as no longer shown; a child flow whose last screen it was may have been abandoned.
@@ -299,9 +299,10 @@ public final class Router {
     private func left(_ module: FlowModule) {
         module.shownCount -= 1
         if let manager = module.heldManager { FlowManager.count(manager, -1) }
-        guard let presenter = module.presenter else { return }
-        presenter.onScreen -= 1
-        if presenter.onScreen == 0, presenter.isChild { mayHaveAbandonedChildren = true }
+        guard let presenter = module.presenterRecord else { return }
+        if PresenterRecord.count(presenter, -1) == 0, presenter.takeUnretainedValue().isChild {
+            mayHaveAbandonedChildren = true
+        }
     }
 
     private func left(_ modules: [FlowModule]) {
