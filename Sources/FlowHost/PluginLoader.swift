@@ -70,6 +70,7 @@ public enum PluginLoader {
     {
         try ELFCheck.check(image, contents: contents)
         try ELFDynamicSymbols.check(image, contents: contents)
+        try PluginABIMarker.check(image, contents: contents)
         guard let handle = dlopen(image, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
             throw PluginLoadError(

@@ -91,6 +91,11 @@ public final class PluginProber {
             hint = " (a constructor or its entry point does not return)"
         }
         var message = "\(reason) while loading in a probe process\(hint)"
+        if let contents = try? InputFile.read(path, what: "plugin library", limit: PluginCopy.maxLibrarySize),
+            let abiHint = PluginABIMarker.crashHint(contents)
+        {
+            message += abiHint
+        }
         if let quarantine, (try? quarantine.add(path, kind: kind, reason: reason + " when it was probed")) != nil {
             message += "; quarantined until the file changes, or run `flowhost quarantine clear \(path)`"
         }

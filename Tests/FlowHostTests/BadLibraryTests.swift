@@ -155,6 +155,21 @@ struct BadLibraryTests {
         #expect(scenario.probes == 2)
     }
 
+    @Test func libraryMarkedForAnotherABIIsRefusedBeforeAnyOfItsCodeRuns() throws {
+        // A plugin of this ABI with the marker in its file changed: it would load and describe itself, so
+        // only the marker can refuse it.
+        let marker = PluginEntry.abiMarkerPrefix + "\(PluginEntry.abiVersion)\0"
+        let directory = try TemporaryDirectory()
+        let bytes = try DamagedLibrary.replacing(
+            marker, with: PluginEntry.abiMarkerPrefix + "9\0", in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let library = try directory.file("libNine.so", containing: bytes)
+        let (line, _) = try validate(library)
+        #expect(
+            line
+                == "\(library): built for FlowKit ABI 9, host has \(PluginEntry.abiVersion); rebuild the plugin against this FlowKit"
+        )
+    }
+
     // MARK: - inspect and list
 
     @Test func inspectReportsACrashInOneLine() throws {
