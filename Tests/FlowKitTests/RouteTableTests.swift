@@ -71,6 +71,31 @@ struct RouteTableTests {
         #expect(names.map { storedTable.factory(for: CoordinationRequestName($0), from: .app)?.name } == expected)
     }
 
+    /// Replaces its coordinator's whole mapping while it starts: the route table the request was found in
+    /// goes away while the request is under way. The request path uses that table's entry, the factory's
+    /// resolution and the manager's name without retaining them, so the coordinator must keep the old
+    /// table until the request is over. Only an optimized build leaves those references unretained: there,
+    /// without the old table kept, valgrind's memcheck reports reads of freed memory in this scenario (checked
+    /// by hand; a debug build, which this suite is, retains them anyway).
+    final class RemappingManager: FlowManager {
+        override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+            let coordinator = coordinator as! BaseFlowCoordinator
+            coordinator.mapping = [RequestRoute("after.remap"): route("Other", PresentingManager.self)]
+            coordinator.mapping = [:]
+            return .present(FlowModule("remapped", coordination: coordinator), .inline)
+        }
+    }
+
+    @Test func aManagerThatReplacesTheMappingWhileItStartsStillAnswersUnderItsName() {
+        // Longer than a String keeps inline, so that the name lives in the old table's memory.
+        let name = "RemappingManagerWithAName.LongerThanFifteenBytes"
+        let coordinator = BaseFlowCoordinator(mapping: [RequestRoute("remap"): route(name, RemappingManager.self)])
+
+        #expect(coordinator.requestCoordination("remap", from: .app) == .handled(manager: name))
+        #expect(coordinator.router.top?.name == "remapped")
+        #expect(coordinator.factory(for: "remap", from: .app) == nil)
+    }
+
     @Test func aNonASCIINameMatchesItsCanonicallyEquivalentSpellingsAsADictionaryWould() {
         let precomposed = "caf\u{E9}.show"
         let decomposed = "cafe\u{301}.show"

@@ -1,11 +1,23 @@
 /// Handling a routed request: the manager is made, started, and what it asks for is done.
 extension BaseFlowCoordinator {
     /// Handles `request` with the manager `entry`'s ready factory makes.
+    ///
+    /// Neither the entry nor what it holds is retained: the coordinator keeps its route table, even one it
+    /// replaces meanwhile, until the request has been handled.
     @inline(__always)
-    func handle(_ request: CoordinationRequest, from module: Coordinated, readyIn entry: RouteTable.Entry)
+    func handle(_ request: CoordinationRequest, from module: Coordinated, readyIn entry: Unmanaged<RouteTable.Entry>)
         -> CoordinationOutcome
     {
-        handle(request, from: module, resolved: entry.ready.unsafelyUnwrapped, name: entry.readyName)
+        handlingDepth &+= 1
+        defer {
+            handlingDepth &-= 1
+            if handlingDepth == 0, !retiredRoutes.isEmpty { retiredRoutes.removeAll() }
+        }
+        return entry.withGuaranteed { entry in
+            entry.ready.unsafelyUnwrapped.withGuaranteed { resolved in
+                handle(request, from: module, resolved: resolved, name: entry.readyName)
+            }
+        }
     }
 
     /// Handles `request` with a manager `resolved` makes, reported as `managerName`.

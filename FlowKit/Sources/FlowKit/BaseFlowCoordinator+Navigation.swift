@@ -8,7 +8,10 @@ extension BaseFlowCoordinator {
     ///
     /// - Throws: ``FlowError`` when there is nothing to go back to.
     public func back() throws(FlowError) {
-        if let module = router.popMainIfShownAlone() { return didRemove(module) }  // the common case
+        // The common case. The coordinator holds its router throughout: borrowing it saves a retain.
+        if let module = Unmanaged.passUnretained(router).withGuaranteed({ $0.popMainIfShownAlone() }) {
+            return didRemove(module)
+        }
         if router.backDismisses { return didRemove(try router.dismiss()) }
         didRemove(try router.pop())
     }
@@ -63,7 +66,7 @@ extension BaseFlowCoordinator {
         sink?(.removed(module.name))
         if let held = module.heldManager {
             // The module holds its manager while this runs.
-            endIfReleased(held.takeUnretainedValue(), reason: .dismissed, sink: sink)
+            held.withGuaranteed { endIfReleased($0, reason: .dismissed, sink: sink) }
         } else if let manager = module.manager {
             endIfReleased(manager, flow: nil, reason: .dismissed, sink: sink)
         }

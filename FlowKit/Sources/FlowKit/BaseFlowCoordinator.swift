@@ -19,7 +19,11 @@ open class BaseFlowCoordinator: FlowCoordinator {
     public let name: String
     /// Which manager handles which request.
     public var mapping: RequestCoordinatorMappingDictionary {
-        didSet { routes = RouteTable(mapping) }
+        didSet {
+            // A request under way may be using the old table's entries, unretained: keep them until it ends.
+            if handlingDepth > 0 { retiredRoutes.append(routes) }
+            routes = RouteTable(mapping)
+        }
     }
     /// Called with a request that neither this coordinator nor any ancestor could route.
     public var unhandledRequestHandler: (@MainActor (CoordinationRequest, Coordinated) -> Void)?
@@ -89,6 +93,11 @@ open class BaseFlowCoordinator: FlowCoordinator {
     nonisolated let inbox = RequestInbox()
     /// ``mapping`` indexed for the request path.
     @exclusivity(unchecked) private(set) var routes: RouteTable
+    /// How many requests this coordinator is routing right now (nested ones count too).
+    @exclusivity(unchecked) var handlingDepth = 0
+    /// Route tables replaced while a request was under way, kept until no request is: the request path
+    /// uses a table's entries without retaining them.
+    @exclusivity(unchecked) var retiredRoutes: [RouteTable] = []
     /// This coordinator's own guards, and the chain its requests pass (its ancestors' guards, then its
     /// own); `nil` when the chain is empty, so that an unguarded request costs one check.
     var installedGuards: [InstalledGuard] = []
@@ -134,8 +143,10 @@ open class BaseFlowCoordinator: FlowCoordinator {
     @inline(__always)
     func route(_ request: CoordinationRequest, from module: Coordinated) -> CoordinationOutcome {
         if let entry = routes.entry(for: request.name) {
-            if entry.ready != nil { return handle(request, from: module, readyIn: entry) }
-            if let factory = entry.factory(from: module) { return handle(request, from: module, with: factory) }
+            if entry.withGuaranteed({ $0.ready != nil }) { return handle(request, from: module, readyIn: entry) }
+            if let factory = entry.withGuaranteed({ $0.factory(from: module) }) {
+                return handle(request, from: module, with: factory)
+            }
         }
         var coordinator = hasParent ? parent : nil
         while let current = coordinator {
@@ -159,7 +170,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The manager factory this coordinator maps the request to: the (module, request) entry, else the
     /// request's own entry.
     public func factory(for request: CoordinationRequestName, from module: Coordinated) -> ManagerFactory? {
-        routes.entry(for: request)?.factory(from: module)
+        routes.factory(for: request, from: module)
     }
 
     func handle(_ request: CoordinationRequest, from module: Coordinated, with factory: ManagerFactory)

@@ -17,7 +17,8 @@ struct RouteTable {
         let byModule: [Coordinated: ManagerFactory]
         /// ``factory``'s resolution when it is made from a manager type and no module has a route of its
         /// own, with the name it reports: all the request path needs, without copying the factory.
-        let ready: ManagerFactory.Resolved?
+        /// Unretained: ``factory`` holds it.
+        let ready: Unmanaged<ManagerFactory.Resolved>?
         let readyName: String
 
         fileprivate init(
@@ -26,7 +27,8 @@ struct RouteTable {
             self.request = request
             self.factory = factory
             self.byModule = byModule
-            self.ready = byModule.isEmpty ? factory?.ready : nil
+            let ready = byModule.isEmpty ? factory?.ready : nil
+            self.ready = ready.map(Unmanaged.passUnretained)
             self.readyName = ready.map { $0.name ?? factory?.name ?? "" } ?? ""
         }
 
@@ -39,8 +41,10 @@ struct RouteTable {
     }
 
     /// Entries of ASCII names at the index their hash picks, or the next free one; a power of two long, at
-    /// most half full.
-    private let slots: [Entry?]
+    /// most half full. Unretained: ``entries`` holds them, and looking one up costs no reference counting.
+    private let slots: [Unmanaged<Entry>?]
+    /// Every entry of ``slots``.
+    private let entries: [Entry]
     /// Entries of the other names.
     private let others: [CoordinationRequestName: Entry]
 
@@ -56,7 +60,7 @@ struct RouteTable {
         let entries = routes.map { name, routes in (name, Entry(name, factory: routes.0, byModule: routes.1)) }
         var capacity = 8
         while capacity < entries.count * 2 { capacity *= 2 }
-        var slots = [Entry?](repeating: nil, count: capacity)
+        var slots = [Unmanaged<Entry>?](repeating: nil, count: capacity)
         var others: [CoordinationRequestName: Entry] = [:]
         for (name, entry) in entries {
             guard let hash = Self.hash(name.rawValue) else {
@@ -65,23 +69,32 @@ struct RouteTable {
             }
             var index = hash & (capacity - 1)
             while slots[index] != nil { index = (index + 1) & (capacity - 1) }
-            slots[index] = entry
+            slots[index] = Unmanaged.passUnretained(entry)
         }
         self.slots = slots
+        self.entries = entries.map(\.1)
         self.others = others
     }
 
-    /// The routes of `request`, if it has any.
+    /// The routes of `request`, if it has any, unretained: the table holds them, and a coordinator keeps a
+    /// table it replaces while a request is under way (``BaseFlowCoordinator/retiredRoutes``).
     @inline(__always)
-    func entry(for request: CoordinationRequestName) -> Entry? {
-        guard let hash = Self.hash(request.rawValue) else { return others.isEmpty ? nil : others[request] }
+    func entry(for request: CoordinationRequestName) -> Unmanaged<Entry>? {
+        guard let hash = Self.hash(request.rawValue) else {
+            return others.isEmpty ? nil : others[request].map(Unmanaged.passUnretained)
+        }
         let mask = slots.count - 1
         var index = hash & mask
         while let entry = slots[index] {
-            if entry.request == request { return entry }
+            if entry.withGuaranteed({ $0.request == request }) { return entry }
             index = (index + 1) & mask
         }
         return nil
+    }
+
+    /// The factory for `request` from `module`, if any.
+    func factory(for request: CoordinationRequestName, from module: Coordinated) -> ManagerFactory? {
+        entry(for: request)?.withGuaranteed { $0.factory(from: module) }
     }
 
     /// A hash of `name`'s UTF-8 bytes, mixed a word at a time (the last one padded with zeros) after their

@@ -151,7 +151,7 @@ public final class Router {
 
     /// Pushes `module` onto the main stack, which must be shown alone.
     @inline(__always)
-    func pushOntoMain(_ module: FlowModule) {
+    func pushOntoMain(_ module: consuming FlowModule) {
         entered(module)
         main.stack.append(module)
     }
