@@ -88,7 +88,9 @@ struct ReplayTests {
         #expect(summary.inputs == 4)
     }
 
-    @Test func replayCommandExitsZeroWhenIdenticalAndOneAtTheDivergence() throws {
+    /// A trace of `demo.flow` against `demo.json`, recorded by `flowhost run --trace` in a new directory,
+    /// with the environment that keeps the runs' cache there.
+    private func recordedDemo() throws -> (TemporaryDirectory, path: String, environment: [String: String]) {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/demo.jsonl"
         let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
@@ -96,6 +98,11 @@ struct ReplayTests {
             ["run", "manifests/demo.json", "--script", "manifests/demo.flow", "--quiet", "--trace", path],
             environment: environment)
         try #require(run.status == 0)
+        return (directory, path, environment)
+    }
+
+    @Test func replayCommandExitsZeroWhenIdenticalAndOneAtTheDivergence() throws {
+        let (directory, path, environment) = try recordedDemo()
 
         let same = try Subprocess.flowhost(["replay", path], environment: environment)
         #expect(same.status == 0, "\(same.standardError)")
@@ -118,13 +125,7 @@ struct ReplayTests {
     }
 
     @Test func replayJSONIsOneDocumentForEitherOutcomeWithTheSameExitCodes() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path + "/demo.jsonl"
-        let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
-        let run = try Subprocess.flowhost(
-            ["run", "manifests/demo.json", "--script", "manifests/demo.flow", "--quiet", "--trace", path],
-            environment: environment)
-        try #require(run.status == 0)
+        let (directory, path, environment) = try recordedDemo()
 
         let same = try Subprocess.flowhost(["replay", path, "--json"], environment: environment)
         let variant = try Subprocess.flowhost(
