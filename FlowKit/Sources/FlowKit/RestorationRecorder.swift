@@ -98,19 +98,28 @@ struct RestorationRecorder {
     }
 
     /// Drops the steps nothing refers to: no module on screen, no open child, no working manager.
-    private mutating func prune(keeping referenced: Set<Int>) {
-        let kept = referenced.union(working.values)
-        steps.removeAll { !kept.contains($0.sequence) }
+    ///
+    /// Steps are in sequence order, so the referenced sequences, sorted, are matched against them in one walk
+    /// of both, without hashing: the host records a step per request, and this runs every thousand or so.
+    private mutating func prune(keeping referenced: [Int]) {
+        let kept = (referenced + working.values).sorted()
+        var remaining: [RestorationStep] = []
+        var next = 0
+        for step in steps {
+            while next < kept.count, kept[next] < step.sequence { next += 1 }
+            if next < kept.count, kept[next] == step.sequence { remaining.append(step) }
+        }
+        steps = remaining
         pruneAt = max(1024, steps.count * 2)
     }
 
-    /// The steps the modules and open children of `root`'s tree refer to.
+    /// The steps the modules and open children of `root`'s tree refer to, in no order, some more than once.
     @MainActor
-    private static func referenced(in root: BaseFlowCoordinator) -> Set<Int> {
-        var sequences = Set(root.router.modules.compactMap(\.restorationSequence))
+    private static func referenced(in root: BaseFlowCoordinator) -> [Int] {
+        var sequences = root.router.modules.compactMap(\.restorationSequence)
         func walk(_ coordinator: BaseFlowCoordinator) {
             for child in coordinator.children {
-                if let sequence = child.restorationSequence { sequences.insert(sequence) }
+                if let sequence = child.restorationSequence { sequences.append(sequence) }
                 walk(child)
             }
         }
