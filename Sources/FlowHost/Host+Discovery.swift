@@ -52,7 +52,11 @@ extension Host {
             if case .removed? = previous.plugin(named: name)?.state {
                 // Back after a removal: its slot still holds the image loaded before, so load what is there now.
                 events.append(reloadPlugin(name))
-            } else if let changed, registry.sourcePath(of: name).map(Manifest.absolutePath) == changed {
+            } else if let changed, previous.plugin(named: name)?.isActive == true,
+                registry.sourcePath(of: name).map(Manifest.absolutePath) == changed
+            {
+                // A library that was already live changed in place. One just discovered was loaded from
+                // what is there now, and reloading it would only report that it is unchanged.
                 Task { self.reloadWhenComplete(name, landedAt: landedAt ?? .now) }
             }
         }

@@ -71,6 +71,7 @@ extension HostEvent {
         case .pluginRemoved(let plugin, _, let routes, let services):
             "removed \(plugin) routes=\(routes.joined(separator: ",")) services=\(services.joined(separator: ","))"
         case .pluginReloaded(let plugin, let generation, _, _, _): "reloaded \(plugin) \(generation)"
+        case .pluginUnchanged(let plugin): "unchanged \(plugin)"
         case .discoveryProblem(let error): "problem \(error.kind)"
         default: nil
         }

@@ -50,6 +50,27 @@ struct LiveDropInTests {
         #expect(host.coordinator.requestCoordination("bye", from: .app) == .unhandled, "V1 declares no bye")
     }
 
+    @Test func underWatchAPluginDroppedInIsReportedOnceNotAlsoAsUnchanged() async throws {
+        let lab = try DropInLab()
+        let host = try lab.host()
+        let (events, continuation) = AsyncStream<String>.makeStream()
+        host.onEvent = { event in
+            if let dropIn = event.dropIn { continuation.yield(dropIn) }
+        }
+        var next = events.makeAsyncIterator()
+        try host.watch()
+        defer { host.stop() }
+
+        // Auth starts a service, so discovering it loads it at once.
+        try lab.add("libAuthPlugin.so")
+        #expect(
+            await next.next()
+                == "discovered auth routes=auth.signIn,auth.signIn from settings,auth.signOut services=auth.Session")
+        // Whatever the first drop-in left to report comes before what the second one reports.
+        try lab.add("libWelcomePlugin.so")
+        #expect(await next.next() == "discovered welcome routes=launch,onboarding.show services=")
+    }
+
     @Test func aDroppedInPluginStartsItsServicesAndARemovedOneStopsThem() throws {
         let lab = try DropInLab()
         try lab.add("libWelcomePlugin.so")
