@@ -6,15 +6,21 @@ import Testing
 /// Live drop-in: libraries added to, replaced in and removed from a discovered directory while a host runs.
 @MainActor
 struct LiveDropInTests {
-    @Test func underWatchALibraryDroppedInGoesLiveAReplacedOneReloadsAndARemovedOneFailsCleanly() async throws {
+    /// A host of a new lab, watching its files and directories, and the drop-in events it reports, in order.
+    private func watchedHost() throws -> (lab: DropInLab, host: Host, events: AsyncStream<String>) {
         let lab = try DropInLab()
         let host = try lab.host()
         let (events, continuation) = AsyncStream<String>.makeStream()
         host.onEvent = { event in
             if let dropIn = event.dropIn { continuation.yield(dropIn) }
         }
-        var next = events.makeAsyncIterator()
         try host.watch()
+        return (lab, host, events)
+    }
+
+    @Test func underWatchALibraryDroppedInGoesLiveAReplacedOneReloadsAndARemovedOneFailsCleanly() async throws {
+        let (lab, host, events) = try watchedHost()
+        var next = events.makeAsyncIterator()
         defer { host.stop() }
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .unhandled)
 
@@ -51,14 +57,8 @@ struct LiveDropInTests {
     }
 
     @Test func underWatchAPluginDroppedInIsReportedOnceNotAlsoAsUnchanged() async throws {
-        let lab = try DropInLab()
-        let host = try lab.host()
-        let (events, continuation) = AsyncStream<String>.makeStream()
-        host.onEvent = { event in
-            if let dropIn = event.dropIn { continuation.yield(dropIn) }
-        }
+        let (lab, host, events) = try watchedHost()
         var next = events.makeAsyncIterator()
-        try host.watch()
         defer { host.stop() }
 
         // Auth starts a service, so discovering it loads it at once.
