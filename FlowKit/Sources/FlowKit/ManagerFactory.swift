@@ -59,7 +59,6 @@ public struct ManagerFactory: Sendable {
             if let cachedRequirements { return cachedRequirements }
             let requirements = readRequirements()
             cachedRequirements = requirements
-            requirementsKnown = !requirements.isEmpty
             return requirements
         }
 
@@ -67,14 +66,10 @@ public struct ManagerFactory: Sendable {
         @MainActor
         var hasRequirements: Bool {
             @inline(__always) get {
-                switch requirementsKnown {
-                case .none: !requirements.isEmpty
-                case .some(let needed): needed
-                }
+                if let cachedRequirements { return !cachedRequirements.isEmpty }
+                return !requirements.isEmpty
             }
         }
-        /// Whether the manager needs any dependency, once ``requirements`` has been read.
-        nonisolated(unsafe) private var requirementsKnown: Bool?
     }
 
     /// The name the manager is reported under, for example `CatalogPlugin.ItemList`.

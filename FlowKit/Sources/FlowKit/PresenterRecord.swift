@@ -23,7 +23,7 @@ final class PresenterRecord {
     /// - Returns: The screens it has now.
     @inline(__always)
     nonisolated static func count(_ record: Unmanaged<PresenterRecord>, _ delta: Int) -> Int {
-        record._withUnsafeGuaranteedRef { record in
+        record.withGuaranteed { record in
             record.onScreen += delta
             return record.onScreen
         }

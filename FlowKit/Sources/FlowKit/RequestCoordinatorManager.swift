@@ -67,7 +67,7 @@ open class FlowManager: RequestCoordinatorManager {
     /// Adds `delta` to the holds of `manager`, without retaining it.
     @inline(__always)
     nonisolated static func count(_ manager: Unmanaged<FlowManager>, _ delta: Int) {
-        manager._withUnsafeGuaranteedRef { $0.holdCount += delta }
+        manager.withGuaranteed { $0.holdCount += delta }
     }
     /// The name events report this manager under, recorded when its request was handled while someone
     /// listened.
