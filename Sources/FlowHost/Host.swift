@@ -220,7 +220,9 @@ public final class Host {
             case .manager(let plugin, let manager):
                 let binding = ManagerBinding(plugin: plugin, manager: manager, registry: registry)
                 mapping[key] = tracking(
-                    ManagerFactory(name: binding.reportedName) { try binding.resolve() }, for: route.request)
+                    ManagerFactory(name: binding.reportedName, cachedIn: registry.resolutions) {
+                        try binding.resolve()
+                    }, for: route.request)
             case .experiment(let name):
                 let factory = experiments.factory(for: name, registry: registry) { [weak coordinator] in
                     coordinator?.context ?? .empty

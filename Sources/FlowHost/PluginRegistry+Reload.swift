@@ -49,7 +49,7 @@ extension PluginRegistry {
         }
         slot.status = .loaded(plugin)
         slot.fingerprint = fingerprint
-        slot.generation += 1
+        advanceGeneration(of: slot)
         return .reloaded(generation: slot.images)
     }
 

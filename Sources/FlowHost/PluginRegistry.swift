@@ -71,10 +71,16 @@ public final class PluginRegistry {
     /// Called after each probe, before the library is opened: lets a test change the file in between.
     var onVetted: (@MainActor () -> Void)?
     var slots: [String: Slot] {
-        didSet { slotsVersion &+= 1 }
+        didSet {
+            slotsVersion &+= 1
+            resolutions.invalidate()
+        }
     }
     /// Bumped whenever a slot is added or replaced, so that a binding that kept a slot knows to look again.
     @exclusivity(unchecked) private(set) var slotsVersion = 0
+    /// What the host's routes to plugin managers resolved to, kept until a plugin loads, fails, reloads, is
+    /// added or removed: invalidated whenever a slot or its generation changes.
+    let resolutions = ResolutionCache()
 
     /// A registry for `manifest`'s plugins, found through `searchPath`. Loads nothing yet.
     ///
@@ -174,14 +180,21 @@ public final class PluginRegistry {
                     preconditionFailure("no fingerprint to match")
                 }
                 slot.status = .loaded(plugin)
-                slot.generation += 1
+                advanceGeneration(of: slot)
                 return plugin
             } catch {
                 slot.status = .failed(error)
-                slot.generation += 1
+                advanceGeneration(of: slot)
                 throw error
             }
         }
+    }
+
+    /// Marks `slot`'s status as changed: bindings that resolved through it, and the routes that kept what
+    /// they resolved, resolve again.
+    func advanceGeneration(of slot: Slot) {
+        slot.generation += 1
+        resolutions.invalidate()
     }
 
     private func list(_ names: [String]) -> String {

@@ -13,7 +13,7 @@ struct VersionAndUsageTests {
             #expect(run.standardError.isEmpty)
         }
         #expect(FlowHostVersion.line.hasPrefix("flowhost 0."))
-        #expect(FlowHostVersion.line.hasSuffix("(FlowKit ABI 5)"))
+        #expect(FlowHostVersion.line.hasSuffix("(FlowKit ABI 6)"))
     }
 
     @Test func noArgumentsIsAUsageErrorOnStandardError() throws {

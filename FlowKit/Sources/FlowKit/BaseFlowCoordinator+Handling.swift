@@ -20,6 +20,27 @@ extension BaseFlowCoordinator {
         }
     }
 
+    /// Handles `request` with a manager `resolved` makes, kept by `entry`'s factory: reported as `resolved`
+    /// names itself, else as the factory is named.
+    ///
+    /// The entry is not retained: the coordinator keeps its route table, even one it replaces meanwhile,
+    /// until the request has been handled. `resolved` is: the factory may resolve again meanwhile.
+    @inline(__always)
+    func handle(
+        _ request: CoordinationRequest, from module: Coordinated, resolved: ManagerFactory.Resolved,
+        nameIn entry: Unmanaged<RouteTable.Entry>
+    ) -> CoordinationOutcome {
+        handlingDepth &+= 1
+        defer {
+            handlingDepth &-= 1
+            if handlingDepth == 0, !retiredRoutes.isEmpty { retiredRoutes.removeAll() }
+        }
+        return entry.withGuaranteed { entry in
+            if let name = resolved.name { return handle(request, from: module, resolved: resolved, name: name) }
+            return handle(request, from: module, resolved: resolved, name: entry.readyName)
+        }
+    }
+
     /// Handles `request` with a manager `resolved` makes, reported as `managerName`.
     ///
     /// When nothing listens, restoration is off and no result is awaited (the common case), none of their
@@ -77,30 +98,48 @@ extension BaseFlowCoordinator {
         let isStep = router.recorder?.begin(request, from: module, in: self) ?? false
         defer { if isStep { router.recorder?.end() } }
         let manager = resolved.make(self)
-        let flow = resolved.makesFlowManagers ? unsafeDowncast(manager as AnyObject, to: FlowManager.self) : nil
+        // Unmanaged: `manager` holds it for as long as this runs.
+        let held =
+            resolved.makesFlowManagers
+            ? Unmanaged.passUnretained(unsafeDowncast(manager as AnyObject, to: FlowManager.self)) : nil
         if router.ledger.isAwaitingResult { router.ledger.adoptPendingResult(request, for: manager) }
         if let sink {
-            if let flow {
-                flow.reportedName = managerName
+            if let held {
+                held.withGuaranteed { $0.reportedName = managerName }
             } else {
                 router.ledger.names[ObjectIdentifier(manager)] = managerName
             }
             Self.send(.handling(request, from: module, manager: managerName, coordinator: name), to: sink)
         }
-        if let flow { flow.holdCount += 1 } else { starting.append(ObjectIdentifier(manager)) }
+        if let held { FlowManager.count(held, 1) } else { starting.append(ObjectIdentifier(manager)) }
         let step: ManagerStep
         do {
             step = try manager.start(request, from: module)
         } catch {
-            return startFailed(request, from: module, manager, flow: flow, error, sink: sink)
+            return startFailed(request, from: module, manager, flow: held?.takeUnretainedValue(), error, sink: sink)
         }
-        if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
-        switch step {
-        case .present(let presented, let style): present(presented, style: style, by: manager, flow: flow, sink: sink)
+        if let held { FlowManager.count(held, -1) } else { starting.removeLast() }
+        switch consume step {
+        case .present(let presented, let style):
+            // The common case, as in `handle`, with the step recorded and the presentation reported.
+            if case .inline = style, presented.shownCount == 0, anchor == router.main.id, router.showsMainAlone {
+                if router.recorder != nil {
+                    presented.restorationSequence = router.restorationStep(presentedBy: manager)
+                }
+                let presentedName = sink == nil ? nil : presented.name
+                presented.heldManager = held
+                presented.manager = consume manager
+                presented.presenter = presence
+                presentedCount += 1
+                router.pushOntoMain(presented)
+                if let sink, let presentedName { sink(.presented(presentedName, style: .inline)) }
+            } else {
+                present(presented, style: style, by: manager, flow: held?.takeUnretainedValue(), sink: sink)
+            }
         case .working:
             addWorking(manager)
             router.recorder?.noteWorking(manager)
-        case .finished: endIfReleased(manager, flow: flow, reason: .finished, sink: sink)
+        case .finished: endIfReleased(manager, flow: held?.takeUnretainedValue(), reason: .finished, sink: sink)
         }
         if let sink { Self.send(.handled(request, from: module, manager: managerName, coordinator: name), to: sink) }
         return .handled(manager: managerName)
@@ -113,7 +152,7 @@ extension BaseFlowCoordinator {
     /// does that through their type's metadata, three times the cost of the event's own destroy, which a
     /// function that does not know the case uses. Two events of every request a listener hears.
     @inline(never) @_optimize(none)
-    private static func send(_ event: consuming FlowEvent, to sink: @MainActor (FlowEvent) -> Void) {
+    private static func send(_ event: consuming FlowEvent, to sink: EventSink) {
         sink(event)
     }
 
@@ -131,7 +170,7 @@ extension BaseFlowCoordinator {
     /// Lets go of `manager`, whose `start` threw `error`: the request failed.
     private func startFailed(
         _ request: CoordinationRequest, from module: Coordinated, _ manager: any RequestCoordinatorManager,
-        flow: FlowManager?, _ error: any Error, sink: (@MainActor (FlowEvent) -> Void)?
+        flow: FlowManager?, _ error: any Error, sink: EventSink?
     ) -> CoordinationOutcome {
         if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
         let error = FlowError(wrapping: error)

@@ -111,7 +111,7 @@ extension BaseFlowCoordinator {
 
     /// Ends, in order and once each, those of `managers` that nothing holds any more.
     func endReleased(
-        _ managers: [any RequestCoordinatorManager], reason: ManagerEndReason, sink: (@MainActor (FlowEvent) -> Void)?
+        _ managers: [any RequestCoordinatorManager], reason: ManagerEndReason, sink: EventSink?
     ) {
         var seen: [ObjectIdentifier] = []
         for manager in managers where !seen.contains(ObjectIdentifier(manager)) {
@@ -122,14 +122,14 @@ extension BaseFlowCoordinator {
 
     /// Ends `manager` for `reason` unless something still holds it.
     func endIfReleased(
-        _ manager: any RequestCoordinatorManager, reason: ManagerEndReason, sink: (@MainActor (FlowEvent) -> Void)?
+        _ manager: any RequestCoordinatorManager, reason: ManagerEndReason, sink: EventSink?
     ) {
         endIfReleased(manager, flow: manager as? FlowManager, reason: reason, sink: sink)
     }
 
     /// Ends `flow` for `reason` unless something still holds it: what ``endIfReleased(_:reason:sink:)``
     /// does, for a ``FlowManager``, without going through the protocol.
-    func endIfReleased(_ flow: FlowManager, reason: ManagerEndReason, sink: (@MainActor (FlowEvent) -> Void)?) {
+    func endIfReleased(_ flow: FlowManager, reason: ManagerEndReason, sink: EventSink?) {
         guard flow.holdCount == 0, flow.recordEnd(reason) else { return }
         if let sink {
             sink(
@@ -148,7 +148,7 @@ extension BaseFlowCoordinator {
     /// holds it.
     func endIfReleased(
         _ manager: any RequestCoordinatorManager, flow: FlowManager?, reason: ManagerEndReason,
-        sink: (@MainActor (FlowEvent) -> Void)?
+        sink: EventSink?
     ) {
         if let flow { return endIfReleased(flow, reason: reason, sink: sink) }
         guard !holds(manager) else { return }

@@ -28,9 +28,15 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Called with a request that neither this coordinator nor any ancestor could route.
     public var unhandledRequestHandler: (@MainActor (CoordinationRequest, Coordinated) -> Void)?
     /// Called with every event of this coordinator and its descendants; `nil` (the default) costs nothing.
-    @exclusivity(unchecked) public var onEvent: (@MainActor (FlowEvent) -> Void)? {
-        didSet { if onEvent != nil { router.isTraced = true } }
+    public var onEvent: (@MainActor (FlowEvent) -> Void)? {
+        get { eventSink?.send }
+        set {
+            eventSink = newValue.map(EventSink.init)
+            if newValue != nil { router.isTraced = true }
+        }
     }
+    /// ``onEvent``, boxed.
+    @exclusivity(unchecked) private var eventSink: EventSink?
     /// Called when a child finishes, by the default ``didRegainFocus(fromChild:)``.
     public var onRegainFocus: (@MainActor (BaseFlowCoordinator) -> Void)?
     /// How long a request may wait for its dependencies before it is dead-lettered.
@@ -144,6 +150,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     func route(_ request: CoordinationRequest, from module: Coordinated) -> CoordinationOutcome {
         if let entry = routes.entry(for: request.name) {
             if entry.withGuaranteed({ $0.ready != nil }) { return handle(request, from: module, readyIn: entry) }
+            if let kept = entry.withGuaranteed({ $0.kept }), let resolved = kept.withGuaranteed({ $0.current }) {
+                return handle(request, from: module, resolved: resolved, nameIn: entry)
+            }
             if let factory = entry.withGuaranteed({ $0.factory(from: module) }) {
                 return handle(request, from: module, with: factory)
             }
@@ -210,7 +219,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     @inline(__always)
     func present(
         _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
-        flow: FlowManager?, sink: (@MainActor (FlowEvent) -> Void)?
+        flow: FlowManager?, sink: EventSink?
     ) {
         // The common case: a module shown for the first time, inline on the main stack, shown alone.
         if case .inline = style, module.shownCount == 0, anchor == router.main.id, router.showsMainAlone {
@@ -230,7 +239,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// put it.
     private func presentAnywhere(
         _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
-        flow: FlowManager?, sink: (@MainActor (FlowEvent) -> Void)?
+        flow: FlowManager?, sink: EventSink?
     ) {
         if module.shownCount != 0 {
             // Shown already: its holds move to this manager and presenter.
@@ -332,13 +341,13 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     /// The nearest event listener, this coordinator's or an ancestor's; one check when nobody listens.
     @inline(__always)
-    var sink: (@MainActor (FlowEvent) -> Void)? {
+    var sink: EventSink? {
         router.isTraced ? listener : nil
     }
 
     /// The nearest event listener, found by walking to the root.
-    private var listener: (@MainActor (FlowEvent) -> Void)? {
-        if let onEvent { return onEvent }
+    private var listener: EventSink? {
+        if let eventSink { return eventSink }
         return hasParent ? parent?.listener : nil
     }
 }

@@ -80,6 +80,7 @@ public struct ManagerFactory: Sendable {
     enum Source: Sendable {
         case ready(Resolved)
         case lazy(@MainActor @Sendable () throws -> Resolved)
+        case cached(KeptResolution)
     }
 
     /// A factory for managers of type `type`, reported as `name`.
@@ -98,9 +99,27 @@ public struct ManagerFactory: Sendable {
         self.source = .lazy(resolve)
     }
 
+    /// A factory that finds its manager type on its first request and keeps it until `cache` is
+    /// invalidated (``ResolutionCache/invalidate()``).
+    ///
+    /// `resolve` is called again only after an invalidation, or after it threw: an error it throws becomes
+    /// the request's ``CoordinationOutcome/failed(_:)`` outcome and is not kept.
+    public init(
+        name: String, cachedIn cache: ResolutionCache, resolve: @escaping @MainActor @Sendable () throws -> Resolved
+    ) {
+        self.name = name
+        self.source = .cached(KeptResolution(cache: cache, resolve: resolve))
+    }
+
     /// The resolution of a factory made from a manager type; `nil` for one that resolves lazily.
     var ready: Resolved? {
         if case .ready(let resolved) = source { return resolved }
+        return nil
+    }
+
+    /// What a factory made with ``init(name:cachedIn:resolve:)`` keeps; `nil` for any other.
+    var kept: KeptResolution? {
+        if case .cached(let kept) = source { return kept }
         return nil
     }
 
@@ -110,6 +129,7 @@ public struct ManagerFactory: Sendable {
         switch source {
         case .ready(let resolved): return resolved
         case .lazy(let resolve): return try resolve()
+        case .cached(let kept): return try kept.resolveKeeping()
         }
     }
 }

@@ -42,12 +42,12 @@ public enum PluginEntry {
     @_alwaysEmitIntoClient
     // 3: PluginDescription declares routes, services to start, requires. 4: the request path's layouts.
     // 5: PluginDescription declares modules.
-    public static var abiVersion: UInt32 { 5 }
+    public static var abiVersion: UInt32 { 6 }
 
     /// `FlowKit plugin ABI ` and ``abiVersion``: emitted into the plugin (``export(_:)`` stores it in the
     /// header), so that the plugin's file says which ABI it was built for. Raise it with ``abiVersion``.
     @_alwaysEmitIntoClient
-    public static var abiMarker: StaticString { "FlowKit plugin ABI 5" }
+    public static var abiMarker: StaticString { "FlowKit plugin ABI 6" }
 
     /// What every ``abiMarker`` begins with.
     public static let abiMarkerPrefix = "FlowKit plugin ABI "

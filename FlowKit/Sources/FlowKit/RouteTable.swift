@@ -16,9 +16,13 @@ struct RouteTable {
         /// Routes from particular modules, which win over ``factory``; empty for most requests.
         let byModule: [Coordinated: ManagerFactory]
         /// ``factory``'s resolution when it is made from a manager type and no module has a route of its
-        /// own, with the name it reports: all the request path needs, without copying the factory.
-        /// Unretained: ``factory`` holds it.
+        /// own: with ``readyName``, all the request path needs, without copying the factory. Unretained:
+        /// ``factory`` holds it.
         let ready: Unmanaged<ManagerFactory.Resolved>?
+        /// What ``factory`` keeps when it is cached (``ManagerFactory/init(name:cachedIn:resolve:)``) and no
+        /// module has a route of its own. Unretained: ``factory`` holds it.
+        let kept: Unmanaged<ManagerFactory.KeptResolution>?
+        /// The name ``ready`` reports, or a kept resolution that does not name itself: the factory's.
         let readyName: String
 
         fileprivate init(
@@ -29,7 +33,8 @@ struct RouteTable {
             self.byModule = byModule
             let ready = byModule.isEmpty ? factory?.ready : nil
             self.ready = ready.map(Unmanaged.passUnretained)
-            self.readyName = ready.map { $0.name ?? factory?.name ?? "" } ?? ""
+            self.readyName = ready?.name ?? factory?.name ?? ""
+            self.kept = byModule.isEmpty ? factory?.kept.map(Unmanaged.passUnretained) : nil
         }
 
         /// The factory for the request from `module`: the module's own route, else the request's.
