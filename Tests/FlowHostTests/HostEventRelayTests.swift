@@ -60,4 +60,31 @@ struct HostEventRelayTests {
 
         #expect(released == nil)
     }
+
+    /// The relay calls the listener without retaining it: a listener that replaces itself while it is
+    /// called must still run to its end (ASan would report the closure freed under it), and the new one
+    /// hears the next event. The old one is let go once the event has been handed on.
+    @Test func aListenerMayReplaceItselfWhileItIsCalled() throws {
+        let host = try demoHost()
+        final class Token {}
+        weak var firstToken: Token?
+        var first: [String] = []
+        var second: [String] = []
+        do {
+            let token = Token()
+            firstToken = token
+            host.onEvent = { event in
+                guard case .flow(let flow) = event else { return }
+                host.onEvent = { event in if case .flow(let flow) = event { second.append(flow.description) } }
+                first.append(flow.description + (firstToken === token ? "" : " (token gone)"))
+            }
+        }
+
+        host.coordinator.requestCoordination(.showSettings, from: .app)
+
+        #expect(first.count == 1)
+        #expect(first.first?.hasPrefix("settings.show from app starting in") == true)
+        #expect(second.contains { $0.hasPrefix("settings.show from app handled by") })
+        #expect(firstToken == nil)
+    }
 }
