@@ -93,7 +93,11 @@ extension BaseFlowCoordinator {
         name managerName: String
     ) -> CoordinationOutcome {
         // Taken now: the manager may finish this coordinator (detaching it from its listeners) as it works.
-        let sink = self.sink
+        let sinkBox = self.sink
+        // Held by `sinkBox` until the request has been handled, and used unretained meanwhile
+        // (`withExtendedLifetime` would cost a dynamic check that its closure runs on the main actor).
+        defer { _fixLifetime(sinkBox) }
+        let sink = sinkBox.map(Unmanaged.passUnretained)
         // With restoration on, the outermost request under way is the step that restores what it leads to.
         let isStep = router.recorder?.begin(request, from: module, in: self) ?? false
         defer { if isStep { router.recorder?.end() } }
@@ -116,7 +120,7 @@ extension BaseFlowCoordinator {
         do {
             step = try manager.start(request, from: module)
         } catch {
-            return startFailed(request, from: module, manager, flow: held?.takeUnretainedValue(), error, sink: sink)
+            return startFailed(request, from: module, manager, flow: held?.takeUnretainedValue(), error, sink: sinkBox)
         }
         if let held { FlowManager.count(held, -1) } else { starting.removeLast() }
         switch consume step {
@@ -134,12 +138,12 @@ extension BaseFlowCoordinator {
                 router.pushOntoMain(presented)
                 if let sink, let presentedName { sink(.presented(presentedName, style: .inline)) }
             } else {
-                present(presented, style: style, by: manager, flow: held?.takeUnretainedValue(), sink: sink)
+                present(presented, style: style, by: manager, flow: held?.takeUnretainedValue(), sink: sinkBox)
             }
         case .working:
             addWorking(manager)
             router.recorder?.noteWorking(manager)
-        case .finished: endIfReleased(manager, flow: held?.takeUnretainedValue(), reason: .finished, sink: sink)
+        case .finished: endIfReleased(manager, flow: held?.takeUnretainedValue(), reason: .finished, sink: sinkBox)
         }
         if let sink { Self.send(.handled(request, from: module, manager: managerName, coordinator: name), to: sink) }
         return .handled(manager: managerName)
@@ -149,10 +153,10 @@ extension BaseFlowCoordinator {
     ///
     /// Unoptimized on purpose, and never inlined: the compiler, seeing which case its caller built, would
     /// have the caller destroy the case's values, and for `handling` and `handled` (four values each) it
-    /// does that through their type's metadata, three times the cost of the event's own destroy, which a
+    /// does that through their type's metadata, several times the cost of the event's own destroy, which a
     /// function that does not know the case uses. Two events of every request a listener hears.
     @inline(never) @_optimize(none)
-    private static func send(_ event: consuming FlowEvent, to sink: EventSink) {
+    private static func send(_ event: consuming FlowEvent, to sink: Unmanaged<EventSink>) {
         sink(event)
     }
 

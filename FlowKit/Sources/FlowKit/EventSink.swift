@@ -9,7 +9,14 @@ final class EventSink {
 
     @MainActor @inline(__always)
     func callAsFunction(_ event: FlowEvent) {
-        // Whoever calls holds the box.
-        Unmanaged.passUnretained(self).withGuaranteed { $0.send(event) }
+        send(event)
+    }
+}
+
+extension Unmanaged where Instance == EventSink {
+    /// Reports `event` through a sink its caller holds, without retaining it.
+    @MainActor @inline(__always)
+    func callAsFunction(_ event: FlowEvent) {
+        withGuaranteed { $0.send(event) }
     }
 }

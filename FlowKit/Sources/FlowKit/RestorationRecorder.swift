@@ -100,16 +100,20 @@ struct RestorationRecorder {
     /// Drops the steps nothing refers to: no module on screen, no open child, no working manager.
     ///
     /// Steps are in sequence order, so the referenced sequences, sorted, are matched against them in one walk
-    /// of both, without hashing: the host records a step per request, and this runs every thousand or so.
+    /// of both, without hashing, and the kept ones moved to the front in place: the host records a step per
+    /// request, and this runs every thousand or so.
     private mutating func prune(keeping referenced: [Int]) {
         let kept = (referenced + working.values).sorted()
-        var remaining: [RestorationStep] = []
         var next = 0
-        for step in steps {
-            while next < kept.count, kept[next] < step.sequence { next += 1 }
-            if next < kept.count, kept[next] == step.sequence { remaining.append(step) }
+        var write = 0
+        for read in steps.indices {
+            let sequence = steps[read].sequence
+            while next < kept.count, kept[next] < sequence { next += 1 }
+            guard next < kept.count, kept[next] == sequence else { continue }
+            if write != read { steps.swapAt(write, read) }
+            write += 1
         }
-        steps = remaining
+        steps.removeSubrange(write...)
         pruneAt = max(1024, steps.count * 2)
     }
 
