@@ -23,11 +23,11 @@ extension BaseFlowCoordinator {
     /// Handles `request` with a manager `resolved` makes, kept by `entry`'s factory: reported as `resolved`
     /// names itself, else as the factory is named.
     ///
-    /// The entry is not retained: the coordinator keeps its route table, even one it replaces meanwhile,
-    /// until the request has been handled. `resolved` is: the factory may resolve again meanwhile.
+    /// Neither is retained: the coordinator keeps its route table, even one it replaces meanwhile, until
+    /// the request has been handled, and the factory keeps every resolution it made.
     @inline(__always)
     func handle(
-        _ request: CoordinationRequest, from module: Coordinated, resolved: ManagerFactory.Resolved,
+        _ request: CoordinationRequest, from module: Coordinated, resolved: Unmanaged<ManagerFactory.Resolved>,
         nameIn entry: Unmanaged<RouteTable.Entry>
     ) -> CoordinationOutcome {
         handlingDepth &+= 1
@@ -36,8 +36,10 @@ extension BaseFlowCoordinator {
             if handlingDepth == 0, !retiredRoutes.isEmpty { retiredRoutes.removeAll() }
         }
         return entry.withGuaranteed { entry in
-            if let name = resolved.name { return handle(request, from: module, resolved: resolved, name: name) }
-            return handle(request, from: module, resolved: resolved, name: entry.readyName)
+            resolved.withGuaranteed { resolved in
+                if let name = resolved.name { return handle(request, from: module, resolved: resolved, name: name) }
+                return handle(request, from: module, resolved: resolved, name: entry.readyName)
+            }
         }
     }
 
@@ -99,8 +101,11 @@ extension BaseFlowCoordinator {
         defer { _fixLifetime(sinkBox) }
         let sink = sinkBox.map(Unmanaged.passUnretained)
         // With restoration on, the outermost request under way is the step that restores what it leads to.
-        let isStep = router.recorder?.begin(request, from: module, in: self) ?? false
-        defer { if isStep { router.recorder?.end() } }
+        // The router unretained: nothing in `begin` or `end` replaces it.
+        let isStep = Unmanaged.passUnretained(router).withGuaranteed {
+            $0.recorder?.begin(request, from: module, in: self) ?? false
+        }
+        defer { if isStep { Unmanaged.passUnretained(router).withGuaranteed { $0.recorder?.end() } } }
         let manager = resolved.make(self)
         // Unmanaged: `manager` holds it for as long as this runs.
         let held =

@@ -131,11 +131,7 @@ extension BaseFlowCoordinator {
     /// does, for a ``FlowManager``, without going through the protocol.
     func endIfReleased(_ flow: FlowManager, reason: ManagerEndReason, sink: EventSink?) {
         guard flow.holdCount == 0, flow.recordEnd(reason) else { return }
-        if let sink {
-            sink(
-                .managerEnded(
-                    flow.reportedName ?? ManagerLedger.name(of: flow, in: router.ledger.names), reason: reason))
-        }
+        sink?(.managerEnded(flow.reportedName ?? ManagerLedger.name(of: flow, in: router.ledger.names), reason: reason))
         flow.didEnd(reason)
         if !router.ledger.resultHandlers.isEmpty,
             let (handler, result) = router.ledger.takeResult(of: flow, ending: reason)

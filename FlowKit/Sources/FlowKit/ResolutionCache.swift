@@ -31,23 +31,32 @@ extension ManagerFactory {
         let resolve: @MainActor @Sendable () throws -> Resolved
         nonisolated(unsafe) private var resolved: Resolved?
         nonisolated(unsafe) private var generation = 0
+        /// Resolutions this one replaced, kept as long as it is: a request under way may be using one
+        /// unretained (``current``). A new one is made only when its plugin was reloaded, whose image
+        /// stays loaded anyway.
+        nonisolated(unsafe) private var replaced: [Resolved] = []
 
         init(cache: ResolutionCache, resolve: @escaping @MainActor @Sendable () throws -> Resolved) {
             self.cache = cache
             self.resolve = resolve
         }
 
-        /// The kept resolution, when the cache has not been invalidated since it was made.
+        /// The kept resolution, when the cache has not been invalidated since it was made. Unretained: this
+        /// keeps it, and every one it replaces, for as long as it lives.
         @MainActor
-        var current: Resolved? {
-            @inline(__always) get { generation == cache.generation ? resolved : nil }
+        var current: Unmanaged<Resolved>? {
+            @inline(__always) get {
+                guard generation == cache.generation, let resolved else { return nil }
+                return Unmanaged.passUnretained(resolved)
+            }
         }
 
         /// The kept resolution, or a new one, kept.
         @MainActor
         func resolveKeeping() throws -> Resolved {
-            if let current { return current }
+            if let current { return current.takeUnretainedValue() }
             let resolved = try resolve()
+            if let old = self.resolved, old !== resolved { replaced.append(old) }
             self.resolved = resolved
             generation = cache.generation
             return resolved
