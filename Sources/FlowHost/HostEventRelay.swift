@@ -44,14 +44,15 @@ final class HostEventRelay {
         if tracksBreadcrumbs { host?.noteForBreadcrumb(event) }
         stats.count(event)
         guard let unretainedListener else { return }
+        if event.namesService { return hand(host?.namingServices(event) ?? event, to: unretainedListener) }
+        hand(event, to: unretainedListener)
+    }
+
+    /// Hands `event` to the listener, unretained: a listener replaced meanwhile is kept until it returns.
+    @inline(__always)
+    private func hand(_ event: FlowEvent, to listener: Unmanaged<Listener>) {
         relaying &+= 1
-        switch event {
-        case .serviceStarted, .serviceStopped, .serviceProblem:
-            let named = host?.namingServices(event) ?? event
-            unretainedListener.withGuaranteed { $0.receive(.flow(named)) }
-        default:
-            unretainedListener.withGuaranteed { $0.receive(.flow(event)) }
-        }
+        listener.withGuaranteed { $0.receive(.flow(event)) }
         relaying &-= 1
         if relaying == 0, !replaced.isEmpty { replaced.removeAll() }
     }
@@ -65,5 +66,15 @@ extension Unmanaged {
     @inline(__always)
     fileprivate func withGuaranteed<Result>(_ body: (Instance) -> Result) -> Result {
         _withUnsafeGuaranteedRef(body)
+    }
+}
+
+extension FlowEvent {
+    /// Whether the event names a service by its type, which the host renames as the manifest names it.
+    fileprivate var namesService: Bool {
+        switch self {
+        case .serviceStarted, .serviceStopped, .serviceProblem: true
+        default: false
+        }
     }
 }
