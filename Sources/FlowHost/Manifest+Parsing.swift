@@ -225,7 +225,7 @@ struct ManifestParser {
 
     mutating func routes(_ value: JSONValue, declared: Set<String>?, experiments: Set<String>) -> [Manifest.Route] {
         var routes: [Manifest.Route] = []
-        var firstIndex: [[String?]: Int] = [:]  // [request, from] -> index of the route that declared it first
+        var firstIndex: [RouteKey: Int] = [:]  // the index of the route that declared each first
         for (index, element) in elements(of: value, at: "routes") {
             let path = "routes[\(index)]"
             guard let members = object(element, at: path, allowed: Self.routeKeys) else { continue }
@@ -262,20 +262,27 @@ struct ManifestParser {
         return routes
     }
 
+    /// What two routes must not share: the request, and the module it comes from (`nil` for any).
+    struct RouteKey: Hashable {
+        var request: String
+        var module: String?
+    }
+
     /// Reports a second route for the same request and module; returns whether the route is the first.
     mutating func checkDuplicate(
         _ request: String, _ module: String?, _ members: [String: JSONValue], at path: String, index: Int,
-        firstIndex: inout [[String?]: Int]
+        firstIndex: inout [RouteKey: Int]
     ) -> Bool {
         guard members["from"] == nil || module != nil else { return false }
-        if let first = firstIndex[[request, module]] {
+        let key = RouteKey(request: request, module: module)
+        if let first = firstIndex[key] {
             let from = module.map { " from \(quoted($0))" } ?? ""
             report(
                 .duplicateRoute, at: path,
                 "duplicate route for \(quoted(request))\(from), first declared at routes[\(first)]")
             return false
         }
-        firstIndex[[request, module]] = index
+        firstIndex[key] = index
         return true
     }
 
@@ -390,6 +397,8 @@ struct ManifestParser {
     }
 
     mutating func checkKeys(of members: [String: JSONValue], at path: String?, allowed: [String]) {
+        // Sorted only to report unknown keys in order: most objects have none.
+        guard !members.keys.allSatisfy(allowed.contains) else { return }
         for key in members.keys.sorted() where !allowed.contains(key) {
             // The edit distance costs the product of the lengths: no search for a key that is no typo.
             let closest =
