@@ -76,9 +76,10 @@ extension BaseFlowCoordinator {
             if case .inline = style, presented.shownCount == 0, anchor == router.main.id, router.showsMainAlone {
                 presented.heldManager = held
                 presented.manager = consume manager
-                presented.presenter = presence
+                presented.setPresenter(unretainedPresence)
                 presentedCount += 1
-                router.pushOntoMain(presented)
+                // The router borrowed: pushing counts the module's holds and screens, and replaces nothing.
+                Unmanaged.passUnretained(router).withGuaranteed { $0.pushOntoMain(presented) }
             } else {
                 present(presented, style: style, by: manager, flow: held?.takeUnretainedValue(), sink: nil)
             }
@@ -138,9 +139,10 @@ extension BaseFlowCoordinator {
                 let presentedName = sink == nil ? nil : presented.name
                 presented.heldManager = held
                 presented.manager = consume manager
-                presented.presenter = presence
+                presented.setPresenter(unretainedPresence)
                 presentedCount += 1
-                router.pushOntoMain(presented)
+                // The router borrowed: pushing counts the module's holds and screens, and replaces nothing.
+                Unmanaged.passUnretained(router).withGuaranteed { $0.pushOntoMain(presented) }
                 if let sink, let presentedName { sink(.presented(presentedName, style: .inline)) }
             } else {
                 present(presented, style: style, by: manager, flow: held?.takeUnretainedValue(), sink: sinkBox)

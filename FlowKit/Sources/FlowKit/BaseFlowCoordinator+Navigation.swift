@@ -63,7 +63,8 @@ extension BaseFlowCoordinator {
     /// leaves with nothing on screen, as cancelled: the person went back or dismissed.
     func didRemove(_ module: FlowModule) {
         let sink = self.sink
-        sink?(.removed(module.name))
+        // Held by `sink` meanwhile; reported through unretained, as a request's events are.
+        sink.map(Unmanaged.passUnretained)?(.removed(module.name))
         if let held = module.heldManager {
             // The module holds its manager while this runs.
             held.withGuaranteed { endIfReleased($0, reason: .dismissed, sink: sink) }
