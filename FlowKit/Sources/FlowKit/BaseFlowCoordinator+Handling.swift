@@ -76,7 +76,7 @@ extension BaseFlowCoordinator {
             if case .inline = style, presented.shownCount == 0, anchor == router.main.id, router.showsMainAlone {
                 presented.heldManager = held
                 presented.manager = consume manager
-                presented.setPresenter(unretainedPresence)
+                presented.presenter = presence
                 presentedCount += 1
                 // The router borrowed: pushing counts the module's holds and screens, and replaces nothing.
                 Unmanaged.passUnretained(router).withGuaranteed { $0.pushOntoMain(presented) }
@@ -139,7 +139,7 @@ extension BaseFlowCoordinator {
                 let presentedName = sink == nil ? nil : presented.name
                 presented.heldManager = held
                 presented.manager = consume manager
-                presented.setPresenter(unretainedPresence)
+                presented.presenter = presence
                 presentedCount += 1
                 // The router borrowed: pushing counts the module's holds and screens, and replaces nothing.
                 Unmanaged.passUnretained(router).withGuaranteed { $0.pushOntoMain(presented) }

@@ -85,12 +85,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var style: PresentationStyle = .root
     @exclusivity(unchecked) var presentedCount = 0
     /// What this coordinator's modules point back to, counting those shown; a new one per router joined.
-    @exclusivity(unchecked) var presence: PresenterRecord! {
-        didSet { unretainedPresence = Unmanaged.passUnretained(presence) }
-    }
-    /// ``presence``, which holds it: what modules are given as their presenter, without reading (and so
-    /// retaining) the record first.
-    @exclusivity(unchecked) var unretainedPresence: Unmanaged<PresenterRecord>!
+    @exclusivity(unchecked) var presence: PresenterRecord!
     /// Runs when this coordinator, as a child, has finished.
     var finishHandler: (@MainActor (FlowResult) -> Void)?
     /// How this coordinator, as a child, ended; `nil` while it runs.
@@ -133,7 +128,6 @@ open class BaseFlowCoordinator: FlowCoordinator {
         self.anchor = router.main.id
         self.routes = RouteTable(mapping)
         self.presence = PresenterRecord(self)
-        self.unretainedPresence = Unmanaged.passUnretained(presence)  // `didSet` does not run in `init`
     }
 
     // MARK: - Requests
@@ -232,9 +226,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
             if router.recorder != nil { module.restorationSequence = router.restorationStep(presentedBy: manager) }
             module.manager = manager
             module.heldManager = flow.map(Unmanaged.passUnretained)
-            module.setPresenter(unretainedPresence)
+            module.presenter = presence
             presentedCount += 1
-            router.pushOntoMain(module)
+            Unmanaged.passUnretained(router).withGuaranteed { $0.pushOntoMain(module) }  // as in `handle`
             sink?(.presented(module.name, style: style))
             return
         }
@@ -256,7 +250,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         }
         module.manager = manager
         module.heldManager = flow.map(Unmanaged.passUnretained)
-        module.setPresenter(unretainedPresence)
+        module.presenter = presence
         if router.recorder != nil { module.restorationSequence = router.restorationStep(presentedBy: manager) }
         presentedCount += 1
         switch style {

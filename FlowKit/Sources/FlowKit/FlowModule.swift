@@ -35,14 +35,6 @@ public final class FlowModule {
             old?.release()
         }
     }
-    /// Sets ``presenter`` to the record `record` stands for, retaining it once: assigning the record
-    /// itself retains it a second time to read it, and releases it again.
-    @inline(__always)
-    func setPresenter(_ record: Unmanaged<PresenterRecord>) {
-        let old = presenterRecord
-        presenterRecord = record.retain()
-        old?.release()
-    }
     /// ``presenter``, retained by hand (released on a new value and in `deinit`), so that the router
     /// counts its screens without retaining it each time.
     @exclusivity(unchecked) private(set) var presenterRecord: Unmanaged<PresenterRecord>?
