@@ -42,7 +42,8 @@ public struct PluginDiscovery {
                 case .searchPath: searchPath.directories.map { (Manifest.absolutePath($0), false) }
                 }
             for (directory, required) in places {
-                guard let names = readDirectory(directory, required: required) else { continue }
+                guard let names = readDirectory(directory, required: required, checked: !prober.allowInsecure)
+                else { continue }
                 if !directories.contains(directory) { directories.append(directory) }
                 for name in names where Self.matches(name, entry.libraries) {
                     let path = directory == "/" ? "/" + name : directory + "/" + name
@@ -85,8 +86,9 @@ public struct PluginDiscovery {
     }
 
     /// The sorted names in `directory` that do not start with a dot; `nil` when it cannot be read, which is
-    /// a problem when the directory is `required`.
-    private mutating func readDirectory(_ directory: String, required: Bool) -> [String]? {
+    /// a problem when the directory is `required`, or when others could write it (unless not `checked`,
+    /// `--allow-insecure-plugins`), which is a problem always.
+    private mutating func readDirectory(_ directory: String, required: Bool, checked: Bool) -> [String]? {
         guard let names = Self.names(in: directory) else {
             if required {
                 let reason = errno == ENOENT ? "not found" : String(cString: strerror(errno))
@@ -98,6 +100,12 @@ public struct PluginDiscovery {
                         file: directory, kind: errno == ENOENT ? .notFound : .unreadable,
                         message: "discovered directory \(reason)\(hint)"))
             }
+            return nil
+        }
+        do {
+            if checked { try PluginPermissions.checkDiscovered(directory) }
+        } catch {
+            problems.append(error)
             return nil
         }
         return names

@@ -39,6 +39,7 @@ enum GraphCommand {
             throw Exit.usage("--format must be dot, mermaid or json, not '\(format)'", spec.usage)
         }
         let path = try parsed.single("MANIFEST")
+        warnIfOthersCanChange(path, what: "manifest", parsed)
         let manifest = try loadManifest(path, maxSize: try maxManifestSize(parsed))
         var graph = FlowGraph(manifest: manifest)
         if !parsed.flags.contains("--no-plugins") {

@@ -18,6 +18,7 @@ enum ManifestCommands {
                     + probeHelp + jsonHelp)
         }
         let path = try parsed.single("MANIFEST")
+        warnIfOthersCanChange(path, what: "manifest", parsed)
         let report = ValidationReport(
             path: path, searchPath: { searchPath($0, parsed) }, maxManifestSize: try maxManifestSize(parsed),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"), prober: try prober(parsed))
@@ -55,6 +56,7 @@ enum ManifestCommands {
         }
         let json = parsed.flags.contains("--json")
         let path = try parsed.single("MANIFEST")
+        warnIfOthersCanChange(path, what: "manifest", parsed)
         let manifest = try loadManifest(
             path, maxSize: try maxManifestSize(parsed),
             json: json ? { JSONDocument.routes(manifest: path, errors: $0.errors, omitted: $0.omitted) } : nil)
@@ -157,6 +159,21 @@ enum ManifestCommands {
         print(text)
         return .ok
     }
+}
+
+/// Warns when others could change the file at `path`, a manifest or a script, which decides what flowhost
+/// runs (``PathTrust``); `--allow-insecure-plugins` silences it, and a supervised host leaves it to its
+/// supervisor.
+@MainActor
+func warnIfOthersCanChange(_ path: String, what: String, _ parsed: Arguments) {
+    var status = stat()  // a file that is not regular is refused as it is read
+    guard !parsed.flags.contains("--allow-insecure-plugins"),
+        ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil,
+        stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+        let problem = PathTrust.problem(path, ending: .file)
+    else { return }
+    printWarning(
+        "flowhost: warning: \(what) \(path): \(problem); whoever can write there can change what flowhost runs")
 }
 
 /// Loads a manifest of at most `maxSize` bytes, printing every error (the first 100, then how many more),

@@ -44,6 +44,7 @@ enum ReplayCommand {
             let error = TraceError("the trace names no manifest; give --manifest MANIFEST", file: file)
             throw fail(.invalidInput, error.json(file: file), "flowhost: \(error.description)")
         }
+        warnIfOthersCanChange(path, what: "manifest", parsed)
         let manifest = try loadManifest(
             path, maxSize: try maxManifestSize(parsed),
             json: json

@@ -60,9 +60,12 @@ enum RunCommand {
         }
         quiet = parsed.flags.contains("--quiet")
         let maxSize = try maxManifestSize(parsed)
-        let manifest = try loadManifest(try parsed.single("MANIFEST"), maxSize: maxSize)
+        let manifestPath = try parsed.single("MANIFEST")
+        warnIfOthersCanChange(manifestPath, what: "manifest", parsed)
+        let manifest = try loadManifest(manifestPath, maxSize: maxSize)
         let script = try parsed.options["--script"]?.last.map { path throws(Exit) in
-            try readScript(path, limit: maxSize)
+            warnIfOthersCanChange(path, what: "script", parsed)
+            return try readScript(path, limit: maxSize)
         }
         let restoring = try parsed.options["--restore"]?.last.map(readSnapshot)
         let subjects = try subjectCount(parsed)

@@ -1,0 +1,165 @@
+import Glibc
+
+/// Whether a path is under the control of root and the running user alone, as OpenSSH's `StrictModes` asks of
+/// the files it trusts: what a plugin library, a discovered directory, the cache directory, a manifest or a
+/// script must be before flowhost believes it.
+///
+/// The path is resolved one name at a time, following symbolic links as the kernel would, and every entry
+/// met on the way is checked: each directory a name is looked up in, each link (the directory a link sits in
+/// decides where it leads), and the entry the path ends at. An entry fails when:
+/// - it is owned by someone other than root and the running user;
+/// - it is writable by others, except a directory with the sticky bit (`/tmp`): there others cannot rename or
+///   remove what they do not own, so it is accepted when the entry inside it on the path is owned by root or
+///   the running user; the entry the path ends at gets no such exception when it must be ``Ending/private``;
+/// - it is writable by its group, unless that group is its owner's private group (named after the owner and
+///   with no other member), which a umask of 002 gives every file a user makes.
+public enum PathTrust {
+    /// What the path must end at.
+    public enum Ending: Sendable {
+        /// A file: a plugin library, a manifest, a script.
+        case file
+        /// A directory that others may not add to at all, not even with the sticky bit: a discovered
+        /// directory, the cache directory.
+        case privateDirectory
+    }
+
+    /// The most symbolic links followed, as Linux's own limit (`ELOOP`).
+    private static let linkLimit = 40
+
+    /// What makes `path` untrustworthy for `user`, as one phrase naming the entry, its owner and its mode
+    /// (`directory /srv/plugins is writable by others (mode 0777) and owned by uid 0`); `nil` when every entry
+    /// on it is trusted, or when the path cannot be resolved (reading it will say what is wrong).
+    public static func problem(_ path: String, ending: Ending, user: uid_t = geteuid()) -> String? {
+        var pending = components(of: absolute(path))
+        var directory = "/"
+        var directoryStatus = stat()
+        guard lstat("/", &directoryStatus) == 0 else { return nil }
+        if let problem = problem("/", directoryStatus, user: user, isEnd: pending.isEmpty, ending: ending) {
+            return problem
+        }
+        var links = 0
+        while let name = pending.first {
+            pending.removeFirst()
+            if name == "." { continue }
+            if name == ".." {
+                directory = parent(of: directory)
+                guard lstat(directory, &directoryStatus) == 0 else { return nil }
+                continue
+            }
+            let entry = directory == "/" ? "/" + name : directory + "/" + name
+            var status = stat()
+            guard lstat(entry, &status) == 0 else { return nil }
+            if status.st_mode & S_IFMT == S_IFLNK {
+                if let problem = problem(link: entry, status, in: directory, directoryStatus, user: user) {
+                    return problem
+                }
+                links += 1
+                guard links <= linkLimit, let target = linkTarget(entry) else { return nil }
+                if target.hasPrefix("/") {
+                    directory = "/"
+                    guard lstat("/", &directoryStatus) == 0 else { return nil }
+                }
+                pending = components(of: target) + pending
+                continue
+            }
+            let isEnd = pending.isEmpty
+            if let problem = problem(entry, status, user: user, isEnd: isEnd, ending: ending) { return problem }
+            guard !isEnd else { return nil }
+            directory = entry
+            directoryStatus = status
+        }
+        return nil
+    }
+
+    /// What is wrong with `entry` itself, or `nil`.
+    private static func problem(_ entry: String, _ status: stat, user: uid_t, isEnd: Bool, ending: Ending)
+        -> String?
+    {
+        let mode = status.st_mode
+        let isDirectory = mode & S_IFMT == S_IFDIR
+        let what = isDirectory ? "directory" : "file"
+        let owner = "owned by uid \(status.st_uid)"
+        if !isTrusted(status.st_uid, user: user) {
+            return "\(what) \(entry) is \(owner) (\(modeText(mode))), neither root nor uid \(user)"
+        }
+        if mode & S_IWOTH != 0 {
+            let sticky = isDirectory && mode & S_ISVTX != 0
+            if !sticky || (isEnd && ending == .privateDirectory) {
+                return "\(what) \(entry) is writable by others (\(modeText(mode))) and \(owner)"
+            }
+        }
+        if mode & S_IWGRP != 0, !isPrivateGroup(status.st_gid, of: status.st_uid) {
+            return "\(what) \(entry) is writable by group \(status.st_gid) (\(modeText(mode))) and \(owner)"
+        }
+        return nil
+    }
+
+    /// What is wrong with symbolic link `link` in `directory`: in a directory others can write, which the
+    /// sticky bit made acceptable, the link's owner can replace it, so that owner must be trusted too.
+    private static func problem(
+        link: String, _ status: stat, in directory: String, _ directoryStatus: stat, user: uid_t
+    )
+        -> String?
+    {
+        guard directoryStatus.st_mode & (S_IWOTH | S_IWGRP) != 0, !isTrusted(status.st_uid, user: user) else {
+            return nil
+        }
+        return
+            "symbolic link \(link) is owned by uid \(status.st_uid), neither root nor uid \(user), in directory \(directory), which others can write (\(modeText(directoryStatus.st_mode)))"
+    }
+
+    private static func isTrusted(_ owner: uid_t, user: uid_t) -> Bool { owner == 0 || owner == user }
+
+    /// Whether group `gid` is user `owner`'s private group: the owner's primary group, named after the
+    /// owner, listing no member but the owner.
+    private static func isPrivateGroup(_ gid: gid_t, of owner: uid_t) -> Bool {
+        var account = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var accountBuffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(owner, &account, &accountBuffer, accountBuffer.count, &found) == 0, found != nil,
+            account.pw_gid == gid
+        else { return false }
+        let ownerName = String(cString: account.pw_name)
+        var entry = group()
+        var foundGroup: UnsafeMutablePointer<group>?
+        var groupBuffer = [CChar](repeating: 0, count: 16384)
+        guard getgrgid_r(gid, &entry, &groupBuffer, groupBuffer.count, &foundGroup) == 0, foundGroup != nil,
+            String(cString: entry.gr_name) == ownerName
+        else { return false }
+        var member = entry.gr_mem
+        while let name = member?.pointee {
+            guard String(cString: name) == ownerName else { return false }
+            member = member?.advanced(by: 1)
+        }
+        return true
+    }
+
+    /// `mode 0755`: the permission bits in four octal digits.
+    static func modeText(_ mode: mode_t) -> String {
+        let octal = String(mode & 0o7777, radix: 8)
+        return "mode " + String(repeating: "0", count: max(0, 4 - octal.count)) + octal
+    }
+
+    private static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        guard let directory = getcwd(nil, 0) else { return "/" + path }
+        defer { free(directory) }
+        return String(cString: directory) + "/" + path
+    }
+
+    private static func components(of path: String) -> [String] {
+        path.split(separator: "/").map(String.init)
+    }
+
+    private static func parent(of directory: String) -> String {
+        guard let slash = directory.lastIndex(of: "/"), slash != directory.startIndex else { return "/" }
+        return String(directory[..<slash])
+    }
+
+    private static func linkTarget(_ link: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(link, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,139 @@
+import Glibc
+import Testing
+
+@testable import FlowHost
+
+/// Owners, not only modes: a library, a directory on its path, a link in a shared directory or a discovered
+/// directory that belongs to another user (uid 4321, which no account uses) is refused with one line, and a
+/// manifest or script others could change is warned about. Making another user's file takes root, as CI is.
+@Suite(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+struct PluginOwnershipTests {
+    static let stranger: uid_t = 4321
+
+    @Test func aLibraryOwnedByAnotherUserIsRefusedByEveryCommandUnlessAllowed() throws {
+        let lab = try OwnershipLab()
+        try #require(chown(lab.library, Self.stranger, 0) == 0)
+
+        let validate = try Subprocess.flowhost(["validate", lab.manifest])
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLines.first
+                == "\(lab.library): file \(lab.library) is owned by uid 4321 (mode 0755), neither root nor uid 0; whoever can write there can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+        )
+        #expect(try Subprocess.flowhost(["inspect", lab.library]).status == 65)
+        let run = try Subprocess.flowhost(["run", lab.manifest, "--script", lab.script])
+        #expect(run.status == 1)
+        #expect(run.standardError.contains("is owned by uid 4321"))
+        #expect(try Subprocess.flowhost(["validate", lab.manifest, "--allow-insecure-plugins"]).status == 0)
+    }
+
+    @Test func aDirectoryOnThePathOwnedByAnotherUserIsRefused() throws {
+        let lab = try OwnershipLab()
+        try #require(chown(lab.directory, Self.stranger, 0) == 0)
+
+        let validate = try Subprocess.flowhost(["validate", lab.manifest])
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLines.first?.hasPrefix(
+                "\(lab.library): directory \(lab.directory) is owned by uid 4321 (mode 0755), neither root nor uid 0;")
+                == true)
+    }
+
+    @Test func aLinkAnotherUserPlantedInASharedDirectoryIsRefusedThoughItLeadsToATrustedLibrary() throws {
+        let lab = try OwnershipLab()
+        let shared = lab.temporary.path + "/shared"
+        try #require(mkdir(shared, 0o755) == 0 && chmod(shared, 0o1777) == 0)
+        let link = shared + "/libWelcomePlugin.so"
+        try #require(symlink(lab.library, link) == 0)
+        try #require(lchown(link, Self.stranger, 0) == 0)
+        let manifest = try lab.temporary.file("linked.json", containing: OwnershipLab.manifestText(library: link))
+
+        let validate = try Subprocess.flowhost(["validate", manifest])
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLines.first?.hasPrefix(
+                "\(link): symbolic link \(link) is owned by uid 4321, neither root nor uid 0, in directory \(shared), which others can write (mode 1777);"
+            ) == true)
+
+        // The same link made by the running user is theirs to trust.
+        try #require(lchown(link, 0, 0) == 0)
+        #expect(try Subprocess.flowhost(["validate", manifest]).status == 0)
+    }
+
+    @Test func aDiscoveredDirectoryOthersCanAddToIsRefusedEvenWithTheStickyBit() throws {
+        let lab = try OwnershipLab()
+        let manifest = try lab.temporary.file(
+            "discover.json", containing: #"{"manifestVersion": 1, "discover": ["plugins"]}"#)
+        #expect(try Subprocess.flowhost(["validate", manifest]).status == 0)
+        try #require(chmod(lab.directory, 0o1777) == 0)
+
+        let validate = try Subprocess.flowhost(["validate", manifest])
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLines.first
+                == "\(lab.directory): discovered directory refused: directory \(lab.directory) is writable by others (mode 1777) and owned by uid 0; whoever can write there can add a plugin; pass --allow-insecure-plugins to load from it anyway"
+        )
+        #expect(try Subprocess.flowhost(["validate", manifest, "--allow-insecure-plugins"]).status == 0)
+    }
+
+    @Test func aGroupWritableLibraryIsRefusedUnlessTheGroupIsItsOwnersPrivateGroup() throws {
+        let lab = try OwnershipLab()
+        try #require(chmod(lab.library, 0o664) == 0)
+        #expect(throws: Never.self) { try PluginPermissions.check(lab.library) }  // root's group is root's own
+
+        try #require(chown(lab.library, 0, gid_t(Self.stranger)) == 0)
+        let validate = try Subprocess.flowhost(["validate", lab.manifest])
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLines.first?.hasPrefix(
+                "\(lab.library): file \(lab.library) is writable by group 4321 (mode 0664) and owned by uid 0;")
+                == true)
+    }
+
+    @Test func aManifestOrScriptAnotherUserOwnsIsWarnedAboutAndStillRun() throws {
+        let lab = try OwnershipLab()
+        try #require(chown(lab.manifest, Self.stranger, 0) == 0 && chown(lab.script, Self.stranger, 0) == 0)
+
+        let run = try Subprocess.flowhost(["run", lab.manifest, "--script", lab.script])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.errorLines == [
+                "flowhost: warning: manifest \(lab.manifest): file \(lab.manifest) is owned by uid 4321 (mode 0644), neither root nor uid 0; whoever can write there can change what flowhost runs",
+                "flowhost: warning: script \(lab.script): file \(lab.script) is owned by uid 4321 (mode 0644), neither root nor uid 0; whoever can write there can change what flowhost runs",
+            ])
+        let allowed = try Subprocess.flowhost(
+            ["run", lab.manifest, "--script", lab.script, "--allow-insecure-plugins"])
+        #expect(allowed.status == 0 && allowed.errorLines.isEmpty, "\(allowed.standardError)")
+    }
+}
+
+/// A copy of the welcome plugin in a directory of its own, a manifest routing to it and a script.
+private struct OwnershipLab {
+    let temporary: TemporaryDirectory
+    let directory: String
+    let library: String
+    let manifest: String
+    let script: String
+
+    init() throws {
+        temporary = try TemporaryDirectory()
+        directory = temporary.path + "/plugins"
+        try #require(mkdir(directory, 0o755) == 0)
+        library = directory + "/libWelcomePlugin.so"
+        let descriptor = open(library, O_WRONLY | O_CREAT | O_EXCL, 0o755)
+        try #require(descriptor >= 0)
+        let bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        manifest = try temporary.file("app.json", containing: Self.manifestText(library: library))
+        script = try temporary.file("app.flow", containing: "expect top welcome\n")
+    }
+
+    static func manifestText(library: String) -> String {
+        """
+        {"manifestVersion": 1, "plugins": {"welcome": "\(library)"},
+         "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}], "start": ["launch"]}
+        """
+    }
+}
