@@ -24,17 +24,26 @@ public struct CacheDirectory: Sendable {
         return CacheDirectory(path: home + "/.cache/flowhost")
     }
 
-    /// The entries of file `name`; empty when it is missing, unreadable or not a JSON object (a cache that
-    /// cannot be read is rebuilt, never an error).
+    /// Why the directory is not used, as one line naming it; `nil` when it is private or not made yet.
+    public var problem: String? {
+        PrivateDirectory.problem(path).map { PrivateDirectory.refusal(path, $0, purpose: "cache").message }
+    }
+
+    /// The entries of file `name` whose keys are absolute paths; empty when it is missing, unreadable, not
+    /// a JSON object, or in a directory that is not private (a cache that cannot be read is rebuilt, never an
+    /// error).
     func entries(of name: String) -> [String: JSONValue] {
+        guard PrivateDirectory.problem(path) == nil else { return [:] }
         let file = path + "/" + name
         var status = stat()
-        // A cache file is small; anything else there (a FIFO, a huge file) is not read.
-        guard stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size < 64 << 20,
-            let bytes = try? Manifest.readFile(file), let text = String(validating: bytes, as: UTF8.self),
+        // A cache file is small and the user's own; anything else there (a link, a FIFO, a huge file, another
+        // user's file) is not read.
+        guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
+            status.st_size < 64 << 20, let bytes = try? Manifest.readFile(file),
+            let text = String(validating: bytes, as: UTF8.self),
             let entries = (try? JSONValue(parsing: text))?["entries"]?.object
         else { return [:] }
-        return entries
+        return entries.filter { path, _ in path.hasPrefix("/") && !path.utf8.contains { $0 < 0x20 || $0 == 0x7F } }
     }
 
     /// Re-reads file `name`, lets `change` edit its entries and writes them back atomically.
@@ -54,10 +63,6 @@ public struct CacheDirectory: Sendable {
     }
 
     private func makeDirectories() throws(FlowError) {
-        do {
-            try AtomicFile.makeDirectories(path)
-        } catch {
-            throw FlowError("cannot create directory \(error.step) for the cache: \(error.reason)")
-        }
+        try PrivateDirectory.prepare(path, for: "cache")
     }
 }

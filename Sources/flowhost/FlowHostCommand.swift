@@ -54,6 +54,7 @@ struct FlowHostCommand {
             Console.configure(try takeColorMode(from: &arguments))
             guard !arguments.isEmpty else { throw Exit.usage("no command given", usage) }
             let command = arguments.removeFirst()
+            warnAboutCache(command, arguments)
             switch command {
             case "run": code = try await RunCommand.run(arguments)
             case "replay": code = try await ReplayCommand.run(arguments)
@@ -85,6 +86,17 @@ struct FlowHostCommand {
             code = error.code
         }
         exit(code.rawValue)
+    }
+
+    /// Warns once when `command` reads the cache directory and the directory is not private, so it is not
+    /// used; a supervised host leaves that to its supervisor.
+    private static func warnAboutCache(_ command: String, _ arguments: [String]) {
+        let readers: Set = ["run", "replay", "graph", "validate", "list", "inspect", "quarantine"]
+        guard readers.contains(command), !arguments.contains("--help"),
+            ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil,
+            let problem = CacheDirectory.standard()?.problem
+        else { return }
+        printWarning("flowhost: warning: \(problem); plugins are probed every time and nothing is quarantined")
     }
 
     /// `flowhost --version` and `flowhost version`.

@@ -1,0 +1,97 @@
+import FlowKit
+import Glibc
+import Testing
+
+@testable import FlowHost
+
+/// The cache directory holds what flowhost believes without looking again (probe results, the quarantine),
+/// so it is made private, and one someone else made or can write is not used at all.
+struct PrivateCacheTests {
+    @Test func theCacheDirectoryIsMadePrivate() throws {
+        let lab = try CacheLab()
+        let run = try lab.flowhost(["validate", lab.manifest], cache: lab.temporary.path + "/fresh")
+        #expect(run.status == 0, "\(run.standardError)")
+        for directory in [lab.temporary.path + "/fresh", lab.temporary.path + "/fresh/flowhost"] {
+            var status = stat()
+            try #require(stat(directory, &status) == 0)
+            #expect(status.st_mode & 0o777 == 0o700, "\(directory)")
+        }
+    }
+
+    /// Another user makes `flowhost/` in a shared `XDG_CACHE_HOME` first and quarantines a good plugin with a
+    /// reason full of terminal escapes: the directory is not used, the plugin loads, nothing is printed raw.
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+    func aCacheDirectoryAnotherUserMadeIsNotUsed() throws {
+        let lab = try CacheLab()
+        let shared = lab.temporary.path + "/shared"
+        try #require(mkdir(shared, 0o755) == 0 && chmod(shared, 0o1777) == 0)
+        let planted = shared + "/flowhost"
+        try #require(mkdir(planted, 0o755) == 0 && chmod(planted, 0o777) == 0)
+        try #require(chown(planted, 4321, 4321) == 0)
+        let identity = try #require(FileIdentity(path: lab.library))
+        let entry: JSONValue = [
+            "file": .object(identity.json), "kind": "crashed", "reason": "crashed \u{1B}]0;owned\u{07}", "since": "0",
+        ]
+        let forged: JSONValue = ["version": 1, "entries": [lab.library: entry]]
+        let quarantine = planted + "/" + PluginQuarantine.fileName
+        try #require(AtomicFileTestSupport.write(forged.description, to: quarantine))
+        try #require(chown(quarantine, 4321, 4321) == 0)
+
+        let run = try lab.flowhost(["validate", lab.manifest], cache: shared)
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.errorLines == [
+                "flowhost: warning: the cache directory \(planted) is not used: directory \(planted) is owned by uid 4321 (mode 0777), neither root nor uid 0; remove it, or make it yours with mode 0700; plugins are probed every time and nothing is quarantined"
+            ])
+        #expect(!run.standardError.contains("\u{1B}"))
+    }
+
+    @Test func aCacheDirectoryOthersCanWriteIsNotUsedEvenIfItIsYours() throws {
+        let lab = try CacheLab()
+        let cache = lab.temporary.path + "/cache"
+        try #require(mkdir(cache, 0o700) == 0 && mkdir(cache + "/flowhost", 0o700) == 0)
+        try #require(chmod(cache + "/flowhost", 0o777) == 0)
+
+        let run = try lab.flowhost(["validate", lab.manifest], cache: cache)
+
+        #expect(run.status == 0)
+        #expect(
+            run.errorLines.first?.hasPrefix(
+                "flowhost: warning: the cache directory \(cache)/flowhost is not used: directory \(cache)/flowhost is writable by others (mode 0777)"
+            ) == true, "\(run.standardError)")
+        #expect(access(cache + "/flowhost/" + ProbeCache.fileName, F_OK) != 0)  // nothing written there
+    }
+}
+
+/// A copy of the welcome plugin and a manifest for it; each run names its own cache.
+private struct CacheLab {
+    let temporary: TemporaryDirectory
+    let library: String
+    let manifest: String
+
+    init() throws {
+        temporary = try TemporaryDirectory()
+        library = try temporary.file("libWelcomePlugin.so", containing: BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        manifest = try temporary.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"welcome": "\(library)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}], "start": ["launch"]}
+                """)
+    }
+
+    func flowhost(_ arguments: [String], cache: String) throws -> Subprocess {
+        try Subprocess.flowhost(arguments, environment: ["XDG_CACHE_HOME": cache])
+    }
+}
+
+/// Writes test files where ``TemporaryDirectory`` does not put them.
+enum AtomicFileTestSupport {
+    static func write(_ text: String, to path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return DescriptorWriter.writeAll(Array(text.utf8), to: descriptor)
+    }
+}
