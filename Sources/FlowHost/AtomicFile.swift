@@ -18,8 +18,11 @@ enum AtomicFile {
     /// - Parameter durable: Flush the bytes to the disk before the rename, so that a crash cannot leave an
     ///   empty file in its place. Worth it for what is written rarely; the history, written on every line,
     ///   goes without.
-    /// - Throws: ``Failure``; the temporary file is removed.
+    /// - Throws: ``Failure``, also when what is at `path` is not a regular file of the user's own
+    ///   (``OutputFile``): a symbolic link is not replaced, nor a FIFO, device or directory, nor another user's
+    ///   file. The temporary file is removed.
     static func write(_ bytes: [UInt8], to path: String, mode: mode_t, durable: Bool = false) throws(Failure) {
+        if let problem = OutputFile.problem(path) { throw Failure(step: "cannot replace it", reason: problem) }
         var template = Array((path + ".tmp-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw failure("cannot create a temporary file beside it") }

@@ -35,7 +35,7 @@ public final class CrashBreadcrumb {
     ///
     /// - Throws: ``FlowError`` when the file cannot be created or mapped.
     public init(path: String) throws(FlowError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw Self.failure("cannot create \(path)") }
         defer { close(descriptor) }
         guard ftruncate(descriptor, off_t(Self.pageSize)) == 0 else { throw Self.failure("cannot size \(path)") }

@@ -58,11 +58,13 @@ public struct PluginScaffold: Sendable {
         for (path, contents) in files {
             let full = directory + "/" + path
             try Self.makeDirectories(String(full[..<full.lastIndex(of: "/")!]))
-            guard let file = fopen(full, "w") else {
+            // A new file only: a link or file someone put there since the directory was found empty is refused.
+            let descriptor = open(full, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
                 throw FlowError("\(full): cannot create: \(String(cString: strerror(errno)))")
             }
-            defer { fclose(file) }
-            guard fputs(contents, file) >= 0 else {
+            defer { close(descriptor) }
+            guard DescriptorWriter.writeAll(Array(contents.utf8), to: descriptor) else {
                 throw FlowError("\(full): cannot write: \(String(cString: strerror(errno)))")
             }
         }

@@ -112,7 +112,7 @@ struct ProbeProcess {
     }
 
     private static func append(_ line: String, to file: String) {
-        let fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        let fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         _ = Array(line.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)

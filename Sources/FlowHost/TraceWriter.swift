@@ -19,14 +19,15 @@ public final class TraceWriter {
     private var buffer: [UInt8] = []
     private static let bufferSize = 256 * 1024
 
-    /// Creates (or empties) the file at `path` for writing, with the permissions a new file gets.
+    /// Creates (or empties) the file at `path` for writing, with the permissions a new file gets; a symbolic
+    /// link, a FIFO, a device, a directory or another user's file there is refused (``OutputFile``).
     ///
-    /// - Throws: ``TraceError`` naming the file and the system's reason.
+    /// - Throws: ``TraceError`` naming the file and the reason.
     public init(path: String) throws(TraceError) {
         self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else {
-            throw TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
+        switch OutputFile.openEmptied(path, mode: 0o666) {
+        case .success(let opened): descriptor = opened
+        case .failure(let refusal): throw TraceError("cannot write the trace: \(refusal.reason)", file: path)
         }
         buffer.reserveCapacity(Self.bufferSize)
     }

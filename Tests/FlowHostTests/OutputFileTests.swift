@@ -1,0 +1,81 @@
+import Glibc
+import Testing
+
+@testable import FlowHost
+
+/// `--trace FILE` and `save FILE` write only a new file or a regular file of the user's own: a link planted
+/// where the file goes, a FIFO, a directory or another user's file is refused and left as it was.
+struct OutputFileTests {
+    @Test func aTraceIsNotWrittenThroughASymbolicLink() throws {
+        let directory = try TemporaryDirectory()
+        let victim = try directory.file("victim", containing: "keep\n")
+        let trace = directory.path + "/trace.jsonl"
+        try #require(symlink(victim, trace) == 0)
+
+        let run = try Subprocess.flowhost(demo + ["--trace", trace])
+
+        #expect(run.status == 73)
+        #expect(
+            run.errorLines == [
+                "flowhost: \(trace): cannot write the trace: it is a symbolic link, which flowhost does not write through; remove it or choose another path"
+            ])
+        #expect(try readText(victim) == "keep\n")
+    }
+
+    @Test func aTraceToAFIFOIsRefusedAtOnceInsteadOfHanging() throws {
+        let directory = try TemporaryDirectory()
+        let fifo = directory.path + "/trace.fifo"
+        try #require(mkfifo(fifo, 0o600) == 0)
+
+        let run = try Subprocess.flowhost(demo + ["--trace", fifo])
+
+        #expect(run.status == 73)
+        #expect(run.errorLines == ["flowhost: \(fifo): cannot write the trace: it is a FIFO, not a regular file"])
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+    func anotherUsersFileIsNeitherEmptiedByATraceNorReplacedByASave() throws {
+        let directory = try TemporaryDirectory()
+        let theirs = try directory.file("theirs.jsonl", containing: "theirs\n")
+        try #require(chown(theirs, 4321, 4321) == 0)
+
+        let traced = try Subprocess.flowhost(demo + ["--trace", theirs])
+        #expect(traced.status == 73)
+        #expect(
+            traced.errorLines == [
+                "flowhost: \(theirs): cannot write the trace: it is owned by uid 4321, not by uid 0, and flowhost does not replace another user's file"
+            ])
+
+        let script = try directory.file("save.flow", containing: "save \(theirs)\n")
+        let saved = try Subprocess.flowhost(["run", Repository.path("manifests/demo.json"), "--script", script])
+        #expect(saved.status == 1)
+        #expect(saved.standardError.contains("cannot replace it: it is owned by uid 4321"), "\(saved.standardError)")
+        #expect(try readText(theirs) == "theirs\n")
+    }
+
+    @MainActor @Test func saveRefusesALinkAndADirectoryWithOneLine() throws {
+        let directory = try TemporaryDirectory()
+        let victim = try directory.file("victim", containing: "keep\n")
+        let link = directory.path + "/session.json"
+        try #require(symlink(victim, link) == 0)
+        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        try #require(shell.start().status == .ok)
+
+        let viaLink = shell.execute("save \(link)")
+        let intoDirectory = shell.execute("save \(directory.path)")
+
+        #expect(
+            viaLink.status
+                == .error(
+                    "\(link): cannot write snapshot file: cannot replace it: it is a symbolic link, which flowhost does not write through; remove it or choose another path"
+                ))
+        #expect(
+            intoDirectory.status
+                == .error("\(directory.path): cannot write snapshot file: cannot replace it: it is a directory"))
+        #expect(try readText(victim) == "keep\n")
+    }
+
+    private var demo: [String] {
+        ["run", Repository.path("manifests/demo.json"), "--script", Repository.path("manifests/demo.flow"), "--quiet"]
+    }
+}
