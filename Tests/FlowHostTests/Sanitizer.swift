@@ -20,10 +20,18 @@ enum Sanitizer {
     /// constructor crashes dies by the signal, as in a plain build, and is reported as `crashed with SIGSEGV`;
     /// otherwise the sanitizer would catch it, print its own report and exit 66 (TSan) or 1 (ASan). SIGABRT
     /// and SIGILL are left to the process by default.
+    ///
+    /// With `FLOWHOST_CHILD_SANITIZER_LOGS` set to a directory, a child writes its reports to files there
+    /// (`log_path`) rather than to the standard error the test reads, so that CI finds them: a report a child
+    /// printed would otherwise pass unseen inside a test that only looks at its output.
     static func setChildOptions(in environment: inout [String: String]) {
         guard let current else { return }
         let name = current == .thread ? "TSAN_OPTIONS" : "ASAN_OPTIONS"
-        let options = environment[name].map { $0.isEmpty ? [] : [$0] } ?? []
-        environment[name] = (options + ["handle_segv=0"]).joined(separator: ":")
+        var options = environment[name].map { $0.isEmpty ? [] : [$0] } ?? []
+        options.append("handle_segv=0")
+        if let logs = getenv("FLOWHOST_CHILD_SANITIZER_LOGS").map({ String(cString: $0) }), !logs.isEmpty {
+            options.append("log_path=\(logs)/child")
+        }
+        environment[name] = options.joined(separator: ":")
     }
 }
