@@ -37,7 +37,11 @@ struct PipedInputTests {
         let run = try Subprocess.flowhost(["run", Repository.path("manifests/demo.json")], inputDescriptor: descriptor)
 
         #expect(run.status == 65)
-        #expect(run.errorLines == ["<stdin>: line 2 is longer than 1048576 bytes, the limit for a command line"])
+        // Cut, so that a failure does not print a megabyte.
+        #expect(
+            run.errorLines.map { String($0.prefix(200)) } == [
+                "<stdin>: line 2 is longer than 1048576 bytes, the limit for a command line"
+            ])
         #expect(run.outputLines.filter { $0 == "> stack" }.count == 1, "nothing after it runs")
     }
 
@@ -54,7 +58,11 @@ struct PipedInputTests {
             environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
 
         #expect(run.status == 65)
-        #expect(run.errorLines == ["<stdin>: line 2 is longer than 1048576 bytes, the limit for a command line"])
+        // Cut, so that a failure does not print a megabyte.
+        #expect(
+            run.errorLines.map { String($0.prefix(200)) } == [
+                "<stdin>: line 2 is longer than 1048576 bytes, the limit for a command line"
+            ])
     }
 
     // MARK: - The reader itself
