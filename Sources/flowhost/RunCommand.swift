@@ -169,7 +169,9 @@ enum RunCommand {
         var lineNumber = 0
         // The editor reads the terminal itself; only without one does a thread read standard input.
         var input =
-            editor == nil ? (script.map { lines(of: $0.lines) } ?? standardInputLines()).makeAsyncIterator() : nil
+            editor == nil
+            ? (script.map { lines(of: $0.lines) } ?? standardInputLines(numbered: link != nil)).makeAsyncIterator()
+            : nil
         reading: while true {
             let next: String?
             if let editor {
@@ -308,8 +310,12 @@ enum RunCommand {
     /// host instead of filling memory), off the main actor so that timers and reloads go on meanwhile.
     ///
     /// A line longer than ``LineReader/defaultMaxLineLength`` ends the stream with ``LineReader/Failure``.
-    static func standardInputLines() -> AsyncThrowingStream<String, any Error> {
-        let reader = LineReader(descriptor: STDIN_FILENO)
+    ///
+    /// - Parameter numbered: Whether the lines come from a supervisor, each after its number and a tab:
+    ///   those may be that much longer, the supervisor having checked the line typed.
+    static func standardInputLines(numbered: Bool = false) -> AsyncThrowingStream<String, any Error> {
+        let reader = LineReader(
+            descriptor: STDIN_FILENO, maxLineLength: LineReader.defaultMaxLineLength + (numbered ? 32 : 0))
         return AsyncThrowingStream {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global().async {

@@ -65,6 +65,24 @@ struct PipedInputTests {
             ])
     }
 
+    @Test func aSupervisedLineAtTheLimitReachesTheHostAfterItsNumber() throws {
+        // The supervisor sends the host `2<tab>` and the line: a host held to the same limit refused it.
+        let directory = try TemporaryDirectory()
+        let line = "stack" + String(repeating: " ", count: LineReader.defaultMaxLineLength - 5)
+        let file = try directory.file("commands", containing: "stack\n\(line)\n")
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+
+        let run = try Subprocess.flowhost(
+            ["run", Repository.path("manifests/demo.json"), "--supervise"], inputDescriptor: descriptor,
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 0)
+        #expect(run.errorLines.isEmpty)
+        #expect(run.outputLines.filter { $0 == "  stack: welcome" }.count == 2)
+    }
+
     // MARK: - The reader itself
 
     @Test func linesComeOneAtATimeAndTheLastNeedsNoNewline() throws {
