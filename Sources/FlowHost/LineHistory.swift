@@ -48,7 +48,8 @@ public struct LineHistory: Equatable, Sendable {
     ///
     /// Only the file's last ``maxReadSize`` bytes are read, so a huge file costs no more than a small one.
     /// The file must be a regular file: a FIFO (which would block), a device (`/dev/zero`, which never
-    /// ends), a directory or a symbolic link (which saving would replace) is refused.
+    /// ends), a directory or a symbolic link (which saving would replace) is refused. Lines with control
+    /// characters are left out.
     ///
     /// - Throws: ``FlowError`` when the file exists but is not a regular file or cannot be read.
     public static func load(
@@ -65,8 +66,16 @@ public struct LineHistory: Equatable, Sendable {
         var lines = end.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         // Cut in the middle of a line: its end is not an entry.
         if !end.isWhole { lines.removeFirst() }
-        let entries = lines.filter { !$0.isEmpty }.suffix(limit)
-        return LineHistory(entries.map { String(decoding: $0, as: UTF8.self) }, limit: limit)
+        // Recalled, a line is written to the terminal as it is: one with control characters (escape
+        // sequences) was not typed at the prompt, which reads those as keys.
+        let entries = lines.map { String(decoding: $0, as: UTF8.self) }
+            .filter { !$0.isEmpty && !$0.unicodeScalars.contains(where: isControl) }.suffix(limit)
+        return LineHistory(Array(entries), limit: limit)
+    }
+
+    /// Whether `scalar` is a C0 or C1 control character or DEL; a tab is not.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t") || (0x7F..<0xA0).contains(scalar.value)
     }
 
     /// Writes the history to `path`, creating its directory (and parents, private to the user) as needed.

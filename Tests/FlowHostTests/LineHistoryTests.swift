@@ -97,6 +97,14 @@ struct LineHistoryTests {
         #expect(try LineHistory.load(from: path).entries == ["show", "stack"])
     }
 
+    @Test func linesWithControlCharactersAreLeftOut() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.file(
+            "history", containing: "stats\n\u{1B}]0;title\u{07}\nact x\u{9B}2J\nsend a\tb\nstack\n")
+
+        #expect(try LineHistory.load(from: path).entries == ["stats", "send a\tb", "stack"])
+    }
+
     @Test func aFileLargerThanTheReadKeepsItsLastWholeLines() throws {
         let directory = try TemporaryDirectory()
         let lines = (1...3000).map { "act item \($0)" }
