@@ -16,6 +16,19 @@ extension Host {
         return PluginComposition(manifest: declared, discovery: discovery, previous: previous)
     }
 
+    /// The directories ``watch()`` watches whole: those discovery read, and those the manifest names that
+    /// are missing now (deleted, or not made yet), so that they are read once they are there.
+    var watchedDirectories: [String] {
+        guard let composition else { return [] }
+        var directories = composition.directories
+        for entry in composition.declared.discover {
+            if case .directory(let directory) = entry.place, !directories.contains(directory) {
+                directories.append(directory)
+            }
+        }
+        return directories
+    }
+
     /// Routes that fail with their error: declared by two plugins that nothing picks between, or by a
     /// plugin that is refused or was removed.
     func addFailingRoutes(to mapping: inout RequestCoordinatorMappingDictionary) {

@@ -104,11 +104,13 @@ extension Host {
     /// being written (truncated, or not yet an ELF file) is tried again a few times before the reload is
     /// refused.
     public func watch() throws(FlowError) {
-        watcher?.stop()
         var files = [Manifest.absolutePath(manifest.path)]
         files += registry.pluginNames.compactMap { registry.sourcePath(of: $0) }.map(Manifest.absolutePath)
         let manifestFile = files[0]
-        let directories = composition?.directories ?? []
+        let directories = watchedDirectories
+        // The same watches: keep them, rather than miss what lands while new ones are set up.
+        if let watcher, !watcher.isStopped, watcher.files == files, watcher.directories == directories { return }
+        watcher?.stop()
         watcher = try FileWatcher(files: files, directories: directories) { [weak self] path in
             guard let self else { return }
             let landed = ContinuousClock.now

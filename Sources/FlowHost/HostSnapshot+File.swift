@@ -46,7 +46,9 @@ extension HostSnapshot {
                 file: path, kind: error.kind == .notFound ? .notFound : .unreadable, message: error.message)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw SnapshotFileError(file: path, kind: .invalid, message: "not a snapshot: the file is not UTF-8 text")
+            let place = InputFile.firstInvalidUTF8(in: bytes).map { " (line \($0.line), column \($0.column))" } ?? ""
+            throw SnapshotFileError(
+                file: path, kind: .invalid, message: "not a snapshot: the file is not UTF-8 text\(place)")
         }
         let json: JSONValue
         do {

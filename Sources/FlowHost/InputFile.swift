@@ -76,6 +76,58 @@ public enum InputFile {
         }
     }
 
+    /// The end of the regular file at `path`: all of it when it has at most `limit` bytes, else its last
+    /// `limit` bytes. A symbolic link is refused, not followed, like a FIFO or a device.
+    ///
+    /// For a file the host keeps for itself (the line history) in a place that could hold anything: the
+    /// type is checked with `lstat` before the file is opened, and again on the open descriptor.
+    ///
+    /// - Returns: The bytes, and whether they are the whole file.
+    /// - Throws: ``Failure`` saying why, its message starting with `what`.
+    public static func readEnd(_ path: String, what: String, limit: Int) throws(Failure) -> (
+        bytes: [UInt8], isWhole: Bool
+    ) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { throw failure(errno, what: what) }
+        try check(status, what: what, limit: Int.max)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(errno, what: what) }
+        defer { close(descriptor) }
+        guard fstat(descriptor, &status) == 0 else { throw failure(errno, what: what) }
+        try check(status, what: what, limit: Int.max)
+        let start = max(0, Int(status.st_size) - max(0, limit))
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size) - start)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes[count...].withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress, $0.count, off_t(start + count))
+            }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { throw failure(errno, what: what) }
+            if got == 0 { break }  // it shrank meanwhile
+            count += got
+        }
+        bytes.removeLast(bytes.count - count)
+        return (bytes, start == 0)
+    }
+
+    /// Where `bytes` stop being UTF-8: the line and column (counted in Unicode scalars) of the first byte
+    /// that is not part of a valid sequence, from 1; `nil` when they are all UTF-8.
+    public static func firstInvalidUTF8(in bytes: [UInt8]) -> (line: Int, column: Int)? {
+        if String(validating: bytes, as: UTF8.self) != nil { return nil }  // fast; the walk finds where
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var (line, column) = (1, 1)
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar):
+                if scalar.count == 1, scalar.first == 0x0A { (line, column) = (line + 1, 1) } else { column += 1 }
+            case .emptyInput: return nil
+            case .error: return (line, column)
+            }
+        }
+    }
+
     /// Throws unless `path` names a regular file (following symbolic links); does not open it.
     static func checkRegular(_ path: String, what: String) throws(Failure) {
         var status = stat()

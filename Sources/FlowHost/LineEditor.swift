@@ -54,18 +54,21 @@ public final class LineEditor: Sendable {
     init?(input: Int32, output: Int32, historyFile: String?, warn: @escaping @Sendable (String) -> Void) {
         guard let terminal = TerminalMode(input: input, output: output) else { return nil }
         self.terminal = terminal
-        self.historyFile = historyFile
         self.warn = warn
         var history = LineHistory()
         var warned = false
+        var kept = historyFile
         if let historyFile {
             do {
                 history = try LineHistory.load(from: historyFile)
             } catch {
                 warn("\(error.message); history is kept for this run only")
                 warned = true
+                // Not saved either: whatever is there (a FIFO, a link, an unreadable file) stays as it was.
+                kept = nil
             }
         }
+        self.historyFile = kept
         state = PthreadMutex(State(edit: LineEditState(history: history), warnedAboutHistory: warned))
     }
 

@@ -41,26 +41,41 @@ public struct LineHistory: Equatable, Sendable {
         return home + "/.local/state/flowhost/history"
     }
 
+    /// The most of the file's end that ``load(from:limit:)`` reads: 1 MiB, a thousand lines of a kilobyte.
+    public static let maxReadSize = 1 << 20
+
     /// The history in the file at `path`; empty when there is no file (or directory) yet.
     ///
-    /// - Throws: ``FlowError`` when the file exists but cannot be read.
-    public static func load(from path: String, limit: Int = 1000) throws(FlowError) -> LineHistory {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        // Nothing to read yet; if the place cannot hold a file, saving says so.
-        if fd < 0 && (errno == ENOENT || errno == ENOTDIR) { return LineHistory(limit: limit) }
-        guard fd >= 0 else { throw FlowError("cannot read history file \(path): \(reason())") }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw FlowError("cannot read history file \(path): \(reason())") }
-            bytes += chunk[..<count]
+    /// Only the file's last ``maxReadSize`` bytes are read, so a huge file costs no more than a small one.
+    /// The file must be a regular file: a FIFO (which would block), a device (`/dev/zero`, which never
+    /// ends), a directory or a symbolic link (which saving would replace) is refused. Lines with control
+    /// characters are left out.
+    ///
+    /// - Throws: ``FlowError`` when the file exists but is not a regular file or cannot be read.
+    public static func load(
+        from path: String, limit: Int = 1000, maxReadSize: Int = maxReadSize
+    ) throws(FlowError) -> LineHistory {
+        let end: (bytes: [UInt8], isWhole: Bool)
+        do {
+            end = try InputFile.readEnd(path, what: "history file \(path)", limit: maxReadSize)
+        } catch {
+            // Nothing to read yet; if the place cannot hold a file, saving says so.
+            if error.kind == .notFound { return LineHistory(limit: limit) }
+            throw FlowError(error.message)
         }
-        let lines = bytes.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
-        return LineHistory(lines.suffix(limit), limit: limit)
+        var lines = end.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        // Cut in the middle of a line: its end is not an entry.
+        if !end.isWhole { lines.removeFirst() }
+        // Recalled, a line is written to the terminal as it is: one with control characters (escape
+        // sequences) was not typed at the prompt, which reads those as keys.
+        let entries = lines.map { String(decoding: $0, as: UTF8.self) }
+            .filter { !$0.isEmpty && !$0.unicodeScalars.contains(where: isControl) }.suffix(limit)
+        return LineHistory(Array(entries), limit: limit)
+    }
+
+    /// Whether `scalar` is a C0 or C1 control character or DEL; a tab is not.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t") || (0x7F..<0xA0).contains(scalar.value)
     }
 
     /// Writes the history to `path`, creating its directory (and parents, private to the user) as needed.
@@ -83,6 +98,4 @@ public struct LineHistory: Equatable, Sendable {
             throw FlowError("cannot create directory \(error.step) for the history: \(error.reason)")
         }
     }
-
-    private static func reason() -> String { String(cString: strerror(errno)) }
 }

@@ -53,13 +53,18 @@ public struct Trace: Sendable {
 
     /// Reads the trace at `path`: a regular file of at most `limit` bytes.
     ///
-    /// - Throws: ``TraceError`` naming the file, and the line for a line that is not an event.
+    /// - Throws: ``TraceError`` naming the file, and the line for a line that is not UTF-8 text or not an
+    ///   event.
     public static func load(path: String, limit: Int = defaultMaxSize) throws(TraceError) -> Trace {
         let bytes: [UInt8]
         do {
             bytes = try InputFile.read(path, what: "trace file", limit: limit)
         } catch {
             throw TraceError(error.message, file: path)
+        }
+        // Decoding would replace what is not UTF-8, and a replay would then send what was never recorded.
+        if let (line, column) = InputFile.firstInvalidUTF8(in: bytes) {
+            throw TraceError("not UTF-8 text: an invalid byte at column \(column)", file: path, line: line)
         }
         return try parse(String(decoding: bytes, as: UTF8.self), file: path)
     }

@@ -6,8 +6,11 @@ import Glibc
 @MainActor
 final class CommandInput {
     private let editor: LineEditor?
-    private var lines: AsyncStream<String>.Iterator?
+    private var lines: AsyncThrowingStream<String, any Error>.Iterator?
     private let prompts: Bool
+    private let source: String
+    /// Set when the input ended on a line that could not be read (one too long): the run's exit code.
+    private(set) var failure: ExitCode?
     /// Prints lines of events that happened between commands: above the line being typed, on a prompt.
     /// Safe to call from any thread.
     let printAbove: @Sendable ([String]) -> Void
@@ -21,6 +24,7 @@ final class CommandInput {
             ? LineEditor.standard(warn: { printWarning("flowhost: warning: \($0)", palette: warnings) }) : nil
         self.editor = editor
         prompts = interactive && editor == nil
+        source = script?.name ?? "<stdin>"
         if editor == nil {
             lines = (script.map { RunCommand.lines(of: $0.lines) } ?? RunCommand.standardInputLines())
                 .makeAsyncIterator()
@@ -41,7 +45,8 @@ final class CommandInput {
         didSet { editor?.completer = completer }
     }
 
-    /// The next command line; `nil` at the end of the input.
+    /// The next command line; `nil` at the end of the input, or after a line that cannot be read (printed,
+    /// and kept in ``failure``).
     func next() async -> String? {
         if let editor { return await editor.readLine(prompt: RunCommand.prompt) }
         if prompts {
@@ -50,9 +55,16 @@ final class CommandInput {
         }
         // The iterator is a handle on the stream: a copy reads the same lines.
         guard var iterator = lines else { return nil }
-        let line = await iterator.next(isolation: #isolation)
-        lines = iterator
-        return line
+        do {
+            let line = try await iterator.next(isolation: #isolation)
+            lines = iterator
+            return line
+        } catch {
+            printError("\(source): \(error)")
+            lines = nil
+            failure = .invalidInput
+            return nil
+        }
     }
 
     /// Gives the terminal back its modes.

@@ -172,7 +172,9 @@ enum RunCommand {
         var lineNumber = 0
         // The editor reads the terminal itself; only without one does a thread read standard input.
         var input =
-            editor == nil ? (script.map { lines(of: $0.lines) } ?? standardInputLines()).makeAsyncIterator() : nil
+            editor == nil
+            ? (script.map { lines(of: $0.lines) } ?? standardInputLines(numbered: link != nil)).makeAsyncIterator()
+            : nil
         reading: while true {
             let next: String?
             if let editor {
@@ -183,7 +185,13 @@ enum RunCommand {
                     print(prompt, terminator: "")
                     flushOutput()
                 }
-                next = await input?.next()
+                do {
+                    next = try await input?.next()
+                } catch {
+                    printError("\(source): \(error)")
+                    await host.stopAndWait()
+                    return .invalidInput
+                }
             }
             guard var line = next else { break }
             lineNumber += 1
@@ -276,7 +284,7 @@ enum RunCommand {
     }
 
     /// The lines of the script at `path`: a regular file of at most `limit` bytes (`--max-manifest-size`);
-    /// exit 66 when it is missing, 65 when it is a FIFO, a device, a directory or too large.
+    /// exit 66 when it is missing, 65 when it is a FIFO, a device, a directory, too large or not UTF-8 text.
     private static func readScript(_ path: String, limit: Int) throws(Exit) -> (name: String, lines: [String]) {
         let bytes: [UInt8]
         do {
@@ -285,25 +293,37 @@ enum RunCommand {
             let hint = error.kind == .tooLarge ? "; pass --max-manifest-size BYTES to read it anyway" : ""
             throw Exit(error.kind == .notFound ? .inputMissing : .invalidInput, "\(path): \(error.message)\(hint)")
         }
+        if let (line, column) = InputFile.firstInvalidUTF8(in: bytes) {
+            throw Exit(.invalidInput, "\(path):\(line): not UTF-8 text: an invalid byte at column \(column)")
+        }
         var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .map(String.init)
         if lines.last == "" { lines.removeLast() }
         return (path, lines)
     }
 
-    static func lines(of script: [String]) -> AsyncStream<String> {
-        AsyncStream { continuation in
+    static func lines(of script: [String]) -> AsyncThrowingStream<String, any Error> {
+        AsyncThrowingStream { continuation in
             for line in script { continuation.yield(line) }
             continuation.finish()
         }
     }
 
-    /// Standard input, line by line, read off the main actor so that timers and reloads go on meanwhile.
-    static func standardInputLines() -> AsyncStream<String> {
-        AsyncStream { continuation in
-            DispatchQueue.global().async {
-                while let line = readLine() { continuation.yield(line) }
-                continuation.finish()
+    /// Standard input, line by line, each read when it is asked for (so that a fast writer waits for the
+    /// host instead of filling memory), off the main actor so that timers and reloads go on meanwhile.
+    ///
+    /// A line longer than ``LineReader/defaultMaxLineLength`` ends the stream with ``LineReader/Failure``.
+    ///
+    /// - Parameter numbered: Whether the lines come from a supervisor, each after its number and a tab:
+    ///   those may be that much longer, the supervisor having checked the line typed.
+    static func standardInputLines(numbered: Bool = false) -> AsyncThrowingStream<String, any Error> {
+        let reader = LineReader(
+            descriptor: STDIN_FILENO, maxLineLength: LineReader.defaultMaxLineLength + (numbered ? 32 : 0))
+        return AsyncThrowingStream {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(with: Result { () throws(LineReader.Failure) in try reader.next() })
+                }
             }
         }
     }

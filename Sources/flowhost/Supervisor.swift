@@ -55,7 +55,7 @@ enum Supervisor {
             let report: String
             switch ending {
             case .exited(let status) where crumb == nil:
-                return ExitCode(rawValue: status) ?? .software
+                return input.failure ?? ExitCode(rawValue: status) ?? .software
             case .exited(let status):
                 report = quarantine(crumb!, how: "exited with status \(status)", kind: .exited)
             case .signaled(let signal) where [SIGINT, SIGTERM, SIGHUP, SIGKILL].contains(signal):

@@ -201,4 +201,30 @@ struct LineEditorTerminalTests {
         try shell.send("quit\r")
         #expect(try shell.waitForExit() == .exited(0))
     }
+
+    @Test func aFIFOAsTheHistoryIsOneWarningAndThePromptWorksWithoutIt() throws {
+        let directory = try TemporaryDirectory()
+        try #require(
+            mkdir(directory.path + "/state", 0o700) == 0 && mkdir(directory.path + "/state/flowhost", 0o700) == 0)
+        let fifo = directory.path + "/state/flowhost/history"
+        try #require(mkfifo(fifo, 0o600) == 0)
+
+        let shell = try start(in: directory)
+        try shell.send("stats\r")
+        try shell.waitFor("welcome.Launch: 1")
+        try shell.send(Self.up)
+        try shell.waitFor("flowhost> stats")
+        try shell.send("\r")
+        try shell.waitFor("welcome.Launch: 1")
+        try shell.send("quit\r")
+
+        #expect(try shell.waitForExit() == .exited(0))
+        let printed = String(decoding: shell.transcript, as: UTF8.self)
+        let warning =
+            "flowhost: warning: history file \(fifo) is a FIFO, not a regular file; history is kept for this run only"
+        #expect(printed.ranges(of: warning).count == 1, "one warning")
+        #expect(printed.ranges(of: "warning").count == 1)
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "left as it was, not replaced")
+    }
 }

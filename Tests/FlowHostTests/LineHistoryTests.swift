@@ -57,12 +57,64 @@ struct LineHistoryTests {
         #expect(try LineHistory.load(from: file + "/history").entries.isEmpty, "saving reports that one")
     }
 
-    @Test func anUnreadableFileIsAnErrorNamingIt() throws {
+    @Test func aDirectoryFIFODeviceOrLinkIsRefusedByNameWithoutBlocking() throws {
         let directory = try TemporaryDirectory()
+        let fifo = directory.path + "/fifo"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let file = try directory.file("file", containing: "stats\n")
+        let link = directory.path + "/link"
+        try #require(symlink(file, link) == 0)
+        let linkToFIFO = directory.path + "/link-to-fifo"
+        try #require(symlink(fifo, linkToFIFO) == 0)
 
-        #expect(throws: FlowError("cannot read history file \(directory.path): Is a directory")) {
+        #expect(throws: FlowError("history file \(directory.path) is a directory, not a regular file")) {
             try LineHistory.load(from: directory.path)
         }
+        #expect(throws: FlowError("history file \(fifo) is a FIFO, not a regular file")) {
+            try LineHistory.load(from: fifo)
+        }
+        #expect(throws: FlowError("history file /dev/zero is a character device, not a regular file")) {
+            try LineHistory.load(from: "/dev/zero")
+        }
+        #expect(throws: FlowError("history file \(link) is a symbolic link, not a regular file")) {
+            try LineHistory.load(from: link)
+        }
+        #expect(throws: FlowError("history file \(linkToFIFO) is a symbolic link, not a regular file")) {
+            try LineHistory.load(from: linkToFIFO)
+        }
+    }
+
+    @Test func aHugeFileIsReadFromItsEndOnly() throws {
+        // 8 GiB of nothing (sparse), then two entries: reading it all would take minutes and the memory.
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("history", containing: "")
+        try #require(truncate(path, 8 << 30) == 0)
+        let descriptor = open(path, O_WRONLY | O_APPEND)
+        try #require(descriptor >= 0)
+        _ = Array("\nshow\nstack\n".utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+
+        #expect(try LineHistory.load(from: path).entries == ["show", "stack"])
+    }
+
+    @Test func linesWithControlCharactersAreLeftOut() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.file(
+            "history", containing: "stats\n\u{1B}]0;title\u{07}\nact x\u{9B}2J\nsend a\tb\nstack\n")
+
+        #expect(try LineHistory.load(from: path).entries == ["stats", "send a\tb", "stack"])
+    }
+
+    @Test func aFileLargerThanTheReadKeepsItsLastWholeLines() throws {
+        let directory = try TemporaryDirectory()
+        let lines = (1...3000).map { "act item \($0)" }
+        let path = try directory.file("history", containing: lines.joined(separator: "\n") + "\n")
+
+        let loaded = try LineHistory.load(from: path, maxReadSize: 5000)
+
+        #expect(loaded.entries.last == "act item 3000")
+        #expect(loaded.entries.count < 500)
+        #expect(loaded.entries == Array(lines.suffix(loaded.entries.count)), "no entry cut in two")
     }
 
     @Test func anUnwritableLocationIsAnErrorNamingIt() throws {

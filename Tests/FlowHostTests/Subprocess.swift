@@ -17,23 +17,27 @@ struct Subprocess {
 
     /// Runs the `flowhost` that `swift build` put beside the test binary.
     static func flowhost(
-        _ arguments: [String], input: String? = nil, environment: [String: String?] = [:], terminal: Bool = false
+        _ arguments: [String], input: String? = nil, inputDescriptor: Int32? = nil,
+        environment: [String: String?] = [:], terminal: Bool = false
     ) throws -> Subprocess {
         try run(
-            BuildProducts.path(of: "flowhost"), arguments, input: input, environment: environment, terminal: terminal)
+            BuildProducts.path(of: "flowhost"), arguments, input: input, inputDescriptor: inputDescriptor,
+            environment: environment, terminal: terminal)
     }
 
     /// Runs `executable` with `arguments` and waits for it.
     ///
     /// - Parameters:
     ///   - input: Standard input's text; `nil` for `/dev/null`.
+    ///   - inputDescriptor: A descriptor to give as standard input instead (`input` is then ignored); it
+    ///     shares its offset with the program, which shows how far the program read.
     ///   - environment: Variables to set, or with `nil` to remove, over this process's environment.
     ///     `NO_COLOR` is removed unless given, so that a developer's setting does not change the results.
     ///   - terminal: Give the program a pseudo-terminal for standard output and standard error, which then
     ///     arrive together in ``standardOutput``.
     static func run(
-        _ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String?] = [:],
-        terminal: Bool = false
+        _ executable: String, _ arguments: [String], input: String? = nil, inputDescriptor: Int32? = nil,
+        environment: [String: String?] = [:], terminal: Bool = false
     ) throws -> Subprocess {
         var variables: [String: String] = [:]
         var entry = environ
@@ -52,8 +56,10 @@ struct Subprocess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
 
-        let inputPipe = try input.map { _ in try Pipe() }
-        if let inputPipe {
+        let inputPipe = inputDescriptor == nil ? try input.map { _ in try Pipe() } : nil
+        if let inputDescriptor {
+            posix_spawn_file_actions_adddup2(&actions, inputDescriptor, STDIN_FILENO)
+        } else if let inputPipe {
             posix_spawn_file_actions_adddup2(&actions, inputPipe.read, STDIN_FILENO)
         } else {
             posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)

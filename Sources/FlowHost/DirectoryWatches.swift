@@ -1,0 +1,153 @@
+import FlowKit
+import Glibc
+
+/// The inotify watches of a ``FileWatcher``, and what its events mean: which watched files changed.
+///
+/// Each directory has a watch while it exists. One that is missing (not made yet, deleted, moved away)
+/// is awaited instead: its nearest existing ancestor is watched for entries made or moved in, and when the
+/// directory is back it is watched again and reported, so that whoever reads it sees what it holds now.
+/// Kept by the watcher's reading thread alone.
+struct DirectoryWatches: Sendable {
+    private let inotify: Int32
+    /// The files reported when written.
+    private let wanted: Set<String>
+    /// The directories all of whose files are reported.
+    private let wholly: Set<String>
+    /// Watch descriptor -> the directory it watches.
+    private var watched: [Int32: String] = [:]
+    /// Watch descriptor of an existing ancestor -> the ancestor, and the missing directories under it.
+    private var awaiting: [Int32: (ancestor: String, missing: Set<String>)] = [:]
+
+    /// Events that say a watch's directory itself is gone (deleted, or moved elsewhere).
+    private static let gone = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)
+
+    init(inotify: Int32, files: Set<String>, wholly: Set<String>) {
+        self.inotify = inotify
+        wanted = files
+        self.wholly = wholly
+    }
+
+    /// Watches `directory`, or awaits it when it does not exist.
+    ///
+    /// - Returns: Whether the directory itself is watched now.
+    /// - Throws: ``FlowError`` naming the directory when inotify refuses for another reason (a limit, a
+    ///   permission).
+    mutating func watch(_ directory: String) throws(FlowError) -> Bool {
+        if add(directory) { return true }
+        guard errno == ENOENT || errno == ENOTDIR else { throw failure(directory) }
+        var ancestor = Self.parent(of: directory)
+        while true {
+            let mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD
+            let descriptor = inotify_add_watch(inotify, ancestor, UInt32(mask))
+            if descriptor >= 0 {
+                awaiting[descriptor, default: (ancestor, [])].missing.insert(directory)
+                break
+            }
+            guard errno == ENOENT || errno == ENOTDIR, ancestor != Self.parent(of: ancestor) else {
+                throw failure(ancestor)
+            }
+            ancestor = Self.parent(of: ancestor)
+        }
+        // Made between the first try and the ancestor's watch, which then saw nothing.
+        guard add(directory) else { return false }
+        for key in awaiting.keys { awaiting[key]?.missing.remove(directory) }
+        return true
+    }
+
+    /// The watched files and directories that the events in `events` changed, each once, in order: a
+    /// file as its path, a directory watched whole as its path followed by `/` when it went or came back.
+    mutating func changes(in events: UnsafeRawBufferPointer) -> [String] {
+        var changed: [String] = []
+        func report(_ path: String) {
+            if !changed.contains(path) { changed.append(path) }
+        }
+        var offset = 0
+        while offset + MemoryLayout<inotify_event>.size <= events.count {
+            let event = events.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+            let nameStart = offset + MemoryLayout<inotify_event>.size
+            let nameBytes = events[nameStart..<min(events.count, nameStart + Int(event.len))].prefix { $0 != 0 }
+            offset = nameStart + Int(event.len)
+            let name = String(decoding: nameBytes, as: UTF8.self)
+            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                // Events were lost: everything may have changed.
+                for directory in wholly.sorted() { report(directory + "/") }
+                for file in wanted.sorted() where access(file, F_OK) == 0 { report(file) }
+                continue
+            }
+            if let directory = watched[event.wd] {
+                if event.mask & Self.gone != 0 {
+                    for path in lost(event.wd, directory, moved: event.mask & UInt32(IN_MOVE_SELF) != 0) {
+                        report(path)
+                    }
+                } else if !name.isEmpty {
+                    let path = directory + "/" + name
+                    let written = event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0
+                    let listed = event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) != 0
+                    if (wanted.contains(path) && written)
+                        || (wholly.contains(directory) && listed && !name.hasPrefix("."))
+                    {
+                        report(path)
+                    }
+                }
+            }
+            if let (ancestor, missing) = awaiting[event.wd] {
+                if event.mask & Self.gone != 0 {
+                    // The ancestor went too: await each one under a further ancestor.
+                    awaiting[event.wd] = nil
+                    if event.mask & UInt32(IN_MOVE_SELF) != 0, watched[event.wd] == nil {
+                        inotify_rm_watch(inotify, event.wd)
+                    }
+                    for directory in missing.sorted() { for path in returned(directory) { report(path) } }
+                } else if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0, !name.isEmpty {
+                    let entry = ancestor == "." ? name : (ancestor == "/" ? "" : ancestor) + "/" + name
+                    let appeared = missing.filter { $0 == entry || $0.hasPrefix(entry + "/") }
+                    awaiting[event.wd]?.missing.subtract(appeared)
+                    if awaiting[event.wd]?.missing.isEmpty == true {
+                        awaiting[event.wd] = nil
+                        if watched[event.wd] == nil { inotify_rm_watch(inotify, event.wd) }
+                    }
+                    for directory in appeared.sorted() { for path in returned(directory) { report(path) } }
+                }
+            }
+        }
+        return changed
+    }
+
+    /// The watch `descriptor` of `directory` ended: awaits the directory, or watches it again when it is
+    /// already back; returns what to report.
+    private mutating func lost(_ descriptor: Int32, _ directory: String, moved: Bool) -> [String] {
+        watched[descriptor] = nil
+        // A directory moved away keeps its watch, which would follow it; the name is what is watched.
+        if moved { inotify_rm_watch(inotify, descriptor) }
+        return (wholly.contains(directory) ? [directory + "/"] : []) + returned(directory)
+    }
+
+    /// Watches `directory` again if it is back (or awaits it); what to report when it is back: itself when
+    /// watched whole, and the wanted files in it that exist.
+    private mutating func returned(_ directory: String) -> [String] {
+        guard (try? watch(directory)) == true else { return [] }
+        var paths = wholly.contains(directory) ? [directory + "/"] : []
+        paths += wanted.sorted().filter { Self.parent(of: $0) == directory && access($0, F_OK) == 0 }
+        return paths
+    }
+
+    /// Adds the watch of `directory`; `false`, with `errno` set, when it cannot.
+    private mutating func add(_ directory: String) -> Bool {
+        var mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD
+        if wholly.contains(directory) { mask |= IN_DELETE | IN_MOVED_FROM }
+        let descriptor = inotify_add_watch(inotify, directory, UInt32(mask))
+        guard descriptor >= 0 else { return false }
+        watched[descriptor] = directory
+        return true
+    }
+
+    private func failure(_ directory: String) -> FlowError {
+        FlowError("cannot watch \(directory): \(String(cString: strerror(errno)))")
+    }
+
+    /// The directory `path` is in: `/` for `/a`, `.` for a relative name without a slash.
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

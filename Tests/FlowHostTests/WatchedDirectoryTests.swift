@@ -1,0 +1,72 @@
+import Glibc
+import Testing
+
+@testable import FlowHost
+
+/// Under `--watch`, a discovered directory that is deleted (or moved away) and made again, or that does
+/// not exist yet at the start, is watched once it is there: libraries put in it are seen.
+struct WatchedDirectoryTests {
+    @Test func aDiscoveredDirectoryDeletedAndMadeAgainIsWatchedAgain() throws {
+        let directory = try TemporaryDirectory()
+        let plugins = directory.path + "/plugins.d"
+        try #require(mkdir(plugins, 0o755) == 0)
+        let manifest = try directory.file(
+            "app.json", containing: #"{"manifestVersion": 1, "discover": ["plugins.d"]}"#)
+        let library = try directory.file(
+            "plugins.d/libGreeter.so", containing: BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+        let shell = try ChildProcess.flowhost(
+            ["run", manifest, "--watch"], connection: .pipes, environment: directory.environment())
+        try shell.waitFor("top: (nothing)")
+
+        try #require(unlink(library) == 0 && rmdir(plugins) == 0)
+        try shell.waitFor("plugin 'greeter' removed")
+        try shell.waitFor("discovery: \(plugins): discovered directory not found")
+        try #require(mkdir(plugins, 0o755) == 0)
+        _ = try directory.file("plugins.d/libGreeter.so", containing: BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+
+        try shell.send("wait reload greeter 30\n")
+        try shell.waitFor("plugin 'greeter': discovered, its routes are live", within: .seconds(40))
+        try shell.send("send greet\n")
+        try shell.waitFor("handled by greeter.Greeter")
+        shell.closeInput()
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    @Test func aDiscoveredDirectoryMadeAfterTheStartIsWatchedOnceItExists() throws {
+        let directory = try TemporaryDirectory()
+        let plugins = directory.path + "/later/plugins.d"
+        let manifest = try directory.file(
+            "app.json", containing: #"{"manifestVersion": 1, "discover": ["later/plugins.d"]}"#)
+        let shell = try ChildProcess.flowhost(
+            ["run", manifest, "--watch"], connection: .pipes, environment: directory.environment())
+        try shell.waitFor("top: (nothing)")
+
+        try #require(mkdir(directory.path + "/later", 0o755) == 0 && mkdir(plugins, 0o755) == 0)
+        _ = try directory.file(
+            "later/plugins.d/libGreeter.so", containing: BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+
+        try shell.send("wait reload greeter 30\n")
+        let printed = try shell.waitFor("plugin 'greeter': discovered, its routes are live", within: .seconds(40))
+        #expect(!printed.contains("running without --watch"))
+        shell.closeInput()
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    @Test @MainActor func aDirectoryMovedAwayIsReportedAndWatchedAgainWhenMadeAnew() async throws {
+        let directory = try TemporaryDirectory()
+        let watched = directory.path + "/plugins.d"
+        try #require(mkdir(watched, 0o755) == 0)
+        let (changes, continuation) = AsyncStream<String>.makeStream()
+        let watcher = try FileWatcher(files: [], directories: [watched]) { continuation.yield($0) }
+        defer { watcher.stop() }
+        var next = changes.makeAsyncIterator()
+
+        try #require(rename(watched, directory.path + "/moved") == 0)
+        #expect(await next.next() == watched + "/")
+        _ = try directory.file("moved/libA.so", containing: "not watched: it moved away")
+        try #require(mkdir(watched, 0o755) == 0)
+        #expect(await next.next() == watched + "/")
+        _ = try directory.file("plugins.d/libB.so", containing: "watched again")
+        #expect(await next.next() == watched + "/libB.so")
+    }
+}
