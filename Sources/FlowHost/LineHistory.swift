@@ -51,10 +51,15 @@ public struct LineHistory: Equatable, Sendable {
     /// ends), a directory or a symbolic link (which saving would replace) is refused. Lines with control
     /// characters are left out.
     ///
-    /// - Throws: ``FlowError`` when the file exists but is not a regular file or cannot be read.
+    /// - Throws: ``FlowError`` when the file exists but is not a regular file or cannot be read, or when its
+    ///   directory is not private (``PrivateDirectory``).
     public static func load(
         from path: String, limit: Int = 1000, maxReadSize: Int = maxReadSize
     ) throws(FlowError) -> LineHistory {
+        // A history in a directory others could write is theirs to fill with lines to recall.
+        if let directory = directory(of: path), let problem = PrivateDirectory.problem(directory) {
+            throw PrivateDirectory.refusal(directory, problem, purpose: "history")
+        }
         let end: (bytes: [UInt8], isWhole: Bool)
         do {
             end = try InputFile.readEnd(path, what: "history file \(path)", limit: maxReadSize)
@@ -90,12 +95,15 @@ public struct LineHistory: Equatable, Sendable {
         }
     }
 
+    /// Makes the file's directory, a ``PrivateDirectory``, and the parents it lacks.
     private static func makeDirectories(for path: String) throws(FlowError) {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
-        do {
-            try AtomicFile.makeDirectories(String(path[..<slash]))
-        } catch {
-            throw FlowError("cannot create directory \(error.step) for the history: \(error.reason)")
-        }
+        guard let directory = directory(of: path) else { return }
+        try PrivateDirectory.prepare(directory, for: "history")
+    }
+
+    /// The directory of the file at `path`; `nil` for a file in `/` or a relative name.
+    private static func directory(of path: String) -> String? {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return nil }
+        return String(path[..<slash])
     }
 }

@@ -6,11 +6,11 @@ import Glibc
 /// one that others could write, or one on a path others could change (``PathTrust``), is not used, since
 /// whoever writes there could make flowhost skip a plugin's probe, refuse good plugins or print their text.
 public enum PrivateDirectory {
-    /// Why the directory at `path` may not be used; `nil` when it is private, or does not exist yet.
+    /// Why the directory at `path` may not be used; `nil` when it is private, or is no directory at all (yet):
+    /// nothing can be read from it, and writing there says why it cannot.
     public static func problem(_ path: String, user: uid_t = geteuid()) -> String? {
         var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        guard status.st_mode & S_IFMT == S_IFDIR else { return "\(path) is not a directory" }
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return nil }
         return PathTrust.problem(path, ending: .privateDirectory, user: user)
     }
 

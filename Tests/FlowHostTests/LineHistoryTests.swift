@@ -49,6 +49,23 @@ struct LineHistoryTests {
         #expect(status.st_mode & 0o777 == 0o700, "state directories are private to the user")
     }
 
+    @Test func aHistoryInADirectoryOthersCanWriteIsNeitherReadNorWritten() throws {
+        let directory = try TemporaryDirectory()
+        let state = directory.path + "/flowhost"
+        try #require(mkdir(state, 0o700) == 0 && chmod(state, 0o777) == 0)
+        let path = state + "/history"
+        let planted = "\u{1B}]0;recalled\u{07}"
+        try #require(AtomicFileTestSupport.write("act \(planted)\n", to: path))
+
+        #expect(
+            throws: FlowError(
+                "the history directory \(state) is not used: directory \(state) is writable by others (mode 0777) and owned by uid \(geteuid()); remove it, or make it yours with mode 0700"
+            )
+        ) { try LineHistory.load(from: path) }
+        #expect(throws: FlowError.self) { try LineHistory(["show"]).save(to: path) }
+        #expect(try readText(path) == "act \(planted)\n")
+    }
+
     @Test func aMissingFileIsAnEmptyHistory() throws {
         let directory = try TemporaryDirectory()
         let file = try directory.file("file", containing: "")
@@ -67,8 +84,11 @@ struct LineHistoryTests {
         let linkToFIFO = directory.path + "/link-to-fifo"
         try #require(symlink(fifo, linkToFIFO) == 0)
 
-        #expect(throws: FlowError("history file \(directory.path) is a directory, not a regular file")) {
-            try LineHistory.load(from: directory.path)
+        let subdirectory = directory.path + "/history"
+        try #require(mkdir(subdirectory, 0o700) == 0)
+
+        #expect(throws: FlowError("history file \(subdirectory) is a directory, not a regular file")) {
+            try LineHistory.load(from: subdirectory)
         }
         #expect(throws: FlowError("history file \(fifo) is a FIFO, not a regular file")) {
             try LineHistory.load(from: fifo)
