@@ -8,6 +8,8 @@ final class CommandInput {
     private let editor: LineEditor?
     private var lines: AsyncStream<String>.Iterator?
     private let prompts: Bool
+    /// Whether a person types the commands at a terminal, rather than a script or a pipe feeding them.
+    let isInteractive: Bool
     /// Prints lines of events that happened between commands: above the line being typed, on a prompt.
     /// Safe to call from any thread.
     let printAbove: @Sendable ([String]) -> Void
@@ -15,6 +17,7 @@ final class CommandInput {
     /// Input from `script`, else a terminal's prompt, else standard input.
     init(script: (name: String, lines: [String])?) {
         let interactive = script == nil && isatty(STDIN_FILENO) == 1
+        isInteractive = interactive
         let warnings = Console.errors
         let editor =
             interactive
