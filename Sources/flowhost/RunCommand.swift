@@ -26,9 +26,11 @@ enum RunCommand {
         cache: one that crashes, exits or hangs (--probe-timeout, default 10 s) while loading fails only its
         own routes and is quarantined until its file changes. --trust loads without probing.
         --supervise runs the host in a child process that this one feeds commands: when a plugin crashes
-        it (or makes it exit), the plugin is named on standard error and quarantined, and a new host starts
-        at the screen saved after the last command; a script goes on with its next line. More than 5
-        restarts within 60 s: exit 70.
+        it, makes it exit (on any thread), stops it twice, closes its descriptors, or runs one command
+        longer than --hang-timeout SECONDS (default 10; 0: no limit), the plugin is named on standard
+        error and quarantined, and a new host starts at the screen saved after the last command; a script
+        goes on with its next line, and exits 1 at its end after a line that sums up what crashed. A host
+        that stops once is continued. More than 5 restarts within 60 s: exit 70.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
         --trace FILE writes every input (the start, each command that can change something, a reload a
