@@ -13,7 +13,7 @@ struct SupervisorIncident {
         /// Died of a signal other than the ones sent from outside (SIGILL, SIGSEGV, SIGABRT...).
         case crashed(signal: Int32)
         /// Exited without having said it would: plugin code called `exit`. `when`: `in the middle of a
-        /// command`, `while starting`, `between commands`.
+        /// command`, `while starting`, `between commands`, `while exiting`.
         case exited(status: Int32, when: String)
         /// Did not finish a command (or its start) within `--hang-timeout`; killed with SIGQUIT.
         case hung(seconds: String, when: String)

@@ -33,16 +33,24 @@ final class SupervisorSession {
         case idle
         /// Running the command on line `number`; `done` (with `token`) comes next.
         case running(number: Int, text: String, token: String)
-        /// Its input is closed; it stops its services and says it exits.
-        case closing
-        /// It said it exits, and why; its ending is the session's.
-        case exiting(SupervisorMessage.Exiting)
+        /// Its input is closed; it stops its services and says it exits. `deadline`: the watchdog's token.
+        case closing(deadline: String)
+        /// It said it exits, and why; its ending is the session's. `deadline`: the watchdog's token.
+        case exiting(SupervisorMessage.Exiting, deadline: String)
 
         /// The token the message that ends this phase carries.
         var token: String? {
             switch self {
             case .starting(let token), .running(_, _, let token): token
             default: nil
+            }
+        }
+
+        /// The token of the watchdog's deadline for this phase.
+        var deadline: String? {
+            switch self {
+            case .starting(let token), .running(_, _, let token), .closing(let token), .exiting(_, let token): token
+            case .idle: nil
             }
         }
     }
@@ -144,10 +152,9 @@ final class SupervisorSession {
             phase = .idle
             proceed()
         case (.exiting(.endOfInput, nil), .closing):
-            phase = .exiting(.endOfInput)
+            hostExits(.endOfInput)
         case (.exiting(let reason, let token?), _) where reason != .endOfInput && token == phase.token:
-            disarm()
-            phase = .exiting(reason)
+            hostExits(reason)
         case (.lost(let descriptor, let token), _) where token == phase.token:
             kill(for: .lostDescriptor(descriptor))
         case (.lines(let lines), _):
@@ -165,6 +172,13 @@ final class SupervisorSession {
         printWarning(
             "flowhost: warning: ignored a line on the host's link (descriptor 3) that is not the message the "
                 + "supervisor waits for; plugin code wrote to it")
+    }
+
+    /// The host said it exits, for `reason`: it has the watchdog's time to do so.
+    private func hostExits(_ reason: SupervisorMessage.Exiting) {
+        let deadline = SupervisorLink.newToken()
+        phase = .exiting(reason, deadline: deadline)
+        arm(token: deadline, allowing: .zero)
     }
 
     /// The host is stopped (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU): continued the first time, killed the second.
@@ -240,7 +254,9 @@ final class SupervisorSession {
             send(line)
         } else if inputEnded {
             host?.closeInput()
-            phase = .closing
+            let deadline = SupervisorLink.newToken()
+            phase = .closing(deadline: deadline)
+            arm(token: deadline, allowing: .zero)
         } else if !reading {
             reading = true
             let (input, continuation) = (input, continuation)
@@ -297,18 +313,14 @@ final class SupervisorSession {
     /// The command (or start) sent with `token` has not finished in time: its host is killed with SIGQUIT at
     /// its main thread, so that a crash handler records where it hung, then SIGKILL after a grace.
     private func hung(token: String) {
-        guard token == phase.token, killedFor == nil, let host, let hangTimeout else { return }
+        guard token == phase.deadline, killedFor == nil, let host, let hangTimeout else { return }
         let seconds = SupervisorIncident.seconds(hangTimeout)
         // A plugin that closed a descriptor while a child it forked holds the pipe: no end, no message.
         if let descriptor = host.changedDescriptor() {
             kill(for: descriptor == SupervisorLink.controlDescriptor ? .linkClosed : .lostDescriptor(descriptor))
             return
         }
-        if case .starting = phase {
-            killedFor = .hung(seconds: seconds, when: "while starting")
-        } else {
-            killedFor = .hung(seconds: seconds, when: "in the middle of a command")
-        }
+        killedFor = .hung(seconds: seconds, when: when)
         host.signal(SIGQUIT, mainThread: true)
         after(Supervisor.killGrace, .forceKill(generation: generation))
     }
@@ -329,7 +341,7 @@ final class SupervisorSession {
         case .starting: "while starting"
         case .running: "in the middle of a command"
         case .idle: "between commands"
-        case .closing, .exiting: "after its input ended"
+        case .closing, .exiting: "while exiting"
         }
     }
 

@@ -19,7 +19,8 @@ struct SupervisorWatchdogTests {
             let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
             hangy = try BuildProducts.path(of: "libHangyPlugin.so")
             let managers = [
-                "Spin", "Stop", "CloseInput", "CloseOutput", "CloseError", "CloseLink", "Fork", "Forge", "ExitZero",
+                "Spin", "SpinAtExit", "Stop", "CloseInput", "CloseOutput", "CloseError", "CloseLink", "Fork", "Forge",
+                "ExitZero",
                 "ExitThree",
             ]
             let routes =
@@ -140,6 +141,21 @@ struct SupervisorWatchdogTests {
                 run.errorLines.first?.contains("no new generation of plugin 'hangy' within 2") == true,
                 "\(run.standardError)")
         }
+    }
+
+    @Test func aHostThatHangsAsItExitsIsKilledAndTheSessionStillEnds() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script("send hangy.spinatexit\nquit\n")
+
+        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "1"])
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.hasPrefix(script) } == [
+                "\(script):2: the host hung for 1 s while exiting; killed; the session was ending",
+                "\(script): 1 plugin crash during the script: the host (hung for 1 s)",
+            ])
+        #expect(elapsed < .seconds(8))
     }
 
     // MARK: - Stops

@@ -24,6 +24,16 @@ final class SpinManager: FlowManager {
     }
 }
 
+/// Makes the host spin as it exits, in a handler `atexit` runs, then returns normally.
+final class SpinAtExitManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        atexit {
+            while true { sched_yield() }
+        }
+        return presenting(self, "spinsAtExit")
+    }
+}
+
 /// Stops the host with SIGSTOP, then presents `resumed` once continued.
 final class StopManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
@@ -113,7 +123,8 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
         PluginDescription(
             name: "hangy", version: "1.0.0",
             managers: [
-                ManagerFactory("Spin", SpinManager.self), ManagerFactory("Stop", StopManager.self),
+                ManagerFactory("Spin", SpinManager.self), ManagerFactory("SpinAtExit", SpinAtExitManager.self),
+                ManagerFactory("Stop", StopManager.self),
                 ManagerFactory("CloseInput", CloseInputManager.self),
                 ManagerFactory("CloseOutput", CloseOutputManager.self),
                 ManagerFactory("CloseError", CloseErrorManager.self),
