@@ -181,10 +181,12 @@ final class SupervisorSession {
         arm(token: deadline, allowing: .zero)
     }
 
-    /// The host is stopped (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU): continued the first time, killed the second.
+    /// The host is stopped: continued, and killed when SIGSTOP stops it a second time. SIGTSTP, SIGTTIN and
+    /// SIGTTOU are only ever continued: the terminal sends them to the supervisor's process group too, so
+    /// Ctrl-Z pressed twice during a script must not cost the host.
     private func stopped(_ signal: Int32) {
-        stops += 1
-        guard stops == 1 else {
+        if signal == SIGSTOP { stops += 1 }
+        guard stops < 2 else {
             kill(for: .stoppedAgain(signal: signal))
             return
         }
@@ -314,6 +316,10 @@ final class SupervisorSession {
     /// its main thread, so that a crash handler records where it hung, then SIGKILL after a grace.
     private func hung(token: String) {
         guard token == phase.deadline, killedFor == nil, let host, let hangTimeout else { return }
+        if host.isProbing() {
+            arm(token: token, allowing: .zero)  // The probe has a timeout of its own.
+            return
+        }
         let seconds = SupervisorIncident.seconds(hangTimeout)
         // A plugin that closed a descriptor while a child it forked holds the pipe: no end, no message.
         if let descriptor = host.changedDescriptor() {

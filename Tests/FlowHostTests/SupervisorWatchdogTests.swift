@@ -81,36 +81,36 @@ struct SupervisorWatchdogTests {
 
             """)
 
-        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "1"])
+        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "5"])
 
         #expect(run.status == 1, "\(run.standardError)")
         #expect(
             run.errorLines.filter { $0.hasPrefix(script) } == [
-                "\(script):3: plugin 'hangy' (\(scenario.hangy)) hung for 1 s in hangy.Spin; quarantined; restarting",
-                "\(script): 1 plugin crash during the script: hangy.Spin (hung for 1 s)",
+                "\(script):3: plugin 'hangy' (\(scenario.hangy)) hung for 5 s in hangy.Spin; quarantined; restarting",
+                "\(script): 1 plugin crash during the script: hangy.Spin (hung for 5 s)",
             ])
         #expect(
             run.outputLines.contains(
                 "  restored 3 of 3 steps; the screen is as saved (from the snapshot saved before the crash)"))
-        #expect(elapsed < .seconds(8), "a hang of 1 s is noticed at once, not after minutes")
+        #expect(elapsed < .seconds(30), "a hang of 5 s is noticed, not left to run forever")
         #expect(
             try scenario.quarantined().first?.hasPrefix(
-                "\(scenario.hangy): hung for 1 s in hangy.Spin in a supervised run since ") == true)
+                "\(scenario.hangy): hung for 5 s in hangy.Spin in a supervised run since ") == true)
     }
 
     @Test func aHangWhileStartingIsNoticedAndTheRestartedHostGoesOn() throws {
         let scenario = try Scenario(start: ["launch", "hangy.spin"])
         let script = try scenario.script("expect top welcome\n")
 
-        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "1"])
+        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "5"])
 
         #expect(run.status == 1, "\(run.standardError)")
         #expect(
             run.errorLines.contains(
-                "\(script): plugin 'hangy' (\(scenario.hangy)) hung for 1 s in hangy.Spin; quarantined; restarting"),
+                "\(script): plugin 'hangy' (\(scenario.hangy)) hung for 5 s in hangy.Spin; quarantined; restarting"),
             "\(run.standardError)")
-        #expect(run.errorLines.last == "\(script): 1 plugin crash during the script: hangy.Spin (hung for 1 s)")
-        #expect(elapsed < .seconds(8))
+        #expect(run.errorLines.last == "\(script): 1 plugin crash during the script: hangy.Spin (hung for 5 s)")
+        #expect(elapsed < .seconds(30))
     }
 
     @Test(arguments: ["-1", "ten", "1e9"])
@@ -128,17 +128,17 @@ struct SupervisorWatchdogTests {
 
     @Test func aWaitCommandGetsTheTimeItAsksForOnTopAndZeroIsAccepted() throws {
         let scenario = try Scenario()
-        // `wait reload` waits its 2 s for a reload that never comes: longer than a timeout of 1 s allows, but
+        // `wait reload` waits its 6 s for a reload that never comes: longer than a timeout of 5 s allows, but
         // a command is given the time it asks to wait on top; with 0 there is no deadline at all.
-        let script = try scenario.script("wait reload hangy 2\n")
+        let (disabled, _) = try scenario.supervise(
+            try scenario.script("wait reload hangy 1\n"), ["--hang-timeout", "0"])
+        let (allowed, _) = try scenario.supervise(
+            try scenario.script("wait reload hangy 6\n"), ["--hang-timeout", "5"])
 
-        let (disabled, _) = try scenario.supervise(script, ["--hang-timeout", "0"])
-        let (allowed, _) = try scenario.supervise(script, ["--hang-timeout", "1"])
-
-        for run in [disabled, allowed] {
+        for (run, seconds) in [(disabled, 1), (allowed, 6)] {
             #expect(!run.standardError.contains("hung"), "\(run.standardError)")
             #expect(
-                run.errorLines.first?.contains("no new generation of plugin 'hangy' within 2") == true,
+                run.errorLines.first?.contains("no new generation of plugin 'hangy' within \(seconds)") == true,
                 "\(run.standardError)")
         }
     }
@@ -147,15 +147,15 @@ struct SupervisorWatchdogTests {
         let scenario = try Scenario()
         let script = try scenario.script("send hangy.spinatexit\nquit\n")
 
-        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "1"])
+        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "5"])
 
         #expect(run.status == 1, "\(run.standardError)")
         #expect(
             run.errorLines.filter { $0.hasPrefix(script) } == [
-                "\(script):2: the host hung for 1 s while exiting; killed; the session was ending",
-                "\(script): 1 plugin crash during the script: the host (hung for 1 s)",
+                "\(script):2: the host hung for 5 s while exiting; killed; the session was ending",
+                "\(script): 1 plugin crash during the script: the host (hung for 5 s)",
             ])
-        #expect(elapsed < .seconds(8))
+        #expect(elapsed < .seconds(30))
     }
 
     // MARK: - Stops
@@ -182,7 +182,7 @@ struct SupervisorWatchdogTests {
                     + "hangy.Stop; quarantined; restarting",
                 "\(script): 1 plugin crash during the script: hangy.Stop (SIGSTOP twice)",
             ])
-        #expect(elapsed < .seconds(8))
+        #expect(elapsed < .seconds(30))
     }
 
     // MARK: - Descriptors and the link
@@ -218,7 +218,7 @@ struct SupervisorWatchdogTests {
             run.outputLines.filter { $0.hasPrefix("> ") }.suffix(3) == [
                 "> expect stack welcome > onboardingPage", "> act next", "> expect content page 2",
             ])
-        #expect(elapsed < .seconds(8))
+        #expect(elapsed < .seconds(30))
     }
 
     @Test func aPluginThatClosesTheLinkGetsTheHostRestartedInsteadOfADeadlock() throws {
@@ -242,32 +242,54 @@ struct SupervisorWatchdogTests {
                     + "restarting",
                 "\(script): 1 plugin crash during the script: the host (closed descriptor 3)",
             ])
-        #expect(elapsed < .seconds(8))
+        #expect(elapsed < .seconds(30))
     }
 
     @Test func aChildAPluginForkedDelaysNeitherACrashReportNorQuit() throws {
         let scenario = try Scenario()
-        let script = try scenario.script(
-            """
-            send hangy.fork
-            send crashy.trap
-            expect top forked
-            quit
-
-            """)
-        let clock = ContinuousClock()
-        let started = clock.now
-        // The child holds standard output for 20 s, so the test waits for the supervisor's exit, not its output.
+        // Commands on a pipe, sent one by one, so that each wait can be timed. The child holds the pipes for
+        // 20 s: the test waits for the supervisor's lines and exit, not for the end of its output.
         let run = try ChildProcess.flowhost(
-            ["run", scenario.manifest, "--supervise", "--script", script], connection: .pipes,
+            ["run", scenario.manifest, "--supervise", "--trust"], connection: .pipes,
+            environment: scenario.environment)
+        try run.waitFor("top: welcome", within: .seconds(30))
+        try run.send("send hangy.fork\n")
+        try run.waitFor("top: forked", within: .seconds(30))
+        let clock = ContinuousClock()
+
+        let crashed = clock.now
+        try run.send("send crashy.trap\n")
+        try run.waitFor("crashed with SIGILL in crashy.Trap; quarantined; restarting", within: .seconds(30))
+        #expect(clock.now - crashed < .seconds(5), "not the 20 s the child holds the pipe")
+        try run.waitFor("top: forked", within: .seconds(30))  // Restored, and forked again.
+
+        let quitting = clock.now
+        try run.send("quit\n")
+        #expect(try run.waitForExit(within: .seconds(30)) == .exited(1))
+        #expect(clock.now - quitting < .seconds(5), "not the 20 s the child holds the pipe")
+        #expect(run.unmatchedOutput().contains("flowhost: 1 plugin crash during the script: crashy.Trap (SIGILL)"))
+    }
+
+    @Test func aCommandWaitingForAPluginsProbeIsSlowNotHung() throws {
+        let scenario = try Scenario()
+        let bad = try BuildProducts.path(of: "libBadHangPlugin.so")
+        let manifest = try scenario.directory.file(
+            "bad.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"welcome": "\(try BuildProducts.path(of: "libWelcomePlugin.so"))",
+                 "bad": "\(bad)"}, "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
+                 {"request": "bad.hang", "plugin": "bad", "manager": "Hang"}], "start": ["launch"]}
+                """)
+        let script = try scenario.script("send bad.hang\n")
+
+        // The probe of a library whose constructor hangs takes its --probe-timeout, longer than --hang-timeout.
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--supervise", "--script", script, "--hang-timeout", "2", "--probe-timeout", "6"],
             environment: scenario.environment)
 
-        #expect(try run.waitForExit(within: .seconds(15)) == .exited(1))
-        #expect(clock.now - started < .seconds(5), "not the 20 s the child holds the pipes")
-        let transcript = String(decoding: run.transcript, as: UTF8.self)
-        #expect(transcript.contains("\(script):2: plugin 'crashy' "), "\(transcript)")
-        #expect(transcript.contains("> quit"))
-        #expect(transcript.contains("\(script): 1 plugin crash during the script: crashy.Trap (SIGILL)"))
+        #expect(run.status == 1)
+        #expect(!run.standardError.contains("restarting"), "\(run.standardError)")
+        #expect(run.errorLines.first?.contains("hung for 6 s while loading in a probe process") == true)
     }
 
     @Test func forgedMessagesOnTheLinkMoveNothingOn() throws {
@@ -330,7 +352,7 @@ struct SupervisorWatchdogTests {
         let scenario = try Scenario()
         let script = try scenario.script("send onboarding.show\nquit\nsend hangy.spin\n")
 
-        let (run, _) = try scenario.supervise(script, ["--hang-timeout", "1"])
+        let (run, _) = try scenario.supervise(script, ["--hang-timeout", "5"])
 
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.isEmpty)
@@ -345,7 +367,7 @@ struct SupervisorWatchdogTests {
         environment["TERM"] = "dumb"
         environment["HOME"] = scenario.directory.path
         let shell = try ChildProcess.flowhost(
-            ["run", scenario.manifest, "--supervise", "--trust", "--hang-timeout", "1"], environment: environment)
+            ["run", scenario.manifest, "--supervise", "--trust", "--hang-timeout", "5"], environment: environment)
         try shell.waitFor("top: welcome")
         try shell.waitFor("flowhost> ")
         try shell.send("send onboarding.show\r")
@@ -355,7 +377,7 @@ struct SupervisorWatchdogTests {
         // `stack` is typed while the host spins: it waits for the restarted host.
         try shell.send("send hangy.spin\r")
         try shell.send("stack\r")
-        try shell.waitFor("plugin 'hangy' (\(scenario.hangy)) hung for 1 s in hangy.Spin; quarantined; restarting")
+        try shell.waitFor("plugin 'hangy' (\(scenario.hangy)) hung for 5 s in hangy.Spin; quarantined; restarting")
         try shell.waitFor("restored 2 of 2 steps; the screen is as saved")
         try shell.waitFor("stack: welcome > onboardingPage")
         try shell.waitFor("flowhost> ")
