@@ -21,7 +21,7 @@ struct SupervisorWatchdogTests {
             let managers = [
                 "Spin", "SpinAtExit", "Stop", "CloseInput", "CloseOutput", "CloseError", "CloseLink", "Fork", "Forge",
                 "ExitZero",
-                "ExitThree",
+                "ExitThree", "ExitLater",
             ]
             let routes =
                 [
@@ -346,6 +346,32 @@ struct SupervisorWatchdogTests {
                 "\(script): 1 plugin crash during the script: hangy.\(manager) (exit(\(status)))",
             ])
         #expect(run.outputLines.last { $0.hasPrefix("> ") } == "> expect content page 2")
+    }
+
+    @Test func anExitOutsideAnyPluginCallIsReportedAsTheHostsAndTheScriptGoesOn() throws {
+        let scenario = try Scenario()
+        // hangy.exitlater leaves a thread that calls exit(3) a second later, while `wait` waits.
+        let script = try scenario.script(
+            """
+            send onboarding.show
+            send hangy.exitlater
+            wait reload hangy 5
+            expect top timeBomb
+
+            """)
+
+        let run = try Subprocess.flowhost(
+            ["run", scenario.manifest, "--supervise", "--script", script],
+            environment: scenario.environment.merging(["HANGY_EXIT_ONCE": scenario.directory.path + "/exited"]) {
+                $1
+            })
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.hasPrefix(script) } == [
+                "\(script):3: the host exited with status 3 in the middle of a command; restarting",
+                "\(script): 1 plugin crash during the script: the host (exit(3))",
+            ])
     }
 
     @Test func quitEndsASupervisedSessionWithTheHostsStatus() throws {

@@ -109,6 +109,19 @@ class ExitManager: FlowManager {
     }
 }
 
+/// Returns at once, leaving a thread that calls `exit(3)` a second later, outside any call into the plugin;
+/// once only, when the file `HANGY_EXIT_ONCE` names does not exist yet (it creates it), so that the
+/// restarted host's replay of this step does not do it again.
+final class ExitLaterManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        if let marker = getenv("HANGY_EXIT_ONCE"), access(marker, F_OK) != 0 {
+            close(open(marker, O_WRONLY | O_CREAT, 0o600))
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1) { exit(3) }
+        }
+        return presenting(self, "timeBomb")
+    }
+}
+
 final class ExitZeroManager: ExitManager {
     override class var status: Int32 { 0 }
 }
@@ -130,6 +143,6 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("CloseError", CloseErrorManager.self),
                 ManagerFactory("CloseLink", CloseLinkManager.self), ManagerFactory("Fork", ForkManager.self),
                 ManagerFactory("Forge", ForgeManager.self), ManagerFactory("ExitZero", ExitZeroManager.self),
-                ManagerFactory("ExitThree", ExitThreeManager.self),
+                ManagerFactory("ExitThree", ExitThreeManager.self), ManagerFactory("ExitLater", ExitLaterManager.self),
             ]))
 }
