@@ -11,7 +11,7 @@ let bundledPlugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsP
 
 /// Plugins only the tests load: two generations of one plugin, for hot swap, one with its own FlowKit, and one
 /// whose code traps once called, for supervised runs.
-let fixturePlugins = ["GreeterPluginV1", "GreeterPluginV2", "StaticSDKPlugin", "CrashyPlugin"]
+let fixturePlugins = ["GreeterPluginV1", "GreeterPluginV2", "StaticSDKPlugin", "CrashyPlugin", "HangyPlugin"]
 
 /// Bad libraries, in C, that the host must survive: constructors that abort, segfault, exit or hang, an entry
 /// point that traps, an entry symbol that is data, an entry that returns null or a forged header.

@@ -47,6 +47,9 @@ public enum FlowHostCommandLine {
             .flag(
                 "--supervise",
                 "run the host in a child process; restart it on the same screen if a plugin crashes it"),
+            .valued(
+                "--hang-timeout", "SECONDS", .text,
+                "with --supervise, restart a host whose command takes more than SECONDS (default 10; 0 never)"),
         ] + probing + [
             .valued("--trace", "FILE", .file, "write every input and event to FILE, one JSON object a line"),
             .valued(

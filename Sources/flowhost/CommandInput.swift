@@ -11,6 +11,8 @@ final class CommandInput {
     private let source: String
     /// Set when the input ended on a line that could not be read (one too long): the run's exit code.
     private(set) var failure: ExitCode?
+    /// Whether a person types the commands at a terminal, rather than a script or a pipe feeding them.
+    let isInteractive: Bool
     /// Prints lines of events that happened between commands: above the line being typed, on a prompt.
     /// Safe to call from any thread.
     let printAbove: @Sendable ([String]) -> Void
@@ -18,6 +20,7 @@ final class CommandInput {
     /// Input from `script`, else a terminal's prompt, else standard input.
     init(script: (name: String, lines: [String])?) {
         let interactive = script == nil && isatty(STDIN_FILENO) == 1
+        isInteractive = interactive
         let warnings = Console.errors
         let editor =
             interactive

@@ -2,7 +2,8 @@
 enum ExitCode: Int32 {
     /// Everything worked.
     case ok = 0
-    /// A scripted expectation or command failed.
+    /// A scripted expectation or command failed; or a supervised script (or piped input) saw a plugin
+    /// crash, hang, stop or exit its host, and went on to its end (`run --supervise`).
     case scriptFailed = 1
     /// The command line is wrong.
     case usage = 64
@@ -10,7 +11,9 @@ enum ExitCode: Int32 {
     case invalidInput = 65
     /// An input file (manifest, script, snapshot, plugin) does not exist, or the bundled plugins are not built.
     case inputMissing = 66
-    /// A supervised host (`run --supervise`) ended more than 5 times within 60 s, or could not be supervised.
+    /// A supervised host (`run --supervise`) ended more than 5 times within 60 s and the supervisor gave up,
+    /// or the host could not be supervised (no pipes, no process). Never a host's own status: a host that
+    /// exits without having said so is reported and restarted.
     case software = 70
     /// An output file (`run --trace FILE`) cannot be created.
     case cannotCreate = 73

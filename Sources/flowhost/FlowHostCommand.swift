@@ -9,7 +9,7 @@ struct FlowHostCommand {
         usage: flowhost <command> [options]
 
         commands:
-          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--supervise] [--no-cache] [--probe-timeout SECONDS] [--trace FILE] [--trace-redact KEY]... [--subjects N]
+          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--supervise] [--hang-timeout SECONDS] [--no-cache] [--probe-timeout SECONDS] [--trace FILE] [--trace-redact KEY]... [--subjects N]
                                                                            run the flow (interactive on a terminal)
           replay TRACE [--manifest MANIFEST] [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--json] [--no-cache] [--probe-timeout SECONDS]
                                                                            run the inputs of a trace again and compare
@@ -41,9 +41,10 @@ struct FlowHostCommand {
         plugin library a regular file that only root and you can write, nor any directory on its path
         (--allow-insecure-plugins loads it anyway)
 
-        exit codes: 0 ok, 1 a scripted expectation or command failed (or a replay diverged), 64 usage,
-                    65 invalid manifest, plugin, snapshot or trace, 66 input file missing or plugins not
-                    built, 70 a supervised host kept crashing, 73 the trace file cannot be created
+        exit codes: 0 ok, 1 a scripted expectation or command failed (or a replay diverged, or a
+                    supervised script saw a plugin crash, hang or exit), 64 usage, 65 invalid manifest,
+                    plugin, snapshot or trace, 66 input file missing or plugins not built, 70 a supervised
+                    host kept crashing (the supervisor gave up), 73 the trace file cannot be created
         """
 
     static func main() async {

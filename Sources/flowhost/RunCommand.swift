@@ -26,9 +26,11 @@ enum RunCommand {
         cache: one that crashes, exits or hangs (--probe-timeout, default 10 s) while loading fails only its
         own routes and is quarantined until its file changes. --trust loads without probing.
         --supervise runs the host in a child process that this one feeds commands: when a plugin crashes
-        it (or makes it exit), the plugin is named on standard error and quarantined, and a new host starts
-        at the screen saved after the last command; a script goes on with its next line. More than 5
-        restarts within 60 s: exit 70.
+        it, makes it exit (on any thread), stops it twice, closes its descriptors, or runs one command
+        longer than --hang-timeout SECONDS (default 10; 0: no limit), the plugin is named on standard
+        error and quarantined, and a new host starts at the screen saved after the last command; a script
+        goes on with its next line, and exits 1 at its end after a line that sums up what crashed. A host
+        that stops once is continued. More than 5 restarts within 60 s: exit 70.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
         --trace FILE writes every input (the start, each command that can change something, a reload a
@@ -72,18 +74,19 @@ enum RunCommand {
         let trace = try RunTrace.open(parsed)
         defer { trace?.close() }
         let link = SupervisorLink.fromEnvironment()
-        if parsed.flags.contains("--supervise"), link == nil {
-            return await Supervisor.run(arguments, script: script)
-        }
-        // A script stops at a failed expectation and says so on standard error; --quiet says it once.
-        // Under a supervisor, commands come from it: typed at its prompt when it has no script.
-        let interactive = link.map { $0.source == nil } ?? (script == nil && isatty(STDIN_FILENO) == 1)
-        quietFailures = quiet && !interactive
         let watching = parsed.flags.contains("--watch")
         let plugins = searchPath(manifest, parsed)
         if let unbuilt = plugins.unbuiltPlugins(of: manifest) { throw Exit(.inputMissing, unbuilt.description) }
         // --trust loads without probing; discovery still probes, to read what libraries declare unloaded.
         let probing = try prober(parsed)
+        let hangTimeout = try hangTimeout(parsed)
+        if parsed.flags.contains("--supervise"), link == nil {
+            return await Supervisor.run(arguments, script: script, hangTimeout: hangTimeout)
+        }
+        // A script stops at a failed expectation and says so on standard error; --quiet says it once.
+        // Under a supervisor, commands come from it: typed at its prompt when it has no script.
+        let interactive = link.map { $0.source == nil } ?? (script == nil && isatty(STDIN_FILENO) == 1)
+        quietFailures = quiet && !interactive
         let host = Host(
             manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"),
@@ -160,16 +163,21 @@ enum RunCommand {
             printError(failedIn + message)
             if !interactive {
                 await host.stopAndWait()
+                link?.exiting(.failed, token: link?.startToken)
                 return .scriptFailed
             }
         }
 
         if let link {
+            link.exitIfDescriptorChanged(token: link.startToken)
             link.save(host)
-            link.send(.ready(shell.completer))
+            link.send(.ready(shell.completer, token: link.startToken))
         }
         let source = link?.source ?? script?.name ?? "<stdin>"
         var lineNumber = 0
+        // Under a supervisor: the token of the command being run, and whether it was `quit`.
+        var token = ""
+        var quitting = false
         // The editor reads the terminal itself; only without one does a thread read standard input.
         var input =
             editor == nil
@@ -196,14 +204,16 @@ enum RunCommand {
             guard var line = next else { break }
             lineNumber += 1
             if link != nil, let numbered = SupervisorLink.command(in: line) {
-                (lineNumber, line) = numbered
+                (lineNumber, token, line) = numbered
             }
             if !interactive, let command = HostShell.command(in: line) { echo(command) }
             let reply = await shell.perform(line, tracing: tracing, at: "\(source):\(lineNumber)")
             emit(reply, to: line)
             switch reply.status {
             case .ok: break
-            case .quit: break reading
+            case .quit:
+                quitting = true
+                break reading
             case .error(let message), .expectationFailed(let message):
                 guard !interactive else {
                     if case .error = reply.status { printError("error: \(message)") }
@@ -215,15 +225,28 @@ enum RunCommand {
                     printFailure("\(source):\(lineNumber): \(message)")
                 }
                 await host.stopAndWait()
+                link?.exiting(.failed, token: token)
                 return .scriptFailed
             }
             if let link {
+                link.exitIfDescriptorChanged(token: token)
                 link.save(host)
-                link.send(.done(shell.completer))
+                link.send(.done(shell.completer, token: token))
             }
         }
         await host.stopAndWait()
+        link?.exiting(quitting ? .quit : .endOfInput, token: quitting ? token : nil)
         return .ok
+    }
+
+    /// `--hang-timeout SECONDS` of a supervised run: how long a command may take before the supervisor
+    /// takes its host for hung (default 10 s; 0 never does).
+    private static func hangTimeout(_ parsed: Arguments) throws(Exit) -> Duration? {
+        guard let text = parsed.options["--hang-timeout"]?.last else { return .seconds(10) }
+        guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
+            throw Exit.usage("--hang-timeout must be a number of seconds from 0 to 86400, not '\(text)'", parsed.usage)
+        }
+        return seconds == 0 ? nil : .milliseconds(Int((seconds * 1000).rounded()))
     }
 
     static let prompt = "flowhost> "

@@ -9,11 +9,22 @@ import Synchronization
 ///
 /// The host writes its replies straight to the supervisor's standard output and error, so they keep their
 /// order and colours; only the bookkeeping goes through the pipes.
+///
+/// The host's end is learnt from `waitid`, not from descriptor 3 closing: a child a plugin forked may hold
+/// the pipe open long after the host is gone, and a plugin may close it while the host lives on. The
+/// process is reaped only once the messages it wrote before it ended have been read, and under the same
+/// lock as every signal sent to it, so that a signal never reaches another process that took its pid.
 final class SupervisedHost: Sendable {
     /// What the supervisor hears from the host.
     enum Event: Sendable {
         case message(SupervisorMessage)
-        /// The host is gone: it exited with a status, or died of a signal.
+        /// Descriptor 3 reached its end while the host may still run: no process holds the pipe any more.
+        case linkClosed
+        /// A line on descriptor 3 that is no message (or longer than ``SupervisedHost/maxMessageLength``).
+        case unreadable
+        /// The host stopped with `signal` (`WUNTRACED`); it stays stopped until it gets SIGCONT.
+        case stopped(Int32)
+        /// The host is gone: it exited with a status, or died of a signal. The last event.
         case ended(Ending)
     }
 
@@ -22,11 +33,17 @@ final class SupervisedHost: Sendable {
         case signaled(Int32)
     }
 
+    /// The longest line read from descriptor 3; the rest of a longer one is dropped, as it is no message.
+    static let maxMessageLength = 1 << 20
+
     let pid: pid_t
-    /// The messages, then the ending, in order.
+    /// The messages, stops and the end of the link as they come, then the ending.
     let events: AsyncStream<Event>
     private let commands: Int32
     private let inputClosed = Atomic(false)
+    private let reaping = Reaping()
+    /// What the host's descriptors 0 to 3 were when it started: the pipes, and this process's output.
+    private let descriptors: [DescriptorIdentity?]
 
     /// Starts `executable arguments` with `environment`.
     ///
@@ -39,12 +56,23 @@ final class SupervisedHost: Sendable {
     ) throws(FlowError) {
         var input: [Int32] = [0, 0]
         var control: [Int32] = [0, 0]
+        var wake: [Int32] = [0, 0]
         guard pipe(&input) == 0 else { throw Self.failure("cannot make a pipe") }
         guard pipe(&control) == 0 else {
             for end in input { close(end) }
             throw Self.failure("cannot make a pipe")
         }
-        for end in input + control { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        guard pipe(&wake) == 0 else {
+            for end in input + control { close(end) }
+            throw Self.failure("cannot make a pipe")
+        }
+        // Above the descriptors the host is given: `dup2` onto a descriptor it already is would keep
+        // FD_CLOEXEC, and the host would start without it.
+        for index in 0..<2 {
+            input[index] = Self.aboveStandard(input[index])
+            control[index] = Self.aboveStandard(control[index])
+            wake[index] = Self.aboveStandard(wake[index])
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -68,36 +96,47 @@ final class SupervisedHost: Sendable {
         close(input[0])
         close(control[1])
         guard spawned == 0 else {
-            close(input[1])
-            close(control[0])
+            for end in [input[1], control[0], wake[0], wake[1]] { close(end) }
             throw FlowError("cannot start \(executable): \(String(cString: strerror(spawned)))")
         }
         self.pid = pid
         commands = input[1]
+        descriptors = [input[1], STDOUT_FILENO, STDERR_FILENO, control[0]].map(DescriptorIdentity.init(descriptor:))
         let (events, continuation) = AsyncStream<Event>.makeStream()
         self.events = events
-        let (reader, child) = (control[0], pid)
+        let (reader, child, reaping, wakeReader, wakeWriter) = (control[0], pid, reaping, wake[0], wake[1])
         DispatchQueue.global().async {
-            for line in Self.lines(of: reader) {
-                guard let message = SupervisorMessage(line: line) else { continue }
+            reaping.waitForEnd(of: child, stopped: { continuation.yield(.stopped($0)) })
+            close(wakeWriter)  // Tells the reader to read what is left, then report the ending.
+        }
+        DispatchQueue.global().async {
+            Self.readMessages(from: reader, until: wakeReader) { line in
+                guard let message = SupervisorMessage(line: line) else {
+                    continuation.yield(.unreadable)
+                    return
+                }
                 if case .lines(let lines) = message, let onLines {
                     onLines(lines)
                 } else {
                     continuation.yield(.message(message))
                 }
+            } linkClosed: {
+                continuation.yield(.linkClosed)
             }
             close(reader)
-            continuation.yield(.ended(Self.wait(for: child)))
+            close(wakeReader)
+            continuation.yield(.ended(reaping.ending ?? .exited(ExitCode.software.rawValue)))
             continuation.finish()
         }
     }
 
     deinit { closeInput() }
 
-    /// Sends the command on line `number` of the script (or the count of lines typed).
-    func send(_ command: String, number: Int) {
+    /// Sends the command on line `number` of the script (or the count of lines typed), with the token its
+    /// ``SupervisorMessage/done(_:token:)`` must carry.
+    func send(_ command: String, number: Int, token: String) {
         // A failure means the host is gone; its ending is on its way.
-        DescriptorWriter.writeAll(Array("\(number)\t\(command)\n".utf8), to: commands)
+        DescriptorWriter.writeAll(Array("\(number)\t\(token)\t\(command)\n".utf8), to: commands)
     }
 
     /// Ends the host's input: it stops its services and exits.
@@ -105,35 +144,183 @@ final class SupervisedHost: Sendable {
         if !inputClosed.exchange(true, ordering: .relaxed) { close(commands) }
     }
 
-    /// The lines of descriptor `reader` until it ends, read as they arrive.
-    private static func lines(of reader: Int32) -> some Sequence<String> {
-        var pending: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var done = false
-        return AnyIterator<String> {
-            while true {
-                if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    defer { pending.removeSubrange(...newline) }
-                    return String(decoding: pending[..<newline], as: UTF8.self)
-                }
-                guard !done else { return nil }
-                let count = read(reader, &buffer, buffer.count)
-                if count > 0 {
-                    pending += buffer[..<count]
-                } else if count == 0 || errno != EINTR {
-                    done = true
-                }
+    /// Sends `signal` to the host, unless it has been reaped; to its main thread only when `mainThread`
+    /// (`tgkill`), so that a handler records that thread's frames.
+    func signal(_ signal: Int32, mainThread: Bool = false) {
+        reaping.whileRunning {
+            if mainThread, let tgkill = Self.tgkill {
+                _ = tgkill(pid, pid, signal)
+            } else {
+                _ = kill(pid, signal)
             }
         }
     }
 
-    /// Reaps `pid`: how it ended.
-    private static func wait(for pid: pid_t) -> Ending {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return .exited(ExitCode.software.rawValue) }
+    /// glibc's `tgkill` (2.30 and later), which its headers declare only for `_GNU_SOURCE`: looked up once.
+    private static let tgkill: (@convention(c) (pid_t, pid_t, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "tgkill") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (pid_t, pid_t, Int32) -> Int32).self)
+    }()
+
+    /// The first of the host's descriptors 0 to 3 that is no longer what it was given (a plugin closed or
+    /// replaced it); `nil` when all are, or when they cannot be seen (no `/proc`, or the host has ended).
+    func changedDescriptor() -> Int32? {
+        reaping.whileRunning { () -> Int32? in
+            guard Self.isRunning(pid) else { return nil }
+            for (number, given) in descriptors.enumerated() {
+                guard let given else { continue }
+                if DescriptorIdentity(path: "/proc/\(pid)/fd/\(number)") != given { return Int32(number) }
+            }
+            return nil
+        } ?? nil
+    }
+
+    /// Whether the host waits for a plugin's probe: a child process `flowhost __probe`, which has its own
+    /// timeout (`--probe-timeout`), so that the host is slow, not hung.
+    func isProbing() -> Bool {
+        reaping.whileRunning { () -> Bool in
+            // Each thread's children: a probe is started by whichever thread loads the plugin.
+            guard let tasks = opendir("/proc/\(pid)/task") else { return false }
+            defer { closedir(tasks) }
+            while let entry = readdir(tasks) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                guard Int(name) != nil else { continue }
+                let children = Self.contents(of: "/proc/\(pid)/task/\(name)/children")
+                for child in String(decoding: children, as: UTF8.self).split(separator: " ") {
+                    let arguments = Self.contents(of: "/proc/\(child)/cmdline").split(separator: 0)
+                    if arguments.count > 1, arguments[1].elementsEqual(PluginProbe.subcommand.utf8) { return true }
+                }
+            }
+            return false
+        } ?? false
+    }
+
+    /// The first 64 KiB of the file at `path` (a `/proc` file, whose size reads as 0); empty when unreadable.
+    private static func contents(of path: String) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 64 * 1024)
+        var count = 0
+        while count < bytes.count {
+            let read = Glibc.read(descriptor, &bytes[count], bytes.count - count)
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else { break }
+            count += read
         }
-        return status & 0x7F != 0 ? .signaled(status & 0x7F) : .exited((status >> 8) & 0xFF)
+        return Array(bytes[..<count])
+    }
+
+    /// Whether `pid` runs (or is stopped): it has not ended, as far as `/proc/PID/stat` tells.
+    private static func isRunning(_ pid: pid_t) -> Bool {
+        let stat = contents(of: "/proc/\(pid)/stat")
+        guard let paren = stat.lastIndex(of: UInt8(ascii: ")")), paren + 2 < stat.count else { return false }
+        return ![UInt8(ascii: "Z"), UInt8(ascii: "X")].contains(stat[paren + 2])
+    }
+
+    /// Reads lines from `reader` and hands each to `body`, until `wake` is closed (the host has ended);
+    /// then reads what the host wrote before it ended, without waiting for a child that holds the pipe.
+    private static func readMessages(
+        from reader: Int32, until wake: Int32, _ body: (String) -> Void, linkClosed: () -> Void
+    ) {
+        var pending: [UInt8] = []
+        var dropping = false
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var linkOpen = true
+        func take(_ count: Int) {
+            pending += buffer[..<count]
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                if !dropping { body(String(decoding: pending[..<newline], as: UTF8.self)) }
+                dropping = false
+                pending.removeSubrange(...newline)
+            }
+            if pending.count > maxMessageLength {
+                pending.removeAll()
+                if !dropping { body("") }  // One malformed message for the whole line.
+                dropping = true
+            }
+        }
+        while true {
+            var polled = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            if linkOpen { polled.append(pollfd(fd: reader, events: Int16(POLLIN), revents: 0)) }
+            guard poll(&polled, nfds_t(polled.count), -1) >= 0 || errno == EINTR else { break }
+            if polled.count > 1, polled[1].revents != 0 {
+                let count = read(reader, &buffer, buffer.count)
+                if count > 0 {
+                    take(count)
+                } else if count == 0 || errno != EINTR {
+                    linkOpen = false
+                    linkClosed()
+                }
+            }
+            if polled[0].revents != 0 { break }
+        }
+        guard linkOpen else { return }
+        // The host has ended: everything it wrote is in the pipe. A child may write more; read only a bound.
+        _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) | O_NONBLOCK)
+        var left = 4 * maxMessageLength
+        while left > 0 {
+            let count = read(reader, &buffer, buffer.count)
+            guard count > 0 else { break }
+            take(count)
+            left -= count
+        }
+    }
+
+    /// The host's end: waited for on a thread of its own, and reaped under the lock that every signal sent to
+    /// it takes, so that a signal never reaches another process that has taken its pid since.
+    private final class Reaping: Sendable {
+        private let state = Mutex<(reaped: Bool, ending: Ending?)>((false, nil))
+
+        /// How the host ended, once it is reaped.
+        var ending: Ending? { state.withLock { $0.ending } }
+
+        /// `body`'s result while the host has not been reaped; `nil` after.
+        func whileRunning<T>(_ body: () -> T) -> T? {
+            state.withLock { state in state.reaped ? nil : body() }
+        }
+
+        /// Waits for `pid` to end, reporting each stop on the way; reaps it.
+        func waitForEnd(of pid: pid_t, stopped: (Int32) -> Void) {
+            while true {
+                var info = siginfo_t()
+                // WNOWAIT: an ending is only looked at here; it is reaped below, under the lock.
+                guard waitid(P_PID, id_t(pid), &info, WEXITED | WSTOPPED | WNOWAIT) == 0 else {
+                    if errno == EINTR { continue }
+                    state.withLock { $0 = (true, .exited(ExitCode.software.rawValue)) }
+                    return
+                }
+                var status: Int32 = 0
+                if info.si_code == Int32(CLD_STOPPED) {
+                    // Consumes the stop; the host may have gone on since, or ended.
+                    if waitpid(pid, &status, WNOHANG | WUNTRACED) == pid, status & 0xFF == 0x7F {
+                        stopped((status >> 8) & 0xFF)
+                    }
+                    continue
+                }
+                state.withLock { state in
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    let ending: Ending =
+                        status & 0x7F != 0 ? .signaled(status & 0x7F) : .exited((status >> 8) & 0xFF)
+                    state = (true, ending)
+                }
+                return
+            }
+        }
+    }
+
+    /// `descriptor`, moved to 10 or above and closed on exec (kept where it is, closed on exec, if it cannot be
+    /// moved).
+    private static func aboveStandard(_ descriptor: Int32) -> Int32 {
+        let moved = fcntl(descriptor, F_DUPFD_CLOEXEC, 10)
+        guard moved >= 0 else {
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            return descriptor
+        }
+        close(descriptor)
+        return moved
     }
 
     private static func failure(_ what: String) -> FlowError {

@@ -3,19 +3,26 @@ import FlowKit
 import Glibc
 
 /// `flowhost run --supervise`: this process owns the terminal (or the script) and runs the host as a child
-/// process, one command at a time. When the host dies of a signal, or a plugin makes it exit, the supervisor
-/// names the plugin it was running (from the host's ``CrashBreadcrumb``), quarantines that library, starts a
-/// new host at the snapshot saved after the last command, and goes on reading commands: the person is back
-/// on the same screen, and the plugin's routes fail cleanly. More than ``restartLimit`` restarts within
+/// process, one command at a time (``SupervisorSession``). When the host dies of a signal, hangs, stops
+/// twice, loses its descriptors or exits without having said it would, the supervisor says so (naming the
+/// plugin it was running, from the host's ``CrashBreadcrumb``), quarantines that plugin, starts a new host at
+/// the snapshot saved after the last command, and goes on reading commands: the person is back on the same
+/// screen, and the plugin's routes fail cleanly. More than ``restartLimit`` restarts within
 /// ``restartWindow``, and it gives up with exit 70.
 @MainActor
 enum Supervisor {
     static let restartLimit = 5
     static let restartWindow = Duration.seconds(60)
+    /// How long a host the watchdog sent SIGQUIT has to die before it gets SIGKILL.
+    static let killGrace = Duration.seconds(2)
 
     /// Supervises `flowhost run` with `arguments` (the run's own, `--supervise` among them), feeding it
     /// `script`'s lines, else what is typed at a prompt on a terminal, else standard input's lines.
-    static func run(_ arguments: [String], script: (name: String, lines: [String])?) async -> ExitCode {
+    ///
+    /// - Parameter hangTimeout: How long a command (or a start) may take; `nil`: as long as it takes.
+    static func run(_ arguments: [String], script: (name: String, lines: [String])?, hangTimeout: Duration?) async
+        -> ExitCode
+    {
         guard let executable = ProcessInfoLite.executablePath() else {
             printError("flowhost: cannot supervise: cannot find this program's own path in /proc/self/exe")
             return .software
@@ -32,93 +39,20 @@ enum Supervisor {
 
         let input = CommandInput(script: script)
         defer { input.close() }
-        let snapshot = SupervisorLink.snapshotPath(in: directory)
-        let breadcrumb = SupervisorLink.breadcrumbPath(in: directory)
-        var restarts: [ContinuousClock.Instant] = []
-        var lineNumber = 0
-        var isRestart = false
-        while true {
+        let session = SupervisorSession(
+            input: input, source: script?.name, hangTimeout: hangTimeout,
+            breadcrumb: SupervisorLink.breadcrumbPath(in: directory)
+        ) { isRestart, token throws(FlowError) in
+            let snapshot = SupervisorLink.snapshotPath(in: directory)
             let restoring = isRestart && access(snapshot, R_OK) == 0
-            let host: SupervisedHost
-            do {
-                host = try SupervisedHost(
-                    executable: executable,
-                    arguments: ["run"] + hostArguments(arguments, restoring: restoring ? snapshot : nil),
-                    environment: environment(directory: directory, source: script?.name, isRestart: isRestart),
-                    onLines: input.printAbove)
-            } catch {
-                printError("flowhost: cannot supervise: \(error.message)")
-                return .software
-            }
-            let ending = await serve(host, input: input, lineNumber: &lineNumber)
-            let crumb = CrashBreadcrumb.read(path: breadcrumb)
-            let report: String
-            switch ending {
-            case .exited(let status) where crumb == nil:
-                return input.failure ?? ExitCode(rawValue: status) ?? .software
-            case .exited(let status):
-                report = quarantine(crumb!, how: "exited with status \(status)", kind: .exited)
-            case .signaled(let signal) where [SIGINT, SIGTERM, SIGHUP, SIGKILL].contains(signal):
-                // Stopped from outside (or by the kernel, out of memory): no plugin is known to be at fault.
-                report = "the host was stopped by \(ProcessInfoLite.signalName(signal))"
-            case .signaled(let signal):
-                let how = "crashed with \(ProcessInfoLite.signalName(signal))"
-                report = crumb.map { quarantine($0, how: how, kind: .crashed) } ?? "the host \(how)"
-            }
-            let now = ContinuousClock.now
-            restarts = restarts.filter { now - $0 < restartWindow } + [now]
-            let place = script.map { lineNumber > 0 ? "\($0.name):\(lineNumber): " : "\($0.name): " } ?? "flowhost: "
-            guard restarts.count <= restartLimit else {
-                printError(
-                    place + report
-                        + "; the host ended \(restarts.count) times within \(restartWindow.components.seconds) s; giving up"
-                )
-                return .software
-            }
-            printError(place + report + "; restarting")
-            isRestart = true
+            return try SupervisedHost(
+                executable: executable,
+                arguments: ["run"] + hostArguments(arguments, restoring: restoring ? snapshot : nil),
+                environment: environment(
+                    directory: directory, source: script?.name, isRestart: isRestart, token: token),
+                onLines: input.printAbove)
         }
-    }
-
-    /// Feeds `host` commands, one after each answer, until it ends; returns how it ended.
-    private static func serve(_ host: SupervisedHost, input: CommandInput, lineNumber: inout Int) async
-        -> SupervisedHost.Ending
-    {
-        for await event in host.events {
-            switch event {
-            case .message(.ready(let completer)), .message(.done(let completer)):
-                input.completer = completer
-                if let line = await input.next() {
-                    lineNumber += 1
-                    host.send(line, number: lineNumber)
-                } else {
-                    host.closeInput()
-                }
-            case .message(.lines(let lines)):
-                input.printAbove(lines)
-            case .ended(let ending):
-                return ending
-            }
-        }
-        return .exited(ExitCode.software.rawValue)
-    }
-
-    /// Quarantines the library `crumb` names; the report's first part.
-    private static func quarantine(_ crumb: CrashBreadcrumb.Crumb, how: String, kind: PluginLoadError.Kind)
-        -> String
-    {
-        let report = "plugin '\(crumb.plugin)' (\(crumb.library)) \(how) in \(crumb.place)"
-        guard let directory = CacheDirectory.standard() else {
-            return report + "; not quarantined: neither XDG_CACHE_HOME nor HOME is set"
-        }
-        do {
-            try PluginQuarantine(directory: directory).add(
-                crumb.library, kind: kind,
-                reason: "\(how) in \(crumb.place) in a supervised run")
-            return report + "; quarantined"
-        } catch {
-            return report + "; not quarantined: \(error.message)"
-        }
+        return await session.run()
     }
 
     /// The run's arguments for a host: without `--supervise` and `--script` (the supervisor reads the
@@ -142,8 +76,13 @@ enum Supervisor {
 
     /// The environment of a host: this one's, with the link's variables, and without the runtime's crash
     /// report unless asked for (it takes seconds, and the supervisor says what crashed).
-    private static func environment(directory: String, source: String?, isRestart: Bool) -> [String] {
-        let link = [SupervisorLink.directoryVariable, SupervisorLink.sourceVariable, SupervisorLink.restartVariable]
+    private static func environment(directory: String, source: String?, isRestart: Bool, token: String)
+        -> [String]
+    {
+        let link = [
+            SupervisorLink.directoryVariable, SupervisorLink.sourceVariable, SupervisorLink.restartVariable,
+            SupervisorLink.tokenVariable,
+        ]
         var environment = ProcessInfoLite.environmentEntries().filter { entry in
             !link.contains { entry.hasPrefix($0 + "=") }
         }
@@ -152,6 +91,7 @@ enum Supervisor {
         }
         environment += [
             "\(SupervisorLink.directoryVariable)=\(directory)", "\(SupervisorLink.sourceVariable)=\(source ?? "")",
+            "\(SupervisorLink.tokenVariable)=\(token)",
         ]
         if isRestart { environment.append("\(SupervisorLink.restartVariable)=1") }
         return environment

@@ -15,6 +15,9 @@ struct SupervisorLink {
     static let sourceVariable = "FLOWHOST_SUPERVISOR_SOURCE"
     /// Set when the host is a restart after a crash, so that a restored step that fails is a warning.
     static let restartVariable = "FLOWHOST_SUPERVISOR_RESTART"
+    /// The token the host's ``SupervisorMessage/ready(_:token:)`` carries (and its `exiting` when its start
+    /// fails), so that a plugin cannot say `ready` for it.
+    static let tokenVariable = "FLOWHOST_SUPERVISOR_TOKEN"
     static let controlDescriptor: Int32 = 3
 
     /// The supervisor's private directory: the snapshot and the breadcrumb.
@@ -23,6 +26,10 @@ struct SupervisorLink {
     let source: String?
     /// Whether this host replaces one that crashed.
     let isRestart: Bool
+    /// The token of the host's start.
+    let startToken: String
+    /// What descriptors 0 to 3 were when the host started, before any plugin was loaded.
+    let descriptors = DescriptorIdentity.linked()
 
     static func snapshotPath(in directory: String) -> String { directory + "/snapshot.json" }
     static func breadcrumbPath(in directory: String) -> String { directory + "/breadcrumb" }
@@ -33,8 +40,9 @@ struct SupervisorLink {
         let source = ProcessInfoLite.environment(sourceVariable) ?? ""
         let link = SupervisorLink(
             directory: directory, source: source.isEmpty ? nil : source,
-            isRestart: ProcessInfoLite.environment(restartVariable) != nil)
-        for variable in [directoryVariable, sourceVariable, restartVariable] { unsetenv(variable) }
+            isRestart: ProcessInfoLite.environment(restartVariable) != nil,
+            startToken: ProcessInfoLite.environment(tokenVariable) ?? "")
+        for variable in [directoryVariable, sourceVariable, restartVariable, tokenVariable] { unsetenv(variable) }
         return link
     }
 
@@ -59,10 +67,48 @@ struct SupervisorLink {
         DescriptorWriter.writeAll(Array((message.line + "\n").utf8), to: Self.controlDescriptor)
     }
 
+    /// The first of standard input, output and error that plugin code closed or replaced since the host
+    /// started; `nil` when none.
+    func changedDescriptor() -> Int32? {
+        let now = DescriptorIdentity.linked()
+        return (0...2).first { now[$0] != descriptors[$0] }.map(Int32.init)
+    }
+
+    /// Tells the supervisor, when plugin code closed or replaced one of the host's standard descriptors, and
+    /// exits: the host can no longer read its commands or show its replies. `token`: the command's, or the
+    /// start's. Called before the snapshot is saved, so that a restart does not replay the command.
+    ///
+    /// When it is the link that was closed or replaced, there is nobody to tell: the host waits, without
+    /// saving, for the supervisor to see the link's end (or, when a child holds it, the command's deadline)
+    /// and kill it.
+    func exitIfDescriptorChanged(token: String) {
+        if DescriptorIdentity(descriptor: Self.controlDescriptor) != descriptors[Int(Self.controlDescriptor)] {
+            while true { pause() }
+        }
+        guard let descriptor = changedDescriptor() else { return }
+        send(.lost(descriptor: descriptor, token: token))
+        exit(ExitCode.software.rawValue)
+    }
+
+    /// Tells the supervisor the host is about to exit on purpose, so that it takes the exit status for the
+    /// session's rather than report an exit from plugin code.
+    func exiting(_ reason: SupervisorMessage.Exiting, token: String?) {
+        send(.exiting(reason, token: token))
+    }
+
     /// The command in a line from the supervisor, with its line number in the script (or the count of lines
-    /// typed).
-    static func command(in line: String) -> (number: Int, text: String)? {
-        guard let tab = line.firstIndex(of: "\t"), let number = Int(line[..<tab]) else { return nil }
-        return (number, String(line[line.index(after: tab)...]))
+    /// typed) and the token to answer with.
+    static func command(in line: String) -> (number: Int, token: String, text: String)? {
+        let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
+        guard fields.count == 3, let number = Int(fields[0]) else { return nil }
+        return (number, String(fields[1]), String(fields[2]))
+    }
+
+    /// A new token for a command or a start: 128 random bits in hex.
+    static func newToken() -> String {
+        (0..<2).map { _ in
+            let hex = String(UInt64.random(in: .min ... .max), radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
     }
 }

@@ -70,7 +70,9 @@ struct SupervisedRunTests {
 
         let run = try scenario.flowhost(["run", scenario.manifest, "--supervise", "--script", script])
 
-        #expect(run.status == 0, "\(run.standardError)")
+        // The script goes on to its end, then says what crashed and exits 1.
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(run.errorLines.last == "\(script): 1 plugin crash during the script: crashy.Trap (SIGILL)")
         #expect(
             run.errorLines.filter { $0.contains("restarting") } == [
                 "\(script):4: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap; quarantined; restarting"
@@ -96,7 +98,8 @@ struct SupervisedRunTests {
 
         let run = try scenario.flowhost(["run", scenario.manifest, "--supervise", "--script", script])
 
-        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(run.errorLines.last == "\(script): 1 plugin crash during the script: action 'trap' of fragile (SIGILL)")
         #expect(
             run.errorLines.contains(
                 "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in action 'trap' of fragile; quarantined; restarting"

@@ -1,0 +1,362 @@
+import FlowHost
+import FlowKit
+import Glibc
+
+/// One supervised session: the hosts it starts one after another, the commands it feeds them, the watchdog
+/// on each command, and what it makes of each host's end.
+///
+/// Everything happens on the main actor, in the order of one stream of events: what each host says or does
+/// (``SupervisedHost/Event``), a line read (or the end of the input), and the watchdog's deadlines. A line is
+/// read only when the host is ready for it, so a host that dies while a person types loses nothing: the
+/// line goes to the next host.
+@MainActor
+final class SupervisorSession {
+    /// Starts a host: a restart or not, and the token its `ready` must carry.
+    typealias Launcher = (_ isRestart: Bool, _ token: String) throws(FlowError) -> SupervisedHost
+
+    private enum Event: Sendable {
+        case host(generation: Int, SupervisedHost.Event)
+        case input(String?)
+        /// The watchdog's deadline for the command (or start) sent with `token`.
+        case deadline(generation: Int, token: String)
+        /// The host the watchdog sent SIGQUIT has had its grace.
+        case forceKill(generation: Int)
+        /// The link reached its end a while ago, and the host has not ended since.
+        case linkGone(generation: Int)
+    }
+
+    /// Where the current host is in the protocol: what it may say next.
+    private enum Phase {
+        /// Started; `ready` (with the start's token) comes next.
+        case starting(token: String)
+        /// Waiting for the next line.
+        case idle
+        /// Running the command on line `number`; `done` (with `token`) comes next.
+        case running(number: Int, text: String, token: String)
+        /// Its input is closed; it stops its services and says it exits. `deadline`: the watchdog's token.
+        case closing(deadline: String)
+        /// It said it exits, and why; its ending is the session's. `deadline`: the watchdog's token.
+        case exiting(SupervisorMessage.Exiting, deadline: String)
+
+        /// The token the message that ends this phase carries.
+        var token: String? {
+            switch self {
+            case .starting(let token), .running(_, _, let token): token
+            default: nil
+            }
+        }
+
+        /// The token of the watchdog's deadline for this phase.
+        var deadline: String? {
+            switch self {
+            case .starting(let token), .running(_, _, let token), .closing(let token), .exiting(_, let token): token
+            case .idle: nil
+            }
+        }
+    }
+
+    private let input: CommandInput
+    private let source: String?
+    private let hangTimeout: Duration?
+    private let breadcrumb: String
+    private let launch: Launcher
+    private let events: AsyncStream<Event>
+    private let continuation: AsyncStream<Event>.Continuation
+
+    private var host: SupervisedHost?
+    private var generation = 0
+    private var phase = Phase.idle
+    private var watchdog: Task<Void, Never>?
+    /// Why the supervisor killed the current host, when it did.
+    private var killedFor: SupervisorIncident.Cause?
+    private var stops = 0
+    private var warnedOutOfOrder = false
+    private var lineNumber = 0
+    private var reading = false
+    /// A line read while no host was ready for it.
+    private var pendingLine: String?
+    private var inputEnded = false
+    private var incidents: [SupervisorIncident] = []
+    private var restarts: [ContinuousClock.Instant] = []
+
+    init(
+        input: CommandInput, source: String?, hangTimeout: Duration?, breadcrumb: String,
+        launch: @escaping Launcher
+    ) {
+        self.input = input
+        self.source = source
+        self.hangTimeout = hangTimeout
+        self.breadcrumb = breadcrumb
+        self.launch = launch
+        (events, continuation) = AsyncStream<Event>.makeStream()
+    }
+
+    /// Runs hosts until one ends the session; its exit code.
+    func run() async -> ExitCode {
+        guard start(isRestart: false) else { return .software }
+        for await event in events {
+            switch event {
+            case .input(let line):
+                reading = false
+                received(line)
+            case .deadline(let generation, let token) where generation == self.generation:
+                hung(token: token)
+            case .forceKill(let generation) where generation == self.generation:
+                host?.signal(SIGKILL)
+            case .linkGone(let generation) where generation == self.generation && killedFor == nil:
+                kill(for: .linkClosed)
+            case .host(let generation, let event) where generation == self.generation:
+                switch event {
+                case .message(let message): handle(message)
+                case .unreadable: ignoreOutOfOrder()
+                case .linkClosed: after(.milliseconds(500), .linkGone(generation: generation))
+                case .stopped(let signal): stopped(signal)
+                case .ended(let ending):
+                    if let code = ended(ending) { return code }
+                }
+            default: break  // About a host that has already ended.
+            }
+        }
+        return .software
+    }
+
+    // MARK: - Hosts
+
+    /// Starts a host; `false` when it cannot be started.
+    private func start(isRestart: Bool) -> Bool {
+        let token = SupervisorLink.newToken()
+        let host: SupervisedHost
+        do {
+            host = try launch(isRestart, token)
+        } catch {
+            printError("flowhost: cannot supervise: \(error.message)")
+            return false
+        }
+        generation += 1
+        self.host = host
+        (phase, killedFor, stops, warnedOutOfOrder) = (.starting(token: token), nil, 0, false)
+        let (generation, continuation) = (generation, continuation)
+        Task {
+            for await event in host.events { continuation.yield(.host(generation: generation, event)) }
+        }
+        arm(token: token, allowing: .zero)
+        return true
+    }
+
+    private func handle(_ message: SupervisorMessage) {
+        switch (message, phase) {
+        case (.ready(let completer, let token), .starting(let expected)) where token == expected,
+            (.done(let completer, let token), .running(_, _, let expected)) where token == expected:
+            disarm()
+            input.completer = completer
+            phase = .idle
+            proceed()
+        case (.exiting(.endOfInput, nil), .closing):
+            hostExits(.endOfInput)
+        case (.exiting(let reason, let token?), _) where reason != .endOfInput && token == phase.token:
+            hostExits(reason)
+        case (.lost(let descriptor, let token), _) where token == phase.token:
+            kill(for: .lostDescriptor(descriptor))
+        case (.lines(let lines), _):
+            input.printAbove(lines)
+        default:
+            ignoreOutOfOrder()
+        }
+    }
+
+    /// A message out of the protocol's order, or with a token the host was not given: plugin code wrote to
+    /// descriptor 3. It moves nothing on; the first one is mentioned.
+    private func ignoreOutOfOrder() {
+        guard !warnedOutOfOrder else { return }
+        warnedOutOfOrder = true
+        printWarning(
+            "flowhost: warning: ignored a line on the host's link (descriptor 3) that is not the message the "
+                + "supervisor waits for; plugin code wrote to it")
+    }
+
+    /// The host said it exits, for `reason`: it has the watchdog's time to do so.
+    private func hostExits(_ reason: SupervisorMessage.Exiting) {
+        let deadline = SupervisorLink.newToken()
+        phase = .exiting(reason, deadline: deadline)
+        arm(token: deadline, allowing: .zero)
+    }
+
+    /// The host is stopped: continued, and killed when SIGSTOP stops it a second time. SIGTSTP, SIGTTIN and
+    /// SIGTTOU are only ever continued: the terminal sends them to the supervisor's process group too, so
+    /// Ctrl-Z pressed twice during a script must not cost the host.
+    private func stopped(_ signal: Int32) {
+        if signal == SIGSTOP { stops += 1 }
+        guard stops < 2 else {
+            kill(for: .stoppedAgain(signal: signal))
+            return
+        }
+        printError(place + "the host stopped with \(ProcessInfoLite.signalName(signal)); continued it with SIGCONT")
+        host?.signal(SIGCONT)
+    }
+
+    private func kill(for cause: SupervisorIncident.Cause) {
+        guard killedFor == nil else { return }
+        killedFor = cause
+        host?.signal(SIGKILL)
+    }
+
+    /// How the host's end ends the session (its exit code), or what to report before a restart (`nil`: the
+    /// session goes on with a new host).
+    private func ended(_ ending: SupervisedHost.Ending) -> ExitCode? {
+        disarm()
+        let crumb = CrashBreadcrumb.read(path: breadcrumb)
+        let cause: SupervisorIncident.Cause
+        if let killedFor {
+            cause = killedFor
+        } else {
+            switch ending {
+            case .exited(let status):
+                if case .exiting = phase { return finish(status: status) }
+                cause = .exited(status: status, when: when)
+            case .signaled(let signal) where [SIGINT, SIGTERM, SIGHUP, SIGKILL].contains(signal):
+                cause = .stoppedFromOutside(signal: signal)
+            case .signaled(let signal):
+                cause = .crashed(signal: signal)
+            }
+        }
+        let incident = SupervisorIncident(cause: cause, crumb: crumb)
+        if incident.isPluginFault { incidents.append(incident) }
+        let report = place + incident.report()
+        if case .exiting = phase {
+            // It was ending anyway (`quit`, or a failed script): the session ends.
+            printError(report + "; the session was ending")
+            return finish(status: 0)
+        }
+        let now = ContinuousClock.now
+        restarts = restarts.filter { now - $0 < Supervisor.restartWindow } + [now]
+        guard restarts.count <= Supervisor.restartLimit else {
+            let seconds = Supervisor.restartWindow.components.seconds
+            printError(report + "; the host ended \(restarts.count) times within \(seconds) s; giving up")
+            return .software
+        }
+        printError(report + "; restarting")
+        return start(isRestart: true) ? nil : .software
+    }
+
+    /// The session's exit code for a host that exited on purpose with `status`: 65 for input that ended on a
+    /// line too long, 1 for a script (or piped input) that saw a plugin crash, hang or exit, after a line that
+    /// sums them up.
+    private func finish(status: Int32) -> ExitCode {
+        // Input that ended on a line that could not be read (one too long) decides the code.
+        let code = input.failure ?? ExitCode(rawValue: status) ?? .software
+        guard !input.isInteractive, !incidents.isEmpty else { return code }
+        printError("\(source ?? "flowhost"): " + SupervisorIncident.summary(of: incidents))
+        return code == .ok ? .scriptFailed : code
+    }
+
+    // MARK: - Commands
+
+    /// Sends the host the line read while none was ready, else reads the next one, else ends its input.
+    private func proceed() {
+        if let line = pendingLine {
+            pendingLine = nil
+            send(line)
+        } else if inputEnded {
+            host?.closeInput()
+            let deadline = SupervisorLink.newToken()
+            phase = .closing(deadline: deadline)
+            arm(token: deadline, allowing: .zero)
+        } else if !reading {
+            reading = true
+            let (input, continuation) = (input, continuation)
+            Task { continuation.yield(.input(await input.next())) }
+        }
+    }
+
+    private func received(_ line: String?) {
+        if line == nil { inputEnded = true }
+        if let line { pendingLine = line }
+        if case .idle = phase { proceed() }
+    }
+
+    private func send(_ line: String) {
+        lineNumber += 1
+        let token = SupervisorLink.newToken()
+        host?.send(line, number: lineNumber, token: token)
+        phase = .running(number: lineNumber, text: line, token: token)
+        arm(token: token, allowing: Self.allowance(for: line))
+    }
+
+    /// More time than `--hang-timeout` a command may take by design: `wait reload PLUGIN [SECONDS]`'s wait.
+    static func allowance(for line: String) -> Duration {
+        let words = line.split(whereSeparator: \.isWhitespace)
+        guard words.first == "wait" else { return .zero }
+        guard words.count == 4, let seconds = Double(words[3]), seconds > 0, seconds <= 3600 else {
+            return HostShell.defaultReloadWait
+        }
+        return .milliseconds(Int((seconds * 1000).rounded()))
+    }
+
+    // MARK: - The watchdog
+
+    /// Starts the watchdog on the command (or start) sent with `token`: `--hang-timeout`, plus `allowing`.
+    private func arm(token: String, allowing extra: Duration) {
+        disarm()
+        guard let hangTimeout else { return }
+        let (generation, continuation) = (generation, continuation)
+        watchdog = Task {
+            do {
+                try await Task.sleep(for: hangTimeout + extra)
+            } catch {
+                return
+            }
+            continuation.yield(.deadline(generation: generation, token: token))
+        }
+    }
+
+    private func disarm() {
+        watchdog?.cancel()
+        watchdog = nil
+    }
+
+    /// The command (or start) sent with `token` has not finished in time: its host is killed with SIGQUIT at
+    /// its main thread, so that a crash handler records where it hung, then SIGKILL after a grace.
+    private func hung(token: String) {
+        guard token == phase.deadline, killedFor == nil, let host, let hangTimeout else { return }
+        if host.isProbing() {
+            arm(token: token, allowing: .zero)  // The probe has a timeout of its own.
+            return
+        }
+        let seconds = SupervisorIncident.seconds(hangTimeout)
+        // A plugin that closed a descriptor while a child it forked holds the pipe: no end, no message.
+        if let descriptor = host.changedDescriptor() {
+            kill(for: descriptor == SupervisorLink.controlDescriptor ? .linkClosed : .lostDescriptor(descriptor))
+            return
+        }
+        killedFor = .hung(seconds: seconds, when: when)
+        host.signal(SIGQUIT, mainThread: true)
+        after(Supervisor.killGrace, .forceKill(generation: generation))
+    }
+
+    private func after(_ delay: Duration, _ event: Event) {
+        let continuation = continuation
+        Task {
+            try? await Task.sleep(for: delay)
+            continuation.yield(event)
+        }
+    }
+
+    // MARK: - Reports
+
+    /// Where the host was in the protocol, for a report: `in the middle of a command`.
+    private var when: String {
+        switch phase {
+        case .starting: "while starting"
+        case .running: "in the middle of a command"
+        case .idle: "between commands"
+        case .closing, .exiting: "while exiting"
+        }
+    }
+
+    /// What a report starts with: `app.flow:4: ` in a script (the line of the command in flight, or of the
+    /// last one), `flowhost: ` otherwise.
+    private var place: String {
+        guard let source else { return "flowhost: " }
+        return lineNumber > 0 ? "\(source):\(lineNumber): " : "\(source): "
+    }
+}

@@ -1,0 +1,148 @@
+import Dispatch
+import FlowKit
+import Glibc
+import Synchronization
+
+// A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so
+// probing passes it) but whose managers misbehave in every way that is not a crash: they spin, stop the
+// host, close its descriptors, fork a child that holds them, forge the supervisor's messages, or call
+// `exit` on a background thread. The ones that come back present a module named after the manager.
+
+/// Presents `module`, the manager's sign that it returned.
+@MainActor
+private func presenting(_ manager: FlowManager, _ module: String) -> ManagerStep {
+    .present(manager.module(Coordinated(rawValue: module), content: ["state": "fine"]), .inline)
+}
+
+/// Spins forever on the host's main thread.
+final class SpinManager: FlowManager {
+    private static let stop = Atomic(false)
+
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        while !Self.stop.load(ordering: .relaxed) {}
+        return presenting(self, "spun")
+    }
+}
+
+/// Makes the host spin as it exits, in a handler `atexit` runs, then returns normally.
+final class SpinAtExitManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        atexit {
+            while true { sched_yield() }
+        }
+        return presenting(self, "spinsAtExit")
+    }
+}
+
+/// Stops the host with SIGSTOP, then presents `resumed` once continued.
+final class StopManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        raise(SIGSTOP)
+        return presenting(self, "resumed")
+    }
+}
+
+/// Closes descriptor `descriptor` of the host, then returns normally.
+class CloseManager: FlowManager {
+    class var descriptor: Int32 { 0 }
+
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        close(Self.descriptor)
+        return presenting(self, "closed")
+    }
+}
+
+final class CloseInputManager: CloseManager {
+    override class var descriptor: Int32 { 0 }
+}
+
+final class CloseOutputManager: CloseManager {
+    override class var descriptor: Int32 { 1 }
+}
+
+final class CloseErrorManager: CloseManager {
+    override class var descriptor: Int32 { 2 }
+}
+
+final class CloseLinkManager: CloseManager {
+    override class var descriptor: Int32 { 3 }
+}
+
+/// Forks a child that holds every descriptor for 20 s, then returns normally.
+final class ForkManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        if fork() == 0 {
+            sleep(20)
+            _exit(0)
+        }
+        return presenting(self, "forked")
+    }
+}
+
+/// Writes what a supervised host tells its supervisor on descriptor 3, as if it were done, ready or exiting,
+/// then returns normally.
+final class ForgeManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        let forged = """
+            {"done": {}, "token": "0"}
+            {"done": {"requests": []}}
+            {"ready": {}, "token": ""}
+            {"exiting": "quit"}
+            {"lost": 1, "token": "0"}
+            not json at all
+
+            """
+        _ = Array(forged.utf8).withUnsafeBytes { write(3, $0.baseAddress, $0.count) }
+        return presenting(self, "forged")
+    }
+}
+
+/// Calls `exit(status)` on a background thread while the manager waits, as a library's worker might.
+class ExitManager: FlowManager {
+    class var status: Int32 { 0 }
+
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        let status = Self.status
+        DispatchQueue.global().async { exit(status) }
+        sleep(10)
+        return presenting(self, "survived")
+    }
+}
+
+/// Returns at once, leaving a thread that calls `exit(3)` a second later, outside any call into the plugin;
+/// once only, when the file `HANGY_EXIT_ONCE` names does not exist yet (it creates it), so that the
+/// restarted host's replay of this step does not do it again.
+final class ExitLaterManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        if let marker = getenv("HANGY_EXIT_ONCE"), access(marker, F_OK) != 0 {
+            close(open(marker, O_WRONLY | O_CREAT, 0o600))
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1) { exit(3) }
+        }
+        return presenting(self, "timeBomb")
+    }
+}
+
+final class ExitZeroManager: ExitManager {
+    override class var status: Int32 { 0 }
+}
+
+final class ExitThreeManager: ExitManager {
+    override class var status: Int32 { 3 }
+}
+
+@c(flowkit_plugin_entry)
+public func flowkitPluginEntry() -> UnsafeRawPointer {
+    PluginEntry.export(
+        PluginDescription(
+            name: "hangy", version: "1.0.0",
+            managers: [
+                ManagerFactory("Spin", SpinManager.self), ManagerFactory("SpinAtExit", SpinAtExitManager.self),
+                ManagerFactory("Stop", StopManager.self),
+                ManagerFactory("CloseInput", CloseInputManager.self),
+                ManagerFactory("CloseOutput", CloseOutputManager.self),
+                ManagerFactory("CloseError", CloseErrorManager.self),
+                ManagerFactory("CloseLink", CloseLinkManager.self), ManagerFactory("Fork", ForkManager.self),
+                ManagerFactory("Forge", ForgeManager.self), ManagerFactory("ExitZero", ExitZeroManager.self),
+                ManagerFactory("ExitThree", ExitThreeManager.self), ManagerFactory("ExitLater", ExitLaterManager.self),
+            ]))
+}

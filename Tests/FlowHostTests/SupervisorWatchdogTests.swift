@@ -1,0 +1,414 @@
+import Glibc
+import Testing
+
+/// `flowhost run --supervise` with a plugin whose managers misbehave without crashing (the HangyPlugin
+/// fixture): they spin, stop the host, close its descriptors, fork a child that holds them, forge the
+/// supervisor's messages or call `exit` on a background thread. Each is noticed, said in one line, and the
+/// host restarted on the same screen; a script goes on to its end and exits 1 with a summary.
+struct SupervisorWatchdogTests {
+    /// A manifest with the welcome plugin (its onboarding has pages to be back on), the hangy plugin and the
+    /// crashy plugin, beside a private cache directory for the quarantine.
+    struct Scenario {
+        let directory: TemporaryDirectory
+        let manifest: String
+        let hangy: String
+
+        init(start: [String] = ["launch"]) throws {
+            directory = try TemporaryDirectory()
+            let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+            let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
+            hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+            let managers = [
+                "Spin", "SpinAtExit", "Stop", "CloseInput", "CloseOutput", "CloseError", "CloseLink", "Fork", "Forge",
+                "ExitZero",
+                "ExitThree", "ExitLater",
+            ]
+            let routes =
+                [
+                    #"{"request": "launch", "plugin": "welcome", "manager": "Launch"}"#,
+                    #"{"request": "onboarding.show", "plugin": "welcome", "manager": "Onboarding"}"#,
+                    #"{"request": "crashy.trap", "plugin": "crashy", "manager": "Trap"}"#,
+                ]
+                + managers.map { #"{"request": "hangy.\#($0.lowercased())", "plugin": "hangy", "manager": "\#($0)"}"# }
+            let starts = start.map { "\"\($0)\"" }.joined(separator: ", ")
+            manifest = try directory.file(
+                "app.json",
+                containing: """
+                    {"manifestVersion": 1,
+                     "plugins": {"welcome": "\(welcome)", "crashy": "\(crashy)", "hangy": "\(hangy)"},
+                     "routes": [\(routes.joined(separator: ", "))], "start": [\(starts)]}
+                    """)
+        }
+
+        var environment: [String: String] {
+            ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"]
+        }
+
+        func script(_ lines: String) throws -> String {
+            try directory.file("app.flow", containing: lines)
+        }
+
+        /// Runs `flowhost run MANIFEST --supervise --script SCRIPT` with `options`; how long it took.
+        func supervise(_ script: String, _ options: [String] = []) throws -> (run: Subprocess, elapsed: Duration) {
+            let clock = ContinuousClock()
+            var run: Subprocess?
+            let elapsed = try clock.measure {
+                run = try Subprocess.flowhost(
+                    ["run", manifest, "--supervise", "--script", script] + options, environment: environment)
+            }
+            return (try #require(run), elapsed)
+        }
+
+        /// What `flowhost quarantine list` prints.
+        func quarantined() throws -> [String] {
+            try Subprocess.flowhost(["quarantine", "list"], environment: environment).outputLines
+        }
+    }
+
+    // MARK: - Hangs
+
+    @Test func aManagerThatSpinsIsBlamedByNameQuarantinedAndThePersonIsBackOnTheSameScreen() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script(
+            """
+            send onboarding.show
+            act next
+            send hangy.spin
+            expect stack welcome > onboardingPage > onboardingPage
+            expect content page 2
+            act next
+            expect content page 3
+
+            """)
+
+        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "5"])
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.hasPrefix(script) } == [
+                "\(script):3: plugin 'hangy' (\(scenario.hangy)) hung for 5 s in hangy.Spin; quarantined; restarting",
+                "\(script): 1 plugin crash during the script: hangy.Spin (hung for 5 s)",
+            ])
+        #expect(
+            run.outputLines.contains(
+                "  restored 3 of 3 steps; the screen is as saved (from the snapshot saved before the crash)"))
+        #expect(elapsed < .seconds(30), "a hang of 5 s is noticed, not left to run forever")
+        #expect(
+            try scenario.quarantined().first?.hasPrefix(
+                "\(scenario.hangy): hung for 5 s in hangy.Spin in a supervised run since ") == true)
+    }
+
+    @Test func aHangWhileStartingIsNoticedAndTheRestartedHostGoesOn() throws {
+        let scenario = try Scenario(start: ["launch", "hangy.spin"])
+        let script = try scenario.script("expect top welcome\n")
+
+        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "5"])
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines.contains(
+                "\(script): plugin 'hangy' (\(scenario.hangy)) hung for 5 s in hangy.Spin; quarantined; restarting"),
+            "\(run.standardError)")
+        #expect(run.errorLines.last == "\(script): 1 plugin crash during the script: hangy.Spin (hung for 5 s)")
+        #expect(elapsed < .seconds(30))
+    }
+
+    @Test(arguments: ["-1", "ten", "1e9"])
+    func aBadHangTimeoutIsAUsageError(value: String) throws {
+        let scenario = try Scenario()
+        let script = try scenario.script("stack\n")
+
+        let (run, _) = try scenario.supervise(script, ["--hang-timeout", value])
+
+        #expect(run.status == 64)
+        #expect(
+            run.errorLines.first
+                == "flowhost: --hang-timeout must be a number of seconds from 0 to 86400, not '\(value)'")
+    }
+
+    @Test func aWaitCommandGetsTheTimeItAsksForOnTopAndZeroIsAccepted() throws {
+        let scenario = try Scenario()
+        // `wait reload` waits its 6 s for a reload that never comes: longer than a timeout of 5 s allows, but
+        // a command is given the time it asks to wait on top; with 0 there is no deadline at all.
+        let (disabled, _) = try scenario.supervise(
+            try scenario.script("wait reload hangy 1\n"), ["--hang-timeout", "0"])
+        let (allowed, _) = try scenario.supervise(
+            try scenario.script("wait reload hangy 6\n"), ["--hang-timeout", "5"])
+
+        for (run, seconds) in [(disabled, 1), (allowed, 6)] {
+            #expect(!run.standardError.contains("hung"), "\(run.standardError)")
+            #expect(
+                run.errorLines.first?.contains("no new generation of plugin 'hangy' within \(seconds)") == true,
+                "\(run.standardError)")
+        }
+    }
+
+    @Test func aHostThatHangsAsItExitsIsKilledAndTheSessionStillEnds() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script("send hangy.spinatexit\nquit\n")
+
+        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "5"])
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.hasPrefix(script) } == [
+                "\(script):2: the host hung for 5 s while exiting; killed; the session was ending",
+                "\(script): 1 plugin crash during the script: the host (hung for 5 s)",
+            ])
+        #expect(elapsed < .seconds(30))
+    }
+
+    // MARK: - Stops
+
+    @Test func aHostThatStopsItselfIsContinuedOnceAndKilledTheSecondTime() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script(
+            """
+            send onboarding.show
+            send hangy.stop
+            expect top resumed
+            send hangy.stop
+            expect stack welcome > onboardingPage
+
+            """)
+
+        let (run, elapsed) = try scenario.supervise(script)
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.hasPrefix(script) } == [
+                "\(script):2: the host stopped with SIGSTOP; continued it with SIGCONT",
+                "\(script):4: plugin 'hangy' (\(scenario.hangy)) stopped the host with SIGSTOP a second time in "
+                    + "hangy.Stop; quarantined; restarting",
+                "\(script): 1 plugin crash during the script: hangy.Stop (SIGSTOP twice)",
+            ])
+        #expect(elapsed < .seconds(30))
+    }
+
+    // MARK: - Descriptors and the link
+
+    @Test(arguments: [
+        ("closeinput", "standard input", 0), ("closeoutput", "standard output", 1), ("closeerror", "standard error", 2),
+    ])
+    func aPluginThatClosesAStandardDescriptorGetsTheHostRestartedAndNoInputIsLost(
+        request: String, name: String, descriptor: Int
+    ) throws {
+        let scenario = try Scenario()
+        let script = try scenario.script(
+            """
+            send onboarding.show
+            send hangy.\(request)
+            expect stack welcome > onboardingPage
+            act next
+            expect content page 2
+
+            """)
+
+        let (run, elapsed) = try scenario.supervise(script)
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.hasPrefix(script) } == [
+                "\(script):2: plugin code closed or replaced the host's \(name) (descriptor \(descriptor)); the host "
+                    + "cannot go on; restarting",
+                "\(script): 1 plugin crash during the script: the host (closed descriptor \(descriptor))",
+            ])
+        // The command in flight is not sent again; every later line runs.
+        #expect(
+            run.outputLines.filter { $0.hasPrefix("> ") }.suffix(3) == [
+                "> expect stack welcome > onboardingPage", "> act next", "> expect content page 2",
+            ])
+        #expect(elapsed < .seconds(30))
+    }
+
+    @Test func aPluginThatClosesTheLinkGetsTheHostRestartedInsteadOfADeadlock() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script(
+            """
+            send onboarding.show
+            send hangy.closelink
+            expect stack welcome > onboardingPage
+            act next
+            expect content page 2
+
+            """)
+
+        let (run, elapsed) = try scenario.supervise(script)
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.hasPrefix(script) } == [
+                "\(script):2: plugin code closed the host's link to the supervisor (descriptor 3); killed the host; "
+                    + "restarting",
+                "\(script): 1 plugin crash during the script: the host (closed descriptor 3)",
+            ])
+        #expect(elapsed < .seconds(30))
+    }
+
+    @Test func aChildAPluginForkedDelaysNeitherACrashReportNorQuit() throws {
+        let scenario = try Scenario()
+        // Commands on a pipe, sent one by one, so that each wait can be timed. The child holds the pipes for
+        // 20 s: the test waits for the supervisor's lines and exit, not for the end of its output.
+        let run = try ChildProcess.flowhost(
+            ["run", scenario.manifest, "--supervise", "--trust"], connection: .pipes,
+            environment: scenario.environment)
+        try run.waitFor("top: welcome", within: .seconds(30))
+        try run.send("send hangy.fork\n")
+        try run.waitFor("top: forked", within: .seconds(30))
+        let clock = ContinuousClock()
+
+        let crashed = clock.now
+        try run.send("send crashy.trap\n")
+        try run.waitFor("crashed with SIGILL in crashy.Trap; quarantined; restarting", within: .seconds(30))
+        #expect(clock.now - crashed < .seconds(5), "not the 20 s the child holds the pipe")
+        try run.waitFor("top: forked", within: .seconds(30))  // Restored, and forked again.
+
+        let quitting = clock.now
+        try run.send("quit\n")
+        #expect(try run.waitForExit(within: .seconds(30)) == .exited(1))
+        #expect(clock.now - quitting < .seconds(5), "not the 20 s the child holds the pipe")
+        #expect(run.unmatchedOutput().contains("flowhost: 1 plugin crash during the script: crashy.Trap (SIGILL)"))
+    }
+
+    @Test func aCommandWaitingForAPluginsProbeIsSlowNotHung() throws {
+        let scenario = try Scenario()
+        let bad = try BuildProducts.path(of: "libBadHangPlugin.so")
+        let manifest = try scenario.directory.file(
+            "bad.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"welcome": "\(try BuildProducts.path(of: "libWelcomePlugin.so"))",
+                 "bad": "\(bad)"}, "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
+                 {"request": "bad.hang", "plugin": "bad", "manager": "Hang"}], "start": ["launch"]}
+                """)
+        let script = try scenario.script("send bad.hang\n")
+
+        // The probe of a library whose constructor hangs takes its --probe-timeout, longer than --hang-timeout.
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--supervise", "--script", script, "--hang-timeout", "2", "--probe-timeout", "6"],
+            environment: scenario.environment)
+
+        #expect(run.status == 1)
+        #expect(!run.standardError.contains("restarting"), "\(run.standardError)")
+        #expect(run.errorLines.first?.contains("hung for 6 s while loading in a probe process") == true)
+    }
+
+    @Test func forgedMessagesOnTheLinkMoveNothingOn() throws {
+        let scenario = try Scenario()
+        // Believed, the forged `done`s would send lines 2 and 3 before line 1 is done: the crash would be laid
+        // at line 3 and `stack`, sent to a host about to die, lost.
+        let script = try scenario.script(
+            """
+            send hangy.forge
+            send crashy.trap
+            stack
+
+            """)
+
+        let (run, _) = try scenario.supervise(script)
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.contains("ignored a line on the host's link") }
+                == Array(
+                    repeating: "flowhost: warning: ignored a line on the host's link (descriptor 3) that is not the "
+                        + "message the supervisor waits for; plugin code wrote to it",
+                    count: 2),
+            "one for each host: the restart replays hangy.forge, which forges again")
+        #expect(run.errorLines.contains { $0.hasPrefix("\(script):2: plugin 'crashy' ") }, "\(run.standardError)")
+        #expect(run.outputLines.contains("  stack: welcome > forged"), "\(run.standardOutput)")
+    }
+
+    // MARK: - Exits
+
+    @Test(arguments: [("exitzero", 0), ("exitthree", 3)])
+    func anExitOnABackgroundThreadIsBlamedAndRestartedNotTakenAsTheSessionsStatus(
+        request: String, status: Int32
+    ) throws {
+        let scenario = try Scenario()
+        let manager = request == "exitzero" ? "ExitZero" : "ExitThree"
+        let script = try scenario.script(
+            """
+            send onboarding.show
+            act next
+            send hangy.\(request)
+            expect stack welcome > onboardingPage > onboardingPage
+            expect content page 2
+
+            """)
+
+        let (run, _) = try scenario.supervise(script)
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.hasPrefix(script) } == [
+                "\(script):3: plugin 'hangy' (\(scenario.hangy)) called exit(\(status)) in hangy.\(manager); "
+                    + "quarantined; restarting",
+                "\(script): 1 plugin crash during the script: hangy.\(manager) (exit(\(status)))",
+            ])
+        #expect(run.outputLines.last { $0.hasPrefix("> ") } == "> expect content page 2")
+    }
+
+    @Test func anExitOutsideAnyPluginCallIsReportedAsTheHostsAndTheScriptGoesOn() throws {
+        let scenario = try Scenario()
+        // hangy.exitlater leaves a thread that calls exit(3) a second later, while `wait` waits.
+        let script = try scenario.script(
+            """
+            send onboarding.show
+            send hangy.exitlater
+            wait reload hangy 5
+            expect top timeBomb
+
+            """)
+
+        let run = try Subprocess.flowhost(
+            ["run", scenario.manifest, "--supervise", "--script", script],
+            environment: scenario.environment.merging(["HANGY_EXIT_ONCE": scenario.directory.path + "/exited"]) {
+                $1
+            })
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.hasPrefix(script) } == [
+                "\(script):3: the host exited with status 3 in the middle of a command; restarting",
+                "\(script): 1 plugin crash during the script: the host (exit(3))",
+            ])
+    }
+
+    @Test func quitEndsASupervisedSessionWithTheHostsStatus() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script("send onboarding.show\nquit\nsend hangy.spin\n")
+
+        let (run, _) = try scenario.supervise(script, ["--hang-timeout", "5"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.isEmpty)
+        #expect(!run.standardOutput.contains("hangy.spin"), "nothing after quit runs")
+    }
+
+    // MARK: - At a terminal
+
+    @Test func onATerminalASpinningManagerIsBlamedAndALineTypedMeanwhileIsNotLost() throws {
+        let scenario = try Scenario()
+        var environment = scenario.environment
+        environment["TERM"] = "dumb"
+        environment["HOME"] = scenario.directory.path
+        let shell = try ChildProcess.flowhost(
+            ["run", scenario.manifest, "--supervise", "--trust", "--hang-timeout", "5"], environment: environment)
+        try shell.waitFor("top: welcome")
+        try shell.waitFor("flowhost> ")
+        try shell.send("send onboarding.show\r")
+        try shell.waitFor("top: onboardingPage")
+        try shell.waitFor("flowhost> ")
+
+        // `stack` is typed while the host spins: it waits for the restarted host.
+        try shell.send("send hangy.spin\r")
+        try shell.send("stack\r")
+        try shell.waitFor("plugin 'hangy' (\(scenario.hangy)) hung for 5 s in hangy.Spin; quarantined; restarting")
+        try shell.waitFor("restored 2 of 2 steps; the screen is as saved")
+        try shell.waitFor("stack: welcome > onboardingPage")
+        try shell.waitFor("flowhost> ")
+        try shell.send("quit\r")
+
+        #expect(try shell.waitForExit(within: .seconds(10)) == .exited(0))
+    }
+}
