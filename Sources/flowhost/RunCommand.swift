@@ -337,11 +337,12 @@ enum RunCommand {
     ///
     /// A line longer than ``LineReader/defaultMaxLineLength`` ends the stream with ``LineReader/Failure``.
     ///
-    /// - Parameter numbered: Whether the lines come from a supervisor, each after its number and a tab:
-    ///   those may be that much longer, the supervisor having checked the line typed.
+    /// - Parameter numbered: Whether the lines come from a supervisor, each after its number, a token and
+    ///   tabs (``SupervisorLink/command(in:)``): those may be that much longer, the supervisor having checked
+    ///   the line typed.
     static func standardInputLines(numbered: Bool = false) -> AsyncThrowingStream<String, any Error> {
         let reader = LineReader(
-            descriptor: STDIN_FILENO, maxLineLength: LineReader.defaultMaxLineLength + (numbered ? 32 : 0))
+            descriptor: STDIN_FILENO, maxLineLength: LineReader.defaultMaxLineLength + (numbered ? 64 : 0))
         return AsyncThrowingStream {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global().async {
