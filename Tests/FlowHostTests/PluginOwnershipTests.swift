@@ -11,7 +11,7 @@ struct PluginOwnershipTests {
     static let stranger: uid_t = 4321
 
     @Test func aLibraryOwnedByAnotherUserIsRefusedByEveryCommandUnlessAllowed() throws {
-        let lab = try OwnershipLab()
+        let lab = try PluginLab()
         try #require(chown(lab.library, Self.stranger, 0) == 0)
 
         let validate = try Subprocess.flowhost(["validate", lab.manifest])
@@ -28,7 +28,7 @@ struct PluginOwnershipTests {
     }
 
     @Test func aDirectoryOnThePathOwnedByAnotherUserIsRefused() throws {
-        let lab = try OwnershipLab()
+        let lab = try PluginLab()
         try #require(chown(lab.directory, Self.stranger, 0) == 0)
 
         let validate = try Subprocess.flowhost(["validate", lab.manifest])
@@ -40,13 +40,13 @@ struct PluginOwnershipTests {
     }
 
     @Test func aLinkAnotherUserPlantedInASharedDirectoryIsRefusedThoughItLeadsToATrustedLibrary() throws {
-        let lab = try OwnershipLab()
+        let lab = try PluginLab()
         let shared = lab.temporary.path + "/shared"
         try #require(mkdir(shared, 0o755) == 0 && chmod(shared, 0o1777) == 0)
         let link = shared + "/libWelcomePlugin.so"
         try #require(symlink(lab.library, link) == 0)
         try #require(lchown(link, Self.stranger, 0) == 0)
-        let manifest = try lab.temporary.file("linked.json", containing: OwnershipLab.manifestText(library: link))
+        let manifest = try lab.temporary.file("linked.json", containing: PluginLab.manifestText(library: link))
 
         let validate = try Subprocess.flowhost(["validate", manifest])
         #expect(validate.status == 65)
@@ -61,7 +61,7 @@ struct PluginOwnershipTests {
     }
 
     @Test func aDiscoveredDirectoryOthersCanAddToIsRefusedEvenWithTheStickyBit() throws {
-        let lab = try OwnershipLab()
+        let lab = try PluginLab()
         let manifest = try lab.temporary.file(
             "discover.json", containing: #"{"manifestVersion": 1, "discover": ["plugins"]}"#)
         #expect(try Subprocess.flowhost(["validate", manifest]).status == 0)
@@ -77,7 +77,7 @@ struct PluginOwnershipTests {
     }
 
     @Test func aGroupWritableLibraryIsRefusedUnlessTheGroupIsItsOwnersPrivateGroup() throws {
-        let lab = try OwnershipLab()
+        let lab = try PluginLab()
         try #require(chmod(lab.library, 0o664) == 0)
         #expect(throws: Never.self) { try PluginPermissions.check(lab.library) }  // root's group is root's own
 
@@ -91,7 +91,7 @@ struct PluginOwnershipTests {
     }
 
     @Test func aManifestOrScriptAnotherUserOwnsIsWarnedAboutAndStillRun() throws {
-        let lab = try OwnershipLab()
+        let lab = try PluginLab()
         try #require(chown(lab.manifest, Self.stranger, 0) == 0 && chown(lab.script, Self.stranger, 0) == 0)
 
         let run = try Subprocess.flowhost(["run", lab.manifest, "--script", lab.script])
@@ -109,7 +109,7 @@ struct PluginOwnershipTests {
 }
 
 /// A copy of the welcome plugin in a directory of its own, a manifest routing to it and a script.
-private struct OwnershipLab {
+struct PluginLab {
     let temporary: TemporaryDirectory
     let directory: String
     let library: String

@@ -6,7 +6,7 @@ import Testing
 /// A library that others could replace is refused unless `--allow-insecure-plugins`.
 struct PluginPermissionsTests {
     @Test func aLibraryInAWorldWritableDirectoryIsRefusedAndAcceptedWithTheFlag() throws {
-        let lab = try InsecureLab()
+        let lab = try PluginLab()
         try #require(chmod(lab.directory, 0o777) == 0)
 
         let refused = try Subprocess.flowhost(["validate", lab.manifest])
@@ -23,7 +23,7 @@ struct PluginPermissionsTests {
     }
 
     @Test func aStickyWorldWritableDirectoryIsAcceptedButNotAWorldWritableFile() throws {
-        let lab = try InsecureLab()
+        let lab = try PluginLab()
         try #require(chmod(lab.directory, 0o1777) == 0)
         #expect(try Subprocess.flowhost(["validate", lab.manifest]).status == 0)
 
@@ -34,40 +34,12 @@ struct PluginPermissionsTests {
     }
 
     @Test func aGroupWritableFileIsAcceptedWhenItsOwnerIsTrusted() throws {
-        let lab = try InsecureLab()
+        let lab = try PluginLab()
         try #require(chmod(lab.library, 0o664) == 0)
         #expect(throws: Never.self) { try PluginPermissions.check(lab.library) }
         // The same file seen by someone else: its owner is neither root nor them.
         if geteuid() != 0 {
             #expect(throws: PluginLoadError.self) { try PluginPermissions.check(lab.library, user: geteuid() + 1) }
         }
-    }
-}
-
-// MARK: - Test Helpers
-
-/// A copy of the welcome plugin in a directory of its own, and a manifest for it.
-private struct InsecureLab {
-    let temporary: TemporaryDirectory
-    let directory: String
-    let library: String
-    let manifest: String
-
-    init() throws {
-        temporary = try TemporaryDirectory()
-        directory = temporary.path + "/plugins"
-        try #require(mkdir(directory, 0o755) == 0)
-        library = directory + "/libWelcomePlugin.so"
-        let bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
-        let descriptor = open(library, O_WRONLY | O_CREAT | O_EXCL, 0o755)
-        try #require(descriptor >= 0)
-        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        manifest = try temporary.file(
-            "m.json",
-            containing: #"""
-                {"manifestVersion": 1, "plugins": {"welcome": "plugins/libWelcomePlugin.so"},
-                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}]}
-                """#)
     }
 }
