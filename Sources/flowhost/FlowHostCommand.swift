@@ -84,6 +84,7 @@ struct FlowHostCommand {
             if let message = error.message { printError(message) }
             code = error.code
         }
+        CrashBreadcrumb.exitIsDeliberate()
         exit(code.rawValue)
     }
 

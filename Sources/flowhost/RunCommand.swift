@@ -81,6 +81,16 @@ enum RunCommand {
         if let unbuilt = plugins.unbuiltPlugins(of: manifest) { throw Exit(.inputMissing, unbuilt.description) }
         // --trust loads without probing; discovery still probes, to read what libraries declare unloaded.
         let probing = try prober(parsed)
+        // Under a supervisor, the crash handler goes in before any plugin code runs (services load now).
+        var breadcrumb: CrashBreadcrumb?
+        if let link {
+            do {
+                breadcrumb = try link.breadcrumb()
+                try breadcrumb?.installCrashHandler()
+            } catch {
+                printWarning("flowhost: warning: \(error.message); a crash cannot be laid at a plugin's door")
+            }
+        }
         let host = Host(
             manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"),
@@ -92,12 +102,8 @@ enum RunCommand {
                 subjects, host: host, script: script, openURL: parsed.options["--open"]?.last, trace: trace,
                 quiet: quiet)
         }
-        if let link {
-            do {
-                host.breadcrumb = try link.breadcrumb()
-            } catch {
-                printWarning("flowhost: warning: \(error.message); a crash cannot be laid at a plugin's door")
-            }
+        if link != nil {
+            host.breadcrumb = breadcrumb
             host.registry.quarantine = CacheDirectory.standard().map(PluginQuarantine.init)
         }
 

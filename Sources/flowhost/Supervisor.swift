@@ -51,19 +51,10 @@ enum Supervisor {
                 return .software
             }
             let ending = await serve(host, input: input, lineNumber: &lineNumber)
-            let crumb = CrashBreadcrumb.read(path: breadcrumb)
             let report: String
-            switch ending {
-            case .exited(let status) where crumb == nil:
-                return ExitCode(rawValue: status) ?? .software
-            case .exited(let status):
-                report = quarantine(crumb!, how: "exited with status \(status)", kind: .exited)
-            case .signaled(let signal) where [SIGINT, SIGTERM, SIGHUP, SIGKILL].contains(signal):
-                // Stopped from outside (or by the kernel, out of memory): no plugin is known to be at fault.
-                report = "the host was stopped by \(ProcessInfoLite.signalName(signal))"
-            case .signaled(let signal):
-                let how = "crashed with \(ProcessInfoLite.signalName(signal))"
-                report = crumb.map { quarantine($0, how: how, kind: .crashed) } ?? "the host \(how)"
+            switch CrashReport.verdict(for: ending, breadcrumb: breadcrumb) {
+            case .hostExited(let status): return ExitCode(rawValue: status) ?? .software
+            case .restart(let text, _): report = text
             }
             let now = ContinuousClock.now
             restarts = restarts.filter { now - $0 < restartWindow } + [now]
@@ -101,24 +92,6 @@ enum Supervisor {
             }
         }
         return .exited(ExitCode.software.rawValue)
-    }
-
-    /// Quarantines the library `crumb` names; the report's first part.
-    private static func quarantine(_ crumb: CrashBreadcrumb.Crumb, how: String, kind: PluginLoadError.Kind)
-        -> String
-    {
-        let report = "plugin '\(crumb.plugin)' (\(crumb.library)) \(how) in \(crumb.place)"
-        guard let directory = CacheDirectory.standard() else {
-            return report + "; not quarantined: neither XDG_CACHE_HOME nor HOME is set"
-        }
-        do {
-            try PluginQuarantine(directory: directory).add(
-                crumb.library, kind: kind,
-                reason: "\(how) in \(crumb.place) in a supervised run")
-            return report + "; quarantined"
-        } catch {
-            return report + "; not quarantined: \(error.message)"
-        }
     }
 
     /// The run's arguments for a host: without `--supervise` and `--script` (the supervisor reads the

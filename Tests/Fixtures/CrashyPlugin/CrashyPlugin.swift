@@ -1,7 +1,10 @@
 import FlowKit
+import Glibc
 
 // A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so
-// probing passes it) but whose code traps once called, in a manager's start or in a module's action.
+// probing passes it) but whose code traps once called, in every place a plugin's code runs: a manager's
+// start, a module's action, a manager's end, a thread or a task of its own after its manager returned, a
+// lifecycle event, a service's importState; and one that calls exit(3) from a thread of its own.
 
 /// Traps as it starts: the host process dies of SIGILL.
 final class TrapManager: FlowManager {
@@ -24,10 +27,94 @@ final class FragileManager: FlowManager {
     }
 }
 
+/// Presents `sticky`; its end (on `back`) traps.
+final class StickyManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        .present(self.module("sticky", content: ["state": "fine"]), .inline)
+    }
+
+    override func didEnd(_ reason: ManagerEndReason) {
+        fatalError("the crashy plugin's Sticky manager traps as it ends")
+    }
+}
+
+/// Starts a thread that, 200 ms after the manager returned, writes through a null pointer: SIGSEGV.
+final class LaterManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        startThread {
+            usleep(200_000)
+            UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+        }
+        return .finished
+    }
+}
+
+/// Starts a task that traps 200 ms after the manager returned.
+final class TaskyManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        Task.detached {
+            try? await Task.sleep(for: .milliseconds(200))
+            fatalError("the crashy plugin's task traps on purpose")
+        }
+        return .finished
+    }
+}
+
+/// Starts a thread that calls exit(3) 200 ms after the manager returned.
+final class QuitterManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        startThread {
+            usleep(200_000)
+            exit(3)
+        }
+        return .finished
+    }
+}
+
+/// Traps when it hears the application went to the background.
+final class MoodyService: CoordinatorServiceLifeCycleProtocol {
+    func start(with coordinator: any FlowCoordinator) {}
+    func stop() {}
+    func didEnterBackground() { fatalError("the crashy plugin's Moody service traps on purpose") }
+}
+
+/// Saves a state, and traps when it is given one back (as a restore after a crash gives it).
+final class KeeperService: CoordinatorServiceProtocol, StateHandoff {
+    func start(with coordinator: any FlowCoordinator) {}
+    func stop() {}
+    func exportState() -> JSONValue { ["armed": true] }
+    func importState(_ state: JSONValue) {
+        if state["armed"] == true { fatalError("the crashy plugin's Keeper service traps on importState") }
+    }
+}
+
+/// Runs `body` on a new, detached thread.
+private func startThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let started = pthread_create(
+        &thread, nil,
+        { argument in
+            Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
+            return nil
+        }, box)
+    precondition(started == 0, "cannot start a thread")
+    pthread_detach(thread)
+}
+
 @c(flowkit_plugin_entry)
 public func flowkitPluginEntry() -> UnsafeRawPointer {
     PluginEntry.export(
         PluginDescription(
             name: "crashy", version: "1.0.0",
-            managers: [ManagerFactory("Trap", TrapManager.self), ManagerFactory("Fragile", FragileManager.self)]))
+            managers: [
+                ManagerFactory("Trap", TrapManager.self), ManagerFactory("Fragile", FragileManager.self),
+                ManagerFactory("Sticky", StickyManager.self), ManagerFactory("Later", LaterManager.self),
+                ManagerFactory("Tasky", TaskyManager.self), ManagerFactory("Quitter", QuitterManager.self),
+            ],
+            services: [ServiceFactory("Moody") { MoodyService() }, ServiceFactory("Keeper") { KeeperService() }]))
 }
