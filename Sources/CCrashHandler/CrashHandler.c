@@ -16,6 +16,7 @@
 
 static unsigned char *crash_page;
 static int handling;
+static int forwarded;
 static int deliberate_exit;
 /// The handler's stack for the installing thread (the host's main thread), so that a stack overflow
 /// there is recorded too.
@@ -99,8 +100,37 @@ static void finish_record(flowhost_crash_record *record) {
     __atomic_store_n(&record->magic, FLOWHOST_CRASH_MAGIC, __ATOMIC_RELEASE);
 }
 
+/// Passes a SIGQUIT on to the thread that calls into plugins, once, when another thread got it; whether
+/// it did. It goes as SIGSYS: libdispatch's worker threads, which run the main actor's jobs on Linux, block
+/// SIGQUIT (and SIGINT, SIGHUP, SIGTERM, SIGABRT), but not the signals of faults.
+static int forward_quit(int number) {
+    if (number != SIGQUIT || crash_page == NULL) return 0;
+    int32_t target = __atomic_load_n((int32_t *)(crash_page + FLOWHOST_CRASH_THREAD_OFFSET), __ATOMIC_ACQUIRE);
+    long self = syscall(SYS_gettid);
+    if (target <= 0 || target == self || __atomic_exchange_n(&forwarded, 1, __ATOMIC_ACQ_REL) != 0) return 0;
+    return syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)target, (long)SIGSYS) == 0;
+}
+
+/// Whether `info` is the SIGSYS that ``forward_quit`` sent: this process's tgkill, after a forward.
+static int is_forwarded_quit(int number, const siginfo_t *info) {
+    return number == SIGSYS && info != NULL && info->si_code == SI_TKILL && info->si_pid == syscall(SYS_getpid)
+        && __atomic_load_n(&forwarded, __ATOMIC_ACQUIRE);
+}
+
 static void handle_signal(int number, siginfo_t *info, void *context) {
     int saved = errno;
+    if (forward_quit(number)) {
+        errno = saved;
+        return;
+    }
+    // A forwarded SIGQUIT is recorded as one, and the process dies of SIGQUIT, raised at the process: this
+    // thread may block it.
+    int raised = number;
+    int at_process = 0;
+    if (is_forwarded_quit(number, info)) {
+        number = SIGQUIT;
+        at_process = 1;
+    }
     if (crash_page != NULL && __atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL) == 0) {
         flowhost_crash_record *record = record_of_page();
         begin_record(record, FLOWHOST_CRASH_SIGNAL, number);
@@ -131,7 +161,11 @@ static void handle_signal(int number, siginfo_t *info, void *context) {
     fallback.sa_handler = SIG_DFL;
     sigemptyset(&fallback.sa_mask);
     sigaction(number, &fallback, NULL);
-    syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)syscall(SYS_gettid), (long)number);
+    if (at_process) {
+        syscall(SYS_kill, (long)syscall(SYS_getpid), (long)number);
+    } else {
+        syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)syscall(SYS_gettid), (long)raised);
+    }
     errno = saved;
 }
 

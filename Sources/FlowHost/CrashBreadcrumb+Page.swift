@@ -1,3 +1,4 @@
+internal import CCrashHandler
 import Glibc
 
 extension CrashBreadcrumb {
@@ -111,7 +112,7 @@ extension CrashBreadcrumb {
         /// Plugin code addresses found by scanning the stack up from where it happened.
         public var scanned: [UInt64]
 
-        static let offset = 1024
+        static let offset = Int(FLOWHOST_CRASH_RECORD_OFFSET)
         static let magic: UInt32 = 0x5243_4846
 
         /// The addresses that say whose code it was, most telling first: the program counter, the frames,

@@ -16,7 +16,7 @@ import Glibc
 /// - 0: the crumb on top: a 2-byte little-endian length, then `plugin\nlibrary\nplace\nentry point`
 ///   (the entry point as ``PluginEntryPoint/key``, or empty), or length 0 for none.
 /// - 1020: the thread that entered the last crumb (its `gettid`, 4 bytes, little-endian): a crash on
-///   another thread is not the crumb's call.
+///   another thread is not the crumb's call, and a SIGQUIT another thread gets is passed on to it.
 /// - 1024: the crash record the crash handler writes (`flowhost_crash_record` in `CCrashHandler.h`).
 /// - 2048: the plugin code ranges the crash handler scans the stack for (`flowhost_code_ranges`).
 /// - 6144: the last crumb of each plugin: a 4-byte little-endian length, then one line
@@ -56,7 +56,7 @@ public final class CrashBreadcrumb {
     /// The page's size; a crumb longer than fits is cut.
     public static let pageSize = 65536
     static let crumbCapacity = 1020 - 2
-    static let threadOffset = 1020
+    static let threadOffset = Int(FLOWHOST_CRASH_THREAD_OFFSET)
     static let lastCrumbsOffset = 6144
     static let lastCrumbsCapacity = PluginImages.linesOffset - lastCrumbsOffset - 4
     private let page: UnsafeMutableRawPointer

@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 import Glibc
 import Testing
 
@@ -206,6 +207,66 @@ struct SupervisedCrashBlameTests {
                 "\(script):6: error: crashy.later failed: \(scenario.crashy): is quarantined: it crashed in 3 entry points: "
             ) == true, "\(run.errorLines)")
         #expect(try scenario.quarantineList().count == 4, "the library, and its three entry points")
+    }
+
+    /// A task on the main actor that spins, after its manager returned: no crumb is on top, so only the
+    /// record of the hung thread's code names the plugin. The signal goes to the process, as a watchdog's
+    /// may; the kernel gives it to the main thread, which is not the one that hangs.
+    @Test func aSigquitAtAHostHungBetweenCommandsIsLaidAtThePluginWhoseCodeSpins() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script("send crashy.spinlater\nwait reload crashy 5\nexpect top welcome\n")
+        var environment = scenario.environment
+        environment["TMPDIR"] = scenario.directory.path
+        let supervisor = try ChildProcess.flowhost(
+            ["run", scenario.manifest, "--supervise", "--script", script], environment: environment)
+        try supervisor.waitFor("> send crashy.spinlater")
+        let directory = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: scenario.directory.path).first {
+                $0.hasPrefix("flowhost-supervisor-")
+            })
+        let host = try #require(try Self.children(of: supervisor.pid).first)
+        let breadcrumb = "\(scenario.directory.path)/\(directory)/breadcrumb"
+        // Until the command is done (no crumb on top) and the thread that calls into plugins has spun for a
+        // fifth of a second of processor time since: the task's loop, not the command's end.
+        let deadline = ContinuousClock.now + .seconds(10)
+        var spun: (thread: Int32, since: Int)?
+        while ContinuousClock.now < deadline {
+            guard let page = CrashBreadcrumb.Page(path: breadcrumb), page.crumb == nil,
+                let time = Self.processorTicks(of: page.crumbThread, in: host)
+            else { continue }
+            if spun?.thread != page.crumbThread { spun = (page.crumbThread, time) }
+            if let spun, time - spun.since >= 20 { break }
+            sched_yield()
+        }
+
+        kill(host, SIGQUIT)
+
+        try supervisor.waitFor(
+            "plugin 'crashy' (\(scenario.crashy)) crashed with SIGQUIT in its own code, after crashy.SpinLater; quarantined; restarting"
+        )
+        try supervisor.waitFor("> expect top welcome")
+        _ = try supervisor.waitForExit(within: .seconds(10))
+        #expect(!supervisor.unmatchedOutput().contains("expectation failed"))
+    }
+
+    /// The processor time thread `thread` of process `pid` used, in clock ticks (user and system), from /proc.
+    private static func processorTicks(of thread: Int32, in pid: pid_t) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        // After the name: state, then 10 fields, then utime and stime.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+
+    /// The processes `pid` started, from every thread of it.
+    private static func children(of pid: pid_t) throws -> [pid_t] {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        return tasks.flatMap { task in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
     }
 
     @Test func aForgedQuarantineIsReadWithoutItsControlCharactersAndMalformedEntries() throws {

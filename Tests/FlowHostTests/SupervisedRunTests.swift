@@ -32,7 +32,7 @@ struct SupervisedRunTests {
                 #"{"request": "crashy.trap", "plugin": "crashy", "manager": "Trap"}"#,
                 #"{"request": "crashy.fragile", "plugin": "crashy", "manager": "Fragile"}"#,
             ]
-            for manager in ["Later", "Tasky", "Quitter", "Sticky"] {
+            for manager in ["Later", "Tasky", "Quitter", "Sticky", "Spin", "SpinLater"] {
                 routes.append(
                     #"{"request": "crashy.\#(manager.lowercased())", "plugin": "crashy", "manager": "\#(manager)"}"#)
             }

@@ -7,6 +7,12 @@
 
 #include <stdint.h>
 
+/// Where the host writes the id (gettid, 4 bytes) of the thread that calls into plugins: the one that
+/// entered the breadcrumb's last crumb. A SIGQUIT that another thread receives (a watchdog signals the
+/// process, or its main thread) is passed on to that thread as SIGSYS (libdispatch's threads block SIGQUIT),
+/// so that the frames recorded are the hung call's; that thread records it as SIGQUIT and the process then
+/// dies of SIGQUIT.
+#define FLOWHOST_CRASH_THREAD_OFFSET 1020
 /// Where the crash record starts on the breadcrumb page, in bytes.
 #define FLOWHOST_CRASH_RECORD_OFFSET 1024
 /// Where the table of plugin code ranges starts on the breadcrumb page, in bytes.

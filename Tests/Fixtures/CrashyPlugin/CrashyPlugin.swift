@@ -38,6 +38,30 @@ final class StickyManager: FlowManager {
     }
 }
 
+/// Never returns: it spins, as a hung manager does, until a watchdog's SIGQUIT ends the host.
+final class SpinManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        spin()
+        return .finished
+    }
+}
+
+/// Returns at once, having started a task on the main actor that spins: the host hangs between commands.
+final class SpinLaterManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        Task { @MainActor in spin() }
+        return .finished
+    }
+}
+
+/// Spins for ever, in practice: a generator of period 2^64 whose state is not 0 again for centuries, so
+/// that the compiler cannot fold the loop.
+@inline(never)
+private func spin() {
+    var state: UInt64 = 1
+    while state != 0 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
+}
+
 /// Starts a thread that, 200 ms after the manager returned, writes through a null pointer: SIGSEGV.
 final class LaterManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
@@ -115,6 +139,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("Trap", TrapManager.self), ManagerFactory("Fragile", FragileManager.self),
                 ManagerFactory("Sticky", StickyManager.self), ManagerFactory("Later", LaterManager.self),
                 ManagerFactory("Tasky", TaskyManager.self), ManagerFactory("Quitter", QuitterManager.self),
+                ManagerFactory("Spin", SpinManager.self), ManagerFactory("SpinLater", SpinLaterManager.self),
             ],
             services: [ServiceFactory("Moody") { MoodyService() }, ServiceFactory("Keeper") { KeeperService() }]))
 }
