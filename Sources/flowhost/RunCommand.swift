@@ -25,8 +25,9 @@ enum RunCommand {
         Before a plugin is first loaded (or reloaded) it is probed in a child process, through the registry
         cache: one that crashes, exits or hangs (--probe-timeout, default 10 s) while loading fails only its
         own routes and is quarantined until its file changes. --trust loads without probing.
-        --supervise runs the host in a child process that this one feeds commands: when a plugin crashes
-        it (or makes it exit), the plugin is named on standard error and quarantined, and a new host starts
+        --supervise runs the host in a child process that this one feeds commands: when a plugin's code
+        crashes it (on any thread) or makes it exit, the plugin is named on standard error and the entry
+        point that crashed (a manager, an action, a service) is quarantined, and a new host starts
         at the screen saved after the last command; a script goes on with its next line. More than 5
         restarts within 60 s: exit 70.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
