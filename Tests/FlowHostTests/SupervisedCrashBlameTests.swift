@@ -11,7 +11,7 @@ import Testing
 /// restore, an `exit` from a thread of its own. Each quarantines the entry point, and the rest of the plugin
 /// goes on working (the CrashyPlugin fixture).
 ///
-/// The threads and the task crash 200 ms after their manager returned; the script waits for them with
+/// The threads and the task crash 500 ms after their manager returned; the script waits for them with
 /// `wait reload crashy 5`, which the crash cuts short.
 struct SupervisedCrashBlameTests {
     typealias Scenario = SupervisedRunTests.Scenario

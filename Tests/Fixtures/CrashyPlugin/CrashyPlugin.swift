@@ -62,33 +62,33 @@ private func spin() {
     while state != 0 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
 }
 
-/// Starts a thread that, 200 ms after the manager returned, writes through a null pointer: SIGSEGV.
+/// Starts a thread that, 500 ms after the manager returned, writes through a null pointer: SIGSEGV.
 final class LaterManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         startThread {
-            usleep(200_000)
+            usleep(500_000)
             UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
         }
         return .finished
     }
 }
 
-/// Starts a task that traps 200 ms after the manager returned.
+/// Starts a task that traps 500 ms after the manager returned.
 final class TaskyManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         Task.detached {
-            try? await Task.sleep(for: .milliseconds(200))
+            try? await Task.sleep(for: .milliseconds(500))
             fatalError("the crashy plugin's task traps on purpose")
         }
         return .finished
     }
 }
 
-/// Starts a thread that calls exit(3) 200 ms after the manager returned.
+/// Starts a thread that calls exit(3) 500 ms after the manager returned.
 final class QuitterManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         startThread {
-            usleep(200_000)
+            usleep(500_000)
             exit(3)
         }
         return .finished
