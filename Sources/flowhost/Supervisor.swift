@@ -4,9 +4,9 @@ import Glibc
 
 /// `flowhost run --supervise`: this process owns the terminal (or the script) and runs the host as a child
 /// process, one command at a time. When the host dies of a signal, or a plugin makes it exit, the supervisor
-/// names the plugin it was running (from the host's ``CrashBreadcrumb``), quarantines that library, starts a
-/// new host at the snapshot saved after the last command, and goes on reading commands: the person is back
-/// on the same screen, and the plugin's routes fail cleanly. More than ``restartLimit`` restarts within
+/// names the plugin whose code it was running (from the host's ``CrashBreadcrumb``), quarantines the entry
+/// point that crashed (``CrashReport``), starts a new host at the snapshot saved after the last command, and
+/// goes on reading commands: the person is back on the same screen, and that entry point fails cleanly. More than ``restartLimit`` restarts within
 /// ``restartWindow``, and it gives up with exit 70.
 @MainActor
 enum Supervisor {
