@@ -6,8 +6,8 @@ import Glibc
 /// process, one command at a time. When the host dies of a signal, or a plugin makes it exit, the supervisor
 /// names the plugin whose code it was running (from the host's ``CrashBreadcrumb``), quarantines the entry
 /// point that crashed (``CrashReport``), starts a new host at the snapshot saved after the last command, and
-/// goes on reading commands: the person is back on the same screen, and that entry point fails cleanly. More than ``restartLimit`` restarts within
-/// ``restartWindow``, and it gives up with exit 70.
+/// goes on reading commands: the person is back on the same screen, and that entry point fails cleanly.
+/// More than ``restartLimit`` restarts within ``restartWindow``, and it gives up with exit 70.
 @MainActor
 enum Supervisor {
     static let restartLimit = 5
