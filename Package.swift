@@ -35,7 +35,9 @@ let package = Package(
     ],
     targets: [
         // MARK: - Host
-        .target(name: "FlowHost", dependencies: [flowKit]),
+        .target(name: "FlowHost", dependencies: [flowKit, "CCrashHandler"]),
+        // The supervised host's crash handler: async-signal-safe, so in C.
+        .target(name: "CCrashHandler"),
         .executableTarget(name: "flowhost", dependencies: ["FlowHost", flowKit]),
         // Benchmarks: swift build -c release && swift run -c release flowbench
         .executableTarget(name: "flowbench", dependencies: ["FlowHost", flowKit]),
@@ -56,7 +58,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where !badLibraries.contains(target.name) {
+for target in package.targets where !badLibraries.contains(target.name) && target.name != "CCrashHandler" {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: sharedSettings)
     target.swiftSettings = settings

@@ -1,41 +1,76 @@
+internal import CCrashHandler
 import FlowKit
 import Glibc
 
-/// Where a supervised host is in plugin code, kept in a shared memory page that outlives the process: after
-/// the host dies of a signal, its supervisor reads which plugin it was running, and in which manager or
-/// action (`flowhost run --supervise`).
+/// Where a supervised host is in plugin code, and what crashed it, kept in a shared memory page that
+/// outlives the process: after the host dies of a signal or exits unasked, its supervisor reads which
+/// plugin's code was running, and in which manager, action or service (`flowhost run --supervise`).
 ///
 /// The host enters a crumb before it calls into a plugin (resolving and starting a manager, triggering a
-/// module's action) and leaves it once the call returns; nested calls stack, so a crash after a nested
-/// request has returned is laid at the outer caller's door. Only the top of the stack is written to the
-/// page: a few bytes copied per call, no system call.
+/// module's action, ending a manager on `back`, restoring a service's state) and leaves it once the call
+/// returns; nested calls stack. Only the top of the stack is written to the page, and, per plugin, the last
+/// crumb entered, which names the entry point of a crash on a thread the plugin started: a few bytes
+/// copied per call, no system call.
+///
+/// The page (``pageSize`` bytes, offsets in bytes):
+/// - 0: the crumb on top: a 2-byte little-endian length, then `plugin\nlibrary\nplace\nentry point`
+///   (the entry point as ``PluginEntryPoint/key``, or empty), or length 0 for none.
+/// - 1020: the thread that entered the last crumb (its `gettid`, 4 bytes, little-endian): a crash on
+///   another thread is not the crumb's call, and a SIGQUIT another thread gets is passed on to it.
+/// - 1024: the crash record the crash handler writes (`flowhost_crash_record` in `CCrashHandler.h`).
+/// - 2048: the plugin code ranges the crash handler scans the stack for (`flowhost_code_ranges`).
+/// - 6144: the last crumb of each plugin: a 4-byte little-endian length, then one line
+///   `plugin<TAB>library<TAB>place<TAB>entry point` each.
+/// - 16384: the plugin images and services (``PluginImages``): a 4-byte length, then lines.
 public final class CrashBreadcrumb {
     /// One call into a plugin.
     public struct Crumb: Sendable, Hashable {
-        /// The plugin's name in the manifest.
+        /// The plugin's name in the manifest; empty for a call into whichever plugins' services hear a
+        /// lifecycle event.
         public var plugin: String
         /// The plugin's library, as found through the search path (not the private copy loaded).
         public var library: String
         /// What was running: `crashy.Trap` for a manager, `action 'trap' of fragile` for an action.
         public var place: String
+        /// The entry point running, which a crash quarantines; `nil` when the call stands for no single one.
+        public var entryPoint: PluginEntryPoint?
 
-        public init(plugin: String, library: String, place: String) {
+        public init(plugin: String, library: String, place: String, entryPoint: PluginEntryPoint? = nil) {
             self.plugin = plugin
             self.library = library
             self.place = place
+            self.entryPoint = entryPoint
+        }
+
+        var fields: [String] { [plugin, library, place, entryPoint?.key ?? ""] }
+
+        init?(fields: [Substring]) {
+            guard fields.count == 3 || fields.count == 4 else { return nil }
+            let key = fields.count == 4 ? String(fields[3]) : ""
+            self.init(
+                plugin: String(fields[0]), library: String(fields[1]), place: String(fields[2]),
+                entryPoint: PluginEntryPoint(key: key))
         }
     }
 
     /// The page's size; a crumb longer than fits is cut.
-    static let pageSize = 4096
+    public static let pageSize = 65536
+    static let crumbCapacity = 1020 - 2
+    static let threadOffset = Int(FLOWHOST_CRASH_THREAD_OFFSET)
+    static let lastCrumbsOffset = 6144
+    static let lastCrumbsCapacity = PluginImages.linesOffset - lastCrumbsOffset - 4
     private let page: UnsafeMutableRawPointer
     private var stack: [(crumb: Crumb, request: CoordinationRequestName?)] = []
+    /// The last crumb entered for each plugin, as on the page.
+    private var lastCrumbs: [String: Crumb] = [:]
+    /// The thread that entered the last crumb, whose id is on the page.
+    private var thread: pthread_t?
 
     /// A breadcrumb written to the file at `path`, created or emptied.
     ///
     /// - Throws: ``FlowError`` when the file cannot be created or mapped.
     public init(path: String) throws(FlowError) {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw Self.failure("cannot create \(path)") }
         defer { close(descriptor) }
         guard ftruncate(descriptor, off_t(Self.pageSize)) == 0 else { throw Self.failure("cannot size \(path)") }
@@ -45,7 +80,31 @@ public final class CrashBreadcrumb {
         page = mapped
     }
 
-    deinit { munmap(page, Self.pageSize) }
+    /// Unmapped only when no crash handler writes to it.
+    deinit { if !handlesCrashes { munmap(page, Self.pageSize) } }
+
+    /// Whether ``installCrashHandler()`` made this page the one crashes are written to.
+    public private(set) var handlesCrashes = false
+
+    /// Makes this page the one the process's crash handler writes to: the handler for SIGSEGV, SIGBUS,
+    /// SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS and SIGQUIT (which a supervisor's hang watchdog sends)
+    /// records the faulting address and the stack, then lets the signal kill the process; an `exit` the
+    /// host did not mark as its own (``exitIsDeliberate()``) is recorded with its caller. The plugin images
+    /// opened so far and from now on are written to the page. Once per process; the page is then never
+    /// unmapped.
+    ///
+    /// - Throws: ``FlowError`` when the handler cannot be installed.
+    public func installCrashHandler() throws(FlowError) {
+        guard !handlesCrashes else { return }
+        guard flowhost_crash_install(page) == 0 else {
+            throw FlowError("cannot install the crash handler: \(String(cString: strerror(errno)))")
+        }
+        handlesCrashes = true
+        PluginImages.attach(page: page)
+    }
+
+    /// Marks the exit that follows as the host's own, so that it is not reported as a plugin's.
+    public static func exitIsDeliberate() { flowhost_crash_exit_is_deliberate() }
 
     /// The crumb on top now, if any.
     public var current: Crumb? { stack.last?.crumb }
@@ -54,7 +113,18 @@ public final class CrashBreadcrumb {
     /// request's manager (the request's end, ``leave(request:)``, leaves it).
     public func enter(_ crumb: Crumb, for request: CoordinationRequestName? = nil) {
         stack.append((crumb, request))
+        // The main actor's jobs may run on more than one thread; a thread's id costs a system call, once.
+        let current = pthread_self()
+        if thread != current {
+            thread = current
+            page.storeBytes(
+                of: flowhost_crash_thread_id().littleEndian, toByteOffset: Self.threadOffset, as: Int32.self)
+        }
         write(crumb)
+        if !crumb.plugin.isEmpty, crumb.entryPoint != nil, lastCrumbs[crumb.plugin] != crumb {
+            lastCrumbs[crumb.plugin] = crumb
+            writeLastCrumbs()
+        }
     }
 
     /// Records that the call entered last has returned.
@@ -70,32 +140,42 @@ public final class CrashBreadcrumb {
         if stack.last?.request == request { leave() }
     }
 
-    /// The crumb in the file at `path`: what a host that died was running, or `nil` when it was in none.
-    public static func read(path: String) -> Crumb? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: pageSize)
-        guard Glibc.read(descriptor, &bytes, pageSize) == pageSize else { return nil }
-        let length = Int(bytes[0]) | Int(bytes[1]) << 8
-        guard length > 0, length <= pageSize - 2 else { return nil }
-        let fields = String(decoding: bytes[2..<(2 + length)], as: UTF8.self).split(
-            separator: "\n", omittingEmptySubsequences: false)
-        guard fields.count == 3 else { return nil }
-        return Crumb(plugin: String(fields[0]), library: String(fields[1]), place: String(fields[2]))
+    /// Runs `body` inside `crumb`.
+    public func within<T, E: Error>(_ crumb: Crumb, _ body: () throws(E) -> T) throws(E) -> T {
+        enter(crumb)
+        defer { leave() }
+        return try body()
     }
 
-    /// Writes `crumb` as its length (2 bytes, little-endian) then `plugin\nlibrary\nplace`; nothing, as 0.
+    /// The crumb in the file at `path`: what a host that died was running, or `nil` when it was in none.
+    public static func read(path: String) -> Crumb? { Page(path: path)?.crumb }
+
+    /// Writes `crumb` as its length (2 bytes, little-endian) then its fields, one a line; nothing, as 0.
     private func write(_ crumb: Crumb?) {
         guard let crumb else {
             page.storeBytes(of: 0, toByteOffset: 0, as: UInt16.self)
             return
         }
-        var text = Array("\(crumb.plugin)\n\(crumb.library)\n\(crumb.place)".utf8)
-        if text.count > Self.pageSize - 2 { text.removeLast(text.count - (Self.pageSize - 2)) }
+        var text = Array(crumb.fields.joined(separator: "\n").utf8)
+        if text.count > Self.crumbCapacity { text.removeLast(text.count - Self.crumbCapacity) }
         // The text first, then the length that makes it readable.
         text.withUnsafeBytes { (page + 2).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         page.storeBytes(of: UInt16(text.count).littleEndian, toByteOffset: 0, as: UInt16.self)
+    }
+
+    /// Writes the last crumb of each plugin, as lines, then their length.
+    private func writeLastCrumbs() {
+        var text: [UInt8] = []
+        for crumb in lastCrumbs.values.sorted(by: { $0.plugin < $1.plugin }) {
+            let line = Array((crumb.fields.joined(separator: "\t") + "\n").utf8)
+            guard text.count + line.count <= Self.lastCrumbsCapacity else { break }
+            text += line
+        }
+        page.storeBytes(of: 0, toByteOffset: Self.lastCrumbsOffset, as: UInt32.self)
+        text.withUnsafeBytes {
+            (page + Self.lastCrumbsOffset + 4).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+        }
+        page.storeBytes(of: UInt32(text.count).littleEndian, toByteOffset: Self.lastCrumbsOffset, as: UInt32.self)
     }
 
     private static func failure(_ what: String) -> FlowError {

@@ -104,7 +104,7 @@ public enum FlowHostCommandLine {
         options: [allowInsecurePlugins, json] + probing)
 
     public static let quarantine = CommandSpec(
-        name: "quarantine", summary: "list or clear libraries refused after a failed probe",
+        name: "quarantine", summary: "list or clear libraries and entry points refused after a crash",
         operand: "list|clear [LIBRARY]", operandValue: .choice(["list", "clear"]), options: [json])
 
     public static let newPlugin = CommandSpec(

@@ -37,8 +37,12 @@ extension Host {
     public func start(restoring snapshot: HostSnapshot) throws(FlowError) -> HostRestoration {
         try Self.check(snapshot)
         var restored: [String] = []
-        for (ref, service) in runningServices where snapshot.flow.restoreState(of: service, as: ref.reportedName) {
-            restored.append(ref.reportedName)
+        for (ref, service) in runningServices {
+            // A service that crashes taking its state is laid at its door (see ``trackingService``).
+            let took = trackingService(ref, doing: "importState") {
+                snapshot.flow.restoreState(of: service, as: ref.reportedName)
+            }
+            if took { restored.append(ref.reportedName) }
         }
         experiments.restore(snapshot.experiments)
         coordinator.start()
@@ -63,7 +67,10 @@ extension Host {
             // The plugin is loaded (it provided the running service), so only a vanished export fails here.
             guard let new = try? registry.service(ref.service, in: ref.plugin).make() else { continue }
             let state = snapshot.flow.services[ref.reportedName]
-            if coordinator.replaceService(old, with: new, importing: state) {
+            let replaced = trackingService(ref, doing: "importState") {
+                coordinator.replaceService(old, with: new, importing: state)
+            }
+            if replaced {
                 runningServices[index].service = new
                 if state != nil, new is any StateHandoff { restored.append(ref.reportedName) }
             }

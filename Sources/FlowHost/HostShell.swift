@@ -138,8 +138,12 @@ public final class HostShell {
             switch command {
             case "send": output += try send(rest)
             case "act": try act(rest)
-            case "back": try back(rest)
-            case "dismiss": try host.coordinator.dismiss()
+            case "back":
+                try host.trackingEnd(of: host.coordinator.router.top?.name) { () throws(FlowError) in try back(rest) }
+            case "dismiss":
+                try host.trackingEnd(of: host.coordinator.router.top?.name) { () throws(FlowError) in
+                    try host.coordinator.dismiss()
+                }
             case "tab":
                 guard let index = Int(rest) else { throw FlowError("usage: tab N (a tab number from 0)") }
                 try host.coordinator.selectTab(index)
@@ -245,9 +249,9 @@ public final class HostShell {
     /// it, and the command succeeds; a step not handled otherwise fails it.
     private func lifecycle(_ phase: String) throws(FlowError) {
         switch phase {
-        case "background": LifecycleEvent.background.forEach(host.coordinator.send)
-        case "foreground": LifecycleEvent.foreground.forEach(host.coordinator.send)
-        case "terminate": host.coordinator.send(.willTerminate)
+        case "background": host.trackingLifecycle(phase) { LifecycleEvent.background.forEach(host.coordinator.send) }
+        case "foreground": host.trackingLifecycle(phase) { LifecycleEvent.foreground.forEach(host.coordinator.send) }
+        case "terminate": host.trackingLifecycle(phase) { host.coordinator.send(.willTerminate) }
         default: throw FlowError("usage: lifecycle background|foreground|terminate")
         }
     }

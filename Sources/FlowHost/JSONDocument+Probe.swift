@@ -9,12 +9,15 @@ extension JSONDocument {
         return ["library": .string(plugin.path), "plugin": .object(details), "errors": []]
     }
 
-    /// `quarantine list --json`: `{"errors": [], "quarantine": [{"library", "kind", "reason", "since",
-    /// "current"}]}`, `current` false for an entry whose file has changed since (and no longer refuses it).
+    /// `quarantine list --json`: `{"errors": [], "quarantine": [{"library", "entryPoint", "kind", "reason",
+    /// "since", "current"}]}`, `entryPoint` null for a whole library (else `manager Trap`, `action fragile
+    /// trap`, `service Clock`), `current` false for an entry whose file has changed since (and no longer
+    /// refuses it).
     public static func quarantine(_ entries: [PluginQuarantine.Entry]) -> JSONValue {
         let list = entries.map { entry -> JSONValue in
             [
-                "library": .string(entry.library), "kind": .string(entry.kind.rawValue),
+                "library": .string(entry.library), "entryPoint": entry.entryPoint.map { .string($0.key) } ?? .null,
+                "kind": .string(entry.kind.rawValue),
                 "reason": .string(entry.reason),
                 "since": .number(Double(entry.since)), "current": .bool(entry.isCurrent),
             ]

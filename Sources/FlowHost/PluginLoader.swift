@@ -12,6 +12,8 @@ public struct LoadedPlugin: Sendable {
     public var description: PluginDescription
     /// Where the image was opened (the private copy), as `dladdr` names it: which types it defines.
     var image: String = ""
+    /// Where the image's code is in memory, for laying a crash at the plugin's door (``PluginImages``).
+    var codeRange: Range<UInt64>?
     /// The SHA-256 of the bytes the image was opened from, when it was loaded by path (as a probe loads
     /// it); empty for a registry's load, which hashes only what a pin or a probe needs.
     public internal(set) var digest = ""
@@ -90,7 +92,9 @@ public enum PluginLoader {
         let header = entry()
         if let header { EntryHeaders.keep(header) }
         let (abi, registration) = try readHeader(header, file: image)
-        return LoadedPlugin(path: source, abiVersion: abi, description: registration.description, image: image)
+        var plugin = LoadedPlugin(path: source, abiVersion: abi, description: registration.description, image: image)
+        plugin.codeRange = PluginImages.codeRange(holding: symbol)
+        return plugin
     }
 
     /// A hint for the common `dlopen` failures.

@@ -48,6 +48,7 @@ extension PluginRegistry {
             )
         }
         slot.status = .loaded(plugin)
+        noteQuarantinedEntryPoints(of: slot)
         slot.fingerprint = fingerprint
         advanceGeneration(of: slot)
         return .reloaded(generation: slot.images)
@@ -98,6 +99,9 @@ extension PluginRegistry {
         do {
             let plugin = try PluginLoader.load(copy, label: "\(stem).gen\(slot.images + 1).so")
             slot.images += 1
+            if let range = plugin.codeRange {
+                PluginImages.noteImage(plugin: slot.entry.name, library: plugin.path, range: range)
+            }
             if slot.fingerprint == nil { slot.fingerprint = fingerprint }
             return (plugin, fingerprint)
         } catch {

@@ -27,6 +27,8 @@ public final class PluginRegistry {
         /// The SHA-256 of the current image's bytes, once asked for (traces name the build), with the
         /// generation it belongs to.
         var sha256: (generation: Int, digest: String)?
+        /// The entry points of the current image's library that the quarantine refuses.
+        var quarantinedEntryPoints: [PluginEntryPoint: PluginQuarantine.Entry] = [:]
 
         init(_ entry: Manifest.PluginEntry) { self.entry = entry }
 
@@ -144,6 +146,7 @@ public final class PluginRegistry {
     /// The manager `manager` of plugin `plugin`, resolved.
     public func manager(_ manager: String, in plugin: String) throws(PluginLoadError) -> ManagerFactory {
         let loaded = try load(plugin)
+        try refuseQuarantined(.manager(manager), of: plugin)
         guard let factory = loaded.description.manager(named: manager) else {
             throw PluginLoadError(
                 file: loaded.path, kind: .unknownManager,
@@ -157,6 +160,8 @@ public final class PluginRegistry {
     /// The service `service` of plugin `plugin`.
     public func service(_ service: String, in plugin: String) throws(PluginLoadError) -> ServiceFactory {
         let loaded = try load(plugin)
+        try refuseQuarantined(.service(service), of: plugin)
+        PluginImages.noteService(plugin: plugin, service: service, library: loaded.path)
         guard let factory = loaded.description.service(named: service) else {
             throw PluginLoadError(
                 file: loaded.path, kind: .unknownService,
@@ -180,6 +185,7 @@ public final class PluginRegistry {
                     preconditionFailure("no fingerprint to match")
                 }
                 slot.status = .loaded(plugin)
+                noteQuarantinedEntryPoints(of: slot)
                 advanceGeneration(of: slot)
                 return plugin
             } catch {

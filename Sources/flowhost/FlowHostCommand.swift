@@ -22,7 +22,7 @@ struct FlowHostCommand {
                                                                            print the routing table
           inspect PLUGIN.so [--allow-insecure-plugins] [--json] [--no-cache] [--probe-timeout SECONDS]
                                                                            describe a plugin library
-          quarantine list|clear [LIBRARY] [--json]                         libraries refused after a failed probe
+          quarantine list|clear [LIBRARY] [--json]                         libraries, entry points refused after a crash
           new-plugin NAME [--dir PATH] [--flowkit PATH]                    scaffold a plugin package
           completion bash|zsh|fish                                         print a shell completion script
           version                                                          print the version and the FlowKit ABI
@@ -86,6 +86,7 @@ struct FlowHostCommand {
             if let message = error.message { printError(message) }
             code = error.code
         }
+        CrashBreadcrumb.exitIsDeliberate()
         exit(code.rawValue)
     }
 

@@ -3,7 +3,7 @@ import FlowKit
 import Glibc
 
 /// `flowhost quarantine list|clear [LIBRARY]`: the libraries refused because a probe of them crashed, exited
-/// or hung, until their file changes.
+/// or hung, and the entry points refused because they crashed a supervised host, until their file changes.
 @MainActor
 enum QuarantineCommand {
     static func run(_ arguments: [String]) throws(Exit) -> ExitCode {
@@ -13,10 +13,13 @@ enum QuarantineCommand {
                 parsed.usage + """
 
 
-                    list: the quarantined libraries, why, and since when; '(file changed)' marks an entry that no
-                    longer applies. clear: forget LIBRARY's entry (or every entry), so that the next validate or
-                    run probes it again. The quarantine is quarantine.json in $XDG_CACHE_HOME/flowhost
-                    (default ~/.cache/flowhost).
+                    list: the quarantined libraries, and the quarantined entry points of libraries (a manager, an
+                    action or a service that crashed a supervised run: 'LIBRARY: manager 'Trap': ...'), why, and
+                    since when; '(file changed)' marks an entry that no longer applies. A library with 3 entry
+                    points quarantined is quarantined whole. clear: forget LIBRARY's entries (or every entry), so
+                    that the next validate or run probes it again. The quarantine is quarantine.json in
+                    $XDG_CACHE_HOME/flowhost (default ~/.cache/flowhost); entries that are not well-formed are
+                    ignored, and control characters in reasons print as '?'.
                     """)
             return .ok
         }
@@ -36,7 +39,8 @@ enum QuarantineCommand {
             } else {
                 for entry in entries {
                     let changed = entry.isCurrent ? "" : " (file changed)"
-                    print("\(entry.library): \(entry.reason) since \(date(entry.since))\(changed)")
+                    let what = entry.entryPoint.map { "\($0): " } ?? ""
+                    print("\(entry.library): \(what)\(entry.reason) since \(date(entry.since))\(changed)")
                 }
             }
             return .ok

@@ -25,12 +25,13 @@ enum RunCommand {
         Before a plugin is first loaded (or reloaded) it is probed in a child process, through the registry
         cache: one that crashes, exits or hangs (--probe-timeout, default 10 s) while loading fails only its
         own routes and is quarantined until its file changes. --trust loads without probing.
-        --supervise runs the host in a child process that this one feeds commands: when a plugin crashes
-        it, makes it exit (on any thread), stops it twice, closes its descriptors, or runs one command
-        longer than --hang-timeout SECONDS (default 10; 0: no limit), the plugin is named on standard
-        error and quarantined, and a new host starts at the screen saved after the last command; a script
-        goes on with its next line, and exits 1 at its end after a line that sums up what crashed. A host
-        that stops once is continued. More than 5 restarts within 60 s: exit 70.
+        --supervise runs the host in a child process that this one feeds commands: when a plugin's code
+        crashes it (on any thread), makes it exit, stops it twice, closes its descriptors, or runs one
+        command longer than --hang-timeout SECONDS (default 10; 0: no limit), the plugin is named on
+        standard error, the entry point that crashed (a manager, an action, a service) is quarantined, and
+        a new host starts at the screen saved after the last command; a script goes on with its next line,
+        and exits 1 at its end after a line that sums up what crashed. A host that stops once is continued.
+        More than 5 restarts within 60 s: exit 70.
         --quiet prints only errors, failed expectations and what show, stack, stats, actions and help
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
         --trace FILE writes every input (the start, each command that can change something, a reload a
@@ -87,6 +88,16 @@ enum RunCommand {
         // Under a supervisor, commands come from it: typed at its prompt when it has no script.
         let interactive = link.map { $0.source == nil } ?? (script == nil && isatty(STDIN_FILENO) == 1)
         quietFailures = quiet && !interactive
+        // Under a supervisor, the crash handler goes in before any plugin code runs (services load now).
+        var breadcrumb: CrashBreadcrumb?
+        if let link {
+            do {
+                breadcrumb = try link.breadcrumb()
+                try breadcrumb?.installCrashHandler()
+            } catch {
+                printWarning("flowhost: warning: \(error.message); a crash cannot be laid at a plugin's door")
+            }
+        }
         let host = Host(
             manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"),
@@ -98,12 +109,8 @@ enum RunCommand {
                 subjects, host: host, script: script, openURL: parsed.options["--open"]?.last, trace: trace,
                 quiet: quiet)
         }
-        if let link {
-            do {
-                host.breadcrumb = try link.breadcrumb()
-            } catch {
-                printWarning("flowhost: warning: \(error.message); a crash cannot be laid at a plugin's door")
-            }
+        if link != nil {
+            host.breadcrumb = breadcrumb
             host.registry.quarantine = CacheDirectory.standard().map(PluginQuarantine.init)
         }
 

@@ -4,10 +4,10 @@ import Glibc
 
 /// `flowhost run --supervise`: this process owns the terminal (or the script) and runs the host as a child
 /// process, one command at a time (``SupervisorSession``). When the host dies of a signal, hangs, stops
-/// twice, loses its descriptors or exits without having said it would, the supervisor says so (naming the
-/// plugin it was running, from the host's ``CrashBreadcrumb``), quarantines that plugin, starts a new host at
-/// the snapshot saved after the last command, and goes on reading commands: the person is back on the same
-/// screen, and the plugin's routes fail cleanly. More than ``restartLimit`` restarts within
+/// twice, loses its descriptors or exits without having said it would, the supervisor says so, naming the
+/// plugin whose code was running (from the host's ``CrashBreadcrumb`` page, ``SupervisorIncident``),
+/// quarantines the entry point that crashed, starts a new host at the snapshot saved after the last command,
+/// and goes on reading commands: the person is back on the same screen, and that entry point fails cleanly. More than ``restartLimit`` restarts within
 /// ``restartWindow``, and it gives up with exit 70.
 @MainActor
 enum Supervisor {

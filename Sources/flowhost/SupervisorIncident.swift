@@ -5,9 +5,11 @@ import Glibc
 /// Why a supervised host ended against the session's will, and the one place that turns it into the line
 /// the supervisor prints and the quarantine of the plugin to blame.
 ///
-/// The plugin is the one the host's ``CrashBreadcrumb`` names: what the host was calling into when it
-/// ended. (Blaming the code at the faulting address and in the first frames, where the breadcrumb page holds
-/// them, goes in ``report(quarantining:)`` too.)
+/// The plugin is the one whose code was running, read from the host's ``CrashBreadcrumb`` page
+/// (``CrashBreadcrumb/Page/culprit``): the plugin image holding the faulting address or the first frames the
+/// host's crash handler recorded (for a signal, the watchdog's SIGQUIT, or an exit the host did not mark as
+/// its own), else the call the host was in. Its entry point (a manager, an action, a service) is quarantined,
+/// or the whole plugin once three of them have been.
 struct SupervisorIncident {
     enum Cause: Equatable {
         /// Died of a signal other than the ones sent from outside (SIGILL, SIGSEGV, SIGABRT...).
@@ -29,48 +31,60 @@ struct SupervisorIncident {
     }
 
     var cause: Cause
-    /// What the host was running when it ended, from its breadcrumb.
-    var crumb: CrashBreadcrumb.Crumb?
+    /// Whose code the host was running when it ended; `nil`: nobody's known.
+    var culprit: CrashCulprit?
+
+    /// The incident `cause`, blamed from the breadcrumb `page` of the host that ended.
+    init(cause: Cause, page: CrashBreadcrumb.Page?) {
+        self.cause = cause
+        switch cause {
+        case .exited:
+            // An exit the host did not mark as its own was recorded with its caller: a plugin's, when its code
+            // is on the stack; else an exit inside a call into a plugin is that call's.
+            var recorded = false
+            if case .exit? = page?.crash?.kind { recorded = true }
+            culprit = recorded || page?.crumb != nil ? page?.culprit : nil
+        case .stoppedFromOutside: culprit = nil
+        default: culprit = page?.culprit
+        }
+    }
 
     /// Whether it counts in the summary of a script: everything but a host stopped from outside.
     var isPluginFault: Bool {
         if case .stoppedFromOutside = cause { false } else { true }
     }
 
-    /// The report's line, without the place before it and `; restarting` after it; quarantines the library
-    /// that the breadcrumb names when the cause is the plugin's doing.
-    func report(quarantining: Bool = true) -> String {
-        let subject = crumb.map { "plugin '\($0.plugin)' (\($0.library))" } ?? "the host"
+    /// The report's line, without the place before it and `; restarting` after it; quarantines the entry
+    /// point to blame in `quarantine` when the cause is the plugin's doing.
+    func report(quarantine: PluginQuarantine? = CacheDirectory.standard().map(PluginQuarantine.init)) -> String {
+        let subject = culprit.map { "plugin '\($0.plugin)' (\($0.library))" } ?? "plugin code"
         switch cause {
         case .crashed(let signal):
             return blame("crashed with \(ProcessInfoLite.signalName(signal))", kind: .crashed)
         case .exited(let status, let when):
-            guard crumb != nil else { return "the host exited with status \(status) \(when)" }
+            guard culprit != nil else { return "the host exited with status \(status) \(when)" }
             return blame("called exit(\(status))", kind: .exited)
         case .hung(let seconds, let when):
-            guard crumb != nil else { return "the host hung for \(seconds) s \(when); killed" }
+            guard culprit != nil else { return "the host hung for \(seconds) s \(when); killed" }
             return blame("hung for \(seconds) s", kind: .timedOut)
         case .stoppedAgain(let signal):
-            let how = "stopped the host with \(ProcessInfoLite.signalName(signal)) a second time"
-            guard crumb != nil else {
+            guard culprit != nil else {
                 return "the host stopped with \(ProcessInfoLite.signalName(signal)) again; killed"
             }
-            return blame(how, kind: .timedOut)
+            return blame("stopped the host with \(ProcessInfoLite.signalName(signal)) a second time", kind: .timedOut)
         case .lostDescriptor(let descriptor):
-            return "\(subject == "the host" ? "plugin code" : subject) closed or replaced the host's "
-                + "\(Self.descriptorName(descriptor)) (descriptor \(descriptor)); the host cannot go on"
+            return "\(subject) closed or replaced the host's \(Self.descriptorName(descriptor)) "
+                + "(descriptor \(descriptor)); the host cannot go on"
         case .linkClosed:
-            return "\(subject == "the host" ? "plugin code" : subject) closed the host's link to the supervisor "
-                + "(descriptor 3); killed the host"
+            return "\(subject) closed the host's link to the supervisor (descriptor 3); killed the host"
         case .stoppedFromOutside(let signal):
             return "the host was stopped by \(ProcessInfoLite.signalName(signal))"
         }
 
         func blame(_ how: String, kind: PluginLoadError.Kind) -> String {
-            guard let crumb else { return "the host \(how)" }
-            let report = "plugin '\(crumb.plugin)' (\(crumb.library)) \(how) in \(crumb.place)"
-            guard quarantining else { return report }
-            return report + "; " + Self.quarantine(crumb.library, kind: kind, reason: "\(how) in \(crumb.place)")
+            guard let culprit else { return "the host \(how)" }
+            let report = "plugin '\(culprit.plugin)' (\(culprit.library)) \(how) in \(culprit.place)"
+            return report + "; " + Self.quarantine(culprit, kind: kind, reason: "\(how) in \(culprit.place)", in: quarantine)
         }
     }
 
@@ -86,7 +100,7 @@ struct SupervisorIncident {
             case .linkClosed: "closed descriptor 3"
             case .stoppedFromOutside(let signal): ProcessInfoLite.signalName(signal)
             }
-        return "\(crumb?.place ?? "the host") (\(what))"
+        return "\(culprit?.place ?? "the host") (\(what))"
     }
 
     /// The line that ends a script that saw `incidents`: `2 plugin crashes during the script: crashy.Trap
@@ -111,14 +125,24 @@ struct SupervisorIncident {
         }
     }
 
-    /// Quarantines `library`; what to say about it.
-    private static func quarantine(_ library: String, kind: PluginLoadError.Kind, reason: String) -> String {
-        guard let directory = CacheDirectory.standard() else {
-            return "not quarantined: neither XDG_CACHE_HOME nor HOME is set"
-        }
+    /// Quarantines `culprit`'s entry points (or, knowing none, its library) in `quarantine`; what to say
+    /// about it.
+    private static func quarantine(
+        _ culprit: CrashCulprit, kind: PluginLoadError.Kind, reason: String, in quarantine: PluginQuarantine?
+    ) -> String {
+        guard let quarantine else { return "not quarantined: neither XDG_CACHE_HOME nor HOME is set" }
+        let reason = reason + " in a supervised run"
         do {
-            try PluginQuarantine(directory: directory).add(library, kind: kind, reason: reason + " in a supervised run")
-            return "quarantined"
+            guard !culprit.entryPoints.isEmpty else {
+                try quarantine.add(culprit.library, kind: kind, reason: reason)
+                return "quarantined"
+            }
+            var whole: Int?
+            for entryPoint in culprit.entryPoints {
+                let added = try quarantine.add(culprit.library, kind: kind, reason: reason, entryPoint: entryPoint)
+                if case .libraryAfterEntryPoints(let count) = added { whole = count }
+            }
+            return whole.map { "quarantined, the whole plugin: \($0) of its entry points crashed" } ?? "quarantined"
         } catch {
             return "not quarantined: \(error.message)"
         }

@@ -204,7 +204,7 @@ final class SupervisorSession {
     /// session goes on with a new host).
     private func ended(_ ending: SupervisedHost.Ending) -> ExitCode? {
         disarm()
-        let crumb = CrashBreadcrumb.read(path: breadcrumb)
+        let page = CrashBreadcrumb.Page(path: breadcrumb)
         let cause: SupervisorIncident.Cause
         if let killedFor {
             cause = killedFor
@@ -219,7 +219,7 @@ final class SupervisorSession {
                 cause = .crashed(signal: signal)
             }
         }
-        let incident = SupervisorIncident(cause: cause, crumb: crumb)
+        let incident = SupervisorIncident(cause: cause, page: page)
         if incident.isPluginFault { incidents.append(incident) }
         let report = place + incident.report()
         if case .exiting = phase {

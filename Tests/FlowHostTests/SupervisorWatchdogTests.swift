@@ -95,7 +95,7 @@ struct SupervisorWatchdogTests {
         #expect(elapsed < .seconds(30), "a hang of 5 s is noticed, not left to run forever")
         #expect(
             try scenario.quarantined().first?.hasPrefix(
-                "\(scenario.hangy): hung for 5 s in hangy.Spin in a supervised run since ") == true)
+                "\(scenario.hangy): manager 'Spin': hung for 5 s in hangy.Spin in a supervised run since ") == true)
     }
 
     @Test func aHangWhileStartingIsNoticedAndTheRestartedHostGoesOn() throws {
@@ -152,8 +152,9 @@ struct SupervisorWatchdogTests {
         #expect(run.status == 1, "\(run.standardError)")
         #expect(
             run.errorLines.filter { $0.hasPrefix(script) } == [
-                "\(script):2: the host hung for 5 s while exiting; killed; the session was ending",
-                "\(script): 1 plugin crash during the script: the host (hung for 5 s)",
+                "\(script):2: plugin 'hangy' (\(scenario.hangy)) hung for 5 s in its own code, after hangy.SpinAtExit; "
+                    + "quarantined; the session was ending",
+                "\(script): 1 plugin crash during the script: its own code, after hangy.SpinAtExit (hung for 5 s)",
             ])
         #expect(elapsed < .seconds(30))
     }
@@ -341,22 +342,23 @@ struct SupervisorWatchdogTests {
         #expect(run.status == 1, "\(run.standardError)")
         #expect(
             run.errorLines.filter { $0.hasPrefix(script) } == [
-                "\(script):3: plugin 'hangy' (\(scenario.hangy)) called exit(\(status)) in hangy.\(manager); "
-                    + "quarantined; restarting",
-                "\(script): 1 plugin crash during the script: hangy.\(manager) (exit(\(status)))",
+                "\(script):3: plugin 'hangy' (\(scenario.hangy)) called exit(\(status)) in a background thread, after "
+                    + "hangy.\(manager); quarantined; restarting",
+                "\(script): 1 plugin crash during the script: a background thread, after hangy.\(manager) (exit(\(status)))",
             ])
         #expect(run.outputLines.last { $0.hasPrefix("> ") } == "> expect content page 2")
     }
 
-    @Test func anExitOutsideAnyPluginCallIsReportedAsTheHostsAndTheScriptGoesOn() throws {
+    @Test func anExitOutsideAnyPluginCallIsLaidAtThePluginWhoseThreadCalledItAndTheScriptGoesOn() throws {
         let scenario = try Scenario()
-        // hangy.exitlater leaves a thread that calls exit(3) a second later, while `wait` waits.
+        // hangy.exitlater leaves a thread that calls exit(3) a second later, while `wait` waits: no call into
+        // the plugin is under way, but its code is on the exiting thread's stack. Its screen cannot come back.
         let script = try scenario.script(
             """
             send onboarding.show
             send hangy.exitlater
             wait reload hangy 5
-            expect top timeBomb
+            expect top onboardingPage
 
             """)
 
@@ -369,8 +371,9 @@ struct SupervisorWatchdogTests {
         #expect(run.status == 1, "\(run.standardError)")
         #expect(
             run.errorLines.filter { $0.hasPrefix(script) } == [
-                "\(script):3: the host exited with status 3 in the middle of a command; restarting",
-                "\(script): 1 plugin crash during the script: the host (exit(3))",
+                "\(script):3: plugin 'hangy' (\(scenario.hangy)) called exit(3) in a background thread, after "
+                    + "hangy.ExitLater; quarantined; restarting",
+                "\(script): 1 plugin crash during the script: a background thread, after hangy.ExitLater (exit(3))",
             ])
     }
 

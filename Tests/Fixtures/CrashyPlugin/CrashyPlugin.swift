@@ -1,7 +1,10 @@
 import FlowKit
+import Glibc
 
 // A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so
-// probing passes it) but whose code traps once called, in a manager's start or in a module's action.
+// probing passes it) but whose code traps once called, in every place a plugin's code runs: a manager's
+// start, a module's action, a manager's end, a thread or a task of its own after its manager returned, a
+// lifecycle event, a service's importState; and one that calls exit(3) from a thread of its own.
 
 /// Traps as it starts: the host process dies of SIGILL.
 final class TrapManager: FlowManager {
@@ -24,10 +27,119 @@ final class FragileManager: FlowManager {
     }
 }
 
+/// Presents `sticky`; its end (on `back`) traps.
+final class StickyManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        .present(self.module("sticky", content: ["state": "fine"]), .inline)
+    }
+
+    override func didEnd(_ reason: ManagerEndReason) {
+        fatalError("the crashy plugin's Sticky manager traps as it ends")
+    }
+}
+
+/// Never returns: it spins, as a hung manager does, until a watchdog's SIGQUIT ends the host.
+final class SpinManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        spin()
+        return .finished
+    }
+}
+
+/// Returns at once, having started a task on the main actor that spins: the host hangs between commands.
+final class SpinLaterManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        Task { @MainActor in spin() }
+        return .finished
+    }
+}
+
+/// Spins for ever, in practice: a generator of period 2^64 whose state is not 0 again for centuries, so
+/// that the compiler cannot fold the loop.
+@inline(never)
+private func spin() {
+    var state: UInt64 = 1
+    while state != 0 { state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
+}
+
+/// Starts a thread that, 500 ms after the manager returned, writes through a null pointer: SIGSEGV.
+final class LaterManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        startThread {
+            usleep(500_000)
+            UnsafeMutablePointer<Int>(bitPattern: 8)!.pointee = 1
+        }
+        return .finished
+    }
+}
+
+/// Starts a task that traps 500 ms after the manager returned.
+final class TaskyManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        Task.detached {
+            try? await Task.sleep(for: .milliseconds(500))
+            fatalError("the crashy plugin's task traps on purpose")
+        }
+        return .finished
+    }
+}
+
+/// Starts a thread that calls exit(3) 500 ms after the manager returned.
+final class QuitterManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        startThread {
+            usleep(500_000)
+            exit(3)
+        }
+        return .finished
+    }
+}
+
+/// Traps when it hears the application went to the background.
+final class MoodyService: CoordinatorServiceLifeCycleProtocol {
+    func start(with coordinator: any FlowCoordinator) {}
+    func stop() {}
+    func didEnterBackground() { fatalError("the crashy plugin's Moody service traps on purpose") }
+}
+
+/// Saves a state, and traps when it is given one back (as a restore after a crash gives it).
+final class KeeperService: CoordinatorServiceProtocol, StateHandoff {
+    func start(with coordinator: any FlowCoordinator) {}
+    func stop() {}
+    func exportState() -> JSONValue { ["armed": true] }
+    func importState(_ state: JSONValue) {
+        if state["armed"] == true { fatalError("the crashy plugin's Keeper service traps on importState") }
+    }
+}
+
+/// Runs `body` on a new, detached thread.
+private func startThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let started = pthread_create(
+        &thread, nil,
+        { argument in
+            Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue().body()
+            return nil
+        }, box)
+    precondition(started == 0, "cannot start a thread")
+    pthread_detach(thread)
+}
+
 @c(flowkit_plugin_entry)
 public func flowkitPluginEntry() -> UnsafeRawPointer {
     PluginEntry.export(
         PluginDescription(
             name: "crashy", version: "1.0.0",
-            managers: [ManagerFactory("Trap", TrapManager.self), ManagerFactory("Fragile", FragileManager.self)]))
+            managers: [
+                ManagerFactory("Trap", TrapManager.self), ManagerFactory("Fragile", FragileManager.self),
+                ManagerFactory("Sticky", StickyManager.self), ManagerFactory("Later", LaterManager.self),
+                ManagerFactory("Tasky", TaskyManager.self), ManagerFactory("Quitter", QuitterManager.self),
+                ManagerFactory("Spin", SpinManager.self), ManagerFactory("SpinLater", SpinLaterManager.self),
+            ],
+            services: [ServiceFactory("Moody") { MoodyService() }, ServiceFactory("Keeper") { KeeperService() }]))
 }

@@ -1,0 +1,268 @@
+// The crash handler of a supervised host; see include/CCrashHandler.h. Everything the signal handler
+// calls is async-signal-safe: raw system calls, plain loads and stores to the page mapped beforehand.
+#define _GNU_SOURCE
+#include "CCrashHandler.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <link.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+static unsigned char *crash_page;
+static int handling;
+static int forwarded;
+static int deliberate_exit;
+/// The handler's stack for the installing thread (the host's main thread), so that a stack overflow
+/// there is recorded too.
+static unsigned char alternate_stack[64 * 1024];
+/// One page of the crashed thread's stack at a time, for the scan.
+static uint64_t scan_buffer[512];
+
+static const int caught_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS, SIGQUIT};
+
+static flowhost_crash_record *record_of_page(void) {
+    return (flowhost_crash_record *)(crash_page + FLOWHOST_CRASH_RECORD_OFFSET);
+}
+
+static flowhost_code_ranges *ranges_of_page(void) {
+    return (flowhost_code_ranges *)(crash_page + FLOWHOST_CRASH_RANGES_OFFSET);
+}
+
+/// Copies `count` bytes at `address` of this process to `into`; how many could be read (an unmapped
+/// address is an error, not a fault).
+static long read_memory(uint64_t address, void *into, size_t count) {
+    struct iovec local = {into, count};
+    struct iovec remote = {(void *)(uintptr_t)address, count};
+    return syscall(SYS_process_vm_readv, (long)syscall(SYS_getpid), &local, 1UL, &remote, 1UL, 0UL);
+}
+
+static int in_plugin_code(uint64_t address) {
+    const flowhost_code_ranges *table = ranges_of_page();
+    uint32_t count = __atomic_load_n(&table->count, __ATOMIC_ACQUIRE);
+    if (count > FLOWHOST_CRASH_MAX_RANGES) count = FLOWHOST_CRASH_MAX_RANGES;
+    for (uint32_t index = 0; index < count; index++) {
+        if (address >= table->ranges[index].start && address < table->ranges[index].end) return 1;
+    }
+    return 0;
+}
+
+/// Walks the frame-pointer chain from `frame`, recording return addresses; each frame must lie above the
+/// last, within 1 MiB of it, aligned, and readable.
+static void walk_frames(flowhost_crash_record *record, uint64_t frame) {
+    while (record->frameCount < FLOWHOST_CRASH_MAX_FRAMES && frame != 0 && frame % 8 == 0) {
+        uint64_t pair[2];
+        if (read_memory(frame, pair, sizeof pair) != (long)sizeof pair) break;
+        if (pair[1] == 0) break;
+        record->frames[record->frameCount++] = pair[1];
+        if (pair[0] <= frame || pair[0] - frame > (1u << 20)) break;
+        frame = pair[0];
+    }
+}
+
+/// Scans up to 256 KiB of stack from `stack` up, page by page while readable, for words in plugin code.
+static void scan_stack(flowhost_crash_record *record, uint64_t stack) {
+    uint64_t address = stack & ~(uint64_t)7;
+    const uint64_t end = address + 256 * 1024;
+    while (address < end && record->scannedCount < FLOWHOST_CRASH_MAX_SCANNED) {
+        uint64_t page_end = (address | 4095) + 1;
+        size_t count = (size_t)(page_end - address);
+        if (count > sizeof scan_buffer) count = sizeof scan_buffer;
+        long got = read_memory(address, scan_buffer, count);
+        if (got <= 0) break;
+        for (long index = 0; index < got / 8 && record->scannedCount < FLOWHOST_CRASH_MAX_SCANNED; index++) {
+            if (in_plugin_code(scan_buffer[index])) record->scanned[record->scannedCount++] = scan_buffer[index];
+        }
+        if (got < (long)count) break;
+        address += count;
+    }
+}
+
+static void begin_record(flowhost_crash_record *record, uint32_t kind, int32_t number) {
+    record->magic = 0;
+    record->kind = kind;
+    record->number = number;
+    record->code = 0;
+    record->address = 0;
+    record->pc = 0;
+    record->thread = (int32_t)syscall(SYS_gettid);
+    record->process = (int32_t)syscall(SYS_getpid);
+    record->frameCount = 0;
+    record->scannedCount = 0;
+}
+
+static void finish_record(flowhost_crash_record *record) {
+    __atomic_store_n(&record->magic, FLOWHOST_CRASH_MAGIC, __ATOMIC_RELEASE);
+}
+
+/// Passes a SIGQUIT on to the thread that calls into plugins, once, when another thread got it; whether
+/// it did. It goes as SIGSYS: libdispatch's worker threads, which run the main actor's jobs on Linux, block
+/// SIGQUIT (and SIGINT, SIGHUP, SIGTERM, SIGABRT), but not the signals of faults.
+static int forward_quit(int number) {
+    if (number != SIGQUIT || crash_page == NULL) return 0;
+    int32_t target = __atomic_load_n((int32_t *)(crash_page + FLOWHOST_CRASH_THREAD_OFFSET), __ATOMIC_ACQUIRE);
+    long self = syscall(SYS_gettid);
+    if (target <= 0 || target == self || __atomic_exchange_n(&forwarded, 1, __ATOMIC_ACQ_REL) != 0) return 0;
+    return syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)target, (long)SIGSYS) == 0;
+}
+
+/// Whether `info` is the SIGSYS that ``forward_quit`` sent: this process's tgkill, after a forward.
+static int is_forwarded_quit(int number, const siginfo_t *info) {
+    return number == SIGSYS && info != NULL && info->si_code == SI_TKILL && info->si_pid == syscall(SYS_getpid)
+        && __atomic_load_n(&forwarded, __ATOMIC_ACQUIRE);
+}
+
+static void handle_signal(int number, siginfo_t *info, void *context) {
+    int saved = errno;
+    if (forward_quit(number)) {
+        errno = saved;
+        return;
+    }
+    // A forwarded SIGQUIT is recorded as one, and the process dies of SIGQUIT, raised at the process: this
+    // thread may block it.
+    int raised = number;
+    int at_process = 0;
+    if (is_forwarded_quit(number, info)) {
+        number = SIGQUIT;
+        at_process = 1;
+    }
+    if (crash_page != NULL && __atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL) == 0) {
+        flowhost_crash_record *record = record_of_page();
+        begin_record(record, FLOWHOST_CRASH_SIGNAL, number);
+        if (info != NULL) {
+            record->code = info->si_code;
+            record->address = (uint64_t)(uintptr_t)info->si_addr;
+        }
+        const ucontext_t *ucontext = context;
+        if (ucontext != NULL) {
+#if defined(__x86_64__)
+            record->pc = (uint64_t)ucontext->uc_mcontext.gregs[REG_RIP];
+            walk_frames(record, (uint64_t)ucontext->uc_mcontext.gregs[REG_RBP]);
+            scan_stack(record, (uint64_t)ucontext->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+            record->pc = (uint64_t)ucontext->uc_mcontext.pc;
+            // A leaf function has not stored its return address yet: the link register holds it.
+            record->frames[record->frameCount++] = (uint64_t)ucontext->uc_mcontext.regs[30];
+            walk_frames(record, (uint64_t)ucontext->uc_mcontext.regs[29]);
+            scan_stack(record, (uint64_t)ucontext->uc_mcontext.sp);
+#endif
+        }
+        finish_record(record);
+    }
+    // The default action, so that the supervisor sees the process die of this very signal: raised again
+    // at this thread, it is delivered as the handler returns (it is blocked until then).
+    struct sigaction fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    sigaction(number, &fallback, NULL);
+    if (at_process) {
+        syscall(SYS_kill, (long)syscall(SYS_getpid), (long)number);
+    } else {
+        syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)syscall(SYS_gettid), (long)raised);
+    }
+    errno = saved;
+}
+
+/// Runs on the thread that called exit, with exit's caller further up its stack.
+static void handle_exit(int status, void *argument) {
+    (void)argument;
+    if (crash_page == NULL || __atomic_load_n(&deliberate_exit, __ATOMIC_ACQUIRE)) return;
+    if (__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL) != 0) return;
+    flowhost_crash_record *record = record_of_page();
+    begin_record(record, FLOWHOST_CRASH_EXIT, status);
+    uint64_t marker = 0;
+    walk_frames(record, (uint64_t)(uintptr_t)__builtin_frame_address(0));
+    scan_stack(record, (uint64_t)(uintptr_t)&marker);
+    finish_record(record);
+}
+
+int flowhost_crash_install(void *page) {
+    if (page == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    crash_page = page;
+    stack_t alternate;
+    memset(&alternate, 0, sizeof alternate);
+    alternate.ss_sp = alternate_stack;
+    alternate.ss_size = sizeof alternate_stack;
+    if (sigaltstack(&alternate, NULL) != 0) return -1;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = handle_signal;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    for (size_t index = 0; index < sizeof caught_signals / sizeof caught_signals[0]; index++) {
+        if (sigaction(caught_signals[index], &action, NULL) != 0) return -1;
+    }
+    return on_exit(handle_exit, NULL) == 0 ? 0 : -1;
+}
+
+int flowhost_crash_add_range(uint64_t start, uint64_t end) {
+    if (crash_page == NULL) return -1;
+    flowhost_code_ranges *table = ranges_of_page();
+    uint32_t count = __atomic_load_n(&table->count, __ATOMIC_ACQUIRE);
+    if (count >= FLOWHOST_CRASH_MAX_RANGES) return -1;
+    table->ranges[count].start = start;
+    table->ranges[count].end = end;
+    __atomic_store_n(&table->count, count + 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+struct text_search {
+    uint64_t address;
+    uint64_t start;
+    uint64_t end;
+    int found;
+};
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct text_search *search = data;
+    int holds = 0;
+    uint64_t start = UINT64_MAX, end = 0;
+    for (ElfW(Half) index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+        if (header->p_type != PT_LOAD) continue;
+        uint64_t low = (uint64_t)info->dlpi_addr + header->p_vaddr;
+        uint64_t high = low + header->p_memsz;
+        if (search->address >= low && search->address < high) holds = 1;
+        if (header->p_flags & PF_X) {
+            if (low < start) start = low;
+            if (high > end) end = high;
+        }
+    }
+    if (!holds || end == 0) return 0;
+    search->start = start;
+    search->end = end;
+    search->found = 1;
+    return 1;
+}
+
+int flowhost_image_text_range(const void *address, uint64_t *start, uint64_t *end) {
+    struct text_search search = {(uint64_t)(uintptr_t)address, 0, 0, 0};
+    dl_iterate_phdr(find_text, &search);
+    if (!search.found) return -1;
+    *start = search.start;
+    *end = search.end;
+    return 0;
+}
+
+void flowhost_crash_exit_is_deliberate(void) { __atomic_store_n(&deliberate_exit, 1, __ATOMIC_RELEASE); }
+
+// CrashBreadcrumb+Page.swift reads the record at these offsets.
+_Static_assert(offsetof(flowhost_crash_record, address) == 16, "record layout");
+_Static_assert(offsetof(flowhost_crash_record, thread) == 32, "record layout");
+_Static_assert(offsetof(flowhost_crash_record, frameCount) == 40, "record layout");
+_Static_assert(offsetof(flowhost_crash_record, frames) == 48, "record layout");
+_Static_assert(offsetof(flowhost_crash_record, scanned) == 304, "record layout");
+_Static_assert(sizeof(flowhost_crash_record) == 432, "record layout");
+_Static_assert(sizeof(flowhost_code_ranges) <= 4096, "the ranges fit before the last crumbs");
+
+int32_t flowhost_crash_thread_id(void) { return (int32_t)syscall(SYS_gettid); }

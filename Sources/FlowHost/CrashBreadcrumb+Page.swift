@@ -1,0 +1,148 @@
+internal import CCrashHandler
+import Glibc
+
+extension CrashBreadcrumb {
+    /// Everything a host left on its breadcrumb page: what the supervisor reads once the host is gone.
+    public struct Page: Sendable {
+        /// The crumb on top when the host ended.
+        public var crumb: Crumb?
+        /// What the crash handler recorded: a signal, or an exit the host did not mark as its own.
+        public var crash: CrashRecord?
+        /// The plugin images the host opened.
+        public var images: [Image] = []
+        /// The services the host made: plugin and service names.
+        public var services: [(plugin: String, service: String)] = []
+        /// The thread that entered the last crumb (its `gettid`); 0 when none was entered.
+        public var crumbThread: Int32 = 0
+        /// The last crumb entered for each plugin, by plugin.
+        public var lastCrumbs: [String: Crumb] = [:]
+
+        /// One plugin image: whose it is, and where its code was.
+        public struct Image: Sendable, Hashable {
+            public var plugin: String
+            public var library: String
+            public var code: Range<UInt64>
+        }
+
+        /// The page in the file at `path`; `nil` when it cannot be read.
+        public init?(path: String) {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            guard descriptor >= 0 else { return nil }
+            defer { close(descriptor) }
+            var bytes = [UInt8](repeating: 0, count: CrashBreadcrumb.pageSize)
+            var count = 0
+            while count < bytes.count {
+                let got = bytes.withUnsafeMutableBytes {
+                    Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count)
+                }
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else { break }
+                count += got
+            }
+            guard count >= 1024 else { return nil }
+            self.init(bytes: bytes[..<count])
+        }
+
+        /// The page in `bytes`, at most a page; a page cut short has no images, or no crash record.
+        init(bytes: ArraySlice<UInt8>) {
+            let bytes = Array(bytes)
+            let crumbLength = Int(bytes[0]) | Int(bytes[1]) << 8
+            if crumbLength > 0, crumbLength <= CrashBreadcrumb.crumbCapacity {
+                crumb = Crumb(
+                    fields: Self.text(bytes, 2..<(2 + crumbLength)).split(
+                        separator: "\n", omittingEmptySubsequences: false))
+            }
+            crash = CrashRecord(bytes: bytes)
+            crumbThread = (0..<4).reduce(0) { $0 | Int32(bytes[CrashBreadcrumb.threadOffset + $1]) << (8 * $1) }
+            for line in Self.lines(bytes, at: CrashBreadcrumb.lastCrumbsOffset) {
+                if let last = Crumb(fields: line.split(separator: "\t", omittingEmptySubsequences: false)),
+                    !last.plugin.isEmpty
+                {
+                    lastCrumbs[last.plugin] = last
+                }
+            }
+            for line in Self.lines(bytes, at: PluginImages.linesOffset) {
+                let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                if fields.count == 5, fields[0] == "image", let start = UInt64(fields[1], radix: 16),
+                    let end = UInt64(fields[2], radix: 16), start < end
+                {
+                    images.append(Image(plugin: fields[3], library: fields[4], code: start..<end))
+                } else if fields.count == 4, fields[0] == "service" {
+                    services.append((fields[1], fields[2]))
+                }
+            }
+        }
+
+        /// The image whose code holds `address`, if a plugin's does.
+        public func image(holding address: UInt64) -> Image? {
+            images.last { $0.code.contains(address) }
+        }
+
+        private static func text(_ bytes: [UInt8], _ range: Range<Int>) -> String {
+            String(decoding: bytes[range.clamped(to: 0..<bytes.count)], as: UTF8.self)
+        }
+
+        /// The lines of the region at `offset`: a 4-byte little-endian length, then the text.
+        private static func lines(_ bytes: [UInt8], at offset: Int) -> [Substring] {
+            guard offset + 4 <= bytes.count else { return [] }
+            let length = (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
+            guard length > 0, offset + 4 + length <= bytes.count else { return [] }
+            let text = Self.text(bytes, (offset + 4)..<(offset + 4 + length))
+            return text.split(separator: "\n")
+        }
+    }
+
+    /// What the crash handler wrote (`flowhost_crash_record` in `CCrashHandler.h`).
+    public struct CrashRecord: Sendable, Hashable {
+        public enum Kind: Sendable, Hashable {
+            /// The host got `signal`; the faulting address is `address`, the program counter `pc`.
+            case signal(Int32)
+            /// Code called `exit(status)`, and it was not the host's own exit.
+            case exit(Int32)
+        }
+
+        public var kind: Kind
+        public var code: Int32
+        public var address: UInt64
+        public var pc: UInt64
+        /// The thread it happened on (its `gettid`).
+        public var thread: Int32
+        /// Return addresses by walking frame pointers, innermost first.
+        public var frames: [UInt64]
+        /// Plugin code addresses found by scanning the stack up from where it happened.
+        public var scanned: [UInt64]
+
+        static let offset = Int(FLOWHOST_CRASH_RECORD_OFFSET)
+        static let magic: UInt32 = 0x5243_4846
+
+        /// The addresses that say whose code it was, most telling first: the program counter, the frames,
+        /// the stack scan.
+        public var addresses: [UInt64] { (pc == 0 ? [] : [pc]) + frames + scanned }
+
+        init?(bytes: [UInt8]) {
+            guard bytes.count >= Self.offset + 432 else { return nil }
+            func load<T: FixedWidthInteger>(_ at: Int, as: T.Type) -> T {
+                var value: T = 0
+                for index in 0..<MemoryLayout<T>.size {
+                    value |= T(truncatingIfNeeded: bytes[Self.offset + at + index]) << (8 * index)
+                }
+                return value
+            }
+            guard load(0, as: UInt32.self) == Self.magic else { return nil }
+            let number = load(8, as: Int32.self)
+            switch load(4, as: UInt32.self) {
+            case 1: kind = .signal(number)
+            case 2: kind = .exit(number)
+            default: return nil
+            }
+            code = load(12, as: Int32.self)
+            address = load(16, as: UInt64.self)
+            pc = load(24, as: UInt64.self)
+            thread = load(32, as: Int32.self)
+            let frameCount = min(Int(load(40, as: UInt32.self)), 32)
+            let scannedCount = min(Int(load(44, as: UInt32.self)), 16)
+            frames = (0..<frameCount).map { load(48 + 8 * $0, as: UInt64.self) }
+            scanned = (0..<scannedCount).map { load(304 + 8 * $0, as: UInt64.self) }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// The plugin a crash is laid at, read from a host's breadcrumb page: the plugin whose code the crashed
+/// thread was running (the first address of the crash record in a plugin image), and the entry point the
+/// host was calling into it through, when the page says.
+public struct CrashCulprit: Sendable, Hashable {
+    /// The plugin's name in the manifest.
+    public var plugin: String
+    /// The plugin's library, as found through the search path.
+    public var library: String
+    /// Where, for a report: `crashy.Trap`, `action 'trap' of fragile`, `a background thread, after crashy.Later`.
+    public var place: String
+    /// The entry points to quarantine; empty when none is known, and the whole plugin is.
+    public var entryPoints: [PluginEntryPoint]
+
+    public init(plugin: String, library: String, place: String, entryPoints: [PluginEntryPoint]) {
+        self.plugin = plugin
+        self.library = library
+        self.place = place
+        self.entryPoints = entryPoints
+    }
+}
+
+extension CrashBreadcrumb.Page {
+    /// Whose code crashed: the plugin image holding the first of the crash record's addresses that a
+    /// plugin's image holds; then where, from the crumb on top when it is that plugin's, else (a lifecycle
+    /// event) the plugin's services, else (a thread or a task of its own) its last crumb. Without plugin
+    /// code on the stack, the crumb on top, as it names the call the host was in. `nil`: nobody.
+    public var culprit: CrashCulprit? {
+        guard let image = crash?.addresses.lazy.compactMap(image(holding:)).first else {
+            guard let crumb, !crumb.plugin.isEmpty else { return nil }
+            return CrashCulprit(
+                plugin: crumb.plugin, library: crumb.library, place: crumb.place,
+                entryPoints: crumb.entryPoint.map { [$0] } ?? [])
+        }
+        // On the thread that calls into plugins, the crumb on top is the call; on another, it is not.
+        let onCallingThread = crash.map { crumbThread == 0 || $0.thread == crumbThread } ?? true
+        if let crumb, crumb.plugin == image.plugin, onCallingThread {
+            return CrashCulprit(
+                plugin: image.plugin, library: image.library, place: crumb.place,
+                entryPoints: crumb.entryPoint.map { [$0] } ?? [])
+        }
+        if let crumb, crumb.plugin.isEmpty, onCallingThread {
+            // A call into every plugin's services (a lifecycle event): this plugin's services heard it.
+            let services = Set(services.filter { $0.plugin == image.plugin }.map(\.service)).sorted()
+            let names = services.map { "\(image.plugin).\($0)" }.joined(separator: ", ")
+            return CrashCulprit(
+                plugin: image.plugin, library: image.library,
+                place: crumb.place + (names.isEmpty ? "" : " (\(names))"),
+                entryPoints: services.map(PluginEntryPoint.service))
+        }
+        let thread = onCallingThread ? "its own code" : "a background thread"
+        guard let last = lastCrumbs[image.plugin], let entryPoint = last.entryPoint else {
+            return CrashCulprit(plugin: image.plugin, library: image.library, place: thread, entryPoints: [])
+        }
+        return CrashCulprit(
+            plugin: image.plugin, library: image.library, place: "\(thread), after \(last.place)",
+            entryPoints: [entryPoint])
+    }
+}
