@@ -84,7 +84,8 @@ struct SupervisorIncident {
         func blame(_ how: String, kind: PluginLoadError.Kind) -> String {
             guard let culprit else { return "the host \(how)" }
             let report = "plugin '\(culprit.plugin)' (\(culprit.library)) \(how) in \(culprit.place)"
-            return report + "; " + Self.quarantine(culprit, kind: kind, reason: "\(how) in \(culprit.place)", in: quarantine)
+            return report + "; "
+                + Self.quarantine(culprit, kind: kind, reason: "\(how) in \(culprit.place)", in: quarantine)
         }
     }
 
