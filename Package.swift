@@ -35,9 +35,10 @@ let package = Package(
     ],
     targets: [
         // MARK: - Host
-        .target(name: "FlowHost", dependencies: [flowKit, "CCrashHandler"]),
+        .target(name: "FlowHost", dependencies: [flowKit, "CCrashHandler", "CExtendedAttributes"]),
         // The supervised host's crash handler: async-signal-safe, so in C.
         .target(name: "CCrashHandler"),
+        .target(name: "CExtendedAttributes"),
         .executableTarget(name: "flowhost", dependencies: ["FlowHost", flowKit]),
         // Benchmarks: swift build -c release && swift run -c release flowbench
         .executableTarget(name: "flowbench", dependencies: ["FlowHost", flowKit]),
@@ -58,7 +59,8 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where !badLibraries.contains(target.name) && target.name != "CCrashHandler" {
+let cTargets: Set = ["CCrashHandler", "CExtendedAttributes"]
+for target in package.targets where !badLibraries.contains(target.name) && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: sharedSettings)
     target.swiftSettings = settings

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Whether a path is under the control of root and the running user alone, as OpenSSH's `StrictModes` asks of
 /// the files it trusts: what a plugin library, a discovered directory, the cache directory, a manifest or a
@@ -11,8 +12,10 @@ import Glibc
 /// - it is writable by others, except a directory with the sticky bit (`/tmp`): there others cannot rename or
 ///   remove what they do not own, so it is accepted when the entry inside it on the path is owned by root or
 ///   the running user; the entry the path ends at gets no such exception when it must be ``Ending/private``;
-/// - it is writable by its group, unless that group is its owner's private group (named after the owner and
-///   with no other member), which a umask of 002 gives every file a user makes.
+/// - it is writable by its group, unless that group is its owner's private group (named after the owner,
+///   with no other member and no other account's primary group), which a umask of 002 gives every file a
+///   user makes;
+/// - its access control list lets another user, or a group other than that private group, write it.
 public enum PathTrust {
     /// What the path must end at.
     public enum Ending: Sendable {
@@ -82,14 +85,22 @@ public enum PathTrust {
         if !isTrusted(status.st_uid, user: user) {
             return "\(what) \(entry) is \(owner) (\(modeText(mode))), neither root nor uid \(user)"
         }
-        if mode & S_IWOTH != 0 {
-            let sticky = isDirectory && mode & S_ISVTX != 0
-            if !sticky || (isEnd && ending == .privateDirectory) {
-                return "\(what) \(entry) is writable by others (\(modeText(mode))) and \(owner)"
-            }
+        // Others may write a directory with the sticky bit, unless it must be private.
+        let shared = isDirectory && mode & S_ISVTX != 0 && !(isEnd && ending == .privateDirectory)
+        if mode & S_IWOTH != 0, !shared {
+            return "\(what) \(entry) is writable by others (\(modeText(mode))) and \(owner)"
         }
         if mode & S_IWGRP != 0, !isPrivateGroup(status.st_gid, of: status.st_uid) {
             return "\(what) \(entry) is writable by group \(status.st_gid) (\(modeText(mode))) and \(owner)"
+        }
+        for writer in AccessControlList.writers(of: entry) where !shared {
+            switch writer {
+            case .user(let uid) where isTrusted(uid, user: user): continue
+            case .group(let gid) where isPrivateGroup(gid, of: status.st_uid): continue
+            default:
+                return
+                    "\(what) \(entry) lets \(writer) write it through its access control list (setfacl) and is \(owner)"
+            }
         }
         return nil
     }
@@ -111,7 +122,7 @@ public enum PathTrust {
     private static func isTrusted(_ owner: uid_t, user: uid_t) -> Bool { owner == 0 || owner == user }
 
     /// Whether group `gid` is user `owner`'s private group: the owner's primary group, named after the
-    /// owner, listing no member but the owner.
+    /// owner, listing no member but the owner, and no other account's primary group.
     private static func isPrivateGroup(_ gid: gid_t, of owner: uid_t) -> Bool {
         var account = passwd()
         var found: UnsafeMutablePointer<passwd>?
@@ -131,8 +142,26 @@ public enum PathTrust {
             guard String(cString: name) == ownerName else { return false }
             member = member?.advanced(by: 1)
         }
-        return true
+        return !hasOtherAccount(withPrimaryGroup: gid, than: owner)
     }
+
+    /// Whether an account other than `owner` has `gid` as its primary group. The account database is read
+    /// one entry at a time through state the C library keeps per process, hence the lock.
+    private static func hasOtherAccount(withPrimaryGroup gid: gid_t, than owner: uid_t) -> Bool {
+        accountsLock.withLock { _ in
+            setpwent()
+            defer { endpwent() }
+            var account = passwd()
+            var found: UnsafeMutablePointer<passwd>?
+            var buffer = [CChar](repeating: 0, count: 4096)
+            while getpwent_r(&account, &buffer, buffer.count, &found) == 0, found != nil {
+                if account.pw_gid == gid && account.pw_uid != owner { return true }
+            }
+            return false
+        }
+    }
+
+    private static let accountsLock = Mutex(())
 
     /// `mode 0755`: the permission bits in four octal digits.
     static func modeText(_ mode: mode_t) -> String {

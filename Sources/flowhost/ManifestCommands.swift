@@ -161,7 +161,7 @@ enum ManifestCommands {
     }
 }
 
-/// Warns when others could change the file at `path`, a manifest or a script, which decides what flowhost
+/// Warns when others could change the file at `path`, a manifest, a script or a trace to replay, which decides what flowhost
 /// runs (``PathTrust``); `--allow-insecure-plugins` silences it, and a supervised host leaves it to its
 /// supervisor.
 @MainActor

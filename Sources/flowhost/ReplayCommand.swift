@@ -33,6 +33,8 @@ enum ReplayCommand {
             printJSON(ReplayResult.json(errors: [error], trace: file, manifest: manifest))
             return Exit(code)
         }
+        // A trace's inputs are run, as a script's are.
+        warnIfOthersCanChange(file, what: "trace", parsed)
         let trace: Trace
         do {
             trace = try Trace.load(path: file)

@@ -76,6 +76,37 @@ struct PluginOwnershipTests {
         #expect(try Subprocess.flowhost(["validate", manifest, "--allow-insecure-plugins"]).status == 0)
     }
 
+    /// An ACL entry `user:4321:rwx` leaves the mode at 0775 (its group bits are the ACL's mask) and lets uid
+    /// 4321 swap the library between the check and the load.
+    @Test func aDirectoryWhoseAccessControlListLetsAnotherUserWriteIsRefused() throws {
+        let lab = try PluginLab()
+        // The ACL as setfacl writes it: a version, then (tag, permissions, id) entries, little-endian.
+        let entries: [(tag: Int, permissions: Int, id: UInt32)] = [
+            (0x01, 7, .max), (0x02, 7, Self.stranger), (0x04, 5, .max), (0x10, 7, .max), (0x20, 5, .max),
+        ]
+        var acl: [UInt8] = [2, 0, 0, 0]
+        for entry in entries {
+            acl += [UInt8(entry.tag), 0, UInt8(entry.permissions), 0]
+            acl += withUnsafeBytes(of: entry.id.littleEndian, Array.init)
+        }
+        let hex = acl.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+        let set = try Subprocess.run(
+            "/usr/bin/python3",
+            [
+                "-c", "import os, sys; os.setxattr(sys.argv[1], 'system.posix_acl_access', bytes.fromhex(sys.argv[2]))",
+                lab.directory, hex.joined(),
+            ])
+        try #require(set.status == 0, "\(set.standardError)")
+
+        let validate = try Subprocess.flowhost(["validate", lab.manifest])
+
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLines.first
+                == "\(lab.library): directory \(lab.directory) lets uid 4321 write it through its access control list (setfacl) and is owned by uid 0; whoever can write there can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+        )
+    }
+
     @Test func aGroupWritableLibraryIsRefusedUnlessTheGroupIsItsOwnersPrivateGroup() throws {
         let lab = try PluginLab()
         try #require(chmod(lab.library, 0o664) == 0)
@@ -102,6 +133,14 @@ struct PluginOwnershipTests {
                 "flowhost: warning: manifest \(lab.manifest): file \(lab.manifest) is owned by uid 4321 (mode 0644), neither root nor uid 0; whoever can write there can change what flowhost runs",
                 "flowhost: warning: script \(lab.script): file \(lab.script) is owned by uid 4321 (mode 0644), neither root nor uid 0; whoever can write there can change what flowhost runs",
             ])
+        let trace = lab.temporary.path + "/run.jsonl"
+        try #require(
+            try Subprocess.flowhost(["run", lab.manifest, "--script", lab.script, "--trace", trace]).status == 0)
+        try #require(chown(trace, Self.stranger, 0) == 0)
+        #expect(
+            try Subprocess.flowhost(["replay", trace, "--manifest", lab.manifest]).errorLines.first
+                == "flowhost: warning: trace \(trace): file \(trace) is owned by uid 4321 (mode 0644), neither root nor uid 0; whoever can write there can change what flowhost runs"
+        )
         let allowed = try Subprocess.flowhost(
             ["run", lab.manifest, "--script", lab.script, "--allow-insecure-plugins"])
         #expect(allowed.status == 0 && allowed.errorLines.isEmpty, "\(allowed.standardError)")
