@@ -43,7 +43,9 @@ public struct CacheDirectory: Sendable {
             let text = String(validating: bytes, as: UTF8.self),
             let entries = (try? JSONValue(parsing: text))?["entries"]?.object
         else { return [:] }
-        return entries.filter { path, _ in path.hasPrefix("/") && !path.utf8.contains { $0 < 0x20 || $0 == 0x7F } }
+        return entries.filter { path, _ in
+            path.hasPrefix("/") && !path.unicodeScalars.contains(where: PrintableText.isControl)
+        }
     }
 
     /// Re-reads file `name`, lets `change` edit its entries and writes them back atomically.

@@ -32,25 +32,30 @@ enum OutputFile {
     }
 
     /// Opens the file at `path` to write it from the start: created (with `mode` under the umask) or emptied,
-    /// without following a final symbolic link or blocking on a FIFO; the descriptor, or the reason it was
-    /// refused.
+    /// without following a final symbolic link, blocking on a FIFO or emptying a file that has other names
+    /// (hard links); the descriptor, or the reason it was refused.
     static func openEmptied(_ path: String, mode: mode_t) -> Result<Int32, Refusal> {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
-            let reason: String
-            switch errno {
-            case ELOOP: reason = problem(path) ?? String(cString: strerror(ELOOP))
-            case ENXIO: reason = "it is a FIFO, not a regular file"  // no reader: O_NONBLOCK refuses the open
-            case EISDIR: reason = "it is a directory"
-            default: reason = String(cString: strerror(errno))
-            }
-            return .failure(Refusal(reason: reason))
+            // What is there says more than the system's reason (a link refused as ELOOP, or as EACCES when it
+            // is another user's in a sticky directory; a FIFO without a reader as ENXIO).
+            let reason = String(cString: strerror(errno))
+            return .failure(Refusal(reason: problem(path) ?? reason))
         }
         var status = stat()
         if fstat(descriptor, &status) != 0 || problem(status) != nil {
             let reason = problem(status) ?? String(cString: strerror(errno))
             close(descriptor)
             return .failure(Refusal(reason: reason))
+        }
+        // Another name of the same file, planted where this one goes, would have it emptied too.
+        guard status.st_nlink <= 1 else {
+            close(descriptor)
+            return .failure(
+                Refusal(
+                    reason:
+                        "it has \(status.st_nlink) hard links, and emptying it would empty the file under its other names; remove it or choose another path"
+                ))
         }
         guard ftruncate(descriptor, 0) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -22,6 +22,22 @@ struct OutputFileTests {
         #expect(try readText(victim) == "keep\n")
     }
 
+    @Test func aTraceDoesNotEmptyAFileThroughAHardLinkPlantedWhereItGoes() throws {
+        let directory = try TemporaryDirectory()
+        let victim = try directory.file("victim", containing: "keep\n")
+        let trace = directory.path + "/trace.jsonl"
+        try #require(link(victim, trace) == 0)
+
+        let run = try Subprocess.flowhost(demo + ["--trace", trace])
+
+        #expect(run.status == 73)
+        #expect(
+            run.errorLines == [
+                "flowhost: \(trace): cannot write the trace: it has 2 hard links, and emptying it would empty the file under its other names; remove it or choose another path"
+            ])
+        #expect(try readText(victim) == "keep\n")
+    }
+
     @Test func aTraceToAFIFOIsRefusedAtOnceInsteadOfHanging() throws {
         let directory = try TemporaryDirectory()
         let fifo = directory.path + "/trace.fifo"
