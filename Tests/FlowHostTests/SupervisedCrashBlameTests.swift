@@ -51,29 +51,35 @@ struct SupervisedCrashBlameTests {
     }
 
     @Test func anExitOnAThreadThePluginStartedIsReportedLikeACrashAndTheRestOfThePluginWorks() throws {
-        let scenario = try Scenario()
-        let (run, script) = try scenario.supervise(
-            """
-            send onboarding.show
-            send crashy.quitter
-            wait reload crashy 5
-            expect top onboardingPage
-            send crashy.fragile
-            expect top fragile
-            send crashy.quitter
+        // Under AddressSanitizer the host's exit handler records no frames in plugin code, so the exit
+        // is not laid at the plugin (see the README's supervision section); elsewhere this must pass.
+        try withKnownIssue("an exit is not laid at plugin code under AddressSanitizer", isIntermittent: true) {
+            let scenario = try Scenario()
+            let (run, script) = try scenario.supervise(
+                """
+                send onboarding.show
+                send crashy.quitter
+                wait reload crashy 5
+                expect top onboardingPage
+                send crashy.fragile
+                expect top fragile
+                send crashy.quitter
 
-            """)
+                """)
 
-        #expect(wentOnToTheEnd(run) == false, "the last line is refused")
-        #expect(
-            run.errorLines.filter { $0.contains("restarting") } == [
-                "\(script):3: plugin 'crashy' (\(scenario.crashy)) called exit(3) in a background thread, after crashy.Quitter; quarantined; restarting"
-            ])
-        #expect(
-            run.errorLines.dropLast().last
-                == "\(script):7: error: crashy.quitter failed: \(scenario.crashy): plugin 'crashy': manager 'Quitter' is quarantined: it called exit(3) in a background thread, after crashy.Quitter in a supervised run; it stays refused until the file changes, or run `flowhost quarantine clear \(scenario.crashy)`"
-        )
-        #expect(run.outputLines.contains("> expect top fragile"))
+            #expect(wentOnToTheEnd(run) == false, "the last line is refused")
+            #expect(
+                run.errorLines.filter { $0.contains("restarting") } == [
+                    "\(script):3: plugin 'crashy' (\(scenario.crashy)) called exit(3) in a background thread, after crashy.Quitter; quarantined; restarting"
+                ])
+            #expect(
+                run.errorLines.dropLast().last
+                    == "\(script):7: error: crashy.quitter failed: \(scenario.crashy): plugin 'crashy': manager 'Quitter' is quarantined: it called exit(3) in a background thread, after crashy.Quitter in a supervised run; it stays refused until the file changes, or run `flowhost quarantine clear \(scenario.crashy)`"
+            )
+            #expect(run.outputLines.contains("> expect top fragile"))
+        } when: {
+            Sanitizer.current == .address
+        }
     }
 
     @Test func aTaskThatTrapsIsLaidAtTheManagerThatStartedIt() throws {
@@ -251,7 +257,7 @@ struct SupervisedCrashBlameTests {
 
     /// The processor time thread `thread` of process `pid` used, in clock ticks (user and system), from /proc.
     private static func processorTicks(of thread: Int32, in pid: pid_t) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+        guard let text = procText("/proc/\(pid)/task/\(thread)/stat"),
             let close = text.lastIndex(of: ")")
         else { return nil }
         // After the name: state, then 10 fields, then utime and stime.
@@ -260,11 +266,27 @@ struct SupervisedCrashBlameTests {
         return user + system
     }
 
+    /// The text of a file in `/proc`, read to its end: its size says 0. (FoundationEssentials' reading of
+    /// such a file leaks its buffer, which LeakSanitizer reports.)
+    private static func procText(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &chunk, chunk.count)
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The processes `pid` started, from every thread of it.
     private static func children(of pid: pid_t) throws -> [pid_t] {
         let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
         return tasks.flatMap { task in
-            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            let text = procText("/proc/\(pid)/task/\(task)/children") ?? ""
             return text.split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         }
     }
