@@ -176,9 +176,11 @@ static void handle_exit(int status, void *argument) {
     if (__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL) != 0) return;
     flowhost_crash_record *record = record_of_page();
     begin_record(record, FLOWHOST_CRASH_EXIT, status);
-    uint64_t marker = 0;
-    walk_frames(record, (uint64_t)(uintptr_t)__builtin_frame_address(0));
-    scan_stack(record, (uint64_t)(uintptr_t)&marker);
+    // The frame's address, not a local's: under AddressSanitizer a local may live on a heap "fake stack",
+    // and the scan would read that instead of the thread's stack, where exit's caller is.
+    uint64_t frame = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+    walk_frames(record, frame);
+    scan_stack(record, frame);
     finish_record(record);
 }
 

@@ -51,35 +51,29 @@ struct SupervisedCrashBlameTests {
     }
 
     @Test func anExitOnAThreadThePluginStartedIsReportedLikeACrashAndTheRestOfThePluginWorks() throws {
-        // Under AddressSanitizer the host's exit handler records no frames in plugin code, so the exit
-        // is not laid at the plugin (see the README's supervision section); elsewhere this must pass.
-        try withKnownIssue("an exit is not laid at plugin code under AddressSanitizer", isIntermittent: true) {
-            let scenario = try Scenario()
-            let (run, script) = try scenario.supervise(
-                """
-                send onboarding.show
-                send crashy.quitter
-                wait reload crashy 5
-                expect top onboardingPage
-                send crashy.fragile
-                expect top fragile
-                send crashy.quitter
+        let scenario = try Scenario()
+        let (run, script) = try scenario.supervise(
+            """
+            send onboarding.show
+            send crashy.quitter
+            wait reload crashy 5
+            expect top onboardingPage
+            send crashy.fragile
+            expect top fragile
+            send crashy.quitter
 
-                """)
+            """)
 
-            #expect(wentOnToTheEnd(run) == false, "the last line is refused")
-            #expect(
-                run.errorLines.filter { $0.contains("restarting") } == [
-                    "\(script):3: plugin 'crashy' (\(scenario.crashy)) called exit(3) in a background thread, after crashy.Quitter; quarantined; restarting"
-                ])
-            #expect(
-                run.errorLines.dropLast().last
-                    == "\(script):7: error: crashy.quitter failed: \(scenario.crashy): plugin 'crashy': manager 'Quitter' is quarantined: it called exit(3) in a background thread, after crashy.Quitter in a supervised run; it stays refused until the file changes, or run `flowhost quarantine clear \(scenario.crashy)`"
-            )
-            #expect(run.outputLines.contains("> expect top fragile"))
-        } when: {
-            Sanitizer.current == .address
-        }
+        #expect(wentOnToTheEnd(run) == false, "the last line is refused")
+        #expect(
+            run.errorLines.filter { $0.contains("restarting") } == [
+                "\(script):3: plugin 'crashy' (\(scenario.crashy)) called exit(3) in a background thread, after crashy.Quitter; quarantined; restarting"
+            ])
+        #expect(
+            run.errorLines.dropLast().last
+                == "\(script):7: error: crashy.quitter failed: \(scenario.crashy): plugin 'crashy': manager 'Quitter' is quarantined: it called exit(3) in a background thread, after crashy.Quitter in a supervised run; it stays refused until the file changes, or run `flowhost quarantine clear \(scenario.crashy)`"
+        )
+        #expect(run.outputLines.contains("> expect top fragile"))
     }
 
     @Test func aTaskThatTrapsIsLaidAtTheManagerThatStartedIt() throws {
