@@ -125,6 +125,10 @@ extension Host {
                 for name in names { self.reloadWhenComplete(name, landedAt: landed) }
             }
         }
+        // A directory that discovery last read and that went while no watch was on it (the previous watcher
+        // was being replaced) sends no event to the new one: read it again now, which reports it missing.
+        let read = composition?.directories ?? []
+        if let gone = read.first(where: { access($0, F_OK) != 0 }) { rediscover(changed: gone + "/") }
     }
 
     /// Reloads `name` now; while its file looks incomplete, tries again a few times in a task.
