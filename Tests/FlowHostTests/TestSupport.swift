@@ -16,8 +16,9 @@ enum BuildProducts {
         return path
     }
 
+    /// The bytes of a build product, however large (a sanitizer's `flowhost` passes a manifest's 16 MiB).
     static func bytes(of file: String) throws -> [UInt8] {
-        try Manifest.readFile(path(of: file))
+        try Manifest.readFile(path(of: file), maxSize: PluginCopy.maxLibrarySize)
     }
 }
 
