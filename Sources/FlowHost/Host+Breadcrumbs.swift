@@ -31,7 +31,6 @@ extension Host {
             breadcrumb.leave(request: request.name)
         case .presented(let module, _):
             if let current = breadcrumb.current, !current.plugin.isEmpty {
-                moduleOwners[module] = current.plugin
                 modulePresenters[module] = current
             }
         default: break
@@ -46,7 +45,7 @@ extension Host {
     func trackingAction<T>(_ action: String, of module: Coordinated, _ body: () throws(FlowError) -> T)
         throws(FlowError) -> T
     {
-        guard let breadcrumb, let plugin = moduleOwners[module] else { return try body() }
+        guard let breadcrumb, let plugin = modulePresenters[module]?.plugin else { return try body() }
         let entryPoint = PluginEntryPoint.action(action, of: module.rawValue)
         do {
             try registry.refuseQuarantined(entryPoint, of: plugin)

@@ -56,9 +56,8 @@ public final class Host {
             coordinator.mapping = mapping(for: manifest)
         }
     }
-    /// The plugin that presented each module, while there is a ``breadcrumb``.
-    @exclusivity(unchecked) var moduleOwners: [Coordinated: String] = [:]
-    /// The crumb of the call that presented each module (its manager's), while there is a ``breadcrumb``.
+    /// The crumb of the call that presented each module (its manager's, naming its plugin), while there is a
+    /// ``breadcrumb``.
     @exclusivity(unchecked) var modulePresenters: [Coordinated: CrashBreadcrumb.Crumb] = [:]
 
     /// Builds the host. Loads the plugins that provide services now, and with `eager` every plugin.

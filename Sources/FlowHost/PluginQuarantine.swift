@@ -11,8 +11,9 @@ import Glibc
 /// an action, a service) with ``add(_:kind:reason:entryPoint:)``; the rest of the plugin goes on working.
 /// A library with ``wholeLibraryThreshold`` entry points quarantined is quarantined whole.
 ///
-/// Entries are validated as they are read (an absolute library path, a well-formed entry point, no control
-/// characters in either) and their reasons made printable: the file may have been written by someone else.
+/// Entries are validated as they are read (an absolute library path without control characters, checked by
+/// ``CacheDirectory``; a well-formed entry point) and their reasons made printable: the file may have been
+/// written by someone else.
 public struct PluginQuarantine: Sendable {
     public static let fileName = "quarantine.json"
     /// How many of a library's entry points may be quarantined before the whole library is.
@@ -53,9 +54,8 @@ public struct PluginQuarantine: Sendable {
     /// Every valid entry, current or not, sorted by library, whole libraries before their entry points.
     public func entries() -> [Entry] {
         directory.entries(of: Self.fileName).flatMap { library, value -> [Entry] in
-            guard library.hasPrefix("/"), !library.unicodeScalars.contains(where: PrintableText.isControl),
-                let identity = value["file"].flatMap(FileIdentity.init(json:))
-            else { return [] }
+            // The cache directory passes on only absolute paths without control characters.
+            guard let identity = value["file"].flatMap(FileIdentity.init(json:)) else { return [] }
             var found: [Entry] = []
             if let whole = Self.entry(value, library: library, identity: identity, entryPoint: nil) {
                 found.append(whole)

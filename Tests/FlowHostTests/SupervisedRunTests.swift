@@ -241,6 +241,6 @@ struct CrashBreadcrumbTests {
         #expect(shell.execute("act next").status == .ok)
 
         #expect(CrashBreadcrumb.read(path: path) == nil)
-        #expect(host.moduleOwners["onboardingPage"] == "welcome")
+        #expect(host.modulePresenters["onboardingPage"]?.plugin == "welcome")
     }
 }
