@@ -10,9 +10,9 @@ import Glibc
 struct DirectoryWatches: Sendable {
     private let inotify: Int32
     /// The files reported when written.
-    private let wanted: Set<String>
+    private var wanted: Set<String> = []
     /// The directories all of whose files are reported.
-    private let wholly: Set<String>
+    private var wholly: Set<String> = []
     /// Watch descriptor -> the directory it watches.
     private var watched: [Int32: String] = [:]
     /// Watch descriptor of an existing ancestor -> the ancestor, and the missing directories under it.
@@ -21,10 +21,46 @@ struct DirectoryWatches: Sendable {
     /// Events that say a watch's directory itself is gone (deleted, or moved elsewhere).
     private static let gone = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)
 
-    init(inotify: Int32, files: Set<String>, wholly: Set<String>) {
+    init(inotify: Int32) {
         self.inotify = inotify
-        wanted = files
-        self.wholly = wholly
+    }
+
+    /// Watches the directories of `files` and the directories `wholly` from now on, and no others: one
+    /// watched before keeps its watch, or its ancestor's while it is awaited.
+    ///
+    /// - Throws: ``FlowError`` naming the directory when inotify refuses (a limit, a permission).
+    mutating func update(files: [String], wholly whole: [String]) throws(FlowError) {
+        var needed: [String] = []
+        for directory in files.map(Self.parent(of:)) + whole where !needed.contains(directory) {
+            needed.append(directory)
+        }
+        let wasWholly = wholly
+        wanted = Set(files)
+        wholly = Set(whole)
+        let kept = Set(watched.values).union(awaiting.values.flatMap(\.missing))
+        for directory in kept.subtracting(needed).sorted() { forget(directory) }
+        for directory in needed {
+            if !kept.contains(directory) {
+                _ = try watch(directory)
+            } else if wholly.contains(directory), !wasWholly.contains(directory), watched.values.contains(directory) {
+                _ = add(directory)  // adds the events that list it: deletions and moves out
+            }
+        }
+    }
+
+    /// Stops watching `directory`, or awaiting it; an ancestor's watch stays while it awaits another.
+    private mutating func forget(_ directory: String) {
+        for (descriptor, path) in watched where path == directory {
+            watched[descriptor] = nil
+            if awaiting[descriptor] == nil { inotify_rm_watch(inotify, descriptor) }
+        }
+        for (descriptor, entry) in awaiting where entry.missing.contains(directory) {
+            awaiting[descriptor]?.missing.remove(directory)
+            if awaiting[descriptor]?.missing.isEmpty == true {
+                awaiting[descriptor] = nil
+                if watched[descriptor] == nil { inotify_rm_watch(inotify, descriptor) }
+            }
+        }
     }
 
     /// Watches `directory`, or awaits it when it does not exist.
@@ -32,7 +68,7 @@ struct DirectoryWatches: Sendable {
     /// - Returns: Whether the directory itself is watched now.
     /// - Throws: ``FlowError`` naming the directory when inotify refuses for another reason (a limit, a
     ///   permission).
-    mutating func watch(_ directory: String) throws(FlowError) -> Bool {
+    private mutating func watch(_ directory: String) throws(FlowError) -> Bool {
         if add(directory) { return true }
         guard errno == ENOENT || errno == ENOTDIR else { throw failure(directory) }
         var ancestor = Self.parent(of: directory)

@@ -12,16 +12,24 @@ import Glibc
 /// watched, is awaited and watched again when it is back (``DirectoryWatches``); a directory watched whole
 /// is then reported as its path followed by `/`, and so is one that went. Each report is delivered on the
 /// main actor.
+///
+/// What is watched changes in place (``watch(files:directories:)``): one inotify instance for the
+/// watcher's life, so a directory watched before and after a change misses no event in between.
 public final class FileWatcher: Sendable {
-    /// The files watched, as given.
-    public let files: [String]
-    /// The directories watched whole, as given.
-    public let directories: [String]
     private let inotify: Int32
     private let stopPipe: (read: Int32, write: Int32)
-    /// Whether the descriptors are still open (the reader closes them, under this lock, when it ends), and
-    /// whether ``stop()`` was called.
-    private let state = PthreadMutex((isOpen: true, isStopped: false))
+    /// The watches, shared by the reading thread and ``watch(files:directories:)``; whether the descriptors
+    /// are still open (the reader closes them, under this lock, when it ends), and whether ``stop()`` was
+    /// called.
+    private let state: PthreadMutex<State>
+
+    private struct State {
+        var watches: DirectoryWatches
+        var files: [String] = []
+        var directories: [String] = []
+        var isOpen = true
+        var isStopped = false
+    }
 
     /// Starts watching `files`, and every file of `directories`; `onChange` receives the path of each file
     /// that changed, as given (a file of `directories` as the directory followed by `/` and its name).
@@ -31,8 +39,6 @@ public final class FileWatcher: Sendable {
     public init(
         files: [String], directories whole: [String] = [], onChange: @escaping @MainActor @Sendable (String) -> Void
     ) throws(FlowError) {
-        self.files = files
-        directories = whole
         inotify = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
         guard inotify >= 0 else {
             throw FlowError("cannot watch files: inotify_init1: \(String(cString: strerror(errno)))")
@@ -44,24 +50,15 @@ public final class FileWatcher: Sendable {
         }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         stopPipe = (pipeEnds[0], pipeEnds[1])
-
-        var directories: [String] = []
-        for file in files {
-            let directory = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
-            if !directories.contains(directory) { directories.append(directory) }
+        state = PthreadMutex(State(watches: DirectoryWatches(inotify: inotify)))
+        do {
+            try watch(files: files, directories: whole)
+        } catch {
+            for fd in [inotify, stopPipe.read, stopPipe.write] { close(fd) }
+            throw error
         }
-        for directory in whole where !directories.contains(directory) { directories.append(directory) }
-        var watches = DirectoryWatches(inotify: inotify, files: Set(files), wholly: Set(whole))
-        for directory in directories {
-            do {
-                _ = try watches.watch(directory)
-            } catch {
-                for fd in [inotify, stopPipe.read, stopPipe.write] { close(fd) }
-                throw error
-            }
-        }
-        DispatchQueue(label: "flowhost.watcher").async { [self, watches] in
-            FileWatcher.readEvents(inotify, stop: stopPipe.read, watches: watches, onChange: onChange)
+        DispatchQueue(label: "flowhost.watcher").async { [self] in
+            readEvents(onChange: onChange)
             // The reader owns the descriptors; once closed, `stop()` no longer writes to them.
             state.withLock { state in
                 for fd in [inotify, stopPipe.read, stopPipe.write] { close(fd) }
@@ -70,8 +67,37 @@ public final class FileWatcher: Sendable {
         }
     }
 
+    /// The files watched, as last given.
+    public var files: [String] { state.withLock { $0.files } }
+    /// The directories watched whole, as last given.
+    public var directories: [String] { state.withLock { $0.directories } }
     /// Whether ``stop()`` was called.
     public var isStopped: Bool { state.withLock { $0.isStopped } }
+
+    /// Watches `files` and every file of `directories` from now on, instead of what was given before.
+    ///
+    /// A directory watched before and after keeps its watch, so nothing that happens in it meanwhile is
+    /// missed. One watched whole from now on may have changed before its watch was set: the caller reads it.
+    ///
+    /// - Returns: The directories watched whole from now on that were not before (existing or awaited).
+    /// - Throws: ``FlowError`` naming the directory when inotify refuses (a limit, a permission), or when the
+    ///   watcher was stopped.
+    @discardableResult
+    public func watch(files: [String], directories whole: [String]) throws(FlowError) -> [String] {
+        let outcome = state.withLock { state -> Result<[String], FlowError> in
+            guard state.isOpen, !state.isStopped else {
+                return .failure(FlowError("cannot watch files: the watcher was stopped"))
+            }
+            let before = state.directories
+            state.files = files
+            state.directories = whole
+            return Result { () throws(FlowError) in
+                try state.watches.update(files: files, wholly: whole)
+                return whole.filter { !before.contains($0) }
+            }
+        }
+        return try outcome.get()
+    }
 
     /// Stops watching. Reports already read may still arrive.
     public func stop() {
@@ -83,14 +109,12 @@ public final class FileWatcher: Sendable {
         }
     }
 
-    private static func readEvents(
-        _ inotify: Int32, stop: Int32, watches: DirectoryWatches,
-        onChange: @escaping @MainActor @Sendable (String) -> Void
-    ) {
-        var watches = watches
+    /// Reads events until ``stop()``, and delivers what they changed.
+    private func readEvents(onChange: @escaping @MainActor @Sendable (String) -> Void) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var descriptors = [
-            pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
         ]
         while true {
             descriptors[0].revents = 0
@@ -104,7 +128,9 @@ public final class FileWatcher: Sendable {
             let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
             if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             guard count > 0 else { return }
-            let changed = buffer.withUnsafeBytes { watches.changes(in: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            let changed = buffer.withUnsafeBytes { bytes in
+                state.withLock { $0.watches.changes(in: UnsafeRawBufferPointer(rebasing: bytes[..<count])) }
+            }
             for path in changed {
                 Task { @MainActor in onChange(path) }
             }

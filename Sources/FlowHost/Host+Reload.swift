@@ -104,31 +104,27 @@ extension Host {
     /// being written (truncated, or not yet an ELF file) is tried again a few times before the reload is
     /// refused.
     public func watch() throws(FlowError) {
-        var files = [Manifest.absolutePath(manifest.path)]
-        files += registry.pluginNames.compactMap { registry.sourcePath(of: $0) }.map(Manifest.absolutePath)
-        let manifestFile = files[0]
-        let directories = watchedDirectories
-        // The same watches: keep them, rather than miss what lands while new ones are set up.
-        if let watcher, !watcher.isStopped, watcher.files == files, watcher.directories == directories { return }
-        watcher?.stop()
-        watcher = try FileWatcher(files: files, directories: directories) { [weak self] path in
-            guard let self else { return }
-            let landed = ContinuousClock.now
-            if path == manifestFile {
-                if case .manifestReloaded = self.reloadManifest() { try? self.watch() }
-            } else if let slash = path.lastIndex(of: "/"), directories.contains(String(path[..<slash])) {
-                self.rediscover(changed: path, landedAt: landed)
-            } else {
-                let names = self.registry.pluginNames.filter { name in
-                    self.registry.sourcePath(of: name).map(Manifest.absolutePath) == path
-                }
-                for name in names { self.reloadWhenComplete(name, landedAt: landed) }
+        let files = ([manifest.path] + registry.pluginNames.compactMap { registry.sourcePath(of: $0) })
+            .map(Manifest.absolutePath)
+        if watcher?.isStopped != false {
+            watcher = try FileWatcher(files: [], directories: []) { [weak self] path in
+                self?.changed(path, landedAt: .now)
             }
         }
-        // A directory that discovery last read and that went while no watch was on it (the previous watcher
-        // was being replaced) sends no event to the new one: read it again now, which reports it missing.
-        let read = composition?.directories ?? []
-        if let gone = read.first(where: { access($0, F_OK) != 0 }) { rediscover(changed: gone + "/") }
+        // A directory watched whole from now on sends no event for what it got before its watch: read it.
+        if try watcher?.watch(files: files, directories: watchedDirectories).isEmpty == false { rediscover() }
+    }
+
+    /// Reloads what the watched file `path` belongs to: the manifest, a discovered directory, or plugins.
+    private func changed(_ path: String, landedAt: ContinuousClock.Instant) {
+        if path == Manifest.absolutePath(manifest.path) {
+            if case .manifestReloaded = reloadManifest() { try? watch() }
+        } else if let slash = path.lastIndex(of: "/"), watchedDirectories.contains(String(path[..<slash])) {
+            rediscover(changed: path, landedAt: landedAt)
+        } else {
+            let names = registry.pluginNames.filter { registry.sourcePath(of: $0).map(Manifest.absolutePath) == path }
+            for name in names { reloadWhenComplete(name, landedAt: landedAt) }
+        }
     }
 
     /// Reloads `name` now; while its file looks incomplete, tries again a few times in a task.

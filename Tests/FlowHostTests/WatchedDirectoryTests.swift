@@ -1,3 +1,4 @@
+import FlowKit
 import Glibc
 import Testing
 
@@ -68,5 +69,31 @@ struct WatchedDirectoryTests {
         #expect(await next.next() == watched + "/")
         _ = try directory.file("plugins.d/libB.so", containing: "watched again")
         #expect(await next.next() == watched + "/libB.so")
+    }
+
+    @Test @MainActor func aWatcherGivenNewDirectoriesKeepsTheOldOnesWatchesAndForgetsTheOnesDropped() async throws {
+        let directory = try TemporaryDirectory()
+        let first = directory.path + "/first.d"
+        let second = directory.path + "/second.d"
+        try #require(mkdir(first, 0o755) == 0 && mkdir(second, 0o755) == 0)
+        let (changes, continuation) = AsyncStream<String>.makeStream()
+        let watcher = try FileWatcher(files: [], directories: [first]) { continuation.yield($0) }
+        defer { watcher.stop() }
+        var next = changes.makeAsyncIterator()
+
+        #expect(try watcher.watch(files: [second + "/libA.so"], directories: [first]) == [])
+        _ = try directory.file("first.d/libB.so", containing: "its directory kept its watch")
+        #expect(await next.next() == first + "/libB.so")
+        _ = try directory.file("second.d/libA.so", containing: "a file watched from now on")
+        #expect(await next.next() == second + "/libA.so")
+
+        #expect(try watcher.watch(files: [], directories: [second]) == [second])
+        #expect(watcher.directories == [second] && watcher.files == [])
+        _ = try directory.file("first.d/libC.so", containing: "no longer watched")
+        _ = try directory.file("second.d/libD.so", containing: "watched whole now")
+        #expect(await next.next() == second + "/libD.so")
+
+        watcher.stop()
+        #expect(throws: FlowError.self) { try watcher.watch(files: [], directories: [first]) }
     }
 }
