@@ -12,7 +12,9 @@ let package = Package(
         .library(name: "FlowKit", type: .dynamic, targets: ["FlowKit"])
     ],
     targets: [
-        .target(name: "FlowKit", swiftSettings: [.enableUpcomingFeature("ExistentialAny")])
+        .target(
+            name: "FlowKit",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .unsafeFlags(["-enable-library-evolution"])])
     ],
     swiftLanguageModes: [.v6]
 )

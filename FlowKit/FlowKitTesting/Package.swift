@@ -16,7 +16,7 @@ let package = Package(
         .target(
             name: "FlowKitTesting",
             dependencies: [.product(name: "FlowKit", package: "FlowKit")],
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny")])
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .unsafeFlags(["-enable-library-evolution"])])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,8 +3,9 @@ import FlowKit
 /// How each ``HostEvent`` becomes the members of a trace line. The recorder adds what only it knows: the
 /// time, the input, the nesting, the plugin behind a manager and how long its start took.
 extension TraceRecorder {
-    /// The kind and members of `event`, its payloads, results and subjects redacted.
-    func describe(_ event: HostEvent) -> (kind: TraceEvent.Kind, fields: [String: JSONValue]) {
+    /// The kind and members of `event`, its payloads, results and subjects redacted; `nil` for an event of a
+    /// later FlowKit that this trace format has no kind for.
+    func describe(_ event: HostEvent) -> (kind: TraceEvent.Kind, fields: [String: JSONValue])? {
         switch event {
         case .flow(let flow): return describe(flow)
         case .pluginReloaded(let plugin, let generation, let file, let swapTime, let services):
@@ -45,7 +46,7 @@ extension TraceRecorder {
         }
     }
 
-    private func describe(_ event: FlowEvent) -> (kind: TraceEvent.Kind, fields: [String: JSONValue]) {
+    private func describe(_ event: FlowEvent) -> (kind: TraceEvent.Kind, fields: [String: JSONValue])? {
         switch event {
         case .handling(let request, let module, let manager, let coordinator):
             return (.handling, fields(request, module).merging(managerFields(manager, coordinator)) { $1 })
@@ -107,6 +108,7 @@ extension TraceRecorder {
             return (.presentRefused, fields)
         case .serviceProblem(let problem):
             return (.serviceProblem, ["service": .string(problem.service), "problem": .string(problem.description)])
+        @unknown default: return nil
         }
     }
 
@@ -143,6 +145,7 @@ extension TraceRecorder {
         case .modal: ["style": "modal"]
         case .root: ["style": "root"]
         case .tab(let title): ["style": "tab", "tab": .string(title)]
+        @unknown default: ["style": .string(style.description)]
         }
     }
 
@@ -152,6 +155,7 @@ extension TraceRecorder {
         case .dismissed: "dismissed"
         case .coordinatorFinished: "coordinatorFinished"
         case .replaced: "replaced"
+        @unknown default: reason.description
         }
     }
 

@@ -174,7 +174,7 @@ public final class TraceRecorder {
             default: late = true
             }
         }
-        let (kind, described) = describe(event)
+        guard let (kind, described) = describe(event) else { return }
         var fields = described
         if late { fields["late"] = true }
         let time = now

@@ -7,6 +7,7 @@
 /// // in the child, when the person saves:
 /// flow.finish(with: .completed(["id": 4, "title": "Tent"]))
 /// ```
+@frozen
 public enum FlowResult: Sendable, Hashable, CustomStringConvertible {
     /// The flow did what it was opened for, producing `value` (`null` when it produces nothing).
     case completed(JSONValue)

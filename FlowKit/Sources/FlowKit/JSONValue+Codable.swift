@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+    internal import FoundationEssentials
 #else
-    import Foundation
+    internal import Foundation
 #endif
 
 extension JSONValue: Codable {

@@ -4,6 +4,7 @@
 /// data rather than Swift types that only one plugin knows. Read them with the typed accessors
 /// (``string``, ``int``, ``subscript(_:)-(String)``) or decode a whole `Decodable` type with
 /// ``decode(_:)``.
+@frozen
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)

@@ -22,14 +22,12 @@ public struct ManagerFactory: Sendable {
         ///
         /// Inlinable, so that the closure that makes the manager is specialized for `Manager` where the
         /// factory is written: the request path then allocates the manager as a direct call would.
-        @inlinable
         public convenience init<Manager: RequestCoordinatorManager>(_ type: Manager.Type) {
             self.init(
                 make: { Manager(coordinator: $0) }, requirements: { Manager.requirements }, name: nil,
                 makesFlowManagers: type is FlowManager.Type)
         }
 
-        @usableFromInline
         init(
             make: @escaping @MainActor @Sendable (any FlowCoordinator) -> any RequestCoordinatorManager,
             requirements: @escaping @MainActor @Sendable () -> [DependencyKey], name: String?,
@@ -74,9 +72,8 @@ public struct ManagerFactory: Sendable {
 
     /// The name the manager is reported under, for example `CatalogPlugin.ItemList`.
     public let name: String
-    @usableFromInline let source: Source
+    let source: Source
 
-    @usableFromInline
     enum Source: Sendable {
         case ready(Resolved)
         case lazy(@MainActor @Sendable () throws -> Resolved)
@@ -84,7 +81,6 @@ public struct ManagerFactory: Sendable {
     }
 
     /// A factory for managers of type `type`, reported as `name`.
-    @inlinable
     public init<Manager: RequestCoordinatorManager>(_ name: String, _ type: Manager.Type) {
         self.name = name
         self.source = .ready(Resolved(type))

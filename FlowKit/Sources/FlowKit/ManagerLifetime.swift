@@ -3,7 +3,6 @@
 /// A value of one word, with no allocation until the manager starts a task: the request path makes and
 /// releases a manager per request, and a manager that outgrows its allocation size class, or is retained
 /// once more, costs it more than the few instructions that set this.
-@usableFromInline
 enum ManagerLifetime {
     /// Held, and no task started.
     case held
@@ -21,7 +20,6 @@ enum ManagerLifetime {
 
 /// The tasks a manager started with ``FlowManager/task(_:)`` that have not returned, by key.
 @MainActor
-@usableFromInline
 final class ManagerTasks {
     var running: [Int: Task<Void, Never>] = [:]
     /// Keys for ``running``, unique across managers.

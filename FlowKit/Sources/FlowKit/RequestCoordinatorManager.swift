@@ -57,7 +57,7 @@ open class FlowManager: RequestCoordinatorManager {
     /// The coordinator this manager works for. It outlives the manager.
     public unowned let coordinator: any FlowCoordinator
     /// Whether it ended and why, and the tasks it started. See ``ManagerLifetime``.
-    @usableFromInline @exclusivity(unchecked) var lifetime = ManagerLifetime.held
+    @exclusivity(unchecked) var lifetime = ManagerLifetime.held
     /// What holds this manager in its coordinator tree: each time a module it built is shown, each
     /// coordinator's `working` list it is in, and the `start` of it under way. It ends when this is zero.
     /// Only touched on the main actor; nonisolated so that the router can count through an unmanaged

@@ -24,7 +24,6 @@ public final class ResolutionCache {
 
 extension ManagerFactory {
     /// A cached factory's resolve function and what it last resolved.
-    @usableFromInline
     final class KeptResolution: @unchecked Sendable {
         // @unchecked: `resolved` and `generation` are only read and written on the main actor.
         let cache: ResolutionCache
