@@ -32,7 +32,7 @@ extension Host {
         let managers = manifest.managerReferences.filter { $0.plugin == name }.map(\.manager)
         let services = manifest.services.filter { $0.plugin == name }.map(\.service)
         let previous = registry.status(of: name).flatMap {
-            if case .loaded(let plugin) = $0 { plugin.image } else { nil }
+            if case .loaded(let plugin) = $0 { plugin } else { nil }
         }
         switch try registry.reload(name, requiredManagers: managers, requiredServices: services, force: force) {
         case .reloaded(let generation):

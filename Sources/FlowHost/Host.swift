@@ -41,8 +41,8 @@ public final class Host {
     var watcher: FileWatcher?
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
-    /// The libraries each plugin's previous generations were loaded from, by plugin.
-    var retiredLibraries: [String: Set<String>] = [:]
+    /// The manager types of each plugin's previous generations, by plugin.
+    var retiredManagerTypes: [String: Set<ObjectIdentifier>] = [:]
     /// For a manifest that discovers plugins, what discovery found and where each route comes from; then
     /// ``manifest`` is ``PluginComposition/manifest``, and ``PluginComposition/declared`` the file's.
     public internal(set) var composition: PluginComposition?

@@ -10,7 +10,7 @@ public struct LoadedPlugin: Sendable {
     public var abiVersion: UInt32
     /// The plugin's managers and services.
     public var description: PluginDescription
-    /// Where the image was opened (the private copy), as `dladdr` names it: which types it defines.
+    /// Where the image was opened: the private copy of the library.
     var image: String = ""
     /// Where the image's code is in memory, for laying a crash at the plugin's door (``PluginImages``).
     var codeRange: Range<UInt64>?

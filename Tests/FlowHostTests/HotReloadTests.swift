@@ -348,9 +348,4 @@ extension HotReloadTests {
         #expect(ended.count == 2, "the new generation's poller is replaced by the next reload")
         #expect(host.coordinator.router.top?.content["version"] == 1)
     }
-
-    @Test func theImageOfATypeIsTheLibraryThatDefinesIt() {
-        #expect(imagePath(of: BaseFlowCoordinator.self)?.hasSuffix("/libFlowKit.so") == true)
-        #expect(imagePath(of: Host.self) != imagePath(of: BaseFlowCoordinator.self))
-    }
 }

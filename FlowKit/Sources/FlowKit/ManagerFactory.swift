@@ -17,6 +17,8 @@ public struct ManagerFactory: Sendable {
         /// Whether the managers are ``FlowManager``s, which count what holds them: known once, so that the
         /// request path needs no dynamic cast.
         let makesFlowManagers: Bool
+        /// The type of the managers made: a host tells a plugin generation's managers from another's by it.
+        public let managerType: any RequestCoordinatorManager.Type
 
         /// A manager of type `type`.
         ///
@@ -24,25 +26,24 @@ public struct ManagerFactory: Sendable {
         /// factory is written: the request path then allocates the manager as a direct call would.
         public convenience init<Manager: RequestCoordinatorManager>(_ type: Manager.Type) {
             self.init(
-                make: { Manager(coordinator: $0) }, requirements: { Manager.requirements }, name: nil,
-                makesFlowManagers: type is FlowManager.Type)
+                make: { Manager(coordinator: $0) }, requirements: { Manager.requirements }, name: nil, type: type)
         }
 
         init(
             make: @escaping @MainActor @Sendable (any FlowCoordinator) -> any RequestCoordinatorManager,
             requirements: @escaping @MainActor @Sendable () -> [DependencyKey], name: String?,
-            makesFlowManagers: Bool
+            type: any RequestCoordinatorManager.Type
         ) {
             self.makeManager = make
             self.readRequirements = requirements
             self.name = name
-            self.makesFlowManagers = makesFlowManagers
+            self.managerType = type
+            self.makesFlowManagers = type is FlowManager.Type
         }
 
         /// This resolution reported as `name`.
         public func named(_ name: String) -> Resolved {
-            Resolved(
-                make: makeManager, requirements: readRequirements, name: name, makesFlowManagers: makesFlowManagers)
+            Resolved(make: makeManager, requirements: readRequirements, name: name, type: managerType)
         }
 
         /// Creates a manager working for `coordinator`.
