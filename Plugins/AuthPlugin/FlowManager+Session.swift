@@ -6,7 +6,7 @@ extension FlowManager {
     /// - Throws: ``FlowError`` when the manifest does not start the `Session` service.
     func session() throws(FlowError) -> SessionService {
         try coordinator.dependencies.require(
-            .session, as: SessionService.self,
+            .session,
             hint: #"start the service with {"plugin": "auth", "service": "Session"}"#)
     }
 
@@ -16,7 +16,7 @@ extension FlowManager {
     /// whole presentation, so they ask the root rather than their own coordinator.
     var appCoordinator: any FlowCoordinator {
         var root: any FlowCoordinator = coordinator
-        while let parent = root.parent { root = parent }
+        while let parent = root.parentCoordinator { root = parent }
         return root
     }
 }

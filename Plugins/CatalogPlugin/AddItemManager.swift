@@ -7,7 +7,7 @@ import FlowKit
 /// The contract other plugins use to add items without sharing the store's type (the express plugin's
 /// one-screen form does, then shows the item by its id).
 final class AddItemManager: FlowManager {
-    override class var requirements: [DependencyKey] { [.store] }
+    override class var requirements: [DependencyKey] { [DependencyKey(.store)] }
 
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         guard let title = request.payload.itemTitle else { throw FlowError.missingTitle }

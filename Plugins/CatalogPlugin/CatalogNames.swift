@@ -1,7 +1,9 @@
 import FlowKit
 
-/// The requests this plugin handles or sends besides FlowKit's own `settings.show`.
+/// The requests this plugin handles or sends. Other plugins know them only by these spellings.
 extension CoordinationRequestName {
+    /// Show the settings, as a tab of home and from an item; handled by the settings plugin.
+    static let showSettings: Self = "settings.show"
     static let showHome: Self = "home.show"
     static let showList: Self = "catalog.list"
     static let showDetail: Self = "catalog.detail"
@@ -34,9 +36,9 @@ extension Coordinated {
 }
 
 /// The dependencies through which this plugin's managers find the store.
-extension DependencyKey {
+extension TypedDependencyKey where Value == StoreService {
     /// The store service, set as soon as it starts, loaded or not.
-    static let storeService: Self = "catalog.storeService"
+    static let storeService = TypedDependencyKey("catalog.storeService")
     /// The loaded store: managers that show items require it, so their requests wait until it is set.
-    static let store: Self = "catalog.store"
+    static let store = TypedDependencyKey("catalog.store")
 }

@@ -5,7 +5,7 @@ import FlowKit
 /// cancelled or dismissed, nothing changes. Either way the manager finishes with the sub-flow's result, which
 /// whoever asked with `requestCoordination(_:from:onResult:)` receives.
 final class CreateItemManager: FlowManager {
-    override class var requirements: [DependencyKey] { [.store] }
+    override class var requirements: [DependencyKey] { [DependencyKey(.store)] }
 
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         let flow = BaseFlowCoordinator(

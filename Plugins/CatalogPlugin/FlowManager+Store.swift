@@ -4,7 +4,7 @@ extension FlowManager {
     /// The store service, loaded or not: the `catalog.storeService` dependency it sets when it starts.
     func storeService() throws(FlowError) -> StoreService {
         try coordinator.dependencies.require(
-            .storeService, as: StoreService.self,
+            .storeService,
             hint: #"start the service with {"plugin": "catalog", "service": "Store"}"#)
     }
 
@@ -13,7 +13,7 @@ extension FlowManager {
     /// - Throws: ``FlowError`` when it is not set; managers that call this require it, so it always is.
     func store() throws(FlowError) -> StoreService {
         try coordinator.dependencies.require(
-            .store, as: StoreService.self, hint: "the catalog store loads after sign-in")
+            .store, hint: "the catalog store loads after sign-in")
     }
 }
 

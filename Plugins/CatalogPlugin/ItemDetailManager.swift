@@ -3,7 +3,7 @@ import FlowKit
 /// Handles `catalog.detail` {"id": n}: one item, pushed inline. An unknown id fails the request.
 /// `settings` asks for `settings.show`.
 final class ItemDetailManager: FlowManager {
-    override class var requirements: [DependencyKey] { [.store] }
+    override class var requirements: [DependencyKey] { [DependencyKey(.store)] }
 
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         let item = try store().item(id: request.decode(.showDetail).id)

@@ -3,7 +3,7 @@ import FlowKit
 /// Handles `catalog.create` where the manifest routes it here instead of `CreateItem`: a one-screen form
 /// pushed inline. `save` {"title": "..."} adds the item, refreshes the lists and pops the form.
 final class QuickCreateManager: FlowManager {
-    override class var requirements: [DependencyKey] { [.store] }
+    override class var requirements: [DependencyKey] { [DependencyKey(.store)] }
 
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         let store = try store()

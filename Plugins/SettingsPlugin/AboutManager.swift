@@ -14,7 +14,7 @@ final class AboutManager: FlowManager {
 
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         let about = self.module(.about, title: "About", content: ["version": .string(Self.appVersion)])
-        if let analytics = coordinator.dependencies[.analytics, as: AnalyticsService.self] {
+        if let analytics = coordinator.dependencies[.analytics] {
             about.content = Self.content(analytics)
             self.analytics = analytics
             watch = analytics.watch { [weak about] analytics in about?.content = Self.content(analytics) }

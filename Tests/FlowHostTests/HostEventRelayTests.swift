@@ -22,7 +22,7 @@ struct HostEventRelayTests {
         heard.removeAll()
         let before = host.stats.handled.values.reduce(0, +)
 
-        let outcome = host.coordinator.requestCoordination(.showSettings, from: .app)
+        let outcome = host.coordinator.requestCoordination("settings.show", from: .app)
         host.coordinator.requestCoordination("nowhere", from: .app)
 
         #expect(outcome.isHandled)
@@ -53,7 +53,7 @@ struct HostEventRelayTests {
             let host = try demoHost()
             host.onEvent = { _ in }
             host.start()
-            host.coordinator.requestCoordination(.showSettings, from: .app)
+            host.coordinator.requestCoordination("settings.show", from: .app)
             released = host
             host.stop()
         }
@@ -80,7 +80,7 @@ struct HostEventRelayTests {
             }
         }
 
-        host.coordinator.requestCoordination(.showSettings, from: .app)
+        host.coordinator.requestCoordination("settings.show", from: .app)
 
         #expect(first.count == 1)
         #expect(first.first?.hasPrefix("settings.show from app starting in") == true)

@@ -77,12 +77,12 @@ import Testing
                 "catalog": .init(name: "catalog", library: "libCatalogPlugin.so"),
             ],
             routes: [
-                .init(request: .launch, plugin: "welcome", manager: "Launch", index: 0),
-                .init(request: .signIn, module: "checkout", plugin: "auth", manager: "QuickSignIn", index: 1),
-                .init(request: .signIn, plugin: "auth", manager: "SignIn", index: 2),
+                .init(request: "launch", plugin: "welcome", manager: "Launch", index: 0),
+                .init(request: "auth.signIn", module: "checkout", plugin: "auth", manager: "QuickSignIn", index: 1),
+                .init(request: "auth.signIn", plugin: "auth", manager: "SignIn", index: 2),
             ],
             services: [.init(plugin: "auth", service: "Session")],
-            start: [CoordinationRequest(.launch), CoordinationRequest("catalog.show", payload: ["filter": "new"])]
+            start: [CoordinationRequest("launch"), CoordinationRequest("catalog.show", payload: ["filter": "new"])]
         )
         #expect(try Manifest.parse(text, path: Self.file) == expected)
     }

@@ -301,7 +301,7 @@ private final class StoreManager: FlowManager {
     override class var requirements: [DependencyKey] { ["store"] }
 
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        let store = coordinator.dependencies["store", as: String.self] ?? "missing"
+        let store = coordinator.dependencies[TypedDependencyKey<String>("store")] ?? "missing"
         return .present(self.module("stored", content: ["store": .string(store)]), .inline)
     }
 }

@@ -64,7 +64,7 @@ final class Gate: Sendable {
 extension FlowManager {
     /// The test's gate, set as the `gate` dependency.
     var gate: Gate {
-        get throws { try coordinator.dependencies.require(.gate, as: Gate.self, hint: "set the gate") }
+        get throws { try coordinator.dependencies.require(.gate, hint: "set the gate") }
     }
 }
 

@@ -115,6 +115,6 @@ struct ChildCoordinatorTests {
 
         parent.setDependency(.store, "the store")
 
-        #expect(child.dependencies[.store, as: String.self] == "the store")
+        #expect(child.dependencies[TypedDependencyKey<String>(.store)] == "the store")
     }
 }

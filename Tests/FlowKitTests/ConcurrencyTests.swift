@@ -62,8 +62,8 @@ struct ConcurrencyTests {
 
 // MARK: - Test Helpers
 
-extension DependencyKey {
-    fileprivate static let chain: Self = "chain"
+extension TypedDependencyKey where Value == ChainLog {
+    fileprivate static let chain = TypedDependencyKey("chain")
 }
 
 @MainActor
@@ -77,7 +77,7 @@ private final class ChainLog: Sendable {
 @MainActor
 private final class ChainingManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        guard let chain = coordinator.dependencies[.chain, as: ChainLog.self] else { throw FlowError("no chain") }
+        guard let chain = coordinator.dependencies[.chain] else { throw FlowError("no chain") }
         chain.routed += 1
         if chain.routed + 9 < chain.limit, let base = coordinator as? BaseFlowCoordinator {
             base.submit(request, from: module)

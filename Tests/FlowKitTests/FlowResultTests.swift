@@ -91,10 +91,10 @@ struct FlowResultTests {
         parent.openChild(child, style: .modal) { result = $0 }
         let seen: any FlowCoordinator = child
 
-        #expect(seen.parent === parent)
+        #expect(seen.parentCoordinator === parent)
         seen.finish(with: .completed("done"))
 
         #expect(result == .completed("done"))
-        #expect(seen.parent == nil)
+        #expect(seen.parentCoordinator == nil)
     }
 }

@@ -17,6 +17,10 @@ extension DependencyKey {
     static let session: Self = "session"
 }
 
+extension TypedDependencyKey where Value == MutableSession {
+    static let session = TypedDependencyKey(.session)
+}
+
 /// Provides a context with `user` while someone is signed in and `consent` once given.
 @MainActor
 final class MutableSession: ContextProviderProtocol {
@@ -35,7 +39,7 @@ final class MutableSession: ContextProviderProtocol {
 }
 
 extension FlowManager {
-    var session: MutableSession? { coordinator.dependencies[.session, as: MutableSession.self] }
+    var session: MutableSession? { coordinator.dependencies[.session] }
 }
 
 /// A modal sign-in form: `submit` signs "ada" in and closes it, `submitAndGoHome` then presents `home` as

@@ -139,7 +139,7 @@ private final class PlainManager: RequestCoordinatorManager {
     }
 
     func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        log = coordinator.dependencies[.log, as: Log.self]
+        log = coordinator.dependencies[.log]
         return .present(FlowModule("plain", coordination: coordinator), .inline)
     }
 

@@ -390,7 +390,7 @@ private final class StoredPushManager: FlowManager {
 private final class ResetManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         var root: any FlowCoordinator = coordinator
-        while let parent = root.parent { root = parent }
+        while let parent = root.parentCoordinator { root = parent }
         root.present(FlowModule("welcome", coordination: root), style: .root, by: self)
         return .finished
     }

@@ -122,11 +122,11 @@ extension ServiceAndContextTests {
         dependencies[.store] = 42
 
         #expect(throws: FlowError("dependency 'log' is not set; start the Log service")) {
-            try dependencies.require(.log, as: Log.self, hint: "start the Log service")
+            try dependencies.require(.log, hint: "start the Log service")
         }
         #expect(throws: FlowError("dependency 'store' is a Int, not a String; set it to the store's name")) {
-            try dependencies.require(.store, as: String.self, hint: "set it to the store's name")
+            try dependencies.require(TypedDependencyKey<String>(.store), hint: "set it to the store's name")
         }
-        #expect(try dependencies.require(.store, as: Int.self, hint: "") == 42)
+        #expect(try dependencies.require(TypedDependencyKey<Int>(.store), hint: "") == 42)
     }
 }

@@ -17,9 +17,18 @@ extension DependencyKey {
     static let gate: Self = "gate"
 }
 
+/// The same keys, typed: readers get a ``Log`` or a ``Gate`` back without a cast.
+extension TypedDependencyKey where Value == Log {
+    static let log = TypedDependencyKey(.log)
+}
+
+extension TypedDependencyKey where Value == Gate {
+    static let gate = TypedDependencyKey(.gate)
+}
+
 extension FlowManager {
     /// The test's log, set as the `log` dependency.
-    var log: Log? { coordinator.dependencies[.log, as: Log.self] }
+    var log: Log? { coordinator.dependencies[.log] }
 }
 
 /// A manager that records, in the log it found when it started, each end it is told of as "LABEL: reason".

@@ -1,6 +1,7 @@
 /// The name of a dependency a coordinator can hold and a manager can require.
 ///
-/// Open set: declare your own in an extension.
+/// Open set. Plugins declare a ``TypedDependencyKey``, which carries the value's type and stands for one of
+/// these (``TypedDependencyKey/key``); this name is what requirements, events, guards and manifests use.
 public struct DependencyKey: FlowName {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -8,8 +9,8 @@ public struct DependencyKey: FlowName {
 
 /// The dependencies set on a coordinator, by key.
 ///
-/// Values are whatever the provider registers (a store, a client); a reader casts to the type it expects
-/// with ``subscript(_:as:)``. Values set on a coordinator are seen by all its descendants.
+/// Values are whatever the provider registers (a store, a client); a reader gets back the type a
+/// ``TypedDependencyKey`` names, with `dependencies[typedKey]` or ``require(_:hint:)``. Values set on a coordinator are seen by all its descendants.
 public struct DependencyValues: @unchecked Sendable {
     // `@unchecked`: values are only ever read and written on the main actor, by the coordinators.
     private var storage: [DependencyKey: Any] = [:]
@@ -24,6 +25,7 @@ public struct DependencyValues: @unchecked Sendable {
     }
 
     /// The value for `key` if it is set and is a `T`.
+    @available(*, deprecated, message: "declare a TypedDependencyKey<T> and read dependencies[typedKey]")
     public subscript<T>(key: DependencyKey, as type: T.Type) -> T? {
         storage[key] as? T
     }
@@ -35,7 +37,13 @@ public struct DependencyValues: @unchecked Sendable {
     ///
     /// - Parameter hint: How to set the dependency, appended to the message after `; `.
     /// - Throws: ``FlowError``, `dependency 'KEY' is not set; HINT` or `dependency 'KEY' is a X, not a T; HINT`.
+    @available(*, deprecated, message: "declare a TypedDependencyKey<T> and call require(typedKey, hint:)")
     public func require<T>(_ key: DependencyKey, as type: T.Type, hint: String) throws(FlowError) -> T {
+        try value(of: key, as: type, hint: hint)
+    }
+
+    /// The value for `key` as a `T`, or the error ``require(_:hint:)`` throws.
+    func value<T>(of key: DependencyKey, as type: T.Type, hint: String) throws(FlowError) -> T {
         guard let value = storage[key] else { throw FlowError("dependency '\(key)' is not set; \(hint)") }
         guard let typed = value as? T else {
             throw FlowError("dependency '\(key)' is a \(Swift.type(of: value)), not a \(T.self); \(hint)")

@@ -1,7 +1,13 @@
 /// A coordinator: receives requests from modules and decides what comes next.
 ///
-/// Managers see their coordinator through this protocol. ``BaseFlowCoordinator`` is the ready
-/// implementation; use it (or subclass it) rather than writing one from scratch.
+/// Managers and services see their coordinator through this protocol, and it offers what they use: the
+/// context, dependencies, the router, the parent and children of a child flow, finishing with a result.
+/// A plugin never needs to cast it to ``BaseFlowCoordinator``, the ready implementation; use that class
+/// (or subclass it) rather than writing a coordinator from scratch.
+///
+/// FlowKit adds requirements to this protocol within a major version only with a default implementation,
+/// so a type of yours that conforms keeps building and loading; a default that is deprecated asks you to
+/// implement the requirement yourself.
 @MainActor
 public protocol FlowCoordinator: CoordinationRequestProtocol {
     /// A name for reports and traces.
@@ -32,18 +38,41 @@ public protocol FlowCoordinator: CoordinationRequestProtocol {
     /// Opens `child` as a sub-flow shown with `style`; `onResult` runs once, after the child finished and
     /// this coordinator regained focus, with how it ended. Opening a child that is already open does nothing.
     func openChild(_ child: BaseFlowCoordinator, style: PresentationStyle, onResult: (@MainActor (FlowResult) -> Void)?)
-    /// The coordinator that opened this one as a child flow; `nil` for the root.
+    /// The coordinator that opened this one as a child flow, as the class; `nil` for the root.
+    @available(*, deprecated, renamed: "parentCoordinator")
     var parent: BaseFlowCoordinator? { get }
+    /// The coordinator that opened this one as a child flow; `nil` for the root.
+    var parentCoordinator: (any FlowCoordinator)? { get }
+    /// The child flows open in this coordinator, oldest first.
+    var childCoordinators: [any FlowCoordinator] { get }
     /// Ends this child flow with `result`, which its opener's `onResult` receives; nothing on the root.
     func finish(with result: FlowResult)
     /// Tells every presented module that observes the context (``FlowModule/onContextChange``) that it
     /// changed. The context provider calls it after changing what it provides.
     func contextDidChange()
     /// Sets (or with `nil`, removes) a dependency; descendants see it and queued requests are replayed.
+    ///
+    /// Plugins set a ``TypedDependencyKey`` with the overload of the same name, which checks the value's
+    /// type; this one takes any value for the key's name.
     func setDependency(_ key: DependencyKey, _ value: (any Sendable)?)
 }
 
 extension FlowCoordinator {
+    /// ``parent``, for a coordinator written before ``parentCoordinator`` existed.
+    @available(*, deprecated, message: "implement parentCoordinator; this default reads the deprecated parent")
+    public var parentCoordinator: (any FlowCoordinator)? { parent }
+
+    /// No children, for a coordinator written before ``childCoordinators`` existed.
+    @available(*, deprecated, message: "implement childCoordinators; this default has none")
+    public var childCoordinators: [any FlowCoordinator] { [] }
+
+    /// Sets `value` for the typed `key` (or with `nil`, removes it); descendants see it and queued requests
+    /// are replayed, as the untyped
+    /// ``setDependency(_:_:)`` does.
+    public func setDependency<Value>(_ key: TypedDependencyKey<Value>, _ value: Value?) {
+        setDependency(key.key, value)
+    }
+
     /// Presents or finishes for `manager`; a coordinator that tracks no lifetimes cannot tell whether it
     /// has ended, so this always applies the step and returns `true`.
     @discardableResult

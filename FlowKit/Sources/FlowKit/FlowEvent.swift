@@ -2,6 +2,25 @@
 ///
 /// Events are only built when someone listens (``BaseFlowCoordinator/onEvent``), so an untraced
 /// coordinator pays nothing for them.
+///
+/// Events grow: a later FlowKit 1.x adds cases, and a listener built today must keep compiling and
+/// running then. This enum is not frozen, so a `switch` over it always has a default, which is where an
+/// event added later lands (never a crash). A listener that acts on a few events ends with `default`;
+/// one that handles every event of today ends with `@unknown default`, so that recompiling it against a
+/// FlowKit with a new event warns that it is not handled yet:
+///
+/// ```swift
+/// coordinator.onEvent = { event in
+///     switch event {
+///     case .presented(let module, _): shown.append(module)
+///     case .removed(let module): shown.removeAll { $0 == module }
+///     default: break  // every other event, today's and later ones
+///     }
+/// }
+/// ```
+///
+/// `if case .presented(let module, _) = event` tests one event and needs no default. Every event has a
+/// ``description``, so printing the ones you do not know is always possible.
 public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
     /// A manager is about to start on the request. What it does (presenting, requesting more, opening
     /// children) is reported after this and before the request's `handled` or `failed`, so a listener can

@@ -116,6 +116,12 @@ public final class FlowHarness {
         coordinator.setDependency(key, value)
     }
 
+    /// Sets (or with `nil`, removes) the dependency a typed key names, to a value of its type; requests
+    /// queued for it are replayed at once.
+    public func setDependency<Value>(_ key: TypedDependencyKey<Value>, _ value: Value?) {
+        coordinator.setDependency(key, value)
+    }
+
     /// Adds `service`, started after the services added before it; at once when the harness is running.
     public func addService(_ service: any CoordinatorServiceProtocol) {
         services.add(service, startingWith: coordinator.isRunning ? coordinator : nil)
