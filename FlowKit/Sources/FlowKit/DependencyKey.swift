@@ -10,7 +10,8 @@ public struct DependencyKey: FlowName {
 /// The dependencies set on a coordinator, by key.
 ///
 /// Values are whatever the provider registers (a store, a client); a reader gets back the type a
-/// ``TypedDependencyKey`` names, with `dependencies[typedKey]` or ``require(_:hint:)``. Values set on a coordinator are seen by all its descendants.
+/// ``TypedDependencyKey`` names, with `dependencies[typedKey]` or ``require(_:hint:)``. Values set on a
+/// coordinator are seen by all its descendants.
 public struct DependencyValues: @unchecked Sendable {
     // `@unchecked`: values are only ever read and written on the main actor, by the coordinators.
     private var storage: [DependencyKey: Any] = [:]
