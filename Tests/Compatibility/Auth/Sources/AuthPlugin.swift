@@ -14,9 +14,9 @@ let description = PluginDescription(
     ],
     // What a manifest that discovers this plugin routes to it, and starts.
     routes: [
-        DeclaredRoute(.signIn, manager: "SignIn"),
-        DeclaredRoute(.signIn, from: "settings", manager: "Reauthenticate"),
-        DeclaredRoute(.signOut, manager: "SignOut"),
+        DeclaredRoute(.authSignIn, manager: "SignIn"),
+        DeclaredRoute(.authSignIn, from: "settings", manager: "Reauthenticate"),
+        DeclaredRoute(.authSignOut, manager: "SignOut"),
     ],
     startServices: [ServiceStart("Session")],
     // What its screens can send, for flow graphs: signing in goes home; switching user sends nothing.

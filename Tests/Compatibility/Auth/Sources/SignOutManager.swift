@@ -5,7 +5,7 @@ import FlowKit
 final class SignOutManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         try session().signOut()
-        let outcome = appCoordinator.requestCoordination(.launch, from: .app)
+        let outcome = appCoordinator.requestCoordination(.appLaunch, from: .app)
         if case .failed(let error) = outcome { throw error }
         return .finished
     }

@@ -15,7 +15,7 @@ final class SettingsManager: FlowManager {
             let settings = FlowModule(
                 .settings, title: "Settings", content: content,
                 actions: [
-                    .request("signOut", .signOut, summary: "sign out"),
+                    .request("signOut", .authSignOut, summary: "sign out"),
                     ModuleAction("switchUser", summary: "sign in as someone else") { module, payload in
                         Self.switchUser(from: module, payload: payload)
                     },
@@ -40,11 +40,11 @@ final class SettingsManager: FlowManager {
     /// the context, which refreshes `settings`.
     private static func switchUser(from settings: FlowModule, payload: JSONValue) -> CoordinationOutcome {
         guard let host = settings.coordination as? any FlowCoordinator else {
-            return settings.requestCoordination(.signIn, payload: payload)
+            return settings.requestCoordination(.authSignIn, payload: payload)
         }
         let flow = BaseFlowCoordinator(name: "switchUser")
         host.openChild(flow, style: .inline)
-        let outcome = flow.requestCoordination(.signIn, payload: payload, from: settings.name)
+        let outcome = flow.requestCoordination(.authSignIn, payload: payload, from: settings.name)
         // A sub-flow that shows nothing would never be left, so it would never finish on its own.
         if !host.router.modules.contains(where: { $0.coordination === flow }) { flow.finish() }
         return outcome

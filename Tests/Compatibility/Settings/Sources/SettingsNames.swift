@@ -1,8 +1,11 @@
 import FlowKit
 
-/// The requests this plugin handles or sends besides FlowKit's own `settings.show`, `auth.signIn` and
-/// `auth.signOut`.
+/// The requests this plugin handles or sends. A fixture names them itself, rather than use FlowKit's
+/// `showSettings`, `signIn` and `signOut`, so that it builds against every FlowKit 1.x, with or without those.
 extension CoordinationRequestName {
+    static let settingsShow: Self = "settings.show"
+    static let authSignIn: Self = "auth.signIn"
+    static let authSignOut: Self = "auth.signOut"
     static let showAbout: Self = "settings.about"
 }
 

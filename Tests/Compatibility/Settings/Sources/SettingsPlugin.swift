@@ -14,7 +14,7 @@ let description = PluginDescription(
     // What a manifest that discovers this plugin routes to it, and starts. Analytics counts lifecycle events
     // from the start, but needs nothing of the session, so it only starts after it when both run.
     routes: [
-        DeclaredRoute(.showSettings, manager: "Settings"),
+        DeclaredRoute(.settingsShow, manager: "Settings"),
         DeclaredRoute(.showAbout, manager: "About"),
     ],
     startServices: [ServiceStart("Analytics", after: ["auth.Session"])],
@@ -24,7 +24,7 @@ let description = PluginDescription(
     modules: [
         DeclaredModule(
             .settings, presentedBy: "Settings",
-            sends: [.action("signOut", .signOut), .action("switchUser", .signIn), .action("about", .showAbout)]),
+            sends: [.action("signOut", .authSignOut), .action("switchUser", .authSignIn), .action("about", .showAbout)]),
         DeclaredModule(.about, presentedBy: "About"),
     ]
 )
