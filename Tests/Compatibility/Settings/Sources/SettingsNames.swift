@@ -7,12 +7,17 @@ extension CoordinationRequestName {
     static let authSignIn: Self = "auth.signIn"
     static let authSignOut: Self = "auth.signOut"
     static let showAbout: Self = "settings.about"
+    static let editNickname: Self = "settings.nickname"
+    static let nicknameForm: Self = "nickname.form"
+    static let showNickname: Self = "settings.nicknameShown"
 }
 
 /// The modules this plugin presents.
 extension Coordinated {
     static let settings: Self = "settings"
     static let about: Self = "about"
+    static let nicknameForm: Self = "nicknameForm"
+    static let nickname: Self = "nickname"
 }
 
 /// The dependency through which the about screen finds the analytics.

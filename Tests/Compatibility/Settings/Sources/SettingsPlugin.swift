@@ -7,6 +7,8 @@ let description = PluginDescription(
     managers: [
         ManagerFactory("Settings", SettingsManager.self),
         ManagerFactory("About", AboutManager.self),
+        ManagerFactory("Nickname", NicknameManager.self),
+        ManagerFactory("NicknameShown", NicknameShownManager.self),
     ],
     services: [
         ServiceFactory("Analytics") { AnalyticsService() }
