@@ -14,7 +14,7 @@ public enum FlowHostCommandLine {
 
     /// Options accepted only in place of a subcommand.
     public static let topLevelOptions: [CommandSpec.Option] = [
-        .flag("--version", "print the version and the FlowKit ABI")
+        .flag("--version", "print the version and its FlowKit version")
     ]
 
     private static let pluginPath = CommandSpec.Option.valued(
@@ -118,7 +118,7 @@ public enum FlowHostCommandLine {
         name: "completion", summary: "print a shell completion script", operand: "bash|zsh|fish",
         operandValue: .choice(CompletionScript.Shell.allCases.map(\.rawValue)))
 
-    public static let version = CommandSpec(name: "version", summary: "print the version and the FlowKit ABI")
+    public static let version = CommandSpec(name: "version", summary: "print the version and its FlowKit version")
 
     public static let help = CommandSpec(name: "help", summary: "print this help")
 

@@ -2,10 +2,10 @@ import FlowKit
 
 extension JSONDocument {
     /// `inspect --json` for a plugin a probe described: the same shape as for a loaded one,
-    /// `{"errors": [], "library", "plugin": {"name", "version", "abi", "hostABI", "managers", "services"}}`.
+    /// `{"errors": [], "library", "plugin": {"name", "version", "flowKit": "1.0", "hostFlowKit": "1.0", "managers", "services"}}`.
     public static func plugin(_ plugin: ProbedPlugin) -> JSONValue {
         var details = plugin.json.object ?? [:]
-        details["hostABI"] = .number(Double(PluginEntry.abiVersion))
+        details["hostFlowKit"] = .string(FlowKitVersion.current.description)
         return ["library": .string(plugin.path), "plugin": .object(details), "errors": []]
     }
 

@@ -105,7 +105,7 @@ public enum JSONDocument {
         ]
     }
 
-    /// `inspect --json`: `{"errors": [], "library", "plugin": {"name", "version", "abi", "hostABI",
+    /// `inspect --json`: `{"errors": [], "library", "plugin": {"name", "version", "flowKit", "hostFlowKit",
     /// "managers": [{"name", "requires"}], "services", "routes", "startServices", "requires"}}` (see
     /// ``ProbedPlugin/json``).
     @MainActor

@@ -1,52 +1,68 @@
 import FlowKit
 import Glibc
 
-/// The FlowKit ABI a plugin's file says it was built for (``PluginEntry/abiMarker``), read before the
+/// The FlowKit a plugin's file says it was built against (``PluginEntry/versionMarker``), read before the
 /// library is loaded.
 ///
-/// The header a plugin's entry point returns carries its ABI version too, but a plugin built for another
-/// ABI can crash before it returns one: its entry point builds a ``PluginDescription`` laid out for the
-/// FlowKit it was compiled against and hands it to this one. Reading the marker from the file refuses such
-/// a plugin with the version it was built for, without running any of its code. Plugins built before the
-/// marker existed (ABI 4 and older) have none; when one crashes while it is probed, ``crashHint(_:)`` says
-/// what probably happened.
+/// The header a plugin's entry point returns carries the version too, but a plugin this host cannot run
+/// may crash before it returns one. Reading the marker from the file refuses such a plugin, saying what to
+/// update, without running any of its code. Plugins built before FlowKit 1.0 carry `FlowKit plugin ABI N`
+/// (ABI 5 and 6) or nothing (ABI 4 and older); when one of those crashes while it is probed,
+/// ``crashHint(_:)`` says what probably happened.
 enum PluginABIMarker {
-    /// The ABI version in the marker `contents` hold, or `nil` when they hold none.
-    static func version(in contents: [UInt8]) -> UInt32? {
-        let prefix = Array(PluginEntry.abiMarkerPrefix.utf8)
-        guard let start = find(prefix, in: contents) else { return nil }
-        var version: UInt32 = 0
-        var index = start + prefix.count
-        while index < contents.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(contents[index]) {
-            let (product, overflow) = version.multipliedReportingOverflow(by: 10)
-            guard !overflow else { return nil }
-            version = product &+ UInt32(contents[index] - UInt8(ascii: "0"))
-            index += 1
+    /// What the markers of plugins built for FlowKit ABI 5 and 6, before 1.0, begin with.
+    static let abiPrefix = "FlowKit plugin ABI "
+
+    /// The FlowKit the marker in `contents` names, or `nil` when they hold none.
+    static func flowKit(in contents: [UInt8]) -> PluginFlowKit? {
+        if let text = marker(PluginEntry.versionMarkerPrefix, in: contents) {
+            return PluginFlowKit.parse(text).map(PluginFlowKit.version)
         }
-        // The marker is a C string: its digits end it.
-        guard index > start + prefix.count, index < contents.count, contents[index] == 0 else { return nil }
-        return version
+        if let text = marker(abiPrefix, in: contents) {
+            return version(text).map(PluginFlowKit.abi)
+        }
+        return nil
     }
 
-    /// Throws when `contents`, the bytes of the library at `path`, carry the marker of another ABI.
-    static func check(_ path: String, contents: [UInt8], hostABI: UInt32 = PluginEntry.abiVersion)
-        throws(PluginLoadError)
-    {
-        guard let version = version(in: contents), version != hostABI else { return }
-        throw PluginLoadError(
-            file: path, kind: .abiMismatch,
-            message: "built for FlowKit ABI \(version), host has \(hostABI); rebuild the plugin against this FlowKit")
+    /// The ABI version spelled by `digits`, or `nil`.
+    private static func version(_ digits: ArraySlice<UInt8>) -> UInt32? {
+        var version: UInt32 = 0
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            let (product, overflow) = version.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            version = product &+ UInt32(digit - UInt8(ascii: "0"))
+        }
+        return digits.isEmpty ? nil : version
+    }
+
+    /// What follows the first `prefix` in `contents` up to the C string's end (at most 16 bytes); `nil` when
+    /// there is no such prefix or no end.
+    private static func marker(_ prefix: String, in contents: [UInt8]) -> ArraySlice<UInt8>? {
+        let prefix = Array(prefix.utf8)
+        guard let start = find(prefix, in: contents) else { return nil }
+        let rest = contents[(start + prefix.count)...].prefix(17)
+        guard let end = rest.firstIndex(of: 0) else { return nil }
+        return rest[..<end]
+    }
+
+    /// Throws when `contents`, the bytes of the library at `path`, carry the marker of a FlowKit this host
+    /// cannot run (``PluginFlowKit/refusal(host:)``).
+    static func check(_ path: String, contents: [UInt8], host: FlowKitVersion = .current) throws(PluginLoadError) {
+        guard let refusal = flowKit(in: contents)?.refusal(host: host) else { return }
+        throw PluginLoadError(file: path, kind: .abiMismatch, message: refusal)
     }
 
     /// What to add to the report of a probe that crashed, exited or hung loading `contents`: that the
-    /// library links FlowKit but has no ABI marker, so it was built for a FlowKit older than the marker,
+    /// library links FlowKit but has no version marker, so it was built for a FlowKit older than the marker,
     /// whose layouts this one does not share. `nil` for a library with a marker or without FlowKit.
     static func crashHint(_ contents: [UInt8]) -> String? {
-        guard version(in: contents) == nil, find(Array("libFlowKit.so\0".utf8), in: contents) != nil else {
+        guard flowKit(in: contents) == nil, find(Array("libFlowKit.so\0".utf8), in: contents) != nil else {
             return nil
         }
-        return "; it links FlowKit but carries no ABI marker, so it was built for FlowKit ABI 4 or older "
-            + "(this host has \(PluginEntry.abiVersion)): rebuild the plugin against this FlowKit"
+        let host = FlowKitVersion.current
+        return "; it links FlowKit but carries no version marker, so it was built for FlowKit ABI 4 or older "
+            + "(this flowhost has FlowKit \(host)): rebuild the plugin against FlowKit \(host)"
     }
 
     /// Where `needle` (not empty) first occurs in `haystack`.

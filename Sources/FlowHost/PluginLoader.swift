@@ -6,8 +6,8 @@ public struct LoadedPlugin: Sendable {
     /// The library file the plugin was loaded from. What was opened is a private copy of its bytes (see
     /// ``PluginLoader``), never named.
     public var path: String
-    /// The ABI version compiled into the plugin.
-    public var abiVersion: UInt32
+    /// The FlowKit the plugin was built against.
+    public var flowKitVersion: FlowKitVersion
     /// The plugin's managers and services.
     public var description: PluginDescription
     /// Where the image was opened: the private copy of the library.
@@ -24,8 +24,8 @@ public struct LoadedPlugin: Sendable {
 /// The order matters: the file must be a regular file whose permissions let nobody but root and the
 /// running user replace it; its bytes are read once, hashed and sealed into a private copy, and only that
 /// copy is checked (its ELF header, before `dlopen`) and opened, so that a `sha256` pin cannot be raced and
-/// overwriting the file can never disturb a loaded image. The plugin's compiled-in ABI version and FlowKit
-/// identity are read from plain memory before any Swift type the plugin defines is touched. Libraries are
+/// overwriting the file can never disturb a loaded image. The FlowKit version compiled into the plugin (in
+/// its file and in its header) and its FlowKit identity are read from plain memory before any Swift type the plugin defines is touched. Libraries are
 /// opened with `RTLD_NODELETE` and never closed: Swift images cannot be unloaded.
 public enum PluginLoader {
     /// Loads the plugin library at `path` from a private copy of its bytes.
@@ -91,8 +91,9 @@ public enum PluginLoader {
         let entry = unsafeBitCast(symbol, to: Entry.self)
         let header = entry()
         if let header { EntryHeaders.keep(header) }
-        let (abi, registration) = try readHeader(header, file: image)
-        var plugin = LoadedPlugin(path: source, abiVersion: abi, description: registration.description, image: image)
+        let (version, registration) = try readHeader(header, file: image)
+        var plugin = LoadedPlugin(
+            path: source, flowKitVersion: version, description: registration.description, image: image)
         plugin.codeRange = PluginImages.codeRange(holding: symbol)
         return plugin
     }
@@ -109,13 +110,14 @@ public enum PluginLoader {
         return ""
     }
 
-    /// Validates the header an entry point returned; returns the ABI it declares and its registration.
+    /// Validates the header an entry point returned; returns the FlowKit it was built against and its
+    /// registration.
     ///
     /// Reads only plain memory until every check has passed.
     static func readHeader(
         _ header: UnsafeRawPointer?, file: String,
-        hostABI: UInt32 = PluginEntry.abiVersion, hostIdentity: UnsafeRawPointer = PluginEntry.sdkIdentity
-    ) throws(PluginLoadError) -> (abi: UInt32, registration: PluginRegistration) {
+        host: FlowKitVersion = .current, hostIdentity: UnsafeRawPointer = PluginEntry.sdkIdentity
+    ) throws(PluginLoadError) -> (version: FlowKitVersion, registration: PluginRegistration) {
         guard let header else {
             throw PluginLoadError(
                 file: file, kind: .badHeader,
@@ -130,12 +132,12 @@ public enum PluginLoader {
                     "its entry point returned something that is not a FlowKit plugin header (magic 0x\(String(magic, radix: 16))); return `PluginEntry.export(description)`"
             )
         }
-        let abi = header.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
-        guard abi == hostABI else {
-            throw PluginLoadError(
-                file: file, kind: .abiMismatch,
-                message:
-                    "built for FlowKit ABI \(abi), host has \(hostABI); rebuild the plugin against this FlowKit")
+        let built = PluginFlowKit(headerField: header.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        if let refusal = built.refusal(host: host) {
+            throw PluginLoadError(file: file, kind: .abiMismatch, message: refusal)
+        }
+        guard case .version(let version) = built else {
+            preconditionFailure("a plugin from before FlowKit 1.0 is always refused")
         }
         let identity = header.loadUnaligned(fromByteOffset: 8, as: UnsafeRawPointer.self)
         guard identity == hostIdentity else {
@@ -146,7 +148,7 @@ public enum PluginLoader {
             )
         }
         let registration = header.loadUnaligned(fromByteOffset: 16, as: UnsafeRawPointer.self)
-        return (abi, Unmanaged<PluginRegistration>.fromOpaque(registration).takeUnretainedValue())
+        return (version, Unmanaged<PluginRegistration>.fromOpaque(registration).takeUnretainedValue())
     }
 }
 

@@ -18,8 +18,8 @@ public struct ProbedPlugin: Sendable, Hashable {
     public var path: String
     public var name: String
     public var version: String
-    /// The ABI version compiled into the plugin.
-    public var abiVersion: UInt32
+    /// The FlowKit the plugin was built against.
+    public var flowKitVersion: FlowKitVersion
     /// The managers, sorted by name.
     public var managers: [Manager]
     /// The services' names, sorted.
@@ -38,14 +38,15 @@ public struct ProbedPlugin: Sendable, Hashable {
     public var digest: String?
 
     public init(
-        path: String, name: String, version: String, abiVersion: UInt32, managers: [Manager], services: [String],
+        path: String, name: String, version: String, flowKitVersion: FlowKitVersion, managers: [Manager],
+        services: [String],
         routes: [DeclaredRoute] = [], startServices: [ServiceStart] = [], requires: [String: String] = [:],
         modules: [DeclaredModule] = []
     ) {
         self.path = path
         self.name = name
         self.version = version
-        self.abiVersion = abiVersion
+        self.flowKitVersion = flowKitVersion
         self.managers = managers.sorted { $0.name < $1.name }
         self.services = services.sorted()
         self.routes = routes
@@ -59,7 +60,8 @@ public struct ProbedPlugin: Sendable, Hashable {
     init(_ plugin: LoadedPlugin) {
         let description = plugin.description
         self.init(
-            path: plugin.path, name: description.name, version: description.version, abiVersion: plugin.abiVersion,
+            path: plugin.path, name: description.name, version: description.version,
+            flowKitVersion: plugin.flowKitVersion,
             managers: description.managers.map { factory in
                 Manager(name: factory.name, requirements: ((try? factory.resolve().requirements) ?? []).map(\.rawValue))
             },
@@ -69,12 +71,12 @@ public struct ProbedPlugin: Sendable, Hashable {
         digest = plugin.digest
     }
 
-    /// `{"name", "version", "abi", "managers": [{"name", "requires"}], "services", "routes": [{"request",
+    /// `{"name", "version", "flowKit": "1.0", "managers": [{"name", "requires"}], "services", "routes": [{"request",
     /// "from", "manager"}], "startServices": [{"name", "after"}], "requires": {"PLUGIN": "RANGE"},
     /// "modules": [{"module", "managers", "sends": [{"request", "action"}]}], "digest"}`.
     public var json: JSONValue {
         [
-            "name": .string(name), "version": .string(version), "abi": .number(Double(abiVersion)),
+            "name": .string(name), "version": .string(version), "flowKit": .string(flowKitVersion.description),
             "managers": .array(
                 managers.map { ["name": .string($0.name), "requires": .array($0.requirements.map(JSONValue.string))] }),
             "services": .array(services.map(JSONValue.string)),
@@ -97,7 +99,7 @@ public struct ProbedPlugin: Sendable, Hashable {
     /// such as a cache entry written before plugins declared routes or modules, which is then probed again.
     init?(json: JSONValue, path: String) {
         guard let name = json["name"]?.string, let version = json["version"]?.string,
-            let abi = json["abi"]?.int, let abiVersion = UInt32(exactly: abi),
+            let flowKit = json["flowKit"]?.string, let flowKitVersion = PluginFlowKit.parse(flowKit.utf8),
             let managers = json["managers"]?.array, let services = json["services"]?.array,
             let routes = json["routes"]?.array, let starts = json["startServices"]?.array,
             let requires = json["requires"]?.object, let modules = json["modules"]?.array
@@ -126,7 +128,7 @@ public struct ProbedPlugin: Sendable, Hashable {
             parsedModules.append(parsed)
         }
         self.init(
-            path: path, name: name, version: version, abiVersion: abiVersion, managers: parsedManagers,
+            path: path, name: name, version: version, flowKitVersion: flowKitVersion, managers: parsedManagers,
             services: services.compactMap(\.string), routes: parsedRoutes, startServices: parsedStarts,
             requires: requires.compactMapValues(\.string), modules: parsedModules)
         digest = json["digest"]?.string

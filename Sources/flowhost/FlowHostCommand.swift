@@ -25,7 +25,7 @@ struct FlowHostCommand {
           quarantine list|clear [LIBRARY] [--json]                         libraries, entry points refused after a crash
           new-plugin NAME [--dir PATH] [--flowkit PATH]                    scaffold a plugin package
           completion bash|zsh|fish                                         print a shell completion script
-          version                                                          print the version and the FlowKit ABI
+          version                                                          print the version and its FlowKit version
           help                                                             this text
 
         run, replay, graph, validate, list and inspect probe each plugin in a child process before loading it: one that
@@ -35,7 +35,7 @@ struct FlowHostCommand {
           --color auto|always|never   colour errors and warnings; auto (the default) colours a terminal
                                       only, and not when NO_COLOR is set
           --help                      what the command does and its options
-          --version                   (instead of a command) print the version and the FlowKit ABI
+          --version                   (instead of a command) print the version and its FlowKit version
 
         limits: a manifest or script must be a regular file of at most 16 MiB (--max-manifest-size), a
         plugin library a regular file that only root and you can write, nor any directory on its path

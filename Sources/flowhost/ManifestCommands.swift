@@ -91,7 +91,7 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nProbes the plugin in a child process and prints its name, version, ABI, managers and services, and what it declares: for manifests that discover it, routes, services to start and the plugins it requires; for flow graphs, the modules its managers present and the requests each can send."
+                    + "\n\nProbes the plugin in a child process and prints its name, version, the FlowKit it was built against, managers and services, and what it declares: for manifests that discover it, routes, services to start and the plugins it requires; for flow graphs, the modules its managers present and the requests each can send."
                     + probeHelp + jsonHelp)
         }
         let json = parsed.flags.contains("--json")
@@ -123,7 +123,7 @@ enum ManifestCommands {
         }
         print("plugin:   \(plugin.name) \(plugin.version)")
         print("library:  \(plugin.path)")
-        print("abi:      \(plugin.abiVersion) (host \(PluginEntry.abiVersion))")
+        print("flowkit:  \(plugin.flowKitVersion) (this flowhost has \(FlowKitVersion.current))")
         print("managers: \(plugin.managers.map(\.name).joined(separator: ", "))")
         for manager in plugin.managers where !manager.requirements.isEmpty {
             print("  \(manager.name) requires \(manager.requirements.joined(separator: ", "))")

@@ -85,7 +85,7 @@ struct BadLibraryTests {
         let (line, _) = try validate(library)
         #expect(
             line
-                == "\(library): built for FlowKit ABI 3735928559, host has \(PluginEntry.abiVersion); rebuild the plugin against this FlowKit"
+                == "\(library): built against FlowKit 57005.48879, this flowhost has FlowKit \(FlowKitVersion.current); update flowhost"
         )
     }
 
@@ -155,19 +155,37 @@ struct BadLibraryTests {
         #expect(scenario.probes == 2)
     }
 
-    @Test func libraryMarkedForAnotherABIIsRefusedBeforeAnyOfItsCodeRuns() throws {
-        // A plugin of this ABI with the marker in its file changed: it would load and describe itself, so
-        // only the marker can refuse it.
-        let marker = PluginEntry.abiMarkerPrefix + "\(PluginEntry.abiVersion)\0"
+    /// Markers of a newer minor, of the next major and of the last ABI before 1.0, each with its refusal.
+    nonisolated static let otherMarkers: [(marker: String, refusal: String)] = {
+        let host = FlowKitVersion.current
+        let newerMinor = "\(host.major).\(host.minor + 1)"
+        let nextMajor = "\(host.major + 1).0"
+        return [
+            (newerMinor, "built against FlowKit \(newerMinor), this flowhost has FlowKit \(host); update flowhost"),
+            (nextMajor, "built against FlowKit \(nextMajor), this flowhost has FlowKit \(host); update flowhost"),
+        ].map { ("FlowKit plugin version \($0)\0", $1) } + [
+            (
+                "FlowKit plugin ABI 6\0",
+                "built for FlowKit ABI 6, from before FlowKit 1.0, this flowhost has FlowKit \(host); rebuild the plugin against FlowKit \(host)"
+            )
+        ]
+    }()
+
+    @Test(arguments: otherMarkers)
+    func libraryMarkedForAFlowKitThisHostCannotRunIsRefusedBeforeAnyOfItsCodeRuns(marker: String, refusal: String)
+        throws
+    {
+        // A plugin built now with the marker in its file changed: it would load and describe itself, so
+        // only the marker can refuse it. The new marker is padded with NULs to the old one's length.
+        let current = "FlowKit plugin version \(FlowKitVersion.current)\0"
+        try #require(marker.utf8.count <= current.utf8.count)
+        let padded = marker + String(repeating: "\0", count: current.utf8.count - marker.utf8.count)
         let directory = try TemporaryDirectory()
         let bytes = try DamagedLibrary.replacing(
-            marker, with: PluginEntry.abiMarkerPrefix + "9\0", in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
-        let library = try directory.file("libNine.so", containing: bytes)
+            current, with: padded, in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let library = try directory.file("libOther.so", containing: bytes)
         let (line, _) = try validate(library)
-        #expect(
-            line
-                == "\(library): built for FlowKit ABI 9, host has \(PluginEntry.abiVersion); rebuild the plugin against this FlowKit"
-        )
+        #expect(line == "\(library): \(refusal)")
     }
 
     // MARK: - inspect and list

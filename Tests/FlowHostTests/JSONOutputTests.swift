@@ -119,8 +119,8 @@ struct JSONOutputTests {
         #expect(document["library"] == .string(library))
         let plugin = try #require(document["plugin"])
         #expect(plugin["name"] == "auth")
-        #expect(plugin["abi"] == .number(Double(PluginEntry.abiVersion)))
-        #expect(plugin["hostABI"] == .number(Double(PluginEntry.abiVersion)))
+        #expect(plugin["flowKit"] == .string(FlowKitVersion.current.description))
+        #expect(plugin["hostFlowKit"] == .string(FlowKitVersion.current.description))
         #expect(
             plugin["managers"]?.array?.compactMap { $0["name"]?.string } == ["Reauthenticate", "SignIn", "SignOut"])
         #expect(plugin["managers"]?[0]?["requires"] == [])

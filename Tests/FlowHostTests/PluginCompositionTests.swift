@@ -347,7 +347,7 @@ struct PluginCompositionTests {
         services: [String] = [], starts: [ServiceStart] = [], requires: [String: String] = [:]
     ) -> ProbedPlugin {
         ProbedPlugin(
-            path: "/plugins.d/\(name).so", name: name, version: version, abiVersion: PluginEntry.abiVersion,
+            path: "/plugins.d/\(name).so", name: name, version: version, flowKitVersion: .current,
             managers: (managers ?? routes.map(\.manager)).map { ProbedPlugin.Manager(name: $0, requirements: []) },
             services: services, routes: routes, startServices: starts, requires: requires)
     }

@@ -114,7 +114,7 @@ struct PluginLoaderTests {
     }
 
     @Test func headerWithTheWrongMagicIsRefused() {
-        let header = Header(magic: 0xDEAD_BEEF, abi: PluginEntry.abiVersion, identity: PluginEntry.sdkIdentity)
+        let header = Header(magic: 0xDEAD_BEEF, version: .current, identity: PluginEntry.sdkIdentity)
 
         let error = #expect(throws: PluginLoadError.self) { try header.read() }
 
@@ -122,21 +122,69 @@ struct PluginLoaderTests {
         #expect(error?.message.contains("magic 0xdeadbeef") == true)
     }
 
-    @Test func abiMismatchNamesBothVersions() {
-        let header = Header(magic: PluginEntry.magic, abi: 99, identity: PluginEntry.sdkIdentity)
+    @Test func aPluginOfANewerMinorIsRefusedAskingToUpdateFlowhost() {
+        let header = Header(magic: PluginEntry.magic, field: 1 << 16 | 4, identity: PluginEntry.sdkIdentity)
 
-        let error = #expect(throws: PluginLoadError.self) { try header.read() }
+        let error = #expect(throws: PluginLoadError.self) { try header.read(host: FlowKitVersion(major: 1, minor: 2)) }
 
+        #expect(error?.kind == .abiMismatch)
+        #expect(error?.description == "p.so: built against FlowKit 1.4, this flowhost has FlowKit 1.2; update flowhost")
+    }
+
+    @Test func aPluginOfAnotherMajorIsRefused() {
+        let newer = Header(magic: PluginEntry.magic, field: 2 << 16 | 0, identity: PluginEntry.sdkIdentity)
+        let older = Header(magic: PluginEntry.magic, field: 1 << 16 | 3, identity: PluginEntry.sdkIdentity)
+
+        let newerError = #expect(throws: PluginLoadError.self) {
+            try newer.read(host: FlowKitVersion(major: 1, minor: 2))
+        }
+        let olderError = #expect(throws: PluginLoadError.self) {
+            try older.read(host: FlowKitVersion(major: 2, minor: 0))
+        }
+
+        #expect(newerError?.kind == .abiMismatch)
+        #expect(newerError?.message == "built against FlowKit 2.0, this flowhost has FlowKit 1.2; update flowhost")
+        #expect(olderError?.kind == .abiMismatch)
+        #expect(
+            olderError?.message
+                == "built against FlowKit 1.3, this flowhost has FlowKit 2.0; rebuild the plugin against FlowKit 2.0")
+    }
+
+    @Test func aPluginBuiltForAnABIBeforeOneIsRefusedAskingForARebuild() {
+        let header = Header(magic: PluginEntry.magic, field: 6, identity: PluginEntry.sdkIdentity)
+
+        let error = #expect(throws: PluginLoadError.self) { try header.read(host: FlowKitVersion(major: 1, minor: 0)) }
+
+        #expect(error?.kind == .abiMismatch)
         #expect(
             error?.description
-                == "p.so: built for FlowKit ABI 99, host has \(PluginEntry.abiVersion); rebuild the plugin against this FlowKit"
+                == "p.so: built for FlowKit ABI 6, from before FlowKit 1.0, this flowhost has FlowKit 1.0; rebuild the plugin against FlowKit 1.0"
         )
+    }
+
+    @Test(arguments: [0, 2])
+    func aPluginOfAnOlderOrEqualMinorLoads(minor: Int) throws {
+        let pointer = PluginEntry.export(PluginDescription(name: "probe", version: "1.0", managers: []))
+        defer {  // What a plugin's entry hands the host for good, given back here.
+            Unmanaged<PluginRegistration>.fromOpaque(pointer.load(fromByteOffset: 16, as: UnsafeRawPointer.self))
+                .release()
+            UnsafeMutableRawPointer(mutating: pointer).deallocate()
+        }
+        // The header of a plugin built against FlowKit 1.minor.
+        UnsafeMutableRawPointer(mutating: pointer).storeBytes(
+            of: 1 << 16 | UInt32(minor), toByteOffset: 4, as: UInt32.self)
+
+        let (version, registration) = try PluginLoader.readHeader(
+            pointer, file: "p.so", host: FlowKitVersion(major: 1, minor: 2))
+
+        #expect(version == FlowKitVersion(major: 1, minor: minor))
+        #expect(registration.description.name == "probe")
     }
 
     @Test func pluginWithItsOwnFlowKitIsRefused() {
         var other = 0
         let header = withUnsafePointer(to: &other) {
-            Header(magic: PluginEntry.magic, abi: PluginEntry.abiVersion, identity: UnsafeRawPointer($0))
+            Header(magic: PluginEntry.magic, version: .current, identity: UnsafeRawPointer($0))
         }
 
         let error = #expect(throws: PluginLoadError.self) { try header.read() }
@@ -155,9 +203,9 @@ struct PluginLoaderTests {
             UnsafeMutableRawPointer(mutating: pointer).deallocate()
         }
 
-        let (abi, registration) = try PluginLoader.readHeader(pointer, file: "p.so")
+        let (version, registration) = try PluginLoader.readHeader(pointer, file: "p.so")
 
-        #expect(abi == PluginEntry.abiVersion)
+        #expect(version == FlowKitVersion.current)
         #expect(registration.description.name == "probe")
     }
 
@@ -189,16 +237,22 @@ struct PluginLoaderTests {
 private struct Header {
     var bytes = [UInt64](repeating: 0, count: 3)
 
-    init(magic: UInt32, abi: UInt32, identity: UnsafeRawPointer) {
-        bytes[0] = UInt64(magic) | UInt64(abi) << 32
+    init(magic: UInt32, field: UInt32, identity: UnsafeRawPointer) {
+        bytes[0] = UInt64(magic) | UInt64(field) << 32
         bytes[1] = UInt64(UInt(bitPattern: identity))
     }
 
-    func read() throws(PluginLoadError) -> (abi: UInt32, registration: PluginRegistration) {
+    init(magic: UInt32, version: FlowKitVersion, identity: UnsafeRawPointer) {
+        self.init(magic: magic, field: UInt32(version.major) << 16 | UInt32(version.minor), identity: identity)
+    }
+
+    func read(host: FlowKitVersion = .current) throws(PluginLoadError) -> (
+        version: FlowKitVersion, registration: PluginRegistration
+    ) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 24, alignment: 8)
         defer { buffer.deallocate() }
         bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
-        return try PluginLoader.readHeader(UnsafeRawPointer(buffer.baseAddress), file: "p.so")
+        return try PluginLoader.readHeader(UnsafeRawPointer(buffer.baseAddress), file: "p.so", host: host)
     }
 }
 

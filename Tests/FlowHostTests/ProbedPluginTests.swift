@@ -7,7 +7,7 @@ import Testing
 @MainActor
 struct ProbedPluginTests {
     private let plugin = ProbedPlugin(
-        path: "/p/libCatalog.so", name: "catalog", version: "1.2.0", abiVersion: 3,
+        path: "/p/libCatalog.so", name: "catalog", version: "1.2.0", flowKitVersion: FlowKitVersion(major: 1, minor: 3),
         managers: [ProbedPlugin.Manager(name: "List", requirements: ["catalog.store"])], services: ["Store"],
         routes: [
             DeclaredRoute("catalog.list", manager: "List"), DeclaredRoute("catalog.list", from: "x", manager: "List"),

@@ -1,10 +1,11 @@
+import FlowKit
 import Testing
 
 @testable import FlowHost
 
 /// What `flowhost` says about itself: its version, its help and its usage errors, as sysexits expects.
 struct VersionAndUsageTests {
-    @Test func versionOptionAndCommandPrintTheVersionAndTheABI() throws {
+    @Test func versionOptionAndCommandPrintTheVersionAndTheFlowKitVersion() throws {
         for arguments in [["--version"], ["version"]] {
             let run = try Subprocess.flowhost(arguments)
 
@@ -13,7 +14,8 @@ struct VersionAndUsageTests {
             #expect(run.standardError.isEmpty)
         }
         #expect(FlowHostVersion.line.hasPrefix("flowhost 0."))
-        #expect(FlowHostVersion.line.hasSuffix("(FlowKit ABI 6)"))
+        #expect(FlowHostVersion.line.hasSuffix(" (FlowKit \(FlowKitVersion.current))"))
+        #expect(FlowHostVersion.line.wholeMatch(of: /flowhost \d+\.\d+\.\d+ \(FlowKit \d+\.\d+\)/) != nil)
     }
 
     @Test func noArgumentsIsAUsageErrorOnStandardError() throws {
