@@ -147,7 +147,7 @@ extension PluginScaffold {
             ]
         )
 
-        /// The entry point the host looks up. `PluginEntry.export` compiles FlowKit's ABI version into this plugin.
+        /// The entry point the host looks up. `PluginEntry.export` compiles the FlowKit version into this plugin.
         @c(flowkit_plugin_entry)
         public func flowkitPluginEntry() -> UnsafeRawPointer { PluginEntry.export(plugin) }
 
