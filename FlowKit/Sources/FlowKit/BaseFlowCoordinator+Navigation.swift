@@ -8,10 +8,7 @@ extension BaseFlowCoordinator {
     ///
     /// - Throws: ``FlowError`` when there is nothing to go back to.
     public func back() throws(FlowError) {
-        // The common case. The coordinator holds its router throughout: borrowing it saves a retain.
-        if let module = Unmanaged.passUnretained(router).withGuaranteed({ $0.popMainIfShownAlone() }) {
-            return didRemove(module)
-        }
+        if let module = router.popMainIfShownAlone() { return didRemove(module) }  // the common case
         if router.backDismisses { return didRemove(try router.dismiss()) }
         didRemove(try router.pop())
     }
@@ -63,13 +60,9 @@ extension BaseFlowCoordinator {
     /// leaves with nothing on screen, as cancelled: the person went back or dismissed.
     func didRemove(_ module: FlowModule) {
         let sink = self.sink
-        // Held by `sink` meanwhile; reported through unretained, as a request's events are.
-        sink.map(Unmanaged.passUnretained)?(.removed(module.name))
-        if let held = module.heldManager {
-            // The module holds its manager while this runs.
-            held.withGuaranteed { endIfReleased($0, reason: .dismissed, sink: sink) }
-        } else if let manager = module.manager {
-            endIfReleased(manager, flow: nil, reason: .dismissed, sink: sink)
+        sink?(.removed(module.name))
+        if let held = module.owner?.manager {
+            endIfReleased(held.manager, flow: held.counted, reason: .dismissed, sink: sink)
         }
         if router.mayHaveAbandonedChildren || hasParent || redirectState != nil {
             finishAbandonedChildrenOfRoot(with: .cancelled)

@@ -35,17 +35,13 @@ extension BaseFlowCoordinator {
         return state
     }
 
-    /// Sends `target` from `module` for `request`, and holds `request` until the flow it starts completes.
+    /// Sends `target` from `module` for `request`, and holds `request`, with the rest of the deep link it is
+    /// a step of, until the flow it starts completes.
     func redirect(
         _ request: CoordinationRequest, from module: Coordinated, to target: CoordinationRequest,
         by installed: InstalledGuard, redirectedBy: [ObjectIdentifier], root: BaseFlowCoordinator,
-        state: RedirectState
+        state: RedirectState, deepLink link: PendingDeepLink?
     ) -> CoordinationOutcome {
-        var link: PendingDeepLink?
-        if let awaiting = root.stepAwaitingQueue, awaiting.step == request {
-            link = awaiting.rest
-            root.stepAwaitingQueue = nil
-        }
         let held = HeldRequest(
             id: state.nextID, request: request, module: module, redirect: target, guardName: installed.rule.name)
         state.nextID += 1
@@ -165,9 +161,8 @@ extension BaseFlowCoordinator {
         let hasDependents = state.holds.contains { $0.awaiting == hold.held.id }
         let before = hasDependents ? TreeSnapshot(self) : nil
         state.resumption = (hold.held.request, hold.held.module, hold.redirectedBy)
-        if let link = hold.link { stepAwaitingQueue = (hold.held.request, link) }
-        let outcome = coordinator.requestCoordination(hold.held.request, from: hold.held.module)
-        stepAwaitingQueue = nil
+        let outcome = coordinator.requestCoordination(
+            hold.held.request, from: hold.held.module, continuation: RequestContinuation(deepLink: hold.link))
         state.resumption = nil
         if let before {
             // The held request was itself a redirect: the requests waiting for it wait for its flow now.

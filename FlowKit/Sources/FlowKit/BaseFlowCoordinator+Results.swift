@@ -13,10 +13,7 @@ extension BaseFlowCoordinator {
     public func requestCoordination(
         _ request: CoordinationRequest, from module: Coordinated, onResult: @escaping @MainActor (FlowResult) -> Void
     ) -> CoordinationOutcome {
-        let outer = router.ledger.pendingResult
-        router.ledger.pendingResult = (request, onResult)
-        defer { router.ledger.pendingResult = outer }
-        return requestCoordination(request, from: module)
+        requestCoordination(request, from: module, continuation: RequestContinuation(onResult: onResult))
     }
 
     /// Finishes `manager`, as ``finish(_:)`` does, handing `result` to whoever asked for its request with

@@ -34,26 +34,22 @@ public final class Router {
         }
     }
 
-    // Unchecked exclusivity: the router lives on the main actor and no access to these overlaps another
-    // (no mutation calls out to code that could reach the router), so the dynamic checks, a fifth of the
-    // request path's instructions, buy nothing.
-    @exclusivity(unchecked) private(set) var main: Layer
-    @exclusivity(unchecked) private(set) var tabs: [Layer] = []
-    @exclusivity(unchecked) private(set) var modals: [Layer] = []
+    private(set) var main: Layer
+    private(set) var tabs: [Layer] = []
+    private(set) var modals: [Layer] = []
     /// The index of the selected tab, meaningful only when there are tabs.
     public private(set) var selectedTab = 0
     private var nextLayer = 1
     /// What the coordinator tree records for restoration, kept inline; `nil` while restoration is off.
-    @exclusivity(unchecked) var recorder: RestorationRecorder?
-    /// What the tree tracks about its managers beyond the modules that hold them. Unchecked exclusivity
-    /// for the same reason as the layers: nothing that mutates it calls out.
-    @exclusivity(unchecked) var ledger = ManagerLedger()
+    var recorder: RestorationRecorder?
+    /// What the tree tracks about its managers beyond the modules that hold them.
+    var ledger = ManagerLedger()
     /// Set when a child coordinator's last shown module or any layer leaves, or a child is opened: only
     /// then can a child flow have been abandoned, so that going back does not otherwise visit every child.
-    @exclusivity(unchecked) var mayHaveAbandonedChildren = false
+    var mayHaveAbandonedChildren = false
     /// Whether a coordinator of the tree has an event listener (``BaseFlowCoordinator/onEvent``), or had
     /// one: an untraced tree builds no event and looks for no listener.
-    @exclusivity(unchecked) var isTraced = false
+    var isTraced = false
 
     /// An empty presentation.
     public init() {
@@ -287,22 +283,20 @@ public final class Router {
     // MARK: - Private
 
     /// Counts `module` as shown: a hold on its manager, a screen of its presenter.
-    @inline(__always)
     private func entered(_ module: FlowModule) {
         module.shownCount += 1
-        if let manager = module.heldManager { FlowManager.count(manager, 1) }
-        if let presenter = module.presenterRecord { _ = PresenterRecord.count(presenter, 1) }
+        guard let owner = module.owner else { return }
+        owner.manager?.counted?.holdCount += 1
+        owner.presenter.onScreen += 1
     }
 
     /// Counts `module` as no longer shown; a child flow whose last screen it was may have been abandoned.
-    @inline(__always)
     private func left(_ module: FlowModule) {
         module.shownCount -= 1
-        if let manager = module.heldManager { FlowManager.count(manager, -1) }
-        guard let presenter = module.presenterRecord else { return }
-        if PresenterRecord.count(presenter, -1) == 0, presenter.takeUnretainedValue().isChild {
-            mayHaveAbandonedChildren = true
-        }
+        guard let owner = module.owner else { return }
+        owner.manager?.counted?.holdCount -= 1
+        owner.presenter.onScreen -= 1
+        if owner.presenter.onScreen == 0, owner.presenter.isChild { mayHaveAbandonedChildren = true }
     }
 
     private func left(_ modules: [FlowModule]) {
