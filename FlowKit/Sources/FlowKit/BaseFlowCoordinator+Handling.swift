@@ -14,16 +14,18 @@ extension BaseFlowCoordinator {
         // Taken now: the manager may finish this coordinator (detaching it from its listeners) as it works.
         let sink = self.sink
         // With restoration on, the outermost request under way is the step that restores what it leads to.
-        let isStep = router.recorder?.begin(request, from: module, in: self) ?? false
-        defer { if isStep { router.recorder?.end() } }
+        let isStep = treeRouter.beginRestorationStep(request, from: module, in: self)
+        defer { if isStep { treeRouter.recorder?.end() } }
         let manager = resolved.make(self)
         let flow = resolved.makesFlowManagers ? manager as? FlowManager : nil
-        if let onResult = continuation.onResult { router.ledger.resultHandlers[ObjectIdentifier(manager)] = onResult }
+        if let onResult = continuation.onResult {
+            treeRouter.ledger.resultHandlers[ObjectIdentifier(manager)] = onResult
+        }
         if let sink {
             if let flow {
                 flow.reportedName = managerName
             } else {
-                router.ledger.names[ObjectIdentifier(manager)] = managerName
+                treeRouter.ledger.names[ObjectIdentifier(manager)] = managerName
             }
             sink(.handling(request, from: module, manager: managerName, coordinator: name))
         }
@@ -41,7 +43,7 @@ extension BaseFlowCoordinator {
             present(presented, style: style, by: manager, flow: flow, sink: sink)
         case .working:
             addWorking(manager)
-            router.recorder?.noteWorking(manager)
+            treeRouter.recorder?.noteWorking(manager)
         case .finished:
             endIfReleased(manager, flow: flow, reason: .finished, sink: sink)
         }
@@ -70,7 +72,7 @@ extension BaseFlowCoordinator {
     ) -> CoordinationOutcome {
         if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
         let error = FlowError(wrapping: error)
-        if !router.ledger.resultHandlers.isEmpty { router.ledger.give(.failed(error), to: manager) }
+        if !treeRouter.ledger.resultHandlers.isEmpty { treeRouter.ledger.give(.failed(error), to: manager) }
         endIfReleased(manager, flow: flow, reason: .finished, sink: sink)
         return fail(request, from: module, error)
     }

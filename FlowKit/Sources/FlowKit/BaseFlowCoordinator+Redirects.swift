@@ -245,10 +245,10 @@ struct RedirectFootprint {
 
     /// Whether any of it is still there in `root`'s tree.
     func isAlive(in root: BaseFlowCoordinator) -> Bool {
-        let router = root.router
-        if layers.contains(where: router.contains) { return true }
+        let treeRouter = root.treeRouter
+        if layers.contains(where: treeRouter.contains) { return true }
         if !modules.isEmpty {
-            let presented = router.modules
+            let presented = treeRouter.modules
             if modules.contains(where: { module in presented.contains { $0 === module.object } }) { return true }
         }
         if coordinators.contains(where: { $0.object?.parent != nil }) { return true }
@@ -273,8 +273,8 @@ struct TreeSnapshot {
     private let managers: [any RequestCoordinatorManager]
 
     init(_ root: BaseFlowCoordinator) {
-        layers = Set(root.router.layerIDs)
-        modules = root.router.modules
+        layers = Set(root.treeRouter.layerIDs)
+        modules = root.treeRouter.modules
         var coordinators: [BaseFlowCoordinator] = []
         var managers: [any RequestCoordinatorManager] = []
         root.forEachInTree { coordinator in
@@ -288,11 +288,11 @@ struct TreeSnapshot {
     /// What is in `root`'s tree now and was not then.
     func footprint(in root: BaseFlowCoordinator) -> RedirectFootprint {
         var footprint = RedirectFootprint()
-        footprint.layers = root.router.layerIDs.filter { !layers.contains($0) }
+        footprint.layers = root.treeRouter.layerIDs.filter { !layers.contains($0) }
         let oldModules = Set(modules.map(ObjectIdentifier.init))
         let oldCoordinators = Set(coordinators.map(ObjectIdentifier.init))
         let oldManagers = Set(managers.map { ObjectIdentifier($0) })
-        footprint.modules = root.router.modules.filter { !oldModules.contains(ObjectIdentifier($0)) }.map(
+        footprint.modules = root.treeRouter.modules.filter { !oldModules.contains(ObjectIdentifier($0)) }.map(
             WeakObject.init)
         root.forEachInTree { coordinator in
             if !oldCoordinators.contains(ObjectIdentifier(coordinator)) {

@@ -19,7 +19,7 @@ extension BaseFlowCoordinator {
     /// Finishes `manager`, as ``finish(_:)`` does, handing `result` to whoever asked for its request with
     /// ``requestCoordination(_:from:onResult:)``.
     public func finish(_ manager: any RequestCoordinatorManager, with result: FlowResult) {
-        router.ledger.give(result, to: manager)
+        treeRouter.ledger.give(result, to: manager)
         finish(manager)
     }
 }

@@ -25,7 +25,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         get { eventSink?.send }
         set {
             eventSink = newValue.map(EventSink.init)
-            if newValue != nil { router.isTraced = true }
+            if newValue != nil { treeRouter.isTraced = true }
         }
     }
     /// ``onEvent``, boxed.
@@ -38,7 +38,15 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// coordinator goes on without it.
     public var serviceTimeout: Duration = .seconds(5)
 
-    public internal(set) var router: Router
+    /// The presentation this coordinator's tree shares.
+    public internal(set) var router: Router {
+        get { treeRouter }
+        set { treeRouter = newValue }
+    }
+    /// Where ``router`` is kept. Internal, so that the optimizer sees every access to it and, none of them
+    /// overlapping another, checks none at run time (every access to a public property of a class is
+    /// checked): FlowKit reads it several times per request.
+    var treeRouter: Router
     /// The coordinator that opened this one.
     public internal(set) weak var parent: BaseFlowCoordinator? {
         didSet {
@@ -109,8 +117,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
         self.name = name
         self.mapping = mapping
         self.services = services
-        self.router = Router()
-        self.anchor = router.main.id
+        self.treeRouter = Router()
+        self.anchor = treeRouter.main.id
         self.routes = RouteTable(mapping)
         self.presence = PresenterRecord(self)
     }
@@ -208,7 +216,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// reported as ``FlowEvent/presentRefused(_:manager:)``.
     public func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?) {
         if let manager, let flow = manager as? FlowManager, flow.hasEnded {
-            sink?(.presentRefused(module.name, manager: ManagerLedger.name(of: manager, in: router.ledger.names)))
+            sink?(.presentRefused(module.name, manager: ManagerLedger.name(of: manager, in: treeRouter.ledger.names)))
             return
         }
         present(module, style: style, by: manager, flow: manager as? FlowManager, sink: sink)
@@ -219,17 +227,21 @@ open class BaseFlowCoordinator: FlowCoordinator {
         _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
         flow: FlowManager?, sink: EventSink?
     ) {
-        module.belong(to: manager.map { HeldManager($0, flow: flow) }, presenter: presence)
-        if router.recorder != nil { module.restorationSequence = router.restorationStep(presentedBy: manager) }
+        // Not `manager.map`: a closure isolated to the main actor handed to the standard library checks its
+        // executor on every call.
+        var held: HeldManager?
+        if let manager { held = HeldManager(manager, flow: flow) }
+        module.belong(to: held, presenter: presence)
+        if treeRouter.recorder != nil { module.restorationSequence = treeRouter.restorationStep(presentedBy: manager) }
         presentedCount += 1
         switch style {
-        case .inline: router.pushInline(module, for: self, anchor: anchor)
-        case .modal: router.push(module, onto: router.openModal(owner: self, isAnchor: false))
-        case .tab(let title): router.push(module, onto: router.addTab(title, owner: self))
+        case .inline: treeRouter.pushInline(module, for: self, anchor: anchor)
+        case .modal: treeRouter.push(module, onto: treeRouter.openModal(owner: self, isAnchor: false))
+        case .tab(let title): treeRouter.push(module, onto: treeRouter.addTab(title, owner: self))
         // The presenter's own stack, not the visible one: the root coordinator setting a root while a tab
         // is shown resets the whole presentation rather than putting the module inside the tab.
         case .root:
-            let replaced = router.setRoot(module, of: anchor)
+            let replaced = treeRouter.setRoot(module, of: anchor)
             sink?(.presented(module.name, style: style))
             if !replaced.isEmpty { didRemove(replaced) }
             return
@@ -242,8 +254,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// works for another coordinator). Finishing a manager that has ended does nothing.
     public func finish(_ manager: any RequestCoordinatorManager) {
         let wasWorking = removeWorking(manager)
-        router.recorder?.forget(manager)
-        let removed = router.removeModules { $0.manager === manager }
+        treeRouter.recorder?.forget(manager)
+        let removed = treeRouter.removeModules { $0.manager === manager }
         guard wasWorking || !removed.isEmpty else { return }
         let sink = self.sink
         if let sink { for module in removed { sink(.removed(module.name)) } }
@@ -260,7 +272,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The managers currently held, working or with a module presented, in this coordinator only.
     public var activeManagerCount: Int {
         var held = Set(working.map(ObjectIdentifier.init))
-        for module in router.modules where module.presenter === presence {
+        for module in treeRouter.modules where module.presenter === presence {
             if let manager = module.manager { held.insert(ObjectIdentifier(manager)) }
         }
         return held.count
@@ -288,7 +300,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     private func apply(_ link: PendingDeepLink) -> DeepLinkResult {
         for index in link.next..<link.steps.count {
-            let visible = router.top
+            let visible = treeRouter.top
             let step = link.steps[index]
             let sender = visible?.name ?? .deepLink
             let rest = PendingDeepLink(steps: link.steps, next: index + 1, opener: self)
@@ -314,7 +326,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     /// The nearest event listener, this coordinator's or an ancestor's; one check when nobody listens.
     var sink: EventSink? {
-        router.isTraced ? listener : nil
+        treeRouter.isTraced ? listener : nil
     }
 
     /// The nearest event listener, found by walking to the root.

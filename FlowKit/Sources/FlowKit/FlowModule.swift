@@ -19,33 +19,35 @@ public final class FlowModule {
     /// presented (``FlowCoordinator/contextDidChange()``): the place to refresh ``content`` from it.
     public var onContextChange: (@MainActor (FlowModule, CoordinatorContext) -> Void)?
 
-    /// The manager that built this module, and the coordinator that presented it: set together, and only by
-    /// ``belong(to:presenter:)``. Holding the manager keeps it alive while the module is shown.
-    private(set) var owner: ModuleOwner?
-    /// How many times the router shows this module: counted in its manager's holds (when a ``FlowManager``)
-    /// and its presenter's screens.
+    /// The manager that built this module. Holding it keeps the manager alive while the module is shown.
+    ///
+    /// Set, with ``heldManager`` and ``presenter``, only by ``belong(to:presenter:)``: the one rule for who
+    /// holds a manager.
+    private(set) var manager: (any RequestCoordinatorManager)?
+    /// ``manager`` when it is a ``FlowManager``, which counts what holds it (``FlowManager/holdCount``).
+    private(set) var heldManager: FlowManager?
+    /// The coordinator that presented this module, as a record compared by identity (a weak reference to
+    /// the coordinator would cost the request path a side-table update per module).
+    private(set) var presenter: PresenterRecord?
+    /// How many times the router shows this module: counted in ``heldManager``'s holds and ``presenter``'s
+    /// screens.
     var shownCount = 0
     /// The sequence number of the restoration step this module came from, recorded while restoration is on.
     var restorationSequence: Int?
 
-    /// The manager that built this module.
-    var manager: (any RequestCoordinatorManager)? { owner?.manager?.manager }
-    /// ``manager`` when it is a ``FlowManager``, which counts what holds it (``FlowManager/holdCount``).
-    var heldManager: FlowManager? { owner?.manager?.counted }
-    /// The coordinator that presented this module, as a record compared by identity (a weak reference to
-    /// the coordinator would cost the request path a side-table update per module).
-    var presenter: PresenterRecord? { owner?.presenter }
-
     /// Makes `manager` the one this module holds and `presenter` the coordinator that presents it: the one
     /// place either changes. A module shown already moves the holds and screens it counts to them.
     func belong(to manager: HeldManager?, presenter: PresenterRecord) {
+        let flow = manager?.counted
         if shownCount != 0 {
-            owner?.manager?.counted?.holdCount -= shownCount
-            owner?.presenter.onScreen -= shownCount
-            manager?.counted?.holdCount += shownCount
+            heldManager?.holdCount -= shownCount
+            self.presenter?.onScreen -= shownCount
+            flow?.holdCount += shownCount
             presenter.onScreen += shownCount
         }
-        owner = ModuleOwner(manager: manager, presenter: presenter)
+        self.manager = manager?.manager
+        self.heldManager = flow
+        self.presenter = presenter
     }
 
     /// Creates a module.
@@ -100,14 +102,6 @@ public final class FlowModule {
         coordination?.requestCoordination(CoordinationRequest(request, payload: payload), from: name)
             ?? .unhandled
     }
-}
-
-/// Who a ``FlowModule`` belongs to: the manager that built it, if any, and the coordinator that presented it.
-@MainActor
-struct ModuleOwner {
-    /// `nil` for a module presented without a manager.
-    let manager: HeldManager?
-    let presenter: PresenterRecord
 }
 
 /// Something a person can do on a ``FlowModule``.
