@@ -4,31 +4,24 @@ import FlowKit
 /// The real host path: a manager of a bundled plugin (settings' About), dlopened through the registry and
 /// routed by the host's coordinator with its stats and an event listener on, against the same manager made,
 /// started, pushed and popped by direct calls. The listener records each event as the shell does: it keeps
-/// the events of a command, then prints each as its line.
+/// the events of a command in an array.
 @MainActor
 enum HostPathBenchmark {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     static let request = CoordinationRequest("settings.about")
 
-    /// What the listener keeps: the events heard since the last lines were made, and those lines.
+    /// What the listener keeps: every event it hears, in order, as the shell keeps the events of the command
+    /// it runs (`HostShell.events`) until the command is over and it prints them.
     final class EventLog {
-        /// As many events as a long script command causes, after which they are turned into lines.
+        /// As many events as a long script command causes, after which they are let go, as the shell lets go
+        /// of a command's events once it has printed them (printing is the shell's, not the request path's).
         static let batch = 64
         var events: [HostEvent] = []
-        var lines: [String] = []
-        /// How many events were heard in all.
-        var heard = 0
 
-        /// Keeps `event`; every ``batch`` events, describes them as lines, as the shell does once a command
-        /// has run, and forgets both (the shell prints the lines).
         func record(_ event: HostEvent) {
             events.append(event)
-            heard &+= 1
-            guard events.count == Self.batch else { return }
-            for event in events { lines.append(event.description) }
-            events.removeAll(keepingCapacity: true)
-            lines.removeAll(keepingCapacity: true)
+            if events.count == Self.batch { events.removeAll(keepingCapacity: true) }
         }
     }
 
