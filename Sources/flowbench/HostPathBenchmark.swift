@@ -3,27 +3,38 @@ import FlowKit
 
 /// The real host path: a manager of a bundled plugin (settings' About), dlopened through the registry and
 /// routed by the host's coordinator with its stats and an event listener on, against the same manager made,
-/// started, pushed and popped by direct calls.
+/// started, pushed and popped by direct calls. The listener records each event as the shell does: it keeps
+/// the events of a command in an array.
 @MainActor
 enum HostPathBenchmark {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     static let request = CoordinationRequest("settings.about")
 
+    /// What the listener keeps: every event it hears, in order, as the shell keeps the events of the command
+    /// it runs (`HostShell.events`) until the command is over and it prints them.
+    final class EventLog {
+        /// As many events as a long script command causes, after which they are let go, as the shell lets go
+        /// of a command's events once it has printed them (printing is the shell's, not the request path's).
+        static let batch = 64
+        var events: [HostEvent] = []
+
+        func record(_ event: HostEvent) {
+            events.append(event)
+            if events.count == Self.batch { events.removeAll(keepingCapacity: true) }
+        }
+    }
+
     /// A started host whose manifest routes `settings.about` to the settings plugin in `buildDirectory`,
-    /// and counts the events it hears.
-    static func host(buildDirectory: String) throws -> Host {
+    /// and records the events it hears in `log`.
+    static func host(buildDirectory: String, log: EventLog = EventLog()) throws -> Host {
         let manifest = try Manifest.parse(
             """
             {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
              "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"}]}
             """, path: buildDirectory + "/flowbench.json")
         let host = Host(manifest: manifest, searchPath: PluginSearchPath([buildDirectory]))
-        // Counted through a pointer: a captured `var` would add Swift's dynamic exclusivity check to every
-        // event, a cost of this closure rather than of the host delivering the event.
-        let heard = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        heard.initialize(to: 0)
-        host.onEvent = { _ in heard.pointee &+= 1 }
+        host.onEvent = { event in log.record(event) }
         host.start()
         guard host.coordinator.requestCoordination(request, from: .app).isHandled else {
             throw Failure(description: "the settings plugin did not handle settings.about; build it first")

@@ -8,21 +8,23 @@ enum RequestPathBenchmark {
     /// Builds one module and presents it inline, as most managers do.
     final class ShowManager: FlowManager {
         override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-            .present(FlowModule("detail", coordination: coordinator), .inline)
+            .present(FlowModule("catalog.item", coordination: coordinator), .inline)
         }
     }
 
-    static let request = CoordinationRequest("detail.show")
+    /// The request measured, and the one that shows the screen it is sent from, named as a plugin's are.
+    static let request = CoordinationRequest("catalog.item.show")
+    static let listRequest = CoordinationRequest("catalog.list.show")
 
     /// Nanoseconds per request, through the coordinator: request, then back (which disposes the manager).
     static func coordinated(iterations: Int) -> Double {
         let coordinator = BaseFlowCoordinator(mapping: [
-            RequestRoute("list.show"): ManagerFactory("List", ShowManager.self),
-            RequestRoute(request.name): ManagerFactory("Detail", ShowManager.self),
+            RequestRoute(listRequest.name): ManagerFactory("CatalogPlugin.ItemList", ShowManager.self),
+            RequestRoute(request.name): ManagerFactory("CatalogPlugin.ItemDetail", ShowManager.self),
         ])
-        coordinator.requestCoordination("list.show", from: .app)
+        coordinator.requestCoordination(listRequest, from: .app)
         return Timing.nanoseconds(iterations) {
-            let outcome = coordinator.requestCoordination(request, from: "list")
+            let outcome = coordinator.requestCoordination(request, from: "catalog.list")
             precondition(outcome.isHandled)
             try! coordinator.back()
         }
@@ -36,29 +38,31 @@ enum RequestPathBenchmark {
         return Timing.nanoseconds(iterations) {
             let manager: ShowManager
             switch request.name.rawValue {
-            case "list.show", "detail.show": manager = ShowManager(coordinator: coordinator)
+            case "catalog.list.show", "catalog.item.show": manager = ShowManager(coordinator: coordinator)
             default: fatalError("no manager for \(request.name)")
             }
-            guard case .present(let module, _) = try! manager.start(request, from: "list") else { fatalError() }
+            guard case .present(let module, _) = try! manager.start(request, from: "catalog.list") else { fatalError() }
             stack.append((module, manager))
             stack.removeLast()
         }
     }
 
     /// Nanoseconds per request with `names` request names in rotation (a power of two), spread over a table of
-    /// `routes` routes (at least `names`).
+    /// `routes` routes (at least `names`), named as a catalog's items are: `catalog.item.N`.
     static func rotating(names: Int, routes: Int, iterations: Int) -> Double {
         precondition(names > 0 && names & (names - 1) == 0 && routes >= names)
         let factory = ManagerFactory("Show", ShowManager.self)
         var mapping = RequestCoordinatorMappingDictionary(minimumCapacity: routes)
-        for index in 0..<routes { mapping[RequestRoute(CoordinationRequestName("route.\(index)"))] = factory }
+        for index in 0..<routes { mapping[RequestRoute(CoordinationRequestName("catalog.item.\(index)"))] = factory }
         let coordinator = BaseFlowCoordinator(mapping: mapping)
-        coordinator.requestCoordination(CoordinationRequest("route.0"), from: .app)
+        coordinator.requestCoordination(CoordinationRequest("catalog.item.0"), from: .app)
         let stride = routes / names
-        let requests = (0..<names).map { CoordinationRequest(CoordinationRequestName("route.\($0 * stride)")) }
+        let requests = (0..<names).map {
+            CoordinationRequest(CoordinationRequestName("catalog.item.\($0 * stride)"))
+        }
         var next = 0
         return Timing.nanoseconds(iterations) {
-            let outcome = coordinator.requestCoordination(requests[next], from: "list")
+            let outcome = coordinator.requestCoordination(requests[next], from: "catalog.list")
             next = (next + 1) & (names - 1)
             precondition(outcome.isHandled)
             try! coordinator.back()
@@ -72,13 +76,14 @@ enum RequestPathBenchmark {
         coordinator.requestCoordination(request, from: .app)
         var open: [BaseFlowCoordinator] = []
         for index in 0..<children {
-            let child = BaseFlowCoordinator(name: "child\(index)", mapping: [RequestRoute("child.show"): factory])
+            let child = BaseFlowCoordinator(
+                name: "child\(index)", mapping: [RequestRoute("catalog.filter.show"): factory])
             coordinator.openChild(child, style: .inline, onResult: nil)
-            precondition(child.requestCoordination("child.show", from: .app).isHandled)
+            precondition(child.requestCoordination("catalog.filter.show", from: .app).isHandled)
             open.append(child)
         }
         let time = Timing.nanoseconds {
-            precondition(coordinator.requestCoordination(request, from: "list").isHandled)
+            precondition(coordinator.requestCoordination(request, from: "catalog.list").isHandled)
             try! coordinator.back()
         }
         precondition(open.allSatisfy(\.isRunning))
@@ -88,10 +93,10 @@ enum RequestPathBenchmark {
     /// Nanoseconds per module action that asks for a request with `payload`, presents, and goes back.
     static func action(payload: JSONValue) -> Double {
         let coordinator = BaseFlowCoordinator(mapping: [
-            RequestRoute("list.show"): ManagerFactory("List", ShowManager.self),
-            RequestRoute(request.name): ManagerFactory("Detail", ShowManager.self),
+            RequestRoute(listRequest.name): ManagerFactory("CatalogPlugin.ItemList", ShowManager.self),
+            RequestRoute(request.name): ManagerFactory("CatalogPlugin.ItemDetail", ShowManager.self),
         ])
-        coordinator.requestCoordination("list.show", from: .app)
+        coordinator.requestCoordination(listRequest, from: .app)
         guard let list = coordinator.router.top else { fatalError("no list") }
         list.addAction(.request("open", request.name, payload: ["source": "list"]))
         return Timing.nanoseconds {

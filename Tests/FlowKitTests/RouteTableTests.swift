@@ -43,9 +43,9 @@ struct RouteTableTests {
         #expect(found == names)
     }
 
-    /// A short name is usually stored inside its `String`, and the table hashes it from the string's words;
-    /// the same name can also be stored out of line (a string that reserved capacity), and is hashed from
-    /// its bytes. Both must land on the same route, whichever way the table and the request hold it.
+    /// A short name is usually stored inside its `String`; the same name can also be stored out of line (a
+    /// string that reserved capacity). The table hashes its UTF-8 bytes either way, and both must land on
+    /// the same route, whichever way the table and the request hold it.
     @Test func aShortNameIsFoundHoweverItsStringIsStored() {
         let names = (0...15).map { String("detail.show.xyzw".prefix($0)) }
         func outOfLine(_ name: String) -> String {
@@ -72,11 +72,8 @@ struct RouteTableTests {
     }
 
     /// Replaces its coordinator's whole mapping while it starts: the route table the request was found in
-    /// goes away while the request is under way. The request path uses that table's entry, the factory's
-    /// resolution and the manager's name without retaining them, so the coordinator must keep the old
-    /// table until the request is over. Only an optimized build leaves those references unretained: there,
-    /// without the old table kept, valgrind's memcheck reports reads of freed memory in this scenario (checked
-    /// by hand; a debug build, which this suite is, retains them anyway).
+    /// goes away while the request is under way, and the request still needs the entry, the factory's
+    /// resolution and the manager's name it found there (the request holds them).
     final class RemappingManager: FlowManager {
         override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
             let coordinator = coordinator as! BaseFlowCoordinator

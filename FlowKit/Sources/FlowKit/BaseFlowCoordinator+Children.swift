@@ -19,19 +19,19 @@ extension BaseFlowCoordinator {
         child.parent = self
         child.finishHandler = onResult
         child.result = nil
-        if child.router !== router {
-            if child.router.isTraced || child.onEvent != nil { router.isTraced = true }
-            child.router = router
+        if child.treeRouter !== treeRouter {
+            if child.treeRouter.isTraced || child.onEvent != nil { treeRouter.isTraced = true }
+            child.treeRouter = treeRouter
             child.presence = PresenterRecord(child)
         }
         child.presence.isChild = true
-        router.mayHaveAbandonedChildren = true  // a child reopened may have nothing on screen
+        treeRouter.mayHaveAbandonedChildren = true  // a child reopened may have nothing on screen
         child.style = style
-        child.restorationSequence = router.recorder?.current
+        child.restorationSequence = treeRouter.recorder?.current
         switch style {
-        case .inline, .root: child.anchor = router.inlineTarget(for: self, anchor: anchor)
-        case .modal: child.anchor = router.openModal(owner: child, isAnchor: true)
-        case .tab(let title): child.anchor = router.addTab(title, owner: child)
+        case .inline, .root: child.anchor = treeRouter.inlineTarget(for: self, anchor: anchor)
+        case .modal: child.anchor = treeRouter.openModal(owner: child, isAnchor: true)
+        case .tab(let title): child.anchor = treeRouter.addTab(title, owner: child)
         }
         children.append(child)
         sink?(.childOpened(child.name, style: style))
@@ -53,9 +53,9 @@ extension BaseFlowCoordinator {
         stopRunning()
         self.result = result
         let presence = self.presence
-        var removed = router.removeModules { $0.presenter === presence }
-        if case .modal = style { removed += router.removeLayer(anchor) }
-        if case .tab = style { removed += router.removeLayer(anchor) }
+        var removed = treeRouter.removeModules { $0.presenter === presence }
+        if case .modal = style { removed += treeRouter.removeLayer(anchor) }
+        if case .tab = style { removed += treeRouter.removeLayer(anchor) }
         let released = takeWorking() + removed.compactMap(\.manager)
         parent.children.removeAll { $0 === self }
         self.parent = nil

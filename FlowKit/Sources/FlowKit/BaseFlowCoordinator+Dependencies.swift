@@ -54,14 +54,8 @@ extension BaseFlowCoordinator {
 
     func enqueue(
         _ request: CoordinationRequest, from module: Coordinated, waitingFor requirements: [DependencyKey],
-        _ missing: [DependencyKey]
+        _ missing: [DependencyKey], deepLink link: PendingDeepLink?
     ) -> CoordinationOutcome {
-        let root = rootCoordinator
-        var link: PendingDeepLink?
-        if let awaiting = root.stepAwaitingQueue, awaiting.step == request {
-            link = awaiting.rest
-            root.stepAwaitingQueue = nil
-        }
         queue.append(
             QueuedRequest(
                 request: request, module: module, requirements: requirements, deadline: .now + queueTimeout,
@@ -83,10 +77,8 @@ extension BaseFlowCoordinator {
             sink?(.replaying(entry.request, from: entry.module))
             // A replayed request was asked for on its own, so it is a restoration step of its own too.
             let interrupted = router.recorder?.suspend()
-            let root = rootCoordinator
-            if let link = entry.deepLink { root.stepAwaitingQueue = (entry.request, link) }
-            let outcome = requestCoordination(entry.request, from: entry.module)
-            root.stepAwaitingQueue = nil
+            let outcome = requestCoordination(
+                entry.request, from: entry.module, continuation: RequestContinuation(deepLink: entry.deepLink))
             if let link = entry.deepLink { continueDeepLink(link, after: outcome) }
             router.recorder?.resume(interrupted)
         }

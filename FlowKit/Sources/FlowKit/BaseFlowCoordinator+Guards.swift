@@ -36,10 +36,12 @@ extension BaseFlowCoordinator {
         for child in children { child.refreshGuardChain() }
     }
 
-    /// Passes `request` through `chain`, then routes what is left of it.
-    func requestThroughGuards(_ request: CoordinationRequest, from module: Coordinated, chain: [InstalledGuard])
-        -> CoordinationOutcome
-    {
+    /// Passes `request` through `chain`, then routes what is left of it with `continuation`: a deep link
+    /// waits on what the request became, and a result is awaited only from a request no guard rewrote.
+    func requestThroughGuards(
+        _ request: CoordinationRequest, from module: Coordinated, chain: [InstalledGuard],
+        continuation: RequestContinuation
+    ) -> CoordinationOutcome {
         let root = rootCoordinator
         let state = root.redirects
         // Held requests are settled only once the outermost guarded request is over, never halfway
@@ -51,17 +53,15 @@ extension BaseFlowCoordinator {
         }
         let redirectedBy = state.takeResumption(of: request, from: module)
         var current = request
+        var continuation = continuation
         for installed in chain where !state.activeRedirects.contains(ObjectIdentifier(installed)) {
             switch installed.rule.decide(current, from: module, in: self) {
             case .proceed:
                 continue
             case .rewrite(let rewritten):
                 sink?(.rewritten(current, to: rewritten, from: module, guard: installed.rule.name))
-                // A deep link step waits for dependencies as what it became.
-                if let awaiting = root.stepAwaitingQueue, awaiting.step == current {
-                    root.stepAwaitingQueue = (rewritten, awaiting.rest)
-                }
                 current = rewritten
+                continuation.onResult = nil
             case .reject(let error):
                 return reject(
                     current, from: module, FlowError("rejected by guard '\(installed.rule.name)': \(error.message)"))
@@ -77,10 +77,10 @@ extension BaseFlowCoordinator {
                 }
                 return redirect(
                     current, from: module, to: target, by: installed, redirectedBy: redirectedBy, root: root,
-                    state: state)
+                    state: state, deepLink: continuation.deepLink)
             }
         }
-        return route(current, from: module)
+        return route(current, from: module, continuation: continuation)
     }
 
     /// Whether a manager is mapped for `request` from `module` here or in an ancestor.

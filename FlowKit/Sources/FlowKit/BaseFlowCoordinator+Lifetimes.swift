@@ -50,7 +50,7 @@ extension BaseFlowCoordinator {
         let candidates = working  // `isReplaced` is the caller's code: it must not overlap an access.
         let replaced = candidates.filter { manager in
             guard let flow = manager as? FlowManager, flow.runningTaskCount > 0 else { return false }
-            return !router.holds(manager) && isReplaced(manager)
+            return !treeRouter.holds(manager) && isReplaced(manager)
         }
         guard !replaced.isEmpty else { return count }
         for manager in replaced { removeWorking(manager) }
@@ -64,7 +64,7 @@ extension BaseFlowCoordinator {
     /// coordinator running its `start`.
     func holds(_ manager: any RequestCoordinatorManager) -> Bool {
         if let flow = manager as? FlowManager { return flow.holdCount > 0 }
-        if router.holds(manager) { return true }
+        if treeRouter.holds(manager) { return true }
         // Only a child reaches for the root: `rootCoordinator` retains, and every retain of a coordinator
         // (which modules reference weakly) takes the slow path.
         if hasParent { return rootCoordinator.holdsOtherwise(ObjectIdentifier(manager)) }
@@ -131,10 +131,12 @@ extension BaseFlowCoordinator {
     /// does, for a ``FlowManager``, without going through the protocol.
     func endIfReleased(_ flow: FlowManager, reason: ManagerEndReason, sink: EventSink?) {
         guard flow.holdCount == 0, flow.recordEnd(reason) else { return }
-        sink?(.managerEnded(flow.reportedName ?? ManagerLedger.name(of: flow, in: router.ledger.names), reason: reason))
+        sink?(
+            .managerEnded(
+                flow.reportedName ?? ManagerLedger.name(of: flow, in: treeRouter.ledger.names), reason: reason))
         flow.didEnd(reason)
-        if !router.ledger.resultHandlers.isEmpty,
-            let (handler, result) = router.ledger.takeResult(of: flow, ending: reason)
+        if !treeRouter.ledger.resultHandlers.isEmpty,
+            let (handler, result) = treeRouter.ledger.takeResult(of: flow, ending: reason)
         {
             handler(result)
         }
@@ -148,11 +150,13 @@ extension BaseFlowCoordinator {
     ) {
         if let flow { return endIfReleased(flow, reason: reason, sink: sink) }
         guard !holds(manager) else { return }
-        if let sink { sink(.managerEnded(ManagerLedger.name(of: manager, in: router.ledger.names), reason: reason)) }
-        if !router.ledger.names.isEmpty { router.ledger.names[ObjectIdentifier(manager)] = nil }
+        if let sink {
+            sink(.managerEnded(ManagerLedger.name(of: manager, in: treeRouter.ledger.names), reason: reason))
+        }
+        if !treeRouter.ledger.names.isEmpty { treeRouter.ledger.names[ObjectIdentifier(manager)] = nil }
         manager.didEnd(reason)
-        if !router.ledger.resultHandlers.isEmpty,
-            let (handler, result) = router.ledger.takeResult(of: manager, ending: reason)
+        if !treeRouter.ledger.resultHandlers.isEmpty,
+            let (handler, result) = treeRouter.ledger.takeResult(of: manager, ending: reason)
         {
             handler(result)
         }
@@ -163,7 +167,7 @@ extension BaseFlowCoordinator {
     func taskFailed(_ manager: FlowManager, _ error: any Error) {
         sink?(
             .managerTaskFailed(
-                ManagerLedger.name(of: manager, in: router.ledger.names), error: FlowError(wrapping: error)))
+                ManagerLedger.name(of: manager, in: treeRouter.ledger.names), error: FlowError(wrapping: error)))
         if working.contains(where: { $0 === manager }) { finish(manager) }
     }
 }

@@ -8,19 +8,16 @@ extension BaseFlowCoordinator {
     ///
     /// - Throws: ``FlowError`` when there is nothing to go back to.
     public func back() throws(FlowError) {
-        // The common case. The coordinator holds its router throughout: borrowing it saves a retain.
-        if let module = Unmanaged.passUnretained(router).withGuaranteed({ $0.popMainIfShownAlone() }) {
-            return didRemove(module)
-        }
-        if router.backDismisses { return didRemove(try router.dismiss()) }
-        didRemove(try router.pop())
+        if let module = treeRouter.popMainIfShownAlone() { return didRemove(module) }  // the common case
+        if treeRouter.backDismisses { return didRemove(try treeRouter.dismiss()) }
+        didRemove(try treeRouter.pop())
     }
 
     /// Pops the visible stack down to its first module: a tab's or a modal's first screen, or the root.
     ///
     /// - Throws: ``FlowError`` when the first module is the visible one.
     public func backToRoot() throws(FlowError) {
-        didRemove(try router.popVisible { _ throws(FlowError) in 0 })
+        didRemove(try treeRouter.popVisible { _ throws(FlowError) in 0 })
     }
 
     /// Pops the visible stack down to the topmost `module` on it, which becomes visible.
@@ -28,7 +25,7 @@ extension BaseFlowCoordinator {
     /// - Throws: ``FlowError`` when `module` is not on the visible stack, or is already visible.
     public func back(to module: Coordinated) throws(FlowError) {
         didRemove(
-            try router.popVisible { stack throws(FlowError) in
+            try treeRouter.popVisible { stack throws(FlowError) in
                 guard let index = stack.lastIndex(where: { $0.name == module }) else {
                     let names = stack.map(\.name.rawValue).joined(separator: " > ")
                     throw FlowError("'\(module)' is not on the visible stack (\(names.isEmpty ? "empty" : names))")
@@ -41,14 +38,14 @@ extension BaseFlowCoordinator {
     ///
     /// - Throws: ``FlowError`` when no modal is presented.
     public func dismiss() throws(FlowError) {
-        didRemove(try router.dismiss())
+        didRemove(try treeRouter.dismiss())
     }
 
     /// Selects the tab at `index` (0-based).
     ///
     /// - Throws: ``FlowError`` when there is no such tab.
     public func selectTab(_ index: Int) throws(FlowError) {
-        try router.selectTab(index)
+        try treeRouter.selectTab(index)
     }
 
     /// The root of this coordinator's tree.
@@ -63,15 +60,11 @@ extension BaseFlowCoordinator {
     /// leaves with nothing on screen, as cancelled: the person went back or dismissed.
     func didRemove(_ module: FlowModule) {
         let sink = self.sink
-        // Held by `sink` meanwhile; reported through unretained, as a request's events are.
-        sink.map(Unmanaged.passUnretained)?(.removed(module.name))
-        if let held = module.heldManager {
-            // The module holds its manager while this runs.
-            held.withGuaranteed { endIfReleased($0, reason: .dismissed, sink: sink) }
-        } else if let manager = module.manager {
-            endIfReleased(manager, flow: nil, reason: .dismissed, sink: sink)
+        sink?(.removed(module.name))
+        if let manager = module.manager {
+            endIfReleased(manager, flow: module.heldManager, reason: .dismissed, sink: sink)
         }
-        if router.mayHaveAbandonedChildren || hasParent || redirectState != nil {
+        if treeRouter.mayHaveAbandonedChildren || hasParent || redirectState != nil {
             finishAbandonedChildrenOfRoot(with: .cancelled)
         }
     }
@@ -93,17 +86,17 @@ extension BaseFlowCoordinator {
     /// ``Router/mayHaveAbandonedChildren``), and settles the requests held for redirects.
     func finishAbandonedChildrenOfRoot(with result: FlowResult) {
         if !hasParent, redirectState == nil {  // the common case, without reaching for the root
-            if router.mayHaveAbandonedChildren { finishAbandonedChildren(with: result) }
+            if treeRouter.mayHaveAbandonedChildren { finishAbandonedChildren(with: result) }
             return
         }
         let root = rootCoordinator
         guard root.redirectState != nil else {
-            if router.mayHaveAbandonedChildren { root.finishAbandonedChildren(with: result) }
+            if treeRouter.mayHaveAbandonedChildren { root.finishAbandonedChildren(with: result) }
             return
         }
         // Held requests are settled once every abandoned child has finished, not between two of them.
         let step = root.beginRedirectStep()
-        if router.mayHaveAbandonedChildren { root.finishAbandonedChildren(with: result) }
+        if treeRouter.mayHaveAbandonedChildren { root.finishAbandonedChildren(with: result) }
         root.noteRedirectProgress()
         root.endRedirectStep(step)
     }
@@ -111,7 +104,7 @@ extension BaseFlowCoordinator {
     /// Finishes, depth first, every child of this root whose home layer is gone or whose inline screens were
     /// all removed. What they remove may abandon others, which the next call finishes, as before.
     private func finishAbandonedChildren(with result: FlowResult) {
-        router.mayHaveAbandonedChildren = false
+        treeRouter.mayHaveAbandonedChildren = false
         if !children.isEmpty { finishAbandonedDescendants(with: result) }
     }
 
@@ -124,7 +117,7 @@ extension BaseFlowCoordinator {
 
     private var isAbandoned: Bool {
         switch style {
-        case .modal, .tab: return !router.contains(anchor)
+        case .modal, .tab: return !treeRouter.contains(anchor)
         case .inline, .root: return hasPresented && presence.onScreen == 0
         }
     }

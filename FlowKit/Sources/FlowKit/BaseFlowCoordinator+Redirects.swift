@@ -35,17 +35,13 @@ extension BaseFlowCoordinator {
         return state
     }
 
-    /// Sends `target` from `module` for `request`, and holds `request` until the flow it starts completes.
+    /// Sends `target` from `module` for `request`, and holds `request`, with the rest of the deep link it is
+    /// a step of, until the flow it starts completes.
     func redirect(
         _ request: CoordinationRequest, from module: Coordinated, to target: CoordinationRequest,
         by installed: InstalledGuard, redirectedBy: [ObjectIdentifier], root: BaseFlowCoordinator,
-        state: RedirectState
+        state: RedirectState, deepLink link: PendingDeepLink?
     ) -> CoordinationOutcome {
-        var link: PendingDeepLink?
-        if let awaiting = root.stepAwaitingQueue, awaiting.step == request {
-            link = awaiting.rest
-            root.stepAwaitingQueue = nil
-        }
         let held = HeldRequest(
             id: state.nextID, request: request, module: module, redirect: target, guardName: installed.rule.name)
         state.nextID += 1
@@ -165,9 +161,8 @@ extension BaseFlowCoordinator {
         let hasDependents = state.holds.contains { $0.awaiting == hold.held.id }
         let before = hasDependents ? TreeSnapshot(self) : nil
         state.resumption = (hold.held.request, hold.held.module, hold.redirectedBy)
-        if let link = hold.link { stepAwaitingQueue = (hold.held.request, link) }
-        let outcome = coordinator.requestCoordination(hold.held.request, from: hold.held.module)
-        stepAwaitingQueue = nil
+        let outcome = coordinator.requestCoordination(
+            hold.held.request, from: hold.held.module, continuation: RequestContinuation(deepLink: hold.link))
         state.resumption = nil
         if let before {
             // The held request was itself a redirect: the requests waiting for it wait for its flow now.
@@ -250,10 +245,10 @@ struct RedirectFootprint {
 
     /// Whether any of it is still there in `root`'s tree.
     func isAlive(in root: BaseFlowCoordinator) -> Bool {
-        let router = root.router
-        if layers.contains(where: router.contains) { return true }
+        let treeRouter = root.treeRouter
+        if layers.contains(where: treeRouter.contains) { return true }
         if !modules.isEmpty {
-            let presented = router.modules
+            let presented = treeRouter.modules
             if modules.contains(where: { module in presented.contains { $0 === module.object } }) { return true }
         }
         if coordinators.contains(where: { $0.object?.parent != nil }) { return true }
@@ -278,8 +273,8 @@ struct TreeSnapshot {
     private let managers: [any RequestCoordinatorManager]
 
     init(_ root: BaseFlowCoordinator) {
-        layers = Set(root.router.layerIDs)
-        modules = root.router.modules
+        layers = Set(root.treeRouter.layerIDs)
+        modules = root.treeRouter.modules
         var coordinators: [BaseFlowCoordinator] = []
         var managers: [any RequestCoordinatorManager] = []
         root.forEachInTree { coordinator in
@@ -293,11 +288,11 @@ struct TreeSnapshot {
     /// What is in `root`'s tree now and was not then.
     func footprint(in root: BaseFlowCoordinator) -> RedirectFootprint {
         var footprint = RedirectFootprint()
-        footprint.layers = root.router.layerIDs.filter { !layers.contains($0) }
+        footprint.layers = root.treeRouter.layerIDs.filter { !layers.contains($0) }
         let oldModules = Set(modules.map(ObjectIdentifier.init))
         let oldCoordinators = Set(coordinators.map(ObjectIdentifier.init))
         let oldManagers = Set(managers.map { ObjectIdentifier($0) })
-        footprint.modules = root.router.modules.filter { !oldModules.contains(ObjectIdentifier($0)) }.map(
+        footprint.modules = root.treeRouter.modules.filter { !oldModules.contains(ObjectIdentifier($0)) }.map(
             WeakObject.init)
         root.forEachInTree { coordinator in
             if !oldCoordinators.contains(ObjectIdentifier(coordinator)) {

@@ -13,16 +13,13 @@ extension BaseFlowCoordinator {
     public func requestCoordination(
         _ request: CoordinationRequest, from module: Coordinated, onResult: @escaping @MainActor (FlowResult) -> Void
     ) -> CoordinationOutcome {
-        let outer = router.ledger.pendingResult
-        router.ledger.pendingResult = (request, onResult)
-        defer { router.ledger.pendingResult = outer }
-        return requestCoordination(request, from: module)
+        requestCoordination(request, from: module, continuation: RequestContinuation(onResult: onResult))
     }
 
     /// Finishes `manager`, as ``finish(_:)`` does, handing `result` to whoever asked for its request with
     /// ``requestCoordination(_:from:onResult:)``.
     public func finish(_ manager: any RequestCoordinatorManager, with result: FlowResult) {
-        router.ledger.give(result, to: manager)
+        treeRouter.ledger.give(result, to: manager)
         finish(manager)
     }
 }

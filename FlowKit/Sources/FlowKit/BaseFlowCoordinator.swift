@@ -11,19 +11,12 @@
 ///
 /// All state lives on the main actor. From other threads or tasks, use ``submit(_:from:)`` or
 /// ``send(_:from:)``: requests are never lost or reordered per submitter.
-///
-/// Properties on the request path are marked `@exclusivity(unchecked)`: they are only touched on the main
-/// actor, and no access to them overlaps another, so their dynamic exclusivity checks cost without guarding.
 @MainActor
 open class BaseFlowCoordinator: FlowCoordinator {
     public let name: String
     /// Which manager handles which request.
     public var mapping: RequestCoordinatorMappingDictionary {
-        didSet {
-            // A request under way may be using the old table's entries, unretained: keep them until it ends.
-            if handlingDepth > 0 { retiredRoutes.append(routes) }
-            routes = RouteTable(mapping)
-        }
+        didSet { routes = RouteTable(mapping) }
     }
     /// Called with a request that neither this coordinator nor any ancestor could route.
     public var unhandledRequestHandler: (@MainActor (CoordinationRequest, Coordinated) -> Void)?
@@ -32,11 +25,11 @@ open class BaseFlowCoordinator: FlowCoordinator {
         get { eventSink?.send }
         set {
             eventSink = newValue.map(EventSink.init)
-            if newValue != nil { router.isTraced = true }
+            if newValue != nil { treeRouter.isTraced = true }
         }
     }
     /// ``onEvent``, boxed.
-    @exclusivity(unchecked) private var eventSink: EventSink?
+    private var eventSink: EventSink?
     /// Called when a child finishes, by the default ``didRegainFocus(fromChild:)``.
     public var onRegainFocus: (@MainActor (BaseFlowCoordinator) -> Void)?
     /// How long a request may wait for its dependencies before it is dead-lettered.
@@ -45,7 +38,15 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// coordinator goes on without it.
     public var serviceTimeout: Duration = .seconds(5)
 
-    @exclusivity(unchecked) public internal(set) var router: Router
+    /// The presentation this coordinator's tree shares.
+    public internal(set) var router: Router {
+        get { treeRouter }
+        set { treeRouter = newValue }
+    }
+    /// Where ``router`` is kept. Internal, so that the optimizer sees every access to it and, none of them
+    /// overlapping another, checks none at run time (every access to a public property of a class is
+    /// checked): FlowKit reads it several times per request.
+    var treeRouter: Router
     /// The coordinator that opened this one.
     public internal(set) weak var parent: BaseFlowCoordinator? {
         didSet {
@@ -55,9 +56,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
         }
     }
     /// Whether ``parent`` is set, readable without loading the weak reference on the request path.
-    @exclusivity(unchecked) private(set) var hasParent = false
+    private(set) var hasParent = false
     /// The open child coordinators, in the order they were opened.
-    @exclusivity(unchecked) public internal(set) var children: [BaseFlowCoordinator] = []
+    public internal(set) var children: [BaseFlowCoordinator] = []
     /// Whether ``start()`` was called and ``stop()`` not since.
     public internal(set) var isRunning = false
     /// Requests that waited too long for their dependencies, or were pending when the coordinator stopped:
@@ -74,18 +75,18 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var sweep: Task<Void, Never>?
     /// Async services being started, stopped or replaced in the background, in order.
     var backgroundServiceWork: Task<Void, Never>?
-    /// Managers that answered `.working`, until they finish, in the order they started working. Unchecked
-    /// exclusivity: no access to it calls out while it lasts (copied first where code runs per element).
-    @exclusivity(unchecked) var working: [any RequestCoordinatorManager] = []
+    /// Managers that answered `.working`, until they finish, in the order they started working. Copied
+    /// first where code runs per element, so that no access to it overlaps another.
+    var working: [any RequestCoordinatorManager] = []
     /// The managers whose `start` this coordinator is running, innermost last: it holds each until `start`
     /// returns, so a manager that finishes or loses its modules meanwhile has not ended yet.
-    @exclusivity(unchecked) var starting: [ObjectIdentifier] = []
+    var starting: [ObjectIdentifier] = []
     /// Where this coordinator's inline modules go, and how it was opened.
     var anchor: Router.LayerID
     var style: PresentationStyle = .root
-    @exclusivity(unchecked) var presentedCount = 0
+    var presentedCount = 0
     /// What this coordinator's modules point back to, counting those shown; a new one per router joined.
-    @exclusivity(unchecked) var presence: PresenterRecord!
+    var presence: PresenterRecord!
     /// Runs when this coordinator, as a child, has finished.
     var finishHandler: (@MainActor (FlowResult) -> Void)?
     /// How this coordinator, as a child, ended; `nil` while it runs.
@@ -93,21 +94,13 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The sequence number of the restoration step that opened this coordinator as a child, recorded
     /// while restoration is on.
     var restorationSequence: Int?
-    /// On the root, while a deep link step is sent: the step and the rest of its link, which wait with the
-    /// step if it is queued.
-    var stepAwaitingQueue: (step: CoordinationRequest, rest: PendingDeepLink)?
     nonisolated let inbox = RequestInbox()
     /// ``mapping`` indexed for the request path.
-    @exclusivity(unchecked) private(set) var routes: RouteTable
-    /// How many requests this coordinator is routing right now (nested ones count too).
-    @exclusivity(unchecked) var handlingDepth = 0
-    /// Route tables replaced while a request was under way, kept until no request is: the request path
-    /// uses a table's entries without retaining them.
-    @exclusivity(unchecked) var retiredRoutes: [RouteTable] = []
+    private(set) var routes: RouteTable
     /// This coordinator's own guards, and the chain its requests pass (its ancestors' guards, then its
     /// own); `nil` when the chain is empty, so that an unguarded request costs one check.
     var installedGuards: [InstalledGuard] = []
-    @exclusivity(unchecked) var guardChainBoxes: [InstalledGuard]?
+    var guardChainBoxes: [InstalledGuard]?
     /// On the root, once a guard has run: the requests held for redirects. See `+Redirects`.
     var redirectState: RedirectState?
 
@@ -124,8 +117,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
         self.name = name
         self.mapping = mapping
         self.services = services
-        self.router = Router()
-        self.anchor = router.main.id
+        self.treeRouter = Router()
+        self.anchor = treeRouter.main.id
         self.routes = RouteTable(mapping)
         self.presence = PresenterRecord(self)
     }
@@ -141,26 +134,39 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// they may let it proceed, rewrite, reject or redirect it.
     @discardableResult
     public func requestCoordination(_ request: CoordinationRequest, from module: Coordinated) -> CoordinationOutcome {
-        if let guardChainBoxes { return requestThroughGuards(request, from: module, chain: guardChainBoxes) }
-        return route(request, from: module)
+        requestCoordination(request, from: module, continuation: .none)
+    }
+
+    /// Routes `request` as ``requestCoordination(_:from:)`` does, with what waits on it.
+    func requestCoordination(
+        _ request: CoordinationRequest, from module: Coordinated, continuation: RequestContinuation
+    ) -> CoordinationOutcome {
+        if let guardChainBoxes {
+            return requestThroughGuards(request, from: module, chain: guardChainBoxes, continuation: continuation)
+        }
+        return route(request, from: module, continuation: continuation)
     }
 
     /// Routes `request` as ``requestCoordination(_:from:)`` does, without consulting the guards.
-    @inline(__always)
-    func route(_ request: CoordinationRequest, from module: Coordinated) -> CoordinationOutcome {
+    func route(_ request: CoordinationRequest, from module: Coordinated, continuation: RequestContinuation)
+        -> CoordinationOutcome
+    {
         if let entry = routes.entry(for: request.name) {
-            if entry.withGuaranteed({ $0.ready != nil }) { return handle(request, from: module, readyIn: entry) }
-            if let kept = entry.withGuaranteed({ $0.kept }), let resolved = kept.withGuaranteed({ $0.current }) {
-                return handle(request, from: module, resolved: resolved, nameIn: entry)
+            if let ready = entry.ready {
+                return handle(request, from: module, resolved: ready, name: entry.readyName, continuation)
             }
-            if let factory = entry.withGuaranteed({ $0.factory(from: module) }) {
-                return handle(request, from: module, with: factory)
+            if let resolved = entry.kept?.current {
+                return handle(
+                    request, from: module, resolved: resolved, name: resolved.name ?? entry.readyName, continuation)
+            }
+            if let factory = entry.factory(from: module) {
+                return handle(request, from: module, with: factory, continuation)
             }
         }
         var coordinator = hasParent ? parent : nil
         while let current = coordinator {
             if let factory = current.factory(for: request.name, from: module) {
-                return handle(request, from: module, with: factory)
+                return handle(request, from: module, with: factory, continuation)
             }
             coordinator = current.parent
         }
@@ -182,16 +188,17 @@ open class BaseFlowCoordinator: FlowCoordinator {
         routes.factory(for: request, from: module)
     }
 
-    func handle(_ request: CoordinationRequest, from module: Coordinated, with factory: ManagerFactory)
-        -> CoordinationOutcome
-    {
+    func handle(
+        _ request: CoordinationRequest, from module: Coordinated, with factory: ManagerFactory,
+        _ continuation: RequestContinuation
+    ) -> CoordinationOutcome {
         let resolved: ManagerFactory.Resolved
         do {
             resolved = try factory.resolve()
         } catch {
             return fail(request, from: module, FlowError(wrapping: error))
         }
-        return handle(request, from: module, resolved: resolved, name: resolved.name ?? factory.name)
+        return handle(request, from: module, resolved: resolved, name: resolved.name ?? factory.name, continuation)
     }
 
     func fail(_ request: CoordinationRequest, from module: Coordinated, _ error: FlowError)
@@ -209,58 +216,32 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// reported as ``FlowEvent/presentRefused(_:manager:)``.
     public func present(_ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?) {
         if let manager, let flow = manager as? FlowManager, flow.hasEnded {
-            sink?(.presentRefused(module.name, manager: ManagerLedger.name(of: manager, in: router.ledger.names)))
+            sink?(.presentRefused(module.name, manager: ManagerLedger.name(of: manager, in: treeRouter.ledger.names)))
             return
         }
         present(module, style: style, by: manager, flow: manager as? FlowManager, sink: sink)
     }
 
     /// Presents `module` for `manager`, which is `flow` when it is a ``FlowManager``, reporting to `sink`.
-    @inline(__always)
     func present(
         _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
         flow: FlowManager?, sink: EventSink?
     ) {
-        // The common case: a module shown for the first time, inline on the main stack, shown alone.
-        if case .inline = style, module.shownCount == 0, anchor == router.main.id, router.showsMainAlone {
-            if router.recorder != nil { module.restorationSequence = router.restorationStep(presentedBy: manager) }
-            module.manager = manager
-            module.heldManager = flow.map(Unmanaged.passUnretained)
-            module.presenter = presence
-            presentedCount += 1
-            Unmanaged.passUnretained(router).withGuaranteed { $0.pushOntoMain(module) }  // as in `handle`
-            sink?(.presented(module.name, style: style))
-            return
-        }
-        presentAnywhere(module, style: style, by: manager, flow: flow, sink: sink)
-    }
-
-    /// Presents `module` as ``present(_:style:by:flow:sink:)`` does, wherever `style` and the presentation
-    /// put it.
-    private func presentAnywhere(
-        _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
-        flow: FlowManager?, sink: EventSink?
-    ) {
-        if module.shownCount != 0 {
-            // Shown already: its holds move to this manager and presenter.
-            module.heldManager?.takeUnretainedValue().holdCount -= module.shownCount
-            module.presenter?.onScreen -= module.shownCount
-            flow?.holdCount += module.shownCount
-            presence.onScreen += module.shownCount
-        }
-        module.manager = manager
-        module.heldManager = flow.map(Unmanaged.passUnretained)
-        module.presenter = presence
-        if router.recorder != nil { module.restorationSequence = router.restorationStep(presentedBy: manager) }
+        // Not `manager.map`: a closure isolated to the main actor handed to the standard library checks its
+        // executor on every call.
+        var held: HeldManager?
+        if let manager { held = HeldManager(manager, flow: flow) }
+        module.belong(to: held, presenter: presence)
+        if treeRouter.recorder != nil { module.restorationSequence = treeRouter.restorationStep(presentedBy: manager) }
         presentedCount += 1
         switch style {
-        case .inline: router.pushInline(module, for: self, anchor: anchor)
-        case .modal: router.push(module, onto: router.openModal(owner: self, isAnchor: false))
-        case .tab(let title): router.push(module, onto: router.addTab(title, owner: self))
+        case .inline: treeRouter.pushInline(module, for: self, anchor: anchor)
+        case .modal: treeRouter.push(module, onto: treeRouter.openModal(owner: self, isAnchor: false))
+        case .tab(let title): treeRouter.push(module, onto: treeRouter.addTab(title, owner: self))
         // The presenter's own stack, not the visible one: the root coordinator setting a root while a tab
         // is shown resets the whole presentation rather than putting the module inside the tab.
         case .root:
-            let replaced = router.setRoot(module, of: anchor)
+            let replaced = treeRouter.setRoot(module, of: anchor)
             sink?(.presented(module.name, style: style))
             if !replaced.isEmpty { didRemove(replaced) }
             return
@@ -273,8 +254,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// works for another coordinator). Finishing a manager that has ended does nothing.
     public func finish(_ manager: any RequestCoordinatorManager) {
         let wasWorking = removeWorking(manager)
-        router.recorder?.forget(manager)
-        let removed = router.removeModules { $0.manager === manager }
+        treeRouter.recorder?.forget(manager)
+        let removed = treeRouter.removeModules { $0.manager === manager }
         guard wasWorking || !removed.isEmpty else { return }
         let sink = self.sink
         if let sink { for module in removed { sink(.removed(module.name)) } }
@@ -291,7 +272,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The managers currently held, working or with a module presented, in this coordinator only.
     public var activeManagerCount: Int {
         var held = Set(working.map(ObjectIdentifier.init))
-        for module in router.modules where module.presenter === presence {
+        for module in treeRouter.modules where module.presenter === presence {
             if let manager = module.manager { held.insert(ObjectIdentifier(manager)) }
         }
         return held.count
@@ -319,14 +300,18 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     private func apply(_ link: PendingDeepLink) -> DeepLinkResult {
         for index in link.next..<link.steps.count {
-            let visible = router.top
+            let visible = treeRouter.top
+            let step = link.steps[index]
+            let sender = visible?.name ?? .deepLink
+            let rest = PendingDeepLink(steps: link.steps, next: index + 1, opener: self)
             let coordination = visible?.coordination ?? self
-            let root = rootCoordinator
-            root.stepAwaitingQueue = (
-                link.steps[index], PendingDeepLink(steps: link.steps, next: index + 1, opener: self)
-            )
-            let outcome = coordination.requestCoordination(link.steps[index], from: visible?.name ?? .deepLink)
-            root.stepAwaitingQueue = nil
+            let outcome: CoordinationOutcome
+            if let coordinator = coordination as? BaseFlowCoordinator {
+                outcome = coordinator.requestCoordination(step, from: sender, continuation: .init(deepLink: rest))
+            } else {
+                // Another kind of coordination has no deep link to hold: the step is sent on its own.
+                outcome = coordination.requestCoordination(step, from: sender)
+            }
             if !outcome.isHandled { return DeepLinkResult(applied: index, total: link.steps.count, stoppedBy: outcome) }
         }
         return DeepLinkResult(applied: link.steps.count, total: link.steps.count, stoppedBy: nil)
@@ -340,9 +325,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
     // MARK: - Events
 
     /// The nearest event listener, this coordinator's or an ancestor's; one check when nobody listens.
-    @inline(__always)
     var sink: EventSink? {
-        router.isTraced ? listener : nil
+        treeRouter.isTraced ? listener : nil
     }
 
     /// The nearest event listener, found by walking to the root.

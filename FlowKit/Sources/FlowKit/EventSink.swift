@@ -1,5 +1,5 @@
 /// A coordinator's event listener (``BaseFlowCoordinator/onEvent``), boxed: the request path takes the
-/// box once and reports each event through it without retaining the listener's closure again.
+/// box once (one retain) and reports each of its events through it.
 final class EventSink {
     let send: @MainActor (FlowEvent) -> Void
 
@@ -7,16 +7,8 @@ final class EventSink {
         self.send = send
     }
 
-    @MainActor @inline(__always)
+    @MainActor
     func callAsFunction(_ event: FlowEvent) {
         send(event)
-    }
-}
-
-extension Unmanaged where Instance == EventSink {
-    /// Reports `event` through a sink its caller holds, without retaining it.
-    @MainActor @inline(__always)
-    func callAsFunction(_ event: FlowEvent) {
-        withGuaranteed { $0.send(event) }
     }
 }

@@ -20,29 +20,35 @@ public final class FlowModule {
     public var onContextChange: (@MainActor (FlowModule, CoordinatorContext) -> Void)?
 
     /// The manager that built this module. Holding it keeps the manager alive while the module is shown.
-    @exclusivity(unchecked) var manager: (any RequestCoordinatorManager)?
+    ///
+    /// Set, with ``heldManager`` and ``presenter``, only by ``belong(to:presenter:)``: the one rule for who
+    /// holds a manager.
+    private(set) var manager: (any RequestCoordinatorManager)?
     /// ``manager`` when it is a ``FlowManager``, which counts what holds it (``FlowManager/holdCount``).
-    /// Unmanaged: ``manager`` holds the same object, and counting needs no retain.
-    @exclusivity(unchecked) var heldManager: Unmanaged<FlowManager>?
+    private(set) var heldManager: FlowManager?
     /// The coordinator that presented this module, as a record compared by identity (a weak reference to
-    /// the coordinator would cost the request path a side-table update per module), set when it is
-    /// presented.
-    var presenter: PresenterRecord? {
-        get { presenterRecord?.takeUnretainedValue() }
-        set {
-            let old = presenterRecord
-            presenterRecord = newValue.map(Unmanaged.passRetained)
-            old?.release()
-        }
-    }
-    /// ``presenter``, retained by hand (released on a new value and in `deinit`), so that the router
-    /// counts its screens without retaining it each time.
-    @exclusivity(unchecked) private(set) var presenterRecord: Unmanaged<PresenterRecord>?
+    /// the coordinator would cost the request path a side-table update per module).
+    private(set) var presenter: PresenterRecord?
     /// How many times the router shows this module: counted in ``heldManager``'s holds and ``presenter``'s
     /// screens.
-    @exclusivity(unchecked) var shownCount = 0
+    var shownCount = 0
     /// The sequence number of the restoration step this module came from, recorded while restoration is on.
-    @exclusivity(unchecked) var restorationSequence: Int?
+    var restorationSequence: Int?
+
+    /// Makes `manager` the one this module holds and `presenter` the coordinator that presents it: the one
+    /// place either changes. A module shown already moves the holds and screens it counts to them.
+    func belong(to manager: HeldManager?, presenter: PresenterRecord) {
+        let flow = manager?.counted
+        if shownCount != 0 {
+            heldManager?.holdCount -= shownCount
+            self.presenter?.onScreen -= shownCount
+            flow?.holdCount += shownCount
+            presenter.onScreen += shownCount
+        }
+        self.manager = manager?.manager
+        self.heldManager = flow
+        self.presenter = presenter
+    }
 
     /// Creates a module.
     public init(
@@ -54,10 +60,6 @@ public final class FlowModule {
         self.content = content
         self.actions = actions
         self.coordination = coordination
-    }
-
-    nonisolated deinit {
-        presenterRecord?.release()
     }
 
     /// Adds an action, replacing any action of the same name.

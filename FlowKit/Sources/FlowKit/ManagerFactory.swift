@@ -6,11 +6,11 @@ public struct ManagerFactory: Sendable {
     /// The resolved form: a constructor and the manager's requirements.
     ///
     /// A class, so that the request path retains one object rather than copying closures.
-    public final class Resolved: @unchecked Sendable {
-        // @unchecked: `cachedRequirements` is only read and written on the main actor.
+    public final class Resolved: Sendable {
         private let makeManager: @MainActor @Sendable (any FlowCoordinator) -> any RequestCoordinatorManager
         private let readRequirements: @MainActor @Sendable () -> [DependencyKey]
-        nonisolated(unsafe) private var cachedRequirements: [DependencyKey]?
+        /// The requirements, once read.
+        private let readOnce = RequirementsCache()
         /// The name outcomes and events report instead of the factory's, when one factory stands for
         /// several managers (an experiment's variants).
         public let name: String?
@@ -21,9 +21,6 @@ public struct ManagerFactory: Sendable {
         public let managerType: any RequestCoordinatorManager.Type
 
         /// A manager of type `type`.
-        ///
-        /// Inlinable, so that the closure that makes the manager is specialized for `Manager` where the
-        /// factory is written: the request path then allocates the manager as a direct call would.
         public convenience init<Manager: RequestCoordinatorManager>(_ type: Manager.Type) {
             self.init(
                 make: { Manager(coordinator: $0) }, requirements: { Manager.requirements }, name: nil, type: type)
@@ -55,20 +52,26 @@ public struct ManagerFactory: Sendable {
         /// The dependencies the manager needs, see ``RequestCoordinatorManager/requirements``; read once.
         @MainActor
         public var requirements: [DependencyKey] {
-            if let cachedRequirements { return cachedRequirements }
+            if let requirements = readOnce.requirements { return requirements }
             let requirements = readRequirements()
-            cachedRequirements = requirements
+            readOnce.requirements = requirements
             return requirements
         }
 
         /// Whether the manager needs any dependency.
         @MainActor
         var hasRequirements: Bool {
-            @inline(__always) get {
-                if let cachedRequirements { return !cachedRequirements.isEmpty }
-                return !requirements.isEmpty
-            }
+            if let requirements = readOnce.requirements { return !requirements.isEmpty }
+            return !requirements.isEmpty
         }
+    }
+
+    /// A resolution's requirements, read on the main actor the first time a request needs them.
+    @MainActor
+    final class RequirementsCache {
+        var requirements: [DependencyKey]?
+
+        nonisolated init() {}
     }
 
     /// The name the manager is reported under, for example `CatalogPlugin.ItemList`.

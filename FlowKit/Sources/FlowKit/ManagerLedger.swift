@@ -11,21 +11,6 @@ struct ManagerLedger {
     /// by manager, and the result a manager finished with when it gave one.
     var resultHandlers: [ObjectIdentifier: @MainActor (FlowResult) -> Void] = [:]
     var results: [ObjectIdentifier: FlowResult] = [:]
-    /// While a request with a result handler is routed: the request, and its handler, for the manager that
-    /// will be made for that request (not for a redirect or a nested request).
-    var pendingResult: (request: CoordinationRequest, handler: @MainActor (FlowResult) -> Void)? {
-        didSet { isAwaitingResult = pendingResult != nil }
-    }
-    /// Whether ``pendingResult`` is set: what the request path reads, without copying the request.
-    private(set) var isAwaitingResult = false
-
-    /// Gives `manager` the pending result handler when it was made for the pending request.
-    mutating func adoptPendingResult(_ request: CoordinationRequest, for manager: any RequestCoordinatorManager) {
-        guard let pending = pendingResult, pending.request == request else { return }
-        pendingResult = nil
-        resultHandlers[ObjectIdentifier(manager)] = pending.handler
-    }
-
     /// Keeps `result` for when `manager` ends, if someone waits for its request's result.
     mutating func give(_ result: FlowResult, to manager: any RequestCoordinatorManager) {
         let id = ObjectIdentifier(manager)

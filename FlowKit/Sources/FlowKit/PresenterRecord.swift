@@ -10,22 +10,11 @@ final class PresenterRecord {
     /// The identity of the coordinator; only ever compared.
     let coordinator: ObjectIdentifier
     /// How many of its modules the router shows (a module shown twice counts twice).
-    @exclusivity(unchecked) nonisolated(unsafe) var onScreen = 0
+    var onScreen = 0
     /// Whether the coordinator is a child flow: one that finishes when its inline screens are all gone.
-    @exclusivity(unchecked) var isChild = false
+    var isChild = false
 
     init(_ coordinator: BaseFlowCoordinator) {
         self.coordinator = ObjectIdentifier(coordinator)
-    }
-
-    /// Adds `delta` to the screens of `record`, without retaining it.
-    ///
-    /// - Returns: The screens it has now.
-    @inline(__always)
-    nonisolated static func count(_ record: Unmanaged<PresenterRecord>, _ delta: Int) -> Int {
-        record.withGuaranteed { record in
-            record.onScreen += delta
-            return record.onScreen
-        }
     }
 }

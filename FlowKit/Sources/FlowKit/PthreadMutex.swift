@@ -29,7 +29,7 @@ struct PthreadMutex<Value> {
     /// The value (the header) and the mutex (the one element) in one heap object, whose address never moves.
     private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         static func make(_ initialValue: Value) -> Storage {
-            let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in initialValue }, to: Storage.self)
+            let storage = create(minimumCapacity: 1) { _ in initialValue } as! Storage
             storage.withUnsafeMutablePointerToElements { mutex in
                 mutex.initialize(to: pthread_mutex_t())
                 let initialized = pthread_mutex_init(mutex, nil)

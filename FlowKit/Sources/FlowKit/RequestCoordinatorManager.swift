@@ -57,21 +57,13 @@ open class FlowManager: RequestCoordinatorManager {
     /// The coordinator this manager works for. It outlives the manager.
     public unowned let coordinator: any FlowCoordinator
     /// Whether it ended and why, and the tasks it started. See ``ManagerLifetime``.
-    @exclusivity(unchecked) var lifetime = ManagerLifetime.held
+    var lifetime = ManagerLifetime.held
     /// What holds this manager in its coordinator tree: each time a module it built is shown, each
     /// coordinator's `working` list it is in, and the `start` of it under way. It ends when this is zero.
-    /// Only touched on the main actor; nonisolated so that the router can count through an unmanaged
-    /// reference without a retain (a main-actor closure would check its executor on every call).
-    @exclusivity(unchecked) nonisolated(unsafe) var holdCount = 0
-
-    /// Adds `delta` to the holds of `manager`, without retaining it.
-    @inline(__always)
-    nonisolated static func count(_ manager: Unmanaged<FlowManager>, _ delta: Int) {
-        manager.withGuaranteed { $0.holdCount += delta }
-    }
+    var holdCount = 0
     /// The name events report this manager under, recorded when its request was handled while someone
     /// listened.
-    @exclusivity(unchecked) var reportedName: String?
+    var reportedName: String?
 
     public required init(coordinator: any FlowCoordinator) {
         self.coordinator = coordinator

@@ -24,38 +24,30 @@ public final class ResolutionCache {
 
 extension ManagerFactory {
     /// A cached factory's resolve function and what it last resolved.
-    final class KeptResolution: @unchecked Sendable {
-        // @unchecked: `resolved` and `generation` are only read and written on the main actor.
+    ///
+    /// On the main actor, as every request is: the kept resolution is read and replaced there only.
+    @MainActor
+    final class KeptResolution {
         let cache: ResolutionCache
         let resolve: @MainActor @Sendable () throws -> Resolved
-        nonisolated(unsafe) private var resolved: Resolved?
-        nonisolated(unsafe) private var generation = 0
-        /// Resolutions this one replaced, kept as long as it is: a request under way may be using one
-        /// unretained (``current``). A new one is made only when its plugin was reloaded, whose image
-        /// stays loaded anyway.
-        nonisolated(unsafe) private var replaced: [Resolved] = []
+        private var resolved: Resolved?
+        private var generation = 0
 
-        init(cache: ResolutionCache, resolve: @escaping @MainActor @Sendable () throws -> Resolved) {
+        /// Made with its factory, on any thread: it resolves nothing until a request comes.
+        nonisolated init(cache: ResolutionCache, resolve: @escaping @MainActor @Sendable () throws -> Resolved) {
             self.cache = cache
             self.resolve = resolve
         }
 
-        /// The kept resolution, when the cache has not been invalidated since it was made. Unretained: this
-        /// keeps it, and every one it replaces, for as long as it lives.
-        @MainActor
-        var current: Unmanaged<Resolved>? {
-            @inline(__always) get {
-                guard generation == cache.generation, let resolved else { return nil }
-                return Unmanaged.passUnretained(resolved)
-            }
+        /// The kept resolution, when the cache has not been invalidated since it was made.
+        var current: Resolved? {
+            generation == cache.generation ? resolved : nil
         }
 
         /// The kept resolution, or a new one, kept.
-        @MainActor
         func resolveKeeping() throws -> Resolved {
-            if let current { return current.takeUnretainedValue() }
+            if let current { return current }
             let resolved = try resolve()
-            if let old = self.resolved, old !== resolved { replaced.append(old) }
             self.resolved = resolved
             generation = cache.generation
             return resolved

@@ -2,11 +2,12 @@
 /// entry, found through a hash of the name's bytes in an open-addressed table.
 ///
 /// Hashing a name with the standard library's `Hasher` costs more than the rest of a lookup. Request names
-/// are short ASCII strings, so the table hashes their bytes itself, a word at a time, and every name costs
-/// the same few instructions, however many routes there are and however many names are in use (a list of
-/// recently used names, which this replaces, missed as soon as nine were in rotation). A name that is not
-/// ASCII goes to a dictionary instead, whose hashing follows `String`'s Unicode equivalence: two ASCII
-/// strings are equal exactly when their bytes are.
+/// are short ASCII strings, so the table hashes their UTF-8 bytes itself, a word at a time, and every name
+/// costs the same few instructions however many routes there are and however many names are in use. Names
+/// share long prefixes (`catalog.item.1`, `catalog.item.2`), so the hash ends with a full finalizer that
+/// makes every input bit reach every output bit, and the table indexes with the hash's top bits. A name
+/// that is not ASCII goes to a dictionary instead, whose hashing follows `String`'s Unicode equivalence:
+/// two ASCII strings are equal exactly when their bytes are.
 struct RouteTable {
     /// One request name's routes.
     final class Entry {
@@ -16,12 +17,11 @@ struct RouteTable {
         /// Routes from particular modules, which win over ``factory``; empty for most requests.
         let byModule: [Coordinated: ManagerFactory]
         /// ``factory``'s resolution when it is made from a manager type and no module has a route of its
-        /// own: with ``readyName``, all the request path needs, without copying the factory. Unretained:
-        /// ``factory`` holds it.
-        let ready: Unmanaged<ManagerFactory.Resolved>?
+        /// own: with ``readyName``, all the request path needs, without copying the factory.
+        let ready: ManagerFactory.Resolved?
         /// What ``factory`` keeps when it is cached (``ManagerFactory/init(name:cachedIn:resolve:)``) and no
-        /// module has a route of its own. Unretained: ``factory`` holds it.
-        let kept: Unmanaged<ManagerFactory.KeptResolution>?
+        /// module has a route of its own.
+        let kept: ManagerFactory.KeptResolution?
         /// The name ``ready`` reports, or a kept resolution that does not name itself: the factory's.
         let readyName: String
 
@@ -32,24 +32,23 @@ struct RouteTable {
             self.factory = factory
             self.byModule = byModule
             let ready = byModule.isEmpty ? factory?.ready : nil
-            self.ready = ready.map(Unmanaged.passUnretained)
+            self.ready = ready
             self.readyName = ready?.name ?? factory?.name ?? ""
-            self.kept = byModule.isEmpty ? factory?.kept.map(Unmanaged.passUnretained) : nil
+            self.kept = byModule.isEmpty ? factory?.kept : nil
         }
 
         /// The factory for the request from `module`: the module's own route, else the request's.
-        @inline(__always)
         func factory(from module: Coordinated) -> ManagerFactory? {
             if !byModule.isEmpty, let factory = byModule[module] { return factory }
             return factory
         }
     }
 
-    /// Entries of ASCII names at the index their hash picks, or the next free one; a power of two long, at
-    /// most half full. Unretained: ``entries`` holds them, and looking one up costs no reference counting.
-    private let slots: [Unmanaged<Entry>?]
-    /// Every entry of ``slots``.
-    private let entries: [Entry]
+    /// Entries of ASCII names at the index the top bits of their hash pick, or the next free one; a power of
+    /// two long, at most half full.
+    private let slots: [Entry?]
+    /// How far ``RouteTable/hash(_:)`` is shifted right to index ``slots``: 64 minus log2 of its count.
+    private let shift: UInt64
     /// Entries of the other names.
     private let others: [CoordinationRequestName: Entry]
 
@@ -62,36 +61,35 @@ struct RouteTable {
                 routes[route.request, default: (nil, [:])].0 = factory
             }
         }
-        let entries = routes.map { name, routes in (name, Entry(name, factory: routes.0, byModule: routes.1)) }
-        var capacity = 8
-        while capacity < entries.count * 2 { capacity *= 2 }
-        var slots = [Unmanaged<Entry>?](repeating: nil, count: capacity)
+        var bits: UInt64 = 3
+        while 1 << bits < routes.count * 2 { bits += 1 }
+        let capacity = 1 << bits
+        var slots = [Entry?](repeating: nil, count: capacity)
         var others: [CoordinationRequestName: Entry] = [:]
-        for (name, entry) in entries {
+        for (name, routes) in routes {
+            let entry = Entry(name, factory: routes.0, byModule: routes.1)
             guard let hash = Self.hash(name.rawValue) else {
                 others[name] = entry
                 continue
             }
-            var index = hash & (capacity - 1)
+            var index = Int(truncatingIfNeeded: hash >> (64 - bits))
             while slots[index] != nil { index = (index + 1) & (capacity - 1) }
-            slots[index] = Unmanaged.passUnretained(entry)
+            slots[index] = entry
         }
         self.slots = slots
-        self.entries = entries.map(\.1)
+        self.shift = 64 - bits
         self.others = others
     }
 
-    /// The routes of `request`, if it has any, unretained: the table holds them, and a coordinator keeps a
-    /// table it replaces while a request is under way (``BaseFlowCoordinator/retiredRoutes``).
-    @inline(__always)
-    func entry(for request: CoordinationRequestName) -> Unmanaged<Entry>? {
+    /// The routes of `request`, if it has any.
+    func entry(for request: CoordinationRequestName) -> Entry? {
         guard let hash = Self.hash(request.rawValue) else {
-            return others.isEmpty ? nil : others[request].map(Unmanaged.passUnretained)
+            return others.isEmpty ? nil : others[request]
         }
         let mask = slots.count - 1
-        var index = hash & mask
+        var index = Int(truncatingIfNeeded: hash >> shift)
         while let entry = slots[index] {
-            if entry.withGuaranteed({ $0.request == request }) { return entry }
+            if entry.request == request { return entry }
             index = (index + 1) & mask
         }
         return nil
@@ -99,59 +97,74 @@ struct RouteTable {
 
     /// The factory for `request` from `module`, if any.
     func factory(for request: CoordinationRequestName, from module: Coordinated) -> ManagerFactory? {
-        entry(for: request)?.withGuaranteed { $0.factory(from: module) }
+        entry(for: request)?.factory(from: module)
     }
 
-    /// A hash of `name`'s UTF-8 bytes, mixed a word at a time (the last one padded with zeros) after their
-    /// count; `nil` when a byte is not ASCII.
-    @inline(__always)
-    static func hash(_ name: String) -> Int? {
-        if let hash = smallASCIIHash(name) { return hash }
-        return name.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+    /// How many slots a lookup of each name in the table visits, the name's own included: 1 for a name in
+    /// the slot its hash picks. For tests, which check that names sharing a prefix spread out.
+    var probeCounts: [Int] {
+        var counts: [Int] = []
+        for entry in slots {
+            guard let entry, let hash = Self.hash(entry.request.rawValue) else { continue }
+            var index = Int(truncatingIfNeeded: hash >> shift)
+            var probes = 1
+            while slots[index] !== entry {
+                index = (index + 1) & (slots.count - 1)
+                probes += 1
+            }
+            counts.append(probes)
+        }
+        return counts
+    }
+
+    /// A hash of `name`'s UTF-8 bytes, taken a word at a time (the last one padded with zeros) after their
+    /// count, then finalized so that every bit of every byte moves every bit of the result; `nil` when a
+    /// byte is not ASCII.
+    ///
+    /// The bytes are read through `withContiguousStorageIfAvailable`, which hands even a name stored inside
+    /// its `String` over as a buffer; a string without contiguous UTF-8 (none on Linux) is treated as not
+    /// ASCII, and found through the dictionary.
+    static func hash(_ name: String) -> UInt64? {
+        name.utf8.withContiguousStorageIfAvailable { bytes -> UInt64? in
             let count = bytes.count
             var hash = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
-            guard count > 0, let base = bytes.baseAddress else { return Int(truncatingIfNeeded: hash) }
-            let raw = UnsafeRawPointer(base)
             var seen: UInt64 = 0
-            var offset = 0
-            while offset + 8 <= count {
-                let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                seen |= word
-                hash = mix(hash, word)
-                offset += 8
+            if count > 0, let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                var offset = 0
+                while offset + 8 <= count {
+                    let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    seen |= word
+                    hash = combine(hash, word)
+                    offset += 8
+                }
+                if offset < count {
+                    var word: UInt64 = 0
+                    for index in offset..<count { word |= UInt64(base[index]) << UInt64(8 * (index - offset)) }
+                    seen |= word
+                    hash = combine(hash, word)
+                }
             }
-            if offset < count {
-                var word: UInt64 = 0
-                for index in offset..<count { word |= UInt64(base[index]) << UInt64(8 * (index - offset)) }
-                seen |= word
-                hash = mix(hash, word)
-            }
-            return seen & 0x8080_8080_8080_8080 == 0 ? Int(truncatingIfNeeded: hash) : nil
+            return seen & 0x8080_8080_8080_8080 == 0 ? finalize(hash) : nil
         } ?? nil
     }
 
-    /// ``hash(_:)`` of a name short enough to be stored in the `String` itself (at most 15 ASCII bytes,
-    /// most request names), read from the string's two words without copying its bytes out; `nil` for
-    /// any other string.
-    ///
-    /// A small string's first word holds bytes 0 to 7 and its second bytes 8 to 14, little-endian and
-    /// padded with zeros, under a top byte whose high nibble is `0xE` for small ASCII and whose low
-    /// nibble is the count. The words are the ones ``hash(_:)`` mixes, so both ways agree: a name hashes
-    /// the same however its string is stored (`RouteTableTests` checks it).
-    @inline(__always)
-    static func smallASCIIHash(_ name: String) -> Int? {
-        let (low, high) = unsafeBitCast(name, to: (UInt64, UInt64).self)
-        guard high >> 60 == 0xE else { return nil }
-        let count = (high >> 56) & 0xF
-        var hash = count &* 0x9E37_79B9_7F4A_7C15
-        if count > 0 { hash = mix(hash, low) }
-        if count > 8 { hash = mix(hash, high & 0x00FF_FFFF_FFFF_FFFF) }
-        return Int(truncatingIfNeeded: hash)
+    /// Folds `word` into `hash`: a multiply spreads each bit of the word upwards, a rotation brings the high
+    /// bits down for the next word.
+    private static func combine(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+        let mixed = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
+        return (mixed << 31) | (mixed >> 33)
     }
 
-    @inline(__always)
-    private static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
-        let mixed = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
-        return mixed ^ (mixed >> 32)
+    /// MurmurHash3's 64-bit finalizer: each input bit flips each output bit with a probability close to a
+    /// half, so the top bits that index the table depend on every byte, the last ones included.
+    private static func finalize(_ hash: UInt64) -> UInt64 {
+        var hash = hash
+        hash ^= hash >> 33
+        hash &*= 0xFF51_AFD7_ED55_8CCD
+        hash ^= hash >> 33
+        hash &*= 0xC4CE_B9FE_1A85_EC53
+        hash ^= hash >> 33
+        return hash
     }
 }

@@ -34,59 +34,57 @@ public final class Router {
         }
     }
 
-    // Unchecked exclusivity: the router lives on the main actor and no access to these overlaps another
-    // (no mutation calls out to code that could reach the router), so the dynamic checks, a fifth of the
-    // request path's instructions, buy nothing.
-    @exclusivity(unchecked) private(set) var main: Layer
-    @exclusivity(unchecked) private(set) var tabs: [Layer] = []
-    @exclusivity(unchecked) private(set) var modals: [Layer] = []
+    /// The main stack, the tabs and the modal layers, in one value: the request path reads and changes
+    /// them in one access each way (``Layers/pushOntoMain(_:anchor:)``, ``Layers/popMain()``).
+    private var layers = Layers()
+    /// The main navigation stack.
+    var main: Layer { layers.main }
+    /// The tabs, in order.
+    var tabs: [Layer] { layers.tabs }
+    /// The modal layers, bottom first.
+    var modals: [Layer] { layers.modals }
     /// The index of the selected tab, meaningful only when there are tabs.
     public private(set) var selectedTab = 0
     private var nextLayer = 1
     /// What the coordinator tree records for restoration, kept inline; `nil` while restoration is off.
-    @exclusivity(unchecked) var recorder: RestorationRecorder?
-    /// What the tree tracks about its managers beyond the modules that hold them. Unchecked exclusivity
-    /// for the same reason as the layers: nothing that mutates it calls out.
-    @exclusivity(unchecked) var ledger = ManagerLedger()
+    var recorder: RestorationRecorder?
+    /// What the tree tracks about its managers beyond the modules that hold them.
+    var ledger = ManagerLedger()
     /// Set when a child coordinator's last shown module or any layer leaves, or a child is opened: only
     /// then can a child flow have been abandoned, so that going back does not otherwise visit every child.
-    @exclusivity(unchecked) var mayHaveAbandonedChildren = false
+    var mayHaveAbandonedChildren = false
     /// Whether a coordinator of the tree has an event listener (``BaseFlowCoordinator/onEvent``), or had
     /// one: an untraced tree builds no event and looks for no listener.
-    @exclusivity(unchecked) var isTraced = false
+    var isTraced = false
 
     /// An empty presentation.
     public init() {
-        main = Layer(id: LayerID(value: 0), kind: .main)
     }
 
     /// The module a person sees.
     public var top: FlowModule? {
-        if let last = modals.indices.last { return modals[last].stack.last }
-        if !tabs.isEmpty { return tabs[selectedTab].stack.last }
-        return main.stack.last
+        if let last = layers.modals.indices.last { return layers.modals[last].stack.last }
+        if !layers.tabs.isEmpty { return layers.tabs[selectedTab].stack.last }
+        return layers.main.stack.last
     }
 
     /// Every presented module, bottom to top: main stack, tabs in order, modals in order.
     public var modules: [FlowModule] {
-        main.stack + tabs.flatMap(\.stack) + modals.flatMap(\.stack)
+        layers.main.stack + layers.tabs.flatMap(\.stack) + layers.modals.flatMap(\.stack)
     }
 
     // MARK: - Person-driven navigation (through BaseFlowCoordinator, which cleans up after them)
 
     /// Pops the top module of the visible stack, which must not be a modal's last.
     func pop() throws(FlowError) -> FlowModule {
-        if modals.isEmpty, tabs.isEmpty, main.stack.count > 1 {  // the common case
-            let removed = main.stack.removeLast()
-            left(removed)
-            return removed
-        }
-        let removed: FlowModule? = mutateVisibleStack { stack in stack.count > 1 ? stack.removeLast() : nil }
-        guard let removed else {
+        if let removed = popMainIfShownAlone() { return removed }  // the common case
+        let visible = visibleStack
+        guard stack(visible).count > 1 else {
             throw FlowError("nothing to go back to: '\(top?.name.rawValue ?? "nothing")' is the first screen")
         }
+        let removed = removeModules(from: visible, keeping: stack(visible).count - 1)
         left(removed)
-        return removed
+        return removed[0]
     }
 
     /// Pops the visible stack down to the module at the index `keep` picks, which stays on top.
@@ -95,23 +93,21 @@ public final class Router {
     func popVisible(
         toIndexIn keep: ([FlowModule]) throws(FlowError) -> Int
     ) throws(FlowError) -> [FlowModule] {
-        let stack: [FlowModule] = mutateVisibleStack { $0 }
+        let visible = visibleStack
+        let stack = stack(visible)
         let index = try keep(stack)
         guard index < stack.count - 1 else {
             throw FlowError("nothing to go back to: '\(stack.last?.name.rawValue ?? "nothing")' is already there")
         }
-        let removed = mutateVisibleStack { stack in
-            defer { stack.removeSubrange((index + 1)...) }
-            return Array(stack[(index + 1)...])
-        }
+        let removed = removeModules(from: visible, keeping: index + 1)
         left(removed)
         return removed
     }
 
     /// Whether ``back()`` would dismiss a modal rather than pop.
     var backDismisses: Bool {
-        guard let last = modals.indices.last else { return false }
-        return modals[last].stack.count <= 1
+        guard let last = layers.modals.indices.last else { return false }
+        return layers.modals[last].stack.count <= 1
     }
 
     /// Dismisses the topmost modal layer.
@@ -120,7 +116,7 @@ public final class Router {
     /// - Throws: ``FlowError`` when no modal is presented.
     @discardableResult
     func dismiss() throws(FlowError) -> [FlowModule] {
-        guard let layer = modals.popLast() else { throw FlowError("nothing to dismiss: no modal is presented") }
+        guard let layer = layers.modals.popLast() else { throw FlowError("nothing to dismiss: no modal is presented") }
         mayHaveAbandonedChildren = true
         left(layer.stack)
         return layer.stack
@@ -130,8 +126,9 @@ public final class Router {
     ///
     /// - Throws: ``FlowError`` when there is no such tab.
     func selectTab(_ index: Int) throws(FlowError) {
-        guard tabs.indices.contains(index) else {
-            throw FlowError("no tab \(index): there \(tabs.count == 1 ? "is 1 tab" : "are \(tabs.count) tabs")")
+        guard layers.tabs.indices.contains(index) else {
+            throw FlowError(
+                "no tab \(index): there \(layers.tabs.count == 1 ? "is 1 tab" : "are \(layers.tabs.count) tabs")")
         }
         selectedTab = index
     }
@@ -144,24 +141,26 @@ public final class Router {
         recorder?.current ?? recorder?.step(ofWorking: manager)
     }
 
-    /// Whether only the main stack is shown: no tab, no modal.
-    var showsMainAlone: Bool {
-        @inline(__always) get { modals.isEmpty && tabs.isEmpty }
+    /// Begins the restoration step of `request` when restoration is on and no request is under way.
+    ///
+    /// - Returns: Whether it did: the caller then ends it (`recorder?.end()`).
+    func beginRestorationStep(
+        _ request: CoordinationRequest, from module: Coordinated, in coordinator: BaseFlowCoordinator
+    ) -> Bool {
+        // Read before it is changed: with restoration off, the request path only reads it.
+        guard recorder != nil else { return false }
+        return recorder?.begin(request, from: module, in: coordinator) ?? false
     }
 
-    /// Pushes `module` onto the main stack, which must be shown alone.
-    @inline(__always)
-    func pushOntoMain(_ module: consuming FlowModule) {
-        entered(module)
-        main.stack.append(module)
+    /// Whether only the main stack is shown: no tab, no modal.
+    var showsMainAlone: Bool {
+        layers.showsMainAlone
     }
 
     /// Pops the main stack's top module when only the main stack is shown and has more than one, as most
     /// backs do; `nil` otherwise.
-    @inline(__always)
     func popMainIfShownAlone() -> FlowModule? {
-        guard modals.isEmpty, tabs.isEmpty, main.stack.count > 1 else { return nil }
-        let removed = main.stack.removeLast()
+        guard let removed = layers.popMain() else { return nil }
         left(removed)
         return removed
     }
@@ -169,30 +168,29 @@ public final class Router {
     /// Pushes `module` for `coordinator`, whose home layer is `anchor`, onto its ``inlineTarget(for:anchor:)``.
     func pushInline(_ module: FlowModule, for coordinator: BaseFlowCoordinator, anchor: LayerID) {
         entered(module)
-        if modals.isEmpty, tabs.isEmpty, anchor == main.id { return main.stack.append(module) }  // the common case
-        mutateLayer(inlineTarget(for: coordinator, anchor: anchor)) { $0.stack.append(module) }
+        if layers.pushOntoMain(module, anchor: anchor) { return }  // the common case
+        append(module, to: place(of: inlineTarget(for: coordinator, anchor: anchor)))
     }
 
     func push(_ module: FlowModule, onto id: LayerID) {
         entered(module)
-        mutateLayer(id) { $0.stack.append(module) }
+        append(module, to: place(of: id))
     }
 
     /// Makes `module` the only one on layer `id`. On the main stack this resets the whole presentation,
     /// as setting a window's root would: tabs and modals go too.
     func setRoot(_ module: FlowModule, of id: LayerID) -> [FlowModule] {
         var replaced: [FlowModule] = []
-        if id == main.id {
-            replaced = tabs.flatMap(\.stack) + modals.flatMap(\.stack)
-            if !tabs.isEmpty || !modals.isEmpty { mayHaveAbandonedChildren = true }
-            tabs.removeAll()
-            modals.removeAll()
+        if id == layers.main.id {
+            replaced = layers.tabs.flatMap(\.stack) + layers.modals.flatMap(\.stack)
+            if !layers.tabs.isEmpty || !layers.modals.isEmpty { mayHaveAbandonedChildren = true }
+            layers.tabs.removeAll()
+            layers.modals.removeAll()
             selectedTab = 0
         }
-        mutateLayer(id) { layer in
-            replaced += layer.stack
-            layer.stack = [module]
-        }
+        let place = place(of: id)
+        replaced += removeModules(from: place, keeping: 0)
+        append(module, to: place)
         left(replaced)
         entered(module)
         return replaced
@@ -200,13 +198,13 @@ public final class Router {
 
     func openModal(owner: BaseFlowCoordinator, isAnchor: Bool) -> LayerID {
         let layer = Layer(id: makeID(), kind: .modal, owner: ObjectIdentifier(owner), isAnchor: isAnchor)
-        modals.append(layer)
+        layers.modals.append(layer)
         return layer.id
     }
 
     func addTab(_ title: String, owner: BaseFlowCoordinator) -> LayerID {
         let layer = Layer(id: makeID(), kind: .tab(title), owner: ObjectIdentifier(owner), isAnchor: true)
-        tabs.append(layer)
+        layers.tabs.append(layer)
         return layer.id
     }
 
@@ -221,30 +219,32 @@ public final class Router {
             return visibleLayer
         }
         let identity = ObjectIdentifier(coordinator)
-        guard !modals.isEmpty, let index = modals.lastIndex(where: { $0.owner == identity }) else { return anchor }
-        return modals[index].id
+        guard !layers.modals.isEmpty, let index = layers.modals.lastIndex(where: { $0.owner == identity }) else {
+            return anchor
+        }
+        return layers.modals[index].id
     }
 
     /// The layer whose top module is visible.
     private var visibleLayer: LayerID {
-        if let last = modals.indices.last { return modals[last].id }
-        return tabs.isEmpty ? main.id : tabs[selectedTab].id
+        if let last = layers.modals.indices.last { return layers.modals[last].id }
+        return layers.tabs.isEmpty ? layers.main.id : layers.tabs[selectedTab].id
     }
 
     func contains(_ id: LayerID) -> Bool {
-        id == main.id || tabs.contains { $0.id == id } || modals.contains { $0.id == id }
+        id == layers.main.id || layers.tabs.contains { $0.id == id } || layers.modals.contains { $0.id == id }
     }
 
     /// Removes the layer `id` (a tab or a modal) and returns its modules.
     func removeLayer(_ id: LayerID) -> [FlowModule] {
-        if let index = modals.firstIndex(where: { $0.id == id }) {
-            let removed = modals.remove(at: index).stack
+        if let index = layers.modals.firstIndex(where: { $0.id == id }) {
+            let removed = layers.modals.remove(at: index).stack
             mayHaveAbandonedChildren = true
             left(removed)
             return removed
         }
-        if let index = tabs.firstIndex(where: { $0.id == id }) {
-            let removed = tabs.remove(at: index).stack
+        if let index = layers.tabs.firstIndex(where: { $0.id == id }) {
+            let removed = layers.tabs.remove(at: index).stack
             if selectedTab >= index, selectedTab > 0 { selectedTab -= 1 }
             mayHaveAbandonedChildren = true
             left(removed)
@@ -258,10 +258,10 @@ public final class Router {
     /// - Returns: The modules removed, bottom first.
     func removeAll() -> [FlowModule] {
         let removed = modules
-        if !tabs.isEmpty || !modals.isEmpty { mayHaveAbandonedChildren = true }
-        main.stack.removeAll()
-        tabs.removeAll()
-        modals.removeAll()
+        if !layers.tabs.isEmpty || !layers.modals.isEmpty { mayHaveAbandonedChildren = true }
+        layers.main.stack.removeAll()
+        layers.tabs.removeAll()
+        layers.modals.removeAll()
         selectedTab = 0
         left(removed)
         return removed
@@ -269,17 +269,23 @@ public final class Router {
 
     /// Removes every module matching `predicate` from every stack; drops modal layers left empty.
     func removeModules(where predicate: (FlowModule) -> Bool) -> [FlowModule] {
+        // Each stack is read, then written: `predicate` is the caller's code, and runs while no access to the
+        // layers is under way.
         var removed: [FlowModule] = []
-        func strip(_ layer: inout Layer) {
-            removed += layer.stack.filter(predicate)
-            layer.stack.removeAll(where: predicate)
+        func strip(_ place: StackPlace) {
+            let stack = stack(place)
+            var kept: [FlowModule] = []
+            for module in stack {
+                if predicate(module) { removed.append(module) } else { kept.append(module) }
+            }
+            if kept.count != stack.count { replaceStack(at: place, with: kept) }
         }
-        strip(&main)
-        for index in tabs.indices { strip(&tabs[index]) }
-        for index in modals.indices { strip(&modals[index]) }
-        let modalCount = modals.count
-        modals.removeAll { $0.stack.isEmpty && !$0.isAnchor }
-        if modals.count != modalCount { mayHaveAbandonedChildren = true }
+        strip(.main)
+        for index in layers.tabs.indices { strip(.tab(index)) }
+        for index in layers.modals.indices { strip(.modal(index)) }
+        let modalCount = layers.modals.count
+        layers.modals.removeAll { $0.stack.isEmpty && !$0.isAnchor }
+        if layers.modals.count != modalCount { mayHaveAbandonedChildren = true }
         left(removed)
         return removed
     }
@@ -287,22 +293,19 @@ public final class Router {
     // MARK: - Private
 
     /// Counts `module` as shown: a hold on its manager, a screen of its presenter.
-    @inline(__always)
     private func entered(_ module: FlowModule) {
         module.shownCount += 1
-        if let manager = module.heldManager { FlowManager.count(manager, 1) }
-        if let presenter = module.presenterRecord { _ = PresenterRecord.count(presenter, 1) }
+        module.heldManager?.holdCount += 1
+        module.presenter?.onScreen += 1
     }
 
     /// Counts `module` as no longer shown; a child flow whose last screen it was may have been abandoned.
-    @inline(__always)
     private func left(_ module: FlowModule) {
         module.shownCount -= 1
-        if let manager = module.heldManager { FlowManager.count(manager, -1) }
-        guard let presenter = module.presenterRecord else { return }
-        if PresenterRecord.count(presenter, -1) == 0, presenter.takeUnretainedValue().isChild {
-            mayHaveAbandonedChildren = true
-        }
+        module.heldManager?.holdCount -= 1
+        guard let presenter = module.presenter else { return }
+        presenter.onScreen -= 1
+        if presenter.onScreen == 0, presenter.isChild { mayHaveAbandonedChildren = true }
     }
 
     private func left(_ modules: [FlowModule]) {
@@ -314,16 +317,87 @@ public final class Router {
         return LayerID(value: nextLayer)
     }
 
-    private func mutateVisibleStack<R>(_ body: (inout [FlowModule]) -> R) -> R {
-        if !modals.isEmpty { return body(&modals[modals.count - 1].stack) }
-        if !tabs.isEmpty { return body(&tabs[selectedTab].stack) }
-        return body(&main.stack)
+    /// Where a navigation stack is among the layers. Stacks are read and written through it, each access
+    /// on its own, so that no code runs while one is under way.
+    private enum StackPlace {
+        case main
+        case tab(Int)
+        case modal(Int)
     }
 
-    private func mutateLayer(_ id: LayerID, _ body: (inout Layer) -> Void) {
-        if id == main.id { return body(&main) }
-        if let index = tabs.firstIndex(where: { $0.id == id }) { return body(&tabs[index]) }
-        if let index = modals.firstIndex(where: { $0.id == id }) { return body(&modals[index]) }
-        body(&main)  // The layer is gone (dismissed under the coordinator): fall back to the main stack.
+    /// The stack whose top is visible.
+    private var visibleStack: StackPlace {
+        if !layers.modals.isEmpty { return .modal(layers.modals.count - 1) }
+        return layers.tabs.isEmpty ? .main : .tab(selectedTab)
+    }
+
+    /// The stack of layer `id`; the main stack when the layer is gone (dismissed under its coordinator).
+    private func place(of id: LayerID) -> StackPlace {
+        if id == layers.main.id { return .main }
+        if let index = layers.tabs.firstIndex(where: { $0.id == id }) { return .tab(index) }
+        if let index = layers.modals.firstIndex(where: { $0.id == id }) { return .modal(index) }
+        return .main
+    }
+
+    private func stack(_ place: StackPlace) -> [FlowModule] {
+        switch place {
+        case .main: layers.main.stack
+        case .tab(let index): layers.tabs[index].stack
+        case .modal(let index): layers.modals[index].stack
+        }
+    }
+
+    private func append(_ module: FlowModule, to place: StackPlace) {
+        switch place {
+        case .main: layers.main.stack.append(module)
+        case .tab(let index): layers.tabs[index].stack.append(module)
+        case .modal(let index): layers.modals[index].stack.append(module)
+        }
+    }
+
+    private func replaceStack(at place: StackPlace, with stack: [FlowModule]) {
+        switch place {
+        case .main: layers.main.stack = stack
+        case .tab(let index): layers.tabs[index].stack = stack
+        case .modal(let index): layers.modals[index].stack = stack
+        }
+    }
+
+    /// Removes the modules of the stack at `place` above its first `count`.
+    ///
+    /// - Returns: Them, bottom first.
+    private func removeModules(from place: StackPlace, keeping count: Int) -> [FlowModule] {
+        let stack = stack(place)
+        replaceStack(at: place, with: Array(stack[..<count]))
+        return Array(stack[count...])
+    }
+}
+
+extension Router {
+    /// The layers of a presentation: the main stack, the tabs, the modals.
+    struct Layers {
+        var main = Layer(id: LayerID(value: 0), kind: .main)
+        var tabs: [Layer] = []
+        var modals: [Layer] = []
+
+        /// Whether only the main stack is shown: no tab, no modal.
+        var showsMainAlone: Bool { modals.isEmpty && tabs.isEmpty }
+
+        /// Pushes `module` onto the main stack when it is shown alone and `anchor` is its layer, as most
+        /// presentations go.
+        ///
+        /// - Returns: Whether it did.
+        mutating func pushOntoMain(_ module: FlowModule, anchor: LayerID) -> Bool {
+            guard showsMainAlone, anchor == main.id else { return false }
+            main.stack.append(module)
+            return true
+        }
+
+        /// Pops the main stack's top module when only the main stack is shown and has more than one, as
+        /// most backs do; `nil` otherwise.
+        mutating func popMain() -> FlowModule? {
+            guard showsMainAlone, main.stack.count > 1 else { return nil }
+            return main.stack.removeLast()
+        }
     }
 }
