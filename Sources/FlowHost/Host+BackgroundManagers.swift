@@ -17,8 +17,8 @@ extension Host {
         // Each generation's types are its own (a new copy of the library defines them again), so a type
         // tells whose code a manager runs.
         for factory in retired?.description.managers ?? [] {
-            guard let type = try? factory.resolve().managerType else { continue }
-            retiredManagerTypes[name, default: []].insert(ObjectIdentifier(type))
+            guard let type = try? factory.resolve().managerTypeID else { continue }
+            retiredManagerTypes[name, default: []].insert(type)
         }
         guard let types = retiredManagerTypes[name], !types.isEmpty else { return 0 }
         return coordinator.replaceBackgroundManagers { types.contains(ObjectIdentifier(type(of: $0))) }

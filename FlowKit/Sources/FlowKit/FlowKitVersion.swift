@@ -23,7 +23,7 @@ public struct FlowKitVersion: Sendable, Hashable, Comparable, CustomStringConver
     ///
     /// Raise the minor when FlowKit adds API (and add a `## 1.N` entry to FlowKit/CHANGELOG.md), the major
     /// when it breaks; change ``PluginEntry/versionMarker`` with it.
-    @_alwaysEmitIntoClient
+    @export(implementation)
     public static var current: FlowKitVersion { FlowKitVersion(major: 1, minor: 0) }
 
     /// `1.0`.

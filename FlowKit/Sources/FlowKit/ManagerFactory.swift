@@ -17,30 +17,34 @@ public struct ManagerFactory: Sendable {
         /// Whether the managers are ``FlowManager``s, which count what holds them: known once, so that the
         /// request path needs no dynamic cast.
         let makesFlowManagers: Bool
-        /// The type of the managers made: a host tells a plugin generation's managers from another's by it.
-        public let managerType: any RequestCoordinatorManager.Type
+        /// The identity of the managers' type, `ObjectIdentifier(Manager.self)`: a host tells a plugin
+        /// generation's managers from another's by it, as each generation defines its types anew.
+        public let managerTypeID: ObjectIdentifier
 
         /// A manager of type `type`.
         public convenience init<Manager: RequestCoordinatorManager>(_ type: Manager.Type) {
             self.init(
-                make: { Manager(coordinator: $0) }, requirements: { Manager.requirements }, name: nil, type: type)
+                make: { Manager(coordinator: $0) }, requirements: { Manager.requirements }, name: nil,
+                typeID: ObjectIdentifier(type), makesFlowManagers: type is FlowManager.Type)
         }
 
         init(
             make: @escaping @MainActor @Sendable (any FlowCoordinator) -> any RequestCoordinatorManager,
             requirements: @escaping @MainActor @Sendable () -> [DependencyKey], name: String?,
-            type: any RequestCoordinatorManager.Type
+            typeID: ObjectIdentifier, makesFlowManagers: Bool
         ) {
             self.makeManager = make
             self.readRequirements = requirements
             self.name = name
-            self.managerType = type
-            self.makesFlowManagers = type is FlowManager.Type
+            self.managerTypeID = typeID
+            self.makesFlowManagers = makesFlowManagers
         }
 
         /// This resolution reported as `name`.
         public func named(_ name: String) -> Resolved {
-            Resolved(make: makeManager, requirements: readRequirements, name: name, type: managerType)
+            Resolved(
+                make: makeManager, requirements: readRequirements, name: name, typeID: managerTypeID,
+                makesFlowManagers: makesFlowManagers)
         }
 
         /// Creates a manager working for `coordinator`.

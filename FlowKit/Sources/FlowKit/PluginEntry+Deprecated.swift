@@ -2,14 +2,14 @@
 extension PluginEntry {
     /// The version field of the header a plugin built now writes, `major << 16 | minor`.
     @available(*, deprecated, message: "FlowKit versions are major.minor since 1.0: use FlowKitVersion.current")
-    @_alwaysEmitIntoClient
+    @export(implementation)
     public static var abiVersion: UInt32 {
         UInt32(FlowKitVersion.current.major) << 16 | UInt32(FlowKitVersion.current.minor)
     }
 
     /// The marker a plugin built now carries in its file.
     @available(*, deprecated, renamed: "versionMarker")
-    @_alwaysEmitIntoClient
+    @export(implementation)
     public static var abiMarker: StaticString { versionMarker }
 
     /// What the markers of plugins built before FlowKit 1.0 begin with (`FlowKit plugin ABI 6`).

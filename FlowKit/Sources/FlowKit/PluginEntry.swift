@@ -42,7 +42,7 @@ public enum PluginEntry {
     /// `FlowKit plugin version ` and ``FlowKitVersion/current``: emitted into the plugin (``export(_:)``
     /// stores it in the header), so that the plugin's file says which FlowKit it was built against.
     /// Change it with ``FlowKitVersion/current``.
-    @_alwaysEmitIntoClient
+    @export(implementation)
     public static var versionMarker: StaticString { "FlowKit plugin version 1.0" }
 
     /// What every ``versionMarker`` begins with; `major.minor` and the C string's end follow.
@@ -53,7 +53,7 @@ public enum PluginEntry {
     ///
     /// Two images of FlowKit in one process (a plugin that linked its own static copy) give two
     /// identities, and their types do not interoperate.
-    @_alwaysEmitIntoClient
+    @export(implementation)
     public static var sdkIdentity: UnsafeRawPointer {
         let address = UInt(bitPattern: ObjectIdentifier(PluginRegistration.self))
         guard let identity = UnsafeRawPointer(bitPattern: address) else {
@@ -63,7 +63,7 @@ public enum PluginEntry {
     }
 
     /// Makes the header a plugin's entry point returns. Call it from the entry point and nowhere else.
-    @_alwaysEmitIntoClient
+    @export(implementation)
     public static func export(_ description: PluginDescription) -> UnsafeRawPointer {
         let version = FlowKitVersion.current
         let header = UnsafeMutableRawPointer.allocate(byteCount: 32, alignment: 8)
