@@ -13,11 +13,14 @@ struct RestorationStep {
 /// ``BaseFlowCoordinator/isRestorable`` is on: the outermost request under way, which becomes the step
 /// of what is presented and opened meanwhile.
 ///
-/// The tree's ``Router`` holds it inline, `nil` while restoration is off, which is all the request path
-/// then pays. While on, a request that is a step costs one append here, and each module it presents
-/// keeps the step's sequence number: no allocation per step, no reference counting per module. Steps
-/// nothing refers to any more are dropped now and then, so the record stays as small as the screen.
-struct RestorationRecorder {
+/// The tree's ``Router`` holds it, `nil` while restoration is off, which is all the request path then
+/// pays. A class, so that the router's reference is only ever read: no access to it overlaps another, and
+/// the compiler checks none at run time. While on, a request that is a step costs one append here, and
+/// each module it presents keeps the step's sequence number: no allocation per step, no reference
+/// counting per module. Steps nothing refers to any more are dropped now and then, so the record stays as
+/// small as the screen.
+@MainActor
+final class RestorationRecorder {
     /// The sequence of the step being taken: the outermost request being handled; `nil` between requests.
     private(set) var current: Int?
     /// The steps still referred to (and a few more, until the next pruning), oldest first.
@@ -32,8 +35,7 @@ struct RestorationRecorder {
     /// Notes that `coordinator` starts handling `request` from `sender`.
     ///
     /// - Returns: Whether this is the outermost request, whose end the caller must report with ``end()``.
-    @MainActor
-    mutating func begin(_ request: CoordinationRequest, from sender: Coordinated, in coordinator: BaseFlowCoordinator)
+    func begin(_ request: CoordinationRequest, from sender: Coordinated, in coordinator: BaseFlowCoordinator)
         -> Bool
     {
         guard current == nil else { return false }
@@ -48,19 +50,19 @@ struct RestorationRecorder {
     }
 
     /// Ends the step ``begin(_:from:in:)`` began.
-    mutating func end() {
+    func end() {
         current = nil
     }
 
     /// Sets aside the step under way, so that a request made now counts as a step of its own (a queued
     /// request replaying because the request under way set a dependency); give the result to ``resume(_:)``.
-    mutating func suspend() -> Int? {
+    func suspend() -> Int? {
         defer { current = nil }
         return current
     }
 
     /// Takes up the step ``suspend()`` set aside.
-    mutating func resume(_ step: Int?) {
+    func resume(_ step: Int?) {
         current = step
     }
 
@@ -71,17 +73,17 @@ struct RestorationRecorder {
     }
 
     /// Notes that `manager` keeps working after the step under way.
-    mutating func noteWorking(_ manager: any RequestCoordinatorManager) {
+    func noteWorking(_ manager: any RequestCoordinatorManager) {
         if let current { working[ObjectIdentifier(manager)] = current }
     }
 
     /// Forgets a manager that finished.
-    mutating func forget(_ manager: any RequestCoordinatorManager) {
+    func forget(_ manager: any RequestCoordinatorManager) {
         if !working.isEmpty { working[ObjectIdentifier(manager)] = nil }
     }
 
     /// Forgets every working manager: the presentation they worked for was cleared.
-    mutating func forgetWorkingManagers() {
+    func forgetWorkingManagers() {
         working.removeAll()
     }
 
@@ -102,7 +104,7 @@ struct RestorationRecorder {
     /// Steps are in sequence order, so the referenced sequences, sorted, are matched against them in one walk
     /// of both, without hashing, and the kept ones moved to the front in place: the host records a step per
     /// request, and this runs every thousand or so.
-    private mutating func prune(keeping referenced: [Int]) {
+    private func prune(keeping referenced: [Int]) {
         let kept = (referenced + working.values).sorted()
         var next = 0
         var write = 0
@@ -118,7 +120,6 @@ struct RestorationRecorder {
     }
 
     /// The steps the modules and open children of `root`'s tree refer to, in no order, some more than once.
-    @MainActor
     private static func referenced(in root: BaseFlowCoordinator) -> [Int] {
         var sequences = root.router.modules.compactMap(\.restorationSequence)
         func walk(_ coordinator: BaseFlowCoordinator) {

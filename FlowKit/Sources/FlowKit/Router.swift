@@ -46,7 +46,7 @@ public final class Router {
     /// The index of the selected tab, meaningful only when there are tabs.
     public private(set) var selectedTab = 0
     private var nextLayer = 1
-    /// What the coordinator tree records for restoration, kept inline; `nil` while restoration is off.
+    /// What the coordinator tree records for restoration; `nil` while restoration is off.
     var recorder: RestorationRecorder?
     /// What the tree tracks about its managers beyond the modules that hold them.
     var ledger = ManagerLedger()
@@ -136,9 +136,10 @@ public final class Router {
     // MARK: - Coordinator-driven presentation
 
     /// The restoration step a module `manager` presents now belongs to: the request under way, else the
-    /// one `manager` works for. Read in place: the recorder is not copied.
+    /// one `manager` works for.
     func restorationStep(presentedBy manager: (any RequestCoordinatorManager)?) -> Int? {
-        recorder?.current ?? recorder?.step(ofWorking: manager)
+        guard let recorder else { return nil }
+        return recorder.current ?? recorder.step(ofWorking: manager)
     }
 
     /// Begins the restoration step of `request` when restoration is on and no request is under way.
@@ -147,9 +148,7 @@ public final class Router {
     func beginRestorationStep(
         _ request: CoordinationRequest, from module: Coordinated, in coordinator: BaseFlowCoordinator
     ) -> Bool {
-        // Read before it is changed: with restoration off, the request path only reads it.
-        guard recorder != nil else { return false }
-        return recorder?.begin(request, from: module, in: coordinator) ?? false
+        recorder?.begin(request, from: module, in: coordinator) ?? false
     }
 
     /// Whether only the main stack is shown: no tab, no modal.
