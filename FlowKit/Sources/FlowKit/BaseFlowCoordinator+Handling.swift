@@ -38,7 +38,7 @@ extension BaseFlowCoordinator {
             return startFailed(request, from: module, manager, flow: flow, error, sink: sink)
         }
         if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
-        switch step {
+        switch consume step {
         case .present(let presented, let style):
             present(presented, style: style, by: manager, flow: flow, sink: sink)
         case .working:

@@ -11,7 +11,15 @@
 /// ```
 public struct CoordinationRequestName: FlowName {
     public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Where routing tables look the name up, worked out once: a name is usually made once and sent many
+    /// times. `nil` for a name that is not ASCII (see ``RouteTable/hash(_:)``). Equality and hashing are
+    /// `RawRepresentable`'s, by ``rawValue`` alone.
+    let routeHash: UInt64?
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+        self.routeHash = RouteTable.hash(rawValue)
+    }
 }
 
 /// The demo's names, which FlowKit once declared. Plugins declare the names they use themselves; a

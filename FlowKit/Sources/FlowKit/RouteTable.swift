@@ -68,7 +68,7 @@ struct RouteTable {
         var others: [CoordinationRequestName: Entry] = [:]
         for (name, routes) in routes {
             let entry = Entry(name, factory: routes.0, byModule: routes.1)
-            guard let hash = Self.hash(name.rawValue) else {
+            guard let hash = name.routeHash else {
                 others[name] = entry
                 continue
             }
@@ -83,7 +83,7 @@ struct RouteTable {
 
     /// The routes of `request`, if it has any.
     func entry(for request: CoordinationRequestName) -> Entry? {
-        guard let hash = Self.hash(request.rawValue) else {
+        guard let hash = request.routeHash else {
             return others.isEmpty ? nil : others[request]
         }
         let mask = slots.count - 1
@@ -105,7 +105,7 @@ struct RouteTable {
     var probeCounts: [Int] {
         var counts: [Int] = []
         for entry in slots {
-            guard let entry, let hash = Self.hash(entry.request.rawValue) else { continue }
+            guard let entry, let hash = entry.request.routeHash else { continue }
             var index = Int(truncatingIfNeeded: hash >> shift)
             var probes = 1
             while slots[index] !== entry {
