@@ -3,7 +3,7 @@ import FlowKit
 /// Something a ``Host`` reports: flow events, reloads and experiment exposures.
 public enum HostEvent: Sendable, CustomStringConvertible {
     /// An event of the coordinator tree.
-    case flow(FlowEvent)
+    indirect case flow(FlowEvent)
     /// A new generation of a plugin serves its routes, `swapTime` after its file landed (when watched);
     /// `services` names the running services it replaced (their state handed over where they allow it).
     case pluginReloaded(plugin: String, generation: Int, file: String, swapTime: Duration?, services: [String])
@@ -62,53 +62,5 @@ extension Duration {
         let rounded = Int(hundredths.rounded())
         let fraction = rounded % 100
         return "\(rounded / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
-}
-
-/// What a host has done since it was made.
-public struct HostStats: Sendable, Hashable {
-    /// Handled requests by the manager that handled them (experiment variants are reported with their
-    /// experiment and variant).
-    public var handled: [String: Int] {
-        Dictionary(zip(handledManagers, handledCounts)) { first, _ in first }
-    }
-    public var unhandled = 0
-    public var failed = 0
-    public var queued = 0
-    public var deadLettered = 0
-    /// Subjects exposed, by experiment and variant.
-    public var exposures: [String: [String: Int]] = [:]
-    /// Successful plugin reloads and refused ones.
-    public var reloads = 0
-    public var refusedReloads = 0
-
-    // Counted per request, so without hashing a name: each manager has a slot, found by comparing names
-    // (equal small strings, or one storage, compare in a word or two), the one counted last first.
-    private var handledManagers: [String] = []
-    private var handledCounts: [Int] = []
-    private var lastHandled = 0
-
-    mutating func count(_ event: FlowEvent) {
-        switch event {
-        case .handled(_, _, let manager, _): countHandled(by: manager)
-        case .unhandled: unhandled += 1
-        case .failed: failed += 1
-        case .queued: queued += 1
-        case .deadLettered: deadLettered += 1
-        default: break
-        }
-    }
-
-    private mutating func countHandled(by manager: String) {
-        if lastHandled < handledManagers.count, handledManagers[lastHandled] == manager {
-            handledCounts[lastHandled] += 1
-        } else if let index = handledManagers.firstIndex(of: manager) {
-            handledCounts[index] += 1
-            lastHandled = index
-        } else {
-            handledManagers.append(manager)
-            handledCounts.append(1)
-            lastHandled = handledManagers.count - 1
-        }
     }
 }
