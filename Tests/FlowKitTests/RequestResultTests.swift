@@ -10,6 +10,7 @@ struct RequestResultTests {
         RequestRoute("fail"): route("Fail", ThrowingManager.self),
         RequestRoute("pick"): route("Pick", PickingManager.self),
         RequestRoute(.needsStore): route("Store", StoreManager.self),
+        RequestRoute("plain"): route("Plain", PlainManager.self),
     ]
 
     @Test func workingManagerHandsItsResultToTheAsker() throws {
@@ -70,9 +71,52 @@ struct RequestResultTests {
         #expect(results == [.completed(.null)], "only the picker's own end, not the list it asked for")
         #expect(coordinator.router.state.stack == ["screen"])
     }
+
+    /// A manager that is not a ``FlowManager`` has its asker kept by the tree, not by itself: the same
+    /// results reach the asker, each once.
+    @Test func aManagerOfItsOwnKindHandsOnWhatItGaveWasDismissedOrThrew() throws {
+        let (coordinator, _) = BaseFlowCoordinator.withLog(mapping)
+        coordinator.requestCoordination(.showList, payload: ["module": "home"], from: .app)
+        var results: [String: FlowResult] = [:]
+
+        coordinator.requestCoordination(CoordinationRequest("plain"), from: "home") { results["given"] = $0 }
+        let given = try #require(PlainManager.last)
+        coordinator.finish(given, with: .completed(["id": 7]))
+        coordinator.finish(given, with: .completed(["id": 8]))
+        coordinator.requestCoordination(CoordinationRequest("plain"), from: "home") { results["dismissed"] = $0 }
+        try coordinator.back()
+        coordinator.requestCoordination(CoordinationRequest("plain", payload: ["fail": true]), from: "home") {
+            results["threw"] = $0
+        }
+
+        #expect(
+            results == [
+                "given": .completed(["id": 7]), "dismissed": .cancelled, "threw": .failed(FlowError("plain failed")),
+            ])
+        #expect(coordinator.router.state.stack == ["home"])
+    }
 }
 
 // MARK: - Test Helpers
+
+/// Conforms to the protocol directly rather than through ``FlowManager``: presents `plain`, or throws when
+/// the payload says `fail`.
+@MainActor
+private final class PlainManager: RequestCoordinatorManager {
+    /// The one made last, for a test to finish.
+    static weak var last: PlainManager?
+    private unowned let coordinator: any FlowCoordinator
+
+    init(coordinator: any FlowCoordinator) {
+        self.coordinator = coordinator
+        Self.last = self
+    }
+
+    func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        if request.payload["fail"] == true { throw FlowError("plain failed") }
+        return .present(FlowModule("plain", coordination: coordinator), .inline)
+    }
+}
 
 /// Finishes inside `start` with the payload's `choice`; with `then`, first asks for that request.
 @MainActor

@@ -18,9 +18,7 @@ extension BaseFlowCoordinator {
         defer { if isStep { treeRouter.recorder?.end() } }
         let manager = resolved.make(self)
         let flow = resolved.makesFlowManagers ? manager as? FlowManager : nil
-        if let onResult = continuation.onResult {
-            treeRouter.ledger.resultHandlers[ObjectIdentifier(manager)] = onResult
-        }
+        if let onResult = continuation.onResult { treeRouter.ledger.awaitResult(of: manager, onResult) }
         if let sink {
             if let flow {
                 flow.reportedName = managerName
@@ -72,7 +70,7 @@ extension BaseFlowCoordinator {
     ) -> CoordinationOutcome {
         if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
         let error = FlowError(wrapping: error)
-        if !treeRouter.ledger.resultHandlers.isEmpty { treeRouter.ledger.give(.failed(error), to: manager) }
+        treeRouter.ledger.give(.failed(error), to: manager)
         endIfReleased(manager, flow: flow, reason: .finished, sink: sink)
         return fail(request, from: module, error)
     }

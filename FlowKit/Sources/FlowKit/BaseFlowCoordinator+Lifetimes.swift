@@ -135,11 +135,7 @@ extension BaseFlowCoordinator {
             .managerEnded(
                 flow.reportedName ?? ManagerLedger.name(of: flow, in: treeRouter.ledger.names), reason: reason))
         flow.didEnd(reason)
-        if !treeRouter.ledger.resultHandlers.isEmpty,
-            let (handler, result) = treeRouter.ledger.takeResult(of: flow, ending: reason)
-        {
-            handler(result)
-        }
+        if let (handler, result) = ManagerLedger.takeResult(of: flow, ending: reason) { handler(result) }
     }
 
     /// Ends `manager`, which is `flow` when it is a ``FlowManager``, for `reason` unless something still
@@ -155,11 +151,7 @@ extension BaseFlowCoordinator {
         }
         if !treeRouter.ledger.names.isEmpty { treeRouter.ledger.names[ObjectIdentifier(manager)] = nil }
         manager.didEnd(reason)
-        if !treeRouter.ledger.resultHandlers.isEmpty,
-            let (handler, result) = treeRouter.ledger.takeResult(of: manager, ending: reason)
-        {
-            handler(result)
-        }
+        if let (handler, result) = treeRouter.ledger.takeResult(of: manager, ending: reason) { handler(result) }
     }
 
     /// Reports that a task `manager` started failed, and finishes the manager if it is still working: it

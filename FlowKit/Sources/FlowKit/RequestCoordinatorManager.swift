@@ -64,6 +64,12 @@ open class FlowManager: RequestCoordinatorManager {
     /// The name events report this manager under, recorded when its request was handled while someone
     /// listened.
     var reportedName: String?
+    /// Who waits to hear how this manager's request ends, and the result it finished with when it gave one
+    /// (``BaseFlowCoordinator/requestCoordination(_:from:onResult:)``). Kept here, as its name is, rather
+    /// than in the tree's ``ManagerLedger``: ending a manager then reads its own fields, never a table that
+    /// other code changes.
+    var resultHandler: (@MainActor (FlowResult) -> Void)?
+    var givenResult: FlowResult?
 
     public required init(coordinator: any FlowCoordinator) {
         self.coordinator = coordinator
