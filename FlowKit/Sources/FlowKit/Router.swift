@@ -34,8 +34,8 @@ public final class Router {
         }
     }
 
-    /// The main stack, the tabs and the modal layers, in one value: the request path reads and changes
-    /// them in one access each way (``Layers/pushOntoMain(_:anchor:)``, ``Layers/popMain()``).
+    /// The main stack, the tabs and the modal layers, in one value, changed only by ``changeLayers(_:)`` and
+    /// ``changeMainStack(_:)``.
     private var layers = Layers()
     /// The main navigation stack.
     var main: Layer { layers.main }
@@ -116,7 +116,9 @@ public final class Router {
     /// - Throws: ``FlowError`` when no modal is presented.
     @discardableResult
     func dismiss() throws(FlowError) -> [FlowModule] {
-        guard let layer = layers.modals.popLast() else { throw FlowError("nothing to dismiss: no modal is presented") }
+        guard let layer = changeLayers({ $0.modals.popLast() }) else {
+            throw FlowError("nothing to dismiss: no modal is presented")
+        }
         mayHaveAbandonedChildren = true
         left(layer.stack)
         return layer.stack
@@ -159,7 +161,8 @@ public final class Router {
     /// Pops the main stack's top module when only the main stack is shown and has more than one, as most
     /// backs do; `nil` otherwise.
     func popMainIfShownAlone() -> FlowModule? {
-        guard let removed = layers.popMain() else { return nil }
+        guard layers.showsMainAlone, layers.main.stack.count > 1 else { return nil }
+        let removed = changeMainStack { $0.removeLast() }
         left(removed)
         return removed
     }
@@ -167,7 +170,9 @@ public final class Router {
     /// Pushes `module` for `coordinator`, whose home layer is `anchor`, onto its ``inlineTarget(for:anchor:)``.
     func pushInline(_ module: FlowModule, for coordinator: BaseFlowCoordinator, anchor: LayerID) {
         entered(module)
-        if layers.pushOntoMain(module, anchor: anchor) { return }  // the common case
+        if layers.showsMainAlone, anchor == layers.main.id {  // the common case
+            return changeMainStack { $0.append(module) }
+        }
         append(module, to: place(of: inlineTarget(for: coordinator, anchor: anchor)))
     }
 
@@ -183,8 +188,10 @@ public final class Router {
         if id == layers.main.id {
             replaced = layers.tabs.flatMap(\.stack) + layers.modals.flatMap(\.stack)
             if !layers.tabs.isEmpty || !layers.modals.isEmpty { mayHaveAbandonedChildren = true }
-            layers.tabs.removeAll()
-            layers.modals.removeAll()
+            changeLayers { changing in
+                changing.tabs.removeAll()
+                changing.modals.removeAll()
+            }
             selectedTab = 0
         }
         let place = place(of: id)
@@ -197,13 +204,13 @@ public final class Router {
 
     func openModal(owner: BaseFlowCoordinator, isAnchor: Bool) -> LayerID {
         let layer = Layer(id: makeID(), kind: .modal, owner: ObjectIdentifier(owner), isAnchor: isAnchor)
-        layers.modals.append(layer)
+        changeLayers { $0.modals.append(layer) }
         return layer.id
     }
 
     func addTab(_ title: String, owner: BaseFlowCoordinator) -> LayerID {
         let layer = Layer(id: makeID(), kind: .tab(title), owner: ObjectIdentifier(owner), isAnchor: true)
-        layers.tabs.append(layer)
+        changeLayers { $0.tabs.append(layer) }
         return layer.id
     }
 
@@ -237,13 +244,13 @@ public final class Router {
     /// Removes the layer `id` (a tab or a modal) and returns its modules.
     func removeLayer(_ id: LayerID) -> [FlowModule] {
         if let index = layers.modals.firstIndex(where: { $0.id == id }) {
-            let removed = layers.modals.remove(at: index).stack
+            let removed = changeLayers { $0.modals.remove(at: index).stack }
             mayHaveAbandonedChildren = true
             left(removed)
             return removed
         }
         if let index = layers.tabs.firstIndex(where: { $0.id == id }) {
-            let removed = layers.tabs.remove(at: index).stack
+            let removed = changeLayers { $0.tabs.remove(at: index).stack }
             if selectedTab >= index, selectedTab > 0 { selectedTab -= 1 }
             mayHaveAbandonedChildren = true
             left(removed)
@@ -258,9 +265,11 @@ public final class Router {
     func removeAll() -> [FlowModule] {
         let removed = modules
         if !layers.tabs.isEmpty || !layers.modals.isEmpty { mayHaveAbandonedChildren = true }
-        layers.main.stack.removeAll()
-        layers.tabs.removeAll()
-        layers.modals.removeAll()
+        changeLayers { changing in
+            changing.main.stack.removeAll()
+            changing.tabs.removeAll()
+            changing.modals.removeAll()
+        }
         selectedTab = 0
         left(removed)
         return removed
@@ -283,7 +292,7 @@ public final class Router {
         for index in layers.tabs.indices { strip(.tab(index)) }
         for index in layers.modals.indices { strip(.modal(index)) }
         let modalCount = layers.modals.count
-        layers.modals.removeAll { $0.stack.isEmpty && !$0.isAnchor }
+        changeLayers { $0.modals.removeAll { $0.stack.isEmpty && !$0.isAnchor } }
         if layers.modals.count != modalCount { mayHaveAbandonedChildren = true }
         left(removed)
         return removed
@@ -347,19 +356,46 @@ public final class Router {
     }
 
     private func append(_ module: FlowModule, to place: StackPlace) {
-        switch place {
-        case .main: layers.main.stack.append(module)
-        case .tab(let index): layers.tabs[index].stack.append(module)
-        case .modal(let index): layers.modals[index].stack.append(module)
+        changeLayers { changing in
+            switch place {
+            case .main: changing.main.stack.append(module)
+            case .tab(let index): changing.tabs[index].stack.append(module)
+            case .modal(let index): changing.modals[index].stack.append(module)
+            }
         }
     }
 
     private func replaceStack(at place: StackPlace, with stack: [FlowModule]) {
-        switch place {
-        case .main: layers.main.stack = stack
-        case .tab(let index): layers.tabs[index].stack = stack
-        case .modal(let index): layers.modals[index].stack = stack
+        changeLayers { changing in
+            switch place {
+            case .main: changing.main.stack = stack
+            case .tab(let index): changing.tabs[index].stack = stack
+            case .modal(let index): changing.modals[index].stack = stack
+            }
         }
+    }
+
+    /// Changes the layers: the one way they change. They are moved out of ``layers`` (empty ones take their
+    /// place), changed, and moved back.
+    ///
+    /// Changed in place, every access to ``layers`` would be checked for exclusivity at run time, twice per
+    /// request: a change may release a module, whose deinit the compiler cannot see, so it could overlap
+    /// another access. Moved, no access spans the change, and the compiler proves all of them exclusive.
+    /// So `change` only moves modules in and out; the caller holds what it removes until it is back.
+    private func changeLayers<Result>(_ change: (inout Layers) -> Result) -> Result {
+        var changing = Layers()
+        swap(&changing, &layers)
+        defer { swap(&changing, &layers) }
+        return change(&changing)
+    }
+
+    /// Changes the main stack as ``changeLayers(_:)`` changes the layers, moving only the stack: the request
+    /// path's push and pop, which would otherwise pay for moving the tabs and modals too.
+    private func changeMainStack<Result>(_ change: (inout [FlowModule]) -> Result) -> Result {
+        var changing: [FlowModule] = []
+        swap(&changing, &layers.main.stack)
+        defer { swap(&changing, &layers.main.stack) }
+        return change(&changing)
     }
 
     /// Removes the modules of the stack at `place` above its first `count`.
@@ -381,22 +417,5 @@ extension Router {
 
         /// Whether only the main stack is shown: no tab, no modal.
         var showsMainAlone: Bool { modals.isEmpty && tabs.isEmpty }
-
-        /// Pushes `module` onto the main stack when it is shown alone and `anchor` is its layer, as most
-        /// presentations go.
-        ///
-        /// - Returns: Whether it did.
-        mutating func pushOntoMain(_ module: FlowModule, anchor: LayerID) -> Bool {
-            guard showsMainAlone, anchor == main.id else { return false }
-            main.stack.append(module)
-            return true
-        }
-
-        /// Pops the main stack's top module when only the main stack is shown and has more than one, as
-        /// most backs do; `nil` otherwise.
-        mutating func popMain() -> FlowModule? {
-            guard showsMainAlone, main.stack.count > 1 else { return nil }
-            return main.stack.removeLast()
-        }
     }
 }
