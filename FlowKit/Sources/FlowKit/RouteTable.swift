@@ -8,7 +8,10 @@
 /// makes every input bit reach every output bit, and the table indexes with the hash's top bits. A name
 /// that is not ASCII goes to a dictionary instead, whose hashing follows `String`'s Unicode equivalence:
 /// two ASCII strings are equal exactly when their bytes are.
-struct RouteTable {
+///
+/// A class, never changed once made: a coordinator replaces its table when its mapping changes, and the
+/// request path borrows it rather than copying its storage for each lookup.
+final class RouteTable {
     /// One request name's routes.
     final class Entry {
         let request: CoordinationRequestName
