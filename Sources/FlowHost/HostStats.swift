@@ -1,5 +1,3 @@
-import FlowKit
-
 /// What a host has done since it was made.
 public struct HostStats: Sendable, Hashable {
     /// Handled requests by the manager that handled them (experiment variants are reported with their
