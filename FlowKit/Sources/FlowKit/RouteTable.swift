@@ -92,7 +92,9 @@ final class RouteTable {
         let mask = slots.count - 1
         var index = Int(truncatingIfNeeded: hash >> shift)
         while let entry = slots[index] {
-            if entry.request == request { return entry }
+            // Names in neighbouring slots almost never share the whole hash: comparing it first spares
+            // comparing their bytes.
+            if entry.request.routeHash == hash, entry.request == request { return entry }
             index = (index + 1) & mask
         }
         return nil
