@@ -23,7 +23,10 @@ public final class Host {
     /// without them; their routes fail with the same errors.
     public private(set) var problems: [PluginLoadError] = []
     /// Called with everything that happens: flow events, reloads, exposures.
-    public var onEvent: (@MainActor (HostEvent) -> Void)? {
+    ///
+    /// The listener owns each event it is handed, so keeping one costs no copy: pass it on with `consume`
+    /// (`{ event in log.append(consume event) }`).
+    public var onEvent: (@MainActor (consuming HostEvent) -> Void)? {
         get { relay.onEvent }
         set { relay.onEvent = newValue }
     }

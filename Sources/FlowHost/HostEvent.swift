@@ -2,8 +2,9 @@ import FlowKit
 
 /// Something a ``Host`` reports: flow events, reloads and experiment exposures.
 public enum HostEvent: Sendable, CustomStringConvertible {
-    /// An event of the coordinator tree.
-    indirect case flow(FlowEvent)
+    /// An event of the coordinator tree, kept inline: a listener that keeps it moves it (``Host/onEvent``)
+    /// rather than allocating a box for each.
+    case flow(FlowEvent)
     /// A new generation of a plugin serves its routes, `swapTime` after its file landed (when watched);
     /// `services` names the running services it replaced (their state handed over where they allow it).
     case pluginReloaded(plugin: String, generation: Int, file: String, swapTime: Duration?, services: [String])

@@ -10,7 +10,7 @@ final class HostEventRelay {
     /// Counters of what happened since the host was made.
     var stats = HostStats()
     /// The host's listener (``Host/onEvent``).
-    var onEvent: (@MainActor (HostEvent) -> Void)?
+    var onEvent: (@MainActor (consuming HostEvent) -> Void)?
     /// Whether the host has a ``Host/breadcrumb`` to keep in step with the events.
     var tracksBreadcrumbs = false
     weak var host: Host?

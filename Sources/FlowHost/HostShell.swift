@@ -50,7 +50,7 @@ public final class HostShell {
             self.reloadWait.notice(event)
             self.heldFates.notice(event)
             if self.isExecuting {
-                self.events.append(event)
+                self.events.append(consume event)
             } else {
                 self.onUnpromptedLines?(self.lines(describing: [event]))
             }

@@ -124,7 +124,7 @@ public final class TraceRecorder {
         let listener = shell.host.onEvent
         shell.host.onEvent = { [weak self] event in
             self?.record(event)
-            listener?(event)
+            listener?(consume event)
         }
     }
 

@@ -19,7 +19,7 @@ enum HostPathBenchmark {
         static let batch = 64
         var events: [HostEvent] = []
 
-        func record(_ event: HostEvent) {
+        func record(_ event: consuming HostEvent) {
             events.append(event)
             if events.count == Self.batch { events.removeAll(keepingCapacity: true) }
         }
@@ -34,7 +34,7 @@ enum HostPathBenchmark {
              "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"}]}
             """, path: buildDirectory + "/flowbench.json")
         let host = Host(manifest: manifest, searchPath: PluginSearchPath([buildDirectory]))
-        host.onEvent = { event in log.record(event) }
+        host.onEvent = { event in log.record(consume event) }
         host.start()
         guard host.coordinator.requestCoordination(request, from: .app).isHandled else {
             throw Failure(description: "the settings plugin did not handle settings.about; build it first")
