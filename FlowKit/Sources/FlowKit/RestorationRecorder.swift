@@ -42,9 +42,15 @@ final class RestorationRecorder {
         if steps.count >= pruneAt { prune(keeping: Self.referenced(in: coordinator.rootCoordinator)) }
         let sequence = nextSequence
         nextSequence += 1
-        steps.append(
-            RestorationStep(sequence: sequence, request: request, sender: sender, coordinator: coordinator.pathFromRoot)
-        )
+        let step = RestorationStep(
+            sequence: sequence, request: request, sender: sender, coordinator: coordinator.pathFromRoot)
+        // Appended while moved out, as the router changes its layers: growing the array may release its old
+        // storage, code the compiler cannot see into, so an append in place is checked for overlapping
+        // accesses at run time; a swap is not.
+        var growing: [RestorationStep] = []
+        swap(&growing, &steps)
+        growing.append(step)
+        swap(&growing, &steps)
         current = sequence
         return true
     }
