@@ -19,67 +19,30 @@ extension PluginComposition {
 
         for name in present.keys.sorted() {
             guard let (probe, library) = present[name] else { continue }
-            for (other, text) in probe.requires.sorted(by: { $0.key < $1.key }) {
-                ranges[name, default: [:]][other] = text
-                func refuse(_ kind: PluginLoadError.Kind, _ message: String) {
-                    let error = PluginLoadError(file: library, kind: kind, message: message)
+            for requirement in PluginRequirement.all(of: name, library: library, requires: probe.requires) {
+                let other = requirement.required
+                ranges[name, default: [:]][other] = requirement.range
+                let found: PluginRequirement.Found
+                if let (required, requiredLibrary) = present[other] {
+                    found = .present(version: required.version, library: requiredLibrary)
+                } else if let error = refused[other] {
+                    found = .refused(error)
+                } else {
+                    found = .missing(why: removed.contains(other) ? "which was removed" : "which is not there")
+                }
+                if let error = requirement.refusal(found) {
                     problems.append(error)
                     if refused[name] == nil { refused[name] = error }
+                } else {
+                    edges[name, default: []].append(other)
                 }
-                let range: VersionRange
-                do throws(FlowError) {
-                    range = try VersionRange(parsing: text)
-                } catch {
-                    refuse(.unmetRequirement, "plugin '\(name)' cannot require plugin '\(other)': \(error.message)")
-                    continue
-                }
-                if let error = refused[other], present[other] == nil {
-                    refuse(
-                        .unmetRequirement,
-                        "plugin '\(name)' requires plugin '\(other)' \(text), which is refused: \(error.message)")
-                    continue
-                }
-                guard let (required, requiredLibrary) = present[other] else {
-                    let why = removed.contains(other) ? "which was removed" : "which is not there"
-                    refuse(
-                        .unmetRequirement,
-                        "plugin '\(name)' requires plugin '\(other)' \(text), \(why); add it to a discovered directory or to \"plugins\""
-                    )
-                    continue
-                }
-                guard let version = try? SemanticVersion(parsing: required.version) else {
-                    refuse(
-                        .unmetRequirement,
-                        "plugin '\(name)' requires plugin '\(other)' \(text), and '\(other)' has version \(quoted(required.version)) (\(requiredLibrary)), which is not a semantic version"
-                    )
-                    continue
-                }
-                guard range.contains(version) else {
-                    refuse(
-                        .unmetRequirement,
-                        "plugin '\(name)' requires plugin '\(other)' \(text), and '\(other)' is \(version) (\(requiredLibrary)); install a version in the range"
-                    )
-                    continue
-                }
-                edges[name, default: []].append(other)
             }
         }
 
         for cycle in Self.cycles(edges) {
-            let message: String
-            if cycle.count == 1 {
-                message = "plugin '\(cycle[0])' requires itself; it is not loaded"
-            } else {
-                let names = cycle.map { "'\($0)'" }
-                let path = (cycle + [cycle[0]]).joined(separator: " -> ")
-                let together =
-                    cycle.count == 2
-                    ? "\(names[0]) and \(names[1]) require each other (\(path)); neither is loaded"
-                    : "\(names.dropLast().joined(separator: ", ")) and \(names[names.count - 1]) require each other in a cycle (\(path)); none of them is loaded"
-                message = "plugins " + together
-            }
             let error = PluginLoadError(
-                file: present[cycle[0]]?.1 ?? declared.path, kind: .requirementCycle, message: message)
+                file: present[cycle[0]]?.1 ?? declared.path, kind: .requirementCycle,
+                message: Self.cycleMessage(cycle))
             problems.append(error)
             for name in cycle where refused[name] == nil { refused[name] = error }
         }
@@ -109,6 +72,21 @@ extension PluginComposition {
         loadOrder = Self.order(active, edges: edges)
         requirements = edges.filter { active.contains($0.key) }
         return refused
+    }
+
+    /// The refusal of the plugins of `cycle`, each of which requires the next, the last the first: started
+    /// from its smallest name, so that the cycle reads the same wherever it was found.
+    static func cycleMessage(_ cycle: [String]) -> String {
+        guard let smallest = cycle.indices.min(by: { cycle[$0] < cycle[$1] }) else { return "" }
+        let cycle = Array(cycle[smallest...] + cycle[..<smallest])
+        if cycle.count == 1 { return "plugin '\(cycle[0])' requires itself; it is not loaded" }
+        let names = cycle.map { "'\($0)'" }
+        let path = (cycle + [cycle[0]]).joined(separator: " -> ")
+        let together =
+            cycle.count == 2
+            ? "\(names[0]) and \(names[1]) require each other (\(path)); neither is loaded"
+            : "\(names.dropLast().joined(separator: ", ")) and \(names[names.count - 1]) require each other in a cycle (\(path)); none of them is loaded"
+        return "plugins " + together
     }
 
     /// `names` with each after the names it has edges to, ties broken by name.

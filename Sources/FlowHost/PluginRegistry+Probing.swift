@@ -4,9 +4,9 @@
 extension PluginRegistry {
     /// Probes the slot's library; without a prober (`--trust`), only refuses it when ``quarantine`` lists it.
     ///
-    /// - Returns: The digest of the bytes the probe loaded, which are the only ones the host may then load;
-    ///   `nil` without a prober.
-    func vet(_ slot: Slot) throws(PluginLoadError) -> String? {
+    /// - Returns: What the probe found, with the digest of the bytes it loaded, which are the only ones the
+    ///   host may then load; `nil` without a prober.
+    func vet(_ slot: Slot) throws(PluginLoadError) -> ProbedPlugin? {
         guard prober != nil || quarantine != nil else { return nil }
         let entry = slot.entry
         let path = try searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: entry.name)
@@ -21,13 +21,16 @@ extension PluginRegistry {
         }
         let probed = try prober.probe(path, pin: entry.sha256)
         onVetted?()
-        return probed.digest
+        return probed
     }
 
-    /// Probes the slot's library, then opens a private copy of it, unless its content's fingerprint is
-    /// `unchanged`; the copy is opened only if its bytes are the ones the probe loaded (their SHA-256, taken
-    /// only when there is a probe). A file that changed in between (a build still writing, someone swapping
-    /// it) is probed again, up to 3 times.
+    /// Probes the slot's library, loads the plugins it requires, then opens a private copy of it, unless its
+    /// content's fingerprint is `unchanged`; the copy is opened only if its bytes are the ones the probe
+    /// loaded (their SHA-256, taken only when there is a probe). A file that changed in between (a build
+    /// still writing, someone swapping it) is probed again, up to 3 times.
+    ///
+    /// Its requirements are read from the probe, so that a plugin whose requirements are not met never
+    /// runs here; without a prober (`--trust`), from the plugin opened, which is then refused all the same.
     ///
     /// - Returns: The plugin (nil when the content's fingerprint is `unchanged`) and the fingerprint.
     func vettedCopy(of slot: Slot, unlessFingerprintIs unchanged: UInt64? = nil)
@@ -35,7 +38,11 @@ extension PluginRegistry {
     {
         for _ in 1...3 {
             let probed = try vet(slot)
-            if let opened = try openCopy(of: slot, unlessFingerprintIs: unchanged, probedDigest: probed) {
+            if let probed { try meetRequirements(of: slot, probed.requires, library: probed.path) }
+            if let opened = try openCopy(of: slot, unlessFingerprintIs: unchanged, probedDigest: probed?.digest) {
+                if probed == nil, let plugin = opened.plugin {
+                    try meetRequirements(of: slot, plugin.description.requires, library: plugin.path)
+                }
                 return opened
             }
         }

@@ -67,6 +67,11 @@ public final class PluginRegistry {
     public var loadOrder: [String] = []
     /// The plugins each plugin requires, loaded before it (see ``PluginComposition/requirements``).
     public var requirements: [String: [String]] = [:]
+    /// Whether a composition checked every plugin's requirements (a manifest that discovers); otherwise
+    /// each plugin's are checked as it first loads (``meetRequirements(of:_:library:)``).
+    var requirementsAreComposed = false
+    /// The plugins being loaded, outermost first: one that requires any of them closes a cycle.
+    var loading: [String] = []
     /// Refuses the libraries it lists even without a ``prober`` (`--trust`); a supervised host sets it, so
     /// that a plugin that crashed it is not loaded again. With a prober, the prober's quarantine applies.
     public var quarantine: PluginQuarantine?
@@ -179,6 +184,8 @@ public final class PluginRegistry {
         case .loaded(let plugin): return plugin
         case .failed(let error): throw error
         case .notLoaded:
+            loading.append(slot.entry.name)
+            defer { loading.removeLast() }
             do {
                 try loadRequirements(of: slot)
                 guard let plugin = try vettedCopy(of: slot).plugin else {

@@ -80,6 +80,39 @@ public struct PluginSurvey {
         return Host.unique(problems)
     }
 
+    /// The requirements of the plugins probed that are not met, and the cycles among them: what refuses a
+    /// plugin of `plugins` when it first loads (``PluginRegistry``), in the same words. For a manifest that
+    /// discovers, its composition has said it already.
+    public var requirementProblems: [PluginLoadError] {
+        var problems: [PluginLoadError] = []
+        var edges: [String: [String]] = [:]
+        var libraries: [String: String] = [:]
+        for name in manifest.plugins.keys.sorted() {
+            guard case .success(let probed) = results[name] else { continue }
+            libraries[name] = probed.path
+            for requirement in PluginRequirement.all(of: name, library: probed.path, requires: probed.requires) {
+                let found: PluginRequirement.Found =
+                    switch results[requirement.required] {
+                    case .success(let required): .present(version: required.version, library: required.path)
+                    case .failure(let error): .refused(error)
+                    case nil: .missing(why: "which is not there")
+                    }
+                if let refusal = requirement.refusal(found) {
+                    problems.append(refusal)
+                } else {
+                    edges[name, default: []].append(requirement.required)
+                }
+            }
+        }
+        for cycle in PluginComposition.cycles(edges) {
+            problems.append(
+                PluginLoadError(
+                    file: libraries[cycle[0]] ?? manifest.path, kind: .requirementCycle,
+                    message: PluginComposition.cycleMessage(cycle)))
+        }
+        return problems
+    }
+
     private func list(_ names: [String]) -> String {
         names.isEmpty ? "nothing" : names.sorted().joined(separator: ", ")
     }

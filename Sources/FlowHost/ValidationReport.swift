@@ -65,7 +65,8 @@ public struct ValidationReport: Sendable {
                 manifest: composition.manifest, searchPath: searchPath, prober: prober, known: known)
             pluginErrors = Host.unique(composition.problems + survey.problems)
         } else if let prober {
-            pluginErrors = PluginSurvey(manifest: manifest, searchPath: searchPath, prober: prober).problems
+            let survey = PluginSurvey(manifest: manifest, searchPath: searchPath, prober: prober)
+            pluginErrors = Host.unique(survey.problems + survey.requirementProblems)
         } else {
             pluginErrors = Host.check(
                 manifest: manifest,

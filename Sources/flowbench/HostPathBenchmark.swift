@@ -25,12 +25,12 @@ enum HostPathBenchmark {
         }
     }
 
-    /// A started host whose manifest routes `settings.about` to the settings plugin in `buildDirectory`,
-    /// and records the events it hears in `log`.
+    /// A started host whose manifest routes `settings.about` to the settings plugin in `buildDirectory` (with
+    /// the auth plugin, which settings requires), and records the events it hears in `log`.
     static func host(buildDirectory: String, log: EventLog = EventLog()) throws -> Host {
         let manifest = try Manifest.parse(
             """
-            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
+            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so", "auth": "libAuthPlugin.so"},
              "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"}]}
             """, path: buildDirectory + "/flowbench.json")
         let host = Host(manifest: manifest, searchPath: PluginSearchPath([buildDirectory]))

@@ -33,7 +33,7 @@ struct BundledPluginTests {
     @Test func pluginsLoadLazilyOnTheFirstRequestTheyServe() throws {
         let host = try Host.parsing(
             """
-            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
+            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so", "auth": "libAuthPlugin.so"},
              "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"}]}
             """)
         host.start()
@@ -56,7 +56,7 @@ struct BundledPluginTests {
         let host = try Host.parsing(
             """
             {"manifestVersion": 1,
-             "plugins": {"settings": "libSettingsPlugin.so", "gone": "libGone.so"},
+             "plugins": {"settings": "libSettingsPlugin.so", "auth": "libAuthPlugin.so", "gone": "libGone.so"},
              "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"},
                         {"request": "gone.show", "plugin": "gone", "manager": "Gone"}]}
             """)
@@ -77,7 +77,7 @@ struct BundledPluginTests {
     @Test func routeToAManagerThePluginDoesNotExportFailsWithTheExportedNames() throws {
         let host = try Host.parsing(
             """
-            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
+            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so", "auth": "libAuthPlugin.so"},
              "routes": [{"request": "settings.about", "plugin": "settings", "manager": "Abuot"}]}
             """)
 

@@ -9,7 +9,7 @@ struct HostShellTests {
     private func shell() throws -> HostShell {
         let host = try Host.parsing(
             """
-            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
+            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so", "auth": "libAuthPlugin.so"},
              "routes": [{"request": "settings.about", "plugin": "settings", "manager": "About"}]}
             """)
         let shell = HostShell(host: host)
@@ -71,6 +71,6 @@ struct HostShellTests {
     }
 
     @Test func reloadOfAnUnknownPluginNamesThePlugins() throws {
-        #expect(try shell().execute("reload setings").status == .error("no plugin named 'setings'; plugins: settings"))
+        #expect(try shell().execute("reload setings").status == .error("no plugin named 'setings'; plugins: auth, settings"))
     }
 }

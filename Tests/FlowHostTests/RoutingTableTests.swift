@@ -23,7 +23,7 @@ struct RoutingTableTests {
     @Test func loadedAndFailedPluginsSaySo() throws {
         let manifest = try Manifest.parse(
             """
-            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so", "gone": "libGone.so"},
+            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so", "auth": "libAuthPlugin.so", "gone": "libGone.so"},
              "routes": [{"request": "about", "plugin": "settings", "manager": "About"},
                         {"request": "gone", "from": "app", "plugin": "gone", "manager": "Gone"}]}
             """, path: Repository.path("manifests/test.json"))
@@ -47,7 +47,7 @@ struct RoutingTableTests {
         let path = try directory.file(
             "app.json",
             containing: """
-                {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so"},
+                {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so", "auth": "libAuthPlugin.so"},
                  "routes": [{"request": "about", "plugin": "settings", "manager": "About"}],
                  "services": [{"plugin": "settings", "service": "Clock"}]}
                 """)
