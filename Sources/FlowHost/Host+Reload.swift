@@ -70,7 +70,8 @@ extension Host {
     }
 
     /// Reads the manifest file again. A valid one replaces the routing table and the guards in one step;
-    /// an invalid one is reported and changes nothing. Requests held for a redirect stay held, judged by
+    /// an invalid one, or one naming a manager or service its plugin does not export
+    /// (``unexported(in:)``), is reported and changes nothing. Requests held for a redirect stay held, judged by
     /// the guard that redirected them.
     ///
     /// Services are not restarted: a change to `services` takes effect at the next start. A manifest that
@@ -79,8 +80,10 @@ extension Host {
     @discardableResult
     public func reloadManifest() -> HostEvent {
         let event: HostEvent
-        do {
+        do throws(ManifestErrors) {
             let declared = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
+            let unexported = unexported(in: declared)
+            if !unexported.isEmpty { throw ManifestErrors(unexported) }
             if let composed = recompose(declared) { return composed }
             composition = nil
             registry.follow(nil)

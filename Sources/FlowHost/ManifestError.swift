@@ -59,6 +59,11 @@ extension ManifestError {
         case unsupportedVersion
         /// A route or service names a plugin that `plugins` does not declare.
         case undeclaredPlugin
+        /// A route or experiment variant names a manager its plugin does not export; found when a running
+        /// host reloads the manifest (``Host/reloadManifest()``), which then keeps the one in force.
+        case unknownManager
+        /// A service names a service its plugin does not export; found as ``unknownManager`` is.
+        case unknownService
         /// Two routes handle the same request from the same module.
         case duplicateRoute
         /// An empty string where a name or path is needed.
