@@ -1,11 +1,11 @@
 import FlowKit
 
 extension HostShell {
-    /// The first word of every command, as Tab offers them.
-    nonisolated public static let commandWords = [
-        "send", "act", "back", "dismiss", "tab", "deeplink", "open", "lifecycle", "reload", "stats", "stack",
-        "show", "actions", "expect", "wait", "help", "quit",
-    ]
+    /// The first word of every command, as Tab offers them (from ``commands``).
+    nonisolated public static let commandWords: [String] = {
+        var seen = Set<String>()
+        return commands.flatMap(\.words).filter { seen.insert($0).inserted }
+    }()
 
     /// What Tab completes now: the routed requests, the visible module's actions, the modules on screen and
     /// in routes, the plugins. A snapshot, safe to hand to the line editor's thread; take a new one after
@@ -66,7 +66,7 @@ extension HostShell {
             case ("reload", 1): return plugins + ["manifest"]
             case ("wait", 1): return ["reload"]
             case ("wait", 2) where before[1] == "reload": return plugins
-            case ("expect", 1): return ["top", "stack", "modals", "tabs", "no", "content", "outcome"]
+            case ("expect", 1): return ["top", "title", "stack", "modals", "tabs", "no", "content", "outcome"]
             case ("expect", 2) where before[1] == "no": return ["tabs"]
             case ("expect", 2) where before[1] == "outcome":
                 return ["handled", "unhandled", "queued", "failed", "redirected", "cancelled"]

@@ -9,6 +9,7 @@ extension HostShell {
         let (what, rest) = arguments.splitFirstWord()
         switch what {
         case "top": return try expectTop(rest)
+        case "title": return try expectTitle(rest)
         case "stack": return try expectStack(rest)
         case "modals": return try expectModals(rest)
         case "tabs": return try expectTabs(rest)
@@ -17,7 +18,8 @@ extension HostShell {
         case "outcome": return try expectOutcome(rest)
         default:
             throw FlowError(
-                "unknown expectation '\(arguments)'; expect top, stack, modals, tabs, no tabs, content or outcome")
+                "unknown expectation '\(arguments)'; expect top, title, stack, modals, tabs, no tabs, content or outcome"
+            )
         }
     }
 
@@ -34,6 +36,15 @@ extension HostShell {
         guard !expected.isEmpty else { throw FlowError("usage: expect top MODULE") }
         let actual = state.top?.rawValue ?? "(nothing)"
         return actual == expected ? .ok : failed("top", is: "'\(actual)'", expected: "'\(expected)'")
+    }
+
+    /// `expect title TEXT`: the visible module's title, the whole rest of the line.
+    private func expectTitle(_ expected: String) throws(FlowError) -> Status {
+        guard !expected.isEmpty else { throw FlowError("usage: expect title TEXT") }
+        guard let top = host.coordinator.router.top else {
+            return failed("title", is: "nothing (nothing is presented)", expected: "'\(expected)'")
+        }
+        return top.title == expected ? .ok : failed("title", is: "'\(top.title)'", expected: "'\(expected)'")
     }
 
     /// `expect stack A > B > C`: the visible navigation stack, bottom first (see

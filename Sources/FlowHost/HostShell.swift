@@ -57,34 +57,51 @@ public final class HostShell {
         }
     }
 
-    /// The help text.
-    public static let help = """
-        commands:
-          send REQUEST [from MODULE] [JSON]   request coordination (default sender: the visible module)
-          act ACTION [JSON]                   trigger an action on the visible module
-          back | dismiss | tab N              go back, dismiss the top modal, select tab N (0-based)
-          back root | back to MODULE          go back to the visible stack's first screen, or to MODULE on it
-          deeplink JSON                       apply a list of requests: [{"request": ..., "payload": ...}, ...]
-          open URL                            apply the deep link the manifest maps URL to (demo://items/2)
-          lifecycle background|foreground|terminate   send lifecycle events to the services
-          reload [PLUGIN]                     load a new generation of PLUGIN (default: every plugin), even if unchanged
-          reload manifest                     read the manifest again; an invalid one changes nothing
-          save FILE                           save the screens (as the requests that built them), services' state, experiments
-          restore FILE                        go back to a saved FILE: clear, restart the services with their state, replay
-          stats                               requests per manager, plugin generations, experiment exposures
-          stack                               print the presentation
-          show                                the visible module: title, content and actions
-          actions                             list the visible module's actions
-          expect top MODULE                   fail the run unless MODULE is visible
-          expect stack A > B > C              the visible stack, bottom first: the top modal's, else the selected tab's, else the main stack
-          expect modals N                     N modal layers are presented
-          expect tabs 'A' 'B'* | expect no tabs   the tab titles in order, * after the selected one
-          expect content PATH JSON            the visible module's content at PATH (items.0.title) equals JSON
-          expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled
-                                              what became of the last request sent; a redirected one is followed to its end
-          wait reload PLUGIN [SECONDS]        wait for PLUGIN's next generation, or for it to be dropped in (with --watch), at most SECONDS (10)
-          help | quit
-        """
+    /// Every command, as `help` lists them: the one source of the help text, of the words Tab offers and of
+    /// "did you mean" for a mistyped command.
+    nonisolated public static let commands: [ShellCommand] = [
+        ShellCommand(
+            "send REQUEST [from MODULE] [JSON]", "request coordination (default sender: the visible module)"),
+        ShellCommand("act ACTION [JSON]", "trigger an action on the visible module"),
+        ShellCommand(
+            "back | dismiss | tab N", "go back, dismiss the top modal, select tab N (0-based)",
+            also: ["dismiss", "tab"]),
+        ShellCommand("back root | back to MODULE", "go back to the visible stack's first screen, or to MODULE on it"),
+        ShellCommand("deeplink JSON", #"apply a list of requests: [{"request": ..., "payload": ...}, ...]"#),
+        ShellCommand("open URL", "apply the deep link the manifest maps URL to (demo://items/2)"),
+        ShellCommand("lifecycle background|foreground|terminate", "send lifecycle events to the services"),
+        ShellCommand(
+            "reload [PLUGIN]", "load a new generation of PLUGIN (default: every plugin), even if unchanged"),
+        ShellCommand("reload manifest", "read the manifest again; an invalid one changes nothing"),
+        ShellCommand(
+            "save FILE", "save the screens (as the requests that built them), services' state, experiments"),
+        ShellCommand(
+            "restore FILE", "go back to a saved FILE: clear, restart the services with their state, replay"),
+        ShellCommand(
+            "stats [--json]", "requests per manager, plugin generations, experiment exposures (--json: as JSON)"),
+        ShellCommand("stack", "print the presentation"),
+        ShellCommand("show", "the visible module: title, content and actions"),
+        ShellCommand("actions", "list the visible module's actions"),
+        ShellCommand("expect top MODULE", "fail the run unless MODULE is visible"),
+        ShellCommand("expect title TEXT", "the visible module's title is TEXT"),
+        ShellCommand(
+            "expect stack A > B > C",
+            "the visible stack, bottom first: the top modal's, else the selected tab's, else the main stack"),
+        ShellCommand("expect modals N", "N modal layers are presented"),
+        ShellCommand("expect tabs 'A' 'B'* | expect no tabs", "the tab titles in order, * after the selected one"),
+        ShellCommand("expect content PATH JSON", "the visible module's content at PATH (items.0.title) equals JSON"),
+        ShellCommand(
+            "expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled",
+            "what became of the last request sent; a redirected one is followed to its end"),
+        ShellCommand(
+            "wait reload PLUGIN [SECONDS]",
+            "wait for PLUGIN's next generation, or for it to be dropped in (with --watch), at most SECONDS (10)"),
+        ShellCommand("help | quit", "", also: ["quit"]),
+    ]
+
+    /// The help text: ``commands``, one or two lines each.
+    nonisolated public static let help =
+        (["commands:"] + commands.flatMap(\.helpLines).map { "  " + $0 }).joined(separator: "\n")
 
     /// Starts the host (services, then the manifest's start requests) and describes what happened.
     public func start() -> Reply {
@@ -165,7 +182,14 @@ public final class HostShell {
             case "expect": status = try expect(rest)
             case "help": return Reply(lines: HostShell.help.split(separator: "\n").map(String.init), status: .ok)
             case "quit", "exit": return Reply(lines: [], status: .quit)
-            default: throw FlowError("unknown command '\(command)'; type 'help' for the list")
+            default:
+                // Nothing ran: no events and no screen, only what was wrong.
+                let guess = Suggestion.closest(to: command, among: Self.commandWords, maxDistance: 2).map {
+                    "did you mean '\($0)'? "
+                }
+                return Reply(
+                    lines: [],
+                    status: .error("unknown command '\(command)'; \(guess ?? "")type 'help' for the list"))
             }
         } catch {
             status = .error(error.message)

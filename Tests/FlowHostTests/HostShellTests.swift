@@ -46,6 +46,35 @@ struct HostShellTests {
         #expect(try shell().execute("jump").status == .error("unknown command 'jump'; type 'help' for the list"))
     }
 
+    @Test func aMistypedCommandIsOnlyTheErrorWithTheCommandMeant() throws {
+        let reply = try shell().execute("relod manifest")
+
+        #expect(reply.lines.isEmpty, "nothing ran, so nothing but the error is printed")
+        #expect(reply.status == .error("unknown command 'relod'; did you mean 'reload'? type 'help' for the list"))
+    }
+
+    @Test func expectTitleComparesTheVisibleModulesTitle() throws {
+        let shell = try shell()
+        #expect(
+            shell.execute("expect title About").status
+                == .expectationFailed("expectation failed: title is nothing (nothing is presented), expected 'About'"))
+        shell.execute("send settings.about")
+        let title = try #require(shell.host.coordinator.router.top?.title)
+
+        #expect(shell.execute("expect title \(title)").status == .ok)
+        #expect(
+            shell.execute("expect title About FlowHost").status
+                == .expectationFailed("expectation failed: title is '\(title)', expected 'About FlowHost'"))
+        #expect(shell.execute("expect title").status == .error("usage: expect title TEXT"))
+    }
+
+    @Test func theHelpInTheReadmeIsTheShellsOwn() throws {
+        let readme = try readText(Repository.path("README.md"))
+        let help = HostShell.help.split(separator: "\n").dropFirst().map { $0.dropFirst(2) }.joined(separator: "\n")
+
+        #expect(readme.contains("```\n" + help + "\n```\n"), "README.md's help block differs from HostShell.help")
+    }
+
     @Test func expectationThatFailsSaysWhatIsOnTop() throws {
         let shell = try shell()
         shell.execute("send settings.about")
@@ -71,6 +100,8 @@ struct HostShellTests {
     }
 
     @Test func reloadOfAnUnknownPluginNamesThePlugins() throws {
-        #expect(try shell().execute("reload setings").status == .error("no plugin named 'setings'; plugins: auth, settings"))
+        #expect(
+            try shell().execute("reload setings").status == .error("no plugin named 'setings'; plugins: auth, settings")
+        )
     }
 }

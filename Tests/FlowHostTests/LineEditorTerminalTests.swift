@@ -97,6 +97,19 @@ struct LineEditorTerminalTests {
         #expect(try shell.waitForExit() == .exited(0))
     }
 
+    @Test func tabNeverPicksOneOfTwoCommandsThatShareWhatWasTyped() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory)
+
+        try shell.send("re\t")
+        try shell.waitFor("\u{07}")  // `reload` or `restore`: nothing to add
+        try shell.send("\t")
+        try shell.waitFor("reload   restore")
+        try shell.send("\u{03}quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+        #expect(!String(decoding: shell.transcript, as: UTF8.self).contains("reloaded plugin"), "nothing was reloaded")
+    }
+
     @Test func aLineWiderThanTheTerminalIsSentWhole() throws {
         let directory = try TemporaryDirectory()
         let shell = try start(in: directory)

@@ -60,7 +60,8 @@ struct ShellExpectationTests {
         #expect(
             try demo().execute("expect colour blue").status
                 == .error(
-                    "unknown expectation 'colour blue'; expect top, stack, modals, tabs, no tabs, content or outcome"))
+                    "unknown expectation 'colour blue'; expect top, title, stack, modals, tabs, no tabs, content or outcome"
+                ))
     }
 
     // MARK: - modals
