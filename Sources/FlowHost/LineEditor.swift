@@ -217,11 +217,12 @@ public final class LineEditor: Sendable {
         return .editing
     }
 
-    /// Leaves the line on screen, moves below it and gives the terminal back its modes for the command.
+    /// Leaves the line on screen, moves below it and sets the terminal's modes for the command: quiet, so that
+    /// keys typed while it runs wait for the next line unechoed.
     private func endLine(_ state: inout State) {
         write("\r\n")
         state.isReading = false
-        terminal.restore()
+        terminal.enterQuiet()
     }
 
     private func render(_ state: inout State) -> String {

@@ -2,15 +2,18 @@ import Glibc
 import Synchronization
 
 /// The terminal's modes: raw while a line is edited (keys arrive one by one, unechoed, Ctrl-C and Ctrl-Z as
-/// keys), the person's own the rest of the time, and theirs again on every way out of the program.
+/// keys), quiet while a command runs, and the person's own again on every way out of the program.
 ///
 /// Raw mode lasts only while a line is read, as in readline: while a command runs, Ctrl-C interrupts the
-/// program as usual. Output processing stays on, so `\n` still starts a new line.
+/// program as usual. Quiet is the person's modes without echo and line editing: keys typed while a command
+/// runs wait, unechoed, for the next prompt, which shows them as typed (echoed by the terminal, an arrow
+/// would have printed `^[[A` between the command's lines). Output processing stays on, so `\n` still starts
+/// a new line.
 ///
 /// The way out: ``restore()`` on the normal paths, an `atexit` handler for any `exit()`, and signal
 /// handlers that restore the modes and then let the signal do what it did before (SIGINT, SIGTERM,
 /// SIGHUP, SIGQUIT, and the crashes SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP). SIGTSTP restores
-/// them before the program stops and SIGCONT makes them raw again; SIGCONT and SIGWINCH also wake the
+/// them before the program stops and SIGCONT makes them raw or quiet again; SIGCONT and SIGWINCH also wake the
 /// reader through ``wakeDescriptor`` so that it draws the line again. One per process: signal handlers are
 /// process-wide.
 final class TerminalMode: Sendable {
@@ -23,6 +26,12 @@ final class TerminalMode: Sendable {
     init?(input: Int32, output: Int32) {
         var saved = termios()
         guard isatty(input) == 1, tcgetattr(input, &saved) == 0 else { return nil }
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO | ICANON)
+        withUnsafeMutableBytes(of: &quiet.c_cc) { characters in
+            characters[Int(VMIN)] = 1
+            characters[Int(VTIME)] = 0
+        }
         var raw = saved
         raw.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
         raw.c_cflag |= tcflag_t(CS8)
@@ -41,7 +50,7 @@ final class TerminalMode: Sendable {
         self.output = output
         wakeDescriptor = ends[0]
         signalContext.pointee = SignalContext(
-            input: input, output: output, saved: saved, raw: raw, wake: ends[1])
+            input: input, output: output, saved: saved, raw: raw, quiet: quiet, wake: ends[1])
         Self.installHandlers()
     }
 
@@ -49,14 +58,20 @@ final class TerminalMode: Sendable {
     func enterRaw() {
         // Flag first: a signal arriving in between restores modes that are then made raw... by no one, since
         // the signal ends or stops the program before this returns.
-        isRaw.store(true, ordering: .sequentiallyConsistent)
+        currentMode.store(Mode.raw.rawValue, ordering: .sequentiallyConsistent)
         _ = tcsetattr(input, TCSADRAIN, &signalContext.pointee.raw)
+    }
+
+    /// Quiet mode, for running a command.
+    func enterQuiet() {
+        currentMode.store(Mode.quiet.rawValue, ordering: .sequentiallyConsistent)
+        _ = tcsetattr(input, TCSADRAIN, &signalContext.pointee.quiet)
     }
 
     /// The person's own modes again.
     func restore() {
         _ = tcsetattr(input, TCSADRAIN, &signalContext.pointee.saved)
-        isRaw.store(false, ordering: .sequentiallyConsistent)
+        currentMode.store(Mode.saved.rawValue, ordering: .sequentiallyConsistent)
     }
 
     /// The terminal's width in columns (80 if it does not say).
@@ -85,7 +100,7 @@ final class TerminalMode: Sendable {
         install(wake, for: SIGCONT)
         install(wake, for: SIGWINCH)
         atexit {
-            if isRaw.exchange(false, ordering: .sequentiallyConsistent) {
+            if currentMode.exchange(Mode.saved.rawValue, ordering: .sequentiallyConsistent) != Mode.saved.rawValue {
                 _ = tcsetattr(signalContext.pointee.input, TCSADRAIN, &signalContext.pointee.saved)
             }
         }
@@ -120,8 +135,32 @@ private struct SignalContext {
     var output: Int32 = -1
     var saved = termios()
     var raw = termios()
+    var quiet = termios()
     var wake: Int32 = -1
 }
+
+/// Which modes the program set last.
+private enum Mode: UInt8 {
+    /// The person's own.
+    case saved
+    /// A line is being read.
+    case raw
+    /// A command runs.
+    case quiet
+}
+
+/// Sets the terminal to `mode`'s modes at once; safe in a signal handler (only `tcsetattr`).
+private func setModes(_ mode: Mode) {
+    let context = signalContext
+    switch mode {
+    case .saved: _ = tcsetattr(context.pointee.input, TCSANOW, &context.pointee.saved)
+    case .raw: _ = tcsetattr(context.pointee.input, TCSANOW, &context.pointee.raw)
+    case .quiet: _ = tcsetattr(context.pointee.input, TCSANOW, &context.pointee.quiet)
+    }
+}
+
+/// The modes the program set last, for the signal handlers and `atexit`.
+private var mode: Mode { Mode(rawValue: currentMode.load(ordering: .sequentiallyConsistent)) ?? .saved }
 
 nonisolated(unsafe) private let signalContext: UnsafeMutablePointer<SignalContext> = {
     let context = UnsafeMutablePointer<SignalContext>.allocate(capacity: 1)
@@ -141,15 +180,16 @@ nonisolated(unsafe) private let ownActions: UnsafeMutablePointer<sigaction> = {
     return actions
 }()
 private let signalCount: Int32 = 65
-private let isRaw = Atomic<Bool>(false)
+private let currentMode = Atomic<UInt8>(Mode.saved.rawValue)
 private let handlersInstalled = Atomic<Bool>(false)
 
 /// Restores the modes, then lets the signal do what it did before this handler: end the program (or run
 /// the crash reporter). A fault the hardware raised recurs on return; any other signal is raised again.
 private func restoreAndResignal(_ signal: Int32, _ info: SignalInformation?, _: UnsafeMutableRawPointer?) {
-    if isRaw.exchange(false, ordering: .sequentiallyConsistent) {
-        _ = tcsetattr(signalContext.pointee.input, TCSANOW, &signalContext.pointee.saved)
-        writeNewline()
+    let was = Mode(rawValue: currentMode.exchange(Mode.saved.rawValue, ordering: .sequentiallyConsistent))
+    if was != .saved {
+        setModes(.saved)
+        if was == .raw { writeNewline() }
     }
     sigaction(signal, previousActions + Int(signal), nil)
     let raisedByHardware: Bool
@@ -161,14 +201,14 @@ private func restoreAndResignal(_ signal: Int32, _ info: SignalInformation?, _: 
     if !raisedByHardware { raise(signal) }
 }
 
-/// SIGTSTP (Ctrl-Z, which the reader sends, or a `kill -TSTP`): the person's modes while stopped, raw
-/// again when continued, and the line drawn again.
+/// SIGTSTP (Ctrl-Z, which the reader sends, or a `kill -TSTP`): the person's modes while stopped, raw or
+/// quiet again when continued, and a line being read drawn again.
 private func suspend(_ signal: Int32, _: SignalInformation?, _: UnsafeMutableRawPointer?) {
     let savedErrno = errno
-    let wasRaw = isRaw.load(ordering: .sequentiallyConsistent)
-    if wasRaw {
-        _ = tcsetattr(signalContext.pointee.input, TCSANOW, &signalContext.pointee.saved)
-        writeNewline()
+    let was = mode
+    if was != .saved {
+        setModes(.saved)
+        if was == .raw { writeNewline() }
     }
     // Stop as the default action would: it is blocked in here, so raise it, then unblock it to be stopped.
     // In an orphaned process group, where nobody could continue the program, the kernel discards it.
@@ -183,20 +223,18 @@ private func suspend(_ signal: Int32, _: SignalInformation?, _: UnsafeMutableRaw
     // Continued (or never stopped).
     pthread_sigmask(SIG_BLOCK, &stop, nil)
     sigaction(SIGTSTP, ownActions + Int(SIGTSTP), nil)
-    if wasRaw, isRaw.load(ordering: .sequentiallyConsistent) {
-        _ = tcsetattr(signalContext.pointee.input, TCSANOW, &signalContext.pointee.raw)
-        wakeReader()
+    if was != .saved, mode == was {
+        setModes(was)
+        if was == .raw { wakeReader() }
     }
     errno = savedErrno
 }
 
-/// SIGCONT and SIGWINCH: raw again if a line is being read (the shell that continued the program may have
-/// changed the modes), and the line drawn again.
+/// SIGCONT and SIGWINCH: raw or quiet again (the shell that continued the program may have changed the
+/// modes), and a line being read drawn again.
 private func wake(_ signal: Int32, _: SignalInformation?, _: UnsafeMutableRawPointer?) {
     let savedErrno = errno
-    if signal == SIGCONT, isRaw.load(ordering: .sequentiallyConsistent) {
-        _ = tcsetattr(signalContext.pointee.input, TCSANOW, &signalContext.pointee.raw)
-    }
+    if signal == SIGCONT, mode != .saved { setModes(mode) }
     wakeReader()
     errno = savedErrno
 }

@@ -343,6 +343,8 @@ enum RunCommand {
     /// host instead of filling memory), off the main actor so that timers and reloads go on meanwhile.
     ///
     /// A line longer than ``LineReader/defaultMaxLineLength`` ends the stream with ``LineReader/Failure``.
+    /// From a terminal (read plainly when `TERM` is `dumb`), escape sequences are dropped
+    /// (``EscapeSequence/stripped(from:)``).
     ///
     /// - Parameter numbered: Whether the lines come from a supervisor, each after its number, a token and
     ///   tabs (``SupervisorLink/command(in:)``): those may be that much longer, the supervisor having checked
@@ -350,10 +352,16 @@ enum RunCommand {
     static func standardInputLines(numbered: Bool = false) -> AsyncThrowingStream<String, any Error> {
         let reader = LineReader(
             descriptor: STDIN_FILENO, maxLineLength: LineReader.defaultMaxLineLength + (numbered ? 64 : 0))
+        // Typed at a terminal without the line editor (`TERM=dumb`): the keys it does not edit with, such as
+        // the arrows, arrive as escape sequences, which are dropped rather than read as part of the command.
+        let typed = isatty(STDIN_FILENO) == 1
         return AsyncThrowingStream {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global().async {
-                    continuation.resume(with: Result { () throws(LineReader.Failure) in try reader.next() })
+                    continuation.resume(
+                        with: Result { () throws(LineReader.Failure) in
+                            try reader.next().map { typed ? EscapeSequence.stripped(from: $0) : $0 }
+                        })
                 }
             }
         }

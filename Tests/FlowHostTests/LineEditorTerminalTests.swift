@@ -110,6 +110,37 @@ struct LineEditorTerminalTests {
         #expect(!String(decoding: shell.transcript, as: UTF8.self).contains("reloaded plugin"), "nothing was reloaded")
     }
 
+    @Test func keysTypedWhileACommandRunsWaitUnechoedForTheNextPrompt() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory)
+        try shell.send("wait reload settings 1\r")
+        try shell.waitFor("flowhost> wait reload settings 1")
+        try shell.waitFor("\r\n")  // the command runs
+
+        try shell.send("sta" + Self.left)
+        let during = try shell.waitFor("no new generation of plugin 'settings' within 1 s")
+        #expect(!during.contains("sta") && !during.contains("^["), "typed ahead, echoed raw: \(during)")
+
+        // The next prompt shows them, the cursor where the arrow left it.
+        try shell.waitFor("flowhost> sta\u{1B}[K\r\u{1B}[12C")
+        try shell.send("\u{1B}[Cck\r")  // Right, then the rest
+        try shell.waitFor("stack: welcome")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    @Test func withADumbTerminalAnArrowTypedIntoALineIsDroppedNotRead() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory, environment: ["TERM": "dumb"])
+
+        try shell.send("stack" + Self.left + "\r")
+
+        let printed = try shell.waitFor("stack: welcome")
+        #expect(!printed.contains("unknown command"))
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
     @Test func aLineWiderThanTheTerminalIsSentWhole() throws {
         let directory = try TemporaryDirectory()
         let shell = try start(in: directory)

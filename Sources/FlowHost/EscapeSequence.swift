@@ -1,0 +1,26 @@
+/// Terminal escape sequences in text typed at a terminal that the program reads as plain lines (`TERM=dumb`,
+/// where no line editor runs): an arrow key arrives as `ESC [ D`, which no command means.
+public enum EscapeSequence {
+    /// `line` without its escape sequences: a control sequence (`ESC [`, parameters, one final byte), a
+    /// single shift (`ESC O` and one character), or `ESC` and any one other character (Alt with a key); an
+    /// `ESC` that ends the line goes too. The rest is kept as typed.
+    public static func stripped(from line: String) -> String {
+        guard line.utf8.contains(0x1B) else { return line }
+        var kept: [UInt8] = []
+        var bytes = line.utf8.makeIterator()
+        while let byte = bytes.next() {
+            guard byte == 0x1B else {
+                kept.append(byte)
+                continue
+            }
+            switch bytes.next() {
+            case UInt8(ascii: "["):
+                // Parameters and intermediates (0x20-0x3F) up to the final byte (0x40-0x7E).
+                while let next = bytes.next(), (0x20...0x3F).contains(next) {}
+            case UInt8(ascii: "O"): _ = bytes.next()
+            default: break
+            }
+        }
+        return String(decoding: kept, as: UTF8.self)
+    }
+}
