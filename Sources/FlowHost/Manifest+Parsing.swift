@@ -155,9 +155,17 @@ struct ManifestParser {
                 Manifest.normalisedPath($0, relativeTo: directory)
             }
         }
+        // A manifest that discovers needs neither; one that does not needs both, and may have meant to discover.
+        if !discovering, top["plugins"] == nil, top["routes"] == nil {
+            report(
+                .missingKey, at: nil,
+                #"missing required keys "plugins" and "routes"; list the plugins and route requests to their managers, or discover plugins that declare their routes with "discover": ["DIRECTORY"]"#
+            )
+        }
+        let needsBoth = !discovering && (top["plugins"] != nil || top["routes"] != nil)
         var plugins: [String: Manifest.PluginEntry] = [:]
         var declared: Set<String>?  // nil when `plugins` is unusable, so that routes are not checked against it
-        if let value = discovering ? top["plugins"] ?? .object([:]) : required("plugins", in: top, at: nil) {
+        if let value = needsBoth ? required("plugins", in: top, at: nil) : top["plugins"] ?? .object([:]) {
             if case .object(let entries) = value {
                 declared = Set(entries.keys)
                 for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
@@ -169,7 +177,7 @@ struct ManifestParser {
         }
         let experiments = experiments(top["experiments"], declared: declared)
         let routes = routes(
-            (discovering ? top["routes"] : required("routes", in: top, at: nil)) ?? .array([]), declared: declared,
+            (needsBoth ? required("routes", in: top, at: nil) : top["routes"]) ?? .array([]), declared: declared,
             experiments: top["experiments"] == nil ? [] : Set(experiments.keys))
         let services = elements(of: top["services"], at: "services").compactMap { index, element in
             service(element, at: "services[\(index)]", declared: declared)

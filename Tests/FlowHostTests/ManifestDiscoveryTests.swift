@@ -81,11 +81,13 @@ struct ManifestDiscoveryTests {
         #expect(manifest.guards.count == 1)
     }
 
-    @Test func withoutDiscoverPluginsAndRoutesAreStillRequired() {
+    @Test func withoutDiscoverPluginsAndRoutesAreStillRequiredOrDiscoveryIsSuggested() {
         #expect(
             errors(#"{"manifestVersion": 1}"#) == [
-                #"missing required key "plugins""#, #"missing required key "routes""#,
+                #"missing required keys "plugins" and "routes"; list the plugins and route requests to their managers, or discover plugins that declare their routes with "discover": ["DIRECTORY"]"#
             ])
+        #expect(errors(#"{"manifestVersion": 1, "plugins": {}}"#) == [#"missing required key "routes""#])
+        #expect(errors(#"{"manifestVersion": 1, "routes": []}"#) == [#"missing required key "plugins""#])
     }
 
     @Test func everyBadDiscoveryKeyIsReportedWithItsPath() {

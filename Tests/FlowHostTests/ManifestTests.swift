@@ -202,8 +202,7 @@ import Testing
         #expect(
             errors(in: "{}") == [
                 #"\#(Self.file): missing required key "manifestVersion""#,
-                #"\#(Self.file): missing required key "plugins""#,
-                #"\#(Self.file): missing required key "routes""#,
+                #"\#(Self.file): missing required keys "plugins" and "routes"; list the plugins and route requests to their managers, or discover plugins that declare their routes with "discover": ["DIRECTORY"]"#,
             ])
         #expect(
             errors(in: manifest(routes: #"[{"request": "launch", "plugin": "welcome"}]"#)) == [
