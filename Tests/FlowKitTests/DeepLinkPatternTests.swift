@@ -76,8 +76,11 @@ struct DeepLinkPatternTests {
         #expect(throws: FlowError("no deep link matches 'demo://itmes/2'; nearest pattern: 'demo://items/{id:int}'")) {
             try links.requests(for: "demo://itmes/2")
         }
-        #expect(throws: FlowError("no deep link matches 'demo://items/two'; nearest pattern: 'demo://items/{id:int}'"))
-        {
+        #expect(
+            throws: FlowError(
+                "no deep link matches 'demo://items/two'; nearest pattern: 'demo://items/{id:int}' ('two' is not an int)"
+            )
+        ) {
             try links.requests(for: "demo://items/two")
         }
         #expect(throws: FlowError("'settings/about' is not a URL (scheme://host/path)")) {
@@ -85,6 +88,27 @@ struct DeepLinkPatternTests {
         }
         #expect(throws: FlowError("no deep link matches 'demo://x'; no deep link patterns are declared")) {
             try DeepLinkMapping().requests(for: "demo://x")
+        }
+    }
+
+    @Test func aSegmentOfTheWrongTypeIsNearerItsCaptureThanALiteralItDoesNotResemble() throws {
+        let links = DeepLinkMapping([
+            try .init(DeepLinkPattern("demo://items/new"), steps: [CoordinationRequest("catalog.create")]),
+            try .init(
+                DeepLinkPattern("demo://items/{id:int}"),
+                steps: [CoordinationRequest("catalog.detail", payload: ["id": "{id}"])]),
+        ])
+
+        #expect(
+            throws: FlowError(
+                "no deep link matches 'demo://items/abc'; nearest pattern: 'demo://items/{id:int}' ('abc' is not an int)"
+            )
+        ) {
+            try links.requests(for: "demo://items/abc")
+        }
+        // A typo of the literal is nearer still.
+        #expect(throws: FlowError("no deep link matches 'demo://items/nwe'; nearest pattern: 'demo://items/new'")) {
+            try links.requests(for: "demo://items/nwe")
         }
     }
 

@@ -60,7 +60,7 @@ public struct DeepLinkMapping: Sendable, Hashable {
         guard let nearest = scored.min(by: { $0.1 < $1.1 }), nearest.1 != Int.max else {
             return routes.isEmpty ? "; no deep link patterns are declared" : ""
         }
-        return "; nearest pattern: '\(nearest.0)'"
+        return "; nearest pattern: '\(nearest.0)'" + (nearest.0.misfit(in: url).map { " (\($0))" } ?? "")
     }
 }
 

@@ -90,24 +90,49 @@ public struct DeepLinkPattern: Sendable, Hashable, CustomStringConvertible {
         return captured
     }
 
-    /// How far `url` is from matching, for "did you mean": the edit distance between the URL and the
-    /// pattern with its captures filled in from the URL (a capture costs nothing where the URL's segment
-    /// fits its type).
+    /// How far `url` is from matching, for "did you mean", in half edits: twice the edit distance between
+    /// the URL and the pattern with its captures filled in from the URL, and 3 for each segment a capture
+    /// stands for whose type it does not fit. So `demo://items/abc` is nearer `demo://items/{id:int}` (one
+    /// segment of the wrong type) than `demo://items/new` (three letters off), and a one-letter typo of a
+    /// literal is nearer still.
     func distance(to url: String) -> Int {
         guard let (scheme, path) = Self.split(url) else { return Int.max }
         var filled: [String] = []
+        var misfits = 0
         for (index, segment) in segments.enumerated() {
             switch segment {
             case .literal(let literal):
                 filled.append(literal)
             case .capture(_, let type):
                 let part = index < path.count ? path[index] : ""
-                let fits = !part.isEmpty && (type == .string || Int(part) != nil)
-                filled.append(fits ? part : "{\(type.rawValue)}")
+                if part.isEmpty {
+                    filled.append("{\(type.rawValue)}")
+                } else {
+                    filled.append(part)
+                    if !Self.fits(part, type) { misfits += 1 }
+                }
             }
         }
         let expected = self.scheme + "://" + filled.joined(separator: "/")
-        return Suggestion.editDistance(expected, scheme.lowercased() + "://" + path.joined(separator: "/"))
+        let edits = Suggestion.editDistance(expected, scheme.lowercased() + "://" + path.joined(separator: "/"))
+        return 2 * edits + 3 * misfits
+    }
+
+    /// Why `url`'s segments do not fit this pattern's captures, for a hint: `'abc' is not an int`; `nil`
+    /// when every capture's segment fits (or is missing).
+    func misfit(in url: String) -> String? {
+        guard let (_, path) = Self.split(url) else { return nil }
+        for (index, segment) in segments.enumerated() {
+            guard case .capture(_, let type) = segment, index < path.count, !path[index].isEmpty,
+                !Self.fits(path[index], type)
+            else { continue }
+            return "'\(path[index])' is not an \(type.rawValue)"
+        }
+        return nil
+    }
+
+    private static func fits(_ part: String, _ type: CaptureType) -> Bool {
+        type == .string || Int(part) != nil
     }
 
     /// The scheme and the path's segments (the first is the host) of `url`, without query, fragment or a
