@@ -1,4 +1,5 @@
 import FlowKit
+import Glibc
 
 /// A trace read back: its header and its events, grouped into sessions and inputs.
 ///
@@ -46,8 +47,20 @@ public struct Trace: Sendable {
     /// The largest trace read by default: 1 GiB.
     public static let defaultMaxSize = 1 << 30
 
-    /// The manifest the trace was recorded with, as the run was given it.
+    /// The manifest the trace was recorded with: its absolute path (relative, as the run was given it, in
+    /// older traces).
     public var manifest: String? { header["manifest"]?.string }
+
+    /// Where ``manifest`` is for the trace in file `traceFile`: as recorded when absolute (as every trace
+    /// records it now); a relative one against the trace's directory, else against the current directory,
+    /// which is what older traces recorded it against; `nil` when neither holds it.
+    public func manifestPath(tracedIn traceFile: String) -> String? {
+        guard let manifest else { return nil }
+        if manifest.hasPrefix("/") { return manifest }
+        let traceDirectory = Manifest.absolutePath(traceFile).split(separator: "/").dropLast().joined(separator: "/")
+        return ["/" + traceDirectory + "/" + manifest, manifest].first { access($0, F_OK) == 0 }
+    }
+
     /// The goal the traced script names in a `# goal: REQUEST` line.
     public var goal: String? { header["goal"]?.string }
 

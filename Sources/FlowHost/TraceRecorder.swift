@@ -96,7 +96,8 @@ public final class TraceRecorder {
         }
         var fields: [String: JSONValue] = [
             "version": .number(Double(Trace.formatVersion)), "flowhost": .string(FlowHostVersion.number),
-            "flowKit": .string(FlowKitVersion.current.description), "manifest": .string(manifest.path),
+            "flowKit": .string(FlowKitVersion.current.description),
+            "manifest": .string(Manifest.absolutePath(manifest.path)),
             "root": .string(host.coordinator.name), "plugins": .object(plugins), "experiments": .object(experiments),
             "redacted": .array(redaction.keys.sorted().map(JSONValue.string)),
             "startedAt": .number(Double(Glibc.time(nil))),

@@ -42,9 +42,15 @@ enum ReplayCommand {
             let code: ExitCode = error.message.hasSuffix("not found") ? .inputMissing : .invalidInput
             throw fail(code, error.json(file: file), "flowhost: \(error.description)")
         }
-        guard let path = parsed.options["--manifest"]?.last ?? trace.manifest else {
+        guard let recorded = parsed.options["--manifest"]?.last ?? trace.manifest else {
             let error = TraceError("the trace names no manifest; give --manifest MANIFEST", file: file)
             throw fail(.invalidInput, error.json(file: file), "flowhost: \(error.description)")
+        }
+        guard let path = parsed.options["--manifest"]?.last ?? trace.manifestPath(tracedIn: file) else {
+            let error = TraceError(
+                "the manifest it records, '\(recorded)', is in neither the trace's directory nor the current one; give --manifest MANIFEST",
+                file: file)
+            throw fail(.inputMissing, error.json(file: file), "flowhost: \(error.description)")
         }
         warnIfOthersCanChange(path, what: "manifest", parsed)
         let manifest = try loadManifest(

@@ -124,6 +124,45 @@ struct ReplayTests {
         #expect(missing.errorLines.first?.hasSuffix("none.jsonl: trace file not found") == true)
     }
 
+    @Test func theRecordedManifestIsFoundFromAnyDirectoryOrReplaySaysToGiveIt() throws {
+        let (directory, path, environment) = try recordedDemo()
+        let header = try #require(try Trace.load(path: path).manifest)
+        #expect(header == Repository.path("manifests/demo.json"), "recorded absolute, so any directory finds it")
+
+        // A trace recorded with a relative path, its manifest in neither its directory nor the current one.
+        let text = String(decoding: try Manifest.readFile(path), as: UTF8.self)
+        let moved = try directory.file(
+            "moved.jsonl", containing: text.replacingOccurrences(of: #""\#(header)""#, with: #""gone/app.json""#))
+        let missing = try Subprocess.flowhost(["replay", moved], environment: environment)
+        #expect(missing.status == 66)
+        #expect(
+            missing.errorLines == [
+                "flowhost: \(moved): the manifest it records, 'gone/app.json', is in neither the trace's directory nor the current one; give --manifest MANIFEST"
+            ])
+        let given = try Subprocess.flowhost(
+            ["replay", moved, "--manifest", "manifests/demo.json"], environment: environment)
+        #expect(given.status == 0, "\(given.standardError)")
+    }
+
+    @Test func aRelativeRecordedManifestIsLookedForBesideTheTraceThenInTheCurrentDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let beside = try directory.file("app.json", containing: "{}")
+        func trace(recording manifest: String) throws -> Trace {
+            let file = try directory.file(
+                "t.jsonl",
+                containing:
+                    #"{"kind": "trace", "t": 0, "session": 0, "input": 0, "version": 1, "manifest": "\#(manifest)"}"#
+                    + "\n")
+            return try Trace.load(path: file)
+        }
+        let file = directory.path + "/t.jsonl"
+
+        #expect(try trace(recording: "app.json").manifestPath(tracedIn: file) == beside)
+        #expect(try trace(recording: "manifests/demo.json").manifestPath(tracedIn: file) == "manifests/demo.json")
+        #expect(try trace(recording: "/elsewhere/app.json").manifestPath(tracedIn: file) == "/elsewhere/app.json")
+        #expect(try trace(recording: "nowhere.json").manifestPath(tracedIn: file) == nil)
+    }
+
     @Test func replayJSONIsOneDocumentForEitherOutcomeWithTheSameExitCodes() throws {
         let (directory, path, environment) = try recordedDemo()
 
