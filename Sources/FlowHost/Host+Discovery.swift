@@ -123,8 +123,13 @@ extension Host {
             default: break
             }
         }
+        // Each problem once: a library refused by the quarantine for a crash reported before is that crash,
+        // said again in other words.
         let known = Set(previous.problems)
-        events += next.problems.filter { !known.contains($0) }.map(HostEvent.discoveryProblem)
+        let reported = Set(previous.problems.map(\.file))
+        events += next.problems.filter { problem in
+            !known.contains(problem) && !(problem.kind == .quarantined && reported.contains(problem.file))
+        }.map(HostEvent.discoveryProblem)
         return events
     }
 

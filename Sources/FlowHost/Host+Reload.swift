@@ -133,7 +133,7 @@ extension Host {
     /// Reloads `name` now; while its file looks incomplete, tries again a few times in a task.
     func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant) {
         do {
-            onEvent?(try attemptReload(name, landedAt: landedAt))
+            reportWatched(try attemptReload(name, landedAt: landedAt))
         } catch  where error.isIncompleteFile {
             Task { await retryReload(name, landedAt: landedAt) }
         } catch {
@@ -142,12 +142,19 @@ extension Host {
         }
     }
 
+    /// Reports what a change to a watched library did: nothing when its content is unchanged (a `touch`, the
+    /// same bytes written again, a second event of one write), which only a `reload` command says.
+    private func reportWatched(_ event: HostEvent) {
+        if case .pluginUnchanged = event { return }
+        onEvent?(event)
+    }
+
     /// Tries the reload of `name` again, waiting longer each time, while its file looks incomplete.
     private func retryReload(_ name: String, landedAt: ContinuousClock.Instant) async {
         for attempt in 2...10 {
             try? await Task.sleep(for: .milliseconds(50 * (attempt - 1)))
             do {
-                onEvent?(try attemptReload(name, landedAt: landedAt))
+                reportWatched(try attemptReload(name, landedAt: landedAt))
                 return
             } catch  where attempt < 10 && error.isIncompleteFile {
                 continue

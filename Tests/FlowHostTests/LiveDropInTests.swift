@@ -71,6 +71,33 @@ struct LiveDropInTests {
         #expect(await next.next() == "discovered welcome routes=launch,onboarding.show services=")
     }
 
+    @Test func aWatchedLibraryWrittenAgainUnchangedReportsNothingWhereReloadSaysUnchanged() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        let host = try lab.host()
+        var events: [String] = []
+        host.onEvent = { event in if let dropIn = event.dropIn { events.append(dropIn) } }
+
+        // What the watcher does when the file is written to again with the same bytes (or touched).
+        host.reloadWhenComplete("auth", landedAt: .now)
+        #expect(events.isEmpty)
+
+        #expect(host.reloadPlugin("auth").dropIn == "unchanged auth", "a reload asked for says so")
+    }
+
+    @Test func aLibraryThatCrashedItsProbeIsReportedOnceNotAgainAsQuarantined() throws {
+        let lab = try DropInLab()
+        try lab.add("libBadSegfaultPlugin.so")
+        let host = try lab.host()
+        #expect(host.problems.map(\.kind) == [.crashed])
+
+        try lab.add("libWelcomePlugin.so")
+        let events = host.rediscover().compactMap(\.dropIn)
+
+        #expect(events == ["discovered welcome routes=launch,onboarding.show services="])
+        #expect(host.composition?.problems.map(\.kind) == [.quarantined], "still refused, said once")
+    }
+
     @Test func aDroppedInPluginStartsItsServicesAndARemovedOneStopsThem() throws {
         let lab = try DropInLab()
         try lab.add("libWelcomePlugin.so")
