@@ -73,14 +73,14 @@ struct ShellNavigationTests {
             dismiss.lines == [
                 "removed signIn",
                 "ended auth.SignIn: dismissed",
-                "catalog.detail from welcome dropped: the flow of auth.signIn was cancelled (guard 'signedIn' still redirects it)",
+                "catalog.detail from welcome dropped: the flow of auth.signIn ended, and guard 'signedIn' still redirects it: context user is not set (SessionService provides the context)",
                 "top: welcome",
             ])
         #expect(shell.execute("expect outcome cancelled").status == .ok)
         #expect(
             shell.execute("expect outcome redirected").status
                 == .expectationFailed(
-                    "expectation failed: outcome is 'cancelled: the flow of auth.signIn was cancelled (guard 'signedIn' still redirects it)', expected 'redirected'"
+                    "expectation failed: outcome is 'cancelled: the flow of auth.signIn ended, and guard 'signedIn' still redirects it: context user is not set (SessionService provides the context)', expected 'redirected'"
                 ))
         #expect(shell.execute("expect stack welcome").status == .ok)
         #expect(shell.execute("expect modals 0").status == .ok)

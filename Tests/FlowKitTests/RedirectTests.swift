@@ -83,7 +83,10 @@ struct RedirectTests {
         #expect(
             app.events.last
                 == .redirectCancelled(
-                    held, reason: "the flow of auth.signIn was cancelled (guard 'signedIn' still redirects it)"))
+                    held,
+                    reason:
+                        "the flow of auth.signIn ended, and guard 'signedIn' still redirects it: context user is not set (MutableSession provides the context)"
+                ))
         app.session.user = "ada"
         app.coordinator.requestCoordination(.showDetail, payload: ["module": "detail"], from: "home")
         #expect(app.coordinator.router.state.stack == ["home", "detail"], "a dropped request never comes back")
@@ -177,7 +180,7 @@ struct RedirectTests {
         #expect(app.coordinator.router.state.top == nil)
         #expect(
             app.redirectEvents.last
-                == "catalog.list from deepLink dropped: the flow of auth.signIn was cancelled (guard 'signedIn' still redirects it); the deep link ends here, its 1 later step is dropped"
+                == "catalog.list from deepLink dropped: the flow of auth.signIn ended, and guard 'signedIn' still redirects it: context user is not set (MutableSession provides the context); the deep link ends here, its 1 later step is dropped"
         )
     }
 

@@ -147,13 +147,31 @@ extension BaseFlowCoordinator {
         }
         let decision = hold.rule.rule.decide(hold.held.request, from: hold.held.module, in: coordinator)
         if case .redirect = decision {
+            // The flow may have completed or been dismissed: either way it ended, and the guard says why not.
+            let why = (hold.rule.rule as? RedirectGuard).map { ": " + coordinator.unmet($0.unless) } ?? ""
             return cancel(
                 hold, state,
                 reason:
-                    "the flow of \(hold.held.redirect.name) was cancelled (guard '\(hold.held.guardName)' still redirects it)"
+                    "the flow of \(hold.held.redirect.name) ended, and guard '\(hold.held.guardName)' still redirects it\(why)"
             )
         }
         resume(hold, at: coordinator, state)
+    }
+
+    /// Why `condition` does not hold here, naming what would make it: `context user is not set
+    /// (SessionService provides the context)`.
+    func unmet(_ condition: GuardCondition) -> String {
+        switch condition {
+        case .context(let path):
+            var provider: BaseFlowCoordinator? = self
+            while let current = provider, current.contextProvider == nil { provider = current.parent }
+            let source =
+                provider?.contextProvider.map { "\(Self.name(of: $0)) provides the context" }
+                ?? "no service provides the context"
+            return "context \(path) is not set (\(source))"
+        case .dependency(let key):
+            return "dependency \(key) is not set"
+        }
     }
 
     private func resume(_ hold: RedirectState.Hold, at coordinator: BaseFlowCoordinator, _ state: RedirectState) {
