@@ -12,7 +12,7 @@ extension BaseFlowCoordinator {
     public func startAndWait() async -> [ServiceProblem] {
         guard !isRunning else { return [] }
         isRunning = true
-        appointContextProvider()
+        appointContextProviders()
         await backgroundServiceWork?.value
         var problems: [ServiceProblem] = []
         for service in services {

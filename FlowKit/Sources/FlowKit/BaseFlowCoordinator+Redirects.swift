@@ -163,11 +163,15 @@ extension BaseFlowCoordinator {
     func unmet(_ condition: GuardCondition) -> String {
         switch condition {
         case .context(let path):
-            var provider: BaseFlowCoordinator? = self
-            while let current = provider, current.contextProvider == nil { provider = current.parent }
+            var owner: BaseFlowCoordinator? = self
+            while let current = owner, current.contextProviders.isEmpty { owner = current.parent }
+            let names = owner?.contextProviders.map(Self.name(of:)) ?? []
             let source =
-                provider?.contextProvider.map { "\(Self.name(of: $0)) provides the context" }
-                ?? "no service provides the context"
+                switch names.count {
+                case 0: "no service provides the context"
+                case 1: "\(names[0]) provides the context"
+                default: "\(names.dropLast().joined(separator: ", ")) and \(names[names.count - 1]) provide the context"
+                }
             return "context \(path) is not set (\(source))"
         case .dependency(let key):
             return "dependency \(key) is not set"

@@ -169,7 +169,7 @@ extension BaseFlowCoordinator {
         }
         if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
         services[index] = new
-        contextProvider = services.lazy.compactMap { $0 as? any ContextProviderProtocol }.first
+        appointContextProviders()
         if isRunning {
             new.start(with: self)
             sink?(.serviceStarted(String(describing: type(of: new))))

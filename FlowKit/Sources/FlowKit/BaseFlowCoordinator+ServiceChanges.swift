@@ -7,7 +7,7 @@ extension BaseFlowCoordinator {
     /// It becomes the context provider if it is the first service that provides one.
     public func addService(_ service: any CoordinatorServiceProtocol) {
         services.append(service)
-        appointContextProvider()
+        appointContextProviders()
         guard isRunning else { return }
         if let service = service as? any AsyncCoordinatorService {
             inBackground { _ = await $0.startService(service) }
@@ -26,7 +26,7 @@ extension BaseFlowCoordinator {
     public func removeService(_ service: any CoordinatorServiceProtocol) -> Bool {
         guard let index = services.firstIndex(where: { $0 === service }) else { return false }
         services.remove(at: index)
-        appointContextProvider()
+        appointContextProviders()
         guard isRunning else { return true }
         if let service = service as? any AsyncCoordinatorService {
             inBackground { _ = await $0.stopService(service) }

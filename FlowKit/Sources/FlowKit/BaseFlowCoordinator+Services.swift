@@ -8,7 +8,7 @@ extension BaseFlowCoordinator {
     public func start() {
         guard !isRunning else { return }
         isRunning = true
-        appointContextProvider()
+        appointContextProviders()
         var later: [any AsyncCoordinatorService] = []
         for service in services {
             if let service = service as? any AsyncCoordinatorService {
@@ -79,7 +79,7 @@ extension BaseFlowCoordinator {
             sink?(.serviceStopped(Self.name(of: old)))
         }
         services[index] = new
-        appointContextProvider()
+        appointContextProviders()
         guard running, awaits else {
             if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
             if running {
@@ -104,15 +104,23 @@ extension BaseFlowCoordinator {
         for child in children { child.send(event) }
     }
 
-    /// Appoints the first service that provides the context.
-    func appointContextProvider() {
-        contextProvider = services.lazy.compactMap { $0 as? any ContextProviderProtocol }.first
+    /// Appoints the services that provide the context.
+    func appointContextProviders() {
+        contextProviders = services.compactMap { $0 as? any ContextProviderProtocol }
     }
 
-    /// The latest context: from this coordinator's provider, else its parent's, else empty.
+    /// The latest context: what this coordinator's providers provide, else its parent's, else empty.
+    ///
+    /// Providers compose: each contributes its own keys, so a plugin's provider started beside another
+    /// plugin's (an onboarding state beside the auth session) adds to the context rather than going unasked.
+    /// A key two of them provide is the one started first's.
     public var context: CoordinatorContext {
-        if let contextProvider { return contextProvider.context }
-        return parent?.context ?? .empty
+        guard let first = contextProviders.first else { return parent?.context ?? .empty }
+        var merged = first.context
+        for provider in contextProviders.dropFirst() {
+            merged.values.merge(provider.context.values) { earlier, _ in earlier }
+        }
+        return merged
     }
 
     /// The name events give `service`: its type's.

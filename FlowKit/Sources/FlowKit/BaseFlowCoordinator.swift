@@ -69,7 +69,8 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     /// The services, in start order.
     public internal(set) var services: [any CoordinatorServiceProtocol]
-    var contextProvider: (any ContextProviderProtocol)?
+    /// The services that provide the context, in start order (see ``context``).
+    var contextProviders: [any ContextProviderProtocol] = []
     var ownDependencies = DependencyValues()
     var queue: [QueuedRequest] = []
     var sweep: Task<Void, Never>?

@@ -1,8 +1,9 @@
 /// Data a manager passes to the modules it builds, which they treat as constant.
 ///
-/// The app's data is not constant, so the coordinator keeps it current: one service, the
-/// ``ContextProviderProtocol``, owns it, and a coordinator without one reads its parent's. Managers read
-/// ``FlowCoordinator/context`` each time they build a module, so they always see the latest.
+/// The app's data is not constant, so the coordinator keeps it current: the services that conform to
+/// ``ContextProviderProtocol`` provide it, each its own keys, and a coordinator without one reads its
+/// parent's. Managers read ``FlowCoordinator/context`` each time they build a module, so they always see
+/// the latest.
 ///
 /// It is JSON-shaped because a context provided by one plugin is read by managers in others.
 public struct CoordinatorContext: Sendable, Hashable, CustomStringConvertible {
@@ -37,8 +38,10 @@ public struct CoordinatorContext: Sendable, Hashable, CustomStringConvertible {
 
 /// A service that provides the ``CoordinatorContext``.
 ///
-/// When a coordinator starts its services it appoints the first one that conforms as its context source.
-/// The provider keeps the context current, typically from lifecycle events or its own work.
+/// Every service of a coordinator that conforms contributes: the coordinator's context is the merge of
+/// theirs, so providers of different plugins compose. Give each key to one provider (a plugin's own
+/// prefix, such as `onboarding`, keeps clear of others'); a key two provide is the one started first's.
+/// A provider keeps its part current, typically from lifecycle events or its own work.
 @MainActor
 public protocol ContextProviderProtocol: CoordinatorServiceProtocol {
     /// The current context.

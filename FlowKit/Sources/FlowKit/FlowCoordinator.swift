@@ -12,7 +12,7 @@
 public protocol FlowCoordinator: CoordinationRequestProtocol {
     /// A name for reports and traces.
     var name: String { get }
-    /// The latest context: from this coordinator's provider service, else from its parent's.
+    /// The latest context: what this coordinator's provider services provide, else its parent's.
     var context: CoordinatorContext { get }
     /// The dependencies set on this coordinator and its ancestors.
     var dependencies: DependencyValues { get }
