@@ -31,11 +31,13 @@ extension FlowGraph {
 
     // MARK: - dot
 
-    /// The graph in Graphviz's `dot` language: `dot -Tsvg` draws it. Plugins are boxes (clusters); edges
-    /// never taken are dashed and grey.
+    /// The graph in Graphviz's `dot` language: `dot -Tsvg` draws it. The start and the deep links are the
+    /// first column, so the flow reads from the left; plugins are boxes (clusters); edges a trace took are
+    /// drawn thick, those it never took dashed, grey and left out of the layout, so that they do not pull
+    /// the picture apart.
     public var dot: String {
         var lines = [
-            "digraph flow {", "  rankdir=LR;", "  compound=true;",
+            "digraph flow {", "  rankdir=LR;", "  compound=true;", "  newrank=true;",
             "  node [fontname=\"Helvetica\", fontsize=11];", "  edge [fontname=\"Helvetica\", fontsize=9];",
         ]
         func declaration(_ node: Node) -> String {
@@ -53,6 +55,9 @@ extension FlowGraph {
             return
                 "\(Self.dotQuoted(node.id)) [label=\(Self.dotQuoted(self.lines(of: node).joined(separator: "\n"))), \(shape)];"
         }
+        // First, so that the layout starts from them.
+        let sources = nodes.filter { $0.kind == .entry || $0.kind == .deepLink }.map { Self.dotQuoted($0.id) }
+        if !sources.isEmpty { lines.append("  { rank=source; \(sources.joined(separator: "; ")); }") }
         for (index, plugin) in plugins.enumerated() {
             lines.append("  subgraph cluster_\(index) {")
             lines.append("    label=\(Self.dotQuoted("plugin \(plugin)")); style=rounded; color=\"#999999\";")
@@ -63,8 +68,9 @@ extension FlowGraph {
         for edge in edges {
             var attributes = ["label=\(Self.dotQuoted(label(of: edge)))"]
             if edge.isNeverTaken {
-                attributes.append("style=dashed, color=\"#aaaaaa\", fontcolor=\"#888888\"")
+                attributes.append("style=dashed, color=\"#bbbbbb\", fontcolor=\"#999999\", constraint=false")
             } else {
+                if let count = edge.count, count > 0 { attributes.append("penwidth=2") }
                 switch edge.kind {
                 case .splits: attributes.append("color=\"#1f6fb2\"")
                 case .redirects: attributes.append("color=\"#c0392b\"")

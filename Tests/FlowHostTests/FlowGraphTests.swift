@@ -85,8 +85,15 @@ struct FlowGraphTests {
             #expect(declared.contains(from) && declared.contains(to), "\(line)")
         }
         #expect(lines.filter { $0.hasPrefix("subgraph cluster_") }.count == 4, "welcome, auth, catalog, settings")
-        #expect(dot.contains(#""request:catalog.create" -> "manager:catalog.CreateItem" [label="×3"];"#))
-        #expect(dot.contains(#"[label="never taken", style=dashed"#))
+        #expect(dot.contains(#""request:catalog.create" -> "manager:catalog.CreateItem" [label="×3", penwidth=2];"#))
+        #expect(
+            dot.contains(
+                ##"[label="never taken", style=dashed, color="#bbbbbb", fontcolor="#999999", constraint=false];"##),
+            "an edge never taken does not pull the layout")
+        #expect(
+            lines.contains(
+                #"{ rank=source; "entry:start"; "deeplink:demo://items/new"; "deeplink:demo://items/{id:int}"; }"#),
+            "the flow starts from the left")
         #expect(dot.contains(#"label="itemDetail\nnot taken: settings", shape=note"#))
     }
 
