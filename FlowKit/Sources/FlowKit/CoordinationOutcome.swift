@@ -15,6 +15,14 @@ public enum CoordinationOutcome: Sendable, Hashable, CustomStringConvertible {
     /// ``FlowEvent/resuming(_:)`` and ``FlowEvent/redirectCancelled(_:reason:)`` tell which.
     case redirected(HeldRequest)
 
+    /// A manager could not do its work because of `error`, any error: a ``FlowError`` as it is, any other
+    /// as its description (``FlowError/init(wrapping:)``). What a module action returns when what it did
+    /// threw: `return .failed(error)`.
+    public static func failed(_ error: some Error) -> CoordinationOutcome {
+        let wrapped = FlowError(wrapping: error)
+        return CoordinationOutcome.failed(wrapped)
+    }
+
     /// Whether a manager took the request.
     public var isHandled: Bool {
         if case .handled = self { return true }

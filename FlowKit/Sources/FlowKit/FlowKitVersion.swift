@@ -22,9 +22,10 @@ public struct FlowKitVersion: Sendable, Hashable, Comparable, CustomStringConver
     /// FlowKit the plugin was built against, and in the host the one the host was built with.
     ///
     /// Raise the minor when FlowKit adds API (and add a `## 1.N` entry to FlowKit/CHANGELOG.md), the major
-    /// when it breaks; change ``PluginEntry/versionMarker`` with it.
+    /// when it breaks; change ``PluginEntry/versionMarker`` with it. Then build from clean (`rm -rf .build`):
+    /// an incremental build may keep the old value in code that had it emitted (the host's, seen at 1.1).
     @export(implementation)
-    public static var current: FlowKitVersion { FlowKitVersion(major: 1, minor: 0) }
+    public static var current: FlowKitVersion { FlowKitVersion(major: 1, minor: 1) }
 
     /// `1.0`.
     public var description: String { "\(major).\(minor)" }

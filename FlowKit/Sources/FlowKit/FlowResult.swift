@@ -23,6 +23,13 @@ public enum FlowResult: Sendable, Hashable, CustomStringConvertible {
         .completed(try JSONValue(encoding: value))
     }
 
+    /// The flow could not complete because of `error`, any error: a ``FlowError`` as it is, any other as
+    /// its description (``FlowError/init(wrapping:)``): `finish(with: .failed(error))` in a `catch`.
+    public static func failed(_ error: some Error) -> FlowResult {
+        let wrapped = FlowError(wrapping: error)
+        return FlowResult.failed(wrapped)
+    }
+
     /// The value of a completed flow; `nil` for a cancelled or failed one.
     public var value: JSONValue? {
         if case .completed(let value) = self { return value }

@@ -173,6 +173,34 @@ public final class FlowHarness {
         return coordinator.requestCoordination(request, from: module)
     }
 
+    /// Sends `request` as `module` would, and calls `onResult` once, when the manager that handled it ends:
+    /// what ``BaseFlowCoordinator/requestCoordination(_:from:onResult:)`` does, so a test can check what a
+    /// flow gives back.
+    ///
+    /// ```swift
+    /// var result: FlowResult?
+    /// harness.send("account.create", onResult: { result = $0 })
+    /// try harness.perform("save", payload: ["name": "Ada"])
+    /// #expect(result?.value?["name"] == "Ada")
+    /// ```
+    @discardableResult
+    public func send(
+        _ request: CoordinationRequest, from module: Coordinated = .app,
+        onResult: @escaping @MainActor (FlowResult) -> Void
+    ) -> CoordinationOutcome {
+        if !hasStarted { start() }
+        return coordinator.requestCoordination(request, from: module, onResult: onResult)
+    }
+
+    /// Sends the request `name` with `payload` as `module` would, and calls `onResult` when its manager ends.
+    @discardableResult
+    public func send(
+        _ name: CoordinationRequestName, from module: Coordinated = .app, payload: JSONValue = .empty,
+        onResult: @escaping @MainActor (FlowResult) -> Void
+    ) -> CoordinationOutcome {
+        send(CoordinationRequest(name, payload: payload), from: module, onResult: onResult)
+    }
+
     /// Triggers the action `name` of the visible module with `payload`, as a person would.
     ///
     /// - Returns: The outcome of the coordination the action requested, `nil` when it requested none.
