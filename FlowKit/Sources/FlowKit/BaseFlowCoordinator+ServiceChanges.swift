@@ -4,7 +4,7 @@ extension BaseFlowCoordinator {
     /// Adds `service` after the others (so it stops first), and starts it if the coordinator is running.
     ///
     /// An ``AsyncCoordinatorService`` starts in the background, after the services already starting there.
-    /// It becomes the context provider if it is the first service that provides one.
+    /// If it provides context, its keys join the coordinator's ``context``.
     public func addService(_ service: any CoordinatorServiceProtocol) {
         services.append(service)
         appointContextProviders()

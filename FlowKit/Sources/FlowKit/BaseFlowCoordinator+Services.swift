@@ -61,8 +61,8 @@ extension BaseFlowCoordinator {
     }
 
     /// Replaces the running service `old` with `new` in the same place in the start order: `old` stops,
-    /// `new` takes over `old`'s state when both are ``StateHandoff``, becomes the context provider if `old`
-    /// was one (or if `new` is the first provider), and starts if the coordinator is running.
+    /// `new` takes over `old`'s state when both are ``StateHandoff``, provides context in `old`'s place when
+    /// it is a provider, and starts if the coordinator is running.
     ///
     /// When either is an ``AsyncCoordinatorService``, both steps run in the background, in that order.
     ///
