@@ -25,11 +25,10 @@ extension Host {
             let (what, names) =
                 kind == .unknownService ? ("service", exports.services) : ("manager", exports.managers)
             guard !names.contains(name) else { return }
-            let listed = names.isEmpty ? "nothing" : names.sorted().joined(separator: ", ")
             errors.append(
                 ManifestError(
                     file: manifest.path, path: path, kind: kind,
-                    message: "plugin '\(plugin)' exports no \(what) '\(name)'; it exports: \(listed)"))
+                    message: PluginLoadError.notExported(what, name, by: plugin, exports: names)))
         }
         for route in manifest.routes {
             guard let plugin = route.plugin, let manager = route.manager else { continue }

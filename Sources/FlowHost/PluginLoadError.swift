@@ -36,6 +36,12 @@ public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertibl
 
     public var description: String { "\(file): \(message)" }
 
+    /// The one wording of a name a plugin does not export, for the registry, `validate` and a manifest reload:
+    /// `plugin 'auth' exports no manager 'SignOn'; it exports: Reauthenticate, SignIn`.
+    static func notExported(_ what: String, _ name: String, by plugin: String, exports names: [String]) -> String {
+        "plugin '\(plugin)' exports no \(what) '\(name)'; it exports: \(names.isEmpty ? "nothing" : names.sorted().joined(separator: ", "))"
+    }
+
     /// Whether the library was mapped before it was refused: such an image can never be unloaded.
     var leftImageMapped: Bool {
         [.missingEntry, .badHeader, .abiMismatch, .duplicateSDK].contains(kind)

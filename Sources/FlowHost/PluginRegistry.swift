@@ -156,7 +156,8 @@ public final class PluginRegistry {
             throw PluginLoadError(
                 file: loaded.path, kind: .unknownManager,
                 message:
-                    "plugin '\(plugin)' exports no manager '\(manager)'; it exports: \(list(loaded.description.managers.map(\.name)))"
+                    PluginLoadError.notExported(
+                        "manager", manager, by: plugin, exports: loaded.description.managers.map(\.name))
             )
         }
         return factory
@@ -171,7 +172,8 @@ public final class PluginRegistry {
             throw PluginLoadError(
                 file: loaded.path, kind: .unknownService,
                 message:
-                    "plugin '\(plugin)' exports no service '\(service)'; it exports: \(list(loaded.description.services.map(\.name)))"
+                    PluginLoadError.notExported(
+                        "service", service, by: plugin, exports: loaded.description.services.map(\.name))
             )
         }
         return factory
@@ -208,9 +210,5 @@ public final class PluginRegistry {
     func advanceGeneration(of slot: Slot) {
         slot.generation += 1
         resolutions.invalidate()
-    }
-
-    private func list(_ names: [String]) -> String {
-        names.isEmpty ? "nothing" : names.sorted().joined(separator: ", ")
     }
 }

@@ -59,7 +59,8 @@ public struct PluginSurvey {
                     PluginLoadError(
                         file: probed.path, kind: .unknownManager,
                         message:
-                            "plugin '\(name)' exports no manager '\(manager)'; it exports: \(list(probed.managers.map(\.name)))"
+                            PluginLoadError.notExported(
+                                "manager", manager, by: name, exports: probed.managers.map(\.name))
                     ))
             case .success: break
             }
@@ -72,7 +73,8 @@ public struct PluginSurvey {
                     PluginLoadError(
                         file: probed.path, kind: .unknownService,
                         message:
-                            "plugin '\(service.plugin)' exports no service '\(service.service)'; it exports: \(list(probed.services))"
+                            PluginLoadError.notExported(
+                                "service", service.service, by: service.plugin, exports: probed.services)
                     ))
             case .success: break
             }
@@ -111,9 +113,5 @@ public struct PluginSurvey {
                     message: PluginComposition.cycleMessage(cycle)))
         }
         return problems
-    }
-
-    private func list(_ names: [String]) -> String {
-        names.isEmpty ? "nothing" : names.sorted().joined(separator: ", ")
     }
 }
