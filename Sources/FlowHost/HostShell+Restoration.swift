@@ -34,8 +34,9 @@ extension HostShell {
         let flow = snapshot.flow
         let assignments = snapshot.experiments.values.reduce(0) { $0 + $1.count }
         var lines = [
-            "saved \(file): \(count(flow.steps.count, "step")), \(count(flow.services.count, "service state")), "
-                + count(assignments, "experiment assignment")
+            "saved \(file): \(count(flow.steps.count, "step")), "
+                + (flow.held.isEmpty ? "" : "\(count(flow.held.count, "held request")), ")
+                + "\(count(flow.services.count, "service state")), \(count(assignments, "experiment assignment"))"
         ]
         for screen in flow.presentation.screens where screen.step == nil {
             lines.append(

@@ -12,7 +12,7 @@ import FlowKit
 ///   "version": 1,
 ///   "manifest": "demo",
 ///   "experiments": {"create-flow": {"ada": "classic"}},
-///   "flow": {"version": 1, "steps": [...], "presentation": {...}, "children": [...], "services": {...}}
+///   "flow": {"version": 2, "steps": [...], "presentation": {...}, "children": [...], "services": {...}}
 /// }
 /// ```
 ///

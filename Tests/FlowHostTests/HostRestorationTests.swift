@@ -184,7 +184,7 @@ struct HostRestorationTests {
             ),
             (
                 newerFlow, .invalid,
-                "snapshot version 7 is newer than this FlowKit reads (1); restore it with the FlowKit that saved it"
+                "snapshot version 7 is newer than this FlowKit reads (2); restore it with the FlowKit that saved it"
             ),
         ]
         for (file, kind, message) in cases {

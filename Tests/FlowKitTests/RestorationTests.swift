@@ -275,17 +275,17 @@ struct RestorationTests {
     @Test func newerSnapshotVersionIsRefusedByNameAndChangesNothing() throws {
         let app = try walked()
         var saved = app.snapshot()
-        saved.version = 2
+        saved.version = 3
         var json = saved.json
-        json = ["version": 2, "steps": json["steps"]!, "presentation": json["presentation"]!]
+        json = ["version": 3, "steps": json["steps"]!, "presentation": json["presentation"]!]
 
         #expect(
             throws: FlowError(
-                "snapshot version 2 is newer than this FlowKit reads (1); restore it with the FlowKit that saved it")
+                "snapshot version 3 is newer than this FlowKit reads (2); restore it with the FlowKit that saved it")
         ) {
             try FlowSnapshot(json: json)
         }
-        #expect(throws: FlowError("snapshot version 2 is not one this FlowKit reads (1 to 1)")) {
+        #expect(throws: FlowError("snapshot version 3 is not one this FlowKit reads (1 to 2)")) {
             try app.restore(saved)
         }
         #expect(app.router.state == walkedState)

@@ -75,14 +75,15 @@ extension BaseFlowCoordinator {
                     step: module.restorationSequence.flatMap { index[$0] })
             }
         }
+        let steps = ordered.enumerated().map { position, step in
+            // A coordinator that finished since (one a sign-out closed) is replaced by its nearest open
+            // ancestor, where the step's screens now are.
+            FlowSnapshot.Step(
+                step.request, from: step.sender, coordinator: root.openDescendant(at: step.coordinator).1,
+                tab: firstTab[position] ?? nil)
+        }
         return FlowSnapshot(
-            steps: ordered.enumerated().map { position, step in
-                // A coordinator that finished since (one a sign-out closed) is replaced by its nearest open
-                // ancestor, where the step's screens now are.
-                FlowSnapshot.Step(
-                    step.request, from: step.sender, coordinator: root.openDescendant(at: step.coordinator).1,
-                    tab: firstTab[position] ?? nil)
-            },
+            steps: steps,
             presentation: FlowSnapshot.Presentation(
                 stack: screens(router.main.stack),
                 tabs: router.tabs.map { FlowSnapshot.Presentation.Tab(title: $0.title, stack: screens($0.stack)) },
@@ -92,6 +93,18 @@ extension BaseFlowCoordinator {
                 FlowSnapshot.Child(
                     path: path, style: child.style,
                     step: child.restorationSequence.flatMap { index[$0] })
+            },
+            held: (root.redirectState?.holds ?? []).compactMap { hold in
+                guard let coordinator = hold.coordinator else { return nil }
+                let path = paths[ObjectIdentifier(coordinator)] ?? []
+                let held = hold.held
+                // The step its redirect was: sent from where the request was asked, in the same coordinator.
+                let step = steps.firstIndex {
+                    $0.request == held.redirect && $0.sender == held.module && $0.coordinator == path
+                }
+                return FlowSnapshot.Held(
+                    held.request, from: held.module, coordinator: path, guardName: held.guardName,
+                    laterSteps: hold.link.map { Array($0.steps[$0.next...]) } ?? [], step: step)
             })
     }
 
@@ -118,6 +131,7 @@ extension BaseFlowCoordinator {
         let root = rootCoordinator
         root.clearPresentation()
         var restored = 0
+        var heldRestored = 0
         var problems: [RestorationReport.Problem] = []
         for (index, step) in snapshot.steps.enumerated() {
             if let tab = step.tab, router.tabs.indices.contains(tab),
@@ -129,6 +143,14 @@ extension BaseFlowCoordinator {
             let (target, path) = root.openDescendant(at: step.coordinator)
             if path.count < step.coordinator.count {
                 problems.append(.init(step: index, request: step, reason: .coordinatorMissing(sentTo: path)))
+            }
+            // A guard's redirect: what it held is sent instead, and the guard redirects it again.
+            let holds = snapshot.held.filter { $0.step == index }
+            if !holds.isEmpty {
+                let outcomes = holds.map { root.resend($0, step: index, problems: &problems) }
+                if outcomes.contains(where: { $0 }) { restored += 1 }
+                heldRestored += outcomes.filter { $0 }.count
+                continue
             }
             let reason: RestorationReport.Problem.Reason
             switch target.requestCoordination(step.request, from: step.sender) {
@@ -142,6 +164,10 @@ extension BaseFlowCoordinator {
             }
             problems.append(.init(step: index, request: step, reason: reason))
         }
+        // Held for another held request's flow: sent once every step has rebuilt the flows they wait for.
+        for held in snapshot.held where held.step.map({ !snapshot.steps.indices.contains($0) }) ?? true {
+            if root.resend(held, step: nil, problems: &problems) { heldRestored += 1 }
+        }
         if let selected = snapshot.presentation.selectedTab, router.tabs.indices.contains(selected) {
             try? router.selectTab(selected)
         }
@@ -149,8 +175,32 @@ extension BaseFlowCoordinator {
             problems.append(.init(step: nil, request: nil, module: screen.module, reason: .notRecorded))
         }
         return RestorationReport(
-            steps: snapshot.steps.count, restored: restored, problems: problems,
-            expected: snapshot.presentation.state, state: router.state)
+            steps: snapshot.steps.count, restored: restored, held: snapshot.held.count, heldRestored: heldRestored,
+            problems: problems, expected: snapshot.presentation.state, state: router.state)
+    }
+
+    /// Sends the held request `held` again, with the rest of its deep link, from where it was asked; a
+    /// problem when the guard neither redirects it again nor lets it through.
+    ///
+    /// - Returns: Whether it is held again or was handled.
+    private func resend(_ held: FlowSnapshot.Held, step: Int?, problems: inout [RestorationReport.Problem]) -> Bool {
+        let (target, _) = openDescendant(at: held.coordinator)
+        var continuation = RequestContinuation.none
+        if !held.laterSteps.isEmpty {
+            continuation.deepLink = PendingDeepLink(steps: [held.request] + held.laterSteps, next: 1, opener: target)
+        }
+        let reason: RestorationReport.Problem.Reason
+        switch target.requestCoordination(held.request, from: held.sender, continuation: continuation) {
+        case .handled, .redirected: return true
+        case .unhandled: reason = .unhandled
+        case .failed(let error): reason = .failed(error)
+        case .queued(let keys): reason = .queued(waitingFor: keys)
+        }
+        problems.append(
+            .init(
+                step: step, request: FlowSnapshot.Step(held.request, from: held.sender, coordinator: held.coordinator),
+                reason: reason))
+        return false
     }
 
     /// Replaces the service `old` with `new` in the same place, as ``replaceService(_:with:)`` does, except

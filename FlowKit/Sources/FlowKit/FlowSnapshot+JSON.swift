@@ -1,4 +1,4 @@
-/// The JSON form of a ``FlowSnapshot``, version 1:
+/// The JSON form of a ``FlowSnapshot``, version 2 (version 1, which FlowKit 1.0 and 1.1 write, has no `held`):
 ///
 /// ```json
 /// {
@@ -15,6 +15,8 @@
 ///     "modals": []
 ///   },
 ///   "children": [{"path": ["items"], "style": "tab", "title": "Items", "step": 0}],
+///   "held": [{"request": "catalog.detail", "payload": {"id": 3}, "from": "welcome", "coordinator": [],
+///             "guard": "signedIn", "laterSteps": [{"request": "settings.about", "payload": {}}], "step": 1}],
 ///   "services": {"auth.Session": {"user": {"id": "ada", "name": "ada"}, "locked": false}}
 /// }
 /// ```
@@ -67,6 +69,17 @@ extension FlowSnapshot: Codable {
                     }
                     return .object(members)
                 }),
+            "held": .array(
+                held.map { held in
+                    [
+                        "request": .string(held.request.name.rawValue), "payload": held.request.payload,
+                        "from": .string(held.sender.rawValue), "coordinator": Self.json(held.coordinator),
+                        "guard": .string(held.guardName),
+                        "laterSteps": .array(
+                            held.laterSteps.map { ["request": .string($0.name.rawValue), "payload": $0.payload] }),
+                        "step": held.step.map { .number(Double($0)) } ?? .null,
+                    ]
+                }),
             "services": .object(services),
         ]
     }
@@ -93,8 +106,7 @@ extension FlowSnapshot: Codable {
                 let step = try reader.object(value)
                 let tab = try reader.optionalInt(step, "tab")
                 return Step(
-                    CoordinationRequest(
-                        CoordinationRequestName(try reader.string(step, "request")), payload: step["payload"] ?? .empty),
+                    try reader.request(step),
                     from: Coordinated(try reader.string(step, "from")),
                     coordinator: try reader.path(step, "coordinator"),
                     tab: tab)
@@ -135,6 +147,21 @@ extension FlowSnapshot: Codable {
                     path: try reader.path(child, "path"), style: style, step: try reader.optionalInt(child, "step"))
             }
         }
+        let held = try (root["held"] == nil ? [] : reader.array(root, "held")).enumerated().map {
+            (index, value) throws(FlowError) in
+            try reader.within("held.\(index)") { (reader: inout SnapshotReader) throws(FlowError) in
+                let held = try reader.object(value)
+                let later = try reader.array(held, "laterSteps").enumerated().map { (step, value) throws(FlowError) in
+                    try reader.within("laterSteps.\(step)") { (reader: inout SnapshotReader) throws(FlowError) in
+                        try reader.request(try reader.object(value))
+                    }
+                }
+                return Held(
+                    try reader.request(held), from: Coordinated(try reader.string(held, "from")),
+                    coordinator: try reader.path(held, "coordinator"), guardName: try reader.string(held, "guard"),
+                    laterSteps: later, step: try reader.optionalInt(held, "step"))
+            }
+        }
         guard let services = (root["services"] ?? .empty).object else {
             throw reader.error("'services' must be an object of states by service name")
         }
@@ -144,7 +171,9 @@ extension FlowSnapshot: Codable {
                     "screen \(index) ('\(screen.module)') comes from step \(step), but there are \(steps.count) steps")
             }
         }
-        self.init(version: version, steps: steps, presentation: presentation, children: children, services: services)
+        self.init(
+            version: version, steps: steps, presentation: presentation, children: children, held: held,
+            services: services)
     }
 
     /// Decodes the JSON form, from any decoder.
@@ -192,6 +221,12 @@ private struct SnapshotReader {
         let value = try member(object, key)
         guard let string = value.string else { throw error("'\(key)' must be a string, not \(value.typeName)") }
         return string
+    }
+
+    /// `{"request", "payload"}`, the payload `{}` when left out.
+    func request(_ object: [String: JSONValue]) throws(FlowError) -> CoordinationRequest {
+        CoordinationRequest(
+            CoordinationRequestName(try string(object, "request")), payload: object["payload"] ?? .empty)
     }
 
     func optionalInt(_ object: [String: JSONValue], _ key: String) throws(FlowError) -> Int? {

@@ -8,11 +8,13 @@
 /// that replaying it does not duplicate screens: `home.show` stands for home and both of its tabs.
 ///
 /// Beside the steps, the snapshot keeps what was on screen (``presentation``), which step each screen came
-/// from, the open child coordinators, and the state of the services that adopt ``StateHandoff``.
-/// Its JSON form (``json``, version 1) is documented in the repository's `manifests/README.md`.
+/// from, the open child coordinators, the requests guards held (``held``), and the state of the services
+/// that adopt ``StateHandoff``. Its JSON form (``json``, version 2) is documented in the repository's
+/// `manifests/README.md`.
 public struct FlowSnapshot: Sendable, Hashable {
-    /// The version of the JSON shape this FlowKit writes, and the newest it reads.
-    public static let currentVersion = 1
+    /// The version of the JSON shape this FlowKit writes, and the newest it reads: 2 since FlowKit 1.2,
+    /// which added ``held``.
+    public static let currentVersion = 2
 
     /// The version of the JSON shape the snapshot was read from or will be written as.
     public var version: Int
@@ -25,6 +27,8 @@ public struct FlowSnapshot: Sendable, Hashable {
     /// The state of the services that adopt ``StateHandoff``, by a name chosen by whoever saved them
     /// (``saveState(of:as:)``); the host uses the manifest's `plugin.Service`.
     public var services: [String: JSONValue]
+    /// The requests guards held for their redirect's flow, oldest first. Since FlowKit 1.2.
+    public var held: [Held] = []
 
     /// A snapshot with these parts.
     public init(
@@ -36,6 +40,54 @@ public struct FlowSnapshot: Sendable, Hashable {
         self.presentation = presentation
         self.children = children
         self.services = services
+    }
+
+    /// A snapshot with these parts, requests held by guards among them (FlowKit 1.2).
+    public init(
+        version: Int = FlowSnapshot.currentVersion, steps: [Step], presentation: Presentation,
+        children: [Child] = [], held: [Held], services: [String: JSONValue] = [:]
+    ) {
+        self.init(version: version, steps: steps, presentation: presentation, children: children, services: services)
+        self.held = held
+    }
+
+    /// A request a guard held until its redirect's flow completes (``HeldRequest``), with the rest of the
+    /// deep link it was a step of. Since FlowKit 1.2.
+    ///
+    /// Restoring sends it again in place of its redirect's step, from where it was asked: the guard, asked
+    /// again, redirects it again (which brings the redirect's screens back, and holds it until their flow
+    /// completes), or lets it through when its condition holds by now.
+    public struct Held: Sendable, Hashable, CustomStringConvertible {
+        /// The request that was held, with its payload.
+        public var request: CoordinationRequest
+        /// The module that asked for it.
+        public var sender: Coordinated
+        /// The coordinator it was asked in, as child names from the root.
+        public var coordinator: [String]
+        /// The guard that held it.
+        public var guardName: String
+        /// The later steps of the deep link it was a step of, which wait with it.
+        public var laterSteps: [CoordinationRequest]
+        /// The index in ``FlowSnapshot/steps`` of its redirect, whose screens are the flow it waits for;
+        /// `nil` when no step is (it waits for another held request's flow), and it is sent after them all.
+        public var step: Int?
+
+        public init(
+            _ request: CoordinationRequest, from sender: Coordinated, coordinator: [String] = [], guardName: String,
+            laterSteps: [CoordinationRequest] = [], step: Int?
+        ) {
+            self.request = request
+            self.sender = sender
+            self.coordinator = coordinator
+            self.guardName = guardName
+            self.laterSteps = laterSteps
+            self.step = step
+        }
+
+        /// `catalog.detail {"id":2} from welcome in the root coordinator, held by guard 'signedIn'`.
+        public var description: String {
+            "\(request) from \(sender) in \(FlowSnapshot.describe(coordinator)), held by guard '\(guardName)'"
+        }
     }
 
     /// A request to replay: what was asked, by whom, where, and which tab to select first.
