@@ -12,6 +12,8 @@ extension CoordinationRequestName {
     static let addItem: Self = "catalog.item.add"
     /// Show the item form; routed only inside the `createItem` sub-flow.
     static let createItemForm: Self = "catalog.create.form"
+    /// Sign in; handled by the auth plugin, which this one requires.
+    static let signIn: Self = "auth.signIn"
 }
 
 /// The payload of `catalog.detail`: which item to show.

@@ -27,6 +27,14 @@ let description = PluginDescription(
     startServices: [ServiceStart("Store")],
     // The items are the signed-in person's: the session starts before the store, and signing in shows home.
     requires: ["auth": "^1.0"],
+    // The items are shown to someone signed in: the catalog's requests wait for sign-in (auth's Session
+    // provides the context's user), and then go on. A manifest that discovers the plugin installs the guard
+    // and adds the links; one that lists it writes its own (manifests/demo.json).
+    guards: [DeclaredGuard("signedIn", requests: ["catalog.*"], unless: .context("user"), redirect: .signIn)],
+    deepLinks: [
+        DeclaredDeepLink("demo://items/new", opens: [CoordinationRequest(.createItem)]),
+        DeclaredDeepLink("demo://items/{id:int}", opens: [CoordinationRequest(.showDetail, payload: ["id": "{id}"])]),
+    ],
     // What its screens can send, for flow graphs. Home asks for its tabs itself, while it is being shown,
     // not from an action; the item form (createItemForm) sends nothing and is presented by the createItem
     // sub-flow's own manager, so it has nothing to declare.

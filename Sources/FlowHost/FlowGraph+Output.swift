@@ -13,9 +13,10 @@ extension FlowGraph {
 
     /// A node's label with the actions nobody triggered, one line each.
     private func lines(of node: Node) -> [String] {
-        let label = node.label.split(separator: "\n").map(String.init)
-        return node.untakenActions.isEmpty
-            ? label : label + ["not taken: " + node.untakenActions.joined(separator: ", ")]
+        var lines = node.label.split(separator: "\n").map(String.init)
+        if let plugin = node.declaredBy { lines.append("declared by \(plugin)") }
+        if !node.untakenActions.isEmpty { lines.append("not taken: " + node.untakenActions.joined(separator: ", ")) }
+        return lines
     }
 
     /// An edge's label: its own, how many times it was taken, or that it never was.
@@ -146,13 +147,14 @@ extension FlowGraph {
     // MARK: - JSON
 
     /// The graph as one JSON document: `{"manifest", "traces", "nodes": [{"id", "kind", "label", "plugin",
-    /// "untakenActions"}], "edges": [{"from", "to", "kind", "label", "count", "static"}]}`; `count` is
-    /// `null` without traces, 0 for an edge never taken.
+    /// "declaredBy", "untakenActions"}], "edges": [{"from", "to", "kind", "label", "count", "static"}]}`;
+    /// `count` is `null` without traces, 0 for an edge never taken.
     public var json: JSONValue {
         let nodes = nodes.map { node -> JSONValue in
             [
                 "id": .string(node.id), "kind": .string(node.kind.rawValue), "label": .string(node.label),
                 "plugin": node.plugin.map(JSONValue.string) ?? .null,
+                "declaredBy": node.declaredBy.map(JSONValue.string) ?? .null,
                 "untakenActions": .array(node.untakenActions.map(JSONValue.string)),
             ]
         }

@@ -42,11 +42,13 @@ extension FlowGraph {
         var probed: [String: ProbedPlugin] = [:]
         var unread: [UnreadPlugin] = []
         var drawn = manifest
+        var composed: PluginComposition?
         if manifest.discovers {
             let composition = PluginComposition(
                 manifest: manifest,
                 discovery: PluginDiscovery(manifest: manifest, searchPath: searchPath, prober: prober))
             drawn = composition.manifest
+            composed = composition
             for plugin in composition.plugins {
                 switch plugin.state {
                 case .active:
@@ -70,7 +72,7 @@ extension FlowGraph {
                 }
             }
         }
-        var graph = FlowGraph(manifest: drawn)
+        var graph = FlowGraph(manifest: drawn, composition: composed)
         graph.add(plugins: probed)
         return (graph, unread)
     }

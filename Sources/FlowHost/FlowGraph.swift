@@ -59,6 +59,8 @@ public struct FlowGraph: Sendable, Hashable {
         public var kind: NodeKind
         public var label: String
         public var plugin: String?
+        /// For a guard or a deep link a discovered plugin declared: that plugin.
+        public var declaredBy: String?
         /// For a module, with traces: its actions that nobody triggered.
         public var untakenActions: [String] = []
     }
@@ -115,7 +117,11 @@ public struct FlowGraph: Sendable, Hashable {
     }
 
     /// The static graph of `manifest`: its start requests, deep links, routes, experiments and guards.
-    public init(manifest: Manifest) {
+    ///
+    /// - Parameter composition: For a manifest composed with the plugins it discovers, their composition,
+    ///   whose ``PluginComposition/manifest`` is `manifest`: it says which plugin declared each guard and
+    ///   deep link.
+    public init(manifest: Manifest, composition: PluginComposition? = nil) {
         self.manifest = manifest.path
         if !manifest.start.isEmpty {
             let start = node("entry:start", .entry, "start")
@@ -123,6 +129,7 @@ public struct FlowGraph: Sendable, Hashable {
         }
         for route in manifest.deepLinks.routes {
             let link = node("deeplink:\(route.pattern)", .deepLink, route.pattern.description)
+            declare(link, by: composition?.deepLinkSources[route.pattern.description])
             for (index, step) in route.steps.enumerated() {
                 edge(link, requestNode(step.name.rawValue), .starts, route.steps.count > 1 ? "step \(index + 1)" : "")
             }
@@ -148,6 +155,7 @@ public struct FlowGraph: Sendable, Hashable {
         let requests = nodes.filter { $0.kind == .request }.map(\.label)
         for guardRule in manifest.guards {
             let node = node("guard:\(guardRule.name)", .guard, "guard \(guardRule.name)\nunless \(guardRule.unless)")
+            declare(node, by: composition?.guardSources[guardRule.name])
             for request in requests
             where guardRule.requests.contains(where: { $0.matches(CoordinationRequestName(request)) }) {
                 edge(requestNode(request), node, .watches, "")
@@ -199,6 +207,12 @@ public struct FlowGraph: Sendable, Hashable {
         nodeIndex[id] = nodes.count
         nodes.append(Node(id: id, kind: kind, label: label, plugin: plugin))
         return id
+    }
+
+    /// Records that the plugin `source` names declared the node `id`.
+    private mutating func declare(_ id: String, by source: PluginComposition.Source?) {
+        guard case .plugin(let plugin)? = source, let index = nodeIndex[id] else { return }
+        nodes[index].declaredBy = plugin
     }
 
     mutating func requestNode(_ name: String) -> String { node("request:\(name)", .request, name) }

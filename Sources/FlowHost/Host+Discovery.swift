@@ -86,7 +86,6 @@ extension Host {
         else { return nil }
         let previous = composition ?? next
         experiments.update(next.manifest.experiments)
-        coordinator.guards = next.manifest.guards
         let events = adopt(next, after: previous)
         let event = HostEvent.manifestReloaded(file: next.manifest.path, routes: next.manifest.routes.count)
         onEvent?(event)
@@ -94,7 +93,7 @@ extension Host {
         return event
     }
 
-    /// Makes `next` the composition in force, after `previous`: routes, services, registry; returns the
+    /// Makes `next` the composition in force, after `previous`: routes, guards, services, registry; returns the
     /// events that say what changed.
     func adopt(_ next: PluginComposition, after previous: PluginComposition) -> [HostEvent] {
         composition = next
@@ -102,6 +101,9 @@ extension Host {
         registry.update(manifest: next.manifest)
         registry.follow(next)
         coordinator.mapping = mapping(for: next.manifest)
+        // With the plugins that come and go, so do the guards they declare (deep links are read from the
+        // manifest at each use).
+        coordinator.guards = next.manifest.guards
 
         var events: [HostEvent] = []
         let stopped = stopServices(notIn: next.manifest)

@@ -22,7 +22,8 @@ public enum JSONDocument {
         ]
     }
 
-    /// `list --json`: `{"errors": [], "manifest", "routes": [ROUTE...], "discovery"}`, each route
+    /// `list --json`: `{"errors": [], "manifest", "routes": [ROUTE...], "guards": [{"name", "summary",
+    /// "declaredBy"}], "deepLinks": [{"pattern", "summary", "declaredBy"}], "discovery"}`, each route
     /// `{"request", "from", "plugin", "manager", "experiment", "declaredBy", "library", "status", "error"}`;
     /// `discovery` is `null` for a manifest that discovers nothing (see ``discovery(_:)``).
     public static func routes(_ table: RoutingTable) -> JSONValue {
@@ -46,13 +47,28 @@ public enum JSONDocument {
         }
         return [
             "manifest": .string(table.manifest), "routes": .array(routes),
+            "guards": .array(
+                table.guards.map {
+                    [
+                        "name": .string($0.key), "summary": .string($0.summary),
+                        "declaredBy": .string($0.declaredBy.description),
+                    ]
+                }),
+            "deepLinks": .array(
+                table.deepLinks.map {
+                    [
+                        "pattern": .string($0.key), "summary": .string($0.summary),
+                        "declaredBy": .string($0.declaredBy.description),
+                    ]
+                }),
             "discovery": table.composition.map(discovery) ?? .null, "errors": [],
         ]
     }
 
     /// What discovery found: `{"directories", "plugins": [{"name", "version", "library", "directory",
     /// "state", "reason"}], "setAside": [{"request", "from", "plugin", "manager", "reason", "by",
-    /// "message"}], "notPlugins": [ERROR...], "problems": [ERROR...]}`. A plugin's `state` is `active`,
+    /// "message"}], "declarationsSetAside": [{"kind", "key", "plugin", "reason", "by", "message"}],
+    /// "notPlugins": [ERROR...], "problems": [ERROR...]}`. A plugin's `state` is `active`,
     /// `refused`, `excluded`, `overridden` or `removed`; a set-aside route's `reason` is `overridden`,
     /// `excluded`, `notPreferred`, `conflict`, `refused` or `removed`, `by` the manifest place or plugin
     /// that decided it.
@@ -72,16 +88,18 @@ public enum JSONDocument {
                 "state": .string(state), "reason": reason.map(JSONValue.string) ?? .null,
             ]
         }
+        func reason(_ reason: PluginComposition.SetAside.Reason) -> (name: String, by: String?) {
+            switch reason {
+            case .overridden(let place): ("overridden", place)
+            case .excluded(let place): ("excluded", place)
+            case .notPreferred(let place, _): ("notPreferred", place)
+            case .conflict(let others): ("conflict", others.joined(separator: ", "))
+            case .refused: ("refused", nil)
+            case .removed: ("removed", nil)
+            }
+        }
         let setAside = composition.setAside.map { aside -> JSONValue in
-            let (reason, by): (String, String?) =
-                switch aside.reason {
-                case .overridden(let place): ("overridden", place)
-                case .excluded(let place): ("excluded", place)
-                case .notPreferred(let place, _): ("notPreferred", place)
-                case .conflict(let others): ("conflict", others.joined(separator: ", "))
-                case .refused: ("refused", nil)
-                case .removed: ("removed", nil)
-                }
+            let (reason, by) = reason(aside.reason)
             return [
                 "request": .string(aside.key.request.rawValue),
                 "from": aside.key.module.map { .string($0.rawValue) } ?? .null, "plugin": .string(aside.plugin),
@@ -91,7 +109,17 @@ public enum JSONDocument {
         }
         return [
             "directories": .array(composition.directories.map(JSONValue.string)), "plugins": .array(plugins),
-            "setAside": .array(setAside), "notPlugins": .array(composition.skipped.map(\.json)),
+            "setAside": .array(setAside),
+            "declarationsSetAside": .array(
+                composition.declarationsSetAside.map { aside in
+                    let (name, by) = reason(aside.reason)
+                    return [
+                        "kind": .string(aside.kind == .guard ? "guard" : "deepLink"), "key": .string(aside.key),
+                        "plugin": .string(aside.plugin), "reason": .string(name),
+                        "by": by.map(JSONValue.string) ?? .null, "message": .string(aside.reason.description),
+                    ]
+                }),
+            "notPlugins": .array(composition.skipped.map(\.json)),
             "problems": .array(composition.problems.map(\.json)),
         ]
     }

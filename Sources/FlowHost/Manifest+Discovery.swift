@@ -5,7 +5,8 @@ import FlowKit
 ///
 /// ```json
 /// "discover": ["plugins.d", {"searchPath": true, "libraries": ["libAuthPlugin.so"]}],
-/// "exclude": {"plugins": ["legacy"], "routes": [{"request": "catalog.create", "plugin": "express"}]},
+/// "exclude": {"plugins": ["legacy"], "routes": [{"request": "catalog.create", "plugin": "express"}],
+///             "guards": ["signedIn"], "deepLinks": ["demo://items/new"]},
 /// "prefer": [{"request": "auth.signIn", "plugin": "auth"}]
 /// ```
 extension Manifest {
@@ -67,10 +68,18 @@ extension Manifest {
         public var plugins: [String]
         /// Declared routes that are not added.
         public var routes: [RouteSelector]
+        /// Declared guards that are not installed, by name.
+        public var guards: [String]
+        /// Declared deep links that are not added, by pattern as written.
+        public var deepLinks: [String]
 
-        public init(plugins: [String] = [], routes: [RouteSelector] = []) {
+        public init(
+            plugins: [String] = [], routes: [RouteSelector] = [], guards: [String] = [], deepLinks: [String] = []
+        ) {
             self.plugins = plugins
             self.routes = routes
+            self.guards = guards
+            self.deepLinks = deepLinks
         }
     }
 
@@ -82,7 +91,7 @@ extension Manifest {
 
 extension ManifestParser {
     static let discoveryKeys = ["directory", "libraries", "searchPath"]
-    static let exclusionKeys = ["plugins", "routes"]
+    static let exclusionKeys = ["deepLinks", "guards", "plugins", "routes"]
     static let selectorKeys = ["from", "plugin", "request"]
 
     /// `discover`: directory strings or `{"directory" | "searchPath": true, "libraries"}` objects.
@@ -148,7 +157,8 @@ extension ManifestParser {
         return pattern
     }
 
-    /// `exclude`: `{"plugins": [NAME...], "routes": [{"request", "from", "plugin"}...]}`.
+    /// `exclude`: `{"plugins": [NAME...], "routes": [{"request", "from", "plugin"}...], "guards": [NAME...],
+    /// "deepLinks": [PATTERN...]}`.
     mutating func exclusions(_ value: JSONValue?, declared: Set<String>?) -> Manifest.Exclusions {
         guard let value else { return Manifest.Exclusions() }
         guard let members = object(value, at: "exclude", allowed: Self.exclusionKeys) else {
@@ -167,7 +177,13 @@ extension ManifestParser {
         let routes = elements(of: members["routes"], at: "exclude.routes").compactMap { index, element in
             selector(element, at: "exclude.routes[\(index)]", needsPlugin: false)
         }
-        return Manifest.Exclusions(plugins: plugins, routes: routes)
+        let guards = elements(of: members["guards"], at: "exclude.guards").compactMap { index, element in
+            name(element, at: "exclude.guards[\(index)]", what: "guard name")
+        }
+        let deepLinks = elements(of: members["deepLinks"], at: "exclude.deepLinks").compactMap { index, element in
+            name(element, at: "exclude.deepLinks[\(index)]", what: "deep link pattern")
+        }
+        return Manifest.Exclusions(plugins: plugins, routes: routes, guards: guards, deepLinks: deepLinks)
     }
 
     /// `prefer`: `[{"request", "from", "plugin"}...]`, at most one per request and `from`.

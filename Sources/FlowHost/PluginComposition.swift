@@ -17,6 +17,9 @@ import FlowKit
 ///   one for the same request and `from` (it overrides) or `exclude.routes` selects it. Two plugins
 ///   declaring the same route is a conflict that fails that route, naming both, unless a `prefer` entry
 ///   picks one.
+/// - **Guards and deep links**: the manifest's, then those the plugins declare in requirement order, unless
+///   the manifest has one of the same name (a guard) or pattern (a deep link), or `exclude.guards` or
+///   `exclude.deepLinks` names it. Plugins declaring one differently is a conflict: none is taken.
 /// - **Services**: the manifest's `services` in its order, then those the plugins ask to start
 ///   (``FlowKit/PluginDescription/startServices``), in requirement order, each after the services its
 ///   `after` names.
@@ -130,6 +133,12 @@ public struct PluginComposition: Sendable {
     public internal(set) var sources: [RouteKey: Source] = [:]
     /// Declared routes not routed as declared.
     public internal(set) var setAside: [SetAside] = []
+    /// Who made each guard of ``manifest``, by name.
+    public internal(set) var guardSources: [String: Source] = [:]
+    /// Who made each deep link of ``manifest``, by pattern.
+    public internal(set) var deepLinkSources: [String: Source] = [:]
+    /// Declared guards and deep links not taken as declared.
+    public internal(set) var declarationsSetAside: [DeclarationSetAside] = []
     /// Routes that fail with an error when used: conflicts, and routes of refused or removed plugins.
     public internal(set) var failing: [RouteKey: PluginLoadError] = [:]
     /// Every problem, one line each: libraries that cannot be probed, conflicts, unmet requirements.
@@ -168,6 +177,8 @@ public struct PluginComposition: Sendable {
         }
         effective.routes = routes
         effective.services = services
+        effective.guards = composeGuards(routed: Set(routes.map(\.request.rawValue)))
+        effective.deepLinks = composeDeepLinks()
         self.manifest = effective
         var seen = Set<PluginLoadError>()
         problems = problems.filter { seen.insert($0).inserted }

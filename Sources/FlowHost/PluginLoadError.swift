@@ -18,8 +18,10 @@ public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertibl
         /// Found by discovery (``PluginComposition``): two plugins declare the same route and the manifest
         /// picks neither; a plugin requires one that is missing, of a version outside the range, refused, or
         /// requires it back (a cycle); two discovered libraries are the same plugin; a `prefer` names a plugin
-        /// that does not declare the route; a discovered plugin was removed while the host ran.
-        case conflict, unmetRequirement, requirementCycle, duplicatePlugin, badPreference, removed
+        /// that does not declare the route; a discovered plugin was removed while the host ran; a plugin's
+        /// guard redirects to a request no route handles. Two plugins declaring a guard or deep link
+        /// differently is a `conflict` too.
+        case conflict, unmetRequirement, requirementCycle, duplicatePlugin, badPreference, removed, unroutedRedirect
     }
 
     /// The library file, as found (or as written in the manifest when it was not found).

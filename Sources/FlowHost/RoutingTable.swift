@@ -32,6 +32,20 @@ public struct RoutingTable: Sendable {
     public var manifest: String
     /// The rows, in manifest order; an experiment's variants in their order.
     public var entries: [Entry]
+    /// A guard or deep link in force, and who declared it.
+    public struct Declaration: Sendable {
+        /// The guard's name, or the deep link's pattern.
+        public var key: String
+        /// What it does: `catalog.* unless context user: redirect to auth.signIn`, or the requests a deep
+        /// link opens.
+        public var summary: String
+        public var declaredBy: PluginComposition.Source
+    }
+
+    /// The guards in force, in order.
+    public var guards: [Declaration]
+    /// The deep links in force, in order.
+    public var deepLinks: [Declaration]
     /// What discovery found and set aside, for a manifest that discovers plugins (and then the registry's
     /// manifest is its ``PluginComposition/manifest``); `nil` otherwise.
     public var composition: PluginComposition?
@@ -61,6 +75,16 @@ public struct RoutingTable: Sendable {
             case nil: break
             }
             return entry
+        }
+        guards = manifest.guards.map { guarded in
+            Declaration(
+                key: guarded.name, summary: guarded.description,
+                declaredBy: composition?.guardSources[guarded.name] ?? .manifest)
+        }
+        deepLinks = manifest.deepLinks.routes.map { link in
+            Declaration(
+                key: link.pattern.description, summary: link.steps.map(\.name.rawValue).joined(separator: ", "),
+                declaredBy: composition?.deepLinkSources[link.pattern.description] ?? .manifest)
         }
         entries = manifest.routes.flatMap { route -> [Entry] in
             switch route.target {
@@ -95,10 +119,21 @@ public struct RoutingTable: Sendable {
             }
     }
 
+    /// The guards and deep links, as lines for people under the table, each with who declared it:
+    /// `  signedIn: catalog.* unless context user: redirect to auth.signIn (declared by catalog)`.
+    public var declarationLines: [String] {
+        var lines: [String] = []
+        for (title, declarations) in [("guards:", guards), ("deep links:", deepLinks)] where !declarations.isEmpty {
+            lines.append(title)
+            lines += declarations.map { "  \($0.key): \($0.summary) (declared by \($0.declaredBy))" }
+        }
+        return lines
+    }
+
     /// What discovery set aside, as lines for people under the table: declared routes not routed as
-    /// declared (overridden, excluded, not preferred, in conflict, of a refused or removed plugin), plugins
-    /// not used and why, and files of the discovered directories that are not plugins. Empty without
-    /// discovery.
+    /// declared (overridden, excluded, not preferred, in conflict, of a refused or removed plugin), declared
+    /// guards and deep links not taken, plugins not used and why, and files of the discovered directories
+    /// that are not plugins. Empty without discovery.
     public var notes: [String] {
         guard let composition else { return [] }
         var lines: [String] = []
@@ -110,6 +145,12 @@ public struct RoutingTable: Sendable {
                 lines.append(
                     "  \(aside.key.shellName) -> \(aside.plugin).\(aside.manager), declared by \(aside.plugin): \(reason)"
                 )
+            }
+        }
+        if !composition.declarationsSetAside.isEmpty {
+            lines.append("declared guards and deep links set aside:")
+            for aside in composition.declarationsSetAside {
+                lines.append("  \(aside.kind) \(aside.key), declared by \(aside.plugin): \(aside.reason)")
             }
         }
         let unused = composition.plugins.filter { !$0.isActive }

@@ -39,8 +39,22 @@ enum ManifestCommands {
         let declared = report.composition.map { composition in
             ", \(composition.sources.values.filter { $0 != .manifest }.count) of them declared by plugins"
         }
+        // Guards and deep links are counted when there are some, with those plugins declared.
+        func count(_ total: Int, _ noun: String, declaredByPlugins: Int) -> String {
+            guard total > 0 else { return "" }
+            return ", \(total) \(noun)\(total == 1 ? "" : "s")"
+                + (declaredByPlugins > 0 ? " (\(declaredByPlugins) declared by plugins)" : "")
+        }
+        let pluginDeclared = { (sources: [String: PluginComposition.Source]?) in
+            sources?.values.filter { $0 != .manifest }.count ?? 0
+        }
+        let guards = count(
+            composed.guards.count, "guard", declaredByPlugins: pluginDeclared(report.composition?.guardSources))
+        let links = count(
+            composed.deepLinks.routes.count, "deep link",
+            declaredByPlugins: pluginDeclared(report.composition?.deepLinkSources))
         print(
-            "\(path): ok (\(composed.plugins.count) plugins, \(composed.routes.count) routes\(declared ?? ""), \(composed.services.count) services)"
+            "\(path): ok (\(composed.plugins.count) plugins, \(composed.routes.count) routes\(declared ?? ""), \(composed.services.count) services\(guards)\(links))"
         )
         return .ok
     }
@@ -51,7 +65,7 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nPrints the routing table: each route's request, module, plugin, manager, who declared it (the manifest or a discovered plugin), library and whether it is loaded. With --eager, probes the plugins first so 'loaded' says whether each one loads. For a manifest that discovers plugins, the declared routes set aside (overridden, excluded, not preferred, in conflict) and the plugins not used follow."
+                    + "\n\nPrints the routing table: each route's request, module, plugin, manager, who declared it (the manifest or a discovered plugin), library and whether it is loaded. With --eager, probes the plugins first so 'loaded' says whether each one loads. The guards and deep links in force follow, each with who declared it; for a manifest that discovers plugins, then the declared routes, guards and deep links set aside (overridden, excluded, not preferred, in conflict) and the plugins not used."
                     + probeHelp + jsonHelp)
         }
         let json = parsed.flags.contains("--json")
@@ -80,7 +94,7 @@ enum ManifestCommands {
             printJSON(JSONDocument.routes(table))
         } else {
             printTable(table.rows)
-            for line in table.notes { print(line) }
+            for line in table.declarationLines + table.notes { print(line) }
         }
         return .ok
     }
@@ -91,7 +105,7 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nProbes the plugin in a child process and prints its name, version, the FlowKit it was built against, managers and services, and what it declares: for manifests that discover it, routes, services to start and the plugins it requires; for flow graphs, the modules its managers present and the requests each can send."
+                    + "\n\nProbes the plugin in a child process and prints its name, version, the FlowKit it was built against, managers and services, and what it declares: for manifests that discover it, routes, services to start, guards, deep links and the plugins it requires; for flow graphs, the modules its managers present and the requests each can send."
                     + probeHelp + jsonHelp)
         }
         let json = parsed.flags.contains("--json")
@@ -137,6 +151,16 @@ enum ManifestCommands {
             start.name + (start.after.isEmpty ? "" : " (after \(start.after.joined(separator: ", ")))")
         }
         print("starts:   \(starts.isEmpty ? "none" : starts.joined(separator: ", "))")
+        print(plugin.guards.isEmpty ? "guards:   none" : "guards:")
+        for guarded in plugin.guards {
+            print(
+                "  \(guarded.name): \(guarded.requests.joined(separator: ", ")) unless \(guarded.unless): redirect to \(guarded.redirect)"
+            )
+        }
+        print(plugin.deepLinks.isEmpty ? "links:    none" : "links:")
+        for link in plugin.deepLinks {
+            print("  \(link.pattern) -> \(link.requests.map(\.name.rawValue).joined(separator: ", "))")
+        }
         let requires = plugin.requires.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         print("requires: \(requires.isEmpty ? "none" : requires.joined(separator: ", "))")
         print(plugin.modules.isEmpty ? "modules:  none" : "modules:")

@@ -33,8 +33,31 @@ struct DiscoveryTests {
         #expect(host.coordinator.router.top?.name == "welcome")
     }
 
-    @Test func theBundledPluginsConflictOverItemCreationUntilTheManifestPicks() throws {
+    @Test func theCatalogPluginsOwnGuardHoldsItsRequestsUntilSignInUnlessTheManifestExcludesIt() throws {
         let lab = try DropInLab()
+        for library in ["libAuthPlugin.so", "libCatalogPlugin.so"] { try lab.add(library) }
+
+        let guarded = try lab.host()
+        try lab.writeManifest(members: #""exclude": {"guards": ["signedIn"]}"#)
+        let unguarded = try lab.host()
+
+        #expect(guarded.problems.isEmpty)
+        #expect(guarded.composition?.guardSources == ["signedIn": .plugin("catalog")])
+        guard case .redirected(let held) = guarded.coordinator.requestCoordination("catalog.list", from: .app) else {
+            throw TestFailure("catalog.list was not redirected by the catalog plugin's guard")
+        }
+        #expect(held.guardName == "signedIn" && held.redirect.name == "auth.signIn")
+        #expect(try guarded.manifest.deepLinks.requests(for: "demo://items/2").map(\.name) == ["catalog.detail"])
+        #expect(unguarded.manifest.guards.isEmpty)
+        #expect(
+            unguarded.coordinator.requestCoordination("catalog.list", from: .app)
+                == .handled(manager: "catalog.ItemList"),
+            "without the guard it goes straight to the list")
+    }
+
+    @Test func theBundledPluginsConflictOverItemCreationUntilTheManifestPicks() throws {
+        // The catalog plugin's sign-in guard would redirect catalog.create before its route is looked up.
+        let lab = try DropInLab(members: #""exclude": {"guards": ["signedIn"]}"#)
         for library in [
             "libWelcomePlugin.so", "libAuthPlugin.so", "libCatalogPlugin.so", "libSettingsPlugin.so",
             "libExpressPlugin.so",
@@ -43,7 +66,9 @@ struct DiscoveryTests {
         }
 
         let conflicted = try lab.host()
-        try lab.writeManifest(members: #""prefer": [{"request": "catalog.create", "plugin": "express"}]"#)
+        try lab.writeManifest(
+            members:
+                #""exclude": {"guards": ["signedIn"]}, "prefer": [{"request": "catalog.create", "plugin": "express"}]"#)
         let picked = try lab.host()
 
         #expect(

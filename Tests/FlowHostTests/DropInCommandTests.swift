@@ -24,7 +24,7 @@ struct DropInCommandTests {
         #expect(dropIn.standardOutput == demo.standardOutput)
     }
 
-    @Test func listSaysWhoDeclaredEachRouteAndWhatWasSetAside() throws {
+    @Test func listSaysWhoDeclaredEachRouteGuardAndDeepLinkAndWhatWasSetAside() throws {
         let cache = try TemporaryDirectory()
         let manifest = Repository.path("manifests/dropin.json")
 
@@ -36,12 +36,22 @@ struct DropInCommandTests {
         #expect(lines.first?.hasPrefix("REQUEST") == true && lines.first?.contains("DECLARED BY") == true)
         #expect(lines.contains { $0.hasPrefix("launch ") && $0.contains(" welcome ") })
         #expect(
-            lines.suffix(2) == [
+            lines.suffix(7) == [
+                "guards:",
+                "  signedIn: catalog.* unless context user: redirect to auth.signIn (declared by catalog)",
+                "deep links:",
+                "  demo://items/new: catalog.create (declared by catalog)",
+                "  demo://items/{id:int}: catalog.detail (declared by catalog)",
                 "declared routes set aside:",
                 "  catalog.create -> express.ExpressCreate, declared by express: prefer[0] prefers plugin 'catalog'",
             ])
         let routes = try #require(json["routes"]?.array)
         #expect(routes.count == 12)
+        #expect(json["guards"]?.array?.map { $0["declaredBy"] } == ["catalog"])
+        #expect(
+            json["deepLinks"]?.array?.compactMap { $0["pattern"]?.string } == [
+                "demo://items/new", "demo://items/{id:int}",
+            ])
         #expect(routes.allSatisfy { $0["declaredBy"] == $0["plugin"] })
         #expect(
             json["discovery"]?["setAside"]
@@ -89,9 +99,10 @@ struct DropInCommandTests {
         #expect(text.status == 0)
         let lines = text.standardOutput.split(separator: "\n").map(String.init)
         #expect(
-            Array(lines.suffix(8)) == [
+            Array(lines.suffix(10)) == [
                 "routes:", "  settings.show -> Settings", "  settings.about -> About",
-                "starts:   Analytics (after auth.Session)", "requires: auth >=1.0 <2", "modules:",
+                "starts:   Analytics (after auth.Session)", "guards:   none", "links:    none",
+                "requires: auth >=1.0 <2", "modules:",
                 "  settings (by Settings): signOut -> auth.signOut, switchUser -> auth.signIn, about -> settings.about",
                 "  about (by About): sends nothing",
             ])

@@ -109,7 +109,7 @@ struct ManifestDiscoveryTests {
                 #"discover[4].libraries[1]: expected string, found number"#,
                 #"discover[5].libraries: "libraries" takes no library; omit it to take every "*.so""#,
                 #"discover[6]: expected string or object, found number"#,
-                #"exclude: unknown key "files"; the keys allowed here are "plugins", "routes""#,
+                #"exclude: unknown key "files"; the keys allowed here are "deepLinks", "guards", "plugins", "routes""#,
                 #"exclude.plugins[0]: plugin "auth" is declared in "plugins"; remove it there instead of excluding it"#,
                 #"exclude.routes[0]: missing required key "request""#,
                 #"prefer[0]: missing required key "plugin""#,

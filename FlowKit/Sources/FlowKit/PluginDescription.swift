@@ -1,11 +1,12 @@
 /// What a plugin offers the host: its managers and services, by name, what it proposes to a manifest
-/// that discovers it: routes, services to start, and the other plugins it requires, and the modules its
-/// managers present with the requests they can send, for flow graphs.
+/// that discovers it: routes, services to start, guards, deep links, and the other plugins it requires,
+/// and the modules its managers present with the requests they can send, for flow graphs.
 ///
 /// A plugin returns one from its entry point (see ``PluginEntry``). The host's manifest names the
 /// managers and services it routes to; names are unique within a plugin. A manifest that discovers the
-/// plugin (`"discover": ["plugins.d"]`) takes its ``routes`` and ``startServices`` as well, orders it
-/// after the plugins it ``requires``, and refuses it when one of them is missing or of another version.
+/// plugin (`"discover": ["plugins.d"]`) takes its ``routes``, ``startServices``, ``guards`` and
+/// ``deepLinks`` as well, orders it after the plugins it ``requires``, and refuses it when one of them is
+/// missing or of another version.
 ///
 /// ```swift
 /// let plugin = PluginDescription(
@@ -15,6 +16,8 @@
 ///     routes: [DeclaredRoute("catalog.list", manager: "ItemList")],
 ///     startServices: [ServiceStart("Store")],
 ///     requires: ["auth": ">=1.0 <2"],
+///     guards: [DeclaredGuard("signedIn", requests: ["catalog.*"], unless: .context("user"), redirect: .signIn)],
+///     deepLinks: [DeclaredDeepLink("demo://items", opens: [CoordinationRequest(.showList)])],
 ///     modules: [DeclaredModule(.itemList, presentedBy: "ItemList", sends: [.action("open", .showDetail)])])
 /// ```
 public struct PluginDescription: Sendable {
@@ -38,8 +41,35 @@ public struct PluginDescription: Sendable {
     /// The modules the plugin's managers present and the requests each can send: what `flowhost graph`
     /// draws of the plugin without a trace. The host routes nothing by them.
     public var modules: [DeclaredModule]
+    /// The guards the plugin proposes to a manifest that discovers it, in order, after the manifest's own
+    /// (its `guards` entry of the same name overrides one; `exclude.guards` leaves one out). Each redirect
+    /// must be a request some route handles. Since FlowKit 1.2.
+    public var guards: [DeclaredGuard] = []
+    /// The deep links the plugin proposes to a manifest that discovers it, after the manifest's own (its
+    /// `deepLinks` entry of the same pattern overrides one; `exclude.deepLinks` leaves one out). Since
+    /// FlowKit 1.2.
+    public var deepLinks: [DeclaredDeepLink] = []
 
-    /// Describes a plugin.
+    /// Describes a plugin that proposes guards or deep links (FlowKit 1.2).
+    public init(
+        name: String, version: String, managers: [ManagerFactory], services: [ServiceFactory] = [],
+        routes: [DeclaredRoute] = [], startServices: [ServiceStart] = [], requires: [String: String] = [:],
+        guards: [DeclaredGuard] = [], deepLinks: [DeclaredDeepLink] = [], modules: [DeclaredModule] = []
+    ) {
+        self.name = name
+        self.version = version
+        self.managers = managers
+        self.services = services
+        self.routes = routes
+        self.startServices = startServices
+        self.requires = requires
+        self.guards = guards
+        self.deepLinks = deepLinks
+        self.modules = modules
+    }
+
+    /// Describes a plugin that proposes no guards or deep links: the form of FlowKit 1.0 and 1.1, which
+    /// a call without `guards:` and `deepLinks:` reaches (plugin binaries built against them call it).
     ///
     /// Written before plugins declared routes, `PluginDescription(name:version:managers:services:)` still
     /// builds, and describes a plugin that proposes nothing; written before they declared modules, a call
@@ -49,14 +79,9 @@ public struct PluginDescription: Sendable {
         routes: [DeclaredRoute] = [], startServices: [ServiceStart] = [], requires: [String: String] = [:],
         modules: [DeclaredModule] = []
     ) {
-        self.name = name
-        self.version = version
-        self.managers = managers
-        self.services = services
-        self.routes = routes
-        self.startServices = startServices
-        self.requires = requires
-        self.modules = modules
+        self.init(
+            name: name, version: version, managers: managers, services: services, routes: routes,
+            startServices: startServices, requires: requires, guards: [], deepLinks: [], modules: modules)
     }
 
     /// The manager exported as `name`.
