@@ -28,7 +28,8 @@ enum RunCommand {
         --supervise runs the host in a child process that this one feeds commands: when a plugin's code
         crashes it (on any thread), makes it exit, stops it twice, closes its descriptors, or runs one
         command longer than --hang-timeout SECONDS (default 10; 0: no limit), the plugin is named on
-        standard error, the entry point that crashed (a manager, an action, a service) is quarantined, and
+        standard error in one line (FLOWHOST_BACKTRACE=1 adds a fatal error's stack trace, each plugin
+        image named), the entry point that crashed (a manager, an action, a service) is quarantined, and
         a new host starts at the screen saved after the last command; a script goes on with its next line,
         and exits 1 at its end after a line that sums up what crashed. A host that stops once is continued.
         More than 5 restarts within 60 s: exit 70.

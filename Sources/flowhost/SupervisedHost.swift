@@ -7,8 +7,10 @@ import Synchronization
 /// The supervisor's handle on one host process: `flowhost run` started with `posix_spawn`, its commands
 /// written to its standard input, its messages read from descriptor 3, and how it ended.
 ///
-/// The host writes its replies straight to the supervisor's standard output and error, so they keep their
-/// order and colours; only the bookkeeping goes through the pipes.
+/// The host writes its replies straight to the supervisor's standard output, so they keep their order and
+/// colours; its standard error goes through a pipe and a ``StandardErrorRelay``, which leaves out the
+/// runtime's stack trace of a crash (the supervisor says it in one line); the bookkeeping goes through the
+/// other pipes.
 ///
 /// The host's end is learnt from `waitid`, not from descriptor 3 closing: a child a plugin forked may hold
 /// the pipe open long after the host is gone, and a plugin may close it while the host lives on. The
@@ -44,19 +46,27 @@ final class SupervisedHost: Sendable {
     private let reaping = Reaping()
     /// What the host's descriptors 0 to 3 were when it started: the pipes, and this process's output.
     private let descriptors: [DescriptorIdentity?]
+    private let errors: StandardErrorRelay
+
+    /// The last fatal error the host's runtime reported, and its stack trace, once it has ended.
+    var fatalError: (error: CrashOutputFilter.FatalError, stackTrace: [String])? { errors.fatalError }
 
     /// Starts `executable arguments` with `environment`.
     ///
-    /// - Parameter onLines: Receives ``SupervisorMessage/lines(_:)`` as they arrive, on the reading thread,
-    ///   rather than in ``events``: a prompt prints them above the line being typed at once.
+    /// - Parameters:
+    ///   - onLines: Receives ``SupervisorMessage/lines(_:)`` as they arrive, on the reading thread, rather
+    ///     than in ``events``: a prompt prints them above the line being typed at once.
+    ///   - passesErrorsWhole: Whether the host's standard error passes whole, the runtime's reports of a
+    ///     crash included (``CrashOutputFilter``).
     /// - Throws: ``FlowError`` when the pipes or the process cannot be made.
     init(
         executable: String, arguments: [String], environment: [String],
-        onLines: (@Sendable ([String]) -> Void)?
+        onLines: (@Sendable ([String]) -> Void)?, passesErrorsWhole: Bool = false
     ) throws(FlowError) {
         var input: [Int32] = [0, 0]
         var control: [Int32] = [0, 0]
         var wake: [Int32] = [0, 0]
+        var errorOutput: [Int32] = [0, 0]
         guard pipe(&input) == 0 else { throw Self.failure("cannot make a pipe") }
         guard pipe(&control) == 0 else {
             for end in input { close(end) }
@@ -66,17 +76,23 @@ final class SupervisedHost: Sendable {
             for end in input + control { close(end) }
             throw Self.failure("cannot make a pipe")
         }
+        guard pipe(&errorOutput) == 0 else {
+            for end in input + control + wake { close(end) }
+            throw Self.failure("cannot make a pipe")
+        }
         // Above the descriptors the host is given: `dup2` onto a descriptor it already is would keep
         // FD_CLOEXEC, and the host would start without it.
         for index in 0..<2 {
             input[index] = Self.aboveStandard(input[index])
             control[index] = Self.aboveStandard(control[index])
             wake[index] = Self.aboveStandard(wake[index])
+            errorOutput[index] = Self.aboveStandard(errorOutput[index])
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, input[0], STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, errorOutput[1], STDERR_FILENO)
         posix_spawn_file_actions_adddup2(&actions, control[1], SupervisorLink.controlDescriptor)
         // The supervisor ignores SIGPIPE (a host may die mid-write); the host gets the usual action back.
         var attributes = posix_spawnattr_t()
@@ -93,15 +109,22 @@ final class SupervisedHost: Sendable {
         defer { for string in argv + envp { free(string) } }
         var pid = pid_t()
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let errorIdentity = DescriptorIdentity(descriptor: errorOutput[1])
         close(input[0])
         close(control[1])
+        close(errorOutput[1])
         guard spawned == 0 else {
-            for end in [input[1], control[0], wake[0], wake[1]] { close(end) }
+            for end in [input[1], control[0], wake[0], wake[1], errorOutput[0]] { close(end) }
             throw FlowError("cannot start \(executable): \(String(cString: strerror(spawned)))")
         }
         self.pid = pid
         commands = input[1]
-        descriptors = [input[1], STDOUT_FILENO, STDERR_FILENO, control[0]].map(DescriptorIdentity.init(descriptor:))
+        descriptors =
+            [input[1], STDOUT_FILENO].map(DescriptorIdentity.init(descriptor:)) + [
+                errorIdentity, DescriptorIdentity(descriptor: control[0]),
+            ]
+        let errors = StandardErrorRelay(reader: errorOutput[0], passesEverything: passesErrorsWhole)
+        self.errors = errors
         let (events, continuation) = AsyncStream<Event>.makeStream()
         self.events = events
         let (reader, child, reaping, wakeReader, wakeWriter) = (control[0], pid, reaping, wake[0], wake[1])
@@ -111,6 +134,7 @@ final class SupervisedHost: Sendable {
         }
         DispatchQueue.global().async {
             Self.readMessages(from: reader, until: wakeReader) { line in
+                errors.relayPending()  // What the host wrote to standard error before the message, first.
                 guard let message = SupervisorMessage(line: line) else {
                     continuation.yield(.unreadable)
                     return
@@ -125,6 +149,7 @@ final class SupervisedHost: Sendable {
             }
             close(reader)
             close(wakeReader)
+            errors.drain()  // Before the ending, so that its fatal error is known to whoever hears of it.
             continuation.yield(.ended(reaping.ending ?? .exited(ExitCode.software.rawValue)))
             continuation.finish()
         }

@@ -15,6 +15,16 @@ enum Supervisor {
     static let restartWindow = Duration.seconds(60)
     /// How long a host the watchdog sent SIGQUIT has to die before it gets SIGKILL.
     static let killGrace = Duration.seconds(2)
+    /// The variable that asks for the stack trace of a fatal error in the host, each image named, under the
+    /// supervisor's one line about the crash: `FLOWHOST_BACKTRACE=1`.
+    static let backtraceVariable = "FLOWHOST_BACKTRACE"
+
+    /// Whether the stack trace of a fatal error is printed under the crash's line (``backtraceVariable``).
+    static var showsBacktraces: Bool { ProcessInfoLite.environment(backtraceVariable) == "1" }
+
+    /// Whether the person set up the Swift runtime's backtracer (`SWIFT_BACKTRACE`): the host's standard
+    /// error then passes whole, as the backtracer writes it.
+    static var usesOwnBacktracer: Bool { ProcessInfoLite.environment("SWIFT_BACKTRACE") != nil }
 
     /// Supervises `flowhost run` with `arguments` (the run's own, `--supervise` among them), feeding it
     /// `script`'s lines, else what is typed at a prompt on a terminal, else standard input's lines.
@@ -50,7 +60,7 @@ enum Supervisor {
                 arguments: ["run"] + hostArguments(arguments, restoring: restoring ? snapshot : nil),
                 environment: environment(
                     directory: directory, source: script?.name, isRestart: isRestart, token: token),
-                onLines: input.printAbove)
+                onLines: input.printAbove, passesErrorsWhole: usesOwnBacktracer)
         }
         return await session.run()
     }
@@ -87,6 +97,8 @@ enum Supervisor {
             !link.contains { entry.hasPrefix($0 + "=") }
         }
         if !environment.contains(where: { $0.hasPrefix("SWIFT_BACKTRACE=") }) {
+            // Without the backtracer, which takes seconds, the runtime prints a short trace of a fatal error,
+            // which the supervisor keeps for FLOWHOST_BACKTRACE=1.
             environment.append("SWIFT_BACKTRACE=enable=no")
         }
         environment += [

@@ -33,10 +33,14 @@ struct SupervisorIncident {
     var cause: Cause
     /// Whose code the host was running when it ended; `nil`: nobody's known.
     var culprit: CrashCulprit?
+    /// For a crash, the fatal error the runtime reported.
+    var fatalError: CrashOutputFilter.FatalError?
 
-    /// The incident `cause`, blamed from the breadcrumb `page` of the host that ended.
-    init(cause: Cause, page: CrashBreadcrumb.Page?) {
+    /// The incident `cause`, blamed from the breadcrumb `page` of the host that ended, whose runtime
+    /// reported `fatalError` (``SupervisedHost/fatalError``).
+    init(cause: Cause, page: CrashBreadcrumb.Page?, fatalError: CrashOutputFilter.FatalError? = nil) {
         self.cause = cause
+        if case .crashed = cause { self.fatalError = fatalError }
         switch cause {
         case .exited:
             // An exit the host did not mark as its own was recorded with its caller: a plugin's, when its code
@@ -60,7 +64,8 @@ struct SupervisorIncident {
         let subject = culprit.map { "plugin '\($0.plugin)' (\($0.library))" } ?? "plugin code"
         switch cause {
         case .crashed(let signal):
-            return blame("crashed with \(ProcessInfoLite.signalName(signal))", kind: .crashed)
+            let fatal = fatalError.map { " (\($0))" } ?? ""
+            return blame("crashed with \(ProcessInfoLite.signalName(signal))", kind: .crashed, detail: fatal)
         case .exited(let status, let when):
             guard culprit != nil else { return "the host exited with status \(status) \(when)" }
             return blame("called exit(\(status))", kind: .exited)
@@ -81,9 +86,9 @@ struct SupervisorIncident {
             return "the host was stopped by \(ProcessInfoLite.signalName(signal))"
         }
 
-        func blame(_ how: String, kind: PluginLoadError.Kind) -> String {
-            guard let culprit else { return "the host \(how)" }
-            let report = "plugin '\(culprit.plugin)' (\(culprit.library)) \(how) in \(culprit.place)"
+        func blame(_ how: String, kind: PluginLoadError.Kind, detail: String = "") -> String {
+            guard let culprit else { return "the host \(how)\(detail)" }
+            let report = "plugin '\(culprit.plugin)' (\(culprit.library)) \(how) in \(culprit.place)\(detail)"
             return report + "; "
                 + Self.quarantine(culprit, kind: kind, reason: "\(how) in \(culprit.place)", in: quarantine)
         }

@@ -219,12 +219,23 @@ final class SupervisorSession {
                 cause = .crashed(signal: signal)
             }
         }
-        let incident = SupervisorIncident(cause: cause, page: page)
+        let fatal = host?.fatalError
+        let incident = SupervisorIncident(cause: cause, page: page, fatalError: fatal?.error)
         if incident.isPluginFault { incidents.append(incident) }
+        // Asked for, the fatal error's stack trace follows the crash's line, each plugin's image named.
+        let trace =
+            Supervisor.showsBacktraces
+            ? (fatal?.stackTrace ?? []).map { frame in
+                "  "
+                    + CrashOutputFilter.naming(frame) { address in
+                        page?.image(holding: address).map { String($0.library.split(separator: "/").last ?? "") }
+                    }
+            } : []
         let report = place + incident.report()
         if case .exiting = phase {
             // It was ending anyway (`quit`, or a failed script): the session ends.
             printError(report + "; the session was ending")
+            for line in trace { printError(line) }
             return finish(status: 0)
         }
         let now = ContinuousClock.now
@@ -232,9 +243,11 @@ final class SupervisorSession {
         guard restarts.count <= Supervisor.restartLimit else {
             let seconds = Supervisor.restartWindow.components.seconds
             printError(report + "; the host ended \(restarts.count) times within \(seconds) s; giving up")
+            for line in trace { printError(line) }
             return .software
         }
         printError(report + "; restarting")
+        for line in trace { printError(line) }
         return start(isRestart: true) ? nil : .software
     }
 

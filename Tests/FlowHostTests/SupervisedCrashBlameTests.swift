@@ -92,7 +92,7 @@ struct SupervisedCrashBlameTests {
         #expect(wentOnToTheEnd(run), "\(run.standardError)")
         #expect(
             run.errorLines.filter { $0.contains("restarting") } == [
-                "\(script):3: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in a background thread, after crashy.Tasky; quarantined; restarting"
+                "\(script):3: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in a background thread, after crashy.Tasky (fatal error at CrashyPlugin/CrashyPlugin.swift:81: the crashy plugin's task traps on purpose); quarantined; restarting"
             ])
     }
 
@@ -111,7 +111,7 @@ struct SupervisedCrashBlameTests {
         #expect(wentOnToTheEnd(run), "\(run.standardError)")
         #expect(
             run.errorLines.filter { $0.contains("restarting") } == [
-                "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in didEnd of crashy.Sticky; quarantined; restarting"
+                "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in didEnd of crashy.Sticky (fatal error at CrashyPlugin/CrashyPlugin.swift:37: the crashy plugin's Sticky manager traps as it ends); quarantined; restarting"
             ])
         #expect(try scenario.quarantineList().first?.contains(": manager 'Sticky': ") == true)
     }
@@ -132,7 +132,7 @@ struct SupervisedCrashBlameTests {
         #expect(wentOnToTheEnd(run), "\(run.standardError)")
         #expect(
             run.errorLines.filter { $0.contains("restarting") } == [
-                "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in lifecycle event 'background' (crashy.Moody); quarantined; restarting"
+                "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in lifecycle event 'background' (crashy.Moody) (fatal error at CrashyPlugin/CrashyPlugin.swift:102: the crashy plugin's Moody service traps on purpose); quarantined; restarting"
             ])
         // The restarted host runs without the service, and says why once.
         let refusal = "\(scenario.crashy): plugin 'crashy': service 'Moody' is quarantined: it crashed with SIGILL"
@@ -152,8 +152,8 @@ struct SupervisedCrashBlameTests {
         #expect(wentOnToTheEnd(run), "\(run.standardError)")
         #expect(
             run.errorLines.filter { $0.contains("restarting") } == [
-                "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap; quarantined; restarting",
-                "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in importState of service crashy.Keeper; quarantined; restarting",
+                "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap (fatal error at CrashyPlugin/CrashyPlugin.swift:12: the crashy plugin's Trap manager traps on purpose); quarantined; restarting",
+                "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in importState of service crashy.Keeper (fatal error at CrashyPlugin/CrashyPlugin.swift:111: the crashy plugin's Keeper service traps on importState); quarantined; restarting",
             ])
         #expect(
             run.outputLines.contains(
@@ -176,7 +176,7 @@ struct SupervisedCrashBlameTests {
         #expect(wentOnToTheEnd(run), "\(run.standardError)")
         #expect(
             run.errorLines.filter { $0.contains("restarting") } == [
-                "\(script):1: plugin 'other.x' (\(otherX)) crashed with SIGILL in other.x.Trap; quarantined; restarting"
+                "\(script):1: plugin 'other.x' (\(otherX)) crashed with SIGILL in other.x.Trap (fatal error at CrashyPlugin/CrashyPlugin.swift:12: the crashy plugin's Trap manager traps on purpose); quarantined; restarting"
             ])
         let list = try scenario.quarantineList()
         #expect(list.count == 1)
@@ -198,9 +198,9 @@ struct SupervisedCrashBlameTests {
 
         #expect(
             run.errorLines.filter { $0.contains("restarting") } == [
-                "\(script):1: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap; quarantined; restarting",
-                "\(script):3: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in action 'trap' of fragile; quarantined; restarting",
-                "\(script):5: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in didEnd of crashy.Sticky; quarantined, the whole plugin: 3 of its entry points crashed; restarting",
+                "\(script):1: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap (fatal error at CrashyPlugin/CrashyPlugin.swift:12: the crashy plugin's Trap manager traps on purpose); quarantined; restarting",
+                "\(script):3: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in action 'trap' of fragile (fatal error at CrashyPlugin/CrashyPlugin.swift:23: the crashy plugin's fragile module traps on purpose); quarantined; restarting",
+                "\(script):5: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in didEnd of crashy.Sticky (fatal error at CrashyPlugin/CrashyPlugin.swift:37: the crashy plugin's Sticky manager traps as it ends); quarantined, the whole plugin: 3 of its entry points crashed; restarting",
             ])
         #expect(
             run.errorLines.dropLast().last?.hasPrefix(

@@ -108,7 +108,7 @@ struct SupervisedRunTests {
         #expect(run.errorLines.last == "\(script): 1 plugin crash during the script: crashy.Trap (SIGILL)")
         #expect(
             run.errorLines.filter { $0.contains("restarting") } == [
-                "\(script):4: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap; quarantined; restarting"
+                "\(script):4: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap (fatal error at CrashyPlugin/CrashyPlugin.swift:12: the crashy plugin's Trap manager traps on purpose); quarantined; restarting"
             ])
         #expect(
             run.outputLines.contains(
@@ -118,6 +118,29 @@ struct SupervisedRunTests {
             quarantined.outputLines.first?.hasPrefix(
                 "\(scenario.crashy): manager 'Trap': crashed with SIGILL in crashy.Trap in a supervised run since ")
                 == true, "\(quarantined.outputLines)")
+    }
+
+    @Test func aCrashIsOneLineAndItsStackTraceFollowsOnlyWhenAskedForEachImageNamed() throws {
+        let (quiet, asking) = (try Scenario(), try Scenario())  // Each its own quarantine.
+        let script = try quiet.script("send crashy.trap\n")
+        var environment = asking.environment
+        environment["FLOWHOST_BACKTRACE"] = "1"
+
+        let run = try quiet.flowhost(["run", quiet.manifest, "--supervise", "--script", script])
+        let traced = try Subprocess.flowhost(
+            ["run", asking.manifest, "--supervise", "--script", script], environment: environment)
+
+        let line =
+            "\(script):1: plugin 'crashy' (\(quiet.crashy)) crashed with SIGILL in crashy.Trap (fatal error at CrashyPlugin/CrashyPlugin.swift:12: the crashy plugin's Trap manager traps on purpose); quarantined; restarting"
+        let summary = "\(script): 1 plugin crash during the script: crashy.Trap (SIGILL)"
+        #expect(run.errorLines == [line, summary], "no runtime report, no stack trace")
+        #expect(traced.errorLines.first == line && traced.errorLines.last == summary)
+        let frames = traced.errorLines.dropFirst().dropLast()
+        #expect(frames.count > 5 && frames.allSatisfy { $0.hasPrefix("  ") }, "\(traced.errorLines)")
+        #expect(frames.contains { $0.split(separator: " ").dropFirst().first == "libCrashyPlugin.so" })
+        #expect(
+            !frames.contains { $0.split(separator: " ").dropFirst().first?.allSatisfy(\.isNumber) == true },
+            "no image is named by the number of the descriptor it was loaded through")
     }
 
     @Test func anActionThatTrapsIsLaidAtThePluginThatPresentedItsModuleAndOnlyTheActionIsQuarantined() throws {
@@ -136,7 +159,7 @@ struct SupervisedRunTests {
         #expect(run.errorLines.last == "\(script): 1 plugin crash during the script: action 'trap' of fragile (SIGILL)")
         #expect(
             run.errorLines.contains(
-                "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in action 'trap' of fragile; quarantined; restarting"
+                "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in action 'trap' of fragile (fatal error at CrashyPlugin/CrashyPlugin.swift:23: the crashy plugin's fragile module traps on purpose); quarantined; restarting"
             ))
         // Only the action is quarantined: the manager that presented its module brings the screen back.
         #expect(
@@ -162,7 +185,8 @@ struct SupervisedRunTests {
 
         try shell.send("send crashy.trap\r")
         try shell.waitFor(
-            "plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap; quarantined; restarting")
+            "plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap (fatal error at CrashyPlugin/CrashyPlugin.swift:12: the crashy plugin's Trap manager traps on purpose); quarantined; restarting"
+        )
         try shell.waitFor("restored 2 of 2 steps; the screen is as saved")
         try shell.waitFor("flowhost> ")
         try shell.send("stack\r")

@@ -260,7 +260,9 @@ struct SupervisorWatchdogTests {
 
         let crashed = clock.now
         try run.send("send crashy.trap\n")
-        try run.waitFor("crashed with SIGILL in crashy.Trap; quarantined; restarting", within: .seconds(30))
+        try run.waitFor(
+            "crashed with SIGILL in crashy.Trap (fatal error at CrashyPlugin/CrashyPlugin.swift:12: the crashy plugin's Trap manager traps on purpose); quarantined; restarting",
+            within: .seconds(30))
         #expect(clock.now - crashed < .seconds(5), "not the 20 s the child holds the pipe")
         try run.waitFor("top: forked", within: .seconds(30))  // Restored, and forked again.
 
