@@ -9,10 +9,16 @@ import FlowKit
 /// within the request it handled, which the request's line already says.
 extension HostShell {
     /// The lines for `events`, indented by how deeply each is nested in the requests that caused it.
-    func lines(describing events: [HostEvent]) -> [String] {
+    ///
+    /// - Parameter restated: Whether the command's error restates the outcome of the last request made at
+    ///   the top level, when it found no route or failed before any manager took it: that request's line is
+    ///   left out, so that the fact is printed once (`error: no route handles settings.abuot; did you
+    ///   mean ...`). A request that failed in its manager keeps its line, with what it did before.
+    func lines(describing events: [HostEvent], restated: Bool = false) -> [String] {
         var nesting = RequestNesting()
         var lines: [String] = []
         var opened: [Int?] = []  // the line of each request under way, innermost last
+        var lastStandaloneFailure: Int?  // the line of the last top-level request that no manager took
         for event in events {
             let place = nesting.enter(event)
             if case .flow(.managerEnded(let manager, .finished)) = event, manager == place.handler { continue }
@@ -30,9 +36,15 @@ extension HostShell {
                 continue
             }
             if opens { opened.append(lines.count) }
+            switch event {
+            case .flow(.unhandled), .flow(.failed): lastStandaloneFailure = place.depth == 0 ? lines.count : nil
+            case .flow(.handling), .flow(.redirecting): if place.depth == 0 { lastStandaloneFailure = nil }
+            default: break
+            }
             let indent = String(repeating: "  ", count: place.depth)
             lines += line.split(separator: "\n", omittingEmptySubsequences: false).map { indent + $0 }
         }
+        if restated, let line = lastStandaloneFailure { lines.remove(at: line) }
         return lines
     }
 

@@ -194,7 +194,15 @@ public final class HostShell {
         } catch {
             status = .error(error.message)
         }
-        let lines = self.lines(describing: events) + output
+        // An error about the last request's outcome says what its event line would (``check(_:of:what:sender:)``).
+        var restated = false
+        if case .error = status {
+            switch lastOutcome {
+            case .unhandled?, .failed?: restated = true
+            default: break
+            }
+        }
+        let lines = self.lines(describing: events, restated: restated) + output
         if case .expectationFailed(let message) = status { return Reply(lines: lines + [message], status: status) }
         return Reply(lines: lines + [topLine], status: status)
     }

@@ -141,7 +141,8 @@ struct ProbeCacheTests {
             ["run", scenario.manifest], input: "send launch\nexpect top welcome\nsend bad.show\n")
 
         #expect(result.status == 1)  // a failed command, not a signal
-        #expect(result.standardOutput.contains("bad.show from welcome: failed: \(library): crashed with SIGABRT"))
+        #expect(result.standardError.contains("error: bad.show failed: \(library): crashed with SIGABRT"))
+        #expect(!result.standardOutput.contains("bad.show from welcome"), "the error says it, once")
         #expect(result.standardOutput.contains("launch from welcome: handled by welcome.Launch"))
     }
 
