@@ -7,6 +7,9 @@ let description = PluginDescription(
     managers: [
         ManagerFactory("Launch", LaunchManager.self),
         ManagerFactory("Onboarding", OnboardingManager.self),
+        // The tour's pages, which the onboarding sub-flow routes itself. Exported so that a reload finds
+        // them again: an open tour's next page is then the new generation's.
+        ManagerFactory("OnboardingPage", OnboardingPageManager.self),
     ],
     // What a manifest that discovers this plugin routes to it. It needs no other plugin to show: signing in
     // at the end of the tour goes to whatever handles auth.signIn.
@@ -15,7 +18,7 @@ let description = PluginDescription(
         DeclaredRoute(.showOnboarding, manager: "Onboarding"),
     ],
     // What its screens can send, for flow graphs. The tour's pages are presented by the onboarding
-    // sub-flow's own manager, which the plugin does not export; the sub-flow asks for sign-in when it is done.
+    // sub-flow's own route, which no manifest routes; the sub-flow asks for sign-in when it is done.
     modules: [
         DeclaredModule(
             .welcome, presentedBy: "Launch",

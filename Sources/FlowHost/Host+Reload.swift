@@ -8,7 +8,7 @@ extension Host {
     /// Managers with a screen, and managers working while they wait for something, keep running on the
     /// old generation until they end; managers working in the background, with tasks running, end as
     /// replaced (see ``replaceBackgroundManagers(of:retiring:)``). Every request from now on goes to the
-    /// new generation. A new generation that fails to load, or lacks a manager or service the manifest
+    /// new generation, the requests of child flows already open too (``retargetChildFlows(of:retiring:)``). A new generation that fails to load, or lacks a manager or service the manifest
     /// still routes to it, is refused and the previous generation keeps serving.
     ///
     /// - Parameter force: Load a new generation even when the library is unchanged (a watched file that
@@ -39,6 +39,7 @@ extension Host {
             stats.reloads += 1
             let replaced = replaceServices(of: name)
             replaceBackgroundManagers(of: name, retiring: previous)
+            retargetChildFlows(of: name, retiring: previous)
             return .pluginReloaded(
                 plugin: name, generation: generation, file: registry.sourcePath(of: name) ?? name,
                 swapTime: landedAt.map { .now - $0 }, services: replaced)

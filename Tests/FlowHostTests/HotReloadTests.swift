@@ -349,3 +349,26 @@ extension HotReloadTests {
         #expect(host.coordinator.router.top?.content["version"] == 1)
     }
 }
+
+extension HotReloadTests {
+    @Test func anOpenChildFlowsNextRequestRunsTheNewGeneration() throws {
+        let manifest = try Manifest.load(path: Repository.path("manifests/demo.json"))
+        let host = Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]), versioned: true)
+        let shell = HostShell(host: host)
+        _ = shell.start()
+        #expect(shell.execute("act getStarted").status == .ok)
+        let tour = try #require(host.coordinator.children.last)
+        func pageType() throws -> ObjectIdentifier? {
+            try tour.mapping[RequestRoute("onboarding.page")]?.resolve().managerTypeID
+        }
+        let before = try pageType()
+
+        host.reloadPlugin("welcome", force: true)
+
+        let current = try host.registry.manager("OnboardingPage", in: "welcome").resolve().managerTypeID
+        #expect(before != current, "a new generation defines its types anew")
+        #expect(try pageType() == current, "the open tour's route goes to the new generation")
+        #expect(shell.execute("act next").status == .ok)
+        #expect(shell.execute("expect content page 2").status == .ok)
+    }
+}
