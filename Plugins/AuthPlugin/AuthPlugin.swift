@@ -10,7 +10,7 @@ let description = PluginDescription(
         ManagerFactory("SignOut", SignOutManager.self),
     ],
     services: [
-        ServiceFactory("Session") { SessionService() }
+        ServiceFactory("Session", contextKeys: ["user", "locked"]) { SessionService() }
     ],
     // What a manifest that discovers this plugin routes to it, and starts.
     routes: [

@@ -5,8 +5,9 @@ import FlowKit
 /// ``ManifestError/json`` and ``PluginLoadError/json``). manifests/README.md documents each shape.
 public enum JSONDocument {
     /// `validate --json`:
-    /// `{"errors", "manifest", "valid", "plugins", "routes", "services"}`, the counts `null` when the
-    /// manifest could not be read; for a manifest that discovers plugins, the counts of what it composes to.
+    /// `{"errors", "warnings", "manifest", "valid", "plugins", "routes", "services"}`, the counts `null` when
+    /// the manifest could not be read; for a manifest that discovers plugins, the counts of what it composes
+    /// to. A warning (`{"kind": "contextConflict", "key", "winner", "shadowed", "message"}`) leaves it valid.
     public static func validation(_ report: ValidationReport) -> JSONValue {
         func count(_ count: Int?) -> JSONValue { count.map { .number(Double($0)) } ?? .null }
         let manifest = report.composition?.manifest ?? report.manifest
@@ -19,6 +20,14 @@ public enum JSONDocument {
             "errors": .array(
                 ManifestErrors.json(report.manifestErrors, omitted: report.omittedManifestErrors)
                     + report.pluginErrors.map(\.json)),
+            "warnings": .array(
+                report.contextConflicts.map { conflict in
+                    [
+                        "kind": "contextConflict", "key": .string(conflict.key), "winner": .string(conflict.winner),
+                        "shadowed": .array(conflict.shadowed.map(JSONValue.string)),
+                        "message": .string(conflict.description),
+                    ]
+                }),
         ]
     }
 

@@ -5,6 +5,7 @@ extension ProbedPlugin {
     /// `{"name", "version", "flowKit": "1.0", "managers": [{"name", "requires"}], "services", "routes": [{"request",
     /// "from", "manager"}], "startServices": [{"name", "after"}], "requires": {"PLUGIN": "RANGE"},
     /// "guards": [{"name", "requests", "unless", "redirect"}], "deepLinks": [{"pattern", "requests"}],
+    /// "contextKeys": {"SERVICE": [KEY...]},
     /// "modules": [{"module", "managers", "sends": [{"request", "action"}]}], "digest"}`.
     public var json: JSONValue {
         [
@@ -24,6 +25,7 @@ extension ProbedPlugin {
             "requires": .object(requires.mapValues(JSONValue.string)),
             "guards": .array(guards.map(Self.json(of:))),
             "deepLinks": .array(deepLinks.map(Self.json(of:))),
+            "contextKeys": .object(contextKeys.mapValues { .array($0.map(JSONValue.string)) }),
             "modules": .array(modules.map(Self.json(of:))),
             "digest": digest.map(JSONValue.string) ?? .null,
         ]
@@ -39,7 +41,8 @@ extension ProbedPlugin {
             let routes = json["routes"]?.array, let starts = json["startServices"]?.array,
             let requires = json["requires"]?.object, let modules = json["modules"]?.array,
             let guards = json["guards"]?.array?.mapAll(Self.declaredGuard),
-            let deepLinks = json["deepLinks"]?.array?.mapAll(Self.declaredDeepLink)
+            let deepLinks = json["deepLinks"]?.array?.mapAll(Self.declaredDeepLink),
+            let contextKeys = json["contextKeys"]?.object?.mapValues({ $0.array?.mapAll(\.string) })
         else { return nil }
         var parsedManagers: [Manager] = []
         for manager in managers {
@@ -68,6 +71,8 @@ extension ProbedPlugin {
             path: path, name: name, version: version, flowKitVersion: flowKitVersion, managers: parsedManagers,
             services: services.compactMap(\.string), routes: parsedRoutes, startServices: parsedStarts,
             requires: requires.compactMapValues(\.string), guards: guards, deepLinks: deepLinks, modules: parsedModules)
+        guard !contextKeys.values.contains(where: { $0 == nil }) else { return nil }
+        self.contextKeys = contextKeys.compactMapValues { $0 }
         digest = json["digest"]?.string
     }
 

@@ -37,6 +37,9 @@ public struct ProbedPlugin: Sendable, Hashable {
     public var guards: [DeclaredGuard]
     /// The deep links it proposes, in its order (``FlowKit/PluginDescription/deepLinks``).
     public var deepLinks: [DeclaredDeepLink]
+    /// The context keys each service that declares some provides (``FlowKit/ServiceFactory/contextKeys``),
+    /// by service name.
+    public var contextKeys: [String: [String]] = [:]
     /// The SHA-256 of the bytes the probe loaded, so that the host loads only those bytes; `nil` from a
     /// probe or a cache entry of a flowhost that did not say.
     public var digest: String?
@@ -74,6 +77,9 @@ public struct ProbedPlugin: Sendable, Hashable {
             services: description.services.map(\.name), routes: description.routes,
             startServices: description.startServices, requires: description.requires,
             guards: description.guards, deepLinks: description.deepLinks, modules: description.modules)
+        for service in description.services where !service.contextKeys.isEmpty {
+            contextKeys[service.name] = service.contextKeys
+        }
         digest = plugin.digest
     }
 }

@@ -18,6 +18,9 @@ public struct ValidationReport: Sendable {
     /// For a manifest that discovers plugins, what it composes to; its problems (conflicts, unmet
     /// requirements, libraries that cannot be probed) are among ``pluginErrors``.
     public var composition: PluginComposition?
+    /// Context keys that two started services declare they provide: warnings, which leave the manifest
+    /// valid.
+    public var contextConflicts: [ContextKeyConflict] = []
 
     /// Checks the manifest at `path`, then loads every plugin it declares, found through the search path
     /// `searchPath` makes for it, and checks every route's manager and every service.
@@ -64,14 +67,23 @@ public struct ValidationReport: Sendable {
             let survey = PluginSurvey(
                 manifest: composition.manifest, searchPath: searchPath, prober: prober, known: known)
             pluginErrors = Host.unique(composition.problems + survey.problems)
+            contextConflicts = ContextKeyConflict.conflicts(among: composition.manifest.services) {
+                composition.plugin(named: $0)?.probe?.contextKeys
+            }
         } else if let prober {
             let survey = PluginSurvey(manifest: manifest, searchPath: searchPath, prober: prober)
             pluginErrors = Host.unique(survey.problems + survey.requirementProblems)
+            contextConflicts = ContextKeyConflict.conflicts(among: manifest.services) {
+                try? survey.results[$0]?.get().contextKeys
+            }
         } else {
-            pluginErrors = Host.check(
-                manifest: manifest,
-                registry: PluginRegistry(
-                    manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins))
+            let registry = PluginRegistry(
+                manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
+            pluginErrors = Host.check(manifest: manifest, registry: registry)
+            contextConflicts = ContextKeyConflict.conflicts(among: manifest.services) { name in
+                guard case .loaded(let plugin)? = registry.status(of: name) else { return nil }
+                return ProbedPlugin(plugin).contextKeys
+            }
         }
     }
 

@@ -28,6 +28,7 @@ enum ManifestCommands {
             return code
         }
         for problem in report.problems { printError(problem) }
+        for conflict in report.contextConflicts { printError("\(path): warning: \(conflict)") }
         guard let manifest = report.manifest, report.isValid else {
             if report.manifestErrors.isEmpty && !report.pluginsNotBuilt {
                 let count = report.pluginErrors.count

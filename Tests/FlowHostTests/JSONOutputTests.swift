@@ -21,6 +21,7 @@ struct JSONOutputTests {
         #expect(
             document == [
                 "manifest": .string(path), "valid": true, "plugins": 4, "routes": 11, "services": 3, "errors": [],
+                "warnings": [],
             ])
     }
 

@@ -36,7 +36,7 @@ struct ProbeScenario {
         get throws {
             let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
             return
-                "\(welcome): plugin 'welcome' exports no manager 'Missing'; it exports: Launch, Onboarding"
+                "\(welcome): plugin 'welcome' exports no manager 'Missing'; it exports: Launch, Onboarding, OnboardingPage"
         }
     }
 

@@ -101,10 +101,23 @@ public struct ServiceFactory: Sendable {
     public let name: String
     /// Creates the service.
     public let make: @MainActor @Sendable () -> any CoordinatorServiceProtocol
+    /// The top-level context keys the service provides, when it is a ``ContextProviderProtocol``: declared
+    /// so that `flowhost validate` can say when two started services provide the same key (the first
+    /// started gives it). Since FlowKit 1.2.
+    public private(set) var contextKeys: [String] = []
 
     /// A factory for services made by `make`.
     public init(_ name: String, make: @escaping @MainActor @Sendable () -> any CoordinatorServiceProtocol) {
         self.name = name
         self.make = make
+    }
+
+    /// A factory for services made by `make` that provide the context keys `contextKeys` (FlowKit 1.2):
+    /// `ServiceFactory("Session", contextKeys: ["user", "locked"]) { SessionService() }`.
+    public init(
+        _ name: String, contextKeys: [String], make: @escaping @MainActor @Sendable () -> any CoordinatorServiceProtocol
+    ) {
+        self.init(name, make: make)
+        self.contextKeys = contextKeys
     }
 }
