@@ -35,7 +35,7 @@ extension HostShell {
         let assignments = snapshot.experiments.values.reduce(0) { $0 + $1.count }
         var lines = [
             "saved \(file): \(count(flow.steps.count, "step")), "
-                + (flow.held.isEmpty ? "" : "\(count(flow.held.count, "held request")), ")
+                + (flow.waiting.isEmpty ? "" : "\(count(flow.waiting.count, "waiting request")), ")
                 + "\(count(flow.services.count, "service state")), \(count(assignments, "experiment assignment"))"
         ]
         for screen in flow.presentation.screens where screen.step == nil {

@@ -94,18 +94,32 @@ extension BaseFlowCoordinator {
                     path: path, style: child.style,
                     step: child.restorationSequence.flatMap { index[$0] })
             },
-            held: (root.redirectState?.holds ?? []).compactMap { hold in
-                guard let coordinator = hold.coordinator else { return nil }
-                let path = paths[ObjectIdentifier(coordinator)] ?? []
-                let held = hold.held
-                // The step its redirect was: sent from where the request was asked, in the same coordinator.
-                let step = steps.firstIndex {
-                    $0.request == held.redirect && $0.sender == held.module && $0.coordinator == path
-                }
-                return FlowSnapshot.Held(
-                    held.request, from: held.module, coordinator: path, guardName: held.guardName,
-                    laterSteps: hold.link.map { Array($0.steps[$0.next...]) } ?? [], step: step)
-            })
+            waiting: held(in: root, paths: paths, steps: steps)
+                + ([(root, [])] + openChildren).flatMap { coordinator, path in
+                    coordinator.queue.map { queued in
+                        FlowSnapshot.Waiting(
+                            queued.request, from: queued.module, coordinator: path, guardName: nil,
+                            laterSteps: queued.deepLink.map { Array($0.steps[$0.next...]) } ?? [])
+                    }
+                })
+    }
+
+    /// The requests the guards of `root`'s tree hold, each with the step its redirect was among `steps`.
+    private func held(
+        in root: BaseFlowCoordinator, paths: [ObjectIdentifier: [String]], steps: [FlowSnapshot.Step]
+    ) -> [FlowSnapshot.Waiting] {
+        (root.redirectState?.holds ?? []).compactMap { hold in
+            guard let coordinator = hold.coordinator else { return nil }
+            let path = paths[ObjectIdentifier(coordinator)] ?? []
+            let held = hold.held
+            // The step its redirect was: sent from where the request was asked, in the same coordinator.
+            let step = steps.firstIndex {
+                $0.request == held.redirect && $0.sender == held.module && $0.coordinator == path
+            }
+            return FlowSnapshot.Waiting(
+                held.request, from: held.module, coordinator: path, guardName: held.guardName,
+                laterSteps: hold.link.map { Array($0.steps[$0.next...]) } ?? [], step: step)
+        }
     }
 
     /// Rebuilds the snapshot's presentation from an empty one, replaying its steps through the current
@@ -131,7 +145,7 @@ extension BaseFlowCoordinator {
         let root = rootCoordinator
         root.clearPresentation()
         var restored = 0
-        var heldRestored = 0
+        var waitingRestored = 0
         var problems: [RestorationReport.Problem] = []
         for (index, step) in snapshot.steps.enumerated() {
             if let tab = step.tab, router.tabs.indices.contains(tab),
@@ -145,11 +159,11 @@ extension BaseFlowCoordinator {
                 problems.append(.init(step: index, request: step, reason: .coordinatorMissing(sentTo: path)))
             }
             // A guard's redirect: what it held is sent instead, and the guard redirects it again.
-            let holds = snapshot.held.filter { $0.step == index }
+            let holds = snapshot.waiting.filter { $0.step == index }
             if !holds.isEmpty {
                 let outcomes = holds.map { root.resend($0, step: index, problems: &problems) }
                 if outcomes.contains(where: { $0 }) { restored += 1 }
-                heldRestored += outcomes.filter { $0 }.count
+                waitingRestored += outcomes.filter { $0 }.count
                 continue
             }
             let reason: RestorationReport.Problem.Reason
@@ -164,9 +178,10 @@ extension BaseFlowCoordinator {
             }
             problems.append(.init(step: index, request: step, reason: reason))
         }
-        // Held for another held request's flow: sent once every step has rebuilt the flows they wait for.
-        for held in snapshot.held where held.step.map({ !snapshot.steps.indices.contains($0) }) ?? true {
-            if root.resend(held, step: nil, problems: &problems) { heldRestored += 1 }
+        // Queued, or held for another held request's flow: sent once every step has rebuilt the screens and
+        // flows they wait for.
+        for waiting in snapshot.waiting where waiting.step.map({ !snapshot.steps.indices.contains($0) }) ?? true {
+            if root.resend(waiting, step: nil, problems: &problems) { waitingRestored += 1 }
         }
         if let selected = snapshot.presentation.selectedTab, router.tabs.indices.contains(selected) {
             try? router.selectTab(selected)
@@ -175,31 +190,32 @@ extension BaseFlowCoordinator {
             problems.append(.init(step: nil, request: nil, module: screen.module, reason: .notRecorded))
         }
         return RestorationReport(
-            steps: snapshot.steps.count, restored: restored, held: snapshot.held.count, heldRestored: heldRestored,
-            problems: problems, expected: snapshot.presentation.state, state: router.state)
+            steps: snapshot.steps.count, restored: restored, waiting: snapshot.waiting.count,
+            waitingRestored: waitingRestored, problems: problems, expected: snapshot.presentation.state,
+            state: router.state)
     }
 
-    /// Sends the held request `held` again, with the rest of its deep link, from where it was asked; a
-    /// problem when the guard neither redirects it again nor lets it through.
+    /// Sends the waiting request `waiting` again, with the rest of its deep link, from where it was asked; a
+    /// problem when it neither waits again (held by its guard, queued) nor is handled.
     ///
-    /// - Returns: Whether it is held again or was handled.
-    private func resend(_ held: FlowSnapshot.Held, step: Int?, problems: inout [RestorationReport.Problem]) -> Bool {
-        let (target, _) = openDescendant(at: held.coordinator)
+    /// - Returns: Whether it waits again or was handled.
+    private func resend(_ waiting: FlowSnapshot.Waiting, step: Int?, problems: inout [RestorationReport.Problem])
+        -> Bool
+    {
+        let (target, _) = openDescendant(at: waiting.coordinator)
         var continuation = RequestContinuation.none
-        if !held.laterSteps.isEmpty {
-            continuation.deepLink = PendingDeepLink(steps: [held.request] + held.laterSteps, next: 1, opener: target)
+        if !waiting.laterSteps.isEmpty {
+            continuation.deepLink = PendingDeepLink(
+                steps: [waiting.request] + waiting.laterSteps, next: 1, opener: target)
         }
         let reason: RestorationReport.Problem.Reason
-        switch target.requestCoordination(held.request, from: held.sender, continuation: continuation) {
-        case .handled, .redirected: return true
+        switch target.requestCoordination(waiting.request, from: waiting.sender, continuation: continuation) {
+        case .handled, .redirected, .queued: return true
         case .unhandled: reason = .unhandled
         case .failed(let error): reason = .failed(error)
-        case .queued(let keys): reason = .queued(waitingFor: keys)
         }
-        problems.append(
-            .init(
-                step: step, request: FlowSnapshot.Step(held.request, from: held.sender, coordinator: held.coordinator),
-                reason: reason))
+        let request = FlowSnapshot.Step(waiting.request, from: waiting.sender, coordinator: waiting.coordinator)
+        problems.append(.init(step: step, request: request, reason: reason))
         return false
     }
 

@@ -1,4 +1,5 @@
-/// The JSON form of a ``FlowSnapshot``, version 2 (version 1, which FlowKit 1.0 and 1.1 write, has no `held`):
+/// The JSON form of a ``FlowSnapshot``, version 2 (version 1, which FlowKit 1.0 and 1.1 write, has no
+/// `waiting`):
 ///
 /// ```json
 /// {
@@ -15,13 +16,14 @@
 ///     "modals": []
 ///   },
 ///   "children": [{"path": ["items"], "style": "tab", "title": "Items", "step": 0}],
-///   "held": [{"request": "catalog.detail", "payload": {"id": 3}, "from": "welcome", "coordinator": [],
-///             "guard": "signedIn", "laterSteps": [{"request": "settings.about", "payload": {}}], "step": 1}],
+///   "waiting": [{"request": "catalog.detail", "payload": {"id": 3}, "from": "welcome", "coordinator": [],
+///                "guard": "signedIn", "laterSteps": [{"request": "settings.about", "payload": {}}], "step": 1}],
 ///   "services": {"auth.Session": {"user": {"id": "ada", "name": "ada"}, "locked": false}}
 /// }
 /// ```
 ///
-/// `tab` is left out when there is none; `step` is `null` for a screen or child no step brings back.
+/// `tab` is left out when there is none; `step` is `null` for a screen or child no step brings back, and
+/// for a waiting request sent after every step; `guard` is `null` for a request queued for dependencies.
 /// `style` is `inline`, `modal`, `root` or `tab` (with `title`).
 extension FlowSnapshot: Codable {
     /// The snapshot as JSON.
@@ -69,15 +71,15 @@ extension FlowSnapshot: Codable {
                     }
                     return .object(members)
                 }),
-            "held": .array(
-                held.map { held in
+            "waiting": .array(
+                waiting.map { waiting in
                     [
-                        "request": .string(held.request.name.rawValue), "payload": held.request.payload,
-                        "from": .string(held.sender.rawValue), "coordinator": Self.json(held.coordinator),
-                        "guard": .string(held.guardName),
+                        "request": .string(waiting.request.name.rawValue), "payload": waiting.request.payload,
+                        "from": .string(waiting.sender.rawValue), "coordinator": Self.json(waiting.coordinator),
+                        "guard": waiting.guardName.map(JSONValue.string) ?? .null,
                         "laterSteps": .array(
-                            held.laterSteps.map { ["request": .string($0.name.rawValue), "payload": $0.payload] }),
-                        "step": held.step.map { .number(Double($0)) } ?? .null,
+                            waiting.laterSteps.map { ["request": .string($0.name.rawValue), "payload": $0.payload] }),
+                        "step": waiting.step.map { .number(Double($0)) } ?? .null,
                     ]
                 }),
             "services": .object(services),
@@ -147,19 +149,21 @@ extension FlowSnapshot: Codable {
                     path: try reader.path(child, "path"), style: style, step: try reader.optionalInt(child, "step"))
             }
         }
-        let held = try (root["held"] == nil ? [] : reader.array(root, "held")).enumerated().map {
+        let waiting = try (root["waiting"] == nil ? [] : reader.array(root, "waiting")).enumerated().map {
             (index, value) throws(FlowError) in
-            try reader.within("held.\(index)") { (reader: inout SnapshotReader) throws(FlowError) in
-                let held = try reader.object(value)
-                let later = try reader.array(held, "laterSteps").enumerated().map { (step, value) throws(FlowError) in
+            try reader.within("waiting.\(index)") { (reader: inout SnapshotReader) throws(FlowError) in
+                let waiting = try reader.object(value)
+                let later = try reader.array(waiting, "laterSteps").enumerated().map {
+                    (step, value) throws(FlowError) in
                     try reader.within("laterSteps.\(step)") { (reader: inout SnapshotReader) throws(FlowError) in
                         try reader.request(try reader.object(value))
                     }
                 }
-                return Held(
-                    try reader.request(held), from: Coordinated(try reader.string(held, "from")),
-                    coordinator: try reader.path(held, "coordinator"), guardName: try reader.string(held, "guard"),
-                    laterSteps: later, step: try reader.optionalInt(held, "step"))
+                let guardName: String? = waiting["guard"] == .null ? nil : try reader.string(waiting, "guard")
+                return Waiting(
+                    try reader.request(waiting), from: Coordinated(try reader.string(waiting, "from")),
+                    coordinator: try reader.path(waiting, "coordinator"), guardName: guardName,
+                    laterSteps: later, step: try reader.optionalInt(waiting, "step"))
             }
         }
         guard let services = (root["services"] ?? .empty).object else {
@@ -172,7 +176,7 @@ extension FlowSnapshot: Codable {
             }
         }
         self.init(
-            version: version, steps: steps, presentation: presentation, children: children, held: held,
+            version: version, steps: steps, presentation: presentation, children: children, waiting: waiting,
             services: services)
     }
 

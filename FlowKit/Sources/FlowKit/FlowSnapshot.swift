@@ -8,12 +8,12 @@
 /// that replaying it does not duplicate screens: `home.show` stands for home and both of its tabs.
 ///
 /// Beside the steps, the snapshot keeps what was on screen (``presentation``), which step each screen came
-/// from, the open child coordinators, the requests guards held (``held``), and the state of the services
-/// that adopt ``StateHandoff``. Its JSON form (``json``, version 2) is documented in the repository's
+/// from, the open child coordinators, the requests still waiting (``waiting``: held by a guard, or queued
+/// for dependencies), and the state of the services that adopt ``StateHandoff``. Its JSON form (``json``, version 2) is documented in the repository's
 /// `manifests/README.md`.
 public struct FlowSnapshot: Sendable, Hashable {
     /// The version of the JSON shape this FlowKit writes, and the newest it reads: 2 since FlowKit 1.2,
-    /// which added ``held``.
+    /// which added ``waiting``.
     public static let currentVersion = 2
 
     /// The version of the JSON shape the snapshot was read from or will be written as.
@@ -27,8 +27,9 @@ public struct FlowSnapshot: Sendable, Hashable {
     /// The state of the services that adopt ``StateHandoff``, by a name chosen by whoever saved them
     /// (``saveState(of:as:)``); the host uses the manifest's `plugin.Service`.
     public var services: [String: JSONValue]
-    /// The requests guards held for their redirect's flow, oldest first. Since FlowKit 1.2.
-    public var held: [Held] = []
+    /// The requests still waiting: those guards held for their redirect's flow, oldest first, then those
+    /// queued for their manager's dependencies, in arrival order. Since FlowKit 1.2.
+    public var waiting: [Waiting] = []
 
     /// A snapshot with these parts.
     public init(
@@ -42,39 +43,42 @@ public struct FlowSnapshot: Sendable, Hashable {
         self.services = services
     }
 
-    /// A snapshot with these parts, requests held by guards among them (FlowKit 1.2).
+    /// A snapshot with these parts, requests still waiting among them (FlowKit 1.2).
     public init(
         version: Int = FlowSnapshot.currentVersion, steps: [Step], presentation: Presentation,
-        children: [Child] = [], held: [Held], services: [String: JSONValue] = [:]
+        children: [Child] = [], waiting: [Waiting], services: [String: JSONValue] = [:]
     ) {
         self.init(version: version, steps: steps, presentation: presentation, children: children, services: services)
-        self.held = held
+        self.waiting = waiting
     }
 
-    /// A request a guard held until its redirect's flow completes (``HeldRequest``), with the rest of the
-    /// deep link it was a step of. Since FlowKit 1.2.
+    /// A request still waiting, with the rest of the deep link it was a step of: held by a guard until its
+    /// redirect's flow completes (``HeldRequest``), or queued until its manager's dependencies are set.
+    /// Since FlowKit 1.2.
     ///
-    /// Restoring sends it again in place of its redirect's step, from where it was asked: the guard, asked
-    /// again, redirects it again (which brings the redirect's screens back, and holds it until their flow
-    /// completes), or lets it through when its condition holds by now.
-    public struct Held: Sendable, Hashable, CustomStringConvertible {
-        /// The request that was held, with its payload.
+    /// Restoring sends a held request again in place of its redirect's step, from where it was asked: the
+    /// guard, asked again, redirects it again (which brings the redirect's screens back, and holds it until
+    /// their flow completes), or lets it through when its condition holds by now. A queued request is sent
+    /// again after every step: it waits again, or runs when what it needs is there by now.
+    public struct Waiting: Sendable, Hashable, CustomStringConvertible {
+        /// The request, with its payload.
         public var request: CoordinationRequest
         /// The module that asked for it.
         public var sender: Coordinated
-        /// The coordinator it was asked in, as child names from the root.
+        /// The coordinator it was asked in (queued in), as child names from the root.
         public var coordinator: [String]
-        /// The guard that held it.
-        public var guardName: String
+        /// The guard that held it; `nil` for a request queued for dependencies.
+        public var guardName: String?
         /// The later steps of the deep link it was a step of, which wait with it.
         public var laterSteps: [CoordinationRequest]
-        /// The index in ``FlowSnapshot/steps`` of its redirect, whose screens are the flow it waits for;
-        /// `nil` when no step is (it waits for another held request's flow), and it is sent after them all.
+        /// For a held request, the index in ``FlowSnapshot/steps`` of its redirect, whose screens are the
+        /// flow it waits for; `nil` when no step is (a queued request, or one waiting for another held
+        /// request's flow), and it is sent after them all.
         public var step: Int?
 
         public init(
-            _ request: CoordinationRequest, from sender: Coordinated, coordinator: [String] = [], guardName: String,
-            laterSteps: [CoordinationRequest] = [], step: Int?
+            _ request: CoordinationRequest, from sender: Coordinated, coordinator: [String] = [], guardName: String?,
+            laterSteps: [CoordinationRequest] = [], step: Int? = nil
         ) {
             self.request = request
             self.sender = sender
@@ -84,9 +88,11 @@ public struct FlowSnapshot: Sendable, Hashable {
             self.step = step
         }
 
-        /// `catalog.detail {"id":2} from welcome in the root coordinator, held by guard 'signedIn'`.
+        /// `catalog.detail {"id":2} from welcome in the root coordinator, held by guard 'signedIn'`, or
+        /// `... queued for its dependencies`.
         public var description: String {
-            "\(request) from \(sender) in \(FlowSnapshot.describe(coordinator)), held by guard '\(guardName)'"
+            "\(request) from \(sender) in \(FlowSnapshot.describe(coordinator)), "
+                + (guardName.map { "held by guard '\($0)'" } ?? "queued for its dependencies")
         }
     }
 

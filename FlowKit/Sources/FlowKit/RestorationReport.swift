@@ -69,11 +69,12 @@ public struct RestorationReport: Sendable, Hashable, CustomStringConvertible {
     /// The screen after restoring.
     public var state: PresentationState
 
-    /// How many requests guards held in the snapshot (``FlowSnapshot/held``). Since FlowKit 1.2.
-    public var held = 0
-    /// How many of them are held again for their redirect's flow, or went through at once because their
-    /// guard lets them by now. Since FlowKit 1.2.
-    public var heldRestored = 0
+    /// How many requests were waiting in the snapshot (``FlowSnapshot/waiting``): held by a guard, queued
+    /// for dependencies. Since FlowKit 1.2.
+    public var waiting = 0
+    /// How many of them wait again (held for their redirect's flow, queued), or went through at once because
+    /// what they waited for is there by now. Since FlowKit 1.2.
+    public var waitingRestored = 0
 
     public init(steps: Int, restored: Int, problems: [Problem], expected: PresentationState, state: PresentationState) {
         self.steps = steps
@@ -83,14 +84,14 @@ public struct RestorationReport: Sendable, Hashable, CustomStringConvertible {
         self.state = state
     }
 
-    /// A report that counts held requests too (FlowKit 1.2).
+    /// A report that counts waiting requests too (FlowKit 1.2).
     public init(
-        steps: Int, restored: Int, held: Int, heldRestored: Int, problems: [Problem], expected: PresentationState,
-        state: PresentationState
+        steps: Int, restored: Int, waiting: Int, waitingRestored: Int, problems: [Problem],
+        expected: PresentationState, state: PresentationState
     ) {
         self.init(steps: steps, restored: restored, problems: problems, expected: expected, state: state)
-        self.held = held
-        self.heldRestored = heldRestored
+        self.waiting = waiting
+        self.waitingRestored = waitingRestored
     }
 
     /// Whether every step was handled where it was sent and the screen is the saved one.
@@ -99,7 +100,8 @@ public struct RestorationReport: Sendable, Hashable, CustomStringConvertible {
     /// The first line: `restored 4 of 4 steps; the screen is as saved`.
     public var summary: String {
         "restored \(restored) of \(steps) step\(steps == 1 ? "" : "s")"
-            + (held == 0 ? "" : " and \(heldRestored) of \(held) held request\(held == 1 ? "" : "s")") + "; "
+            + (waiting == 0 ? "" : " and \(waitingRestored) of \(waiting) waiting request\(waiting == 1 ? "" : "s")")
+            + "; "
             + (state == expected ? "the screen is as saved" : "the screen differs: \(difference ?? "")")
     }
 

@@ -1,10 +1,11 @@
 import FlowKit
 import Testing
 
-/// A request a guard holds is part of the snapshot: restored, it is held again for its redirect's flow
-/// (which comes back with it), and resumes, with the rest of its deep link, once that flow completes.
+/// A request still waiting is part of the snapshot: restored, a request a guard holds is held again for its
+/// redirect's flow (which comes back with it), and resumes, with the rest of its deep link, once that flow
+/// completes; a request queued for dependencies is queued again, and runs once they are set.
 @MainActor
-struct HeldRestorationTests {
+struct WaitingRequestRestorationTests {
     private let link = [CoordinationRequest(.catalogList), CoordinationRequest(.showDetail, payload: ["id": 2])]
 
     @Test func aHeldDeepLinkSavedMidSignInResumesAfterRestoreAsItWouldHaveWithout() throws {
@@ -20,12 +21,12 @@ struct HeldRestorationTests {
         try uninterrupted.perform("submit")
 
         #expect(
-            saved.held.map(\.description) == [
+            saved.waiting.map(\.description) == [
                 "catalog.list from deepLink in the root coordinator, held by guard 'signedIn'"
             ])
-        #expect(saved.held.first?.laterSteps == [link[1]])
-        #expect(saved.held.first?.step == 0, "its redirect, auth.signIn, is the one step")
-        #expect(report.summary == "restored 1 of 1 step and 1 of 1 held request; the screen is as saved")
+        #expect(saved.waiting.first?.laterSteps == [link[1]])
+        #expect(saved.waiting.first?.step == 0, "its redirect, auth.signIn, is the one step")
+        #expect(report.summary == "restored 1 of 1 step and 1 of 1 waiting request; the screen is as saved")
         #expect(report.isComplete)
         #expect(restoring.coordinator.router.state == uninterrupted.coordinator.router.state)
         #expect(
@@ -41,7 +42,7 @@ struct HeldRestorationTests {
         restoring.session.user = "ada"
         let report = try restoring.coordinator.restore(saved)
 
-        #expect(report.heldRestored == 1 && restoring.coordinator.heldRequests.isEmpty)
+        #expect(report.waitingRestored == 1 && restoring.coordinator.heldRequests.isEmpty)
         #expect(restoring.coordinator.router.top?.name != "signIn")
     }
 
@@ -49,12 +50,33 @@ struct HeldRestorationTests {
         let saving = app()
         saving.coordinator.requestCoordination(CoordinationRequest(.catalogList), from: .app)
         var json = saving.coordinator.snapshot().json.object ?? [:]
-        json["held"] = nil
+        json["waiting"] = nil
         json["version"] = 1
 
         let old = try FlowSnapshot(json: .object(json))
 
-        #expect(old.version == 1 && old.held.isEmpty)
+        #expect(old.version == 1 && old.waiting.isEmpty)
+    }
+
+    @Test func aRequestQueuedForItsDependenciesIsQueuedAgainAndRunsOnceTheyAreSet() throws {
+        let saving = app()
+        saving.session.user = "ada"  // past the guard, waiting for the store
+        let outcome = saving.coordinator.requestCoordination(
+            CoordinationRequest("catalog.stored", payload: ["n": 7]), from: .app)
+        let saved = try FlowSnapshot(json: saving.coordinator.snapshot().json)
+
+        let restoring = app()
+        restoring.session.user = "ada"
+        let report = try restoring.coordinator.restore(saved)
+        restoring.coordinator.setDependency(.store, "the store")
+
+        #expect(outcome == .queued(waitingFor: [.store]))
+        #expect(
+            saved.waiting.map(\.description) == [
+                #"catalog.stored {"n":7} from app in the root coordinator, queued for its dependencies"#
+            ])
+        #expect(report.summary == "restored 0 of 0 steps and 1 of 1 waiting request; the screen is as saved")
+        #expect(restoring.log.entries.contains("store 7"), "\(restoring.log.entries)")
     }
 
     private func app() -> GuardedApp {
