@@ -96,14 +96,7 @@ extension PluginComposition {
         }
         var candidates: [String: [(plugin: String, item: Item)]] = [:]
         var order: [String] = []
-        let active = loadOrder.compactMap { name in plugins.first { $0.name == name && $0.isActive } }
-        let unavailable = plugins.filter { plugin in
-            switch plugin.state {
-            case .refused, .removed: true
-            default: false
-            }
-        }
-        for plugin in active + unavailable.sorted(by: { $0.name < $1.name }) {
+        for plugin in declaringPlugins {
             for item in plugin.probe?[keyPath: declared] ?? [] {
                 let name = item[keyPath: key]
                 var aside = DeclarationSetAside(kind: kind, key: name, plugin: plugin.name, reason: .removed)

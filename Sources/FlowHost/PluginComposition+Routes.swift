@@ -29,16 +29,8 @@ extension PluginComposition {
         var candidates: [RouteKey: [(plugin: String, manager: String)]] = [:]
         var order: [RouteKey] = []
         var unavailableRoutes: [RouteKey: (plugin: String, error: PluginLoadError)] = [:]
-        // The active plugins in load order, then those refused or removed, whose routes fail unless another
-        // plugin serves them.
-        let active = loadOrder.compactMap { name in plugins.first { $0.name == name && $0.isActive } }
-        let unavailable = plugins.filter { plugin in
-            switch plugin.state {
-            case .refused, .removed: true
-            default: false
-            }
-        }
-        for plugin in active + unavailable.sorted(by: { $0.name < $1.name }) {
+        // Those refused or removed last: their routes fail unless another plugin serves them.
+        for plugin in declaringPlugins {
             guard let probe = plugin.probe else { continue }
             let name = plugin.name
             for route in probe.routes {

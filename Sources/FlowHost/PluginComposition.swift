@@ -184,6 +184,19 @@ public struct PluginComposition: Sendable {
         problems = problems.filter { seen.insert($0).inserted }
     }
 
+    /// The plugins whose declarations count, in the order they are taken: the active ones in load order, then
+    /// those refused or removed (by name), whose declarations are set aside with why.
+    var declaringPlugins: [Plugin] {
+        let active = loadOrder.compactMap { name in plugins.first { $0.name == name && $0.isActive } }
+        let unavailable = plugins.filter { plugin in
+            switch plugin.state {
+            case .refused, .removed: true
+            default: false
+            }
+        }
+        return active + unavailable.sorted { $0.name < $1.name }
+    }
+
     /// The plugin called `name` that is in use, or would be but for a refusal or a removal.
     public func plugin(named name: String) -> Plugin? {
         plugins.first { plugin in
