@@ -1,28 +1,31 @@
 import FlowKit
 
+/// The plugin's managers and services, each named once: the description, its routes, modules and
+/// service starts refer to these, so that a misspelt name is a compile error.
+enum Exports {
+    static let signIn = ManagerFactory("SignIn", SignInManager.self)
+    static let reauthenticate = ManagerFactory("Reauthenticate", ReauthenticateManager.self)
+    static let signOut = ManagerFactory("SignOut", SignOutManager.self)
+    static let session = ServiceFactory("Session", contextKeys: ["user", "locked"]) { SessionService() }
+}
+
 /// What the auth plugin offers: the session (the app's context) and the screens that change it.
 let description = PluginDescription(
     name: "auth",
     version: "1.0.0",
-    managers: [
-        ManagerFactory("SignIn", SignInManager.self),
-        ManagerFactory("Reauthenticate", ReauthenticateManager.self),
-        ManagerFactory("SignOut", SignOutManager.self),
-    ],
-    services: [
-        ServiceFactory("Session", contextKeys: ["user", "locked"]) { SessionService() }
-    ],
+    managers: [Exports.signIn, Exports.reauthenticate, Exports.signOut],
+    services: [Exports.session],
     // What a manifest that discovers this plugin routes to it, and starts.
     routes: [
-        DeclaredRoute(.signIn, manager: "SignIn"),
-        DeclaredRoute(.signIn, from: "settings", manager: "Reauthenticate"),
-        DeclaredRoute(.signOut, manager: "SignOut"),
+        DeclaredRoute(.signIn, manager: Exports.signIn),
+        DeclaredRoute(.signIn, from: "settings", manager: Exports.reauthenticate),
+        DeclaredRoute(.signOut, manager: Exports.signOut),
     ],
-    startServices: [ServiceStart("Session")],
+    startServices: [ServiceStart(Exports.session)],
     // What its screens can send, for flow graphs: signing in goes home; switching user sends nothing.
     modules: [
-        DeclaredModule(.signIn, presentedBy: "SignIn", sends: [.action("submit", .showHome)]),
-        DeclaredModule(.reauthenticate, presentedBy: "Reauthenticate"),
+        DeclaredModule(.signIn, presentedBy: Exports.signIn, sends: [.action("submit", .showHome)]),
+        DeclaredModule(.reauthenticate, presentedBy: Exports.reauthenticate),
     ]
 )
 

@@ -1,5 +1,11 @@
 import FlowKit
 
+/// The plugin's managers and services, each named once: the description, its routes, modules and
+/// service starts refer to these, so that a misspelt name is a compile error.
+enum Exports {
+    static let expressCreate = ManagerFactory("ExpressCreate", ExpressCreateManager.self)
+}
+
 /// The express plugin: a second implementation of item creation, one screen instead of a child flow,
 /// for the `create-flow` experiment in `manifests/experiment.json`.
 ///
@@ -10,15 +16,13 @@ import FlowKit
 /// a manifest that discovers both picks one with `prefer` (manifests/dropin.json keeps the catalog's).
 let description = PluginDescription(
     name: "express", version: "1.0.0",
-    managers: [
-        ManagerFactory("ExpressCreate", ExpressCreateManager.self)
-    ],
-    routes: [DeclaredRoute(.createItem, manager: "ExpressCreate")],
+    managers: [Exports.expressCreate],
+    routes: [DeclaredRoute(.createItem, manager: Exports.expressCreate)],
     requires: ["catalog": "^1.0"],
     // Saving asks the catalog to add the item, then to show it.
     modules: [
         DeclaredModule(
-            "expressCreate", presentedBy: "ExpressCreate",
+            "expressCreate", presentedBy: Exports.expressCreate,
             sends: [.action("save", .addItem), .action("save", .showItem)])
     ])
 

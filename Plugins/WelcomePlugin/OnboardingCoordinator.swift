@@ -10,7 +10,7 @@ final class OnboardingCoordinator: BaseFlowCoordinator {
         super.init(
             name: "onboarding",
             mapping: [
-                RequestRoute(.onboardingPage): ManagerFactory("OnboardingPage", OnboardingPageManager.self)
+                RequestRoute(.onboardingPage): Exports.onboardingPage
             ])
     }
 }

@@ -1,27 +1,31 @@
 import FlowKit
 
+/// The plugin's managers and services, each named once: the description, its routes, modules and
+/// service starts refer to these, so that a misspelt name is a compile error.
+enum Exports {
+    static let launch = ManagerFactory("Launch", LaunchManager.self)
+    static let onboarding = ManagerFactory("Onboarding", OnboardingManager.self)
+    static let onboardingPage = ManagerFactory("OnboardingPage", OnboardingPageManager.self)
+}
+
 /// What the welcome plugin offers: the first screens of the app, before anyone is signed in.
 let description = PluginDescription(
     name: "welcome",
     version: "1.0.0",
-    managers: [
-        ManagerFactory("Launch", LaunchManager.self),
-        ManagerFactory("Onboarding", OnboardingManager.self),
-        // The tour's pages, which the onboarding sub-flow routes itself. Exported so that a reload finds
-        // them again: an open tour's next page is then the new generation's.
-        ManagerFactory("OnboardingPage", OnboardingPageManager.self),
-    ],
+    // The tour's pages are routed by the onboarding sub-flow itself (OnboardingCoordinator); exported so
+    // that a reload finds them again: an open tour's next page is then the new generation's.
+    managers: [Exports.launch, Exports.onboarding, Exports.onboardingPage],
     // What a manifest that discovers this plugin routes to it. It needs no other plugin to show: signing in
     // at the end of the tour goes to whatever handles auth.signIn.
     routes: [
-        DeclaredRoute(.launch, manager: "Launch"),
-        DeclaredRoute(.showOnboarding, manager: "Onboarding"),
+        DeclaredRoute(.launch, manager: Exports.launch),
+        DeclaredRoute(.showOnboarding, manager: Exports.onboarding),
     ],
     // What its screens can send, for flow graphs. The tour's pages are presented by the onboarding
     // sub-flow's own route, which no manifest routes; the sub-flow asks for sign-in when it is done.
     modules: [
         DeclaredModule(
-            .welcome, presentedBy: "Launch",
+            .welcome, presentedBy: Exports.launch,
             sends: [.action("getStarted", .showOnboarding), .action("signIn", .signIn)]),
         DeclaredModule(.onboardingPage, sends: [.action("next", .onboardingPage)]),
         DeclaredModule(.onboarding, sends: [.request(.signIn)]),

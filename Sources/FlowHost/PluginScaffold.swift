@@ -130,20 +130,24 @@ extension PluginScaffold {
         """
         import FlowKit
 
-        /// What the \(key) plugin offers the host: its managers and services, by the names manifests use,
-        /// the routes it proposes to a manifest that discovers it (`"discover": ["plugins.d"]`), and the
-        /// modules its managers present with the requests each can send (`flowhost graph` draws them).
+        /// The plugin's managers (and services), each named once, by the name manifests use: the description,
+        /// its routes and modules refer to these, so that a misspelt name is a compile error.
+        enum Exports {
+            static let \(key) = ManagerFactory("\(name)", \(name)Manager.self)
+        }
+
+        /// What the \(key) plugin offers the host: its managers and services, the routes it proposes to a
+        /// manifest that discovers it (`"discover": ["plugins.d"]`), and the modules its managers present with
+        /// the requests each can send (`flowhost graph` draws them).
         let plugin = PluginDescription(
             name: "\(key)",
             version: "0.1.0",
-            managers: [
-                ManagerFactory("\(name)", \(name)Manager.self),
-            ],
+            managers: [Exports.\(key)],
             routes: [
-                DeclaredRoute(.show\(name), manager: "\(name)"),
+                DeclaredRoute(.show\(name), manager: Exports.\(key)),
             ],
             modules: [
-                DeclaredModule(.\(key), presentedBy: "\(name)", sends: [.action("settings", "settings.show")]),
+                DeclaredModule(.\(key), presentedBy: Exports.\(key), sends: [.action("settings", "settings.show")]),
             ]
         )
 

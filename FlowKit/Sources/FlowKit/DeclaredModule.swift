@@ -64,4 +64,11 @@ public struct DeclaredModule: Sendable, Hashable {
     public init(_ module: Coordinated, presentedBy manager: String, sends: [Send] = []) {
         self.init(module, presentedBy: [manager], sends: sends)
     }
+
+    /// Declares that the manager `manager` makes (one of the plugin's ``PluginDescription/managers``)
+    /// presents `module`, which can send `sends`: the manager's name is the factory's, written once.
+    /// Since FlowKit 1.2.
+    public init(_ module: Coordinated, presentedBy manager: ManagerFactory, sends: [Send] = []) {
+        self.init(module, presentedBy: [manager.name], sends: sends)
+    }
 }

@@ -8,7 +8,7 @@
 /// ```swift
 /// routes: [
 ///     DeclaredRoute(.showGreeting, manager: "Greeting"),
-///     DeclaredRoute(.signIn, from: .checkout, manager: "QuickSignIn"),
+///     DeclaredRoute(.signIn, from: .checkout, manager: quickSignIn),  // a ManagerFactory: its name, once
 /// ]
 /// ```
 public struct DeclaredRoute: Sendable, Hashable {
@@ -24,5 +24,12 @@ public struct DeclaredRoute: Sendable, Hashable {
         self.request = request
         self.from = from
         self.manager = manager
+    }
+
+    /// Proposes that `request` (from `from`, or from any module) goes to the manager `manager` makes, one of
+    /// the plugin's ``PluginDescription/managers``: its name is the factory's, written once. Since FlowKit
+    /// 1.2.
+    public init(_ request: CoordinationRequestName, from: Coordinated? = nil, manager: ManagerFactory) {
+        self.init(request, from: from, manager: manager.name)
     }
 }

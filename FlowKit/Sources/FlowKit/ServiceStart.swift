@@ -20,4 +20,10 @@ public struct ServiceStart: Sendable, Hashable {
         self.name = name
         self.after = after
     }
+
+    /// Asks for the service `service` makes (one of the plugin's ``PluginDescription/services``) to start,
+    /// after the services `after` when they run: its name is the factory's, written once. Since FlowKit 1.2.
+    public init(_ service: ServiceFactory, after: [String] = []) {
+        self.init(service.name, after: after)
+    }
 }
