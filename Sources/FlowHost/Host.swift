@@ -115,7 +115,7 @@ public final class Host {
         // Any moment may be saved (`save FILE`), so the host always records what restores its screens.
         coordinator.isRestorable = true
         relay.host = self
-        coordinator.onEvent = { [relay] event in relay.relay(event) }
+        coordinator.onEventToKeep = { [relay] (event: consuming FlowEvent) in relay.relay(consume event) }
         experiments.onExposure = { [weak self] exposure in
             guard let self else { return }
             self.relay.stats.exposures[exposure.experiment, default: [:]][exposure.variant, default: 0] += 1

@@ -16,13 +16,13 @@ final class HostEventRelay {
     weak var host: Host?
 
     /// Counts `event` and hands it on.
-    func relay(_ event: FlowEvent) {
+    func relay(_ event: consuming FlowEvent) {
         if tracksBreadcrumbs { host?.noteForBreadcrumb(event) }
-        // One look at the event (a FlowKit enum, read through its value witnesses) says all the relay needs.
+        // The event's kind says all the relay needs, read without copying the event (a FlowKit enum).
         var entry: HostStats.Entry?
         var namesService = false
-        switch event {
-        case .handled(_, _, let manager, _): entry = .handled(by: manager)
+        switch event.kind {
+        case .handled: entry = .handled(by: event.manager ?? "")
         case .unhandled: entry = .unhandled
         case .failed: entry = .failed
         case .queued: entry = .queued
@@ -36,7 +36,7 @@ final class HostEventRelay {
         if namesService, let host {
             onEvent(.flow(host.namingServices(event)))
         } else {
-            onEvent(.flow(event))
+            onEvent(.flow(consume event))
         }
     }
 }

@@ -22,13 +22,30 @@ open class BaseFlowCoordinator: FlowCoordinator {
     public var unhandledRequestHandler: (@MainActor (CoordinationRequest, Coordinated) -> Void)?
     /// Called with every event of this coordinator and its descendants; `nil` (the default) costs nothing.
     public var onEvent: (@MainActor (FlowEvent) -> Void)? {
+        get {
+            guard let eventSink else { return nil }
+            return { @MainActor event in eventSink(event) }
+        }
+        set {
+            eventSink = newValue.map { listener in EventSink { @MainActor event in listener(event) } }
+            if newValue != nil { treeRouter.isTraced = true }
+        }
+    }
+    /// Called with every event of this coordinator and its descendants, as ``onEvent`` is, but handed over
+    /// rather than lent: a listener that keeps the events (in an array, a trace) moves each one in, where
+    /// one of ``onEvent`` copies it. Setting either replaces the other. Since FlowKit 1.2.
+    ///
+    /// ```swift
+    /// coordinator.onEventToKeep = { event in events.append(event) }  // moved, not copied
+    /// ```
+    public var onEventToKeep: (@MainActor (consuming FlowEvent) -> Void)? {
         get { eventSink?.send }
         set {
             eventSink = newValue.map(EventSink.init)
             if newValue != nil { treeRouter.isTraced = true }
         }
     }
-    /// ``onEvent``, boxed.
+    /// ``onEvent`` or ``onEventToKeep``, boxed.
     private var eventSink: EventSink?
     /// Called when a child finishes, by the default ``didRegainFocus(fromChild:)``.
     public var onRegainFocus: (@MainActor (BaseFlowCoordinator) -> Void)?
