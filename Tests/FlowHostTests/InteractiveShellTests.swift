@@ -81,7 +81,8 @@ struct InteractiveShellTests {
         let state = try TemporaryDirectory()
         let shell = try ChildProcess.flowhost(
             ["run", Repository.path("manifests/demo.json")], connection: .pipes, environment: state.environment())
-        try shell.waitFor("top: welcome")
+        // The start probes the four plugins, each in a child process: slow under a sanitizer on a loaded machine.
+        try shell.waitFor("top: welcome", within: .seconds(30))
 
         for (command, answer) in Self.conversation {
             try shell.send(command + "\n")
