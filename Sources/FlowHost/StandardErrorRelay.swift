@@ -1,7 +1,5 @@
 import Dispatch
-import FlowHost
 import Glibc
-import Synchronization
 
 /// A supervised host's standard error, read from a pipe and written to this process's, line by line, through
 /// a ``CrashOutputFilter``: a crash in the host reaches the person as the supervisor's one line, which the
@@ -10,7 +8,10 @@ import Synchronization
 /// A thread of its own relays the lines as they come. Once the host has ended, ``drain()`` relays what it
 /// wrote before (the pipe holds all of it by then), without waiting for a child of a plugin that may hold
 /// the pipe open; the thread goes on relaying what such a child writes until the pipe closes.
-final class StandardErrorRelay: Sendable {
+///
+/// The state is guarded by a ``PthreadMutex``: the relay's thread and the supervisor's reading thread contend
+/// for it, and ThreadSanitizer cannot see the order a contended `Synchronization.Mutex` makes.
+public final class StandardErrorRelay: Sendable {
     private struct State {
         var filter: CrashOutputFilter
         /// The bytes of a line not yet ended.
@@ -22,31 +23,31 @@ final class StandardErrorRelay: Sendable {
     static let maxLineLength = 64 * 1024
 
     private let reader: Int32
-    private let state: Mutex<State>
+    private let state: PthreadMutex<State>
 
     /// Relays what is written to `reader` (a pipe's reading end, which it owns and closes); every line as it
     /// is with `passesEverything`.
-    init(reader: Int32, passesEverything: Bool) {
+    public init(reader: Int32, passesEverything: Bool) {
         self.reader = reader
         _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) | O_NONBLOCK)
-        state = Mutex(State(filter: CrashOutputFilter(passesEverything: passesEverything)))
+        state = PthreadMutex(State(filter: CrashOutputFilter(passesEverything: passesEverything)))
         DispatchQueue.global().async { [self] in relay() }
     }
 
     /// The last fatal error the host's runtime reported, and its stack trace (``CrashOutputFilter``).
-    var fatalError: (error: CrashOutputFilter.FatalError, stackTrace: [String])? {
+    public var fatalError: (error: CrashOutputFilter.FatalError, stackTrace: [String])? {
         state.withLock { state in state.filter.fatalError.map { ($0, state.filter.stackTrace) } }
     }
 
     /// Relays the lines the pipe holds now: called before a message of the host is acted on, so that what
     /// the host wrote to its standard error before the message is printed before what the message prints
     /// (a prompt, lines above it), as when the host wrote to the terminal itself.
-    func relayPending() {
+    public func relayPending() {
         state.withLock { readAvailable(&$0) }
     }
 
     /// Relays what the ended host wrote, its last line too even without a newline.
-    func drain() {
+    public func drain() {
         state.withLock { state in
             readAvailable(&state)
             if !state.pending.isEmpty {
