@@ -15,10 +15,7 @@ extension Host {
     /// - Returns: How many managers ended.
     @discardableResult
     func replaceBackgroundManagers(of name: String, retiring retired: LoadedPlugin?) -> Int {
-        // Each generation's types are its own (a new copy of the library defines them again), so a type
-        // tells whose code a manager runs.
-        for factory in retired?.description.managers ?? [] {
-            guard let type = try? factory.resolve().managerTypeID else { continue }
+        for type in Self.exportedManagerTypes(of: retired).keys {
             retiredManagerTypes[name, default: []].insert(type)
         }
         guard let types = retiredManagerTypes[name], !types.isEmpty else { return 0 }
@@ -36,10 +33,7 @@ extension Host {
     /// - Returns: How many routes now go to the current generation.
     @discardableResult
     func retargetChildFlows(of name: String, retiring retired: LoadedPlugin?) -> Int {
-        var exported: [ObjectIdentifier: String] = [:]
-        for factory in retired?.description.managers ?? [] {
-            if let type = try? factory.resolve().managerTypeID { exported[type] = factory.name }
-        }
+        let exported = Self.exportedManagerTypes(of: retired)
         guard !exported.isEmpty else { return 0 }
         var retargeted = 0
         func visit(_ coordinator: BaseFlowCoordinator) {
@@ -62,5 +56,16 @@ extension Host {
         }
         visit(coordinator)
         return retargeted
+    }
+
+    /// The types of the managers `plugin` exports, with the name each is exported as. Each generation's
+    /// types are its own (a new copy of the library defines them again), so a type tells whose code a
+    /// manager runs.
+    private static func exportedManagerTypes(of plugin: LoadedPlugin?) -> [ObjectIdentifier: String] {
+        var exported: [ObjectIdentifier: String] = [:]
+        for factory in plugin?.description.managers ?? [] {
+            if let type = try? factory.resolve().managerTypeID { exported[type] = factory.name }
+        }
+        return exported
     }
 }

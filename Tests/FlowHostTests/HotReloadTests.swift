@@ -303,10 +303,7 @@ private final class StopFlag: Sendable {
 
 extension HotReloadTests {
     @Test func reloadedPluginsServicesAreReplacedAndKeepTheirState() throws {
-        let manifest = try Manifest.load(path: Repository.path("manifests/demo.json"))
-        let host = Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]), versioned: true)
-        let shell = HostShell(host: host)
-        _ = shell.start()
+        let (host, shell) = try startedDemo()
         for command in ["act signIn", #"act submit {"user": "Ada"}"#] { #expect(shell.execute(command).status == .ok) }
 
         let event = host.reloadPlugin("auth", force: true)
@@ -352,10 +349,7 @@ extension HotReloadTests {
 
 extension HotReloadTests {
     @Test func anOpenChildFlowsNextRequestRunsTheNewGeneration() throws {
-        let manifest = try Manifest.load(path: Repository.path("manifests/demo.json"))
-        let host = Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]), versioned: true)
-        let shell = HostShell(host: host)
-        _ = shell.start()
+        let (host, shell) = try startedDemo()
         #expect(shell.execute("act getStarted").status == .ok)
         let tour = try #require(host.coordinator.children.last)
         func pageType() throws -> ObjectIdentifier? {
@@ -370,5 +364,16 @@ extension HotReloadTests {
         #expect(try pageType() == current, "the open tour's route goes to the new generation")
         #expect(shell.execute("act next").status == .ok)
         #expect(shell.execute("expect content page 2").status == .ok)
+    }
+}
+
+extension HotReloadTests {
+    /// The demo's host, started, with a shell on it; plugins loaded from the build, reloadable.
+    func startedDemo() throws -> (Host, HostShell) {
+        let manifest = try Manifest.load(path: Repository.path("manifests/demo.json"))
+        let host = Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]), versioned: true)
+        let shell = HostShell(host: host)
+        _ = shell.start()
+        return (host, shell)
     }
 }
