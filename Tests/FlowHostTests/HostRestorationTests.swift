@@ -91,6 +91,23 @@ struct HostRestorationTests {
         try run(shell, ["dismiss", "back", #"expect content user "grace""#])
     }
 
+    @Test func aSignInFlowTheSettingsActionOpenedComesBackAsThatFlow() throws {
+        let shell = try started()
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/session.json"
+        try run(shell, ["act signIn", #"act submit {"user": "grace"}"#, "tab 1", "act switchUser", "save \(file)"])
+        try run(shell, ["back", "expect stack settings"])
+
+        let reply = shell.execute("restore \(file)")
+        let flows = shell.host.coordinator.children.map { ($0.name, $0.childCoordinators.map(\.name)) }
+        let submitted = shell.execute(#"act submit {"user": "ada"}"#)
+
+        #expect(reply.lines.contains("restored 2 of 2 steps; the screen is as saved (from \(file))"), "\(reply.lines)")
+        #expect(flows.map(\.0) == ["items", "settings"] && flows.map(\.1) == [[], ["switchUser"]])
+        #expect(submitted.lines.contains("child switchUser finished: completed"), "\(submitted.lines)")
+        try run(shell, ["expect stack settings", #"expect content user "ada""#])
+    }
+
     @Test func restoreStepThatNoLongerRoutesIsReportedAndTheRestIsRestored() throws {
         let shell = try walkedDemo()
         let snapshot = shell.host.snapshot()
@@ -184,7 +201,7 @@ struct HostRestorationTests {
             ),
             (
                 newerFlow, .invalid,
-                "snapshot version 7 is newer than this FlowKit reads (2); restore it with the FlowKit that saved it"
+                "snapshot version 7 is newer than this FlowKit reads (3); restore it with the FlowKit that saved it"
             ),
         ]
         for (file, kind, message) in cases {

@@ -243,11 +243,11 @@ struct RestorationTests {
         #expect(saved.presentation.stack == [.init("list", step: nil)])
     }
 
-    @Test func stepSentToAChildAnActionOpenedGoesToItsNearestOpenAncestor() throws {
+    @Test func stepSentToAChildOpenedOutsideAnyStepGoesToItsNearestOpenAncestor() throws {
         let app = app()
         app.requestCoordination(.push, payload: ["module": "list"], from: .app)
         let adHoc = BaseFlowCoordinator(name: "adHoc")
-        app.openChild(adHoc, style: .inline)  // as a module's action would, outside any request
+        app.openChild(adHoc, style: .inline)  // outside any request or module action
         adHoc.requestCoordination(.push, payload: ["module": "form"], from: "list")
         let saved = app.snapshot()
         #expect(saved.children == [.init(path: ["adHoc"], style: .inline, step: nil)])
@@ -275,17 +275,17 @@ struct RestorationTests {
     @Test func newerSnapshotVersionIsRefusedByNameAndChangesNothing() throws {
         let app = try walked()
         var saved = app.snapshot()
-        saved.version = 3
+        saved.version = 4
         var json = saved.json
-        json = ["version": 3, "steps": json["steps"]!, "presentation": json["presentation"]!]
+        json = ["version": 4, "steps": json["steps"]!, "presentation": json["presentation"]!]
 
         #expect(
             throws: FlowError(
-                "snapshot version 3 is newer than this FlowKit reads (2); restore it with the FlowKit that saved it")
+                "snapshot version 4 is newer than this FlowKit reads (3); restore it with the FlowKit that saved it")
         ) {
             try FlowSnapshot(json: json)
         }
-        #expect(throws: FlowError("snapshot version 3 is not one this FlowKit reads (1 to 2)")) {
+        #expect(throws: FlowError("snapshot version 4 is not one this FlowKit reads (1 to 3)")) {
             try app.restore(saved)
         }
         #expect(app.router.state == walkedState)

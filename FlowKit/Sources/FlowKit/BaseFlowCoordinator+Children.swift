@@ -27,7 +27,7 @@ extension BaseFlowCoordinator {
         child.presence.isChild = true
         treeRouter.mayHaveAbandonedChildren = true  // a child reopened may have nothing on screen
         child.style = style
-        child.restorationSequence = treeRouter.recorder?.current
+        child.restorationSequence = treeRouter.recorder?.stepUnderWay(in: rootCoordinator)
         switch style {
         case .inline, .root: child.anchor = treeRouter.inlineTarget(for: self, anchor: anchor)
         case .modal: child.anchor = treeRouter.openModal(owner: child, isAnchor: true)

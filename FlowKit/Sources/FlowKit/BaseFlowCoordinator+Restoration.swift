@@ -78,9 +78,11 @@ extension BaseFlowCoordinator {
         let steps = ordered.enumerated().map { position, step in
             // A coordinator that finished since (one a sign-out closed) is replaced by its nearest open
             // ancestor, where the step's screens now are.
-            FlowSnapshot.Step(
+            var saved = FlowSnapshot.Step(
                 step.request, from: step.sender, coordinator: root.openDescendant(at: step.coordinator).1,
                 tab: firstTab[position] ?? nil)
+            saved.action = step.action
+            return saved
         }
         return FlowSnapshot(
             steps: steps,
@@ -114,7 +116,7 @@ extension BaseFlowCoordinator {
             let held = hold.held
             // The step its redirect was: sent from where the request was asked, in the same coordinator.
             let step = steps.firstIndex {
-                $0.request == held.redirect && $0.sender == held.module && $0.coordinator == path
+                $0.action == nil && $0.request == held.redirect && $0.sender == held.module && $0.coordinator == path
             }
             return FlowSnapshot.Waiting(
                 held.request, from: held.module, coordinator: path, guardName: held.guardName,
@@ -129,8 +131,10 @@ extension BaseFlowCoordinator {
     /// screens are removed, managers still working are let go, and requests waiting for dependencies are
     /// dead-lettered. Then each step is sent, in order, to the coordinator it was sent to (found by its
     /// children's names; when it is not open, the nearest ancestor that is), from the module that sent it,
-    /// after selecting the tab its first screen was in; at the end the saved tab is selected. A step that
-    /// finds no route, fails or is queued is reported, and the others are still replayed. Acts on the
+    /// after selecting the tab its first screen was in; a step that is an action is performed again on the
+    /// module of its name that coordinator shows (the last one). At the end the saved tab is selected. A
+    /// step that finds no route or module, fails or is queued is reported, and the others are still
+    /// replayed. Acts on the
     /// root of this coordinator's tree. ``FlowSnapshot/services`` is not read: give the services their
     /// state before they start (``FlowSnapshot/restoreState(of:as:)``).
     ///
@@ -167,8 +171,19 @@ extension BaseFlowCoordinator {
                 continue
             }
             let reason: RestorationReport.Problem.Reason
-            switch target.requestCoordination(step.request, from: step.sender) {
-            case .handled:
+            let outcome: CoordinationOutcome?
+            if let action = step.action {
+                do throws(FlowError) {
+                    outcome = try target.perform(action, payload: step.request.payload, of: step.sender)
+                } catch {
+                    problems.append(.init(step: index, request: step, reason: .failed(error)))
+                    continue
+                }
+            } else {
+                outcome = target.requestCoordination(step.request, from: step.sender)
+            }
+            switch outcome {
+            case nil, .handled:  // an action that requested nothing did its work itself
                 restored += 1
                 continue
             case .unhandled: reason = .unhandled
@@ -193,6 +208,32 @@ extension BaseFlowCoordinator {
             steps: snapshot.steps.count, restored: restored, waiting: snapshot.waiting.count,
             waitingRestored: waitingRestored, problems: problems, expected: snapshot.presentation.state,
             state: router.state)
+    }
+
+    /// Performs the action `name` of the module `module` this coordinator presented, the one shown last.
+    ///
+    /// - Returns: The outcome of the coordination the action requested, `nil` when it requested none.
+    /// - Throws: ``FlowError`` when no such module is on screen, or it has no such action.
+    private func perform(_ name: String, payload: JSONValue, of module: Coordinated) throws(FlowError)
+        -> CoordinationOutcome?
+    {
+        guard let screen = router.modules.last(where: { $0.name == module && $0.coordination === self }) else {
+            throw FlowError(
+                "module '\(module)' is not on screen in \(FlowSnapshot.describe(pathFromRoot)), so its action '\(name)' cannot run"
+            )
+        }
+        return try screen.perform(name, payload: payload)
+    }
+
+    /// Runs `body`, `module`'s action `name` with `payload`, as the step a snapshot replays should it present or
+    /// open something itself outside any request.
+    func recordingAction<Result>(
+        _ name: String, payload: JSONValue, of module: Coordinated, _ body: () -> Result
+    ) -> Result {
+        guard let recorder = treeRouter.recorder, recorder.beginAction(name, payload: payload, of: module, in: self)
+        else { return body() }
+        defer { recorder.endAction() }
+        return body()
     }
 
     /// Sends the waiting request `waiting` again, with the rest of its deep link, from where it was asked; a

@@ -250,7 +250,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
         var held: HeldManager?
         if let manager { held = HeldManager(manager, flow: flow) }
         module.belong(to: held, presenter: presence)
-        if treeRouter.recorder != nil { module.restorationSequence = treeRouter.restorationStep(presentedBy: manager) }
+        if treeRouter.recorder != nil {
+            module.restorationSequence = treeRouter.restorationStep(presentedBy: manager, in: self)
+        }
         presentedCount += 1
         switch style {
         case .inline: treeRouter.pushInline(module, for: self, anchor: anchor)

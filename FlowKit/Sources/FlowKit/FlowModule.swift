@@ -87,9 +87,12 @@ public final class FlowModule {
             let known = actions.map(\.name).joined(separator: ", ")
             throw FlowError("module '\(self.name)' has no action '\(name)' (it has: \(known.isEmpty ? "none" : known))")
         }
-        // An action is one step: a redirect's flow it completes is settled after it, not halfway through.
+        // An action is one step: a redirect's flow it completes is settled after it, not halfway through; and
+        // when it presents or opens something itself, outside any request, the step a snapshot replays.
         guard let coordinator = coordination as? BaseFlowCoordinator else { return action.handler(self, payload) }
-        return coordinator.settlingHeldRequests { action.handler(self, payload) }
+        return coordinator.settlingHeldRequests {
+            coordinator.recordingAction(name, payload: payload, of: self.name) { action.handler(self, payload) }
+        }
     }
 
     /// Requests coordination as this module.

@@ -1,12 +1,13 @@
-/// The JSON form of a ``FlowSnapshot``, version 2 (version 1, which FlowKit 1.0 and 1.1 write, has no
-/// `waiting`):
+/// The JSON form of a ``FlowSnapshot``, version 3 (version 1, which FlowKit 1.0 and 1.1 write, has no
+/// `waiting`; version 2, FlowKit 1.2's, no step that is an action):
 ///
 /// ```json
 /// {
-///   "version": 1,
+///   "version": 3,
 ///   "steps": [
 ///     {"request": "home.show", "payload": {}, "from": "signIn", "coordinator": []},
-///     {"request": "catalog.detail", "payload": {"id": 2}, "from": "itemList", "coordinator": ["items"], "tab": 0}
+///     {"request": "catalog.detail", "payload": {"id": 2}, "from": "itemList", "coordinator": ["items"], "tab": 0},
+///     {"action": "switchUser", "payload": {}, "from": "settings", "coordinator": ["settings"], "tab": 1}
 ///   ],
 ///   "presentation": {
 ///     "stack": [{"module": "home", "coordinator": [], "step": 0}],
@@ -22,6 +23,7 @@
 /// }
 /// ```
 ///
+/// A step is a request (`request`), or a module's action (`action`, performed again on the module `from`).
 /// `tab` is left out when there is none; `step` is `null` for a screen or child no step brings back, and
 /// for a waiting request sent after every step; `guard` is `null` for a request queued for dependencies.
 /// `style` is `inline`, `modal`, `root` or `tab` (with `title`).
@@ -49,8 +51,9 @@ extension FlowSnapshot: Codable {
             "steps": .array(
                 steps.map { step in
                     var members: [String: JSONValue] = [
-                        "request": .string(step.request.name.rawValue), "payload": step.request.payload,
-                        "from": .string(step.sender.rawValue), "coordinator": Self.json(step.coordinator),
+                        step.action == nil ? "request" : "action": .string(step.request.name.rawValue),
+                        "payload": step.request.payload, "from": .string(step.sender.rawValue),
+                        "coordinator": Self.json(step.coordinator),
                     ]
                     if let tab = step.tab { members["tab"] = .number(Double(tab)) }
                     return .object(members)
@@ -107,10 +110,14 @@ extension FlowSnapshot: Codable {
             try reader.within("steps.\(index)") { (reader: inout SnapshotReader) throws(FlowError) in
                 let step = try reader.object(value)
                 let tab = try reader.optionalInt(step, "tab")
+                guard step["action"] != nil else {
+                    return Step(
+                        try reader.request(step), from: Coordinated(try reader.string(step, "from")),
+                        coordinator: try reader.path(step, "coordinator"), tab: tab)
+                }
                 return Step(
-                    try reader.request(step),
-                    from: Coordinated(try reader.string(step, "from")),
-                    coordinator: try reader.path(step, "coordinator"),
+                    action: try reader.string(step, "action"), payload: step["payload"] ?? .empty,
+                    of: Coordinated(try reader.string(step, "from")), coordinator: try reader.path(step, "coordinator"),
                     tab: tab)
             }
         }

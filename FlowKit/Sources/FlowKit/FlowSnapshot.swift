@@ -5,16 +5,18 @@
 /// back) but as the *steps* that built them: each request that was not made while another was being
 /// handled, with its payload, its sender and the coordinator it was sent to. One step stands for
 /// everything its manager presented and opened, and everything the requests it made in turn did, so
-/// that replaying it does not duplicate screens: `home.show` stands for home and both of its tabs.
+/// that replaying it does not duplicate screens: `home.show` stands for home and both of its tabs. A module's
+/// action that presents or opens something itself (a child flow), outside any request, is a step too,
+/// replayed by performing it again.
 ///
 /// Beside the steps, the snapshot keeps what was on screen (``presentation``), which step each screen came
 /// from, the open child coordinators, the requests still waiting (``waiting``: held by a guard, or queued
-/// for dependencies), and the state of the services that adopt ``StateHandoff``. Its JSON form (``json``, version 2) is documented in the repository's
-/// `manifests/README.md`.
+/// for dependencies), and the state of the services that adopt ``StateHandoff``. Its JSON form (``json``,
+/// version 3) is documented in the repository's `manifests/README.md`.
 public struct FlowSnapshot: Sendable, Hashable {
     /// The version of the JSON shape this FlowKit writes, and the newest it reads: 2 since FlowKit 1.2,
-    /// which added ``waiting``.
-    public static let currentVersion = 2
+    /// which added ``waiting``; 3 since FlowKit 1.3, which added steps that are actions (``Step/action``).
+    public static let currentVersion = 3
 
     /// The version of the JSON shape the snapshot was read from or will be written as.
     public var version: Int
@@ -96,17 +98,24 @@ public struct FlowSnapshot: Sendable, Hashable {
         }
     }
 
-    /// A request to replay: what was asked, by whom, where, and which tab to select first.
+    /// A request to replay: what was asked, by whom, where, and which tab to select first. Or, since
+    /// FlowKit 1.3, a module's action to perform again (``action``): one that presented or opened something
+    /// itself, outside any request, such as a child flow.
     public struct Step: Sendable, Hashable, CustomStringConvertible {
-        /// The request with its payload.
+        /// The request with its payload; for an action, the action's name and payload.
         public var request: CoordinationRequest
-        /// The module that sent it (a route may depend on it).
+        /// The module that sent it (a route may depend on it), or whose action it was.
         public var sender: Coordinated
-        /// The coordinator it was sent to, as child names from the root; `[]` for the root.
+        /// The coordinator it was sent to (the action's module belongs to), as child names from the root;
+        /// `[]` for the root.
         public var coordinator: [String]
         /// The tab to select before replaying it (the tab its first screen is in), so that screens pushed
         /// onto the visible stack land where they were.
         public var tab: Int?
+        /// The name of the module action this step performs, `nil` for a request (FlowKit 1.3). Replaying it
+        /// performs the action of that name, with ``request``'s payload, on the module ``sender`` on screen
+        /// in ``coordinator``.
+        public var action: String? = nil
 
         /// A step sending `request` from `sender` to the coordinator at `coordinator`.
         public init(
@@ -118,9 +127,24 @@ public struct FlowSnapshot: Sendable, Hashable {
             self.tab = tab
         }
 
-        /// `catalog.detail {"id":2} from itemList in items`.
+        /// A step performing `module`'s action `name` with `payload`, `module` being in the coordinator at
+        /// `coordinator` (FlowKit 1.3).
+        public init(
+            action name: String, payload: JSONValue = .empty, of module: Coordinated, coordinator: [String] = [],
+            tab: Int? = nil
+        ) {
+            self.init(
+                CoordinationRequest(CoordinationRequestName(name), payload: payload), from: module,
+                coordinator: coordinator, tab: tab)
+            self.action = name
+        }
+
+        /// `catalog.detail {"id":2} from itemList in items`, or `action switchUser of settings in settings`
+        /// (with its payload when it has one).
         public var description: String {
-            "\(request) from \(sender) in \(FlowSnapshot.describe(coordinator))"
+            guard let action else { return "\(request) from \(sender) in \(FlowSnapshot.describe(coordinator))" }
+            let payload = request.payload == .empty ? "" : " \(request.payload)"
+            return "action \(action)\(payload) of \(sender) in \(FlowSnapshot.describe(coordinator))"
         }
     }
 
@@ -200,8 +224,9 @@ public struct FlowSnapshot: Sendable, Hashable {
         public var path: [String]
         /// How it was opened.
         public var style: PresentationStyle
-        /// The index in ``FlowSnapshot/steps`` of the step that opened it; `nil` when something other than
-        /// a request (a module's action) opened it, so that no step opens it again.
+        /// The index in ``FlowSnapshot/steps`` of the step that opened it: a request, or a module's action
+        /// (FlowKit 1.3); `nil` when it was opened outside both (or before restoration was on), so that no
+        /// step opens it again.
         public var step: Int?
 
         public init(path: [String], style: PresentationStyle, step: Int?) {

@@ -1,12 +1,27 @@
 /// One step of a restorable presentation: a request that was not made while another was being handled,
-/// and so stands for everything its manager (and the managers it asked in turn) presented and opened.
+/// and so stands for everything its manager (and the managers it asked in turn) presented and opened; or a
+/// module's action that presented or opened something itself, outside any request.
 struct RestorationStep {
     /// The order the step was taken in; modules and children keep only this.
     let sequence: Int
+    /// The request; for an action, its name and payload.
     let request: CoordinationRequest
+    /// The module that sent the request, or whose action it was.
     let sender: Coordinated
-    /// The coordinator the request was sent to, as child names from the root: `[]` for the root.
+    /// The coordinator the request was sent to (the action's module belongs to), as child names from the
+    /// root: `[]` for the root.
     let coordinator: [String]
+    /// The action's name, when the step is a module's action; `nil` for a request.
+    var action: String? = nil
+}
+
+/// A module's action under way outside any request: it becomes a step only if it presents or opens something
+/// itself (most actions only make requests, each of which is a step).
+private struct ActionUnderWay {
+    let step: RestorationStep
+    /// The sequence of the first step taken while it ran: the steps of the requests it made before presenting
+    /// anything itself, which its own step takes over (replaying the action makes them again).
+    let firstSequence: Int
 }
 
 /// What a coordinator tree records for ``BaseFlowCoordinator/snapshot()`` while
@@ -21,8 +36,11 @@ struct RestorationStep {
 /// small as the screen.
 @MainActor
 final class RestorationRecorder {
-    /// The sequence of the step being taken: the outermost request being handled; `nil` between requests.
+    /// The sequence of the step being taken: the outermost request being handled (or the action, once it
+    /// presented something itself); `nil` between requests.
     private(set) var current: Int?
+    /// The module action under way outside any request, until it becomes the step under way.
+    private var action: ActionUnderWay?
     /// The steps still referred to (and a few more, until the next pruning), oldest first.
     private var steps: [RestorationStep] = []
     /// The step count at which steps nothing refers to are dropped.
@@ -58,6 +76,58 @@ final class RestorationRecorder {
     /// Ends the step ``begin(_:from:in:)`` began.
     func end() {
         current = nil
+    }
+
+    /// Notes that `module`'s action `name` starts, in `coordinator`, outside any request.
+    ///
+    /// - Returns: Whether it was outside any request, so that the caller must report its end with
+    ///   ``endAction()``.
+    func beginAction(
+        _ name: String, payload: JSONValue, of module: Coordinated, in coordinator: BaseFlowCoordinator
+    ) -> Bool {
+        guard current == nil, action == nil else { return false }
+        let step = RestorationStep(
+            sequence: -1, request: CoordinationRequest(CoordinationRequestName(name), payload: payload),
+            sender: module, coordinator: coordinator.pathFromRoot, action: name)
+        action = ActionUnderWay(step: step, firstSequence: nextSequence)
+        return true
+    }
+
+    /// Ends the action ``beginAction(_:payload:of:in:)`` began, and the step it became.
+    func endAction() {
+        action = nil
+        current = nil
+    }
+
+    /// The step what is presented or opened now belongs to: the one under way; else, during an action
+    /// outside any request, the action, which becomes the step under way and takes over the steps of the
+    /// requests it made so far.
+    func stepUnderWay(in root: BaseFlowCoordinator) -> Int? {
+        if let current { return current }
+        guard let action else { return nil }
+        let sequence = nextSequence
+        nextSequence += 1
+        steps.append(
+            RestorationStep(
+                sequence: sequence, request: action.step.request, sender: action.step.sender,
+                coordinator: action.step.coordinator, action: action.step.action))
+        let taken = action.firstSequence..<sequence
+        if !taken.isEmpty {
+            for module in root.router.modules where module.restorationSequence.map(taken.contains) == true {
+                module.restorationSequence = sequence
+            }
+            for (manager, step) in working where taken.contains(step) { working[manager] = sequence }
+            func walk(_ coordinator: BaseFlowCoordinator) {
+                for child in coordinator.children {
+                    if child.restorationSequence.map(taken.contains) == true { child.restorationSequence = sequence }
+                    walk(child)
+                }
+            }
+            walk(root)
+        }
+        self.action = nil
+        current = sequence
+        return sequence
     }
 
     /// Sets aside the step under way, so that a request made now counts as a step of its own (a queued

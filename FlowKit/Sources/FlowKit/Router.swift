@@ -137,11 +137,14 @@ public final class Router {
 
     // MARK: - Coordinator-driven presentation
 
-    /// The restoration step a module `manager` presents now belongs to: the request under way, else the
-    /// one `manager` works for.
-    func restorationStep(presentedBy manager: (any RequestCoordinatorManager)?) -> Int? {
+    /// The restoration step a module `manager` presents now, in `coordinator`'s tree, belongs to: the
+    /// request under way, else the one `manager` works for, else the module action under way.
+    func restorationStep(presentedBy manager: (any RequestCoordinatorManager)?, in coordinator: BaseFlowCoordinator)
+        -> Int?
+    {
         guard let recorder else { return nil }
         return recorder.current ?? recorder.step(ofWorking: manager)
+            ?? recorder.stepUnderWay(in: coordinator.rootCoordinator)
     }
 
     /// Begins the restoration step of `request` when restoration is on and no request is under way.
