@@ -148,7 +148,8 @@ struct RedirectTests {
         app.coordinator.requestCoordination(list, from: "home")
         let second = CoordinationRequest(.catalogList, payload: ["module": "other"])
 
-        let outcome = app.coordinator.requestCoordination(second, from: "signIn")
+        // From another screen: one the sign-in flow showed would pass the guard, being part of its flow.
+        let outcome = app.coordinator.requestCoordination(second, from: "menu")
 
         #expect(outcome.isRedirected)
         #expect(app.coordinator.router.state.modals == [["signIn"]], "one sign-in for both")

@@ -34,6 +34,7 @@ extension BaseFlowCoordinator {
         case .tab(let title): child.anchor = treeRouter.addTab(title, owner: child)
         }
         children.append(child)
+        rootCoordinator.noteOpened(child)
         sink?(.childOpened(child.name, style: style))
         if !child.isRunning { child.start() }
         child.replayQueue()

@@ -54,6 +54,7 @@ extension BaseFlowCoordinator {
         let redirectedBy = state.takeResumption(of: request, from: module)
         var current = request
         var continuation = continuation
+        var ownRedirect: InstalledGuard?
         for installed in chain where !state.activeRedirects.contains(ObjectIdentifier(installed)) {
             switch installed.rule.decide(current, from: module, in: self) {
             case .proceed:
@@ -68,6 +69,14 @@ extension BaseFlowCoordinator {
             case .redirect(let target):
                 // A request that no route handles is reported as such, rather than sent to sign in first.
                 guard canRoute(current, from: module) else { continue }
+                // A request of the flow it redirected to would wait for itself.
+                if state.isOfFlow(redirectedBy: installed, module, in: self, root: root) { continue }
+                // Its own redirect, asked for directly, is sent as the redirect would be: its flow is let
+                // through.
+                if current.name == target.name {
+                    ownRedirect = installed
+                    continue
+                }
                 guard !redirectedBy.contains(ObjectIdentifier(installed)) else {
                     let error = FlowError(
                         "'\(current.name)' redirected again by guard '\(installed.rule.name)' after the flow of "
@@ -80,7 +89,10 @@ extension BaseFlowCoordinator {
                     state: state, deepLink: continuation.deepLink)
             }
         }
-        return route(current, from: module, continuation: continuation)
+        guard let ownRedirect else { return route(current, from: module, continuation: continuation) }
+        return state.sendingFlow(of: ownRedirect, root: root) {
+            route(current, from: module, continuation: continuation)
+        }
     }
 
     /// Whether a manager is mapped for `request` from `module` here or in an ancestor.

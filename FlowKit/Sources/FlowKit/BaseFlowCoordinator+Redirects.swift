@@ -15,9 +15,11 @@
 /// once. A redirect that is not handled (no route, failed, queued for dependencies) fails the request.
 ///
 /// Loops cannot form: while a guard's redirect is being sent, that guard lets every request through, so a
-/// redirect target it also guards is not redirected again; a resumed request that the same guard
-/// redirects again fails instead; and a request redirected while the same guard's flow to the same target
-/// is under way waits for that flow rather than starting a second one.
+/// redirect target it also guards is not redirected again; a guard lets its own redirect through whenever
+/// it is asked for, and the requests of its flow (sent by the flow's modules, or in the child flows the
+/// redirect or its modules' actions opened); a resumed request that the same guard redirects again fails
+/// instead; and any other request redirected while the same guard's flow to the same target is under way
+/// waits for that flow rather than starting a second one.
 ///
 /// A held deep link step holds the rest of its link, which runs after the step is resumed and is
 /// dropped with it.
@@ -95,13 +97,36 @@ extension BaseFlowCoordinator {
 
     // MARK: - Settling
 
-    /// Runs `body` (a module's action) as one step: held requests whose redirect's flow it completes are
-    /// settled after it, not halfway through it.
-    func settlingHeldRequests<Result>(_ body: () -> Result) -> Result {
+    /// Runs `body`, `module`'s action, as one step: held requests whose redirect's flow it completes are
+    /// settled after it, not halfway through it. A child flow it opens joins the redirect flows `module` is
+    /// part of.
+    func settlingHeldRequests<Result>(actionOf module: FlowModule, _ body: () -> Result) -> Result {
         let root = rootCoordinator
+        guard let state = root.redirectState, !state.holds.isEmpty || !state.unheldFlows.isEmpty else {
+            return body()
+        }
         let step = root.beginRedirectStep()
-        defer { root.endRedirectStep(step) }
+        state.actingModules.append((module, state.depth))
+        defer {
+            state.actingModules.removeLast()
+            root.endRedirectStep(step)
+        }
         return body()
+    }
+
+    /// On the root: `child` was just opened; by an action of a module of redirect flows itself (not by a
+    /// request the action made, which passed the guards and so went one deeper), it joins them.
+    func noteOpened(_ child: BaseFlowCoordinator) {
+        guard let state = redirectState, let (module, depth) = state.actingModules.last, depth == state.depth else {
+            return
+        }
+        let isOfFlow = { (footprint: RedirectFootprint) in footprint.modules.contains { $0.object === module } }
+        for index in state.holds.indices where isOfFlow(state.holds[index].footprint) {
+            state.holds[index].footprint.coordinators.append(WeakObject(child))
+        }
+        for index in state.unheldFlows.indices where isOfFlow(state.unheldFlows[index].footprint) {
+            state.unheldFlows[index].footprint.coordinators.append(WeakObject(child))
+        }
     }
 
     /// On the root: starts a step (an action, a child finishing with its children) after which held
@@ -246,8 +271,38 @@ final class RedirectState {
     var nextID = 1
     /// The guards whose redirect is being sent, which let every request through meanwhile.
     var activeRedirects: [ObjectIdentifier] = []
+    /// The modules whose actions are under way (while requests are held), innermost last, each with the
+    /// ``depth`` it runs at.
+    var actingModules: [(module: FlowModule, depth: Int)] = []
+    /// The flows of redirects asked for directly, which hold nothing, while they may be under way.
+    var unheldFlows: [(rule: InstalledGuard, footprint: RedirectFootprint)] = []
     /// The request being resumed, with the guards that redirected it, until the chain reads them.
     var resumption: (request: CoordinationRequest, module: Coordinated, redirectedBy: [ObjectIdentifier])?
+
+    /// Whether a request `coordinator` was asked for by `module` comes from the flow of a redirect `rule`
+    /// sent that is still under way in `root`'s tree.
+    func isOfFlow(
+        redirectedBy rule: InstalledGuard, _ module: Coordinated, in coordinator: BaseFlowCoordinator,
+        root: BaseFlowCoordinator
+    ) -> Bool {
+        if holds.contains(where: { $0.rule === rule && $0.footprint.contains(module, in: coordinator) }) { return true }
+        guard !unheldFlows.isEmpty else { return false }
+        unheldFlows.removeAll { !$0.footprint.isAlive(in: root) }
+        return unheldFlows.contains { $0.rule === rule && $0.footprint.contains(module, in: coordinator) }
+    }
+
+    /// Sends `rule`'s redirect, asked for directly (`send`), as a redirect is sent: `rule` lets every request
+    /// through meanwhile, and afterwards lets through the requests of the flow it leaves behind.
+    func sendingFlow(
+        of rule: InstalledGuard, root: BaseFlowCoordinator, _ send: () -> CoordinationOutcome
+    ) -> CoordinationOutcome {
+        let before = TreeSnapshot(root)
+        activeRedirects.append(ObjectIdentifier(rule))
+        let outcome = send()
+        activeRedirects.removeLast()
+        if outcome.isHandled { unheldFlows.append((rule, before.footprint(in: root))) }
+        return outcome
+    }
 
     /// The guards that redirected `request` from `module` before, when it is the request being resumed.
     func takeResumption(of request: CoordinationRequest, from module: Coordinated) -> [ObjectIdentifier] {
@@ -264,6 +319,20 @@ struct RedirectFootprint {
     var modules: [WeakObject<FlowModule>] = []
     var managers: [WeakManager] = []
     var coordinators: [WeakObject<BaseFlowCoordinator>] = []
+
+    /// Whether a request `coordinator` was asked for by `module` comes from it: from one of its modules, or
+    /// from one of its coordinators or their descendants.
+    func contains(_ module: Coordinated, in coordinator: BaseFlowCoordinator) -> Bool {
+        if modules.contains(where: { $0.object?.name == module && $0.object?.coordination === coordinator }) {
+            return true
+        }
+        var current: BaseFlowCoordinator? = coordinator
+        while let candidate = current {
+            if coordinators.contains(where: { $0.object === candidate }) { return true }
+            current = candidate.parent
+        }
+        return false
+    }
 
     /// Whether any of it is still there in `root`'s tree.
     func isAlive(in root: BaseFlowCoordinator) -> Bool {

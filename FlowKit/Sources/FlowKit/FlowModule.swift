@@ -90,7 +90,7 @@ public final class FlowModule {
         // An action is one step: a redirect's flow it completes is settled after it, not halfway through; and
         // when it presents or opens something itself, outside any request, the step a snapshot replays.
         guard let coordinator = coordination as? BaseFlowCoordinator else { return action.handler(self, payload) }
-        return coordinator.settlingHeldRequests {
+        return coordinator.settlingHeldRequests(actionOf: self) {
             coordinator.recordingAction(name, payload: payload, of: self.name) { action.handler(self, payload) }
         }
     }

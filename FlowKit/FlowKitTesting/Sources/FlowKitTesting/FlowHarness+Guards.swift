@@ -33,6 +33,21 @@ extension FlowHarness {
         }
     }
 
+    /// Installs the guards the harness's plugin descriptions declare (``PluginDescription/guards``), in
+    /// their order, as a manifest that discovers the plugins installs them (FlowKit 1.3). Route their
+    /// redirects as the tests need (to a fake sign-in, say).
+    ///
+    /// A guard whose patterns are malformed records an `Issue` at `sourceLocation` and is left out.
+    public func addDeclaredGuards(sourceLocation: SourceLocation = #_sourceLocation) {
+        for declared in plugins.flatMap(\.guards) {
+            do {
+                addGuard(try declared.redirectGuard())
+            } catch {
+                Issue.record("\(error.message)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
     /// What the guards would do with `request` from `module` now, without sending it: the first decision
     /// that is not ``GuardDecision/proceed``, with any rewrite before it applied, as the chain would.
     ///

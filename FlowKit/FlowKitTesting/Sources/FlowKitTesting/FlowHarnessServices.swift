@@ -6,7 +6,8 @@ import FlowKit
 /// A coordinator's services are fixed when it is made, but a test adds its services after it makes the
 /// harness, so this stands in for them. It does what the coordinator would: starts them in order (each
 /// reported as `serviceStarted` with its own type name), stops them in reverse, passes lifecycle events
-/// on, and reads the context from the first context provider among them.
+/// on, and merges the context of the context providers among them, as the coordinator merges its
+/// providers': each contributes its keys, and a key two provide is the one added first's.
 @MainActor
 final class FlowHarnessServices: ContextProviderProtocol, CoordinatorServiceLifeCycleProtocol {
     /// The services, in the order they were added.
@@ -20,7 +21,11 @@ final class FlowHarnessServices: ContextProviderProtocol, CoordinatorServiceLife
 
     var context: CoordinatorContext {
         if let contextOverride { return contextOverride }
-        return services.lazy.compactMap { $0 as? any ContextProviderProtocol }.first?.context ?? .empty
+        var merged = CoordinatorContext.empty
+        for case let provider as any ContextProviderProtocol in services {
+            merged.values.merge(provider.context.values) { earlier, _ in earlier }
+        }
+        return merged
     }
 
     /// Adds `service`; starts it at once with `coordinator` when one is given (the harness is running).
