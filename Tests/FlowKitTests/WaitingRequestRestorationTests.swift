@@ -33,6 +33,20 @@ struct WaitingRequestRestorationTests {
             restoring.redirectEvents.last == "resuming catalog.list from deepLink: the flow of auth.signIn completed")
     }
 
+    @Test func restoringOverAHeldRequestDropsItForTheRestoreAndHoldsTheSavedOneAgain() throws {
+        let app = app()
+        app.coordinator.requestCoordination(CoordinationRequest(.catalogList), from: .app)
+        let saved = app.coordinator.snapshot()
+
+        let report = try app.coordinator.restore(saved)
+
+        #expect(
+            app.redirectEvents.filter { $0.contains("dropped") } == [
+                "catalog.list from app dropped: the presentation was replaced by a restored snapshot"
+            ], "not judged by its guard as its flow went")
+        #expect(report.waitingRestored == 1 && app.coordinator.heldRequests.count == 1)
+    }
+
     @Test func aHeldRequestWhoseGuardLetsItThroughByNowGoesOnAtOnce() throws {
         let saving = app()
         saving.coordinator.requestCoordination(CoordinationRequest(.catalogList), from: .app)

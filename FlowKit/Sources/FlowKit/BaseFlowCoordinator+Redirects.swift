@@ -225,6 +225,16 @@ extension BaseFlowCoordinator {
         if let link = hold.link { coordinator.continueDeepLink(link, after: outcome) }
     }
 
+    /// On the root: drops every held request, each reported with `reason`, and forgets the flows they wait
+    /// for (the presentation they are in is going).
+    func dropHeldRequests(reason: String) {
+        guard let state = redirectState else { return }
+        let holds = state.holds
+        state.holds.removeAll()
+        state.unheldFlows.removeAll()
+        for hold in holds { sink?(.redirectCancelled(hold.held, reason: reason)) }
+    }
+
     private func cancel(_ hold: RedirectState.Hold, _ state: RedirectState, reason: String) {
         var reason = reason
         if let link = hold.link, link.next < link.steps.count {

@@ -127,8 +127,9 @@ extension BaseFlowCoordinator {
     /// Rebuilds the snapshot's presentation from an empty one, replaying its steps through the current
     /// routes, and reports what could not be restored and why.
     ///
-    /// Whatever is presented first goes, as a new root would take it: open children finish (cancelled),
-    /// screens are removed, managers still working are let go, and requests waiting for dependencies are
+    /// Whatever is presented first goes, as a new root would take it: requests guards hold are dropped
+    /// (`the presentation was replaced by a restored snapshot`), open children finish (cancelled), screens
+    /// are removed, managers still working are let go, and requests waiting for dependencies are
     /// dead-lettered. Then each step is sent, in order, to the coordinator it was sent to (found by its
     /// children's names; when it is not open, the nearest ancestor that is), from the module that sent it,
     /// after selecting the tab its first screen was in; a step that is an action is performed again on the
@@ -296,9 +297,11 @@ extension BaseFlowCoordinator {
         walk(self)
     }
 
-    /// Empties the presentation of this tree, whose root this is: children finish (cancelled), modules
-    /// go, working managers are let go, queued requests are dead-lettered.
+    /// Empties the presentation of this tree, whose root this is: held requests are dropped (rather than
+    /// judged as their flows go), children finish (cancelled), modules go, working managers are let go,
+    /// queued requests are dead-lettered.
     private func clearPresentation() {
+        dropHeldRequests(reason: "the presentation was replaced by a restored snapshot")
         for child in children.reversed() { child.finish(with: .cancelled) }
         _ = takeWorking()
         router.recorder?.forgetWorkingManagers()
