@@ -103,7 +103,8 @@ public final class FlowHarness {
 
     // MARK: - Context, dependencies and services
 
-    /// The context managers read: what was set here, else the first context provider service's, else empty.
+    /// The context managers read: what was set here, else the merge of the context provider services' (each
+    /// contributes its keys; a key two provide is the one added first's), else empty.
     ///
     /// Setting it overrides any context provider service for the rest of the test.
     public var context: [String: JSONValue] {
