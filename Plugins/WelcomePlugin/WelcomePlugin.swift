@@ -17,18 +17,22 @@ let description = PluginDescription(
     managers: [Exports.launch, Exports.onboarding, Exports.onboardingPage],
     // What a manifest that discovers this plugin routes to it. It needs no other plugin to show: signing in
     // at the end of the tour goes to whatever handles auth.signIn.
+    // The tour's pages are routed by the onboarding sub-flow's own mapping, which no manifest takes: declared
+    // for graphs and `inspect`.
     routes: [
         DeclaredRoute(.launch, manager: Exports.launch),
         DeclaredRoute(.showOnboarding, manager: Exports.onboarding),
+        DeclaredRoute(.onboardingPage, manager: Exports.onboardingPage, inChildFlow: .onboarding),
     ],
-    // What its screens can send, for flow graphs. The tour's pages are presented by the onboarding
-    // sub-flow's own route, which no manifest routes; the sub-flow asks for sign-in when it is done.
+    // What its screens can send, for flow graphs. The onboarding manager opens the sub-flow, which asks for
+    // its first page, and for sign-in when it is done.
     modules: [
         DeclaredModule(
             .welcome, presentedBy: Exports.launch,
             sends: [.action("getStarted", .showOnboarding), .action("signIn", .signIn)]),
-        DeclaredModule(.onboardingPage, sends: [.action("next", .onboardingPage)]),
-        DeclaredModule(.onboarding, sends: [.request(.signIn)]),
+        DeclaredModule(
+            .onboarding, presentedBy: Exports.onboarding, sends: [.request(.onboardingPage), .request(.signIn)]),
+        DeclaredModule(.onboardingPage, presentedBy: Exports.onboardingPage, sends: [.action("next", .onboardingPage)]),
     ]
 )
 

@@ -93,7 +93,7 @@ private struct TraceGraphReader {
             case .childOpened:
                 guard let child = event["child"]?.string, let by = event["by"]?.string else { continue }
                 let manager = Self.split(by).0
-                let node = graph.node("child:\(child)", .child, "child flow \(child)", plugin: plugins[manager])
+                let node = graph.childNode(child, plugin: plugins[manager])
                 graph.take(graph.managerNode(manager, plugin: plugins[manager]), node, .opens, Self.style(event))
             default: continue
             }

@@ -164,34 +164,55 @@ public struct FlowGraph: Sendable, Hashable {
         }
     }
 
-    /// Adds the modules plugins declare, in their plugin's box: a `presents` edge from each declaring
-    /// manager (`plugin.Manager`) to its module, and a `sends` edge from the module to each request it can
-    /// send, labelled with the action. They are static edges: once a trace is added (before or after),
-    /// those nobody took are never-taken.
+    /// Adds the modules plugins declare, in their plugin's box: a `presents` edge (`opens` for a child flow)
+    /// from each declaring manager (`plugin.Manager`, or a child flow's `Manager` as
+    /// ``add(childFlowRoutes:plugin:)`` drew it) to its module, a `sends` edge from the module to each request it can send, labelled with the action, and
+    /// an `opens` edge to each child flow an action opens. A module named after a child flow the graph has
+    /// is that flow's node: what it sends follows the flow. They are static edges: once a trace is added
+    /// (before or after), those nobody took are never-taken.
     ///
-    /// Only managers the graph has (the manifest routes to them) present: a module whose managers are all
-    /// unrouted is left out, since the app never shows it. A module declared without managers (a child
-    /// flow's, or a name a plugin sends as) is always drawn.
+    /// Only managers the graph has (the manifest or a declared child flow routes to them) present: a module
+    /// whose managers are all unrouted is left out, since the app never shows it. A module declared without
+    /// managers (a child flow's, or a name a plugin sends as) is always drawn.
     public mutating func add(declarations: [Declaration]) {
         for declaration in declarations {
             let plugin = declaration.plugin
-            let managers = declaration.module.managers.map { "manager:\(plugin).\($0)" }.filter {
-                nodeIndex[$0] != nil
+            let managers = declaration.module.managers.compactMap { name in
+                ["manager:\(plugin).\(name)", "manager:\(name)"].first { nodeIndex[$0] != nil }
             }
             guard !managers.isEmpty || declaration.module.managers.isEmpty else { continue }
-            let module = moduleNode(declaration.module.module.rawValue, plugin: plugin)
-            for manager in managers { staticEdge(manager, module, .presents, "") }
+            let name = declaration.module.module.rawValue
+            let isFlow = nodeIndex["child:\(name)"] != nil
+            let module = isFlow ? "child:\(name)" : moduleNode(name, plugin: plugin)
+            for manager in managers { staticEdge(manager, module, isFlow ? .opens : .presents, "") }
             for send in declaration.module.sends {
-                staticEdge(module, requestNode(send.request.rawValue), .sends, send.action ?? "")
+                if let flow = send.opens {
+                    staticEdge(module, childNode(flow.rawValue, plugin: plugin), .opens, send.action ?? "")
+                } else {
+                    staticEdge(module, requestNode(send.request.rawValue), .sends, send.action ?? "")
+                }
             }
         }
     }
 
-    /// Adds the modules each plugin declares, by the name the manifest gives it (see
-    /// ``add(declarations:)``).
+    /// Adds the routes a plugin declares its child flows' own mappings hold: each flow's node, and a `routes`
+    /// edge from the request to the manager, named as traces name a child flow's managers (`Manager`, with
+    /// no plugin) in the plugin's box.
+    public mutating func add(childFlowRoutes routes: [DeclaredRoute], plugin: String) {
+        for route in routes {
+            if let flow = route.childFlow { childNode(flow.rawValue, plugin: plugin) }
+            staticEdge(requestNode(route.request.rawValue), managerNode(route.manager, plugin: plugin), .routes, "")
+        }
+    }
+
+    /// Adds the modules, and the child flows' routes, each plugin declares, by the name the manifest gives
+    /// it (see ``add(declarations:)``).
     public mutating func add(plugins: [String: ProbedPlugin]) {
         for name in plugins.keys.sorted() {
-            add(declarations: plugins[name]!.modules.map { Declaration(plugin: name, module: $0) })
+            let plugin = plugins[name]!
+            add(childFlowRoutes: plugin.childFlowRoutes, plugin: name)
+            for flow in plugin.modules.flatMap(\.sends).compactMap(\.opens) { childNode(flow.rawValue, plugin: name) }
+            add(declarations: plugin.modules.map { Declaration(plugin: name, module: $0) })
         }
     }
 
@@ -224,6 +245,12 @@ public struct FlowGraph: Sendable, Hashable {
 
     mutating func moduleNode(_ name: String, plugin: String?) -> String {
         node("module:\(name)", .module, name, plugin: plugin)
+    }
+
+    /// A child flow, by its coordinator's name, as traces draw it.
+    @discardableResult
+    mutating func childNode(_ name: String, plugin: String?) -> String {
+        node("child:\(name)", .child, "child flow \(name)", plugin: plugin)
     }
 
     /// Adds the edge, or finds it; with `taken`, counts one more passage.

@@ -3,10 +3,10 @@ import FlowKit
 /// How a probe's answer and the probe cache write a ``ProbedPlugin``.
 extension ProbedPlugin {
     /// `{"name", "version", "flowKit": "1.0", "managers": [{"name", "requires"}], "services", "routes": [{"request",
-    /// "from", "manager"}], "startServices": [{"name", "after"}], "requires": {"PLUGIN": "RANGE"},
+    /// "from", "manager", "childFlow" (only for a child flow's route)}], "startServices": [{"name", "after"}], "requires": {"PLUGIN": "RANGE"},
     /// "guards": [{"name", "requests", "unless", "redirect"}], "deepLinks": [{"pattern", "requests"}],
     /// "contextKeys": {"SERVICE": [KEY...]},
-    /// "modules": [{"module", "managers", "sends": [{"request", "action"}]}], "digest"}`.
+    /// "modules": [{"module", "managers", "sends": [{"request", "action", "opens"}]}], "digest"}`.
     public var json: JSONValue {
         [
             "name": .string(name), "version": .string(version), "flowKit": .string(flowKitVersion.description),
@@ -14,11 +14,13 @@ extension ProbedPlugin {
                 managers.map { ["name": .string($0.name), "requires": .array($0.requirements.map(JSONValue.string))] }),
             "services": .array(services.map(JSONValue.string)),
             "routes": .array(
-                routes.map {
-                    [
-                        "request": .string($0.request.rawValue), "from": $0.from.map { .string($0.rawValue) } ?? .null,
-                        "manager": .string($0.manager),
+                (routes + childFlowRoutes).map { route in
+                    var members: [String: JSONValue] = [
+                        "request": .string(route.request.rawValue),
+                        "from": route.from.map { .string($0.rawValue) } ?? .null, "manager": .string(route.manager),
                     ]
+                    if let flow = route.childFlow { members["childFlow"] = .string(flow.rawValue) }
+                    return .object(members)
                 }),
             "startServices": .array(
                 startServices.map { ["name": .string($0.name), "after": .array($0.after.map(JSONValue.string))] }),
@@ -54,8 +56,12 @@ extension ProbedPlugin {
         var parsedRoutes: [DeclaredRoute] = []
         for route in routes {
             guard let request = route["request"]?.string, let manager = route["manager"]?.string else { return nil }
-            let from = route["from"]?.string.map(Coordinated.init(rawValue:))
-            parsedRoutes.append(DeclaredRoute(CoordinationRequestName(rawValue: request), from: from, manager: manager))
+            var parsed = DeclaredRoute(
+                CoordinationRequestName(rawValue: request),
+                from: route["from"]?.string.map(Coordinated.init(rawValue:)),
+                manager: manager)
+            parsed.childFlow = route["childFlow"]?.string.map(Coordinated.init(rawValue:))
+            parsedRoutes.append(parsed)
         }
         var parsedStarts: [ServiceStart] = []
         for start in starts {
@@ -76,14 +82,18 @@ extension ProbedPlugin {
         digest = json["digest"]?.string
     }
 
-    /// `{"module", "managers": [...], "sends": [{"request", "action"}]}`, `action` `null` for a request the
-    /// module sends without one.
+    /// `{"module", "managers": [...], "sends": [{"request", "action", "opens"}]}`, `action` `null` for a
+    /// request the module sends without one, `opens` (only when it does) the child flow an action opens.
     private static func json(of module: DeclaredModule) -> JSONValue {
         [
             "module": .string(module.module.rawValue), "managers": .array(module.managers.map(JSONValue.string)),
             "sends": .array(
-                module.sends.map {
-                    ["request": .string($0.request.rawValue), "action": $0.action.map(JSONValue.string) ?? .null]
+                module.sends.map { send in
+                    var members: [String: JSONValue] = [
+                        "request": .string(send.request.rawValue), "action": send.action.map(JSONValue.string) ?? .null,
+                    ]
+                    if let flow = send.opens { members["opens"] = .string(flow.rawValue) }
+                    return .object(members)
                 }
             ),
         ]
@@ -97,8 +107,9 @@ extension ProbedPlugin {
         var parsedSends: [DeclaredModule.Send] = []
         for send in sends {
             guard let request = send["request"]?.string else { return nil }
-            parsedSends.append(
-                DeclaredModule.Send(CoordinationRequestName(rawValue: request), action: send["action"]?.string))
+            var parsed = DeclaredModule.Send(CoordinationRequestName(rawValue: request), action: send["action"]?.string)
+            parsed.opens = send["opens"]?.string.map(Coordinated.init(rawValue:))
+            parsedSends.append(parsed)
         }
         return DeclaredModule(
             Coordinated(rawValue: name), presentedBy: managers.compactMap(\.string), sends: parsedSends)

@@ -24,8 +24,11 @@ public struct ProbedPlugin: Sendable, Hashable {
     public var managers: [Manager]
     /// The services' names, sorted.
     public var services: [String]
-    /// The routes the plugin proposes, in its order (``FlowKit/PluginDescription/routes``).
+    /// The routes the plugin proposes to manifests, in its order (``FlowKit/PluginDescription/routes``).
     public var routes: [DeclaredRoute]
+    /// The routes it declares its child flows' own mappings hold (``FlowKit/DeclaredRoute/childFlow``), in its
+    /// order: for graphs and `inspect`, never taken by a manifest.
+    public var childFlowRoutes: [DeclaredRoute]
     /// The services it asks to start, in its order (``FlowKit/PluginDescription/startServices``).
     public var startServices: [ServiceStart]
     /// The plugins it requires, with their version ranges as written (``FlowKit/PluginDescription/requires``).
@@ -56,7 +59,8 @@ public struct ProbedPlugin: Sendable, Hashable {
         self.flowKitVersion = flowKitVersion
         self.managers = managers.sorted { $0.name < $1.name }
         self.services = services.sorted()
-        self.routes = routes
+        self.routes = routes.filter { $0.childFlow == nil }
+        self.childFlowRoutes = routes.filter { $0.childFlow != nil }
         self.startServices = startServices
         self.requires = requires
         self.guards = guards

@@ -144,9 +144,12 @@ enum ManifestCommands {
             print("  \(manager.name) requires \(manager.requirements.joined(separator: ", "))")
         }
         print("services: \(plugin.services.isEmpty ? "none" : plugin.services.joined(separator: ", "))")
-        print(plugin.routes.isEmpty ? "routes:   none" : "routes:")
-        for route in plugin.routes {
-            print("  \(route.request.rawValue)\(route.from.map { " from \($0.rawValue)" } ?? "") -> \(route.manager)")
+        print(plugin.routes.isEmpty && plugin.childFlowRoutes.isEmpty ? "routes:   none" : "routes:")
+        for route in plugin.routes + plugin.childFlowRoutes {
+            let flow = route.childFlow.map { " (in child flow \($0.rawValue))" } ?? ""
+            print(
+                "  \(route.request.rawValue)\(route.from.map { " from \($0.rawValue)" } ?? "") -> \(route.manager)\(flow)"
+            )
         }
         let starts = plugin.startServices.map { start in
             start.name + (start.after.isEmpty ? "" : " (after \(start.after.joined(separator: ", ")))")
@@ -167,7 +170,10 @@ enum ManifestCommands {
         print(plugin.modules.isEmpty ? "modules:  none" : "modules:")
         for module in plugin.modules {
             let by = module.managers.isEmpty ? "" : " (by \(module.managers.joined(separator: ", ")))"
-            let sends = module.sends.map { send in (send.action.map { "\($0) -> " } ?? "-> ") + send.request.rawValue }
+            let sends = module.sends.map { send in
+                (send.action.map { "\($0) -> " } ?? "-> ")
+                    + (send.opens.map { "child flow \($0.rawValue)" } ?? send.request.rawValue)
+            }
             print(
                 "  \(module.module.rawValue)\(by): \(sends.isEmpty ? "sends nothing" : sends.joined(separator: ", "))")
         }

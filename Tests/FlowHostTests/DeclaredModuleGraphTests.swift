@@ -46,10 +46,42 @@ struct DeclaredModuleGraphTests {
         }
         #expect(edge(graph, "manager:catalog.ItemList", "module:itemList", .presents)?.isStatic == true)
         #expect(edge(graph, "manager:welcome.Launch", "module:welcome", .presents) != nil)
-        #expect(edge(graph, "module:onboarding", "request:auth.signIn", .sends)?.label == "", "sent without an action")
-        #expect(graph.nodes.first { $0.id == "module:onboarding" }?.plugin == "welcome")
+        #expect(edge(graph, "child:onboarding", "request:auth.signIn", .sends)?.label == "", "sent without an action")
+        #expect(graph.nodes.first { $0.id == "child:onboarding" }?.plugin == "welcome")
         #expect(!graph.nodes.contains { $0.id == "module:quickCreate" }, "QuickCreate is not routed in the demo")
         #expect(!graph.nodes.contains { $0.id == "manager:catalog.QuickCreate" })
+    }
+
+    @Test func theOnboardingChildFlowIsConnectedFromItsOpenerToItsPagesRoutes() throws {
+        let (graph, _) = try Self.demoGraph()
+
+        #expect(edge(graph, "manager:welcome.Onboarding", "child:onboarding", .opens)?.isStatic == true)
+        #expect(edge(graph, "child:onboarding", "request:onboarding.page", .sends) != nil, "the flow's first page")
+        #expect(edge(graph, "request:onboarding.page", "manager:OnboardingPage", .routes)?.isStatic == true)
+        #expect(edge(graph, "manager:OnboardingPage", "module:onboardingPage", .presents) != nil)
+        #expect(graph.nodes.first { $0.id == "manager:OnboardingPage" }?.plugin == "welcome")
+        #expect(!graph.nodes.contains { $0.id == "module:onboarding" }, "the flow is one node")
+    }
+
+    @Test func aModuleActionThatOpensAChildFlowLeadsToTheFlowAndWhatItRoutes() throws {
+        var graph = FlowGraph(manifest: try Manifest.load(path: Repository.path("manifests/demo.json")))
+        let tour = ManagerFactory("TourPage", FlowManager.self)
+        let plugin = ProbedPlugin(
+            path: "/p/libTour.so", name: "tour", version: "1.0.0", flowKitVersion: .current, managers: [],
+            services: [], routes: [DeclaredRoute("tour.page", manager: tour, inChildFlow: "tour")],
+            modules: [
+                DeclaredModule("welcome", sends: [.action("start", opens: "tour")]),
+                DeclaredModule("tour", sends: [.request("tour.page")]),
+                DeclaredModule("tourPage", presentedBy: tour, sends: [.action("next", "tour.page")]),
+            ])
+
+        graph.add(plugins: ["tour": plugin])
+
+        #expect(edge(graph, "module:welcome", "child:tour", .opens)?.label == "start")
+        #expect(edge(graph, "child:tour", "request:tour.page", .sends) != nil)
+        #expect(edge(graph, "request:tour.page", "manager:TourPage", .routes) != nil)
+        #expect(edge(graph, "manager:TourPage", "module:tourPage", .presents) != nil)
+        #expect(edge(graph, "module:tourPage", "request:tour.page", .sends)?.label == "next")
     }
 
     @Test func dotDrawsTheDeclaredModulesInTheirPluginsBoxes() throws {

@@ -11,11 +11,12 @@ struct ProbedPluginTests {
         managers: [ProbedPlugin.Manager(name: "List", requirements: ["catalog.store"])], services: ["Store"],
         routes: [
             DeclaredRoute("catalog.list", manager: "List"), DeclaredRoute("catalog.list", from: "x", manager: "List"),
+            DeclaredRoute("catalog.page", manager: ManagerFactory("Page", FlowManager.self), inChildFlow: "browse"),
         ],
         startServices: [ServiceStart("Store", after: ["auth.Session"])], requires: ["auth": "^1.0"],
         modules: [
             DeclaredModule("itemList", presentedBy: "List", sends: [.action("open", "catalog.detail")]),
-            DeclaredModule("createItem", sends: [.request("catalog.create.form")]),
+            DeclaredModule("createItem", sends: [.request("catalog.create.form"), .action("browse", opens: "browse")]),
             DeclaredModule("empty"),
         ])
 
@@ -27,6 +28,9 @@ struct ProbedPluginTests {
         #expect(back == plugin)
         #expect(back?.modules.first?.sends.first?.action == "open")
         #expect(back?.modules[1].sends.first?.action == nil, "a request sent without an action stays without one")
+        #expect(back?.modules[1].sends.last?.opens == "browse")
+        #expect(back?.routes.count == 2, "a child flow's route is not one a manifest takes")
+        #expect(back?.childFlowRoutes.map(\.childFlow) == ["browse"])
     }
 
     @Test func aCacheEntryFromBeforeDeclarationsIsNotADescription() throws {

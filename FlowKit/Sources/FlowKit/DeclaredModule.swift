@@ -15,16 +15,23 @@
 ///     ]),
 ///     // A sub-flow that asks for sign-in when it ends, with no action of its own.
 ///     DeclaredModule(.onboarding, sends: [.request(.signIn)]),
+///     // An action that opens a child flow itself; the flow, declared by its name, sends its first page.
+///     DeclaredModule(.welcome, presentedBy: "Welcome", sends: [.action("start", opens: "tour")]),
+///     DeclaredModule("tour", sends: [.request(.tourPage)]),
 /// ]
 /// ```
 public struct DeclaredModule: Sendable, Hashable {
-    /// A request the module can send, and the action that sends it.
+    /// A request the module can send, and the action that sends it; or a child flow one of its actions
+    /// opens itself (``opens``).
     public struct Send: Sendable, Hashable {
-        /// The request sent.
+        /// The request sent; empty when the send opens a child flow.
         public var request: CoordinationRequestName
         /// The name of the module's action that sends it (``ModuleAction/name``), or `nil` when the module
         /// sends it without one of its own actions (a sub-flow asking for what comes after it).
         public var action: String?
+        /// The child flow the action opens itself, with no request, by its coordinator's name; `nil` for a
+        /// send of ``request``. Since FlowKit 1.3.
+        public var opens: Coordinated? = nil
 
         /// The module sends `request`, by its action `action` if one does.
         public init(_ request: CoordinationRequestName, action: String? = nil) {
@@ -36,6 +43,14 @@ public struct DeclaredModule: Sendable, Hashable {
         /// ``ModuleAction/request(_:_:payload:summary:)``.
         public static func action(_ name: String, _ request: CoordinationRequestName) -> Send {
             Send(request, action: name)
+        }
+
+        /// The module's action `name` opens the child flow `flow` itself, with no request (FlowKit 1.3): a
+        /// graph draws the flow, and what it sends and routes (``DeclaredRoute/childFlow``), after it.
+        public static func action(_ name: String, opens flow: Coordinated) -> Send {
+            var send = Send(CoordinationRequestName(""), action: name)
+            send.opens = flow
+            return send
         }
 
         /// The module sends `request` without an action of its own.

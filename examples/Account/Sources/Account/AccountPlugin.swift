@@ -21,11 +21,13 @@ let plugin = PluginDescription(
     version: "0.1.0",
     managers: [Exports.profile, Exports.welcome, Exports.onboardingName, Exports.onboardingConfirm],
     services: [Exports.onboarding],
-    // What a manifest that discovers this plugin routes to it. The onboarding pages are not here: only the
-    // sub-flow routes them.
+    // What a manifest that discovers this plugin routes to it; and, for graphs and `inspect`, what the
+    // onboarding sub-flow routes in its own mapping.
     routes: [
         DeclaredRoute(.showProfile, manager: Exports.profile),
         DeclaredRoute(.showWelcome, manager: Exports.welcome),
+        DeclaredRoute(.onboardingName, manager: Exports.onboardingName, inChildFlow: .accountOnboarding),
+        DeclaredRoute(.onboardingConfirm, manager: Exports.onboardingConfirm, inChildFlow: .accountOnboarding),
     ],
     startServices: [ServiceStart(Exports.onboarding, after: ["auth.Session"])],
     // Signing in is the auth plugin's; its session gives the context's `user`.
@@ -41,14 +43,17 @@ let plugin = PluginDescription(
     deepLinks: [
         DeclaredDeepLink("demo://account/profile", opens: [CoordinationRequest(.showProfile)])
     ],
-    // What its screens can send, for flow graphs. The welcome and the profile open the onboarding sub-flow
+    // What its screens can send, for flow graphs: the welcome and the profile open the onboarding sub-flow
     // from their actions, which then asks for its first page as `accountOnboarding`.
     modules: [
-        DeclaredModule(.accountProfile, presentedBy: Exports.profile),
-        DeclaredModule(.accountWelcome, presentedBy: Exports.welcome),
+        DeclaredModule(
+            .accountProfile, presentedBy: Exports.profile, sends: [.action("rename", opens: .accountOnboarding)]),
+        DeclaredModule(
+            .accountWelcome, presentedBy: Exports.welcome, sends: [.action("start", opens: .accountOnboarding)]),
         DeclaredModule(.accountOnboarding, sends: [.request(.onboardingName)]),
-        DeclaredModule(.accountOnboardingName, sends: [.action("next", .onboardingConfirm)]),
-        DeclaredModule(.accountOnboardingConfirm),
+        DeclaredModule(
+            .accountOnboardingName, presentedBy: Exports.onboardingName, sends: [.action("next", .onboardingConfirm)]),
+        DeclaredModule(.accountOnboardingConfirm, presentedBy: Exports.onboardingConfirm),
     ]
 )
 

@@ -9,7 +9,11 @@ import Testing
 struct DescriptionTests {
     @Test func declaresRoutesGuardsDeepLinkAndRequirement() {
         #expect(plugin.name == "account")
-        #expect(plugin.routes.map(\.request) == [.showProfile, .showWelcome])
+        #expect(plugin.routes.filter { $0.childFlow == nil }.map(\.request) == [.showProfile, .showWelcome])
+        #expect(
+            plugin.routes.filter { $0.childFlow == .accountOnboarding }.map(\.request) == [
+                .onboardingName, .onboardingConfirm,
+            ], "the sub-flow's own routes, declared for graphs")
         #expect(plugin.requires == ["auth": "^1.0"])
         #expect(plugin.guards.map(\.name) == ["accountSignedIn", "accountOnboarded"])
         #expect(plugin.guards.map(\.requests) == [["account.*"], ["account.*"]])
