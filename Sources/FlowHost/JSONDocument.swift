@@ -5,13 +5,32 @@ import FlowKit
 /// ``ManifestError/json`` and ``PluginLoadError/json``). manifests/README.md documents each shape.
 public enum JSONDocument {
     /// `validate --json`:
-    /// `{"errors", "warnings", "manifest", "valid", "plugins", "routes", "services"}`, the counts `null` when
-    /// the manifest could not be read; for a manifest that discovers plugins, the counts of what it composes
-    /// to. A warning (`{"kind": "contextConflict", "key", "winner", "shadowed", "message"}`) leaves it valid.
+    /// `{"errors", "warnings", "manifest", "valid", "plugins", "routes", "services", "guards": [{"name",
+    /// "declaredBy"}], "deepLinks": [{"pattern", "declaredBy"}]}`, the counts and lists `null` when the
+    /// manifest could not be read; for a manifest that discovers plugins, those of what it composes to,
+    /// `declaredBy` saying `manifest` or the plugin. A warning (`{"kind": "contextConflict", "key", "winner",
+    /// "shadowed", "message"}`) leaves it valid.
     public static func validation(_ report: ValidationReport) -> JSONValue {
         func count(_ count: Int?) -> JSONValue { count.map { .number(Double($0)) } ?? .null }
         let manifest = report.composition?.manifest ?? report.manifest
+        let source = { (source: PluginComposition.Source?) in JSONValue.string((source ?? .manifest).description) }
+        let guards = manifest.map { manifest in
+            JSONValue.array(
+                manifest.guards.map {
+                    ["name": .string($0.name), "declaredBy": source(report.composition?.guardSources[$0.name])]
+                })
+        }
+        let deepLinks = manifest.map { manifest in
+            JSONValue.array(
+                manifest.deepLinks.routes.map {
+                    let pattern = $0.pattern.description
+                    return [
+                        "pattern": .string(pattern), "declaredBy": source(report.composition?.deepLinkSources[pattern]),
+                    ]
+                })
+        }
         return [
+            "guards": guards ?? .null, "deepLinks": deepLinks ?? .null,
             "manifest": .string(report.file),
             "valid": .bool(report.isValid),
             "plugins": count(manifest?.plugins.count),

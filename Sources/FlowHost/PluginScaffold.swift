@@ -202,17 +202,17 @@ extension PluginScaffold {
         struct \(name)Tests {
             @Test func showGreetsTheSignedInPerson() throws {
                 let harness = FlowHarness(plugin: plugin)
-                harness.route(.show\(name), to: "\(name)")
+                harness.route(.show\(name), to: Exports.\(key))
                 harness.context = ["user": ["name": "Ada"]]
 
-                #expect(harness.send(.show\(name)) == .handled(manager: "\(name)"))
+                #expect(harness.send(.show\(name)) == .handled(manager: Exports.\(key).name))
                 #expect(harness.top == .\(key))
                 #expect(harness.topModule?.content["message"] == "Hello, Ada!")
             }
 
             @Test func settingsActionAsksTheHostForSettings() throws {
                 let harness = FlowHarness(plugin: plugin)
-                harness.route(.show\(name), to: "\(name)")
+                harness.route(.show\(name), to: Exports.\(key))
                 harness.send(.show\(name))
 
                 try harness.perform("settings")
@@ -222,7 +222,7 @@ extension PluginScaffold {
 
             @Test func doneClosesTheScreen() throws {
                 let harness = FlowHarness(plugin: plugin)
-                harness.route(.show\(name), to: "\(name)")
+                harness.route(.show\(name), to: Exports.\(key))
                 harness.send(.show\(name))
 
                 try harness.perform("done")

@@ -40,20 +40,18 @@ enum ManifestCommands {
         let declared = report.composition.map { composition in
             ", \(composition.sources.values.filter { $0 != .manifest }.count) of them declared by plugins"
         }
-        // Guards and deep links are counted when there are some, with those plugins declared.
-        func count(_ total: Int, _ noun: String, declaredByPlugins: Int) -> String {
+        // Guards and deep links are counted when there are some, with those plugins declared and which.
+        func count(_ total: Int, _ noun: String, sources: [String: PluginComposition.Source]?) -> String {
             guard total > 0 else { return "" }
+            let plugins = (sources ?? [:]).values.compactMap { source -> String? in
+                if case .plugin(let name) = source { name } else { nil }
+            }
+            let declared = Set(plugins).sorted().joined(separator: ", ")
             return ", \(total) \(noun)\(total == 1 ? "" : "s")"
-                + (declaredByPlugins > 0 ? " (\(declaredByPlugins) declared by plugins)" : "")
+                + (plugins.isEmpty ? "" : " (\(plugins.count) declared by \(declared))")
         }
-        let pluginDeclared = { (sources: [String: PluginComposition.Source]?) in
-            sources?.values.filter { $0 != .manifest }.count ?? 0
-        }
-        let guards = count(
-            composed.guards.count, "guard", declaredByPlugins: pluginDeclared(report.composition?.guardSources))
-        let links = count(
-            composed.deepLinks.routes.count, "deep link",
-            declaredByPlugins: pluginDeclared(report.composition?.deepLinkSources))
+        let guards = count(composed.guards.count, "guard", sources: report.composition?.guardSources)
+        let links = count(composed.deepLinks.routes.count, "deep link", sources: report.composition?.deepLinkSources)
         print(
             "\(path): ok (\(composed.plugins.count) plugins, \(composed.routes.count) routes\(declared ?? ""), \(composed.services.count) services\(guards)\(links))"
         )

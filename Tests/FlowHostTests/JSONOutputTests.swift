@@ -21,8 +21,26 @@ struct JSONOutputTests {
         #expect(
             document == [
                 "manifest": .string(path), "valid": true, "plugins": 4, "routes": 11, "services": 3, "errors": [],
-                "warnings": [],
+                "warnings": [], "guards": [["name": "signedIn", "declaredBy": "manifest"]],
+                "deepLinks": [
+                    ["pattern": "demo://items/new", "declaredBy": "manifest"],
+                    ["pattern": "demo://items/{id:int}", "declaredBy": "manifest"],
+                ],
             ])
+    }
+
+    @Test func aDiscoveringManifestsGuardsAndDeepLinksSayWhichPluginDeclaredThem() throws {
+        let path = Repository.path("manifests/dropin.json")
+        let (status, document) = try json(["validate", path, "--json"])
+        let text = try Subprocess.flowhost(["validate", path])
+
+        #expect(status == 0)
+        #expect(document["guards"] == [["name": "signedIn", "declaredBy": "catalog"]])
+        #expect(document["deepLinks"]?.array?.compactMap { $0["declaredBy"] } == ["catalog", "catalog"])
+        #expect(
+            text.outputLines.first
+                == "\(path): ok (5 plugins, 12 routes, 12 of them declared by plugins, 3 services, 1 guard (1 declared by catalog), 2 deep links (2 declared by catalog))"
+        )
     }
 
     @Test func missingManifestIsAFileNotFoundErrorWithExit66() throws {

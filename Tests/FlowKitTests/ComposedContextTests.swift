@@ -41,7 +41,7 @@ struct ComposedContextTests {
         coordinator.start()
         #expect(
             coordinator.unmet(GuardCondition.context("onboarding.done"))
-                == "context onboarding.done is not set (Provider and Provider provide the context)")
+                == "context onboarding.done is false (Provider and Provider provide the context)")
         guard case .redirected = coordinator.requestCoordination("account.profile", from: .app) else {
             Issue.record("not redirected while onboarding is not done")
             return

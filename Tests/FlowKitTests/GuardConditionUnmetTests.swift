@@ -22,6 +22,23 @@ struct GuardConditionUnmetTests {
         #expect(child.unmet(.context("user")) == "context user is not set (Session provides the context)")
     }
 
+    @Test func aValueThatIsFalseOrNullIsNamedNotCalledUnset() {
+        final class Onboarding: ContextProviderProtocol {
+            var context: CoordinatorContext { CoordinatorContext(["account": ["onboarded": false, "name": .null]]) }
+            func start(with coordinator: any FlowCoordinator) {}
+            func stop() {}
+        }
+        let root = BaseFlowCoordinator()
+        root.addService(Onboarding())
+        root.start()
+
+        #expect(
+            root.unmet(.context("account.onboarded"))
+                == "context account.onboarded is false (Onboarding provides the context)")
+        #expect(
+            root.unmet(.context("account.name")) == "context account.name is null (Onboarding provides the context)")
+    }
+
     @Test func withoutAProviderItSaysNoServiceProvidesTheContext() {
         #expect(
             BaseFlowCoordinator().unmet(.context("user"))

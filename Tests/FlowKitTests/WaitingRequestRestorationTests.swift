@@ -47,6 +47,23 @@ struct WaitingRequestRestorationTests {
         #expect(report.waitingRestored == 1 && app.coordinator.heldRequests.count == 1)
     }
 
+    @Test func aWaitingRequestThatDoesNotComeBackIsNeverReportedAsSaved() throws {
+        let saving = app()
+        saving.session.user = "ada"
+        saving.coordinator.requestCoordination(CoordinationRequest("catalog.stored"), from: .app)
+        let saved = saving.coordinator.snapshot()
+        let restoring = app()
+        restoring.coordinator.mapping[RequestRoute("catalog.stored")] = nil
+
+        let report = try restoring.coordinator.restore(saved)
+
+        #expect(
+            report.description == """
+                restored 0 of 0 steps and 0 of 1 waiting request; the screen is as saved, but not all of the snapshot came back
+                waiting request (catalog.stored from app in the root coordinator): no route handles it any more
+                """)
+    }
+
     @Test func aHeldRequestWhoseGuardLetsItThroughByNowGoesOnAtOnce() throws {
         let saving = app()
         saving.coordinator.requestCoordination(CoordinationRequest(.catalogList), from: .app)

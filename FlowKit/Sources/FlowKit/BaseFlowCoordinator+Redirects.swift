@@ -184,7 +184,7 @@ extension BaseFlowCoordinator {
     }
 
     /// Why `condition` does not hold here, naming what would make it: `context user is not set
-    /// (SessionService provides the context)`.
+    /// (SessionService provides the context)`, or `context account.onboarded is false (...)`.
     func unmet(_ condition: GuardCondition) -> String {
         switch condition {
         case .context(let path):
@@ -197,7 +197,9 @@ extension BaseFlowCoordinator {
                 case 1: "\(names[0]) provides the context"
                 default: "\(names.dropLast().joined(separator: ", ")) and \(names[names.count - 1]) provide the context"
                 }
-            return "context \(path) is not set (\(source))"
+            // The condition wants a value that is neither null nor false: say which it found.
+            let found = context.value(atPath: path).map { "is \($0)" } ?? "is not set"
+            return "context \(path) \(found) (\(source))"
         case .dependency(let key):
             return "dependency \(key) is not set"
         }

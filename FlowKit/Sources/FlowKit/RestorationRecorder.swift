@@ -18,7 +18,12 @@ struct RestorationStep {
 /// A module's action under way outside any request: it becomes a step only if it presents or opens something
 /// itself (most actions only make requests, each of which is a step).
 private struct ActionUnderWay {
-    let step: RestorationStep
+    let name: String
+    /// The action's name and payload, as its step keeps them.
+    let request: CoordinationRequest
+    let module: Coordinated
+    /// The coordinator the module belongs to, as child names from the root.
+    let coordinator: [String]
     /// The sequence of the first step taken while it ran: the steps of the requests it made before presenting
     /// anything itself, which its own step takes over (replaying the action makes them again).
     let firstSequence: Int
@@ -86,10 +91,9 @@ final class RestorationRecorder {
         _ name: String, payload: JSONValue, of module: Coordinated, in coordinator: BaseFlowCoordinator
     ) -> Bool {
         guard current == nil, action == nil else { return false }
-        let step = RestorationStep(
-            sequence: -1, request: CoordinationRequest(CoordinationRequestName(name), payload: payload),
-            sender: module, coordinator: coordinator.pathFromRoot, action: name)
-        action = ActionUnderWay(step: step, firstSequence: nextSequence)
+        action = ActionUnderWay(
+            name: name, request: CoordinationRequest(CoordinationRequestName(name), payload: payload), module: module,
+            coordinator: coordinator.pathFromRoot, firstSequence: nextSequence)
         return true
     }
 
@@ -109,8 +113,8 @@ final class RestorationRecorder {
         nextSequence += 1
         steps.append(
             RestorationStep(
-                sequence: sequence, request: action.step.request, sender: action.step.sender,
-                coordinator: action.step.coordinator, action: action.step.action))
+                sequence: sequence, request: action.request, sender: action.module, coordinator: action.coordinator,
+                action: action.name))
         let taken = action.firstSequence..<sequence
         if !taken.isEmpty {
             for module in root.router.modules where module.restorationSequence.map(taken.contains) == true {

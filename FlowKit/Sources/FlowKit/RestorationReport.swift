@@ -51,9 +51,10 @@ public struct RestorationReport: Sendable, Hashable, CustomStringConvertible {
             self.reason = reason
         }
 
-        /// `step 2 (catalog.detail {"id":2} from itemList in items): no route handles it any more`.
+        /// `step 2 (catalog.detail {"id":2} from itemList in items): no route handles it any more`, or
+        /// `waiting request (...): ...` for one sent after every step.
         public var description: String {
-            if let step, let request { return "step \(step + 1) (\(request)): \(reason)" }
+            if let request { return (step.map { "step \($0 + 1)" } ?? "waiting request") + " (\(request)): \(reason)" }
             return "screen '\(module?.rawValue ?? "?")': \(reason)"
         }
     }
@@ -97,12 +98,18 @@ public struct RestorationReport: Sendable, Hashable, CustomStringConvertible {
     /// Whether every step was handled where it was sent and the screen is the saved one.
     public var isComplete: Bool { problems.isEmpty && state == expected }
 
-    /// The first line: `restored 4 of 4 steps; the screen is as saved`.
+    /// The first line: `restored 4 of 4 steps; the screen is as saved`. When the screen is the saved one but
+    /// something else did not come back (a waiting request, a step whose screens are gone anyway), it says
+    /// so: `...; the screen is as saved, but not all of the snapshot came back`, the problems below.
     public var summary: String {
-        "restored \(restored) of \(steps) step\(steps == 1 ? "" : "s")"
+        let screen =
+            state != expected
+            ? "the screen differs: \(difference ?? "")"
+            : problems.isEmpty
+                ? "the screen is as saved" : "the screen is as saved, but not all of the snapshot came back"
+        return "restored \(restored) of \(steps) step\(steps == 1 ? "" : "s")"
             + (waiting == 0 ? "" : " and \(waitingRestored) of \(waiting) waiting request\(waiting == 1 ? "" : "s")")
-            + "; "
-            + (state == expected ? "the screen is as saved" : "the screen differs: \(difference ?? "")")
+            + "; " + screen
     }
 
     /// The summary, then one line per problem.

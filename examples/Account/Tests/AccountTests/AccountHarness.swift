@@ -14,8 +14,8 @@ struct AccountHarness {
 
     init(user: String? = "grace", displayName: String? = nil) {
         harness = FlowHarness(plugin: plugin)
-        harness.route(.showProfile, to: "Profile")
-        harness.route(.showWelcome, to: "Welcome")
+        harness.route(.showProfile, to: Exports.profile)
+        harness.route(.showWelcome, to: Exports.welcome)
         harness.route(.authSignIn, to: FakeSignInManager.self)
         harness.addDeclaredGuards()
         session = FakeSession(user: user)

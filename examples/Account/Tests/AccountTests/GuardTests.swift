@@ -31,15 +31,15 @@ struct GuardTests {
         // Asked for from anywhere else, a page is guarded like every account.* request.
         #expect(harness.guardDecision(for: .onboardingName) == .redirect(CoordinationRequest(.showWelcome)))
 
-        #expect(try harness.perform("start") == .handled(manager: "OnboardingName"))
-        #expect(try harness.perform("next") == .handled(manager: "OnboardingConfirm"))
+        #expect(try harness.perform("start") == .handled(manager: Exports.onboardingName.name))
+        #expect(try harness.perform("next") == .handled(manager: Exports.onboardingConfirm.name))
         #expect(harness.heldRequests.map(\.request.name) == [.showProfile])
     }
 
     @Test func theWelcomeAskedForDirectlyIsShownOnce() throws {
         let harness = AccountHarness().harness
 
-        #expect(harness.send(.showWelcome) == .handled(manager: "Welcome"))
+        #expect(harness.send(.showWelcome) == .handled(manager: Exports.welcome.name))
         #expect(harness.state.modals == [[.accountWelcome]])
         try harness.perform("start")
         try harness.perform("next")
@@ -74,7 +74,7 @@ struct GuardTests {
         try harness.perform("done")
 
         #expect(harness.guardDecision(for: .showProfile) == .proceed)
-        #expect(harness.send(.showProfile) == .handled(manager: "Profile"))
+        #expect(harness.send(.showProfile) == .handled(manager: Exports.profile.name))
         #expect(harness.topModule?.content["displayName"] == "grace")
     }
 

@@ -13,7 +13,7 @@ struct OnboardingFlowTests {
 
         let outcome = try account.harness.perform("start")
 
-        #expect(outcome == .handled(manager: "OnboardingName"))
+        #expect(outcome == .handled(manager: Exports.onboardingName.name))
         #expect(account.harness.state.modals == [[.accountWelcome, .accountOnboardingName]])
         #expect(account.harness.topModule?.content["suggested"] == "grace")
     }

@@ -1,0 +1,56 @@
+import Testing
+
+@testable import FlowHost
+
+/// The rough edges people hit in the shell, each as they hit it: typed into a `flowhost` process (piped, as
+/// a script reads), with the whole of what it printed checked, not only the line that was fixed.
+struct ShellRoughEdgeScriptTests {
+    private let manifest = Repository.path("manifests/demo.json")
+
+    @Test func aMistypedCommandIsOneErrorWithTheCommandMeantAndNoScreenBeforeIt() throws {
+        let run = try Subprocess.flowhost(["run", manifest], input: "stak\n")
+
+        #expect(run.status == 1)
+        #expect(
+            run.errorLines == [
+                "<stdin>:1: error: unknown command 'stak'; did you mean 'stack'? type 'help' for the list"
+            ])
+        let afterCommand = run.outputLines.drop { $0 != "> stak" }.dropFirst()
+        #expect(afterCommand.allSatisfy { $0.hasPrefix("  service ") || $0.isEmpty }, "\(afterCommand)")
+    }
+
+    @Test func helpListsEveryCommandWithItsFlagsAndExpectTitleChecksTheTitle() throws {
+        let help = try Subprocess.flowhost(["run", manifest, "--quiet"], input: "help\n")
+        let title = try Subprocess.flowhost(
+            ["run", manifest, "--quiet"], input: "expect title Welcome\nexpect title Nope\n")
+
+        #expect(help.status == 0)
+        #expect(help.standardOutput.contains("    stats [--json]  "))
+        #expect(help.standardOutput.contains("    expect title TEXT  "))
+        #expect(title.status == 1)
+        #expect(title.errorLines == ["<stdin>:2: expectation failed: title is 'Welcome', expected 'Nope'"])
+    }
+
+    @Test func aURLWithTheWrongTypeNamesTheNearestPatternAndWhyItDoesNotMatch() throws {
+        let run = try Subprocess.flowhost(["run", manifest, "--quiet"], input: "open demo://items/abc\n")
+
+        #expect(run.status == 1)
+        #expect(
+            run.errorLines == [
+                "<stdin>:1: error: no deep link matches 'demo://items/abc'; nearest pattern: 'demo://items/{id:int}' ('abc' is not an int)"
+            ])
+    }
+
+    @Test func aManifestWithOnlyItsVersionIsToldItCanDiscoverInstead() throws {
+        let directory = try TemporaryDirectory()
+        let file = try directory.file("app.json", containing: #"{"manifestVersion":1}"#)
+
+        let run = try Subprocess.flowhost(["validate", file])
+
+        #expect(run.status == 65)
+        #expect(
+            run.errorLines == [
+                #"\#(file): missing required keys "plugins" and "routes"; list the plugins and route requests to their managers, or discover plugins that declare their routes with "discover": ["DIRECTORY"]"#
+            ])
+    }
+}
