@@ -40,6 +40,7 @@ enum ManifestCommands {
         let declared = report.composition.map { composition in
             ", \(composition.sources.values.filter { $0 != .manifest }.count) of them declared by plugins"
         }
+        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
         // Guards and deep links are counted when there are some, with those plugins declared and which.
         func count(_ total: Int, _ noun: String, sources: [String: PluginComposition.Source]?) -> String {
             guard total > 0 else { return "" }
@@ -47,13 +48,12 @@ enum ManifestCommands {
                 if case .plugin(let name) = source { name } else { nil }
             }
             let declared = Set(plugins).sorted().joined(separator: ", ")
-            return ", \(total) \(noun)\(total == 1 ? "" : "s")"
-                + (plugins.isEmpty ? "" : " (\(plugins.count) declared by \(declared))")
+            return ", \(counted(total, noun))" + (plugins.isEmpty ? "" : " (\(plugins.count) declared by \(declared))")
         }
         let guards = count(composed.guards.count, "guard", sources: report.composition?.guardSources)
         let links = count(composed.deepLinks.routes.count, "deep link", sources: report.composition?.deepLinkSources)
         print(
-            "\(path): ok (\(composed.plugins.count) plugins, \(composed.routes.count) routes\(declared ?? ""), \(composed.services.count) services\(guards)\(links))"
+            "\(path): ok (\(counted(composed.plugins.count, "plugin")), \(counted(composed.routes.count, "route"))\(declared ?? ""), \(counted(composed.services.count, "service"))\(guards)\(links))"
         )
         return .ok
     }
