@@ -1,10 +1,20 @@
 #!/usr/bin/env python3
-"""Every relative link in the docs points at a file that exists and, with #anchor, at a heading in it."""
+"""Every relative link in the docs points at a file that exists and, with #anchor, at a heading in it.
+
+The docs are every .md file git tracks, and those not yet added that it does not ignore, so a new doc is
+checked before its first commit."""
 import os
 import re
+import subprocess
 import sys
 
-DOCS = ["README.md", "manifests/README.md", "docs/authoring.md"]
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+DOCS = sorted(
+    subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", "*.md"],
+        check=True, capture_output=True, text=True,
+    ).stdout.splitlines()
+)
 
 
 def slug(heading):
@@ -13,8 +23,15 @@ def slug(heading):
 
 
 def anchors(path):
+    """The anchors of a file's headings; a line starting with # inside a fenced code block is no heading."""
+    found, fenced = set(), False
     with open(path) as file:
-        return {slug(m.group(1)) for m in (re.match(r"^#+\s+(.*)", line) for line in file) if m}
+        for line in file:
+            if line.startswith("```"):
+                fenced = not fenced
+            elif not fenced and (m := re.match(r"^#+\s+(.*)", line)):
+                found.add(slug(m.group(1)))
+    return found
 
 
 problems = []

@@ -68,11 +68,11 @@ struct HostShellTests {
         #expect(shell.execute("expect title").status == .error("usage: expect title TEXT"))
     }
 
-    @Test func theHelpInTheReadmeIsTheShellsOwn() throws {
-        let readme = try readText(Repository.path("README.md"))
+    @Test func theHelpInTheShellDocIsTheShellsOwn() throws {
+        let doc = try readText(Repository.path("docs/shell.md"))
         let help = HostShell.help.split(separator: "\n").dropFirst().map { $0.dropFirst(2) }.joined(separator: "\n")
 
-        #expect(readme.contains("```\n" + help + "\n```\n"), "README.md's help block differs from HostShell.help")
+        #expect(doc.contains("```\n" + help + "\n```\n"), "docs/shell.md's help block differs from HostShell.help")
     }
 
     @Test func expectationThatFailsSaysWhatIsOnTop() throws {
