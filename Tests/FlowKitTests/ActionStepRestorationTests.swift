@@ -16,9 +16,9 @@ struct ActionStepRestorationTests {
 
         #expect(
             saved.steps.map(\.description) == [
-                #"onboard.welcome {"module":"welcome"} from app in the root coordinator"#,
+                "account.welcome from app in the root coordinator",
                 "action start of welcome in the root coordinator",
-                #"onboard.page {"page":2} from page1 in onboarding"#,
+                #"account.page {"page":2} from page1 in onboarding"#,
             ])
         #expect(saved.children == [.init(path: ["onboarding"], style: .inline, step: 1)])
         #expect(report.summary == "restored 3 of 3 steps; the screen is as saved")
@@ -31,7 +31,7 @@ struct ActionStepRestorationTests {
     @Test func aSaveMidOnboardingWithAHeldRequestResumesItOnceTheRestoredFlowCompletes() throws {
         let saving = OnboardingApp()
         saving.coordinator.requestCoordination(
-            CoordinationRequest(.profile, payload: ["module": "profile"]), from: .app)
+            CoordinationRequest(.accountProfile, payload: ["module": "profile"]), from: .app)
         try saving.perform("start")
         try saving.perform("next")
         let saved = try FlowSnapshot(json: saving.coordinator.snapshot().json)
@@ -55,7 +55,7 @@ struct ActionStepRestorationTests {
     @Test func requestsTheActionMadeBeforeOpeningTheFlowAreReplayedByItOnce() throws {
         let saving = OnboardingApp()
         saving.coordinator.requestCoordination(
-            CoordinationRequest(.welcome, payload: ["module": "welcome"]), from: .app)
+            CoordinationRequest(.accountWelcome), from: .app)
         try saving.perform("startWithBanner")
         let saved = saving.coordinator.snapshot()
 
@@ -73,8 +73,8 @@ struct ActionStepRestorationTests {
 
         let steps = app.coordinator.snapshot().steps
 
-        #expect(steps.last?.action == nil, "`next` only asked for onboard.page")
-        #expect(steps.last?.request == CoordinationRequest(.page, payload: ["page": 2]))
+        #expect(steps.last?.action == nil, "`next` only asked for account.page")
+        #expect(steps.last?.request == CoordinationRequest(.accountPage, payload: ["page": 2]))
     }
 
     @Test func anActionStepWhoseModuleIsNotOnScreenIsReportedByName() throws {
@@ -100,7 +100,7 @@ struct ActionStepRestorationTests {
         let json = saving.coordinator.snapshot().json
         let welcomeOnly = OnboardingApp()
         welcomeOnly.coordinator.requestCoordination(
-            CoordinationRequest(.welcome, payload: ["module": "welcome"]), from: .app)
+            CoordinationRequest(.accountWelcome), from: .app)
         var version2 = welcomeOnly.coordinator.snapshot().json.object ?? [:]
         version2["version"] = 2
 
@@ -109,98 +109,5 @@ struct ActionStepRestorationTests {
         #expect(json["version"] == 3)
         #expect(json["steps"]?.array?[1] == ["action": "start", "payload": [:], "from": "welcome", "coordinator": []])
         #expect(old.version == 2 && old.steps.map(\.action) == [nil])
-    }
-}
-
-extension CoordinationRequestName {
-    fileprivate static let welcome: Self = "onboard.welcome"
-    fileprivate static let page: Self = "onboard.page"
-    fileprivate static let banner: Self = "onboard.banner"
-    fileprivate static let profile: Self = "account.profile"
-}
-
-/// A restorable app whose `account.*` requests wait until someone is onboarded: the guard shows `welcome`,
-/// whose `start` action opens the `onboarding` flow itself (pages `next` to the second, `done` onboards "ada").
-@MainActor
-private final class OnboardingApp {
-    let coordinator: BaseFlowCoordinator
-    let session = MutableSession()
-
-    init() {
-        coordinator = BaseFlowCoordinator(
-            name: "app",
-            mapping: [
-                RequestRoute(.welcome): route("Welcome", WelcomeManager.self),
-                RequestRoute(.banner): route("Banner", PresentingManager.self),
-                RequestRoute(.profile): route("Profile", PresentingManager.self),
-            ],
-            services: [session])
-        coordinator.guards = [
-            RedirectGuard(
-                name: "onboarded", requests: [try! RequestPattern("account.*")], unless: .context("user"),
-                redirect: CoordinationRequest(.welcome, payload: ["module": "welcome"]))
-        ]
-        coordinator.isRestorable = true
-        coordinator.start()
-    }
-
-    /// Welcome, its action opening the flow, and the flow's second page.
-    func walkToSecondPage() throws {
-        coordinator.requestCoordination(CoordinationRequest(.welcome, payload: ["module": "welcome"]), from: .app)
-        try perform("start")
-        try perform("next")
-    }
-
-    /// Triggers `action` on the visible module, as a person would.
-    func perform(_ action: String) throws {
-        try #require(coordinator.router.top).perform(action)
-    }
-}
-
-/// Shows `welcome`: `start` opens the onboarding flow inline, itself, and asks it for its first page;
-/// `startWithBanner` first asks for a banner. The flow's result signs its value in, and welcome goes.
-@MainActor
-private final class WelcomeManager: FlowManager {
-    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        let welcome = self.module(
-            "welcome",
-            actions: [
-                ModuleAction("start") { [unowned self] _, _ in openFlow() },
-                ModuleAction("startWithBanner") { [unowned self] module, _ in
-                    module.requestCoordination(.banner, payload: ["module": "banner"])
-                    return openFlow()
-                },
-            ])
-        return .present(welcome, .inline)
-    }
-
-    private func openFlow() -> CoordinationOutcome {
-        let flow = BaseFlowCoordinator(
-            name: "onboarding", mapping: [RequestRoute(.page): route("Page", PageManager.self)])
-        coordinator.openChild(flow, style: .inline) { [weak self] result in
-            guard let self, case .completed(let name) = result else { return }
-            session?.user = name.string
-            coordinator.contextDidChange()
-            finish()
-        }
-        return flow.requestCoordination(CoordinationRequest(.page, payload: ["page": 1]), from: "welcome")
-    }
-}
-
-/// Page `n` of the onboarding flow: `next` asks for page `n + 1`; `done` finishes the flow with "ada".
-@MainActor
-private final class PageManager: FlowManager {
-    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        let number = request.payload["page"]?.int ?? 1
-        let page = self.module(
-            Coordinated("page\(number)"),
-            actions: [
-                .request("next", .page, payload: ["page": .number(Double(number + 1))]),
-                ModuleAction("done") { [unowned self] _, _ in
-                    coordinator.finish(with: .completed("ada"))
-                    return nil
-                },
-            ])
-        return .present(page, .inline)
     }
 }
