@@ -55,6 +55,8 @@ final class RedirectState {
         activeRedirects.append(ObjectIdentifier(rule))
         let outcome = send()
         activeRedirects.removeLast()
+        // Flows that ended since are forgotten here too, so asking for redirects directly never piles them up.
+        unheldFlows.removeAll { !$0.footprint.isAlive(in: root) }
         if outcome.isHandled { unheldFlows.append((rule, before.footprint(in: root))) }
         return outcome
     }
