@@ -22,11 +22,16 @@ let badLibraries = [
 
 let flowKit = Target.Dependency.product(name: "FlowKit", package: "FlowKit")
 
+/// The host's targets, by concern, in the order they depend on each other.
+let hostTargets: [Target.Dependency] = [
+    "HostSupport", "FlowManifest", "PluginLoading", "FlowComposition", "FlowHost", "LineEditing", "FlowShell",
+    "FlowTraces",
+]
+
 let package = Package(
     name: "FlowHost",
     products: [
-        .executable(name: "flowhost", targets: ["flowhost"]),
-        .library(name: "FlowHost", targets: ["FlowHost"]),
+        .executable(name: "flowhost", targets: ["flowhost"])
     ] + (bundledPlugins + fixturePlugins + badLibraries).map { .library(name: $0, type: .dynamic, targets: [$0]) },
     dependencies: [
         // A path dependency, so that host and plugins share the one dynamic libFlowKit.so.
@@ -35,24 +40,49 @@ let package = Package(
     ],
     targets: [
         // MARK: - Host
-        .target(name: "FlowHost", dependencies: [flowKit, "CCrashHandler", "CExtendedAttributes"]),
+        // One target per concern, each depending only on those listed before it (CONTRIBUTING.md: The host's
+        // targets). FlowKit's value types (JSONValue, FlowError) are the common vocabulary.
+        // POSIX support: files, descriptors, a mutex, directory watches, process facts.
+        .target(name: "HostSupport", dependencies: [flowKit, "CExtendedAttributes"]),
+        // The manifest: parsing, versions and ranges, its errors.
+        .target(name: "FlowManifest", dependencies: [flowKit, "HostSupport"]),
+        // Plugin libraries: the search path and discovery, ELF checks, permissions, copies, probes and their
+        // cache, quarantine, loading, crash breadcrumbs.
+        .target(name: "PluginLoading", dependencies: [flowKit, "HostSupport", "FlowManifest", "CCrashHandler"]),
+        // What the manifest and the plugins say together: routes, services, guards, requirements.
+        .target(name: "FlowComposition", dependencies: [flowKit, "FlowManifest", "PluginLoading"]),
+        // The host: routing to plugins, reload, snapshots, experiments, validation.
+        .target(
+            name: "FlowHost",
+            dependencies: [flowKit, "HostSupport", "FlowManifest", "PluginLoading", "FlowComposition"]
+        ),
+        // The terminal and a line editor, knowing nothing of flows.
+        .target(name: "LineEditing", dependencies: [flowKit, "HostSupport"]),
+        // The shell: its commands on a host, help and completion.
+        .target(name: "FlowShell", dependencies: [flowKit, "FlowHost", "LineEditing"]),
+        // Traces: recording, replay, graphs, experiment reports.
+        .target(
+            name: "FlowTraces",
+            dependencies: [
+                flowKit, "HostSupport", "FlowManifest", "PluginLoading", "FlowComposition", "FlowHost", "FlowShell",
+            ]),
         // The supervised host's crash handler: async-signal-safe, so in C.
         .target(name: "CCrashHandler"),
         .target(name: "CExtendedAttributes"),
-        .executableTarget(name: "flowhost", dependencies: ["FlowHost", flowKit]),
+        .executableTarget(name: "flowhost", dependencies: hostTargets + [flowKit]),
         // Benchmarks: swift build -c release && swift run -c release flowbench
-        .executableTarget(name: "flowbench", dependencies: ["FlowHost", flowKit]),
+        .executableTarget(name: "flowbench", dependencies: hostTargets + [flowKit]),
 
         // MARK: - Tests
         .testTarget(name: "FlowKitTests", dependencies: [flowKit]),
-        .testTarget(name: "FlowHostTests", dependencies: ["FlowHost", flowKit]),
+        .testTarget(name: "FlowHostTests", dependencies: hostTargets + [flowKit]),
         .testTarget(
             name: "FlowKitTestingTests",
             dependencies: [flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
         // The bundled plugins' flows through FlowKitTesting (the plugins themselves are dlopened).
         .testTarget(
             name: "PluginFlowTests",
-            dependencies: ["FlowHost", flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
+            dependencies: hostTargets + [flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
     ] + bundledPlugins.map { .target(name: $0, dependencies: [flowKit], path: "Plugins/\($0)") }
         + fixturePlugins.map { .target(name: $0, dependencies: [flowKit], path: "Tests/Fixtures/\($0)") }
         + badLibraries.map { .target(name: $0, path: "Tests/Fixtures/\($0)", publicHeadersPath: ".") },

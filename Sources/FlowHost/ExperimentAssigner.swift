@@ -1,4 +1,5 @@
 import FlowKit
+import FlowManifest
 
 /// A subject's first exposure to an experiment: who, which experiment, which variant.
 public struct Exposure: Sendable, Hashable, CustomStringConvertible {

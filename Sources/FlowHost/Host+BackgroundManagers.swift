@@ -1,4 +1,5 @@
 import FlowKit
+import PluginLoading
 
 /// What a reload does to the managers of the plugin's previous generations.
 ///

@@ -1,4 +1,6 @@
 import FlowKit
+import FlowManifest
+import PluginLoading
 
 /// Breadcrumbs for a supervisor: with a ``Host/breadcrumb``, the host records which plugin it calls into, so
 /// that a supervisor can name the plugin that crashed it (see ``CrashBreadcrumb``). Without one, routes are
@@ -42,7 +44,7 @@ extension Host {
     ///
     /// - Throws: The quarantine's refusal, when the action is quarantined, as a ``FlowError``; else what
     ///   `body` throws.
-    func trackingAction<T>(_ action: String, of module: Coordinated, _ body: () throws(FlowError) -> T)
+    package func trackingAction<T>(_ action: String, of module: Coordinated, _ body: () throws(FlowError) -> T)
         throws(FlowError) -> T
     {
         guard let breadcrumb, let plugin = modulePresenters[module]?.plugin else { return try body() }
@@ -58,7 +60,7 @@ extension Host {
 
     /// Runs `body`, which takes the visible module away (`back`, `dismiss`), inside a crumb for the manager
     /// that presented it: its end (`didEnd`) runs there.
-    func trackingEnd<T>(of module: Coordinated?, _ body: () throws(FlowError) -> T) throws(FlowError) -> T {
+    package func trackingEnd<T>(of module: Coordinated?, _ body: () throws(FlowError) -> T) throws(FlowError) -> T {
         guard let breadcrumb, let module, let presenter = modulePresenters[module] else { return try body() }
         var crumb = presenter
         crumb.place = "didEnd of \(presenter.place)"
@@ -67,7 +69,7 @@ extension Host {
 
     /// Runs `body`, which tells the services a lifecycle event, inside a crumb for no single plugin: a crash
     /// there is laid at the service of the plugin whose code crashed.
-    func trackingLifecycle(_ phase: String, _ body: () -> Void) {
+    package func trackingLifecycle(_ phase: String, _ body: () -> Void) {
         guard let breadcrumb else { return body() }
         breadcrumb.within(CrashBreadcrumb.Crumb(plugin: "", library: "", place: "lifecycle event '\(phase)'"), body)
     }

@@ -1,4 +1,7 @@
+import FlowComposition
 import FlowKit
+import FlowManifest
+import PluginLoading
 
 /// Discovery in a running host: the manifest composed with what its discovered plugins declare, routes that
 /// fail cleanly where nothing can serve them, and live drop-in under ``watch()``.

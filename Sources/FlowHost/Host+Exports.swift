@@ -1,4 +1,6 @@
 import FlowKit
+import FlowManifest
+import PluginLoading
 
 /// What an edited manifest names that its plugins do not export, found before the edit replaces the
 /// running manifest (``Host/reloadManifest()``): an edit routing to a manager the plugin lacks changes

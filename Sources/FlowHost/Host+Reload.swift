@@ -1,5 +1,8 @@
 import FlowKit
+import FlowManifest
 import Glibc
+import HostSupport
+import PluginLoading
 
 /// Live reload: plugins and the manifest, by command or by watching their files.
 extension Host {
@@ -199,11 +202,4 @@ extension PluginLoadError {
     var isIncompleteFile: Bool {
         kind == .notELF || kind == .unreadable || kind == .incomplete
     }
-}
-
-/// The current directory, for making paths absolute.
-func currentDirectory() -> String {
-    guard let buffer = getcwd(nil, 0) else { return "/" }
-    defer { free(buffer) }
-    return String(cString: buffer)
 }

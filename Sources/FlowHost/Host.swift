@@ -1,4 +1,8 @@
+import FlowComposition
 import FlowKit
+import FlowManifest
+import HostSupport
+import PluginLoading
 
 /// A running flow host: the manifest's routes in a ``BaseFlowCoordinator`` whose managers come from
 /// plugins loaded on demand.
@@ -41,7 +45,7 @@ public final class Host {
     public let experiments: ExperimentAssigner
     /// The largest manifest file ``reloadManifest()`` reads, in bytes (`--max-manifest-size`).
     public var maxManifestSize = Manifest.defaultMaxSize
-    var watcher: FileWatcher?
+    package var watcher: FileWatcher?
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
     /// The manager types of each plugin's previous generations, by plugin.
@@ -109,7 +113,7 @@ public final class Host {
         if eager { problems += Host.check(manifest: manifest, registry: registry) }
         self.coordinator = BaseFlowCoordinator(name: manifest.name ?? "host", services: services.map(\.service))
         if let timeout = manifest.serviceTimeout { coordinator.serviceTimeout = timeout }
-        self.problems = Host.unique(problems)
+        self.problems = PluginLoadError.unique(problems)
         coordinator.mapping = mapping(for: manifest)
         coordinator.guards = manifest.guards
         // Any moment may be saved (`save FILE`), so the host always records what restores its screens.
@@ -181,7 +185,7 @@ public final class Host {
         for service in manifest.services {
             do { _ = try registry.service(service.service, in: service.plugin) } catch { problems.append(error) }
         }
-        return unique(problems)
+        return PluginLoadError.unique(problems)
     }
 
     /// The library serving manager `name` (as reported, `plugin.Manager`), for messages.
@@ -236,22 +240,6 @@ public final class Host {
         }
         addFailingRoutes(to: &mapping)
         return mapping
-    }
-
-    static func unique(_ problems: [PluginLoadError]) -> [PluginLoadError] {
-        var seen = Set<PluginLoadError>()
-        return problems.filter { seen.insert($0).inserted }
-    }
-}
-
-extension Manifest {
-    /// Every (plugin, manager) the manifest needs: routes' managers and experiment variants'.
-    var managerReferences: [(plugin: String, manager: String)] {
-        let routed = routes.compactMap { route in route.plugin.map { ($0, route.manager ?? "") } }
-        let variants = experiments.values.sorted { $0.name < $1.name }.flatMap {
-            $0.variants.map { ($0.plugin, $0.manager) }
-        }
-        return routed + variants
     }
 }
 

@@ -1,4 +1,6 @@
 import FlowKit
+import FlowManifest
+import PluginLoading
 
 /// Something a ``Host`` reports: flow events, reloads and experiment exposures.
 public enum HostEvent: Sendable, CustomStringConvertible {

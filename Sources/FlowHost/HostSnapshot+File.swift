@@ -1,5 +1,7 @@
 import FlowKit
+import FlowManifest
 import Glibc
+import HostSupport
 
 /// Why a snapshot file could not be read or written: one line naming the file and the cause.
 public struct SnapshotFileError: Error, Hashable, Sendable, CustomStringConvertible {

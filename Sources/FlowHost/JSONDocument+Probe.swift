@@ -1,4 +1,5 @@
 import FlowKit
+import PluginLoading
 
 extension JSONDocument {
     /// `inspect --json` for a plugin a probe described: the same shape as for a loaded one,

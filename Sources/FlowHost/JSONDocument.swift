@@ -1,4 +1,7 @@
+import FlowComposition
 import FlowKit
+import FlowManifest
+import PluginLoading
 
 /// The documents `flowhost validate|list|inspect --json` print: one JSON object per run, success or
 /// failure, always with an `errors` array of `{"file", "kind", "message", "path"}` objects (see

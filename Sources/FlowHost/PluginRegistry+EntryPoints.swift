@@ -1,3 +1,6 @@
+import HostSupport
+import PluginLoading
+
 /// Entry points in quarantine: a plugin whose manager, action or service crashed a supervised host keeps
 /// its other entry points; the quarantined ones fail cleanly, with one line naming the plugin, the entry
 /// point and why (see ``PluginQuarantine``).

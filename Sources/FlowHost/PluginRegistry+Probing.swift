@@ -1,3 +1,6 @@
+import HostSupport
+import PluginLoading
+
 /// Probing before loading: with a ``PluginRegistry/prober``, each plugin is probed in a child process
 /// (through the cache) before its first in-process load and before each reload, so that a library that
 /// crashes, exits or hangs while loading fails only its own routes instead of taking the host down.

@@ -1,5 +1,6 @@
 import FlowKit
 import Glibc
+import PluginLoading
 
 /// Hot swap: a rebuilt plugin is read into a new private copy and opened there, since an image cannot be
 /// unloaded and opening the same path again returns the cached image. Old generations stay mapped (their

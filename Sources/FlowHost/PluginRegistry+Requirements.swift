@@ -1,3 +1,6 @@
+import FlowComposition
+import PluginLoading
+
 /// Requirements between plugins: a plugin's requirements are loaded before it, and a requirement that is
 /// not met refuses the plugin that needs it. A manifest that discovers has them checked by its composition
 /// (``PluginComposition``) before anything loads; a manifest that only lists its plugins, as each plugin

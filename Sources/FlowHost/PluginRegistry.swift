@@ -1,4 +1,7 @@
 import FlowKit
+import FlowManifest
+import HostSupport
+import PluginLoading
 
 /// The manifest's plugins and their load state. Plugins load on first use, once; a failure is kept and
 /// reported for every use, and never affects the other plugins.
@@ -35,7 +38,7 @@ public final class PluginRegistry {
         /// The SHA-256 of the bytes the current image was opened from, read back from its sealed private
         /// copy, which nothing can change, the first time it is asked for; `nil` when nothing is loaded or
         /// the copy cannot be read. Loads do not hash, so that what does not ask does not pay.
-        var digest: String? {
+        package var digest: String? {
             guard case .loaded(let plugin) = status else { return nil }
             if let sha256, sha256.generation == generation { return sha256.digest }
             guard let bytes = try? InputFile.read(plugin.image, what: "plugin copy", limit: PluginCopy.maxLibrarySize)
@@ -180,6 +183,12 @@ public final class PluginRegistry {
     }
 
     func slot(_ name: String) -> Slot? { slots[name] }
+
+    /// For a plugin the registry knows: how many images of it this process loaded, and the SHA-256 of the
+    /// library the last one came from.
+    package func images(of plugin: String) -> (count: Int, digest: String?)? {
+        slots[plugin].map { ($0.images, $0.digest) }
+    }
 
     func load(_ slot: Slot) throws(PluginLoadError) -> LoadedPlugin {
         switch slot.status {

@@ -1,5 +1,6 @@
 import FlowKit
 import Glibc
+import HostSupport
 
 /// Writes a new, standalone plugin package: one manager, one module, a test that uses FlowKitTesting, a
 /// manifest snippet and a README. `swift build` in it makes a library flowhost loads; `swift test` passes.

@@ -1,3 +1,6 @@
+import FlowComposition
+import FlowManifest
+
 /// The manifest's routes as `flowhost list` shows them: one entry per route, or per variant of the
 /// experiment a route points to, with who declared it (the manifest or a discovered plugin), the library
 /// that serves it and whether that library is loaded; then, for a manifest that discovers plugins, what

@@ -1,3 +1,8 @@
+import FlowComposition
+import FlowManifest
+import HostSupport
+import PluginLoading
+
 /// What `flowhost validate` finds: the manifest's problems, or else every problem with its plugins, their
 /// managers and services.
 public struct ValidationReport: Sendable {
@@ -66,13 +71,13 @@ public struct ValidationReport: Sendable {
                 uniquingKeysWith: { first, _ in first })
             let survey = PluginSurvey(
                 manifest: composition.manifest, searchPath: searchPath, prober: prober, known: known)
-            pluginErrors = Host.unique(composition.problems + survey.problems)
+            pluginErrors = PluginLoadError.unique(composition.problems + survey.problems)
             contextConflicts = ContextKeyConflict.conflicts(among: composition.manifest.services) {
                 composition.plugin(named: $0)?.probe?.contextKeys
             }
         } else if let prober {
             let survey = PluginSurvey(manifest: manifest, searchPath: searchPath, prober: prober)
-            pluginErrors = Host.unique(survey.problems + survey.requirementProblems)
+            pluginErrors = PluginLoadError.unique(survey.problems + survey.requirementProblems)
             contextConflicts = ContextKeyConflict.conflicts(among: manifest.services) {
                 try? survey.results[$0]?.get().contextKeys
             }

@@ -1,5 +1,6 @@
-import FlowHost
 import FlowKit
+import HostSupport
+import PluginLoading
 
 /// `flowbench`: the figures the performance issue bounds, measured on this machine in one run, each ratio
 /// from two measurements interleaved round by round (best round of each).

@@ -1,5 +1,7 @@
 import FlowHost
 import FlowKit
+import FlowManifest
+import PluginLoading
 
 /// The real host path: a manager of a bundled plugin (settings' About), dlopened through the registry and
 /// routed by the host's coordinator with its stats and an event listener on, against the same manager made,

@@ -1,6 +1,8 @@
 import FlowHost
 import FlowKit
+import FlowManifest
 import Glibc
+import PluginLoading
 
 /// How long a reload waits for the main actor while 4 tasks submit requests as fast as they can: the
 /// latency from asking for the reload (off the main actor, as the file watcher does) to its end.

@@ -1,6 +1,8 @@
 import FlowHost
 import FlowKit
+import FlowManifest
 import Glibc
+import PluginLoading
 
 /// Starting lazily with many declared plugins against one, as the bound says: `flowhost run` to ready.
 /// No plugin is loaded, as none is used yet; what a start request loads would cost the same either way.

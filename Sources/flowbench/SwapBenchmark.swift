@@ -1,6 +1,8 @@
 import FlowHost
 import FlowKit
+import FlowManifest
 import Glibc
+import PluginLoading
 
 /// How long a hot swap takes, from a rebuilt library landing (renamed into place, as a linker does) to
 /// the first request served by the new generation, with the real inotify watcher.

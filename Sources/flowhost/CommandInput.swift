@@ -1,5 +1,6 @@
-import FlowHost
+import FlowShell
 import Glibc
+import LineEditing
 
 /// Where the supervisor reads commands: a script's lines, a prompt that edits lines on a terminal, or
 /// standard input's lines; and where it prints what the host says between commands.

@@ -1,6 +1,7 @@
-import FlowHost
 import FlowKit
+import FlowShell
 import Glibc
+import HostSupport
 
 /// Where `flowhost` writes and in which colours: one palette per stream, since either may be a terminal
 /// while the other is a pipe or a file. Set once, from `--color`, before a command runs.

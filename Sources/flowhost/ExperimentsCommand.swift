@@ -1,5 +1,7 @@
 import FlowHost
 import FlowKit
+import FlowShell
+import FlowTraces
 
 /// `flowhost experiments report TRACE... [--goal REQUEST] [--json]`: conversion per experiment variant from
 /// traces, with its significance and a sample-ratio check.

@@ -1,6 +1,9 @@
 import FlowHost
 import FlowKit
+import FlowShell
 import Glibc
+import HostSupport
+import PluginLoading
 
 /// `flowhost`: runs, validates, lists and inspects flow manifests and plugins.
 @main @MainActor

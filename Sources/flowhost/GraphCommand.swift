@@ -1,5 +1,6 @@
-import FlowHost
 import FlowKit
+import FlowShell
+import FlowTraces
 
 /// `flowhost graph MANIFEST [--trace FILE]... [--format dot|mermaid|json]`: the app's flow as a graph, with
 /// the modules its plugins declare.

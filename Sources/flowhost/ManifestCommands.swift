@@ -1,6 +1,11 @@
+import FlowComposition
 import FlowHost
 import FlowKit
+import FlowManifest
+import FlowShell
 import Glibc
+import HostSupport
+import PluginLoading
 
 /// `validate`, `list` and `inspect`: the commands that look at a manifest or a plugin without running it.
 ///

@@ -1,6 +1,9 @@
 import FlowHost
 import FlowKit
+import FlowManifest
+import FlowShell
 import Glibc
+import HostSupport
 
 /// `flowhost new-plugin`: scaffolds a standalone plugin package outside this repository.
 @MainActor

@@ -1,4 +1,4 @@
-import FlowHost
+import PluginLoading
 
 /// The prober `--no-cache` and `--probe-timeout SECONDS` ask for.
 @MainActor

@@ -1,6 +1,9 @@
 import FlowHost
 import FlowKit
+import FlowManifest
+import FlowShell
 import Glibc
+import PluginLoading
 
 /// `flowhost quarantine list|clear [LIBRARY]`: the libraries refused because a probe of them crashed, exited
 /// or hung, and the entry points refused because they crashed a supervised host, until their file changes.

@@ -1,5 +1,7 @@
-import FlowHost
 import FlowKit
+import FlowManifest
+import FlowShell
+import FlowTraces
 
 /// `flowhost replay TRACE`: feeds a trace's inputs to a fresh host and compares what happens with the
 /// recording.

@@ -1,7 +1,12 @@
 import Dispatch
 import FlowHost
 import FlowKit
+import FlowShell
+import FlowTraces
 import Glibc
+import HostSupport
+import LineEditing
+import PluginLoading
 
 /// `flowhost run`: starts the host on a manifest and feeds it commands from a terminal, a pipe or a script.
 @MainActor

@@ -1,5 +1,5 @@
-import FlowHost
 import FlowKit
+import FlowTraces
 
 /// The trace of `flowhost run --trace FILE [--trace-redact KEY]...`: a writer for the file and the recorder
 /// that feeds it.

@@ -1,7 +1,8 @@
 import Dispatch
-import FlowHost
 import FlowKit
 import Glibc
+import HostSupport
+import PluginLoading
 import Synchronization
 
 /// The supervisor's handle on one host process: `flowhost run` started with `posix_spawn`, its commands

@@ -1,6 +1,6 @@
-import FlowHost
 import FlowKit
 import Glibc
+import HostSupport
 
 /// `flowhost run --supervise`: this process owns the terminal (or the script) and runs the host as a child
 /// process, one command at a time (``SupervisorSession``). When the host dies of a signal, hangs, stops

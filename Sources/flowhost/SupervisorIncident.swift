@@ -1,6 +1,7 @@
-import FlowHost
 import FlowKit
 import Glibc
+import HostSupport
+import PluginLoading
 
 /// Why a supervised host ended against the session's will, and the one place that turns it into the line
 /// the supervisor prints and the quarantine of the plugin to blame.

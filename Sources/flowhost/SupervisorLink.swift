@@ -1,6 +1,8 @@
 import FlowHost
 import FlowKit
 import Glibc
+import HostSupport
+import PluginLoading
 
 /// The host's side of `flowhost run --supervise`: a host the supervisor started reads its commands from
 /// standard input, tells the supervisor when each one is done (``SupervisorMessage``), saves a snapshot after

@@ -1,5 +1,5 @@
-import FlowHost
 import FlowKit
+import FlowShell
 
 /// What a supervised host tells its supervisor, one JSON object per line on descriptor 3
 /// (``SupervisorLink/controlDescriptor``); the supervisor sends commands the other way, on the host's

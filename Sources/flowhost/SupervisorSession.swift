@@ -1,6 +1,8 @@
-import FlowHost
 import FlowKit
+import FlowShell
 import Glibc
+import HostSupport
+import PluginLoading
 
 /// One supervised session: the hosts it starts one after another, the commands it feeds them, the watchdog
 /// on each command, and what it makes of each host's end.

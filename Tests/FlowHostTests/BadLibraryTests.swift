@@ -1,7 +1,7 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import PluginLoading
 
 /// The bad-library corpus through `flowhost validate`: each library gets its one-line message and exit 65,
 /// and the good plugin beside it in the manifest is still checked.

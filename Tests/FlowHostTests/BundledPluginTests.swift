@@ -2,6 +2,9 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import FlowShell
+@testable import PluginLoading
 
 /// Integration: the real bundled plugin libraries, loaded with dlopen from the build directory.
 @MainActor

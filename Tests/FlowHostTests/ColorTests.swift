@@ -1,7 +1,7 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowShell
 
 /// Colour only on a terminal: `--color auto|always|never`, `NO_COLOR` and `TERM=dumb` for auto.
 struct ColorTests {

@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import FlowShell
 
 /// `flowhost completion bash|zsh|fish`: scripts that offer every subcommand and option, with files and
 /// directories where they go. The bash one is run for real when bash is installed.

@@ -1,7 +1,8 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowManifest
+@testable import PluginLoading
 
 /// Two started services that declare the same context key: `validate` warns, naming both and which one
 /// gives it (the first started).

@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import PluginLoading
 
 /// Reading a breadcrumb page back and laying the crash at a plugin's door, without a crash: pages written
 /// as a host and its crash handler write them.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FlowHost
+@testable import HostSupport
 
 /// What a supervised host's standard error shows of the runtime's report of a fatal error: nothing, the
 /// message kept for the supervisor's line, the frames for FLOWHOST_BACKTRACE=1; everything else as it is.

@@ -1,7 +1,9 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowComposition
+@testable import FlowManifest
+@testable import PluginLoading
 
 /// The guards and deep links discovered plugins declare, composed with the manifest: taken after the
 /// manifest's, overridden, excluded, shared, in conflict, malformed. From probes made up here; the bundled

@@ -1,7 +1,10 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowManifest
+@testable import FlowTraces
+@testable import HostSupport
+@testable import PluginLoading
 
 /// The modules plugins declare, end to end: the bundled plugins' declarations in the demo's static graph
 /// in all three formats, counted by traces, shown by `inspect`, checked by `validate`, and a plugin that

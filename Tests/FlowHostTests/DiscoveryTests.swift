@@ -1,6 +1,7 @@
 import FlowKit
 import Testing
 
+@testable import FlowComposition
 @testable import FlowHost
 
 /// Discovery with real libraries: dropped into a directory, probed in child processes, routed by what they

@@ -2,6 +2,8 @@ import Glibc
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import PluginLoading
 
 /// A temporary directory with `plugins.d`, a manifest discovering it, and a private probe cache and
 /// quarantine: copies of built libraries are dropped in and taken out while a host runs.

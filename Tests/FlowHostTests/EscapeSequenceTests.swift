@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FlowHost
+@testable import LineEditing
 
 /// What a line typed at a dumb terminal keeps of its escape sequences: nothing.
 struct EscapeSequenceTests {

@@ -2,6 +2,8 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import FlowTraces
 
 /// Experiment reports from small traces written by hand, whose figures are worked out in
 /// `StatisticsTests`, and from a real `--subjects` run.

@@ -2,6 +2,7 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
 
 /// Experiment assignment: stable, weighted, sticky, exposed once.
 @MainActor

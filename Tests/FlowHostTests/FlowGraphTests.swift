@@ -2,7 +2,8 @@ import FlowKit
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import FlowManifest
+@testable import FlowTraces
 
 /// The demo's flow graph in its three formats, checked by structure: every node drawn once, every edge
 /// between drawn nodes, plugins as boxes; with `dot`, when it is installed, drawn for real.

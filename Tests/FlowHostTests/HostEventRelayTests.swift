@@ -2,6 +2,8 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import PluginLoading
 
 /// The host's events reach its listener through a relay that counts them: each event once, in order,
 /// services named as the manifest names them, and nothing keeps the host alive.

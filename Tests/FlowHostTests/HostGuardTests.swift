@@ -2,6 +2,8 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import PluginLoading
 
 /// The host installs the manifest's guards on its root coordinator, and a manifest reload replaces them.
 @MainActor

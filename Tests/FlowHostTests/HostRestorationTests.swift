@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 
 /// `save FILE`, `restore FILE` and `run --restore FILE` on the demo app with the real plugins.
 @MainActor

@@ -2,6 +2,7 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 
 /// The shell's commands and their errors, on a host with the real settings plugin.
 @MainActor

@@ -2,6 +2,7 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 
 /// The shell's `stats --json`: the figures of `stats`, as one line of JSON.
 @MainActor

@@ -4,6 +4,10 @@ import Synchronization
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import FlowShell
+@testable import HostSupport
+@testable import PluginLoading
 
 /// Live reload with two real generations of one plugin (the GreeterPlugin fixtures), swapped in a
 /// temporary directory while a host runs.

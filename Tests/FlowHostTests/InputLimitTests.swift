@@ -2,7 +2,7 @@ import FlowKit
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import FlowManifest
 
 /// Files that are not what they claim, or too big, are refused at once by name, with one line and the
 /// documented exit code (65 invalid, 66 missing), instead of hanging or eating memory.

@@ -1,7 +1,7 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowShell
 
 /// `validate`, `list` and `inspect` with `--json`: one JSON document on standard output whatever happens,
 /// nothing on standard error, and the exit code the text output would give.

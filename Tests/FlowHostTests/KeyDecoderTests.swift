@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FlowHost
+@testable import LineEditing
 
 /// Bytes a terminal sends in raw mode, decoded into keys.
 struct KeyDecoderTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FlowHost
+@testable import LineEditing
 
 /// Editing the text of a line: the cursor moves by characters, whatever their UTF-8 length.
 struct LineBufferTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import FlowHost
+@testable import LineEditing
 
 /// Drawing the line on one row: prompt, the text around the cursor, the cursor in place.
 struct LineDisplayTests {

@@ -1,6 +1,7 @@
 import Testing
 
-@testable import FlowHost
+@testable import FlowShell
+@testable import LineEditing
 
 /// What each key does to the line being typed: editing, Enter, Ctrl-C and Ctrl-D, history, completion.
 struct LineEditStateTests {

@@ -2,7 +2,7 @@ import FlowKit
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import LineEditing
 
 /// The prompt's history: what is kept, the bound, the file and where it lives.
 struct LineHistoryTests {

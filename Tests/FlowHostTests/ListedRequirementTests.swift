@@ -2,6 +2,8 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import PluginLoading
 
 /// A plugin listed in a manifest's `plugins`, in a manifest that discovers nothing, is held to its
 /// `requires` as a discovered one is: refused with the same line when it first loads, before any of its code

@@ -2,6 +2,7 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 
 /// Live drop-in: libraries added to, replaced in and removed from a discovered directory while a host runs.
 @MainActor

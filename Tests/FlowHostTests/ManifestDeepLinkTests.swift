@@ -1,7 +1,7 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowManifest
 
 /// The manifest's `deepLinks`: URL patterns mapped to request sequences, and every way to get them wrong.
 struct ManifestDeepLinkTests {

@@ -1,7 +1,7 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowManifest
 
 /// The manifest's `discover`, `exclude` and `prefer`, and every way to get them wrong.
 struct ManifestDiscoveryTests {

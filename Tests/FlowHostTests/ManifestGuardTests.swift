@@ -1,7 +1,7 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowManifest
 
 /// The manifest's `guards`: request patterns redirected unless a condition holds, and every way to get
 /// them wrong.

@@ -2,6 +2,9 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import FlowShell
+@testable import PluginLoading
 
 /// A manifest edit that names a manager or service its plugin does not export changes nothing: the reload
 /// is rejected with the place of each name in the file, as `validate` would have refused the edit, whether

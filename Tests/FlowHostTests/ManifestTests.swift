@@ -1,7 +1,8 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowManifest
+@testable import HostSupport
 
 #if canImport(Glibc)
     import Glibc

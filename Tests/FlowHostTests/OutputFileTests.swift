@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 
 /// `--trace FILE` and `save FILE` write only a new file or a regular file of the user's own: a link planted
 /// where the file goes, a FIFO, a directory or another user's file is refused and left as it was.

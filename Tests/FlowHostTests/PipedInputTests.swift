@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import LineEditing
 
 /// Commands piped to `flowhost run` are read as the host takes them: a writer far ahead of the host is
 /// held back by the pipe instead of filling memory, and a line has a maximum length.

@@ -1,7 +1,7 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import PluginLoading
 
 /// A plugin's file says which FlowKit it was built against, so that the host can refuse a plugin it cannot
 /// run before running any of its code, and explain the crash of one built before the marker.

@@ -1,7 +1,9 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowComposition
+@testable import FlowManifest
+@testable import PluginLoading
 
 /// What a discovering manifest composes to, from probes made up here: precedence, conflicts, requirements,
 /// order. No library is loaded (DiscoveryTests and LiveDropInTests load real ones).

@@ -5,6 +5,9 @@ import Synchronization
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import HostSupport
+@testable import PluginLoading
 
 /// Every plugin is loaded from a private copy of the bytes that were hashed: a pin cannot be raced, and
 /// overwriting a loaded library cannot disturb the running host.

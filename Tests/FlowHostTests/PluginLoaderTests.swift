@@ -2,7 +2,8 @@ import FlowKit
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import HostSupport
+@testable import PluginLoading
 
 /// The loader's refusals, each with its one-line message, on real and crafted files.
 @MainActor

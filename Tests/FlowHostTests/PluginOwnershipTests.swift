@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import PluginLoading
 
 /// Owners, not only modes: a library, a directory on its path, a link in a shared directory or a discovered
 /// directory that belongs to another user (uid 4321, which no account uses) is refused with one line, and a

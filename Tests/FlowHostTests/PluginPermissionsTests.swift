@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import PluginLoading
 
 /// A library that others could replace is refused unless `--allow-insecure-plugins`.
 struct PluginPermissionsTests {

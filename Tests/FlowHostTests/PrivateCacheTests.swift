@@ -2,7 +2,8 @@ import FlowKit
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import HostSupport
+@testable import PluginLoading
 
 /// The cache directory holds what flowhost believes without looking again (probe results, the quarantine),
 /// so it is made private, and one someone else made or can write is not used at all.

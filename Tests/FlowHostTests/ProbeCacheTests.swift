@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import PluginLoading
 
 /// The registry cache, the quarantine and `run`'s probes, through the built `flowhost`.
 @MainActor

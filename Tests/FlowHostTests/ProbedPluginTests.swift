@@ -1,7 +1,8 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import HostSupport
+@testable import PluginLoading
 
 /// What a probe sends back and the registry cache keeps: a plugin's declarations survive the trip.
 @MainActor

@@ -1,7 +1,7 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowShell
 
 /// `flowhost run --quiet`: no events, no `top:` lines, no echoed commands; queries, errors and failed
 /// expectations still show.

@@ -1,7 +1,7 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowShell
 
 /// `wait reload PLUGIN [SECONDS]`: a script waits for a watched plugin's next generation.
 @MainActor

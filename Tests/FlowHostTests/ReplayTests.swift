@@ -3,6 +3,10 @@ import Glibc
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import FlowShell
+@testable import FlowTraces
+@testable import PluginLoading
 
 /// Replaying a trace against the manifest it was recorded with, another manifest, and a rebuilt plugin.
 @MainActor

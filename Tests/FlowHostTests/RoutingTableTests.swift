@@ -1,6 +1,8 @@
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import PluginLoading
 
 /// The routing table `flowhost list` prints, and the report `flowhost validate` makes.
 @MainActor

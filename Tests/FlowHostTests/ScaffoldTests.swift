@@ -2,6 +2,8 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import PluginLoading
 
 /// The scaffold, end to end: generate a plugin package outside the repository, build it with
 /// `swift build`, load its library into a host and route a request to it.

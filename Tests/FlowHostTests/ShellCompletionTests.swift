@@ -2,6 +2,7 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 
 /// What Tab offers at each word of a command, from a snapshot of the demo host.
 @MainActor

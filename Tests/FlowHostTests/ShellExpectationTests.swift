@@ -2,6 +2,7 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 
 /// Every `expect` form passing and failing with its message, on the demo app with the real plugins.
 @MainActor

@@ -2,6 +2,7 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 
 /// `back root`, `back to MODULE` and `open URL`, on the demo app with the real plugins.
 @MainActor

@@ -2,6 +2,7 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 
 /// What the shell prints: events in causal order, services by manifest name, and hints for mistyped
 /// requests, actions and modules, in the error line as well as the output.

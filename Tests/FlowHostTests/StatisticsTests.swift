@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import FlowTraces
 
 /// The report's statistics against figures worked out by hand (the working is in each test) and against
 /// closed forms of the chi-square distribution.

@@ -3,7 +3,8 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import HostSupport
+@testable import PluginLoading
 
 /// Crashes outside the calls a supervised host makes into a plugin, laid at the door of the plugin whose
 /// code crashed (its image holds the faulting code or a frame of the stack): a thread or a task of its own

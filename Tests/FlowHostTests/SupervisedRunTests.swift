@@ -2,6 +2,8 @@ import Glibc
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
+@testable import PluginLoading
 
 /// `flowhost run --supervise` with a plugin whose manager and action trap (the CrashyPlugin fixture): the
 /// supervisor names the plugin, quarantines the entry point that crashed, restarts the host on the same

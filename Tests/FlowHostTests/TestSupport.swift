@@ -3,6 +3,9 @@ import Glibc
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
+@testable import HostSupport
+@testable import PluginLoading
 
 /// The products `swift build` put beside the test binary: the bundled plugins and libFlowKit.so.
 enum BuildProducts {

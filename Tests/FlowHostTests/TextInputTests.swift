@@ -1,7 +1,8 @@
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import FlowManifest
+@testable import HostSupport
 
 /// Traces, scripts and snapshots that are not UTF-8 text are refused with the file and line, exit 65,
 /// instead of being read with replacement characters (a replay then sends what was never recorded).

@@ -3,6 +3,8 @@ import Glibc
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
+@testable import FlowTraces
 
 /// Traces: what a run records, that it reads back as written, and what redaction leaves out.
 @MainActor

@@ -1,7 +1,8 @@
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import FlowManifest
+@testable import PluginLoading
 
 /// A first `swift run flowhost run manifests/demo.json` builds flowhost but not the plugins: one line says
 /// so and names `swift build`, instead of one "not found" per plugin. Only that case gets the one line.

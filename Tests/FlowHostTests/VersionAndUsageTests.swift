@@ -2,6 +2,7 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 
 /// What `flowhost` says about itself: its version, its help and its usage errors, as sysexits expects.
 struct VersionAndUsageTests {

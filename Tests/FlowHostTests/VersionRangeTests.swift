@@ -1,7 +1,7 @@
 import FlowKit
 import Testing
 
-@testable import FlowHost
+@testable import FlowManifest
 
 /// Semantic versions and the ranges plugins require of each other.
 struct VersionRangeTests {

@@ -2,7 +2,7 @@ import FlowKit
 import Glibc
 import Testing
 
-@testable import FlowHost
+@testable import HostSupport
 
 /// Under `--watch`, a discovered directory that is deleted (or moved away) and made again, or that does
 /// not exist yet at the start, is watched once it is there: libraries put in it are seen.

@@ -1,6 +1,7 @@
-import FlowHost
 import FlowKit
 import FlowKitTesting
+import HostSupport
+import PluginLoading
 import Testing
 
 /// The bundled plugins' own flows, tested with FlowKitTesting as a plugin author would test theirs.

@@ -1,0 +1,146 @@
+import FlowKit
+import FlowManifest
+import PluginLoading
+
+/// Guards and deep links: the manifest's first, then those the plugins declare (``FlowKit/PluginDescription/guards``,
+/// ``FlowKit/PluginDescription/deepLinks``) that nothing overrides, excludes or conflicts with.
+///
+/// A guard is known by its name and a deep link by its pattern as written. The manifest's entry of the same
+/// name or pattern overrides a plugin's; `exclude.guards` and `exclude.deepLinks` leave one out. Plugins
+/// that declare the same one alike share it; declared differently, it is a conflict: none of them is taken,
+/// and the problem says how the manifest settles it.
+extension PluginComposition {
+    /// A guard or deep link a plugin declares that is not taken as declared, and why.
+    public struct DeclarationSetAside: Sendable {
+        public enum Kind: String, Sendable, CustomStringConvertible {
+            case `guard` = "guard"
+            case deepLink = "deep link"
+
+            public var description: String { rawValue }
+        }
+
+        public var kind: Kind
+        /// The guard's name, or the deep link's pattern.
+        public var key: String
+        public var plugin: String
+        public var reason: SetAside.Reason
+    }
+
+    /// The manifest's guards, then the plugins' in load order; records where each comes from and reports
+    /// a declared guard that is malformed (not installed) or redirects to a request no route in `routed`
+    /// handles.
+    mutating func composeGuards(routed: Set<String>) -> [RedirectGuard] {
+        var guards = declared.guards
+        let taken = compose(
+            .guard, written: guards.map(\.name), at: "guards", excluded: declared.exclude.guards, key: \.name,
+            declared: \.guards, sources: \.guardSources)
+        for (plugin, declaredGuard) in taken {
+            do {
+                guards.append(try declaredGuard.redirectGuard())
+            } catch {
+                guardSources[declaredGuard.name] = nil
+                problems.append(declarationProblem(plugin, "declares a guard that is not installed: \(error.message)"))
+                continue
+            }
+            let redirect = declaredGuard.redirect.name.rawValue
+            if !routed.contains(redirect) {
+                problems.append(
+                    declarationProblem(
+                        plugin,
+                        "declares guard '\(declaredGuard.name)' redirecting to '\(redirect)', which no route handles; the requests it guards fail until one does",
+                        kind: .unroutedRedirect))
+            }
+        }
+        return guards
+    }
+
+    /// The manifest's deep links, then the plugins' in load order; records where each comes from and reports
+    /// a declared one that is malformed (not added).
+    mutating func composeDeepLinks() -> DeepLinkMapping {
+        var routes = declared.deepLinks.routes
+        let taken = compose(
+            .deepLink, written: routes.map(\.pattern.description), at: "deepLinks",
+            excluded: declared.exclude.deepLinks, key: \.pattern, declared: \.deepLinks, sources: \.deepLinkSources)
+        for (plugin, link) in taken {
+            do {
+                routes.append(try link.route())
+            } catch {
+                deepLinkSources[link.pattern] = nil
+                problems.append(declarationProblem(plugin, "declares a deep link that is not added: \(error.message)"))
+            }
+        }
+        return DeepLinkMapping(routes)
+    }
+
+    /// A problem of what `plugin` declares, in its library's name.
+    private func declarationProblem(_ plugin: String, _ what: String, kind: PluginLoadError.Kind = .badEntry)
+        -> PluginLoadError
+    {
+        PluginLoadError(
+            file: self.plugin(named: plugin)?.library ?? declared.path, kind: kind,
+            message: "plugin '\(plugin)' \(what)")
+    }
+
+    /// What the active plugins declare by `declared`, each keyed by `key`, in load order, with the plugin
+    /// that declared it: not the ones the manifest has one of (`written`, the keys of its entries at
+    /// `place`) or `excluded` names (set aside), shared when plugins declare one alike, none of them when
+    /// they differ (a conflict). Records in `sources` who made each.
+    private mutating func compose<Item: Equatable>(
+        _ kind: DeclarationSetAside.Kind, written: [String], at place: String, excluded: [String],
+        key: KeyPath<Item, String>, declared: KeyPath<ProbedPlugin, [Item]>,
+        sources: WritableKeyPath<PluginComposition, [String: Source]>
+    ) -> [(plugin: String, item: Item)] {
+        var taken: [(plugin: String, item: Item)] = []
+        var writtenAt: [String: Int] = [:]
+        for (index, name) in written.enumerated() {
+            writtenAt[name] = index
+            self[keyPath: sources][name] = .manifest
+        }
+        var candidates: [String: [(plugin: String, item: Item)]] = [:]
+        var order: [String] = []
+        for plugin in declaringPlugins {
+            for item in plugin.probe?[keyPath: declared] ?? [] {
+                let name = item[keyPath: key]
+                var aside = DeclarationSetAside(kind: kind, key: name, plugin: plugin.name, reason: .removed)
+                if let index = writtenAt[name] {
+                    aside.reason = .overridden(by: "\(place)[\(index)]")
+                } else if let index = excluded.firstIndex(of: name) {
+                    aside.reason = .excluded(by: "exclude.\(place)[\(index)]")
+                } else {
+                    switch plugin.state {
+                    case .active:
+                        if candidates[name] == nil { order.append(name) }
+                        candidates[name, default: []].append((plugin.name, item))
+                        continue
+                    case .refused(let error): aside.reason = .refused(error)
+                    case .removed: aside.reason = .removed
+                    default: continue
+                    }
+                }
+                declarationsSetAside.append(aside)
+            }
+        }
+        for name in order {
+            guard let list = candidates[name], let first = list.first else { continue }
+            guard list.allSatisfy({ $0.item == first.item }) else {
+                let names = list.map(\.plugin)
+                problems.append(
+                    PluginLoadError(
+                        file: self.declared.path, kind: .conflict,
+                        message:
+                            "plugins \(names.map { "'\($0)'" }.joined(separator: ", ")) declare the \(kind) '\(name)' differently, so none is taken; write it in the manifest's \"\(place)\", which overrides theirs, or leave it out with \"exclude\": {\"\(place)\": [\(quoted(name))]}"
+                    ))
+                for entry in list {
+                    declarationsSetAside.append(
+                        DeclarationSetAside(
+                            kind: kind, key: name, plugin: entry.plugin,
+                            reason: .conflict(with: names.filter { $0 != entry.plugin })))
+                }
+                continue
+            }
+            taken.append(first)
+            self[keyPath: sources][name] = .plugin(first.plugin)
+        }
+        return taken
+    }
+}

@@ -1,0 +1,168 @@
+import FlowKit
+import FlowManifest
+import PluginLoading
+
+/// Routes: the manifest's first, then the declared ones that nothing overrides, excludes or conflicts with.
+extension PluginComposition {
+    /// The manifest's routes, then the routes the plugins declare as precedence leaves them; records where
+    /// each comes from, what was set aside and which routes fail.
+    mutating func composeRoutes(known: Set<String>, refused: [String: PluginLoadError]) -> [Manifest.Route] {
+        var routes: [Manifest.Route] = []
+        var manifestRoutes: [RouteKey: Int] = [:]
+        for route in declared.routes {
+            let key = RouteKey(route.request, from: route.module)
+            manifestRoutes[key] = route.index
+            routes.append(route)
+            sources[key] = .manifest
+            if let plugin = route.plugin,
+                let error = unavailable(plugin, known: known, refused: refused, at: "routes[\(route.index)]")
+            {
+                failing[key] = error
+            }
+        }
+        for experiment in declared.experiments.values.sorted(by: { $0.name < $1.name }) {
+            for (index, variant) in experiment.variants.enumerated() {
+                _ = unavailable(
+                    variant.plugin, known: known, refused: refused,
+                    at: "experiments.\(experiment.name).variants[\(index)]")
+            }
+        }
+
+        var candidates: [RouteKey: [(plugin: String, manager: String)]] = [:]
+        var order: [RouteKey] = []
+        var unavailableRoutes: [RouteKey: (plugin: String, error: PluginLoadError)] = [:]
+        // Those refused or removed last: their routes fail unless another plugin serves them.
+        for plugin in declaringPlugins {
+            guard let probe = plugin.probe else { continue }
+            let name = plugin.name
+            for route in probe.routes {
+                let key = RouteKey(route.request, from: route.from)
+                guard probe.managers.contains(where: { $0.name == route.manager }) else {
+                    problems.append(
+                        PluginLoadError(
+                            file: plugin.library, kind: .unknownManager,
+                            message:
+                                "plugin '\(name)' declares a route for \(key) to manager '\(route.manager)', which it does not export; it exports: \(probe.managers.map(\.name).joined(separator: ", "))"
+                        ))
+                    continue
+                }
+                var aside = SetAside(key: key, plugin: name, manager: route.manager, reason: .removed)
+                if let index = manifestRoutes[key] {
+                    aside.reason = .overridden(by: "routes[\(index)]")
+                } else if let selector = declared.exclude.routes.first(where: {
+                    $0.selects(request: route.request, module: route.from, plugin: name)
+                }) {
+                    aside.reason = .excluded(by: selector.place)
+                } else {
+                    switch plugin.state {
+                    case .active:
+                        if candidates[key] == nil { order.append(key) }
+                        candidates[key, default: []].append((name, route.manager))
+                        continue
+                    case .refused(let error):
+                        aside.reason = .refused(error)
+                        if unavailableRoutes[key] == nil { unavailableRoutes[key] = (name, error) }
+                    case .removed:
+                        let error = PluginLoadError(
+                            file: plugin.library, kind: .removed,
+                            message:
+                                "plugin '\(name)' was removed from \(plugin.directory ?? "its directory") while flowhost ran; its routes fail until it is back (its image stays loaded)"
+                        )
+                        if unavailableRoutes[key] == nil { unavailableRoutes[key] = (name, error) }
+                    default: continue
+                    }
+                }
+                setAside.append(aside)
+            }
+        }
+
+        for (index, preference) in declared.prefer.enumerated() {
+            let keys = order.filter {
+                $0.request == preference.request && (preference.module == nil || $0.module == preference.module)
+            }
+            guard let plugin = preference.plugin,
+                !keys.contains(where: { key in candidates[key]?.contains { $0.plugin == plugin } == true })
+            else { continue }
+            let declarers = Set(keys.flatMap { candidates[$0]?.map(\.plugin) ?? [] }).sorted()
+            let others =
+                declarers.isEmpty
+                ? "no plugin declares it" : "it is declared by \(declarers.map { "'\($0)'" }.joined(separator: ", "))"
+            problems.append(
+                PluginLoadError(
+                    file: declared.path, kind: .badPreference,
+                    message:
+                        "prefer[\(index)] picks plugin '\(plugin)' for \(RouteKey(preference.request, from: preference.module)), which it does not declare; \(others)"
+                ))
+        }
+
+        for key in order {
+            guard let list = candidates[key], let first = list.first else { continue }
+            var winner = first
+            if list.count > 1 {
+                let preference = declared.prefer.first { preference in
+                    preference.request == key.request && (preference.module == nil || preference.module == key.module)
+                        && list.contains { $0.plugin == preference.plugin }
+                }
+                if let preference, let picked = list.first(where: { $0.plugin == preference.plugin }) {
+                    winner = picked
+                    for other in list where other.plugin != picked.plugin {
+                        setAside.append(
+                            SetAside(
+                                key: key, plugin: other.plugin, manager: other.manager,
+                                reason: .notPreferred(by: preference.place, winner: picked.plugin)))
+                    }
+                } else {
+                    let error = conflict(key, list)
+                    problems.append(error)
+                    failing[key] = error
+                    for entry in list {
+                        setAside.append(
+                            SetAside(
+                                key: key, plugin: entry.plugin, manager: entry.manager,
+                                reason: .conflict(with: list.map(\.plugin).filter { $0 != entry.plugin })))
+                    }
+                    continue
+                }
+            }
+            routes.append(
+                Manifest.Route(
+                    request: key.request, module: key.module, plugin: winner.plugin, manager: winner.manager, index: -1)
+            )
+            sources[key] = .plugin(winner.plugin)
+        }
+        for (key, unavailable) in unavailableRoutes where sources[key] == nil && failing[key] == nil {
+            failing[key] = unavailable.error
+        }
+        return routes
+    }
+
+    /// Why plugin `name`, which the manifest names at `place`, cannot serve: refused, or unknown (reported).
+    private mutating func unavailable(
+        _ name: String, known: Set<String>, refused: [String: PluginLoadError], at place: String
+    ) -> PluginLoadError? {
+        if let error = refused[name] { return error }
+        if known.contains(name) { return nil }
+        let error = PluginLoadError(
+            file: declared.path, kind: .notFound,
+            message:
+                "\(place) names plugin '\(name)', which is neither in \"plugins\" nor found in a discovered directory; known plugins: \(known.isEmpty ? "none" : known.sorted().joined(separator: ", "))"
+        )
+        problems.append(error)
+        return error
+    }
+
+    /// The error of a route that several plugins declare and nothing picks.
+    private func conflict(_ key: RouteKey, _ list: [(plugin: String, manager: String)]) -> PluginLoadError {
+        let names = list.map { "'\($0.plugin)' (\($0.plugin).\($0.manager))" }
+        let both =
+            names.count == 2
+            ? "\(names[0]) and \(names[1]) both"
+            : names.dropLast().joined(separator: ", ") + " and \(names[names.count - 1]) all"
+        let from = key.module.map { ", \"from\": \(quoted($0.rawValue))" } ?? ""
+        return PluginLoadError(
+            file: declared.path, kind: .conflict,
+            message:
+                "plugins \(both) declare a route for \(key); pick one with \"prefer\": [{\"request\": \(quoted(key.request.rawValue))\(from), \"plugin\": \"\(list[0].plugin)\"}], or route it in the manifest"
+        )
+    }
+}

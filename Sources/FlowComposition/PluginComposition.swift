@@ -1,0 +1,276 @@
+import FlowKit
+import FlowManifest
+import PluginLoading
+
+/// A manifest that discovers plugins, composed with what they declare: the manifest the host then runs,
+/// and where each of its routes comes from.
+///
+/// The rules (manifests/README.md, "Discovery"):
+///
+/// - **Plugins**: every plugin library in a discovered directory, and every plugin the manifest declares
+///   in `plugins` (which decides the library, and may pin it, for a plugin of that name). A discovered
+///   plugin named in `exclude.plugins` is left out; a second library of the same plugin is a problem and
+///   only the first is used.
+/// - **Requirements**: a plugin whose ``FlowKit/PluginDescription/requires`` names a plugin that is not
+///   there, of a version outside the range, refused itself, or that requires it back (a cycle) is refused:
+///   it is not loaded, and its routes fail with the one-line reason. The others are loaded, and their
+///   services started, requirements first (ties by name).
+/// - **Routes**: the manifest's own routes, then every route the plugins declare, unless the manifest has
+///   one for the same request and `from` (it overrides) or `exclude.routes` selects it. Two plugins
+///   declaring the same route is a conflict that fails that route, naming both, unless a `prefer` entry
+///   picks one.
+/// - **Guards and deep links**: the manifest's, then those the plugins declare in requirement order, unless
+///   the manifest has one of the same name (a guard) or pattern (a deep link), or `exclude.guards` or
+///   `exclude.deepLinks` names it. Plugins declaring one differently is a conflict: none is taken.
+/// - **Services**: the manifest's `services` in its order, then those the plugins ask to start
+///   (``FlowKit/PluginDescription/startServices``), in requirement order, each after the services its
+///   `after` names.
+public struct PluginComposition: Sendable {
+    /// A request and the module it must come from, the key of a route.
+    public struct RouteKey: Sendable, Hashable, CustomStringConvertible {
+        public var request: CoordinationRequestName
+        public var module: Coordinated?
+
+        public init(_ request: CoordinationRequestName, from module: Coordinated?) {
+            self.request = request
+            self.module = module
+        }
+
+        /// `"catalog.create"`, or `"auth.signIn" from "settings"`.
+        public var description: String {
+            quoted(request.rawValue) + (module.map { " from \(quoted($0.rawValue))" } ?? "")
+        }
+    }
+
+    /// Who made a route.
+    public enum Source: Sendable, Hashable, CustomStringConvertible {
+        /// The manifest's `routes`.
+        case manifest
+        /// The plugin of that name declared it.
+        case plugin(String)
+
+        /// `manifest`, or the plugin's name.
+        public var description: String {
+            switch self {
+            case .manifest: "manifest"
+            case .plugin(let name): name
+            }
+        }
+    }
+
+    /// A plugin the manifest declares or discovery found, and what became of it.
+    public struct Plugin: Sendable {
+        public enum State: Sendable {
+            /// Loaded (on demand) and routed.
+            case active
+            /// Not loaded: a requirement is unmet, or its probe failed (a plugin of `plugins`).
+            case refused(PluginLoadError)
+            /// Left out by the manifest's `exclude.plugins` entry at `by`.
+            case excluded(by: String)
+            /// Not used, because `by` (a `plugins` entry, or a library found first) is the same plugin.
+            case overridden(by: String)
+            /// Its library was removed from its directory while the host ran; its routes fail.
+            case removed
+        }
+
+        public var name: String
+        /// The library file.
+        public var library: String
+        /// The discovered directory it was found in; `nil` for a plugin of the manifest's `plugins`.
+        public var directory: String?
+        /// What its probe found; `nil` when the probe failed.
+        public var probe: ProbedPlugin?
+        public var state: State
+
+        /// Whether it is loaded and routed.
+        public var isActive: Bool {
+            if case .active = state { return true }
+            return false
+        }
+    }
+
+    /// A declared route that is not routed as declared, and why.
+    public struct SetAside: Sendable {
+        public enum Reason: Sendable, CustomStringConvertible {
+            /// The manifest routes the same request and `from` itself, at `by` (`routes[3]`).
+            case overridden(by: String)
+            /// An `exclude.routes` entry, at `by`, selects it.
+            case excluded(by: String)
+            /// Another plugin declares it too and the `prefer` entry at `by` picks `winner`.
+            case notPreferred(by: String, winner: String)
+            /// Other plugins declare it too and nothing picks one; the route fails.
+            case conflict(with: [String])
+            /// Its plugin is refused; the route fails with why, unless another plugin routes it.
+            case refused(PluginLoadError)
+            /// Its plugin's library was removed; the route fails, unless another plugin routes it.
+            case removed
+
+            public var description: String {
+                switch self {
+                case .overridden(let place): "overridden by the manifest's \(place)"
+                case .excluded(let place): "excluded by \(place)"
+                case .notPreferred(let place, let winner): "\(place) prefers plugin '\(winner)'"
+                case .conflict(let others):
+                    "conflicts with plugin\(others.count == 1 ? "" : "s") \(others.map { "'\($0)'" }.joined(separator: ", "))"
+                case .refused: "its plugin is refused"
+                case .removed: "its plugin was removed"
+                }
+            }
+        }
+
+        public var key: RouteKey
+        public var plugin: String
+        public var manager: String
+        public var reason: Reason
+    }
+
+    /// The manifest as the host runs it: the declared one with the discovered plugins (their libraries by
+    /// path), the declared routes and the services to start.
+    public internal(set) var manifest: Manifest
+    /// The manifest as written.
+    public let declared: Manifest
+    /// Every plugin, the manifest's first (by name), then discovered ones in the order found.
+    public internal(set) var plugins: [Plugin] = []
+    /// Who made each route of ``manifest``.
+    public internal(set) var sources: [RouteKey: Source] = [:]
+    /// Declared routes not routed as declared.
+    public internal(set) var setAside: [SetAside] = []
+    /// Who made each guard of ``manifest``, by name.
+    public internal(set) var guardSources: [String: Source] = [:]
+    /// Who made each deep link of ``manifest``, by pattern.
+    public internal(set) var deepLinkSources: [String: Source] = [:]
+    /// Declared guards and deep links not taken as declared.
+    public internal(set) var declarationsSetAside: [DeclarationSetAside] = []
+    /// Routes that fail with an error when used: conflicts, and routes of refused or removed plugins.
+    public internal(set) var failing: [RouteKey: PluginLoadError] = [:]
+    /// Every problem, one line each: libraries that cannot be probed, conflicts, unmet requirements.
+    public internal(set) var problems: [PluginLoadError] = []
+    /// The active plugins, each after those it requires: the order to load them and start their services.
+    public internal(set) var loadOrder: [String] = []
+    /// The plugins each active plugin requires, to load first.
+    public internal(set) var requirements: [String: [String]] = [:]
+    /// Files in discovered directories that are not plugin libraries (no entry point).
+    public internal(set) var skipped: [PluginLoadError] = []
+    /// Libraries in discovered directories whose probe failed: they crashed, hung, were refused. Each is
+    /// also a problem.
+    public internal(set) var broken: [PluginLoadError] = []
+    /// The directories discovery read.
+    public internal(set) var directories: [String] = []
+
+    /// Composes `manifest` with what `discovery` found in its directories.
+    ///
+    /// - Parameter previous: The composition this one follows while the host runs: a plugin it had
+    ///   discovered that is gone now is kept as ``Plugin/State/removed``, its routes failing.
+    public init(manifest: Manifest, discovery: PluginDiscovery, previous: PluginComposition? = nil) {
+        declared = manifest
+        self.manifest = manifest
+        skipped = discovery.skipped
+        directories = discovery.directories
+        problems = discovery.problems
+        collectPlugins(discovery, previous: previous)
+        let refused = resolveRequirements()
+        let known = Set(plugins.filter(\.isActive).map(\.name))
+        let routes = composeRoutes(known: known, refused: refused)
+        let services = composeServices(known: known, refused: refused)
+        var effective = manifest
+        effective.plugins = manifest.plugins.filter { known.contains($0.key) }
+        for plugin in plugins where plugin.isActive && plugin.directory != nil {
+            effective.plugins[plugin.name] = Manifest.PluginEntry(name: plugin.name, library: plugin.library)
+        }
+        effective.routes = routes
+        effective.services = services
+        effective.guards = composeGuards(routed: Set(routes.map(\.request.rawValue)))
+        effective.deepLinks = composeDeepLinks()
+        self.manifest = effective
+        var seen = Set<PluginLoadError>()
+        problems = problems.filter { seen.insert($0).inserted }
+    }
+
+    /// The plugins whose declarations count, in the order they are taken: the active ones in load order, then
+    /// those refused or removed (by name), whose declarations are set aside with why.
+    var declaringPlugins: [Plugin] {
+        let active = loadOrder.compactMap { name in plugins.first { $0.name == name && $0.isActive } }
+        let unavailable = plugins.filter { plugin in
+            switch plugin.state {
+            case .refused, .removed: true
+            default: false
+            }
+        }
+        return active + unavailable.sorted { $0.name < $1.name }
+    }
+
+    /// The plugin called `name` that is in use, or would be but for a refusal or a removal.
+    public func plugin(named name: String) -> Plugin? {
+        plugins.first { plugin in
+            guard plugin.name == name else { return false }
+            if case .active = plugin.state { return true }
+            if case .refused = plugin.state { return true }
+            if case .removed = plugin.state { return true }
+            return false
+        }
+    }
+
+    // MARK: - Plugins
+
+    private mutating func collectPlugins(_ discovery: PluginDiscovery, previous: PluginComposition?) {
+        for name in declared.plugins.keys.sorted() {
+            switch discovery.declared[name] {
+            case .success(let probe)?:
+                plugins.append(Plugin(name: name, library: probe.path, directory: nil, probe: probe, state: .active))
+            case .failure(let error)?:
+                problems.append(error)
+                plugins.append(
+                    Plugin(name: name, library: error.file, directory: nil, probe: nil, state: .refused(error)))
+            case nil:
+                break
+            }
+        }
+        for library in discovery.libraries {
+            guard case .success(let probe) = library.probe else {
+                if case .failure(let error) = library.probe {
+                    problems.append(error)
+                    broken.append(error)
+                }
+                continue
+            }
+            var plugin = Plugin(
+                name: probe.name, library: library.path, directory: library.directory, probe: probe, state: .active)
+            if probe.name.isEmpty
+                || probe.name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            {
+                problems.append(
+                    PluginLoadError(
+                        file: library.path, kind: .badHeader,
+                        message:
+                            "its plugin name \(quoted(probe.name)) is empty or holds a control character; it is not loaded"
+                    ))
+                continue
+            }
+            if let index = declared.exclude.plugins.firstIndex(of: probe.name) {
+                plugin.state = .excluded(by: "exclude.plugins[\(index)]")
+            } else if declared.plugins[probe.name] != nil {
+                plugin.state = .overridden(by: "plugins.\(probe.name)")
+            } else if let first = plugins.first(where: { $0.name == probe.name && $0.directory != nil && $0.isActive })
+            {
+                plugin.state = .overridden(by: first.library)
+                problems.append(
+                    PluginLoadError(
+                        file: library.path, kind: .duplicatePlugin,
+                        message:
+                            "plugin '\(probe.name)' is also \(first.library), found first; only that one is used; remove one of them"
+                    ))
+            }
+            plugins.append(plugin)
+        }
+        for gone in previous?.plugins ?? [] where gone.directory != nil && plugin(named: gone.name) == nil {
+            switch gone.state {
+            case .active, .removed:
+                plugins.append(
+                    Plugin(
+                        name: gone.name, library: gone.library, directory: gone.directory, probe: gone.probe,
+                        state: .removed))
+            default: break
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import FlowKit
+import FlowManifest
+import PluginLoading
+
+/// A manifest's plugins as probes see them (``PluginProber``): what `validate` and `list --eager` check,
+/// without running any plugin code in this process.
+@MainActor
+public struct PluginSurvey {
+    /// Each plugin's probe, by plugin name.
+    public private(set) var results: [String: Result<ProbedPlugin, PluginLoadError>] = [:]
+    public let manifest: Manifest
+
+    /// Probes every plugin `manifest` declares, found through `searchPath`, in name order; a pinned library's
+    /// digest is checked first.
+    ///
+    /// - Parameter known: Plugins probed already (by discovery), by name, which are not probed again.
+    public init(
+        manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber, known: [String: ProbedPlugin] = [:]
+    ) {
+        self.manifest = manifest
+        for name in manifest.plugins.keys.sorted() {
+            if let probed = known[name] {
+                results[name] = .success(probed)
+                continue
+            }
+            guard let entry = manifest.plugins[name] else { continue }
+            do throws(PluginLoadError) {
+                let path = try searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: name)
+                if let pin = entry.sha256 {
+                    try PluginCopy(reading: path, allowInsecure: prober.allowInsecure).verify(sha256: pin)
+                }
+                results[name] = .success(try prober.probe(path, pin: entry.sha256))
+            } catch {
+                results[name] = .failure(error)
+            }
+        }
+    }
+
+    /// Every problem, as ``Host/check(manifest:registry:)`` reports them: plugins that do not load, modules
+    /// they declare presented by managers they do not export (``ProbedPlugin/declarationProblems``), then
+    /// routes' and experiments' managers and services that their plugins do not export.
+    public var problems: [PluginLoadError] {
+        var problems = manifest.plugins.keys.sorted().flatMap { name -> [PluginLoadError] in
+            switch results[name] {
+            case .failure(let error): [error]
+            case .success(let probed): probed.declarationProblems
+            case nil: []
+            }
+        }
+        func plugin(_ name: String) -> Result<ProbedPlugin, PluginLoadError> {
+            results[name]
+                ?? .failure(
+                    PluginLoadError(
+                        file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest"))
+        }
+        for (name, manager) in manifest.managerReferences {
+            switch plugin(name) {
+            case .failure(let error): problems.append(error)
+            case .success(let probed) where !probed.managers.contains(where: { $0.name == manager }):
+                problems.append(
+                    PluginLoadError(
+                        file: probed.path, kind: .unknownManager,
+                        message:
+                            PluginLoadError.notExported(
+                                "manager", manager, by: name, exports: probed.managers.map(\.name))
+                    ))
+            case .success: break
+            }
+        }
+        for service in manifest.services {
+            switch plugin(service.plugin) {
+            case .failure(let error): problems.append(error)
+            case .success(let probed) where !probed.services.contains(service.service):
+                problems.append(
+                    PluginLoadError(
+                        file: probed.path, kind: .unknownService,
+                        message:
+                            PluginLoadError.notExported(
+                                "service", service.service, by: service.plugin, exports: probed.services)
+                    ))
+            case .success: break
+            }
+        }
+        return PluginLoadError.unique(problems)
+    }
+
+    /// The requirements of the plugins probed that are not met, and the cycles among them: what refuses a
+    /// plugin of `plugins` when it first loads (``PluginRegistry``), in the same words. For a manifest that
+    /// discovers, its composition has said it already.
+    public var requirementProblems: [PluginLoadError] {
+        var problems: [PluginLoadError] = []
+        var edges: [String: [String]] = [:]
+        var libraries: [String: String] = [:]
+        for name in manifest.plugins.keys.sorted() {
+            guard case .success(let probed) = results[name] else { continue }
+            libraries[name] = probed.path
+            for requirement in PluginRequirement.all(of: name, library: probed.path, requires: probed.requires) {
+                let found: PluginRequirement.Found =
+                    switch results[requirement.required] {
+                    case .success(let required): .present(version: required.version, library: required.path)
+                    case .failure(let error): .refused(error)
+                    case nil: .missing(why: "which is not there")
+                    }
+                if let refusal = requirement.refusal(found) {
+                    problems.append(refusal)
+                } else {
+                    edges[name, default: []].append(requirement.required)
+                }
+            }
+        }
+        for cycle in PluginComposition.cycles(edges) {
+            problems.append(
+                PluginLoadError(
+                    file: libraries[cycle[0]] ?? manifest.path, kind: .requirementCycle,
+                    message: PluginComposition.cycleMessage(cycle)))
+        }
+        return problems
+    }
+}

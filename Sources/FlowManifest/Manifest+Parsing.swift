@@ -1,0 +1,469 @@
+import FlowKit
+import HostSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension Manifest {
+    /// The largest manifest file ``load(path:maxSize:)`` reads by default: 16 MiB.
+    public static let defaultMaxSize = 16 << 20
+
+    /// Reads and validates the manifest file at `path` (relative to the current directory, or absolute).
+    ///
+    /// - Parameter maxSize: The largest file read, in bytes; a larger one is refused unread.
+    /// - Throws: ``ManifestErrors`` with one error when the file is missing, not a regular file (a FIFO,
+    ///   a device, a directory), larger than `maxSize`, unreadable or not JSON, otherwise with every
+    ///   problem found in it (at most ``ManifestErrors/maxListed``, and how many more).
+    public static func load(path: String, maxSize: Int = defaultMaxSize) throws(ManifestErrors) -> Manifest {
+        let bytes = try readFile(path, maxSize: maxSize)
+        return try parse(try decodeUTF8(bytes, file: path), path: path)
+    }
+
+    /// Validates manifest `text` as if read from `path`, which error messages quote and against whose
+    /// directory `pluginPath` entries are resolved. The file itself is not read.
+    ///
+    /// - Throws: ``ManifestErrors`` with every problem found: one `notJSON` error when `text` is not
+    ///   JSON, only `unsupportedVersion` when `manifestVersion` is not 1 (the other rules are those of
+    ///   version 1), otherwise everything, in a stable order.
+    public static func parse(_ text: String, path: String) throws(ManifestErrors) -> Manifest {
+        let json: JSONValue
+        do {
+            json = try JSONValue(parsing: text)
+        } catch {
+            throw ManifestErrors([ManifestError(file: path, kind: .notJSON, message: "not valid JSON: \(error)")])
+        }
+        let directory = normalisedPath("..", relativeTo: absolutePath(path))  // the file's parent
+        var parser = ManifestParser(file: path, directory: directory)
+        let manifest = parser.manifest(from: json)
+        guard let manifest, parser.errors.isEmpty else { throw ManifestErrors(parser.errors, omitted: parser.omitted) }
+        return manifest
+    }
+}
+
+// MARK: - Reading the file
+
+extension Manifest {
+    /// The bytes of the regular file at `path`, at most `maxSize` of them, or one error saying why not.
+    package static func readFile(_ path: String, maxSize: Int = defaultMaxSize) throws(ManifestErrors) -> [UInt8] {
+        do {
+            return try InputFile.read(path, what: "manifest file", limit: maxSize)
+        } catch {
+            let kind: ManifestError.Kind =
+                switch error.kind {
+                case .notFound: .fileNotFound
+                case .notRegular: .notRegularFile
+                case .tooLarge: .tooLarge
+                case .symlinkLoop, .unreadable: .unreadable
+                }
+            let hint = error.kind == .tooLarge ? "; pass --max-manifest-size BYTES to read it anyway" : ""
+            throw ManifestErrors([ManifestError(file: path, kind: kind, message: error.message + hint)])
+        }
+    }
+
+    /// The text of `bytes`, or a `notJSON` error at the line and column of the first invalid UTF-8 byte.
+    private static func decodeUTF8(_ bytes: [UInt8], file: String) throws(ManifestErrors) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }  // fast; the walk finds where
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var line = 1
+        var column = 1
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar):
+                if scalar.count == 1, scalar.first == 0x0A { (line, column) = (line + 1, 1) } else { column += 1 }
+            case .emptyInput:
+                return String(decoding: bytes, as: UTF8.self)
+            case .error:
+                let reason = JSONSyntaxError(line: line, column: column, reason: "invalid UTF-8")
+                throw ManifestErrors([ManifestError(file: file, kind: .notJSON, message: "not valid JSON: \(reason)")])
+            }
+        }
+    }
+
+    /// `path` made absolute against the current directory, lexically normalised.
+    public static func absolutePath(_ path: String) -> String {
+        normalisedPath(path, relativeTo: currentDirectory())
+    }
+
+    /// `path` made absolute against `base` (itself absolute), with `.`, `..` and repeated slashes removed
+    /// lexically; symbolic links are not resolved.
+    package static func normalisedPath(_ path: String, relativeTo base: String) -> String {
+        var parts: [Substring] = []
+        for part in (path.hasPrefix("/") ? path : base + "/" + path).split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": _ = parts.popLast()
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+}
+
+// MARK: - Validating the JSON
+
+/// Walks a manifest's JSON, collecting every problem with its JSON path.
+///
+/// Paths are `String?`, `nil` standing for the top-level object.
+package struct ManifestParser {
+    let file: String
+    let directory: String
+    var errors: [ManifestError] = []
+    /// Whether the manifest discovers plugins: then `plugins` and `routes` may be left out, and routes,
+    /// services and guards may name plugins and requests that only discovery finds.
+    var discovering = false
+    /// Problems found past ``ManifestErrors/maxListed``, counted and not kept.
+    var omitted = 0
+
+    static let topKeys = [
+        "deepLinks", "discover", "exclude", "experiments", "guards", "manifestVersion", "name", "pluginPath",
+        "plugins", "prefer", "routes", "services", "serviceTimeout", "start",
+    ]
+    static let pluginKeys = ["library", "sha256"]
+    static let routeKeys = ["experiment", "from", "manager", "plugin", "request"]
+    static let serviceKeys = ["plugin", "service"]
+    static let startKeys = ["payload", "request"]
+
+    mutating func manifest(from json: JSONValue) -> Manifest? {
+        guard case .object(let top) = json else {
+            wrongType("object", json, at: nil)
+            return nil
+        }
+        // Other versions may mean other keys, so checking them by version 1's rules would only mislead.
+        if case .number(let version)? = top["manifestVersion"], version != Double(Manifest.supportedVersion) {
+            let message =
+                "manifestVersion \(JSONValue.number(version)) is not supported; "
+                + "this flowhost reads version \(Manifest.supportedVersion)"
+            report(.unsupportedVersion, at: nil, message)
+            return nil
+        }
+        if let version = required("manifestVersion", in: top, at: nil), version.int == nil {
+            wrongType("integer", version, at: "manifestVersion")
+        }
+        checkKeys(of: top, at: nil, allowed: Self.topKeys)
+        discovering = top["discover"] != nil
+        let discover = discovery(top["discover"])
+        checkNeedsDiscovery(top)
+
+        let appName = top["name"].flatMap { name($0, at: "name", what: "name", hint: "omit \"name\" instead") }
+        let pluginPath = elements(of: top["pluginPath"], at: "pluginPath").compactMap { index, entry in
+            name(entry, at: "pluginPath[\(index)]", what: "plugin path entry").map {
+                Manifest.normalisedPath($0, relativeTo: directory)
+            }
+        }
+        // A manifest that discovers needs neither; one that does not needs both, and may have meant to discover.
+        if !discovering, top["plugins"] == nil, top["routes"] == nil {
+            report(
+                .missingKey, at: nil,
+                #"missing required keys "plugins" and "routes"; list the plugins and route requests to their managers, or discover plugins that declare their routes with "discover": ["DIRECTORY"]"#
+            )
+        }
+        let needsBoth = !discovering && (top["plugins"] != nil || top["routes"] != nil)
+        var plugins: [String: Manifest.PluginEntry] = [:]
+        var declared: Set<String>?  // nil when `plugins` is unusable, so that routes are not checked against it
+        if let value = needsBoth ? required("plugins", in: top, at: nil) : top["plugins"] ?? .object([:]) {
+            if case .object(let entries) = value {
+                declared = Set(entries.keys)
+                for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                    plugins[name] = plugin(name, entry, at: Self.path("plugins", key: name))
+                }
+            } else {
+                wrongType("object", value, at: "plugins")
+            }
+        }
+        let experiments = experiments(top["experiments"], declared: declared)
+        let routes = routes(
+            (needsBoth ? required("routes", in: top, at: nil) : top["routes"]) ?? .array([]), declared: declared,
+            experiments: top["experiments"] == nil ? [] : Set(experiments.keys))
+        let services = elements(of: top["services"], at: "services").compactMap { index, element in
+            service(element, at: "services[\(index)]", declared: declared)
+        }
+        let start = elements(of: top["start"], at: "start").compactMap { index, element in
+            startRequest(element, at: "start[\(index)]")
+        }
+        return Manifest(
+            path: file, directory: directory, manifestVersion: Manifest.supportedVersion, name: appName,
+            pluginPath: pluginPath, plugins: plugins, routes: routes, services: services, start: start,
+            experiments: experiments, deepLinks: deepLinks(top["deepLinks"]),
+            guards: guards(top["guards"], routes: routes),
+            serviceTimeout: top["serviceTimeout"].flatMap { serviceTimeout($0) }, discover: discover,
+            exclude: exclusions(top["exclude"], declared: declared), prefer: preferences(top["prefer"]))
+    }
+
+    /// `serviceTimeout`: seconds above 0, to the millisecond.
+    mutating func serviceTimeout(_ value: JSONValue) -> Duration? {
+        guard case .number(let seconds) = value else {
+            wrongType("number of seconds", value, at: "serviceTimeout")
+            return nil
+        }
+        guard seconds >= 0.001, seconds <= 86_400 else {
+            report(
+                .wrongType, at: "serviceTimeout",
+                "expected a number of seconds from 0.001 to 86400, found \(value); services get 5 s when it is left out"
+            )
+            return nil
+        }
+        return .milliseconds(Int((seconds * 1000).rounded()))
+    }
+
+    // MARK: Sections
+
+    mutating func plugin(_ name: String, _ value: JSONValue, at path: String) -> Manifest.PluginEntry? {
+        if name.isEmpty { report(.emptyName, at: path, "plugin name must not be empty") }
+        guard checkCharacters(name, at: path, what: "plugin name") else { return nil }
+        if case .string = value {
+            return self.name(value, at: path, what: "library").map { Manifest.PluginEntry(name: name, library: $0) }
+        }
+        guard let members = object(value, at: path, allowed: Self.pluginKeys, or: "string") else { return nil }
+        let library = requiredName("library", in: members, at: path, what: "library")
+        var sha256: String?
+        if let value = members["sha256"], let text = string(value, at: path + ".sha256") {
+            sha256 = text.lowercased()
+            if text.count != 64 || !text.allSatisfy({ $0.isASCII && $0.isHexDigit }) {
+                let hint = "give the library's SHA-256 as sha256sum prints it"
+                report(.badChecksum, at: path + ".sha256", "\(quoted(text)) is not 64 hexadecimal digits; \(hint)")
+            }
+        }
+        return library.map { Manifest.PluginEntry(name: name, library: $0, sha256: sha256) }
+    }
+
+    mutating func routes(_ value: JSONValue, declared: Set<String>?, experiments: Set<String>) -> [Manifest.Route] {
+        var routes: [Manifest.Route] = []
+        var firstIndex: [RouteKey: Int] = [:]  // the index of the route that declared each first
+        for (index, element) in elements(of: value, at: "routes") {
+            let path = "routes[\(index)]"
+            guard let members = object(element, at: path, allowed: Self.routeKeys) else { continue }
+            let request = requiredName("request", in: members, at: path, what: "request name")
+            let module = members["from"].flatMap {
+                name($0, at: path + ".from", what: "module name", hint: "omit \"from\" to match every module")
+            }
+            if let experiment = members["experiment"] {
+                guard let request, let name = experimentRoute(experiment, members, at: path, experiments: experiments)
+                else { continue }
+                if checkDuplicate(request, module, members, at: path, index: index, firstIndex: &firstIndex) {
+                    routes.append(
+                        Manifest.Route(
+                            request: CoordinationRequestName(rawValue: request),
+                            module: module.map(Coordinated.init(rawValue:)),
+                            experiment: name, index: index))
+                }
+                continue
+            }
+            let plugin = requiredName("plugin", in: members, at: path, what: "plugin name")
+            let manager = requiredName("manager", in: members, at: path, what: "manager name")
+            if let request {
+                _ = checkDuplicate(request, module, members, at: path, index: index, firstIndex: &firstIndex)
+            }
+            checkDeclared(plugin, at: path + ".plugin", declared: declared)
+            if let request, let plugin, let manager {
+                routes.append(
+                    Manifest.Route(
+                        request: CoordinationRequestName(rawValue: request),
+                        module: module.map(Coordinated.init(rawValue:)),
+                        plugin: plugin, manager: manager, index: index))
+            }
+        }
+        return routes
+    }
+
+    /// What two routes must not share: the request, and the module it comes from (`nil` for any).
+    struct RouteKey: Hashable {
+        var request: String
+        var module: String?
+    }
+
+    /// Reports a second route for the same request and module; returns whether the route is the first.
+    mutating func checkDuplicate(
+        _ request: String, _ module: String?, _ members: [String: JSONValue], at path: String, index: Int,
+        firstIndex: inout [RouteKey: Int]
+    ) -> Bool {
+        guard members["from"] == nil || module != nil else { return false }
+        let key = RouteKey(request: request, module: module)
+        if let first = firstIndex[key] {
+            let from = module.map { " from \(quoted($0))" } ?? ""
+            report(
+                .duplicateRoute, at: path,
+                "duplicate route for \(quoted(request))\(from), first declared at routes[\(first)]")
+            return false
+        }
+        firstIndex[key] = index
+        return true
+    }
+
+    mutating func service(_ value: JSONValue, at path: String, declared: Set<String>?) -> Manifest.ServiceRef? {
+        guard let members = object(value, at: path, allowed: Self.serviceKeys) else { return nil }
+        let plugin = requiredName("plugin", in: members, at: path, what: "plugin name")
+        let service = requiredName("service", in: members, at: path, what: "service name")
+        checkDeclared(plugin, at: path + ".plugin", declared: declared)
+        guard let plugin, let service else { return nil }
+        return Manifest.ServiceRef(plugin: plugin, service: service)
+    }
+
+    mutating func startRequest(_ value: JSONValue, at path: String) -> CoordinationRequest? {
+        if case .string = value {
+            return name(value, at: path, what: "request name").map { CoordinationRequest(.init(rawValue: $0)) }
+        }
+        guard let members = object(value, at: path, allowed: Self.startKeys, or: "string") else { return nil }
+        let request = requiredName("request", in: members, at: path, what: "request name")
+        return request.map { CoordinationRequest(.init(rawValue: $0), payload: members["payload"] ?? .empty) }
+    }
+
+    mutating func checkDeclared(_ plugin: String?, at path: String, declared: Set<String>?) {
+        // A discovered plugin is known only once its directory is read: discovery reports it missing.
+        guard !discovering, let plugin, let declared, !declared.contains(plugin) else { return }
+        let hint =
+            declared.isEmpty
+            ? "\"plugins\" is empty"
+            : "declared plugins are " + declared.sorted().map(quoted).joined(separator: ", ")
+        report(.undeclaredPlugin, at: path, "plugin \(quoted(plugin)) is not declared in \"plugins\"; \(hint)")
+    }
+
+    // MARK: Values
+
+    /// The members of `value`, having reported its unknown keys; `nil`, reported, if it is not an object.
+    mutating func object(
+        _ value: JSONValue, at path: String, allowed: [String], or alternative: String? = nil
+    ) -> [String: JSONValue]? {
+        guard case .object(let members) = value else {
+            wrongType(alternative.map { "\($0) or object" } ?? "object", value, at: path)
+            return nil
+        }
+        checkKeys(of: members, at: path, allowed: allowed)
+        return members
+    }
+
+    /// The indexed elements of `value`; none, reported, if it is not an array, and none if it is absent.
+    mutating func elements(of value: JSONValue?, at path: String) -> [(Int, JSONValue)] {
+        guard let value else { return [] }
+        if case .array(let elements) = value { return Array(elements.enumerated()) }
+        wrongType("array", value, at: path)
+        return []
+    }
+
+    mutating func string(_ value: JSONValue, at path: String) -> String? {
+        if case .string(let text) = value { return text }
+        wrongType("string", value, at: path)
+        return nil
+    }
+
+    /// A string that must not be empty nor contain control characters, `what` naming it in the message.
+    mutating func name(_ value: JSONValue, at path: String, what: String, hint: String? = nil) -> String? {
+        guard let text = string(value, at: path) else { return nil }
+        guard !text.isEmpty else {
+            report(.emptyName, at: path, "\(what) must not be empty" + (hint.map { "; \($0)" } ?? ""))
+            return nil
+        }
+        return checkCharacters(text, at: path, what: what) ? text : nil
+    }
+
+    /// Reports a NUL or other control character in name or path `text`; returns whether there is none.
+    ///
+    /// A NUL would cut the string short where it meets C (`"libA.so\u0000.evil"` opens `libA.so`), and the
+    /// other control characters would garble the messages and listings that print it.
+    mutating func checkCharacters(_ text: String, at path: String, what: String) -> Bool {
+        guard Self.hasControlCharacter(text) else { return true }
+        guard let bad = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) else {
+            return true
+        }
+        let code = String(bad.value, radix: 16, uppercase: true)
+        let scalar = "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code
+        report(
+            .controlCharacter, at: path,
+            "\(what) \(quoted(text)) contains the control character \(scalar); names and paths must be printable")
+        return false
+    }
+
+    /// Whether `text` has a control character (general category Cc: U+0000-U+001F, U+007F-U+009F, a set
+    /// Unicode's stability policy fixes), found in its UTF-8 bytes rather than through each scalar's
+    /// properties: a manifest's names are checked for them one by one.
+    static func hasControlCharacter(_ text: String) -> Bool {
+        func scan<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte < 0xA0) { return true }
+                previous = byte
+            }
+            return false
+        }
+        return text.utf8.withContiguousStorageIfAvailable(scan) ?? scan(text.utf8)
+    }
+
+    mutating func requiredName(_ key: String, in members: [String: JSONValue], at path: String, what: String)
+        -> String?
+    {
+        required(key, in: members, at: path).flatMap { name($0, at: Self.path(path, key: key), what: what) }
+    }
+
+    package mutating func required(_ key: String, in members: [String: JSONValue], at path: String?) -> JSONValue? {
+        if let value = members[key] { return value }
+        report(.missingKey, at: path, "missing required key \"\(key)\"")
+        return nil
+    }
+
+    mutating func checkKeys(of members: [String: JSONValue], at path: String?, allowed: [String]) {
+        // Sorted only to report unknown keys in order: most objects have none.
+        guard !members.keys.allSatisfy(allowed.contains) else { return }
+        for key in members.keys.sorted() where !allowed.contains(key) {
+            // The edit distance costs the product of the lengths: no search for a key that is no typo.
+            let closest =
+                key.count > Suggestion.maxNameLength
+                ? nil : allowed.map { ($0, Suggestion.editDistance(key, $0)) }.min { $0.1 < $1.1 }
+            let hint =
+                if let closest, closest.1 <= 2 {
+                    "did you mean \(quoted(closest.0))?"
+                } else {
+                    "the keys allowed here are " + allowed.map(quoted).joined(separator: ", ")
+                }
+            report(.unknownKey, at: path, "unknown key \(quoted(key)); \(hint)")
+        }
+    }
+
+    // MARK: Reporting
+
+    mutating func report(_ kind: ManifestError.Kind, at path: String?, _ message: @autoclosure () -> String) {
+        guard errors.count < ManifestErrors.maxListed else {
+            omitted += 1
+            return
+        }
+        errors.append(ManifestError(file: file, path: path, kind: kind, message: message()))
+    }
+
+    mutating func wrongType(_ expected: String, _ value: JSONValue, at path: String?) {
+        report(.wrongType, at: path, "expected \(expected), found \(value.typeName)")
+    }
+
+    /// `path` followed by `.key`, or by `["key"]` when the key is not a plain identifier.
+    package static func path(_ path: String?, key: String) -> String {
+        if !isIdentifier(key) { return (path ?? "") + "[\(quoted(key))]" }
+        guard let path else { return key }
+        return path + "." + key
+    }
+
+    /// Whether `key` is an ASCII letter or `_` followed by ASCII letters, digits or `_`: written after a dot.
+    private static func isIdentifier(_ key: String) -> Bool {
+        func scan<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> Bool {
+            var isFirst = true
+            for byte in bytes {
+                let isLetter = (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A
+                let isDigit = byte >= 0x30 && byte <= 0x39
+                guard isLetter || byte == 0x5F || (isDigit && !isFirst) else { return false }
+                isFirst = false
+            }
+            return !isFirst
+        }
+        return key.utf8.withContiguousStorageIfAvailable(scan) ?? scan(key.utf8)
+    }
+}
+
+/// `text` as a JSON string literal, so that quotes and control characters in it stay visible; a text over
+/// 200 characters is cut to its first 64, followed by how long it is, so that messages stay one line.
+package func quoted(_ text: String) -> String {
+    let count = text.count
+    guard count > 200 else { return JSONValue.string(text).description }
+    return JSONValue.string(String(text.prefix(64))).description + "... (\(count) characters)"
+}

@@ -1,0 +1,83 @@
+import FlowKit
+import LineEditing
+
+extension HostShell {
+    /// The first word of every command, as Tab offers them (from ``commands``).
+    nonisolated public static let commandWords: [String] = {
+        var seen = Set<String>()
+        return commands.flatMap(\.words).filter { seen.insert($0).inserted }
+    }()
+
+    /// What Tab completes now: the routed requests, the visible module's actions, the modules on screen and
+    /// in routes, the plugins. A snapshot, safe to hand to the line editor's thread; take a new one after
+    /// each command, since a command can change every one of them.
+    public var completer: Completer {
+        let router = host.coordinator.router
+        return Completer(
+            requests: host.manifest.routes.map(\.request.rawValue),
+            actions: router.top?.actions.map(\.name) ?? [],
+            modules: router.modules.map(\.name.rawValue) + host.manifest.routes.compactMap { $0.module?.rawValue },
+            plugins: host.registry.pluginNames, visibleStack: router.state.visibleStack.map(\.rawValue))
+    }
+
+    /// Completes the words of the shell's commands from a snapshot of the host's names.
+    ///
+    /// The first word is a command; after `send` a request name, then `from`, then a module; after `act` an
+    /// action of the visible module; after `back` `root` or `to`, then a module; after `reload` a plugin or
+    /// `manifest`; after `wait` `reload`, then a plugin; after `expect` what to expect; after `lifecycle` a
+    /// phase; after `stats` `--json`.
+    public struct Completer: LineCompleter, Equatable {
+        public var requests: [String]
+        public var actions: [String]
+        public var modules: [String]
+        public var plugins: [String]
+        /// The modules on the visible stack, which `back to` can go back to.
+        public var visibleStack: [String]
+
+        /// A completer for these names, in any order and with repeats.
+        public init(
+            requests: [String], actions: [String], modules: [String], plugins: [String], visibleStack: [String] = []
+        ) {
+            self.requests = Array(Set(requests)).sorted()
+            self.actions = Array(Set(actions)).sorted()
+            self.modules = Array(Set(modules)).sorted()
+            self.plugins = Array(Set(plugins)).sorted()
+            self.visibleStack = Array(Set(visibleStack)).sorted()
+        }
+
+        public func completions(before textBeforeCursor: String) -> LineCompletion {
+            let characters = Array(textBeforeCursor)
+            let wordStart = characters.lastIndex(where: \.isWhitespace).map { $0 + 1 } ?? 0
+            let word = String(characters[wordStart...])
+            let before = String(characters[..<wordStart]).split(whereSeparator: \.isWhitespace).map(String.init)
+            let words = candidates(after: before).filter { $0.hasPrefix(word) }
+            return LineCompletion(wordStart: wordStart, candidates: Array(Set(words)).sorted())
+        }
+
+        /// The words that can follow `before`, the complete words typed so far.
+        private func candidates(after before: [String]) -> [String] {
+            guard let command = before.first else { return HostShell.commandWords }
+            switch (command, before.count) {
+            case ("send", 1): return requests
+            case ("send", 2): return ["from"]
+            case ("send", 3) where before[2] == "from": return modules
+            case ("act", 1): return actions
+            case ("back", 1): return ["root", "to"]
+            case ("back", 2) where before[1] == "to": return visibleStack
+            case ("reload", 1): return plugins + ["manifest"]
+            case ("wait", 1): return ["reload"]
+            case ("wait", 2) where before[1] == "reload": return plugins
+            case ("expect", 1): return ["top", "title", "stack", "modals", "tabs", "no", "content", "outcome"]
+            case ("expect", 2) where before[1] == "no": return ["tabs"]
+            case ("expect", 2) where before[1] == "outcome":
+                return ["handled", "unhandled", "queued", "failed", "redirected", "cancelled"]
+            case ("expect", 3) where before[1] == "outcome" && before[2] == "redirected": return ["to"]
+            case ("expect", 4) where before[1] == "outcome" && before[3] == "to": return requests
+            case ("expect", 2) where before[1] == "top": return modules
+            case ("stats", 1): return ["--json"]
+            case ("lifecycle", 1): return ["background", "foreground", "terminate"]
+            default: return []
+            }
+        }
+    }
+}

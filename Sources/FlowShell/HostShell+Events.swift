@@ -1,0 +1,158 @@
+import FlowHost
+import FlowKit
+
+/// How the shell prints what happened: one line per event, in causal order.
+///
+/// A request's line comes first (FlowKit reports `handling` before its manager starts), then what its
+/// manager did, indented one step deeper: what it presented, opened, and the requests it made in turn. The
+/// request's `handled` event, which FlowKit reports last, adds nothing; a `failed` one turns the request's
+/// line into `REQUEST from MODULE: failed in MANAGER: reason`. A manager's end is printed (`ended auth.SignIn: dismissed`) unless it only finished
+/// within the request it handled, which the request's line already says.
+extension HostShell {
+    /// The lines for `events`, indented by how deeply each is nested in the requests that caused it.
+    ///
+    /// - Parameter restated: Whether the command's error restates the outcome of the last request made at
+    ///   the top level, when it found no route or failed before any manager took it: that request's line is
+    ///   left out, so that the fact is printed once (`error: no route handles settings.abuot; did you
+    ///   mean ...`). A request that failed in its manager keeps its line, with what it did before.
+    func lines(describing events: [HostEvent], restated: Bool = false) -> [String] {
+        var nesting = RequestNesting()
+        var lines: [String] = []
+        var opened: [Int?] = []  // the line of each request under way, innermost last
+        var lastStandaloneFailure: Int?  // the line of the last top-level request that no manager took
+        for event in events {
+            let place = nesting.enter(event)
+            if case .flow(.managerEnded(let manager, .finished)) = event, manager == place.handler { continue }
+            let opens: Bool
+            switch event {
+            case .flow(.handling), .flow(.redirecting): opens = true
+            default: opens = false
+            }
+            if place.closes, let line = opened.popLast() ?? nil, case .flow(.failed(_, _, let error)) = event {
+                lines[line] = lines[line].replacingFirst(": handled by ", with: ": failed in ") + ": \(error.message)"
+                continue
+            }
+            guard let line = describe(event, closing: place.closes) else {
+                if opens { opened.append(nil) }
+                continue
+            }
+            if opens { opened.append(lines.count) }
+            switch event {
+            case .flow(.unhandled), .flow(.failed): lastStandaloneFailure = place.depth == 0 ? lines.count : nil
+            case .flow(.handling), .flow(.redirecting): if place.depth == 0 { lastStandaloneFailure = nil }
+            default: break
+            }
+            let indent = String(repeating: "  ", count: place.depth)
+            lines += line.split(separator: "\n", omittingEmptySubsequences: false).map { indent + $0 }
+        }
+        if restated, let line = lastStandaloneFailure { lines.remove(at: line) }
+        return lines
+    }
+
+    /// The outcomes of the requests made at the top level among `events` (not by a manager while it
+    /// handled another), in order.
+    func topLevelOutcomes(in events: [HostEvent]) -> [CoordinationOutcome] {
+        var nesting = RequestNesting()
+        return events.compactMap { event in
+            let place = nesting.enter(event)
+            guard place.depth == 0, case .flow(let flow) = event else { return nil }
+            switch flow {
+            case .handled(_, _, let manager, _): return .handled(manager: manager)
+            case .failed(_, _, let error): return .failed(error)
+            case .unhandled: return .unhandled
+            case .queued(_, _, let keys): return .queued(waitingFor: keys)
+            case .held(let held): return .redirected(held)
+            default: return nil
+            }
+        }
+    }
+
+    /// The line for `event`; `nil` for a `handled` that closes a request whose line is already printed.
+    private func describe(_ event: HostEvent, closing: Bool) -> String? {
+        guard case .flow(let flow) = event else { return event.description }
+        switch flow {
+        case .handling(let request, let module, let manager, _):
+            return "\(request.name) from \(module): handled by \(manager)\(library(of: manager))"
+        case .handled(let request, let module, let manager, _):
+            return closing ? nil : "\(request.name) from \(module): handled by \(manager)\(library(of: manager))"
+        case .failed(let request, let module, let error):
+            return "\(request.name) from \(module): failed: \(error.message)"
+        case .unhandled(let request, let module):
+            return
+                "\(request.name) from \(module): unhandled, no route\(requestHint(request.name).map { "; \($0)" } ?? "")"
+        case .redirecting(let held):
+            return
+                "\(held.request.name) from \(held.module): redirected to \(held.redirect.name) by guard '\(held.guardName)'"
+        case .held(let held):
+            // Closing its `redirecting` line it adds nothing; alone, the request joined a flow under way.
+            return closing
+                ? nil
+                : "\(held.request.name) from \(held.module): held until the flow of \(held.redirect.name), under way, completes"
+        default:
+            return flow.description
+        }
+    }
+
+    /// " (libX.so)": the library serving manager `name`, when it is a plugin's.
+    private func library(of manager: String) -> String {
+        host.library(ofManager: manager).map { " (\($0.lastPathComponent))" } ?? ""
+    }
+}
+
+/// The requests under way while events are read in order: `handling` (or a guard's `redirecting`) opens
+/// one, its `handled` or `failed` (or `held`) closes it. Requests nest because a manager handles its
+/// request, and a guard sends its redirect, synchronously.
+private struct RequestNesting {
+    private var open: [(request: CoordinationRequest, module: Coordinated, manager: String)] = []
+
+    /// Reads the next event: its depth (how many requests it happened within; a request's own events sit
+    /// at the depth of its `handling`), whether it closes the innermost open request, and the manager
+    /// handling the innermost request it happened within.
+    mutating func enter(_ event: HostEvent) -> (depth: Int, closes: Bool, handler: String?) {
+        guard case .flow(let flow) = event else { return (open.count, false, open.last?.manager) }
+        switch flow {
+        case .handling(let request, let module, let manager, _):
+            open.append((request, module, manager))
+            return (open.count - 1, false, manager)
+        case .redirecting(let held):
+            // The redirect is sent within the request, on behalf of whoever handles the enclosing one.
+            let handler = open.last?.manager
+            open.append((held.request, held.module, handler ?? ""))
+            return (open.count - 1, false, handler)
+        case .handled(let request, let module, _, _), .failed(let request, let module, _):
+            return close(request, module)
+        case .held(let held):
+            return close(held.request, held.module)
+        default:
+            return (open.count, false, open.last?.manager)
+        }
+    }
+
+    private mutating func close(_ request: CoordinationRequest, _ module: Coordinated)
+        -> (depth: Int, closes: Bool, handler: String?)
+    {
+        guard let last = open.last, last.request == request, last.module == module else {
+            return (open.count, false, open.last?.manager)
+        }
+        open.removeLast()
+        return (open.count, true, last.manager)
+    }
+}
+
+extension HostEvent {
+    /// The request no route handled, when this is such an event.
+    var unhandledRequest: CoordinationRequestName? {
+        if case .flow(.unhandled(let request, _)) = self { return request.name }
+        return nil
+    }
+}
+
+extension String {
+    /// This string with the first `target` replaced by `replacement`.
+    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = firstRange(of: target) else { return self }
+        var replaced = self
+        replaced.replaceSubrange(range, with: replacement)
+        return replaced
+    }
+}

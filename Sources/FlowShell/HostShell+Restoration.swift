@@ -1,0 +1,100 @@
+import FlowHost
+import FlowKit
+
+/// `save FILE`, `restore FILE`, and starting at a snapshot (`flowhost run --restore FILE`).
+extension HostShell {
+    /// Starts the host at `snapshot`, read from `file`, instead of at the manifest's start requests, and
+    /// describes what happened: the replayed steps, then the report.
+    ///
+    /// The reply's status is an error when a step could not be restored or the screen differs from the
+    /// saved one, so that a script stops there.
+    public func start(restoring snapshot: HostSnapshot, from file: String) -> Reply {
+        events.removeAll()
+        isExecuting = true
+        defer { isExecuting = false }
+        lastOutcome = nil
+        let restoration: HostRestoration
+        do {
+            restoration = try host.start(restoring: snapshot)
+        } catch {
+            return Reply(lines: [], status: .error("\(file): \(error.message)"))
+        }
+        lastOutcome = topLevelOutcomes(in: events).last
+        return reply(to: restoration, from: file, lines: lines(describing: events))
+    }
+
+    /// `save FILE`: writes the host's snapshot to FILE, atomically.
+    func save(_ file: String) throws(FlowError) -> [String] {
+        guard !file.isEmpty else { throw FlowError("usage: save FILE") }
+        let snapshot = host.snapshot()
+        do {
+            try snapshot.write(to: file)
+        } catch {
+            throw FlowError(error.description)
+        }
+        let flow = snapshot.flow
+        let assignments = snapshot.experiments.values.reduce(0) { $0 + $1.count }
+        var lines = [
+            "saved \(file): \(count(flow.steps.count, "step")), "
+                + (flow.waiting.isEmpty ? "" : "\(count(flow.waiting.count, "waiting request")), ")
+                + "\(count(flow.services.count, "service state")), \(count(assignments, "experiment assignment"))"
+        ]
+        for screen in flow.presentation.screens where screen.step == nil {
+            lines.append(
+                "warning: '\(screen.module)' was presented outside any request, so restoring will not bring it back")
+        }
+        return lines
+    }
+
+    /// `restore FILE`: brings the running host back to the snapshot in FILE.
+    ///
+    /// - Returns: The report's lines and the top line; an error status naming the first step that could not
+    ///   be restored, when one could not.
+    /// - Throws: ``FlowError`` when the file cannot be read or is not a snapshot this flowhost reads;
+    ///   nothing changes.
+    func restore(_ file: String) throws(FlowError) -> Reply {
+        guard !file.isEmpty else { throw FlowError("usage: restore FILE") }
+        let snapshot: HostSnapshot
+        do {
+            snapshot = try HostSnapshot.load(path: file)
+        } catch {
+            throw FlowError(error.description)
+        }
+        lastOutcome = nil
+        let restoration: HostRestoration
+        do {
+            restoration = try host.restore(snapshot)
+        } catch {
+            throw FlowError("\(file): \(error.message)")
+        }
+        lastOutcome = topLevelOutcomes(in: events).last
+        return reply(to: restoration, from: file, lines: [])
+    }
+
+    /// The lines describing `restoration` after `lines`, then the top line; an error status naming the
+    /// first problem when it is not complete.
+    private func reply(to restoration: HostRestoration, from file: String, lines: [String]) -> Reply {
+        let report = restoration.report
+        var lines = lines + ["\(report.summary) (from \(file))"] + report.problems.map { "  \($0)" }
+        if !restoration.restoredServices.isEmpty {
+            lines.append("services with their saved state: \(restoration.restoredServices.joined(separator: ", "))")
+        }
+        if let saved = restoration.manifest, saved != host.manifest.name {
+            lines.append(
+                "note: saved with manifest '\(saved)'; restored through the routes of '\(host.manifest.name ?? host.manifest.path)'"
+            )
+        }
+        for name in restoration.unusedServiceStates {
+            lines.append("warning: no running service took the saved state of '\(name)'")
+        }
+        lines.append(topLine)
+        guard !report.isComplete else { return Reply(lines: lines, status: .ok) }
+        let first = report.problems.first.map(\.description) ?? "the screen differs: \(report.difference ?? "")"
+        let more = report.problems.count > 1 ? " (and \(count(report.problems.count - 1, "more problem")))" : ""
+        return Reply(lines: lines, status: .error("\(file): not restored as saved: \(first)\(more)"))
+    }
+
+    private func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+}

@@ -1,0 +1,356 @@
+import FlowHost
+import FlowKit
+
+/// The command language of `flowhost run`: one command per line, typed at a prompt or read from a script.
+///
+/// The shell only reads commands and describes what happened; the work is the host's. Every command
+/// answers with the events it caused and what is on top afterwards.
+@MainActor
+public final class HostShell {
+    /// What a command came to.
+    public enum Status: Equatable, Sendable {
+        case ok
+        /// The command could not be carried out (bad syntax, no such action, ...).
+        case error(String)
+        /// An `expect` line was not true.
+        case expectationFailed(String)
+        case quit
+    }
+
+    /// A command's answer: the lines to print and its status.
+    public struct Reply: Sendable {
+        public var lines: [String]
+        public var status: Status
+
+        package init(lines: [String], status: Status) {
+            self.lines = lines
+            self.status = status
+        }
+    }
+
+    public let host: Host
+    /// What became of the last request a command sent (`send`, `act`, `deeplink`'s last step, the start
+    /// requests); `nil` when the last such command sent none. `expect outcome` checks it.
+    public internal(set) var lastOutcome: CoordinationOutcome?
+    /// The events of the command being executed, in the order they happened.
+    var events: [HostEvent] = []
+    var isExecuting = false
+    /// The reloads `wait reload` has seen and returned.
+    let reloadWait = ReloadWait()
+    /// What became of the requests guards redirected, for `expect outcome`.
+    var heldFates = HeldFates()
+    /// Receives the lines for events that happen between commands (a watched file reloaded).
+    public var onUnpromptedLines: (@MainActor ([String]) -> Void)?
+    /// Receives the services that failed, or did not start or stop in time, instead of the lines: they
+    /// are errors, for standard error. Unset, they are printed like any other event.
+    public var onServiceProblem: (@MainActor (ServiceProblem) -> Void)?
+
+    /// A shell driving `host`. It listens to the host's events.
+    public init(host: Host) {
+        self.host = host
+        host.onEvent = { [weak self] event in
+            guard let self else { return }
+            if case .flow(.serviceProblem(let problem)) = event, let report = self.onServiceProblem {
+                return report(problem)
+            }
+            self.reloadWait.notice(event)
+            self.heldFates.notice(event)
+            if self.isExecuting {
+                self.events.append(consume event)
+            } else {
+                self.onUnpromptedLines?(self.lines(describing: [event]))
+            }
+        }
+    }
+
+    /// Every command, as `help` lists them: the one source of the help text, of the words Tab offers and of
+    /// "did you mean" for a mistyped command.
+    nonisolated public static let commands: [ShellCommand] = [
+        ShellCommand(
+            "send REQUEST [from MODULE] [JSON]", "request coordination (default sender: the visible module)"),
+        ShellCommand("act ACTION [JSON]", "trigger an action on the visible module"),
+        ShellCommand(
+            "back | dismiss | tab N", "go back, dismiss the top modal, select tab N (0-based)",
+            also: ["dismiss", "tab"]),
+        ShellCommand("back root | back to MODULE", "go back to the visible stack's first screen, or to MODULE on it"),
+        ShellCommand("deeplink JSON", #"apply a list of requests: [{"request": ..., "payload": ...}, ...]"#),
+        ShellCommand("open URL", "apply the deep link the manifest maps URL to (demo://items/2)"),
+        ShellCommand("lifecycle background|foreground|terminate", "send lifecycle events to the services"),
+        ShellCommand(
+            "reload [PLUGIN]", "load a new generation of PLUGIN (default: every plugin), even if unchanged"),
+        ShellCommand("reload manifest", "read the manifest again; an invalid one changes nothing"),
+        ShellCommand(
+            "save FILE", "save the screens (as the requests that built them), services' state, experiments"),
+        ShellCommand(
+            "restore FILE", "go back to a saved FILE: clear, restart the services with their state, replay"),
+        ShellCommand(
+            "stats [--json]", "requests per manager, plugin generations, experiment exposures (--json: as JSON)"),
+        ShellCommand("stack", "print the presentation"),
+        ShellCommand("show", "the visible module: title, content and actions"),
+        ShellCommand("actions", "list the visible module's actions"),
+        ShellCommand("expect top MODULE", "fail the run unless MODULE is visible"),
+        ShellCommand("expect title TEXT", "the visible module's title is TEXT"),
+        ShellCommand(
+            "expect stack A > B > C",
+            "the visible stack, bottom first: the top modal's, else the selected tab's, else the main stack"),
+        ShellCommand("expect modals N", "N modal layers are presented"),
+        ShellCommand("expect tabs 'A' 'B'* | expect no tabs", "the tab titles in order, * after the selected one"),
+        ShellCommand("expect content PATH JSON", "the visible module's content at PATH (items.0.title) equals JSON"),
+        ShellCommand(
+            "expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled",
+            "what became of the last request sent; a redirected one is followed to its end"),
+        ShellCommand(
+            "wait reload PLUGIN [SECONDS]",
+            "wait for PLUGIN's next generation, or for it to be dropped in (with --watch), at most SECONDS (10)"),
+        ShellCommand("help | quit", "", also: ["quit"]),
+    ]
+
+    /// The help text: ``commands``, one or two lines each.
+    nonisolated public static let help =
+        (["commands:"] + commands.flatMap(\.helpLines).map { "  " + $0 }).joined(separator: "\n")
+
+    /// Starts the host (services, then the manifest's start requests) and describes what happened.
+    public func start() -> Reply {
+        events.removeAll()
+        isExecuting = true
+        defer { isExecuting = false }
+        return startReply(host.start())
+    }
+
+    /// Starts the host as ``start()`` does, awaiting the services that await (see ``Host/startAndWait()``).
+    public func startAndWait() async -> Reply {
+        events.removeAll()
+        isExecuting = true
+        defer { isExecuting = false }
+        return startReply(await host.startAndWait())
+    }
+
+    private func startReply(_ outcomes: [(request: CoordinationRequest, outcome: CoordinationOutcome)]) -> Reply {
+        var status = Status.ok
+        lastOutcome = nil
+        for (request, outcome) in outcomes {
+            lastOutcome = outcome
+            do throws(FlowError) {
+                try check(outcome, of: request.name, what: "start request \(request.name)")
+            } catch {
+                if status == .ok { status = .error(error.message) }
+            }
+        }
+        return Reply(lines: lines(describing: events) + [topLine], status: status)
+    }
+
+    var topLine: String { "top: \(host.coordinator.router.top?.name.rawValue ?? "(nothing)")" }
+
+    /// The command in `line`, trimmed; `nil` for a blank line or a `#` comment.
+    public static func command(in line: String) -> String? {
+        let trimmed = line.trimmingWhitespace()
+        return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : trimmed
+    }
+
+    /// Runs one command line. Blank lines and `#` comments do nothing.
+    @discardableResult
+    public func execute(_ line: String) -> Reply {
+        guard let trimmed = Self.command(in: line) else { return Reply(lines: [], status: .ok) }
+        events.removeAll()
+        isExecuting = true
+        defer { isExecuting = false }
+        let (command, rest) = trimmed.splitFirstWord()
+        var status = Status.ok
+        var output: [String] = []
+        do throws(FlowError) {
+            switch command {
+            case "send": output += try send(rest)
+            case "act": try act(rest)
+            case "back":
+                try host.trackingEnd(of: host.coordinator.router.top?.name) { () throws(FlowError) in try back(rest) }
+            case "dismiss":
+                try host.trackingEnd(of: host.coordinator.router.top?.name) { () throws(FlowError) in
+                    try host.coordinator.dismiss()
+                }
+            case "tab":
+                guard let index = Int(rest) else { throw FlowError("usage: tab N (a tab number from 0)") }
+                try host.coordinator.selectTab(index)
+            case "deeplink": output.append(try deepLink(rest))
+            case "open": output.append(try open(url: rest))
+            case "lifecycle": try lifecycle(rest)
+            case "reload": try reload(rest)
+            case "save": output += try save(rest)
+            case "restore":
+                let restored = try restore(rest)
+                return Reply(lines: lines(describing: events) + restored.lines, status: restored.status)
+            case "stats": return Reply(lines: try host.statsLines(arguments: rest), status: .ok)
+            case "stack":
+                return Reply(
+                    lines: host.coordinator.router.state.description.split(separator: "\n").map(String.init),
+                    status: .ok)
+            case "actions": return Reply(lines: actionLines(), status: .ok)
+            case "show": return Reply(lines: showLines(), status: .ok)
+            case "expect": status = try expect(rest)
+            case "help": return Reply(lines: HostShell.help.split(separator: "\n").map(String.init), status: .ok)
+            case "quit", "exit": return Reply(lines: [], status: .quit)
+            default:
+                // Nothing ran: no events and no screen, only what was wrong.
+                let guess = Suggestion.closest(to: command, among: Self.commandWords, maxDistance: 2).map {
+                    "did you mean '\($0)'? "
+                }
+                return Reply(
+                    lines: [],
+                    status: .error("unknown command '\(command)'; \(guess ?? "")type 'help' for the list"))
+            }
+        } catch {
+            status = .error(error.message)
+        }
+        // An error about the last request's outcome says what its event line would (``check(_:of:what:sender:)``).
+        var restated = false
+        if case .error = status {
+            switch lastOutcome {
+            case .unhandled?, .failed?: restated = true
+            default: break
+            }
+        }
+        let lines = self.lines(describing: events, restated: restated) + output
+        if case .expectationFailed(let message) = status { return Reply(lines: lines + [message], status: status) }
+        return Reply(lines: lines + [topLine], status: status)
+    }
+
+    // MARK: - Commands
+
+    /// Sends a request; with `from MODULE` naming a module that is nowhere to be seen, answers a warning.
+    private func send(_ arguments: String) throws(FlowError) -> [String] {
+        lastOutcome = nil
+        let (name, afterName) = arguments.splitFirstWord()
+        guard !name.isEmpty else { throw FlowError("usage: send REQUEST [from MODULE] [JSON]") }
+        var module = host.coordinator.router.top?.name ?? .app
+        var named = false
+        var json = afterName
+        if afterName.hasPrefix("from ") {
+            let (sender, afterSender) = afterName.dropFirst(5).trimmingWhitespace().splitFirstWord()
+            module = Coordinated(sender)
+            named = true
+            json = afterSender
+        }
+        let request = CoordinationRequest(CoordinationRequestName(name), payload: try payload(json))
+        let warning = named ? unknownModuleWarning(module) : nil
+        let outcome = host.coordinator.requestCoordination(request, from: module)
+        lastOutcome = outcome
+        try check(outcome, of: request.name, what: "\(request.name)", sender: warning)
+        return warning.map { ["warning: \($0)"] } ?? []
+    }
+
+    /// Turns a request that failed or found no manager into a command error, so that a script stops there.
+    ///
+    /// - Parameters:
+    ///   - request: The request the outcome is for, to suggest a routed name for a typo.
+    ///   - what: How the error names what was asked.
+    ///   - sender: Why the sender is suspect, when it is; the error says so too.
+    private func check(
+        _ outcome: CoordinationOutcome?, of request: CoordinationRequestName?, what: String, sender: String? = nil
+    ) throws(FlowError) {
+        switch outcome {
+        case .failed(let error)?: throw FlowError("\(what) failed: \(error.message)")
+        case .unhandled?:
+            let hints = [request.flatMap(requestHint), sender].compactMap { $0 }
+            throw FlowError((["no route handles \(what)"] + hints).joined(separator: "; "))
+        default: break
+        }
+    }
+
+    private func act(_ arguments: String) throws(FlowError) {
+        lastOutcome = nil
+        let (action, json) = arguments.splitFirstWord()
+        guard let top = host.coordinator.router.top else {
+            throw FlowError("nothing is presented, so there is no action to trigger")
+        }
+        guard !action.isEmpty else {
+            throw FlowError(
+                "usage: act ACTION [JSON]; actions here: \(top.actions.map(\.name).joined(separator: ", "))")
+        }
+        let given = try payload(json)
+        let outcome: CoordinationOutcome?
+        do {
+            outcome = try host.trackingAction(action, of: top.name) { () throws(FlowError) in
+                try top.perform(action, payload: given)
+            }
+        } catch {
+            throw FlowError(error.message + (actionHint(action, on: top).map { "; \($0)" } ?? ""))
+        }
+        // An action that hands its work on (finishing a sub-flow whose owner then asks for more) returns no
+        // outcome; the last request it caused stands for it.
+        lastOutcome = outcome ?? topLevelOutcomes(in: events).last
+        // The action's own request is the last one no route took: it is asked for after whatever it did.
+        let request = events.last { $0.unhandledRequest != nil }?.unhandledRequest
+        try check(
+            outcome, of: request, what: request.map { "\($0) (asked by action '\(action)')" } ?? "action '\(action)'")
+    }
+
+    /// Applies a deep link. A step queued for a dependency is on its way: the rest of the link waits with
+    /// it, and the command succeeds; a step not handled otherwise fails it.
+    private func lifecycle(_ phase: String) throws(FlowError) {
+        switch phase {
+        case "background": host.trackingLifecycle(phase) { LifecycleEvent.background.forEach(host.coordinator.send) }
+        case "foreground": host.trackingLifecycle(phase) { LifecycleEvent.foreground.forEach(host.coordinator.send) }
+        case "terminate": host.trackingLifecycle(phase) { host.coordinator.send(.willTerminate) }
+        default: throw FlowError("usage: lifecycle background|foreground|terminate")
+        }
+    }
+
+    /// Reloads; a refused reload or a rejected manifest fails the command (the host keeps running).
+    private func reload(_ target: String) throws(FlowError) {
+        let events: [HostEvent]
+        if target == "manifest" {
+            events = [host.reloadManifest()]
+        } else if target.isEmpty {
+            events = host.reloadAll(force: true)
+        } else {
+            guard host.registry.status(of: target) != nil else {
+                throw FlowError(
+                    "no plugin named '\(target)'; plugins: \(host.registry.pluginNames.joined(separator: ", "))")
+            }
+            events = [host.reloadPlugin(target, force: true)]
+        }
+        for event in events {
+            switch event {
+            case .reloadRefused(_, let error): throw FlowError("reload refused: \(error)")
+            case .manifestRejected(let errors):
+                let count = errors.errors.count + errors.omitted
+                throw FlowError("manifest rejected: \(count) problem\(count == 1 ? "" : "s")")
+            default: continue
+            }
+        }
+    }
+
+    func payload(_ json: String) throws(FlowError) -> JSONValue {
+        guard !json.isEmpty else { return .empty }
+        do {
+            return try JSONValue(parsing: json)
+        } catch {
+            throw FlowError("the payload is not JSON: \(error)")
+        }
+    }
+
+    private func showLines() -> [String] {
+        guard let top = host.coordinator.router.top else { return ["nothing is presented"] }
+        return ["\(top.name): \(top.title)", "content: \(top.content)"]
+            + top.actions.map { "action \($0.name)\($0.summary.isEmpty ? "" : ": \($0.summary)")" }
+    }
+
+    private func actionLines() -> [String] {
+        guard let top = host.coordinator.router.top else { return ["nothing is presented"] }
+        if top.actions.isEmpty { return ["\(top.name) has no actions"] }
+        return top.actions.map { "\($0.name)\($0.summary.isEmpty ? "" : ": \($0.summary)")" }
+    }
+}
+
+extension String {
+    /// The first word and the rest, trimmed.
+    package func splitFirstWord() -> (String, String) {
+        guard let space = firstIndex(where: \.isWhitespace) else { return (self, "") }
+        return (String(self[..<space]), String(self[space...]).trimmingWhitespace())
+    }
+
+    /// The part after the last `/`.
+    var lastPathComponent: String {
+        guard let slash = lastIndex(of: "/") else { return self }
+        return String(self[index(after: slash)...])
+    }
+}

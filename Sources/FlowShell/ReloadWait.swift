@@ -1,0 +1,75 @@
+import FlowHost
+
+/// The shell's `wait reload PLUGIN [SECONDS]`: lets a script wait for a watched plugin's next generation, or
+/// for a plugin dropped into a discovered directory to go live.
+///
+/// It keeps the reloads, refused reloads and discoveries the host reports per plugin. A wait ends at once when the plugin
+/// was reloaded, or its reload refused, since the start or since the last wait for it ended (the file may land
+/// while the script runs an earlier command), else at the next reload, refusal or the timeout, whichever comes
+/// first. When several happened, the latest counts.
+@MainActor
+final class ReloadWait {
+    /// How a wait ended.
+    enum Result: Equatable {
+        case reloaded(generation: Int)
+        /// The plugin appeared in a discovered directory and its routes went live.
+        case discovered
+        case refused(String)
+        case timedOut
+    }
+
+    /// Every reload and refusal by plugin, oldest first, and how many of them waits have returned.
+    private var outcomes: [String: [Result]] = [:]
+    private var consumed: [String: Int] = [:]
+    private var pending: (plugin: String, id: Int, continuation: CheckedContinuation<Result, Never>)?
+    private var nextID = 0
+
+    /// Takes in every host event; reloads and refusals end a pending wait for their plugin.
+    func notice(_ event: HostEvent) {
+        switch event {
+        case .pluginReloaded(let plugin, let generation, _, _, _):
+            record(.reloaded(generation: generation), of: plugin)
+        case .reloadRefused(let plugin, let error):
+            record(.refused(error.description), of: plugin)
+        case .pluginDiscovered(let plugin, _, _, _):
+            record(.discovered, of: plugin)
+        default:
+            break
+        }
+    }
+
+    /// Waits for the next generation of `plugin` that no earlier wait returned, at most `timeout`.
+    func next(of plugin: String, within timeout: Duration) async -> Result {
+        if let outcome = takeOutcome(of: plugin) { return outcome }
+        nextID += 1
+        let id = nextID
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            guard !Task.isCancelled, let self, self.pending?.id == id else { return }
+            self.resume(with: .timedOut)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            pending = (plugin, id, continuation)
+        }
+    }
+
+    private func record(_ outcome: Result, of plugin: String) {
+        outcomes[plugin, default: []].append(outcome)
+        if pending?.plugin == plugin, let outcome = takeOutcome(of: plugin) { resume(with: outcome) }
+    }
+
+    /// The latest outcome no wait has returned yet, if any; marks all of them returned.
+    private func takeOutcome(of plugin: String) -> Result? {
+        let seen = outcomes[plugin] ?? []
+        guard consumed[plugin, default: 0] < seen.count else { return nil }
+        consumed[plugin] = seen.count
+        return seen.last
+    }
+
+    private func resume(with result: Result) {
+        guard let waiting = pending else { return }
+        pending = nil
+        waiting.continuation.resume(returning: result)
+    }
+}

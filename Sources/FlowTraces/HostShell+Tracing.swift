@@ -1,0 +1,49 @@
+import FlowHost
+import FlowKit
+import FlowShell
+
+/// Running commands into a trace: each command that can change something is one input of the
+/// ``TraceRecorder``, with the events it caused and the screen it left. Without a recorder these are the
+/// plain commands.
+extension HostShell {
+    /// The commands a trace does not record: they only print, check or wait, and change nothing.
+    static let untracedCommands: Set<String> = queries.union(["expect", "wait", "quit", "exit"])
+
+    /// Whether `line` is an input a trace records: a command other than the ones that only print
+    /// (``queries``), check (`expect`), wait (`wait reload`, whose reload is recorded when it happens) or
+    /// quit.
+    public static func isTracedInput(_ line: String) -> Bool {
+        guard let command = command(in: line) else { return false }
+        return !untracedCommands.contains(command.splitFirstWord().0)
+    }
+
+    /// Runs `line` as ``perform(_:)`` does, recorded in `trace` when there is one and the line is an input.
+    ///
+    /// - Parameter source: Where the line was read, as `FILE:LINE`, for the trace.
+    public func perform(_ line: String, tracing trace: TraceRecorder?, at source: String? = nil) async -> Reply {
+        guard let trace, Self.isTracedInput(line) else { return await perform(line) }
+        trace.beginInput(Self.command(in: line) ?? line, at: source)
+        let reply = await perform(line)
+        trace.endInput(reply)
+        return reply
+    }
+
+    /// Starts the host as ``startAndWait()`` does, recorded in `trace` as input 0, `start`.
+    public func startAndWait(tracing trace: TraceRecorder?) async -> Reply {
+        guard let trace else { return await startAndWait() }
+        trace.beginInput("start", isStart: true)
+        let reply = await startAndWait()
+        trace.endInput(reply)
+        return reply
+    }
+
+    /// Starts the host at a snapshot as ``start(restoring:from:)`` does, recorded in `trace` as input 0,
+    /// `restore FILE`.
+    public func start(restoring snapshot: HostSnapshot, from file: String, tracing trace: TraceRecorder?) -> Reply {
+        guard let trace else { return start(restoring: snapshot, from: file) }
+        trace.beginInput("restore \(file)", isStart: true)
+        let reply = start(restoring: snapshot, from: file)
+        trace.endInput(reply)
+        return reply
+    }
+}

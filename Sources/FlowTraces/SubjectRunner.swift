@@ -1,0 +1,155 @@
+import FlowHost
+import FlowKit
+import FlowManifest
+import FlowShell
+
+/// Runs a script once per simulated subject (`flowhost run --subjects N --script FILE`): each subject gets
+/// a fresh host (sharing one ``PluginRegistry``, so plugins load once), and `$SUBJECT` in the script
+/// becomes the subject's id. With a ``TraceRecorder`` every subject is one session of the same trace, which
+/// is what `flowhost experiments report` reads.
+///
+/// Ids are `subject-0001`, `subject-0002`, ...: the same on every run, so that a run is reproducible, and
+/// spread over the variants by the experiments' hash as real ids would be.
+@MainActor
+public final class SubjectRunner {
+    /// Where the run stopped: a subject's script failed at a line.
+    public struct Failure: Sendable, Hashable {
+        /// The subject whose run failed.
+        public var subject: String
+        /// The line of the script that failed; 0 for the start (or `--open`).
+        public var line: Int
+        /// What failed: the command's error or the expectation's message.
+        public var message: String
+        /// Whether an `expect` failed, rather than a command.
+        public var isExpectation: Bool
+    }
+
+    /// What the run did.
+    public struct Summary: Sendable, Hashable {
+        /// The subjects whose script ran to its end (or to `quit`).
+        public var completed = 0
+        /// Subjects exposed, by experiment and variant, over every subject's host.
+        public var exposures: [String: [String: Int]] = [:]
+        /// The failure the run stopped at, if it did.
+        public var failure: Failure?
+    }
+
+    /// The placeholder replaced by each subject's id.
+    public static let placeholder = "$SUBJECT"
+
+    /// The manifest every subject's host runs.
+    public let manifest: Manifest
+    /// The plugins, shared by every subject's host.
+    public let registry: PluginRegistry
+    /// The script's lines, as read.
+    public let script: [String]
+    /// The script's name, for the trace's `at` (`FILE:LINE`).
+    public let source: String
+    /// Records every subject as a session, when set.
+    public var trace: TraceRecorder?
+    /// A URL to open after the start requests, as `--open` does.
+    public var openURL: String?
+    /// Receives the services that failed, or did not start or stop in time.
+    public var onServiceProblem: (@MainActor (ServiceProblem) -> Void)?
+
+    /// A runner of `script` (read from `source`) on `manifest`, loading plugins through `registry`.
+    public init(manifest: Manifest, registry: PluginRegistry, script: [String], source: String) {
+        self.manifest = manifest
+        self.registry = registry
+        self.script = script
+        self.source = source
+    }
+
+    /// The ids of `count` subjects: `subject-0001` and on, zero-padded to at least four digits.
+    public static func subjects(_ count: Int) -> [String] {
+        let width = max(4, String(count).count)
+        guard count > 0 else { return [] }
+        return (1...count).map { number in
+            let digits = String(number)
+            return "subject-" + String(repeating: "0", count: width - digits.count) + digits
+        }
+    }
+
+    /// The goal a script names in a comment line `# goal: REQUEST`, the first such line.
+    public static func goal(in script: [String]) -> String? {
+        for line in script {
+            let trimmed = line.trimmingWhitespace()
+            guard trimmed.hasPrefix("#") else { continue }
+            let comment = trimmed.dropFirst().trimmingWhitespace()
+            guard comment.hasPrefix("goal:") else { continue }
+            let goal = comment.dropFirst(5).trimmingWhitespace()
+            if !goal.isEmpty, !goal.contains(where: \.isWhitespace) { return goal }
+        }
+        return nil
+    }
+
+    /// `line` with every `$SUBJECT` replaced by `subject`.
+    public static func substituting(_ subject: String, in line: String) -> String {
+        guard line.contains(placeholder) else { return line }
+        var result = ""
+        var rest = Substring(line)
+        while let range = rest.firstRange(of: placeholder) {
+            result += rest[..<range.lowerBound] + subject
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
+    }
+
+    /// Runs the script once for each of `count` subjects, in order, each on a fresh host, and stops at the
+    /// first subject whose script fails.
+    ///
+    /// - Parameter onSubject: Called after each subject's run with its id and its replies' lines.
+    public func run(subjects count: Int, onSubject: (@MainActor (String, [String]) -> Void)? = nil) async -> Summary {
+        var summary = Summary()
+        for subject in Self.subjects(count) {
+            let host = Host(manifest: manifest, searchPath: registry.searchPath, registry: registry)
+            let shell = HostShell(host: host)
+            shell.onServiceProblem = onServiceProblem
+            trace?.beginSession(shell, subject: subject)
+            var lines: [String] = []
+            let failure = await runScript(in: shell, for: subject, lines: &lines)
+            await host.stopAndWait()
+            for (experiment, variants) in host.stats.exposures {
+                for (variant, exposed) in variants {
+                    summary.exposures[experiment, default: [:]][variant, default: 0] += exposed
+                }
+            }
+            onSubject?(subject, lines)
+            if let failure {
+                summary.failure = failure
+                break
+            }
+            summary.completed += 1
+        }
+        trace?.finish()
+        return summary
+    }
+
+    /// The script for one subject: the start, `--open`, then each line; the failure it stopped at.
+    private func runScript(in shell: HostShell, for subject: String, lines: inout [String]) async -> Failure? {
+        func failure(_ reply: HostShell.Reply, line: Int) -> Failure? {
+            switch reply.status {
+            case .error(let message): Failure(subject: subject, line: line, message: message, isExpectation: false)
+            case .expectationFailed(let message):
+                Failure(subject: subject, line: line, message: message, isExpectation: true)
+            case .ok, .quit: nil
+            }
+        }
+        var reply = await shell.startAndWait(tracing: trace)
+        lines += reply.lines
+        if let stopped = failure(reply, line: 0) { return stopped }
+        if let openURL {
+            reply = await shell.perform("open \(openURL)", tracing: trace)
+            lines += reply.lines
+            if let stopped = failure(reply, line: 0) { return stopped }
+        }
+        for (index, line) in script.enumerated() {
+            let command = Self.substituting(subject, in: line)
+            reply = await shell.perform(command, tracing: trace, at: "\(source):\(index + 1)")
+            lines += reply.lines
+            if reply.status == .quit { break }
+            if let stopped = failure(reply, line: index + 1) { return stopped }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,155 @@
+import FlowKit
+import FlowManifest
+import Glibc
+import HostSupport
+
+/// A trace read back: its header and its events, grouped into sessions and inputs.
+///
+/// `flowhost replay`, `graph --trace` and `experiments report` read traces with ``load(path:limit:)``.
+public struct Trace: Sendable {
+    /// One run of the script on a fresh host.
+    public struct Session: Sendable {
+        /// Its number, from 1.
+        public var number: Int
+        /// The subject `$SUBJECT` stood for, with `--subjects`.
+        public var subject: String?
+        /// Its inputs in order, the start (input 0) first.
+        public var inputs: [Input]
+        /// The events of the session that belong to no input recorded (a trace cut short).
+        public var stray: [TraceEvent] = []
+    }
+
+    /// An input with what it caused.
+    public struct Input: Sendable {
+        /// The `input` line: `command`, and `at`, `module`, `unprompted` when known.
+        public var record: TraceEvent
+        /// The events it caused, in order, `late` ones included.
+        public var events: [TraceEvent]
+        /// The `screen` line that ended it; `nil` when the trace was cut short.
+        public var screen: TraceEvent?
+
+        /// The command, as recorded (redacted where the trace redacts).
+        public var command: String { record["command"]?.string ?? "" }
+        /// Its number in its session.
+        public var number: Int { record.input }
+    }
+
+    /// The file the trace was read from.
+    public var file: String
+    /// The first line.
+    public var header: TraceEvent
+    /// Every line after the header, in order.
+    public var events: [TraceEvent]
+    /// The events grouped by session and input.
+    public var sessions: [Session]
+
+    /// The version of the format this flowhost writes and reads, in the header's `version`.
+    public static let formatVersion = 1
+
+    /// The largest trace read by default: 1 GiB.
+    public static let defaultMaxSize = 1 << 30
+
+    /// The manifest the trace was recorded with: its absolute path (relative, as the run was given it, in
+    /// older traces).
+    public var manifest: String? { header["manifest"]?.string }
+
+    /// Where ``manifest`` is for the trace in file `traceFile`: as recorded when absolute (as every trace
+    /// records it now); a relative one against the trace's directory, else against the current directory,
+    /// which is what older traces recorded it against; `nil` when neither holds it.
+    public func manifestPath(tracedIn traceFile: String) -> String? {
+        guard let manifest else { return nil }
+        if manifest.hasPrefix("/") { return manifest }
+        let traceDirectory = Manifest.absolutePath(traceFile).split(separator: "/").dropLast().joined(separator: "/")
+        return ["/" + traceDirectory + "/" + manifest, manifest].first { access($0, F_OK) == 0 }
+    }
+
+    /// The goal the traced script names in a `# goal: REQUEST` line.
+    public var goal: String? { header["goal"]?.string }
+
+    /// Reads the trace at `path`: a regular file of at most `limit` bytes.
+    ///
+    /// - Throws: ``TraceError`` naming the file, and the line for a line that is not UTF-8 text or not an
+    ///   event.
+    public static func load(path: String, limit: Int = defaultMaxSize) throws(TraceError) -> Trace {
+        let bytes: [UInt8]
+        do {
+            bytes = try InputFile.read(path, what: "trace file", limit: limit)
+        } catch {
+            throw TraceError(error.message, file: path)
+        }
+        // Decoding would replace what is not UTF-8, and a replay would then send what was never recorded.
+        if let (line, column) = InputFile.firstInvalidUTF8(in: bytes) {
+            throw TraceError("not UTF-8 text: an invalid byte at column \(column)", file: path, line: line)
+        }
+        return try parse(String(decoding: bytes, as: UTF8.self), file: path)
+    }
+
+    /// Parses the text of a trace.
+    ///
+    /// - Throws: ``TraceError`` for an empty trace, a line that is not an event, or a first line that is
+    ///   not a header of a format this flowhost reads.
+    public static func parse(_ text: String, file: String) throws(TraceError) -> Trace {
+        var events: [TraceEvent] = []
+        var number = 0
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            guard !line.isEmpty else { continue }
+            do {
+                events.append(try TraceEvent(json: try JSONValue(parsing: String(line))))
+            } catch let error as JSONSyntaxError {
+                throw TraceError("not JSON: \(error.reason)", file: file, line: number)
+            } catch let error as TraceError {
+                throw TraceError(error.message, file: file, line: number)
+            } catch {
+                throw TraceError("\(error)", file: file, line: number)
+            }
+        }
+        guard let header = events.first else {
+            throw TraceError("the trace is empty; record one with flowhost run --trace FILE", file: file)
+        }
+        guard header.kind == .trace else {
+            throw TraceError("the first line is a '\(header.kind)' event, not the trace header", file: file, line: 1)
+        }
+        let version = header["version"]?.int ?? 0
+        guard version == formatVersion else {
+            throw TraceError(
+                "trace format version \(version) is not one this flowhost reads (\(formatVersion))",
+                file: file, line: 1)
+        }
+        let rest = Array(events.dropFirst())
+        return Trace(file: file, header: header, events: rest, sessions: group(rest))
+    }
+
+    /// The events grouped: a `session` line starts a session, an `input` line an input, its `screen` line
+    /// ends it; late events join the input they name.
+    private static func group(_ events: [TraceEvent]) -> [Session] {
+        var sessions: [Session] = []
+        for event in events {
+            if event.kind == .session || sessions.isEmpty || sessions[sessions.count - 1].number != event.session {
+                sessions.append(
+                    Session(
+                        number: event.session, subject: event.kind == .session ? event["subject"]?.string : nil,
+                        inputs: []))
+                if event.kind == .session { continue }
+            }
+            let last = sessions.count - 1
+            switch event.kind {
+            case .input:
+                sessions[last].inputs.append(Input(record: event, events: [], screen: nil))
+            case .screen:
+                if let index = sessions[last].inputs.lastIndex(where: { $0.number == event.input }) {
+                    sessions[last].inputs[index].screen = event
+                } else {
+                    sessions[last].stray.append(event)
+                }
+            default:
+                if let index = sessions[last].inputs.lastIndex(where: { $0.number == event.input }) {
+                    sessions[last].inputs[index].events.append(event)
+                } else {
+                    sessions[last].stray.append(event)
+                }
+            }
+        }
+        return sessions
+    }
+}

@@ -1,0 +1,268 @@
+import FlowHost
+import FlowKit
+import FlowManifest
+import FlowShell
+import PluginLoading
+
+/// Runs a recorded trace again (`flowhost replay TRACE`): feeds its inputs (the start, commands, actions,
+/// deep links, lifecycle events, reloads) to a fresh host of `manifest` and compares, input by input, the
+/// events each one causes and the screen it leaves with the recording.
+///
+/// Use it to check a rebuilt plugin or another manifest against recorded sessions before swapping it in:
+/// ``ReplayResult/identical(_:)`` when everything happens as recorded, else the first
+/// ``ReplayDivergence``.
+///
+/// What is compared, and what is not: every event's kind and members, except the times (`t`, `startNs`,
+/// `swapNs`), the plugins' `generation`, `digest` and `library` (a rebuilt plugin that behaves the same
+/// replays identically; the summary names the plugins whose build differs) and the root coordinator's
+/// name (the manifest's `name`). Events marked `late` (they happened between inputs, such as a manager's
+/// task finishing) are not compared; for an input a watched file caused, only the reload is. A trace
+/// with redacted members replays the placeholder the trace holds, so what depends on a redacted value
+/// (an experiment's subject) diverges.
+@MainActor
+public final class TraceReplay {
+    /// The trace being replayed.
+    public let trace: Trace
+    /// The manifest the inputs are replayed against.
+    public let manifest: Manifest
+    private let searchPath: PluginSearchPath
+    private let prober: PluginProber?
+    private let allowInsecurePlugins: Bool
+
+    /// The members left out of the comparison.
+    static let ignored: Set<String> = ["t", "startNs", "swapNs", "generation", "digest", "library", "late", "at"]
+    /// The kinds compared for an input a watched file caused.
+    static let reloadKinds: Set<TraceEvent.Kind> = [
+        .pluginReloaded, .pluginUnchanged, .reloadRefused, .manifestReloaded, .manifestRejected,
+    ]
+
+    /// A replay of `trace` against `manifest`, loading plugins through `searchPath`.
+    public init(
+        trace: Trace, manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber? = nil,
+        allowInsecurePlugins: Bool = false
+    ) {
+        self.trace = trace
+        self.manifest = manifest
+        self.searchPath = searchPath
+        self.prober = prober
+        self.allowInsecurePlugins = allowInsecurePlugins
+    }
+
+    /// Replays every session, each on a fresh host, and stops at the first divergence.
+    public func run() async -> ReplayResult {
+        var summary = ReplaySummary(sessions: 0, inputs: 0, events: 0, rebuilt: [])
+        var registry: PluginRegistry?
+        var recordedDigests: [String: String] = [:]
+        var replayedDigests: [String: String] = [:]
+        let keys = Set(trace.header["redacted"]?.array?.compactMap(\.string) ?? [])
+        for session in trace.sessions {
+            let host = Host(
+                manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins, prober: prober,
+                registry: registry)
+            registry = host.registry
+            let shell = HostShell(host: host)
+            let box = ReplayBox()
+            let recorder = TraceRecorder(redaction: TraceRedaction(keys: keys)) { box.events.append($0) }
+            recorder.beginSession(shell, subject: session.subject)
+            let roots = (
+                recorded: trace.header["root"]?.string ?? "", replayed: host.coordinator.name
+            )
+            defer { summary.sessions += 1 }
+            for input in session.inputs {
+                box.events.removeAll()
+                await perform(input, in: shell, recorder: recorder)
+                let replayed = box.events.filter { $0.kind != .input }
+                let screen = replayed.last { $0.kind == .screen }
+                let got = replayed.filter { $0.kind != .screen && $0["late"] != true }
+                var expected = input.events.filter { $0["late"] != true }
+                var compared = got
+                if input.record["unprompted"] == true {
+                    expected = expected.filter { Self.reloadKinds.contains($0.kind) }
+                    compared = compared.filter { Self.reloadKinds.contains($0.kind) }
+                }
+                for event in input.events where event.kind == .handling {
+                    if let plugin = event["plugin"]?.string, let digest = event["digest"]?.string {
+                        recordedDigests[plugin] = recordedDigests[plugin] ?? digest
+                    }
+                }
+                for event in got where event.kind == .handling {
+                    if let plugin = event["plugin"]?.string, let digest = event["digest"]?.string {
+                        replayedDigests[plugin] = replayedDigests[plugin] ?? digest
+                    }
+                }
+                summary.inputs += 1
+                summary.events += got.count
+                if var divergence = compare(
+                    expected, compared, screens: (input.screen, screen), input: input, session: session, roots: roots)
+                {
+                    await host.stopAndWait()
+                    divergence.replayed = summary
+                    divergence.replayed.sessions += 1
+                    divergence.replayed.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
+                    return .diverged(divergence)
+                }
+            }
+            await host.stopAndWait()
+        }
+        summary.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
+        return .identical(summary)
+    }
+
+    /// The plugins whose library digest, by plugin, differs between the recording and the replay.
+    private static func rebuilt(_ recorded: [String: String], _ replayed: [String: String]) -> [ReplaySummary.Rebuilt] {
+        recorded.keys.sorted().compactMap { plugin in
+            guard let then = recorded[plugin], let now = replayed[plugin], then != now else { return nil }
+            return ReplaySummary.Rebuilt(plugin: plugin, recorded: then, replayed: now)
+        }
+    }
+
+    /// Runs one recorded input on `shell`.
+    private func perform(_ input: Trace.Input, in shell: HostShell, recorder: TraceRecorder) async {
+        let command = input.command
+        if input.number == 0, command.hasPrefix("restore ") {
+            let file = String(command.dropFirst(8))
+            do {
+                let snapshot = try HostSnapshot.load(path: file)
+                _ = shell.start(restoring: snapshot, from: file, tracing: recorder)
+            } catch {
+                recorder.beginInput(command, isStart: true)
+                recorder.endInput(HostShell.Reply(lines: [], status: .error(error.description)))
+            }
+        } else if input.number == 0 {
+            _ = await shell.startAndWait(tracing: recorder)
+        } else {
+            recorder.beginInput(command, at: input.record["at"]?.string)
+            recorder.endInput(await shell.perform(command))
+        }
+    }
+
+    /// The first difference between what `input` caused when recorded and when replayed, if any.
+    private func compare(
+        _ expected: [TraceEvent], _ got: [TraceEvent], screens: (recorded: TraceEvent?, replayed: TraceEvent?),
+        input: Trace.Input, session: Trace.Session, roots: (recorded: String, replayed: String)
+    ) -> ReplayDivergence? {
+        func divergence(expected: String, got: String) -> ReplayDivergence {
+            ReplayDivergence(
+                session: session.number, subject: session.subject, step: input.number,
+                steps: session.inputs.count - 1, command: input.command, at: input.record["at"]?.string,
+                expected: expected, got: got, screen: screens.replayed?.screenLines ?? [],
+                recordedScreen: screens.recorded?.screenLines ?? [])
+        }
+        for index in 0..<max(expected.count, got.count) {
+            let recorded = index < expected.count ? expected[index] : nil
+            let replayed = index < got.count ? got[index] : nil
+            guard let recorded, let replayed else {
+                return divergence(
+                    expected: recorded?.summary ?? Self.nothingMore(screens.recorded),
+                    got: replayed?.summary ?? Self.nothingMore(screens.replayed))
+            }
+            if Self.comparable(recorded, root: roots.recorded) != Self.comparable(replayed, root: roots.replayed) {
+                return divergence(
+                    expected: Self.describe(recorded, against: replayed),
+                    got: Self.describe(replayed, against: recorded))
+            }
+        }
+        if let recorded = screens.recorded, let replayed = screens.replayed,
+            Self.comparable(recorded, root: roots.recorded) != Self.comparable(replayed, root: roots.replayed)
+        {
+            let (was, now) = Self.firstDifference(recorded.screenLines, replayed.screenLines)
+            return divergence(expected: "the screen: " + was, got: "the screen: " + now)
+        }
+        return nil
+    }
+
+    /// What of `event` is compared: its kind and members, without the ignored ones, the root coordinator
+    /// named `(root)`.
+    static func comparable(_ event: TraceEvent, root: String) -> [String: JSONValue] {
+        var fields = event.fields.filter { !ignored.contains($0.key) }
+        fields["kind"] = .string(event.kind.rawValue)
+        if fields["coordinator"]?.string == root { fields["coordinator"] = "(root)" }
+        if fields["root"] != nil { fields["root"] = "(root)" }
+        return fields
+    }
+
+    /// `event`'s summary, with the members that differ from `other` after it when the summaries are alike.
+    private static func describe(_ event: TraceEvent, against other: TraceEvent) -> String {
+        guard event.summary == other.summary else { return event.summary }
+        let mine = comparable(event, root: "")
+        let theirs = comparable(other, root: "")
+        let differing = Set(mine.keys).union(theirs.keys).sorted().filter { mine[$0] != theirs[$0] }
+        return event.summary + " (" + differing.map { "\($0): \(mine[$0] ?? .null)" }.joined(separator: ", ") + ")"
+    }
+
+    /// What an input that caused no more events came to: `nothing more`, with the error that stopped it.
+    private static func nothingMore(_ screen: TraceEvent?) -> String {
+        guard let error = screen?["error"]?.string else { return "nothing more" }
+        return "nothing more; \(screen?["status"]?.string ?? "error"): \(error)"
+    }
+
+    /// The first line that differs between two screens' lines.
+    private static func firstDifference(_ recorded: [String], _ replayed: [String]) -> (String, String) {
+        for index in 0..<max(recorded.count, replayed.count) {
+            let was = index < recorded.count ? recorded[index] : "(nothing)"
+            let now = index < replayed.count ? replayed[index] : "(nothing)"
+            if was != now { return (was, now) }
+        }
+        return ("the same lines", "other members")
+    }
+}
+
+/// What a replay found.
+public enum ReplayResult: Sendable {
+    /// Everything happened as recorded.
+    case identical(ReplaySummary)
+    /// The first input whose events or screen differ.
+    case diverged(ReplayDivergence)
+}
+
+/// What an identical replay went through.
+public struct ReplaySummary: Sendable, Hashable, CustomStringConvertible {
+    /// A plugin whose library differs from the one recorded, though it behaved the same.
+    public struct Rebuilt: Sendable, Hashable {
+        public var plugin: String
+        /// The SHA-256 of the library recorded, and of the one replayed.
+        public var recorded: String
+        public var replayed: String
+    }
+
+    /// The sessions replayed.
+    public var sessions: Int
+    /// The inputs replayed, starts included.
+    public var inputs: Int
+    /// The events compared.
+    public var events: Int
+    /// The plugins whose library differs from the recorded one.
+    public var rebuilt: [Rebuilt]
+
+    /// `1 session, 38 inputs, 212 events and every screen as recorded`.
+    public var description: String {
+        "\(sessions) session\(sessions == 1 ? "" : "s"), \(inputs) input\(inputs == 1 ? "" : "s"), "
+            + "\(events) event\(events == 1 ? "" : "s") and every screen as recorded"
+    }
+}
+
+/// Where a replay first differed from its trace.
+public struct ReplayDivergence: Sendable, Hashable {
+    /// The session, and its subject when the trace has subjects.
+    public var session: Int
+    public var subject: String?
+    /// The input that diverged (0 is the start), and how many inputs after the start the session has.
+    public var step: Int
+    public var steps: Int
+    /// The input's command, and where the recorded run read it (`FILE:LINE`).
+    public var command: String
+    public var at: String?
+    /// The first event (or the screen) that differs: as recorded, and as replayed.
+    public var expected: String
+    public var got: String
+    /// The screen after the input, replayed and recorded, as lines.
+    public var screen: [String]
+    public var recordedScreen: [String]
+    /// What was replayed up to and including the input that diverged: its session counts, and its events.
+    public var replayed = ReplaySummary(sessions: 0, inputs: 0, events: 0, rebuilt: [])
+}
+
+@MainActor
+private final class ReplayBox {
+    var events: [TraceEvent] = []
+}

@@ -1,0 +1,64 @@
+import FlowKit
+import Glibc
+import HostSupport
+
+/// Writes a trace file: one ``TraceEvent`` per line (JSON Lines), buffered, in the order given.
+///
+/// The file is created (or emptied) when the writer is made, so that a run that cannot write its trace
+/// stops before it starts. Lines are flushed when the buffer fills and by ``close()``; a run that stops
+/// before ``close()`` loses what is buffered. A write that fails stops the writing and is kept in
+/// ``failure`` for the caller to report once.
+@MainActor
+public final class TraceWriter {
+    /// The trace file, as given.
+    public let path: String
+    /// Why writing stopped, if it did.
+    public private(set) var failure: TraceError?
+    /// How many events were written.
+    public private(set) var count = 0
+    private var descriptor: Int32
+    private var buffer: [UInt8] = []
+    private static let bufferSize = 256 * 1024
+
+    /// Creates (or empties) the file at `path` for writing, with the permissions a new file gets; a symbolic
+    /// link, a FIFO, a device, a directory or another user's file there is refused (``OutputFile``).
+    ///
+    /// - Throws: ``TraceError`` naming the file and the reason.
+    public init(path: String) throws(TraceError) {
+        self.path = path
+        switch OutputFile.openEmptied(path, mode: 0o666) {
+        case .success(let opened): descriptor = opened
+        case .failure(let refusal): throw TraceError("cannot write the trace: \(refusal.reason)", file: path)
+        }
+        buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    /// Appends `event` as one line.
+    public func write(_ event: TraceEvent) {
+        guard descriptor >= 0 else { return }
+        buffer.append(contentsOf: event.line.utf8)
+        buffer.append(0x0A)
+        count += 1
+        if buffer.count >= Self.bufferSize { flush() }
+    }
+
+    /// Writes what is buffered.
+    public func flush() {
+        guard descriptor >= 0, !buffer.isEmpty else { return }
+        guard DescriptorWriter.writeAll(buffer, to: descriptor) else {
+            failure = TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
+            Glibc.close(descriptor)
+            descriptor = -1
+            return
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes and closes the file; writing after this does nothing.
+    public func close() {
+        flush()
+        guard descriptor >= 0 else { return }
+        Glibc.close(descriptor)
+        descriptor = -1
+    }
+}

@@ -1,0 +1,72 @@
+import Glibc
+
+/// Writing a whole file so that a reader sees the old content or the new, never part of it: the bytes go to a
+/// temporary file beside it, which is then renamed over it. The snapshot, the probe cache and the prompt's
+/// history are written this way.
+package enum AtomicFile {
+    /// Which step failed, and the system's reason.
+    package struct Failure: Error {
+        var step: String
+        package var reason: String
+
+        /// `step: reason`.
+        package var description: String { "\(step): \(reason)" }
+    }
+
+    /// Replaces the file at `path` with `bytes`, with permissions `mode`.
+    ///
+    /// - Parameter durable: Flush the bytes to the disk before the rename, so that a crash cannot leave an
+    ///   empty file in its place. Worth it for what is written rarely; the history, written on every line,
+    ///   goes without.
+    /// - Throws: ``Failure``, also when what is at `path` is not a regular file of the user's own
+    ///   (``OutputFile``): a symbolic link is not replaced, nor a FIFO, device or directory, nor another user's
+    ///   file. The temporary file is removed.
+    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t, durable: Bool = false) throws(Failure) {
+        if let problem = OutputFile.problem(path) { throw Failure(step: "cannot replace it", reason: problem) }
+        var template = Array((path + ".tmp-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw failure("cannot create a temporary file beside it") }
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        func abandon(_ step: String) -> Failure {
+            let error = failure(step)
+            close(descriptor)
+            unlink(temporary)
+            return error
+        }
+        guard DescriptorWriter.writeAll(bytes, to: descriptor) else { throw abandon("cannot write the temporary file") }
+        guard fchmod(descriptor, mode) == 0 else { throw abandon("cannot set the temporary file's permissions") }
+        if durable, fsync(descriptor) != 0 { throw abandon("cannot flush the temporary file") }
+        close(descriptor)
+        guard rename(temporary, path) == 0 else {
+            let error = failure("cannot rename the temporary file over it")
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Creates `directory` and the parents it lacks, private to the user (`0o700`).
+    ///
+    /// - Throws: ``Failure`` whose `step` is the directory that could not be made.
+    static func makeDirectories(_ directory: String) throws(Failure) {
+        var slash = directory.startIndex
+        while slash < directory.endIndex {
+            let next = directory[directory.index(after: slash)...].firstIndex(of: "/") ?? directory.endIndex
+            let component = String(directory[..<next])
+            slash = next
+            var status = stat()
+            if stat(component, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { continue }
+            guard mkdir(component, 0o700) == 0 || errno == EEXIST else { throw failure(component) }
+        }
+    }
+
+    /// The permissions a new file gets under the process's umask: `0o666` less what the mask removes.
+    package static var defaultMode: mode_t {
+        let mask = umask(0)
+        umask(mask)
+        return 0o666 & ~mask
+    }
+
+    private static func failure(_ step: String) -> Failure {
+        Failure(step: step, reason: String(cString: strerror(errno)))
+    }
+}

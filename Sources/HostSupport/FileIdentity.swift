@@ -1,0 +1,46 @@
+import FlowKit
+import Glibc
+
+/// What says a file is still the one that was looked at: device, inode, size and modification time (to the
+/// nanosecond). Rebuilding, copying over or touching a library changes it.
+public struct FileIdentity: Sendable, Hashable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    /// The modification time in nanoseconds since the epoch.
+    public var modified: Int64
+
+    public init(device: UInt64, inode: UInt64, size: Int64, modified: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modified = modified
+    }
+
+    /// The identity of the file at `path` (following symbolic links), or `nil` if it cannot be stat'ed.
+    public init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        self.init(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+            modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
+    }
+
+    /// `{"device", "inode", "size", "mtime"}`; numbers as strings, since a JSON number is a double.
+    package var json: [String: JSONValue] {
+        [
+            "device": .string(String(device)), "inode": .string(String(inode)), "size": .string(String(size)),
+            "mtime": .string(String(modified)),
+        ]
+    }
+
+    /// The identity in a cache or quarantine entry.
+    package init?(json: JSONValue) {
+        guard let device = json["device"]?.string.flatMap({ UInt64($0) }),
+            let inode = json["inode"]?.string.flatMap({ UInt64($0) }),
+            let size = json["size"]?.string.flatMap({ Int64($0) }),
+            let modified = json["mtime"]?.string.flatMap({ Int64($0) })
+        else { return nil }
+        self.init(device: device, inode: inode, size: size, modified: modified)
+    }
+}

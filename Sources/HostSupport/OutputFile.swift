@@ -1,0 +1,73 @@
+import Glibc
+
+/// What flowhost may empty or replace when it writes a file it was given (`--trace FILE`, `save FILE`) or one of
+/// its own (the cache's files, the history): nothing yet, or a regular file of the user's own, reached without
+/// a final symbolic link. A link planted where the file goes would otherwise make flowhost overwrite the file
+/// of the link's choosing, a FIFO would hang the write, and another user's file is theirs to keep.
+package enum OutputFile {
+    /// Why the entry at `path` may not be emptied or replaced, completing "cannot write FILE: "; `nil` when
+    /// there is nothing there or a regular file the user owns.
+    static func problem(_ path: String, user: uid_t = geteuid()) -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        return problem(status, user: user)
+    }
+
+    /// Why the file `status` describes may not be emptied or replaced; `nil` for a regular file the user owns.
+    static func problem(_ status: stat, user: uid_t = geteuid()) -> String? {
+        switch status.st_mode & S_IFMT {
+        case S_IFREG:
+            guard status.st_uid == user else {
+                return
+                    "it is owned by uid \(status.st_uid), not by uid \(user), and flowhost does not replace another user's file"
+            }
+            return nil
+        case S_IFLNK:
+            return "it is a symbolic link, which flowhost does not write through; remove it or choose another path"
+        case S_IFDIR: return "it is a directory"
+        case S_IFIFO: return "it is a FIFO, not a regular file"
+        case S_IFCHR, S_IFBLK: return "it is a device, not a regular file"
+        default: return "it is not a regular file"
+        }
+    }
+
+    /// Opens the file at `path` to write it from the start: created (with `mode` under the umask) or emptied,
+    /// without following a final symbolic link, blocking on a FIFO or emptying a file that has other names
+    /// (hard links); the descriptor, or the reason it was refused.
+    package static func openEmptied(_ path: String, mode: mode_t) -> Result<Int32, Refusal> {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode)
+        guard descriptor >= 0 else {
+            // What is there says more than the system's reason (a link refused as ELOOP, or as EACCES when it
+            // is another user's in a sticky directory; a FIFO without a reader as ENXIO).
+            let reason = String(cString: strerror(errno))
+            return .failure(Refusal(reason: problem(path) ?? reason))
+        }
+        var status = stat()
+        if fstat(descriptor, &status) != 0 || problem(status) != nil {
+            let reason = problem(status) ?? String(cString: strerror(errno))
+            close(descriptor)
+            return .failure(Refusal(reason: reason))
+        }
+        // Another name of the same file, planted where this one goes, would have it emptied too.
+        guard status.st_nlink <= 1 else {
+            close(descriptor)
+            return .failure(
+                Refusal(
+                    reason:
+                        "it has \(status.st_nlink) hard links, and emptying it would empty the file under its other names; remove it or choose another path"
+                ))
+        }
+        guard ftruncate(descriptor, 0) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            return .failure(Refusal(reason: reason))
+        }
+        _ = fcntl(descriptor, F_SETFL, O_WRONLY)  // writes to a regular file block as usual
+        return .success(descriptor)
+    }
+
+    /// Why a file could not be opened for writing.
+    package struct Refusal: Error {
+        package var reason: String
+    }
+}

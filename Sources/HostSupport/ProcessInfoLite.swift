@@ -1,0 +1,42 @@
+import Glibc
+
+/// The few process facts the host needs, without Foundation.
+public enum ProcessInfoLite {
+    /// The value of environment variable `name`.
+    public static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// The environment, as `NAME=value` entries.
+    public static func environmentEntries() -> [String] {
+        var result: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            result.append(String(cString: pointer))
+            entry += 1
+        }
+        return result
+    }
+
+    /// The directory of the running executable, from `/proc/self/exe`.
+    public static func executableDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, Int(PATH_MAX))
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return String(path[..<slash])
+    }
+
+    /// The name of signal `number`: `SIGSEGV`; `signal N` for one without a name here.
+    public static func signalName(_ number: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
+            SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGUSR1: "SIGUSR1",
+            SIGSEGV: "SIGSEGV", SIGUSR2: "SIGUSR2", SIGPIPE: "SIGPIPE", SIGALRM: "SIGALRM", SIGTERM: "SIGTERM",
+            SIGSYS: "SIGSYS", SIGXCPU: "SIGXCPU", SIGXFSZ: "SIGXFSZ",
+            SIGSTOP: "SIGSTOP", SIGTSTP: "SIGTSTP", SIGTTIN: "SIGTTIN", SIGTTOU: "SIGTTOU", SIGCONT: "SIGCONT",
+        ]
+        return names[number] ?? "signal \(number)"
+    }
+}

@@ -1,0 +1,262 @@
+import Dispatch
+import FlowKit
+import Glibc
+import HostSupport
+
+/// The prompt on a terminal: reads a line at a time with editing keys, history kept between runs, and Tab
+/// completion; prints lines that arrive meanwhile above the line being typed.
+///
+/// Lines are read on a thread of the editor's own, so the main actor goes on (reloads, timers) while
+/// someone types. Everything that touches the terminal, from that thread (keys) or any other
+/// (``printAbove(_:)``), does so holding one lock over the editor's state, so a line printed mid-typing
+/// clears the prompt row, prints, and draws the prompt and the partly typed line again with the cursor
+/// where it was.
+///
+/// ```swift
+/// if let editor = LineEditor.standard(warn: { print($0) }) {
+///     defer { editor.close() }
+///     while let line = await editor.readLine(prompt: "> ") { ... }
+/// }
+/// ```
+public final class LineEditor: Sendable {
+    private let terminal: TerminalMode
+    private let historyFile: String?
+    private let warn: @Sendable (String) -> Void
+    private let queue = DispatchQueue(label: "flowhost.line-editor")
+    private let state: PthreadMutex<State>
+
+    private struct State: Sendable {
+        var edit: LineEditState
+        var display = LineDisplay()
+        var prompt = ""
+        /// Whether a line is being read, so the prompt row is the editor's.
+        var isReading = false
+        var decoder = KeyDecoder()
+        /// Keys that arrived after an Enter, for the next line.
+        var typedAhead: [TerminalKey] = []
+        var completer: (any LineCompleter)?
+        /// Whether a history problem was reported; one warning per run is enough.
+        var warnedAboutHistory = false
+    }
+
+    /// An editor on standard input and output, or `nil` when either is not a terminal or `TERM` says the
+    /// terminal cannot move its cursor (`dumb`); read lines plainly then.
+    ///
+    /// - Parameters:
+    ///   - historyFile: Where the history is kept between runs; `nil` keeps it for this run only.
+    ///   - warn: Receives a one-line warning when the history cannot be read or written (once per run).
+    public static func standard(
+        historyFile: String? = LineHistory.defaultPath(), warn: @escaping @Sendable (String) -> Void
+    ) -> LineEditor? {
+        guard isatty(STDOUT_FILENO) == 1, ProcessInfoLite.environment("TERM") != "dumb" else { return nil }
+        return LineEditor(input: STDIN_FILENO, output: STDOUT_FILENO, historyFile: historyFile, warn: warn)
+    }
+
+    init?(input: Int32, output: Int32, historyFile: String?, warn: @escaping @Sendable (String) -> Void) {
+        guard let terminal = TerminalMode(input: input, output: output) else { return nil }
+        self.terminal = terminal
+        self.warn = warn
+        var history = LineHistory()
+        var warned = false
+        var kept = historyFile
+        if let historyFile {
+            do {
+                history = try LineHistory.load(from: historyFile)
+            } catch {
+                warn("\(error.message); history is kept for this run only")
+                warned = true
+                // Not saved either: whatever is there (a FIFO, a link, an unreadable file) stays as it was.
+                kept = nil
+            }
+        }
+        self.historyFile = kept
+        state = PthreadMutex(State(edit: LineEditState(history: history), warnedAboutHistory: warned))
+    }
+
+    /// What Tab completes from; set a fresh snapshot whenever what it offers may have changed.
+    public var completer: (any LineCompleter)? {
+        get { state.withLock { $0.completer } }
+        set { state.withLock { $0.completer = newValue } }
+    }
+
+    /// The next line typed after `prompt`, or `nil` at Ctrl-D on an empty line or when the terminal is gone.
+    public func readLine(prompt: String) async -> String? {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: self.readLineBlocking(prompt: prompt)) }
+        }
+    }
+
+    /// Prints `lines` above the line being typed (or just prints them between lines).
+    public func printAbove(_ lines: [String]) {
+        guard !lines.isEmpty else { return }
+        state.withLock { state in
+            var text = state.isReading ? "\r\u{1B}[K" : ""
+            text += lines.map { $0 + "\r\n" }.joined()
+            if state.isReading { text += render(&state) }
+            write(text)
+        }
+    }
+
+    /// Gives the terminal back its modes; call before the program ends.
+    public func close() {
+        state.withLock { $0.isReading = false }
+        terminal.restore()
+    }
+
+    // MARK: - Reading
+
+    /// What a key came to, for the reading loop.
+    private enum Outcome {
+        case editing
+        case line(String, history: LineHistory?)
+        case end
+        case suspend
+    }
+
+    private func readLineBlocking(prompt: String) -> String? {
+        terminal.drainWake()
+        state.withLock { state in
+            state.prompt = prompt
+            state.isReading = true
+            state.display.reset()
+            state.edit.startLine()
+            terminal.enterRaw()
+            write(render(&state))
+        }
+        while true {
+            var keys = state.withLock { state in
+                defer { state.typedAhead = [] }
+                return state.typedAhead
+            }
+            if keys.isEmpty {
+                guard let arrived = nextKeys() else {
+                    state.withLock { endLine(&$0) }
+                    return nil
+                }
+                keys = arrived
+            }
+            for (index, key) in keys.enumerated() {
+                let outcome = state.withLock { state in
+                    let outcome = apply(key, to: &state)
+                    if case .editing = outcome { return outcome }
+                    if case .suspend = outcome { return outcome }
+                    state.typedAhead = Array(keys[(index + 1)...])
+                    return outcome
+                }
+                switch outcome {
+                case .editing: continue
+                case .suspend:
+                    // To the process, not this thread: Dispatch's threads block signals. TerminalMode's
+                    // handler stops the program and, once it continues, wakes this loop to draw the line.
+                    kill(getpid(), SIGTSTP)
+                case .line(let line, let history):
+                    if let history { save(history) }
+                    return line
+                case .end: return nil
+                }
+            }
+        }
+    }
+
+    /// Waits for input; `nil` when the terminal is gone. Redraws when a signal wakes it.
+    private func nextKeys() -> [TerminalKey]? {
+        var descriptors = [
+            pollfd(fd: terminal.input, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: terminal.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            // An Escape alone might be the start of a sequence: wait briefly for the rest, then take it alone.
+            let waiting = state.withLock { $0.decoder.isWaiting }
+            descriptors[0].revents = 0
+            descriptors[1].revents = 0
+            let ready = poll(&descriptors, 2, waiting ? 50 : -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if ready == 0 { return state.withLock { $0.decoder.flush() } }
+            if descriptors[1].revents != 0 {
+                terminal.drainWake()
+                state.withLock { state in write(render(&state)) }
+            }
+            guard descriptors[0].revents != 0 else { continue }
+            var bytes = [UInt8](repeating: 0, count: 4096)
+            let count = bytes.withUnsafeMutableBytes { read(terminal.input, $0.baseAddress, $0.count) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard count > 0 else { return nil }
+            return state.withLock { $0.decoder.decode(bytes[..<count]) }
+        }
+    }
+
+    /// Applies `key` and carries out its effect on the terminal.
+    private func apply(_ key: TerminalKey, to state: inout State) -> Outcome {
+        var abandoned = state.edit.buffer
+        switch state.edit.handle(key, completer: state.completer) {
+        case .redraw: write(render(&state))
+        case .bell: write("\u{07}")
+        case .submit(let line):
+            let remembered = state.edit.remember(line)
+            endLine(&state)
+            return .line(line, history: remembered ? state.edit.history : nil)
+        case .endOfFile:
+            endLine(&state)
+            return .end
+        case .cancel:
+            // The abandoned line stays on screen, whole, marked with ^C after it.
+            abandoned.moveToEnd()
+            let shown = state.display.render(prompt: state.prompt, buffer: abandoned, width: terminal.columns())
+            state.display.reset()
+            write(shown + "^C\r\n" + render(&state))
+        case .list(let words):
+            // Below the line as typed, like a shell; then the line again.
+            write("\r\n" + Self.columns(words, width: terminal.columns()).map { $0 + "\r\n" }.joined() + render(&state))
+        case .suspend:
+            return .suspend
+        case .clearScreen:
+            write("\u{1B}[H\u{1B}[2J" + render(&state))
+        }
+        return .editing
+    }
+
+    /// Leaves the line on screen, moves below it and sets the terminal's modes for the command: quiet, so that
+    /// keys typed while it runs wait for the next line unechoed.
+    private func endLine(_ state: inout State) {
+        write("\r\n")
+        state.isReading = false
+        terminal.enterQuiet()
+    }
+
+    private func render(_ state: inout State) -> String {
+        state.display.render(prompt: state.prompt, buffer: state.edit.buffer, width: terminal.columns())
+    }
+
+    private func save(_ history: LineHistory) {
+        guard let historyFile else { return }
+        do {
+            try history.save(to: historyFile)
+        } catch {
+            let first = state.withLock { state in
+                defer { state.warnedAboutHistory = true }
+                return !state.warnedAboutHistory
+            }
+            if first { warn("\(error.message); history is kept for this run only") }
+        }
+    }
+
+    /// `words` in columns that fit `width`, as rows of text.
+    static func columns(_ words: [String], width: Int) -> [String] {
+        let cell = (words.map(LineDisplay.columns(of:)).max() ?? 0) + 2
+        let perRow = max(1, (width - 1) / cell)
+        return stride(from: 0, to: words.count, by: perRow).map { start in
+            let row = words[start..<min(start + perRow, words.count)]
+            return row.enumerated().map { offset, word in
+                offset == row.count - 1
+                    ? word : word + String(repeating: " ", count: cell - LineDisplay.columns(of: word))
+            }.joined()
+        }
+    }
+
+    private func write(_ text: String) {
+        DescriptorWriter.writeAll(Array(text.utf8), to: terminal.output)
+    }
+}

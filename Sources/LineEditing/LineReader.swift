@@ -1,0 +1,117 @@
+import Glibc
+import HostSupport
+
+/// The lines of a descriptor (standard input, a pipe), read as they are asked for.
+///
+/// Nothing is read ahead of the line asked for beyond one buffer (``bufferSize`` bytes): a fast writer
+/// fills the pipe and then waits for the reader, so memory stays flat however much is written. A line
+/// longer than ``maxLineLength`` bytes is refused rather than gathered.
+public final class LineReader: Sendable {
+    /// Why no more lines can be read.
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Line `line` (from 1) has more than `limit` bytes.
+        case tooLong(line: Int, limit: Int)
+        /// `read` failed on line `line` with `errno` value `code`.
+        case unreadable(line: Int, code: Int32)
+
+        /// `line 3 is longer than ...`, for a message that starts with the source's name and a colon.
+        public var description: String {
+            switch self {
+            case .tooLong(let line, let limit):
+                "line \(line) is longer than \(limit) bytes, the limit for a command line"
+            case .unreadable(let line, let code):
+                "cannot read line \(line): \(String(cString: strerror(code)))"
+            }
+        }
+    }
+
+    /// The longest line read by default, without its newline: 1 MiB.
+    public static let defaultMaxLineLength = 1 << 20
+
+    private struct State {
+        var pending: [UInt8] = []
+        /// Where the next line starts in `pending`.
+        var start = 0
+        var ended = false
+        var failure: Failure?
+        var lineNumber = 0
+    }
+
+    private let descriptor: Int32
+    /// The longest line, in bytes, without its newline.
+    public let maxLineLength: Int
+    /// The most bytes one `read` asks for: the bound on what is read beyond the line returned.
+    public let bufferSize: Int
+    private let state = PthreadMutex(State())
+
+    /// Lines of `descriptor`, which stays open (the caller closes it).
+    public init(descriptor: Int32, maxLineLength: Int = defaultMaxLineLength, bufferSize: Int = 64 * 1024) {
+        self.descriptor = descriptor
+        self.maxLineLength = max(1, maxLineLength)
+        self.bufferSize = max(1, bufferSize)
+    }
+
+    /// The next line without its newline (nor a `\r` before it), blocking until it is complete; `nil` at
+    /// the end of the input. A last line without a newline is a line.
+    ///
+    /// - Throws: ``Failure`` for a line that is too long or a failed read; every later call throws it again.
+    public func next() throws(Failure) -> String? {
+        try state.withLock { state in Result { () throws(Failure) in try nextLine(&state) } }.get()
+    }
+
+    private func nextLine(_ state: inout State) throws(Failure) -> String? {
+        if let failure = state.failure { throw failure }
+        var searched = state.start
+        while true {
+            let newline = state.pending[searched...].firstIndex(of: UInt8(ascii: "\n"))
+            if (newline ?? state.pending.count) - state.start > maxLineLength {
+                state.pending = []
+                return try fail(&state, .tooLong(line: state.lineNumber + 1, limit: maxLineLength))
+            }
+            if let newline { return take(&state, upTo: newline, skipping: 1) }
+            searched = state.pending.count
+            if state.ended {
+                guard state.start < state.pending.count else { return nil }
+                return take(&state, upTo: state.pending.count, skipping: 0)
+            }
+            // What was taken goes before more is read, so the buffer holds one line and one read at most.
+            if state.start > 0 {
+                state.pending.removeSubrange(..<state.start)
+                searched -= state.start
+                state.start = 0
+            }
+            let count = state.pending.count
+            state.pending.append(contentsOf: repeatElement(0, count: bufferSize))
+            let got = state.pending[count...].withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let code = errno
+            state.pending.removeLast(bufferSize - max(got, 0))
+            if got == 0 {
+                state.ended = true
+            } else if got < 0 && code == EAGAIN {
+                // A descriptor left non-blocking by whoever shared it: wait until it has something.
+                var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                _ = poll(&ready, 1, -1)
+            } else if got < 0 && code != EINTR {
+                return try fail(&state, .unreadable(line: state.lineNumber + 1, code: code))
+            }
+        }
+    }
+
+    private func fail(_ state: inout State, _ failure: Failure) throws(Failure) -> String? {
+        state.failure = failure
+        throw failure
+    }
+
+    private func take(_ state: inout State, upTo end: Int, skipping separator: Int) -> String {
+        var last = end
+        if last > state.start, state.pending[last - 1] == UInt8(ascii: "\r") { last -= 1 }
+        let line = String(decoding: state.pending[state.start..<last], as: UTF8.self)
+        state.start = end + separator
+        state.lineNumber += 1
+        if state.start == state.pending.count {
+            state.pending.removeAll(keepingCapacity: true)
+            state.start = 0
+        }
+        return line
+    }
+}

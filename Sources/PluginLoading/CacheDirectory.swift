@@ -1,0 +1,72 @@
+import FlowKit
+import FlowManifest
+import Glibc
+import HostSupport
+
+/// flowhost's cache directory, `$XDG_CACHE_HOME/flowhost` (default `~/.cache/flowhost`), and its JSON files:
+/// the registry of probe results (``ProbeCache``) and the quarantine (``PluginQuarantine``).
+///
+/// Each file is one JSON object of entries keyed by library path. A change re-reads the file, applies itself
+/// to what is there now and replaces the file atomically (a temporary file renamed over it), so two hosts
+/// sharing the directory never see a half-written file, and each keeps the other's entries; when both
+/// write at the same moment, the last rename wins and the other's new entry is simply probed again later.
+public struct CacheDirectory: Sendable {
+    /// The directory's path.
+    public var path: String
+
+    public init(path: String) { self.path = path }
+
+    /// `$XDG_CACHE_HOME/flowhost`, or `~/.cache/flowhost` when `XDG_CACHE_HOME` is unset, empty or relative;
+    /// `nil` without a home directory either.
+    public static func standard(environment: (String) -> String? = ProcessInfoLite.environment) -> CacheDirectory? {
+        if let cache = environment("XDG_CACHE_HOME"), cache.hasPrefix("/") {
+            return CacheDirectory(path: cache + "/flowhost")
+        }
+        guard let home = environment("HOME"), !home.isEmpty else { return nil }
+        return CacheDirectory(path: home + "/.cache/flowhost")
+    }
+
+    /// Why the directory is not used, as one line naming it; `nil` when it is private or not made yet.
+    public var problem: String? {
+        PrivateDirectory.problem(path).map { PrivateDirectory.refusal(path, $0, purpose: "cache").message }
+    }
+
+    /// The entries of file `name` whose keys are absolute paths; empty when it is missing, unreadable, not
+    /// a JSON object, or in a directory that is not private (a cache that cannot be read is rebuilt, never an
+    /// error).
+    func entries(of name: String) -> [String: JSONValue] {
+        guard PrivateDirectory.problem(path) == nil else { return [:] }
+        let file = path + "/" + name
+        var status = stat()
+        // A cache file is small and the user's own; anything else there (a link, a FIFO, a huge file, another
+        // user's file) is not read.
+        guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
+            status.st_size < 64 << 20, let bytes = try? Manifest.readFile(file),
+            let text = String(validating: bytes, as: UTF8.self),
+            let entries = (try? JSONValue(parsing: text))?["entries"]?.object
+        else { return [:] }
+        return entries.filter { path, _ in
+            path.hasPrefix("/") && !path.unicodeScalars.contains(where: PrintableText.isControl)
+        }
+    }
+
+    /// Re-reads file `name`, lets `change` edit its entries and writes them back atomically.
+    ///
+    /// - Throws: ``FlowError`` naming the file or directory that could not be written.
+    func update(_ name: String, _ change: (inout [String: JSONValue]) -> Void) throws(FlowError) {
+        var entries = self.entries(of: name)
+        change(&entries)
+        try makeDirectories()
+        let file = path + "/" + name
+        let document: JSONValue = ["version": 1, "entries": .object(entries)]
+        do {
+            try AtomicFile.write(Array((document.prettyDescription + "\n").utf8), to: file, mode: 0o600)
+        } catch {
+            throw FlowError("cannot write \(file): \(error.reason)")
+        }
+    }
+
+    private func makeDirectories() throws(FlowError) {
+        try PrivateDirectory.prepare(path, for: "cache")
+    }
+}

@@ -1,0 +1,201 @@
+import Glibc
+import HostSupport
+
+/// A plugin library's bytes, read once from its file, checked, and sealed into a private copy that is what
+/// `dlopen` opens.
+///
+/// Opening the library's own path would open whatever is there at that moment: a `sha256` pin checked on
+/// the file could be raced by swapping the file between the check and the `dlopen`, and copying a new build
+/// over a loaded library rewrites the pages the running image executes (SIGSEGV, SIGBUS when truncated).
+/// A copy made from the bytes that were hashed, that nobody else can write, closes both holes.
+///
+/// The copy is a sealed `memfd` (`F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL`: not even the
+/// host can change it) opened through `/proc/self/fd/N`. Its descriptor stays open for as long as the
+/// process lives, like the image itself, so that `N` and the path are never used again: `dlopen` of a path
+/// it has opened before returns the cached image. Where memfds are unavailable, the copy is a file in a
+/// fresh directory of mode 0700, unlinked with its directory as soon as it is opened.
+package struct PluginCopy {
+    /// The largest library read: 1 GiB.
+    package static let maxLibrarySize = 1 << 30
+
+    /// The library file as found: what messages name.
+    let source: String
+    /// The bytes read, which the copy holds.
+    let bytes: [UInt8]
+
+    /// Reads the regular file `source`, after checking its permissions unless `allowInsecure`.
+    ///
+    /// - Throws: ``PluginLoadError`` naming `source`: not found, not a regular file, too large, insecure.
+    package init(reading source: String, allowInsecure: Bool) throws(PluginLoadError) {
+        do {
+            try InputFile.checkRegular(source, what: "plugin library")
+        } catch {
+            throw PluginLoadError(source, error)
+        }
+        if !allowInsecure { try PluginPermissions.check(source) }
+        do {
+            bytes = try InputFile.read(source, what: "plugin library", limit: Self.maxLibrarySize)
+        } catch {
+            throw PluginLoadError(source, error)
+        }
+        self.source = source
+    }
+
+    /// The SHA-256 of the bytes, as `sha256sum` prints it: computed on each use, for a pin to check.
+    package var sha256: String { SHA256.hex(bytes) }
+
+    /// A 64-bit fingerprint of the bytes, to tell a library that did not change from a rebuilt one at a
+    /// fraction of SHA-256's cost (a reload hashed whole libraries for that: 91% of its instructions). Not a
+    /// security check, which a `sha256` pin is: a collision could only make a reload skip a changed library.
+    package var fingerprint: UInt64 {
+        bytes.withUnsafeBytes { raw in
+            var lanes: (UInt64, UInt64) = (0x9E37_79B9_7F4A_7C15 ^ UInt64(raw.count), 0xC2B2_AE3D_27D4_EB4F)
+            var offset = 0
+            while offset + 16 <= raw.count {
+                lanes.0 = Self.mix(lanes.0, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                lanes.1 = Self.mix(lanes.1, raw.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+                offset += 16
+            }
+            var tail: UInt64 = 0
+            for index in offset..<raw.count { tail = tail << 8 | UInt64(raw[index]) }
+            return Self.mix(Self.mix(lanes.0, tail), lanes.1)
+        }
+    }
+
+    private static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+        var mixed = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
+        mixed ^= mixed >> 29
+        return mixed
+    }
+
+    /// Throws unless the bytes' SHA-256 is `expected`; without a pin, hashes nothing.
+    package func verify(sha256 expected: String?) throws(PluginLoadError) {
+        guard let expected else { return }
+        let digest = sha256
+        guard digest != expected else { return }
+        throw PluginLoadError(
+            file: source, kind: .checksumMismatch,
+            message:
+                "sha256 is \(digest), the manifest expects \(expected); rebuild it or update the manifest's sha256")
+    }
+
+    /// Seals the bytes into a private copy and passes its path to `body`, which opens it.
+    ///
+    /// - Parameters:
+    ///   - label: A name for the copy, such as `libWelcomePlugin.gen2.so`, shown in `/proc/PID/maps`.
+    ///   - body: Opens the copy; returns whether the copy's image stays mapped (the descriptor is then kept).
+    func withSealedCopy<Result>(
+        label: String, _ body: (String) throws(PluginLoadError) -> (Result, keepsMapping: Bool)
+    ) throws(PluginLoadError) -> Result {
+        if let descriptor = sealedMemoryFile(label: label) {
+            var keep = false
+            defer { if !keep { close(descriptor) } }
+            do {
+                let (result, keepsMapping) = try body("/proc/self/fd/\(descriptor)")
+                keep = keepsMapping
+                return result
+            } catch {
+                keep = error.leftImageMapped
+                throw error
+            }
+        }
+        return try withPrivateFile(label: label) { path throws(PluginLoadError) in try body(path).0 }
+    }
+
+    /// glibc's `memfd_create`, which the Glibc module does not import; `nil` before glibc 2.27.
+    private static let memfdCreate: (@convention(c) (UnsafePointer<CChar>, UInt32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "memfd_create") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafePointer<CChar>, UInt32) -> Int32).self)
+    }()
+
+    /// A sealed memfd holding the bytes, or `nil` when this kernel cannot make one.
+    private func sealedMemoryFile(label: String) -> Int32? {
+        let cloexec: UInt32 = 0x0001
+        let allowSealing: UInt32 = 0x0002
+        let executable: UInt32 = 0x0010
+        // MFD_EXEC keeps a kernel with vm.memfd_noexec = 1 from refusing to map it; older kernels reject it.
+        guard let memfdCreate = Self.memfdCreate else { return nil }
+        var descriptor = memfdCreate(label, cloexec | allowSealing | executable)
+        if descriptor < 0, errno == EINVAL { descriptor = memfdCreate(label, cloexec | allowSealing) }
+        guard descriptor >= 0 else { return nil }
+        let sealSeal: Int32 = 0x0001
+        let sealShrink: Int32 = 0x0002
+        let sealGrow: Int32 = 0x0004
+        let sealWrite: Int32 = 0x0008
+        let addSeals: Int32 = 1033
+        guard writeAll(to: descriptor),
+            fcntl(descriptor, addSeals, sealWrite | sealShrink | sealGrow | sealSeal) == 0,
+            access("/proc/self/fd/\(descriptor)", R_OK) == 0
+        else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
+    /// Writes the bytes to a file of its own in a fresh 0700 directory, passes its path to `body`, then
+    /// removes both: the mapped image stays valid.
+    private func withPrivateFile<Result>(label: String, _ body: (String) throws(PluginLoadError) -> Result)
+        throws(PluginLoadError) -> Result
+    {
+        let base = ProcessInfoLite.environment("TMPDIR") ?? "/tmp"
+        var template = Array("\(base)/flowhost-\(getpid())-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw PluginLoadError(
+                file: source, kind: .unreadable,
+                message: "cannot create a directory for a private copy: \(String(cString: strerror(errno)))")
+        }
+        let directory = String(cString: made)
+        defer { rmdir(directory) }
+        let path = "\(directory)/\(label)"
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o500)
+        guard descriptor >= 0 else {
+            throw PluginLoadError(
+                file: source, kind: .unreadable,
+                message: "cannot write a private copy: \(String(cString: strerror(errno)))")
+        }
+        defer { unlink(path) }
+        let written = writeAll(to: descriptor)
+        close(descriptor)
+        guard written else {
+            throw PluginLoadError(file: source, kind: .unreadable, message: "cannot write a private copy: short write")
+        }
+        return try body(path)
+    }
+
+    private func writeAll(to descriptor: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            offset += count
+        }
+        return true
+    }
+}
+
+extension PluginLoadError {
+    /// The error for reading library `file` failing with `failure`.
+    package init(_ file: String, _ failure: InputFile.Failure) {
+        let kind: Kind =
+            switch failure.kind {
+            case .notFound: .notFound
+            case .notRegular: .notRegularFile
+            case .tooLarge: .tooLarge
+            case .symlinkLoop, .unreadable: .unreadable
+            }
+        let hint = failure.kind == .notRegular ? "; give the path of a plugin's lib<Name>.so" : ""
+        self.init(file: file, kind: kind, message: failure.message + hint)
+    }
+
+    /// This error with `copy` replaced by `source` wherever it is named: messages name the library the
+    /// person built, not the private copy.
+    func naming(_ source: String, insteadOf copy: String) -> PluginLoadError {
+        var error = self
+        error.file = source
+        error.message = error.message.split(separator: copy, omittingEmptySubsequences: false).joined(
+            separator: source)
+        return error
+    }
+}

@@ -1,0 +1,154 @@
+import FlowKit
+import FlowManifest
+import Glibc
+
+/// What a manifest's `discover` directories hold: every plugin library in them, probed in a child process
+/// (through the registry cache), and the manifest's own plugins, probed the same way so that what they
+/// declare counts too. No plugin code runs in this process. ``PluginComposition`` makes routes of it.
+@MainActor
+public struct PluginDiscovery {
+    /// A library found in a discovered directory.
+    public struct Library: Sendable {
+        /// The library file: the directory's path followed by its name.
+        public var path: String
+        /// The directory it was found in, as discovered (absolute).
+        public var directory: String
+        /// What the probe found, or why the library could not be probed.
+        public var probe: Result<ProbedPlugin, PluginLoadError>
+    }
+
+    /// The libraries found, in the manifest's `discover` order, each directory's by file name; libraries
+    /// that are not plugins (no entry point, such as libFlowKit.so) are in ``skipped`` instead.
+    nonisolated public private(set) var libraries: [Library] = []
+    /// The files matched that are not plugin libraries, with why (one line each).
+    nonisolated public private(set) var skipped: [PluginLoadError] = []
+    /// The manifest's own plugins (its `plugins`), probed, by name.
+    nonisolated public private(set) var declared: [String: Result<ProbedPlugin, PluginLoadError>] = [:]
+    /// Discovered directories that cannot be read.
+    nonisolated public private(set) var problems: [PluginLoadError] = []
+    /// Every directory read, absolute, in order: what a watching host watches.
+    nonisolated public private(set) var directories: [String] = []
+
+    /// Reads the directories `manifest` discovers and probes what they hold, and the plugins it declares.
+    ///
+    /// A directory of the search path that does not exist is passed over (the search path names places that
+    /// may hold plugins); a directory named in `discover` that does not exist is a problem.
+    public init(manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber) {
+        guard manifest.discovers else { return }
+        var seen = Set<String>()
+        for entry in manifest.discover {
+            let places: [(String, Bool)] =
+                switch entry.place {
+                case .directory(let directory): [(directory, true)]
+                case .searchPath: searchPath.directories.map { (Manifest.absolutePath($0), false) }
+                }
+            for (directory, required) in places {
+                guard let names = readDirectory(directory, required: required, checked: !prober.allowInsecure)
+                else { continue }
+                if !directories.contains(directory) { directories.append(directory) }
+                for name in names where Self.matches(name, entry.libraries) {
+                    let path = directory == "/" ? "/" + name : directory + "/" + name
+                    guard seen.insert(path).inserted, !Self.isDirectory(path) else { continue }
+                    do {
+                        libraries.append(
+                            Library(path: path, directory: directory, probe: .success(try prober.probe(path))))
+                    } catch  where error.kind == .missingEntry {
+                        skipped.append(error)
+                    } catch {
+                        libraries.append(Library(path: path, directory: directory, probe: .failure(error)))
+                    }
+                }
+            }
+        }
+        for name in manifest.plugins.keys.sorted() {
+            guard let entry = manifest.plugins[name] else { continue }
+            do throws(PluginLoadError) {
+                let path = try searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: name)
+                if let pin = entry.sha256 {
+                    try PluginCopy(reading: path, allowInsecure: prober.allowInsecure).verify(sha256: pin)
+                }
+                declared[name] = .success(try prober.probe(path, pin: entry.sha256))
+            } catch {
+                declared[name] = .failure(error)
+            }
+        }
+    }
+
+    /// What a discovery found, given: for tests of what is made of it (``PluginComposition``).
+    init(
+        libraries: [Library], declared: [String: Result<ProbedPlugin, PluginLoadError>] = [:],
+        skipped: [PluginLoadError] = [], problems: [PluginLoadError] = [], directories: [String] = []
+    ) {
+        self.libraries = libraries
+        self.declared = declared
+        self.skipped = skipped
+        self.problems = problems
+        self.directories = directories
+    }
+
+    /// The sorted names in `directory` that do not start with a dot; `nil` when it cannot be read, which is
+    /// a problem when the directory is `required`, or when others could write it (unless not `checked`,
+    /// `--allow-insecure-plugins`), which is a problem always.
+    private mutating func readDirectory(_ directory: String, required: Bool, checked: Bool) -> [String]? {
+        guard let names = Self.names(in: directory) else {
+            if required {
+                let reason = errno == ENOENT ? "not found" : String(cString: strerror(errno))
+                let hint =
+                    errno == ENOENT
+                    ? "; create it, or fix \"discover\" (relative directories are relative to the manifest)" : ""
+                problems.append(
+                    PluginLoadError(
+                        file: directory, kind: errno == ENOENT ? .notFound : .unreadable,
+                        message: "discovered directory \(reason)\(hint)"))
+            }
+            return nil
+        }
+        do {
+            if checked { try PluginPermissions.checkDiscovered(directory) }
+        } catch {
+            problems.append(error)
+            return nil
+        }
+        return names
+    }
+
+    /// The sorted names in `directory` that do not start with a dot; `nil`, with `errno` set, when it cannot
+    /// be read.
+    nonisolated static func names(in directory: String) -> [String]? {
+        guard let stream = opendir(directory) else { return nil }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Whether any directory `manifest` discovers, through `searchPath`, holds a file its patterns take:
+    /// a look at names only, nothing is probed.
+    nonisolated static func holdsLibraries(_ manifest: Manifest, searchPath: PluginSearchPath) -> Bool {
+        manifest.discover.contains { entry in
+            let directories: [String] =
+                switch entry.place {
+                case .directory(let directory): [directory]
+                case .searchPath: searchPath.directories
+                }
+            return directories.contains { names(in: $0)?.contains { matches($0, entry.libraries) } == true }
+        }
+    }
+
+    /// Whether `name` matches one of the shell patterns `patterns`.
+    nonisolated static func matches(_ name: String, _ patterns: [String]) -> Bool {
+        patterns.contains { fnmatch($0, name, 0) == 0 }
+    }
+
+    /// Whether `path` is a directory (`lib.so.d/`, say), which is passed over; any other file is probed, and
+    /// the probe refuses what is not a regular file by name.
+    private static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+}

@@ -1,0 +1,61 @@
+/// Why a plugin could not be loaded or used: one line naming the file and the cause, then a hint.
+///
+/// A plugin that fails makes only its own routes fail; the host keeps serving the rest.
+public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of failure, one per cause.
+    public enum Kind: String, Sendable, CaseIterable {
+        case notFound, unreadable, checksumMismatch, notELF, incomplete, notSharedObject, wrongArchitecture
+        case dlopenFailed, missingEntry, badHeader, abiMismatch, duplicateSDK
+        case unknownManager, unknownService
+        /// Not a regular file (a FIFO, device, directory), larger than 1 GiB, or writable by others.
+        case notRegularFile, tooLarge, insecure
+        /// Found before `dlopen` in the dynamic section and symbol table (``ELFDynamicSymbols``).
+        case badEntry, corruptELF
+        /// What became of a probe in a child process (``PluginProber``): the library crashed, exited
+        /// without describing itself or hung, it is quarantined by an earlier such probe, or no probe could
+        /// be run.
+        case crashed, exited, timedOut, quarantined, probeFailed
+        /// Found by discovery (``PluginComposition``): two plugins declare the same route and the manifest
+        /// picks neither; a plugin requires one that is missing, of a version outside the range, refused, or
+        /// requires it back (a cycle); two discovered libraries are the same plugin; a `prefer` names a plugin
+        /// that does not declare the route; a discovered plugin was removed while the host ran; a plugin's
+        /// guard redirects to a request no route handles. Two plugins declaring a guard or deep link
+        /// differently is a `conflict` too.
+        case conflict, unmetRequirement, requirementCycle, duplicatePlugin, badPreference, removed, unroutedRedirect
+    }
+
+    /// The library file, as found (or as written in the manifest when it was not found).
+    public var file: String
+    public var kind: Kind
+    /// What went wrong, lowercase, quoting the offending values, then `; ` and a hint.
+    public var message: String
+
+    public init(file: String, kind: Kind, message: String) {
+        self.file = file
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(file): \(message)" }
+
+    /// The one wording of a name a plugin does not export, for the registry, `validate` and a manifest reload:
+    /// `plugin 'auth' exports no manager 'SignOn'; it exports: Reauthenticate, SignIn`.
+    package static func notExported(_ what: String, _ name: String, by plugin: String, exports names: [String])
+        -> String
+    {
+        "plugin '\(plugin)' exports no \(what) '\(name)'; it exports: \(names.isEmpty ? "nothing" : names.sorted().joined(separator: ", "))"
+    }
+
+    /// Whether the library was mapped before it was refused: such an image can never be unloaded.
+    package var leftImageMapped: Bool {
+        [.missingEntry, .badHeader, .abiMismatch, .duplicateSDK].contains(kind)
+    }
+}
+
+extension PluginLoadError {
+    /// `problems` without repeats, in their first order.
+    package static func unique(_ problems: [PluginLoadError]) -> [PluginLoadError] {
+        var seen = Set<PluginLoadError>()
+        return problems.filter { seen.insert($0).inserted }
+    }
+}

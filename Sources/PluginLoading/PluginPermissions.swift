@@ -1,0 +1,28 @@
+import Glibc
+import HostSupport
+
+/// Refuses a plugin library that someone other than root and the running user could replace, as sshd's
+/// `StrictModes` and PostgreSQL refuse such files: the library, every directory on its path and every
+/// symbolic link on the way must pass ``PathTrust``. `--allow-insecure-plugins` skips the check.
+enum PluginPermissions {
+    /// Throws ``PluginLoadError`` (`insecure`) naming the first entry on the path that fails.
+    static func check(_ path: String, user: uid_t = geteuid()) throws(PluginLoadError) {
+        guard let problem = PathTrust.problem(path, ending: .file, user: user) else { return }
+        throw PluginLoadError(file: path, kind: .insecure, message: refusal(problem))
+    }
+
+    /// Throws ``PluginLoadError`` (`insecure`) when `directory`, a discovered directory, is not private to
+    /// root and the running user: whoever can add a file to it chooses what is loaded.
+    static func checkDiscovered(_ directory: String, user: uid_t = geteuid()) throws(PluginLoadError) {
+        guard let problem = PathTrust.problem(directory, ending: .privateDirectory, user: user) else { return }
+        throw PluginLoadError(
+            file: directory, kind: .insecure,
+            message:
+                "discovered directory refused: \(problem); whoever can write there can add a plugin; pass --allow-insecure-plugins to load from it anyway"
+        )
+    }
+
+    private static func refusal(_ problem: String) -> String {
+        "\(problem); whoever can write there can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+    }
+}

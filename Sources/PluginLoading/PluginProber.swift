@@ -1,0 +1,121 @@
+import FlowKit
+import Glibc
+import HostSupport
+
+/// Looks at plugin libraries without running any of their code in this process: each one is loaded in a
+/// child process (`flowhost __probe PATH`, see ``PluginProbe``) that sends back its description.
+///
+/// A probe first reads the file's ELF headers and dynamic symbol table here (``ELFDynamicSymbols``), so that a
+/// library without the FlowKit entry symbol is refused before any of its constructors run, even in the child.
+/// A library that crashes, exits or hangs the child is refused with one line naming the cause, and put in
+/// the ``PluginQuarantine`` until its file changes. Successful probes are kept in the ``ProbeCache``.
+@MainActor
+public final class PluginProber {
+    /// The `flowhost` executable to run as the child.
+    public let executable: String
+    /// How long a child may take, in seconds.
+    public var timeout: Double
+    /// Where successful probes are kept; `nil` probes every time (`--no-cache`).
+    public var cache: ProbeCache?
+    /// Where failed probes are recorded and looked up; `nil` quarantines nothing.
+    public var quarantine: PluginQuarantine?
+    /// Whether to probe libraries whose file or directories others can write (`--allow-insecure-plugins`);
+    /// the prober checks that before starting a child, which then does not check again.
+    public var allowInsecure = false
+    /// How many child processes this prober started.
+    public private(set) var probesRun = 0
+
+    public init(executable: String, timeout: Double = 10, cache: ProbeCache?, quarantine: PluginQuarantine?) {
+        self.executable = executable
+        self.timeout = timeout
+        self.cache = cache
+        self.quarantine = quarantine
+    }
+
+    /// A prober that runs this very executable (`/proc/self/exe`), with the standard cache directory's
+    /// quarantine and, unless `useCache` is false, its registry cache.
+    public static func standard(timeout: Double = 10, useCache: Bool = true) -> PluginProber {
+        let directory = CacheDirectory.standard()
+        return PluginProber(
+            executable: ProcessInfoLite.executablePath() ?? "/proc/self/exe", timeout: timeout,
+            cache: useCache ? directory.map(ProbeCache.init) : nil, quarantine: directory.map(PluginQuarantine.init))
+    }
+
+    /// The description of the plugin library at `path`, from the cache or a probe.
+    ///
+    /// - Parameter pin: The SHA-256 the manifest pins the library to, already checked; part of the cache key.
+    /// - Throws: ``PluginLoadError``: the loader's refusals, ``PluginLoadError/Kind/crashed``,
+    ///   ``PluginLoadError/Kind/exited``, ``PluginLoadError/Kind/timedOut``,
+    ///   ``PluginLoadError/Kind/quarantined`` or ``PluginLoadError/Kind/probeFailed``.
+    public func probe(_ path: String, pin: String? = nil) throws(PluginLoadError) -> ProbedPlugin {
+        guard let identity = FileIdentity(path: path) else {
+            throw PluginLoadError(file: path, kind: .notFound, message: "plugin library not found")
+        }
+        if let quarantine, let entry = quarantine.entry(for: path, identity: identity) {
+            throw quarantine.refusal(entry)
+        }
+        do {
+            try InputFile.checkRegular(path, what: "plugin library")  // a FIFO would block the reads below
+        } catch {
+            throw PluginLoadError(path, error)
+        }
+        if !allowInsecure { try PluginPermissions.check(path) }
+        if let cached = cache?.lookup(path, identity: identity, pin: pin) { return cached }
+        try ELFCheck.check(path)
+        try ELFDynamicSymbols.check(path)
+        probesRun += 1
+        let outcome = try ProbeProcess.run(executable: executable, path: path, timeout: timeout)
+        let reason: String
+        let kind: PluginLoadError.Kind
+        var hint = ""
+        switch outcome {
+        case .answered(let answer):
+            if let plugin = answer["plugin"].flatMap({ ProbedPlugin(json: $0, path: path) }) {
+                cache?.store(plugin, identity: identity, pin: pin)
+                return plugin
+            }
+            let refusal = answer["error"]
+            throw PluginLoadError(
+                file: path,
+                kind: refusal?["kind"]?.string.flatMap(PluginLoadError.Kind.init(rawValue:)) ?? .probeFailed,
+                message: refusal?["message"]?.string ?? "its probe answered something that is not a description")
+        case .crashed(let signal):
+            kind = .crashed
+            reason = "crashed with \(ProcessInfoLite.signalName(signal))"
+        case .exited(let status):
+            kind = .exited
+            reason = "exited with status \(status)"
+            hint = ", without describing itself (a constructor or its entry point called exit)"
+        case .timedOut:
+            kind = .timedOut
+            reason = "hung for \(Self.seconds(timeout))"
+            hint = " (a constructor or its entry point does not return)"
+        }
+        var message = "\(reason) while loading in a probe process\(hint)"
+        if let contents = try? InputFile.read(path, what: "plugin library", limit: PluginCopy.maxLibrarySize),
+            let abiHint = PluginABIMarker.crashHint(contents)
+        {
+            message += abiHint
+        }
+        if let quarantine, (try? quarantine.add(path, kind: kind, reason: reason + " when it was probed")) != nil {
+            message += "; quarantined until the file changes, or run `flowhost quarantine clear \(path)`"
+        }
+        if kind == .timedOut { message += "; if it is only slow, raise --probe-timeout" }
+        throw PluginLoadError(file: path, kind: kind, message: message)
+    }
+
+    /// `10 s`, `0.5 s`.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() && value < 1e15 ? "\(Int(value)) s" : "\(value) s"
+    }
+}
+
+extension ProcessInfoLite {
+    /// The running executable's path, from `/proc/self/exe`.
+    public static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, Int(PATH_MAX))
+        guard length > 0 else { return nil }
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,69 @@
+import FlowManifest
+import Glibc
+import HostSupport
+
+/// Where plugin libraries are looked for, in order.
+///
+/// The standard order: the manifest's `pluginPath`, then `--plugin-path` flags, then the
+/// `FLOWHOST_PLUGIN_PATH` environment variable (colon-separated), then the directory of the running
+/// executable, so `swift run flowhost ...` finds the bundled plugins built beside it.
+public struct PluginSearchPath: Sendable, Hashable {
+    /// The directories, searched first to last.
+    public var directories: [String]
+
+    public init(_ directories: [String]) {
+        self.directories = directories
+    }
+
+    /// The standard search path for `manifest`.
+    public static func standard(
+        manifest: Manifest, flags: [String] = [],
+        environment: String? = ProcessInfoLite.environment("FLOWHOST_PLUGIN_PATH"),
+        executableDirectory: String? = ProcessInfoLite.executableDirectory()
+    ) -> PluginSearchPath {
+        var directories = manifest.pluginPath + flags
+        directories += (environment ?? "").split(separator: ":").map(String.init)
+        if let executableDirectory { directories.append(executableDirectory) }
+        var seen = Set<String>()
+        return PluginSearchPath(directories.filter { seen.insert($0).inserted })
+    }
+
+    /// The file for `library`: a path (containing `/`) relative to `baseDirectory`, or a file name found in
+    /// the first directory that has it.
+    ///
+    /// - Throws: ``PluginLoadError`` listing the directories searched.
+    public func locate(_ library: String, relativeTo baseDirectory: String, plugin: String? = nil)
+        throws(PluginLoadError) -> String
+    {
+        let what = plugin.map { "library of plugin '\($0)'" } ?? "plugin library"
+        if library.contains("/") {
+            let path = Manifest.normalisedPath(library, relativeTo: baseDirectory)
+            guard access(path, F_OK) == 0 else {
+                if errno == ELOOP { throw Self.loop(path, what) }
+                throw PluginLoadError(
+                    file: path, kind: .notFound, message: "\(what) not found; check the path in the manifest")
+            }
+            return path
+        }
+        for directory in directories {
+            let path = directory.hasSuffix("/") ? directory + library : directory + "/" + library
+            if access(path, F_OK) == 0 { return path }
+            if errno == ELOOP { throw Self.loop(path, what) }
+        }
+        let searched = directories.isEmpty ? "no directories" : directories.joined(separator: ", ")
+        throw PluginLoadError(
+            file: library, kind: .notFound,
+            message:
+                "\(what) not found (searched: \(searched)); build it with `swift build` or add its directory with --plugin-path"
+        )
+    }
+}
+
+extension PluginSearchPath {
+    /// The error for a path that goes round a loop of symbolic links.
+    fileprivate static func loop(_ path: String, _ what: String) -> PluginLoadError {
+        PluginLoadError(
+            file: path, kind: .unreadable,
+            message: "\(what) path is a symbolic link loop (ELOOP: too many levels of symbolic links)")
+    }
+}

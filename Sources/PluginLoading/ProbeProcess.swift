@@ -1,0 +1,121 @@
+import FlowKit
+import Glibc
+import HostSupport
+
+/// One probe: `flowhost __probe PATH` started with `posix_spawn`, its answer read from descriptor 3, and
+/// how it ended. The child's standard streams go to `/dev/null`, so that nothing a plugin prints reaches
+/// the host's output.
+struct ProbeProcess {
+    /// How a probe ended.
+    enum Outcome: Sendable, Equatable {
+        /// The child wrote an answer and exited normally.
+        case answered(JSONValue)
+        /// The child died of signal `signal`.
+        case crashed(signal: Int32)
+        /// The child exited with `status` without a complete answer.
+        case exited(status: Int32)
+        /// The child did not finish within the timeout and was killed.
+        case timedOut
+    }
+
+    /// The descriptor the child writes its answer to.
+    static let answerDescriptor: Int32 = 3
+
+    /// Runs `executable __probe path` and waits at most `timeout` seconds for it.
+    ///
+    /// - Throws: ``PluginLoadError/Kind/probeFailed`` when no child could be started.
+    static func run(executable: String, path: String, timeout: Double) throws(PluginLoadError) -> Outcome {
+        if let trace = ProcessInfoLite.environment("FLOWHOST_PROBE_TRACE") { append("probe \(path)\n", to: trace) }
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw failure(path, "cannot make a pipe: \(String(cString: strerror(errno)))") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let (reader, writer) = (ends[0], ends[1])
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, writer, answerDescriptor)
+
+        // No crash report: the runtime's backtracer would take seconds to describe a crash nobody reads.
+        let environment =
+            ProcessInfoLite.environmentEntries().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + [
+                "SWIFT_BACKTRACE=enable=no"
+            ]
+        let arguments: [String] = [executable, PluginProbe.subcommand, path]
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { for string in argv + envp { free(string) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        close(writer)
+        guard spawned == 0 else {
+            close(reader)
+            throw failure(path, "cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        defer { close(reader) }
+
+        let deadline = now() + timeout
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var open = true
+        while open {
+            let left = deadline - now()
+            guard left > 0 else { return kill(pid) }
+            var polled = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&polled, 1, Int32(min(left * 1000, 60_000).rounded(.up)))
+            if ready < 0 && errno != EINTR { break }
+            guard ready > 0 else { continue }
+            let count = read(reader, &buffer, buffer.count)
+            if count > 0 {
+                answer += buffer[..<count]
+                // An answer is a few kilobytes; a child that writes without end is not a probe.
+                if answer.count > 16 << 20 { return kill(pid) }
+            } else if count == 0 || errno != EINTR {
+                open = false
+            }
+        }
+        // The answer is complete once the child closes its end, which it does by exiting.
+        var status: Int32 = 0
+        while true {
+            let waited = waitpid(pid, &status, WNOHANG)
+            if waited == pid { break }
+            if waited < 0 && errno != EINTR { throw failure(path, "lost the probe process") }
+            guard now() < deadline else { return kill(pid) }
+            var none = pollfd(fd: -1, events: 0, revents: 0)
+            _ = poll(&none, 0, 5)
+        }
+        if status & 0x7F != 0 { return .crashed(signal: status & 0x7F) }
+        let exitStatus = (status >> 8) & 0xFF
+        guard let text = String(validating: answer, as: UTF8.self), let parsed = try? JSONValue(parsing: text),
+            exitStatus == 0
+        else { return .exited(status: exitStatus) }
+        return .answered(parsed)
+    }
+
+    /// Kills a child that ran out of time and reaps it.
+    private static func kill(_ pid: pid_t) -> Outcome {
+        _ = Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return .timedOut
+    }
+
+    private static func failure(_ path: String, _ reason: String) -> PluginLoadError {
+        PluginLoadError(file: path, kind: .probeFailed, message: "cannot probe it: \(reason)")
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    private static func append(_ line: String, to file: String) {
+        let fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        _ = Array(line.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+}
