@@ -30,6 +30,8 @@ extension BaseFlowCoordinator {
         return parent.dependencies.merging(ownDependencies)
     }
 
+    /// Sets (or with `nil`, removes) the dependency `key` on this coordinator: its descendants see it, and the
+    /// queued requests whose requirements are now met replay, in the order they arrived.
     public func setDependency(_ key: DependencyKey, _ value: (any Sendable)?) {
         ownDependencies[key] = value
         sink?(.dependencySet(key))

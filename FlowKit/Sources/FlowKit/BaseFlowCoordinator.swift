@@ -13,6 +13,8 @@
 /// ``send(_:from:)``: requests are never lost or reordered per submitter.
 @MainActor
 open class BaseFlowCoordinator: FlowCoordinator {
+    /// A name for reports and traces. A child's is also its part of the paths snapshots record
+    /// (`settings/switchUser`), so give a child the same name every time it is opened.
     public let name: String
     /// Which manager handles which request.
     public var mapping: RequestCoordinatorMappingDictionary {

@@ -4,7 +4,9 @@
 /// ``RequestCoordinatorMappingDictionary`` wins over the entry for the request alone.
 /// Open set: declare your own in an extension.
 public struct Coordinated: FlowName {
+    /// The name as spelled, such as `itemList`.
     public let rawValue: String
+    /// Creates the module name spelled `rawValue`.
     public init(rawValue: String) { self.rawValue = rawValue }
 }
 

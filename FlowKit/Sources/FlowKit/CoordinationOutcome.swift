@@ -41,6 +41,8 @@ public enum CoordinationOutcome: Sendable, Hashable, CustomStringConvertible {
         return false
     }
 
+    /// One line, as the shell prints it: `handled by catalog.Home`, `unhandled`,
+    /// `queued until catalog.store is set`, `failed: MESSAGE` or `redirected to auth.signIn`.
     public var description: String {
         switch self {
         case .handled(let manager): "handled by \(manager)"
@@ -65,5 +67,6 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
         self = (error as? FlowError) ?? FlowError(String(describing: error))
     }
 
+    /// The ``message``.
     public var description: String { message }
 }

@@ -1,7 +1,7 @@
 /// A request for coordination: a name plus a JSON-like payload.
 ///
 /// The payload crosses plugin boundaries and often comes from JSON (scripts, manifests, deep links), so it
-/// is a ``JSONValue``; decode it into your own type with ``decode(_:)``.
+/// is a ``JSONValue``; decode it into your own type with ``decode(_:)-(T.Type)``.
 public struct CoordinationRequest: Sendable, Hashable, CustomStringConvertible {
     /// What is asked for.
     public var name: CoordinationRequestName
@@ -38,6 +38,7 @@ public struct CoordinationRequest: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether both have the same name and equal payloads.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         guard lhs.name == rhs.name else { return false }
         switch (lhs.arguments, rhs.arguments) {
@@ -47,6 +48,7 @@ public struct CoordinationRequest: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Hashes the name and the payload.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(payload)
@@ -59,6 +61,7 @@ public struct CoordinationRequest: Sendable, Hashable, CustomStringConvertible {
         try payload.decode(type)
     }
 
+    /// The name, then the payload as compact JSON when there is one: `catalog.detail {"id":2}`.
     public var description: String {
         arguments == nil ? name.rawValue : "\(name.rawValue) \(payload)"
     }

@@ -10,12 +10,14 @@
 /// }
 /// ```
 public struct CoordinationRequestName: FlowName {
+    /// The name as spelled, such as `catalog.detail`.
     public let rawValue: String
     /// Where routing tables look the name up, worked out once: a name is usually made once and sent many
     /// times. `nil` for a name that is not ASCII (see ``RouteTable/hash(_:)``). Equality and hashing are
     /// `RawRepresentable`'s, by ``rawValue`` alone.
     let routeHash: UInt64?
 
+    /// Creates the request name spelled `rawValue`.
     public init(rawValue: String) {
         self.rawValue = rawValue
         self.routeHash = RouteTable.hash(rawValue)

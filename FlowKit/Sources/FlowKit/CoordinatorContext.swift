@@ -33,6 +33,7 @@ public struct CoordinatorContext: Sendable, Hashable, CustomStringConvertible {
         try JSONValue.object(values).decode(type)
     }
 
+    /// The context as compact JSON, keys sorted.
     public var description: String { JSONValue.object(values).description }
 }
 

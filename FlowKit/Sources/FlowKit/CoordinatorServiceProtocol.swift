@@ -15,23 +15,35 @@ public protocol CoordinatorServiceProtocol: AnyObject {
 /// Every method has an empty default, so implement only what you need.
 @MainActor
 public protocol CoordinatorServiceLifeCycleProtocol: CoordinatorServiceProtocol {
+    /// The application is about to go to the background.
     func willEnterBackground()
+    /// The application went to the background.
     func didEnterBackground()
+    /// The application is about to come back to the foreground.
     func willEnterForeground()
+    /// The application is active again, after ``willEnterForeground()``.
     func didBecomeActive()
+    /// The application is about to terminate.
     func willTerminate()
 }
 
 extension CoordinatorServiceLifeCycleProtocol {
+    /// Does nothing.
     public func willEnterBackground() {}
+    /// Does nothing.
     public func didEnterBackground() {}
+    /// Does nothing.
     public func willEnterForeground() {}
+    /// Does nothing.
     public func didBecomeActive() {}
+    /// Does nothing.
     public func willTerminate() {}
 }
 
 /// A lifecycle event the coordinator fans out to every ``CoordinatorServiceLifeCycleProtocol`` service.
 public enum LifecycleEvent: String, Sendable, CaseIterable {
+    /// The events, each delivered by calling the ``CoordinatorServiceLifeCycleProtocol`` method of the same
+    /// name.
     case willEnterBackground, didEnterBackground, willEnterForeground, didBecomeActive, willTerminate
 
     /// The events of going to the background, in order.

@@ -13,7 +13,9 @@ public struct DeepLinkMapping: Sendable, Hashable {
     /// In the payloads, a string that is exactly `"{name}"` becomes the capture's value with its type (a
     /// number for `int`), and `{name}` inside a longer string becomes the capture's text.
     public struct Route: Sendable, Hashable {
+        /// The pattern a URL must match.
         public let pattern: DeepLinkPattern
+        /// The requests a matching URL opens, in order, their payloads naming captures as `{name}`.
         public let steps: [CoordinationRequest]
 
         /// A route from `pattern` to `steps`.

@@ -9,6 +9,8 @@
 public struct DeepLinkPattern: Sendable, Hashable, CustomStringConvertible {
     /// What a capture accepts.
     public enum CaptureType: String, Sendable, Hashable, CaseIterable {
+        /// `string` accepts any non-empty segment, percent-decoded, as a string; `int` accepts decimal digits
+        /// (with an optional `-`) as a number.
         case string, int
     }
 

@@ -3,7 +3,9 @@
 /// Open set. Plugins declare a ``TypedDependencyKey``, which carries the value's type and stands for one of
 /// these (``TypedDependencyKey/key``); this name is what requirements, events, guards and manifests use.
 public struct DependencyKey: FlowName {
+    /// The name as spelled, such as `catalog.store`.
     public let rawValue: String
+    /// Creates the key spelled `rawValue`.
     public init(rawValue: String) { self.rawValue = rawValue }
 }
 
@@ -36,7 +38,10 @@ public struct DependencyValues: @unchecked Sendable {
     /// A value of another type is reported as such: after a plugin reload, an object made by the old
     /// generation is not an instance of the new generation's class of the same name.
     ///
-    /// - Parameter hint: How to set the dependency, appended to the message after `; `.
+    /// - Parameters:
+    ///   - key: The dependency's name.
+    ///   - type: The type the value must have.
+    ///   - hint: How to set the dependency, appended to the message after `; `.
     /// - Throws: ``FlowError``, `dependency 'KEY' is not set; HINT` or `dependency 'KEY' is a X, not a T; HINT`.
     @available(*, deprecated, message: "declare a TypedDependencyKey<T> and call require(typedKey, hint:)")
     public func require<T>(_ key: DependencyKey, as type: T.Type, hint: String) throws(FlowError) -> T {

@@ -5,10 +5,16 @@ extension FlowEvent {
     /// An event's case, without its payload. Kinds grow with the events (a later FlowKit 1.x adds both):
     /// a `switch` over a kind ends with `default`, as one over an event does. Since FlowKit 1.2.
     public enum Kind: Sendable, Hashable {
+        /// The kinds of the events about a request: how it was routed and what became of it. Each kind is the
+        /// ``FlowEvent`` case of the same name.
         case handling, handled, unhandled, queued, replaying, deadLettered, failed
+        /// The kinds of the events about the presentation and child flows.
         case presented, removed, childOpened, childFinished
+        /// The kinds of the events about services and dependencies.
         case serviceStarted, serviceStopped, dependencySet
+        /// The kinds of the events about guards and the requests they hold.
         case rewritten, redirecting, held, resuming, redirectCancelled
+        /// The kinds of the events about managers' ends and services' problems.
         case managerEnded, managerTaskFailed, presentRefused, serviceProblem
     }
 

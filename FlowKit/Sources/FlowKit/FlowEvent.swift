@@ -28,17 +28,31 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
     case handling(CoordinationRequest, from: Coordinated, manager: String, coordinator: String)
     /// A manager took the request; reported after what it did, see `handling`.
     case handled(CoordinationRequest, from: Coordinated, manager: String, coordinator: String)
+    /// No coordinator in the chain has a route for the request.
     case unhandled(CoordinationRequest, from: Coordinated)
+    /// The request's manager needs the dependencies `waitingFor`, which are not all set: it waits for them.
     case queued(CoordinationRequest, from: Coordinated, waitingFor: [DependencyKey])
+    /// A queued request is sent again: the dependencies its manager needs are set now.
     case replaying(CoordinationRequest, from: Coordinated)
+    /// A queued request was given up on: it waited longer than ``BaseFlowCoordinator/queueTimeout``, or its
+    /// coordinator stopped.
     case deadLettered(DeadLetter)
+    /// The request failed with `error`: its manager could not be made or threw, a guard rejected it, or the
+    /// request a guard redirected it to was not handled.
     case failed(CoordinationRequest, from: Coordinated, error: FlowError)
+    /// A module was presented with `style`.
     case presented(Coordinated, style: PresentationStyle)
+    /// A module left the presentation: popped, dismissed, replaced by a root, or its manager or flow finished.
     case removed(Coordinated)
+    /// A child coordinator, by name, was opened with `style`.
     case childOpened(String, style: PresentationStyle)
+    /// A child coordinator, by name, finished with `result`.
     case childFinished(String, result: FlowResult)
+    /// A service started; by its type's name.
     case serviceStarted(String)
+    /// A service stopped; by its type's name.
     case serviceStopped(String)
+    /// A dependency was set, or removed, on a coordinator.
     case dependencySet(DependencyKey)
     /// A guard replaced the request (`from`, sent by the module) with `to`, which goes on through the chain.
     case rewritten(CoordinationRequest, to: CoordinationRequest, from: Coordinated, guard: String)
@@ -63,6 +77,7 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
     /// A service failed to start, or did not start or stop in time.
     case serviceProblem(ServiceProblem)
 
+    /// One line, as the shell prints it: `presented itemList (inline)`, `dependency catalog.store set`.
     public var description: String {
         switch self {
         case .handling(let request, let module, let manager, let coordinator):
@@ -101,10 +116,14 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
 
 /// A queued request that was given up on, with the reason.
 public struct DeadLetter: Sendable, Hashable, CustomStringConvertible {
+    /// The request that waited.
     public var request: CoordinationRequest
+    /// The module that asked for it.
     public var module: Coordinated
+    /// Why it was given up on: how long it waited and for what, or that its coordinator stopped.
     public var reason: String
 
+    /// `catalog.detail from itemList: REASON`.
     public var description: String { "\(request.name) from \(module): \(reason)" }
 }
 
@@ -124,6 +143,7 @@ public struct DeepLinkResult: Sendable, Hashable, CustomStringConvertible {
     /// steps with it.
     public var isWaiting: Bool { stoppedBy?.isQueued == true || stoppedBy?.isRedirected == true }
 
+    /// `deep link applied: 2 of 2 steps`, or the step it waits at or stopped at, and the outcome there.
     public var description: String {
         guard let stoppedBy else { return "deep link applied: \(applied) of \(total) steps" }
         if isWaiting {

@@ -12,14 +12,19 @@ public protocol FlowName: RawRepresentable<String>, Hashable, Sendable, Comparab
 extension FlowName {
     /// Creates the name spelled `rawValue`.
     public init(_ rawValue: String) { self.init(rawValue: rawValue) }
+    /// Creates the name spelled by a string literal: `static let list: Self = "catalog.list"`.
     public init(stringLiteral value: String) { self.init(rawValue: value) }
+    /// The name as spelled.
     public var description: String { rawValue }
+    /// Orders names by their spelling.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// Decodes the name from a single string.
     public init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }
 
+    /// Encodes the name as a single string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)

@@ -78,6 +78,8 @@ public struct FlowSnapshot: Sendable, Hashable {
         /// request's flow), and it is sent after them all.
         public var step: Int?
 
+        /// A request waiting in the coordinator at `coordinator`: held by the guard `guardName`, or queued for its
+        /// manager's dependencies when `guardName` is `nil`.
         public init(
             _ request: CoordinationRequest, from sender: Coordinated, coordinator: [String] = [], guardName: String?,
             laterSteps: [CoordinationRequest] = [], step: Int? = nil
@@ -158,6 +160,7 @@ public struct FlowSnapshot: Sendable, Hashable {
         /// outside any request (or before restoration was on), so that no step brings it back.
         public var step: Int?
 
+        /// A screen showing `module`, presented by the coordinator at `coordinator`, from the step at index `step`.
         public init(_ module: Coordinated, coordinator: [String] = [], step: Int?) {
             self.module = module
             self.coordinator = coordinator
@@ -169,9 +172,12 @@ public struct FlowSnapshot: Sendable, Hashable {
     public struct Presentation: Sendable, Hashable {
         /// A tab: its title and stack.
         public struct Tab: Sendable, Hashable {
+            /// The tab's title.
             public var title: String
+            /// The tab's stack, bottom first.
             public var stack: [Screen]
 
+            /// A tab titled `title` showing `stack`.
             public init(title: String, stack: [Screen]) {
                 self.title = title
                 self.stack = stack
@@ -187,6 +193,7 @@ public struct FlowSnapshot: Sendable, Hashable {
         /// The modal layers, bottom first, each a stack.
         public var modals: [[Screen]]
 
+        /// A presentation with these layers.
         public init(stack: [Screen], tabs: [Tab] = [], selectedTab: Int? = nil, modals: [[Screen]] = []) {
             self.stack = stack
             self.tabs = tabs
@@ -229,6 +236,7 @@ public struct FlowSnapshot: Sendable, Hashable {
         /// step opens it again.
         public var step: Int?
 
+        /// A child coordinator at `path`, opened with `style` by the step at index `step`.
         public init(path: [String], style: PresentationStyle, step: Int?) {
             self.path = path
             self.style = style

@@ -5,7 +5,7 @@ public enum GuardDecision: Sendable, Hashable, CustomStringConvertible {
     /// Replace the request with this one, which the later guards see and routing routes. The guard that
     /// rewrote it does not see the new request.
     case rewrite(CoordinationRequest)
-    /// Refuse the request: its outcome is ``CoordinationOutcome/failed(_:)`` with this error, prefixed
+    /// Refuse the request: its outcome is ``CoordinationOutcome/failed(_:)-enum.case`` with this error, prefixed
     /// with the guard's name. Nothing later in the chain sees it.
     case reject(FlowError)
     /// Send this request first, from the same module, and hold the original until the flow it starts

@@ -65,10 +65,12 @@ public struct HeldRequest: Sendable, Hashable, Identifiable, CustomStringConvert
         storage = Storage(Fields(id: id, request: request, module: module, redirect: redirect, guardName: guardName))
     }
 
+    /// Whether both have the same id, request, module, redirect and guard.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
     }
 
+    /// Hashes every field.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(storage.fields)
     }

@@ -6,12 +6,17 @@
 /// ``decode(_:)``.
 @frozen
 public enum JSONValue: Sendable, Hashable {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// Every JSON number. Integers are exact up to 2^53.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, its elements in order.
     case array([JSONValue])
+    /// An object, its members by name.
     case object([String: JSONValue])
 
     /// An empty object, the payload of a request that carries nothing.
@@ -94,12 +99,20 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
+    /// `nil` is JSON `null`.
     public init(nilLiteral: ()) { self = .null }
+    /// `true` and `false` are JSON Booleans.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal is a JSON number.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A floating-point literal is a JSON number.
     public init(floatLiteral value: Double) { self = .number(value) }
+    /// A string literal is a JSON string.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal is a JSON array: `[1, "two", nil]`.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A dictionary literal is a JSON object: `["id": 2, "tags": ["new"]]`; of a key given twice, the last
+    /// value wins.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }

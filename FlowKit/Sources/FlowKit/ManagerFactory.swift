@@ -97,7 +97,7 @@ public struct ManagerFactory: Sendable {
     /// A factory that finds its manager type only when first used, for example by loading a plugin.
     ///
     /// `resolve` is called for each request; it should cache. An error it throws becomes the request's
-    /// ``CoordinationOutcome/failed(_:)`` outcome.
+    /// ``CoordinationOutcome/failed(_:)-enum.case`` outcome.
     public init(name: String, resolve: @escaping @MainActor @Sendable () throws -> Resolved) {
         self.name = name
         self.source = .lazy(resolve)
@@ -107,7 +107,7 @@ public struct ManagerFactory: Sendable {
     /// invalidated (``ResolutionCache/invalidate()``).
     ///
     /// `resolve` is called again only after an invalidation, or after it threw: an error it throws becomes
-    /// the request's ``CoordinationOutcome/failed(_:)`` outcome and is not kept.
+    /// the request's ``CoordinationOutcome/failed(_:)-enum.case`` outcome and is not kept.
     public init(
         name: String, cachedIn cache: ResolutionCache, resolve: @escaping @MainActor @Sendable () throws -> Resolved
     ) {

@@ -19,7 +19,7 @@
 /// | 24     | pointer  | ``versionMarker``, a C string in the plugin's own read-only data |
 ///
 /// The host checks the magic, then the version, then the FlowKit identity, and only then reads the
-/// registration. ``export(_:)`` and ``FlowKitVersion/current`` are emitted into the plugin itself, so the
+/// registration. ``export(_:)`` and `FlowKitVersion.current` are emitted into the plugin itself, so the
 /// version the host reads is the one the plugin was compiled against, not the host's. The host loads a
 /// plugin built against `1.m` when it has FlowKit `1.n` with `m <= n`.
 ///
@@ -39,9 +39,9 @@ public enum PluginEntry {
     /// The size of the header in bytes.
     public static let headerSize = 32
 
-    /// `FlowKit plugin version ` and ``FlowKitVersion/current``: emitted into the plugin (``export(_:)``
+    /// `FlowKit plugin version ` and `FlowKitVersion.current`: emitted into the plugin (``export(_:)``
     /// stores it in the header), so that the plugin's file says which FlowKit it was built against.
-    /// Change it with ``FlowKitVersion/current``.
+    /// Change it with `FlowKitVersion.current`.
     @export(implementation)
     public static var versionMarker: StaticString { "FlowKit plugin version 1.3" }
 

@@ -13,6 +13,7 @@ public enum PresentationStyle: Sendable, Hashable, CustomStringConvertible {
     /// modals are removed too, and the children that showed them finish.
     case root
 
+    /// `inline`, `modal`, `tab 'Title'` or `root`, as events print it.
     public var description: String {
         switch self {
         case .inline: "inline"

@@ -34,6 +34,8 @@ public struct RedirectGuard: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension RedirectGuard: RequestGuard {
+    /// Redirects `request` to ``redirect`` when one of ``requests`` matches its name and ``unless`` does not
+    /// hold in `coordinator`; lets it proceed otherwise.
     public func decide(_ request: CoordinationRequest, from module: Coordinated, in coordinator: any FlowCoordinator)
         -> GuardDecision
     {

@@ -20,7 +20,7 @@ public protocol RequestCoordinatorManager: AnyObject {
     /// Handles `request`, sent by `module`.
     ///
     /// - Returns: What to do next: present a module, keep working, or nothing more.
-    /// - Throws: Any error; the request's outcome becomes ``CoordinationOutcome/failed(_:)``.
+    /// - Throws: Any error; the request's outcome becomes ``CoordinationOutcome/failed(_:)-enum.case``.
     func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep
 
     /// The coordinator let this manager go: nothing holds it any more, for `reason`.
@@ -32,6 +32,7 @@ public protocol RequestCoordinatorManager: AnyObject {
 }
 
 extension RequestCoordinatorManager {
+    /// None: a manager that needs dependencies declares them.
     public static var requirements: [DependencyKey] { [] }
 
     /// Does nothing.
@@ -71,6 +72,8 @@ open class FlowManager: RequestCoordinatorManager {
     var resultHandler: (@MainActor (FlowResult) -> Void)?
     var givenResult: FlowResult?
 
+    /// Creates a manager working for `coordinator`; the coordinator makes one for each request it routes to
+    /// the manager's factory.
     public required init(coordinator: any FlowCoordinator) {
         self.coordinator = coordinator
     }
@@ -78,6 +81,10 @@ open class FlowManager: RequestCoordinatorManager {
     /// The dependencies this manager needs; override with `override class var requirements`.
     open class var requirements: [DependencyKey] { [] }
 
+    /// Handles `request`, sent by `module`: override it. The default does nothing and answers
+    /// ``ManagerStep/finished``.
+    ///
+    /// - Throws: Any error; the request's outcome becomes ``CoordinationOutcome/failed(_:)-enum.case``.
     open func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         .finished
     }

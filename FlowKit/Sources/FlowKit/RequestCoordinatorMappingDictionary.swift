@@ -17,6 +17,7 @@ public struct RequestRoute: Hashable, Sendable, CustomStringConvertible {
         self.module = module
     }
 
+    /// `catalog.detail`, or `catalog.detail from itemList` for an entry specific to one module.
     public var description: String {
         module.map { "\(request) from \($0)" } ?? request.rawValue
     }

@@ -45,6 +45,7 @@ public protocol RequestGuard {
 /// })
 /// ```
 public struct ClosureGuard: RequestGuard {
+    /// The name events and errors give the guard.
     public let name: String
     private let body: @MainActor (CoordinationRequest, Coordinated, any FlowCoordinator) -> GuardDecision
 
@@ -57,6 +58,7 @@ public struct ClosureGuard: RequestGuard {
         self.body = decide
     }
 
+    /// Decides with the closure the guard was made with.
     public func decide(_ request: CoordinationRequest, from module: Coordinated, in coordinator: any FlowCoordinator)
         -> GuardDecision
     {

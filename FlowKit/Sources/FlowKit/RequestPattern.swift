@@ -48,5 +48,6 @@ public struct RequestPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The pattern as written, ``text``.
     public var description: String { text }
 }

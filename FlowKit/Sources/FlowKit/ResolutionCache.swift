@@ -14,6 +14,7 @@ public final class ResolutionCache {
     /// Raised by ``invalidate()``; a resolution kept at another generation is stale.
     private(set) var generation = 0
 
+    /// A cache that keeps nothing yet.
     public init() {}
 
     /// Makes every factory cached here resolve again on its next request.

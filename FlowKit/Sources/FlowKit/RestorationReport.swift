@@ -22,6 +22,7 @@ public struct RestorationReport: Sendable, Hashable, CustomStringConvertible {
             /// brings it back.
             case notRecorded
 
+            /// A few words, as the report prints them: `no route handles it any more`.
             public var description: String {
                 switch self {
                 case .unhandled: "no route handles it any more"
@@ -42,8 +43,10 @@ public struct RestorationReport: Sendable, Hashable, CustomStringConvertible {
         public var request: FlowSnapshot.Step?
         /// The screen, for ``Reason/notRecorded``.
         public var module: Coordinated?
+        /// Why the step or screen did not come back as saved.
         public var reason: Reason
 
+        /// A problem of the step at index `step` (`request`), or of the screen `module`, for `reason`.
         public init(step: Int?, request: FlowSnapshot.Step?, module: Coordinated? = nil, reason: Reason) {
             self.step = step
             self.request = request
@@ -77,6 +80,8 @@ public struct RestorationReport: Sendable, Hashable, CustomStringConvertible {
     /// what they waited for is there by now. Since FlowKit 1.2.
     public var waitingRestored = 0
 
+    /// A report that `restored` of `steps` steps were handled, with the problems, the screen as saved
+    /// (`expected`) and the screen reached (`state`).
     public init(steps: Int, restored: Int, problems: [Problem], expected: PresentationState, state: PresentationState) {
         self.steps = steps
         self.restored = restored

@@ -2,7 +2,9 @@
 public struct PresentationState: Sendable, Hashable, CustomStringConvertible {
     /// A tab: its title and navigation stack, bottom first.
     public struct Tab: Sendable, Hashable {
+        /// The tab's title.
         public var title: String
+        /// The tab's navigation stack, bottom first.
         public var stack: [Coordinated]
 
         /// A tab titled `title` showing `stack`.

@@ -14,6 +14,7 @@ public struct ServiceProblem: Error, Sendable, Hashable, CustomStringConvertible
     /// The service, by its type's name; a host may give it a better one, as `flowhost` gives the
     /// manifest's (`auth.Session`).
     public var service: String
+    /// What went wrong.
     public var kind: Kind
 
     /// A problem of `service`.

@@ -23,6 +23,7 @@ public struct TypedDependencyKey<Value: Sendable>: Sendable, Hashable, CustomStr
         self.key = key
     }
 
+    /// The dependency's name.
     public var description: String { key.rawValue }
 }
 
@@ -44,7 +45,9 @@ extension DependencyValues {
     /// A value of another type is reported as such: after a plugin reload, an object made by the old
     /// generation is not an instance of the new generation's class of the same name.
     ///
-    /// - Parameter hint: How to set the dependency, appended to the message after `; `.
+    /// - Parameters:
+    ///   - key: The dependency's typed key.
+    ///   - hint: How to set the dependency, appended to the message after `; `.
     /// - Throws: ``FlowError``, `dependency 'KEY' is not set; HINT` or
     ///   `dependency 'KEY' is a X, not a Value; HINT`.
     public func require<Value>(_ key: TypedDependencyKey<Value>, hint: String) throws(FlowError) -> Value {

@@ -47,6 +47,7 @@ public struct TypedRequest<Payload: Codable & Sendable>: Sendable, Hashable, Cus
         }
     }
 
+    /// The request's name, as on the wire.
     public var description: String { name.rawValue }
 }
 
