@@ -11,19 +11,19 @@ import PluginLoading
 /// and the problem says how the manifest settles it.
 extension PluginComposition {
     /// A guard or deep link a plugin declares that is not taken as declared, and why.
-    public struct DeclarationSetAside: Sendable {
-        public enum Kind: String, Sendable, CustomStringConvertible {
+    package struct DeclarationSetAside: Sendable {
+        package enum Kind: String, Sendable, CustomStringConvertible {
             case `guard` = "guard"
             case deepLink = "deep link"
 
-            public var description: String { rawValue }
+            package var description: String { rawValue }
         }
 
-        public var kind: Kind
+        package var kind: Kind
         /// The guard's name, or the deep link's pattern.
-        public var key: String
-        public var plugin: String
-        public var reason: SetAside.Reason
+        package var key: String
+        package var plugin: String
+        package var reason: SetAside.Reason
     }
 
     /// The manifest's guards, then the plugins' in load order; records where each comes from and reports

@@ -25,32 +25,32 @@ import PluginLoading
 /// - **Services**: the manifest's `services` in its order, then those the plugins ask to start
 ///   (``FlowKit/PluginDescription/startServices``), in requirement order, each after the services its
 ///   `after` names.
-public struct PluginComposition: Sendable {
+package struct PluginComposition: Sendable {
     /// A request and the module it must come from, the key of a route.
-    public struct RouteKey: Sendable, Hashable, CustomStringConvertible {
-        public var request: CoordinationRequestName
-        public var module: Coordinated?
+    package struct RouteKey: Sendable, Hashable, CustomStringConvertible {
+        package var request: CoordinationRequestName
+        package var module: Coordinated?
 
-        public init(_ request: CoordinationRequestName, from module: Coordinated?) {
+        package init(_ request: CoordinationRequestName, from module: Coordinated?) {
             self.request = request
             self.module = module
         }
 
         /// `"catalog.create"`, or `"auth.signIn" from "settings"`.
-        public var description: String {
+        package var description: String {
             quoted(request.rawValue) + (module.map { " from \(quoted($0.rawValue))" } ?? "")
         }
     }
 
     /// Who made a route.
-    public enum Source: Sendable, Hashable, CustomStringConvertible {
+    package enum Source: Sendable, Hashable, CustomStringConvertible {
         /// The manifest's `routes`.
         case manifest
         /// The plugin of that name declared it.
         case plugin(String)
 
         /// `manifest`, or the plugin's name.
-        public var description: String {
+        package var description: String {
             switch self {
             case .manifest: "manifest"
             case .plugin(let name): name
@@ -59,8 +59,8 @@ public struct PluginComposition: Sendable {
     }
 
     /// A plugin the manifest declares or discovery found, and what became of it.
-    public struct Plugin: Sendable {
-        public enum State: Sendable {
+    package struct Plugin: Sendable {
+        package enum State: Sendable {
             /// Loaded (on demand) and routed.
             case active
             /// Not loaded: a requirement is unmet, or its probe failed (a plugin of `plugins`).
@@ -73,25 +73,25 @@ public struct PluginComposition: Sendable {
             case removed
         }
 
-        public var name: String
+        package var name: String
         /// The library file.
-        public var library: String
+        package var library: String
         /// The discovered directory it was found in; `nil` for a plugin of the manifest's `plugins`.
-        public var directory: String?
+        package var directory: String?
         /// What its probe found; `nil` when the probe failed.
-        public var probe: ProbedPlugin?
-        public var state: State
+        package var probe: ProbedPlugin?
+        package var state: State
 
         /// Whether it is loaded and routed.
-        public var isActive: Bool {
+        package var isActive: Bool {
             if case .active = state { return true }
             return false
         }
     }
 
     /// A declared route that is not routed as declared, and why.
-    public struct SetAside: Sendable {
-        public enum Reason: Sendable, CustomStringConvertible {
+    package struct SetAside: Sendable {
+        package enum Reason: Sendable, CustomStringConvertible {
             /// The manifest routes the same request and `from` itself, at `by` (`routes[3]`).
             case overridden(by: String)
             /// An `exclude.routes` entry, at `by`, selects it.
@@ -105,7 +105,7 @@ public struct PluginComposition: Sendable {
             /// Its plugin's library was removed; the route fails, unless another plugin routes it.
             case removed
 
-            public var description: String {
+            package var description: String {
                 switch self {
                 case .overridden(let place): "overridden by the manifest's \(place)"
                 case .excluded(let place): "excluded by \(place)"
@@ -118,50 +118,50 @@ public struct PluginComposition: Sendable {
             }
         }
 
-        public var key: RouteKey
-        public var plugin: String
-        public var manager: String
-        public var reason: Reason
+        package var key: RouteKey
+        package var plugin: String
+        package var manager: String
+        package var reason: Reason
     }
 
     /// The manifest as the host runs it: the declared one with the discovered plugins (their libraries by
     /// path), the declared routes and the services to start.
-    public internal(set) var manifest: Manifest
+    package internal(set) var manifest: Manifest
     /// The manifest as written.
-    public let declared: Manifest
+    package let declared: Manifest
     /// Every plugin, the manifest's first (by name), then discovered ones in the order found.
-    public internal(set) var plugins: [Plugin] = []
+    package internal(set) var plugins: [Plugin] = []
     /// Who made each route of ``manifest``.
-    public internal(set) var sources: [RouteKey: Source] = [:]
+    package internal(set) var sources: [RouteKey: Source] = [:]
     /// Declared routes not routed as declared.
-    public internal(set) var setAside: [SetAside] = []
+    package internal(set) var setAside: [SetAside] = []
     /// Who made each guard of ``manifest``, by name.
-    public internal(set) var guardSources: [String: Source] = [:]
+    package internal(set) var guardSources: [String: Source] = [:]
     /// Who made each deep link of ``manifest``, by pattern.
-    public internal(set) var deepLinkSources: [String: Source] = [:]
+    package internal(set) var deepLinkSources: [String: Source] = [:]
     /// Declared guards and deep links not taken as declared.
-    public internal(set) var declarationsSetAside: [DeclarationSetAside] = []
+    package internal(set) var declarationsSetAside: [DeclarationSetAside] = []
     /// Routes that fail with an error when used: conflicts, and routes of refused or removed plugins.
-    public internal(set) var failing: [RouteKey: PluginLoadError] = [:]
+    package internal(set) var failing: [RouteKey: PluginLoadError] = [:]
     /// Every problem, one line each: libraries that cannot be probed, conflicts, unmet requirements.
-    public internal(set) var problems: [PluginLoadError] = []
+    package internal(set) var problems: [PluginLoadError] = []
     /// The active plugins, each after those it requires: the order to load them and start their services.
-    public internal(set) var loadOrder: [String] = []
+    package internal(set) var loadOrder: [String] = []
     /// The plugins each active plugin requires, to load first.
-    public internal(set) var requirements: [String: [String]] = [:]
+    package internal(set) var requirements: [String: [String]] = [:]
     /// Files in discovered directories that are not plugin libraries (no entry point).
-    public internal(set) var skipped: [PluginLoadError] = []
+    package internal(set) var skipped: [PluginLoadError] = []
     /// Libraries in discovered directories whose probe failed: they crashed, hung, were refused. Each is
     /// also a problem.
-    public internal(set) var broken: [PluginLoadError] = []
+    package internal(set) var broken: [PluginLoadError] = []
     /// The directories discovery read.
-    public internal(set) var directories: [String] = []
+    package internal(set) var directories: [String] = []
 
     /// Composes `manifest` with what `discovery` found in its directories.
     ///
     /// - Parameter previous: The composition this one follows while the host runs: a plugin it had
     ///   discovered that is gone now is kept as ``Plugin/State/removed``, its routes failing.
-    public init(manifest: Manifest, discovery: PluginDiscovery, previous: PluginComposition? = nil) {
+    package init(manifest: Manifest, discovery: PluginDiscovery, previous: PluginComposition? = nil) {
         declared = manifest
         self.manifest = manifest
         skipped = discovery.skipped
@@ -200,7 +200,7 @@ public struct PluginComposition: Sendable {
     }
 
     /// The plugin called `name` that is in use, or would be but for a refusal or a removal.
-    public func plugin(named name: String) -> Plugin? {
+    package func plugin(named name: String) -> Plugin? {
         plugins.first { plugin in
             guard plugin.name == name else { return false }
             if case .active = plugin.state { return true }

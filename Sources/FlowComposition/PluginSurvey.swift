@@ -5,16 +5,16 @@ import PluginLoading
 /// A manifest's plugins as probes see them (``PluginProber``): what `validate` and `list --eager` check,
 /// without running any plugin code in this process.
 @MainActor
-public struct PluginSurvey {
+package struct PluginSurvey {
     /// Each plugin's probe, by plugin name.
-    public private(set) var results: [String: Result<ProbedPlugin, PluginLoadError>] = [:]
-    public let manifest: Manifest
+    package private(set) var results: [String: Result<ProbedPlugin, PluginLoadError>] = [:]
+    package let manifest: Manifest
 
     /// Probes every plugin `manifest` declares, found through `searchPath`, in name order; a pinned library's
     /// digest is checked first.
     ///
     /// - Parameter known: Plugins probed already (by discovery), by name, which are not probed again.
-    public init(
+    package init(
         manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber, known: [String: ProbedPlugin] = [:]
     ) {
         self.manifest = manifest
@@ -39,7 +39,7 @@ public struct PluginSurvey {
     /// Every problem, as ``Host/check(manifest:registry:)`` reports them: plugins that do not load, modules
     /// they declare presented by managers they do not export (``ProbedPlugin/declarationProblems``), then
     /// routes' and experiments' managers and services that their plugins do not export.
-    public var problems: [PluginLoadError] {
+    package var problems: [PluginLoadError] {
         var problems = manifest.plugins.keys.sorted().flatMap { name -> [PluginLoadError] in
             switch results[name] {
             case .failure(let error): [error]
@@ -87,7 +87,7 @@ public struct PluginSurvey {
     /// The requirements of the plugins probed that are not met, and the cycles among them: what refuses a
     /// plugin of `plugins` when it first loads (``PluginRegistry``), in the same words. For a manifest that
     /// discovers, its composition has said it already.
-    public var requirementProblems: [PluginLoadError] {
+    package var requirementProblems: [PluginLoadError] {
         var problems: [PluginLoadError] = []
         var edges: [String: [String]] = [:]
         var libraries: [String: String] = [:]

@@ -2,12 +2,12 @@ import FlowKit
 import FlowManifest
 
 /// A subject's first exposure to an experiment: who, which experiment, which variant.
-public struct Exposure: Sendable, Hashable, CustomStringConvertible {
-    public var subject: String
-    public var experiment: String
-    public var variant: String
+package struct Exposure: Sendable, Hashable, CustomStringConvertible {
+    package var subject: String
+    package var experiment: String
+    package var variant: String
 
-    public var description: String {
+    package var description: String {
         "exposure: subject '\(subject)' in experiment '\(experiment)' gets variant '\(variant)'"
     }
 }
@@ -22,12 +22,12 @@ public struct Exposure: Sendable, Hashable, CustomStringConvertible {
 /// not yet exposed. A request without a subject (the context lacks the subject path) goes to the first
 /// variant, the control, and is not an exposure.
 @MainActor
-public final class ExperimentAssigner {
+package final class ExperimentAssigner {
     private var experiments: [String: Manifest.Experiment]
     /// experiment -> subject -> variant name, for subjects already exposed in this run.
     private var assigned: [String: [String: String]] = [:]
     /// Called once per subject and experiment, on its first exposure.
-    public var onExposure: (@MainActor (Exposure) -> Void)?
+    package var onExposure: (@MainActor (Exposure) -> Void)?
 
     init(_ experiments: [String: Manifest.Experiment]) {
         self.experiments = experiments
@@ -39,17 +39,17 @@ public final class ExperimentAssigner {
     }
 
     /// The variant each subject exposed in this run got, by experiment then subject: what a snapshot saves.
-    public var assignments: [String: [String: String]] { assigned }
+    package var assignments: [String: [String: String]] { assigned }
 
     /// Takes the assignments of a restored snapshot in place of this run's, without reporting exposures:
     /// the subjects were exposed in the run that saved them. Variants no longer in the manifest are ignored
     /// when assigning, as after a manifest reload.
-    public func restore(_ assignments: [String: [String: String]]) {
+    package func restore(_ assignments: [String: [String: String]]) {
         assigned = assignments
     }
 
     /// The variant `subject` gets in `experiment` by the hash alone, ignoring earlier exposures.
-    public static func variant(of subject: String, in experiment: Manifest.Experiment) -> Manifest.Experiment.Variant {
+    package static func variant(of subject: String, in experiment: Manifest.Experiment) -> Manifest.Experiment.Variant {
         let total = experiment.variants.reduce(0) { $0 + $1.weight }
         var bucket = Int(bucket(subject, salt: experiment.salt) % UInt64(max(total, 1)))
         for variant in experiment.variants where variant.weight > 0 {
@@ -60,7 +60,7 @@ public final class ExperimentAssigner {
     }
 
     /// The variant for `subject` in experiment `name`, recording (and reporting) a first exposure.
-    public func assign(_ subject: String?, in name: String) -> Manifest.Experiment.Variant? {
+    package func assign(_ subject: String?, in name: String) -> Manifest.Experiment.Variant? {
         guard let experiment = experiments[name], let control = experiment.variants.first else { return nil }
         guard let subject else { return control }
         if let previous = assigned[name]?[subject],

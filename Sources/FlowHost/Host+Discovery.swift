@@ -51,7 +51,7 @@ extension Host {
     ///   plugin's library.
     /// - Returns: The events, in the order reported.
     @discardableResult
-    public func rediscover(changed: String? = nil, landedAt: ContinuousClock.Instant? = nil) -> [HostEvent] {
+    package func rediscover(changed: String? = nil, landedAt: ContinuousClock.Instant? = nil) -> [HostEvent] {
         guard let previous = composition else { return [] }
         guard
             let next = Host.compose(

@@ -17,7 +17,7 @@ extension Host {
     /// - Parameter force: Load a new generation even when the library is unchanged (a watched file that
     ///   did not change is skipped instead).
     @discardableResult
-    public func reloadPlugin(_ name: String, force: Bool = false) -> HostEvent {
+    package func reloadPlugin(_ name: String, force: Bool = false) -> HostEvent {
         let event: HostEvent
         do {
             event = try attemptReload(name, landedAt: nil, force: force)
@@ -69,7 +69,7 @@ extension Host {
 
     /// Reloads every plugin of the manifest; returns what happened to each.
     @discardableResult
-    public func reloadAll(force: Bool = false) -> [HostEvent] {
+    package func reloadAll(force: Bool = false) -> [HostEvent] {
         registry.pluginNames.map { reloadPlugin($0, force: force) }
     }
 
@@ -82,7 +82,7 @@ extension Host {
     /// discovers plugins reads its directories again (``rediscover(changed:landedAt:)``), which starts and
     /// stops the services of the plugins that come and go.
     @discardableResult
-    public func reloadManifest() -> HostEvent {
+    package func reloadManifest() -> HostEvent {
         let event: HostEvent
         do throws(ManifestErrors) {
             let declared = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
@@ -110,7 +110,7 @@ extension Host {
     /// Every library is loaded from a private copy, so none is opened in place. A library that is still
     /// being written (truncated, or not yet an ELF file) is tried again a few times before the reload is
     /// refused.
-    public func watch() throws(FlowError) {
+    package func watch() throws(FlowError) {
         let files = ([manifest.path] + registry.pluginNames.compactMap { registry.sourcePath(of: $0) })
             .map(Manifest.absolutePath)
         if watcher?.isStopped != false {
@@ -171,7 +171,7 @@ extension Host {
     }
 
     /// The stats as lines for people: requests per manager, generations per plugin, exposures.
-    public var statsLines: [String] {
+    package var statsLines: [String] {
         var lines = [
             "requests: \(stats.handled.values.reduce(0, +)) handled, \(stats.unhandled) unhandled, \(stats.failed) failed, \(stats.queued) queued, \(stats.deadLettered) dead-lettered"
         ]

@@ -1,16 +1,16 @@
 import FlowKit
 
 /// What ``Host/restore(_:)`` made of a ``HostSnapshot``.
-public struct HostRestoration: Sendable, Hashable {
+package struct HostRestoration: Sendable, Hashable {
     /// How the presentation came back: each step that could not be restored, and why.
-    public var report: RestorationReport
+    package var report: RestorationReport
     /// The running services that took their saved state, by manifest name (`auth.Session`).
-    public var restoredServices: [String]
+    package var restoredServices: [String]
     /// The saved service states no running service took: the manifest does not start the service, or it
     /// no longer adopts `StateHandoff`.
-    public var unusedServiceStates: [String]
+    package var unusedServiceStates: [String]
     /// The `name` of the manifest the snapshot was saved with.
-    public var manifest: String?
+    package var manifest: String?
 }
 
 /// Saving the host's place and coming back to it: the presentation, the services' state, the experiment
@@ -18,7 +18,7 @@ public struct HostRestoration: Sendable, Hashable {
 extension Host {
     /// The host's place: the presentation as the requests that rebuild it, the state of each running
     /// service that adopts `StateHandoff` (by manifest name), and the experiment assignments of this run.
-    public func snapshot() -> HostSnapshot {
+    package func snapshot() -> HostSnapshot {
         var flow = coordinator.snapshot()
         for (ref, service) in runningServices { flow.saveState(of: service, as: ref.reportedName) }
         return HostSnapshot(manifest: manifest.name, experiments: experiments.assignments, flow: flow)
@@ -34,7 +34,7 @@ extension Host {
     /// - Throws: ``FlowError`` when the snapshot's version is not one this flowhost reads; the host is
     ///   not started.
     @discardableResult
-    public func start(restoring snapshot: HostSnapshot) throws(FlowError) -> HostRestoration {
+    package func start(restoring snapshot: HostSnapshot) throws(FlowError) -> HostRestoration {
         try Self.check(snapshot)
         var restored: [String] = []
         for (ref, service) in runningServices {
@@ -58,7 +58,7 @@ extension Host {
     ///
     /// - Throws: ``FlowError`` when the snapshot's version is not one this flowhost reads; nothing changes.
     @discardableResult
-    public func restore(_ snapshot: HostSnapshot) throws(FlowError) -> HostRestoration {
+    package func restore(_ snapshot: HostSnapshot) throws(FlowError) -> HostRestoration {
         guard coordinator.isRunning else { return try start(restoring: snapshot) }
         try Self.check(snapshot)
         var restored: [String] = []

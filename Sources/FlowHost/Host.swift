@@ -17,34 +17,34 @@ import PluginLoading
 /// Plugins and the manifest can be reloaded while it runs (``reloadPlugin(_:)``, ``reloadManifest()``,
 /// ``watch()``); everything that happens is reported through ``onEvent`` and counted in ``stats``.
 @MainActor
-public final class Host {
+package final class Host {
     /// The manifest in force; replaced by a valid ``reloadManifest()``.
-    public internal(set) var manifest: Manifest
-    public let registry: PluginRegistry
+    package internal(set) var manifest: Manifest
+    package let registry: PluginRegistry
     /// The root coordinator, routing the manifest's requests.
-    public let coordinator: BaseFlowCoordinator
+    package let coordinator: BaseFlowCoordinator
     /// What went wrong while setting up: plugins or services that could not be loaded. The host runs
     /// without them; their routes fail with the same errors.
-    public private(set) var problems: [PluginLoadError] = []
+    package private(set) var problems: [PluginLoadError] = []
     /// Called with everything that happens: flow events, reloads, exposures.
     ///
     /// The listener owns each event it is handed, so keeping one costs no copy: pass it on with `consume`
     /// (`{ event in log.append(consume event) }`).
-    public var onEvent: (@MainActor (consuming HostEvent) -> Void)? {
+    package var onEvent: (@MainActor (consuming HostEvent) -> Void)? {
         get { relay.onEvent }
         set { relay.onEvent = newValue }
     }
     /// Counters of what happened since the host was made.
-    public internal(set) var stats: HostStats {
+    package internal(set) var stats: HostStats {
         get { relay.stats }
         set { relay.stats = newValue }
     }
     /// Counts the coordinator's events and hands them to ``onEvent``.
     let relay = HostEventRelay()
     /// Assigns subjects to experiment variants.
-    public let experiments: ExperimentAssigner
+    package let experiments: ExperimentAssigner
     /// The largest manifest file ``reloadManifest()`` reads, in bytes (`--max-manifest-size`).
-    public var maxManifestSize = Manifest.defaultMaxSize
+    package var maxManifestSize = Manifest.defaultMaxSize
     package var watcher: FileWatcher?
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
@@ -52,12 +52,12 @@ public final class Host {
     var retiredManagerTypes: [String: Set<ObjectIdentifier>] = [:]
     /// For a manifest that discovers plugins, what discovery found and where each route comes from; then
     /// ``manifest`` is ``PluginComposition/manifest``, and ``PluginComposition/declared`` the file's.
-    public internal(set) var composition: PluginComposition?
+    package internal(set) var composition: PluginComposition?
     /// Probes the libraries of discovered directories (see ``Host+Discovery``).
     var discoveryProber: PluginProber?
     /// Where the host records which plugin it is calling into, for a supervisor to read after a crash
     /// (`flowhost run --supervise`); `nil`, the default, records nothing.
-    @exclusivity(unchecked) public var breadcrumb: CrashBreadcrumb? {
+    @exclusivity(unchecked) package var breadcrumb: CrashBreadcrumb? {
         didSet {
             relay.tracksBreadcrumbs = breadcrumb != nil
             coordinator.mapping = mapping(for: manifest)
@@ -79,7 +79,7 @@ public final class Host {
     ///   - registry: The plugins of another host of the same manifest, to share instead of loading them
     ///     again (`flowhost run --subjects` runs one host per subject); `searchPath`, `allowInsecurePlugins`
     ///     and `prober` are then the shared registry's.
-    public init(
+    package init(
         manifest declared: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false,
         allowInsecurePlugins: Bool = false, prober: PluginProber? = nil, discoveryProber: PluginProber? = nil,
         registry shared: PluginRegistry? = nil
@@ -133,7 +133,7 @@ public final class Host {
     ///
     /// - Returns: Each start request with its outcome.
     @discardableResult
-    public func start() -> [(request: CoordinationRequest, outcome: CoordinationOutcome)] {
+    package func start() -> [(request: CoordinationRequest, outcome: CoordinationOutcome)] {
         coordinator.start()
         return manifest.start.map { ($0, coordinator.requestCoordination($0, from: .app)) }
     }
@@ -146,7 +146,7 @@ public final class Host {
     ///
     /// - Returns: Each start request with its outcome.
     @discardableResult
-    public func startAndWait() async -> [(request: CoordinationRequest, outcome: CoordinationOutcome)] {
+    package func startAndWait() async -> [(request: CoordinationRequest, outcome: CoordinationOutcome)] {
         await coordinator.startAndWait()
         return manifest.start.map { ($0, coordinator.requestCoordination($0, from: .app)) }
     }
@@ -154,7 +154,7 @@ public final class Host {
     /// Stops watching, then stops the coordinator and its services.
     ///
     /// Services that await stop in the background; ``stopAndWait()`` waits for them.
-    public func stop() {
+    package func stop() {
         watcher?.stop()
         watcher = nil
         coordinator.stop()
@@ -166,7 +166,7 @@ public final class Host {
     ///
     /// - Returns: The services that did not stop in time, by their manifest names.
     @discardableResult
-    public func stopAndWait() async -> [ServiceProblem] {
+    package func stopAndWait() async -> [ServiceProblem] {
         watcher?.stop()
         watcher = nil
         let problems = await coordinator.stopAndWait()
@@ -177,7 +177,7 @@ public final class Host {
     /// service exists.
     ///
     /// - Returns: Every problem found, not just the first.
-    public static func check(manifest: Manifest, registry: PluginRegistry) -> [PluginLoadError] {
+    package static func check(manifest: Manifest, registry: PluginRegistry) -> [PluginLoadError] {
         var problems = registry.loadAll()
         for (plugin, manager) in manifest.managerReferences {
             do { _ = try registry.manager(manager, in: plugin) } catch { problems.append(error) }
@@ -189,7 +189,7 @@ public final class Host {
     }
 
     /// The library serving manager `name` (as reported, `plugin.Manager`), for messages.
-    public func library(ofManager name: String) -> String? {
+    package func library(ofManager name: String) -> String? {
         guard let dot = name.firstIndex(of: ".") else { return nil }
         return registry.library(of: String(name[..<dot]))
     }

@@ -3,7 +3,7 @@ import FlowManifest
 import PluginLoading
 
 /// Something a ``Host`` reports: flow events, reloads and experiment exposures.
-public enum HostEvent: Sendable, CustomStringConvertible {
+package enum HostEvent: Sendable, CustomStringConvertible {
     /// An event of the coordinator tree, kept inline: a listener that keeps it moves it (``Host/onEvent``)
     /// rather than allocating a box for each.
     case flow(FlowEvent)
@@ -30,7 +30,7 @@ public enum HostEvent: Sendable, CustomStringConvertible {
     /// that is no longer met.
     case discoveryProblem(PluginLoadError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .flow(let event): event.description
         case .pluginReloaded(let plugin, let generation, let file, let swapTime, let services):

@@ -4,9 +4,9 @@ import Glibc
 import HostSupport
 
 /// Why a snapshot file could not be read or written: one line naming the file and the cause.
-public struct SnapshotFileError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct SnapshotFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kinds of problems, which decide `flowhost run --restore`'s exit code.
-    public enum Kind: String, Hashable, Sendable {
+    package enum Kind: String, Hashable, Sendable {
         /// The file does not exist (exit 66).
         case notFound
         /// The file cannot be read: a directory, no permission (exit 66).
@@ -19,19 +19,19 @@ public struct SnapshotFileError: Error, Hashable, Sendable, CustomStringConverti
     }
 
     /// The snapshot file, as given.
-    public var file: String
-    public var kind: Kind
+    package var file: String
+    package var kind: Kind
     /// What went wrong, lowercase, then `; ` and a hint when one helps.
-    public var message: String
+    package var message: String
 
-    public init(file: String, kind: Kind, message: String) {
+    package init(file: String, kind: Kind, message: String) {
         self.file = file
         self.kind = kind
         self.message = message
     }
 
     /// `FILE: message`.
-    public var description: String { "\(file): \(message)" }
+    package var description: String { "\(file): \(message)" }
 }
 
 extension HostSnapshot {
@@ -39,7 +39,7 @@ extension HostSnapshot {
     ///
     /// - Throws: ``SnapshotFileError``: `notFound`, `unreadable`, or `invalid` (not JSON, not a snapshot,
     ///   a newer version, a member missing or of the wrong type).
-    public static func load(path: String) throws(SnapshotFileError) -> HostSnapshot {
+    package static func load(path: String) throws(SnapshotFileError) -> HostSnapshot {
         let bytes: [UInt8]
         do {
             bytes = try InputFile.read(path, what: "snapshot file", limit: Manifest.defaultMaxSize)
@@ -72,7 +72,7 @@ extension HostSnapshot {
     ///   power cut leaves an empty file; a supervised host, which saves after every command only to survive
     ///   its own crash, goes without.
     /// - Throws: ``SnapshotFileError`` (`unwritable`) naming the cause; the previous file is left as it was.
-    public func write(to path: String, durable: Bool = true) throws(SnapshotFileError) {
+    package func write(to path: String, durable: Bool = true) throws(SnapshotFileError) {
         do {
             try AtomicFile.write(
                 Array((json.prettyDescription + "\n").utf8), to: path, mode: AtomicFile.defaultMode,

@@ -17,22 +17,22 @@ import FlowKit
 /// ```
 ///
 /// `flow` is FlowKit's shape (its own `version`), documented in `manifests/README.md`.
-public struct HostSnapshot: Sendable, Hashable {
+package struct HostSnapshot: Sendable, Hashable {
     /// The version of the host's part of the shape this flowhost writes, and the newest it reads.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
     /// The value of `format`, which tells a snapshot from any other JSON file.
-    public static let format = "flowhost-snapshot"
+    package static let format = "flowhost-snapshot"
 
     /// The version of the host's part of the shape.
-    public var version: Int
+    package var version: Int
     /// The `name` of the manifest the host ran, for reports; a snapshot restores against any manifest.
-    public var manifest: String?
+    package var manifest: String?
     /// The variant each exposed subject got, by experiment then subject.
-    public var experiments: [String: [String: String]]
+    package var experiments: [String: [String: String]]
     /// The presentation and the services' state.
-    public var flow: FlowSnapshot
+    package var flow: FlowSnapshot
 
-    public init(
+    package init(
         version: Int = HostSnapshot.currentVersion, manifest: String?, experiments: [String: [String: String]] = [:],
         flow: FlowSnapshot
     ) {
@@ -43,7 +43,7 @@ public struct HostSnapshot: Sendable, Hashable {
     }
 
     /// The JSON form.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var members: [String: JSONValue] = [
             "format": .string(Self.format), "version": .number(Double(version)),
             "experiments": .object(experiments.mapValues { .object($0.mapValues(JSONValue.string)) }),
@@ -57,7 +57,7 @@ public struct HostSnapshot: Sendable, Hashable {
     ///
     /// - Throws: ``FlowError`` naming the first problem: not a snapshot, a version this flowhost (or its
     ///   FlowKit) does not read, or the member that is missing or of the wrong type.
-    public init(json: JSONValue) throws(FlowError) {
+    package init(json: JSONValue) throws(FlowError) {
         guard let members = json.object, members["format"]?.string == Self.format else {
             throw FlowError("not a flowhost snapshot: it lacks \"format\": \"\(Self.format)\"")
         }

@@ -4,7 +4,7 @@ extension Host {
     /// What the shell's `stats` prints: ``statsLines``, or with `--json` the one line of ``statsJSON``.
     ///
     /// - Throws: ``FlowError`` for any other argument.
-    public func statsLines(arguments: String) throws(FlowError) -> [String] {
+    package func statsLines(arguments: String) throws(FlowError) -> [String] {
         switch arguments {
         case "": return statsLines
         case "--json": return [statsJSON.description]
@@ -21,7 +21,7 @@ extension Host {
     ///  "requests": {"byManager": {"auth.SignIn": 1}, "deadLettered": 0, "failed": 0, "handled": 1,
     ///               "queued": 0, "unhandled": 0}}
     /// ```
-    public var statsJSON: JSONValue {
+    package var statsJSON: JSONValue {
         let handled = stats.handled.values.reduce(0, +)
         let requests: JSONValue = [
             "handled": .number(Double(handled)), "unhandled": .number(Double(stats.unhandled)),
@@ -50,7 +50,7 @@ extension Host {
 
 extension PluginRegistry.Status {
     /// `notLoaded`, `loaded` or `failed`, as JSON output says it.
-    public var name: String {
+    package var name: String {
         switch self {
         case .notLoaded: "notLoaded"
         case .loaded: "loaded"

@@ -1,19 +1,19 @@
 /// What a host has done since it was made.
-public struct HostStats: Sendable, Hashable {
+package struct HostStats: Sendable, Hashable {
     /// Handled requests by the manager that handled them (experiment variants are reported with their
     /// experiment and variant).
-    public var handled: [String: Int] {
+    package var handled: [String: Int] {
         Dictionary(zip(handledManagers, handledCounts)) { first, _ in first }
     }
-    public var unhandled = 0
-    public var failed = 0
-    public var queued = 0
-    public var deadLettered = 0
+    package var unhandled = 0
+    package var failed = 0
+    package var queued = 0
+    package var deadLettered = 0
     /// Subjects exposed, by experiment and variant.
-    public var exposures: [String: [String: Int]] = [:]
+    package var exposures: [String: [String: Int]] = [:]
     /// Successful plugin reloads and refused ones.
-    public var reloads = 0
-    public var refusedReloads = 0
+    package var reloads = 0
+    package var refusedReloads = 0
 
     // Counted per request, so without hashing a name: each manager has a slot, found by comparing names
     // (equal small strings, or one storage, compare in a word or two), the one counted last first.

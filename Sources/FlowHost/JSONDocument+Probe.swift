@@ -4,7 +4,7 @@ import PluginLoading
 extension JSONDocument {
     /// `inspect --json` for a plugin a probe described: the same shape as for a loaded one,
     /// `{"errors": [], "library", "plugin": {"name", "version", "flowKit": "1.0", "hostFlowKit": "1.0", "managers", "services"}}`.
-    public static func plugin(_ plugin: ProbedPlugin) -> JSONValue {
+    package static func plugin(_ plugin: ProbedPlugin) -> JSONValue {
         var details = plugin.json.object ?? [:]
         details["hostFlowKit"] = .string(FlowKitVersion.current.description)
         return ["library": .string(plugin.path), "plugin": .object(details), "errors": []]
@@ -14,7 +14,7 @@ extension JSONDocument {
     /// "since", "current"}]}`, `entryPoint` null for a whole library (else `manager Trap`, `action fragile
     /// trap`, `service Clock`), `current` false for an entry whose file has changed since (and no longer
     /// refuses it).
-    public static func quarantine(_ entries: [PluginQuarantine.Entry]) -> JSONValue {
+    package static func quarantine(_ entries: [PluginQuarantine.Entry]) -> JSONValue {
         let list = entries.map { entry -> JSONValue in
             [
                 "library": .string(entry.library), "entryPoint": entry.entryPoint.map { .string($0.key) } ?? .null,

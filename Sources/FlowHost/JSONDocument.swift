@@ -6,14 +6,14 @@ import PluginLoading
 /// The documents `flowhost validate|list|inspect --json` print: one JSON object per run, success or
 /// failure, always with an `errors` array of `{"file", "kind", "message", "path"}` objects (see
 /// ``ManifestError/json`` and ``PluginLoadError/json``). manifests/README.md documents each shape.
-public enum JSONDocument {
+package enum JSONDocument {
     /// `validate --json`:
     /// `{"errors", "warnings", "manifest", "valid", "plugins", "routes", "services", "guards": [{"name",
     /// "declaredBy"}], "deepLinks": [{"pattern", "declaredBy"}]}`, the counts and lists `null` when the
     /// manifest could not be read; for a manifest that discovers plugins, those of what it composes to,
     /// `declaredBy` saying `manifest` or the plugin. A warning (`{"kind": "contextConflict", "key", "winner",
     /// "shadowed", "message"}`) leaves it valid.
-    public static func validation(_ report: ValidationReport) -> JSONValue {
+    package static func validation(_ report: ValidationReport) -> JSONValue {
         func count(_ count: Int?) -> JSONValue { count.map { .number(Double($0)) } ?? .null }
         let manifest = report.composition?.manifest ?? report.manifest
         let source = { (source: PluginComposition.Source?) in JSONValue.string((source ?? .manifest).description) }
@@ -57,7 +57,7 @@ public enum JSONDocument {
     /// "declaredBy"}], "deepLinks": [{"pattern", "summary", "declaredBy"}], "discovery"}`, each route
     /// `{"request", "from", "plugin", "manager", "experiment", "declaredBy", "library", "status", "error"}`;
     /// `discovery` is `null` for a manifest that discovers nothing (see ``discovery(_:)``).
-    public static func routes(_ table: RoutingTable) -> JSONValue {
+    package static func routes(_ table: RoutingTable) -> JSONValue {
         let routes = table.entries.map { entry -> JSONValue in
             var error = JSONValue.null
             if case .failed(let failure) = entry.status { error = failure.json }
@@ -103,7 +103,7 @@ public enum JSONDocument {
     /// `refused`, `excluded`, `overridden` or `removed`; a set-aside route's `reason` is `overridden`,
     /// `excluded`, `notPreferred`, `conflict`, `refused` or `removed`, `by` the manifest place or plugin
     /// that decided it.
-    public static func discovery(_ composition: PluginComposition) -> JSONValue {
+    package static func discovery(_ composition: PluginComposition) -> JSONValue {
         let plugins = composition.plugins.map { plugin -> JSONValue in
             let (state, reason): (String, String?) =
                 switch plugin.state {
@@ -157,7 +157,7 @@ public enum JSONDocument {
 
     /// `list --json` for a manifest that could not be read: `routes` is `null`; `omitted` counts the
     /// errors past the ones listed.
-    public static func routes(manifest: String, errors: [ManifestError], omitted: Int = 0) -> JSONValue {
+    package static func routes(manifest: String, errors: [ManifestError], omitted: Int = 0) -> JSONValue {
         [
             "manifest": .string(manifest), "routes": .null,
             "errors": .array(ManifestErrors.json(errors, omitted: omitted)),
@@ -168,17 +168,17 @@ public enum JSONDocument {
     /// "managers": [{"name", "requires"}], "services", "routes", "startServices", "requires"}}` (see
     /// ``ProbedPlugin/json``).
     @MainActor
-    public static func plugin(_ plugin: LoadedPlugin) -> JSONValue {
+    package static func plugin(_ plugin: LoadedPlugin) -> JSONValue {
         Self.plugin(ProbedPlugin(plugin))
     }
 
     /// `inspect --json` for a library that could not be loaded: `plugin` is `null`.
-    public static func plugin(library: String, error: PluginLoadError) -> JSONValue {
+    package static func plugin(library: String, error: PluginLoadError) -> JSONValue {
         ["library": .string(library), "plugin": .null, "errors": [error.json]]
     }
 
     /// Any `--json` command whose command line is wrong (exit 64): only `errors`, one of kind `usage`.
-    public static func usage(_ message: String) -> JSONValue {
+    package static func usage(_ message: String) -> JSONValue {
         ["errors": [["file": .null, "kind": "usage", "message": .string(message), "path": .null]]]
     }
 }

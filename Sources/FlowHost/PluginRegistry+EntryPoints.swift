@@ -20,7 +20,7 @@ extension PluginRegistry {
     /// Throws the refusal of `entryPoint` of plugin `plugin` when it is quarantined.
     ///
     /// - Throws: ``PluginLoadError`` of kind ``PluginLoadError/Kind/quarantined``.
-    public func refuseQuarantined(_ entryPoint: PluginEntryPoint, of plugin: String) throws(PluginLoadError) {
+    package func refuseQuarantined(_ entryPoint: PluginEntryPoint, of plugin: String) throws(PluginLoadError) {
         guard let entry = slots[plugin]?.quarantinedEntryPoints[entryPoint] else { return }
         throw PluginQuarantine.refusal(entry, plugin: plugin)
     }

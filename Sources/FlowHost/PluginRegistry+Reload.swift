@@ -7,7 +7,7 @@ import PluginLoading
 /// managers may still be working) and are counted.
 extension PluginRegistry {
     /// What a reload did.
-    public enum ReloadResult: Sendable, Equatable {
+    package enum ReloadResult: Sendable, Equatable {
         /// A new generation serves the plugin's routes from now on.
         case reloaded(generation: Int)
         /// The library's content is the one already loaded; nothing was opened.
@@ -23,7 +23,7 @@ extension PluginRegistry {
     /// - Throws: ``PluginLoadError``, including when the plugin reached ``maxImagesPerPlugin``.
     /// - Parameter force: Load a new generation even when the library's content is the one loaded.
     @discardableResult
-    public func reload(
+    package func reload(
         _ name: String, requiredManagers: [String] = [], requiredServices: [String] = [], force: Bool = false
     ) throws(PluginLoadError) -> ReloadResult {
         guard let slot = slots[name] else {
@@ -56,10 +56,10 @@ extension PluginRegistry {
     }
 
     /// Images opened for plugin `name`, the current one included.
-    public func images(of name: String) -> Int { slots[name]?.images ?? 0 }
+    package func images(of name: String) -> Int { slots[name]?.images ?? 0 }
 
     /// Images opened and no longer serving, across all plugins: memory that cannot be given back.
-    public var leakedImages: Int {
+    package var leakedImages: Int {
         slots.values.reduce(0) { total, slot in
             if case .loaded = slot.status { return total + slot.retiredImages + slot.images - 1 }
             return total + slot.retiredImages + slot.images
@@ -67,7 +67,7 @@ extension PluginRegistry {
     }
 
     /// The source library path of plugin `name`, if it can be found.
-    public func sourcePath(of name: String) -> String? {
+    package func sourcePath(of name: String) -> String? {
         guard let slot = slots[name] else { return nil }
         return try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)
     }

@@ -6,9 +6,9 @@ import PluginLoading
 /// The manifest's plugins and their load state. Plugins load on first use, once; a failure is kept and
 /// reported for every use, and never affects the other plugins.
 @MainActor
-public final class PluginRegistry {
+package final class PluginRegistry {
     /// Where a plugin stands.
-    public enum Status: Sendable {
+    package enum Status: Sendable {
         case notLoaded
         case loaded(LoadedPlugin)
         case failed(PluginLoadError)
@@ -49,27 +49,27 @@ public final class PluginRegistry {
         }
     }
 
-    public private(set) var manifest: Manifest
-    public let searchPath: PluginSearchPath
+    package private(set) var manifest: Manifest
+    package let searchPath: PluginSearchPath
     /// Whether libraries are loaded from private copies, so that their files can be rebuilt and reloaded
     /// while the host runs: always, now (see ``PluginLoader``). Setting it has no effect; it is kept so
     /// that code written when copying was optional still builds.
-    public var loadsVersionedCopies: Bool {
+    package var loadsVersionedCopies: Bool {
         get { true }
         set {}
     }
     /// Whether a library whose file or directories others can write is loaded anyway
     /// (`--allow-insecure-plugins`); see ``PluginLoader``.
-    public var allowsInsecurePlugins: Bool
+    package var allowsInsecurePlugins: Bool
     /// How many images of one plugin may be opened before ``reload(_:)`` refuses.
-    public var maxImagesPerPlugin = 64
+    package var maxImagesPerPlugin = 64
     /// Probes each library in a child process before it is first loaded here (see ``vet(_:)``); `nil` trusts.
-    public var prober: PluginProber?
+    package var prober: PluginProber?
     /// The order ``loadAll()`` loads plugins in, requirements first (see ``PluginComposition/loadOrder``);
     /// plugins it leaves out follow by name.
-    public var loadOrder: [String] = []
+    package var loadOrder: [String] = []
     /// The plugins each plugin requires, loaded before it (see ``PluginComposition/requirements``).
-    public var requirements: [String: [String]] = [:]
+    package var requirements: [String: [String]] = [:]
     /// Whether a composition checked every plugin's requirements (a manifest that discovers); otherwise
     /// each plugin's are checked as it first loads (``meetRequirements(of:_:library:)``).
     var requirementsAreComposed = false
@@ -77,7 +77,7 @@ public final class PluginRegistry {
     var loading: [String] = []
     /// Refuses the libraries it lists even without a ``prober`` (`--trust`); a supervised host sets it, so
     /// that a plugin that crashed it is not loaded again. With a prober, the prober's quarantine applies.
-    public var quarantine: PluginQuarantine?
+    package var quarantine: PluginQuarantine?
     /// Called after each probe, before the library is opened: lets a test change the file in between.
     var onVetted: (@MainActor () -> Void)?
     var slots: [String: Slot] {
@@ -95,7 +95,7 @@ public final class PluginRegistry {
     /// A registry for `manifest`'s plugins, found through `searchPath`. Loads nothing yet.
     ///
     /// - Parameter allowInsecurePlugins: Load libraries whose file or directories others can write.
-    public init(manifest: Manifest, searchPath: PluginSearchPath, allowInsecurePlugins: Bool = false) {
+    package init(manifest: Manifest, searchPath: PluginSearchPath, allowInsecurePlugins: Bool = false) {
         self.manifest = manifest
         self.searchPath = searchPath
         self.allowsInsecurePlugins = allowInsecurePlugins
@@ -115,13 +115,13 @@ public final class PluginRegistry {
     }
 
     /// The plugins' names, sorted.
-    public var pluginNames: [String] { slots.keys.sorted() }
+    package var pluginNames: [String] { slots.keys.sorted() }
 
     /// The status of plugin `name`; `nil` if the manifest does not declare it.
-    public func status(of name: String) -> Status? { slots[name]?.status }
+    package func status(of name: String) -> Status? { slots[name]?.status }
 
     /// The library file of plugin `name`: the loaded path, else where it would be found, else as written.
-    public func library(of name: String) -> String? {
+    package func library(of name: String) -> String? {
         guard let slot = slots[name] else { return nil }
         if case .loaded(let plugin) = slot.status { return plugin.path }
         if case .failed(let error) = slot.status { return error.file }
@@ -133,7 +133,7 @@ public final class PluginRegistry {
     ///
     /// - Throws: ``PluginLoadError``, the same one on every call after a failure.
     @discardableResult
-    public func load(_ name: String) throws(PluginLoadError) -> LoadedPlugin {
+    package func load(_ name: String) throws(PluginLoadError) -> LoadedPlugin {
         guard let slot = slots[name] else {
             throw PluginLoadError(
                 file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
@@ -142,7 +142,7 @@ public final class PluginRegistry {
     }
 
     /// Loads every plugin, requirements first; returns the failures.
-    public func loadAll() -> [PluginLoadError] {
+    package func loadAll() -> [PluginLoadError] {
         var failures: [PluginLoadError] = []
         let ordered = loadOrder.filter { slots[$0] != nil }
         for name in ordered + pluginNames.filter({ !ordered.contains($0) }) {
@@ -152,7 +152,7 @@ public final class PluginRegistry {
     }
 
     /// The manager `manager` of plugin `plugin`, resolved.
-    public func manager(_ manager: String, in plugin: String) throws(PluginLoadError) -> ManagerFactory {
+    package func manager(_ manager: String, in plugin: String) throws(PluginLoadError) -> ManagerFactory {
         let loaded = try load(plugin)
         try refuseQuarantined(.manager(manager), of: plugin)
         guard let factory = loaded.description.manager(named: manager) else {
@@ -167,7 +167,7 @@ public final class PluginRegistry {
     }
 
     /// The service `service` of plugin `plugin`.
-    public func service(_ service: String, in plugin: String) throws(PluginLoadError) -> ServiceFactory {
+    package func service(_ service: String, in plugin: String) throws(PluginLoadError) -> ServiceFactory {
         let loaded = try load(plugin)
         try refuseQuarantined(.service(service), of: plugin)
         PluginImages.noteService(plugin: plugin, service: service, library: loaded.path)

@@ -4,16 +4,16 @@ import HostSupport
 
 /// Writes a new, standalone plugin package: one manager, one module, a test that uses FlowKitTesting, a
 /// manifest snippet and a README. `swift build` in it makes a library flowhost loads; `swift test` passes.
-public struct PluginScaffold: Sendable {
+package struct PluginScaffold: Sendable {
     /// The plugin's name, a Swift identifier starting with a capital: `Greeting`.
-    public var name: String
+    package var name: String
     /// The FlowKit package directory the new package depends on by path.
-    public var flowKitPath: String
+    package var flowKitPath: String
 
     /// Checks `name` and makes a scaffold for it.
     ///
     /// - Throws: ``FlowError`` when `name` is not an identifier starting with an uppercase letter.
-    public init(name: String, flowKitPath: String) throws(FlowError) {
+    package init(name: String, flowKitPath: String) throws(FlowError) {
         guard let first = name.unicodeScalars.first, ("A"..."Z").contains(first),
             name.unicodeScalars.allSatisfy({
                 ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
@@ -27,13 +27,13 @@ public struct PluginScaffold: Sendable {
     }
 
     /// The plugin's name in manifests and request names: `greeting`.
-    public var key: String { name.prefix(1).lowercased() + name.dropFirst() }
+    package var key: String { name.prefix(1).lowercased() + name.dropFirst() }
 
     /// The library `swift build` makes: `libGreeting.so`.
-    public var library: String { "lib\(name).so" }
+    package var library: String { "lib\(name).so" }
 
     /// The files to write, by path relative to the package directory.
-    public var files: [(path: String, contents: String)] {
+    package var files: [(path: String, contents: String)] {
         [
             ("Package.swift", packageManifest),
             ("Sources/\(name)/\(name)Plugin.swift", pluginFile),
@@ -48,7 +48,7 @@ public struct PluginScaffold: Sendable {
     /// Writes the package into `directory`, which must not exist yet or be empty.
     ///
     /// - Throws: ``FlowError`` naming the path that could not be written.
-    public func write(into directory: String) throws(FlowError) {
+    package func write(into directory: String) throws(FlowError) {
         var status = stat()
         if stat(directory, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
             throw FlowError("\(directory) exists and is not a directory; choose another --dir or name")

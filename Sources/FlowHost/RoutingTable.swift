@@ -5,53 +5,53 @@ import FlowManifest
 /// experiment a route points to, with who declared it (the manifest or a discovered plugin), the library
 /// that serves it and whether that library is loaded; then, for a manifest that discovers plugins, what
 /// was set aside (``PluginComposition``).
-public struct RoutingTable: Sendable {
+package struct RoutingTable: Sendable {
     /// One row: a request, from any module or one, to one manager.
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// The experiment arm a row stands for, when its route points to an experiment.
-        public struct Arm: Sendable, Hashable {
-            public var experiment: String
-            public var variant: String
-            public var weight: Int
+        package struct Arm: Sendable, Hashable {
+            package var experiment: String
+            package var variant: String
+            package var weight: Int
         }
 
-        public var request: String
+        package var request: String
         /// The sending module the route is limited to; `nil` for any module.
-        public var from: String?
-        public var plugin: String
-        public var manager: String
-        public var arm: Arm?
+        package var from: String?
+        package var plugin: String
+        package var manager: String
+        package var arm: Arm?
         /// The library file: where it was loaded or would be found, else as the manifest writes it.
-        public var library: String
-        public var status: PluginRegistry.Status
+        package var library: String
+        package var status: PluginRegistry.Status
         /// Whether a probe in a child process loaded the plugin (``PluginSurvey``), which `status` then
         /// does not show: it is ``PluginRegistry/Status/notLoaded`` in this process.
-        public var probed = false
+        package var probed = false
         /// Who made the route: the manifest, or the plugin that declared it.
-        public var declaredBy = PluginComposition.Source.manifest
+        package var declaredBy = PluginComposition.Source.manifest
     }
 
     /// The manifest file, as given.
-    public var manifest: String
+    package var manifest: String
     /// The rows, in manifest order; an experiment's variants in their order.
-    public var entries: [Entry]
+    package var entries: [Entry]
     /// A guard or deep link in force, and who declared it.
-    public struct Declaration: Sendable {
+    package struct Declaration: Sendable {
         /// The guard's name, or the deep link's pattern.
-        public var key: String
+        package var key: String
         /// What it does: `catalog.* unless context user: redirect to auth.signIn`, or the requests a deep
         /// link opens.
-        public var summary: String
-        public var declaredBy: PluginComposition.Source
+        package var summary: String
+        package var declaredBy: PluginComposition.Source
     }
 
     /// The guards in force, in order.
-    public var guards: [Declaration]
+    package var guards: [Declaration]
     /// The deep links in force, in order.
-    public var deepLinks: [Declaration]
+    package var deepLinks: [Declaration]
     /// What discovery found and set aside, for a manifest that discovers plugins (and then the registry's
     /// manifest is its ``PluginComposition/manifest``); `nil` otherwise.
-    public var composition: PluginComposition?
+    package var composition: PluginComposition?
 
     /// The table for `registry`'s manifest, with each plugin's state in `registry` now, or as `survey`'s
     /// probes found it.
@@ -59,7 +59,7 @@ public struct RoutingTable: Sendable {
     /// - Parameter composition: For a manifest that discovers plugins, what discovery made of it: the
     ///   registry must be for its ``PluginComposition/manifest``.
     @MainActor
-    public init(registry: PluginRegistry, survey: PluginSurvey? = nil, composition: PluginComposition? = nil) {
+    package init(registry: PluginRegistry, survey: PluginSurvey? = nil, composition: PluginComposition? = nil) {
         let manifest = registry.manifest
         self.manifest = manifest.path
         self.composition = composition
@@ -105,7 +105,7 @@ public struct RoutingTable: Sendable {
 
     /// The table as text cells, a header row first: REQUEST, FROM, PLUGIN, MANAGER, DECLARED BY (`manifest`
     /// or a plugin's name), LIBRARY, LOADED.
-    public var rows: [[String]] {
+    package var rows: [[String]] {
         [["REQUEST", "FROM", "PLUGIN", "MANAGER", "DECLARED BY", "LIBRARY", "LOADED"]]
             + entries.map { entry in
                 let loaded: String =
@@ -124,7 +124,7 @@ public struct RoutingTable: Sendable {
 
     /// The guards and deep links, as lines for people under the table, each with who declared it:
     /// `  signedIn: catalog.* unless context user: redirect to auth.signIn (declared by catalog)`.
-    public var declarationLines: [String] {
+    package var declarationLines: [String] {
         var lines: [String] = []
         for (title, declarations) in [("guards:", guards), ("deep links:", deepLinks)] where !declarations.isEmpty {
             lines.append(title)
@@ -137,7 +137,7 @@ public struct RoutingTable: Sendable {
     /// declared (overridden, excluded, not preferred, in conflict, of a refused or removed plugin), declared
     /// guards and deep links not taken, plugins not used and why, and files of the discovered directories
     /// that are not plugins. Empty without discovery.
-    public var notes: [String] {
+    package var notes: [String] {
         guard let composition else { return [] }
         var lines: [String] = []
         if !composition.setAside.isEmpty {

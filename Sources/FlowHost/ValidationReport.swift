@@ -5,27 +5,27 @@ import PluginLoading
 
 /// What `flowhost validate` finds: the manifest's problems, or else every problem with its plugins, their
 /// managers and services.
-public struct ValidationReport: Sendable {
+package struct ValidationReport: Sendable {
     /// The manifest file, as given.
-    public var file: String
+    package var file: String
     /// The manifest, when it could be read and is valid.
-    public var manifest: Manifest?
+    package var manifest: Manifest?
     /// The manifest's problems, the first ``ManifestErrors/maxListed``; the plugins are not checked when
     /// there are any.
-    public var manifestErrors: [ManifestError]
+    package var manifestErrors: [ManifestError]
     /// How many more problems the manifest has than ``manifestErrors`` lists.
-    public var omittedManifestErrors = 0
+    package var omittedManifestErrors = 0
     /// The plugins' problems: libraries that do not load, managers and services they do not export.
-    public var pluginErrors: [PluginLoadError]
+    package var pluginErrors: [PluginLoadError]
     /// Whether the plugins are missing only because they are not built, which ``pluginErrors`` then says
     /// in one error (see ``PluginSearchPath/unbuiltPlugins(of:executableDirectory:)``).
-    public var pluginsNotBuilt: Bool
+    package var pluginsNotBuilt: Bool
     /// For a manifest that discovers plugins, what it composes to; its problems (conflicts, unmet
     /// requirements, libraries that cannot be probed) are among ``pluginErrors``.
-    public var composition: PluginComposition?
+    package var composition: PluginComposition?
     /// Context keys that two started services declare they provide: warnings, which leave the manifest
     /// valid.
-    public var contextConflicts: [ContextKeyConflict] = []
+    package var contextConflicts: [ContextKeyConflict] = []
 
     /// Checks the manifest at `path`, then loads every plugin it declares, found through the search path
     /// `searchPath` makes for it, and checks every route's manager and every service.
@@ -36,7 +36,7 @@ public struct ValidationReport: Sendable {
     ///   - prober: Probe each plugin in a child process instead of loading it here (``PluginSurvey``); `nil`
     ///     loads them in this process.
     @MainActor
-    public init(
+    package init(
         path: String, searchPath: (Manifest) -> PluginSearchPath,
         executableDirectory: String? = ProcessInfoLite.executableDirectory(),
         maxManifestSize: Int = Manifest.defaultMaxSize, allowInsecurePlugins: Bool = false,
@@ -93,16 +93,16 @@ public struct ValidationReport: Sendable {
     }
 
     /// Whether nothing is wrong.
-    public var isValid: Bool { manifestErrors.isEmpty && pluginErrors.isEmpty }
+    package var isValid: Bool { manifestErrors.isEmpty && pluginErrors.isEmpty }
 
     /// Whether an input is missing rather than invalid: the manifest file, or every plugin for want of a
     /// build.
-    public var isMissingInput: Bool {
+    package var isMissingInput: Bool {
         pluginsNotBuilt || manifestErrors.contains { $0.kind == .fileNotFound }
     }
 
     /// Every problem as a one-line description, the manifest's first.
-    public var problems: [String] {
+    package var problems: [String] {
         let omitted = ManifestErrors(manifestErrors, omitted: omittedManifestErrors).omittedLine
         return manifestErrors.map(\.description) + (omitted.map { [$0] } ?? []) + pluginErrors.map(\.description)
     }

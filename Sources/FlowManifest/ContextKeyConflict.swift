@@ -2,15 +2,15 @@
 /// (``FlowKit/ServiceFactory/contextKeys``). The coordinator's context is the merge of its providers', and a
 /// key two of them give is the first started's: the other's value is never read, which `flowhost validate`
 /// says rather than leave it to be found when a guard does not see what a plugin provided.
-public struct ContextKeyConflict: Sendable, Hashable, CustomStringConvertible {
-    public var key: String
+package struct ContextKeyConflict: Sendable, Hashable, CustomStringConvertible {
+    package var key: String
     /// The service that gives the key, started first, as the manifest names it (`auth.Session`).
-    public var winner: String
+    package var winner: String
     /// The services started later that declare it too.
-    public var shadowed: [String]
+    package var shadowed: [String]
 
     /// `warning: context key 'user' is provided by auth.Session and onboarding.Profile; ...`.
-    public var description: String {
+    package var description: String {
         let others = shadowed.joined(separator: ", ")
         return
             "context key '\(key)' is provided by \(winner) and \(others); \(winner), started first, gives it, and guards and modules never read \(others)'s; start the one that should give it first, or rename the key in the other"
@@ -18,7 +18,7 @@ public struct ContextKeyConflict: Sendable, Hashable, CustomStringConvertible {
 
     /// The conflicts among `services`, in the order they start, each plugin's services declaring the keys
     /// `keys(plugin)` gives (service name to keys); ordered by key.
-    public static func conflicts(
+    package static func conflicts(
         among services: [Manifest.ServiceRef], keys: (String) -> [String: [String]]?
     ) -> [ContextKeyConflict] {
         var providers: [String: [String]] = [:]

@@ -11,9 +11,9 @@ import FlowKit
 /// ```
 extension Manifest {
     /// Where plugin libraries are discovered: a directory, or every directory of the plugin search path.
-    public struct Discovery: Sendable, Hashable {
+    package struct Discovery: Sendable, Hashable {
         /// The directories an entry stands for.
-        public enum Place: Sendable, Hashable {
+        package enum Place: Sendable, Hashable {
             /// One directory: absolute and lexically normalised, a relative one resolved against the
             /// manifest's directory.
             case directory(String)
@@ -23,14 +23,14 @@ extension Manifest {
         }
 
         /// The file-name patterns of the libraries taken by default: every shared object.
-        public static let allLibraries = ["*.so"]
+        package static let allLibraries = ["*.so"]
 
-        public var place: Place
+        package var place: Place
         /// File-name patterns (`*` any characters, `?` one, `[...]` a set, as in a shell) of the libraries
         /// taken from the directories; other files are not looked at.
-        public var libraries: [String]
+        package var libraries: [String]
 
-        public init(_ place: Place, libraries: [String] = allLibraries) {
+        package init(_ place: Place, libraries: [String] = allLibraries) {
             self.place = place
             self.libraries = libraries
         }
@@ -38,16 +38,16 @@ extension Manifest {
 
     /// Selects declared routes: `request`, declared for `module` (any module's when `nil`), by `plugin` (any
     /// plugin when `nil`).
-    public struct RouteSelector: Sendable, Hashable {
-        public var request: CoordinationRequestName
+    package struct RouteSelector: Sendable, Hashable {
+        package var request: CoordinationRequestName
         /// The `from` of the declared routes selected; `nil` selects them whatever their `from`.
-        public var module: Coordinated?
+        package var module: Coordinated?
         /// The plugin whose declared routes are selected; `nil` for any plugin.
-        public var plugin: String?
+        package var plugin: String?
         /// Where the selector is in the manifest, such as `exclude.routes[0]` or `prefer[1]`, for reports.
-        public var place: String
+        package var place: String
 
-        public init(request: CoordinationRequestName, module: Coordinated? = nil, plugin: String? = nil, place: String)
+        package init(request: CoordinationRequestName, module: Coordinated? = nil, plugin: String? = nil, place: String)
         {
             self.request = request
             self.module = module
@@ -56,24 +56,24 @@ extension Manifest {
         }
 
         /// Whether this selects the route of `request` from `module` declared by `plugin`.
-        public func selects(request: CoordinationRequestName, module: Coordinated?, plugin: String) -> Bool {
+        package func selects(request: CoordinationRequestName, module: Coordinated?, plugin: String) -> Bool {
             request == self.request && (self.module == nil || self.module == module)
                 && (self.plugin == nil || self.plugin == plugin)
         }
     }
 
     /// What the manifest leaves out of what discovery found.
-    public struct Exclusions: Sendable, Hashable {
+    package struct Exclusions: Sendable, Hashable {
         /// Discovered plugins that are not loaded at all, by name.
-        public var plugins: [String]
+        package var plugins: [String]
         /// Declared routes that are not added.
-        public var routes: [RouteSelector]
+        package var routes: [RouteSelector]
         /// Declared guards that are not installed, by name.
-        public var guards: [String]
+        package var guards: [String]
         /// Declared deep links that are not added, by pattern as written.
-        public var deepLinks: [String]
+        package var deepLinks: [String]
 
-        public init(
+        package init(
             plugins: [String] = [], routes: [RouteSelector] = [], guards: [String] = [], deepLinks: [String] = []
         ) {
             self.plugins = plugins
@@ -84,7 +84,7 @@ extension Manifest {
     }
 
     /// Whether the manifest discovers plugins, and so takes the routes and services they declare.
-    public var discovers: Bool { !discover.isEmpty }
+    package var discovers: Bool { !discover.isEmpty }
 }
 
 // MARK: - Parsing

@@ -11,7 +11,7 @@ import HostSupport
 
 extension Manifest {
     /// The largest manifest file ``load(path:maxSize:)`` reads by default: 16 MiB.
-    public static let defaultMaxSize = 16 << 20
+    package static let defaultMaxSize = 16 << 20
 
     /// Reads and validates the manifest file at `path` (relative to the current directory, or absolute).
     ///
@@ -19,7 +19,7 @@ extension Manifest {
     /// - Throws: ``ManifestErrors`` with one error when the file is missing, not a regular file (a FIFO,
     ///   a device, a directory), larger than `maxSize`, unreadable or not JSON, otherwise with every
     ///   problem found in it (at most ``ManifestErrors/maxListed``, and how many more).
-    public static func load(path: String, maxSize: Int = defaultMaxSize) throws(ManifestErrors) -> Manifest {
+    package static func load(path: String, maxSize: Int = defaultMaxSize) throws(ManifestErrors) -> Manifest {
         let bytes = try readFile(path, maxSize: maxSize)
         return try parse(try decodeUTF8(bytes, file: path), path: path)
     }
@@ -30,7 +30,7 @@ extension Manifest {
     /// - Throws: ``ManifestErrors`` with every problem found: one `notJSON` error when `text` is not
     ///   JSON, only `unsupportedVersion` when `manifestVersion` is not 1 (the other rules are those of
     ///   version 1), otherwise everything, in a stable order.
-    public static func parse(_ text: String, path: String) throws(ManifestErrors) -> Manifest {
+    package static func parse(_ text: String, path: String) throws(ManifestErrors) -> Manifest {
         let json: JSONValue
         do {
             json = try JSONValue(parsing: text)
@@ -86,7 +86,7 @@ extension Manifest {
     }
 
     /// `path` made absolute against the current directory, lexically normalised.
-    public static func absolutePath(_ path: String) -> String {
+    package static func absolutePath(_ path: String) -> String {
         normalisedPath(path, relativeTo: currentDirectory())
     }
 

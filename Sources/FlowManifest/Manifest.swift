@@ -5,45 +5,45 @@ import FlowKit
 ///
 /// Make one with ``load(path:)`` or ``parse(_:path:)``; both report every problem in the file at once
 /// as ``ManifestErrors``. The format is documented in `manifests/README.md`.
-public struct Manifest: Sendable, Hashable {
+package struct Manifest: Sendable, Hashable {
     /// The manifest file as the caller gave it, relative or absolute. Error messages quote it as is.
-    public var path: String
+    package var path: String
     /// The absolute, lexically normalised directory that holds the manifest. Relative paths in the
     /// manifest are resolved against it.
-    public var directory: String
+    package var directory: String
     /// The format version; always 1 for a manifest this host accepted.
-    public var manifestVersion: Int
+    package var manifestVersion: Int
     /// A display name for the app, if the manifest gives one.
-    public var name: String?
+    package var name: String?
     /// Directories to search for plugin libraries, first to last: absolute and lexically normalised,
     /// relative ones resolved against ``directory``. Empty when the manifest gives none.
-    public var pluginPath: [String]
+    package var pluginPath: [String]
     /// The declared plugins by name.
-    public var plugins: [String: PluginEntry]
+    package var plugins: [String: PluginEntry]
     /// The routes, in the order the manifest lists them.
-    public var routes: [Route]
+    package var routes: [Route]
     /// Services to start, in the order the manifest lists them.
-    public var services: [ServiceRef]
+    package var services: [ServiceRef]
     /// Requests to send once the plugins are loaded, in order.
-    public var start: [CoordinationRequest]
+    package var start: [CoordinationRequest]
     /// The experiments routes may point to, by name.
-    public var experiments: [String: Experiment]
+    package var experiments: [String: Experiment]
     /// URL patterns and the requests they open, tried in the manifest's order.
-    public var deepLinks: DeepLinkMapping
+    package var deepLinks: DeepLinkMapping
     /// The guards the host installs on its root coordinator, in the manifest's order.
-    public var guards: [RedirectGuard]
+    package var guards: [RedirectGuard]
     /// How long a service that awaits may take to start or stop; `nil` for FlowKit's default (5 s).
-    public var serviceTimeout: Duration?
+    package var serviceTimeout: Duration?
     /// Where plugin libraries are discovered (`discover`), in order; empty when the manifest names every
     /// plugin itself. See ``PluginComposition``.
-    public var discover: [Discovery]
+    package var discover: [Discovery]
     /// Discovered plugins and declared routes the manifest leaves out (`exclude`).
-    public var exclude: Exclusions
+    package var exclude: Exclusions
     /// Which plugin's declared route wins where several plugins declare the same one (`prefer`).
-    public var prefer: [RouteSelector]
+    package var prefer: [RouteSelector]
 
     /// Creates a manifest from parts that are assumed to be valid already.
-    public init(
+    package init(
         path: String,
         directory: String,
         manifestVersion: Int = 1,
@@ -82,19 +82,19 @@ public struct Manifest: Sendable, Hashable {
 
 extension Manifest {
     /// The manifest format version this host reads.
-    public static let supportedVersion = 1
+    package static let supportedVersion = 1
 
     /// A plugin the manifest declares: the dynamic library to load for it.
-    public struct PluginEntry: Sendable, Hashable {
+    package struct PluginEntry: Sendable, Hashable {
         /// The name routes and services use to refer to the plugin (its key in `plugins`).
-        public var name: String
+        package var name: String
         /// The library as written: a bare file name, searched for along the plugin path, or a path.
-        public var library: String
+        package var library: String
         /// The expected SHA-256 of the library file as 64 lowercase hexadecimal digits, if given.
-        public var sha256: String?
+        package var sha256: String?
 
         /// Creates a plugin entry.
-        public init(name: String, library: String, sha256: String? = nil) {
+        package init(name: String, library: String, sha256: String? = nil) {
             self.name = name
             self.library = library
             self.sha256 = sha256
@@ -103,9 +103,9 @@ extension Manifest {
 
     /// A routing rule: `request`, when sent by `module` (or by anyone), is handled by a plugin's manager or
     /// by the variants of an experiment.
-    public struct Route: Sendable, Hashable {
+    package struct Route: Sendable, Hashable {
         /// Where a route sends its request.
-        public enum Target: Sendable, Hashable {
+        package enum Target: Sendable, Hashable {
             /// The manager `manager` of the declared plugin `plugin`.
             case manager(plugin: String, manager: String)
             /// The experiment of that name, which picks a variant per subject.
@@ -113,16 +113,16 @@ extension Manifest {
         }
 
         /// The request this route handles.
-        public var request: CoordinationRequestName
+        package var request: CoordinationRequestName
         /// The module the request must come from (the manifest's `from`), or `nil` for any module.
-        public var module: Coordinated?
+        package var module: Coordinated?
         /// Where the request goes.
-        public var target: Target
+        package var target: Target
         /// The route's position in the manifest's `routes` array, for messages such as `routes[2]`.
-        public var index: Int
+        package var index: Int
 
         /// A route to `manager` of `plugin`.
-        public init(
+        package init(
             request: CoordinationRequestName, module: Coordinated? = nil, plugin: String, manager: String, index: Int
         ) {
             self.init(
@@ -130,12 +130,12 @@ extension Manifest {
         }
 
         /// A route to the experiment `experiment`.
-        public init(request: CoordinationRequestName, module: Coordinated? = nil, experiment: String, index: Int) {
+        package init(request: CoordinationRequestName, module: Coordinated? = nil, experiment: String, index: Int) {
             self.init(request: request, module: module, target: .experiment(experiment), index: index)
         }
 
         /// A route to `target`.
-        public init(request: CoordinationRequestName, module: Coordinated?, target: Target, index: Int) {
+        package init(request: CoordinationRequestName, module: Coordinated?, target: Target, index: Int) {
             self.request = request
             self.module = module
             self.target = target
@@ -143,32 +143,32 @@ extension Manifest {
         }
 
         /// The plugin, for a route to a manager.
-        public var plugin: String? {
+        package var plugin: String? {
             if case .manager(let plugin, _) = target { return plugin }
             return nil
         }
 
         /// The manager, for a route to a manager.
-        public var manager: String? {
+        package var manager: String? {
             if case .manager(_, let manager) = target { return manager }
             return nil
         }
     }
 
     /// An A/B experiment: a route to it sends each subject to one variant, chosen by weight, for good.
-    public struct Experiment: Sendable, Hashable {
+    package struct Experiment: Sendable, Hashable {
         /// One arm of the experiment.
-        public struct Variant: Sendable, Hashable {
+        package struct Variant: Sendable, Hashable {
             /// The variant's name, as exposures and `stats` report it.
-            public var name: String
+            package var name: String
             /// The declared plugin providing the manager.
-            public var plugin: String
+            package var plugin: String
             /// The manager that handles the request for subjects in this variant.
-            public var manager: String
+            package var manager: String
             /// The relative share of subjects; 0 takes no new subjects.
-            public var weight: Int
+            package var weight: Int
 
-            public init(name: String, plugin: String, manager: String, weight: Int) {
+            package init(name: String, plugin: String, manager: String, weight: Int) {
                 self.name = name
                 self.plugin = plugin
                 self.manager = manager
@@ -177,15 +177,15 @@ extension Manifest {
         }
 
         /// The experiment's name (its key in `experiments`).
-        public var name: String
+        package var name: String
         /// The dotted path in the context that identifies a subject, such as `user.id`.
-        public var subject: String
+        package var subject: String
         /// Mixed into the assignment hash; change it to reshuffle every subject.
-        public var salt: String
+        package var salt: String
         /// The variants, in the manifest's order; the first is the control.
-        public var variants: [Variant]
+        package var variants: [Variant]
 
-        public init(name: String, subject: String, salt: String, variants: [Variant]) {
+        package init(name: String, subject: String, salt: String, variants: [Variant]) {
             self.name = name
             self.subject = subject
             self.salt = salt
@@ -194,20 +194,20 @@ extension Manifest {
     }
 
     /// A service to start: `service` as provided by the declared plugin `plugin`.
-    public struct ServiceRef: Sendable, Hashable {
+    package struct ServiceRef: Sendable, Hashable {
         /// The name of the declared plugin that provides the service.
-        public var plugin: String
+        package var plugin: String
         /// The name of the service, as the plugin registers it.
-        public var service: String
+        package var service: String
 
         /// Creates a service reference.
-        public init(plugin: String, service: String) {
+        package init(plugin: String, service: String) {
             self.plugin = plugin
             self.service = service
         }
 
         /// `plugin.Service`, as events report it.
-        public var reportedName: String { "\(plugin).\(service)" }
+        package var reportedName: String { "\(plugin).\(service)" }
     }
 }
 

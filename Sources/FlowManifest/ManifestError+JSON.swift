@@ -3,7 +3,7 @@ import FlowKit
 extension ManifestError {
     /// `{"file", "kind", "message", "path"}`: the error as `--json` output reports it; `path` is `null` for
     /// a problem with the whole file.
-    public var json: JSONValue {
+    package var json: JSONValue {
         [
             "file": .string(file), "kind": .string(kind.rawValue), "message": .string(message),
             "path": path.map(JSONValue.string) ?? .null,
@@ -14,7 +14,7 @@ extension ManifestError {
 extension ManifestErrors {
     /// `errors` as `--json` output reports them; a list cut short ends with an error of kind `omitted`,
     /// `{"file", "kind": "omitted", "message": "and N more problems", "path": null}`.
-    public static func json(_ errors: [ManifestError], omitted: Int) -> [JSONValue] {
+    package static func json(_ errors: [ManifestError], omitted: Int) -> [JSONValue] {
         guard omitted > 0, let file = errors.first?.file else { return errors.map(\.json) }
         let message = "and \(omitted) more problem\(omitted == 1 ? "" : "s")"
         return errors.map(\.json) + [

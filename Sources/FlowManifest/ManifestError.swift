@@ -8,19 +8,19 @@
 /// demo.json: routes[1]: unknown key "manger"; did you mean "manager"?
 /// demo.json: manifestVersion 2 is not supported; this flowhost reads version 1
 /// ```
-public struct ManifestError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct ManifestError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The manifest file, as the caller gave it.
-    public var file: String
+    package var file: String
     /// Where in the JSON the problem is, such as `routes[2].manager` or `plugins.auth.sha256`; `nil` when
     /// the problem concerns the whole file or its top-level object.
-    public var path: String?
+    package var path: String?
     /// Which problem this is.
-    public var kind: Kind
+    package var kind: Kind
     /// What is wrong and, after `"; "`, a hint; one line, without the file and path.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(file: String, path: String? = nil, kind: Kind, message: String) {
+    package init(file: String, path: String? = nil, kind: Kind, message: String) {
         self.file = file
         self.path = path
         self.kind = kind
@@ -28,14 +28,14 @@ public struct ManifestError: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     /// `FILE: PATH: message`, or `FILE: message` when ``path`` is `nil`.
-    public var description: String {
+    package var description: String {
         if let path { "\(file): \(path): \(message)" } else { "\(file): \(message)" }
     }
 }
 
 extension ManifestError {
     /// The kinds of problems a manifest can have.
-    public enum Kind: String, Hashable, Sendable, CaseIterable {
+    package enum Kind: String, Hashable, Sendable, CaseIterable {
         /// The file does not exist (`ENOENT`).
         case fileNotFound
         /// The file exists but cannot be read, such as a file without read permission or a path that is a
@@ -91,29 +91,29 @@ extension ManifestError {
 ///
 /// At most ``maxListed`` problems are kept; ``omitted`` counts the others, so that a manifest with millions
 /// of bad entries costs no more to report than one with a hundred.
-public struct ManifestErrors: Error, Sendable, CustomStringConvertible {
+package struct ManifestErrors: Error, Sendable, CustomStringConvertible {
     /// How many problems are listed at most.
-    public static let maxListed = 100
+    package static let maxListed = 100
 
     /// The problems, the first ``maxListed`` found; never empty when thrown.
-    public var errors: [ManifestError]
+    package var errors: [ManifestError]
     /// How many more problems were found and not kept.
-    public var omitted: Int
+    package var omitted: Int
 
     /// Wraps `errors`.
-    public init(_ errors: [ManifestError], omitted: Int = 0) {
+    package init(_ errors: [ManifestError], omitted: Int = 0) {
         self.errors = errors
         self.omitted = omitted
     }
 
     /// `FILE: and N more problems`, the line that ends a list cut short; `nil` when nothing was omitted.
-    public var omittedLine: String? {
+    package var omittedLine: String? {
         guard omitted > 0, let file = errors.first?.file else { return nil }
         return "\(file): and \(omitted) more problem\(omitted == 1 ? "" : "s")"
     }
 
     /// One line per error, separated by newlines, then ``omittedLine``.
-    public var description: String {
+    package var description: String {
         (errors.map(\.description) + (omittedLine.map { [$0] } ?? [])).joined(separator: "\n")
     }
 }

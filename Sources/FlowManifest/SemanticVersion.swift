@@ -5,16 +5,16 @@ import FlowKit
 /// Plugins give their version in ``FlowKit/PluginDescription/version``; other plugins' requirements
 /// (``VersionRange``) are checked against it. Build metadata is kept for printing and ignored in comparisons,
 /// so `1.0.0+a` and `1.0.0+b` are equal; a prerelease comes before its release (`1.0.0-beta < 1.0.0`).
-public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var major: Int
-    public var minor: Int
-    public var patch: Int
+package struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package var major: Int
+    package var minor: Int
+    package var patch: Int
     /// The dot-separated prerelease identifiers (`["beta", "2"]` for `-beta.2`); empty for a release.
-    public var prerelease: [String]
+    package var prerelease: [String]
     /// The dot-separated build identifiers after `+`; not part of the order.
-    public var build: [String]
+    package var build: [String]
 
-    public init(_ major: Int, _ minor: Int, _ patch: Int, prerelease: [String] = [], build: [String] = []) {
+    package init(_ major: Int, _ minor: Int, _ patch: Int, prerelease: [String] = [], build: [String] = []) {
         self.major = major
         self.minor = minor
         self.patch = patch
@@ -25,7 +25,7 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
     /// Parses `text`, which must be a whole semantic version: three numbers without leading zeros.
     ///
     /// - Throws: ``FlowError`` quoting `text` and saying what is wrong.
-    public init(parsing text: String) throws(FlowError) {
+    package init(parsing text: String) throws(FlowError) {
         guard let parsed = Self.parse(text, partial: false) else {
             throw FlowError(
                 "\(quoted(text)) is not a semantic version; write MAJOR.MINOR.PATCH, such as \"1.2.0\"")
@@ -82,17 +82,17 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
         return parts.map(String.init)
     }
 
-    public var description: String {
+    package var description: String {
         "\(major).\(minor).\(patch)" + (prerelease.isEmpty ? "" : "-" + prerelease.joined(separator: "."))
             + (build.isEmpty ? "" : "+" + build.joined(separator: "."))
     }
 
     /// Whether the two have the same precedence: build metadata is ignored.
-    public static func == (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
+    package static func == (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
         (lhs.major, lhs.minor, lhs.patch) == (rhs.major, rhs.minor, rhs.patch) && lhs.prerelease == rhs.prerelease
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(major)
         hasher.combine(minor)
         hasher.combine(patch)
@@ -100,7 +100,7 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
     }
 
     /// Precedence, as semver.org's rule 11 defines it.
-    public static func < (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
+    package static func < (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
         if (lhs.major, lhs.minor, lhs.patch) != (rhs.major, rhs.minor, rhs.patch) {
             return (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
         }

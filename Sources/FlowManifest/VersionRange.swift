@@ -17,7 +17,7 @@ import FlowKit
 ///
 /// A prerelease (`2.0.0-beta`) is in a range only when a comparator of the same alternative names a
 /// prerelease of the same `MAJOR.MINOR.PATCH`, so `<2` does not take `2.0.0-beta`, as in npm.
-public struct VersionRange: Sendable, Hashable, CustomStringConvertible {
+package struct VersionRange: Sendable, Hashable, CustomStringConvertible {
     /// One comparison with a version.
     struct Comparator: Sendable, Hashable {
         enum Operator: String, Sendable, Hashable {
@@ -42,14 +42,14 @@ public struct VersionRange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The range as written.
-    public let text: String
+    package let text: String
     /// The alternatives (`||`), each a set of comparators that must all hold; an empty set holds for all.
     let alternatives: [[Comparator]]
 
     /// Parses `text`.
     ///
     /// - Throws: ``FlowError`` quoting `text` and the part that is not understood, with an example.
-    public init(parsing text: String) throws(FlowError) {
+    package init(parsing text: String) throws(FlowError) {
         self.text = text
         var alternatives: [[Comparator]] = []
         for alternative in text.split(separator: "||", omittingEmptySubsequences: false) {
@@ -75,7 +75,7 @@ public struct VersionRange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `version` is in the range.
-    public func contains(_ version: SemanticVersion) -> Bool {
+    package func contains(_ version: SemanticVersion) -> Bool {
         alternatives.contains { comparators in
             guard comparators.allSatisfy({ $0.holds(for: version) }) else { return false }
             guard !version.prerelease.isEmpty else { return true }
@@ -87,11 +87,11 @@ public struct VersionRange: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { text }
+    package var description: String { text }
 
-    public static func == (lhs: VersionRange, rhs: VersionRange) -> Bool { lhs.alternatives == rhs.alternatives }
+    package static func == (lhs: VersionRange, rhs: VersionRange) -> Bool { lhs.alternatives == rhs.alternatives }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(alternatives) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(alternatives) }
 
     private static func malformed(_ text: String, _ reason: String) -> FlowError {
         FlowError(

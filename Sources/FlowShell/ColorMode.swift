@@ -1,5 +1,5 @@
 /// When `flowhost` colours its output: `--color auto|always|never`.
-public enum ColorMode: String, CaseIterable, Sendable {
+package enum ColorMode: String, CaseIterable, Sendable {
     /// Colour a stream only when it is a terminal, `NO_COLOR` is unset or empty and `TERM` is not `dumb`.
     case auto
     /// Colour even a pipe or a file, whatever `NO_COLOR` says: an explicit request wins.
@@ -13,7 +13,7 @@ public enum ColorMode: String, CaseIterable, Sendable {
     ///   - isTerminal: Whether the stream is a terminal (`isatty`).
     ///   - noColor: The value of `NO_COLOR`; any non-empty value turns `auto` off (no-color.org).
     ///   - term: The value of `TERM`; `dumb` turns `auto` off.
-    public func colors(isTerminal: Bool, noColor: String?, term: String?) -> Bool {
+    package func colors(isTerminal: Bool, noColor: String?, term: String?) -> Bool {
         switch self {
         case .always: true
         case .never: false

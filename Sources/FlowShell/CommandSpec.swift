@@ -2,9 +2,9 @@
 ///
 /// `flowhost` parses its arguments with these, and its usage lines and shell completion scripts are
 /// made from them, so that what is completed and what is accepted cannot drift apart.
-public struct CommandSpec: Sendable, Hashable {
+package struct CommandSpec: Sendable, Hashable {
     /// What an operand or an option's value is, which says how to complete it.
-    public enum Value: Sendable, Hashable {
+    package enum Value: Sendable, Hashable {
         /// A file: completed with file names.
         case file
         /// A directory: completed with directory names.
@@ -16,25 +16,25 @@ public struct CommandSpec: Sendable, Hashable {
     }
 
     /// An option: `--name`, or `--name VALUE` when it takes a value.
-    public struct Option: Sendable, Hashable {
+    package struct Option: Sendable, Hashable {
         /// The option with its dashes: `--plugin-path`.
-        public var name: String
+        package var name: String
         /// What its value is; `nil` for a flag.
-        public var value: Value?
+        package var value: Value?
         /// The value's placeholder in usage lines: `DIR`.
-        public var placeholder: String
+        package var placeholder: String
         /// Whether it may be given more than once.
-        public var repeatable: Bool
+        package var repeatable: Bool
         /// What it does, in a few lowercase words.
-        public var summary: String
+        package var summary: String
 
         /// A flag, such as `--eager`.
-        public static func flag(_ name: String, _ summary: String) -> Option {
+        package static func flag(_ name: String, _ summary: String) -> Option {
             Option(name: name, value: nil, placeholder: "", repeatable: false, summary: summary)
         }
 
         /// An option that takes a value, such as `--script FILE`.
-        public static func valued(
+        package static func valued(
             _ name: String, _ placeholder: String, _ value: Value, repeatable: Bool = false, _ summary: String
         ) -> Option {
             Option(name: name, value: value, placeholder: placeholder, repeatable: repeatable, summary: summary)
@@ -48,19 +48,19 @@ public struct CommandSpec: Sendable, Hashable {
     }
 
     /// The subcommand: `run`.
-    public var name: String
+    package var name: String
     /// What it does, in a few lowercase words.
-    public var summary: String
+    package var summary: String
     /// The operand's placeholder (`MANIFEST`), or `nil` when the command takes none.
-    public var operand: String?
+    package var operand: String?
     /// What the operand is.
-    public var operandValue: Value
+    package var operandValue: Value
     /// Whether the operand may be left out.
-    public var operandIsOptional: Bool
+    package var operandIsOptional: Bool
     /// The options, in the order usage lines show them; `--help` is implied.
-    public var options: [Option]
+    package var options: [Option]
 
-    public init(
+    package init(
         name: String, summary: String, operand: String? = nil, operandValue: Value = .text,
         operandIsOptional: Bool = false, options: [Option] = []
     ) {
@@ -73,18 +73,18 @@ public struct CommandSpec: Sendable, Hashable {
     }
 
     /// `run MANIFEST [--script FILE] [--plugin-path DIR]... [--eager]`.
-    public var synopsis: String {
+    package var synopsis: String {
         var words = [name]
         if let operand { words.append(operandIsOptional ? "[\(operand)]" : operand) }
         return (words + options.map(\.synopsis)).joined(separator: " ")
     }
 
     /// `usage: flowhost run MANIFEST ...`.
-    public var usage: String { "usage: flowhost \(synopsis)" }
+    package var usage: String { "usage: flowhost \(synopsis)" }
 
     /// The names of the options that take a value.
-    public var valuedOptions: Set<String> { Set(options.filter { $0.value != nil }.map(\.name)) }
+    package var valuedOptions: Set<String> { Set(options.filter { $0.value != nil }.map(\.name)) }
 
     /// The names of the flags.
-    public var flags: Set<String> { Set(options.filter { $0.value == nil }.map(\.name)) }
+    package var flags: Set<String> { Set(options.filter { $0.value == nil }.map(\.name)) }
 }

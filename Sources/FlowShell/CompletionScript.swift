@@ -4,22 +4,22 @@
 /// ```sh
 /// source <(flowhost completion bash)
 /// ```
-public struct CompletionScript: Sendable {
+package struct CompletionScript: Sendable {
     /// The shells a script can be made for.
-    public enum Shell: String, CaseIterable, Sendable {
+    package enum Shell: String, CaseIterable, Sendable {
         case bash, zsh, fish
     }
 
     /// The executable's name, as typed: `flowhost`.
-    public var program: String
+    package var program: String
     /// The subcommands.
-    public var commands: [CommandSpec]
+    package var commands: [CommandSpec]
     /// Options every subcommand accepts, such as `--color WHEN` and `--help`.
-    public var globalOptions: [CommandSpec.Option]
+    package var globalOptions: [CommandSpec.Option]
     /// Options accepted only in place of a subcommand, such as `--version`.
-    public var topLevelOptions: [CommandSpec.Option]
+    package var topLevelOptions: [CommandSpec.Option]
 
-    public init(
+    package init(
         program: String, commands: [CommandSpec], globalOptions: [CommandSpec.Option] = [],
         topLevelOptions: [CommandSpec.Option] = []
     ) {
@@ -30,12 +30,12 @@ public struct CompletionScript: Sendable {
     }
 
     /// The script for `flowhost` itself.
-    public static let flowhost = CompletionScript(
+    package static let flowhost = CompletionScript(
         program: "flowhost", commands: FlowHostCommandLine.commands, globalOptions: FlowHostCommandLine.globalOptions,
         topLevelOptions: FlowHostCommandLine.topLevelOptions)
 
     /// The script for `shell`.
-    public func text(for shell: Shell) -> String {
+    package func text(for shell: Shell) -> String {
         switch shell {
         case .bash: bash
         case .zsh: zsh

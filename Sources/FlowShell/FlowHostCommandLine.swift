@@ -1,19 +1,19 @@
 /// The command line of `flowhost`: its subcommands and the options every one of them accepts.
 ///
 /// The executable parses with these specs, and `flowhost completion` turns them into shell scripts.
-public enum FlowHostCommandLine {
+package enum FlowHostCommandLine {
     /// `--color WHEN`, accepted before or after any subcommand.
-    public static let color = CommandSpec.Option.valued(
+    package static let color = CommandSpec.Option.valued(
         "--color", "WHEN", .choice(ColorMode.allCases.map(\.rawValue)),
         "colour errors and warnings: auto (on a terminal, unless NO_COLOR is set), always or never")
 
     /// Options accepted everywhere: `--color WHEN` and `--help`.
-    public static let globalOptions: [CommandSpec.Option] = [
+    package static let globalOptions: [CommandSpec.Option] = [
         color, .flag("--help", "print help for the command"),
     ]
 
     /// Options accepted only in place of a subcommand.
-    public static let topLevelOptions: [CommandSpec.Option] = [
+    package static let topLevelOptions: [CommandSpec.Option] = [
         .flag("--version", "print the version and its FlowKit version")
     ]
 
@@ -30,7 +30,7 @@ public enum FlowHostCommandLine {
         .valued("--probe-timeout", "SECONDS", .text, "give each plugin's probe SECONDS to load it (default 10)"),
     ]
 
-    public static let run = CommandSpec(
+    package static let run = CommandSpec(
         name: "run", summary: "run the flow (interactive on a terminal)", operand: "MANIFEST", operandValue: .file,
         options: [
             .valued("--script", "FILE", .file, "read commands from FILE"), pluginPath,
@@ -60,7 +60,7 @@ public enum FlowHostCommandLine {
                 "run the script once for each of N subjects, $SUBJECT replaced by each one's id"),
         ])
 
-    public static let replay = CommandSpec(
+    package static let replay = CommandSpec(
         name: "replay", summary: "run the inputs of a trace again and compare", operand: "TRACE", operandValue: .file,
         options: [
             .valued("--manifest", "MANIFEST", .file, "replay against MANIFEST instead of the one recorded"),
@@ -68,7 +68,7 @@ public enum FlowHostCommandLine {
             .flag("--trust", "load plugins without probing each one in a child process first"), json,
         ] + probing)
 
-    public static let graph = CommandSpec(
+    package static let graph = CommandSpec(
         name: "graph", summary: "draw the flow (requests, managers, modules, experiments, guards)",
         operand: "MANIFEST", operandValue: .file,
         options: [
@@ -80,7 +80,7 @@ public enum FlowHostCommandLine {
             maxManifestSize, allowInsecurePlugins,
         ] + probing)
 
-    public static let experiments = CommandSpec(
+    package static let experiments = CommandSpec(
         name: "experiments", summary: "report experiments from traces (conversion, significance, sample ratio)",
         operand: "report TRACE...", operandValue: .file,
         options: [
@@ -88,42 +88,42 @@ public enum FlowHostCommandLine {
             json,
         ])
 
-    public static let validate = CommandSpec(
+    package static let validate = CommandSpec(
         name: "validate", summary: "check the manifest and every plugin", operand: "MANIFEST", operandValue: .file,
         options: [pluginPath, maxManifestSize, allowInsecurePlugins, json] + probing)
 
-    public static let list = CommandSpec(
+    package static let list = CommandSpec(
         name: "list", summary: "print the routing table", operand: "MANIFEST", operandValue: .file,
         options: [
             pluginPath, .flag("--eager", "probe the plugins first, to see whether each one loads"), maxManifestSize,
             allowInsecurePlugins, json,
         ] + probing)
 
-    public static let inspect = CommandSpec(
+    package static let inspect = CommandSpec(
         name: "inspect", summary: "describe a plugin library", operand: "PLUGIN.so", operandValue: .file,
         options: [allowInsecurePlugins, json] + probing)
 
-    public static let quarantine = CommandSpec(
+    package static let quarantine = CommandSpec(
         name: "quarantine", summary: "list or clear libraries and entry points refused after a crash",
         operand: "list|clear [LIBRARY]", operandValue: .choice(["list", "clear"]), options: [json])
 
-    public static let newPlugin = CommandSpec(
+    package static let newPlugin = CommandSpec(
         name: "new-plugin", summary: "scaffold a plugin package", operand: "NAME",
         options: [
             .valued("--dir", "PATH", .directory, "create the package in PATH (default: ./NAME)"),
             .valued("--flowkit", "PATH", .directory, "depend on the FlowKit package at PATH"),
         ])
 
-    public static let completion = CommandSpec(
+    package static let completion = CommandSpec(
         name: "completion", summary: "print a shell completion script", operand: "bash|zsh|fish",
         operandValue: .choice(CompletionScript.Shell.allCases.map(\.rawValue)))
 
-    public static let version = CommandSpec(name: "version", summary: "print the version and its FlowKit version")
+    package static let version = CommandSpec(name: "version", summary: "print the version and its FlowKit version")
 
-    public static let help = CommandSpec(name: "help", summary: "print this help")
+    package static let help = CommandSpec(name: "help", summary: "print this help")
 
     /// Every subcommand, in the order help lists them.
-    public static let commands = [
+    package static let commands = [
         run, replay, graph, experiments, validate, list, inspect, quarantine, newPlugin, completion, version, help,
     ]
 }

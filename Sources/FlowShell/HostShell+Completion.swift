@@ -3,7 +3,7 @@ import LineEditing
 
 extension HostShell {
     /// The first word of every command, as Tab offers them (from ``commands``).
-    nonisolated public static let commandWords: [String] = {
+    nonisolated package static let commandWords: [String] = {
         var seen = Set<String>()
         return commands.flatMap(\.words).filter { seen.insert($0).inserted }
     }()
@@ -11,7 +11,7 @@ extension HostShell {
     /// What Tab completes now: the routed requests, the visible module's actions, the modules on screen and
     /// in routes, the plugins. A snapshot, safe to hand to the line editor's thread; take a new one after
     /// each command, since a command can change every one of them.
-    public var completer: Completer {
+    package var completer: Completer {
         let router = host.coordinator.router
         return Completer(
             requests: host.manifest.routes.map(\.request.rawValue),
@@ -26,16 +26,16 @@ extension HostShell {
     /// action of the visible module; after `back` `root` or `to`, then a module; after `reload` a plugin or
     /// `manifest`; after `wait` `reload`, then a plugin; after `expect` what to expect; after `lifecycle` a
     /// phase; after `stats` `--json`.
-    public struct Completer: LineCompleter, Equatable {
-        public var requests: [String]
-        public var actions: [String]
-        public var modules: [String]
-        public var plugins: [String]
+    package struct Completer: LineCompleter, Equatable {
+        package var requests: [String]
+        package var actions: [String]
+        package var modules: [String]
+        package var plugins: [String]
         /// The modules on the visible stack, which `back to` can go back to.
-        public var visibleStack: [String]
+        package var visibleStack: [String]
 
         /// A completer for these names, in any order and with repeats.
-        public init(
+        package init(
             requests: [String], actions: [String], modules: [String], plugins: [String], visibleStack: [String] = []
         ) {
             self.requests = Array(Set(requests)).sorted()
@@ -45,7 +45,7 @@ extension HostShell {
             self.visibleStack = Array(Set(visibleStack)).sorted()
         }
 
-        public func completions(before textBeforeCursor: String) -> LineCompletion {
+        package func completions(before textBeforeCursor: String) -> LineCompletion {
             let characters = Array(textBeforeCursor)
             let wordStart = characters.lastIndex(where: \.isWhitespace).map { $0 + 1 } ?? 0
             let word = String(characters[wordStart...])

@@ -8,7 +8,7 @@ extension HostShell {
     ///
     /// The reply's status is an error when a step could not be restored or the screen differs from the
     /// saved one, so that a script stops there.
-    public func start(restoring snapshot: HostSnapshot, from file: String) -> Reply {
+    package func start(restoring snapshot: HostSnapshot, from file: String) -> Reply {
         events.removeAll()
         isExecuting = true
         defer { isExecuting = false }

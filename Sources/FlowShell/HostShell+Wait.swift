@@ -3,11 +3,11 @@ import FlowKit
 /// Commands that wait: the shell's asynchronous entry point.
 extension HostShell {
     /// How long `wait reload` waits when the command gives no number of seconds.
-    public static let defaultReloadWait: Duration = .seconds(10)
+    package static let defaultReloadWait: Duration = .seconds(10)
 
     /// Runs one command line like ``execute(_:)``, and the commands that wait for something to happen
     /// (`wait reload PLUGIN [SECONDS]`) without blocking the main actor meanwhile.
-    public func perform(_ line: String) async -> Reply {
+    package func perform(_ line: String) async -> Reply {
         guard let command = Self.command(in: line) else { return execute(line) }
         let (word, rest) = command.splitFirstWord()
         guard word == "wait" else { return execute(line) }

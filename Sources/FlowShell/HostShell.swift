@@ -6,9 +6,9 @@ import FlowKit
 /// The shell only reads commands and describes what happened; the work is the host's. Every command
 /// answers with the events it caused and what is on top afterwards.
 @MainActor
-public final class HostShell {
+package final class HostShell {
     /// What a command came to.
-    public enum Status: Equatable, Sendable {
+    package enum Status: Equatable, Sendable {
         case ok
         /// The command could not be carried out (bad syntax, no such action, ...).
         case error(String)
@@ -18,9 +18,9 @@ public final class HostShell {
     }
 
     /// A command's answer: the lines to print and its status.
-    public struct Reply: Sendable {
-        public var lines: [String]
-        public var status: Status
+    package struct Reply: Sendable {
+        package var lines: [String]
+        package var status: Status
 
         package init(lines: [String], status: Status) {
             self.lines = lines
@@ -28,10 +28,10 @@ public final class HostShell {
         }
     }
 
-    public let host: Host
+    package let host: Host
     /// What became of the last request a command sent (`send`, `act`, `deeplink`'s last step, the start
     /// requests); `nil` when the last such command sent none. `expect outcome` checks it.
-    public internal(set) var lastOutcome: CoordinationOutcome?
+    package internal(set) var lastOutcome: CoordinationOutcome?
     /// The events of the command being executed, in the order they happened.
     var events: [HostEvent] = []
     var isExecuting = false
@@ -40,13 +40,13 @@ public final class HostShell {
     /// What became of the requests guards redirected, for `expect outcome`.
     var heldFates = HeldFates()
     /// Receives the lines for events that happen between commands (a watched file reloaded).
-    public var onUnpromptedLines: (@MainActor ([String]) -> Void)?
+    package var onUnpromptedLines: (@MainActor ([String]) -> Void)?
     /// Receives the services that failed, or did not start or stop in time, instead of the lines: they
     /// are errors, for standard error. Unset, they are printed like any other event.
-    public var onServiceProblem: (@MainActor (ServiceProblem) -> Void)?
+    package var onServiceProblem: (@MainActor (ServiceProblem) -> Void)?
 
     /// A shell driving `host`. It listens to the host's events.
-    public init(host: Host) {
+    package init(host: Host) {
         self.host = host
         host.onEvent = { [weak self] event in
             guard let self else { return }
@@ -65,7 +65,7 @@ public final class HostShell {
 
     /// Every command, as `help` lists them: the one source of the help text, of the words Tab offers and of
     /// "did you mean" for a mistyped command.
-    nonisolated public static let commands: [ShellCommand] = [
+    nonisolated package static let commands: [ShellCommand] = [
         ShellCommand(
             "send REQUEST [from MODULE] [JSON]", "request coordination (default sender: the visible module)"),
         ShellCommand("act ACTION [JSON]", "trigger an action on the visible module"),
@@ -106,11 +106,11 @@ public final class HostShell {
     ]
 
     /// The help text: ``commands``, one or two lines each.
-    nonisolated public static let help =
+    nonisolated package static let help =
         (["commands:"] + commands.flatMap(\.helpLines).map { "  " + $0 }).joined(separator: "\n")
 
     /// Starts the host (services, then the manifest's start requests) and describes what happened.
-    public func start() -> Reply {
+    package func start() -> Reply {
         events.removeAll()
         isExecuting = true
         defer { isExecuting = false }
@@ -118,7 +118,7 @@ public final class HostShell {
     }
 
     /// Starts the host as ``start()`` does, awaiting the services that await (see ``Host/startAndWait()``).
-    public func startAndWait() async -> Reply {
+    package func startAndWait() async -> Reply {
         events.removeAll()
         isExecuting = true
         defer { isExecuting = false }
@@ -142,14 +142,14 @@ public final class HostShell {
     var topLine: String { "top: \(host.coordinator.router.top?.name.rawValue ?? "(nothing)")" }
 
     /// The command in `line`, trimmed; `nil` for a blank line or a `#` comment.
-    public static func command(in line: String) -> String? {
+    package static func command(in line: String) -> String? {
         let trimmed = line.trimmingWhitespace()
         return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : trimmed
     }
 
     /// Runs one command line. Blank lines and `#` comments do nothing.
     @discardableResult
-    public func execute(_ line: String) -> Reply {
+    package func execute(_ line: String) -> Reply {
         guard let trimmed = Self.command(in: line) else { return Reply(lines: [], status: .ok) }
         events.removeAll()
         isExecuting = true

@@ -1,27 +1,27 @@
 /// The few colours `flowhost` uses, sparingly: errors red, warnings yellow, failed expectations bold red,
 /// and the visible module in bold. A disabled palette returns text unchanged.
-public struct Palette: Sendable, Hashable {
+package struct Palette: Sendable, Hashable {
     /// Whether text is coloured at all.
-    public var isEnabled: Bool
+    package var isEnabled: Bool
 
-    public init(isEnabled: Bool) {
+    package init(isEnabled: Bool) {
         self.isEnabled = isEnabled
     }
 
     /// A palette that never colours.
-    public static let plain = Palette(isEnabled: false)
+    package static let plain = Palette(isEnabled: false)
 
     /// An error: one line naming the file and the cause.
-    public func error(_ text: String) -> String { paint(text, "31") }
+    package func error(_ text: String) -> String { paint(text, "31") }
 
     /// A warning: something went wrong, but the command goes on.
-    public func warning(_ text: String) -> String { paint(text, "33") }
+    package func warning(_ text: String) -> String { paint(text, "33") }
 
     /// A failed expectation, the line a script stops at.
-    public func failure(_ text: String) -> String { paint(text, "1;31") }
+    package func failure(_ text: String) -> String { paint(text, "1;31") }
 
     /// A word to find at a glance, such as the module on top.
-    public func emphasis(_ text: String) -> String { paint(text, "1") }
+    package func emphasis(_ text: String) -> String { paint(text, "1") }
 
     /// `text` between the SGR sequence `code` and a reset.
     private func paint(_ text: String, _ code: String) -> String {

@@ -1,16 +1,16 @@
 /// One line of the shell's help: a form of a command and what it does. The table of them
 /// (``HostShell/commands``) is the one source of the help text, of the command words Tab offers and of the
 /// "did you mean" for a mistyped command.
-public struct ShellCommand: Sendable, Equatable {
+package struct ShellCommand: Sendable, Equatable {
     /// How it is written: words, `UPPERCASE` placeholders, `[optional]` parts, `|` between alternatives.
-    public var usage: String
+    package var usage: String
     /// What it does.
-    public var summary: String
+    package var summary: String
     /// The commands the line shows: the usage's first word, and any others it lists (`back | dismiss |
     /// tab N` shows `back`, `dismiss` and `tab`).
-    public var words: [String]
+    package var words: [String]
 
-    public init(_ usage: String, _ summary: String, also others: [String] = []) {
+    package init(_ usage: String, _ summary: String, also others: [String] = []) {
         self.usage = usage
         self.summary = summary
         words = usage.split(separator: " ").prefix(1).map(String.init) + others

@@ -5,7 +5,7 @@ import FlowKit
 extension ExperimentReport {
     /// The report as lines: per experiment, a table of its variants, each variant against the control, and
     /// the sample-ratio check, whose mismatch is shouted.
-    public var lines: [String] {
+    package var lines: [String] {
         let files = traces.count == 1 ? "1 trace (\(traces[0]))" : "\(traces.count) traces"
         var lines = ["goal: \(goal), from \(files)"]
         if experiments.isEmpty {
@@ -60,14 +60,14 @@ extension ExperimentReport {
     }
 
     /// One warning per experiment whose sample ratio is a mismatch, for standard error.
-    public var warnings: [String] {
+    package var warnings: [String] {
         experiments.filter(\.sampleRatio.isMismatch).map {
             "experiment '\($0.name)' has a sample ratio mismatch (\(Self.pValue($0.sampleRatio.p))); do not trust its figures"
         }
     }
 
     /// The report as one JSON document: `{"goal", "traces", "experiments": [...], "errors": []}`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         func number(_ value: Double?) -> JSONValue {
             guard let value, value.isFinite else { return .null }
             return .number(value)

@@ -16,78 +16,78 @@ import FlowKit
 /// - The weights are the first trace's (its header holds the manifest's experiments). A ratio whose
 ///   chi-square p-value is below ``mismatchThreshold`` is a sample-ratio mismatch: the assignment or the
 ///   logging is broken, and the other figures cannot be trusted.
-public struct ExperimentReport: Sendable {
+package struct ExperimentReport: Sendable {
     /// One arm's figures.
-    public struct Variant: Sendable, Hashable {
-        public var name: String
+    package struct Variant: Sendable, Hashable {
+        package var name: String
         /// The configured weight; 0 when the trace's manifest does not list the variant.
-        public var weight: Int
+        package var weight: Int
         /// Subjects exposed, and those who reached the goal.
-        public var exposed: Int
-        public var reached: Int
+        package var exposed: Int
+        package var reached: Int
         /// `reached / exposed` (0 when none were exposed), and its 95% Wilson interval.
-        public var conversion: Double
-        public var interval: Interval
+        package var conversion: Double
+        package var interval: Interval
         /// The medians over the subjects who reached the goal; `nil` when none did.
-        public var medianSteps: Double?
-        public var medianTimeNanoseconds: Double?
+        package var medianSteps: Double?
+        package var medianTimeNanoseconds: Double?
     }
 
     /// A confidence interval of a proportion.
-    public struct Interval: Sendable, Hashable {
-        public var lower: Double
-        public var upper: Double
+    package struct Interval: Sendable, Hashable {
+        package var lower: Double
+        package var upper: Double
     }
 
     /// A variant against the control.
-    public struct Comparison: Sendable, Hashable {
-        public var variant: String
-        public var control: String
+    package struct Comparison: Sendable, Hashable {
+        package var variant: String
+        package var control: String
         /// The variant's conversion less the control's, as a proportion (0.05 is 5 points).
-        public var difference: Double
+        package var difference: Double
         /// The two-proportion z-test; `nil` when either arm has no subjects.
-        public var z: Double?
-        public var p: Double?
+        package var z: Double?
+        package var p: Double?
     }
 
     /// The exposures against the weights.
-    public struct SampleRatio: Sendable, Hashable {
+    package struct SampleRatio: Sendable, Hashable {
         /// Subjects exposed per variant, and the share the weights give each, in the variants' order.
-        public var observed: [Int]
-        public var expected: [Double]
-        public var statistic: Double
-        public var degreesOfFreedom: Int
-        public var p: Double
+        package var observed: [Int]
+        package var expected: [Double]
+        package var statistic: Double
+        package var degreesOfFreedom: Int
+        package var p: Double
         /// Whether p is below ``ExperimentReport/mismatchThreshold``.
-        public var isMismatch: Bool
+        package var isMismatch: Bool
     }
 
     /// One experiment's report.
-    public struct Experiment: Sendable, Hashable {
-        public var name: String
+    package struct Experiment: Sendable, Hashable {
+        package var name: String
         /// The context path that identifies a subject.
-        public var subject: String
+        package var subject: String
         /// In the manifest's order; the first is the control.
-        public var variants: [Variant]
-        public var comparisons: [Comparison]
-        public var sampleRatio: SampleRatio
+        package var variants: [Variant]
+        package var comparisons: [Comparison]
+        package var sampleRatio: SampleRatio
         /// Subjects exposed, over every variant.
-        public var exposed: Int { variants.reduce(0) { $0 + $1.exposed } }
+        package var exposed: Int { variants.reduce(0) { $0 + $1.exposed } }
     }
 
     /// The p-value below which the sample ratio is a mismatch. Strict, because the check runs on every
     /// report and a false alarm costs trust: 0.001 is the threshold large experimentation platforms use.
-    public static let mismatchThreshold = 0.001
+    package static let mismatchThreshold = 0.001
 
     /// The goal request.
-    public var goal: String
+    package var goal: String
     /// The trace files read.
-    public var traces: [String]
+    package var traces: [String]
     /// The experiments, by name.
-    public var experiments: [Experiment]
+    package var experiments: [Experiment]
 
     /// The report of `traces` for `goal`.
-    public init(traces: [Trace], goal: String) {
+    package init(traces: [Trace], goal: String) {
         self.goal = goal
         self.traces = traces.map(\.file)
         var configured: [(name: String, subject: String, variants: [(name: String, weight: Int)])] = []

@@ -37,7 +37,7 @@ extension FlowGraph {
     /// first column, so the flow reads from the left; plugins are boxes (clusters); edges a trace took are
     /// drawn thick, those it never took dashed, grey and left out of the layout, so that they do not pull
     /// the picture apart.
-    public var dot: String {
+    package var dot: String {
         var lines = [
             "digraph flow {", "  rankdir=LR;", "  compound=true;", "  newrank=true;",
             "  node [fontname=\"Helvetica\", fontsize=11];", "  edge [fontname=\"Helvetica\", fontsize=9];",
@@ -105,7 +105,7 @@ extension FlowGraph {
 
     /// The graph as a Mermaid flowchart, for a Markdown ```` ```mermaid ```` block: plugins are subgraphs;
     /// edges never taken are dotted.
-    public var mermaid: String {
+    package var mermaid: String {
         var ids: [String: String] = [:]
         for (index, node) in nodes.enumerated() { ids[node.id] = "n\(index)" }
         var lines = ["flowchart LR"]
@@ -150,7 +150,7 @@ extension FlowGraph {
     /// The graph as one JSON document: `{"manifest", "traces", "nodes": [{"id", "kind", "label", "plugin",
     /// "declaredBy", "untakenActions"}], "edges": [{"from", "to", "kind", "label", "count", "static"}]}`;
     /// `count` is `null` without traces, 0 for an edge never taken.
-    public var json: JSONValue {
+    package var json: JSONValue {
         let nodes = nodes.map { node -> JSONValue in
             [
                 "id": .string(node.id), "kind": .string(node.kind.rawValue), "label": .string(node.label),

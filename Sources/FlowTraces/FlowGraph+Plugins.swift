@@ -8,19 +8,19 @@ import PluginLoading
 /// loaded in this one): what `flowhost graph MANIFEST` draws.
 extension FlowGraph {
     /// A plugin whose declarations the graph lacks, and why: it could not be read.
-    public struct UnreadPlugin: Sendable, Hashable, CustomStringConvertible {
+    package struct UnreadPlugin: Sendable, Hashable, CustomStringConvertible {
         /// The plugin, by the name the manifest gives it; `nil` when no plugin was read (none is built).
-        public var plugin: String?
+        package var plugin: String?
         /// Why: the file and the cause.
-        public var error: PluginLoadError
+        package var error: PluginLoadError
 
-        public init(plugin: String?, error: PluginLoadError) {
+        package init(plugin: String?, error: PluginLoadError) {
             self.plugin = plugin
             self.error = error
         }
 
         /// `plugin 'catalog' drawn without its modules: /p/libCatalogPlugin.so: plugin library not found`.
-        public var description: String {
+        package var description: String {
             let drawn = plugin.map { "plugin '\($0)' drawn without its modules" }
             return (drawn ?? "drawn without the modules of plugins that could not be read") + ": \(error.description)"
         }
@@ -36,7 +36,7 @@ extension FlowGraph {
     /// - Returns: The graph, and the plugins it lacks the modules of, one each (one for all when the
     ///   bundled plugins are not built).
     @MainActor
-    public static func reading(
+    package static func reading(
         _ manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber,
         executableDirectory: String? = ProcessInfoLite.executableDirectory()
     ) -> (graph: FlowGraph, unread: [UnreadPlugin]) {

@@ -6,7 +6,7 @@ extension FlowGraph {
     /// modules managers presented, the child flows they opened, the requests they made, each module's
     /// actions and the requests they sent). From now on the static edges nobody took are never-taken
     /// (``Edge/isNeverTaken``), and modules list the actions nobody triggered.
-    public mutating func add(_ trace: Trace) {
+    package mutating func add(_ trace: Trace) {
         beginTrace()
         var reader = TraceGraphReader(patterns: nodes.filter { $0.kind == .deepLink }.map(\.label))
         for session in trace.sessions {

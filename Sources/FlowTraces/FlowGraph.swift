@@ -16,9 +16,9 @@ import PluginLoading
 /// make the static graph show modules without traces.
 ///
 /// It prints as Graphviz `dot` (``dot``), Mermaid (``mermaid``) or JSON (``json``).
-public struct FlowGraph: Sendable, Hashable {
+package struct FlowGraph: Sendable, Hashable {
     /// What a node stands for.
-    public enum NodeKind: String, Sendable, Hashable, CaseIterable {
+    package enum NodeKind: String, Sendable, Hashable, CaseIterable {
         /// Where flows begin: the manifest's start (`entry:start`), or a deep link pattern.
         case entry
         case deepLink
@@ -34,7 +34,7 @@ public struct FlowGraph: Sendable, Hashable {
     }
 
     /// What an edge says.
-    public enum EdgeKind: String, Sendable, Hashable, CaseIterable {
+    package enum EdgeKind: String, Sendable, Hashable, CaseIterable {
         /// The start, or a deep link, sends a request.
         case starts
         /// A route: a request goes to a manager (or to an experiment).
@@ -57,55 +57,55 @@ public struct FlowGraph: Sendable, Hashable {
 
     /// A node: its id (`request:catalog.create`, `manager:catalog.CreateItem`), what it is, its label, and
     /// the plugin whose box it is drawn in.
-    public struct Node: Sendable, Hashable {
-        public var id: String
-        public var kind: NodeKind
-        public var label: String
-        public var plugin: String?
+    package struct Node: Sendable, Hashable {
+        package var id: String
+        package var kind: NodeKind
+        package var label: String
+        package var plugin: String?
         /// For a guard or a deep link a discovered plugin declared: that plugin.
-        public var declaredBy: String?
+        package var declaredBy: String?
         /// For a module, with traces: its actions that nobody triggered.
-        public var untakenActions: [String] = []
+        package var untakenActions: [String] = []
     }
 
     /// An edge, with what it means, its label and, with traces, how many times it was taken.
-    public struct Edge: Sendable, Hashable {
-        public var from: String
-        public var to: String
-        public var kind: EdgeKind
-        public var label: String
+    package struct Edge: Sendable, Hashable {
+        package var from: String
+        package var to: String
+        package var kind: EdgeKind
+        package var label: String
         /// How many times the traces took it; `nil` without traces.
-        public var count: Int?
+        package var count: Int?
         /// Whether it comes from the manifest or a declaration, rather than from traces only.
-        public var isStatic: Bool
+        package var isStatic: Bool
 
         /// Whether traces were added and none took this edge.
-        public var isNeverTaken: Bool { count == 0 }
+        package var isNeverTaken: Bool { count == 0 }
     }
 
     /// A module a plugin declares (``FlowKit/PluginDescription/modules``): what makes modules show in the
     /// static graph, with the managers that present them and the requests they can send.
-    public struct Declaration: Sendable, Hashable {
+    package struct Declaration: Sendable, Hashable {
         /// The plugin that declares it, by the name the manifest gives it (the `plugin` of the manager
         /// nodes).
-        public var plugin: String
+        package var plugin: String
         /// The module, its presenting managers and what it sends.
-        public var module: DeclaredModule
+        package var module: DeclaredModule
 
-        public init(plugin: String, module: DeclaredModule) {
+        package init(plugin: String, module: DeclaredModule) {
             self.plugin = plugin
             self.module = module
         }
     }
 
     /// The manifest the graph is of.
-    public var manifest: String
+    package var manifest: String
     /// The nodes, in the order they were added.
-    public private(set) var nodes: [Node] = []
+    package private(set) var nodes: [Node] = []
     /// The edges, in the order they were added.
-    public private(set) var edges: [Edge] = []
+    package private(set) var edges: [Edge] = []
     /// How many traces were added.
-    public private(set) var traces = 0
+    package private(set) var traces = 0
     /// The actions each presented module had, and those inputs triggered, by module, over the traces.
     var moduleActions: [String: [String]] = [:]
     var takenActions: [String: Set<String>] = [:]
@@ -124,7 +124,7 @@ public struct FlowGraph: Sendable, Hashable {
     /// - Parameter composition: For a manifest composed with the plugins it discovers, their composition,
     ///   whose ``PluginComposition/manifest`` is `manifest`: it says which plugin declared each guard and
     ///   deep link.
-    public init(manifest: Manifest, composition: PluginComposition? = nil) {
+    package init(manifest: Manifest, composition: PluginComposition? = nil) {
         self.manifest = manifest.path
         if !manifest.start.isEmpty {
             let start = node("entry:start", .entry, "start")
@@ -177,7 +177,7 @@ public struct FlowGraph: Sendable, Hashable {
     /// Only managers the graph has (the manifest or a declared child flow routes to them) present: a module
     /// whose managers are all unrouted is left out, since the app never shows it. A module declared without
     /// managers (a child flow's, or a name a plugin sends as) is always drawn.
-    public mutating func add(declarations: [Declaration]) {
+    package mutating func add(declarations: [Declaration]) {
         for declaration in declarations {
             let plugin = declaration.plugin
             let managers = declaration.module.managers.compactMap { name in
@@ -201,7 +201,7 @@ public struct FlowGraph: Sendable, Hashable {
     /// Adds the routes a plugin declares its child flows' own mappings hold: each flow's node, and a `routes`
     /// edge from the request to the manager, named as traces name a child flow's managers (`Manager`, with
     /// no plugin) in the plugin's box.
-    public mutating func add(childFlowRoutes routes: [DeclaredRoute], plugin: String) {
+    package mutating func add(childFlowRoutes routes: [DeclaredRoute], plugin: String) {
         for route in routes {
             if let flow = route.childFlow { childNode(flow.rawValue, plugin: plugin) }
             staticEdge(requestNode(route.request.rawValue), managerNode(route.manager, plugin: plugin), .routes, "")
@@ -210,7 +210,7 @@ public struct FlowGraph: Sendable, Hashable {
 
     /// Adds the modules, and the child flows' routes, each plugin declares, by the name the manifest gives
     /// it (see ``add(declarations:)``).
-    public mutating func add(plugins: [String: ProbedPlugin]) {
+    package mutating func add(plugins: [String: ProbedPlugin]) {
         for name in plugins.keys.sorted() {
             let plugin = plugins[name]!
             add(childFlowRoutes: plugin.childFlowRoutes, plugin: name)

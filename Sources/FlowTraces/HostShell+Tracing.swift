@@ -12,7 +12,7 @@ extension HostShell {
     /// Whether `line` is an input a trace records: a command other than the ones that only print
     /// (``queries``), check (`expect`), wait (`wait reload`, whose reload is recorded when it happens) or
     /// quit.
-    public static func isTracedInput(_ line: String) -> Bool {
+    package static func isTracedInput(_ line: String) -> Bool {
         guard let command = command(in: line) else { return false }
         return !untracedCommands.contains(command.splitFirstWord().0)
     }
@@ -20,7 +20,7 @@ extension HostShell {
     /// Runs `line` as ``perform(_:)`` does, recorded in `trace` when there is one and the line is an input.
     ///
     /// - Parameter source: Where the line was read, as `FILE:LINE`, for the trace.
-    public func perform(_ line: String, tracing trace: TraceRecorder?, at source: String? = nil) async -> Reply {
+    package func perform(_ line: String, tracing trace: TraceRecorder?, at source: String? = nil) async -> Reply {
         guard let trace, Self.isTracedInput(line) else { return await perform(line) }
         trace.beginInput(Self.command(in: line) ?? line, at: source)
         let reply = await perform(line)
@@ -29,7 +29,7 @@ extension HostShell {
     }
 
     /// Starts the host as ``startAndWait()`` does, recorded in `trace` as input 0, `start`.
-    public func startAndWait(tracing trace: TraceRecorder?) async -> Reply {
+    package func startAndWait(tracing trace: TraceRecorder?) async -> Reply {
         guard let trace else { return await startAndWait() }
         trace.beginInput("start", isStart: true)
         let reply = await startAndWait()
@@ -39,7 +39,7 @@ extension HostShell {
 
     /// Starts the host at a snapshot as ``start(restoring:from:)`` does, recorded in `trace` as input 0,
     /// `restore FILE`.
-    public func start(restoring snapshot: HostSnapshot, from file: String, tracing trace: TraceRecorder?) -> Reply {
+    package func start(restoring snapshot: HostSnapshot, from file: String, tracing trace: TraceRecorder?) -> Reply {
         guard let trace else { return start(restoring: snapshot, from: file) }
         trace.beginInput("restore \(file)", isStart: true)
         let reply = start(restoring: snapshot, from: file)

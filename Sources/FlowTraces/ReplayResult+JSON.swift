@@ -13,7 +13,7 @@ extension ReplayResult {
     /// - Parameters:
     ///   - trace: The trace file, as given.
     ///   - manifest: The manifest replayed against, as given or recorded.
-    public func json(trace: String, manifest: String) -> JSONValue {
+    package func json(trace: String, manifest: String) -> JSONValue {
         let summary: ReplaySummary
         var divergence: JSONValue = .null
         switch self {
@@ -47,7 +47,7 @@ extension ReplayResult {
 
     /// `replay --json` when there is no replay: `{"errors": [ERROR...], "trace", "manifest", "result": null}`,
     /// `manifest` `null` when none was found.
-    public static func json(errors: [JSONValue], trace: String, manifest: String?) -> JSONValue {
+    package static func json(errors: [JSONValue], trace: String, manifest: String?) -> JSONValue {
         [
             "errors": .array(errors), "trace": .string(trace), "manifest": manifest.map(JSONValue.string) ?? .null,
             "result": .null,
@@ -59,7 +59,7 @@ extension TraceError {
     /// The error as `--json` output reports errors: `{"file", "kind": "trace", "message", "path": null}`,
     /// the message led by its line when it has one (`line 3: not JSON: ...`), the file `file` when the error
     /// names none.
-    public func json(file: String) -> JSONValue {
+    package func json(file: String) -> JSONValue {
         [
             "file": .string(self.file ?? file), "kind": "trace",
             "message": .string((line.map { "line \($0): " } ?? "") + message), "path": .null,

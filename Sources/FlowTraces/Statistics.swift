@@ -4,12 +4,12 @@ import Glibc
 ///
 /// Each is the textbook formula; `Tests/FlowHostTests/StatisticsTests.swift` checks them against figures
 /// worked out by hand and against closed forms.
-public enum Statistics {
+package enum Statistics {
     /// The two-sided 95% quantile of the standard normal distribution: Φ⁻¹(0.975).
-    public static let z95 = 1.959_963_984_540_054
+    package static let z95 = 1.959_963_984_540_054
 
     /// Φ(x), the standard normal distribution function: `erfc(-x / √2) / 2`.
-    public static func normalCDF(_ x: Double) -> Double {
+    package static func normalCDF(_ x: Double) -> Double {
         0.5 * erfc(-x / 2.0.squareRoot())
     }
 
@@ -18,7 +18,7 @@ public enum Statistics {
     /// With p̂ = successes / trials and n = trials, the bounds are
     /// `(p̂ + z²/2n ± z √(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n)`. Unlike p̂ ± z·se it stays within [0, 1]
     /// and is honest for small samples and for 0% or 100%. No trials give [0, 1].
-    public static func wilsonInterval(successes: Int, trials: Int, z: Double = z95) -> (lower: Double, upper: Double) {
+    package static func wilsonInterval(successes: Int, trials: Int, z: Double = z95) -> (lower: Double, upper: Double) {
         guard trials > 0 else { return (0, 1) }
         let n = Double(trials)
         let p = Double(successes) / n
@@ -37,7 +37,7 @@ public enum Statistics {
     /// z is 0 and p is 1.
     ///
     /// - Returns: `nil` when a sample is empty.
-    public static func twoProportionTest(
+    package static func twoProportionTest(
         successes first: Int, of firstTrials: Int, against second: Int, of secondTrials: Int
     ) -> (z: Double, p: Double)? {
         guard firstTrials > 0, secondTrials > 0 else { return nil }
@@ -56,7 +56,7 @@ public enum Statistics {
     /// the statistic `Σ (oᵢ − eᵢ)²/eᵢ` over the categories with a weight above 0, with one degree of freedom
     /// fewer than there are such categories, and the p-value `Q(df/2, χ²/2)`. A category of weight 0 that
     /// observed anything makes the statistic infinite and p 0: it should have had nothing.
-    public static func chiSquareGoodnessOfFit(observed: [Int], weights: [Double]) -> (
+    package static func chiSquareGoodnessOfFit(observed: [Int], weights: [Double]) -> (
         statistic: Double, degreesOfFreedom: Int, p: Double
     ) {
         let total = Double(observed.reduce(0, +))
@@ -80,7 +80,7 @@ public enum Statistics {
 
     /// The probability that a chi-square variable with `degreesOfFreedom` exceeds `statistic`:
     /// `Q(df/2, χ²/2)`.
-    public static func chiSquarePValue(_ statistic: Double, degreesOfFreedom: Int) -> Double {
+    package static func chiSquarePValue(_ statistic: Double, degreesOfFreedom: Int) -> Double {
         guard statistic > 0 else { return 1 }
         return regularizedUpperGamma(Double(degreesOfFreedom) / 2, statistic / 2)
     }
@@ -89,7 +89,7 @@ public enum Statistics {
     ///
     /// Below x = a + 1 the series of P(a, x) converges fast and Q = 1 − P; above it, the continued
     /// fraction of Q (evaluated by the modified Lentz method) does.
-    public static func regularizedUpperGamma(_ a: Double, _ x: Double) -> Double {
+    package static func regularizedUpperGamma(_ a: Double, _ x: Double) -> Double {
         guard x > 0 else { return 1 }
         guard x.isFinite else { return 0 }
         let logPrefix = a * log(x) - x - lgamma(a)
@@ -128,7 +128,7 @@ public enum Statistics {
     }
 
     /// The median of `values`: the middle one, or the mean of the middle two; `nil` for none.
-    public static func median(_ values: [Double]) -> Double? {
+    package static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         let middle = sorted.count / 2

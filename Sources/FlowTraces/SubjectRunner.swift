@@ -11,49 +11,49 @@ import FlowShell
 /// Ids are `subject-0001`, `subject-0002`, ...: the same on every run, so that a run is reproducible, and
 /// spread over the variants by the experiments' hash as real ids would be.
 @MainActor
-public final class SubjectRunner {
+package final class SubjectRunner {
     /// Where the run stopped: a subject's script failed at a line.
-    public struct Failure: Sendable, Hashable {
+    package struct Failure: Sendable, Hashable {
         /// The subject whose run failed.
-        public var subject: String
+        package var subject: String
         /// The line of the script that failed; 0 for the start (or `--open`).
-        public var line: Int
+        package var line: Int
         /// What failed: the command's error or the expectation's message.
-        public var message: String
+        package var message: String
         /// Whether an `expect` failed, rather than a command.
-        public var isExpectation: Bool
+        package var isExpectation: Bool
     }
 
     /// What the run did.
-    public struct Summary: Sendable, Hashable {
+    package struct Summary: Sendable, Hashable {
         /// The subjects whose script ran to its end (or to `quit`).
-        public var completed = 0
+        package var completed = 0
         /// Subjects exposed, by experiment and variant, over every subject's host.
-        public var exposures: [String: [String: Int]] = [:]
+        package var exposures: [String: [String: Int]] = [:]
         /// The failure the run stopped at, if it did.
-        public var failure: Failure?
+        package var failure: Failure?
     }
 
     /// The placeholder replaced by each subject's id.
-    public static let placeholder = "$SUBJECT"
+    package static let placeholder = "$SUBJECT"
 
     /// The manifest every subject's host runs.
-    public let manifest: Manifest
+    package let manifest: Manifest
     /// The plugins, shared by every subject's host.
-    public let registry: PluginRegistry
+    package let registry: PluginRegistry
     /// The script's lines, as read.
-    public let script: [String]
+    package let script: [String]
     /// The script's name, for the trace's `at` (`FILE:LINE`).
-    public let source: String
+    package let source: String
     /// Records every subject as a session, when set.
-    public var trace: TraceRecorder?
+    package var trace: TraceRecorder?
     /// A URL to open after the start requests, as `--open` does.
-    public var openURL: String?
+    package var openURL: String?
     /// Receives the services that failed, or did not start or stop in time.
-    public var onServiceProblem: (@MainActor (ServiceProblem) -> Void)?
+    package var onServiceProblem: (@MainActor (ServiceProblem) -> Void)?
 
     /// A runner of `script` (read from `source`) on `manifest`, loading plugins through `registry`.
-    public init(manifest: Manifest, registry: PluginRegistry, script: [String], source: String) {
+    package init(manifest: Manifest, registry: PluginRegistry, script: [String], source: String) {
         self.manifest = manifest
         self.registry = registry
         self.script = script
@@ -61,7 +61,7 @@ public final class SubjectRunner {
     }
 
     /// The ids of `count` subjects: `subject-0001` and on, zero-padded to at least four digits.
-    public static func subjects(_ count: Int) -> [String] {
+    package static func subjects(_ count: Int) -> [String] {
         let width = max(4, String(count).count)
         guard count > 0 else { return [] }
         return (1...count).map { number in
@@ -71,7 +71,7 @@ public final class SubjectRunner {
     }
 
     /// The goal a script names in a comment line `# goal: REQUEST`, the first such line.
-    public static func goal(in script: [String]) -> String? {
+    package static func goal(in script: [String]) -> String? {
         for line in script {
             let trimmed = line.trimmingWhitespace()
             guard trimmed.hasPrefix("#") else { continue }
@@ -84,7 +84,7 @@ public final class SubjectRunner {
     }
 
     /// `line` with every `$SUBJECT` replaced by `subject`.
-    public static func substituting(_ subject: String, in line: String) -> String {
+    package static func substituting(_ subject: String, in line: String) -> String {
         guard line.contains(placeholder) else { return line }
         var result = ""
         var rest = Substring(line)
@@ -99,7 +99,7 @@ public final class SubjectRunner {
     /// first subject whose script fails.
     ///
     /// - Parameter onSubject: Called after each subject's run with its id and its replies' lines.
-    public func run(subjects count: Int, onSubject: (@MainActor (String, [String]) -> Void)? = nil) async -> Summary {
+    package func run(subjects count: Int, onSubject: (@MainActor (String, [String]) -> Void)? = nil) async -> Summary {
         var summary = Summary()
         for subject in Self.subjects(count) {
             let host = Host(manifest: manifest, searchPath: registry.searchPath, registry: registry)

@@ -6,57 +6,57 @@ import HostSupport
 /// A trace read back: its header and its events, grouped into sessions and inputs.
 ///
 /// `flowhost replay`, `graph --trace` and `experiments report` read traces with ``load(path:limit:)``.
-public struct Trace: Sendable {
+package struct Trace: Sendable {
     /// One run of the script on a fresh host.
-    public struct Session: Sendable {
+    package struct Session: Sendable {
         /// Its number, from 1.
-        public var number: Int
+        package var number: Int
         /// The subject `$SUBJECT` stood for, with `--subjects`.
-        public var subject: String?
+        package var subject: String?
         /// Its inputs in order, the start (input 0) first.
-        public var inputs: [Input]
+        package var inputs: [Input]
         /// The events of the session that belong to no input recorded (a trace cut short).
-        public var stray: [TraceEvent] = []
+        package var stray: [TraceEvent] = []
     }
 
     /// An input with what it caused.
-    public struct Input: Sendable {
+    package struct Input: Sendable {
         /// The `input` line: `command`, and `at`, `module`, `unprompted` when known.
-        public var record: TraceEvent
+        package var record: TraceEvent
         /// The events it caused, in order, `late` ones included.
-        public var events: [TraceEvent]
+        package var events: [TraceEvent]
         /// The `screen` line that ended it; `nil` when the trace was cut short.
-        public var screen: TraceEvent?
+        package var screen: TraceEvent?
 
         /// The command, as recorded (redacted where the trace redacts).
-        public var command: String { record["command"]?.string ?? "" }
+        package var command: String { record["command"]?.string ?? "" }
         /// Its number in its session.
-        public var number: Int { record.input }
+        package var number: Int { record.input }
     }
 
     /// The file the trace was read from.
-    public var file: String
+    package var file: String
     /// The first line.
-    public var header: TraceEvent
+    package var header: TraceEvent
     /// Every line after the header, in order.
-    public var events: [TraceEvent]
+    package var events: [TraceEvent]
     /// The events grouped by session and input.
-    public var sessions: [Session]
+    package var sessions: [Session]
 
     /// The version of the format this flowhost writes and reads, in the header's `version`.
-    public static let formatVersion = 1
+    package static let formatVersion = 1
 
     /// The largest trace read by default: 1 GiB.
-    public static let defaultMaxSize = 1 << 30
+    package static let defaultMaxSize = 1 << 30
 
     /// The manifest the trace was recorded with: its absolute path (relative, as the run was given it, in
     /// older traces).
-    public var manifest: String? { header["manifest"]?.string }
+    package var manifest: String? { header["manifest"]?.string }
 
     /// Where ``manifest`` is for the trace in file `traceFile`: as recorded when absolute (as every trace
     /// records it now); a relative one against the trace's directory, else against the current directory,
     /// which is what older traces recorded it against; `nil` when neither holds it.
-    public func manifestPath(tracedIn traceFile: String) -> String? {
+    package func manifestPath(tracedIn traceFile: String) -> String? {
         guard let manifest else { return nil }
         if manifest.hasPrefix("/") { return manifest }
         let traceDirectory = Manifest.absolutePath(traceFile).split(separator: "/").dropLast().joined(separator: "/")
@@ -64,13 +64,13 @@ public struct Trace: Sendable {
     }
 
     /// The goal the traced script names in a `# goal: REQUEST` line.
-    public var goal: String? { header["goal"]?.string }
+    package var goal: String? { header["goal"]?.string }
 
     /// Reads the trace at `path`: a regular file of at most `limit` bytes.
     ///
     /// - Throws: ``TraceError`` naming the file, and the line for a line that is not UTF-8 text or not an
     ///   event.
-    public static func load(path: String, limit: Int = defaultMaxSize) throws(TraceError) -> Trace {
+    package static func load(path: String, limit: Int = defaultMaxSize) throws(TraceError) -> Trace {
         let bytes: [UInt8]
         do {
             bytes = try InputFile.read(path, what: "trace file", limit: limit)
@@ -88,7 +88,7 @@ public struct Trace: Sendable {
     ///
     /// - Throws: ``TraceError`` for an empty trace, a line that is not an event, or a first line that is
     ///   not a header of a format this flowhost reads.
-    public static func parse(_ text: String, file: String) throws(TraceError) -> Trace {
+    package static func parse(_ text: String, file: String) throws(TraceError) -> Trace {
         var events: [TraceEvent] = []
         var number = 0
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {

@@ -4,7 +4,7 @@ import FlowKit
 /// says it expected and what it got.
 extension TraceEvent {
     /// One line saying what happened: `catalog.create from itemList: handled by catalog.CreateItem`.
-    public var summary: String {
+    package var summary: String {
         func text(_ name: String) -> String { self[name]?.string ?? "?" }
         let request = "\(text("request")) from \(text("from"))"
         let payload = self["payload"].map { " \($0)" } ?? ""
@@ -57,7 +57,7 @@ extension TraceEvent {
 
     /// The lines describing a `screen` event: its status, the presentation, the module on top and its
     /// content, the last outcome.
-    public var screenLines: [String] {
+    package var screenLines: [String] {
         var lines: [String] = []
         if let status = self["status"]?.string, status != "ok" {
             lines.append("\(status): \(self["error"]?.string ?? "")")

@@ -7,30 +7,30 @@ import FlowKit
 /// `session` (which run of the script: 1, or one per subject with `--subjects`) and `input` (the number of
 /// the input, within its session, that caused it; 0 is the start). The other members depend on the kind
 /// and are kept as they were read in ``fields``, so that nothing a newer flowhost wrote is lost.
-public struct TraceEvent: Sendable, Hashable {
+package struct TraceEvent: Sendable, Hashable {
     /// What an event is: an open, string-backed name, so that a trace written by a newer flowhost still
     /// reads.
-    public struct Kind: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
-        public var rawValue: String
+    package struct Kind: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+        package var rawValue: String
 
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public init(stringLiteral value: String) { self.rawValue = value }
-        public var description: String { rawValue }
+        package init(rawValue: String) { self.rawValue = rawValue }
+        package init(stringLiteral value: String) { self.rawValue = value }
+        package var description: String { rawValue }
     }
 
     /// What the event is.
-    public var kind: Kind
+    package var kind: Kind
     /// Monotonic nanoseconds since the trace began (`t`).
-    public var time: UInt64
+    package var time: UInt64
     /// The session the event belongs to: 1 for a run, one per subject with `--subjects`; 0 for the header.
-    public var session: Int
+    package var session: Int
     /// The number of the input that caused the event, within its session; 0 is the start.
-    public var input: Int
+    package var input: Int
     /// Every other member of the line.
-    public var fields: [String: JSONValue]
+    package var fields: [String: JSONValue]
 
     /// An event of `kind` with `fields`.
-    public init(_ kind: Kind, time: UInt64 = 0, session: Int = 0, input: Int = 0, fields: [String: JSONValue] = [:]) {
+    package init(_ kind: Kind, time: UInt64 = 0, session: Int = 0, input: Int = 0, fields: [String: JSONValue] = [:]) {
         self.kind = kind
         self.time = time
         self.session = session
@@ -39,13 +39,13 @@ public struct TraceEvent: Sendable, Hashable {
     }
 
     /// The member `name` among the ``fields``.
-    public subscript(name: String) -> JSONValue? {
+    package subscript(name: String) -> JSONValue? {
         get { fields[name] }
         set { fields[name] = newValue }
     }
 
     /// The event as the JSON object its line holds.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var object = fields
         object["kind"] = .string(kind.rawValue)
         object["t"] = .number(Double(time))
@@ -55,13 +55,13 @@ public struct TraceEvent: Sendable, Hashable {
     }
 
     /// The line of a trace file: compact JSON, members sorted, no newline.
-    public var line: String { json.description }
+    package var line: String { json.description }
 
     /// Reads an event from the object of one line.
     ///
     /// - Throws: ``TraceError`` (without a file or line) when `json` is not an object with a string
     ///   `kind` and whole numbers `t`, `session` and `input`.
-    public init(json: JSONValue) throws(TraceError) {
+    package init(json: JSONValue) throws(TraceError) {
         guard case .object(var object) = json else {
             throw TraceError("an event must be a JSON object, not \(json.typeName)")
         }
@@ -83,52 +83,52 @@ public struct TraceEvent: Sendable, Hashable {
 
 extension TraceEvent.Kind {
     /// The first line: the trace's format version, the manifest, its plugins and experiments.
-    public static let trace: Self = "trace"
+    package static let trace: Self = "trace"
     /// A run of the script begins, on a fresh host: one per subject with `--subjects`.
-    public static let session: Self = "session"
+    package static let session: Self = "session"
     /// An input: a command typed or read, the start, a reload a watched file caused.
-    public static let input: Self = "input"
+    package static let input: Self = "input"
     /// What an input left on screen, and whether it succeeded.
-    public static let screen: Self = "screen"
+    package static let screen: Self = "screen"
 
     // Flow events, as FlowKit names them (`FlowEvent`).
-    public static let handling: Self = "handling"
-    public static let handled: Self = "handled"
-    public static let unhandled: Self = "unhandled"
-    public static let queued: Self = "queued"
-    public static let replaying: Self = "replaying"
-    public static let deadLettered: Self = "deadLettered"
-    public static let failed: Self = "failed"
-    public static let presented: Self = "presented"
-    public static let removed: Self = "removed"
-    public static let childOpened: Self = "childOpened"
-    public static let childFinished: Self = "childFinished"
-    public static let serviceStarted: Self = "serviceStarted"
-    public static let serviceStopped: Self = "serviceStopped"
-    public static let dependencySet: Self = "dependencySet"
-    public static let rewritten: Self = "rewritten"
-    public static let redirecting: Self = "redirecting"
-    public static let held: Self = "held"
-    public static let resuming: Self = "resuming"
-    public static let redirectCancelled: Self = "redirectCancelled"
-    public static let managerEnded: Self = "managerEnded"
-    public static let managerTaskFailed: Self = "managerTaskFailed"
-    public static let presentRefused: Self = "presentRefused"
-    public static let serviceProblem: Self = "serviceProblem"
+    package static let handling: Self = "handling"
+    package static let handled: Self = "handled"
+    package static let unhandled: Self = "unhandled"
+    package static let queued: Self = "queued"
+    package static let replaying: Self = "replaying"
+    package static let deadLettered: Self = "deadLettered"
+    package static let failed: Self = "failed"
+    package static let presented: Self = "presented"
+    package static let removed: Self = "removed"
+    package static let childOpened: Self = "childOpened"
+    package static let childFinished: Self = "childFinished"
+    package static let serviceStarted: Self = "serviceStarted"
+    package static let serviceStopped: Self = "serviceStopped"
+    package static let dependencySet: Self = "dependencySet"
+    package static let rewritten: Self = "rewritten"
+    package static let redirecting: Self = "redirecting"
+    package static let held: Self = "held"
+    package static let resuming: Self = "resuming"
+    package static let redirectCancelled: Self = "redirectCancelled"
+    package static let managerEnded: Self = "managerEnded"
+    package static let managerTaskFailed: Self = "managerTaskFailed"
+    package static let presentRefused: Self = "presentRefused"
+    package static let serviceProblem: Self = "serviceProblem"
 
     // Host events (`HostEvent`).
-    public static let pluginReloaded: Self = "pluginReloaded"
-    public static let pluginUnchanged: Self = "pluginUnchanged"
-    public static let reloadRefused: Self = "reloadRefused"
-    public static let manifestReloaded: Self = "manifestReloaded"
-    public static let manifestRejected: Self = "manifestRejected"
-    public static let exposure: Self = "exposure"
-    public static let pluginDiscovered: Self = "pluginDiscovered"
-    public static let pluginRemoved: Self = "pluginRemoved"
-    public static let discoveryProblem: Self = "discoveryProblem"
+    package static let pluginReloaded: Self = "pluginReloaded"
+    package static let pluginUnchanged: Self = "pluginUnchanged"
+    package static let reloadRefused: Self = "reloadRefused"
+    package static let manifestReloaded: Self = "manifestReloaded"
+    package static let manifestRejected: Self = "manifestRejected"
+    package static let exposure: Self = "exposure"
+    package static let pluginDiscovered: Self = "pluginDiscovered"
+    package static let pluginRemoved: Self = "pluginRemoved"
+    package static let discoveryProblem: Self = "discoveryProblem"
 
     /// Every kind this flowhost writes, in the order `docs/traces.md` lists them.
-    public static let all: [Self] = [
+    package static let all: [Self] = [
         .trace, .session, .input, .screen, .handling, .handled, .unhandled, .queued, .replaying, .deadLettered,
         .failed, .presented, .removed, .childOpened, .childFinished, .serviceStarted, .serviceStopped,
         .dependencySet, .rewritten, .redirecting, .held, .resuming, .redirectCancelled, .managerEnded,
@@ -138,23 +138,23 @@ extension TraceEvent.Kind {
 }
 
 /// A trace that cannot be read or written: the file, the line when there is one, and what is wrong.
-public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The trace file, when known.
-    public var file: String?
+    package var file: String?
     /// The 1-based line, when the problem is in one.
-    public var line: Int?
+    package var line: Int?
     /// What is wrong, lowercase.
-    public var message: String
+    package var message: String
 
     /// An error saying `message`.
-    public init(_ message: String, file: String? = nil, line: Int? = nil) {
+    package init(_ message: String, file: String? = nil, line: Int? = nil) {
         self.message = message
         self.file = file
         self.line = line
     }
 
     /// `FILE:LINE: message`, with what is known of the place.
-    public var description: String {
+    package var description: String {
         switch (file, line) {
         case (let file?, let line?): "\(file):\(line): \(message)"
         case (let file?, nil): "\(file): \(message)"

@@ -24,13 +24,13 @@ import Glibc
 /// `unprompted`), so that a replay reloads at the same point; anything else (a manager's task finishing)
 /// is marked `late` and belongs to the input before it.
 @MainActor
-public final class TraceRecorder {
+package final class TraceRecorder {
     /// What the recorder leaves out of the trace.
-    public let redaction: TraceRedaction
+    package let redaction: TraceRedaction
     /// The session being recorded; 0 before the first.
-    public private(set) var session = 0
+    package private(set) var session = 0
     /// The input being recorded, or the last one, within the session.
-    public private(set) var input = 0
+    package private(set) var input = 0
     weak var shell: HostShell?
     private let sink: @MainActor (TraceEvent) -> Void
     /// When the trace began: the header, or the recorder's making when there is none.
@@ -54,7 +54,7 @@ public final class TraceRecorder {
     }
 
     /// A recorder that hands each event to `sink`, leaving out what `redaction` names.
-    public init(redaction: TraceRedaction = TraceRedaction(), sink: @escaping @MainActor (TraceEvent) -> Void) {
+    package init(redaction: TraceRedaction = TraceRedaction(), sink: @escaping @MainActor (TraceEvent) -> Void) {
         self.redaction = redaction
         self.sink = sink
     }
@@ -77,7 +77,7 @@ public final class TraceRecorder {
     ///   - script: The script the run read, if any.
     ///   - goal: The goal the script names in a `# goal: REQUEST` line, for `flowhost experiments report`.
     ///   - subjects: How many subjects `--subjects` runs.
-    public func header(for host: Host, script: String? = nil, goal: String? = nil, subjects: Int? = nil) {
+    package func header(for host: Host, script: String? = nil, goal: String? = nil, subjects: Int? = nil) {
         origin = Self.monotonicNow()
         let manifest = host.manifest
         var plugins: [String: JSONValue] = [:]
@@ -115,7 +115,7 @@ public final class TraceRecorder {
     /// Starts the next session, on `shell` (a fresh host): listens to its host from now on.
     ///
     /// - Parameter subject: The subject `$SUBJECT` stands for in this session, with `--subjects`.
-    public func beginSession(_ shell: HostShell, subject: String? = nil) {
+    package func beginSession(_ shell: HostShell, subject: String? = nil) {
         closeUnprompted()
         session += 1
         input = 0
@@ -138,7 +138,7 @@ public final class TraceRecorder {
     ///   - command: The command, as the shell reads it; for the start, `start` (or `restore FILE`).
     ///   - source: Where the input was read, as `FILE:LINE`.
     ///   - isStart: Whether this is the session's start, input 0.
-    public func beginInput(_ command: String, at source: String? = nil, isStart: Bool = false) {
+    package func beginInput(_ command: String, at source: String? = nil, isStart: Bool = false) {
         closeUnprompted()
         input = isStart ? 0 : input + 1
         inputIsOpen = true
@@ -149,13 +149,13 @@ public final class TraceRecorder {
     }
 
     /// Records what the input left on screen and how it went (`status`, `error`, `outcome`), and ends it.
-    public func endInput(_ reply: HostShell.Reply) {
+    package func endInput(_ reply: HostShell.Reply) {
         inputIsOpen = false
         emit(.screen, screenFields(status: reply.status))
     }
 
     /// Ends the trace: closes an input a reload opened.
-    public func finish() {
+    package func finish() {
         closeUnprompted()
     }
 

@@ -8,26 +8,26 @@ import HostSupport
 /// experiment's subject path (`user.id`) is a redacted key, each subject becomes a pseudonym
 /// (`subject-3f2a9c01b7d4`), the same for the same subject throughout the trace, and different in every
 /// trace (a random salt, never written, is mixed in).
-public struct TraceRedaction: Sendable, Hashable {
+package struct TraceRedaction: Sendable, Hashable {
     /// The member names whose values are left out.
-    public var keys: Set<String>
+    package var keys: Set<String>
     private let salt: String
 
     /// The string a redacted value becomes.
-    public static let placeholder: JSONValue = "<redacted>"
+    package static let placeholder: JSONValue = "<redacted>"
 
     /// A redaction of `keys`; with none, nothing is redacted.
-    public init(keys: Set<String> = []) {
+    package init(keys: Set<String> = []) {
         self.keys = keys
         var generator = SystemRandomNumberGenerator()
         salt = String(generator.next() as UInt64, radix: 16) + String(generator.next() as UInt64, radix: 16)
     }
 
     /// Whether anything is redacted.
-    public var isEmpty: Bool { keys.isEmpty }
+    package var isEmpty: Bool { keys.isEmpty }
 
     /// `value` with the value of every member named by a key replaced by the placeholder.
-    public func redact(_ value: JSONValue) -> JSONValue {
+    package func redact(_ value: JSONValue) -> JSONValue {
         guard !keys.isEmpty else { return value }
         switch value {
         case .object(let members):
@@ -43,7 +43,7 @@ public struct TraceRedaction: Sendable, Hashable {
 
     /// A command with the JSON it carries (`act submit {"user": "ada"}`) redacted; a command without JSON,
     /// or whose JSON does not parse, as it is.
-    public func redact(command: String) -> String {
+    package func redact(command: String) -> String {
         guard !keys.isEmpty, let start = command.firstIndex(where: { $0 == "{" || $0 == "[" }),
             let json = try? JSONValue(parsing: String(command[start...]))
         else { return command }
@@ -52,7 +52,7 @@ public struct TraceRedaction: Sendable, Hashable {
 
     /// The subject as a trace records it: a pseudonym when `path` (the experiment's subject path) goes
     /// through a redacted key, else as it is.
-    public func subject(_ subject: String, path: String) -> String {
+    package func subject(_ subject: String, path: String) -> String {
         guard !keys.isEmpty, path.split(separator: ".").contains(where: { keys.contains(String($0)) }) else {
             return subject
         }

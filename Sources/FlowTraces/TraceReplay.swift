@@ -20,11 +20,11 @@ import PluginLoading
 /// with redacted members replays the placeholder the trace holds, so what depends on a redacted value
 /// (an experiment's subject) diverges.
 @MainActor
-public final class TraceReplay {
+package final class TraceReplay {
     /// The trace being replayed.
-    public let trace: Trace
+    package let trace: Trace
     /// The manifest the inputs are replayed against.
-    public let manifest: Manifest
+    package let manifest: Manifest
     private let searchPath: PluginSearchPath
     private let prober: PluginProber?
     private let allowInsecurePlugins: Bool
@@ -37,7 +37,7 @@ public final class TraceReplay {
     ]
 
     /// A replay of `trace` against `manifest`, loading plugins through `searchPath`.
-    public init(
+    package init(
         trace: Trace, manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber? = nil,
         allowInsecurePlugins: Bool = false
     ) {
@@ -49,7 +49,7 @@ public final class TraceReplay {
     }
 
     /// Replays every session, each on a fresh host, and stops at the first divergence.
-    public func run() async -> ReplayResult {
+    package func run() async -> ReplayResult {
         var summary = ReplaySummary(sessions: 0, inputs: 0, events: 0, rebuilt: [])
         var registry: PluginRegistry?
         var recordedDigests: [String: String] = [:]
@@ -208,7 +208,7 @@ public final class TraceReplay {
 }
 
 /// What a replay found.
-public enum ReplayResult: Sendable {
+package enum ReplayResult: Sendable {
     /// Everything happened as recorded.
     case identical(ReplaySummary)
     /// The first input whose events or screen differ.
@@ -216,50 +216,50 @@ public enum ReplayResult: Sendable {
 }
 
 /// What an identical replay went through.
-public struct ReplaySummary: Sendable, Hashable, CustomStringConvertible {
+package struct ReplaySummary: Sendable, Hashable, CustomStringConvertible {
     /// A plugin whose library differs from the one recorded, though it behaved the same.
-    public struct Rebuilt: Sendable, Hashable {
-        public var plugin: String
+    package struct Rebuilt: Sendable, Hashable {
+        package var plugin: String
         /// The SHA-256 of the library recorded, and of the one replayed.
-        public var recorded: String
-        public var replayed: String
+        package var recorded: String
+        package var replayed: String
     }
 
     /// The sessions replayed.
-    public var sessions: Int
+    package var sessions: Int
     /// The inputs replayed, starts included.
-    public var inputs: Int
+    package var inputs: Int
     /// The events compared.
-    public var events: Int
+    package var events: Int
     /// The plugins whose library differs from the recorded one.
-    public var rebuilt: [Rebuilt]
+    package var rebuilt: [Rebuilt]
 
     /// `1 session, 38 inputs, 212 events and every screen as recorded`.
-    public var description: String {
+    package var description: String {
         "\(sessions) session\(sessions == 1 ? "" : "s"), \(inputs) input\(inputs == 1 ? "" : "s"), "
             + "\(events) event\(events == 1 ? "" : "s") and every screen as recorded"
     }
 }
 
 /// Where a replay first differed from its trace.
-public struct ReplayDivergence: Sendable, Hashable {
+package struct ReplayDivergence: Sendable, Hashable {
     /// The session, and its subject when the trace has subjects.
-    public var session: Int
-    public var subject: String?
+    package var session: Int
+    package var subject: String?
     /// The input that diverged (0 is the start), and how many inputs after the start the session has.
-    public var step: Int
-    public var steps: Int
+    package var step: Int
+    package var steps: Int
     /// The input's command, and where the recorded run read it (`FILE:LINE`).
-    public var command: String
-    public var at: String?
+    package var command: String
+    package var at: String?
     /// The first event (or the screen) that differs: as recorded, and as replayed.
-    public var expected: String
-    public var got: String
+    package var expected: String
+    package var got: String
     /// The screen after the input, replayed and recorded, as lines.
-    public var screen: [String]
-    public var recordedScreen: [String]
+    package var screen: [String]
+    package var recordedScreen: [String]
     /// What was replayed up to and including the input that diverged: its session counts, and its events.
-    public var replayed = ReplaySummary(sessions: 0, inputs: 0, events: 0, rebuilt: [])
+    package var replayed = ReplaySummary(sessions: 0, inputs: 0, events: 0, rebuilt: [])
 }
 
 @MainActor

@@ -9,13 +9,13 @@ import HostSupport
 /// before ``close()`` loses what is buffered. A write that fails stops the writing and is kept in
 /// ``failure`` for the caller to report once.
 @MainActor
-public final class TraceWriter {
+package final class TraceWriter {
     /// The trace file, as given.
-    public let path: String
+    package let path: String
     /// Why writing stopped, if it did.
-    public private(set) var failure: TraceError?
+    package private(set) var failure: TraceError?
     /// How many events were written.
-    public private(set) var count = 0
+    package private(set) var count = 0
     private var descriptor: Int32
     private var buffer: [UInt8] = []
     private static let bufferSize = 256 * 1024
@@ -24,7 +24,7 @@ public final class TraceWriter {
     /// link, a FIFO, a device, a directory or another user's file there is refused (``OutputFile``).
     ///
     /// - Throws: ``TraceError`` naming the file and the reason.
-    public init(path: String) throws(TraceError) {
+    package init(path: String) throws(TraceError) {
         self.path = path
         switch OutputFile.openEmptied(path, mode: 0o666) {
         case .success(let opened): descriptor = opened
@@ -34,7 +34,7 @@ public final class TraceWriter {
     }
 
     /// Appends `event` as one line.
-    public func write(_ event: TraceEvent) {
+    package func write(_ event: TraceEvent) {
         guard descriptor >= 0 else { return }
         buffer.append(contentsOf: event.line.utf8)
         buffer.append(0x0A)
@@ -43,7 +43,7 @@ public final class TraceWriter {
     }
 
     /// Writes what is buffered.
-    public func flush() {
+    package func flush() {
         guard descriptor >= 0, !buffer.isEmpty else { return }
         guard DescriptorWriter.writeAll(buffer, to: descriptor) else {
             failure = TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
@@ -55,7 +55,7 @@ public final class TraceWriter {
     }
 
     /// Flushes and closes the file; writing after this does nothing.
-    public func close() {
+    package func close() {
         flush()
         guard descriptor >= 0 else { return }
         Glibc.close(descriptor)

@@ -11,36 +11,36 @@
 /// filter.lines(for: "0    libswiftCore.so   0x00007f...")     // [] (kept in stackTrace)
 /// filter.fatalError?.description                               // "fatal error at Plugin.swift:12: no item"
 /// ```
-public struct CrashOutputFilter: Sendable {
+package struct CrashOutputFilter: Sendable {
     /// A fatal error the runtime reported: its message, and where it was raised when it says.
-    public struct FatalError: Sendable, Hashable, CustomStringConvertible {
-        public var message: String
+    package struct FatalError: Sendable, Hashable, CustomStringConvertible {
+        package var message: String
         /// `Plugin.swift:12`; `nil` when the runtime did not say.
-        public var place: String?
+        package var place: String?
 
         /// `fatal error at Plugin.swift:12: no item`, or `fatal error: no item`.
-        public var description: String { "fatal error" + (place.map { " at \($0)" } ?? "") + ": \(message)" }
+        package var description: String { "fatal error" + (place.map { " at \($0)" } ?? "") + ": \(message)" }
     }
 
     /// Whether every line passes, the runtime's crash reports too (the person set up `SWIFT_BACKTRACE`).
-    public let passesEverything: Bool
+    package let passesEverything: Bool
     /// The last fatal error the runtime reported with a stack trace.
-    public private(set) var fatalError: FatalError?
+    package private(set) var fatalError: FatalError?
     /// That report's frames, as the runtime wrote them.
-    public private(set) var stackTrace: [String] = []
+    package private(set) var stackTrace: [String] = []
 
     /// A `Fatal error` line held until the next line says whether a stack trace follows it.
     private var held: String?
     /// Whether the lines are a stack trace's frames.
     private var inStackTrace = false
 
-    public init(passesEverything: Bool = false) {
+    package init(passesEverything: Bool = false) {
         self.passesEverything = passesEverything
     }
 
     /// The lines to show for `line` (without its newline), in order: none while it is part of a crash
     /// report, the held `Fatal error` line too when `line` shows it began none.
-    public mutating func lines(for line: String) -> [String] {
+    package mutating func lines(for line: String) -> [String] {
         guard !passesEverything else { return [line] }
         if inStackTrace {
             if Self.isFrame(line) {
@@ -67,7 +67,7 @@ public struct CrashOutputFilter: Sendable {
     }
 
     /// What is still held, to show when the output ends: a `Fatal error` line no stack trace followed.
-    public mutating func flush() -> [String] {
+    package mutating func flush() -> [String] {
         defer { held = nil }
         return held.map { [$0] } ?? []
     }
@@ -92,7 +92,7 @@ public struct CrashOutputFilter: Sendable {
     /// `frame` with its image named: the library of the plugin whose code holds its address, by `library`
     /// (the host loads a plugin through `/proc/self/fd/N`, which the runtime names `N`); `frame` as it is
     /// when no plugin's code holds it.
-    public static func naming(_ frame: String, library: (UInt64) -> String?) -> String {
+    package static func naming(_ frame: String, library: (UInt64) -> String?) -> String {
         let fields = frame.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count >= 3, let address = fields.first(where: { $0.hasPrefix("0x") }),
             let value = UInt64(address.dropFirst(2), radix: 16), let name = library(value)

@@ -3,14 +3,14 @@ import Glibc
 
 /// What says a file is still the one that was looked at: device, inode, size and modification time (to the
 /// nanosecond). Rebuilding, copying over or touching a library changes it.
-public struct FileIdentity: Sendable, Hashable {
-    public var device: UInt64
-    public var inode: UInt64
-    public var size: Int64
+package struct FileIdentity: Sendable, Hashable {
+    package var device: UInt64
+    package var inode: UInt64
+    package var size: Int64
     /// The modification time in nanoseconds since the epoch.
-    public var modified: Int64
+    package var modified: Int64
 
-    public init(device: UInt64, inode: UInt64, size: Int64, modified: Int64) {
+    package init(device: UInt64, inode: UInt64, size: Int64, modified: Int64) {
         self.device = device
         self.inode = inode
         self.size = size
@@ -18,7 +18,7 @@ public struct FileIdentity: Sendable, Hashable {
     }
 
     /// The identity of the file at `path` (following symbolic links), or `nil` if it cannot be stat'ed.
-    public init?(path: String) {
+    package init?(path: String) {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         self.init(

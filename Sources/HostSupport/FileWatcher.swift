@@ -15,7 +15,7 @@ import Glibc
 ///
 /// What is watched changes in place (``watch(files:directories:)``): one inotify instance for the
 /// watcher's life, so a directory watched before and after a change misses no event in between.
-public final class FileWatcher: Sendable {
+package final class FileWatcher: Sendable {
     private let inotify: Int32
     private let stopPipe: (read: Int32, write: Int32)
     /// The watches, shared by the reading thread and ``watch(files:directories:)``; whether the descriptors
@@ -36,7 +36,7 @@ public final class FileWatcher: Sendable {
     ///
     /// - Throws: ``FlowError`` when inotify cannot be set up, naming the directory; a directory that does
     ///   not exist is not an error.
-    public init(
+    package init(
         files: [String], directories whole: [String] = [], onChange: @escaping @MainActor @Sendable (String) -> Void
     ) throws(FlowError) {
         inotify = inotify_init1(Int32(IN_CLOEXEC) | Int32(IN_NONBLOCK))
@@ -68,11 +68,11 @@ public final class FileWatcher: Sendable {
     }
 
     /// The files watched, as last given.
-    public var files: [String] { state.withLock { $0.files } }
+    package var files: [String] { state.withLock { $0.files } }
     /// The directories watched whole, as last given.
-    public var directories: [String] { state.withLock { $0.directories } }
+    package var directories: [String] { state.withLock { $0.directories } }
     /// Whether ``stop()`` was called.
-    public var isStopped: Bool { state.withLock { $0.isStopped } }
+    package var isStopped: Bool { state.withLock { $0.isStopped } }
 
     /// Watches `files` and every file of `directories` from now on, instead of what was given before.
     ///
@@ -83,7 +83,7 @@ public final class FileWatcher: Sendable {
     /// - Throws: ``FlowError`` naming the directory when inotify refuses (a limit, a permission), or when the
     ///   watcher was stopped.
     @discardableResult
-    public func watch(files: [String], directories whole: [String]) throws(FlowError) -> [String] {
+    package func watch(files: [String], directories whole: [String]) throws(FlowError) -> [String] {
         let outcome = state.withLock { state -> Result<[String], FlowError> in
             guard state.isOpen, !state.isStopped else {
                 return .failure(FlowError("cannot watch files: the watcher was stopped"))
@@ -100,7 +100,7 @@ public final class FileWatcher: Sendable {
     }
 
     /// Stops watching. Reports already read may still arrive.
-    public func stop() {
+    package func stop() {
         state.withLock { state in
             state.isStopped = true
             guard state.isOpen else { return }

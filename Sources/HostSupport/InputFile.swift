@@ -7,11 +7,11 @@ import Glibc
 /// type is checked with `stat` before it is opened; it is then opened with `O_NONBLOCK` and checked again
 /// on the open descriptor, so that swapping the file between the two checks gains nothing. Reading stops
 /// one byte past the limit, whatever the file claims its size is.
-public enum InputFile {
+package enum InputFile {
     /// Why a file could not be read.
-    public struct Failure: Error, Sendable, Equatable {
+    package struct Failure: Error, Sendable, Equatable {
         /// The kinds of failure.
-        public enum Kind: Sendable, Equatable {
+        package enum Kind: Sendable, Equatable {
             /// Nothing at that path (`ENOENT`, also a dangling symbolic link).
             case notFound
             /// The path goes round a loop of symbolic links (`ELOOP`).
@@ -25,16 +25,16 @@ public enum InputFile {
         }
 
         /// Which failure this is.
-        public var kind: Kind
+        package var kind: Kind
         /// What is wrong, lowercase, starting with `what` as given to ``read(_:what:limit:)``.
-        public var message: String
+        package var message: String
     }
 
     /// The bytes of the regular file at `path`, at most `limit` of them.
     ///
     /// - Parameter what: What the file is, for messages: "manifest file", "plugin library", "script".
     /// - Throws: ``Failure`` saying why, its message starting with `what`.
-    public static func read(_ path: String, what: String, limit: Int) throws(Failure) -> [UInt8] {
+    package static func read(_ path: String, what: String, limit: Int) throws(Failure) -> [UInt8] {
         var status = stat()
         guard stat(path, &status) == 0 else { throw failure(errno, what: what) }
         try check(status, what: what, limit: limit)
@@ -84,7 +84,7 @@ public enum InputFile {
     ///
     /// - Returns: The bytes, and whether they are the whole file.
     /// - Throws: ``Failure`` saying why, its message starting with `what`.
-    public static func readEnd(_ path: String, what: String, limit: Int) throws(Failure) -> (
+    package static func readEnd(_ path: String, what: String, limit: Int) throws(Failure) -> (
         bytes: [UInt8], isWhole: Bool
     ) {
         var status = stat()
@@ -113,7 +113,7 @@ public enum InputFile {
 
     /// Where `bytes` stop being UTF-8: the line and column (counted in Unicode scalars) of the first byte
     /// that is not part of a valid sequence, from 1; `nil` when they are all UTF-8.
-    public static func firstInvalidUTF8(in bytes: [UInt8]) -> (line: Int, column: Int)? {
+    package static func firstInvalidUTF8(in bytes: [UInt8]) -> (line: Int, column: Int)? {
         if String(validating: bytes, as: UTF8.self) != nil { return nil }  // fast; the walk finds where
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = bytes.makeIterator()

@@ -16,9 +16,9 @@ import Synchronization
 ///   with no other member and no other account's primary group), which a umask of 002 gives every file a
 ///   user makes;
 /// - its access control list lets another user, or a group other than that private group, write it.
-public enum PathTrust {
+package enum PathTrust {
     /// What the path must end at.
-    public enum Ending: Sendable {
+    package enum Ending: Sendable {
         /// A file: a plugin library, a manifest, a script.
         case file
         /// A directory that others may not add to at all, not even with the sticky bit: a discovered
@@ -32,7 +32,7 @@ public enum PathTrust {
     /// What makes `path` untrustworthy for `user`, as one phrase naming the entry, its owner and its mode
     /// (`directory /srv/plugins is writable by others (mode 0777) and owned by uid 0`); `nil` when every entry
     /// on it is trusted, or when the path cannot be resolved (reading it will say what is wrong).
-    public static func problem(_ path: String, ending: Ending, user: uid_t = geteuid()) -> String? {
+    package static func problem(_ path: String, ending: Ending, user: uid_t = geteuid()) -> String? {
         var pending = components(of: absolute(path))
         var directory = "/"
         var directoryStatus = stat()

@@ -5,10 +5,10 @@ import Glibc
 /// quarantine) and the state (the prompt's history). It is created private to the user (`0700`); an existing
 /// one that others could write, or one on a path others could change (``PathTrust``), is not used, since
 /// whoever writes there could make flowhost skip a plugin's probe, refuse good plugins or print their text.
-public enum PrivateDirectory {
+package enum PrivateDirectory {
     /// Why the directory at `path` may not be used; `nil` when it is private, or is no directory at all (yet):
     /// nothing can be read from it, and writing there says why it cannot.
-    public static func problem(_ path: String, user: uid_t = geteuid()) -> String? {
+    package static func problem(_ path: String, user: uid_t = geteuid()) -> String? {
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return nil }
         return PathTrust.problem(path, ending: .privateDirectory, user: user)
@@ -18,7 +18,7 @@ public enum PrivateDirectory {
     /// does: someone may have made it first.
     ///
     /// - Throws: ``FlowError`` naming the directory that could not be made, or what is wrong with it.
-    public static func prepare(_ path: String, for purpose: String) throws(FlowError) {
+    package static func prepare(_ path: String, for purpose: String) throws(FlowError) {
         do {
             try AtomicFile.makeDirectories(path)
         } catch {

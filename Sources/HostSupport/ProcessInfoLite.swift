@@ -1,14 +1,14 @@
 import Glibc
 
 /// The few process facts the host needs, without Foundation.
-public enum ProcessInfoLite {
+package enum ProcessInfoLite {
     /// The value of environment variable `name`.
-    public static func environment(_ name: String) -> String? {
+    package static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
 
     /// The environment, as `NAME=value` entries.
-    public static func environmentEntries() -> [String] {
+    package static func environmentEntries() -> [String] {
         var result: [String] = []
         var entry = environ
         while let pointer = entry.pointee {
@@ -19,7 +19,7 @@ public enum ProcessInfoLite {
     }
 
     /// The directory of the running executable, from `/proc/self/exe`.
-    public static func executableDirectory() -> String? {
+    package static func executableDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, Int(PATH_MAX))
         guard length > 0 else { return nil }
@@ -29,7 +29,7 @@ public enum ProcessInfoLite {
     }
 
     /// The name of signal `number`: `SIGSEGV`; `signal N` for one without a name here.
-    public static func signalName(_ number: Int32) -> String {
+    package static func signalName(_ number: Int32) -> String {
         let names: [Int32: String] = [
             SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
             SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGUSR1: "SIGUSR1",

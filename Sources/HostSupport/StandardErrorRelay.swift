@@ -11,7 +11,7 @@ import Glibc
 ///
 /// The state is guarded by a ``PthreadMutex``: the relay's thread and the supervisor's reading thread contend
 /// for it, and ThreadSanitizer cannot see the order a contended `Synchronization.Mutex` makes.
-public final class StandardErrorRelay: Sendable {
+package final class StandardErrorRelay: Sendable {
     private struct State {
         var filter: CrashOutputFilter
         /// The bytes of a line not yet ended.
@@ -27,7 +27,7 @@ public final class StandardErrorRelay: Sendable {
 
     /// Relays what is written to `reader` (a pipe's reading end, which it owns and closes); every line as it
     /// is with `passesEverything`.
-    public init(reader: Int32, passesEverything: Bool) {
+    package init(reader: Int32, passesEverything: Bool) {
         self.reader = reader
         _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) | O_NONBLOCK)
         state = PthreadMutex(State(filter: CrashOutputFilter(passesEverything: passesEverything)))
@@ -35,19 +35,19 @@ public final class StandardErrorRelay: Sendable {
     }
 
     /// The last fatal error the host's runtime reported, and its stack trace (``CrashOutputFilter``).
-    public var fatalError: (error: CrashOutputFilter.FatalError, stackTrace: [String])? {
+    package var fatalError: (error: CrashOutputFilter.FatalError, stackTrace: [String])? {
         state.withLock { state in state.filter.fatalError.map { ($0, state.filter.stackTrace) } }
     }
 
     /// Relays the lines the pipe holds now: called before a message of the host is acted on, so that what
     /// the host wrote to its standard error before the message is printed before what the message prints
     /// (a prompt, lines above it), as when the host wrote to the terminal itself.
-    public func relayPending() {
+    package func relayPending() {
         state.withLock { readAvailable(&$0) }
     }
 
     /// Relays what the ended host wrote, its last line too even without a newline.
-    public func drain() {
+    package func drain() {
         state.withLock { state in
             readAvailable(&state)
             if !state.pending.isEmpty {

@@ -1,10 +1,10 @@
 /// Terminal escape sequences in text typed at a terminal that the program reads as plain lines (`TERM=dumb`,
 /// where no line editor runs): an arrow key arrives as `ESC [ D`, which no command means.
-public enum EscapeSequence {
+package enum EscapeSequence {
     /// `line` without its escape sequences: a control sequence (`ESC [`, parameters, one final byte), a
     /// single shift (`ESC O` and one character), or `ESC` and any one other character (Alt with a key); an
     /// `ESC` that ends the line goes too. The rest is kept as typed.
-    public static func stripped(from line: String) -> String {
+    package static func stripped(from line: String) -> String {
         guard line.utf8.contains(0x1B) else { return line }
         var kept: [UInt8] = []
         var bytes = line.utf8.makeIterator()

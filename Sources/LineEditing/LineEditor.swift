@@ -18,7 +18,7 @@ import HostSupport
 ///     while let line = await editor.readLine(prompt: "> ") { ... }
 /// }
 /// ```
-public final class LineEditor: Sendable {
+package final class LineEditor: Sendable {
     private let terminal: TerminalMode
     private let historyFile: String?
     private let warn: @Sendable (String) -> Void
@@ -45,7 +45,7 @@ public final class LineEditor: Sendable {
     /// - Parameters:
     ///   - historyFile: Where the history is kept between runs; `nil` keeps it for this run only.
     ///   - warn: Receives a one-line warning when the history cannot be read or written (once per run).
-    public static func standard(
+    package static func standard(
         historyFile: String? = LineHistory.defaultPath(), warn: @escaping @Sendable (String) -> Void
     ) -> LineEditor? {
         guard isatty(STDOUT_FILENO) == 1, ProcessInfoLite.environment("TERM") != "dumb" else { return nil }
@@ -74,20 +74,20 @@ public final class LineEditor: Sendable {
     }
 
     /// What Tab completes from; set a fresh snapshot whenever what it offers may have changed.
-    public var completer: (any LineCompleter)? {
+    package var completer: (any LineCompleter)? {
         get { state.withLock { $0.completer } }
         set { state.withLock { $0.completer = newValue } }
     }
 
     /// The next line typed after `prompt`, or `nil` at Ctrl-D on an empty line or when the terminal is gone.
-    public func readLine(prompt: String) async -> String? {
+    package func readLine(prompt: String) async -> String? {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: self.readLineBlocking(prompt: prompt)) }
         }
     }
 
     /// Prints `lines` above the line being typed (or just prints them between lines).
-    public func printAbove(_ lines: [String]) {
+    package func printAbove(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         state.withLock { state in
             var text = state.isReading ? "\r\u{1B}[K" : ""
@@ -98,7 +98,7 @@ public final class LineEditor: Sendable {
     }
 
     /// Gives the terminal back its modes; call before the program ends.
-    public func close() {
+    package func close() {
         state.withLock { $0.isReading = false }
         terminal.restore()
     }

@@ -8,12 +8,12 @@ import HostSupport
 /// is rewritten whole (written beside, then renamed over), so it never holds more than ``limit`` lines and
 /// a crash mid-write leaves the previous one. Two shells running at once each write their own view; the
 /// last to save wins.
-public struct LineHistory: Equatable, Sendable {
-    public private(set) var entries: [String]
+package struct LineHistory: Equatable, Sendable {
+    package private(set) var entries: [String]
     /// How many entries are kept.
-    public let limit: Int
+    package let limit: Int
 
-    public init(_ entries: [String] = [], limit: Int = 1000) {
+    package init(_ entries: [String] = [], limit: Int = 1000) {
         self.limit = max(1, limit)
         self.entries = []
         for entry in entries { add(entry) }
@@ -22,7 +22,7 @@ public struct LineHistory: Equatable, Sendable {
     /// Adds `line`, without its surrounding whitespace. Returns whether it was added: a blank line or a
     /// repeat of the last entry is not.
     @discardableResult
-    public mutating func add(_ line: String) -> Bool {
+    package mutating func add(_ line: String) -> Bool {
         // An entry is one line of the file.
         let entry = line.trimmingWhitespace().filter { $0 != "\n" && $0 != "\r" }
         guard !entry.isEmpty, entry != entries.last else { return false }
@@ -36,14 +36,14 @@ public struct LineHistory: Equatable, Sendable {
     /// Where the history lives: `$XDG_STATE_HOME/flowhost/history`, or `~/.local/state/flowhost/history`
     /// when `XDG_STATE_HOME` is unset, empty or relative (as the XDG base directory specification says);
     /// `nil` without a home directory either.
-    public static func defaultPath(environment: (String) -> String? = ProcessInfoLite.environment) -> String? {
+    package static func defaultPath(environment: (String) -> String? = ProcessInfoLite.environment) -> String? {
         if let state = environment("XDG_STATE_HOME"), state.hasPrefix("/") { return state + "/flowhost/history" }
         guard let home = environment("HOME"), !home.isEmpty else { return nil }
         return home + "/.local/state/flowhost/history"
     }
 
     /// The most of the file's end that ``load(from:limit:)`` reads: 1 MiB, a thousand lines of a kilobyte.
-    public static let maxReadSize = 1 << 20
+    package static let maxReadSize = 1 << 20
 
     /// The history in the file at `path`; empty when there is no file (or directory) yet.
     ///
@@ -54,7 +54,7 @@ public struct LineHistory: Equatable, Sendable {
     ///
     /// - Throws: ``FlowError`` when the file exists but is not a regular file or cannot be read, or when its
     ///   directory is not private (``PrivateDirectory``).
-    public static func load(
+    package static func load(
         from path: String, limit: Int = 1000, maxReadSize: Int = maxReadSize
     ) throws(FlowError) -> LineHistory {
         // A history in a directory others could write is theirs to fill with lines to recall.
@@ -87,7 +87,7 @@ public struct LineHistory: Equatable, Sendable {
     /// Writes the history to `path`, creating its directory (and parents, private to the user) as needed.
     ///
     /// - Throws: ``FlowError`` naming the file or directory that could not be written, and why.
-    public func save(to path: String) throws(FlowError) {
+    package func save(to path: String) throws(FlowError) {
         try Self.makeDirectories(for: path)
         do {
             try AtomicFile.write(Array(entries.map { $0 + "\n" }.joined().utf8), to: path, mode: 0o600)

@@ -6,16 +6,16 @@ import HostSupport
 /// Nothing is read ahead of the line asked for beyond one buffer (``bufferSize`` bytes): a fast writer
 /// fills the pipe and then waits for the reader, so memory stays flat however much is written. A line
 /// longer than ``maxLineLength`` bytes is refused rather than gathered.
-public final class LineReader: Sendable {
+package final class LineReader: Sendable {
     /// Why no more lines can be read.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// Line `line` (from 1) has more than `limit` bytes.
         case tooLong(line: Int, limit: Int)
         /// `read` failed on line `line` with `errno` value `code`.
         case unreadable(line: Int, code: Int32)
 
         /// `line 3 is longer than ...`, for a message that starts with the source's name and a colon.
-        public var description: String {
+        package var description: String {
             switch self {
             case .tooLong(let line, let limit):
                 "line \(line) is longer than \(limit) bytes, the limit for a command line"
@@ -26,7 +26,7 @@ public final class LineReader: Sendable {
     }
 
     /// The longest line read by default, without its newline: 1 MiB.
-    public static let defaultMaxLineLength = 1 << 20
+    package static let defaultMaxLineLength = 1 << 20
 
     private struct State {
         var pending: [UInt8] = []
@@ -39,13 +39,13 @@ public final class LineReader: Sendable {
 
     private let descriptor: Int32
     /// The longest line, in bytes, without its newline.
-    public let maxLineLength: Int
+    package let maxLineLength: Int
     /// The most bytes one `read` asks for: the bound on what is read beyond the line returned.
-    public let bufferSize: Int
+    package let bufferSize: Int
     private let state = PthreadMutex(State())
 
     /// Lines of `descriptor`, which stays open (the caller closes it).
-    public init(descriptor: Int32, maxLineLength: Int = defaultMaxLineLength, bufferSize: Int = 64 * 1024) {
+    package init(descriptor: Int32, maxLineLength: Int = defaultMaxLineLength, bufferSize: Int = 64 * 1024) {
         self.descriptor = descriptor
         self.maxLineLength = max(1, maxLineLength)
         self.bufferSize = max(1, bufferSize)
@@ -55,7 +55,7 @@ public final class LineReader: Sendable {
     /// the end of the input. A last line without a newline is a line.
     ///
     /// - Throws: ``Failure`` for a line that is too long or a failed read; every later call throws it again.
-    public func next() throws(Failure) -> String? {
+    package func next() throws(Failure) -> String? {
         try state.withLock { state in Result { () throws(Failure) in try nextLine(&state) } }.get()
     }
 

@@ -10,15 +10,15 @@ import HostSupport
 /// to what is there now and replaces the file atomically (a temporary file renamed over it), so two hosts
 /// sharing the directory never see a half-written file, and each keeps the other's entries; when both
 /// write at the same moment, the last rename wins and the other's new entry is simply probed again later.
-public struct CacheDirectory: Sendable {
+package struct CacheDirectory: Sendable {
     /// The directory's path.
-    public var path: String
+    package var path: String
 
-    public init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 
     /// `$XDG_CACHE_HOME/flowhost`, or `~/.cache/flowhost` when `XDG_CACHE_HOME` is unset, empty or relative;
     /// `nil` without a home directory either.
-    public static func standard(environment: (String) -> String? = ProcessInfoLite.environment) -> CacheDirectory? {
+    package static func standard(environment: (String) -> String? = ProcessInfoLite.environment) -> CacheDirectory? {
         if let cache = environment("XDG_CACHE_HOME"), cache.hasPrefix("/") {
             return CacheDirectory(path: cache + "/flowhost")
         }
@@ -27,7 +27,7 @@ public struct CacheDirectory: Sendable {
     }
 
     /// Why the directory is not used, as one line naming it; `nil` when it is private or not made yet.
-    public var problem: String? {
+    package var problem: String? {
         PrivateDirectory.problem(path).map { PrivateDirectory.refusal(path, $0, purpose: "cache").message }
     }
 

@@ -3,29 +3,29 @@ import Glibc
 
 extension CrashBreadcrumb {
     /// Everything a host left on its breadcrumb page: what the supervisor reads once the host is gone.
-    public struct Page: Sendable {
+    package struct Page: Sendable {
         /// The crumb on top when the host ended.
-        public var crumb: Crumb?
+        package var crumb: Crumb?
         /// What the crash handler recorded: a signal, or an exit the host did not mark as its own.
-        public var crash: CrashRecord?
+        package var crash: CrashRecord?
         /// The plugin images the host opened.
-        public var images: [Image] = []
+        package var images: [Image] = []
         /// The services the host made: plugin and service names.
-        public var services: [(plugin: String, service: String)] = []
+        package var services: [(plugin: String, service: String)] = []
         /// The thread that entered the last crumb (its `gettid`); 0 when none was entered.
-        public var crumbThread: Int32 = 0
+        package var crumbThread: Int32 = 0
         /// The last crumb entered for each plugin, by plugin.
-        public var lastCrumbs: [String: Crumb] = [:]
+        package var lastCrumbs: [String: Crumb] = [:]
 
         /// One plugin image: whose it is, and where its code was.
-        public struct Image: Sendable, Hashable {
-            public var plugin: String
-            public var library: String
-            public var code: Range<UInt64>
+        package struct Image: Sendable, Hashable {
+            package var plugin: String
+            package var library: String
+            package var code: Range<UInt64>
         }
 
         /// The page in the file at `path`; `nil` when it cannot be read.
-        public init?(path: String) {
+        package init?(path: String) {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
             guard descriptor >= 0 else { return nil }
             defer { close(descriptor) }
@@ -74,7 +74,7 @@ extension CrashBreadcrumb {
         }
 
         /// The image whose code holds `address`, if a plugin's does.
-        public func image(holding address: UInt64) -> Image? {
+        package func image(holding address: UInt64) -> Image? {
             images.last { $0.code.contains(address) }
         }
 
@@ -93,31 +93,31 @@ extension CrashBreadcrumb {
     }
 
     /// What the crash handler wrote (`flowhost_crash_record` in `CCrashHandler.h`).
-    public struct CrashRecord: Sendable, Hashable {
-        public enum Kind: Sendable, Hashable {
+    package struct CrashRecord: Sendable, Hashable {
+        package enum Kind: Sendable, Hashable {
             /// The host got `signal`; the faulting address is `address`, the program counter `pc`.
             case signal(Int32)
             /// Code called `exit(status)`, and it was not the host's own exit.
             case exit(Int32)
         }
 
-        public var kind: Kind
-        public var code: Int32
-        public var address: UInt64
-        public var pc: UInt64
+        package var kind: Kind
+        package var code: Int32
+        package var address: UInt64
+        package var pc: UInt64
         /// The thread it happened on (its `gettid`).
-        public var thread: Int32
+        package var thread: Int32
         /// Return addresses by walking frame pointers, innermost first.
-        public var frames: [UInt64]
+        package var frames: [UInt64]
         /// Plugin code addresses found by scanning the stack up from where it happened.
-        public var scanned: [UInt64]
+        package var scanned: [UInt64]
 
         static let offset = Int(FLOWHOST_CRASH_RECORD_OFFSET)
         static let magic: UInt32 = 0x5243_4846
 
         /// The addresses that say whose code it was, most telling first: the program counter, the frames,
         /// the stack scan.
-        public var addresses: [UInt64] { (pc == 0 ? [] : [pc]) + frames + scanned }
+        package var addresses: [UInt64] { (pc == 0 ? [] : [pc]) + frames + scanned }
 
         init?(bytes: [UInt8]) {
             guard bytes.count >= Self.offset + 432 else { return nil }

@@ -22,20 +22,20 @@ import Glibc
 /// - 6144: the last crumb of each plugin: a 4-byte little-endian length, then one line
 ///   `plugin<TAB>library<TAB>place<TAB>entry point` each.
 /// - 16384: the plugin images and services (``PluginImages``): a 4-byte length, then lines.
-public final class CrashBreadcrumb {
+package final class CrashBreadcrumb {
     /// One call into a plugin.
-    public struct Crumb: Sendable, Hashable {
+    package struct Crumb: Sendable, Hashable {
         /// The plugin's name in the manifest; empty for a call into whichever plugins' services hear a
         /// lifecycle event.
-        public var plugin: String
+        package var plugin: String
         /// The plugin's library, as found through the search path (not the private copy loaded).
-        public var library: String
+        package var library: String
         /// What was running: `crashy.Trap` for a manager, `action 'trap' of fragile` for an action.
-        public var place: String
+        package var place: String
         /// The entry point running, which a crash quarantines; `nil` when the call stands for no single one.
-        public var entryPoint: PluginEntryPoint?
+        package var entryPoint: PluginEntryPoint?
 
-        public init(plugin: String, library: String, place: String, entryPoint: PluginEntryPoint? = nil) {
+        package init(plugin: String, library: String, place: String, entryPoint: PluginEntryPoint? = nil) {
             self.plugin = plugin
             self.library = library
             self.place = place
@@ -54,7 +54,7 @@ public final class CrashBreadcrumb {
     }
 
     /// The page's size; a crumb longer than fits is cut.
-    public static let pageSize = 65536
+    package static let pageSize = 65536
     static let crumbCapacity = 1020 - 2
     static let threadOffset = Int(FLOWHOST_CRASH_THREAD_OFFSET)
     static let lastCrumbsOffset = 6144
@@ -69,7 +69,7 @@ public final class CrashBreadcrumb {
     /// A breadcrumb written to the file at `path`, created or emptied.
     ///
     /// - Throws: ``FlowError`` when the file cannot be created or mapped.
-    public init(path: String) throws(FlowError) {
+    package init(path: String) throws(FlowError) {
         let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw Self.failure("cannot create \(path)") }
         defer { close(descriptor) }
@@ -84,7 +84,7 @@ public final class CrashBreadcrumb {
     deinit { if !handlesCrashes { munmap(page, Self.pageSize) } }
 
     /// Whether ``installCrashHandler()`` made this page the one crashes are written to.
-    public private(set) var handlesCrashes = false
+    package private(set) var handlesCrashes = false
 
     /// Makes this page the one the process's crash handler writes to: the handler for SIGSEGV, SIGBUS,
     /// SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS and SIGQUIT (which a supervisor's hang watchdog sends)
@@ -94,7 +94,7 @@ public final class CrashBreadcrumb {
     /// unmapped.
     ///
     /// - Throws: ``FlowError`` when the handler cannot be installed.
-    public func installCrashHandler() throws(FlowError) {
+    package func installCrashHandler() throws(FlowError) {
         guard !handlesCrashes else { return }
         guard flowhost_crash_install(page) == 0 else {
             throw FlowError("cannot install the crash handler: \(String(cString: strerror(errno)))")
@@ -104,14 +104,14 @@ public final class CrashBreadcrumb {
     }
 
     /// Marks the exit that follows as the host's own, so that it is not reported as a plugin's.
-    public static func exitIsDeliberate() { flowhost_crash_exit_is_deliberate() }
+    package static func exitIsDeliberate() { flowhost_crash_exit_is_deliberate() }
 
     /// The crumb on top now, if any.
-    public var current: Crumb? { stack.last?.crumb }
+    package var current: Crumb? { stack.last?.crumb }
 
     /// Records that the host is about to call into `crumb`'s plugin, for `request` when the call is a
     /// request's manager (the request's end, ``leave(request:)``, leaves it).
-    public func enter(_ crumb: Crumb, for request: CoordinationRequestName? = nil) {
+    package func enter(_ crumb: Crumb, for request: CoordinationRequestName? = nil) {
         stack.append((crumb, request))
         // The main actor's jobs may run on more than one thread; a thread's id costs a system call, once.
         let current = pthread_self()
@@ -128,7 +128,7 @@ public final class CrashBreadcrumb {
     }
 
     /// Records that the call entered last has returned.
-    public func leave() {
+    package func leave() {
         guard !stack.isEmpty else { return }
         stack.removeLast()
         write(stack.last?.crumb)
@@ -136,19 +136,19 @@ public final class CrashBreadcrumb {
 
     /// Leaves the crumb entered for `request`, when it is the one on top; a request that ended before its
     /// manager was made (a guard refused it) entered none.
-    public func leave(request: CoordinationRequestName) {
+    package func leave(request: CoordinationRequestName) {
         if stack.last?.request == request { leave() }
     }
 
     /// Runs `body` inside `crumb`.
-    public func within<T, E: Error>(_ crumb: Crumb, _ body: () throws(E) -> T) throws(E) -> T {
+    package func within<T, E: Error>(_ crumb: Crumb, _ body: () throws(E) -> T) throws(E) -> T {
         enter(crumb)
         defer { leave() }
         return try body()
     }
 
     /// The crumb in the file at `path`: what a host that died was running, or `nil` when it was in none.
-    public static func read(path: String) -> Crumb? { Page(path: path)?.crumb }
+    package static func read(path: String) -> Crumb? { Page(path: path)?.crumb }
 
     /// Writes `crumb` as its length (2 bytes, little-endian) then its fields, one a line; nothing, as 0.
     private func write(_ crumb: Crumb?) {

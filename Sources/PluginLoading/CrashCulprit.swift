@@ -1,17 +1,17 @@
 /// The plugin a crash is laid at, read from a host's breadcrumb page: the plugin whose code the crashed
 /// thread was running (the first address of the crash record in a plugin image), and the entry point the
 /// host was calling into it through, when the page says.
-public struct CrashCulprit: Sendable, Hashable {
+package struct CrashCulprit: Sendable, Hashable {
     /// The plugin's name in the manifest.
-    public var plugin: String
+    package var plugin: String
     /// The plugin's library, as found through the search path.
-    public var library: String
+    package var library: String
     /// Where, for a report: `crashy.Trap`, `action 'trap' of fragile`, `a background thread, after crashy.Later`.
-    public var place: String
+    package var place: String
     /// The entry points to quarantine; empty when none is known, and the whole plugin is.
-    public var entryPoints: [PluginEntryPoint]
+    package var entryPoints: [PluginEntryPoint]
 
-    public init(plugin: String, library: String, place: String, entryPoints: [PluginEntryPoint]) {
+    package init(plugin: String, library: String, place: String, entryPoints: [PluginEntryPoint]) {
         self.plugin = plugin
         self.library = library
         self.place = place
@@ -24,7 +24,7 @@ extension CrashBreadcrumb.Page {
     /// plugin's image holds; then where, from the crumb on top when it is that plugin's, else (a lifecycle
     /// event) the plugin's services, else (a thread or a task of its own) its last crumb. Without plugin
     /// code on the stack, the crumb on top, as it names the call the host was in. `nil`: nobody.
-    public var culprit: CrashCulprit? {
+    package var culprit: CrashCulprit? {
         guard let image = crash?.addresses.lazy.compactMap(image(holding:)).first else {
             guard let crumb, !crumb.plugin.isEmpty else { return nil }
             return CrashCulprit(

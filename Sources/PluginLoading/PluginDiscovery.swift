@@ -6,34 +6,34 @@ import Glibc
 /// (through the registry cache), and the manifest's own plugins, probed the same way so that what they
 /// declare counts too. No plugin code runs in this process. ``PluginComposition`` makes routes of it.
 @MainActor
-public struct PluginDiscovery {
+package struct PluginDiscovery {
     /// A library found in a discovered directory.
-    public struct Library: Sendable {
+    package struct Library: Sendable {
         /// The library file: the directory's path followed by its name.
-        public var path: String
+        package var path: String
         /// The directory it was found in, as discovered (absolute).
-        public var directory: String
+        package var directory: String
         /// What the probe found, or why the library could not be probed.
-        public var probe: Result<ProbedPlugin, PluginLoadError>
+        package var probe: Result<ProbedPlugin, PluginLoadError>
     }
 
     /// The libraries found, in the manifest's `discover` order, each directory's by file name; libraries
     /// that are not plugins (no entry point, such as libFlowKit.so) are in ``skipped`` instead.
-    nonisolated public private(set) var libraries: [Library] = []
+    nonisolated package private(set) var libraries: [Library] = []
     /// The files matched that are not plugin libraries, with why (one line each).
-    nonisolated public private(set) var skipped: [PluginLoadError] = []
+    nonisolated package private(set) var skipped: [PluginLoadError] = []
     /// The manifest's own plugins (its `plugins`), probed, by name.
-    nonisolated public private(set) var declared: [String: Result<ProbedPlugin, PluginLoadError>] = [:]
+    nonisolated package private(set) var declared: [String: Result<ProbedPlugin, PluginLoadError>] = [:]
     /// Discovered directories that cannot be read.
-    nonisolated public private(set) var problems: [PluginLoadError] = []
+    nonisolated package private(set) var problems: [PluginLoadError] = []
     /// Every directory read, absolute, in order: what a watching host watches.
-    nonisolated public private(set) var directories: [String] = []
+    nonisolated package private(set) var directories: [String] = []
 
     /// Reads the directories `manifest` discovers and probes what they hold, and the plugins it declares.
     ///
     /// A directory of the search path that does not exist is passed over (the search path names places that
     /// may hold plugins); a directory named in `discover` that does not exist is a problem.
-    public init(manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber) {
+    package init(manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber) {
         guard manifest.discovers else { return }
         var seen = Set<String>()
         for entry in manifest.discover {

@@ -3,26 +3,26 @@ import HostSupport
 /// One way into a plugin's code that the host calls: a manager, an action of a module one of its managers
 /// presented, or a service. A supervisor quarantines the entry point that crashed rather than the whole
 /// plugin (see ``PluginQuarantine``).
-public struct PluginEntryPoint: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+package struct PluginEntryPoint: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
         case manager, action, service
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The manager's or service's name in the plugin (`Trap`); for an action, the module's.
-    public var name: String
+    package var name: String
     /// The action's name; `nil` for a manager or a service.
-    public var action: String?
+    package var action: String?
 
-    public static func manager(_ name: String) -> PluginEntryPoint { PluginEntryPoint(kind: .manager, name: name) }
-    public static func service(_ name: String) -> PluginEntryPoint { PluginEntryPoint(kind: .service, name: name) }
-    public static func action(_ action: String, of module: String) -> PluginEntryPoint {
+    package static func manager(_ name: String) -> PluginEntryPoint { PluginEntryPoint(kind: .manager, name: name) }
+    package static func service(_ name: String) -> PluginEntryPoint { PluginEntryPoint(kind: .service, name: name) }
+    package static func action(_ action: String, of module: String) -> PluginEntryPoint {
         PluginEntryPoint(kind: .action, name: module, action: action)
     }
 
     /// The entry point written as ``key`` (`manager Trap`, `action fragile trap`, `service Clock`); `nil`
     /// for anything else, names with spaces or control characters included.
-    public init?(key: String) {
+    package init?(key: String) {
         let words = key.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         guard let kind = words.first.flatMap(Kind.init(rawValue:)), words.count == (kind == .action ? 3 : 2),
             words.dropFirst().allSatisfy(Self.isName)
@@ -37,15 +37,15 @@ public struct PluginEntryPoint: Sendable, Hashable, Comparable, CustomStringConv
     }
 
     /// How files and the breadcrumb write it: the kind and the names, separated by spaces.
-    public var key: String { ([kind.rawValue, name] + (action.map { [$0] } ?? [])).joined(separator: " ") }
+    package var key: String { ([kind.rawValue, name] + (action.map { [$0] } ?? [])).joined(separator: " ") }
 
     /// `manager 'Trap'`, `action 'trap' of fragile`, `service 'Clock'`.
-    public var description: String {
+    package var description: String {
         if let action { return "action '\(action)' of \(name)" }
         return "\(kind.rawValue) '\(name)'"
     }
 
-    public static func < (lhs: PluginEntryPoint, rhs: PluginEntryPoint) -> Bool { lhs.key < rhs.key }
+    package static func < (lhs: PluginEntryPoint, rhs: PluginEntryPoint) -> Bool { lhs.key < rhs.key }
 
     /// Whether `text` can name an entry point: not empty, no spaces, no control characters.
     static func isName(_ text: String) -> Bool {

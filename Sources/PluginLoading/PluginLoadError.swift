@@ -1,9 +1,9 @@
 /// Why a plugin could not be loaded or used: one line naming the file and the cause, then a hint.
 ///
 /// A plugin that fails makes only its own routes fail; the host keeps serving the rest.
-public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of failure, one per cause.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         case notFound, unreadable, checksumMismatch, notELF, incomplete, notSharedObject, wrongArchitecture
         case dlopenFailed, missingEntry, badHeader, abiMismatch, duplicateSDK
         case unknownManager, unknownService
@@ -25,18 +25,18 @@ public struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The library file, as found (or as written in the manifest when it was not found).
-    public var file: String
-    public var kind: Kind
+    package var file: String
+    package var kind: Kind
     /// What went wrong, lowercase, quoting the offending values, then `; ` and a hint.
-    public var message: String
+    package var message: String
 
-    public init(file: String, kind: Kind, message: String) {
+    package init(file: String, kind: Kind, message: String) {
         self.file = file
         self.kind = kind
         self.message = message
     }
 
-    public var description: String { "\(file): \(message)" }
+    package var description: String { "\(file): \(message)" }
 
     /// The one wording of a name a plugin does not export, for the registry, `validate` and a manifest reload:
     /// `plugin 'auth' exports no manager 'SignOn'; it exports: Reauthenticate, SignIn`.

@@ -3,21 +3,21 @@ import Glibc
 import HostSupport
 
 /// A plugin loaded into the process: where from, and what it offers.
-public struct LoadedPlugin: Sendable {
+package struct LoadedPlugin: Sendable {
     /// The library file the plugin was loaded from. What was opened is a private copy of its bytes (see
     /// ``PluginLoader``), never named.
-    public var path: String
+    package var path: String
     /// The FlowKit the plugin was built against.
-    public var flowKitVersion: FlowKitVersion
+    package var flowKitVersion: FlowKitVersion
     /// The plugin's managers and services.
-    public var description: PluginDescription
+    package var description: PluginDescription
     /// Where the image was opened: the private copy of the library.
     package var image: String = ""
     /// Where the image's code is in memory, for laying a crash at the plugin's door (``PluginImages``).
     package var codeRange: Range<UInt64>?
     /// The SHA-256 of the bytes the image was opened from, when it was loaded by path (as a probe loads
     /// it); empty for a registry's load, which hashes only what a pin or a probe needs.
-    public internal(set) var digest = ""
+    package internal(set) var digest = ""
 }
 
 /// Opens plugin libraries and reads their descriptions, checking everything that can go wrong first.
@@ -28,14 +28,14 @@ public struct LoadedPlugin: Sendable {
 /// overwriting the file can never disturb a loaded image. The FlowKit version compiled into the plugin (in
 /// its file and in its header) and its FlowKit identity are read from plain memory before any Swift type the plugin defines is touched. Libraries are
 /// opened with `RTLD_NODELETE` and never closed: Swift images cannot be unloaded.
-public enum PluginLoader {
+package enum PluginLoader {
     /// Loads the plugin library at `path` from a private copy of its bytes.
     ///
     /// - Parameters:
     ///   - sha256: The digest the library must have, if pinned.
     ///   - allowInsecure: Load it even when its file or a directory on its path is writable by others.
     /// - Throws: ``PluginLoadError`` naming the file and the cause.
-    public static func load(path: String, sha256: String? = nil, allowInsecure: Bool = false)
+    package static func load(path: String, sha256: String? = nil, allowInsecure: Bool = false)
         throws(PluginLoadError) -> LoadedPlugin
     {
         let copy = try PluginCopy(reading: path, allowInsecure: allowInsecure)

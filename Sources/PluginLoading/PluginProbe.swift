@@ -7,13 +7,13 @@ import HostSupport
 /// `{"plugin": {...}}` (see ``ProbedPlugin/json``) or `{"error": {"kind", "message"}}`, then exits at once.
 ///
 /// If the library crashes, exits or hangs instead, the parent sees that, and only this process is lost.
-public enum PluginProbe {
+package enum PluginProbe {
     /// The hidden subcommand that runs a probe.
-    public static let subcommand = "__probe"
+    package static let subcommand = "__probe"
 
     /// Probes the library at `path` in this process and exits.
     @MainActor
-    public static func serve(path: String) -> Never {
+    package static func serve(path: String) -> Never {
         let answer: JSONValue
         do {
             // The parent checked the permissions, as `--allow-insecure-plugins` asked.

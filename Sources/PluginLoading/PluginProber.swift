@@ -10,22 +10,22 @@ import HostSupport
 /// A library that crashes, exits or hangs the child is refused with one line naming the cause, and put in
 /// the ``PluginQuarantine`` until its file changes. Successful probes are kept in the ``ProbeCache``.
 @MainActor
-public final class PluginProber {
+package final class PluginProber {
     /// The `flowhost` executable to run as the child.
-    public let executable: String
+    package let executable: String
     /// How long a child may take, in seconds.
-    public var timeout: Double
+    package var timeout: Double
     /// Where successful probes are kept; `nil` probes every time (`--no-cache`).
-    public var cache: ProbeCache?
+    package var cache: ProbeCache?
     /// Where failed probes are recorded and looked up; `nil` quarantines nothing.
-    public var quarantine: PluginQuarantine?
+    package var quarantine: PluginQuarantine?
     /// Whether to probe libraries whose file or directories others can write (`--allow-insecure-plugins`);
     /// the prober checks that before starting a child, which then does not check again.
-    public var allowInsecure = false
+    package var allowInsecure = false
     /// How many child processes this prober started.
-    public private(set) var probesRun = 0
+    package private(set) var probesRun = 0
 
-    public init(executable: String, timeout: Double = 10, cache: ProbeCache?, quarantine: PluginQuarantine?) {
+    package init(executable: String, timeout: Double = 10, cache: ProbeCache?, quarantine: PluginQuarantine?) {
         self.executable = executable
         self.timeout = timeout
         self.cache = cache
@@ -34,7 +34,7 @@ public final class PluginProber {
 
     /// A prober that runs this very executable (`/proc/self/exe`), with the standard cache directory's
     /// quarantine and, unless `useCache` is false, its registry cache.
-    public static func standard(timeout: Double = 10, useCache: Bool = true) -> PluginProber {
+    package static func standard(timeout: Double = 10, useCache: Bool = true) -> PluginProber {
         let directory = CacheDirectory.standard()
         return PluginProber(
             executable: ProcessInfoLite.executablePath() ?? "/proc/self/exe", timeout: timeout,
@@ -47,7 +47,7 @@ public final class PluginProber {
     /// - Throws: ``PluginLoadError``: the loader's refusals, ``PluginLoadError/Kind/crashed``,
     ///   ``PluginLoadError/Kind/exited``, ``PluginLoadError/Kind/timedOut``,
     ///   ``PluginLoadError/Kind/quarantined`` or ``PluginLoadError/Kind/probeFailed``.
-    public func probe(_ path: String, pin: String? = nil) throws(PluginLoadError) -> ProbedPlugin {
+    package func probe(_ path: String, pin: String? = nil) throws(PluginLoadError) -> ProbedPlugin {
         guard let identity = FileIdentity(path: path) else {
             throw PluginLoadError(file: path, kind: .notFound, message: "plugin library not found")
         }
@@ -112,7 +112,7 @@ public final class PluginProber {
 
 extension ProcessInfoLite {
     /// The running executable's path, from `/proc/self/exe`.
-    public static func executablePath() -> String? {
+    package static func executablePath() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, Int(PATH_MAX))
         guard length > 0 else { return nil }

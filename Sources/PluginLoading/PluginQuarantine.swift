@@ -15,45 +15,45 @@ import HostSupport
 /// Entries are validated as they are read (an absolute library path without control characters, checked by
 /// ``CacheDirectory``; a well-formed entry point) and their reasons made printable: the file may have been
 /// written by someone else.
-public struct PluginQuarantine: Sendable {
-    public static let fileName = "quarantine.json"
+package struct PluginQuarantine: Sendable {
+    package static let fileName = "quarantine.json"
     /// How many of a library's entry points may be quarantined before the whole library is.
-    public static let wholeLibraryThreshold = 3
+    package static let wholeLibraryThreshold = 3
 
     /// One quarantined library, or one entry point of it.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The library's path.
-        public var library: String
+        package var library: String
         /// The file as it was when it was quarantined.
-        public var identity: FileIdentity
+        package var identity: FileIdentity
         /// Why: ``PluginLoadError/Kind/crashed``, ``PluginLoadError/Kind/exited`` or
         /// ``PluginLoadError/Kind/timedOut``.
-        public var kind: PluginLoadError.Kind
+        package var kind: PluginLoadError.Kind
         /// What happened, completing "it ...": `crashed with SIGSEGV when it was probed`.
-        public var reason: String
+        package var reason: String
         /// When, in seconds since the epoch.
-        public var since: Int64
+        package var since: Int64
         /// The entry point quarantined; `nil` when the whole library is.
-        public var entryPoint: PluginEntryPoint?
+        package var entryPoint: PluginEntryPoint?
 
         /// Whether the file is still the one that was quarantined, so that it is refused.
-        public var isCurrent: Bool { FileIdentity(path: library) == identity }
+        package var isCurrent: Bool { FileIdentity(path: library) == identity }
     }
 
     /// What ``add(_:kind:reason:entryPoint:)`` quarantined.
-    public enum Added: Sendable, Equatable {
+    package enum Added: Sendable, Equatable {
         case library
         case entryPoint
         /// The entry point made ``wholeLibraryThreshold``: the whole library is quarantined.
         case libraryAfterEntryPoints(Int)
     }
 
-    public var directory: CacheDirectory
+    package var directory: CacheDirectory
 
-    public init(directory: CacheDirectory) { self.directory = directory }
+    package init(directory: CacheDirectory) { self.directory = directory }
 
     /// Every valid entry, current or not, sorted by library, whole libraries before their entry points.
-    public func entries() -> [Entry] {
+    package func entries() -> [Entry] {
         directory.entries(of: Self.fileName).flatMap { library, value -> [Entry] in
             // The cache directory passes on only absolute paths without control characters.
             guard let identity = value["file"].flatMap(FileIdentity.init(json:)) else { return [] }
@@ -84,13 +84,13 @@ public struct PluginQuarantine: Sendable {
     }
 
     /// The entry that refuses the whole library at `path` as its file is now (`identity`), if any.
-    public func entry(for path: String, identity: FileIdentity?) -> Entry? {
+    package func entry(for path: String, identity: FileIdentity?) -> Entry? {
         guard let identity else { return nil }
         return entries().first { $0.library == path && $0.identity == identity && $0.entryPoint == nil }
     }
 
     /// The entry points of the library at `path` refused as its file is now (`identity`).
-    public func entryPoints(of path: String, identity: FileIdentity?) -> [PluginEntryPoint: Entry] {
+    package func entryPoints(of path: String, identity: FileIdentity?) -> [PluginEntryPoint: Entry] {
         guard let identity else { return [:] }
         var refused: [PluginEntryPoint: Entry] = [:]
         for entry in entries() where entry.library == path && entry.identity == identity {
@@ -109,7 +109,7 @@ public struct PluginQuarantine: Sendable {
     /// - Returns: What is quarantined now.
     /// - Throws: ``FlowError`` when the quarantine file cannot be written.
     @discardableResult
-    public func add(_ path: String, kind: PluginLoadError.Kind, reason: String, entryPoint: PluginEntryPoint? = nil)
+    package func add(_ path: String, kind: PluginLoadError.Kind, reason: String, entryPoint: PluginEntryPoint? = nil)
         throws(FlowError) -> Added
     {
         guard let identity = FileIdentity(path: path) else { throw FlowError("cannot quarantine \(path): it is gone") }
@@ -154,7 +154,7 @@ public struct PluginQuarantine: Sendable {
     ///
     /// - Throws: ``FlowError`` when the quarantine file cannot be written.
     @discardableResult
-    public func clear(_ path: String? = nil) throws(FlowError) -> [String] {
+    package func clear(_ path: String? = nil) throws(FlowError) -> [String] {
         var removed: [String] = []
         try directory.update(Self.fileName) { entries in
             removed = entries.keys.filter { path == nil || $0 == path }.sorted()

@@ -13,7 +13,7 @@ extension PluginSearchPath {
     /// another directory, a `flowhost` installed elsewhere) leaves each plugin its own error.
     ///
     /// - Returns: The error naming the manifest and saying to run `swift build`, or `nil`.
-    public func unbuiltPlugins(
+    package func unbuiltPlugins(
         of manifest: Manifest, executableDirectory: String? = ProcessInfoLite.executableDirectory()
     ) -> PluginLoadError? {
         guard let executableDirectory, directories.contains(executableDirectory),

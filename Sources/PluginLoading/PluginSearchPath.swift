@@ -7,16 +7,16 @@ import HostSupport
 /// The standard order: the manifest's `pluginPath`, then `--plugin-path` flags, then the
 /// `FLOWHOST_PLUGIN_PATH` environment variable (colon-separated), then the directory of the running
 /// executable, so `swift run flowhost ...` finds the bundled plugins built beside it.
-public struct PluginSearchPath: Sendable, Hashable {
+package struct PluginSearchPath: Sendable, Hashable {
     /// The directories, searched first to last.
-    public var directories: [String]
+    package var directories: [String]
 
-    public init(_ directories: [String]) {
+    package init(_ directories: [String]) {
         self.directories = directories
     }
 
     /// The standard search path for `manifest`.
-    public static func standard(
+    package static func standard(
         manifest: Manifest, flags: [String] = [],
         environment: String? = ProcessInfoLite.environment("FLOWHOST_PLUGIN_PATH"),
         executableDirectory: String? = ProcessInfoLite.executableDirectory()
@@ -32,7 +32,7 @@ public struct PluginSearchPath: Sendable, Hashable {
     /// the first directory that has it.
     ///
     /// - Throws: ``PluginLoadError`` listing the directories searched.
-    public func locate(_ library: String, relativeTo baseDirectory: String, plugin: String? = nil)
+    package func locate(_ library: String, relativeTo baseDirectory: String, plugin: String? = nil)
         throws(PluginLoadError) -> String
     {
         let what = plugin.map { "library of plugin '\($0)'" } ?? "plugin library"

@@ -8,15 +8,15 @@ import HostSupport
 /// when the manifest pins it, the pinned digest; a lookup whose file or pin differs misses, and the next
 /// store replaces the entry. Only successful probes are cached: a refusal is quick to find again, and a
 /// library that crashed, exited or hung goes to the ``PluginQuarantine`` instead.
-public struct ProbeCache: Sendable {
-    public static let fileName = "registry.json"
-    public var directory: CacheDirectory
+package struct ProbeCache: Sendable {
+    package static let fileName = "registry.json"
+    package var directory: CacheDirectory
 
-    public init(directory: CacheDirectory) { self.directory = directory }
+    package init(directory: CacheDirectory) { self.directory = directory }
 
     /// The cached probe of the library at `path`, if it was probed as the file is now (and with `pin`). An
     /// entry without the digest of the bytes probed (written by an older flowhost) misses.
-    public func lookup(_ path: String, identity: FileIdentity, pin: String?) -> ProbedPlugin? {
+    package func lookup(_ path: String, identity: FileIdentity, pin: String?) -> ProbedPlugin? {
         guard let entry = directory.entries(of: Self.fileName)[path], let stored = entry["file"],
             FileIdentity(json: stored) == identity, entry["digest"]?.string == pin,
             let plugin = entry["plugin"].flatMap({ ProbedPlugin(json: $0, path: path) }), plugin.digest != nil
@@ -25,7 +25,7 @@ public struct ProbeCache: Sendable {
     }
 
     /// Records a successful probe; a cache that cannot be written is left as it is.
-    public func store(_ plugin: ProbedPlugin, identity: FileIdentity, pin: String?) {
+    package func store(_ plugin: ProbedPlugin, identity: FileIdentity, pin: String?) {
         try? directory.update(Self.fileName) { entries in
             entries[plugin.path] = [
                 "file": .object(identity.json), "digest": pin.map(JSONValue.string) ?? .null, "plugin": plugin.json,

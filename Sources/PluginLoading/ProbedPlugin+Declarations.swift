@@ -4,7 +4,7 @@ import FlowKit
 extension ProbedPlugin {
     /// One error per declared module's manager that the plugin does not export, naming the plugin, the
     /// module and the manager.
-    public var declarationProblems: [PluginLoadError] {
+    package var declarationProblems: [PluginLoadError] {
         let exported = Set(managers.map(\.name))
         var problems: [PluginLoadError] = []
         for module in modules {

@@ -7,7 +7,7 @@ extension ProbedPlugin {
     /// "guards": [{"name", "requests", "unless", "redirect"}], "deepLinks": [{"pattern", "requests"}],
     /// "contextKeys": {"SERVICE": [KEY...]},
     /// "modules": [{"module", "managers", "sends": [{"request", "action", "opens"}]}], "digest"}`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         [
             "name": .string(name), "version": .string(version), "flowKit": .string(flowKitVersion.description),
             "managers": .array(

@@ -2,52 +2,52 @@ import FlowKit
 
 /// A plugin as a probe saw it in a child process: everything `validate`, `list`, `inspect` and discovery
 /// need, and none of its code.
-public struct ProbedPlugin: Sendable, Hashable {
+package struct ProbedPlugin: Sendable, Hashable {
     /// One manager the plugin exports, and the dependencies it requires.
-    public struct Manager: Sendable, Hashable {
-        public var name: String
-        public var requirements: [String]
+    package struct Manager: Sendable, Hashable {
+        package var name: String
+        package var requirements: [String]
 
-        public init(name: String, requirements: [String]) {
+        package init(name: String, requirements: [String]) {
             self.name = name
             self.requirements = requirements
         }
     }
 
     /// The library file that was probed.
-    public var path: String
-    public var name: String
-    public var version: String
+    package var path: String
+    package var name: String
+    package var version: String
     /// The FlowKit the plugin was built against.
-    public var flowKitVersion: FlowKitVersion
+    package var flowKitVersion: FlowKitVersion
     /// The managers, sorted by name.
-    public var managers: [Manager]
+    package var managers: [Manager]
     /// The services' names, sorted.
-    public var services: [String]
+    package var services: [String]
     /// The routes the plugin proposes to manifests, in its order (``FlowKit/PluginDescription/routes``).
-    public var routes: [DeclaredRoute]
+    package var routes: [DeclaredRoute]
     /// The routes it declares its child flows' own mappings hold (``FlowKit/DeclaredRoute/childFlow``), in its
     /// order: for graphs and `inspect`, never taken by a manifest.
-    public var childFlowRoutes: [DeclaredRoute]
+    package var childFlowRoutes: [DeclaredRoute]
     /// The services it asks to start, in its order (``FlowKit/PluginDescription/startServices``).
-    public var startServices: [ServiceStart]
+    package var startServices: [ServiceStart]
     /// The plugins it requires, with their version ranges as written (``FlowKit/PluginDescription/requires``).
-    public var requires: [String: String]
+    package var requires: [String: String]
     /// The modules its managers present and the requests each can send, in its order
     /// (``FlowKit/PluginDescription/modules``).
-    public var modules: [DeclaredModule]
+    package var modules: [DeclaredModule]
     /// The guards it proposes, in its order (``FlowKit/PluginDescription/guards``).
-    public var guards: [DeclaredGuard]
+    package var guards: [DeclaredGuard]
     /// The deep links it proposes, in its order (``FlowKit/PluginDescription/deepLinks``).
-    public var deepLinks: [DeclaredDeepLink]
+    package var deepLinks: [DeclaredDeepLink]
     /// The context keys each service that declares some provides (``FlowKit/ServiceFactory/contextKeys``),
     /// by service name.
-    public var contextKeys: [String: [String]] = [:]
+    package var contextKeys: [String: [String]] = [:]
     /// The SHA-256 of the bytes the probe loaded, so that the host loads only those bytes; `nil` from a
     /// probe or a cache entry of a flowhost that did not say.
-    public var digest: String?
+    package var digest: String?
 
-    public init(
+    package init(
         path: String, name: String, version: String, flowKitVersion: FlowKitVersion, managers: [Manager],
         services: [String],
         routes: [DeclaredRoute] = [], startServices: [ServiceStart] = [], requires: [String: String] = [:],
