@@ -25,7 +25,7 @@ let flowKit = Target.Dependency.product(name: "FlowKit", package: "FlowKit")
 /// The host's targets, by concern, in the order they depend on each other.
 let hostTargets: [Target.Dependency] = [
     "HostSupport", "FlowManifest", "PluginLoading", "FlowComposition", "FlowHost", "LineEditing", "FlowShell",
-    "FlowTraces",
+    "FlowTraces", "FlowSupervision",
 ]
 
 let package = Package(
@@ -59,13 +59,17 @@ let package = Package(
         // The terminal and a line editor, knowing nothing of flows.
         .target(name: "LineEditing", dependencies: [flowKit, "HostSupport"]),
         // The shell: its commands on a host, help and completion.
-        .target(name: "FlowShell", dependencies: [flowKit, "FlowHost", "LineEditing"]),
+        .target(name: "FlowShell", dependencies: [flowKit, "HostSupport", "FlowHost", "LineEditing"]),
         // Traces: recording, replay, graphs, experiment reports.
         .target(
             name: "FlowTraces",
             dependencies: [
                 flowKit, "HostSupport", "FlowManifest", "PluginLoading", "FlowComposition", "FlowHost", "FlowShell",
             ]),
+        // Supervised runs: the supervisor's restart policy and incidents, the supervised host's side of the link.
+        .target(
+            name: "FlowSupervision",
+            dependencies: [flowKit, "HostSupport", "PluginLoading", "FlowHost", "LineEditing", "FlowShell"]),
         // The supervised host's crash handler: async-signal-safe, so in C.
         .target(name: "CCrashHandler"),
         .target(name: "CExtendedAttributes"),

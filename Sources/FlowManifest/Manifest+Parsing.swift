@@ -113,7 +113,7 @@ extension Manifest {
 package struct ManifestParser {
     let file: String
     let directory: String
-    var errors: [ManifestError] = []
+    package var errors: [ManifestError] = []
     /// Whether the manifest discovers plugins: then `plugins` and `routes` may be left out, and routes,
     /// services and guards may name plugins and requests that only discovery finds.
     var discovering = false

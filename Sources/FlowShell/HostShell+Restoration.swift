@@ -24,7 +24,7 @@ extension HostShell {
     }
 
     /// `save FILE`: writes the host's snapshot to FILE, atomically.
-    func save(_ file: String) throws(FlowError) -> [String] {
+    package func save(_ file: String) throws(FlowError) -> [String] {
         guard !file.isEmpty else { throw FlowError("usage: save FILE") }
         let snapshot = host.snapshot()
         do {

@@ -39,7 +39,7 @@ final class ReloadWait {
     }
 
     /// Waits for the next generation of `plugin` that no earlier wait returned, at most `timeout`.
-    func next(of plugin: String, within timeout: Duration) async -> Result {
+    package func next(of plugin: String, within timeout: Duration) async -> Result {
         if let outcome = takeOutcome(of: plugin) { return outcome }
         nextID += 1
         let id = nextID

@@ -150,7 +150,7 @@ package enum InputFile {
     }
 
     /// A failure for `errno` value `code`.
-    static func failure(_ code: Int32, what: String) -> Failure {
+    package static func failure(_ code: Int32, what: String) -> Failure {
         switch code {
         case ENOENT, ENOTDIR: Failure(kind: .notFound, message: "\(what) not found")
         case ELOOP:

@@ -28,13 +28,13 @@ package final class LineEditor: Sendable {
     private struct State: Sendable {
         var edit: LineEditState
         var display = LineDisplay()
-        var prompt = ""
+        package var prompt = ""
         /// Whether a line is being read, so the prompt row is the editor's.
         var isReading = false
         var decoder = KeyDecoder()
         /// Keys that arrived after an Enter, for the next line.
         var typedAhead: [TerminalKey] = []
-        var completer: (any LineCompleter)?
+        package var completer: (any LineCompleter)?
         /// Whether a history problem was reported; one warning per run is enough.
         var warnedAboutHistory = false
     }

@@ -33,7 +33,7 @@ package final class LineReader: Sendable {
         /// Where the next line starts in `pending`.
         var start = 0
         var ended = false
-        var failure: Failure?
+        package var failure: Failure?
         var lineNumber = 0
     }
 

@@ -18,7 +18,7 @@ import Synchronization
 /// process-wide.
 final class TerminalMode: Sendable {
     let input: Int32
-    let output: Int32
+    package let output: Int32
     /// Becomes readable after a SIGCONT or SIGWINCH: the line should be drawn again.
     let wakeDescriptor: Int32
 
@@ -132,7 +132,7 @@ private typealias SignalInformation = UnsafeMutablePointer<siginfo_t>
 
 private struct SignalContext {
     var input: Int32 = -1
-    var output: Int32 = -1
+    package var output: Int32 = -1
     var saved = termios()
     var raw = termios()
     var quiet = termios()

@@ -251,7 +251,7 @@ struct ELFFile {
         size = UInt64(max(status.st_size, 0))
     }
 
-    func close() {
+    package func close() {
         if descriptor >= 0 { Glibc.close(descriptor) }
     }
 

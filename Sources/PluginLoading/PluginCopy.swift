@@ -19,7 +19,7 @@ package struct PluginCopy {
     package static let maxLibrarySize = 1 << 30
 
     /// The library file as found: what messages name.
-    let source: String
+    package let source: String
     /// The bytes read, which the copy holds.
     let bytes: [UInt8]
 

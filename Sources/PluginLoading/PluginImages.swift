@@ -16,7 +16,7 @@ package enum PluginImages {
     static let linesCapacity = CrashBreadcrumb.pageSize - linesOffset - 4
 
     private struct State: Sendable {
-        var lines: [String] = []
+        package var lines: [String] = []
         var services: Set<String> = []
         var ranges: [(start: UInt64, end: UInt64)] = []
         /// The breadcrumb page's address, once attached.

@@ -24,7 +24,7 @@ struct ProbeProcess {
     /// Runs `executable __probe path` and waits at most `timeout` seconds for it.
     ///
     /// - Throws: ``PluginLoadError/Kind/probeFailed`` when no child could be started.
-    static func run(executable: String, path: String, timeout: Double) throws(PluginLoadError) -> Outcome {
+    package static func run(executable: String, path: String, timeout: Double) throws(PluginLoadError) -> Outcome {
         if let trace = ProcessInfoLite.environment("FLOWHOST_PROBE_TRACE") { append("probe \(path)\n", to: trace) }
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw failure(path, "cannot make a pipe: \(String(cString: strerror(errno)))") }

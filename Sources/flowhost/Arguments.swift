@@ -1,3 +1,4 @@
+import FlowHost
 import FlowShell
 
 /// A subcommand's arguments, parsed by hand: positional values, repeatable `--option VALUE`s and flags.

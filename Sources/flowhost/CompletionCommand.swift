@@ -1,3 +1,4 @@
+import FlowHost
 import FlowShell
 
 /// `flowhost completion bash|zsh|fish`: prints a completion script for the shell.

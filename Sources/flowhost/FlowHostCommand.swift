@@ -1,6 +1,7 @@
 import FlowHost
 import FlowKit
 import FlowShell
+import FlowSupervision
 import Glibc
 import HostSupport
 import PluginLoading

@@ -3,6 +3,7 @@ import FlowHost
 import FlowKit
 import FlowManifest
 import FlowShell
+import FlowSupervision
 import Glibc
 import HostSupport
 import PluginLoading

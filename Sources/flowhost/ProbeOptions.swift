@@ -1,3 +1,5 @@
+import FlowHost
+import FlowShell
 import PluginLoading
 
 /// The prober `--no-cache` and `--probe-timeout SECONDS` ask for.

@@ -1,5 +1,6 @@
 import FlowHost
 import FlowKit
+import FlowShell
 import FlowTraces
 
 /// `flowhost run MANIFEST --subjects N --script FILE`: the script once per simulated subject, each on a

@@ -2,6 +2,7 @@ import Dispatch
 import FlowHost
 import FlowKit
 import FlowShell
+import FlowSupervision
 import FlowTraces
 import Glibc
 import HostSupport
@@ -194,16 +195,17 @@ enum RunCommand {
         // The editor reads the terminal itself; only without one does a thread read standard input.
         var input =
             editor == nil
-            ? (script.map { lines(of: $0.lines) } ?? standardInputLines(numbered: link != nil)).makeAsyncIterator()
+            ? (script.map { CommandInput.lines(of: $0.lines) } ?? CommandInput.standardInputLines(numbered: link != nil))
+                .makeAsyncIterator()
             : nil
         reading: while true {
             let next: String?
             if let editor {
                 editor.completer = shell.completer
-                next = await editor.readLine(prompt: prompt)
+                next = await editor.readLine(prompt: CommandInput.prompt)
             } else {
                 if interactive, link == nil {
-                    print(prompt, terminator: "")
+                    print(CommandInput.prompt, terminator: "")
                     flushOutput()
                 }
                 do {
@@ -261,8 +263,6 @@ enum RunCommand {
         }
         return seconds == 0 ? nil : .milliseconds(Int((seconds * 1000).rounded()))
     }
-
-    static let prompt = "flowhost> "
 
     /// Whether to print only errors, failed expectations and what queries print (`--quiet`).
     private static var quiet = false
@@ -336,40 +336,5 @@ enum RunCommand {
             .map(String.init)
         if lines.last == "" { lines.removeLast() }
         return (path, lines)
-    }
-
-    static func lines(of script: [String]) -> AsyncThrowingStream<String, any Error> {
-        AsyncThrowingStream { continuation in
-            for line in script { continuation.yield(line) }
-            continuation.finish()
-        }
-    }
-
-    /// Standard input, line by line, each read when it is asked for (so that a fast writer waits for the
-    /// host instead of filling memory), off the main actor so that timers and reloads go on meanwhile.
-    ///
-    /// A line longer than ``LineReader/defaultMaxLineLength`` ends the stream with ``LineReader/Failure``.
-    /// From a terminal (read plainly when `TERM` is `dumb`), escape sequences are dropped
-    /// (``EscapeSequence/stripped(from:)``).
-    ///
-    /// - Parameter numbered: Whether the lines come from a supervisor, each after its number, a token and
-    ///   tabs (``SupervisorLink/command(in:)``): those may be that much longer, the supervisor having checked
-    ///   the line typed.
-    static func standardInputLines(numbered: Bool = false) -> AsyncThrowingStream<String, any Error> {
-        let reader = LineReader(
-            descriptor: STDIN_FILENO, maxLineLength: LineReader.defaultMaxLineLength + (numbered ? 64 : 0))
-        // Typed at a terminal without the line editor (`TERM=dumb`): the keys it does not edit with, such as
-        // the arrows, arrive as escape sequences, which are dropped rather than read as part of the command.
-        let typed = isatty(STDIN_FILENO) == 1
-        return AsyncThrowingStream {
-            try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(
-                        with: Result { () throws(LineReader.Failure) in
-                            try reader.next().map { typed ? EscapeSequence.stripped(from: $0) : $0 }
-                        })
-                }
-            }
-        }
     }
 }

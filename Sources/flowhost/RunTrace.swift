@@ -1,4 +1,6 @@
+import FlowHost
 import FlowKit
+import FlowShell
 import FlowTraces
 
 /// The trace of `flowhost run --trace FILE [--trace-redact KEY]...`: a writer for the file and the recorder

@@ -1,4 +1,6 @@
+import FlowHost
 import FlowKit
+import FlowShell
 import Glibc
 import HostSupport
 
@@ -10,7 +12,7 @@ import HostSupport
 /// and goes on reading commands: the person is back on the same screen, and that entry point fails cleanly. More than ``restartLimit`` restarts within
 /// ``restartWindow``, and it gives up with exit 70.
 @MainActor
-enum Supervisor {
+package enum Supervisor {
     static let restartLimit = 5
     static let restartWindow = Duration.seconds(60)
     /// How long a host the watchdog sent SIGQUIT has to die before it gets SIGKILL.
@@ -30,7 +32,8 @@ enum Supervisor {
     /// `script`'s lines, else what is typed at a prompt on a terminal, else standard input's lines.
     ///
     /// - Parameter hangTimeout: How long a command (or a start) may take; `nil`: as long as it takes.
-    static func run(_ arguments: [String], script: (name: String, lines: [String])?, hangTimeout: Duration?) async
+    package static func run(_ arguments: [String], script: (name: String, lines: [String])?, hangTimeout: Duration?)
+        async
         -> ExitCode
     {
         guard let executable = ProcessInfoLite.executablePath() else {

@@ -1,3 +1,4 @@
+import FlowHost
 import Glibc
 
 /// What a descriptor refers to, by device and inode, whatever its size and times: a supervised host's

@@ -1,5 +1,5 @@
 /// The documented exit codes of `flowhost` (sysexits.h where one fits).
-enum ExitCode: Int32 {
+package enum ExitCode: Int32 {
     /// Everything worked.
     case ok = 0
     /// A scripted expectation or command failed; or a supervised script (or piped input) saw a plugin
@@ -17,25 +17,4 @@ enum ExitCode: Int32 {
     case software = 70
     /// An output file (`run --trace FILE`) cannot be created.
     case cannotCreate = 73
-}
-
-/// A reason to stop with an exit code, after printing `message` to standard error.
-struct Exit: Error {
-    var code: ExitCode
-    var message: String?
-    /// For a usage error, what is wrong with the command line, without the usage line: what `--json`
-    /// output reports.
-    var problem: String?
-
-    init(_ code: ExitCode, _ message: String? = nil) {
-        self.code = code
-        self.message = message
-    }
-
-    /// A wrong command line: `flowhost: problem`, then the usage line.
-    static func usage(_ problem: String, _ usage: String) -> Exit {
-        var exit = Exit(.usage, "flowhost: \(problem)\n\(usage)")
-        exit.problem = problem
-        return exit
-    }
 }

@@ -1,5 +1,6 @@
 import FlowHost
 import FlowKit
+import FlowShell
 import Glibc
 import HostSupport
 import PluginLoading
@@ -11,8 +12,8 @@ import PluginLoading
 ///
 /// The supervisor passes its state directory and what it reads commands from in the environment; the host
 /// removes the variables, so that nothing it starts (probes, plugins' children) takes them for its own.
-struct SupervisorLink {
-    static let directoryVariable = "FLOWHOST_SUPERVISOR_STATE"
+package struct SupervisorLink {
+    package static let directoryVariable = "FLOWHOST_SUPERVISOR_STATE"
     /// The script's name for messages (`app.flow`), or empty when a person types at the supervisor's prompt.
     static let sourceVariable = "FLOWHOST_SUPERVISOR_SOURCE"
     /// Set when the host is a restart after a crash, so that a restored step that fails is a warning.
@@ -25,11 +26,11 @@ struct SupervisorLink {
     /// The supervisor's private directory: the snapshot and the breadcrumb.
     let directory: String
     /// The script's name, or `nil` when a person types at the supervisor's prompt.
-    let source: String?
+    package let source: String?
     /// Whether this host replaces one that crashed.
-    let isRestart: Bool
+    package let isRestart: Bool
     /// The token of the host's start.
-    let startToken: String
+    package let startToken: String
     /// What descriptors 0 to 3 were when the host started, before any plugin was loaded.
     let descriptors = DescriptorIdentity.linked()
 
@@ -37,7 +38,7 @@ struct SupervisorLink {
     static func breadcrumbPath(in directory: String) -> String { directory + "/breadcrumb" }
 
     /// The link the environment describes, or `nil` when no supervisor started this process.
-    static func fromEnvironment() -> SupervisorLink? {
+    package static func fromEnvironment() -> SupervisorLink? {
         guard let directory = ProcessInfoLite.environment(directoryVariable) else { return nil }
         let source = ProcessInfoLite.environment(sourceVariable) ?? ""
         let link = SupervisorLink(
@@ -49,13 +50,13 @@ struct SupervisorLink {
     }
 
     /// The breadcrumb the host keeps for the supervisor.
-    func breadcrumb() throws(FlowError) -> CrashBreadcrumb {
+    package func breadcrumb() throws(FlowError) -> CrashBreadcrumb {
         try CrashBreadcrumb(path: Self.breadcrumbPath(in: directory))
     }
 
     /// Saves where `host` is, for a restart to come back to; a failure is a warning, since the run goes on.
     @MainActor
-    func save(_ host: Host) {
+    package func save(_ host: Host) {
         do {
             try host.snapshot().write(to: Self.snapshotPath(in: directory), durable: false)
         } catch {
@@ -64,7 +65,7 @@ struct SupervisorLink {
     }
 
     /// Tells the supervisor `message`.
-    func send(_ message: SupervisorMessage) {
+    package func send(_ message: SupervisorMessage) {
         // A failure means the supervisor is gone; standard input ends next.
         DescriptorWriter.writeAll(Array((message.line + "\n").utf8), to: Self.controlDescriptor)
     }
@@ -83,7 +84,7 @@ struct SupervisorLink {
     /// When it is the link that was closed or replaced, there is nobody to tell: the host waits, without
     /// saving, for the supervisor to see the link's end (or, when a child holds it, the command's deadline)
     /// and kill it.
-    func exitIfDescriptorChanged(token: String) {
+    package func exitIfDescriptorChanged(token: String) {
         if DescriptorIdentity(descriptor: Self.controlDescriptor) != descriptors[Int(Self.controlDescriptor)] {
             while true { pause() }
         }
@@ -94,13 +95,13 @@ struct SupervisorLink {
 
     /// Tells the supervisor the host is about to exit on purpose, so that it takes the exit status for the
     /// session's rather than report an exit from plugin code.
-    func exiting(_ reason: SupervisorMessage.Exiting, token: String?) {
+    package func exiting(_ reason: SupervisorMessage.Exiting, token: String?) {
         send(.exiting(reason, token: token))
     }
 
     /// The command in a line from the supervisor, with its line number in the script (or the count of lines
     /// typed) and the token to answer with.
-    static func command(in line: String) -> (number: Int, token: String, text: String)? {
+    package static func command(in line: String) -> (number: Int, token: String, text: String)? {
         let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
         guard fields.count == 3, let number = Int(fields[0]) else { return nil }
         return (number, String(fields[1]), String(fields[2]))

@@ -1,19 +1,18 @@
 import FlowKit
-import FlowShell
 import Glibc
 import HostSupport
 
 /// Where `flowhost` writes and in which colours: one palette per stream, since either may be a terminal
 /// while the other is a pipe or a file. Set once, from `--color`, before a command runs.
 @MainActor
-enum Console {
+package enum Console {
     /// Colours for standard output.
-    static var output = Palette.plain
+    package static var output = Palette.plain
     /// Colours for standard error.
-    static var errors = Palette.plain
+    package static var errors = Palette.plain
 
     /// Chooses both palettes for `mode`, from whether each stream is a terminal, `NO_COLOR` and `TERM`.
-    static func configure(_ mode: ColorMode) {
+    package static func configure(_ mode: ColorMode) {
         let noColor = ProcessInfoLite.environment("NO_COLOR")
         let term = ProcessInfoLite.environment("TERM")
         output = Palette(isEnabled: mode.colors(isTerminal: isatty(STDOUT_FILENO) == 1, noColor: noColor, term: term))
@@ -23,29 +22,29 @@ enum Console {
 
 /// Prints `message` to standard error, its first line in red: an error, then any usage text plain.
 @MainActor
-func printError(_ message: String) {
+package func printError(_ message: String) {
     writeError(message, paint: Console.errors.error)
 }
 
 /// Prints `message` to standard error in yellow: something went wrong, but the command goes on.
 @MainActor
-func printWarning(_ message: String) {
+package func printWarning(_ message: String) {
     writeError(message, paint: Console.errors.warning)
 }
 
 /// Prints `message` to standard error in `palette`'s yellow, from any thread (the prompt's reader warns).
-func printWarning(_ message: String, palette: Palette) {
+package func printWarning(_ message: String, palette: Palette) {
     writeError(message, paint: palette.warning)
 }
 
 /// Prints `message` to standard error in bold red: the expectation a script stopped at.
 @MainActor
-func printFailure(_ message: String) {
+package func printFailure(_ message: String) {
     writeError(message, paint: Console.errors.failure)
 }
 
 /// Prints `document` to standard output: the one thing a `--json` command prints there.
-func printJSON(_ document: JSONValue) {
+package func printJSON(_ document: JSONValue) {
     print(document.prettyDescription)
 }
 

@@ -3,6 +3,6 @@
 
 /// Flushes standard output, and only it: `fflush(nil)` would also wait for standard input's lock, which the
 /// reading thread holds while it blocks in `read`, so every output would wait for the next line typed.
-func flushOutput() {
+package func flushOutput() {
     fflush(stdout)
 }

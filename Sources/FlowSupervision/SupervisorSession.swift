@@ -1,3 +1,4 @@
+import FlowHost
 import FlowKit
 import FlowShell
 import Glibc
@@ -94,7 +95,7 @@ final class SupervisorSession {
     }
 
     /// Runs hosts until one ends the session; its exit code.
-    func run() async -> ExitCode {
+    package func run() async -> ExitCode {
         guard start(isRestart: false) else { return .software }
         for await event in events {
             switch event {

@@ -1,4 +1,5 @@
 import Dispatch
+import FlowHost
 import FlowKit
 import Glibc
 import HostSupport
@@ -160,7 +161,7 @@ final class SupervisedHost: Sendable {
 
     /// Sends the command on line `number` of the script (or the count of lines typed), with the token its
     /// ``SupervisorMessage/done(_:token:)`` must carry.
-    func send(_ command: String, number: Int, token: String) {
+    package func send(_ command: String, number: Int, token: String) {
         // A failure means the host is gone; its ending is on its way.
         DescriptorWriter.writeAll(Array("\(number)\t\(token)\t\(command)\n".utf8), to: commands)
     }

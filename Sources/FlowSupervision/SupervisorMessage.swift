@@ -1,3 +1,4 @@
+import FlowHost
 import FlowKit
 import FlowShell
 
@@ -9,7 +10,7 @@ import FlowShell
 /// carries a token it could not have guessed: ``ready(_:token:)`` the one the supervisor gave the host in its
 /// environment, ``done(_:token:)`` and ``exiting(_:token:)`` the one sent with the command. The supervisor
 /// ignores a message with another token, or one that does not come in the protocol's order.
-enum SupervisorMessage: Equatable {
+package enum SupervisorMessage: Equatable {
     /// The host has started (or restored) and printed what starting did; it reads commands now.
     case ready(HostShell.Completer, token: String)
     /// The host has carried out the command sent with `token` and printed its reply.
@@ -25,7 +26,7 @@ enum SupervisorMessage: Equatable {
     case lost(descriptor: Int32, token: String)
 
     /// Why a host exits on purpose.
-    enum Exiting: String, Sendable {
+    package enum Exiting: String, Sendable {
         case quit
         case failed
         case endOfInput = "end of input"

@@ -1,0 +1,115 @@
+import Dispatch
+import FlowHost
+import Glibc
+import LineEditing
+
+/// Where the supervisor reads commands: a script's lines, a prompt that edits lines on a terminal, or
+/// standard input's lines; and where it prints what the host says between commands.
+@MainActor
+package final class CommandInput {
+    private let editor: LineEditor?
+    private var lines: AsyncThrowingStream<String, any Error>.Iterator?
+    private let prompts: Bool
+    private let source: String
+    /// Set when the input ended on a line that could not be read (one too long): the run's exit code.
+    package private(set) var failure: ExitCode?
+    /// Whether a person types the commands at a terminal, rather than a script or a pipe feeding them.
+    package let isInteractive: Bool
+    /// Prints lines of events that happened between commands: above the line being typed, on a prompt.
+    /// Safe to call from any thread.
+    package let printAbove: @Sendable ([String]) -> Void
+
+    /// Input from `script`, else a terminal's prompt, else standard input.
+    package init(script: (name: String, lines: [String])?) {
+        let interactive = script == nil && isatty(STDIN_FILENO) == 1
+        isInteractive = interactive
+        let warnings = Console.errors
+        let editor =
+            interactive
+            ? LineEditor.standard(warn: { printWarning("flowhost: warning: \($0)", palette: warnings) }) : nil
+        self.editor = editor
+        prompts = interactive && editor == nil
+        source = script?.name ?? "<stdin>"
+        if editor == nil {
+            lines = (script.map { Self.lines(of: $0.lines) } ?? Self.standardInputLines())
+                .makeAsyncIterator()
+        }
+        printAbove = { lines in
+            let indented = lines.map { "  " + $0 }
+            if let editor {
+                editor.printAbove(indented)
+            } else {
+                for line in indented { print(line) }
+                flushOutput()
+            }
+        }
+    }
+
+    /// What Tab completes from, as the host last described it.
+    package var completer: HostShell.Completer? {
+        didSet { editor?.completer = completer }
+    }
+
+    /// The next command line; `nil` at the end of the input, or after a line that cannot be read (printed,
+    /// and kept in ``failure``).
+    package func next() async -> String? {
+        if let editor { return await editor.readLine(prompt: Self.prompt) }
+        if prompts {
+            print(Self.prompt, terminator: "")
+            flushOutput()
+        }
+        // The iterator is a handle on the stream: a copy reads the same lines.
+        guard var iterator = lines else { return nil }
+        do {
+            let line = try await iterator.next(isolation: #isolation)
+            lines = iterator
+            return line
+        } catch {
+            printError("\(source): \(error)")
+            lines = nil
+            failure = .invalidInput
+            return nil
+        }
+    }
+
+    /// Gives the terminal back its modes.
+    package func close() { editor?.close() }
+
+    /// The prompt on a terminal.
+    package static let prompt = "flowhost> "
+
+    package static func lines(of script: [String]) -> AsyncThrowingStream<String, any Error> {
+        AsyncThrowingStream { continuation in
+            for line in script { continuation.yield(line) }
+            continuation.finish()
+        }
+    }
+
+    /// Standard input, line by line, each read when it is asked for (so that a fast writer waits for the
+    /// host instead of filling memory), off the main actor so that timers and reloads go on meanwhile.
+    ///
+    /// A line longer than ``LineReader/defaultMaxLineLength`` ends the stream with ``LineReader/Failure``.
+    /// From a terminal (read plainly when `TERM` is `dumb`), escape sequences are dropped
+    /// (``EscapeSequence/stripped(from:)``).
+    ///
+    /// - Parameter numbered: Whether the lines come from a supervisor, each after its number, a token and
+    ///   tabs (``SupervisorLink/command(in:)``): those may be that much longer, the supervisor having checked
+    ///   the line typed.
+    package static func standardInputLines(numbered: Bool = false) -> AsyncThrowingStream<String, any Error> {
+        let reader = LineReader(
+            descriptor: STDIN_FILENO, maxLineLength: LineReader.defaultMaxLineLength + (numbered ? 64 : 0))
+        // Typed at a terminal without the line editor (`TERM=dumb`): the keys it does not edit with, such as
+        // the arrows, arrive as escape sequences, which are dropped rather than read as part of the command.
+        let typed = isatty(STDIN_FILENO) == 1
+        return AsyncThrowingStream {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(
+                        with: Result { () throws(LineReader.Failure) in
+                            try reader.next().map { typed ? EscapeSequence.stripped(from: $0) : $0 }
+                        })
+                }
+            }
+        }
+    }
+}

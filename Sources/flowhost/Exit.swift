@@ -1,0 +1,22 @@
+import FlowHost
+
+/// A reason to stop with an exit code, after printing `message` to standard error.
+struct Exit: Error {
+    var code: ExitCode
+    var message: String?
+    /// For a usage error, what is wrong with the command line, without the usage line: what `--json`
+    /// output reports.
+    var problem: String?
+
+    init(_ code: ExitCode, _ message: String? = nil) {
+        self.code = code
+        self.message = message
+    }
+
+    /// A wrong command line: `flowhost: problem`, then the usage line.
+    static func usage(_ problem: String, _ usage: String) -> Exit {
+        var exit = Exit(.usage, "flowhost: \(problem)\n\(usage)")
+        exit.problem = problem
+        return exit
+    }
+}
