@@ -40,8 +40,8 @@ let package = Package(
     ],
     targets: [
         // MARK: - Host
-        // One target per concern, each depending only on those listed before it (CONTRIBUTING.md: The host's
-        // targets). FlowKit's value types (JSONValue, FlowError) are the common vocabulary.
+        // One target per concern, each depending only on those listed before it (CONTRIBUTING.md: Layout).
+        // FlowKit's value types (JSONValue, FlowError) are the common vocabulary.
         // POSIX support: files, descriptors, a mutex, directory watches, process facts.
         .target(name: "HostSupport", dependencies: [flowKit, "CExtendedAttributes"]),
         // The manifest: parsing, versions and ranges, its errors.

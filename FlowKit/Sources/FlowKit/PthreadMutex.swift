@@ -7,7 +7,7 @@ import Glibc
 /// TSan intercepts pthread mutexes, so with this lock it checks the code under the lock instead. Uncontended,
 /// both cost an atomic operation to lock and one to unlock; the value and the mutex share one allocation.
 ///
-/// The host has its own copy (`Sources/FlowHost/PthreadMutex.swift`): this one stays internal rather than
+/// The host has its own copy (`Sources/HostSupport/PthreadMutex.swift`): this one stays internal rather than
 /// join the API every plugin links.
 struct PthreadMutex<Value> {
     private let storage: Storage
