@@ -90,34 +90,26 @@ final class SupervisedHost: Sendable {
             wake[index] = Self.aboveStandard(wake[index])
             errorOutput[index] = Self.aboveStandard(errorOutput[index])
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], STDIN_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, errorOutput[1], STDERR_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, control[1], SupervisorLink.controlDescriptor)
+        var launch = ProcessLaunch(
+            executable: executable, arguments: arguments, environment: environment,
+            actions: [
+                .duplicate(input[0], onto: STDIN_FILENO),
+                .duplicate(errorOutput[1], onto: STDERR_FILENO),
+                .duplicate(control[1], onto: SupervisorLink.controlDescriptor),
+            ])
         // The supervisor ignores SIGPIPE (a host may die mid-write); the host gets the usual action back.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer { for string in argv + envp { free(string) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        launch.defaultSignals = [SIGPIPE]
+        let started = Result { () throws(ProcessLaunch.Failure) in try launch.start() }
         let errorIdentity = DescriptorIdentity(descriptor: errorOutput[1])
         close(input[0])
         close(control[1])
         close(errorOutput[1])
-        guard spawned == 0 else {
+        let pid: pid_t
+        switch started {
+        case .success(let started): pid = started
+        case .failure(let error):
             for end in [input[1], control[0], wake[0], wake[1], errorOutput[0]] { close(end) }
-            throw FlowError("cannot start \(executable): \(String(cString: strerror(spawned)))")
+            throw FlowError("cannot start \(executable): \(error)")
         }
         self.pid = pid
         commands = input[1]

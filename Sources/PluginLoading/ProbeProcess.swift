@@ -30,30 +30,27 @@ struct ProbeProcess {
         guard pipe(&ends) == 0 else { throw failure(path, "cannot make a pipe: \(String(cString: strerror(errno)))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let (reader, writer) = (ends[0], ends[1])
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, writer, answerDescriptor)
-
         // No crash report: the runtime's backtracer would take seconds to describe a crash nobody reads.
         let environment =
             ProcessInfoLite.environmentEntries().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + [
                 "SWIFT_BACKTRACE=enable=no"
             ]
-        let arguments: [String] = [executable, PluginProbe.subcommand, path]
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer { for string in argv + envp { free(string) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        close(writer)
-        guard spawned == 0 else {
-            close(reader)
-            throw failure(path, "cannot start \(executable): \(String(cString: strerror(spawned)))")
+        let launch = ProcessLaunch(
+            executable: executable, arguments: [PluginProbe.subcommand, path], environment: environment,
+            actions: [
+                .open(STDIN_FILENO, path: "/dev/null", flags: O_RDONLY),
+                .open(STDOUT_FILENO, path: "/dev/null", flags: O_WRONLY),
+                .open(STDERR_FILENO, path: "/dev/null", flags: O_WRONLY),
+                .duplicate(writer, onto: answerDescriptor),
+            ])
+        let pid: pid_t
+        do {
+            pid = try launch.start()
+        } catch {
+            for end in ends { close(end) }
+            throw failure(path, "cannot start \(executable): \(error)")
         }
+        close(writer)
         defer { close(reader) }
 
         let deadline = now() + timeout

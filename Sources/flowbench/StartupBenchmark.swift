@@ -2,6 +2,7 @@ import FlowHost
 import FlowKit
 import FlowManifest
 import Glibc
+import HostSupport
 import PluginLoading
 
 /// Starting lazily with many declared plugins against one, as the bound says: `flowhost run` to ready.
@@ -43,22 +44,17 @@ enum StartupBenchmark {
     /// Microseconds from starting `flowhost run manifest --script script` (`script` empty, so that the run
     /// ends once the host is ready) to its exit, with `cacheDirectory` as `XDG_CACHE_HOME`.
     static func run(flowhost: String, manifest: String, script: String, cacheDirectory: String) throws -> Double {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0)
-        }
-        let arguments = [flowhost, "run", manifest, "--script", script, "--quiet"]
-        let environment = ["XDG_CACHE_HOME=\(cacheDirectory)", "SWIFT_BACKTRACE=enable=no"]
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer { for string in argv + envp { free(string) } }
+        let launch = ProcessLaunch(
+            executable: flowhost, arguments: ["run", manifest, "--script", script, "--quiet"],
+            environment: ["XDG_CACHE_HOME=\(cacheDirectory)", "SWIFT_BACKTRACE=enable=no"],
+            actions: [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].map { .open($0, path: "/dev/null", flags: O_RDWR) })
         let clock = ContinuousClock()
         let started = clock.now
-        var pid = pid_t()
-        guard posix_spawn(&pid, flowhost, &actions, nil, argv, envp) == 0 else {
-            throw SwapBenchmark.Failure(description: "cannot start \(flowhost)")
+        let pid: pid_t
+        do {
+            pid = try launch.start()
+        } catch {
+            throw SwapBenchmark.Failure(description: "cannot start \(flowhost): \(error)")
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HostSupport
 
 /// A child process driven the way a person or a pipeline drives it: the test writes to its standard input
 /// and waits, with a deadline, for what it prints.
@@ -53,20 +54,13 @@ final class ChildProcess {
     }
 
     init(executable: String, arguments: [String], connection: Connection, environment: [String: String]) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
+        Sanitizer.setChildOptions(in: &merged)
+        var launch = ProcessLaunch(
+            executable: executable, arguments: arguments, environment: merged.map { "\($0.key)=\($0.value)" })
         // Default signal handling and no blocked signals, whatever the test runner's threads have.
-        var signals = sigset_t()
-        sigfillset(&signals)
-        posix_spawnattr_setsigdefault(&attributes, &signals)
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        launch.resetsAllSignals = true
 
         var childEnds: [Int32] = []
         switch connection {
@@ -77,14 +71,13 @@ final class ChildProcess {
             output = terminal.master
             if controlling {
                 // A session leader without a controlling terminal acquires the first terminal it opens.
-                flags |= Self.spawnSetSID
-                posix_spawn_file_actions_addopen(&actions, 0, terminal.slavePath, O_RDWR, 0)
-                posix_spawn_file_actions_adddup2(&actions, 0, 1)
-                posix_spawn_file_actions_adddup2(&actions, 0, 2)
+                launch.newSession = true
+                launch.actions += [
+                    .open(0, path: terminal.slavePath, flags: O_RDWR), .duplicate(0, onto: 1), .duplicate(0, onto: 2),
+                ]
             } else {
-                flags |= Int32(POSIX_SPAWN_SETPGROUP)
-                posix_spawnattr_setpgroup(&attributes, 0)
-                for target in 0...2 { posix_spawn_file_actions_adddup2(&actions, terminal.slave, Int32(target)) }
+                launch.newProcessGroup = true
+                launch.actions += (0...2).map { .duplicate(terminal.slave, onto: Int32($0)) }
             }
         case .pipes:
             terminal = nil
@@ -97,30 +90,18 @@ final class ChildProcess {
             input = toChild[1]
             output = fromChild[0]
             childEnds = [toChild[0], fromChild[1]]
-            posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-            posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-            posix_spawn_file_actions_adddup2(&actions, fromChild[1], 2)
+            launch.actions += [
+                .duplicate(toChild[0], onto: 0), .duplicate(fromChild[1], onto: 1), .duplicate(fromChild[1], onto: 2),
+            ]
         }
         // Descriptors other tests opened without close-on-exec stay out of this child.
-        for fd in Self.openDescriptors() where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
-        posix_spawnattr_setflags(&attributes, Int16(flags))
+        launch.actions += Self.openDescriptors().filter { $0 > 2 }.map { .close($0) }
 
-        var merged = ProcessInfo.processInfo.environment
-        merged.merge(environment) { $1 }
-        Sanitizer.setChildOptions(in: &merged)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let started = Result { () throws(ProcessLaunch.Failure) in try launch.start() }
         for fd in childEnds { close(fd) }
-        guard status == 0 else { throw TestFailure("posix_spawn \(executable): \(String(cString: strerror(status)))") }
-        self.pid = pid
+        self.pid = try started.mapError { TestFailure("posix_spawn \(executable): \($0)") }.get()
         _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) | O_NONBLOCK)
     }
-
-    /// glibc's `POSIX_SPAWN_SETSID`, which Swift does not import (it needs `_GNU_SOURCE`).
-    private static let spawnSetSID: Int32 = 0x80
 
     private static func openDescriptors() -> [Int32] {
         guard let directory = opendir("/proc/self/fd") else { return [] }

@@ -1,4 +1,5 @@
 import Glibc
+import HostSupport
 import Testing
 
 /// A program run to completion with `posix_spawn`: its exit status and what it wrote.
@@ -52,17 +53,15 @@ struct Subprocess {
         for (name, value) in environment { variables[name] = value }
         Sanitizer.setChildOptions(in: &variables)
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-
+        var launch = ProcessLaunch(
+            executable: executable, arguments: arguments, environment: variables.map { "\($0.key)=\($0.value)" })
         let inputPipe = inputDescriptor == nil ? try input.map { _ in try Pipe() } : nil
         if let inputDescriptor {
-            posix_spawn_file_actions_adddup2(&actions, inputDescriptor, STDIN_FILENO)
+            launch.actions.append(.duplicate(inputDescriptor, onto: STDIN_FILENO))
         } else if let inputPipe {
-            posix_spawn_file_actions_adddup2(&actions, inputPipe.read, STDIN_FILENO)
+            launch.actions.append(.duplicate(inputPipe.read, onto: STDIN_FILENO))
         } else {
-            posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+            launch.actions.append(.open(STDIN_FILENO, path: "/dev/null", flags: O_RDONLY))
         }
         var readers: [Int32] = []
         var closeInParent: [Int32] = []
@@ -72,33 +71,31 @@ struct Subprocess {
             try #require(openpty(&master, &slave, nil, nil, nil) == 0)
             // Closed on exec, so that programs other tests start meanwhile do not hold the terminal open.
             for descriptor in [master, slave] { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-            posix_spawn_file_actions_adddup2(&actions, slave, STDOUT_FILENO)
-            posix_spawn_file_actions_adddup2(&actions, slave, STDERR_FILENO)
-            posix_spawn_file_actions_addclose(&actions, master)
+            launch.actions += [
+                .duplicate(slave, onto: STDOUT_FILENO), .duplicate(slave, onto: STDERR_FILENO), .close(master),
+            ]
             readers = [master]
             closeInParent = [slave]
         } else {
             let output = try Pipe()
             let error = try Pipe()
-            posix_spawn_file_actions_adddup2(&actions, output.write, STDOUT_FILENO)
-            posix_spawn_file_actions_adddup2(&actions, error.write, STDERR_FILENO)
+            launch.actions += [
+                .duplicate(output.write, onto: STDOUT_FILENO), .duplicate(error.write, onto: STDERR_FILENO),
+            ]
             readers = [output.read, error.read]
             closeInParent = [output.write, error.write]
         }
 
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for string in argv + envp { free(string) }
-        }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let started = Result { () throws(ProcessLaunch.Failure) in try launch.start() }
         for descriptor in closeInParent { close(descriptor) }
         if let inputPipe { close(inputPipe.read) }
-        guard spawned == 0 else {
+        let pid: pid_t
+        switch started {
+        case .success(let started): pid = started
+        case .failure(let error):
             for descriptor in readers { close(descriptor) }
             if let inputPipe { close(inputPipe.write) }
-            throw TestFailure("cannot run \(executable): \(String(cString: strerror(spawned)))")
+            throw TestFailure("cannot run \(executable): \(error)")
         }
         if let inputPipe, let input {
             // Small inputs only: the pipe's buffer holds them before the program reads a byte.
