@@ -6,19 +6,6 @@ import PluginLoading
 /// Discovery in a running host: the manifest composed with what its discovered plugins declare, routes that
 /// fail cleanly where nothing can serve them, and live drop-in under ``watch()``.
 extension Host {
-    /// The composition of `declared` with what its `discover` directories hold; `nil` when it discovers
-    /// nothing, so that a manifest without `discover` costs nothing.
-    static func compose(
-        _ declared: Manifest, searchPath: PluginSearchPath, prober: PluginProber?, allowInsecurePlugins: Bool,
-        previous: PluginComposition? = nil
-    ) -> PluginComposition? {
-        guard declared.discovers else { return nil }
-        let prober = prober ?? PluginProber.standard()
-        if allowInsecurePlugins { prober.allowInsecure = true }
-        let discovery = PluginDiscovery(manifest: declared, searchPath: searchPath, prober: prober)
-        return PluginComposition(manifest: declared, discovery: discovery, previous: previous)
-    }
-
     /// The directories ``watch()`` watches whole: those discovery read, and those the manifest names that
     /// are missing now (deleted, or not made yet), so that they are read once they are there.
     var watchedDirectories: [String] {
@@ -54,8 +41,8 @@ extension Host {
     package func rediscover(changed: String? = nil, landedAt: ContinuousClock.Instant? = nil) -> [HostEvent] {
         guard let previous = composition else { return [] }
         guard
-            let next = Host.compose(
-                previous.declared, searchPath: registry.searchPath, prober: discoveryProber,
+            let next = PluginComposition.discovered(
+                by: previous.declared, searchPath: registry.searchPath, prober: discoveryProber,
                 allowInsecurePlugins: registry.allowsInsecurePlugins, previous: previous)
         else { return [] }
         var events = adopt(next, after: previous)
@@ -83,8 +70,8 @@ extension Host {
     /// one that discovers nothing.
     func recompose(_ declared: Manifest) -> HostEvent? {
         guard
-            let next = Host.compose(
-                declared, searchPath: registry.searchPath, prober: discoveryProber,
+            let next = PluginComposition.discovered(
+                by: declared, searchPath: registry.searchPath, prober: discoveryProber,
                 allowInsecurePlugins: registry.allowsInsecurePlugins, previous: composition)
         else { return nil }
         let previous = composition ?? next

@@ -84,8 +84,8 @@ package final class Host {
         allowInsecurePlugins: Bool = false, prober: PluginProber? = nil, discoveryProber: PluginProber? = nil,
         registry shared: PluginRegistry? = nil
     ) {
-        let composition = Host.compose(
-            declared, searchPath: searchPath, prober: discoveryProber ?? prober,
+        let composition = PluginComposition.discovered(
+            by: declared, searchPath: searchPath, prober: discoveryProber ?? prober,
             allowInsecurePlugins: allowInsecurePlugins)
         let manifest = composition?.manifest ?? declared
         self.manifest = manifest

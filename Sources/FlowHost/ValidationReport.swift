@@ -61,10 +61,9 @@ package struct ValidationReport: Sendable {
         } else if manifest.discovers {
             // Discovery reads what libraries declare in probes, never here: a prober even without one given.
             let prober = prober ?? .standard()
-            if allowInsecurePlugins { prober.allowInsecure = true }
-            let composition = PluginComposition(
-                manifest: manifest,
-                discovery: PluginDiscovery(manifest: manifest, searchPath: searchPath, prober: prober))
+            // Never nil: the manifest discovers.
+            let composition = PluginComposition.discovered(
+                by: manifest, searchPath: searchPath, prober: prober, allowInsecurePlugins: allowInsecurePlugins)!
             self.composition = composition
             let known = Dictionary(
                 composition.plugins.filter(\.isActive).compactMap { plugin in plugin.probe.map { (plugin.name, $0) } },

@@ -47,10 +47,7 @@ extension FlowGraph {
         var unread: [UnreadPlugin] = []
         var drawn = manifest
         var composed: PluginComposition?
-        if manifest.discovers {
-            let composition = PluginComposition(
-                manifest: manifest,
-                discovery: PluginDiscovery(manifest: manifest, searchPath: searchPath, prober: prober))
+        if let composition = PluginComposition.discovered(by: manifest, searchPath: searchPath, prober: prober) {
             drawn = composition.manifest
             composed = composition
             for plugin in composition.plugins {

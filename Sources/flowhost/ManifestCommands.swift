@@ -83,10 +83,7 @@ enum ManifestCommands {
         // A manifest that discovers plugins is listed as it composes: its routes come from their probes.
         let composition =
             manifest.discovers
-            ? PluginComposition(
-                manifest: manifest,
-                discovery: PluginDiscovery(manifest: manifest, searchPath: plugins, prober: try prober(parsed)))
-            : nil
+            ? PluginComposition.discovered(by: manifest, searchPath: plugins, prober: try prober(parsed)) : nil
         let listed = composition?.manifest ?? manifest
         let registry = PluginRegistry(
             manifest: listed, searchPath: plugins,

@@ -1,0 +1,25 @@
+import FlowManifest
+import PluginLoading
+
+extension PluginComposition {
+    /// `manifest` composed with what its `discover` directories hold: the one way the host, `validate`,
+    /// `list` and `graph` compose. Nil when the manifest discovers nothing, so that one without `discover`
+    /// costs nothing.
+    ///
+    /// - Parameters:
+    ///   - prober: Reads what each library declares, in a probe: discovery never loads one into this
+    ///     process. A standard prober when none is given.
+    ///   - allowInsecurePlugins: Lets the prober take libraries others could replace.
+    ///   - previous: The composition this one follows while the host runs (see ``init(manifest:discovery:previous:)``).
+    @MainActor
+    package static func discovered(
+        by manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber? = nil,
+        allowInsecurePlugins: Bool = false, previous: PluginComposition? = nil
+    ) -> PluginComposition? {
+        guard manifest.discovers else { return nil }
+        let prober = prober ?? .standard()
+        if allowInsecurePlugins { prober.allowInsecure = true }
+        let discovery = PluginDiscovery(manifest: manifest, searchPath: searchPath, prober: prober)
+        return PluginComposition(manifest: manifest, discovery: discovery, previous: previous)
+    }
+}
