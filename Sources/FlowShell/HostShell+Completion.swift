@@ -1,4 +1,5 @@
 import FlowKit
+import HostSupport
 import LineEditing
 
 extension HostShell {
@@ -79,5 +80,20 @@ extension HostShell {
             default: return []
             }
         }
+    }
+}
+
+extension HostShell.Completer {
+    /// The completer a supervised host sent.
+    package init(_ completions: WireProtocol.Completions) {
+        self.init(
+            requests: completions.requests, actions: completions.actions, modules: completions.modules,
+            plugins: completions.plugins, visibleStack: completions.visibleStack)
+    }
+
+    /// What a supervised host sends its supervisor of this completer.
+    package var completions: WireProtocol.Completions {
+        WireProtocol.Completions(
+            requests: requests, actions: actions, modules: modules, plugins: plugins, visibleStack: visibleStack)
     }
 }

@@ -22,6 +22,9 @@ final class SupervisedHost: Sendable {
     /// What the supervisor hears from the host.
     enum Event: Sendable {
         case message(SupervisorMessage)
+        /// The host's first line was no ``WireProtocol/Hello`` of this protocol: why, in one line. The host
+        /// is not understood; the session ends.
+        case incompatible(String)
         /// Descriptor 3 reached its end while the host may still run: no process holds the pipe any more.
         case linkClosed
         /// A line on descriptor 3 that is no message (or longer than ``SupervisedHost/maxMessageLength``).
@@ -127,9 +130,19 @@ final class SupervisedHost: Sendable {
             close(wakeWriter)  // Tells the reader to read what is left, then report the ending.
         }
         DispatchQueue.global().async {
+            var greeting: Bool?  // Whether the host's hello was understood, once it came.
             Self.readMessages(from: reader, until: wakeReader) { line in
                 errors.relayPending()  // What the host wrote to standard error before the message, first.
-                guard let message = SupervisorMessage(line: line) else {
+                guard greeting == true else {
+                    // The first line, sent before any plugin code runs: nothing else can have written it.
+                    guard greeting == nil else { return }  // Nothing a host not understood says is read.
+                    let problem = Self.problem(withHello: line)
+                    greeting = problem == nil
+                    if let problem { continuation.yield(.incompatible(problem)) }
+                    return
+                }
+                guard let message = WireProtocol.message(SupervisorMessage.self, in: line), message.isWellFormed
+                else {
                     continuation.yield(.unreadable)
                     return
                 }
@@ -150,6 +163,14 @@ final class SupervisedHost: Sendable {
     }
 
     deinit { closeInput() }
+
+    /// Nil when `line` is the hello of a host this supervisor understands; otherwise why not.
+    private static func problem(withHello line: String) -> String? {
+        guard let hello = WireProtocol.message(WireProtocol.Hello.self, in: line) else {
+            return "the host did not say which wire protocol it speaks (an older or another flowhost?)"
+        }
+        return WireProtocol.mismatch(with: hello, needs: .supervisedHost)
+    }
 
     /// Sends the command on line `number` of the script (or the count of lines typed), with the token its
     /// ``SupervisorMessage/done(_:token:)`` must carry.
@@ -344,5 +365,12 @@ final class SupervisedHost: Sendable {
 
     private static func failure(_ what: String) -> FlowError {
         FlowError("\(what) for the supervised host: \(String(cString: strerror(errno)))")
+    }
+}
+
+extension SupervisorMessage {
+    /// Whether the values are ones a host sends: a lost descriptor is one of the standard three.
+    fileprivate var isWellFormed: Bool {
+        if case .lost(let descriptor, _) = self { (0...2).contains(descriptor) } else { true }
     }
 }

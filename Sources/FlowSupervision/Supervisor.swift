@@ -94,7 +94,7 @@ package enum Supervisor {
     {
         let link = [
             SupervisorLink.directoryVariable, SupervisorLink.sourceVariable, SupervisorLink.restartVariable,
-            SupervisorLink.tokenVariable,
+            SupervisorLink.tokenVariable, WireProtocol.environmentVariable,
         ]
         var environment = ProcessInfoLite.environmentEntries().filter { entry in
             !link.contains { entry.hasPrefix($0 + "=") }
@@ -107,6 +107,7 @@ package enum Supervisor {
         environment += [
             "\(SupervisorLink.directoryVariable)=\(directory)", "\(SupervisorLink.sourceVariable)=\(source ?? "")",
             "\(SupervisorLink.tokenVariable)=\(token)",
+            "\(WireProtocol.environmentVariable)=\(WireProtocol.Hello(program: FlowHostVersion.line).environmentValue)",
         ]
         if isRestart { environment.append("\(SupervisorLink.restartVariable)=1") }
         return environment

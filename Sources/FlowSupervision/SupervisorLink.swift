@@ -37,15 +37,29 @@ package struct SupervisorLink {
     static func snapshotPath(in directory: String) -> String { directory + "/snapshot.json" }
     static func breadcrumbPath(in directory: String) -> String { directory + "/breadcrumb" }
 
-    /// The link the environment describes, or `nil` when no supervisor started this process.
-    package static func fromEnvironment() -> SupervisorLink? {
+    /// The link the environment describes, or `nil` when no supervisor started this process. The host's
+    /// ``WireProtocol/Hello`` is its first message, before any plugin code runs.
+    ///
+    /// - Throws: ``FlowError`` in one line when the supervisor speaks another wire protocol.
+    package static func fromEnvironment() throws(FlowError) -> SupervisorLink? {
         guard let directory = ProcessInfoLite.environment(directoryVariable) else { return nil }
         let source = ProcessInfoLite.environment(sourceVariable) ?? ""
         let link = SupervisorLink(
             directory: directory, source: source.isEmpty ? nil : source,
             isRestart: ProcessInfoLite.environment(restartVariable) != nil,
             startToken: ProcessInfoLite.environment(tokenVariable) ?? "")
+        let supervisor = ProcessInfoLite.environment(WireProtocol.environmentVariable).flatMap {
+            WireProtocol.Hello(environment: $0, program: "its supervisor")
+        }
         for variable in [directoryVariable, sourceVariable, restartVariable, tokenVariable] { unsetenv(variable) }
+        unsetenv(WireProtocol.environmentVariable)
+        link.write(WireProtocol.line(WireProtocol.Hello(program: FlowHostVersion.line)))
+        guard let supervisor else {
+            throw FlowError("cannot run supervised: its supervisor did not say which wire protocol it speaks")
+        }
+        if let mismatch = WireProtocol.mismatch(with: supervisor, needs: .supervisedHost) {
+            throw FlowError("cannot run supervised: \(mismatch)")
+        }
         return link
     }
 
@@ -66,8 +80,12 @@ package struct SupervisorLink {
 
     /// Tells the supervisor `message`.
     package func send(_ message: SupervisorMessage) {
+        write(WireProtocol.line(message))
+    }
+
+    private func write(_ line: String) {
         // A failure means the supervisor is gone; standard input ends next.
-        DescriptorWriter.writeAll(Array((message.line + "\n").utf8), to: Self.controlDescriptor)
+        DescriptorWriter.writeAll(Array((line + "\n").utf8), to: Self.controlDescriptor)
     }
 
     /// The first of standard input, output and error that plugin code closed or replaced since the host

@@ -66,6 +66,8 @@ final class SupervisorSession {
     private let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
 
+    /// Set when the host speaks another wire protocol: the session ends once it is gone.
+    private var misunderstood = false
     private var host: SupervisedHost?
     private var generation = 0
     private var phase = Phase.idle
@@ -112,9 +114,14 @@ final class SupervisorSession {
                 switch event {
                 case .message(let message): handle(message)
                 case .unreadable: ignoreOutOfOrder()
+                case .incompatible(let problem):
+                    printError("flowhost: cannot supervise: \(problem)")
+                    misunderstood = true
+                    host?.signal(SIGKILL)
                 case .linkClosed: after(.milliseconds(500), .linkGone(generation: generation))
                 case .stopped(let signal): stopped(signal)
                 case .ended(let ending):
+                    if misunderstood { return .software }
                     if let code = ended(ending) { return code }
                 }
             default: break  // About a host that has already ended.
@@ -151,7 +158,7 @@ final class SupervisorSession {
         case (.ready(let completer, let token), .starting(let expected)) where token == expected,
             (.done(let completer, let token), .running(_, _, let expected)) where token == expected:
             disarm()
-            input.completer = completer
+            input.completer = HostShell.Completer(completer)
             phase = .idle
             proceed()
         case (.exiting(.endOfInput, nil), .closing):

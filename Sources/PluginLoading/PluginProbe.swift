@@ -3,8 +3,8 @@ import Glibc
 import HostSupport
 
 /// The child side of a probe (``PluginProber`` is the parent's): `flowhost __probe PATH` loads the library,
-/// calls its entry point, and writes what it found to descriptor 3 as one JSON object,
-/// `{"plugin": {...}}` (see ``ProbedPlugin/json``) or `{"error": {"kind", "message"}}`, then exits at once.
+/// calls its entry point, and writes its ``WireProtocol/Hello`` and what it found
+/// (``WireProtocol/ProbeAnswer``) to descriptor 3, a line each, then exits at once.
 ///
 /// If the library crashes, exits or hangs instead, the parent sees that, and only this process is lost.
 package enum PluginProbe {
@@ -12,19 +12,40 @@ package enum PluginProbe {
     package static let subcommand = "__probe"
 
     /// Probes the library at `path` in this process and exits.
+    ///
+    /// - Parameter program: This flowhost, as its hello names it.
     @MainActor
-    package static func serve(path: String) -> Never {
-        let answer: JSONValue
-        do {
-            // The parent checked the permissions, as `--allow-insecure-plugins` asked.
-            answer = ["plugin": ProbedPlugin(try PluginLoader.load(path: path, allowInsecure: true)).json]
-        } catch {
-            answer = ["error": ["kind": .string(error.kind.rawValue), "message": .string(error.message)]]
+    package static func serve(path: String, program: String) -> Never {
+        // The hello first, before any of the library's code runs: nothing it does can forge or hide it.
+        send(WireProtocol.Hello(program: program))
+        let parent = ProcessInfoLite.environment(WireProtocol.environmentVariable).flatMap {
+            WireProtocol.Hello(environment: $0, program: "the flowhost that asked")
         }
-        guard DescriptorWriter.writeAll(Array(answer.description.utf8), to: ProbeProcess.answerDescriptor) else {
-            _exit(70)
+        let problem =
+            if let parent { WireProtocol.mismatch(with: parent, needs: .probe) } else {
+                "the flowhost that asked did not say which wire protocol it speaks"
+            }
+        if let problem {
+            send(
+                WireProtocol.ProbeAnswer.error(
+                    kind: PluginLoadError.Kind.probeFailed.rawValue, message: "cannot probe it: \(problem)"))
+        } else {
+            do {
+                // The parent checked the permissions, as `--allow-insecure-plugins` asked.
+                send(
+                    WireProtocol.ProbeAnswer.plugin(
+                        ProbedPlugin(try PluginLoader.load(path: path, allowInsecure: true)).json))
+            } catch {
+                send(WireProtocol.ProbeAnswer.error(kind: error.kind.rawValue, message: error.message))
+            }
         }
         // No destructors, no atexit handlers: nothing of the plugin's runs after the answer.
         _exit(0)
+    }
+
+    /// Writes `message` as a line for the parent; a probe that cannot answer exits with 70.
+    private static func send(_ message: some Encodable) {
+        let line = WireProtocol.line(message) + "\n"
+        guard DescriptorWriter.writeAll(Array(line.utf8), to: ProbeProcess.answerDescriptor) else { _exit(70) }
     }
 }

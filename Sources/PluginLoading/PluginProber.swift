@@ -69,16 +69,18 @@ package final class PluginProber {
         let kind: PluginLoadError.Kind
         var hint = ""
         switch outcome {
-        case .answered(let answer):
-            if let plugin = answer["plugin"].flatMap({ ProbedPlugin(json: $0, path: path) }) {
-                cache?.store(plugin, identity: identity, pin: pin)
-                return plugin
+        case .answered(.plugin(let description)):
+            guard let plugin = ProbedPlugin(json: description, path: path) else {
+                throw PluginLoadError(
+                    file: path, kind: .probeFailed, message: "its probe answered something that is not a description")
             }
-            let refusal = answer["error"]
+            cache?.store(plugin, identity: identity, pin: pin)
+            return plugin
+        case .answered(.error(let kind, let message)):
             throw PluginLoadError(
-                file: path,
-                kind: refusal?["kind"]?.string.flatMap(PluginLoadError.Kind.init(rawValue:)) ?? .probeFailed,
-                message: refusal?["message"]?.string ?? "its probe answered something that is not a description")
+                file: path, kind: PluginLoadError.Kind(rawValue: kind) ?? .probeFailed, message: message)
+        case .incompatible(let problem):
+            throw PluginLoadError(file: path, kind: .probeFailed, message: "cannot probe it: \(problem)")
         case .crashed(let signal):
             kind = .crashed
             reason = "crashed with \(ProcessInfoLite.signalName(signal))"

@@ -9,7 +9,9 @@ struct ProbeProcess {
     /// How a probe ended.
     enum Outcome: Sendable, Equatable {
         /// The child wrote an answer and exited normally.
-        case answered(JSONValue)
+        case answered(WireProtocol.ProbeAnswer)
+        /// The child speaks another wire protocol: why, in one line.
+        case incompatible(String)
         /// The child died of signal `signal`.
         case crashed(signal: Int32)
         /// The child exited with `status` without a complete answer.
@@ -33,7 +35,8 @@ struct ProbeProcess {
         // No crash report: the runtime's backtracer would take seconds to describe a crash nobody reads.
         let environment =
             ProcessInfoLite.environmentEntries().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + [
-                "SWIFT_BACKTRACE=enable=no"
+                "SWIFT_BACKTRACE=enable=no",
+                "\(WireProtocol.environmentVariable)=\(WireProtocol.Hello(program: "flowhost").environmentValue)",
             ]
         let launch = ProcessLaunch(
             executable: executable, arguments: [PluginProbe.subcommand, path], environment: environment,
@@ -85,8 +88,15 @@ struct ProbeProcess {
         }
         if status & 0x7F != 0 { return .crashed(signal: status & 0x7F) }
         let exitStatus = (status >> 8) & 0xFF
-        guard let text = String(validating: answer, as: UTF8.self), let parsed = try? JSONValue(parsing: text),
-            exitStatus == 0
+        // Its hello comes first, before the library is loaded; then the answer, if loading it returned.
+        let lines = String(decoding: answer, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard let first = lines.first else { return .exited(status: exitStatus) }
+        guard let hello = WireProtocol.message(WireProtocol.Hello.self, in: first) else {
+            return .incompatible("the probe did not say which wire protocol it speaks (an older or another flowhost?)")
+        }
+        if let mismatch = WireProtocol.mismatch(with: hello, needs: .probe) { return .incompatible(mismatch) }
+        guard exitStatus == 0, lines.count == 2,
+            let parsed = WireProtocol.message(WireProtocol.ProbeAnswer.self, in: lines[1])
         else { return .exited(status: exitStatus) }
         return .answered(parsed)
     }

@@ -71,7 +71,7 @@ struct FlowHostCommand {
             case "quarantine": code = try QuarantineCommand.run(arguments)
             case PluginProbe.subcommand:
                 guard arguments.count == 1 else { throw Exit(.usage, "flowhost: \(command) is internal") }
-                PluginProbe.serve(path: arguments[0])
+                PluginProbe.serve(path: arguments[0], program: FlowHostVersion.line)
             case "new-plugin": code = try NewPluginCommand.run(arguments)
             case "completion": code = try CompletionCommand.run(arguments)
             case "version", "--version": code = try version(arguments)

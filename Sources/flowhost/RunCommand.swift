@@ -81,7 +81,12 @@ enum RunCommand {
         let subjects = try subjectCount(parsed)
         let trace = try RunTrace.open(parsed)
         defer { trace?.close() }
-        let link = SupervisorLink.fromEnvironment()
+        let link: SupervisorLink?
+        do {
+            link = try SupervisorLink.fromEnvironment()
+        } catch {
+            throw Exit(.software, "flowhost: \(error.message)")
+        }
         let watching = parsed.flags.contains("--watch")
         let plugins = searchPath(manifest, parsed)
         if let unbuilt = plugins.unbuiltPlugins(of: manifest) { throw Exit(.inputMissing, unbuilt.description) }
@@ -185,7 +190,7 @@ enum RunCommand {
         if let link {
             link.exitIfDescriptorChanged(token: link.startToken)
             link.save(host)
-            link.send(.ready(shell.completer, token: link.startToken))
+            link.send(.ready(shell.completer.completions, token: link.startToken))
         }
         let source = link?.source ?? script?.name ?? "<stdin>"
         var lineNumber = 0
@@ -246,7 +251,7 @@ enum RunCommand {
             if let link {
                 link.exitIfDescriptorChanged(token: token)
                 link.save(host)
-                link.send(.done(shell.completer, token: token))
+                link.send(.done(shell.completer.completions, token: token))
             }
         }
         await host.stopAndWait()

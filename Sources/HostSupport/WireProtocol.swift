@@ -1,0 +1,145 @@
+import FlowKit
+
+/// What flowhost and the children it starts say to each other, and the one place it is written: a probe
+/// (`flowhost __probe PATH`, ``ProbeAnswer``) and a supervised host (`run --supervise`,
+/// ``SupervisorMessage``). Each message is one line of JSON (Codable, so both sides read what the other
+/// wrote by construction).
+///
+/// The parent names its protocol in the child's environment (``environmentVariable``); the child's first
+/// message is its ``Hello``. Either side that finds the other speaking another ``version``, or lacking a
+/// capability it needs, says so in one line (``mismatch(with:needs:)``) and stops, instead of misreading the
+/// other: a flowhost replaced by a newer build while a supervisor runs would otherwise restart a host it
+/// cannot understand.
+package enum WireProtocol {
+    /// Raised whenever a message changes in a way the other side would misread.
+    package static let version = 1
+    /// What this build's side of each conversation can do.
+    package static let capabilities: Set<Capability> = [.probe, .supervisedHost]
+    /// The variable in which a parent tells its child the protocol it speaks: `VERSION CAPABILITY,...`.
+    package static let environmentVariable = "FLOWHOST_WIRE_PROTOCOL"
+
+    /// A conversation a side can hold.
+    package enum Capability: String, Codable, Sendable, Comparable {
+        /// Answers a probe: ``ProbeAnswer``.
+        case probe
+        /// Runs as a supervised host: ``SupervisorMessage``.
+        case supervisedHost = "supervised-host"
+
+        package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// The first message of a child, and what a parent puts in its environment.
+    package struct Hello: Codable, Equatable, Sendable {
+        package var hello: Int
+        package var capabilities: [String]
+        /// The flowhost that speaks, for the mismatch line: `flowhost 0.1.0 (FlowKit 1.3)`.
+        package var program: String
+
+        /// This build's hello.
+        package init(program: String) {
+            self.init(version: WireProtocol.version, capabilities: WireProtocol.capabilities, program: program)
+        }
+
+        package init(version: Int, capabilities: Set<Capability>, program: String) {
+            hello = version
+            self.capabilities = capabilities.sorted().map(\.rawValue)
+            self.program = program
+        }
+
+        /// The hello in the environment variable's value (`1 probe,supervised-host`), from `program`.
+        package init?(environment value: String, program: String) {
+            let parts = value.split(separator: " ", maxSplits: 1)
+            guard let version = parts.first.flatMap({ Int($0) }) else { return nil }
+            hello = version
+            capabilities = parts.count > 1 ? parts[1].split(separator: ",").map(String.init) : []
+            self.program = program
+        }
+
+        /// The value for ``WireProtocol/environmentVariable``.
+        package var environmentValue: String { "\(hello) \(capabilities.joined(separator: ","))" }
+    }
+
+    /// Nil when `other` speaks this build's protocol and can do `needed`; otherwise the one line that says
+    /// what is wrong and what to do.
+    package static func mismatch(with other: Hello, needs needed: Capability) -> String? {
+        if other.hello != version {
+            return "\(other.program) speaks flowhost's wire protocol \(other.hello), this one speaks \(version):"
+                + " run one flowhost build for both (was flowhost replaced while it ran?)"
+        }
+        if !other.capabilities.contains(needed.rawValue) {
+            return "\(other.program) cannot act as a \(needed == .probe ? "probe" : "supervised host")"
+                + " (it can: \(other.capabilities.joined(separator: ", ")))"
+        }
+        return nil
+    }
+
+    /// What a probe found, after its ``Hello``.
+    package enum ProbeAnswer: Codable, Equatable, Sendable {
+        /// The plugin's description as the probe cache stores it (`ProbedPlugin.json`).
+        case plugin(JSONValue)
+        /// Why the library could not be loaded: a `PluginLoadError`'s kind and message.
+        case error(kind: String, message: String)
+    }
+
+    /// The names the supervisor's prompt completes, as the host knows them after each command.
+    package struct Completions: Codable, Equatable, Sendable {
+        package var requests: [String]
+        package var actions: [String]
+        package var modules: [String]
+        package var plugins: [String]
+        package var visibleStack: [String]
+
+        package init(
+            requests: [String], actions: [String], modules: [String], plugins: [String], visibleStack: [String]
+        ) {
+            self.requests = requests
+            self.actions = actions
+            self.modules = modules
+            self.plugins = plugins
+            self.visibleStack = visibleStack
+        }
+    }
+
+    /// The line that carries `message`, without the newline.
+    package static func line(_ message: some Encodable) -> String {
+        // Only strings, numbers and arrays of them: nothing here can fail to encode.
+        (try? JSONValue(encoding: message))?.description ?? "{}"
+    }
+
+    /// The message `line` carries; nil for a line that is not one.
+    package static func message<Message: Decodable>(_ type: Message.Type, in line: String) -> Message? {
+        guard let json = try? JSONValue(parsing: line) else { return nil }
+        return try? json.decode(Message.self)
+    }
+}
+
+/// What a supervised host tells its supervisor, after its ``WireProtocol/Hello``, one per line on descriptor
+/// 3; the supervisor sends commands the other way, on the host's standard input, as
+/// `LINE-NUMBER<tab>TOKEN<tab>COMMAND` lines.
+///
+/// Plugin code runs in the host and can write to descriptor 3 too, so a message that moves the supervisor on
+/// carries a token it could not have guessed: ``ready(_:token:)`` the one the supervisor gave the host in its
+/// environment, ``done(_:token:)`` and ``exiting(_:token:)`` the one sent with the command. The supervisor
+/// ignores a message with another token, or one that does not come in the protocol's order.
+package enum SupervisorMessage: Codable, Equatable, Sendable {
+    /// The host has started (or restored) and printed what starting did; it reads commands now.
+    case ready(WireProtocol.Completions, token: String)
+    /// The host has carried out the command sent with `token` and printed its reply.
+    case done(WireProtocol.Completions, token: String)
+    /// Lines of events that happened between commands (a reload), for the supervisor's prompt to print
+    /// above the line being typed.
+    case lines([String])
+    /// The host is about to exit on purpose: after the command sent with `token` (`quit`, or a failure in a
+    /// script), after its start failed (the start's token), or at the end of its input (no token).
+    case exiting(Exiting, token: String?)
+    /// Plugin code closed or replaced the host's `descriptor` (0 to 2) while it ran the command sent with
+    /// `token` (or while it started: the start's token); the host exits next.
+    case lost(descriptor: Int32, token: String)
+
+    /// Why a host exits on purpose.
+    package enum Exiting: String, Codable, Sendable {
+        case quit
+        case failed
+        case endOfInput = "end of input"
+    }
+}
