@@ -1,0 +1,94 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+@testable import FlowTraces
+@testable import PluginLoading
+
+/// What the docs quote the program printing, outside the blocks `.ci/check-doc-commands` runs: versions and
+/// messages in tables and prose, compared with what `flowhost` and the code that prints them say now.
+struct DocumentedOutputTests {
+    /// A doc's text with every run of spaces and line breaks as one space, as Markdown reads it.
+    private static func prose(_ relative: String) throws -> String {
+        try readText(Repository.path(relative)).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    @Test func theVersionTheCLIDocShowsIsTheOneFlowhostPrints() throws {
+        let run = try Subprocess.flowhost(["version"])
+        let printed = run.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
+
+        #expect(printed == FlowHostVersion.line)
+        #expect(
+            try Self.prose("docs/cli.md").contains("| `flowhost version` (or `--version`) | `\(printed)` |"),
+            "docs/cli.md's `flowhost version` row is not `\(printed)`")
+    }
+
+    @Test func theFlowKitVersionTheGuideQuotesIsTheOnePluginsAreBuiltAgainst() throws {
+        let guide = try Self.prose("docs/authoring.md")
+        let current = FlowKitVersion.current
+
+        #expect(guide.contains("as the text `\(PluginEntry.versionMarker)`"), "the guide's version marker")
+        #expect(guide.contains("was compiled against (`\(current)`;"), "the guide's FlowKit version")
+    }
+
+    @Test func theRefusalsTheDocsQuoteAreTheHostsOwn() throws {
+        let older = FlowKitVersion(major: 1, minor: 2)
+        let newer = try #require(PluginFlowKit.version(FlowKitVersion(major: 1, minor: 4)).refusal(host: older))
+        let abi6 = try #require(PluginFlowKit.abi(6).refusal())
+        #expect(newer == "built against FlowKit 1.4, this flowhost has FlowKit 1.2; update flowhost")
+
+        for doc in ["docs/authoring.md", "docs/flowkit-api.md"] {
+            #expect(try Self.prose(doc).contains(newer), "\(doc) quotes a newer minor's refusal otherwise")
+        }
+        #expect(try Self.prose("docs/authoring.md").contains("refused with `\(abi6)`"), "the guide's ABI 6 refusal")
+    }
+
+    @Test func theForgedHeaderTheCLIDocQuotesIsWhatValidatePrints() throws {
+        let library = try BuildProducts.path(of: "libBadForgedHeaderPlugin.so")
+        let run = try Subprocess.flowhost(["inspect", library])
+        let message = try #require(run.errorLines.first { $0.hasPrefix("\(library): ") }).dropFirst(library.count + 2)
+
+        #expect(run.status == 65)
+        #expect(
+            try Self.prose("docs/cli.md").contains("`\(message)`"),
+            "docs/cli.md's forged header row is not `\(message)`")
+    }
+
+    @Test func theSampleRatioMismatchInTheTracesDocIsTheReports() throws {
+        // 70 subjects exposed to the control and 30 to the treatment, for weights 50 : 50.
+        var lines: [JSONValue] = [
+            [
+                "kind": "trace", "t": 0, "session": 0, "input": 0, "version": 1, "goal": "done",
+                "experiments": [
+                    "e": [
+                        "subject": "user.id", "salt": "s",
+                        "variants": [
+                            ["name": "control", "plugin": "p", "manager": "M", "weight": 50],
+                            ["name": "treatment", "plugin": "p", "manager": "M", "weight": 50],
+                        ],
+                    ]
+                ],
+            ]
+        ]
+        for index in 0..<100 {
+            let session = JSONValue.number(Double(index + 1))
+            let subject = JSONValue.string("s\(index)")
+            lines.append(["kind": "session", "t": 1, "session": session, "input": 0, "subject": subject])
+            lines.append(["kind": "input", "t": 2, "session": session, "input": 0, "command": "start"])
+            lines.append(["kind": "input", "t": 3, "session": session, "input": 1, "command": "act create"])
+            lines.append([
+                "kind": "exposure", "t": 4, "session": session, "input": 1, "subject": subject, "experiment": "e",
+                "variant": index < 70 ? "control" : "treatment",
+            ])
+        }
+        let text = lines.map(\.description).joined(separator: "\n") + "\n"
+        let report = ExperimentReport(traces: [try Trace.parse(text, file: "skewed.jsonl")], goal: "done")
+        let doc = try readText(Repository.path("docs/traces.md"))
+        let shown = try #require(
+            doc.components(separatedBy: "A skewed trace (70 : 30 exposed for 50 : 50):").dropFirst().first?
+                .components(separatedBy: "```").dropFirst().first?.split(separator: "\n").dropFirst().map(String.init))
+
+        #expect(shown.count == 2)
+        #expect(report.lines.joined(separator: "\n").contains(shown.joined(separator: "\n")), "\(report.lines)")
+    }
+}
