@@ -245,11 +245,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
         flow: FlowManager?, sink: EventSink?
     ) {
-        // Not `manager.map`: a closure isolated to the main actor handed to the standard library checks its
-        // executor on every call.
-        var held: HeldManager?
-        if let manager { held = HeldManager(manager, flow: flow) }
-        module.belong(to: held, presenter: presence)
+        module.belong(to: manager, flow: flow, presenter: presence)
         if treeRouter.recorder != nil {
             module.restorationSequence = treeRouter.restorationStep(presentedBy: manager, in: self)
         }
