@@ -38,7 +38,7 @@ extension BaseFlowCoordinator {
         if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
         switch consume step {
         case .present(let presented, let style):
-            present(presented, style: style, by: manager, flow: flow, sink: sink)
+            present(presented, style: style, by: consume manager, flow: consume flow, sink: sink)
         case .working:
             addWorking(manager)
             treeRouter.recorder?.noteWorking(manager)
@@ -52,7 +52,11 @@ extension BaseFlowCoordinator {
     /// Queues `request`, with the rest of its deep link, when the dependencies `resolved`'s manager needs
     /// are not all set.
     ///
+    /// Never inlined: a queued request's deadline is a `ContinuousClock.Instant`, whose size `handle` would
+    /// otherwise look up to lay out its frame on every request, queued or not.
+    ///
     /// - Returns: The `queued` outcome, or `nil` when they are set.
+    @inline(never)
     private func enqueueUnlessMet(
         _ request: CoordinationRequest, from module: Coordinated, _ resolved: ManagerFactory.Resolved,
         deepLink: PendingDeepLink?

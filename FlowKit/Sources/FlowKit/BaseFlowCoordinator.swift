@@ -241,14 +241,17 @@ open class BaseFlowCoordinator: FlowCoordinator {
     }
 
     /// Presents `module` for `manager`, which is `flow` when it is a ``FlowManager``, reporting to `sink`.
+    ///
+    /// Takes `manager` and `flow` over: the module keeps them, so that a caller done with them (the request
+    /// path) hands its own references on rather than copying them.
     func present(
-        _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
-        flow: FlowManager?, sink: EventSink?
+        _ module: FlowModule, style: PresentationStyle, by manager: consuming (any RequestCoordinatorManager)?,
+        flow: consuming FlowManager?, sink: EventSink?
     ) {
-        module.belong(to: manager, flow: flow, presenter: presence)
         if treeRouter.recorder != nil {
             module.restorationSequence = treeRouter.restorationStep(presentedBy: manager, in: self)
         }
+        module.belong(to: consume manager, flow: consume flow, presenter: presence)
         presentedCount += 1
         switch style {
         case .inline: treeRouter.pushInline(module, for: self, anchor: anchor)

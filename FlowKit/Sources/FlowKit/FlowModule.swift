@@ -39,15 +39,18 @@ public final class FlowModule {
     /// handled, so that counting holds needs no dynamic cast), the one this module holds and `presenter` the
     /// coordinator that presents it: the one place either changes. A module shown already moves the holds and
     /// screens it counts to them.
-    func belong(to manager: (any RequestCoordinatorManager)?, flow: FlowManager?, presenter: PresenterRecord) {
+    func belong(
+        to manager: consuming (any RequestCoordinatorManager)?, flow: consuming FlowManager?,
+        presenter: PresenterRecord
+    ) {
         if shownCount != 0 {
             heldManager?.holdCount -= shownCount
             self.presenter?.onScreen -= shownCount
             flow?.holdCount += shownCount
             presenter.onScreen += shownCount
         }
-        self.manager = manager
-        self.heldManager = flow
+        self.manager = consume manager
+        self.heldManager = consume flow
         self.presenter = presenter
     }
 
