@@ -169,7 +169,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     func route(_ request: CoordinationRequest, from module: Coordinated, continuation: RequestContinuation)
         -> CoordinationOutcome
     {
-        if let entry = routes.entry(for: request.name) {
+        if let entry = routes.entry(named: request.name.rawValue, hash: request.name.routeHash) {
             if let ready = entry.ready {
                 return handle(request, from: module, resolved: ready, name: entry.readyName, continuation)
             }
