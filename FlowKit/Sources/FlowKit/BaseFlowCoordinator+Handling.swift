@@ -2,9 +2,10 @@
 extension BaseFlowCoordinator {
     /// Handles `request` with a manager `resolved` makes, reported as `managerName`: the one path every
     /// routed request takes, whether or not someone listens, restoration is on or a result is awaited.
+    /// `managerName` is taken over: it becomes the outcome's, without a copy.
     func handle(
         _ request: CoordinationRequest, from module: Coordinated, resolved: ManagerFactory.Resolved,
-        name managerName: String, _ continuation: RequestContinuation
+        name managerName: consuming String, _ continuation: RequestContinuation
     ) -> CoordinationOutcome {
         if resolved.hasRequirements,
             let queued = enqueueUnlessMet(request, from: module, resolved, deepLink: continuation.deepLink)
@@ -46,7 +47,7 @@ extension BaseFlowCoordinator {
             endIfReleased(manager, flow: flow, reason: .finished, sink: sink)
         }
         sink?(.handled(request, from: module, manager: managerName, coordinator: name))
-        return .handled(manager: managerName)
+        return .handled(manager: consume managerName)
     }
 
     /// Queues `request`, with the rest of its deep link, when the dependencies `resolved`'s manager needs
