@@ -251,7 +251,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
         if treeRouter.recorder != nil {
             module.restorationSequence = treeRouter.restorationStep(presentedBy: manager, in: self)
         }
-        module.belong(to: consume manager, flow: consume flow, presenter: presence)
+        module.belong(to: consume manager, flow: consume flow, presentedBy: self)
         presentedCount += 1
         switch style {
         case .inline: treeRouter.pushInline(module, for: self, anchor: anchor)
