@@ -37,7 +37,7 @@ package final class Host {
     /// Counters of what happened since the host was made.
     package internal(set) var stats: HostStats {
         get { relay.stats }
-        set { relay.stats = newValue }
+        set { relay.changeStats { $0 = newValue } }
     }
     /// Counts the coordinator's events and hands them to ``onEvent``.
     let relay = HostEventRelay()
@@ -122,7 +122,9 @@ package final class Host {
         coordinator.onEventToKeep = { [relay] (event: consuming FlowEvent) in relay.relay(consume event) }
         experiments.onExposure = { [weak self] exposure in
             guard let self else { return }
-            self.relay.stats.exposures[exposure.experiment, default: [:]][exposure.variant, default: 0] += 1
+            self.relay.changeStats { stats in
+                stats.exposures[exposure.experiment, default: [:]][exposure.variant, default: 0] += 1
+            }
             self.onEvent?(.exposure(exposure))
         }
     }

@@ -7,8 +7,9 @@ import FlowKit
 /// only for breadcrumbs and for services named as the manifest names them.
 @MainActor
 final class HostEventRelay {
-    /// Counters of what happened since the host was made.
-    var stats = HostStats()
+    /// Counters of what happened since the host was made. Changed only while moved out (see
+    /// ``changeStats(_:)``), so that no access to them is checked for exclusivity at run time.
+    private(set) var stats = HostStats()
     /// The host's listener (``Host/onEvent``).
     var onEvent: (@MainActor (consuming HostEvent) -> Void)?
     /// Whether the host has a ``Host/breadcrumb`` to keep in step with the events.
@@ -19,18 +20,16 @@ final class HostEventRelay {
     func relay(_ event: consuming FlowEvent) {
         if tracksBreadcrumbs { host?.noteForBreadcrumb(event) }
         // The event's kind says all the relay needs, read without copying the event (a FlowKit enum).
-        var entry: HostStats.Entry?
         var namesService = false
         switch event.kind {
-        case .handled: entry = .handled(by: event.manager ?? "")
-        case .unhandled: entry = .unhandled
-        case .failed: entry = .failed
-        case .queued: entry = .queued
-        case .deadLettered: entry = .deadLettered
+        case .handled: countHandled(by: event.manager ?? "")
+        case .unhandled: changeStats { $0.count(.unhandled) }
+        case .failed: changeStats { $0.count(.failed) }
+        case .queued: changeStats { $0.count(.queued) }
+        case .deadLettered: changeStats { $0.count(.deadLettered) }
         case .serviceStarted, .serviceStopped, .serviceProblem: namesService = true
         default: break
         }
-        if let entry { stats.count(entry) }
         // Taken before the call: a listener may replace itself while it runs.
         guard let onEvent else { return }
         if namesService, let host {
@@ -38,5 +37,28 @@ final class HostEventRelay {
         } else {
             onEvent(.flow(consume event))
         }
+    }
+
+    /// Changes the stats: as FlowKit's router changes its layers, they are moved out of ``stats`` (empty
+    /// ones take their place), changed, and moved back.
+    ///
+    /// Changed in place, every access to ``stats`` would be checked for exclusivity at run time: a change
+    /// calls code the compiler cannot prove stays off them. Moved, no access spans the change, and the
+    /// compiler proves all of them exclusive.
+    func changeStats<Result>(_ change: (inout HostStats) -> Result) -> Result {
+        var changing = HostStats()
+        swap(&changing, &stats)
+        defer { swap(&changing, &stats) }
+        return change(&changing)
+    }
+
+    /// Counts a request `manager` handled, as ``changeStats(_:)`` changes the stats but moving only their
+    /// tally of handled requests, which an empty one (two empty arrays) replaces meanwhile: the request
+    /// path's count.
+    private func countHandled(by manager: String) {
+        var tally = HostStats.HandledTally()
+        swap(&tally, &stats.handledTally)
+        tally.count(by: manager)
+        swap(&tally, &stats.handledTally)
     }
 }

@@ -3,7 +3,7 @@ package struct HostStats: Sendable, Hashable {
     /// Handled requests by the manager that handled them (experiment variants are reported with their
     /// experiment and variant).
     package var handled: [String: Int] {
-        Dictionary(zip(handledManagers, handledCounts)) { first, _ in first }
+        Dictionary(zip(handledTally.managers, handledTally.counts)) { first, _ in first }
     }
     package var unhandled = 0
     package var failed = 0
@@ -15,11 +15,31 @@ package struct HostStats: Sendable, Hashable {
     package var reloads = 0
     package var refusedReloads = 0
 
-    // Counted per request, so without hashing a name: each manager has a slot, found by comparing names
-    // (equal small strings, or one storage, compare in a word or two), the one counted last first.
-    private var handledManagers: [String] = []
-    private var handledCounts: [Int] = []
-    private var lastHandled = 0
+    /// Handled requests by manager: its own value, so that the host counts a request by moving only it out
+    /// of the stats and back (see ``HostEventRelay``).
+    var handledTally = HandledTally()
+
+    /// Handled requests by the manager that handled them, counted per request, so without hashing a name:
+    /// each manager has a slot, found by comparing names (equal small strings, or one storage, compare in a
+    /// word or two), the one counted last first.
+    struct HandledTally: Sendable, Hashable {
+        private(set) var managers: [String] = []
+        private(set) var counts: [Int] = []
+        private var last = 0
+
+        mutating func count(by manager: String) {
+            if last < managers.count, managers[last] == manager {
+                counts[last] += 1
+            } else if let index = managers.firstIndex(of: manager) {
+                counts[index] += 1
+                last = index
+            } else {
+                managers.append(manager)
+                counts.append(1)
+                last = managers.count - 1
+            }
+        }
+    }
 
     /// What one event adds to the stats.
     enum Entry {
@@ -29,24 +49,11 @@ package struct HostStats: Sendable, Hashable {
 
     mutating func count(_ entry: Entry) {
         switch entry {
-        case .handled(let manager): countHandled(by: manager)
+        case .handled(let manager): handledTally.count(by: manager)
         case .unhandled: unhandled += 1
         case .failed: failed += 1
         case .queued: queued += 1
         case .deadLettered: deadLettered += 1
-        }
-    }
-
-    private mutating func countHandled(by manager: String) {
-        if lastHandled < handledManagers.count, handledManagers[lastHandled] == manager {
-            handledCounts[lastHandled] += 1
-        } else if let index = handledManagers.firstIndex(of: manager) {
-            handledCounts[index] += 1
-            lastHandled = index
-        } else {
-            handledManagers.append(manager)
-            handledCounts.append(1)
-            lastHandled = handledManagers.count - 1
         }
     }
 }

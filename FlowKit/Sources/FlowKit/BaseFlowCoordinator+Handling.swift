@@ -2,9 +2,10 @@
 extension BaseFlowCoordinator {
     /// Handles `request` with a manager `resolved` makes, reported as `managerName`: the one path every
     /// routed request takes, whether or not someone listens, restoration is on or a result is awaited.
+    /// `managerName` is taken over: it becomes the outcome's, without a copy.
     func handle(
         _ request: CoordinationRequest, from module: Coordinated, resolved: ManagerFactory.Resolved,
-        name managerName: String, _ continuation: RequestContinuation
+        name managerName: consuming String, _ continuation: RequestContinuation
     ) -> CoordinationOutcome {
         if resolved.hasRequirements,
             let queued = enqueueUnlessMet(request, from: module, resolved, deepLink: continuation.deepLink)
@@ -38,7 +39,7 @@ extension BaseFlowCoordinator {
         if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
         switch consume step {
         case .present(let presented, let style):
-            present(presented, style: style, by: manager, flow: flow, sink: sink)
+            present(presented, style: style, by: consume manager, flow: consume flow, sink: sink)
         case .working:
             addWorking(manager)
             treeRouter.recorder?.noteWorking(manager)
@@ -46,13 +47,17 @@ extension BaseFlowCoordinator {
             endIfReleased(manager, flow: flow, reason: .finished, sink: sink)
         }
         sink?(.handled(request, from: module, manager: managerName, coordinator: name))
-        return .handled(manager: managerName)
+        return .handled(manager: consume managerName)
     }
 
     /// Queues `request`, with the rest of its deep link, when the dependencies `resolved`'s manager needs
     /// are not all set.
     ///
+    /// Never inlined: a queued request's deadline is a `ContinuousClock.Instant`, whose size `handle` would
+    /// otherwise look up to lay out its frame on every request, queued or not.
+    ///
     /// - Returns: The `queued` outcome, or `nil` when they are set.
+    @inline(never)
     private func enqueueUnlessMet(
         _ request: CoordinationRequest, from module: Coordinated, _ resolved: ManagerFactory.Resolved,
         deepLink: PendingDeepLink?

@@ -61,8 +61,11 @@ extension BaseFlowCoordinator {
     func didRemove(_ module: FlowModule) {
         let sink = self.sink
         sink?(.removed(module.name))
-        if let manager = module.manager {
-            endIfReleased(manager, flow: module.heldManager, reason: .dismissed, sink: sink)
+        // A ``FlowManager`` ends through its own count of holds, without going through the protocol.
+        if let flow = module.heldManager {
+            endIfReleased(flow, reason: .dismissed, sink: sink)
+        } else if let manager = module.manager {
+            endIfReleased(manager, flow: nil, reason: .dismissed, sink: sink)
         }
         if treeRouter.mayHaveAbandonedChildren || hasParent || redirectState != nil {
             finishAbandonedChildrenOfRoot(with: .cancelled)

@@ -171,7 +171,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     func route(_ request: CoordinationRequest, from module: Coordinated, continuation: RequestContinuation)
         -> CoordinationOutcome
     {
-        if let entry = routes.entry(for: request.name) {
+        if let entry = routes.entry(named: request.name.rawValue, hash: request.name.routeHash) {
             if let ready = entry.ready {
                 return handle(request, from: module, resolved: ready, name: entry.readyName, continuation)
             }
@@ -243,18 +243,17 @@ open class BaseFlowCoordinator: FlowCoordinator {
     }
 
     /// Presents `module` for `manager`, which is `flow` when it is a ``FlowManager``, reporting to `sink`.
+    ///
+    /// Takes `manager` and `flow` over: the module keeps them, so that a caller done with them (the request
+    /// path) hands its own references on rather than copying them.
     func present(
-        _ module: FlowModule, style: PresentationStyle, by manager: (any RequestCoordinatorManager)?,
-        flow: FlowManager?, sink: EventSink?
+        _ module: FlowModule, style: PresentationStyle, by manager: consuming (any RequestCoordinatorManager)?,
+        flow: consuming FlowManager?, sink: EventSink?
     ) {
-        // Not `manager.map`: a closure isolated to the main actor handed to the standard library checks its
-        // executor on every call.
-        var held: HeldManager?
-        if let manager { held = HeldManager(manager, flow: flow) }
-        module.belong(to: held, presenter: presence)
         if treeRouter.recorder != nil {
             module.restorationSequence = treeRouter.restorationStep(presentedBy: manager, in: self)
         }
+        module.belong(to: consume manager, flow: consume flow, presentedBy: self)
         presentedCount += 1
         switch style {
         case .inline: treeRouter.pushInline(module, for: self, anchor: anchor)

@@ -21,8 +21,8 @@ public final class FlowModule {
 
     /// The manager that built this module. Holding it keeps the manager alive while the module is shown.
     ///
-    /// Set, with ``heldManager`` and ``presenter``, only by ``belong(to:presenter:)``: the one rule for who
-    /// holds a manager.
+    /// Set, with ``heldManager`` and ``presenter``, only by ``belong(to:flow:presentedBy:)``: the one rule
+    /// for who holds a manager.
     private(set) var manager: (any RequestCoordinatorManager)?
     /// ``manager`` when it is a ``FlowManager``, which counts what holds it (``FlowManager/holdCount``).
     private(set) var heldManager: FlowManager?
@@ -35,18 +35,24 @@ public final class FlowModule {
     /// The sequence number of the restoration step this module came from, recorded while restoration is on.
     var restorationSequence: Int?
 
-    /// Makes `manager` the one this module holds and `presenter` the coordinator that presents it: the one
-    /// place either changes. A module shown already moves the holds and screens it counts to them.
-    func belong(to manager: HeldManager?, presenter: PresenterRecord) {
-        let flow = manager?.counted
+    /// Makes `manager`, which is `flow` when it is a ``FlowManager`` (told apart once, when its request was
+    /// handled, so that counting holds needs no dynamic cast), the one this module holds and `coordinator`
+    /// the one that presents it (through its ``BaseFlowCoordinator/presence``, read here rather than by the
+    /// caller, which would hold it across the call): the one place either changes. A module shown already
+    /// moves the holds and screens it counts to them.
+    func belong(
+        to manager: consuming (any RequestCoordinatorManager)?, flow: consuming FlowManager?,
+        presentedBy coordinator: BaseFlowCoordinator
+    ) {
+        let presenter: PresenterRecord = coordinator.presence
         if shownCount != 0 {
             heldManager?.holdCount -= shownCount
             self.presenter?.onScreen -= shownCount
             flow?.holdCount += shownCount
             presenter.onScreen += shownCount
         }
-        self.manager = manager?.manager
-        self.heldManager = flow
+        self.manager = consume manager
+        self.heldManager = consume flow
         self.presenter = presenter
     }
 

@@ -67,13 +67,7 @@ final class RestorationRecorder {
         nextSequence += 1
         let step = RestorationStep(
             sequence: sequence, request: request, sender: sender, coordinator: coordinator.pathFromRoot)
-        // Appended while moved out, as the router changes its layers: growing the array may release its old
-        // storage, code the compiler cannot see into, so an append in place is checked for overlapping
-        // accesses at run time; a swap is not.
-        var growing: [RestorationStep] = []
-        swap(&growing, &steps)
-        growing.append(step)
-        swap(&growing, &steps)
+        changeSteps { $0.append(step) }
         current = sequence
         return true
     }
@@ -111,10 +105,10 @@ final class RestorationRecorder {
         guard let action else { return nil }
         let sequence = nextSequence
         nextSequence += 1
-        steps.append(
-            RestorationStep(
-                sequence: sequence, request: action.request, sender: action.module, coordinator: action.coordinator,
-                action: action.name))
+        let step = RestorationStep(
+            sequence: sequence, request: action.request, sender: action.module, coordinator: action.coordinator,
+            action: action.name)
+        changeSteps { $0.append(step) }
         let taken = action.firstSequence..<sequence
         if !taken.isEmpty {
             for module in root.router.modules where module.restorationSequence.map(taken.contains) == true {
@@ -186,17 +180,33 @@ final class RestorationRecorder {
     /// request, and this runs every thousand or so.
     private func prune(keeping referenced: [Int]) {
         let kept = (referenced + working.values).sorted()
-        var next = 0
-        var write = 0
-        for read in steps.indices {
-            let sequence = steps[read].sequence
-            while next < kept.count, kept[next] < sequence { next += 1 }
-            guard next < kept.count, kept[next] == sequence else { continue }
-            if write != read { steps.swapAt(write, read) }
-            write += 1
+        changeSteps { steps in
+            var next = 0
+            var write = 0
+            for read in steps.indices {
+                let sequence = steps[read].sequence
+                while next < kept.count, kept[next] < sequence { next += 1 }
+                guard next < kept.count, kept[next] == sequence else { continue }
+                if write != read { steps.swapAt(write, read) }
+                write += 1
+            }
+            steps.removeSubrange(write...)
         }
-        steps.removeSubrange(write...)
         pruneAt = max(1024, steps.count * 2)
+    }
+
+    /// Changes the steps: the one way they change, as the router changes its layers. They are moved out of
+    /// ``steps`` (an empty array takes their place), changed, and moved back.
+    ///
+    /// Changed in place, every access to ``steps`` would be checked for exclusivity at run time, the request
+    /// path's append included: growing or shrinking the array may release storage, code the compiler cannot
+    /// see into, so it could overlap another access. Moved, no access spans the change, and the compiler
+    /// proves all of them exclusive.
+    private func changeSteps<Result>(_ change: (inout [RestorationStep]) -> Result) -> Result {
+        var changing: [RestorationStep] = []
+        swap(&changing, &steps)
+        defer { swap(&changing, &steps) }
+        return change(&changing)
     }
 
     /// The steps the modules and open children of `root`'s tree refer to, in no order, some more than once.

@@ -86,15 +86,22 @@ final class RouteTable {
 
     /// The routes of `request`, if it has any.
     func entry(for request: CoordinationRequestName) -> Entry? {
-        guard let hash = request.routeHash else {
-            return others.isEmpty ? nil : others[request]
+        entry(named: request.rawValue, hash: request.routeHash)
+    }
+
+    /// The routes of the request named `name`, whose ``CoordinationRequestName/routeHash`` is `hash`, if it
+    /// has any. The request path looks up a request's name as its two parts, which it passes as they are:
+    /// the name as a whole would be copied (its text retained) to be passed.
+    func entry(named name: String, hash: UInt64?) -> Entry? {
+        guard let hash else {
+            return others.isEmpty ? nil : others[CoordinationRequestName(rawValue: name)]
         }
         let mask = slots.count - 1
         var index = Int(truncatingIfNeeded: hash >> shift)
         while let entry = slots[index] {
             // Names in neighbouring slots almost never share the whole hash: comparing it first spares
             // comparing their bytes.
-            if entry.request.routeHash == hash, entry.request == request { return entry }
+            if entry.request.routeHash == hash, entry.request.rawValue == name { return entry }
             index = (index + 1) & mask
         }
         return nil
