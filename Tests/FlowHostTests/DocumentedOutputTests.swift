@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 import Testing
 
 @testable import FlowHost
@@ -52,6 +53,58 @@ struct DocumentedOutputTests {
         #expect(
             try Self.prose("docs/cli.md").contains("`\(message)`"),
             "docs/cli.md's forged header row is not `\(message)`")
+    }
+
+    /// Whether `message` is `pattern`, where each `...` stands for any text.
+    private static func matches(_ message: Substring, _ pattern: String) -> Bool {
+        let pieces = pattern.components(separatedBy: "...")
+        guard message.hasPrefix(pieces[0]) else { return false }
+        var rest = message.dropFirst(pieces[0].count)
+        for piece in pieces.dropFirst() where !piece.isEmpty {
+            guard let range = rest.range(of: piece) else { return false }
+            rest = rest[range.upperBound...]
+        }
+        return pieces.count > 1 && pieces.last!.isEmpty || rest.isEmpty
+    }
+
+    /// The code spans of the row of docs/cli.md's probe table whose case is `name`.
+    private static func probeRow(_ name: String) throws -> [String] {
+        let row = try #require(
+            try readText(Repository.path("docs/cli.md")).split(separator: "\n").first { $0.hasPrefix("| \(name) |") },
+            "docs/cli.md has no probe row '\(name)'")
+        return row.dropFirst(name.count + 4).split(separator: "`", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    }
+
+    @Test func theProbeFailuresTheCLIDocTablesAreWhatInspectPrints() throws {
+        let cache = try TemporaryDirectory()
+        func inspect(_ library: String) throws -> Substring {
+            let path = try BuildProducts.path(of: library)
+            let run = try Subprocess.flowhost(["inspect", path], environment: ["XDG_CACHE_HOME": cache.path])
+            #expect(run.status == 65, "inspect \(library)")
+            let line = try #require(run.errorLines.first { $0.hasPrefix("\(path): ") }, "inspect \(library)")
+            return line.dropFirst(path.count + 2)
+        }
+        let crashes = try Self.probeRow("constructor aborts / segfaults, entry traps")
+        for (library, signal) in [
+            ("libBadAbortPlugin.so", crashes[0].replacingOccurrences(of: "crashed with ", with: "")),
+            ("libBadSegfaultPlugin.so", crashes[1]), ("libBadTrapPlugin.so", crashes[2]),
+        ] {
+            let expected = "crashed with \(signal) \(crashes[3])"
+            #expect(Self.matches(try inspect(library), expected), "\(library): `\(expected)`")
+        }
+        let rows: [(library: String, row: String, span: Int)] = [
+            ("libBadExitPlugin.so", "constructor calls `exit(0)`", 0),
+            // Probed above: unchanged since, so quarantined.
+            ("libBadSegfaultPlugin.so", "a quarantined file, unchanged", 0),
+            ("libFlowKit.so", "no entry symbol (libpam, libFlowKit)", 0),
+            ("libBadDataEntryPlugin.so", "entry symbol is data", 0),
+            ("libBadNullEntryPlugin.so", "entry returns NULL, a forged header", 0),
+        ]
+        for (library, row, span) in rows {
+            let expected = try Self.probeRow(row)[span]
+            #expect(Self.matches(try inspect(library), expected), "\(library): `\(expected)`")
+        }
     }
 
     @Test func theSampleRatioMismatchInTheTracesDocIsTheReports() throws {
