@@ -1,5 +1,5 @@
 /// The documented exit codes of `flowhost` (sysexits.h where one fits).
-package enum ExitCode: Int32 {
+package enum ExitCode: Int32, CaseIterable {
     /// Everything worked.
     case ok = 0
     /// A scripted expectation or command failed; or a supervised script (or piped input) saw a plugin
@@ -12,7 +12,8 @@ package enum ExitCode: Int32 {
     /// An input file (manifest, script, snapshot, plugin) does not exist, or the bundled plugins are not built.
     case inputMissing = 66
     /// A supervised host (`run --supervise`) ended more than 5 times within 60 s and the supervisor gave up,
-    /// or the host could not be supervised (no pipes, no process). Never a host's own status: a host that
+    /// or the host could not be supervised (no pipes, no process, or a host and supervisor of different
+    /// flowhost builds: ``WireProtocol``). Never a host's own status: a host that
     /// exits without having said so is reported and restarted.
     case software = 70
     /// An output file (`run --trace FILE`) cannot be created.

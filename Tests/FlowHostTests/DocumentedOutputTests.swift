@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 @testable import FlowTraces
 @testable import PluginLoading
 
@@ -105,6 +106,28 @@ struct DocumentedOutputTests {
             let expected = try Self.probeRow(row)[span]
             #expect(Self.matches(try inspect(library), expected), "\(library): `\(expected)`")
         }
+    }
+
+    @Test func theCLIDocsCommandsAreTheOnesFlowhostParses() throws {
+        let cli = try Self.prose("docs/cli.md")
+        for command in FlowHostCommandLine.commands where command.name != "help" && command.name != "version" {
+            // In a Markdown table a `|` is written `\|`.
+            let synopsis = command.synopsis.replacingOccurrences(of: "|", with: "\\|")
+            #expect(cli.contains("| `flowhost \(synopsis)` |"), "docs/cli.md's row for `flowhost \(command.synopsis)`")
+        }
+    }
+
+    @Test func theCLIDocNamesEveryExitCode() throws {
+        let cli = try Self.prose("docs/cli.md")
+        let section = try #require(cli.range(of: "## Exit codes").map { cli[$0.upperBound...] })
+        let paragraph = section.prefix { $0 != "#" }
+        for code in ExitCode.allCases {
+            #expect(paragraph.contains("`\(code.rawValue)`"), "docs/cli.md's exit codes leave out \(code)")
+        }
+        let documented = paragraph.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }
+            .compactMap { Int32($0.element) }
+        #expect(
+            Set(documented) == Set(ExitCode.allCases.map(\.rawValue)), "docs/cli.md names an exit code flowhost lacks")
     }
 
     @Test func theSampleRatioMismatchInTheTracesDocIsTheReports() throws {
