@@ -4,6 +4,7 @@ import Testing
 
 @testable import FlowHost
 @testable import FlowShell
+@testable import FlowSupervision
 @testable import FlowTraces
 @testable import PluginLoading
 
@@ -128,6 +129,29 @@ struct DocumentedOutputTests {
             .compactMap { Int32($0.element) }
         #expect(
             Set(documented) == Set(ExitCode.allCases.map(\.rawValue)), "docs/cli.md names an exit code flowhost lacks")
+    }
+
+    @Test func theSupervisionDocsLinesAreTheIncidentsReports() throws {
+        let doc = try Self.prose("docs/supervision.md")
+        let directory = try TemporaryDirectory()
+        let library = try directory.file("libHangyPlugin.so", containing: Array("not a library".utf8))
+        let quarantine = PluginQuarantine(directory: CacheDirectory(path: directory.path + "/cache"))
+        func line(_ cause: SupervisorIncident.Cause, blaming place: String? = nil) -> String {
+            var incident = SupervisorIncident(cause: cause, page: nil)
+            incident.culprit = place.map { CrashCulprit(plugin: "hangy", library: library, place: $0, entryPoints: []) }
+            // As the session prints it, the library as the doc shows it.
+            return (incident.report(quarantine: quarantine) + "; restarting")
+                .replacingOccurrences(of: library, with: "/p/libHangyPlugin.so")
+        }
+        let lines = [
+            line(.hung(seconds: "10", when: "in the middle of a command"), blaming: "hangy.Spin"),
+            line(.exited(status: 3, when: "in the middle of a command")),
+            line(.lostDescriptor(0)),
+            line(.linkClosed),
+        ]
+        for line in lines {
+            #expect(doc.contains("`\(line)`"), "docs/supervision.md does not show `\(line)`")
+        }
     }
 
     @Test func theSampleRatioMismatchInTheTracesDocIsTheReports() throws {
