@@ -154,6 +154,23 @@ struct DocumentedOutputTests {
         }
     }
 
+    @Test func everyKindOfPluginErrorIsDocumented() throws {
+        // The guide's table of what loading a plugin can say, and the manifest reference's kinds of what
+        // discovery finds.
+        let rows = try readText(Repository.path("docs/authoring.md")).split(separator: "\n")
+            .drop { !$0.hasPrefix("| kind | message begins | fix |") }.dropFirst(2).prefix { $0.hasPrefix("| `") }
+        let loading = rows.compactMap { $0.split(separator: "`").dropFirst().first.map(String.init) }
+        let manifests = try Self.prose("manifests/README.md")
+        let discovery = try #require(manifests.range(of: "as plugin errors").map { manifests[$0.upperBound...] })
+            .prefix { $0 != "#" }.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }
+            .map { String($0.element) }
+        let kinds = Set(PluginLoadError.Kind.allCases.map(\.rawValue))
+
+        #expect(loading.count == Set(loading).count, "a kind the guide lists twice")
+        #expect(Set(loading).isSubset(of: kinds), "the guide lists a kind there is not")
+        #expect(kinds.subtracting(loading).subtracting(discovery).isEmpty, "kinds neither doc names")
+    }
+
     @Test func theSampleRatioMismatchInTheTracesDocIsTheReports() throws {
         // 70 subjects exposed to the control and 30 to the treatment, for weights 50 : 50.
         var lines: [JSONValue] = [
