@@ -107,7 +107,7 @@ package enum Supervisor {
         environment += [
             "\(SupervisorLink.directoryVariable)=\(directory)", "\(SupervisorLink.sourceVariable)=\(source ?? "")",
             "\(SupervisorLink.tokenVariable)=\(token)",
-            "\(WireProtocol.environmentVariable)=\(WireProtocol.Hello(program: FlowHostVersion.line).environmentValue)",
+            "\(WireProtocol.environmentVariable)=\(WireProtocol.Hello.ours)",
         ]
         if isRestart { environment.append("\(SupervisorLink.restartVariable)=1") }
         return environment

@@ -57,6 +57,9 @@ package enum WireProtocol {
 
         /// The value for ``WireProtocol/environmentVariable``.
         package var environmentValue: String { "\(hello) \(capabilities.joined(separator: ","))" }
+
+        /// This build's value for ``WireProtocol/environmentVariable``.
+        package static var ours: String { Hello(program: "").environmentValue }
     }
 
     /// Nil when `other` speaks this build's protocol and can do `needed`; otherwise the one line that says

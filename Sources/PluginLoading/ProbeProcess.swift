@@ -32,12 +32,12 @@ struct ProbeProcess {
         guard pipe(&ends) == 0 else { throw failure(path, "cannot make a pipe: \(String(cString: strerror(errno)))") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let (reader, writer) = (ends[0], ends[1])
-        // No crash report: the runtime's backtracer would take seconds to describe a crash nobody reads.
+        // No crash report: the runtime's backtracer would take seconds to describe a crash nobody reads. The
+        // protocol is this process's, whatever this process was given.
+        let set = ["SWIFT_BACKTRACE": "enable=no", WireProtocol.environmentVariable: WireProtocol.Hello.ours]
         let environment =
-            ProcessInfoLite.environmentEntries().filter { !$0.hasPrefix("SWIFT_BACKTRACE=") } + [
-                "SWIFT_BACKTRACE=enable=no",
-                "\(WireProtocol.environmentVariable)=\(WireProtocol.Hello(program: "flowhost").environmentValue)",
-            ]
+            ProcessInfoLite.environmentEntries().filter { entry in !set.keys.contains { entry.hasPrefix($0 + "=") } }
+            + set.map { "\($0.key)=\($0.value)" }.sorted()
         let launch = ProcessLaunch(
             executable: executable, arguments: [PluginProbe.subcommand, path], environment: environment,
             actions: [

@@ -86,6 +86,17 @@ struct WireProtocolTests {
                 == .incompatible("the probe did not say which wire protocol it speaks (an older or another flowhost?)"))
     }
 
+    @Test func aProbeSpeaksThisProcesssProtocolWhateverItsEnvironmentSays() throws {
+        let library = try BuildProducts.path(of: "libGreeterPluginV1.so")
+        let cache = try TemporaryDirectory()
+        let run = try Subprocess.flowhost(
+            ["inspect", library, "--no-cache"],
+            environment: [
+                WireProtocol.environmentVariable: "\(WireProtocol.version + 1) probe", "XDG_CACHE_HOME": cache.path,
+            ])
+        #expect(run.status == 0, "\(run.standardError)")
+    }
+
     @Test func aSupervisedHostOfAnotherProtocolIsNotUnderstood() async throws {
         let directory = try TemporaryDirectory()
         let newer = WireProtocol.Hello(version: 2, capabilities: [.supervisedHost], program: "flowhost 9.0.0")
