@@ -95,7 +95,7 @@ struct DocumentedOutputTests {
             let expected = "crashed with \(signal) \(crashes[3])"
             #expect(Self.matches(try inspect(library), expected), "\(library): `\(expected)`")
         }
-        let rows: [(library: String, row: String, span: Int)] = [
+        var rows: [(library: String, row: String, span: Int)] = [
             ("libBadExitPlugin.so", "constructor calls `exit(0)`", 0),
             // Probed above: unchanged since, so quarantined.
             ("libBadSegfaultPlugin.so", "a quarantined file, unchanged", 0),
@@ -103,6 +103,10 @@ struct DocumentedOutputTests {
             ("libBadDataEntryPlugin.so", "entry symbol is data", 0),
             ("libBadNullEntryPlugin.so", "entry returns NULL, a forged header", 0),
         ]
+        if Sanitizer.current == .thread {
+            // TSan turns exit(0) inside dlopen into exit(66) (BadLibraryTests).
+            rows.removeFirst()
+        }
         for (library, row, span) in rows {
             let expected = try Self.probeRow(row)[span]
             #expect(Self.matches(try inspect(library), expected), "\(library): `\(expected)`")
