@@ -133,3 +133,21 @@ package struct SupervisorLink {
         }.joined()
     }
 }
+
+extension SupervisorLink: ShellSessionSupervisor {
+    package func command(in line: String) -> (number: Int, token: String, text: String)? {
+        Self.command(in: line)
+    }
+
+    /// Checks the host's descriptors (the host exits when plugin code replaced one), saves where the host is
+    /// for a restart, and tells the supervisor the host is ready for the next command.
+    package func finished(_ token: String, isStart: Bool, host: Host, completer: HostShell.Completer) {
+        exitIfDescriptorChanged(token: token)
+        save(host)
+        send(isStart ? .ready(completer.completions, token: token) : .done(completer.completions, token: token))
+    }
+
+    package func printAbove(_ lines: [String]) {
+        send(.lines(lines))
+    }
+}

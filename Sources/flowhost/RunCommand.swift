@@ -68,7 +68,7 @@ enum RunCommand {
             print(usage + "\n" + details)
             return .ok
         }
-        quiet = parsed.flags.contains("--quiet")
+        let quiet = parsed.flags.contains("--quiet")
         let maxSize = try maxManifestSize(parsed)
         let manifestPath = try parsed.single("MANIFEST")
         warnIfOthersCanChange(manifestPath, what: "manifest", parsed)
@@ -96,10 +96,8 @@ enum RunCommand {
         if parsed.flags.contains("--supervise"), link == nil {
             return await Supervisor.run(arguments, script: script, hangTimeout: hangTimeout)
         }
-        // A script stops at a failed expectation and says so on standard error; --quiet says it once.
         // Under a supervisor, commands come from it: typed at its prompt when it has no script.
         let interactive = link.map { $0.source == nil } ?? (script == nil && isatty(STDIN_FILENO) == 1)
-        quietFailures = quiet && !interactive
         // Under a supervisor, the crash handler goes in before any plugin code runs (services load now).
         var breadcrumb: CrashBreadcrumb?
         if let link {
@@ -133,12 +131,10 @@ enum RunCommand {
             trace.recorder.beginSession(shell)
         }
         let tracing = trace?.recorder
-        shell.onUnpromptedLines = { lines in
-            guard !quiet else { return }
-            // At a supervisor's prompt, the supervisor prints them above the line being typed.
-            if let link, interactive { link.send(.lines(lines)) } else { emit(lines) }
-        }
         shell.onServiceProblem = { problem in printError("flowhost: \(problem)") }
+        let session = ShellSession(
+            shell: shell, quiet: quiet, interactive: interactive, supervisor: link,
+            perform: { [shell] line, place in await shell.perform(line, tracing: tracing, at: place) })
         if watching {
             do {
                 try host.watch()
@@ -146,117 +142,21 @@ enum RunCommand {
                 printWarning("flowhost: \(error.message); running without --watch")
             }
         }
-        // On a terminal, a prompt that edits lines; lines that arrive while someone types go above it.
-        let warnings = Console.errors
-        let editor =
-            interactive && link == nil
-            ? LineEditor.standard(warn: { printWarning("flowhost: warning: \($0)", palette: warnings) }) : nil
-        defer { editor?.close() }
-        if let editor {
-            shell.onUnpromptedLines = { [weak shell] lines in
-                if !quiet { editor.printAbove(lines.map { "  " + $0 }) }
-                if let shell { editor.completer = shell.completer }  // a reloaded manifest changes the routes
-            }
-        }
-        var started =
-            if let restoring {
-                shell.start(
-                    restoring: restoring.snapshot,
-                    from: link?.isRestart == true ? "the snapshot saved before the crash" : restoring.file,
-                    tracing: tracing)
-            } else {
-                await shell.startAndWait(tracing: tracing)
-            }
-        // A failed restore names its snapshot file; failed start requests and deep links, the manifest.
-        var failedIn = restoring == nil ? "\(manifest.path): " : ""
-        emit(started)
-        if started.status == .ok, let url = parsed.options["--open"]?.last {
-            started = await shell.perform("open \(url)", tracing: tracing)
-            failedIn = "\(manifest.path): "
-            emit(started)
-        }
-        if case .error(let message) = started.status, link?.isRestart == true {
-            // A host restarted after a crash goes on: the step that fails is most likely the crashed plugin's.
-            printWarning("flowhost: warning: \(message)")
-        } else if case .error(let message) = started.status {
-            printError(failedIn + message)
-            if !interactive {
-                await host.stopAndWait()
-                link?.exiting(.failed, token: link?.startToken)
-                return .scriptFailed
-            }
-        }
-
-        if let link {
-            link.exitIfDescriptorChanged(token: link.startToken)
-            link.save(host)
-            link.send(.ready(shell.completer.completions, token: link.startToken))
-        }
-        let source = link?.source ?? script?.name ?? "<stdin>"
-        var lineNumber = 0
-        // Under a supervisor: the token of the command being run, and whether it was `quit`.
-        var token = ""
-        var quitting = false
-        // The editor reads the terminal itself; only without one does a thread read standard input.
-        var input =
-            editor == nil
-            ? (script.map { CommandInput.lines(of: $0.lines) } ?? CommandInput.standardInputLines(numbered: link != nil))
-                .makeAsyncIterator()
-            : nil
-        reading: while true {
-            let next: String?
-            if let editor {
-                editor.completer = shell.completer
-                next = await editor.readLine(prompt: CommandInput.prompt)
-            } else {
-                if interactive, link == nil {
-                    print(CommandInput.prompt, terminator: "")
-                    flushOutput()
-                }
-                do {
-                    next = try await input?.next()
-                } catch {
-                    printError("\(source): \(error)")
-                    await host.stopAndWait()
-                    return .invalidInput
-                }
-            }
-            guard var line = next else { break }
-            lineNumber += 1
-            if link != nil, let numbered = SupervisorLink.command(in: line) {
-                (lineNumber, token, line) = numbered
-            }
-            if !interactive, let command = HostShell.command(in: line) { echo(command) }
-            let reply = await shell.perform(line, tracing: tracing, at: "\(source):\(lineNumber)")
-            emit(reply, to: line)
-            switch reply.status {
-            case .ok: break
-            case .quit:
-                quitting = true
-                break reading
-            case .error(let message), .expectationFailed(let message):
-                guard !interactive else {
-                    if case .error = reply.status { printError("error: \(message)") }
-                    break
-                }
-                if case .error = reply.status {
-                    printError("\(source):\(lineNumber): error: \(message)")
+        return await session.run(
+            start: {
+                if let restoring {
+                    shell.start(
+                        restoring: restoring.snapshot,
+                        from: link?.isRestart == true ? "the snapshot saved before the crash" : restoring.file,
+                        tracing: tracing)
                 } else {
-                    printFailure("\(source):\(lineNumber): \(message)")
+                    await shell.startAndWait(tracing: tracing)
                 }
-                await host.stopAndWait()
-                link?.exiting(.failed, token: token)
-                return .scriptFailed
-            }
-            if let link {
-                link.exitIfDescriptorChanged(token: token)
-                link.save(host)
-                link.send(.done(shell.completer.completions, token: token))
-            }
-        }
-        await host.stopAndWait()
-        link?.exiting(quitting ? .quit : .endOfInput, token: quitting ? token : nil)
-        return .ok
+            },
+            // A failed restore names its snapshot file; failed start requests and deep links, the manifest.
+            failedIn: restoring == nil ? "\(manifest.path): " : "", manifestPath: manifest.path,
+            openURL: parsed.options["--open"]?.last, script: script,
+            source: link?.source ?? script?.name ?? "<stdin>")
     }
 
     /// `--hang-timeout SECONDS` of a supervised run: how long a command may take before the supervisor
@@ -267,52 +167,6 @@ enum RunCommand {
             throw Exit.usage("--hang-timeout must be a number of seconds from 0 to 86400, not '\(text)'", parsed.usage)
         }
         return seconds == 0 ? nil : .milliseconds(Int((seconds * 1000).rounded()))
-    }
-
-    /// Whether to print only errors, failed expectations and what queries print (`--quiet`).
-    private static var quiet = false
-    /// Whether failed expectations go only to standard error: with `--quiet`, when not at a prompt.
-    private static var quietFailures = false
-
-    /// Prints a command read from a script or a pipe, so that its output can be told apart; at once, so
-    /// that it is seen even if the command crashes the host.
-    private static func echo(_ command: String) {
-        guard !quiet else { return }
-        print("> \(command)")
-        flushOutput()
-    }
-
-    /// Prints the reply to the command on `line`: all of it, or with `--quiet` only a query's output and
-    /// a failed expectation.
-    private static func emit(_ reply: HostShell.Reply, to line: String) {
-        if case .expectationFailed = reply.status, let failure = reply.lines.last {
-            emit(quiet ? [] : reply.lines.dropLast())
-            if !quietFailures {
-                print("  " + Console.output.failure(failure))
-                flushOutput()
-            }
-        } else if !quiet || HostShell.isQuery(line) {
-            emit(reply.lines)
-        }
-    }
-
-    /// Prints what starting the host did, unless `--quiet`.
-    private static func emit(_ reply: HostShell.Reply) {
-        if !quiet { emit(reply.lines) }
-    }
-
-    /// Prints lines of a reply or of events between commands, indented; the module on top in bold.
-    private static func emit(_ lines: some Sequence<String>) {
-        for line in lines {
-            if line.hasPrefix("top: ") {
-                print("  top: " + Console.output.emphasis(String(line.dropFirst(5))))
-            } else if line.hasPrefix("warning: ") {
-                print("  " + Console.output.warning(line))
-            } else {
-                print("  " + line)
-            }
-        }
-        flushOutput()
     }
 
     /// The snapshot file of `--restore`: exit 66 when it is missing or unreadable, 65 when it is invalid.

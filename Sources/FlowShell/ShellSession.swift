@@ -1,0 +1,227 @@
+import FlowHost
+import Glibc
+import HostSupport
+import LineEditing
+
+/// What a session tells the supervisor that started its process, at the points of their protocol
+/// (FlowSupervision's `SupervisorLink`).
+@MainActor
+package protocol ShellSessionSupervisor {
+    /// The token of the host's start, which its `ready` carries.
+    var startToken: String { get }
+    /// Whether this host was started again after one crashed.
+    var isRestart: Bool { get }
+    /// The command in a line the supervisor sent, with its number and token; nil for any other line.
+    func command(in line: String) -> (number: Int, token: String, text: String)?
+    /// The host started (`token` the start's) or carried out the command sent with `token`.
+    func finished(_ token: String, isStart: Bool, host: Host, completer: HostShell.Completer)
+    /// The host is about to exit on purpose.
+    func exiting(_ reason: SupervisorMessage.Exiting, token: String?)
+    /// Lines of events between commands, for the supervisor's prompt to print above the line being typed.
+    func printAbove(_ lines: [String])
+}
+
+/// A run of the shell on a started host, as `flowhost run` makes it once it has parsed its arguments: the
+/// host's start, then each command read (from a terminal's line editor, a script or standard input) until
+/// the input ends, `quit`, or, from a script or a pipe, the first failure.
+///
+/// It prints replies indented with the top module in bold, echoes commands read from a script or a pipe,
+/// and with `quiet` prints only errors, failed expectations and what queries print.
+@MainActor
+package final class ShellSession {
+    private let shell: HostShell
+    private let quiet: Bool
+    /// Whether a person types the commands (at this process's prompt or a supervisor's).
+    private let interactive: Bool
+    private let supervisor: (any ShellSessionSupervisor)?
+    /// Runs a command line read at a place (`FILE:LINE`), recording it when tracing.
+    private let perform: (String, String?) async -> HostShell.Reply
+    /// The terminal's line editor, when a person types at this process's prompt.
+    private let editor: LineEditor?
+
+    /// A session of `shell`, which prints what happens between commands from now on.
+    ///
+    /// - Parameters:
+    ///   - interactive: Whether a person types the commands: failures then do not end the session.
+    ///   - perform: Runs a command line read at a place (`FILE:LINE`, or nil for the start's `open`).
+    package init(
+        shell: HostShell, quiet: Bool, interactive: Bool, supervisor: (any ShellSessionSupervisor)?,
+        perform: @escaping (String, String?) async -> HostShell.Reply
+    ) {
+        self.shell = shell
+        self.quiet = quiet
+        self.interactive = interactive
+        self.supervisor = supervisor
+        self.perform = perform
+        // On a terminal, a prompt that edits lines; lines that arrive while someone types go above it.
+        let warnings = Console.errors
+        let editor =
+            interactive && supervisor == nil
+            ? LineEditor.standard(warn: { printWarning("flowhost: warning: \($0)", palette: warnings) }) : nil
+        self.editor = editor
+        if let editor {
+            shell.onUnpromptedLines = { [weak shell] lines in
+                if !quiet { editor.printAbove(lines.map { "  " + $0 }) }
+                if let shell { editor.completer = shell.completer }  // a reloaded manifest changes the routes
+            }
+        } else {
+            shell.onUnpromptedLines = { lines in
+                guard !quiet else { return }
+                // At a supervisor's prompt, the supervisor prints them above the line being typed.
+                if let supervisor, interactive { supervisor.printAbove(lines) } else { Self.emit(lines) }
+            }
+        }
+    }
+
+    /// Whether failed expectations go only to standard error: with `quiet`, when not at a prompt.
+    private var quietFailures: Bool { quiet && !interactive }
+
+    /// Starts the host with `start`, opens `url`, then reads commands until the session ends.
+    ///
+    /// - Parameters:
+    ///   - failedIn: What a failed start names before its error: the manifest's `PATH: `, or nothing for a
+    ///     snapshot, whose error names it.
+    ///   - manifestPath: What a failed `url` names.
+    ///   - script: The script's lines and name; standard input or a terminal without one.
+    ///   - source: What errors name the input by: the script, `<stdin>`, or the supervisor's script.
+    /// - Returns: `ok` at the end of the input or `quit`; `scriptFailed` at a failure not typed by a person;
+    ///   `invalidInput` when a line cannot be read.
+    package func run(
+        start: () async -> HostShell.Reply, failedIn: String, manifestPath: String, openURL url: String?,
+        script: (name: String, lines: [String])?, source: String
+    ) async -> ExitCode {
+        let host = shell.host
+        defer { editor?.close() }
+        var started = await start()
+        var failedIn = failedIn
+        emit(started)
+        if started.status == .ok, let url {
+            started = await perform("open \(url)", nil)
+            failedIn = "\(manifestPath): "
+            emit(started)
+        }
+        if case .error(let message) = started.status, supervisor?.isRestart == true {
+            // A host restarted after a crash goes on: the step that fails is most likely the crashed plugin's.
+            printWarning("flowhost: warning: \(message)")
+        } else if case .error(let message) = started.status {
+            printError(failedIn + message)
+            if !interactive {
+                await host.stopAndWait()
+                supervisor?.exiting(.failed, token: supervisor?.startToken)
+                return .scriptFailed
+            }
+        }
+        if let supervisor {
+            supervisor.finished(supervisor.startToken, isStart: true, host: host, completer: shell.completer)
+        }
+        return await read(script, source: source)
+    }
+
+    /// Reads and carries out commands until the input ends, `quit`, or a failure ends the session.
+    private func read(_ script: (name: String, lines: [String])?, source: String) async -> ExitCode {
+        let host = shell.host
+        var lineNumber = 0
+        // Under a supervisor: the token of the command being run, and whether it was `quit`.
+        var token = ""
+        var quitting = false
+        // The editor reads the terminal itself; only without one does a thread read standard input.
+        var input =
+            editor == nil
+            ? (script.map { CommandInput.lines(of: $0.lines) }
+                ?? CommandInput.standardInputLines(numbered: supervisor != nil)).makeAsyncIterator()
+            : nil
+        reading: while true {
+            let next: String?
+            if let editor {
+                editor.completer = shell.completer
+                next = await editor.readLine(prompt: CommandInput.prompt)
+            } else {
+                if interactive, supervisor == nil {
+                    print(CommandInput.prompt, terminator: "")
+                    flushOutput()
+                }
+                do {
+                    next = try await input?.next()
+                } catch {
+                    printError("\(source): \(error)")
+                    await host.stopAndWait()
+                    return .invalidInput
+                }
+            }
+            guard var line = next else { break }
+            lineNumber += 1
+            if let numbered = supervisor?.command(in: line) {
+                (lineNumber, token, line) = numbered
+            }
+            if !interactive, let command = HostShell.command(in: line) { echo(command) }
+            let reply = await perform(line, "\(source):\(lineNumber)")
+            emit(reply, to: line)
+            switch reply.status {
+            case .ok: break
+            case .quit:
+                quitting = true
+                break reading
+            case .error(let message), .expectationFailed(let message):
+                guard !interactive else {
+                    if case .error = reply.status { printError("error: \(message)") }
+                    break
+                }
+                if case .error = reply.status {
+                    printError("\(source):\(lineNumber): error: \(message)")
+                } else {
+                    printFailure("\(source):\(lineNumber): \(message)")
+                }
+                await host.stopAndWait()
+                supervisor?.exiting(.failed, token: token)
+                return .scriptFailed
+            }
+            supervisor?.finished(token, isStart: false, host: host, completer: shell.completer)
+        }
+        await host.stopAndWait()
+        supervisor?.exiting(quitting ? .quit : .endOfInput, token: quitting ? token : nil)
+        return .ok
+    }
+
+    // MARK: - Output
+
+    /// Prints a command read from a script or a pipe, so that its output can be told apart; at once, so
+    /// that it is seen even if the command crashes the host.
+    private func echo(_ command: String) {
+        guard !quiet else { return }
+        print("> \(command)")
+        flushOutput()
+    }
+
+    /// Prints the reply to the command on `line`: all of it, or when quiet only a query's output and a failed
+    /// expectation.
+    private func emit(_ reply: HostShell.Reply, to line: String) {
+        if case .expectationFailed = reply.status, let failure = reply.lines.last {
+            Self.emit(quiet ? [] : reply.lines.dropLast())
+            if !quietFailures {
+                print("  " + Console.output.failure(failure))
+                flushOutput()
+            }
+        } else if !quiet || HostShell.isQuery(line) {
+            Self.emit(reply.lines)
+        }
+    }
+
+    /// Prints what starting the host did, unless quiet.
+    private func emit(_ reply: HostShell.Reply) {
+        if !quiet { Self.emit(reply.lines) }
+    }
+
+    /// Prints lines of a reply or of events between commands, indented; the module on top in bold.
+    private static func emit(_ lines: some Sequence<String>) {
+        for line in lines {
+            if line.hasPrefix("top: ") {
+                print("  top: " + Console.output.emphasis(String(line.dropFirst(5))))
+            } else if line.hasPrefix("warning: ") {
+                print("  " + Console.output.warning(line))
+            } else {
+                print("  " + line)
+            }
+        }
+        flushOutput()
+    }
+}
