@@ -1,4 +1,3 @@
-import Dispatch
 import FlowHost
 import FlowKit
 import FlowShell
@@ -6,7 +5,6 @@ import FlowSupervision
 import FlowTraces
 import Glibc
 import HostSupport
-import LineEditing
 import PluginLoading
 
 /// `flowhost run`: starts the host on a manifest and feeds it commands from a terminal, a pipe or a script.
