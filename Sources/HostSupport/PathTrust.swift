@@ -9,9 +9,10 @@ import Synchronization
 /// met on the way is checked: each directory a name is looked up in, each link (the directory a link sits in
 /// decides where it leads), and the entry the path ends at. An entry fails when:
 /// - it is owned by someone other than root and the running user;
-/// - it is writable by others, except a directory with the sticky bit (`/tmp`): there others cannot rename or
-///   remove what they do not own, so it is accepted when the entry inside it on the path is owned by root or
-///   the running user; the entry the path ends at gets no such exception when it must be ``Ending/private``;
+/// - it is writable by others or its group, except a directory with the sticky bit (`/tmp`): there they cannot
+///   rename or remove what they do not own, so it is accepted when the entry inside it on the path is owned by
+///   root or the running user; the entry the path ends at gets no such exception when it must be
+///   ``Ending/privateDirectory``;
 /// - it is writable by its group, unless that group is its owner's private group (named after the owner,
 ///   with no other member and no other account's primary group), which a umask of 002 gives every file a
 ///   user makes;
@@ -90,7 +91,8 @@ package enum PathTrust {
         if mode & S_IWOTH != 0, !shared {
             return "\(what) \(entry) is writable by others (\(modeText(mode))) and \(owner)"
         }
-        if mode & S_IWGRP != 0, !isPrivateGroup(status.st_gid, of: status.st_uid) {
+        // The sticky bit holds the group's members back as it does everyone else.
+        if mode & S_IWGRP != 0, !shared, !isPrivateGroup(status.st_gid, of: status.st_uid) {
             return "\(what) \(entry) is writable by group \(status.st_gid) (\(modeText(mode))) and \(owner)"
         }
         for writer in AccessControlList.writers(of: entry) where !shared {

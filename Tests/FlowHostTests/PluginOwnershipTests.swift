@@ -121,6 +121,24 @@ struct PluginOwnershipTests {
                 == true)
     }
 
+    /// The sticky bit holds a group's members back as it holds others: a library in a directory of mode 1775
+    /// whose group is not its owner's private group is loaded, but that directory is no discovered directory.
+    @Test func aStickyDirectoryItsGroupCanWriteIsAcceptedOnThePathButNotToDiscoverFrom() throws {
+        let lab = try PluginLab()
+        try #require(chown(lab.directory, 0, gid_t(Self.stranger)) == 0)
+        try #require(chmod(lab.directory, 0o1775) == 0)
+        #expect(try Subprocess.flowhost(["validate", lab.manifest]).status == 0)
+
+        let manifest = try lab.temporary.file(
+            "discover.json", containing: #"{"manifestVersion": 1, "discover": ["plugins"]}"#)
+        let validate = try Subprocess.flowhost(["validate", manifest])
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLines.first?.hasPrefix(
+                "\(lab.directory): discovered directory refused: directory \(lab.directory) is writable by group 4321 (mode 1775) and owned by uid 0;"
+            ) == true, "\(validate.errorLines)")
+    }
+
     @Test func aManifestOrScriptAnotherUserOwnsIsWarnedAboutAndStillRun() throws {
         let lab = try PluginLab()
         try #require(chown(lab.manifest, Self.stranger, 0) == 0 && chown(lab.script, Self.stranger, 0) == 0)
