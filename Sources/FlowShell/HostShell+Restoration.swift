@@ -9,7 +9,7 @@ extension HostShell {
     /// The reply's status is an error when a step could not be restored or the screen differs from the
     /// saved one, so that a script stops there.
     package func start(restoring snapshot: HostSnapshot, from file: String) -> Reply {
-        events.removeAll()
+        eventLog.removeAll()
         isExecuting = true
         defer { isExecuting = false }
         lastOutcome = nil

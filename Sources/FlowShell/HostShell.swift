@@ -33,7 +33,8 @@ package final class HostShell {
     /// requests); `nil` when the last such command sent none. `expect outcome` checks it.
     package internal(set) var lastOutcome: CoordinationOutcome?
     /// The events of the command being executed, in the order they happened.
-    var events: [HostEvent] = []
+    let eventLog = HostEventLog()
+    var events: [HostEvent] { eventLog.events }
     var isExecuting = false
     /// The reloads `wait reload` has seen and returned.
     let reloadWait = ReloadWait()
@@ -56,7 +57,7 @@ package final class HostShell {
             self.reloadWait.notice(event)
             self.heldFates.notice(event)
             if self.isExecuting {
-                self.events.append(consume event)
+                self.eventLog.append(consume event)
             } else {
                 self.onUnpromptedLines?(self.lines(describing: [event]))
             }
@@ -111,7 +112,7 @@ package final class HostShell {
 
     /// Starts the host (services, then the manifest's start requests) and describes what happened.
     package func start() -> Reply {
-        events.removeAll()
+        eventLog.removeAll()
         isExecuting = true
         defer { isExecuting = false }
         return startReply(host.start())
@@ -119,7 +120,7 @@ package final class HostShell {
 
     /// Starts the host as ``start()`` does, awaiting the services that await (see ``Host/startAndWait()``).
     package func startAndWait() async -> Reply {
-        events.removeAll()
+        eventLog.removeAll()
         isExecuting = true
         defer { isExecuting = false }
         return startReply(await host.startAndWait())
@@ -151,7 +152,7 @@ package final class HostShell {
     @discardableResult
     package func execute(_ line: String) -> Reply {
         guard let trimmed = Self.command(in: line) else { return Reply(lines: [], status: .ok) }
-        events.removeAll()
+        eventLog.removeAll()
         isExecuting = true
         defer { isExecuting = false }
         let (command, rest) = trimmed.splitFirstWord()

@@ -13,17 +13,18 @@ enum HostPathBenchmark {
 
     static let request = CoordinationRequest("settings.about")
 
-    /// What the listener keeps: every event it hears, in order, as the shell keeps the events of the command
-    /// it runs (`HostShell.events`) until the command is over and it prints them.
+    /// What the listener keeps: every event it hears, in order, in a ``HostEventLog``, as the shell keeps the
+    /// events of the command it runs (`HostShell.eventLog`) until the command is over and it prints them.
+    @MainActor
     final class EventLog {
         /// As many events as a long script command causes, after which they are let go, as the shell lets go
         /// of a command's events once it has printed them (printing is the shell's, not the request path's).
         static let batch = 64
-        var events: [HostEvent] = []
+        let log = HostEventLog()
 
         func record(_ event: consuming HostEvent) {
-            events.append(event)
-            if events.count == Self.batch { events.removeAll(keepingCapacity: true) }
+            log.append(event)
+            if log.count == Self.batch { log.removeAll(keepingCapacity: true) }
         }
     }
 
