@@ -15,7 +15,9 @@ extension HostShell {
     ///   the top level, when it found no route or failed before any manager took it: that request's line is
     ///   left out, so that the fact is printed once (`error: no route handles settings.abuot; did you
     ///   mean ...`). A request that failed in its manager keeps its line, with what it did before.
+    /// None when the shell does not describe events (``describesEvents``).
     package func lines(describing events: [HostEvent], restated: Bool = false) -> [String] {
+        guard describesEvents else { return [] }
         var nesting = RequestNesting()
         var lines: [String] = []
         var opened: [Int?] = []  // the line of each request under way, innermost last

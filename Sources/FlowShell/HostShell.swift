@@ -35,6 +35,10 @@ package final class HostShell {
     /// The events of the command being executed, in the order they happened.
     let eventLog = HostEventLog()
     var events: [HostEvent] { eventLog.events }
+    /// Whether replies describe the events of their command, a line each (``lines(describing:restated:)``).
+    /// Off where nobody reads those lines (`--quiet`, simulated subjects): describing every event of a run
+    /// only to drop the text costs more than the run's requests.
+    package var describesEvents = true
     var isExecuting = false
     /// The reloads `wait reload` has seen and returned.
     let reloadWait = ReloadWait()

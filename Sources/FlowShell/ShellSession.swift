@@ -50,6 +50,7 @@ package final class ShellSession {
     ) {
         self.shell = shell
         self.quiet = quiet
+        shell.describesEvents = !quiet
         self.interactive = interactive
         self.supervisor = supervisor
         self.perform = perform

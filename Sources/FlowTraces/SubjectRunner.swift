@@ -96,25 +96,23 @@ package final class SubjectRunner {
     }
 
     /// Runs the script once for each of `count` subjects, in order, each on a fresh host, and stops at the
-    /// first subject whose script fails.
-    ///
-    /// - Parameter onSubject: Called after each subject's run with its id and its replies' lines.
-    package func run(subjects count: Int, onSubject: (@MainActor (String, [String]) -> Void)? = nil) async -> Summary {
+    /// first subject whose script fails. Nobody reads what the subjects' shells would print, so they describe
+    /// no events (``HostShell/describesEvents``): a failure is the reply's status, not its lines.
+    package func run(subjects count: Int) async -> Summary {
         var summary = Summary()
         for subject in Self.subjects(count) {
             let host = Host(manifest: manifest, searchPath: registry.searchPath, registry: registry)
             let shell = HostShell(host: host)
+            shell.describesEvents = false
             shell.onServiceProblem = onServiceProblem
             trace?.beginSession(shell, subject: subject)
-            var lines: [String] = []
-            let failure = await runScript(in: shell, for: subject, lines: &lines)
+            let failure = await runScript(in: shell, for: subject)
             await host.stopAndWait()
             for (experiment, variants) in host.stats.exposures {
                 for (variant, exposed) in variants {
                     summary.exposures[experiment, default: [:]][variant, default: 0] += exposed
                 }
             }
-            onSubject?(subject, lines)
             if let failure {
                 summary.failure = failure
                 break
@@ -126,7 +124,7 @@ package final class SubjectRunner {
     }
 
     /// The script for one subject: the start, `--open`, then each line; the failure it stopped at.
-    private func runScript(in shell: HostShell, for subject: String, lines: inout [String]) async -> Failure? {
+    private func runScript(in shell: HostShell, for subject: String) async -> Failure? {
         func failure(_ reply: HostShell.Reply, line: Int) -> Failure? {
             switch reply.status {
             case .error(let message): Failure(subject: subject, line: line, message: message, isExpectation: false)
@@ -136,17 +134,14 @@ package final class SubjectRunner {
             }
         }
         var reply = await shell.startAndWait(tracing: trace)
-        lines += reply.lines
         if let stopped = failure(reply, line: 0) { return stopped }
         if let openURL {
             reply = await shell.perform("open \(openURL)", tracing: trace)
-            lines += reply.lines
             if let stopped = failure(reply, line: 0) { return stopped }
         }
         for (index, line) in script.enumerated() {
             let command = Self.substituting(subject, in: line)
             reply = await shell.perform(command, tracing: trace, at: "\(source):\(index + 1)")
-            lines += reply.lines
             if reply.status == .quit { break }
             if let stopped = failure(reply, line: index + 1) { return stopped }
         }

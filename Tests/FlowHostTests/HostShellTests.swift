@@ -30,6 +30,21 @@ struct HostShellTests {
             ])
     }
 
+    /// What `--quiet` and simulated subjects ask for: the same command, its status and what is on top, and no
+    /// line describing its events, since nobody would print them; a failed expectation still says why.
+    @Test func aShellThatDescribesNoEventsRepliesWithTheTopAlone() throws {
+        let shell = try shell()
+        shell.describesEvents = false
+
+        let reply = shell.execute("send settings.about")
+
+        #expect(reply.status == .ok)
+        #expect(reply.lines == ["top: about"])
+        #expect(shell.events.count == 3, "the events are still kept: \(shell.events)")
+        #expect(
+            shell.execute("expect top settings").lines == ["expectation failed: top is 'about', expected 'settings'"])
+    }
+
     @Test func typoInARequestNameSuggestsTheRouteAndFailsTheCommand() throws {
         let reply = try shell().execute("send settings.abuot")
 
