@@ -107,7 +107,7 @@ package final class HostShell {
         ShellCommand(
             "wait reload PLUGIN [SECONDS]",
             "wait for PLUGIN's next generation, or for it to be dropped in (with --watch), at most SECONDS (10)"),
-        ShellCommand("help | quit", "", also: ["quit"]),
+        ShellCommand("help | quit | exit", "", also: ["quit", "exit"]),
     ]
 
     /// The help text: ``commands``, one or two lines each.

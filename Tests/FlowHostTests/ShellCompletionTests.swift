@@ -30,7 +30,7 @@ struct ShellCompletionTests {
         #expect(
             Set(HostShell.commandWords) == [
                 "send", "act", "back", "dismiss", "tab", "deeplink", "open", "lifecycle", "reload", "save", "restore",
-                "stats", "stack", "show", "actions", "expect", "wait", "help", "quit",
+                "stats", "stack", "show", "actions", "expect", "wait", "help", "quit", "exit",
             ])
         for word in HostShell.commandWords where word != "wait" {  // `wait` is the terminal loop's, not execute's
             if case .error(let message) = shell.execute(word).status {
