@@ -115,6 +115,25 @@ struct ProbeCacheBatchTests {
         for library in lab.libraries { #expect(try lab.lookup(library, in: third) != nil) }
     }
 
+    @Test func theQuarantineIsReadOnceInABatchAndAgainAfterThisProcessChangesIt() throws {
+        let lab = try CacheLab(libraries: 3)
+        let directory = CacheDirectory(path: lab.directory.path + "/cache")
+        let quarantine = PluginQuarantine(directory: directory)
+        try quarantine.add(lab.libraries[0], kind: .crashed, reason: "crashed with SIGSEGV when it was probed")
+
+        quarantine.beginBatch()
+        #expect(quarantine.entries().map(\.library) == [lab.libraries[0]])
+        // Another process quarantines a library meanwhile: this batch goes on with what it read.
+        try PluginQuarantine(directory: directory).add(lab.libraries[1], kind: .timedOut, reason: "hung")
+        #expect(quarantine.entries().map(\.library) == [lab.libraries[0]])
+        try quarantine.add(lab.libraries[2], kind: .exited, reason: "exited with status 0")
+        #expect(quarantine.entries().map(\.library) == lab.libraries)
+        quarantine.endBatch()
+
+        try PluginQuarantine(directory: directory).clear(lab.libraries[1])
+        #expect(quarantine.entries().map(\.library) == [lab.libraries[0], lab.libraries[2]])
+    }
+
     @Test func aSurveyOfManyPluginsReadsAndWritesTheRegistryOnce() throws {
         let lab = try GreeterLab(plugins: 3)
 
