@@ -166,6 +166,7 @@ struct FlowBench {
                                 "\(format(run.0 / 1000)) vs \(format(run.1 / 1000)) ms; in process, manifest to started host: \(format(inProcess.0)) vs \(format(inProcess.1)) us"
                         ))
                 }
+                StartupBenchmark.removeDirectory(directory)
             } catch {
                 print("flowbench: startup not measured: \(error)")
             }
@@ -191,6 +192,7 @@ struct FlowBench {
                             value: run.0 / run.1, bound: 3,
                             detail: "\(format(run.0 / 1000)) vs \(format(run.1 / 1000)) ms"))
                 }
+                StartupBenchmark.removeDirectory(eager.directory)
             } catch {
                 print("flowbench: eager start not measured: \(error)")
             }
