@@ -10,14 +10,16 @@ package struct PluginSurvey {
     package private(set) var results: [String: Result<ProbedPlugin, PluginLoadError>] = [:]
     package let manifest: Manifest
 
-    /// Probes every plugin `manifest` declares, found through `searchPath`, in name order; a pinned library's
-    /// digest is checked first.
+    /// Probes every plugin `manifest` declares, found through `searchPath`, in name order, as one batch (the
+    /// registry cache is written once); a pinned library's digest is checked first.
     ///
     /// - Parameter known: Plugins probed already (by discovery), by name, which are not probed again.
     package init(
         manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber, known: [String: ProbedPlugin] = [:]
     ) {
         self.manifest = manifest
+        prober.beginBatch()
+        defer { prober.endBatch() }
         for name in manifest.plugins.keys.sorted() {
             if let probed = known[name] {
                 results[name] = .success(probed)

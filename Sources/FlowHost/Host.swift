@@ -84,6 +84,10 @@ package final class Host {
         allowInsecurePlugins: Bool = false, prober: PluginProber? = nil, discoveryProber: PluginProber? = nil,
         registry shared: PluginRegistry? = nil
     ) {
+        // What discovery and an eager start probe is written to the registry cache once, at the end.
+        let batch = [prober, discoveryProber].compactMap { $0 }
+        for prober in batch { prober.beginBatch() }
+        defer { for prober in batch { prober.endBatch() } }
         let composition = PluginComposition.discovered(
             by: declared, searchPath: searchPath, prober: discoveryProber ?? prober,
             allowInsecurePlugins: allowInsecurePlugins)

@@ -61,6 +61,8 @@ package struct ValidationReport: Sendable {
         } else if manifest.discovers {
             // Discovery reads what libraries declare in probes, never here: a prober even without one given.
             let prober = prober ?? .standard()
+            prober.beginBatch()  // discovery and the survey write the registry cache once
+            defer { prober.endBatch() }
             // Never nil: the manifest discovers.
             let composition = PluginComposition.discovered(
                 by: manifest, searchPath: searchPath, prober: prober, allowInsecurePlugins: allowInsecurePlugins)!

@@ -10,6 +10,8 @@ import HostSupport
 /// to what is there now and replaces the file atomically (a temporary file renamed over it), so two hosts
 /// sharing the directory never see a half-written file, and each keeps the other's entries; when both
 /// write at the same moment, the last rename wins and the other's new entry is simply probed again later.
+/// The registry is read once per process and written once per batch of probes (``ProbeCache``); the
+/// quarantine, small and usually absent, is read at each probe.
 package struct CacheDirectory: Sendable {
     /// The directory's path.
     package var path: String

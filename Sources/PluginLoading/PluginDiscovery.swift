@@ -35,6 +35,8 @@ package struct PluginDiscovery {
     /// may hold plugins); a directory named in `discover` that does not exist is a problem.
     package init(manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber) {
         guard manifest.discovers else { return }
+        prober.beginBatch()  // the registry cache is written once, when every library is probed
+        defer { prober.endBatch() }
         var seen = Set<String>()
         for entry in manifest.discover {
             let places: [(String, Bool)] =

@@ -41,6 +41,20 @@ package final class PluginProber {
             cache: useCache ? directory.map(ProbeCache.init) : nil, quarantine: directory.map(PluginQuarantine.init))
     }
 
+    /// Opens a batch of probes: what they find is written to the cache once, at the matching ``endBatch()``,
+    /// rather than once for each library (``ProbeCache/beginBatch()``), and the quarantine is read once
+    /// (``PluginQuarantine/beginBatch()``). Pair it with `defer { endBatch() }`.
+    package func beginBatch() {
+        cache?.beginBatch()
+        quarantine?.beginBatch()
+    }
+
+    /// Closes the batch ``beginBatch()`` opened; the outermost one writes the cache.
+    package func endBatch() {
+        cache?.endBatch()
+        quarantine?.endBatch()
+    }
+
     /// The description of the plugin library at `path`, from the cache or a probe.
     ///
     /// - Parameter pin: The SHA-256 the manifest pins the library to, already checked; part of the cache key.

@@ -15,6 +15,10 @@ import HostSupport
 /// Entries are validated as they are read (an absolute library path without control characters, checked by
 /// ``CacheDirectory``; a well-formed entry point) and their reasons made printable: the file may have been
 /// written by someone else.
+///
+/// The file is read at each look-up, except within a batch of probes (``beginBatch()``, which
+/// ``PluginProber/beginBatch()`` opens): there it is read once, at the batch's first look-up, and again after
+/// this process changes it; what another process adds meanwhile applies from the next batch on.
 package struct PluginQuarantine: Sendable {
     package static let fileName = "quarantine.json"
     /// How many of a library's entry points may be quarantined before the whole library is.
@@ -49,11 +53,41 @@ package struct PluginQuarantine: Sendable {
     }
 
     package var directory: CacheDirectory
+    /// Within a batch, the entries read at its first look-up; copies of this quarantine share it.
+    private let batch = PthreadMutex(Batch())
+
+    private struct Batch: Sendable {
+        var depth = 0
+        var entries: [Entry]?
+    }
 
     package init(directory: CacheDirectory) { self.directory = directory }
 
+    /// Opens a batch: look-ups until the matching ``endBatch()`` read the file once. Batches nest.
+    package func beginBatch() {
+        batch.withLock { $0.depth += 1 }
+    }
+
+    /// Closes the batch ``beginBatch()`` opened; after the outermost one, each look-up reads the file again.
+    package func endBatch() {
+        batch.withLock { batch in
+            batch.depth -= 1
+            if batch.depth == 0 { batch.entries = nil }
+        }
+    }
+
     /// Every valid entry, current or not, sorted by library, whole libraries before their entry points.
     package func entries() -> [Entry] {
+        batch.withLock { batch in
+            guard batch.depth > 0 else { return read() }
+            if let entries = batch.entries { return entries }
+            let entries = read()
+            batch.entries = entries
+            return entries
+        }
+    }
+
+    private func read() -> [Entry] {
         directory.entries(of: Self.fileName).flatMap { library, value -> [Entry] in
             // The cache directory passes on only absolute paths without control characters.
             guard let identity = value["file"].flatMap(FileIdentity.init(json:)) else { return [] }
@@ -115,6 +149,7 @@ package struct PluginQuarantine: Sendable {
         guard let identity = FileIdentity(path: path) else { throw FlowError("cannot quarantine \(path): it is gone") }
         let since = String(time(nil))
         var added = Added.library
+        defer { batch.withLock { $0.entries = nil } }  // read again: this process changed it
         try directory.update(Self.fileName) { entries in
             // Entries whose file changed no longer refuse anything.
             entries = entries.filter { library, value in
@@ -156,6 +191,7 @@ package struct PluginQuarantine: Sendable {
     @discardableResult
     package func clear(_ path: String? = nil) throws(FlowError) -> [String] {
         var removed: [String] = []
+        defer { batch.withLock { $0.entries = nil } }  // read again: this process changed it
         try directory.update(Self.fileName) { entries in
             removed = entries.keys.filter { path == nil || $0 == path }.sorted()
             for library in removed { entries[library] = nil }

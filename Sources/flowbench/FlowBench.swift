@@ -166,8 +166,35 @@ struct FlowBench {
                                 "\(format(run.0 / 1000)) vs \(format(run.1 / 1000)) ms; in process, manifest to started host: \(format(inProcess.0)) vs \(format(inProcess.1)) us"
                         ))
                 }
+                StartupBenchmark.removeDirectory(directory)
             } catch {
                 print("flowbench: startup not measured: \(error)")
+            }
+        }
+        if wanted("ratios.eagerWarm1000Vs200") || wanted("ratios.eagerWarm200VsTrust") {
+            do {
+                let eager = try EagerStartBenchmark(
+                    counts: wanted("ratios.eagerWarm1000Vs200") ? [200, 1_000] : [200], buildDirectory: buildDirectory)
+                if wanted("ratios.eagerWarm1000Vs200") {
+                    let run = Timing.pair(rounds: 3, { try! eager.run(1_000) }, { try! eager.run(200) })
+                    add(
+                        Figure(
+                            key: "ratios.eagerWarm1000Vs200", label: "eager start, warm cache: 1,000 plugins vs 200",
+                            value: run.0 / run.1, bound: 6,
+                            detail: "\(format(run.0 / 1000)) vs \(format(run.1 / 1000)) ms"))
+                }
+                if wanted("ratios.eagerWarm200VsTrust") {
+                    let run = Timing.pair(rounds: 5, { try! eager.run(200) }, { try! eager.run(200, trusted: true) })
+                    add(
+                        Figure(
+                            key: "ratios.eagerWarm200VsTrust",
+                            label: "eager start of 200 plugins: warm cache vs --trust",
+                            value: run.0 / run.1, bound: 3,
+                            detail: "\(format(run.0 / 1000)) vs \(format(run.1 / 1000)) ms"))
+                }
+                StartupBenchmark.removeDirectory(eager.directory)
+            } catch {
+                print("flowbench: eager start not measured: \(error)")
             }
         }
         if wanted("ms.swapMedian") {
