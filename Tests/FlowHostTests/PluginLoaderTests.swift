@@ -230,6 +230,23 @@ struct PluginLoaderTests {
             SHA256.hex(Array(String(repeating: "a", count: 1000).utf8))
                 == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
+
+    /// Every length around the block boundaries, where the padding takes one block or two, as `sha256sum`
+    /// hashes the same bytes.
+    @Test func sha256AgreesWithSha256sumAroundEveryBlockBoundary() throws {
+        let directory = try TemporaryDirectory()
+        let lengths = Array(0...200) + [4095, 4096, 4097, 65_536 + 55]
+        let files = try lengths.map { length in
+            try directory.file("\(length)", containing: (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) })
+        }
+        let sums = try Subprocess.run("/usr/bin/sha256sum", files)
+        try #require(sums.status == 0, "\(sums.standardError)")
+        let expected = sums.standardOutput.split(separator: "\n").map { String($0.prefix(64)) }
+        let computed = lengths.map { length in
+            SHA256.hex((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) })
+        }
+        #expect(computed == expected)
+    }
 }
 
 // MARK: - Test Helpers
