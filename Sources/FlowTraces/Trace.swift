@@ -5,7 +5,8 @@ import HostSupport
 
 /// A trace read back: its header and its events, grouped into sessions and inputs.
 ///
-/// `flowhost replay`, `graph --trace` and `experiments report` read traces with ``load(path:limit:)``.
+/// `graph --trace` reads traces whole with ``load(path:)``; `replay` and `experiments report` read them one
+/// session at a time with a ``TraceReader``.
 package struct Trace: Sendable {
     /// One run of the script on a fresh host.
     package struct Session: Sendable {
