@@ -29,7 +29,8 @@ package final class TraceReplay {
     private let prober: PluginProber?
     private let allowInsecurePlugins: Bool
     /// The sessions not replayed yet: in memory, or in the file still to read.
-    private var sessions: (loaded: [Trace.Session], reader: TraceReader?)
+    private let sessions: (loaded: [Trace.Session], reader: TraceReader?)
+    private var nextLoaded = 0
     /// Why the rest of the trace could not be read, when it could not: the replay stopped there.
     package private(set) var readFailure: TraceError?
 
@@ -136,8 +137,9 @@ package final class TraceReplay {
     /// (``readFailure``).
     private func nextSession() -> Trace.Session? {
         guard let reader = sessions.reader else {
-            guard !sessions.loaded.isEmpty else { return nil }
-            return sessions.loaded.removeFirst()
+            guard nextLoaded < sessions.loaded.count else { return nil }
+            defer { nextLoaded += 1 }
+            return sessions.loaded[nextLoaded]
         }
         do {
             return try reader.nextSession()
