@@ -86,13 +86,39 @@ package struct ExperimentReport: Sendable {
     /// The experiments, by name.
     package var experiments: [Experiment]
 
-    /// The report of `traces` for `goal`.
+    /// The report of `traces`, read whole, for `goal`.
     package init(traces: [Trace], goal: String) {
-        self.goal = goal
-        self.traces = traces.map(\.file)
-        var configured: [(name: String, subject: String, variants: [(name: String, weight: Int)])] = []
+        var tally = Tally(goal: goal)
         for trace in traces {
-            for (name, experiment) in (trace.header["experiments"]?.object ?? [:]).sorted(by: { $0.key < $1.key })
+            for session in trace.sessions { tally.read(session) }
+        }
+        self.init(files: traces.map(\.file), headers: traces.map(\.header), tally: tally, goal: goal)
+    }
+
+    /// The report of the traces in `files` for `goal`, read line by line: what it keeps is a few figures per
+    /// subject, and the exposures and goals of one session at a time.
+    ///
+    /// - Parameter headers: The files' headers, in order (``TraceReader/headers(of:)``).
+    /// - Throws: ``TraceError`` for the first line of the files, in order, that is not an event.
+    package static func read(_ files: [String], headers: [TraceEvent], goal: String) throws(TraceError)
+        -> ExperimentReport
+    {
+        var tally = Tally(goal: goal)
+        // Not `tally.matters`: a closure holding a copy of the tally would make each session copy its counts.
+        let matters = { (event: TraceEvent) in Tally.matters(event, goal: goal) }
+        for file in files {
+            let reader = try TraceReader(path: file)
+            while let session = try reader.nextSession(keeping: matters) { tally.read(session) }
+        }
+        return ExperimentReport(files: files, headers: headers, tally: tally, goal: goal)
+    }
+
+    private init(files: [String], headers: [TraceEvent], tally: Tally, goal: String) {
+        self.goal = goal
+        self.traces = files
+        var configured: [(name: String, subject: String, variants: [(name: String, weight: Int)])] = []
+        for header in headers {
+            for (name, experiment) in (header["experiments"]?.object ?? [:]).sorted(by: { $0.key < $1.key })
             where !configured.contains(where: { $0.name == name }) {
                 let variants = (experiment["variants"]?.array ?? []).compactMap { variant in
                     variant["name"]?.string.map { ($0, variant["weight"]?.int ?? 0) }
@@ -100,8 +126,6 @@ package struct ExperimentReport: Sendable {
                 configured.append((name, experiment["subject"]?.string ?? "", variants))
             }
         }
-        var tally = Tally()
-        for trace in traces { tally.read(trace, goal: goal) }
         for name in tally.exposures.keys.sorted() where !configured.contains(where: { $0.name == name }) {
             configured.append((name, "", []))
         }
@@ -157,29 +181,37 @@ private struct Tally {
         var reached: (steps: Int, nanoseconds: UInt64)?
     }
 
+    /// The goal request.
+    let goal: String
     /// experiment -> subject -> what became of it.
     var exposures: [String: [String: Subject]] = [:]
 
-    mutating func read(_ trace: Trace, goal: String) {
-        for session in trace.sessions {
-            // experiment -> the subject exposed last in this session, with the input and time of its exposure.
-            var current: [String: (subject: String, input: Int, time: UInt64)] = [:]
-            for input in session.inputs {
-                for event in input.events {
-                    if event.kind == .exposure, let experiment = event["experiment"]?.string,
-                        let subject = event["subject"]?.string, let variant = event["variant"]?.string
-                    {
-                        if exposures[experiment]?[subject] == nil {
-                            exposures[experiment, default: [:]][subject] = Subject(variant: variant)
-                        }
-                        current[experiment] = (subject, input.number, event.time)
-                    } else if event.kind == .handled, event["request"]?.string == goal {
-                        for (experiment, exposure) in current
-                        where exposures[experiment]?[exposure.subject]?.reached == nil {
-                            exposures[experiment]?[exposure.subject]?.reached = (
-                                input.number - exposure.input + 1, event.time &- exposure.time
-                            )
-                        }
+    init(goal: String) { self.goal = goal }
+
+    /// Whether the tally reads `event`: an exposure, or the goal handled.
+    static func matters(_ event: TraceEvent, goal: String) -> Bool {
+        event.kind == .exposure || (event.kind == .handled && event["request"]?.string == goal)
+    }
+
+    /// Counts the exposures and goals of `session`.
+    mutating func read(_ session: Trace.Session) {
+        // experiment -> the subject exposed last in this session, with the input and time of its exposure.
+        var current: [String: (subject: String, input: Int, time: UInt64)] = [:]
+        for input in session.inputs {
+            for event in input.events {
+                if event.kind == .exposure, let experiment = event["experiment"]?.string,
+                    let subject = event["subject"]?.string, let variant = event["variant"]?.string
+                {
+                    if exposures[experiment]?[subject] == nil {
+                        exposures[experiment, default: [:]][subject] = Subject(variant: variant)
+                    }
+                    current[experiment] = (subject, input.number, event.time)
+                } else if event.kind == .handled, event["request"]?.string == goal {
+                    for (experiment, exposure) in current
+                    where exposures[experiment]?[exposure.subject]?.reached == nil {
+                        exposures[experiment]?[exposure.subject]?.reached = (
+                            input.number - exposure.input + 1, event.time &- exposure.time
+                        )
                     }
                 }
             }

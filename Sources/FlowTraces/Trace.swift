@@ -5,7 +5,8 @@ import HostSupport
 
 /// A trace read back: its header and its events, grouped into sessions and inputs.
 ///
-/// `flowhost replay`, `graph --trace` and `experiments report` read traces with ``load(path:limit:)``.
+/// `graph --trace` reads traces whole with ``load(path:)``; `replay` and `experiments report` read them one
+/// session at a time with a ``TraceReader``.
 package struct Trace: Sendable {
     /// One run of the script on a fresh host.
     package struct Session: Sendable {
@@ -46,9 +47,6 @@ package struct Trace: Sendable {
     /// The version of the format this flowhost writes and reads, in the header's `version`.
     package static let formatVersion = 1
 
-    /// The largest trace read by default: 1 GiB.
-    package static let defaultMaxSize = 1 << 30
-
     /// The manifest the trace was recorded with: its absolute path (relative, as the run was given it, in
     /// older traces).
     package var manifest: String? { header["manifest"]?.string }
@@ -57,6 +55,12 @@ package struct Trace: Sendable {
     /// records it now); a relative one against the trace's directory, else against the current directory,
     /// which is what older traces recorded it against; `nil` when neither holds it.
     package func manifestPath(tracedIn traceFile: String) -> String? {
+        Self.manifestPath(manifest, tracedIn: traceFile)
+    }
+
+    /// Where `manifest`, as a header records it, is for the trace in file `traceFile`
+    /// (``manifestPath(tracedIn:)``).
+    static func manifestPath(_ manifest: String?, tracedIn traceFile: String) -> String? {
         guard let manifest else { return nil }
         if manifest.hasPrefix("/") { return manifest }
         let traceDirectory = Manifest.absolutePath(traceFile).split(separator: "/").dropLast().joined(separator: "/")
@@ -66,22 +70,15 @@ package struct Trace: Sendable {
     /// The goal the traced script names in a `# goal: REQUEST` line.
     package var goal: String? { header["goal"]?.string }
 
-    /// Reads the trace at `path`: a regular file of at most `limit` bytes.
+    /// Reads the whole trace at `path`, a regular file of any size, through a ``TraceReader``.
     ///
     /// - Throws: ``TraceError`` naming the file, and the line for a line that is not UTF-8 text or not an
     ///   event.
-    package static func load(path: String, limit: Int = defaultMaxSize) throws(TraceError) -> Trace {
-        let bytes: [UInt8]
-        do {
-            bytes = try InputFile.read(path, what: "trace file", limit: limit)
-        } catch {
-            throw TraceError(error.message, file: path)
-        }
-        // Decoding would replace what is not UTF-8, and a replay would then send what was never recorded.
-        if let (line, column) = InputFile.firstInvalidUTF8(in: bytes) {
-            throw TraceError("not UTF-8 text: an invalid byte at column \(column)", file: path, line: line)
-        }
-        return try parse(String(decoding: bytes, as: UTF8.self), file: path)
+    package static func load(path: String) throws(TraceError) -> Trace {
+        let reader = try TraceReader(path: path)
+        var events: [TraceEvent] = []
+        while let event = try reader.next() { events.append(event) }
+        return Trace(file: path, header: reader.header, events: events, sessions: group(events))
     }
 
     /// Parses the text of a trace.
@@ -94,15 +91,7 @@ package struct Trace: Sendable {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
             guard !line.isEmpty else { continue }
-            do {
-                events.append(try TraceEvent(json: try JSONValue(parsing: String(line))))
-            } catch let error as JSONSyntaxError {
-                throw TraceError("not JSON: \(error.reason)", file: file, line: number)
-            } catch let error as TraceError {
-                throw TraceError(error.message, file: file, line: number)
-            } catch {
-                throw TraceError("\(error)", file: file, line: number)
-            }
+            events.append(try event(String(line), file: file, line: number))
         }
         guard let header = events.first else {
             throw TraceError("the trace is empty; record one with flowhost run --trace FILE", file: file)
@@ -120,36 +109,29 @@ package struct Trace: Sendable {
         return Trace(file: file, header: header, events: rest, sessions: group(rest))
     }
 
-    /// The events grouped: a `session` line starts a session, an `input` line an input, its `screen` line
-    /// ends it; late events join the input they name.
+    /// The event a line of a trace holds.
+    ///
+    /// - Throws: ``TraceError`` naming `file` and `line` when the text is not JSON or not an event.
+    static func event(_ text: String, file: String, line: Int) throws(TraceError) -> TraceEvent {
+        do {
+            return try TraceEvent(json: try JSONValue(parsing: text))
+        } catch let error as JSONSyntaxError {
+            throw TraceError("not JSON: \(error.reason)", file: file, line: line)
+        } catch let error as TraceError {
+            throw TraceError(error.message, file: file, line: line)
+        } catch {
+            throw TraceError("\(error)", file: file, line: line)
+        }
+    }
+
+    /// The events grouped into sessions (``TraceSessionBuilder``).
     private static func group(_ events: [TraceEvent]) -> [Session] {
+        var builder = TraceSessionBuilder()
         var sessions: [Session] = []
         for event in events {
-            if event.kind == .session || sessions.isEmpty || sessions[sessions.count - 1].number != event.session {
-                sessions.append(
-                    Session(
-                        number: event.session, subject: event.kind == .session ? event["subject"]?.string : nil,
-                        inputs: []))
-                if event.kind == .session { continue }
-            }
-            let last = sessions.count - 1
-            switch event.kind {
-            case .input:
-                sessions[last].inputs.append(Input(record: event, events: [], screen: nil))
-            case .screen:
-                if let index = sessions[last].inputs.lastIndex(where: { $0.number == event.input }) {
-                    sessions[last].inputs[index].screen = event
-                } else {
-                    sessions[last].stray.append(event)
-                }
-            default:
-                if let index = sessions[last].inputs.lastIndex(where: { $0.number == event.input }) {
-                    sessions[last].inputs[index].events.append(event)
-                } else {
-                    sessions[last].stray.append(event)
-                }
-            }
+            if let session = builder.add(event, keeping: { _ in true }) { sessions.append(session) }
         }
+        if let session = builder.finish() { sessions.append(session) }
         return sessions
     }
 }

@@ -21,13 +21,18 @@ import PluginLoading
 /// (an experiment's subject) diverges.
 @MainActor
 package final class TraceReplay {
-    /// The trace being replayed.
-    package let trace: Trace
+    /// The header of the trace being replayed.
+    package let header: TraceEvent
     /// The manifest the inputs are replayed against.
     package let manifest: Manifest
     private let searchPath: PluginSearchPath
     private let prober: PluginProber?
     private let allowInsecurePlugins: Bool
+    /// The sessions not replayed yet: in memory, or in the file still to read.
+    private let sessions: (loaded: [Trace.Session], reader: TraceReader?)
+    private var nextLoaded = 0
+    /// Why the rest of the trace could not be read, when it could not: the replay stopped there.
+    package private(set) var readFailure: TraceError?
 
     /// The members left out of the comparison.
     static let ignored: Set<String> = ["t", "startNs", "swapNs", "generation", "digest", "library", "late", "at"]
@@ -36,12 +41,32 @@ package final class TraceReplay {
         .pluginReloaded, .pluginUnchanged, .reloadRefused, .manifestReloaded, .manifestRejected,
     ]
 
-    /// A replay of `trace` against `manifest`, loading plugins through `searchPath`.
-    package init(
+    /// A replay of `trace`, read whole, against `manifest`, loading plugins through `searchPath`.
+    package convenience init(
         trace: Trace, manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber? = nil,
         allowInsecurePlugins: Bool = false
     ) {
-        self.trace = trace
+        self.init(
+            header: trace.header, sessions: (trace.sessions, nil), manifest: manifest, searchPath: searchPath,
+            prober: prober, allowInsecurePlugins: allowInsecurePlugins)
+    }
+
+    /// A replay of the trace `reader` reads, one session at a time, against `manifest`.
+    package convenience init(
+        reader: TraceReader, manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber? = nil,
+        allowInsecurePlugins: Bool = false
+    ) {
+        self.init(
+            header: reader.header, sessions: ([], reader), manifest: manifest, searchPath: searchPath,
+            prober: prober, allowInsecurePlugins: allowInsecurePlugins)
+    }
+
+    private init(
+        header: TraceEvent, sessions: (loaded: [Trace.Session], reader: TraceReader?), manifest: Manifest,
+        searchPath: PluginSearchPath, prober: PluginProber?, allowInsecurePlugins: Bool
+    ) {
+        self.header = header
+        self.sessions = sessions
         self.manifest = manifest
         self.searchPath = searchPath
         self.prober = prober
@@ -54,8 +79,8 @@ package final class TraceReplay {
         var registry: PluginRegistry?
         var recordedDigests: [String: String] = [:]
         var replayedDigests: [String: String] = [:]
-        let keys = Set(trace.header["redacted"]?.array?.compactMap(\.string) ?? [])
-        for session in trace.sessions {
+        let keys = Set(header["redacted"]?.array?.compactMap(\.string) ?? [])
+        while let session = nextSession() {
             let host = Host(
                 manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins, prober: prober,
                 registry: registry)
@@ -65,7 +90,7 @@ package final class TraceReplay {
             let recorder = TraceRecorder(redaction: TraceRedaction(keys: keys)) { box.events.append($0) }
             recorder.beginSession(shell, subject: session.subject)
             let roots = (
-                recorded: trace.header["root"]?.string ?? "", replayed: host.coordinator.name
+                recorded: header["root"]?.string ?? "", replayed: host.coordinator.name
             )
             defer { summary.sessions += 1 }
             for input in session.inputs {
@@ -106,6 +131,22 @@ package final class TraceReplay {
         }
         summary.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
         return .identical(summary)
+    }
+
+    /// The next session to replay; `nil` at the end, or when the trace cannot be read further
+    /// (``readFailure``).
+    private func nextSession() -> Trace.Session? {
+        guard let reader = sessions.reader else {
+            guard nextLoaded < sessions.loaded.count else { return nil }
+            defer { nextLoaded += 1 }
+            return sessions.loaded[nextLoaded]
+        }
+        do {
+            return try reader.nextSession()
+        } catch {
+            readFailure = error
+            return nil
+        }
     }
 
     /// The plugins whose library digest, by plugin, differs between the recording and the replay.

@@ -76,6 +76,31 @@ package enum InputFile {
         }
     }
 
+    /// The regular file at `path` opened for reading, of any size, for a reader that streams it
+    /// (``LineReader``): checked as ``read(_:what:limit:)`` checks it, before and after the open.
+    ///
+    /// - Returns: The descriptor, which the caller closes.
+    /// - Throws: ``Failure`` saying why, its message starting with `what`.
+    package static func openRegular(_ path: String, what: String) throws(Failure) -> Int32 {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw failure(errno, what: what) }
+        try check(status, what: what, limit: Int.max)
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(errno, what: what) }
+        guard fstat(descriptor, &status) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw failure(code, what: what)
+        }
+        do {
+            try check(status, what: what, limit: Int.max)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        return descriptor
+    }
+
     /// The end of the regular file at `path`: all of it when it has at most `limit` bytes, else its last
     /// `limit` bytes. A symbolic link is refused, not followed, like a FIFO or a device.
     ///

@@ -14,7 +14,7 @@ import PluginLoading
 /// processes that start dispatch worker threads, as the swap and reload benchmarks do).
 @main @MainActor
 struct FlowBench {
-    /// One figure: a ratio or milliseconds, with the bound it must meet.
+    /// One figure: a ratio, milliseconds or megabytes, with the bound it must meet.
     struct Figure {
         var key: String
         var label: String
@@ -60,6 +60,9 @@ struct FlowBench {
             } catch {
                 print("flowbench: \(error)")
             }
+        case "peak-rss":
+            // `flowbench peak-rss FILE PROGRAM ARGUMENT...`, for `mb.reportRSS` (ReportMemoryBenchmark).
+            ReportMemoryBenchmark.measureChild(Array(arguments.dropFirst()))
         default:
             let asJSON = arguments.contains("--json")
             // `--only KEY,...` measures those figures alone (`requestPath`, `ms.swapMedian`, ...).
@@ -221,6 +224,20 @@ struct FlowBench {
                 print("flowbench: reload under load not measured: \(error)")
             }
         }
+        if wanted("mb.reportRSS") {
+            do {
+                let report = try ReportMemoryBenchmark.run(buildDirectory: buildDirectory)
+                add(
+                    Figure(
+                        key: "mb.reportRSS", label: "experiments report of a 100 MB trace: peak resident set",
+                        value: report.peakMiB, bound: 100,
+                        detail:
+                            "MiB; \(format(Double(report.traceBytes) / 1_048_576)) MiB trace, \(report.subjects) subjects, \(format(report.seconds)) s"
+                    ))
+            } catch {
+                print("flowbench: report memory not measured: \(error)")
+            }
+        }
         return figures
     }
 
@@ -233,7 +250,7 @@ struct FlowBench {
         )
     }
 
-    /// `{"ratios": {...}, "ms": {...}, "bounds": {...}, "met": true|false}`.
+    /// `{"ratios": {...}, "ms": {...}, "mb": {...}, "bounds": {...}, "met": true|false}`.
     static func json(_ figures: [Figure]) -> JSONValue {
         var groups: [String: [String: JSONValue]] = [:]
         var bounds: [String: JSONValue] = [:]

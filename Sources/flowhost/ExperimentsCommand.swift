@@ -40,27 +40,42 @@ enum ExperimentsCommand {
         }
         let files = Array(parsed.positional.dropFirst())
         guard !files.isEmpty else { throw usage("missing TRACE: the trace files to report on") }
-        var traces: [Trace] = []
-        for file in files {
-            do {
-                traces.append(try ReplayCommand.readTrace(file))
-            } catch {
-                if json, let message = error.message {
-                    printJSON(["errors": [["file": .string(file), "kind": "trace", "message": .string(message)]]])
-                    throw Exit(error.code)
-                }
-                throw error
-            }
+        // Read line by line, in two passes: the headers (the goal and the experiments), then the events.
+        func failure(_ error: TraceError) -> Exit {
+            let missing = error.message.hasSuffix("not found")
+            let message = "flowhost: \(error.description)"
+            guard json else { return Exit(missing ? .inputMissing : .invalidInput, message) }
+            printJSON([
+                "errors": [["file": .string(error.file ?? files[0]), "kind": "trace", "message": .string(message)]]
+            ])
+            return Exit(missing ? .inputMissing : .invalidInput)
         }
-        let goals = Set(traces.compactMap(\.goal))
+        let headers: [TraceEvent]
+        do {
+            headers = try TraceReader.headers(of: files)
+        } catch {
+            throw failure(error)
+        }
+        let goals = Set(headers.compactMap { $0["goal"]?.string })
         guard let goal = parsed.options["--goal"]?.last ?? (goals.count == 1 ? goals.first : nil) else {
+            // A trace that is not one is the first thing wrong, as when the traces were read whole.
+            do {
+                for file in files { try TraceReader(path: file).readToEnd() }
+            } catch {
+                throw failure(error)
+            }
             throw usage(
                 goals.isEmpty
                     ? "--goal REQUEST is needed: the traces' scripts name no goal (# goal: REQUEST)"
                     : "--goal REQUEST is needed: the traces name different goals, \(goals.sorted().joined(separator: " and "))"
             )
         }
-        let report = ExperimentReport(traces: traces, goal: goal)
+        let report: ExperimentReport
+        do {
+            report = try ExperimentReport.read(files, headers: headers, goal: goal)
+        } catch {
+            throw failure(error)
+        }
         for warning in report.warnings { printWarning("flowhost: warning: \(warning)") }
         if json {
             printJSON(report.json)

@@ -38,9 +38,13 @@ enum ReplayCommand {
         }
         // A trace's inputs are run, as a script's are.
         warnIfOthersCanChange(file, what: "trace", parsed)
-        let trace: Trace
+        // Read line by line, twice: through, to find a line that is not an event before replaying anything
+        // and to count the sessions; then one session at a time as they are replayed.
+        let trace: TraceReader
+        let sessions: Int
         do {
-            trace = try Trace.load(path: file)
+            sessions = try TraceReader(path: file).readToEnd()
+            trace = try TraceReader(path: file)
         } catch {
             let code: ExitCode = error.message.hasSuffix("not found") ? .inputMissing : .invalidInput
             throw fail(code, error.json(file: file), "flowhost: \(error.description)")
@@ -49,7 +53,7 @@ enum ReplayCommand {
             let error = TraceError("the trace names no manifest; give --manifest MANIFEST", file: file)
             throw fail(.invalidInput, error.json(file: file), "flowhost: \(error.description)")
         }
-        guard let path = parsed.options["--manifest"]?.last ?? trace.manifestPath(tracedIn: file) else {
+        guard let path = parsed.options["--manifest"]?.last ?? trace.manifestPath() else {
             let error = TraceError(
                 "the manifest it records, '\(recorded)', is in neither the trace's directory nor the current one; give --manifest MANIFEST",
                 file: file)
@@ -69,10 +73,13 @@ enum ReplayCommand {
             throw fail(.inputMissing, unbuilt.json, manifest: path, unbuilt.description)
         }
         let replay = TraceReplay(
-            trace: trace, manifest: manifest, searchPath: plugins,
+            reader: trace, manifest: manifest, searchPath: plugins,
             prober: parsed.flags.contains("--trust") ? nil : try prober(parsed),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"))
         let result = await replay.run()
+        if let error = replay.readFailure {  // the file changed since it was read through
+            throw fail(.invalidInput, error.json(file: file), manifest: path, "flowhost: \(error.description)")
+        }
         if json {
             printJSON(result.json(trace: file, manifest: path))
             if case .diverged = result { return .scriptFailed }
@@ -89,7 +96,7 @@ enum ReplayCommand {
             return .ok
         case .diverged(let divergence):
             let session =
-                replay.trace.sessions.count > 1
+                sessions > 1
                 ? " of session \(divergence.session)\(divergence.subject.map { " (subject \($0))" } ?? "")" : ""
             let place = divergence.at.map { " (\($0))" } ?? ""
             print(

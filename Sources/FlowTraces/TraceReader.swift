@@ -1,0 +1,139 @@
+import FlowKit
+import HostSupport
+
+/// Reads a trace file line by line: its header when opened, then one event or one session at a time, so
+/// that a trace of any size is read in the memory of its longest line and of the state the caller keeps.
+///
+/// It finds what ``Trace/parse(_:file:)`` finds in the same text, with the same precedence: the first line
+/// that is not UTF-8 text, else the first line that is not an event, else an empty trace, else a header it
+/// cannot read. So a reader that found something wrong in the header, or a line that is not JSON, reads on
+/// to the end to learn whether a line further down wins.
+package final class TraceReader {
+    /// The file, as given.
+    package let file: String
+    /// The first line.
+    package let header: TraceEvent
+
+    /// The manifest the trace was recorded with, as its header records it (``Trace/manifest``).
+    package var manifest: String? { header["manifest"]?.string }
+    /// The goal the traced script names (``Trace/goal``).
+    package var goal: String? { header["goal"]?.string }
+
+    /// Where ``manifest`` is (``Trace/manifestPath(tracedIn:)``).
+    package func manifestPath() -> String? { Trace.manifestPath(manifest, tracedIn: file) }
+
+    private let lines: LineReader
+    private var sessions = TraceSessionBuilder()
+
+    /// Opens the trace at `path` and reads its header.
+    ///
+    /// - Parameter chunkSize: How many bytes each read of the file asks for (tests make it small).
+    /// - Throws: ``TraceError`` naming the file (and the line) when it cannot be read, is empty, or does not
+    ///   begin with a header of a format this flowhost reads.
+    package init(path: String, chunkSize: Int = 64 * 1024) throws(TraceError) {
+        file = path
+        do {
+            lines = try LineReader(path: path, what: "trace file", chunkSize: chunkSize)
+        } catch {
+            throw TraceError(error.message, file: path)
+        }
+        guard let first = try Self.event(from: lines, file: path) else {
+            throw TraceError("the trace is empty; record one with flowhost run --trace FILE", file: path)
+        }
+        header = first
+        var problem: TraceError?
+        if header.kind != .trace {
+            problem = TraceError(
+                "the first line is a '\(header.kind)' event, not the trace header", file: path, line: 1)
+        } else if (header["version"]?.int ?? 0) != Trace.formatVersion {
+            problem = TraceError(
+                "trace format version \(header["version"]?.int ?? 0) is not one this flowhost reads (\(Trace.formatVersion))",
+                file: path, line: 1)
+        }
+        if let problem {
+            try readToEnd()
+            throw problem
+        }
+    }
+
+    /// The next event after the header; `nil` at the end.
+    ///
+    /// - Throws: ``TraceError`` naming the file and the line.
+    package func next() throws(TraceError) -> TraceEvent? {
+        try Self.event(from: lines, file: file)
+    }
+
+    /// The next session, its events grouped as ``Trace/sessions`` groups them; `nil` at the end.
+    ///
+    /// Do not mix with ``next()``.
+    ///
+    /// - Parameter keep: Which events, besides the `session` and `input` lines, the session keeps; a caller
+    ///   that needs a few kinds keeps the memory of the others.
+    /// - Throws: ``TraceError`` naming the file and the line.
+    package func nextSession(keeping keep: (TraceEvent) -> Bool = { _ in true }) throws(TraceError) -> Trace.Session? {
+        while let event = try next() {
+            if let session = sessions.add(event, keeping: keep) { return session }
+        }
+        return sessions.finish()
+    }
+
+    /// Reads the rest of the file, to learn whether every line is an event.
+    ///
+    /// - Returns: How many sessions the lines read hold.
+    /// - Throws: ``TraceError`` for the first line that is not.
+    @discardableResult
+    package func readToEnd() throws(TraceError) -> Int {
+        var count = 0
+        while try nextSession(keeping: { _ in false }) != nil { count += 1 }
+        return count
+    }
+
+    /// The headers of `files`, in order, each read from the start of its file.
+    ///
+    /// - Throws: the ``TraceError`` that reading the files whole in order would meet first: when the header
+    ///   of one cannot be read, the files before it are read to the end first.
+    package static func headers(of files: [String]) throws(TraceError) -> [TraceEvent] {
+        var headers: [TraceEvent] = []
+        for (index, file) in files.enumerated() {
+            do {
+                headers.append(try TraceReader(path: file).header)
+            } catch {
+                for earlier in files[..<index] { try TraceReader(path: earlier).readToEnd() }
+                throw error
+            }
+        }
+        return headers
+    }
+
+    /// The next line that is an event, with the precedence of ``Trace/parse(_:file:)``.
+    private static func event(from lines: LineReader, file: String) throws(TraceError) -> TraceEvent? {
+        while let line = try Self.line(from: lines, file: file) {
+            guard !line.isEmpty else { continue }
+            let number = lines.lineNumber
+            do {
+                return try Trace.event(line, file: file, line: number)
+            } catch {
+                // A line further down that is not UTF-8 comes first, as it does for a trace read whole.
+                while try Self.line(from: lines, file: file) != nil {}
+                throw error
+            }
+        }
+        return nil
+    }
+
+    /// The next line as text; `nil` at the end.
+    private static func line(from lines: LineReader, file: String) throws(TraceError) -> String? {
+        let bytes: [UInt8]?
+        do {
+            bytes = try lines.next()
+        } catch {
+            throw TraceError(error.message, file: file)
+        }
+        guard let bytes else { return nil }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let column = InputFile.firstInvalidUTF8(in: bytes)?.column ?? 1
+            throw TraceError("not UTF-8 text: an invalid byte at column \(column)", file: file, line: lines.lineNumber)
+        }
+        return text
+    }
+}

@@ -1,0 +1,88 @@
+import Glibc
+
+/// Reads a file line by line through a buffer of fixed size, so that a file of any size is read in the same
+/// memory: the buffer, and the longest line.
+///
+/// Lines end at `\n`, which is not part of them; a last line without one is a line too. Nothing is decoded:
+/// the caller checks that a line is text.
+package final class LineReader {
+    /// The number of the line ``next()`` returned last, from 1.
+    package private(set) var lineNumber = 0
+
+    private let descriptor: Int32
+    private let what: String
+    private let chunkSize: Int
+    /// Bytes read and not yet returned: `buffer[start...]`.
+    private var buffer: [UInt8] = []
+    private var start = 0
+    /// Where the search for the next `\n` resumes: the bytes from `start` to it hold none.
+    private var scanned = 0
+    private var atEnd = false
+
+    /// A reader of the regular file at `path`, checked and opened as ``InputFile/openRegular(_:what:)`` does.
+    ///
+    /// - Parameters:
+    ///   - what: What the file is, for messages: "trace file".
+    ///   - chunkSize: How many bytes each `read` asks for (64 KiB; tests make it small).
+    /// - Throws: ``InputFile/Failure`` saying why the file cannot be read.
+    package init(path: String, what: String, chunkSize: Int = 64 * 1024) throws(InputFile.Failure) {
+        descriptor = try InputFile.openRegular(path, what: what)
+        self.what = what
+        self.chunkSize = max(1, chunkSize)
+    }
+
+    deinit { close(descriptor) }
+
+    /// The next line, without its `\n`; `nil` at the end of the file.
+    ///
+    /// - Throws: ``InputFile/Failure`` when reading fails.
+    package func next() throws(InputFile.Failure) -> [UInt8]? {
+        while true {
+            let scanFrom = scanned
+            let found = buffer.withUnsafeBufferPointer { bytes -> Int? in
+                guard scanFrom < bytes.count, let base = bytes.baseAddress,
+                    let match = memchr(base + scanFrom, 0x0A, bytes.count - scanFrom)
+                else { return nil }
+                return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(match))
+            }
+            if let newline = found {
+                let line = Array(buffer[start..<newline])
+                start = newline + 1
+                scanned = start
+                lineNumber += 1
+                return line
+            }
+            scanned = buffer.count
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                let line = Array(buffer[start...])
+                start = buffer.count
+                lineNumber += 1
+                return line
+            }
+            try fill()
+        }
+    }
+
+    /// Drops the bytes already returned and appends up to ``chunkSize`` more; notes the end of the file.
+    private func fill() throws(InputFile.Failure) {
+        if start > 0 {
+            buffer.removeFirst(start)
+            scanned -= start
+            start = 0
+        }
+        let kept = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: chunkSize))
+        var got = -1
+        while got < 0 {
+            got = buffer[kept...].withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if got < 0 && errno != EINTR {
+                let code = errno
+                buffer.removeLast(chunkSize)
+                throw InputFile.failure(code, what: what)
+            }
+        }
+        buffer.removeLast(chunkSize - got)
+        if got == 0 { atEnd = true }
+    }
+}
