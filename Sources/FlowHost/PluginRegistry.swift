@@ -61,8 +61,13 @@ package final class PluginRegistry {
     /// Whether a library whose file or directories others can write is loaded anyway
     /// (`--allow-insecure-plugins`); see ``PluginLoader``.
     package var allowsInsecurePlugins: Bool
-    /// How many images of one plugin may be opened before ``reload(_:)`` refuses.
-    package var maxImagesPerPlugin = 64
+    /// How many images of one plugin may be opened before ``reload(_:)`` refuses (or, with
+    /// ``loadsPastCap``, asks for a restart): 64, or `FLOWHOST_GENERATION_CAP` (a hook for tests and
+    /// benchmarks, which reach the cap in a few reloads).
+    package var maxImagesPerPlugin = PluginRegistry.defaultMaxImagesPerPlugin
+    /// Whether a reload at ``maxImagesPerPlugin`` still opens the new generation, one past the cap, for a
+    /// host that restarts itself next into the newest generations (a supervised run: ``pastCap``).
+    package var loadsPastCap = false
     /// Probes each library in a child process before it is first loaded here (see ``vet(_:)``); `nil` trusts.
     package var prober: PluginProber?
     /// The order ``loadAll()`` loads plugins in, requirements first (see ``PluginComposition/loadOrder``);
