@@ -4,7 +4,8 @@ import HostSupport
 /// Memory after many reloads, as the bound says: a real `flowhost run --supervise --watch --trust` whose
 /// plugin is renamed into place again and again (the two bundled generations of the greeter in turn), each
 /// reload waited for with `wait reload greeter`; then the resident memory (`VmRSS`) of the host that serves.
-/// At the cap of generations (64) the host restarts into the newest one, which gives the old images back.
+/// At the cap of generations (64) the host restarts into the newest one, which gives the old images back:
+/// the run checks one restart line per cap, no refusal, and the screen kept.
 @MainActor
 enum ReloadMemoryBenchmark {
     struct Failure: Error, CustomStringConvertible { var description: String }
@@ -29,6 +30,7 @@ enum ReloadMemoryBenchmark {
             environment: ["XDG_CACHE_HOME=\(directory)/cache", "XDG_STATE_HOME=\(directory)/state"])
         defer { run.end() }
         _ = try run.read(until: { $0.contains("top: greeting") })
+        var restarts = 0
         for reload in 1...reloads {
             try SwapBenchmark.install(generations[reload % 2], in: directory)
             run.send("wait reload greeter\n")
@@ -39,7 +41,14 @@ enum ReloadMemoryBenchmark {
             if printed.contains("error:") || printed.contains("refused") {
                 throw Failure(description: "reload \(reload): \(printed)")
             }
+            restarts += printed.split(separator: "\n").filter { $0.contains("; restarting into generation") }.count
         }
+        // As the issue says: one restart line per cap, and the screen kept.
+        guard restarts == reloads / cap else {
+            throw Failure(description: "\(restarts) restarts in \(reloads) reloads, not \(reloads / cap)")
+        }
+        run.send("stack\n")
+        _ = try run.read { $0.contains("stack: greeting\n") }
         guard let host = run.servingHost() else { throw Failure(description: "the serving host is not found") }
         return (try residentKilobytes(of: host), try residentKilobytes(of: run.pid))
     }
