@@ -53,13 +53,16 @@ extension PluginRegistry {
         noteQuarantinedEntryPoints(of: slot)
         slot.fingerprint = fingerprint
         advanceGeneration(of: slot)
+        slot.reloadedImage = slot.images
         return .reloaded(generation: slot.images)
     }
 
-    /// The first plugin (by name) with more images than ``maxImagesPerPlugin``, opened because the registry
-    /// ``loadsPastCap``, and its newest generation: the host restarts into it, to give the old ones back.
+    /// The first plugin (by name) whose current generation was opened past ``maxImagesPerPlugin``, because
+    /// the registry ``loadsPastCap``, and that generation: the host restarts into it, to give the old ones
+    /// back. A refused new generation is not one: the previous one keeps serving until a good one comes.
     package var pastCap: (plugin: String, generation: Int)? {
-        slots.filter { $0.value.images > maxImagesPerPlugin }.min { $0.key < $1.key }.map { ($0.key, $0.value.images) }
+        slots.filter { $0.value.images > maxImagesPerPlugin && $0.value.reloadedImage == $0.value.images }
+            .min { $0.key < $1.key }.map { ($0.key, $0.value.images) }
     }
 
     /// The cap of ``maxImagesPerPlugin`` unless `FLOWHOST_GENERATION_CAP` sets another (from 1 on): a hook
@@ -102,7 +105,7 @@ extension PluginRegistry {
         let fingerprint = copy.fingerprint
         if fingerprint == unchanged { return (nil, fingerprint) }
         try copy.verify(sha256: slot.entry.sha256)
-        guard slot.images < maxImagesPerPlugin || (loadsPastCap && slot.images == maxImagesPerPlugin) else {
+        guard slot.images < maxImagesPerPlugin || loadsPastCap else {
             throw PluginLoadError(
                 file: source, kind: .dlopenFailed,
                 message:

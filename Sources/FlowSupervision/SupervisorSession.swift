@@ -221,8 +221,8 @@ final class SupervisorSession {
             lineNumber = number - 1
         }
         printError(
-            place + "plugin '\(plugin)' reached \(cap) generations; restarting into generation \(generation) "
-                + "at the same screen")
+            place + "plugin '\(plugin)' reached \(cap) generation\(cap == 1 ? "" : "s"); restarting into generation "
+                + "\(generation) at the same screen")
         let deadline = SupervisorLink.newToken()
         phase = .restarting(deadline: deadline)
         arm(token: deadline, allowing: .zero)

@@ -114,4 +114,53 @@ struct ReloadPastCapTests {
                 == Array(repeating: "  services with their saved state: auth.Session", count: reloads / cap))
         #expect(!transcript.contains("redirected"), "the guard let greet through: grace is still signed in")
     }
+
+    @Test func aNewGenerationRefusedPastTheCapRestartsNothingAndTheNextGoodOneRestarts() throws {
+        let directory = try TemporaryDirectory()
+        let v2 = try BuildProducts.bytes(of: "libGreeterPluginV2.so")
+        let library = try directory.file("libGreeter.so", containing: v2)
+        // Farewell is V2's alone: V1 is refused while the manifest routes `bye` to it.
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"greeter": "\(library)"},
+                 "routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"},
+                            {"request": "bye", "plugin": "greeter", "manager": "Farewell"}],
+                 "start": ["greet"]}
+                """)
+        func install(_ bytes: [UInt8]) throws {
+            try #require(rename(try directory.file("libGreeter.so.tmp", containing: bytes), library) == 0)
+        }
+        let host = try ChildProcess.flowhost(
+            ["run", manifest, "--supervise", "--watch"], connection: .pipes,
+            environment: [
+                "FLOWHOST_GENERATION_CAP": "1", "XDG_CACHE_HOME": directory.path + "/cache",
+                "XDG_STATE_HOME": directory.path + "/state",
+            ])
+        defer { host.signal(SIGKILL) }
+        try host.waitFor("top: greeting")
+
+        try install(try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+        try host.send("wait reload greeter\n")
+        var transcript = try host.waitFor("exports no manager 'Farewell'")
+        try host.send("send bye\n")
+        transcript += try host.waitFor("handled by greeter.Farewell")
+        // Another build of V2 (a byte more): it serves, past the cap, and the host restarts into it.
+        try install(v2 + [0])
+        try host.send("wait reload greeter\n")
+        var printed = ""
+        repeat {
+            printed += try host.waitFor("top: greeting")
+        } while !printed.contains(" serves\n") || !printed.contains("the screen is as saved")
+        transcript += printed
+        host.closeInput()
+        #expect(try host.waitForExit() == .exited(0))
+        transcript += host.unmatchedOutput()
+
+        #expect(
+            transcript.split(separator: "\n").filter { $0.contains("restarting") } == [
+                "flowhost: plugin 'greeter' reached 1 generation; restarting into generation 3 at the same screen"
+            ], "\(transcript)")
+        #expect(!transcript.contains("warning"), "\(transcript)")
+    }
 }
