@@ -1,5 +1,6 @@
 import FlowKit
 import Glibc
+import HostSupport
 import PluginLoading
 
 /// Hot swap: a rebuilt plugin is read into a new private copy and opened there, since an image cannot be
@@ -52,7 +53,23 @@ extension PluginRegistry {
         noteQuarantinedEntryPoints(of: slot)
         slot.fingerprint = fingerprint
         advanceGeneration(of: slot)
+        slot.reloadedImage = slot.images
         return .reloaded(generation: slot.images)
+    }
+
+    /// The first plugin (by name) whose current generation was opened past ``maxImagesPerPlugin``, because
+    /// the registry ``loadsPastCap``, and that generation: the host restarts into it, to give the old ones
+    /// back. A refused new generation is not one: the previous one keeps serving until a good one comes.
+    package var pastCap: (plugin: String, generation: Int)? {
+        slots.filter { $0.value.images > maxImagesPerPlugin && $0.value.reloadedImage == $0.value.images }
+            .min { $0.key < $1.key }.map { ($0.key, $0.value.images) }
+    }
+
+    /// The cap of ``maxImagesPerPlugin`` unless `FLOWHOST_GENERATION_CAP` sets another (from 1 on): a hook
+    /// for tests and benchmarks.
+    package static var defaultMaxImagesPerPlugin: Int {
+        ProcessInfoLite.environment("FLOWHOST_GENERATION_CAP").flatMap { Int($0) }.flatMap { $0 >= 1 ? $0 : nil }
+            ?? 64
     }
 
     /// Images opened for plugin `name`, the current one included.
@@ -88,11 +105,11 @@ extension PluginRegistry {
         let fingerprint = copy.fingerprint
         if fingerprint == unchanged { return (nil, fingerprint) }
         try copy.verify(sha256: slot.entry.sha256)
-        guard slot.images < maxImagesPerPlugin else {
+        guard slot.images < maxImagesPerPlugin || loadsPastCap else {
             throw PluginLoadError(
                 file: source, kind: .dlopenFailed,
                 message:
-                    "plugin '\(slot.entry.name)' has been loaded \(slot.images) times, the limit; restart flowhost to give back the memory of old generations"
+                    "plugin '\(slot.entry.name)' has been loaded \(slot.images) times, the limit of a run without --supervise; run with --supervise to go on at the same screen past it, or restart flowhost to give back the memory of old generations"
             )
         }
         let file = source.split(separator: "/").last.map(String.init) ?? slot.entry.name

@@ -22,6 +22,8 @@ package final class PluginRegistry {
         var generation = 0
         /// How many images of this plugin were opened; all but the current one are leaked on purpose.
         var images = 0
+        /// Which of `images` a reload made the current generation (0 before any reload).
+        var reloadedImage = 0
         /// Images of an earlier entry for the same name, replaced by a manifest reload.
         var retiredImages = 0
         /// The fingerprint of the source library the current image was copied from (see
@@ -61,8 +63,14 @@ package final class PluginRegistry {
     /// Whether a library whose file or directories others can write is loaded anyway
     /// (`--allow-insecure-plugins`); see ``PluginLoader``.
     package var allowsInsecurePlugins: Bool
-    /// How many images of one plugin may be opened before ``reload(_:)`` refuses.
-    package var maxImagesPerPlugin = 64
+    /// How many images of one plugin may be opened before ``reload(_:)`` refuses (or, with
+    /// ``loadsPastCap``, asks for a restart): 64, or `FLOWHOST_GENERATION_CAP` (a hook for tests and
+    /// benchmarks, which reach the cap in a few reloads).
+    package var maxImagesPerPlugin = PluginRegistry.defaultMaxImagesPerPlugin
+    /// Whether a reload at ``maxImagesPerPlugin`` still opens the new generation, past the cap, for a host
+    /// that restarts itself into it once it serves (a supervised run: ``pastCap``); a refused one leaves
+    /// the previous generation serving, and the next build is opened past the cap too.
+    package var loadsPastCap = false
     /// Probes each library in a child process before it is first loaded here (see ``vet(_:)``); `nil` trusts.
     package var prober: PluginProber?
     /// The order ``loadAll()`` loads plugins in, requirements first (see ``PluginComposition/loadOrder``);

@@ -59,6 +59,20 @@ final class ReloadWait {
         if pending?.plugin == plugin, let outcome = takeOutcome(of: plugin) { resume(with: outcome) }
     }
 
+    /// The plugins reloaded since the last wait for them ended (or since the start), whose next wait returns
+    /// at once: what a host restarted at the cap of generations must know of its predecessor's reloads.
+    package var unwaitedReloads: [String] {
+        outcomes.compactMap { plugin, seen in
+            guard consumed[plugin, default: 0] < seen.count, case .reloaded = seen.last else { return nil }
+            return plugin
+        }.sorted()
+    }
+
+    /// Takes in reloads of `plugins` that happened in the host this one replaces, as its first generation.
+    package func carryOver(reloadsOf plugins: [String]) {
+        for plugin in plugins { record(.reloaded(generation: 1), of: plugin) }
+    }
+
     /// The latest outcome no wait has returned yet, if any; marks all of them returned.
     private func takeOutcome(of plugin: String) -> Result? {
         let seen = outcomes[plugin] ?? []

@@ -19,6 +19,14 @@ package protocol ShellSessionSupervisor {
     func exiting(_ reason: SupervisorMessage.Exiting, token: String?)
     /// Lines of events between commands, for the supervisor's prompt to print above the line being typed.
     func printAbove(_ lines: [String])
+    /// Whether the supervisor restarts the host when a plugin reaches the cap of generations.
+    var restartsAtCap: Bool { get }
+    /// Between commands: when a plugin of `host` went past the cap of generations, saves the snapshot and
+    /// `unwaitedReloads` (the plugins whose reload no `wait reload` returned yet), tells the supervisor and
+    /// exits, to be started again at the same screen; otherwise returns.
+    func restartPastCap(_ host: Host, unwaitedReloads: [String])
+    /// In a host restarted at the cap: the `unwaitedReloads` its predecessor saved, once.
+    func takeUnwaitedReloads() -> [String]
 }
 
 /// A run of the shell on a started host, as `flowhost run` makes it once it has parsed its arguments: the
@@ -66,12 +74,19 @@ package final class ShellSession {
                 if let shell { editor.completer = shell.completer }  // a reloaded manifest changes the routes
             }
         } else {
-            shell.onUnpromptedLines = { lines in
-                guard !quiet else { return }
-                // At a supervisor's prompt, the supervisor prints them above the line being typed.
-                if let supervisor, interactive { supervisor.printAbove(lines) } else { Self.emit(lines) }
+            shell.onUnpromptedLines = { [weak shell] lines in
+                if !quiet {
+                    // At a supervisor's prompt, the supervisor prints them above the line being typed.
+                    if let supervisor, interactive { supervisor.printAbove(lines) } else { Self.emit(lines) }
+                }
+                // A reload between commands that went past the cap of generations: restart now.
+                if let supervisor, let shell {
+                    supervisor.restartPastCap(shell.host, unwaitedReloads: shell.reloadWait.unwaitedReloads)
+                }
             }
         }
+        // A supervisor that restarts the host at the cap lets a reload there go one generation past it.
+        if let supervisor { shell.host.registry.loadsPastCap = supervisor.restartsAtCap }
     }
 
     /// Whether failed expectations go only to standard error: with `quiet`, when not at a prompt.
@@ -93,6 +108,8 @@ package final class ShellSession {
     ) async -> ExitCode {
         let host = shell.host
         defer { editor?.close() }
+        // A `wait reload` returns at once for a reload the host this one replaces at the cap saw.
+        if let supervisor { shell.reloadWait.carryOver(reloadsOf: supervisor.takeUnwaitedReloads()) }
         var started = await start()
         var failedIn = failedIn
         emit(started)
@@ -177,6 +194,8 @@ package final class ShellSession {
                 return .scriptFailed
             }
             supervisor?.finished(token, isStart: false, host: host, completer: shell.completer)
+            // A reload during the command (`reload`, `wait reload`) went past the cap of generations.
+            supervisor?.restartPastCap(host, unwaitedReloads: shell.reloadWait.unwaitedReloads)
         }
         await host.stopAndWait()
         supervisor?.exiting(quitting ? .quit : .endOfInput, token: quitting ? token : nil)

@@ -55,14 +55,14 @@ package enum Supervisor {
         let session = SupervisorSession(
             input: input, source: script?.name, hangTimeout: hangTimeout,
             breadcrumb: SupervisorLink.breadcrumbPath(in: directory)
-        ) { isRestart, token throws(FlowError) in
+        ) { restart, token throws(FlowError) in
             let snapshot = SupervisorLink.snapshotPath(in: directory)
-            let restoring = isRestart && access(snapshot, R_OK) == 0
+            let restoring = restart != nil && access(snapshot, R_OK) == 0
             return try SupervisedHost(
                 executable: executable,
                 arguments: ["run"] + hostArguments(arguments, restoring: restoring ? snapshot : nil),
                 environment: environment(
-                    directory: directory, source: script?.name, isRestart: isRestart, token: token),
+                    directory: directory, source: script?.name, restart: restart, token: token),
                 onLines: input.printAbove, passesErrorsWhole: usesOwnBacktracer)
         }
         return await session.run()
@@ -89,9 +89,9 @@ package enum Supervisor {
 
     /// The environment of a host: this one's, with the link's variables, and without the runtime's crash
     /// report unless asked for (it takes seconds, and the supervisor says what crashed).
-    private static func environment(directory: String, source: String?, isRestart: Bool, token: String)
-        -> [String]
-    {
+    private static func environment(
+        directory: String, source: String?, restart: SupervisorSession.Restart?, token: String
+    ) -> [String] {
         let link = [
             SupervisorLink.directoryVariable, SupervisorLink.sourceVariable, SupervisorLink.restartVariable,
             SupervisorLink.tokenVariable, WireProtocol.environmentVariable,
@@ -109,7 +109,11 @@ package enum Supervisor {
             "\(SupervisorLink.tokenVariable)=\(token)",
             "\(WireProtocol.environmentVariable)=\(WireProtocol.Hello.ours)",
         ]
-        if isRestart { environment.append("\(SupervisorLink.restartVariable)=1") }
+        switch restart {
+        case .afterIncident: environment.append("\(SupervisorLink.restartVariable)=1")
+        case .atCap: environment.append("\(SupervisorLink.restartVariable)=\(SupervisorLink.capRestart)")
+        case nil: break
+        }
         return environment
     }
 
@@ -124,7 +128,10 @@ package enum Supervisor {
     }
 
     private static func remove(_ directory: String) {
-        for file in [SupervisorLink.snapshotPath(in: directory), SupervisorLink.breadcrumbPath(in: directory)] {
+        for file in [
+            SupervisorLink.snapshotPath(in: directory), SupervisorLink.breadcrumbPath(in: directory),
+            SupervisorLink.unwaitedReloadsPath(in: directory),
+        ] {
             unlink(file)
         }
         rmdir(directory)

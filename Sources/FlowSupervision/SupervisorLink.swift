@@ -16,8 +16,11 @@ package struct SupervisorLink {
     package static let directoryVariable = "FLOWHOST_SUPERVISOR_STATE"
     /// The script's name for messages (`app.flow`), or empty when a person types at the supervisor's prompt.
     static let sourceVariable = "FLOWHOST_SUPERVISOR_SOURCE"
-    /// Set when the host is a restart after a crash, so that a restored step that fails is a warning.
+    /// Set when the host is a restart after a crash (`1`), or after its predecessor reached the cap of
+    /// generations of a plugin (``capRestart``), so that a restored step that fails is a warning.
     static let restartVariable = "FLOWHOST_SUPERVISOR_RESTART"
+    /// The value of ``restartVariable`` for a restart at the cap of generations.
+    static let capRestart = "cap"
     /// The token the host's ``SupervisorMessage/ready(_:token:)`` carries (and its `exiting` when its start
     /// fails), so that a plugin cannot say `ready` for it.
     static let tokenVariable = "FLOWHOST_SUPERVISOR_TOKEN"
@@ -27,8 +30,19 @@ package struct SupervisorLink {
     let directory: String
     /// The script's name, or `nil` when a person types at the supervisor's prompt.
     package let source: String?
-    /// Whether this host replaces one that crashed.
+    /// Whether this host replaces one that crashed (or one that reached the cap of generations).
     package let isRestart: Bool
+    /// Whether this host replaces one that reached the cap of generations of a plugin, rather than one
+    /// that crashed.
+    package let isRestartAtCap: Bool
+    /// Whether the supervisor restarts this host when it reaches the cap of generations of a plugin
+    /// (``WireProtocol/Capability/restartAtCap``).
+    package let restartsAtCap: Bool
+    /// What a restarted host's restore names its snapshot by: `nil` when this host is no restart.
+    package var restoredSnapshot: String? {
+        guard isRestart else { return nil }
+        return isRestartAtCap ? "the snapshot saved at the cap of generations" : "the snapshot saved before the crash"
+    }
     /// The token of the host's start.
     package let startToken: String
     /// What descriptors 0 to 3 were when the host started, before any plugin was loaded.
@@ -36,6 +50,8 @@ package struct SupervisorLink {
 
     static func snapshotPath(in directory: String) -> String { directory + "/snapshot.json" }
     static func breadcrumbPath(in directory: String) -> String { directory + "/breadcrumb" }
+    /// The plugins whose reload no `wait reload` returned yet, one a line, from a host restarted at the cap.
+    static func unwaitedReloadsPath(in directory: String) -> String { directory + "/unwaited-reloads" }
 
     /// The link the environment describes, or `nil` when no supervisor started this process. The host's
     /// ``WireProtocol/Hello`` is its first message, before any plugin code runs.
@@ -44,13 +60,15 @@ package struct SupervisorLink {
     package static func fromEnvironment() throws(FlowError) -> SupervisorLink? {
         guard let directory = ProcessInfoLite.environment(directoryVariable) else { return nil }
         let source = ProcessInfoLite.environment(sourceVariable) ?? ""
-        let link = SupervisorLink(
-            directory: directory, source: source.isEmpty ? nil : source,
-            isRestart: ProcessInfoLite.environment(restartVariable) != nil,
-            startToken: ProcessInfoLite.environment(tokenVariable) ?? "")
+        let restart = ProcessInfoLite.environment(restartVariable)
         let supervisor = ProcessInfoLite.environment(WireProtocol.environmentVariable).flatMap {
             WireProtocol.Hello(environment: $0, program: "its supervisor")
         }
+        let link = SupervisorLink(
+            directory: directory, source: source.isEmpty ? nil : source, isRestart: restart != nil,
+            isRestartAtCap: restart == capRestart,
+            restartsAtCap: supervisor?.capabilities.contains(WireProtocol.Capability.restartAtCap.rawValue) == true,
+            startToken: ProcessInfoLite.environment(tokenVariable) ?? "")
         for variable in [directoryVariable, sourceVariable, restartVariable, tokenVariable] { unsetenv(variable) }
         unsetenv(WireProtocol.environmentVariable)
         link.write(WireProtocol.line(WireProtocol.Hello(program: FlowHostVersion.line)))
@@ -117,6 +135,21 @@ package struct SupervisorLink {
         send(.exiting(reason, token: token))
     }
 
+    /// Saves where `host` is, tells the supervisor that plugin `plugin` reached the cap of `cap`
+    /// generations and generation `generation` serves it, and exits: the supervisor starts a new host at the
+    /// snapshot, which opens each plugin's newest library once. Called between commands only. Services are
+    /// not stopped (as after a crash): the snapshot holds their state, which the new host's take.
+    @MainActor
+    package func restart(_ host: Host, plugin: String, generation: Int, cap: Int, unwaitedReloads: [String])
+        -> Never
+    {
+        save(host)
+        let unwaited = unwaitedReloads.map { $0 + "\n" }.joined()
+        try? AtomicFile.write(Array(unwaited.utf8), to: Self.unwaitedReloadsPath(in: directory), mode: 0o600)
+        send(.restarting(plugin: plugin, generation: generation, cap: cap, token: startToken))
+        exit(ExitCode.ok.rawValue)
+    }
+
     /// The command in a line from the supervisor, with its line number in the script (or the count of lines
     /// typed) and the token to answer with.
     package static func command(in line: String) -> (number: Int, token: String, text: String)? {
@@ -149,5 +182,21 @@ extension SupervisorLink: ShellSessionSupervisor {
 
     package func printAbove(_ lines: [String]) {
         send(.lines(lines))
+    }
+
+    package func restartPastCap(_ host: Host, unwaitedReloads: [String]) {
+        guard restartsAtCap, let (plugin, generation) = host.registry.pastCap else { return }
+        restart(
+            host, plugin: plugin, generation: generation, cap: host.registry.maxImagesPerPlugin,
+            unwaitedReloads: unwaitedReloads)
+    }
+
+    package func takeUnwaitedReloads() -> [String] {
+        let path = Self.unwaitedReloadsPath(in: directory)
+        defer { unlink(path) }
+        guard isRestartAtCap, let bytes = try? InputFile.read(path, what: "unwaited reloads", limit: 1 << 20) else {
+            return []
+        }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 }

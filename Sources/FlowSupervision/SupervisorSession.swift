@@ -14,8 +14,16 @@ import PluginLoading
 /// line goes to the next host.
 @MainActor
 final class SupervisorSession {
-    /// Starts a host: a restart or not, and the token its `ready` must carry.
-    typealias Launcher = (_ isRestart: Bool, _ token: String) throws(FlowError) -> SupervisedHost
+    /// Starts a host: a restart (and why) or not, and the token its `ready` must carry.
+    typealias Launcher = (_ restart: Restart?, _ token: String) throws(FlowError) -> SupervisedHost
+
+    /// Why a host is started again at the snapshot.
+    enum Restart {
+        /// The one before crashed, hung, stopped twice, lost a descriptor or exited unasked.
+        case afterIncident
+        /// The one before reached the cap of generations of a plugin, and asked for it.
+        case atCap
+    }
 
     private enum Event: Sendable {
         case host(generation: Int, SupervisedHost.Event)
@@ -40,6 +48,9 @@ final class SupervisorSession {
         case closing(deadline: String)
         /// It said it exits, and why; its ending is the session's. `deadline`: the watchdog's token.
         case exiting(SupervisorMessage.Exiting, deadline: String)
+        /// It reached the cap of generations of a plugin and exits, to be started again at its snapshot.
+        /// `deadline`: the watchdog's token.
+        case restarting(deadline: String)
 
         /// The token the message that ends this phase carries.
         var token: String? {
@@ -49,10 +60,21 @@ final class SupervisorSession {
             }
         }
 
+        /// Whether the host may ask to restart at the cap: between commands, as far as it knows (a command
+        /// sent to it may not have reached it yet).
+        var mayRestart: Bool {
+            switch self {
+            case .idle, .running: true
+            default: false
+            }
+        }
+
         /// The token of the watchdog's deadline for this phase.
         var deadline: String? {
             switch self {
-            case .starting(let token), .running(_, _, let token), .closing(let token), .exiting(_, let token): token
+            case .starting(let token), .running(_, _, let token), .closing(let token), .exiting(_, let token),
+                .restarting(let token):
+                token
             case .idle: nil
             }
         }
@@ -69,6 +91,8 @@ final class SupervisorSession {
     /// Set when the host speaks another wire protocol: the session ends once it is gone.
     private var misunderstood = false
     private var host: SupervisedHost?
+    /// The token of the current host's start, which its ``SupervisorMessage/restarting(plugin:generation:cap:token:)`` carries.
+    private var startToken = ""
     private var generation = 0
     private var phase = Phase.idle
     private var watchdog: Task<Void, Never>?
@@ -98,7 +122,7 @@ final class SupervisorSession {
 
     /// Runs hosts until one ends the session; its exit code.
     package func run() async -> ExitCode {
-        guard start(isRestart: false) else { return .software }
+        guard start(restart: nil) else { return .software }
         for await event in events {
             switch event {
             case .input(let line):
@@ -133,17 +157,18 @@ final class SupervisorSession {
     // MARK: - Hosts
 
     /// Starts a host; `false` when it cannot be started.
-    private func start(isRestart: Bool) -> Bool {
+    private func start(restart: Restart?) -> Bool {
         let token = SupervisorLink.newToken()
         let host: SupervisedHost
         do {
-            host = try launch(isRestart, token)
+            host = try launch(restart, token)
         } catch {
             printError("flowhost: cannot supervise: \(error.message)")
             return false
         }
         generation += 1
         self.host = host
+        startToken = token
         (phase, killedFor, stops, warnedOutOfOrder) = (.starting(token: token), nil, 0, false)
         let (generation, continuation) = (generation, continuation)
         Task {
@@ -169,6 +194,9 @@ final class SupervisorSession {
             kill(for: .lostDescriptor(descriptor))
         case (.lines(let lines), _):
             input.printAbove(lines)
+        case (.restarting(let plugin, let generation, let cap, let token), _)
+        where token == startToken && phase.mayRestart:
+            restartAtCap(plugin: plugin, generation: generation, cap: cap)
         default:
             ignoreOutOfOrder()
         }
@@ -182,6 +210,22 @@ final class SupervisorSession {
         printWarning(
             "flowhost: warning: ignored a line on the host's link (descriptor 3) that is not the message the "
                 + "supervisor waits for; plugin code wrote to it")
+    }
+
+    /// The host reached the cap of `cap` generations of `plugin` between commands and exits: one line, then
+    /// a new host at its snapshot once it has ended. A command sent to it that it had not started (it says
+    /// so only between commands) goes to the new host.
+    private func restartAtCap(plugin: String, generation: Int, cap: Int) {
+        if case .running(let number, let text, _) = phase {
+            pendingLine = text
+            lineNumber = number - 1
+        }
+        printError(
+            place + "plugin '\(plugin)' reached \(cap) generation\(cap == 1 ? "" : "s"); restarting into generation "
+                + "\(generation) at the same screen")
+        let deadline = SupervisorLink.newToken()
+        phase = .restarting(deadline: deadline)
+        arm(token: deadline, allowing: .zero)
     }
 
     /// The host said it exits, for `reason`: it has the watchdog's time to do so.
@@ -214,6 +258,10 @@ final class SupervisorSession {
     /// session goes on with a new host).
     private func ended(_ ending: SupervisedHost.Ending) -> ExitCode? {
         disarm()
+        if case .restarting = phase, killedFor == nil, ending == .exited(ExitCode.ok.rawValue) {
+            // Asked for, and no incident: not counted among the restarts that make the supervisor give up.
+            return start(restart: .atCap) ? nil : .software
+        }
         let page = CrashBreadcrumb.Page(path: breadcrumb)
         let cause: SupervisorIncident.Cause
         if let killedFor {
@@ -258,7 +306,7 @@ final class SupervisorSession {
         }
         printError(report + "; restarting")
         for line in trace { printError(line) }
-        return start(isRestart: true) ? nil : .software
+        return start(restart: .afterIncident) ? nil : .software
     }
 
     /// The session's exit code for a host that exited on purpose with `status`: 65 for input that ended on a
@@ -372,7 +420,7 @@ final class SupervisorSession {
         case .starting: "while starting"
         case .running: "in the middle of a command"
         case .idle: "between commands"
-        case .closing, .exiting: "while exiting"
+        case .closing, .exiting, .restarting: "while exiting"
         }
     }
 

@@ -14,7 +14,7 @@ package enum WireProtocol {
     /// Raised whenever a message changes in a way the other side would misread.
     package static let version = 1
     /// What this build's side of each conversation can do.
-    package static let capabilities: Set<Capability> = [.probe, .supervisedHost]
+    package static let capabilities: Set<Capability> = [.probe, .supervisedHost, .restartAtCap]
     /// The variable in which a parent tells its child the protocol it speaks: `VERSION CAPABILITY,...`.
     package static let environmentVariable = "FLOWHOST_WIRE_PROTOCOL"
 
@@ -24,6 +24,10 @@ package enum WireProtocol {
         case probe
         /// Runs as a supervised host: ``SupervisorMessage``.
         case supervisedHost = "supervised-host"
+        /// Restarts a supervised host that reached its cap of generations of a plugin, on its
+        /// ``SupervisorMessage/restarting(plugin:generation:cap:token:)``. A host whose supervisor lacks it
+        /// refuses the reload past the cap instead, as before.
+        case restartAtCap = "restart-at-cap"
 
         package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     }
@@ -135,6 +139,10 @@ package enum SupervisorMessage: Codable, Equatable, Sendable {
     /// The host is about to exit on purpose: after the command sent with `token` (`quit`, or a failure in a
     /// script), after its start failed (the start's token), or at the end of its input (no token).
     case exiting(Exiting, token: String?)
+    /// Plugin `plugin` reached the cap of `cap` generations, and generation `generation` serves it now: the
+    /// host has saved its snapshot, between commands, and exits next, to be started again at that snapshot
+    /// (giving the old generations' memory back). `token`: the start's. No incident: nothing failed.
+    case restarting(plugin: String, generation: Int, cap: Int, token: String)
     /// Plugin code closed or replaced the host's `descriptor` (0 to 2) while it ran the command sent with
     /// `token` (or while it started: the start's token); the host exits next.
     case lost(descriptor: Int32, token: String)

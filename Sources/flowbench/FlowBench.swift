@@ -238,6 +238,20 @@ struct FlowBench {
                 print("flowbench: report memory not measured: \(error)")
             }
         }
+        if wanted("ratios.memory1000ReloadsVs10") {
+            do {
+                let many = try ReloadMemoryBenchmark.run(reloads: 1_000, buildDirectory: buildDirectory)
+                let few = try ReloadMemoryBenchmark.run(reloads: 10, buildDirectory: buildDirectory)
+                add(
+                    Figure(
+                        key: "ratios.memory1000ReloadsVs10", label: "supervised --watch RSS: 1,000 reloads vs 10",
+                        value: many.host / few.host, bound: 2,
+                        detail: "\(format(many.host / 1024)) vs \(format(few.host / 1024)) MB; supervisor "
+                            + "\(format(many.supervisor / 1024)) vs \(format(few.supervisor / 1024)) MB"))
+            } catch {
+                print("flowbench: memory after reloads not measured: \(error)")
+            }
+        }
         return figures
     }
 

@@ -145,8 +145,7 @@ enum RunCommand {
                 if let restoring {
                     shell.start(
                         restoring: restoring.snapshot,
-                        from: link?.isRestart == true ? "the snapshot saved before the crash" : restoring.file,
-                        tracing: tracing)
+                        from: link.flatMap(\.restoredSnapshot) ?? restoring.file, tracing: tracing)
                 } else {
                     await shell.startAndWait(tracing: tracing)
                 }

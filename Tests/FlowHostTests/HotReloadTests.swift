@@ -130,7 +130,7 @@ struct HotReloadTests {
         }
         #expect(
             error.message
-                == "plugin 'greeter' has been loaded 3 times, the limit; restart flowhost to give back the memory of old generations"
+                == "plugin 'greeter' has been loaded 3 times, the limit of a run without --supervise; run with --supervise to go on at the same screen past it, or restart flowhost to give back the memory of old generations"
         )
         #expect(
             host.statsLines.contains { $0.hasPrefix("plugins: 2 reloads, 1 refused, 2 old generations still mapped") })
