@@ -227,9 +227,9 @@ final class SupervisedHost: Sendable {
                     String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
                 }
                 guard Int(name) != nil else { continue }
-                let children = Self.contents(of: "/proc/\(pid)/task/\(name)/children")
+                let children = ProcFile.contents(of: "/proc/\(pid)/task/\(name)/children")
                 for child in String(decoding: children, as: UTF8.self).split(separator: " ") {
-                    let arguments = Self.contents(of: "/proc/\(child)/cmdline").split(separator: 0)
+                    let arguments = ProcFile.contents(of: "/proc/\(child)/cmdline").split(separator: 0)
                     if arguments.count > 1, arguments[1].elementsEqual(PluginProbe.subcommand.utf8) { return true }
                 }
             }
@@ -237,25 +237,9 @@ final class SupervisedHost: Sendable {
         } ?? false
     }
 
-    /// The first 64 KiB of the file at `path` (a `/proc` file, whose size reads as 0); empty when unreadable.
-    private static func contents(of path: String) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return [] }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 64 * 1024)
-        var count = 0
-        while count < bytes.count {
-            let read = Glibc.read(descriptor, &bytes[count], bytes.count - count)
-            if read < 0 && errno == EINTR { continue }
-            guard read > 0 else { break }
-            count += read
-        }
-        return Array(bytes[..<count])
-    }
-
     /// Whether `pid` runs (or is stopped): it has not ended, as far as `/proc/PID/stat` tells.
     private static func isRunning(_ pid: pid_t) -> Bool {
-        let stat = contents(of: "/proc/\(pid)/stat")
+        let stat = ProcFile.contents(of: "/proc/\(pid)/stat")
         guard let paren = stat.lastIndex(of: UInt8(ascii: ")")), paren + 2 < stat.count else { return false }
         return ![UInt8(ascii: "Z"), UInt8(ascii: "X")].contains(stat[paren + 2])
     }

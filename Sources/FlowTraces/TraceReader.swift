@@ -22,7 +22,7 @@ package final class TraceReader {
     /// Where ``manifest`` is (``Trace/manifestPath(tracedIn:)``).
     package func manifestPath() -> String? { Trace.manifestPath(manifest, tracedIn: file) }
 
-    private let lines: LineReader
+    private let lines: FileLineReader
     private var sessions = TraceSessionBuilder()
 
     /// Opens the trace at `path` and reads its header.
@@ -33,7 +33,7 @@ package final class TraceReader {
     package init(path: String, chunkSize: Int = 64 * 1024) throws(TraceError) {
         file = path
         do {
-            lines = try LineReader(path: path, what: "trace file", chunkSize: chunkSize)
+            lines = try FileLineReader(path: path, what: "trace file", chunkSize: chunkSize)
         } catch {
             throw TraceError(error.message, file: path)
         }
@@ -106,7 +106,7 @@ package final class TraceReader {
     }
 
     /// The next line that is an event, with the precedence of ``Trace/parse(_:file:)``.
-    private static func event(from lines: LineReader, file: String) throws(TraceError) -> TraceEvent? {
+    private static func event(from lines: FileLineReader, file: String) throws(TraceError) -> TraceEvent? {
         while let line = try Self.line(from: lines, file: file) {
             guard !line.isEmpty else { continue }
             let number = lines.lineNumber
@@ -122,7 +122,7 @@ package final class TraceReader {
     }
 
     /// The next line as text; `nil` at the end.
-    private static func line(from lines: LineReader, file: String) throws(TraceError) -> String? {
+    private static func line(from lines: FileLineReader, file: String) throws(TraceError) -> String? {
         let bytes: [UInt8]?
         do {
             bytes = try lines.next()

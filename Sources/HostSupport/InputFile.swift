@@ -77,7 +77,7 @@ package enum InputFile {
     }
 
     /// The regular file at `path` opened for reading, of any size, for a reader that streams it
-    /// (``LineReader``): checked as ``read(_:what:limit:)`` checks it, before and after the open.
+    /// (``FileLineReader``): checked as ``read(_:what:limit:)`` checks it, before and after the open.
     ///
     /// - Returns: The descriptor, which the caller closes.
     /// - Throws: ``Failure`` saying why, its message starting with `what`.

@@ -55,7 +55,7 @@ enum ReloadMemoryBenchmark {
 
     /// `VmRSS` of process `pid`, in kB.
     static func residentKilobytes(of pid: pid_t) throws -> Double {
-        let status = contents(of: "/proc/\(pid)/status")
+        let status = ProcFile.contents(of: "/proc/\(pid)/status")
         for line in String(decoding: status, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmRSS:") {
             if let value = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first,
                 let kilobytes = Double(value)
@@ -64,22 +64,6 @@ enum ReloadMemoryBenchmark {
             }
         }
         throw Failure(description: "no VmRSS in /proc/\(pid)/status")
-    }
-
-    /// The first 64 KiB of a `/proc` file, whose size reads as 0; empty when unreadable.
-    nonisolated static func contents(of path: String) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return [] }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 64 * 1024)
-        var count = 0
-        while count < bytes.count {
-            let read = Glibc.read(descriptor, &bytes[count], bytes.count - count)
-            if read < 0 && errno == EINTR { continue }
-            guard read > 0 else { break }
-            count += read
-        }
-        return Array(bytes[..<count])
     }
 
     /// Removes `path` and, when it is a directory, everything in it.
@@ -172,7 +156,7 @@ enum ReloadMemoryBenchmark {
                     String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
                 }
                 guard Int(name) != nil else { continue }
-                let children = ReloadMemoryBenchmark.contents(of: "/proc/\(pid)/task/\(name)/children")
+                let children = ProcFile.contents(of: "/proc/\(pid)/task/\(name)/children")
                 if let child = String(decoding: children, as: UTF8.self).split(separator: " ").first {
                     return pid_t(child)
                 }

@@ -14,7 +14,7 @@ struct TraceStreamingTests {
         let long = String(repeating: "x", count: 1_000)
         let path = try directory.file("lines", containing: "a\n\nbc\n\(long)\nlast")
         for chunk in [1, 2, 3, 7, 64, 4_096] {
-            let reader = try LineReader(path: path, what: "file", chunkSize: chunk)
+            let reader = try FileLineReader(path: path, what: "file", chunkSize: chunk)
             var lines: [String] = []
             while let line = try reader.next() { lines.append(String(decoding: line, as: UTF8.self)) }
             #expect(lines == ["a", "", "bc", long, "last"], "chunks of \(chunk) bytes")

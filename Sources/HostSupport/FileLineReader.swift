@@ -5,7 +5,7 @@ import Glibc
 ///
 /// Lines end at `\n`, which is not part of them; a last line without one is a line too. Nothing is decoded:
 /// the caller checks that a line is text.
-package final class LineReader {
+package final class FileLineReader {
     /// The number of the line ``next()`` returned last, from 1.
     package private(set) var lineNumber = 0
 
