@@ -220,20 +220,10 @@ final class SupervisedHost: Sendable {
     func isProbing() -> Bool {
         reaping.whileRunning { () -> Bool in
             // Each thread's children: a probe is started by whichever thread loads the plugin.
-            guard let tasks = opendir("/proc/\(pid)/task") else { return false }
-            defer { closedir(tasks) }
-            while let entry = readdir(tasks) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                guard Int(name) != nil else { continue }
-                let children = ProcFile.contents(of: "/proc/\(pid)/task/\(name)/children")
-                for child in String(decoding: children, as: UTF8.self).split(separator: " ") {
-                    let arguments = ProcFile.contents(of: "/proc/\(child)/cmdline").split(separator: 0)
-                    if arguments.count > 1, arguments[1].elementsEqual(PluginProbe.subcommand.utf8) { return true }
-                }
+            ProcFile.children(of: pid).contains { child in
+                let arguments = ProcFile.contents(of: "/proc/\(child)/cmdline").split(separator: 0)
+                return arguments.count > 1 && arguments[1].elementsEqual(PluginProbe.subcommand.utf8)
             }
-            return false
         } ?? false
     }
 

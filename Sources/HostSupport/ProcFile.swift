@@ -18,4 +18,21 @@ package enum ProcFile {
         }
         return Array(bytes[..<count])
     }
+
+    /// The children of process `pid`, as its threads list them (`/proc/PID/task/TID/children`: each thread
+    /// names the children it started), in that order; empty when `pid` has ended.
+    package static func children(of pid: pid_t) -> [pid_t] {
+        guard let tasks = opendir("/proc/\(pid)/task") else { return [] }
+        defer { closedir(tasks) }
+        var children: [pid_t] = []
+        while let entry = readdir(tasks) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard Int(name) != nil else { continue }
+            let listed = contents(of: "/proc/\(pid)/task/\(name)/children")
+            children += String(decoding: listed, as: UTF8.self).split(separator: " ").compactMap { pid_t($0) }
+        }
+        return children
+    }
 }

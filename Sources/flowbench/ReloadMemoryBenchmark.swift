@@ -149,19 +149,7 @@ enum ReloadMemoryBenchmark {
 
         /// The supervisor's child: the host that serves now.
         func servingHost() -> pid_t? {
-            guard let tasks = opendir("/proc/\(pid)/task") else { return nil }
-            defer { closedir(tasks) }
-            while let entry = readdir(tasks) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                guard Int(name) != nil else { continue }
-                let children = ProcFile.contents(of: "/proc/\(pid)/task/\(name)/children")
-                if let child = String(decoding: children, as: UTF8.self).split(separator: " ").first {
-                    return pid_t(child)
-                }
-            }
-            return nil
+            ProcFile.children(of: pid).first
         }
 
         /// Ends the input (the host and the supervisor exit) and reaps the supervisor.
