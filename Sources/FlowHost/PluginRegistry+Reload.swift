@@ -115,7 +115,8 @@ extension PluginRegistry {
         let file = source.split(separator: "/").last.map(String.init) ?? slot.entry.name
         let stem = file.hasSuffix(".so") ? String(file.dropLast(3)) : file
         do {
-            let plugin = try PluginLoader.load(copy, label: "\(stem).gen\(slot.images + 1).so")
+            var plugin = try PluginLoader.load(copy, label: "\(stem).gen\(slot.images + 1).so")
+            if let probedDigest { plugin.digest = probedDigest }
             slot.images += 1
             if let range = plugin.codeRange {
                 PluginImages.noteImage(plugin: slot.entry.name, library: plugin.path, range: range)

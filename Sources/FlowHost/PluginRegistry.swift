@@ -37,11 +37,13 @@ package final class PluginRegistry {
 
         init(_ entry: Manifest.PluginEntry) { self.entry = entry }
 
-        /// The SHA-256 of the bytes the current image was opened from, read back from its sealed private
-        /// copy, which nothing can change, the first time it is asked for; `nil` when nothing is loaded or
-        /// the copy cannot be read. Loads do not hash, so that what does not ask does not pay.
+        /// The SHA-256 of the bytes the current image was opened from: the probe's, which the bytes were
+        /// checked against; without a probe (`--trust`), read back from its sealed private copy, which
+        /// nothing can change, the first time it is asked for. `nil` when nothing is loaded or the copy
+        /// cannot be read. Loads without a probe do not hash, so that what does not ask does not pay.
         package var digest: String? {
             guard case .loaded(let plugin) = status else { return nil }
+            if !plugin.digest.isEmpty { return plugin.digest }
             if let sha256, sha256.generation == generation { return sha256.digest }
             guard let bytes = try? InputFile.read(plugin.image, what: "plugin copy", limit: PluginCopy.maxLibrarySize)
             else { return nil }
@@ -191,6 +193,9 @@ package final class PluginRegistry {
     }
 
     func slot(_ name: String) -> Slot? { slots[name] }
+
+    /// Whether the manifest (or discovery) declares a plugin called `name`.
+    package func declares(_ name: String) -> Bool { slots[name] != nil }
 
     /// For a plugin the registry knows: how many images of it this process loaded, and the SHA-256 of the
     /// library the last one came from.

@@ -56,6 +56,10 @@ package enum FlowHostCommandLine {
                 "--trace-redact", "KEY", .text, repeatable: true,
                 "leave the value of every member named KEY out of the trace"),
             .valued(
+                "--trace-max-payload", "BYTES", .text,
+                "write a payload, result or content longer than BYTES as its size and digest (default 4096; none: whole)"
+            ),
+            .valued(
                 "--subjects", "N", .text,
                 "run the script once for each of N subjects, $SUBJECT replaced by each one's id"),
         ])

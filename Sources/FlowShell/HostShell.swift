@@ -349,7 +349,7 @@ package final class HostShell {
 extension String {
     /// The first word and the rest, trimmed.
     package func splitFirstWord() -> (String, String) {
-        guard let space = firstIndex(where: \.isWhitespace) else { return (self, "") }
+        guard let space = unicodeScalars.firstIndex(where: \.isWhitespace) else { return (self, "") }
         return (String(self[..<space]), String(self[space...]).trimmingWhitespace())
     }
 

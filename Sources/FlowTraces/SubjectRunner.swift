@@ -35,7 +35,7 @@ package final class SubjectRunner {
     }
 
     /// The placeholder replaced by each subject's id.
-    package static let placeholder = "$SUBJECT"
+    package nonisolated static let placeholder = "$SUBJECT"
 
     /// The manifest every subject's host runs.
     package let manifest: Manifest
@@ -45,6 +45,8 @@ package final class SubjectRunner {
     package let script: [String]
     /// The script's name, for the trace's `at` (`FILE:LINE`).
     package let source: String
+    /// The script's lines, ready for each subject.
+    private let lines: [ScriptLine]
     /// Records every subject as a session, when set.
     package var trace: TraceRecorder?
     /// A URL to open after the start requests, as `--open` does.
@@ -58,6 +60,7 @@ package final class SubjectRunner {
         self.registry = registry
         self.script = script
         self.source = source
+        lines = script.enumerated().map { ScriptLine($1, at: "\(source):\($0 + 1)") }
     }
 
     /// The ids of `count` subjects: `subject-0001` and on, zero-padded to at least four digits.
@@ -85,14 +88,25 @@ package final class SubjectRunner {
 
     /// `line` with every `$SUBJECT` replaced by `subject`.
     package static func substituting(_ subject: String, in line: String) -> String {
-        guard line.contains(placeholder) else { return line }
-        var result = ""
-        var rest = Substring(line)
-        while let range = rest.firstRange(of: placeholder) {
-            result += rest[..<range.lowerBound] + subject
-            rest = rest[range.upperBound...]
+        ScriptLine(line, at: "").command(for: subject)
+    }
+
+    /// A line of the script, cut where `$SUBJECT` is once rather than searched for each subject.
+    struct ScriptLine {
+        /// The text around each `$SUBJECT`; the line as it is when it has none.
+        var parts: [Substring]
+        /// Where it is, `FILE:LINE`, for the trace.
+        var at: String
+
+        init(_ line: String, at: String) {
+            parts = line.split(separator: SubjectRunner.placeholder, omittingEmptySubsequences: false)
+            self.at = at
         }
-        return result + rest
+
+        /// The command the line is for `subject`.
+        func command(for subject: String) -> String {
+            parts.count == 1 ? String(parts[0]) : parts.joined(separator: subject)
+        }
     }
 
     /// Runs the script once for each of `count` subjects, in order, each on a fresh host, and stops at the
@@ -139,9 +153,8 @@ package final class SubjectRunner {
             reply = await shell.perform("open \(openURL)", tracing: trace)
             if let stopped = failure(reply, line: 0) { return stopped }
         }
-        for (index, line) in script.enumerated() {
-            let command = Self.substituting(subject, in: line)
-            reply = await shell.perform(command, tracing: trace, at: "\(source):\(index + 1)")
+        for (index, line) in lines.enumerated() {
+            reply = await shell.perform(line.command(for: subject), tracing: trace, at: line.at)
             if reply.status == .quit { break }
             if let stopped = failure(reply, line: index + 1) { return stopped }
         }

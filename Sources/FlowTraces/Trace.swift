@@ -44,8 +44,18 @@ package struct Trace: Sendable {
     /// The events grouped by session and input.
     package var sessions: [Session]
 
-    /// The version of the format this flowhost writes and reads, in the header's `version`.
-    package static let formatVersion = 1
+    /// The version of the format this flowhost writes, in the header's `version`: 2, where a request's
+    /// payload is written once and the events after the first refer to it by `requestId`.
+    package static let formatVersion = 2
+    /// The versions this flowhost reads: its own and 1, the format before `requestId`.
+    package static let readableVersions = 1...formatVersion
+
+    /// Why `header`'s format is not one this flowhost reads; `nil` when it is.
+    static func unreadableVersion(of header: TraceEvent) -> String? {
+        let version = header["version"]?.int ?? 0
+        guard !readableVersions.contains(version) else { return nil }
+        return "trace format version \(version) is not one this flowhost reads (1 to \(formatVersion))"
+    }
 
     /// The manifest the trace was recorded with: its absolute path (relative, as the run was given it, in
     /// older traces).
@@ -99,12 +109,7 @@ package struct Trace: Sendable {
         guard header.kind == .trace else {
             throw TraceError("the first line is a '\(header.kind)' event, not the trace header", file: file, line: 1)
         }
-        let version = header["version"]?.int ?? 0
-        guard version == formatVersion else {
-            throw TraceError(
-                "trace format version \(version) is not one this flowhost reads (\(formatVersion))",
-                file: file, line: 1)
-        }
+        if let unreadable = unreadableVersion(of: header) { throw TraceError(unreadable, file: file, line: 1) }
         let rest = Array(events.dropFirst())
         return Trace(file: file, header: header, events: rest, sessions: group(rest))
     }

@@ -81,6 +81,23 @@ package struct TraceEvent: Sendable, Hashable {
     }
 }
 
+extension TraceEvent {
+    /// The event a line of a trace holds, as UTF-8 bytes.
+    ///
+    /// - Throws: ``TraceError`` (without a file or line) when the bytes are not JSON or not an event.
+    package init(line: [UInt8]) throws(TraceError) {
+        do {
+            try self.init(json: try JSONValue(parsing: String(decoding: line, as: UTF8.self)))
+        } catch let error as JSONSyntaxError {
+            throw TraceError("not JSON: \(error.reason)")
+        } catch let error as TraceError {
+            throw error
+        } catch {
+            throw TraceError("\(error)")
+        }
+    }
+}
+
 extension TraceEvent.Kind {
     /// The first line: the trace's format version, the manifest, its plugins and experiments.
     package static let trace: Self = "trace"

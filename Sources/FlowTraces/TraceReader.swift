@@ -45,10 +45,8 @@ package final class TraceReader {
         if header.kind != .trace {
             problem = TraceError(
                 "the first line is a '\(header.kind)' event, not the trace header", file: path, line: 1)
-        } else if (header["version"]?.int ?? 0) != Trace.formatVersion {
-            problem = TraceError(
-                "trace format version \(header["version"]?.int ?? 0) is not one this flowhost reads (\(Trace.formatVersion))",
-                file: path, line: 1)
+        } else if let unreadable = Trace.unreadableVersion(of: header) {
+            problem = TraceError(unreadable, file: path, line: 1)
         }
         if let problem {
             try readToEnd()

@@ -2,151 +2,163 @@ import FlowHost
 import FlowKit
 
 /// How each ``HostEvent`` becomes the members of a trace line. The recorder adds what only it knows: the
-/// time, the input, the nesting, the plugin behind a manager and how long its start took.
+/// time, the input, the nesting, the requests by their ids, the plugin behind a manager and how long its
+/// start took.
 extension TraceRecorder {
-    /// The kind and members of `event`, its payloads, results and subjects redacted; `nil` for an event of a
-    /// later FlowKit that this trace format has no kind for.
-    func describe(_ event: HostEvent) -> (kind: TraceEvent.Kind, fields: [String: JSONValue])? {
+    /// Writes the members of an event that is not about a request (those are ``record(_:)``'s): its
+    /// payloads, results and subjects redacted.
+    func describe(_ event: HostEvent, into line: inout TraceLine) {
         switch event {
-        case .flow(let flow): return describe(flow)
+        case .flow(let flow): describe(flow, into: &line)
         case .pluginReloaded(let plugin, let generation, let file, let swapTime, let services):
-            var fields: [String: JSONValue] = [
-                "plugin": .string(plugin), "generation": .number(Double(generation)), "library": .string(file),
-                "services": .array(services.map(JSONValue.string)),
-            ]
-            if let digest = digest(of: plugin) { fields["digest"] = .string(digest) }
-            if let swapTime { fields["swapNs"] = .number(Double(swapTime.nanoseconds)) }
-            return (.pluginReloaded, fields)
-        case .pluginUnchanged(let plugin): return (.pluginUnchanged, ["plugin": .string(plugin)])
+            line.add("plugin", plugin)
+            line.add("generation", generation)
+            line.add("library", file)
+            line.add("services", strings: services)
+            if let digest = digest(of: plugin) { line.add("digest", digest) }
+            if let swapTime { line.add("swapNs", swapTime.nanoseconds) }
+        case .pluginUnchanged(let plugin): line.add("plugin", plugin)
         case .reloadRefused(let plugin, let error):
-            return (.reloadRefused, ["plugin": .string(plugin), "error": .string(error.description)])
+            line.add("plugin", plugin)
+            line.add("error", error.description)
         case .manifestReloaded(let file, let routes):
-            return (.manifestReloaded, ["manifest": .string(file), "routes": .number(Double(routes))])
-        case .manifestRejected(let errors):
-            return (.manifestRejected, ["errors": .array(errors.errors.map { .string($0.description) })])
+            line.add("manifest", file)
+            line.add("routes", routes)
+        case .manifestRejected(let errors): line.add("errors", strings: errors.errors.lazy.map(\.description))
         case .pluginDiscovered(let plugin, let file, let routes, let services),
             .pluginRemoved(let plugin, let file, let routes, let services):
-            let kind: TraceEvent.Kind = if case .pluginDiscovered = event { .pluginDiscovered } else { .pluginRemoved }
-            return (
-                kind,
-                [
-                    "plugin": .string(plugin), "library": .string(file), "routes": .array(routes.map(JSONValue.string)),
-                    "services": .array(services.map(JSONValue.string)),
-                ]
-            )
-        case .discoveryProblem(let error): return (.discoveryProblem, ["error": .string(error.description)])
+            line.add("plugin", plugin)
+            line.add("library", file)
+            line.add("routes", strings: routes)
+            line.add("services", strings: services)
+        case .discoveryProblem(let error): line.add("error", error.description)
         case .exposure(let exposure):
             let path = shell?.host.manifest.experiments[exposure.experiment]?.subject ?? ""
-            return (
-                .exposure,
-                [
-                    "subject": .string(redaction.subject(exposure.subject, path: path)),
-                    "experiment": .string(exposure.experiment), "variant": .string(exposure.variant),
-                ]
-            )
+            line.add("subject", redaction.subject(exposure.subject, path: path))
+            line.add("experiment", exposure.experiment)
+            line.add("variant", exposure.variant)
         }
     }
 
-    private func describe(_ event: FlowEvent) -> (kind: TraceEvent.Kind, fields: [String: JSONValue])? {
+    private func describe(_ event: FlowEvent, into line: inout TraceLine) {
         switch event {
-        case .handling(let request, let module, let manager, let coordinator):
-            return (.handling, fields(request, module).merging(managerFields(manager, coordinator)) { $1 })
-        case .handled(let request, let module, let manager, let coordinator):
-            return (.handled, fields(request, module).merging(managerFields(manager, coordinator)) { $1 })
-        case .unhandled(let request, let module): return (.unhandled, fields(request, module))
-        case .queued(let request, let module, let keys):
-            var fields = fields(request, module)
-            fields["waitingFor"] = .array(keys.map { .string($0.rawValue) })
-            return (.queued, fields)
-        case .replaying(let request, let module): return (.replaying, fields(request, module))
-        case .deadLettered(let letter):
-            var fields = fields(letter.request, letter.module)
-            fields["reason"] = .string(letter.reason)
-            return (.deadLettered, fields)
-        case .failed(let request, let module, let error):
-            var fields = fields(request, module)
-            fields["error"] = .string(error.message)
-            return (.failed, fields)
         case .presented(let module, let style):
-            var fields = Self.style(style)
-            fields["module"] = .string(module.rawValue)
-            if let actions = actions(of: module) { fields["actions"] = .array(actions.map(JSONValue.string)) }
-            return (.presented, fields)
-        case .removed(let module): return (.removed, ["module": .string(module.rawValue)])
+            add(style, into: &line)
+            line.add("module", module.rawValue)
+            if let actions = actions(of: module) { line.add("actions", strings: actions) }
+        case .removed(let module): line.add("module", module.rawValue)
         case .childOpened(let name, let style):
-            var fields = Self.style(style)
-            fields["child"] = .string(name)
-            return (.childOpened, fields)
+            add(style, into: &line)
+            line.add("child", name)
         case .childFinished(let name, let result):
-            return (.childFinished, ["child": .string(name), "result": json(result)])
-        case .serviceStarted(let name): return (.serviceStarted, ["service": .string(name)])
-        case .serviceStopped(let name): return (.serviceStopped, ["service": .string(name)])
-        case .dependencySet(let key): return (.dependencySet, ["dependency": .string(key.rawValue)])
-        case .rewritten(let request, let new, let module, let name):
-            var fields = fields(request, module)
-            fields["guard"] = .string(name)
-            fields["to"] = .string(new.name.rawValue)
-            if new.payload != .empty { fields["toPayload"] = redaction.redact(new.payload) }
-            return (.rewritten, fields)
-        case .redirecting(let held): return (.redirecting, fields(held))
-        case .held(let held): return (.held, fields(held))
-        case .resuming(let held): return (.resuming, fields(held))
-        case .redirectCancelled(let held, let reason):
-            var fields = fields(held)
-            fields["reason"] = .string(reason)
-            return (.redirectCancelled, fields)
+            line.add("child", name)
+            add(result, into: &line)
+        case .serviceStarted(let name), .serviceStopped(let name): line.add("service", name)
+        case .dependencySet(let key): line.add("dependency", key.rawValue)
         case .managerEnded(let name, let reason):
-            var fields = managerFields(name, nil)
-            fields["reason"] = .string(Self.reason(reason))
-            return (.managerEnded, fields)
+            manager(name, nil, loaded: false, into: &line)
+            line.add("reason", Self.reason(reason))
         case .managerTaskFailed(let name, let error):
-            var fields = managerFields(name, nil)
-            fields["error"] = .string(error.message)
-            return (.managerTaskFailed, fields)
+            manager(name, nil, loaded: false, into: &line)
+            line.add("error", error.message)
         case .presentRefused(let module, let manager):
-            var fields = managerFields(manager, nil)
-            fields["module"] = .string(module.rawValue)
-            return (.presentRefused, fields)
+            self.manager(manager, nil, loaded: false, into: &line)
+            line.add("module", module.rawValue)
         case .serviceProblem(let problem):
-            return (.serviceProblem, ["service": .string(problem.service), "problem": .string(problem.description)])
-        @unknown default: return nil
+            line.add("service", problem.service)
+            line.add("problem", problem.description)
+        default: break
         }
     }
 
-    /// `request`, `payload` (left out when empty) and `from`.
-    private func fields(_ request: CoordinationRequest, _ module: Coordinated) -> [String: JSONValue] {
-        var fields: [String: JSONValue] = ["request": .string(request.name.rawValue), "from": .string(module.rawValue)]
-        if request.payload != .empty { fields["payload"] = redaction.redact(request.payload) }
-        return fields
+    /// Writes a manager's members: `manager` as reported, `coordinator`, and what is known of it: its
+    /// `plugin`, and the `experiment` and `variant` that chose it; when `loaded`, the plugin's `generation`
+    /// and `digest` too.
+    ///
+    /// - Returns: The manager's name and plugin.
+    @discardableResult
+    func manager(_ reported: String, _ coordinator: String?, loaded: Bool, into line: inout TraceLine)
+        -> (name: String, plugin: String?)
+    {
+        line.add("manager", reported)
+        if let coordinator { line.add("coordinator", coordinator) }
+        let parts = managerName(reported)
+        if let experiment = parts.experiment, let variant = parts.variant {
+            line.add("experiment", experiment)
+            line.add("variant", variant)
+        }
+        guard let registry = shell?.host.registry else { return (reported, nil) }
+        var plugin: String?
+        if let prefix = parts.prefix, registry.declares(prefix) {
+            plugin = prefix
+        } else if let coordinator, let owner = childOwners[coordinator], registry.declares(owner) {
+            plugin = owner
+        }
+        guard let plugin else { return (reported, nil) }
+        line.add("plugin", plugin)
+        if loaded, let images = registry.images(of: plugin) {
+            line.add("generation", images.count)
+            if let digest = images.digest { line.add("digest", digest) }
+        }
+        return (reported, plugin)
     }
 
-    /// A held request's members: the request, its sender, the redirect, the guard and the hold's `id`.
-    private func fields(_ held: HeldRequest) -> [String: JSONValue] {
-        var fields = fields(held.request, held.module)
-        fields["redirect"] = .string(held.redirect.name.rawValue)
-        if held.redirect.payload != .empty { fields["redirectPayload"] = redaction.redact(held.redirect.payload) }
-        fields["guard"] = .string(held.guardName)
-        fields["id"] = .number(Double(held.id))
-        return fields
+    /// `reported` in parts, parsed the first time it is seen.
+    private func managerName(_ reported: String) -> ManagerName {
+        if let known = managerNames[reported] { return known }
+        var parts = ManagerName(name: reported)
+        if reported.hasSuffix("]"), let bracket = reported.lastIndex(of: "["), bracket > reported.startIndex,
+            reported[reported.index(before: bracket)] == " "
+        {
+            let arm = reported[reported.index(after: bracket)..<reported.index(before: reported.endIndex)]
+            if let colon = arm.firstIndex(of: ":") {
+                parts.experiment = String(arm[..<colon])
+                parts.variant = String(arm[arm.index(after: colon)...])
+            }
+            parts.name = String(reported[..<reported.index(before: bracket)])
+        }
+        if let dot = parts.name.firstIndex(of: ".") { parts.prefix = String(parts.name[..<dot]) }
+        managerNames[reported] = parts
+        return parts
     }
 
-    /// `{"status": "completed", "value": ...}`, `{"status": "cancelled"}` or `{"status": "failed", "error": ...}`.
-    func json(_ result: FlowResult) -> JSONValue {
+    /// The SHA-256 of the library plugin `name` was loaded from.
+    func digest(of plugin: String) -> String? {
+        shell?.host.registry.images(of: plugin)?.digest ?? nil
+    }
+
+    /// `result`: `{"status": "completed", "value": ...}` (`valueDigest` for a large value),
+    /// `{"status": "cancelled"}` or `{"status": "failed", "error": ...}`.
+    private func add(_ result: FlowResult, into line: inout TraceLine) {
         switch result {
-        case .completed(let value): ["status": "completed", "value": redaction.redact(value)]
-        case .cancelled: ["status": "cancelled"]
-        case .failed(let error): ["status": "failed", "error": .string(error.message)]
+        case .completed(let value):
+            var payload = TraceLine()
+            payload.add("status", "completed")
+            payload.add("value", payload: redaction.redact(value), maxPayload: maxPayload, digestName: "valueDigest")
+            line.add("result", encoded: payload.finished())
+        case .cancelled: line.add("result") { $0.literal(#"{"status":"cancelled"}"#) }
+        case .failed(let error):
+            line.add("result") { json in
+                json.object {
+                    $0.member("error", first: true)
+                    $0.string(error.message)
+                    $0.member("status")
+                    $0.literal(#""failed""#)
+                }
+            }
         }
     }
 
     /// `style` (`inline`, `modal`, `root` or `tab`) and, for a tab, `tab`, its title.
-    private static func style(_ style: PresentationStyle) -> [String: JSONValue] {
+    private func add(_ style: PresentationStyle, into line: inout TraceLine) {
         switch style {
-        case .inline: ["style": "inline"]
-        case .modal: ["style": "modal"]
-        case .root: ["style": "root"]
-        case .tab(let title): ["style": "tab", "tab": .string(title)]
-        @unknown default: ["style": .string(style.description)]
+        case .inline: line.add("style", "inline")
+        case .modal: line.add("style", "modal")
+        case .root: line.add("style", "root")
+        case .tab(let title):
+            line.add("style", "tab")
+            line.add("tab", title)
+        @unknown default: line.add("style", style.description)
         }
     }
 
@@ -163,6 +175,51 @@ extension TraceRecorder {
     /// The names of the actions of the presented module called `module`, the last presented of that name.
     private func actions(of module: Coordinated) -> [String]? {
         shell?.host.coordinator.router.modules.last { $0.name == module }?.actions.map(\.name)
+    }
+}
+
+extension TraceEvent.Kind {
+    /// The kind of line `event` is written as; `nil` for an event of a later FlowKit that this trace format
+    /// has no kind for.
+    init?(_ event: HostEvent) {
+        switch event {
+        case .flow(let flow):
+            switch flow {
+            case .handling: self = .handling
+            case .handled: self = .handled
+            case .unhandled: self = .unhandled
+            case .queued: self = .queued
+            case .replaying: self = .replaying
+            case .deadLettered: self = .deadLettered
+            case .failed: self = .failed
+            case .presented: self = .presented
+            case .removed: self = .removed
+            case .childOpened: self = .childOpened
+            case .childFinished: self = .childFinished
+            case .serviceStarted: self = .serviceStarted
+            case .serviceStopped: self = .serviceStopped
+            case .dependencySet: self = .dependencySet
+            case .rewritten: self = .rewritten
+            case .redirecting: self = .redirecting
+            case .held: self = .held
+            case .resuming: self = .resuming
+            case .redirectCancelled: self = .redirectCancelled
+            case .managerEnded: self = .managerEnded
+            case .managerTaskFailed: self = .managerTaskFailed
+            case .presentRefused: self = .presentRefused
+            case .serviceProblem: self = .serviceProblem
+            @unknown default: return nil
+            }
+        case .pluginReloaded: self = .pluginReloaded
+        case .pluginUnchanged: self = .pluginUnchanged
+        case .reloadRefused: self = .reloadRefused
+        case .manifestReloaded: self = .manifestReloaded
+        case .manifestRejected: self = .manifestRejected
+        case .pluginDiscovered: self = .pluginDiscovered
+        case .pluginRemoved: self = .pluginRemoved
+        case .discoveryProblem: self = .discoveryProblem
+        case .exposure: self = .exposure
+        }
     }
 }
 

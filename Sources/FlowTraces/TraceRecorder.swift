@@ -27,35 +27,67 @@ import Glibc
 package final class TraceRecorder {
     /// What the recorder leaves out of the trace.
     package let redaction: TraceRedaction
+    /// The size in bytes above which a payload, a result or a screen's content is written as its size and
+    /// digest (`--trace-max-payload`); `nil` writes every one whole.
+    package let maxPayload: Int?
     /// The session being recorded; 0 before the first.
     package private(set) var session = 0
     /// The input being recorded, or the last one, within the session.
     package private(set) var input = 0
     weak var shell: HostShell?
-    private let sink: @MainActor (TraceEvent) -> Void
+    private let sink: @MainActor (TraceLine) -> Void
+    /// The line being written, kept to reuse its storage.
+    private var current = TraceLine()
     /// When the trace began: the header, or the recorder's making when there is none.
     private var origin = TraceRecorder.monotonicNow()
     /// Whether an input's events are being recorded.
-    private var inputIsOpen = false
+    var inputIsOpen = false
     /// Whether an unprompted reload opened an input, which the next input (or the end) closes.
-    private var unpromptedIsOpen = false
+    var unpromptedIsOpen = false
     /// The requests under way, innermost last: what nests the events and times the managers' starts.
-    private var open: [OpenRequest] = []
+    var open: [OpenRequest] = []
+    /// The `requestId` the session's last request got.
+    var lastRequestId = 0
+    /// The `requestId` of each held request, by the hold's id.
+    var holds: [Int: Int] = [:]
+    /// The queued requests, oldest first, with their `requestId`s.
+    var queued: [(request: CoordinationRequest, module: Coordinated, id: Int)] = []
     /// The plugin whose manager opened each child coordinator, by the child's name: a manager registered
     /// in a child's own mapping has no plugin in its name.
-    private var childOwners: [String: String] = [:]
+    var childOwners: [String: String] = [:]
+    /// The parts of each manager name seen: parsed once.
+    var managerNames: [String: ManagerName] = [:]
 
-    private struct OpenRequest {
+    struct OpenRequest {
         var request: CoordinationRequest
         var module: Coordinated
         var manager: String?
         var plugin: String?
         var started: UInt64
+        var id: Int
     }
 
-    /// A recorder that hands each event to `sink`, leaving out what `redaction` names.
-    package init(redaction: TraceRedaction = TraceRedaction(), sink: @escaping @MainActor (TraceEvent) -> Void) {
+    /// A manager's name as outcomes report it, in parts: `express.ExpressCreate [create-flow:express]`.
+    struct ManagerName {
+        /// Before the experiment's arm: `express.ExpressCreate`.
+        var name: String
+        /// What precedes the first dot, when there is one: `express`.
+        var prefix: String?
+        var experiment: String?
+        var variant: String?
+    }
+
+    /// The default of `--trace-max-payload`: 4 KB.
+    package static let defaultMaxPayload = 4_096
+
+    /// A recorder that hands each line to `sink`, leaving out what `redaction` names and writing payloads
+    /// above `maxPayload` bytes as their size and digest.
+    package init(
+        redaction: TraceRedaction = TraceRedaction(), maxPayload: Int? = TraceRecorder.defaultMaxPayload,
+        sink: @escaping @MainActor (TraceLine) -> Void
+    ) {
         self.redaction = redaction
+        self.maxPayload = maxPayload
         self.sink = sink
     }
 
@@ -66,12 +98,13 @@ package final class TraceRecorder {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
-    private var now: UInt64 { Self.monotonicNow() &- origin }
+    var now: UInt64 { Self.monotonicNow() &- origin }
 
     // MARK: - Structure
 
     /// Writes the header, the trace's first line: the format, the flowhost that wrote it, `host`'s manifest,
-    /// its plugins' libraries and its experiments with their weights, and what was redacted.
+    /// its plugins' libraries and its experiments with their weights, what was redacted, and the payload
+    /// size above which payloads are digests.
     ///
     /// - Parameters:
     ///   - script: The script the run read, if any.
@@ -97,19 +130,22 @@ package final class TraceRecorder {
                     }),
             ]
         }
-        var fields: [String: JSONValue] = [
-            "version": .number(Double(Trace.formatVersion)), "flowhost": .string(FlowHostVersion.number),
-            "flowKit": .string(FlowKitVersion.current.description),
-            "manifest": .string(Manifest.absolutePath(manifest.path)),
-            "root": .string(host.coordinator.name), "plugins": .object(plugins), "experiments": .object(experiments),
-            "redacted": .array(redaction.keys.sorted().map(JSONValue.string)),
-            "startedAt": .number(Double(Glibc.time(nil))),
-        ]
-        if let name = manifest.name { fields["name"] = .string(name) }
-        if let script { fields["script"] = .string(script) }
-        if let goal { fields["goal"] = .string(goal) }
-        if let subjects { fields["subjects"] = .number(Double(subjects)) }
-        sink(TraceEvent(.trace, time: 0, fields: fields))
+        emit(.trace, time: 0) { line in
+            line.add("version", Trace.formatVersion)
+            line.add("flowhost", FlowHostVersion.number)
+            line.add("flowKit", FlowKitVersion.current.description)
+            line.add("manifest", Manifest.absolutePath(manifest.path))
+            line.add("root", host.coordinator.name)
+            line.add("plugins", json: .object(plugins))
+            line.add("experiments", json: .object(experiments))
+            line.add("redacted", strings: redaction.keys.sorted())
+            line.add("maxPayload", json: maxPayload.map { .number(Double($0)) } ?? .null)
+            line.add("startedAt", Int(Glibc.time(nil)))
+            if let name = manifest.name { line.add("name", name) }
+            if let script { line.add("script", script) }
+            if let goal { line.add("goal", goal) }
+            if let subjects { line.add("subjects", subjects) }
+        }
     }
 
     /// Starts the next session, on `shell` (a fresh host): listens to its host from now on.
@@ -120,11 +156,15 @@ package final class TraceRecorder {
         session += 1
         input = 0
         open.removeAll()
+        lastRequestId = 0
+        holds.removeAll()
+        queued.removeAll()
         childOwners.removeAll()
         self.shell = shell
-        var fields: [String: JSONValue] = ["root": .string(shell.host.coordinator.name)]
-        if let subject { fields["subject"] = .string(subject) }
-        emit(.session, fields)
+        emit(.session) { line in
+            line.add("root", shell.host.coordinator.name)
+            if let subject { line.add("subject", subject) }
+        }
         let listener = shell.host.onEvent
         shell.host.onEvent = { [weak self] event in
             self?.record(event)
@@ -142,16 +182,17 @@ package final class TraceRecorder {
         closeUnprompted()
         input = isStart ? 0 : input + 1
         inputIsOpen = true
-        var fields: [String: JSONValue] = ["command": .string(redaction.redact(command: command))]
-        if let source { fields["at"] = .string(source) }
-        if let top = shell?.host.coordinator.router.top?.name { fields["module"] = .string(top.rawValue) }
-        emit(.input, fields)
+        emit(.input) { line in
+            line.add("command", redaction.redact(command: command))
+            if let source { line.add("at", source) }
+            if let top = shell?.host.coordinator.router.top?.name { line.add("module", top.rawValue) }
+        }
     }
 
     /// Records what the input left on screen and how it went (`status`, `error`, `outcome`), and ends it.
     package func endInput(_ reply: HostShell.Reply) {
         inputIsOpen = false
-        emit(.screen, screenFields(status: reply.status))
+        writeScreen(status: reply.status)
     }
 
     /// Ends the trace: closes an input a reload opened.
@@ -162,139 +203,96 @@ package final class TraceRecorder {
     private func closeUnprompted() {
         guard unpromptedIsOpen else { return }
         unpromptedIsOpen = false
-        emit(.screen, screenFields(status: .ok))
+        writeScreen(status: .ok)
     }
 
-    // MARK: - Events
-
-    /// Records `event`, nested under the requests under way, with the input that caused it.
-    func record(_ event: HostEvent) {
-        var late = false
-        if !inputIsOpen && !unpromptedIsOpen {
-            switch event {
-            case .pluginReloaded(let plugin, _, _, _, _), .pluginUnchanged(let plugin), .reloadRefused(let plugin, _):
-                openUnprompted("reload \(plugin)")
-            case .manifestReloaded, .manifestRejected: openUnprompted("reload manifest")
-            default: late = true
-            }
-        }
-        guard let (kind, described) = describe(event) else { return }
-        var fields = described
-        if late { fields["late"] = true }
-        let time = now
-        switch event {
-        case .flow(.handling(let request, let module, let manager, _)):
-            fields["depth"] = .number(Double(open.count))
-            if let by = open.last?.manager { fields["by"] = .string(by) }
-            open.append(
-                OpenRequest(
-                    request: request, module: module, manager: manager, plugin: fields["plugin"]?.string,
-                    started: time))
-        case .flow(.redirecting(let held)):
-            fields["depth"] = .number(Double(open.count))
-            if let by = open.last?.manager { fields["by"] = .string(by) }
-            open.append(
-                OpenRequest(request: held.request, module: held.module, manager: open.last?.manager, started: time))
-        case .flow(.handled(let request, let module, _, _)), .flow(.failed(let request, let module, _)):
-            if let last = open.last, last.request == request, last.module == module {
-                open.removeLast()
-                fields["startNs"] = .number(Double(time - last.started))
-            }
-            nest(&fields)
-        case .flow(.held(let held)):
-            if let last = open.last, last.request == held.request, last.module == held.module { open.removeLast() }
-            nest(&fields)
-        case .flow(.childOpened(let name, _)):
-            nest(&fields)
-            if let plugin = open.last?.plugin { childOwners[name] = plugin }
-        default:
-            nest(&fields)
-        }
-        sink(TraceEvent(kind, time: time, session: session, input: input, fields: fields))
-    }
-
-    /// Adds `depth` (how many requests are under way) and `by` (the manager of the innermost one).
-    private func nest(_ fields: inout [String: JSONValue]) {
-        fields["depth"] = .number(Double(open.count))
-        if let by = open.last?.manager { fields["by"] = .string(by) }
-    }
-
-    private func openUnprompted(_ command: String) {
+    func openUnprompted(_ command: String) {
         input += 1
         unpromptedIsOpen = true
-        var fields: [String: JSONValue] = ["command": .string(command), "unprompted": true]
-        if let top = shell?.host.coordinator.router.top?.name { fields["module"] = .string(top.rawValue) }
-        emit(.input, fields)
+        emit(.input) { line in
+            line.add("command", command)
+            line.add("unprompted", true)
+            if let top = shell?.host.coordinator.router.top?.name { line.add("module", top.rawValue) }
+        }
     }
 
-    private func emit(_ kind: TraceEvent.Kind, _ fields: [String: JSONValue]) {
-        sink(TraceEvent(kind, time: now, session: session, input: input, fields: fields))
+    /// Writes a line of `kind` to the sink: its `kind`, `t`, `session` and `input`, then what `members` adds.
+    func emit(_ kind: TraceEvent.Kind, time: UInt64? = nil, _ members: (inout TraceLine) -> Void) {
+        Self.write(&current, kind, time: time ?? now, session: session, input: input, members)
+        sink(current)
     }
 
-    // MARK: - Managers and screens
+    /// Empties `line` and writes the line into it: one access to the recorder's line for all its members.
+    private static func write(
+        _ line: inout TraceLine, _ kind: TraceEvent.Kind, time: UInt64, session: Int, input: Int,
+        _ members: (inout TraceLine) -> Void
+    ) {
+        line.removeAll()
+        line.add("kind", kind.rawValue)
+        line.add("t", time)
+        line.add("session", session)
+        line.add("input", input)
+        members(&line)
+    }
 
-    /// A manager's members: `manager` as reported, `coordinator`, and what is known of it: its `plugin`
-    /// with the plugin's `generation` and `digest`, and the `experiment` and `variant` that chose it.
-    func managerFields(_ reported: String, _ coordinator: String?) -> [String: JSONValue] {
-        var fields: [String: JSONValue] = ["manager": .string(reported)]
-        if let coordinator { fields["coordinator"] = .string(coordinator) }
-        var name = reported
-        if reported.hasSuffix("]"), let bracket = reported.lastIndex(of: "["), bracket > reported.startIndex,
-            reported[reported.index(before: bracket)] == " "
-        {
-            let arm = reported[reported.index(after: bracket)..<reported.index(before: reported.endIndex)]
-            if let colon = arm.firstIndex(of: ":") {
-                fields["experiment"] = .string(String(arm[..<colon]))
-                fields["variant"] = .string(String(arm[arm.index(after: colon)...]))
+    // MARK: - Payloads and screens
+
+    /// Adds `value`, redacted, as the member `name`, or above ``maxPayload`` bytes as its digest, the
+    /// member `digestName`.
+    func addPayload(
+        _ name: StaticString, digestName: StaticString, _ value: JSONValue, into line: inout TraceLine
+    ) {
+        line.add(name, payload: redaction.redact(value), maxPayload: maxPayload, digestName: digestName)
+    }
+
+    /// Writes the `screen` line: what is on screen, as `screen` records it: the presentation, the visible
+    /// stack, the content of the module on top (redacted), and the input's status and outcome.
+    private func writeScreen(status: HostShell.Status) {
+        emit(.screen) { line in
+            switch status {
+            case .ok, .quit: line.add("status", "ok")
+            case .error(let message):
+                line.add("status", "error")
+                line.add("error", message)
+            case .expectationFailed(let message):
+                line.add("status", "expectationFailed")
+                line.add("error", message)
             }
-            name = String(reported[..<reported.index(before: bracket)])
+            guard let shell else { return }
+            if let outcome = shell.lastOutcome { line.add("outcome", outcome.description) }
+            let router = shell.host.coordinator.router
+            let state = router.state
+            func names(_ stack: [Coordinated]) -> some Sequence<String> { stack.lazy.map(\.rawValue) }
+            line.add("stack", strings: names(state.visibleStack))
+            line.add("presentation") { json in
+                json.object {
+                    $0.member("modals", first: true)
+                    $0.bytes.append(UInt8(ascii: "["))
+                    for (index, modal) in state.modals.enumerated() {
+                        if index > 0 { $0.bytes.append(UInt8(ascii: ",")) }
+                        $0.strings(names(modal))
+                    }
+                    $0.bytes.append(UInt8(ascii: "]"))
+                    $0.member("selectedTab")
+                    if let selected = state.selectedTab { $0.integer(selected) } else { $0.literal("null") }
+                    $0.member("stack")
+                    $0.strings(names(state.stack))
+                    $0.member("tabs")
+                    $0.bytes.append(UInt8(ascii: "["))
+                    for (index, tab) in state.tabs.enumerated() {
+                        if index > 0 { $0.bytes.append(UInt8(ascii: ",")) }
+                        $0.object {
+                            $0.member("stack", first: true)
+                            $0.strings(names(tab.stack))
+                            $0.member("title")
+                            $0.string(tab.title)
+                        }
+                    }
+                    $0.bytes.append(UInt8(ascii: "]"))
+                }
+            }
+            if let top = state.top { line.add("top", top.rawValue) } else { line.add("top", json: .null) }
+            if let top = router.top { addPayload("content", digestName: "contentDigest", top.content, into: &line) }
         }
-        var plugin: String?
-        if let dot = name.firstIndex(of: "."), shell?.host.registry.images(of: String(name[..<dot])) != nil {
-            plugin = String(name[..<dot])
-        } else if let coordinator {
-            plugin = childOwners[coordinator]
-        }
-        if let plugin, let images = shell?.host.registry.images(of: plugin) {
-            fields["plugin"] = .string(plugin)
-            fields["generation"] = .number(Double(images.count))
-            if let digest = images.digest { fields["digest"] = .string(digest) }
-        }
-        return fields
-    }
-
-    /// The SHA-256 of the library plugin `name` was loaded from.
-    func digest(of plugin: String) -> String? {
-        shell?.host.registry.images(of: plugin)?.digest ?? nil
-    }
-
-    /// What is on screen, as `screen` records it: the presentation, the visible stack, the content of the
-    /// module on top (redacted), and the input's status and outcome.
-    private func screenFields(status: HostShell.Status) -> [String: JSONValue] {
-        var fields: [String: JSONValue] = [:]
-        switch status {
-        case .ok, .quit: fields["status"] = "ok"
-        case .error(let message):
-            fields["status"] = "error"
-            fields["error"] = .string(message)
-        case .expectationFailed(let message):
-            fields["status"] = "expectationFailed"
-            fields["error"] = .string(message)
-        }
-        guard let shell else { return fields }
-        if let outcome = shell.lastOutcome { fields["outcome"] = .string(outcome.description) }
-        let router = shell.host.coordinator.router
-        let state = router.state
-        func names(_ stack: [Coordinated]) -> JSONValue { .array(stack.map { .string($0.rawValue) }) }
-        fields["stack"] = names(state.visibleStack)
-        fields["presentation"] = [
-            "stack": names(state.stack),
-            "tabs": .array(state.tabs.map { ["title": .string($0.title), "stack": names($0.stack)] }),
-            "selectedTab": state.selectedTab.map { .number(Double($0)) } ?? .null,
-            "modals": .array(state.modals.map(names)),
-        ]
-        fields["top"] = state.top.map { .string($0.rawValue) } ?? .null
-        if let top = router.top { fields["content"] = redaction.redact(top.content) }
-        return fields
     }
 }

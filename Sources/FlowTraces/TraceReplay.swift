@@ -35,7 +35,9 @@ package final class TraceReplay {
     package private(set) var readFailure: TraceError?
 
     /// The members left out of the comparison.
-    static let ignored: Set<String> = ["t", "startNs", "swapNs", "generation", "digest", "library", "late", "at"]
+    static let ignored: Set<String> = [
+        "t", "startNs", "swapNs", "generation", "digest", "library", "late", "at", "requestId",
+    ]
     /// The kinds compared for an input a watched file caused.
     static let reloadKinds: Set<TraceEvent.Kind> = [
         .pluginReloaded, .pluginUnchanged, .reloadRefused, .manifestReloaded, .manifestRejected,
@@ -87,7 +89,11 @@ package final class TraceReplay {
             registry = host.registry
             let shell = HostShell(host: host)
             let box = ReplayBox()
-            let recorder = TraceRecorder(redaction: TraceRedaction(keys: keys)) { box.events.append($0) }
+            let recorder = TraceRecorder(redaction: TraceRedaction(keys: keys), maxPayload: header["maxPayload"]?.int) {
+                // A line the recorder wrote is an object with a kind, a time, a session and an input: an event.
+                box.events.append(try! $0.event())
+            }
+            var payloads = (recorded: RequestPayloads(), replayed: RequestPayloads())
             recorder.beginSession(shell, subject: session.subject)
             let roots = (
                 recorded: header["root"]?.string ?? "", replayed: host.coordinator.name
@@ -96,10 +102,10 @@ package final class TraceReplay {
             for input in session.inputs {
                 box.events.removeAll()
                 await perform(input, in: shell, recorder: recorder)
-                let replayed = box.events.filter { $0.kind != .input }
+                let replayed = box.events.filter { $0.kind != .input }.map { payloads.replayed.resolve($0) }
                 let screen = replayed.last { $0.kind == .screen }
                 let got = replayed.filter { $0.kind != .screen && $0["late"] != true }
-                var expected = input.events.filter { $0["late"] != true }
+                var expected = input.events.map { payloads.recorded.resolve($0) }.filter { $0["late"] != true }
                 var compared = got
                 if input.record["unprompted"] == true {
                     expected = expected.filter { Self.reloadKinds.contains($0.kind) }

@@ -33,10 +33,21 @@ package final class TraceWriter {
         buffer.reserveCapacity(Self.bufferSize)
     }
 
+    /// Appends `line`.
+    package func write(_ line: TraceLine) {
+        guard descriptor >= 0 else { return }
+        line.write(into: &buffer)
+        endLine()
+    }
+
     /// Appends `event` as one line.
     package func write(_ event: TraceEvent) {
         guard descriptor >= 0 else { return }
         buffer.append(contentsOf: event.line.utf8)
+        endLine()
+    }
+
+    private func endLine() {
         buffer.append(0x0A)
         count += 1
         if buffer.count >= Self.bufferSize { flush() }

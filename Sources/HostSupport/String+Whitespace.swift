@@ -2,8 +2,8 @@ extension String {
     /// The text without the whitespace it starts and ends with.
     package func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        guard let first = scalars.firstIndex(where: { !$0.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.isWhitespace })
         else { return "" }
         return String(scalars[first...last])
     }
@@ -12,4 +12,14 @@ extension String {
 extension StringProtocol {
     /// The text without the whitespace it starts and ends with.
     package func trimmingWhitespace() -> String { String(self).trimmingWhitespace() }
+}
+
+extension Unicode.Scalar {
+    /// Whether the scalar is white space (Unicode's `White_Space`, as `properties.isWhitespace` says),
+    /// answered for ASCII without looking the property up: commands are parsed on every line a script
+    /// runs.
+    package var isWhitespace: Bool {
+        guard isASCII else { return properties.isWhitespace }
+        return value == 0x20 || (0x09...0x0D).contains(value)
+    }
 }

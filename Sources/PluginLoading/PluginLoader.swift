@@ -16,8 +16,9 @@ package struct LoadedPlugin: Sendable {
     /// Where the image's code is in memory, for laying a crash at the plugin's door (``PluginImages``).
     package var codeRange: Range<UInt64>?
     /// The SHA-256 of the bytes the image was opened from, when it was loaded by path (as a probe loads
-    /// it); empty for a registry's load, which hashes only what a pin or a probe needs.
-    package internal(set) var digest = ""
+    /// it) or checked against a probe's; empty for a registry's load without a probe, which hashes only
+    /// what a pin needs.
+    package var digest = ""
 }
 
 /// Opens plugin libraries and reads their descriptions, checking everything that can go wrong first.

@@ -13,7 +13,7 @@ struct FlowHostCommand {
         usage: flowhost <command> [options]
 
         commands:
-          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--supervise] [--hang-timeout SECONDS] [--no-cache] [--probe-timeout SECONDS] [--trace FILE] [--trace-redact KEY]... [--subjects N]
+          run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--supervise] [--hang-timeout SECONDS] [--no-cache] [--probe-timeout SECONDS] [--trace FILE] [--trace-redact KEY]... [--trace-max-payload BYTES] [--subjects N]
                                                                            run the flow (interactive on a terminal)
           replay TRACE [--manifest MANIFEST] [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--json] [--no-cache] [--probe-timeout SECONDS]
                                                                            run the inputs of a trace again and compare

@@ -41,7 +41,9 @@ enum RunCommand {
         print: no events, no 'top:' lines, no echoed commands. `stats --json` prints the stats as JSON.
         --trace FILE writes every input (the start, each command that can change something, a reload a
         watched file caused) and every event it caused to FILE, one JSON object a line (docs/traces.md);
-        --trace-redact KEY (repeatable) leaves the value of every member named KEY out of it.
+        --trace-redact KEY (repeatable) leaves the value of every member named KEY out of it;
+        a payload, result or screen content longer than --trace-max-payload BYTES (default 4096; none:
+        no limit) is written as its size and SHA-256.
         `flowhost replay FILE` runs a trace again; `flowhost graph` and `experiments report` read it.
         --subjects N runs the script once for each of N subjects (subject-0001, ...), each on a fresh
         host, with $SUBJECT in the script replaced by the subject's id, all into one trace; it prints

@@ -3,7 +3,7 @@ import FlowKit
 import FlowShell
 import FlowTraces
 
-/// The trace of `flowhost run --trace FILE [--trace-redact KEY]...`: a writer for the file and the recorder
+/// The trace of `flowhost run --trace FILE [--trace-redact KEY]... [--trace-max-payload BYTES]`: a writer for the file and the recorder
 /// that feeds it.
 @MainActor
 struct RunTrace {
@@ -12,12 +12,15 @@ struct RunTrace {
 
     /// The trace the command line asks for; `nil` without `--trace`.
     ///
-    /// - Throws: ``Exit`` 64 for `--trace-redact` without `--trace` or with `--supervise`, 73 when the file
+    /// - Throws: ``Exit`` 64 for `--trace-redact` or `--trace-max-payload` without `--trace`, a size that is
+    ///   not a number of bytes or `none`, or `--trace` with `--supervise`; 73 when the file
     ///   cannot be created.
     static func open(_ parsed: Arguments) throws(Exit) -> RunTrace? {
         let keys = parsed.options["--trace-redact", default: []]
+        let maxPayload = parsed.options["--trace-max-payload"]?.last
         guard let path = parsed.options["--trace"]?.last else {
             if !keys.isEmpty { throw Exit.usage("--trace-redact needs --trace FILE", parsed.usage) }
+            if maxPayload != nil { throw Exit.usage("--trace-max-payload needs --trace FILE", parsed.usage) }
             return nil
         }
         if parsed.flags.contains("--supervise") {
@@ -28,13 +31,26 @@ struct RunTrace {
         if let empty = keys.first(where: \.isEmpty) {
             throw Exit.usage("--trace-redact needs a member name, not '\(empty)'", parsed.usage)
         }
+        var limit: Int? = TraceRecorder.defaultMaxPayload
+        if let maxPayload {
+            if maxPayload == "none" {
+                limit = nil
+            } else if let bytes = Int(maxPayload), bytes >= 0 {
+                limit = bytes
+            } else {
+                throw Exit.usage(
+                    "--trace-max-payload needs a number of bytes or 'none', not '\(maxPayload)'", parsed.usage)
+            }
+        }
         let writer: TraceWriter
         do {
             writer = try TraceWriter(path: path)
         } catch {
             throw Exit(.cannotCreate, "flowhost: \(error.description)")
         }
-        let recorder = TraceRecorder(redaction: TraceRedaction(keys: Set(keys))) { writer.write($0) }
+        let recorder = TraceRecorder(redaction: TraceRedaction(keys: Set(keys)), maxPayload: limit) {
+            writer.write($0)
+        }
         return RunTrace(writer: writer, recorder: recorder)
     }
 

@@ -235,7 +235,7 @@ struct ReplayTests {
             manifest: try Manifest.load(path: lab.manifestPath), searchPath: PluginSearchPath([lab.directory.path]))
         let shell = HostShell(host: host)
         let lines = LineBox()
-        let recorder = TraceRecorder { lines.lines.append($0.line) }
+        let recorder = TraceRecorder { lines.lines.append($0.text) }
         recorder.header(for: host)
         recorder.beginSession(shell)
         _ = await shell.startAndWait(tracing: recorder)

@@ -66,4 +66,12 @@ struct TextInputTests {
             InputFile.firstInvalidUTF8(in: [0x61, 0x0A, 0xC3, 0xA9, 0x62, 0xFF]).map { [$0.line, $0.column] } == [2, 3])
         #expect(InputFile.firstInvalidUTF8(in: [0xC3]).map { [$0.line, $0.column] } == [1, 1], "cut short")
     }
+
+    @Test func whitespaceIsUnicodesWhiteSpaceWithoutTheLookupForASCII() {
+        let scalars = (0...0x3000).compactMap(Unicode.Scalar.init)
+        let differing = scalars.filter { $0.isWhitespace != $0.properties.isWhitespace }
+        #expect(differing.isEmpty, "\(differing.map(\.value))")
+        #expect(scalars.filter(\.isWhitespace).count > 6, "tab to carriage return, space, and others beyond ASCII")
+        #expect(" \u{A0}act\tsignIn \u{3000}".trimmingWhitespace() == "act\tsignIn")
+    }
 }

@@ -128,7 +128,8 @@ struct TraceStreamingTests {
         let path = try directory.file("bad.jsonl", containing: #"{"kind":"trace","input":0,"session":0,"t":0}"#)
         let run = try Subprocess.flowhost(["experiments", "report", path, directory.path + "/none.jsonl"])
         #expect(run.status == 65)
-        #expect(run.errorLines == ["flowhost: \(path):1: trace format version 0 is not one this flowhost reads (1)"])
+        #expect(
+            run.errorLines == ["flowhost: \(path):1: trace format version 0 is not one this flowhost reads (1 to 2)"])
         let missing = try Subprocess.flowhost(["experiments", "report", directory.path + "/none.jsonl", path])
         #expect(missing.status == 66)
         #expect(missing.errorLines == ["flowhost: \(directory.path)/none.jsonl: trace file not found"])

@@ -166,7 +166,9 @@ struct TraceTests {
         #expect(throws: TraceError("the trace is empty; record one with flowhost run --trace FILE", file: "t.jsonl")) {
             _ = try Trace.parse("\n", file: "t.jsonl")
         }
-        #expect(throws: TraceError("trace format version 9 is not one this flowhost reads (1)", file: "t", line: 1)) {
+        #expect(
+            throws: TraceError("trace format version 9 is not one this flowhost reads (1 to 2)", file: "t", line: 1)
+        ) {
             _ = try Trace.parse(#"{"kind":"trace","t":0,"session":0,"input":0,"version":9}"#, file: "t")
         }
     }
@@ -208,12 +210,14 @@ final class TracedRun {
     let recorder: TraceRecorder
 
     init(
-        _ manifest: String, redacting keys: Set<String> = [], also sink: (@MainActor (TraceEvent) -> Void)? = nil
+        _ manifest: String, redacting keys: Set<String> = [], maxPayload: Int? = TraceRecorder.defaultMaxPayload,
+        also sink: (@MainActor (TraceEvent) -> Void)? = nil
     ) throws {
         host = try FlowHost.Host.bundled(manifest)
         shell = HostShell(host: host)
         let box = EventBox()
-        recorder = TraceRecorder(redaction: TraceRedaction(keys: keys)) { event in
+        recorder = TraceRecorder(redaction: TraceRedaction(keys: keys), maxPayload: maxPayload) { line in
+            let event = try! line.event()
             box.events.append(event)
             sink?(event)
         }

@@ -61,7 +61,7 @@ struct VersionAndUsageTests {
     @Test func synopsesComeFromTheSpecs() {
         #expect(
             FlowHostCommandLine.run.synopsis
-                == "run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--supervise] [--hang-timeout SECONDS] [--no-cache] [--probe-timeout SECONDS] [--trace FILE] [--trace-redact KEY]... [--subjects N]"
+                == "run MANIFEST [--script FILE] [--plugin-path DIR]... [--open URL] [--restore FILE] [--eager] [--watch] [--quiet] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--trust] [--supervise] [--hang-timeout SECONDS] [--no-cache] [--probe-timeout SECONDS] [--trace FILE] [--trace-redact KEY]... [--trace-max-payload BYTES] [--subjects N]"
         )
         #expect(FlowHostCommandLine.completion.usage == "usage: flowhost completion bash|zsh|fish")
         #expect(FlowHostCommandLine.list.valuedOptions == ["--plugin-path", "--max-manifest-size", "--probe-timeout"])

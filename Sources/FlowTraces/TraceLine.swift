@@ -1,0 +1,135 @@
+import FlowKit
+import HostSupport
+
+/// One line of a trace as the recorder writes it: a JSON object, no newline.
+///
+/// The recorder adds each member once, encoded as JSON as it is added, straight after the one before:
+/// nothing is built twice, no dictionary per event, no second encoding of what is already text. The members
+/// are in the order added (the recorder starts with `kind`, `t`, `session` and `input`); a line reads back
+/// as a ``TraceEvent`` with ``event()``.
+///
+/// ```swift
+/// var line = TraceLine()
+/// line.add("kind", "screen")
+/// line.add("t", 1_250)
+/// line.add("content", json: ["title": "Tent"])
+/// line.text  // {"kind":"screen","t":1250,"content":{"title":"Tent"}}
+/// ```
+package struct TraceLine: Sendable {
+    /// The line so far: `{` and the members, without the closing brace.
+    private var json = JSONBytes([UInt8(ascii: "{")])
+    #if DEBUG
+        /// The members' names, to check that none is added twice.
+        private var names: [String] = []
+    #endif
+
+    /// An empty line.
+    package init() {
+        json.bytes.reserveCapacity(1_024)
+    }
+
+    /// Empties the line, keeping its storage for the next.
+    package mutating func removeAll() {
+        json.bytes.removeSubrange(1...)
+        #if DEBUG
+            names.removeAll()
+        #endif
+    }
+
+    // MARK: - Members
+
+    /// Writes `"name":` after a comma, unless it is the first member; the value comes next. The name is a
+    /// literal of letters, written as it is.
+    private mutating func begin(_ name: StaticString) {
+        #if DEBUG
+            assert(!names.contains(name.description), "\(name) added twice")
+            names.append(name.description)
+        #endif
+        if json.bytes.count > 1 { json.bytes.append(UInt8(ascii: ",")) }
+        json.bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { json.bytes.append(contentsOf: $0) }
+        json.bytes.append(UInt8(ascii: "\""))
+        json.bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Adds the member `name`, whose value `encode` writes.
+    package mutating func add(_ name: StaticString, encodedBy encode: (inout JSONBytes) -> Void) {
+        begin(name)
+        encode(&json)
+    }
+
+    /// Adds the string member `name`.
+    package mutating func add(_ name: StaticString, _ string: String) {
+        begin(name)
+        json.string(string)
+    }
+
+    /// Adds the number member `name`.
+    package mutating func add(_ name: StaticString, _ number: some BinaryInteger) {
+        begin(name)
+        json.integer(number)
+    }
+
+    /// Adds the member `name`, `true` or `false`.
+    package mutating func add(_ name: StaticString, _ flag: Bool) {
+        add(name) { $0.literal(flag ? "true" : "false") }
+    }
+
+    /// Adds the member `name`, an array of strings.
+    package mutating func add(_ name: StaticString, strings: some Sequence<String>) {
+        add(name) { $0.strings(strings) }
+    }
+
+    /// Adds the member `name`, any JSON value, as ``JSONValue/description`` writes it.
+    package mutating func add(_ name: StaticString, json: JSONValue) {
+        add(name) { $0.json(json) }
+    }
+
+    /// Adds the member `name`, JSON already encoded.
+    package mutating func add(_ name: StaticString, encoded: [UInt8]) {
+        add(name) { $0.bytes.append(contentsOf: encoded) }
+    }
+
+    /// Adds `payload` as the member `name`; when its JSON is longer than `maxPayload` bytes, as the member
+    /// `digestName` instead: `{"bytes": N, "sha256": HEX}`, the length and SHA-256 of that JSON.
+    package mutating func add(
+        _ name: StaticString, payload: JSONValue, maxPayload: Int?, digestName: StaticString
+    ) {
+        var encoded = JSONBytes([])
+        encoded.json(payload)
+        guard let maxPayload, encoded.bytes.count > maxPayload else { return add(name, encoded: encoded.bytes) }
+        add(digestName) { json in
+            json.object {
+                $0.member("bytes", first: true)
+                $0.integer(encoded.bytes.count)
+                $0.member("sha256")
+                $0.string(SHA256.hex(encoded.bytes))
+            }
+        }
+    }
+
+    // MARK: - The line
+
+    /// Appends the line to `output`.
+    package func write(into output: inout [UInt8]) {
+        output.append(contentsOf: json.bytes)
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// The line's bytes.
+    package func finished() -> [UInt8] {
+        var line: [UInt8] = []
+        write(into: &line)
+        return line
+    }
+
+    /// The line as text.
+    package var text: String { String(decoding: finished(), as: UTF8.self) }
+
+    /// The line read back as an event, the way a trace reader reads it.
+    ///
+    /// - Throws: ``TraceError`` when the line is not an event (a line the recorder wrote always is).
+    package func event() throws(TraceError) -> TraceEvent {
+        try TraceEvent(line: finished())
+    }
+}

@@ -1,0 +1,156 @@
+import FlowHost
+import FlowKit
+
+/// How the recorder follows requests: each event nested under the requests under way, each request
+/// numbered in its session (`requestId`), its payload written with its first event and referred to by the
+/// ones after it.
+extension TraceRecorder {
+    /// Records `event`, nested under the requests under way, with the input that caused it.
+    func record(_ event: HostEvent) {
+        var late = false
+        if !inputIsOpen && !unpromptedIsOpen {
+            switch event {
+            case .pluginReloaded(let plugin, _, _, _, _), .pluginUnchanged(let plugin), .reloadRefused(let plugin, _):
+                openUnprompted("reload \(plugin)")
+            case .manifestReloaded, .manifestRejected: openUnprompted("reload manifest")
+            default: late = true
+            }
+        }
+        guard let kind = TraceEvent.Kind(event) else { return }
+        let time = now
+        emit(kind, time: time) { line in
+            if late { line.add("late", true) }
+            // A request's first event is nested under the requests before it, not under itself.
+            let outer = (depth: open.count, by: open.last?.manager)
+            switch event {
+            case .flow(.handling(let request, let module, let manager, let coordinator)):
+                lastRequestId += 1
+                write(request, module, id: lastRequestId, into: &line)
+                let manager = self.manager(manager, coordinator, loaded: true, into: &line)
+                open.append(
+                    OpenRequest(
+                        request: request, module: module, manager: manager.name, plugin: manager.plugin, started: time,
+                        id: lastRequestId))
+            case .flow(.redirecting(let held)):
+                lastRequestId += 1
+                holds[held.id] = lastRequestId
+                write(held, id: lastRequestId, whole: true, into: &line)
+                open.append(
+                    OpenRequest(
+                        request: held.request, module: held.module, manager: open.last?.manager, started: time,
+                        id: lastRequestId))
+            case .flow(.handled(let request, let module, let manager, let coordinator)):
+                closeRequest(request, module, at: time, into: &line)
+                self.manager(manager, coordinator, loaded: false, into: &line)
+            case .flow(.failed(let request, let module, let error)):
+                closeRequest(request, module, at: time, into: &line)
+                line.add("error", error.message)
+            case .flow(.held(let held)):
+                if let last = open.last, last.request == held.request, last.module == held.module { open.removeLast() }
+                writeHeld(held, forget: false, into: &line)
+            case .flow(.resuming(let held)):
+                writeHeld(held, forget: true, into: &line)
+            case .flow(.redirectCancelled(let held, let reason)):
+                line.add("reason", reason)
+                writeHeld(held, forget: true, into: &line)
+            case .flow(.queued(let request, let module, let keys)):
+                lastRequestId += 1
+                queued.append((request, module, lastRequestId))
+                write(request, module, id: lastRequestId, into: &line)
+                line.add("waitingFor", strings: keys.lazy.map(\.rawValue))
+            case .flow(.replaying(let request, let module)):
+                writeQueued(request, module, into: &line)
+            case .flow(.deadLettered(let letter)):
+                line.add("reason", letter.reason)
+                writeQueued(letter.request, letter.module, into: &line)
+            case .flow(.unhandled(let request, let module)):
+                lastRequestId += 1
+                write(request, module, id: lastRequestId, into: &line)
+            case .flow(.rewritten(let request, let new, let module, let name)):
+                lastRequestId += 1
+                write(request, module, id: lastRequestId, into: &line)
+                line.add("guard", name)
+                line.add("to", new.name.rawValue)
+                if new.payload != .empty {
+                    addPayload("toPayload", digestName: "toPayloadDigest", new.payload, into: &line)
+                }
+            case .flow(.childOpened(let name, _)):
+                if let plugin = open.last?.plugin { childOwners[name] = plugin }
+                describe(event, into: &line)
+            default:
+                describe(event, into: &line)
+            }
+            let opened = open.count > outer.depth
+            line.add("depth", opened ? outer.depth : open.count)
+            if let by = opened ? outer.by : open.last?.manager { line.add("by", by) }
+        }
+    }
+
+    /// Writes a request that is new in the session: `requestId`, `request`, `payload` (or its digest) and
+    /// `from`.
+    private func write(_ request: CoordinationRequest, _ module: Coordinated, id: Int, into line: inout TraceLine) {
+        line.add("requestId", id)
+        line.add("request", request.name.rawValue)
+        line.add("from", module.rawValue)
+        if request.payload != .empty {
+            addPayload("payload", digestName: "payloadDigest", request.payload, into: &line)
+        }
+    }
+
+    /// Writes a request the session has written before, by its `requestId`: its name and sender, without
+    /// its payload; a request not seen before whole.
+    private func write(
+        _ request: CoordinationRequest, _ module: Coordinated, seenAs id: Int?, into line: inout TraceLine
+    ) {
+        guard let id else {
+            lastRequestId += 1
+            return write(request, module, id: lastRequestId, into: &line)
+        }
+        line.add("requestId", id)
+        line.add("request", request.name.rawValue)
+        line.add("from", module.rawValue)
+    }
+
+    /// Ends the request on top of ``open`` when `request` is it: `startNs`, and the request by its id.
+    private func closeRequest(
+        _ request: CoordinationRequest, _ module: Coordinated, at time: UInt64, into line: inout TraceLine
+    ) {
+        guard let last = open.last, last.request == request, last.module == module else {
+            return write(request, module, seenAs: nil, into: &line)
+        }
+        open.removeLast()
+        write(request, module, seenAs: last.id, into: &line)
+        line.add("startNs", time &- last.started)
+    }
+
+    /// A held request's members: the request, its redirect, the guard and the hold's `id`; the request by
+    /// its id once `redirecting` wrote it, whole otherwise.
+    private func write(_ held: HeldRequest, id: Int, whole: Bool, into line: inout TraceLine) {
+        if whole {
+            write(held.request, held.module, id: id, into: &line)
+            if held.redirect.payload != .empty {
+                addPayload("redirectPayload", digestName: "redirectPayloadDigest", held.redirect.payload, into: &line)
+            }
+        } else {
+            write(held.request, held.module, seenAs: id, into: &line)
+        }
+        line.add("redirect", held.redirect.name.rawValue)
+        line.add("guard", held.guardName)
+        line.add("id", held.id)
+    }
+
+    private func writeHeld(_ held: HeldRequest, forget: Bool, into line: inout TraceLine) {
+        let id = forget ? holds.removeValue(forKey: held.id) : holds[held.id]
+        if let id {
+            write(held, id: id, whole: false, into: &line)
+        } else {
+            lastRequestId += 1
+            write(held, id: lastRequestId, whole: true, into: &line)
+        }
+    }
+
+    private func writeQueued(_ request: CoordinationRequest, _ module: Coordinated, into line: inout TraceLine) {
+        let index = queued.firstIndex { $0.request == request && $0.module == module }
+        write(request, module, seenAs: index.map { queued.remove(at: $0).id }, into: &line)
+    }
+}

@@ -1,0 +1,47 @@
+import FlowKit
+import Testing
+
+@testable import FlowTraces
+
+/// The recorder's lines: JSON that reads back as written, values encoded as FlowKit encodes them.
+struct TraceLineTests {
+    @Test func valuesAreEncodedAsJSONValueDescribesThem() throws {
+        let values: [JSONValue] = [
+            .null, true, false, 0, -0.0, 7, -42, 1.5, -1e300, 9_007_199_254_740_992, 9_007_199_254_740_994, 0.1,
+            .number(.infinity), .number(.nan), "", "plain", "quote \" backslash \\ newline \n tab \t bell \u{7}",
+            "é 🎒 \u{2028}", [], [1, "two", nil, [3]], [:],
+            ["b": 1, "a": ["z": true, "y": [1, 2]], "": "empty key", "é": "after ascii"],
+        ]
+        for value in values {
+            var bytes = JSONBytes([])
+            bytes.json(value)
+            #expect(String(decoding: bytes.bytes, as: UTF8.self) == value.description, "\(value)")
+        }
+    }
+
+    @Test func aLineHoldsItsMembersInTheOrderAddedAndReadsBackAsAnEvent() throws {
+        var line = TraceLine()
+        line.add("kind", "handled")
+        line.add("t", UInt64(86_400_000_000_123))
+        line.add("session", 3)
+        line.add("input", 0)
+        line.add("manager", "say \"hi\"\n")
+        line.add("late", true)
+        line.add("payload", payload: ["note": "long enough"], maxPayload: 8, digestName: "payloadDigest")
+        line.add("result", payload: ["ok": 1], maxPayload: nil, digestName: "resultDigest")
+        line.add("stack", strings: ["a", "b"])
+
+        #expect(
+            line.text
+                == #"{"kind":"handled","t":86400000000123,"session":3,"input":0,"manager":"say \"hi\"\n","late":true,"#
+                + #""payloadDigest":{"bytes":22,"sha256":"7a5a9962a3ba529795adf3c9e8db27e94e86600752f607b190e09bd2f50de8d9"},"#
+                + #""result":{"ok":1},"stack":["a","b"]}"#)
+        let event = try line.event()
+        #expect(event.kind == .handled && event.time == 86_400_000_000_123 && event.session == 3)
+        #expect(event["manager"] == "say \"hi\"\n")
+
+        line.removeAll()
+        line.add("kind", "screen")
+        #expect(line.text == #"{"kind":"screen"}"#, "emptied, storage kept")
+    }
+}
