@@ -238,6 +238,30 @@ struct FlowBench {
                 print("flowbench: report memory not measured: \(error)")
             }
         }
+        func traceCost(_ key: String, _ label: String, bound: Double, _ arguments: [String], rounds: Int) {
+            guard wanted("ratios." + key) else { return }
+            do {
+                let cost = try TraceCostBenchmark.run(arguments, rounds: rounds, buildDirectory: buildDirectory)
+                let trace =
+                    cost.traceBytes >= 1 << 20
+                    ? "\(format(Double(cost.traceBytes) / 1_048_576)) MiB"
+                    : "\(format(Double(cost.traceBytes) / 1024)) KiB"
+                add(
+                    Figure(
+                        key: "ratios." + key, label: label, value: cost.ratio, bound: bound,
+                        detail: "\(format(cost.traced.processor)) vs \(format(cost.untraced.processor)) ms processor "
+                            + "time (user+system, median of \(cost.rounds)); wall \(format(cost.traced.wall)) vs "
+                            + "\(format(cost.untraced.wall)) ms; trace \(trace)"))
+            } catch {
+                print("flowbench: trace cost not measured: \(error)")
+            }
+        }
+        traceCost(
+            "traceSubjects", "run --subjects 2000 of experiment.json: --trace vs without", bound: 1.25,
+            TraceCostBenchmark.subjectsRun, rounds: 5)
+        traceCost(
+            "traceDemo", "run of demo.json with its script: --trace vs without", bound: 1.15,
+            TraceCostBenchmark.demoRun, rounds: 50)
         if wanted("ratios.memory1000ReloadsVs10") {
             do {
                 let many = try ReloadMemoryBenchmark.run(reloads: 1_000, buildDirectory: buildDirectory)

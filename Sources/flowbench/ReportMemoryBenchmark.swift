@@ -30,12 +30,12 @@ enum ReportMemoryBenchmark {
         let directory = try SwapBenchmark.temporaryDirectory()
         let recorded = directory + "/recorded.jsonl"
         defer { unlink(recorded) }
-        try wait(
-            spawn(
+        try ChildProcess.wait(
+            ChildProcess.spawn(
                 flowhost,
                 [
-                    "run", repository + "/manifests/experiment.json", "--subjects", "\(recordedSubjects)",
-                    "--script", repository + "/manifests/experiment.flow", "--trace", recorded,
+                    "run", ChildProcess.repository + "/manifests/experiment.json", "--subjects", "\(recordedSubjects)",
+                    "--script", ChildProcess.repository + "/manifests/experiment.flow", "--trace", recorded,
                 ], cacheDirectory: directory), what: "flowhost run --subjects")
         let trace = directory + "/large.jsonl"
         defer { unlink(trace) }
@@ -46,8 +46,8 @@ enum ReportMemoryBenchmark {
         defer { unlink(measured) }
         let clock = ContinuousClock()
         let started = clock.now
-        try wait(
-            spawn(
+        try ChildProcess.wait(
+            ChildProcess.spawn(
                 buildDirectory + "/flowbench", ["peak-rss", measured, flowhost, "experiments", "report", trace],
                 cacheDirectory: directory), what: "flowhost experiments report")
         let elapsed = clock.now - started
@@ -71,21 +71,15 @@ enum ReportMemoryBenchmark {
     static func measureChild(_ arguments: [String]) -> Never {
         guard arguments.count >= 2 else { exit(64) }
         guard
-            let usage = try? wait(
-                spawn(arguments[1], Array(arguments.dropFirst(2)), cacheDirectory: "/tmp"), what: arguments[1]),
+            let usage = try? ChildProcess.wait(
+                ChildProcess.spawn(arguments[1], Array(arguments.dropFirst(2)), cacheDirectory: "/tmp"),
+                what: arguments[1]),
             let file = fopen(arguments[0], "wb")
         else { exit(1) }
         let text = Array("\(usage.ru_maxrss)\n".utf8)
         let written = text.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
         exit(fclose(file) == 0 && written == text.count ? 0 : 1)
     }
-
-    /// The repository, for its experiment manifest and script: this file is in `Sources/flowbench/`.
-    private static let repository: String = {
-        var path = #filePath
-        for _ in 0..<3 { path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]) }
-        return path
-    }()
 
     /// Writes the header of the trace at `source`, then its other lines again and again, each copy with its
     /// sessions renumbered after the last copy's and its subjects renamed, until `destination` holds at
@@ -136,30 +130,5 @@ enum ReportMemoryBenchmark {
             copies += 1
         }
         return (written, copies)
-    }
-
-    /// Starts `executable` with `arguments`, its standard streams on `/dev/null`.
-    private static func spawn(_ executable: String, _ arguments: [String], cacheDirectory: String) throws -> pid_t {
-        let launch = ProcessLaunch(
-            executable: executable, arguments: arguments,
-            environment: ["XDG_CACHE_HOME=\(cacheDirectory)", "SWIFT_BACKTRACE=enable=no"],
-            actions: [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].map { .open($0, path: "/dev/null", flags: O_RDWR) })
-        do {
-            return try launch.start()
-        } catch {
-            throw SwapBenchmark.Failure(description: "cannot start \(executable): \(error)")
-        }
-    }
-
-    /// Waits for `pid` and returns what it used; throws unless it exited 0.
-    @discardableResult
-    private static func wait(_ pid: pid_t, what: String) throws -> rusage {
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw SwapBenchmark.Failure(description: "\(what): wait4 failed") }
-        }
-        guard status == 0 else { throw SwapBenchmark.Failure(description: "\(what) failed (wait status \(status))") }
-        return usage
     }
 }
