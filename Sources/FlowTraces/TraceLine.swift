@@ -16,21 +16,19 @@ import HostSupport
 /// line.text  // {"kind":"screen","t":1250,"content":{"title":"Tent"}}
 /// ```
 package struct TraceLine: Sendable {
-    /// The line so far: `{` and the members, without the closing brace.
-    private var json = JSONBytes([UInt8(ascii: "{")])
+    /// The members so far, without the braces.
+    private var json = JSONBytes([])
     #if DEBUG
         /// The members' names, to check that none is added twice.
         private var names: [String] = []
     #endif
 
-    /// An empty line.
-    package init() {
-        json.bytes.reserveCapacity(1_024)
-    }
+    /// An empty line; it allocates nothing until a member is added.
+    package init() {}
 
     /// Empties the line, keeping its storage for the next.
     package mutating func removeAll() {
-        json.bytes.removeSubrange(1...)
+        json.bytes.removeAll(keepingCapacity: true)
         #if DEBUG
             names.removeAll()
         #endif
@@ -45,7 +43,7 @@ package struct TraceLine: Sendable {
             assert(!names.contains(name.description), "\(name) added twice")
             names.append(name.description)
         #endif
-        if json.bytes.count > 1 { json.bytes.append(UInt8(ascii: ",")) }
+        if !json.bytes.isEmpty { json.bytes.append(UInt8(ascii: ",")) }
         json.bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { json.bytes.append(contentsOf: $0) }
         json.bytes.append(UInt8(ascii: "\""))
@@ -112,6 +110,7 @@ package struct TraceLine: Sendable {
 
     /// Appends the line to `output`.
     package func write(into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
         output.append(contentsOf: json.bytes)
         output.append(UInt8(ascii: "}"))
     }

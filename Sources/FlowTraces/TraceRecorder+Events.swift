@@ -9,7 +9,7 @@ extension TraceRecorder {
     /// payloads, results and subjects redacted.
     func describe(_ event: HostEvent, into line: inout TraceLine) {
         switch event {
-        case .flow(let flow): describe(flow, into: &line)
+        case .flow: break
         case .pluginReloaded(let plugin, let generation, let file, let swapTime, let services):
             line.add("plugin", plugin)
             line.add("generation", generation)
@@ -40,14 +40,16 @@ extension TraceRecorder {
         }
     }
 
-    private func describe(_ event: FlowEvent, into line: inout TraceLine) {
-        switch event {
+    /// Writes the members of a flow event that is not about a request.
+    func describe(_ event: consuming FlowEvent, into line: inout TraceLine) {
+        switch consume event {
         case .presented(let module, let style):
             add(style, into: &line)
             line.add("module", module.rawValue)
             if let actions = actions(of: module) { line.add("actions", strings: actions) }
         case .removed(let module): line.add("module", module.rawValue)
         case .childOpened(let name, let style):
+            if let plugin = open.last?.plugin { childOwners[name] = plugin }
             add(style, into: &line)
             line.add("child", name)
         case .childFinished(let name, let result):
@@ -106,7 +108,8 @@ extension TraceRecorder {
     /// `reported` in parts, parsed the first time it is seen.
     private func managerName(_ reported: String) -> ManagerName {
         if let known = managerNames[reported] { return known }
-        var parts = ManagerName(name: reported)
+        var parts = ManagerName()
+        var name = Substring(reported)
         if reported.hasSuffix("]"), let bracket = reported.lastIndex(of: "["), bracket > reported.startIndex,
             reported[reported.index(before: bracket)] == " "
         {
@@ -115,9 +118,9 @@ extension TraceRecorder {
                 parts.experiment = String(arm[..<colon])
                 parts.variant = String(arm[arm.index(after: colon)...])
             }
-            parts.name = String(reported[..<reported.index(before: bracket)])
+            name = reported[..<reported.index(before: bracket)]
         }
-        if let dot = parts.name.firstIndex(of: ".") { parts.prefix = String(parts.name[..<dot]) }
+        if let dot = name.firstIndex(of: ".") { parts.prefix = String(name[..<dot]) }
         managerNames[reported] = parts
         return parts
     }
@@ -179,37 +182,10 @@ extension TraceRecorder {
 }
 
 extension TraceEvent.Kind {
-    /// The kind of line `event` is written as; `nil` for an event of a later FlowKit that this trace format
-    /// has no kind for.
+    /// The kind of line a host event is written as; for a flow event, see ``init(_:)-(FlowEvent.Kind)``.
     init?(_ event: HostEvent) {
         switch event {
-        case .flow(let flow):
-            switch flow {
-            case .handling: self = .handling
-            case .handled: self = .handled
-            case .unhandled: self = .unhandled
-            case .queued: self = .queued
-            case .replaying: self = .replaying
-            case .deadLettered: self = .deadLettered
-            case .failed: self = .failed
-            case .presented: self = .presented
-            case .removed: self = .removed
-            case .childOpened: self = .childOpened
-            case .childFinished: self = .childFinished
-            case .serviceStarted: self = .serviceStarted
-            case .serviceStopped: self = .serviceStopped
-            case .dependencySet: self = .dependencySet
-            case .rewritten: self = .rewritten
-            case .redirecting: self = .redirecting
-            case .held: self = .held
-            case .resuming: self = .resuming
-            case .redirectCancelled: self = .redirectCancelled
-            case .managerEnded: self = .managerEnded
-            case .managerTaskFailed: self = .managerTaskFailed
-            case .presentRefused: self = .presentRefused
-            case .serviceProblem: self = .serviceProblem
-            @unknown default: return nil
-            }
+        case .flow(let flow): self.init(flow.kind)
         case .pluginReloaded: self = .pluginReloaded
         case .pluginUnchanged: self = .pluginUnchanged
         case .reloadRefused: self = .reloadRefused
@@ -219,6 +195,47 @@ extension TraceEvent.Kind {
         case .pluginRemoved: self = .pluginRemoved
         case .discoveryProblem: self = .discoveryProblem
         case .exposure: self = .exposure
+        }
+    }
+
+    /// The kind of line a flow event of `kind` is written as; `nil` for an event of a later FlowKit that this
+    /// trace format has no kind for.
+    init?(_ kind: FlowEvent.Kind) {
+        switch kind {
+        case .handling: self = .handling
+        case .handled: self = .handled
+        case .unhandled: self = .unhandled
+        case .queued: self = .queued
+        case .replaying: self = .replaying
+        case .deadLettered: self = .deadLettered
+        case .failed: self = .failed
+        case .presented: self = .presented
+        case .removed: self = .removed
+        case .childOpened: self = .childOpened
+        case .childFinished: self = .childFinished
+        case .serviceStarted: self = .serviceStarted
+        case .serviceStopped: self = .serviceStopped
+        case .dependencySet: self = .dependencySet
+        case .rewritten: self = .rewritten
+        case .redirecting: self = .redirecting
+        case .held: self = .held
+        case .resuming: self = .resuming
+        case .redirectCancelled: self = .redirectCancelled
+        case .managerEnded: self = .managerEnded
+        case .managerTaskFailed: self = .managerTaskFailed
+        case .presentRefused: self = .presentRefused
+        case .serviceProblem: self = .serviceProblem
+        @unknown default: return nil
+        }
+    }
+
+    /// Whether events of this kind are about a request, which the recorder numbers (`requestId`).
+    var isAboutARequest: Bool {
+        switch self {
+        case .handling, .handled, .unhandled, .queued, .replaying, .deadLettered, .failed, .rewritten, .redirecting,
+            .held, .resuming, .redirectCancelled:
+            true
+        default: false
         }
     }
 }

@@ -16,73 +16,89 @@ extension TraceRecorder {
             default: late = true
             }
         }
-        guard let kind = TraceEvent.Kind(event) else { return }
         let time = now
-        emit(kind, time: time) { line in
+        // A request's first event is nested under the requests before it, not under itself.
+        let outer = (depth: open.count, by: open.last?.manager)
+        var line: TraceLine
+        if case .flow(let flow) = event {
+            // The event is copied once, here, and consumed: from outside FlowKit, a switch over a FlowEvent
+            // copies it, so its kind is read first, without one.
+            guard let kind = TraceEvent.Kind(flow.kind) else { return }
+            line = startLine(kind, time: time)
             if late { line.add("late", true) }
-            // A request's first event is nested under the requests before it, not under itself.
-            let outer = (depth: open.count, by: open.last?.manager)
-            switch event {
-            case .flow(.handling(let request, let module, let manager, let coordinator)):
-                lastRequestId += 1
-                write(request, module, id: lastRequestId, into: &line)
-                let manager = self.manager(manager, coordinator, loaded: true, into: &line)
-                open.append(
-                    OpenRequest(
-                        request: request, module: module, manager: manager.name, plugin: manager.plugin, started: time,
-                        id: lastRequestId))
-            case .flow(.redirecting(let held)):
-                lastRequestId += 1
-                holds[held.id] = lastRequestId
-                write(held, id: lastRequestId, whole: true, into: &line)
-                open.append(
-                    OpenRequest(
-                        request: held.request, module: held.module, manager: open.last?.manager, started: time,
-                        id: lastRequestId))
-            case .flow(.handled(let request, let module, let manager, let coordinator)):
-                closeRequest(request, module, at: time, into: &line)
-                self.manager(manager, coordinator, loaded: false, into: &line)
-            case .flow(.failed(let request, let module, let error)):
-                closeRequest(request, module, at: time, into: &line)
-                line.add("error", error.message)
-            case .flow(.held(let held)):
-                if let last = open.last, last.request == held.request, last.module == held.module { open.removeLast() }
-                writeHeld(held, forget: false, into: &line)
-            case .flow(.resuming(let held)):
-                writeHeld(held, forget: true, into: &line)
-            case .flow(.redirectCancelled(let held, let reason)):
-                line.add("reason", reason)
-                writeHeld(held, forget: true, into: &line)
-            case .flow(.queued(let request, let module, let keys)):
-                lastRequestId += 1
-                queued.append((request, module, lastRequestId))
-                write(request, module, id: lastRequestId, into: &line)
-                line.add("waitingFor", strings: keys.lazy.map(\.rawValue))
-            case .flow(.replaying(let request, let module)):
-                writeQueued(request, module, into: &line)
-            case .flow(.deadLettered(let letter)):
-                line.add("reason", letter.reason)
-                writeQueued(letter.request, letter.module, into: &line)
-            case .flow(.unhandled(let request, let module)):
-                lastRequestId += 1
-                write(request, module, id: lastRequestId, into: &line)
-            case .flow(.rewritten(let request, let new, let module, let name)):
-                lastRequestId += 1
-                write(request, module, id: lastRequestId, into: &line)
-                line.add("guard", name)
-                line.add("to", new.name.rawValue)
-                if new.payload != .empty {
-                    addPayload("toPayload", digestName: "toPayloadDigest", new.payload, into: &line)
-                }
-            case .flow(.childOpened(let name, _)):
-                if let plugin = open.last?.plugin { childOwners[name] = plugin }
-                describe(event, into: &line)
-            default:
-                describe(event, into: &line)
+            if kind.isAboutARequest {
+                write(request: consume flow, at: time, into: &line)
+            } else {
+                describe(consume flow, into: &line)
             }
-            let opened = open.count > outer.depth
-            line.add("depth", opened ? outer.depth : open.count)
-            if let by = opened ? outer.by : open.last?.manager { line.add("by", by) }
+        } else {
+            guard let kind = TraceEvent.Kind(event) else { return }
+            line = startLine(kind, time: time)
+            if late { line.add("late", true) }
+            describe(event, into: &line)
+        }
+        let opened = open.count > outer.depth
+        line.add("depth", opened ? outer.depth : open.count)
+        if let by = opened ? outer.by : open.last?.manager { line.add("by", by) }
+        finish(line)
+    }
+
+    /// Writes the members of an event about a request (``TraceEvent/Kind/isAboutARequest``) and follows
+    /// the request: opened, closed, held, queued.
+    private func write(request event: consuming FlowEvent, at time: UInt64, into line: inout TraceLine) {
+        switch consume event {
+        case .handling(let request, let module, let manager, let coordinator):
+            lastRequestId += 1
+            write(request, module, id: lastRequestId, into: &line)
+            let manager = self.manager(manager, coordinator, loaded: true, into: &line)
+            open.append(
+                OpenRequest(
+                    request: request, module: module, manager: manager.name, plugin: manager.plugin, started: time,
+                    id: lastRequestId))
+        case .redirecting(let held):
+            lastRequestId += 1
+            holds[held.id] = lastRequestId
+            write(held, id: lastRequestId, whole: true, into: &line)
+            open.append(
+                OpenRequest(
+                    request: held.request, module: held.module, manager: open.last?.manager, started: time,
+                    id: lastRequestId))
+        case .handled(let request, let module, let manager, let coordinator):
+            closeRequest(request, module, at: time, into: &line)
+            self.manager(manager, coordinator, loaded: false, into: &line)
+        case .failed(let request, let module, let error):
+            closeRequest(request, module, at: time, into: &line)
+            line.add("error", error.message)
+        case .held(let held):
+            if let last = open.last, last.request == held.request, last.module == held.module { open.removeLast() }
+            writeHeld(held, forget: false, into: &line)
+        case .resuming(let held):
+            writeHeld(held, forget: true, into: &line)
+        case .redirectCancelled(let held, let reason):
+            line.add("reason", reason)
+            writeHeld(held, forget: true, into: &line)
+        case .queued(let request, let module, let keys):
+            lastRequestId += 1
+            queued.append((request, module, lastRequestId))
+            write(request, module, id: lastRequestId, into: &line)
+            line.add("waitingFor", strings: keys.lazy.map(\.rawValue))
+        case .replaying(let request, let module):
+            writeQueued(request, module, into: &line)
+        case .deadLettered(let letter):
+            line.add("reason", letter.reason)
+            writeQueued(letter.request, letter.module, into: &line)
+        case .unhandled(let request, let module):
+            lastRequestId += 1
+            write(request, module, id: lastRequestId, into: &line)
+        case .rewritten(let request, let new, let module, let name):
+            lastRequestId += 1
+            write(request, module, id: lastRequestId, into: &line)
+            line.add("guard", name)
+            line.add("to", new.name.rawValue)
+            if new.payload != .empty {
+                addPayload("toPayload", digestName: "toPayloadDigest", new.payload, into: &line)
+            }
+        default: break
         }
     }
 

@@ -4,8 +4,8 @@ import FlowManifest
 import FlowShell
 import Glibc
 
-/// Turns what a ``HostShell`` and its ``Host`` do into ``TraceEvent``s, in order, for a sink: a
-/// ``TraceWriter`` (`flowhost run --trace FILE`), or a list that a replay compares.
+/// Turns what a ``HostShell`` and its ``Host`` do into trace lines (``TraceLine``), in order, for a sink: a
+/// ``TraceWriter`` (`flowhost run --trace FILE`), or a list of events that a replay compares.
 ///
 /// ```swift
 /// let writer = try TraceWriter(path: "run.jsonl")
@@ -67,12 +67,11 @@ package final class TraceRecorder {
         var id: Int
     }
 
-    /// A manager's name as outcomes report it, in parts: `express.ExpressCreate [create-flow:express]`.
+    /// What a manager's name as outcomes report it says: `express.ExpressCreate [create-flow:express]`.
     struct ManagerName {
-        /// Before the experiment's arm: `express.ExpressCreate`.
-        var name: String
         /// What precedes the first dot, when there is one: `express`.
         var prefix: String?
+        /// The experiment and its variant that chose the manager: `create-flow`, `express`.
         var experiment: String?
         var variant: String?
     }
@@ -218,21 +217,28 @@ package final class TraceRecorder {
 
     /// Writes a line of `kind` to the sink: its `kind`, `t`, `session` and `input`, then what `members` adds.
     func emit(_ kind: TraceEvent.Kind, time: UInt64? = nil, _ members: (inout TraceLine) -> Void) {
-        Self.write(&current, kind, time: time ?? now, session: session, input: input, members)
-        sink(current)
+        var line = startLine(kind, time: time)
+        members(&line)
+        finish(line)
     }
 
-    /// Empties `line` and writes the line into it: one access to the recorder's line for all its members.
-    private static func write(
-        _ line: inout TraceLine, _ kind: TraceEvent.Kind, time: UInt64, session: Int, input: Int,
-        _ members: (inout TraceLine) -> Void
-    ) {
+    /// A line of `kind` with its `kind`, `t`, `session` and `input`, in the recorder's storage, moved out of
+    /// it so that writing the members checks no access to the recorder; ``finish(_:)`` gives it back.
+    func startLine(_ kind: TraceEvent.Kind, time: UInt64? = nil) -> TraceLine {
+        var line = TraceLine()
+        swap(&line, &current)
         line.removeAll()
         line.add("kind", kind.rawValue)
-        line.add("t", time)
+        line.add("t", time ?? now)
         line.add("session", session)
         line.add("input", input)
-        members(&line)
+        return line
+    }
+
+    /// Hands `line` to the sink and keeps its storage for the next.
+    func finish(_ line: consuming TraceLine) {
+        sink(line)
+        current = line
     }
 
     // MARK: - Payloads and screens
