@@ -19,24 +19,25 @@ final class HostEventRelay {
     /// Counts `event` and hands it on.
     func relay(_ event: consuming FlowEvent) {
         if tracksBreadcrumbs { host?.noteForBreadcrumb(event) }
-        // The event's kind says all the relay needs, read without copying the event (a FlowKit enum).
-        var namesService = false
+        // The event's kind says all the relay needs, read without copying the event (a FlowKit enum). It is
+        // compared with the cases in the order they are written: the kinds every request has, which count
+        // nothing, come first (otherwise each of them is compared with every counted kind).
         switch event.kind {
+        case .handling, .presented, .removed, .managerEnded: break
         case .handled: countHandled(by: event.manager ?? "")
         case .unhandled: changeStats { $0.count(.unhandled) }
         case .failed: changeStats { $0.count(.failed) }
         case .queued: changeStats { $0.count(.queued) }
         case .deadLettered: changeStats { $0.count(.deadLettered) }
-        case .serviceStarted, .serviceStopped, .serviceProblem: namesService = true
+        case .serviceStarted, .serviceStopped, .serviceProblem:
+            // Taken before the call: a listener may replace itself while it runs.
+            guard let onEvent else { return }
+            if let host { return onEvent(.flow(host.namingServices(event))) }
         default: break
         }
-        // Taken before the call: a listener may replace itself while it runs.
+        // Taken before the call, as above.
         guard let onEvent else { return }
-        if namesService, let host {
-            onEvent(.flow(host.namingServices(event)))
-        } else {
-            onEvent(.flow(consume event))
-        }
+        onEvent(.flow(consume event))
     }
 
     /// Changes the stats: as FlowKit's router changes its layers, they are moved out of ``stats`` (empty
