@@ -88,6 +88,12 @@ package struct TraceLine: Sendable {
         add(name) { $0.bytes.append(contentsOf: encoded) }
     }
 
+    /// Adds members already encoded, as ``members`` gives them.
+    package mutating func add(members: [UInt8]) {
+        if !json.bytes.isEmpty { json.bytes.append(UInt8(ascii: ",")) }
+        json.bytes.append(contentsOf: members)
+    }
+
     /// Adds `payload` as the member `name`; when its JSON is longer than `maxPayload` bytes, as the member
     /// `digestName` instead: `{"bytes": N, "sha256": HEX}`, the length and SHA-256 of that JSON.
     package mutating func add(
@@ -107,6 +113,9 @@ package struct TraceLine: Sendable {
     }
 
     // MARK: - The line
+
+    /// The members, encoded, without the braces: `"name":value`, separated by commas.
+    package var members: [UInt8] { json.bytes }
 
     /// Appends the line to `output`.
     package func write(into output: inout [UInt8]) {

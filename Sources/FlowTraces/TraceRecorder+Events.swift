@@ -201,41 +201,39 @@ extension TraceEvent.Kind {
     /// The kind of line a flow event of `kind` is written as; `nil` for an event of a later FlowKit that this
     /// trace format has no kind for.
     init?(_ kind: FlowEvent.Kind) {
-        switch kind {
-        case .handling: self = .handling
-        case .handled: self = .handled
-        case .unhandled: self = .unhandled
-        case .queued: self = .queued
-        case .replaying: self = .replaying
-        case .deadLettered: self = .deadLettered
-        case .failed: self = .failed
-        case .presented: self = .presented
-        case .removed: self = .removed
-        case .childOpened: self = .childOpened
-        case .childFinished: self = .childFinished
-        case .serviceStarted: self = .serviceStarted
-        case .serviceStopped: self = .serviceStopped
-        case .dependencySet: self = .dependencySet
-        case .rewritten: self = .rewritten
-        case .redirecting: self = .redirecting
-        case .held: self = .held
-        case .resuming: self = .resuming
-        case .redirectCancelled: self = .redirectCancelled
-        case .managerEnded: self = .managerEnded
-        case .managerTaskFailed: self = .managerTaskFailed
-        case .presentRefused: self = .presentRefused
-        case .serviceProblem: self = .serviceProblem
-        @unknown default: return nil
-        }
+        guard let (kind, _) = Self.written(kind) else { return nil }
+        self = kind
     }
 
-    /// Whether events of this kind are about a request, which the recorder numbers (`requestId`).
-    var isAboutARequest: Bool {
-        switch self {
-        case .handling, .handled, .unhandled, .queued, .replaying, .deadLettered, .failed, .rewritten, .redirecting,
-            .held, .resuming, .redirectCancelled:
-            true
-        default: false
+    /// The kind of line a flow event of `kind` is written as, and whether it is about a request, which the
+    /// recorder numbers (`requestId`); `nil` for an event of a later FlowKit that this trace format has no
+    /// kind for. One switch answers both: each case of a resilient FlowKit enum is compared in turn.
+    static func written(_ kind: FlowEvent.Kind) -> (kind: Self, isAboutARequest: Bool)? {
+        switch kind {
+        case .handling: (.handling, true)
+        case .handled: (.handled, true)
+        case .unhandled: (.unhandled, true)
+        case .queued: (.queued, true)
+        case .replaying: (.replaying, true)
+        case .deadLettered: (.deadLettered, true)
+        case .failed: (.failed, true)
+        case .presented: (.presented, false)
+        case .removed: (.removed, false)
+        case .childOpened: (.childOpened, false)
+        case .childFinished: (.childFinished, false)
+        case .serviceStarted: (.serviceStarted, false)
+        case .serviceStopped: (.serviceStopped, false)
+        case .dependencySet: (.dependencySet, false)
+        case .rewritten: (.rewritten, true)
+        case .redirecting: (.redirecting, true)
+        case .held: (.held, true)
+        case .resuming: (.resuming, true)
+        case .redirectCancelled: (.redirectCancelled, true)
+        case .managerEnded: (.managerEnded, false)
+        case .managerTaskFailed: (.managerTaskFailed, false)
+        case .presentRefused: (.presentRefused, false)
+        case .serviceProblem: (.serviceProblem, false)
+        @unknown default: nil
         }
     }
 }

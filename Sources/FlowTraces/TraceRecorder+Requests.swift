@@ -23,10 +23,10 @@ extension TraceRecorder {
         if case .flow(let flow) = event {
             // The event is copied once, here, and consumed: from outside FlowKit, a switch over a FlowEvent
             // copies it, so its kind is read first, without one.
-            guard let kind = TraceEvent.Kind(flow.kind) else { return }
+            guard let (kind, isAboutARequest) = TraceEvent.Kind.written(flow.kind) else { return }
             line = startLine(kind, time: time)
             if late { line.add("late", true) }
-            if kind.isAboutARequest {
+            if isAboutARequest {
                 write(request: consume flow, at: time, into: &line)
             } else {
                 describe(consume flow, into: &line)
@@ -43,7 +43,7 @@ extension TraceRecorder {
         finish(line)
     }
 
-    /// Writes the members of an event about a request (``TraceEvent/Kind/isAboutARequest``) and follows
+    /// Writes the members of an event about a request (``TraceEvent/Kind/written(_:)``) and follows
     /// the request: opened, closed, held, queued.
     private func write(request event: consuming FlowEvent, at time: UInt64, into line: inout TraceLine) {
         switch consume event {

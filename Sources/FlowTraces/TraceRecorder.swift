@@ -31,9 +31,15 @@ package final class TraceRecorder {
     /// digest (`--trace-max-payload`); `nil` writes every one whole.
     package let maxPayload: Int?
     /// The session being recorded; 0 before the first.
-    package private(set) var session = 0
+    package private(set) var session = 0 {
+        didSet { writePosition() }
+    }
     /// The input being recorded, or the last one, within the session.
-    package private(set) var input = 0
+    package private(set) var input = 0 {
+        didSet { writePosition() }
+    }
+    /// `"session":S,"input":I`, which every line of the input has: encoded once an input.
+    private var position: [UInt8] = []
     weak var shell: HostShell?
     private let sink: @MainActor (TraceLine) -> Void
     /// The line being written, kept to reuse its storage.
@@ -88,6 +94,14 @@ package final class TraceRecorder {
         self.redaction = redaction
         self.maxPayload = maxPayload
         self.sink = sink
+        writePosition()
+    }
+
+    private func writePosition() {
+        var members = TraceLine()
+        members.add("session", session)
+        members.add("input", input)
+        position = members.members
     }
 
     /// Nanoseconds of the monotonic clock.
@@ -230,8 +244,7 @@ package final class TraceRecorder {
         line.removeAll()
         line.add("kind", kind.rawValue)
         line.add("t", time ?? now)
-        line.add("session", session)
-        line.add("input", input)
+        line.add(members: position)
         return line
     }
 
