@@ -57,6 +57,10 @@ package final class Host {
     var discoveryProber: PluginProber?
     /// Where the host records which plugin it is calling into, for a supervisor to read after a crash
     /// (`flowhost run --supervise`); `nil`, the default, records nothing.
+    ///
+    /// Not checked for exclusivity at run time (read on every request): a reference only ever read or
+    /// assigned whole, on the main actor, never passed `inout`, so no two accesses to it can overlap; its
+    /// observer runs after the assignment's access ends.
     @exclusivity(unchecked) package var breadcrumb: CrashBreadcrumb? {
         didSet {
             relay.tracksBreadcrumbs = breadcrumb != nil
@@ -65,6 +69,10 @@ package final class Host {
     }
     /// The crumb of the call that presented each module (its manager's, naming its plugin), while there is a
     /// ``breadcrumb``.
+    ///
+    /// Not checked for exclusivity at run time: read, or changed by one subscript assignment, on the main
+    /// actor; the only code that runs during a change is `Coordinated`'s hashing and equality, which cannot
+    /// reach the host, so no two accesses to it can overlap.
     @exclusivity(unchecked) var modulePresenters: [Coordinated: CrashBreadcrumb.Crumb] = [:]
 
     /// Builds the host. Loads the plugins that provide services now, and with `eager` every plugin.
@@ -257,7 +265,12 @@ final class ManagerBinding {
     let manager: String
     private let registry: PluginRegistry
     /// The plugin's slot as last looked up, valid while the registry's slots are the same.
+    ///
+    /// This and ``cached`` are not checked for exclusivity at run time (read on every request): private,
+    /// only read or assigned whole in ``resolve()`` on the main actor, never passed `inout` nor accessed
+    /// across a call, so no two accesses to either can overlap.
     @exclusivity(unchecked) private var slot: (version: Int, slot: PluginRegistry.Slot)?
+    /// What the manager resolved to, valid while the plugin's generation is the same.
     @exclusivity(unchecked) private var cached: (generation: Int, resolved: ManagerFactory.Resolved)?
 
     init(plugin: String, manager: String, registry: PluginRegistry) {

@@ -97,6 +97,10 @@ package final class PluginRegistry {
         }
     }
     /// Bumped whenever a slot is added or replaced, so that a binding that kept a slot knows to look again.
+    ///
+    /// Not checked for exclusivity at run time (read on every request): an `Int` only ever read or assigned
+    /// whole, on the main actor, never passed `inout` nor accessed across a call, so no two accesses to it
+    /// can overlap.
     @exclusivity(unchecked) private(set) var slotsVersion = 0
     /// What the host's routes to plugin managers resolved to, kept until a plugin loads, fails, reloads, is
     /// added or removed: invalidated whenever a slot or its generation changes.
