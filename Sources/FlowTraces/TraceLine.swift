@@ -96,18 +96,29 @@ package struct TraceLine: Sendable {
 
     /// Adds `payload` as the member `name`; when its JSON is longer than `maxPayload` bytes, as the member
     /// `digestName` instead: `{"bytes": N, "sha256": HEX}`, the length and SHA-256 of that JSON.
+    ///
+    /// The JSON is written in place, and taken back out when it is too long: most payloads are short.
     package mutating func add(
         _ name: StaticString, payload: JSONValue, maxPayload: Int?, digestName: StaticString
     ) {
-        var encoded = JSONBytes([])
-        encoded.json(payload)
-        guard let maxPayload, encoded.bytes.count > maxPayload else { return add(name, encoded: encoded.bytes) }
+        let start = json.bytes.count
+        begin(name)
+        let valueStart = json.bytes.count
+        json.json(payload)
+        guard let maxPayload else { return }
+        let size = json.bytes.count - valueStart
+        guard size > maxPayload else { return }
+        let digest = SHA256.hex(Array(json.bytes[valueStart...]))
+        json.bytes.removeSubrange(start...)
+        #if DEBUG
+            names.removeLast()
+        #endif
         add(digestName) { json in
             json.object {
                 $0.member("bytes", first: true)
-                $0.integer(encoded.bytes.count)
+                $0.integer(size)
                 $0.member("sha256")
-                $0.string(SHA256.hex(encoded.bytes))
+                $0.string(digest)
             }
         }
     }
