@@ -9,20 +9,22 @@ extension HostShell {
     /// The commands a trace does not record: they only print, check or wait, and change nothing.
     static let untracedCommands: Set<String> = queries.union(["expect", "wait", "quit", "exit"])
 
-    /// Whether `line` is an input a trace records: a command other than the ones that only print
-    /// (``queries``), check (`expect`), wait (`wait reload`, whose reload is recorded when it happens) or
-    /// quit.
-    package static func isTracedInput(_ line: String) -> Bool {
-        guard let command = command(in: line) else { return false }
-        return !untracedCommands.contains(command.splitFirstWord().0)
+    /// The command in `line`, trimmed, when it is an input a trace records: a command other than the ones
+    /// that only print (``queries``), check (`expect`), wait (`wait reload`, whose reload is recorded when it
+    /// happens) or quit; `nil` otherwise.
+    private static func tracedInput(in line: String) -> String? {
+        guard let command = command(in: line), !untracedCommands.contains(command.splitFirstWord().0) else {
+            return nil
+        }
+        return command
     }
 
     /// Runs `line` as ``perform(_:)`` does, recorded in `trace` when there is one and the line is an input.
     ///
     /// - Parameter source: Where the line was read, as `FILE:LINE`, for the trace.
     package func perform(_ line: String, tracing trace: TraceRecorder?, at source: String? = nil) async -> Reply {
-        guard let trace, Self.isTracedInput(line) else { return await perform(line) }
-        trace.beginInput(Self.command(in: line) ?? line, at: source)
+        guard let trace, let command = Self.tracedInput(in: line) else { return await perform(line) }
+        trace.beginInput(command, at: source)
         let reply = await perform(line)
         trace.endInput(reply)
         return reply
