@@ -26,13 +26,24 @@ package final class Host {
     /// What went wrong while setting up: plugins or services that could not be loaded. The host runs
     /// without them; their routes fail with the same errors.
     package private(set) var problems: [PluginLoadError] = []
-    /// Called with everything that happens: flow events, reloads, exposures.
+    /// Called with everything that happens: flow events (unless ``onFlowEvent`` takes them), reloads,
+    /// discoveries, exposures.
     ///
     /// The listener owns each event it is handed, so keeping one costs no copy: pass it on with `consume`
     /// (`{ event in log.append(consume event) }`).
     package var onEvent: (@MainActor (consuming HostEvent) -> Void)? {
         get { relay.onEvent }
         set { relay.onEvent = newValue }
+    }
+    /// Called with the coordinator's events as they are, instead of ``onEvent`` with each wrapped in a
+    /// ``HostEvent/flow(_:)``: while it is set, ``onEvent`` hears only the host's own events.
+    ///
+    /// A `FlowEvent`'s layout is FlowKit's to change, so wrapping one in an enum of the host's, and taking it
+    /// out again, goes through FlowKit's value witnesses: about 120 instructions an event, five events a
+    /// request. A listener that keeps every event (the shell, ``HostEventLog``) takes them here.
+    package var onFlowEvent: (@MainActor (consuming FlowEvent) -> Void)? {
+        get { relay.onFlowEvent }
+        set { relay.onFlowEvent = newValue }
     }
     /// Counters of what happened since the host was made.
     package internal(set) var stats: HostStats {

@@ -1,7 +1,7 @@
 import FlowKit
 
-/// What a ``Host`` puts between its coordinator's events and its own listener: it counts each event into
-/// the stats and hands it on as ``HostEvent/flow(_:)``.
+/// What a ``Host`` puts between its coordinator's events and its own listeners: it counts each event into
+/// the stats and hands it on, as it is to ``onFlowEvent`` when there is one, else as ``HostEvent/flow(_:)``.
 ///
 /// The coordinator's listener captures it strongly, and it holds the host weakly: it reaches for the host
 /// only for breadcrumbs and for services named as the manifest names them.
@@ -12,6 +12,8 @@ final class HostEventRelay {
     private(set) var stats = HostStats()
     /// The host's listener (``Host/onEvent``).
     var onEvent: (@MainActor (consuming HostEvent) -> Void)?
+    /// The host's listener of flow events (``Host/onFlowEvent``).
+    var onFlowEvent: (@MainActor (consuming FlowEvent) -> Void)?
     /// Whether the host has a ``Host/breadcrumb`` to keep in step with the events.
     var tracksBreadcrumbs = false
     weak var host: Host?
@@ -30,12 +32,12 @@ final class HostEventRelay {
         case .queued: changeStats { $0.count(.queued) }
         case .deadLettered: changeStats { $0.count(.deadLettered) }
         case .serviceStarted, .serviceStopped, .serviceProblem:
-            // Taken before the call: a listener may replace itself while it runs.
-            guard let onEvent else { return }
-            if let host { return onEvent(.flow(host.namingServices(event))) }
+            if let host { event = host.namingServices(event) }
         default: break
         }
-        // Taken before the call, as above.
+        // To the listener of flow events as it is, or wrapped to the listener of every event; each listener
+        // is taken before the call: a listener may replace itself while it runs.
+        if let onFlowEvent { return onFlowEvent(consume event) }
         guard let onEvent else { return }
         onEvent(.flow(consume event))
     }

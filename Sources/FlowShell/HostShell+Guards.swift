@@ -15,8 +15,14 @@ struct HeldFates {
     /// The request being resumed, until the event that closes it.
     private var resuming: HeldRequest?
 
-    mutating func notice(_ event: HostEvent) {
-        guard case .flow(let flow) = event else { return }
+    mutating func notice(_ flow: FlowEvent) {
+        // Its kind first, read without a copy: a switch over the event copies it (a FlowKit enum), and most
+        // events matter only while a held request is resuming.
+        switch flow.kind {
+        case .redirectCancelled, .resuming: break
+        case .handled, .failed, .unhandled, .queued, .held: guard resuming != nil else { return }
+        default: return
+        }
         switch flow {
         case .redirectCancelled(let held, let reason): fates[held.id] = .cancelled(reason: reason)
         case .resuming(let held): resuming = held

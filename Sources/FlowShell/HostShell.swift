@@ -50,21 +50,36 @@ package final class HostShell {
     /// are errors, for standard error. Unset, they are printed like any other event.
     package var onServiceProblem: (@MainActor (ServiceProblem) -> Void)?
 
-    /// A shell driving `host`. It listens to the host's events.
+    /// A shell driving `host`. It listens to the host's events: the coordinator's as they are
+    /// (``Host/onFlowEvent``), the host's own apart.
     package init(host: Host) {
         self.host = host
+        host.onFlowEvent = { [weak self] event in self?.notice(event) }
         host.onEvent = { [weak self] event in
             guard let self else { return }
-            if case .flow(.serviceProblem(let problem)) = event, let report = self.onServiceProblem {
-                return report(problem)
-            }
+            if case .flow(let flow) = event { return self.notice(flow) }
             self.reloadWait.notice(event)
-            self.heldFates.notice(event)
             if self.isExecuting {
                 self.eventLog.append(consume event)
             } else {
                 self.onUnpromptedLines?(self.lines(describing: [event]))
             }
+        }
+    }
+
+    /// Keeps a flow event with the command's, or prints it when it happened between commands; a service's
+    /// problem goes to ``onServiceProblem`` when it is set.
+    private func notice(_ event: consuming FlowEvent) {
+        if case .serviceProblem = event.kind, let report = onServiceProblem,
+            case .serviceProblem(let problem) = copy event
+        {
+            return report(problem)
+        }
+        heldFates.notice(event)
+        if isExecuting {
+            eventLog.append(flow: consume event)
+        } else {
+            onUnpromptedLines?(lines(describing: [.flow(event)]))
         }
     }
 

@@ -7,6 +7,7 @@ import FlowKit
 extension TraceRecorder {
     /// Records `event`, nested under the requests under way, with the input that caused it.
     func record(_ event: HostEvent) {
+        if case .flow(let flow) = event { return record(flow) }
         var late = false
         if !inputIsOpen && !unpromptedIsOpen {
             switch event {
@@ -16,31 +17,40 @@ extension TraceRecorder {
             default: late = true
             }
         }
+        guard let kind = TraceEvent.Kind(event) else { return }
+        let time = now
+        let outer = (depth: open.count, by: open.last?.manager)
+        var line = startLine(kind, time: time)
+        if late { line.add("late", true) }
+        describe(event, into: &line)
+        finish(consume line, nestedUnder: outer)
+    }
+
+    /// Records the flow event `event`, as ``record(_:)`` records a host event.
+    func record(_ event: FlowEvent) {
+        // The event is copied once, here, and consumed: from outside FlowKit, a switch over a FlowEvent
+        // copies it, so its kind is read first, without one.
+        guard let (kind, isAboutARequest) = TraceEvent.Kind.written(event.kind) else { return }
         let time = now
         // A request's first event is nested under the requests before it, not under itself.
         let outer = (depth: open.count, by: open.last?.manager)
-        var line: TraceLine
-        if case .flow(let flow) = event {
-            // The event is copied once, here, and consumed: from outside FlowKit, a switch over a FlowEvent
-            // copies it, so its kind is read first, without one.
-            guard let (kind, isAboutARequest) = TraceEvent.Kind.written(flow.kind) else { return }
-            line = startLine(kind, time: time)
-            if late { line.add("late", true) }
-            if isAboutARequest {
-                write(request: consume flow, at: time, into: &line)
-            } else {
-                describe(consume flow, into: &line)
-            }
+        var line = startLine(kind, time: time)
+        if !inputIsOpen && !unpromptedIsOpen { line.add("late", true) }
+        if isAboutARequest {
+            write(request: copy event, at: time, into: &line)
         } else {
-            guard let kind = TraceEvent.Kind(event) else { return }
-            line = startLine(kind, time: time)
-            if late { line.add("late", true) }
-            describe(event, into: &line)
+            describe(copy event, into: &line)
         }
+        finish(consume line, nestedUnder: outer)
+    }
+
+    /// Adds where the line's event stands among the requests (`depth`, and `by`, the manager of the request
+    /// it happened in) and hands the line to the sink.
+    private func finish(_ line: consuming TraceLine, nestedUnder outer: (depth: Int, by: String?)) {
         let opened = open.count > outer.depth
         line.add("depth", opened ? outer.depth : open.count)
         if let by = opened ? outer.by : open.last?.manager { line.add("by", by) }
-        finish(line)
+        finish(consume line)
     }
 
     /// Writes the members of an event about a request (``TraceEvent/Kind/written(_:)``) and follows

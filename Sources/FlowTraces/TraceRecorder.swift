@@ -17,7 +17,7 @@ import Glibc
 /// ```
 ///
 /// Nothing is built when there is no recorder: the shell and the host do not know about tracing, and a
-/// recorder listens by wrapping the host's ``Host/onEvent`` for its session.
+/// recorder listens by wrapping the host's ``Host/onEvent`` and ``Host/onFlowEvent`` for its session.
 ///
 /// Each event carries the input that caused it. Events between inputs are of two sorts: a reload that a
 /// watched file caused becomes an input of its own (`reload PLUGIN`, `reload manifest`, marked
@@ -179,9 +179,15 @@ package final class TraceRecorder {
             if let subject { line.add("subject", subject) }
         }
         let listener = shell.host.onEvent
+        let flowListener = shell.host.onFlowEvent
         shell.host.onEvent = { [weak self] event in
             self?.record(event)
             listener?(consume event)
+        }
+        shell.host.onFlowEvent = { [weak self] event in
+            self?.record(event)
+            if let flowListener { return flowListener(consume event) }
+            listener?(.flow(consume event))
         }
     }
 

@@ -6,7 +6,7 @@ import PluginLoading
 /// The real host path: a manager of a bundled plugin (settings' About), dlopened through the registry and
 /// routed by the host's coordinator with its stats and an event listener on, against the same manager made,
 /// started, pushed and popped by direct calls. The listener records each event as the shell does: it keeps
-/// the events of a command in an array.
+/// the events of a command in a ``HostEventLog``, the coordinator's as they are (``Host/onFlowEvent``).
 @MainActor
 enum HostPathBenchmark {
     struct Failure: Error, CustomStringConvertible { var description: String }
@@ -24,6 +24,15 @@ enum HostPathBenchmark {
 
         func record(_ event: consuming HostEvent) {
             log.append(event)
+            letGoOfABatch()
+        }
+
+        func record(flow event: consuming FlowEvent) {
+            log.append(flow: event)
+            letGoOfABatch()
+        }
+
+        private func letGoOfABatch() {
             if log.count == Self.batch { log.removeAll(keepingCapacity: true) }
         }
     }
@@ -38,6 +47,7 @@ enum HostPathBenchmark {
             """, path: buildDirectory + "/flowbench.json")
         let host = Host(manifest: manifest, searchPath: PluginSearchPath([buildDirectory]))
         host.onEvent = { event in log.record(consume event) }
+        host.onFlowEvent = { event in log.record(flow: consume event) }
         host.start()
         guard host.coordinator.requestCoordination(request, from: .app).isHandled else {
             throw Failure(description: "the settings plugin did not handle settings.about; build it first")

@@ -89,4 +89,58 @@ struct HostEventRelayTests {
         #expect(second.contains { $0.hasPrefix("settings.show from app handled by") })
         #expect(firstToken == nil)
     }
+
+    /// With a listener of flow events, the coordinator's events go to it as they are, services named as the
+    /// manifest names them, and the listener of every event hears only the host's own.
+    @Test func aListenerOfFlowEventsTakesTheCoordinatorsEventsAndOnlyThose() throws {
+        let host = try demoHost()
+        var flows: [String] = []
+        var others: [String] = []
+        host.onFlowEvent = { event in flows.append(event.description) }
+        host.onEvent = { event in others.append("\(event)") }
+
+        host.start()
+        host.coordinator.requestCoordination("settings.show", from: .app)
+
+        #expect(flows.contains { $0.hasPrefix("settings.show from app handled by") })
+        #expect(flows.contains { $0.hasPrefix("service ") && $0.contains(".") }, "\(flows)")
+        #expect(others.isEmpty, "\(others)")
+
+        host.onFlowEvent = nil
+        host.coordinator.requestCoordination("nowhere", from: .app)
+        #expect(others.last?.contains("unhandled") == true, "without one, flow events come wrapped: \(others)")
+    }
+
+    /// A log keeps the coordinator's events apart from the host's, and gives them back in the order they
+    /// came, however they interleave.
+    @Test func aLogGivesBackEveryEventInTheOrderItCame() {
+        let log = HostEventLog()
+        var expected: [String] = []
+        for index in 0..<7 {
+            if index % 3 == 0 {
+                log.append(.pluginUnchanged(plugin: "p\(index)"))
+                expected.append("p\(index)")
+            }
+            if index % 2 == 0 {
+                log.append(flow: .dependencySet(DependencyKey(rawValue: "d\(index)")))
+                expected.append("d\(index)")
+            }
+        }
+        log.append(.pluginUnchanged(plugin: "last"))
+        expected.append("last")
+
+        func names(_ events: [HostEvent]) -> [String] {
+            events.map { event in
+                switch event {
+                case .pluginUnchanged(let plugin): plugin
+                case .flow(.dependencySet(let key)): key.rawValue
+                default: "?"
+                }
+            }
+        }
+        #expect(log.count == expected.count)
+        #expect(names(log.events) == expected)
+        log.removeAll()
+        #expect(log.count == 0 && log.events.isEmpty)
+    }
 }
