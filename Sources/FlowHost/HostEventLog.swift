@@ -14,7 +14,8 @@ import FlowKit
 /// costs its move into the array, nothing more.
 @MainActor
 package final class HostEventLog {
-    private var flowEvents: [FlowEvent] = []
+    /// The flow events kept, oldest first: read without putting the host's events back among them.
+    package private(set) var flowEvents: [FlowEvent] = []
     /// The other events, each with how many flow events came before it.
     private var hostEvents: [(position: Int, event: HostEvent)] = []
 

@@ -16,13 +16,14 @@ extension HostShell {
     ///   left out, so that the fact is printed once (`error: no route handles settings.abuot; did you
     ///   mean ...`). A request that failed in its manager keeps its line, with what it did before.
     /// None when the shell does not describe events (``describesEvents``).
-    package func lines(describing events: [HostEvent], restated: Bool = false) -> [String] {
+    /// The events are not gathered when nothing is described.
+    package func lines(describing events: @autoclosure () -> [HostEvent], restated: Bool = false) -> [String] {
         guard describesEvents else { return [] }
         var nesting = RequestNesting()
         var lines: [String] = []
         var opened: [Int?] = []  // the line of each request under way, innermost last
         var lastStandaloneFailure: Int?  // the line of the last top-level request that no manager took
-        for event in events {
+        for event in events() {
             let place = nesting.enter(event)
             if case .flow(.managerEnded(let manager, .finished)) = event, manager == place.handler { continue }
             let opens: Bool
@@ -53,11 +54,10 @@ extension HostShell {
 
     /// The outcomes of the requests made at the top level among `events` (not by a manager while it
     /// handled another), in order.
-    func topLevelOutcomes(in events: [HostEvent]) -> [CoordinationOutcome] {
+    func topLevelOutcomes(in events: [FlowEvent]) -> [CoordinationOutcome] {
         var nesting = RequestNesting()
-        return events.compactMap { event in
-            let place = nesting.enter(event)
-            guard place.depth == 0, case .flow(let flow) = event else { return nil }
+        return events.compactMap { flow in
+            guard nesting.enter(flow).depth == 0 else { return nil }
             switch flow {
             case .handled(_, _, let manager, _): return .handled(manager: manager)
             case .failed(_, _, let error): return .failed(error)
@@ -112,6 +112,11 @@ private struct RequestNesting {
     /// handling the innermost request it happened within.
     mutating func enter(_ event: HostEvent) -> (depth: Int, closes: Bool, handler: String?) {
         guard case .flow(let flow) = event else { return (open.count, false, open.last?.manager) }
+        return enter(flow)
+    }
+
+    /// Reads the next flow event, as ``enter(_:)-(HostEvent)`` reads any event.
+    mutating func enter(_ flow: FlowEvent) -> (depth: Int, closes: Bool, handler: String?) {
         switch flow {
         case .handling(let request, let module, let manager, _):
             open.append((request, module, manager))
@@ -141,10 +146,10 @@ private struct RequestNesting {
     }
 }
 
-extension HostEvent {
+extension FlowEvent {
     /// The request no route handled, when this is such an event.
     var unhandledRequest: CoordinationRequestName? {
-        if case .flow(.unhandled(let request, _)) = self { return request.name }
+        if case .unhandled(let request, _) = self { return request.name }
         return nil
     }
 }

@@ -29,7 +29,7 @@ extension HostShell {
         lastOutcome = nil
         let result = host.coordinator.open(deepLink: requests)
         // Each step is sent at the top level, so the last top-level outcome is the last step's.
-        lastOutcome = topLevelOutcomes(in: events).last
+        lastOutcome = topLevelOutcomes(in: eventLog.flowEvents).last
         switch result.stoppedBy {
         case .unhandled?:
             let step = requests[result.applied].name

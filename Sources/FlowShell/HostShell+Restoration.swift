@@ -19,7 +19,7 @@ extension HostShell {
         } catch {
             return Reply(lines: [], status: .error("\(file): \(error.message)"))
         }
-        lastOutcome = topLevelOutcomes(in: events).last
+        lastOutcome = topLevelOutcomes(in: eventLog.flowEvents).last
         return reply(to: restoration, from: file, lines: lines(describing: events))
     }
 
@@ -67,7 +67,7 @@ extension HostShell {
         } catch {
             throw FlowError("\(file): \(error.message)")
         }
-        lastOutcome = topLevelOutcomes(in: events).last
+        lastOutcome = topLevelOutcomes(in: eventLog.flowEvents).last
         return reply(to: restoration, from: file, lines: [])
     }
 

@@ -79,7 +79,8 @@ package final class HostShell {
         if isExecuting {
             eventLog.append(flow: consume event)
         } else {
-            onUnpromptedLines?(lines(describing: [.flow(event)]))
+            let unprompted: [HostEvent] = [.flow(event)]
+            onUnpromptedLines?(lines(describing: unprompted))
         }
     }
 
@@ -296,9 +297,9 @@ package final class HostShell {
         }
         // An action that hands its work on (finishing a sub-flow whose owner then asks for more) returns no
         // outcome; the last request it caused stands for it.
-        lastOutcome = outcome ?? topLevelOutcomes(in: events).last
+        lastOutcome = outcome ?? topLevelOutcomes(in: eventLog.flowEvents).last
         // The action's own request is the last one no route took: it is asked for after whatever it did.
-        let request = events.last { $0.unhandledRequest != nil }?.unhandledRequest
+        let request = eventLog.flowEvents.last { $0.unhandledRequest != nil }?.unhandledRequest
         try check(
             outcome, of: request, what: request.map { "\($0) (asked by action '\(action)')" } ?? "action '\(action)'")
     }
