@@ -43,7 +43,7 @@ let package = Package(
         // One target per concern, each depending only on those listed before it (CONTRIBUTING.md: Layout).
         // FlowKit's value types (JSONValue, FlowError) are the common vocabulary.
         // POSIX support: files, descriptors, a mutex, directory watches, process facts.
-        .target(name: "HostSupport", dependencies: [flowKit, "CExtendedAttributes"]),
+        .target(name: "HostSupport", dependencies: [flowKit, "CExtendedAttributes", "CSHA256"]),
         // The manifest: parsing, versions and ranges, its errors.
         .target(name: "FlowManifest", dependencies: [flowKit, "HostSupport"]),
         // Plugin libraries: the search path and discovery, ELF checks, permissions, copies, probes and their
@@ -73,6 +73,8 @@ let package = Package(
         // The supervised host's crash handler: async-signal-safe, so in C.
         .target(name: "CCrashHandler"),
         .target(name: "CExtendedAttributes"),
+        // SHA-256's rounds with the processor's SHA instructions, which only C intrinsics reach.
+        .target(name: "CSHA256"),
         .executableTarget(name: "flowhost", dependencies: hostTargets + [flowKit]),
         // Benchmarks: swift build -c release && swift run -c release flowbench
         .executableTarget(name: "flowbench", dependencies: hostTargets + [flowKit]),
@@ -93,7 +95,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-let cTargets: Set = ["CCrashHandler", "CExtendedAttributes"]
+let cTargets: Set = ["CCrashHandler", "CExtendedAttributes", "CSHA256"]
 for target in package.targets where !badLibraries.contains(target.name) && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: sharedSettings)

@@ -27,6 +27,25 @@ enum ChildProcess {
         }
     }
 
+    /// One run's cost, in milliseconds.
+    struct Cost {
+        /// From starting the process to its exit.
+        var wall: Double
+        /// Processor time of the process, user and system, over all its threads.
+        var processor: Double
+    }
+
+    /// Runs `executable` with `arguments` (as ``spawn(_:_:cacheDirectory:)`` starts it) to its exit, which
+    /// must be 0, and returns what it cost.
+    static func cost(_ executable: String, _ arguments: [String], cacheDirectory: String) throws -> Cost {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let usage = try wait(
+            spawn(executable, arguments, cacheDirectory: cacheDirectory),
+            what: ([executable] + arguments).joined(separator: " "))
+        return Cost(wall: (clock.now - started).milliseconds, processor: usage.processorMilliseconds)
+    }
+
     /// Waits for `pid` and returns what it used; throws unless it exited 0.
     @discardableResult
     static func wait(_ pid: pid_t, what: String) throws -> rusage {

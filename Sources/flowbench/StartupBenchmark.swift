@@ -72,14 +72,11 @@ enum StartupBenchmark {
         return elapsed.nanoseconds / 1e3
     }
 
-    /// Microseconds from starting `flowhost run manifest --script script` (`script` empty, so that the run
-    /// ends once the host is ready) with `arguments` (`--eager`, `--trust`) to its exit, with
-    /// `cacheDirectory` as `XDG_CACHE_HOME`.
-    static func run(
-        flowhost: String, manifest: String, script: String, cacheDirectory: String, arguments: [String] = []
-    ) throws -> Double {
+    /// Microseconds from starting `flowhost run manifest --script script --quiet` (`script` empty, so that
+    /// the run ends once the host is ready) to its exit, with `cacheDirectory` as `XDG_CACHE_HOME`.
+    static func run(flowhost: String, manifest: String, script: String, cacheDirectory: String) throws -> Double {
         let launch = ProcessLaunch(
-            executable: flowhost, arguments: ["run", manifest, "--script", script, "--quiet"] + arguments,
+            executable: flowhost, arguments: ["run", manifest, "--script", script, "--quiet"],
             environment: ["XDG_CACHE_HOME=\(cacheDirectory)", "SWIFT_BACKTRACE=enable=no"],
             actions: [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].map { .open($0, path: "/dev/null", flags: O_RDWR) })
         let clock = ContinuousClock()

@@ -23,12 +23,7 @@ enum TraceCostBenchmark {
     ]
 
     /// One run's cost, in milliseconds.
-    struct Cost {
-        /// From starting the process to its exit.
-        var wall: Double
-        /// Processor time of the process, user and system, over all its threads.
-        var processor: Double
-    }
+    typealias Cost = ChildProcess.Cost
 
     /// The medians of the rounds, with and without the trace.
     struct Result {

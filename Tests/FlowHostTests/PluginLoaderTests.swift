@@ -246,6 +246,25 @@ struct PluginLoaderTests {
             SHA256.hex((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) })
         }
         #expect(computed == expected)
+        let portable = lengths.map { length in
+            SHA256.hex((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }, usingSHAExtensions: false)
+        }
+        #expect(portable == expected)
+    }
+
+    /// The processor's SHA rounds and the portable ones agree on random bytes of every length up to four
+    /// blocks and on a plugin library.
+    @Test(.enabled(if: SHA256.usesSHAExtensions, "the processor has no SHA extensions"))
+    func sha256ExtensionsAgreeWithThePortableRounds() throws {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...256 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(
+                SHA256.hex(bytes, usingSHAExtensions: true) == SHA256.hex(bytes, usingSHAExtensions: false),
+                "\(length) bytes: \(bytes)")
+        }
+        let library = try BuildProducts.bytes(of: "libGreeterPluginV1.so")
+        #expect(SHA256.hex(library, usingSHAExtensions: true) == SHA256.hex(library, usingSHAExtensions: false))
     }
 }
 
