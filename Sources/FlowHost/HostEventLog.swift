@@ -14,8 +14,7 @@ import FlowKit
 /// costs its move into the array, nothing more.
 @MainActor
 package final class HostEventLog {
-    /// The flow events kept, oldest first: read without putting the host's events back among them.
-    package private(set) var flowEvents: [FlowEvent] = []
+    private var flows: [FlowEvent] = []
     /// The other events, each with how many flow events came before it.
     private var hostEvents: [(position: Int, event: HostEvent)] = []
 
@@ -28,21 +27,24 @@ package final class HostEventLog {
         var next = 0
         for (position, event) in hostEvents {
             while next < position {
-                merged.append(.flow(flowEvents[next]))
+                merged.append(.flow(flows[next]))
                 next += 1
             }
             merged.append(event)
         }
-        merged.append(contentsOf: flowEvents[next...].lazy.map { .flow($0) })
+        merged.append(contentsOf: flows[next...].lazy.map { .flow($0) })
         return merged
     }
 
+    /// The flow events kept, oldest first: read without putting the host's events back among them.
+    package var flowEvents: [FlowEvent] { flows }
+
     /// How many events are kept.
-    package var count: Int { flowEvents.count + hostEvents.count }
+    package var count: Int { flows.count + hostEvents.count }
 
     /// Keeps `event` after the others.
     package func append(_ event: consuming HostEvent) {
-        let position = flowEvents.count
+        let position = flows.count
         var changing: [(position: Int, event: HostEvent)] = []
         swap(&changing, &hostEvents)
         changing.append((position, event))
@@ -52,17 +54,17 @@ package final class HostEventLog {
     /// Keeps the flow event `event` after the others.
     package func append(flow event: consuming FlowEvent) {
         var changing: [FlowEvent] = []
-        swap(&changing, &flowEvents)
+        swap(&changing, &flows)
         changing.append(event)
-        swap(&changing, &flowEvents)
+        swap(&changing, &flows)
     }
 
     /// Lets go of every event kept, keeping the arrays' storage for the next ones when asked.
     package func removeAll(keepingCapacity: Bool = false) {
         var changing: [FlowEvent] = []
-        swap(&changing, &flowEvents)
+        swap(&changing, &flows)
         changing.removeAll(keepingCapacity: keepingCapacity)
-        swap(&changing, &flowEvents)
+        swap(&changing, &flows)
         var changingHost: [(position: Int, event: HostEvent)] = []
         swap(&changingHost, &hostEvents)
         changingHost.removeAll(keepingCapacity: keepingCapacity)
