@@ -38,6 +38,13 @@ final class HostEventRelay {
         // To the listener of flow events as it is, or wrapped to the listener of every event; each listener
         // is taken before the call: a listener may replace itself while it runs.
         if let onFlowEvent { return onFlowEvent(consume event) }
+        handOnWrapped(consume event)
+    }
+
+    /// Hands `event` to the listener of every event, wrapped: apart, so that the relay's own frame has no
+    /// room for a ``HostEvent`` to make (a FlowKit enum inside makes its size known only at run time).
+    @inline(never)
+    private func handOnWrapped(_ event: consuming FlowEvent) {
         guard let onEvent else { return }
         onEvent(.flow(consume event))
     }
