@@ -13,20 +13,9 @@ int flowhost_sha256_has_sha_extensions(void) {
     return (ebx >> 29) & 1;
 }
 
-/// The round constants, four to a group of rounds.
-static const uint32_t k[64] __attribute__((aligned(16))) = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
 __attribute__((target("sha,sse4.1,ssse3")))
-void flowhost_sha256_compress_with_sha_extensions(uint32_t state[8], const void *blocks, size_t count) {
+void flowhost_sha256_compress_with_sha_extensions(
+    uint32_t state[8], const void *blocks, size_t count, const uint32_t k[64]) {
     // The message words are big-endian: reverse the bytes of each 32-bit word.
     const __m128i byteSwap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
     // sha256rnds2 keeps the state as (a, b, e, f) and (c, d, g, h), highest word first.
@@ -49,7 +38,7 @@ void flowhost_sha256_compress_with_sha_extensions(uint32_t state[8], const void 
                     _mm_sha256msg1_epu32(w[i - 4], w[i - 3]), _mm_alignr_epi8(w[i - 1], w[i - 2], 4));
                 w[i] = _mm_sha256msg2_epu32(partial, w[i - 1]);
             }
-            __m128i words = _mm_add_epi32(w[i], _mm_load_si128((const __m128i *)&k[4 * i]));
+            __m128i words = _mm_add_epi32(w[i], _mm_loadu_si128((const __m128i *)&k[4 * i]));
             cdgh = _mm_sha256rnds2_epu32(cdgh, abef, words);  // rounds 4i and 4i + 1
             abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(words, 0x0E));  // 4i + 2 and 4i + 3
         }
@@ -67,10 +56,12 @@ void flowhost_sha256_compress_with_sha_extensions(uint32_t state[8], const void 
 
 int flowhost_sha256_has_sha_extensions(void) { return 0; }
 
-void flowhost_sha256_compress_with_sha_extensions(uint32_t state[8], const void *blocks, size_t count) {
+void flowhost_sha256_compress_with_sha_extensions(
+    uint32_t state[8], const void *blocks, size_t count, const uint32_t k[64]) {
     (void)state;
     (void)blocks;
     (void)count;
+    (void)k;
     __builtin_trap();  // never called: there are no SHA extensions to use
 }
 

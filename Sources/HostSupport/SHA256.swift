@@ -62,9 +62,13 @@ package struct SHA256 {
         precondition(blocks.count % 64 == 0)
         guard let start = blocks.baseAddress, !blocks.isEmpty else { return }
         if usesSHAExtensions {
-            // Reads exactly the `blocks.count / 64` whole blocks of `blocks`, and writes the 8 words of `h`.
-            h.withUnsafeMutableBufferPointer { state in
-                flowhost_sha256_compress_with_sha_extensions(state.baseAddress, start, blocks.count / 64)
+            // Reads exactly the `blocks.count / 64` whole blocks of `blocks` and the 64 words of `k`, and writes
+            // the 8 words of `h`.
+            Self.k.withUnsafeBufferPointer { k in
+                h.withUnsafeMutableBufferPointer { state in
+                    flowhost_sha256_compress_with_sha_extensions(
+                        state.baseAddress, start, blocks.count / 64, k.baseAddress)
+                }
             }
             return
         }

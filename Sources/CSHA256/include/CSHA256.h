@@ -10,6 +10,8 @@
 int flowhost_sha256_has_sha_extensions(void);
 
 /// Adds the `count` 64-byte blocks at `blocks` to the hash `state` (a, b, ..., h), exactly as FIPS 180-4's
-/// compression function does for each block in turn. Call it only when
-/// `flowhost_sha256_has_sha_extensions()` is 1; it reads `64 * count` bytes at `blocks`, nothing else.
-void flowhost_sha256_compress_with_sha_extensions(uint32_t state[8], const void *blocks, size_t count);
+/// compression function does for each block in turn, with `k`, its 64 round constants (SHA256.swift's table,
+/// the one copy of them). Call it only when `flowhost_sha256_has_sha_extensions()` is 1; it reads `64 * count`
+/// bytes at `blocks` and the 64 words at `k`, nothing else.
+void flowhost_sha256_compress_with_sha_extensions(
+    uint32_t state[8], const void *blocks, size_t count, const uint32_t k[64]);
