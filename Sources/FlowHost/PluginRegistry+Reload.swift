@@ -117,14 +117,14 @@ extension PluginRegistry {
         do {
             var plugin = try PluginLoader.load(copy, label: "\(stem).gen\(slot.images + 1).so")
             if let probedDigest { plugin.digest = probedDigest }
-            slot.images += 1
+            countImage(of: slot)
             if let range = plugin.codeRange {
                 PluginImages.noteImage(plugin: slot.entry.name, library: plugin.path, range: range)
             }
             if slot.fingerprint == nil { slot.fingerprint = fingerprint }
             return (plugin, fingerprint)
         } catch {
-            if error.leftImageMapped { slot.images += 1 }
+            if error.leftImageMapped { countImage(of: slot) }
             throw error
         }
     }

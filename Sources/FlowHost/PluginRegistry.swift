@@ -93,9 +93,14 @@ package final class PluginRegistry {
     var slots: [String: Slot] {
         didSet {
             slotsVersion &+= 1
+            revision &+= 1
             resolutions.invalidate()
         }
     }
+    /// Bumped whenever what the registry tells of a plugin may have changed: a slot added or replaced, a
+    /// plugin loaded, failed or reloaded, an image opened. What keeps an answer of ``declares(_:)`` or
+    /// ``images(of:)`` (a trace recorder) asks again when it moves.
+    package private(set) var revision = 0
     /// Bumped whenever a slot is added or replaced, so that a binding that kept a slot knows to look again.
     ///
     /// Not checked for exclusivity at run time (read on every request): an `Int` only ever read or assigned
@@ -235,6 +240,13 @@ package final class PluginRegistry {
     /// they resolved, resolve again.
     func advanceGeneration(of slot: Slot) {
         slot.generation += 1
+        revision &+= 1
         resolutions.invalidate()
+    }
+
+    /// Counts an image of `slot`'s plugin opened (``Slot/images``).
+    func countImage(of slot: Slot) {
+        slot.images += 1
+        revision &+= 1
     }
 }

@@ -46,7 +46,7 @@ extension TraceRecorder {
         case .presented(let module, let style):
             add(style, into: &line)
             line.add("module", module.rawValue)
-            if let actions = actions(of: module) { line.add("actions", strings: actions) }
+            if let actions = actions(of: module) { line.add("actions", strings: actions.lazy.map(\.name)) }
         case .removed(let module): line.add("module", module.rawValue)
         case .childOpened(let name, let style):
             if let plugin = open.last?.plugin { childOwners[name] = plugin }
@@ -77,30 +77,50 @@ extension TraceRecorder {
     /// `plugin`, and the `experiment` and `variant` that chose it; when `loaded`, the plugin's `generation`
     /// and `digest` too.
     ///
+    /// A manager's name tells its plugin for most managers: their members are kept, encoded, until the
+    /// registry changes (``ManagerMembers``), since the same few managers handle request after request.
+    ///
     /// - Returns: The manager's name and plugin.
     @discardableResult
     func manager(_ reported: String, _ coordinator: String?, loaded: Bool, into line: inout TraceLine)
         -> (name: String, plugin: String?)
     {
-        line.add("manager", reported)
-        if let coordinator { line.add("coordinator", coordinator) }
-        let parts = managerName(reported)
-        if let experiment = parts.experiment, let variant = parts.variant {
-            line.add("experiment", experiment)
-            line.add("variant", variant)
+        guard let registry = shell?.host.registry else {
+            line.add("manager", reported)
+            if let coordinator { line.add("coordinator", coordinator) }
+            managerName(reported).addExperiment(into: &line)
+            return (reported, nil)
         }
-        guard let registry = shell?.host.registry else { return (reported, nil) }
+        if keptMembers.registry !== registry || keptMembers.revision != registry.revision {
+            keptMembers = KeptManagerMembers(registry: registry, revision: registry.revision)
+        }
+        let key = ManagerKey(reported: reported, coordinator: coordinator, loaded: loaded)
+        if let kept = keptMembers.members[key] {
+            line.add(members: kept.members)
+            return (reported, kept.plugin)
+        }
+        var members = TraceLine()
+        members.add("manager", reported)
+        if let coordinator { members.add("coordinator", coordinator) }
+        let parts = managerName(reported)
+        parts.addExperiment(into: &members)
         var plugin: String?
         if let prefix = parts.prefix, registry.declares(prefix) {
             plugin = prefix
         } else if let coordinator, let owner = childOwners[coordinator], registry.declares(owner) {
             plugin = owner
         }
-        guard let plugin else { return (reported, nil) }
-        line.add("plugin", plugin)
-        if loaded, let images = registry.images(of: plugin) {
-            line.add("generation", images.count)
-            if let digest = images.digest { line.add("digest", digest) }
+        if let plugin {
+            members.add("plugin", plugin)
+            if loaded, let images = registry.images(of: plugin) {
+                members.add("generation", images.count)
+                if let digest = images.digest { members.add("digest", digest) }
+            }
+        }
+        line.add(members: members.members)
+        // A plugin found through the coordinator's owner depends on the session's children: not kept.
+        if plugin != nil ? plugin == parts.prefix : coordinator == nil {
+            keptMembers.members[key] = ManagerMembers(plugin: plugin, members: members.members)
         }
         return (reported, plugin)
     }
@@ -175,9 +195,12 @@ extension TraceRecorder {
         }
     }
 
-    /// The names of the actions of the presented module called `module`, the last presented of that name.
-    private func actions(of module: Coordinated) -> [String]? {
-        shell?.host.coordinator.router.modules.last { $0.name == module }?.actions.map(\.name)
+    /// The names of the actions of the presented module called `module`: the one on top when it has that
+    /// name (a module is most often presented on top), otherwise the last presented of that name.
+    private func actions(of module: Coordinated) -> [ModuleAction]? {
+        guard let router = shell?.host.coordinator.router else { return nil }
+        if let top = router.top, top.name == module { return top.actions }
+        return router.modules.last { $0.name == module }?.actions
     }
 }
 

@@ -39,7 +39,7 @@ package final class TraceRecorder {
         didSet { writePosition() }
     }
     /// `"session":S,"input":I`, which every line of the input has: encoded once an input.
-    private var position: [UInt8] = []
+    private var position = TraceLine()
     weak var shell: HostShell?
     private let sink: @MainActor (TraceLine) -> Void
     /// The line being written, kept to reuse its storage.
@@ -63,6 +63,8 @@ package final class TraceRecorder {
     var childOwners: [String: String] = [:]
     /// The parts of each manager name seen: parsed once.
     var managerNames: [String: ManagerName] = [:]
+    /// The members each manager was last written with, while the registry they came from is unchanged.
+    var keptMembers = KeptManagerMembers()
 
     struct OpenRequest {
         var request: CoordinationRequest
@@ -80,6 +82,36 @@ package final class TraceRecorder {
         /// The experiment and its variant that chose the manager: `create-flow`, `express`.
         var experiment: String?
         var variant: String?
+
+        /// Adds `experiment` and `variant` to `line` when the name has them.
+        func addExperiment(into line: inout TraceLine) {
+            guard let experiment, let variant else { return }
+            line.add("experiment", experiment)
+            line.add("variant", variant)
+        }
+    }
+
+    /// A manager's members as ``manager(_:_:loaded:into:)`` writes them, encoded, with the plugin they found.
+    struct ManagerMembers {
+        var plugin: String?
+        var members: [UInt8]
+    }
+
+    /// A manager's name as reported, the coordinator it is named with, and whether its members tell the
+    /// loaded plugin's generation and digest.
+    struct ManagerKey: Hashable {
+        var reported: String
+        var coordinator: String?
+        var loaded: Bool
+    }
+
+    /// The managers' members, valid for one registry at one ``PluginRegistry/revision``: a reload, a load or
+    /// a manifest change moves the revision and they are written afresh. The registry is held, so that no
+    /// other can take its place at the same address.
+    struct KeptManagerMembers {
+        var registry: PluginRegistry?
+        var revision = 0
+        var members: [ManagerKey: ManagerMembers] = [:]
     }
 
     /// The default of `--trace-max-payload`: 4 KB.
@@ -98,10 +130,9 @@ package final class TraceRecorder {
     }
 
     private func writePosition() {
-        var members = TraceLine()
-        members.add("session", session)
-        members.add("input", input)
-        position = members.members
+        position.removeAll()
+        position.add("session", session)
+        position.add("input", input)
     }
 
     /// Nanoseconds of the monotonic clock.
@@ -250,7 +281,7 @@ package final class TraceRecorder {
         line.removeAll()
         line.add("kind", kind.rawValue)
         line.add("t", time ?? now)
-        line.add(members: position)
+        line.add(members: position.members)
         return line
     }
 

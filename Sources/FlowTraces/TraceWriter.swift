@@ -36,21 +36,23 @@ package final class TraceWriter {
     /// Appends `line`.
     package func write(_ line: TraceLine) {
         guard descriptor >= 0 else { return }
-        line.write(into: &buffer)
-        endLine()
+        count += 1
+        if Self.append(&buffer, { line.write(into: &$0) }) { flush() }
     }
 
     /// Appends `event` as one line.
     package func write(_ event: TraceEvent) {
         guard descriptor >= 0 else { return }
-        buffer.append(contentsOf: event.line.utf8)
-        endLine()
+        count += 1
+        if Self.append(&buffer, { $0.append(contentsOf: event.line.utf8) }) { flush() }
     }
 
-    private func endLine() {
+    /// Appends a line, what `write` writes and a newline, to `buffer` in one access to it: whether the
+    /// buffer is full.
+    private static func append(_ buffer: inout [UInt8], _ write: (inout [UInt8]) -> Void) -> Bool {
+        write(&buffer)
         buffer.append(0x0A)
-        count += 1
-        if buffer.count >= Self.bufferSize { flush() }
+        return buffer.count >= bufferSize
     }
 
     /// Writes what is buffered.

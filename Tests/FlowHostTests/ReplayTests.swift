@@ -92,6 +92,17 @@ struct ReplayTests {
         #expect(summary.inputs == 4)
     }
 
+    @Test func aRequestHandledAfterAReloadNamesTheNewGeneration() async throws {
+        let lab = try SwapLab()
+        let trace = try await Self.record(lab, ["send greet", "reload greeter", "send greet"])
+        let greetings = trace.sessions[0].inputs.flatMap(\.events).filter {
+            $0.kind == .handling && $0["request"] == "greet"
+        }
+        // The recorder keeps what it wrote of a manager until the registry changes: the reload changes it.
+        #expect(greetings.map { $0["generation"] } == [1, 2])
+        #expect(greetings.allSatisfy { $0["digest"]?.string?.count == 64 })
+    }
+
     /// A trace of `demo.flow` against `demo.json`, recorded by `flowhost run --trace` in a new directory,
     /// with the environment that keeps the runs' cache there.
     private func recordedDemo() throws -> (TemporaryDirectory, path: String, environment: [String: String]) {
