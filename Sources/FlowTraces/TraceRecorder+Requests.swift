@@ -141,12 +141,13 @@ extension TraceRecorder {
     private func closeRequest(
         _ request: CoordinationRequest, _ module: Coordinated, at time: UInt64, into line: inout TraceLine
     ) {
-        guard let last = open.last, last.request == request, last.module == module else {
+        guard let last = open.indices.last, open[last].request == request, open[last].module == module else {
             return write(request, module, seenAs: nil, into: &line)
         }
+        let (id, started) = (open[last].id, open[last].started)
         open.removeLast()
-        write(request, module, seenAs: last.id, into: &line)
-        line.add("startNs", time &- last.started)
+        write(request, module, seenAs: id, into: &line)
+        line.add("startNs", time &- started)
     }
 
     /// A held request's members: the request, its redirect, the guard and the hold's `id`; the request by

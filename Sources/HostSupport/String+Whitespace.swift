@@ -5,6 +5,8 @@ extension String {
         guard let first = scalars.firstIndex(where: { !$0.isWhitespace }),
             let last = scalars.lastIndex(where: { !$0.isWhitespace })
         else { return "" }
+        // Most lines have nothing to trim: they are given back as they are, not copied.
+        if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex { return self }
         return String(scalars[first...last])
     }
 }
