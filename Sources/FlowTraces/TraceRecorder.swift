@@ -40,7 +40,10 @@ package final class TraceRecorder {
     }
     /// `"session":S,"input":I`, which every line of the input has: encoded once an input.
     private var position = TraceLine()
-    weak var shell: HostShell?
+    /// The session's shell, whose host the lines read the presentation and the plugins of. Held until the
+    /// next session: the host's listeners hold the recorder weakly, so this makes no cycle, and a strong
+    /// reference is read without the side-table round trip of a weak one, on nearly every line.
+    var shell: HostShell?
     private let sink: @MainActor (TraceLine) -> Void
     /// The line being written, kept to reuse its storage.
     private var current = TraceLine()
