@@ -44,7 +44,7 @@ extension Host {
             replaceBackgroundManagers(of: name, retiring: previous)
             retargetChildFlows(of: name, retiring: previous)
             return .pluginReloaded(
-                plugin: name, generation: generation, file: registry.sourcePath(of: name) ?? name,
+                plugin: name, generation: generation, file: registry.library(of: name) ?? name,
                 swapTime: landedAt.map { .now - $0 }, services: replaced)
         case .unchanged:
             return .pluginUnchanged(plugin: name)
