@@ -44,7 +44,7 @@ extension Host {
             replaceBackgroundManagers(of: name, retiring: previous)
             retargetChildFlows(of: name, retiring: previous)
             return .pluginReloaded(
-                plugin: name, generation: generation, file: registry.sourcePath(of: name) ?? name,
+                plugin: name, generation: generation, file: registry.library(of: name) ?? name,
                 swapTime: landedAt.map { .now - $0 }, services: replaced)
         case .unchanged:
             return .pluginUnchanged(plugin: name)
@@ -111,8 +111,14 @@ extension Host {
     /// being written (truncated, or not yet an ELF file) is tried again a few times before the reload is
     /// refused.
     package func watch() throws(FlowError) {
-        let files = ([manifest.path] + registry.pluginNames.compactMap { registry.sourcePath(of: $0) })
-            .map(Manifest.absolutePath)
+        let libraries = registry.pluginNames.compactMap { name in
+            registry.sourcePath(of: name).map { (name: name, path: Manifest.absolutePath($0)) }
+        }
+        watched = (
+            Manifest.absolutePath(manifest.path),
+            Dictionary(grouping: libraries, by: \.path).mapValues { $0.map(\.name) }
+        )
+        let files = [watched.manifest] + libraries.map(\.path)
         if watcher?.isStopped != false {
             watcher = try FileWatcher(files: [], directories: []) { [weak self] path in
                 self?.changed(path, landedAt: .now)
@@ -123,14 +129,18 @@ extension Host {
     }
 
     /// Reloads what the watched file `path` belongs to: the manifest, a discovered directory, or plugins.
+    ///
+    /// A library's path is matched with what ``watch()`` watched for it (locating every plugin's library again
+    /// cost two system calls a plugin, on every change), among the plugins the manifest still declares.
     private func changed(_ path: String, landedAt: ContinuousClock.Instant) {
-        if path == Manifest.absolutePath(manifest.path) {
+        if path == watched.manifest {
             if case .manifestReloaded = reloadManifest() { try? watch() }
         } else if let slash = path.lastIndex(of: "/"), watchedDirectories.contains(String(path[..<slash])) {
             rediscover(changed: path, landedAt: landedAt)
         } else {
-            let names = registry.pluginNames.filter { registry.sourcePath(of: $0).map(Manifest.absolutePath) == path }
-            for name in names { reloadWhenComplete(name, landedAt: landedAt) }
+            for name in watched.libraries[path] ?? [] where registry.status(of: name) != nil {
+                reloadWhenComplete(name, landedAt: landedAt)
+            }
         }
     }
 

@@ -57,6 +57,9 @@ package final class Host {
     /// The largest manifest file ``reloadManifest()`` reads, in bytes (`--max-manifest-size`).
     package var maxManifestSize = Manifest.defaultMaxSize
     package var watcher: FileWatcher?
+    /// What ``watch()`` gave the watcher, as it reports it: the manifest's path, and the plugins whose library
+    /// each watched path is. A change is told from these, rather than by locating every library again.
+    var watched: (manifest: String, libraries: [String: [String]]) = ("", [:])
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
     /// The manager types of each plugin's previous generations, by plugin.

@@ -125,13 +125,27 @@ package struct PluginCopy {
         let addSeals: Int32 = 1033
         guard writeAll(to: descriptor),
             fcntl(descriptor, addSeals, sealWrite | sealShrink | sealGrow | sealSeal) == 0,
-            access("/proc/self/fd/\(descriptor)", R_OK) == 0
+            Self.reachesDescriptorsByPath(descriptor)
         else {
             close(descriptor)
             return nil
         }
         return descriptor
     }
+
+    /// Whether `/proc/self/fd/N`, the path `dlopen` is given, leads to descriptor N: checked with the first
+    /// copy and remembered, since `/proc` does not come and go under a running process. The check walks a
+    /// path through procfs, about 10 µs, which every hot swap paid.
+    private static func reachesDescriptorsByPath(_ descriptor: Int32) -> Bool {
+        procDescriptorPaths.withLock { known in
+            if let known { return known }
+            let reaches = access("/proc/self/fd/\(descriptor)", R_OK) == 0
+            known = reaches
+            return reaches
+        }
+    }
+
+    private static let procDescriptorPaths = PthreadMutex<Bool?>(nil)
 
     /// Writes the bytes to a file of its own in a fresh 0700 directory, passes its path to `body`, then
     /// removes both: the mapped image stays valid.

@@ -37,21 +37,31 @@ enum SwapBenchmark {
         for swap in 1...swaps {
             // The clock starts at the rename, as the bound says: writing the new build is the linker's time.
             // The rename is done off the main actor, as a linker does it from another process: the host can
-            // start the reload as soon as inotify reports it, before the rename call has returned.
+            // start the reload as soon as inotify reports it, before the rename call has returned. So the clock
+            // stops at the request served, whether or not the renaming task has been heard back from by then:
+            // waiting for it first timed the wake-up of this task after the rename, not the swap (a linker
+            // tells the host nothing).
             let staging = try stage(generations[swap % 2], in: directory)
-            let landed = try await Task.detached {
+            let renamed = Task.detached {
                 let landed = ContinuousClock.now
-                try rename(staging, in: directory)
+                do {
+                    try rename(staging, in: directory)
+                } catch {
+                    continuation.finish()
+                    throw error
+                }
                 return landed
-            }.value
+            }
             guard case .pluginReloaded? = await iterator.next() else {
+                _ = try await renamed.value
                 throw Failure(description: "swap \(swap) was not reloaded")
             }
             host.coordinator.requestCoordination("greet", from: .app)
             guard host.coordinator.router.top?.content["version"] == .number(Double(swap % 2 + 1)) else {
                 throw Failure(description: "swap \(swap): the request was not served by the new generation")
             }
-            times.append((ContinuousClock.now - landed).milliseconds)
+            let served = ContinuousClock.now
+            times.append((served - (try await renamed.value)).milliseconds)
         }
         return times
     }

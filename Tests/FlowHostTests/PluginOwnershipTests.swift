@@ -80,9 +80,35 @@ struct PluginOwnershipTests {
     /// 4321 swap the library between the check and the load.
     @Test func aDirectoryWhoseAccessControlListLetsAnotherUserWriteIsRefused() throws {
         let lab = try PluginLab()
-        // The ACL as setfacl writes it: a version, then (tag, permissions, id) entries, little-endian.
+        try Self.setAccessControlList(on: lab.directory, mask: 7)
+
+        let validate = try Subprocess.flowhost(["validate", lab.manifest])
+
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLines.first
+                == "\(lab.library): directory \(lab.directory) lets uid 4321 write it through its access control list (setfacl) and is owned by uid 0; whoever can write there can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+        )
+    }
+
+    /// The same entry under a mask of `r-x` (`setfacl -m u:4321:rwx,m::rx`) lets uid 4321 read only, and the
+    /// mode's group bits say so (0755): the ACL, which the check then does not read, cannot refuse the library.
+    @Test func aDirectoryWhoseAccessControlListMasksTheOtherUsersWriteIsAccepted() throws {
+        let lab = try PluginLab()
+        try Self.setAccessControlList(on: lab.directory, mask: 5)
+        var status = stat()
+        try #require(stat(lab.directory, &status) == 0)
+        #expect(status.st_mode & 0o7777 == 0o755)
+
+        #expect(throws: Never.self) { try PluginPermissions.check(lab.library) }
+        #expect(try Subprocess.flowhost(["validate", lab.manifest]).status == 0)
+    }
+
+    /// Gives `path` the ACL `user::rwx user:4321:rwx group::r-x mask::MASK other::r-x`, as setfacl writes it:
+    /// a version, then (tag, permissions, id) entries, little-endian.
+    private static func setAccessControlList(on path: String, mask: Int) throws {
         let entries: [(tag: Int, permissions: Int, id: UInt32)] = [
-            (0x01, 7, .max), (0x02, 7, Self.stranger), (0x04, 5, .max), (0x10, 7, .max), (0x20, 5, .max),
+            (0x01, 7, .max), (0x02, 7, stranger), (0x04, 5, .max), (0x10, mask, .max), (0x20, 5, .max),
         ]
         var acl: [UInt8] = [2, 0, 0, 0]
         for entry in entries {
@@ -94,17 +120,9 @@ struct PluginOwnershipTests {
             "/usr/bin/python3",
             [
                 "-c", "import os, sys; os.setxattr(sys.argv[1], 'system.posix_acl_access', bytes.fromhex(sys.argv[2]))",
-                lab.directory, hex.joined(),
+                path, hex.joined(),
             ])
         try #require(set.status == 0, "\(set.standardError)")
-
-        let validate = try Subprocess.flowhost(["validate", lab.manifest])
-
-        #expect(validate.status == 65)
-        #expect(
-            validate.errorLines.first
-                == "\(lab.library): directory \(lab.directory) lets uid 4321 write it through its access control list (setfacl) and is owned by uid 0; whoever can write there can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
-        )
     }
 
     @Test func aGroupWritableLibraryIsRefusedUnlessTheGroupIsItsOwnersPrivateGroup() throws {
