@@ -80,9 +80,17 @@ extension Host {
     ///
     /// Services are not restarted: a change to `services` takes effect at the next start. A manifest that
     /// discovers plugins reads its directories again (``rediscover(changed:landedAt:)``), which starts and
-    /// stops the services of the plugins that come and go.
+    /// stops the services of the plugins that come and go. While the host watches (``watch()``), the files
+    /// the reloaded manifest names are watched from then on.
     @discardableResult
     package func reloadManifest() -> HostEvent {
+        let event = readManifestAgain()
+        // While watching, what the manifest now names is watched, however the reload was asked for.
+        if case .manifestReloaded = event, watcher?.isStopped == false { try? watch() }
+        return event
+    }
+
+    private func readManifestAgain() -> HostEvent {
         let event: HostEvent
         do throws(ManifestErrors) {
             let declared = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
@@ -134,7 +142,7 @@ extension Host {
     /// cost two system calls a plugin, on every change), among the plugins the manifest still declares.
     private func changed(_ path: String, landedAt: ContinuousClock.Instant) {
         if path == watched.manifest {
-            if case .manifestReloaded = reloadManifest() { try? watch() }
+            _ = reloadManifest()
         } else if let slash = path.lastIndex(of: "/"), watchedDirectories.contains(String(path[..<slash])) {
             rediscover(changed: path, landedAt: landedAt)
         } else {

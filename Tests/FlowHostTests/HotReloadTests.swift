@@ -238,6 +238,32 @@ struct HotReloadTests {
     }
 }
 
+extension HotReloadTests {
+    @Test func aManifestReloadedByCommandWhileWatchingHasItsNewLibrariesWatched() async throws {
+        let lab = try SwapLab()
+        let moved = lab.directory.path + "/libGreeterMoved.so"
+        let host = try lab.host()
+        var reloads: [HostEvent] = []
+        host.onEvent = { event in
+            if event.isReloaded { reloads.append(event) }
+        }
+        // The manifest is edited before the watch starts, so that only the command reloads it.
+        _ = try lab.directory.file("libGreeterMoved.so", containing: BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+        try lab.writeManifest(lab.manifest(routes: lab.routes).replacing("libGreeter.so", with: "libGreeterMoved.so"))
+        try host.watch()
+        defer { host.stop() }
+        guard case .manifestReloaded = host.reloadManifest() else { throw TestFailure("the manifest was refused") }
+
+        let staging = try lab.directory.file("moved.tmp", containing: BuildProducts.bytes(of: "libGreeterPluginV2.so"))
+        #expect(rename(staging, moved) == 0)
+        for _ in 0..<200 where reloads.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+
+        #expect(reloads.count == 1, "the library the reloaded manifest names is watched")
+        host.coordinator.requestCoordination("greet", from: .app)
+        #expect(host.coordinator.router.top?.content["version"] == 2)
+    }
+}
+
 // MARK: - Test Helpers
 
 extension HostEvent {
