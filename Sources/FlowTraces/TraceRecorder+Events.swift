@@ -195,8 +195,8 @@ extension TraceRecorder {
         }
     }
 
-    /// The names of the actions of the presented module called `module`: the one on top when it has that
-    /// name (a module is most often presented on top), otherwise the last presented of that name.
+    /// The actions of the presented module called `module`: the one on top when it has that name (a module
+    /// is most often presented on top), otherwise the last presented of that name.
     private func actions(of module: Coordinated) -> [ModuleAction]? {
         guard let router = shell?.host.coordinator.router else { return nil }
         if let top = router.top, top.name == module { return top.actions }
