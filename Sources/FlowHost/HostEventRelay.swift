@@ -50,9 +50,10 @@ final class HostEventRelay {
     /// Counts `event` into the stats and keeps the breadcrumb in step with it; returns the listener to hand
     /// it to, taken before the call: a listener may replace itself while it runs.
     ///
-    /// The event's kind says all the relay needs, read without copying the event (a FlowKit enum). It is
-    /// compared with the cases in the order they are written: the kinds every request has, which count
-    /// nothing, come first (otherwise each of them is compared with every counted kind).
+    /// The event's kind says all the relay needs, read without copying the event (a FlowKit enum). A switch
+    /// over a FlowKit enum compares its tag with the cases in the order FlowKit declares them, whatever the
+    /// order here: `handling` and `handled` are found first, `presented`, `removed` and `managerEnded`, the
+    /// other kinds every request has, after the counted kinds before them.
     private func listener(for event: borrowing FlowEvent) -> @MainActor (consuming FlowEvent) -> Void {
         if tracksBreadcrumbs { host?.noteForBreadcrumb(event) }
         switch event.kind {
