@@ -51,14 +51,24 @@ final class HostEventRelay {
     /// it to, taken before the call: a listener may replace itself while it runs.
     ///
     /// The event's kind says all the relay needs, read without copying the event (a FlowKit enum). A switch
-    /// over a FlowKit enum compares its tag with the cases in the order FlowKit declares them, whatever the
-    /// order here: `handling` and `handled` are found first, `presented`, `removed` and `managerEnded`, the
-    /// other kinds every request has, after the counted kinds before them.
+    /// over a FlowKit enum compares its tag with the cases it names in the order FlowKit declares them,
+    /// whatever the order here: this one names only the five kinds every handled request has, which come
+    /// out of it after at most five comparisons, and leaves the others to ``listener(forOther:)``.
     private func listener(for event: borrowing FlowEvent) -> @MainActor (consuming FlowEvent) -> Void {
         if tracksBreadcrumbs { host?.noteForBreadcrumb(event) }
         switch event.kind {
-        case .handling, .presented, .removed, .managerEnded: break
-        case .handled: countHandled(by: event.manager ?? "")
+        case .handling, .presented, .removed, .managerEnded: return handOn
+        case .handled:
+            countHandled(by: event.manager ?? "")
+            return handOn
+        default: return listener(forOther: event)
+        }
+    }
+
+    /// ``listener(for:)`` for the kinds a request does not always have.
+    @inline(never)
+    private func listener(forOther event: borrowing FlowEvent) -> @MainActor (consuming FlowEvent) -> Void {
+        switch event.kind {
         case .unhandled: changeStats { $0.count(.unhandled) }
         case .failed: changeStats { $0.count(.failed) }
         case .queued: changeStats { $0.count(.queued) }
