@@ -13,32 +13,78 @@ final class HostEventRelay {
     /// The host's listener (``Host/onEvent``).
     var onEvent: (@MainActor (consuming HostEvent) -> Void)?
     /// The host's listener of flow events (``Host/onFlowEvent``).
-    var onFlowEvent: (@MainActor (consuming FlowEvent) -> Void)?
+    var onFlowEvent: (@MainActor (consuming FlowEvent) -> Void)? {
+        // Not `onFlowEvent ?? wrapping`: through the generic `??`, the listener would come out wrapped in two
+        // reabstraction thunks, two more calls for every event.
+        didSet {
+            if let onFlowEvent { handOn = onFlowEvent } else { handOn = wrapping }
+        }
+    }
     /// Whether the host has a ``Host/breadcrumb`` to keep in step with the events.
     var tracksBreadcrumbs = false
     weak var host: Host?
 
+    /// Where an event goes once counted: ``onFlowEvent``, else ``wrapping``.
+    private var handOn: @MainActor (consuming FlowEvent) -> Void = { _ in }
+    /// Hands an event to ``onEvent``, wrapped, as ``onEvent`` is when it is called.
+    private var wrapping: @MainActor (consuming FlowEvent) -> Void = { _ in }
+    /// Hands an event about a service on with the service named as the manifest names it.
+    private var namingServices: @MainActor (consuming FlowEvent) -> Void = { _ in }
+
+    init() {
+        // Weakly: the relay keeps these closures, which would otherwise keep it.
+        wrapping = { [weak self] event in self?.handOnWrapped(event) }
+        namingServices = { [weak self] event in self?.handOnNamingServices(event) }
+        handOn = wrapping
+    }
+
     /// Counts `event` and hands it on.
+    ///
+    /// The event is only looked at (borrowed) before it is handed on, in one call whatever it is: a FlowKit
+    /// enum handed on along two paths, or changed, is moved into a copy of its own in this frame first, one
+    /// more move through FlowKit's value witnesses for every event.
     func relay(_ event: consuming FlowEvent) {
+        listener(for: event)(event)
+    }
+
+    /// Counts `event` into the stats and keeps the breadcrumb in step with it; returns the listener to hand
+    /// it to, taken before the call: a listener may replace itself while it runs.
+    ///
+    /// The event's kind says all the relay needs, read without copying the event (a FlowKit enum). A switch
+    /// over a FlowKit enum compares its tag with the cases it names in the order FlowKit declares them,
+    /// whatever the order here: this one names only the five kinds every handled request has, which come
+    /// out of it after at most five comparisons, and leaves the others to ``listener(forOther:)``.
+    private func listener(for event: borrowing FlowEvent) -> @MainActor (consuming FlowEvent) -> Void {
         if tracksBreadcrumbs { host?.noteForBreadcrumb(event) }
-        // The event's kind says all the relay needs, read without copying the event (a FlowKit enum). It is
-        // compared with the cases in the order they are written: the kinds every request has, which count
-        // nothing, come first (otherwise each of them is compared with every counted kind).
         switch event.kind {
-        case .handling, .presented, .removed, .managerEnded: break
-        case .handled: countHandled(by: event.manager ?? "")
+        case .handling, .presented, .removed, .managerEnded: return handOn
+        case .handled:
+            countHandled(by: event.manager ?? "")
+            return handOn
+        default: return listener(forOther: event)
+        }
+    }
+
+    /// ``listener(for:)`` for the kinds a request does not always have.
+    @inline(never)
+    private func listener(forOther event: borrowing FlowEvent) -> @MainActor (consuming FlowEvent) -> Void {
+        switch event.kind {
         case .unhandled: changeStats { $0.count(.unhandled) }
         case .failed: changeStats { $0.count(.failed) }
         case .queued: changeStats { $0.count(.queued) }
         case .deadLettered: changeStats { $0.count(.deadLettered) }
-        case .serviceStarted, .serviceStopped, .serviceProblem:
-            if let host { event = host.namingServices(event) }
+        case .serviceStarted, .serviceStopped, .serviceProblem: return namingServices
         default: break
         }
-        // To the listener of flow events as it is, or wrapped to the listener of every event; each listener
-        // is taken before the call: a listener may replace itself while it runs.
-        if let onFlowEvent { return onFlowEvent(consume event) }
-        handOnWrapped(consume event)
+        return handOn
+    }
+
+    /// Hands `event`, about a service, on with the service named as the manifest names it (by its type, it
+    /// is all FlowKit knows).
+    private func handOnNamingServices(_ event: consuming FlowEvent) {
+        if let host { event = host.namingServices(event) }
+        if let onFlowEvent { return onFlowEvent(event) }
+        handOnWrapped(event)
     }
 
     /// Hands `event` to the listener of every event, wrapped: apart, so that the relay's own frame has no

@@ -90,6 +90,40 @@ struct HostEventRelayTests {
         #expect(firstToken == nil)
     }
 
+    /// The same for a listener of flow events, which the relay keeps apart from the listener of every event:
+    /// replaced while it is called, it runs to its end, the new one hears the request's next events, and
+    /// the old one is let go; set to `nil`, the events go wrapped to the listener of every event.
+    @Test func aListenerOfFlowEventsMayReplaceItselfWhileItIsCalled() throws {
+        let host = try demoHost()
+        final class Token {}
+        weak var firstToken: Token?
+        var first: [String] = []
+        var second: [String] = []
+        var wrapped: [String] = []
+        host.onEvent = { event in if case .flow(let flow) = event { wrapped.append(flow.description) } }
+        do {
+            let token = Token()
+            firstToken = token
+            host.onFlowEvent = { event in
+                host.onFlowEvent = { event in second.append(event.description) }
+                first.append(event.description + (firstToken === token ? "" : " (token gone)"))
+            }
+        }
+
+        host.coordinator.requestCoordination("settings.show", from: .app)
+
+        #expect(first.count == 1)
+        #expect(first.first?.hasPrefix("settings.show from app starting in") == true)
+        #expect(second.contains { $0.hasPrefix("settings.show from app handled by") }, "\(second)")
+        #expect(firstToken == nil)
+        #expect(wrapped.isEmpty, "\(wrapped)")
+
+        host.onFlowEvent = nil
+        host.coordinator.requestCoordination("settings.show", from: .app)
+        #expect(wrapped.contains { $0.hasPrefix("settings.show from app handled by") }, "\(wrapped)")
+        #expect(host.stats.handled.values.reduce(0, +) == 2)
+    }
+
     /// With a listener of flow events, the coordinator's events go to it as they are, services named as the
     /// manifest names them, and the listener of every event hears only the host's own.
     @Test func aListenerOfFlowEventsTakesTheCoordinatorsEventsAndOnlyThose() throws {

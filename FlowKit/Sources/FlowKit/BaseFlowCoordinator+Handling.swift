@@ -20,13 +20,13 @@ extension BaseFlowCoordinator {
         let manager = resolved.make(self)
         let flow = resolved.makesFlowManagers ? manager as? FlowManager : nil
         if let onResult = continuation.onResult { treeRouter.ledger.awaitResult(of: manager, onResult) }
-        if let sink {
+        if sink != nil {
             if let flow {
                 flow.reportedName = managerName
             } else {
                 treeRouter.ledger.names[ObjectIdentifier(manager)] = managerName
             }
-            sink(.handling(request, from: module, manager: managerName, coordinator: name))
+            EventSink.send(.handling(request, from: module, manager: managerName, coordinator: name), to: sink)
         }
         // Held by this call while `start` runs, so that it cannot end before it has answered.
         if let flow { flow.holdCount += 1 } else { starting.append(ObjectIdentifier(manager)) }
@@ -46,7 +46,9 @@ extension BaseFlowCoordinator {
         case .finished:
             endIfReleased(manager, flow: flow, reason: .finished, sink: sink)
         }
-        sink?(.handled(request, from: module, manager: managerName, coordinator: name))
+        if sink != nil {
+            EventSink.send(.handled(request, from: module, manager: managerName, coordinator: name), to: sink)
+        }
         return .handled(manager: consume managerName)
     }
 

@@ -60,7 +60,7 @@ extension BaseFlowCoordinator {
     /// leaves with nothing on screen, as cancelled: the person went back or dismissed.
     func didRemove(_ module: FlowModule) {
         let sink = self.sink
-        sink?(.removed(module.name))
+        if sink != nil { EventSink.send(.removed(module.name), to: sink) }
         // A ``FlowManager`` ends through its own count of holds, without going through the protocol.
         if let flow = module.heldManager {
             endIfReleased(flow, reason: .dismissed, sink: sink)
@@ -78,8 +78,8 @@ extension BaseFlowCoordinator {
     func didRemove(_ modules: [FlowModule]) {
         guard !modules.isEmpty else { return }
         let sink = self.sink
-        if let sink {
-            for module in modules { sink(.removed(module.name)) }
+        if sink != nil {
+            for module in modules { EventSink.send(.removed(module.name), to: sink) }
         }
         endReleased(modules.compactMap(\.manager), reason: .dismissed, sink: sink)
         finishAbandonedChildrenOfRoot(with: .cancelled)

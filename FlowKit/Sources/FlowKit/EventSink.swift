@@ -12,3 +12,16 @@ final class EventSink {
         send(event)
     }
 }
+
+extension EventSink {
+    /// Hands `event` to `sink`, which the caller has seen is there (events are built only for a listener).
+    ///
+    /// For a sink a request keeps in a local (`let sink = self.sink`) and hands several events: unwrapped
+    /// where it is kept (`sink?(event)`, `if let sink`), the sink is retained and released around every
+    /// call, two atomic operations an event. Handed here as it is kept, it is borrowed for the call, and
+    /// unwrapped here, where nothing else holds it for the compiler to keep alive.
+    @MainActor @inline(never)
+    static func send(_ event: consuming FlowEvent, to sink: EventSink?) {
+        sink!.send(event)
+    }
+}
