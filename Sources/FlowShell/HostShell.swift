@@ -363,6 +363,11 @@ package final class HostShell {
 }
 
 extension String {
+    /// The text before the first whitespace: the whole string when there is none.
+    package var firstWord: Substring {
+        self[..<(unicodeScalars.firstIndex(where: \.isWhitespace) ?? endIndex)]
+    }
+
     /// The first word and the rest, trimmed.
     package func splitFirstWord() -> (String, String) {
         guard let space = unicodeScalars.firstIndex(where: \.isWhitespace) else { return (self, "") }
