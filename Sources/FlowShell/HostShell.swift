@@ -365,7 +365,13 @@ package final class HostShell {
 extension String {
     /// The text before the first whitespace: the whole string when there is none.
     package var firstWord: Substring {
-        self[..<(unicodeScalars.firstIndex(where: \.isWhitespace) ?? endIndex)]
+        // Read as bytes while they are ASCII, which commands are; by scalars from the first that is not.
+        for index in utf8.indices {
+            let byte = utf8[index]
+            if byte >= 0x80 { return self[..<(unicodeScalars[index...].firstIndex { $0.isWhitespace } ?? endIndex)] }
+            if byte == 0x20 || (0x09...0x0D).contains(byte) { return self[..<index] }
+        }
+        return self[...]
     }
 
     /// The first word and the rest, trimmed.

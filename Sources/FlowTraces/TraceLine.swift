@@ -50,6 +50,19 @@ package struct TraceLine: Sendable {
         json.bytes.append(UInt8(ascii: ":"))
     }
 
+    /// Adds the members every line starts with, `kind` and `t`, to an empty line: `"kind":"screen","t":1250`.
+    /// A kind is a name of letters, written as it is.
+    package mutating func start(kind: String, time: UInt64) {
+        assert(json.bytes.isEmpty && kind.utf8.allSatisfy { UInt8(ascii: "a")...UInt8(ascii: "z") ~= $0 | 0x20 })
+        #if DEBUG
+            names += ["kind", "t"]
+        #endif
+        json.literal(#""kind":""#)
+        json.bytes.append(contentsOf: kind.utf8)
+        json.literal(#"","t":"#)
+        json.integer(time)
+    }
+
     /// Adds the member `name`, whose value `encode` writes.
     package mutating func add(_ name: StaticString, encodedBy encode: (inout JSONBytes) -> Void) {
         begin(name)

@@ -282,8 +282,7 @@ package final class TraceRecorder {
         var line = TraceLine()
         swap(&line, &current)
         line.removeAll()
-        line.add("kind", kind.rawValue)
-        line.add("t", time ?? now)
+        line.start(kind: kind.rawValue, time: time ?? now)
         line.add(members: position.members)
         return line
     }

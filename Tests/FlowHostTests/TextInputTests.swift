@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import FlowManifest
+@testable import FlowShell
 @testable import HostSupport
 
 /// Traces, scripts and snapshots that are not UTF-8 text are refused with the file and line, exit 65,
@@ -73,5 +74,18 @@ struct TextInputTests {
         #expect(differing.isEmpty, "\(differing.map(\.value))")
         #expect(scalars.filter(\.isWhitespace).count > 6, "tab to carriage return, space, and others beyond ASCII")
         #expect(" \u{A0}act\tsignIn \u{3000}".trimmingWhitespace() == "act\tsignIn")
+    }
+
+    @Test func aCommandsFirstWordEndsAtTheFirstWhiteSpaceASCIIOrNot() {
+        #expect("act signIn".firstWord == "act")
+        #expect("act\tsignIn".firstWord == "act")
+        #expect("quit".firstWord == "quit")
+        #expect("".firstWord == "")
+        #expect("act\u{A0}signIn".firstWord == "act", "a no-break space is white space too")
+        #expect("café\u{3000}au lait".firstWord == "café", "bytes beyond ASCII before the space")
+        #expect("∆x".firstWord == "∆x")
+        for line in ["act signIn", "act\u{A0}signIn", "café\u{3000}au lait", "send x", "∆"] {
+            #expect(String(line.firstWord) == line.splitFirstWord().0)
+        }
     }
 }
