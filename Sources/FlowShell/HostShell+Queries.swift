@@ -6,6 +6,6 @@ extension HostShell {
     /// Whether `line` is one of the ``queries``, whose reply `flowhost run --quiet` still prints.
     package static func isQuery(_ line: String) -> Bool {
         guard let command = command(in: line) else { return false }
-        return queries.contains(String(command.firstWord))
+        return queries.contains(command.firstWord)
     }
 }

@@ -364,14 +364,15 @@ package final class HostShell {
 
 extension String {
     /// The text before the first whitespace: the whole string when there is none.
-    package var firstWord: Substring {
+    package var firstWord: String {
         // Read as bytes while they are ASCII, which commands are; by scalars from the first that is not.
-        for index in utf8.indices {
-            let byte = utf8[index]
-            if byte >= 0x80 { return self[..<(unicodeScalars[index...].firstIndex { $0.isWhitespace } ?? endIndex)] }
-            if byte == 0x20 || (0x09...0x0D).contains(byte) { return self[..<index] }
+        var length = 0
+        for byte in utf8 {
+            if byte >= 0x80 { return splitFirstWord().0 }
+            if byte == 0x20 || (0x09...0x0D).contains(byte) { break }
+            length += 1
         }
-        return self[...]
+        return length == utf8.count ? self : String(decoding: utf8.prefix(length), as: UTF8.self)
     }
 
     /// The first word and the rest, trimmed.

@@ -13,7 +13,7 @@ extension HostShell {
     /// that only print (``queries``), check (`expect`), wait (`wait reload`, whose reload is recorded when it
     /// happens) or quit; `nil` otherwise.
     private static func tracedInput(in line: String) -> String? {
-        guard let command = command(in: line), !untracedCommands.contains(String(command.firstWord)) else {
+        guard let command = command(in: line), !untracedCommands.contains(command.firstWord) else {
             return nil
         }
         return command

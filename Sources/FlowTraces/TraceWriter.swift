@@ -15,7 +15,9 @@ package final class TraceWriter {
     /// Why writing stopped, if it did.
     package private(set) var failure: TraceError?
     /// How many events were written.
-    package private(set) var count = 0
+    package var count: Int { written }
+    /// ``count``'s storage, private so that the compiler sees every access to it and checks none at run time.
+    private var written = 0
     private var descriptor: Int32
     private var buffer: [UInt8] = []
     private static let bufferSize = 256 * 1024
@@ -36,23 +38,23 @@ package final class TraceWriter {
     /// Appends `line`.
     package func write(_ line: TraceLine) {
         guard descriptor >= 0 else { return }
-        count += 1
-        if Self.append(&buffer, { line.write(into: &$0) }) { flush() }
+        written += 1
+        line.write(into: &buffer)
+        endLine()
     }
 
     /// Appends `event` as one line.
     package func write(_ event: TraceEvent) {
         guard descriptor >= 0 else { return }
-        count += 1
-        if Self.append(&buffer, { $0.append(contentsOf: event.line.utf8) }) { flush() }
+        written += 1
+        buffer.append(contentsOf: event.line.utf8)
+        endLine()
     }
 
-    /// Appends a line, what `write` writes and a newline, to `buffer` in one access to it: whether the
-    /// buffer is full.
-    private static func append(_ buffer: inout [UInt8], _ write: (inout [UInt8]) -> Void) -> Bool {
-        write(&buffer)
+    /// Ends the line appended last, and writes the buffer once it is full.
+    private func endLine() {
         buffer.append(0x0A)
-        return buffer.count >= bufferSize
+        if buffer.count >= Self.bufferSize { flush() }
     }
 
     /// Writes what is buffered.

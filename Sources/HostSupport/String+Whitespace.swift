@@ -1,11 +1,17 @@
 extension String {
     /// The text without the whitespace it starts and ends with.
     package func trimmingWhitespace() -> String {
+        // Most lines have nothing to trim: they are given back as they are, not copied. An ASCII byte that
+        // is not white space at either end says so without decoding scalars.
+        if let first = utf8.first, let last = utf8.last, first < 0x80, last < 0x80,
+            !Unicode.Scalar(first).isWhitespace, !Unicode.Scalar(last).isWhitespace
+        {
+            return self
+        }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.isWhitespace }),
             let last = scalars.lastIndex(where: { !$0.isWhitespace })
         else { return "" }
-        // Most lines have nothing to trim: they are given back as they are, not copied.
         if first == scalars.startIndex, scalars.index(after: last) == scalars.endIndex { return self }
         return String(scalars[first...last])
     }

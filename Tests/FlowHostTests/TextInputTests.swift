@@ -74,6 +74,12 @@ struct TextInputTests {
         #expect(differing.isEmpty, "\(differing.map(\.value))")
         #expect(scalars.filter(\.isWhitespace).count > 6, "tab to carriage return, space, and others beyond ASCII")
         #expect(" \u{A0}act\tsignIn \u{3000}".trimmingWhitespace() == "act\tsignIn")
+        for (line, trimmed) in [
+            ("act signIn", "act signIn"), (" act", "act"), ("act\n", "act"), ("a\u{A0}", "a"), ("\u{2003}a", "a"),
+            ("", ""), ("\t \n", ""), ("é", "é"),
+        ] {
+            #expect(line.trimmingWhitespace() == trimmed, "\(Array(line.unicodeScalars))")
+        }
     }
 
     @Test func aCommandsFirstWordEndsAtTheFirstWhiteSpaceASCIIOrNot() {
