@@ -141,13 +141,14 @@ extension TraceRecorder {
     private func closeRequest(
         _ request: CoordinationRequest, _ module: Coordinated, at time: UInt64, into line: inout TraceLine
     ) {
-        guard let last = open.indices.last, open[last].request == request, open[last].module == module else {
+        // Taken off first, and put back when it is another: looked at in the array, a request would be copied.
+        guard let last = open.popLast() else { return write(request, module, seenAs: nil, into: &line) }
+        guard last.request == request, last.module == module else {
+            open.append(last)
             return write(request, module, seenAs: nil, into: &line)
         }
-        let (id, started) = (open[last].id, open[last].started)
-        open.removeLast()
-        write(request, module, seenAs: id, into: &line)
-        line.add("startNs", time &- started)
+        write(request, module, seenAs: last.id, into: &line)
+        line.add("startNs", time &- last.started)
     }
 
     /// A held request's members: the request, its redirect, the guard and the hold's `id`; the request by

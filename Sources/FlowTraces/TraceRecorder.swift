@@ -202,11 +202,11 @@ package final class TraceRecorder {
         closeUnprompted()
         session += 1
         input = 0
-        open.removeAll()
+        open.removeAll(keepingCapacity: true)
         lastRequestId = 0
-        holds.removeAll()
-        queued.removeAll()
-        childOwners.removeAll()
+        holds.removeAll(keepingCapacity: true)
+        queued.removeAll(keepingCapacity: true)
+        childOwners.removeAll(keepingCapacity: true)
         self.shell = shell
         emit(.session) { line in
             line.add("root", shell.host.coordinator.name)
