@@ -11,6 +11,7 @@ struct TraceLineTests {
             .number(.infinity), .number(.nan), "", "plain", "quote \" backslash \\ newline \n tab \t bell \u{7}",
             "é 🎒 \u{2028}", [], [1, "two", nil, [3]], [:],
             ["b": 1, "a": ["z": true, "y": [1, 2]], "": "empty key", "é": "after ascii"],
+            ["only": ["one": 1]], ["b": 2, "a": 1], ["a": 1, "b": 2], ["c": 3, "a": 1, "b": 2],
         ]
         for value in values {
             var bytes = JSONBytes([])
