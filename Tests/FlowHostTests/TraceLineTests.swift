@@ -46,3 +46,34 @@ struct TraceLineTests {
         #expect(line.text == #"{"kind":"screen"}"#, "emptied, storage kept")
     }
 }
+
+/// The screen lines' presentations, kept encoded by input number and written again when equal.
+struct EncodedPresentationsTests {
+    @Test func aKeptPresentationIsWrittenOnlyForAnEqualOne() {
+        let signIn = PresentationState(stack: ["welcome"], modals: [["signIn"]], top: "signIn")
+        let home = PresentationState(
+            stack: ["home"], tabs: [.init(title: "Items", stack: ["itemList"]), .init(title: "Settings", stack: [])],
+            selectedTab: 0, top: "itemList")
+        let signInText =
+            #""stack":["signIn"],"presentation":{"modals":[["signIn"]],"selectedTab":null,"stack":["welcome"],"#
+            + #""tabs":[]},"top":"signIn""#
+        let homeText =
+            #""stack":["itemList"],"presentation":{"modals":[],"selectedTab":0,"stack":["home"],"#
+            + #""tabs":[{"stack":["itemList"],"title":"Items"},{"stack":[],"title":"Settings"}]},"top":"itemList""#
+        var presentations = EncodedPresentations()
+        func text(_ state: PresentationState, input: Int) -> String {
+            String(decoding: presentations.members(for: state, input: input), as: UTF8.self)
+        }
+        #expect(text(signIn, input: 1) == signInText)
+        #expect(text(home, input: 1) == homeText, "the same input number, another presentation")
+        #expect(text(signIn, input: 1) == signInText, "kept beside the other")
+        #expect(text(home, input: 1 + EncodedPresentations.slots) == homeText, "another input in the same slot")
+        var moved = home
+        moved.tabs[1].stack = ["settings"]
+        #expect(text(moved, input: 1).hasSuffix(#"{"stack":["settings"],"title":"Settings"}]},"top":"itemList""#))
+        let empty = PresentationState(stack: [], top: nil)
+        #expect(
+            text(empty, input: 0)
+                == #""stack":[],"presentation":{"modals":[],"selectedTab":null,"stack":[],"tabs":[]},"top":null"#)
+    }
+}
