@@ -6,7 +6,8 @@ extension TraceRecorder {
     /// stack, the content of the module on top (redacted), and the input's status and outcome.
     func writeScreen(status: HostShell.Status) {
         let router = shell?.host.coordinator.router
-        let presentation = router.map { screenPresentations.members(for: $0.state, input: input) }
+        var presentation: [UInt8]?
+        if let router { presentation = screenPresentations.members(for: router.state, input: input) }
         emit(.screen) { line in
             switch status {
             case .ok, .quit: line.add("status", "ok")
@@ -39,9 +40,12 @@ extension TraceRecorder {
 struct EncodedPresentations {
     /// How many input numbers have presentations kept, and how many each.
     static let slots = 64, perSlot = 4
-    private struct Encoded {
-        var state: PresentationState
-        var members: [UInt8]
+    /// A class, so that looking through the kept presentations copies none.
+    private final class Encoded {
+        let state: PresentationState
+        let members: [UInt8]
+
+        init(state: PresentationState, members: [UInt8]) { (self.state, self.members) = (state, members) }
     }
     /// By input number modulo ``slots``, the latest first.
     private var kept = Array(repeating: [Encoded](), count: slots)
@@ -49,7 +53,7 @@ struct EncodedPresentations {
     /// The members of `state`, the presentation after the input numbered `input`.
     mutating func members(for state: PresentationState, input: Int) -> [UInt8] {
         let slot = input % Self.slots
-        if let found = kept[slot].firstIndex(where: { $0.state == state }) { return kept[slot][found].members }
+        if let found = kept[slot].first(where: { $0.state == state }) { return found.members }
         let members = Self.encode(state)
         if kept[slot].count == Self.perSlot { kept[slot].removeLast() }
         kept[slot].insert(Encoded(state: state, members: members), at: 0)
