@@ -10,12 +10,12 @@ extension TraceRecorder {
         if let router { presentation = screenPresentations.members(for: router.state, input: input) }
         emit(.screen) { line in
             switch status {
-            case .ok, .quit: line.add("status", "ok")
+            case .ok, .quit: line.add("status") { $0.literal(#""ok""#) }
             case .error(let message):
-                line.add("status", "error")
+                line.add("status") { $0.literal(#""error""#) }
                 line.add("error", message)
             case .expectationFailed(let message):
-                line.add("status", "expectationFailed")
+                line.add("status") { $0.literal(#""expectationFailed""#) }
                 line.add("error", message)
             }
             guard let shell, let router, let presentation else { return }

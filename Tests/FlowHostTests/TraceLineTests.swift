@@ -1,4 +1,5 @@
 import FlowKit
+import FlowShell
 import Testing
 
 @testable import FlowTraces
@@ -75,5 +76,21 @@ struct EncodedPresentationsTests {
         #expect(
             text(empty, input: 0)
                 == #""stack":[],"presentation":{"modals":[],"selectedTab":null,"stack":[],"tabs":[]},"top":null"#)
+    }
+}
+
+/// The screen line's status, without a session: the status and the error, and nothing of a screen.
+@MainActor
+struct ScreenStatusTests {
+    @Test func eachStatusIsWrittenWithItsError() throws {
+        var lines: [TraceLine] = []
+        let recorder = TraceRecorder { lines.append($0) }
+        for status: HostShell.Status in [.ok, .quit, .error("no such action"), .expectationFailed("stack is 'home'")] {
+            recorder.endInput(HostShell.Reply(lines: [], status: status))
+        }
+        let screens = try lines.map { try $0.event() }
+        #expect(screens.map(\.kind) == [.screen, .screen, .screen, .screen])
+        #expect(screens.map { $0["status"] } == ["ok", "ok", "error", "expectationFailed"])
+        #expect(screens.map { $0["error"] } == [nil, nil, "no such action", "stack is 'home'"])
     }
 }
