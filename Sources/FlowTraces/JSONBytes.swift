@@ -76,16 +76,36 @@ package struct JSONBytes: Sendable {
                 json(element)
             }
             bytes.append(UInt8(ascii: "]"))
-        case .object(let members):
-            bytes.append(UInt8(ascii: "{"))
-            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                string(member.key)
-                bytes.append(UInt8(ascii: ":"))
-                json(member.value)
-            }
-            bytes.append(UInt8(ascii: "}"))
+        case .object(let members): object(members)
         }
+    }
+
+    /// An object, its members sorted by name. Most are small: one member is written as it is, two are put
+    /// in order with one comparison; more are written in the order of their positions sorted by name, so
+    /// that no member is copied.
+    private mutating func object(_ members: [String: JSONValue]) {
+        bytes.append(UInt8(ascii: "{"))
+        switch members.count {
+        case 0: break
+        case 1: member(members[members.startIndex], first: true)
+        case 2:
+            let (one, other) = (members[members.startIndex], members[members.index(after: members.startIndex)])
+            let (first, second) = one.key < other.key ? (one, other) : (other, one)
+            member(first, first: true)
+            member(second)
+        default:
+            let order = members.indices.sorted { members[$0].key < members[$1].key }
+            for (index, position) in order.enumerated() { member(members[position], first: index == 0) }
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `"key":value`, after a comma unless `first`.
+    private mutating func member(_ member: (key: String, value: JSONValue), first: Bool = false) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        string(member.key)
+        bytes.append(UInt8(ascii: ":"))
+        json(member.value)
     }
 
     private mutating func number(_ number: Double) {

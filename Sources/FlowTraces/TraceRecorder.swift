@@ -303,54 +303,7 @@ package final class TraceRecorder {
         line.add(name, payload: redaction.redact(value), maxPayload: maxPayload, digestName: digestName)
     }
 
-    /// Writes the `screen` line: what is on screen, as `screen` records it: the presentation, the visible
-    /// stack, the content of the module on top (redacted), and the input's status and outcome.
-    private func writeScreen(status: HostShell.Status) {
-        emit(.screen) { line in
-            switch status {
-            case .ok, .quit: line.add("status", "ok")
-            case .error(let message):
-                line.add("status", "error")
-                line.add("error", message)
-            case .expectationFailed(let message):
-                line.add("status", "expectationFailed")
-                line.add("error", message)
-            }
-            guard let shell else { return }
-            if let outcome = shell.lastOutcome { line.add("outcome", outcome.description) }
-            let router = shell.host.coordinator.router
-            let state = router.state
-            func names(_ stack: [Coordinated]) -> some Sequence<String> { stack.lazy.map(\.rawValue) }
-            line.add("stack", strings: names(state.visibleStack))
-            line.add("presentation") { json in
-                json.object {
-                    $0.member("modals", first: true)
-                    $0.bytes.append(UInt8(ascii: "["))
-                    for (index, modal) in state.modals.enumerated() {
-                        if index > 0 { $0.bytes.append(UInt8(ascii: ",")) }
-                        $0.strings(names(modal))
-                    }
-                    $0.bytes.append(UInt8(ascii: "]"))
-                    $0.member("selectedTab")
-                    if let selected = state.selectedTab { $0.integer(selected) } else { $0.literal("null") }
-                    $0.member("stack")
-                    $0.strings(names(state.stack))
-                    $0.member("tabs")
-                    $0.bytes.append(UInt8(ascii: "["))
-                    for (index, tab) in state.tabs.enumerated() {
-                        if index > 0 { $0.bytes.append(UInt8(ascii: ",")) }
-                        $0.object {
-                            $0.member("stack", first: true)
-                            $0.strings(names(tab.stack))
-                            $0.member("title")
-                            $0.string(tab.title)
-                        }
-                    }
-                    $0.bytes.append(UInt8(ascii: "]"))
-                }
-            }
-            if let top = state.top { line.add("top", top.rawValue) } else { line.add("top", json: .null) }
-            if let top = router.top { addPayload("content", digestName: "contentDigest", top.content, into: &line) }
-        }
-    }
+    /// The `stack`, `presentation` and `top` members of the screen lines last written, for
+    /// ``writeScreen(status:)``.
+    var screenPresentations = EncodedPresentations()
 }

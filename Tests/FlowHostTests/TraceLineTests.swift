@@ -1,4 +1,5 @@
 import FlowKit
+import FlowShell
 import Testing
 
 @testable import FlowTraces
@@ -11,6 +12,7 @@ struct TraceLineTests {
             .number(.infinity), .number(.nan), "", "plain", "quote \" backslash \\ newline \n tab \t bell \u{7}",
             "é 🎒 \u{2028}", [], [1, "two", nil, [3]], [:],
             ["b": 1, "a": ["z": true, "y": [1, 2]], "": "empty key", "é": "after ascii"],
+            ["only": ["one": 1]], ["b": 2, "a": 1], ["a": 1, "b": 2], ["c": 3, "a": 1, "b": 2],
         ]
         for value in values {
             var bytes = JSONBytes([])
@@ -43,5 +45,52 @@ struct TraceLineTests {
         line.removeAll()
         line.add("kind", "screen")
         #expect(line.text == #"{"kind":"screen"}"#, "emptied, storage kept")
+    }
+}
+
+/// The screen lines' presentations, kept encoded by input number and written again when equal.
+struct EncodedPresentationsTests {
+    @Test func aKeptPresentationIsWrittenOnlyForAnEqualOne() {
+        let signIn = PresentationState(stack: ["welcome"], modals: [["signIn"]], top: "signIn")
+        let home = PresentationState(
+            stack: ["home"], tabs: [.init(title: "Items", stack: ["itemList"]), .init(title: "Settings", stack: [])],
+            selectedTab: 0, top: "itemList")
+        let signInText =
+            #""stack":["signIn"],"presentation":{"modals":[["signIn"]],"selectedTab":null,"stack":["welcome"],"#
+            + #""tabs":[]},"top":"signIn""#
+        let homeText =
+            #""stack":["itemList"],"presentation":{"modals":[],"selectedTab":0,"stack":["home"],"#
+            + #""tabs":[{"stack":["itemList"],"title":"Items"},{"stack":[],"title":"Settings"}]},"top":"itemList""#
+        var presentations = EncodedPresentations()
+        func text(_ state: PresentationState, input: Int) -> String {
+            String(decoding: presentations.members(for: state, input: input), as: UTF8.self)
+        }
+        #expect(text(signIn, input: 1) == signInText)
+        #expect(text(home, input: 1) == homeText, "the same input number, another presentation")
+        #expect(text(signIn, input: 1) == signInText, "kept beside the other")
+        #expect(text(home, input: 1 + EncodedPresentations.slots) == homeText, "another input in the same slot")
+        var moved = home
+        moved.tabs[1].stack = ["settings"]
+        #expect(text(moved, input: 1).hasSuffix(#"{"stack":["settings"],"title":"Settings"}]},"top":"itemList""#))
+        let empty = PresentationState(stack: [], top: nil)
+        #expect(
+            text(empty, input: 0)
+                == #""stack":[],"presentation":{"modals":[],"selectedTab":null,"stack":[],"tabs":[]},"top":null"#)
+    }
+}
+
+/// The screen line's status, without a session: the status and the error, and nothing of a screen.
+@MainActor
+struct ScreenStatusTests {
+    @Test func eachStatusIsWrittenWithItsError() throws {
+        var lines: [TraceLine] = []
+        let recorder = TraceRecorder { lines.append($0) }
+        for status: HostShell.Status in [.ok, .quit, .error("no such action"), .expectationFailed("stack is 'home'")] {
+            recorder.endInput(HostShell.Reply(lines: [], status: status))
+        }
+        let screens = try lines.map { try $0.event() }
+        #expect(screens.map(\.kind) == [.screen, .screen, .screen, .screen])
+        #expect(screens.map { $0["status"] } == ["ok", "ok", "error", "expectationFailed"])
+        #expect(screens.map { $0["error"] } == [nil, nil, "no such action", "stack is 'home'"])
     }
 }

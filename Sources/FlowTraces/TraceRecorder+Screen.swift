@@ -1,0 +1,99 @@
+import FlowKit
+import FlowShell
+
+extension TraceRecorder {
+    /// Writes the `screen` line: what is on screen, as `screen` records it: the presentation, the visible
+    /// stack, the content of the module on top (redacted), and the input's status and outcome.
+    func writeScreen(status: HostShell.Status) {
+        let router = shell?.host.coordinator.router
+        var presentation: [UInt8]?
+        if let router { presentation = screenPresentations.members(for: router.state, input: input) }
+        emit(.screen) { line in
+            switch status {
+            case .ok, .quit: line.add("status") { $0.literal(#""ok""#) }
+            case .error(let message):
+                line.add("status") { $0.literal(#""error""#) }
+                line.add("error", message)
+            case .expectationFailed(let message):
+                line.add("status") { $0.literal(#""expectationFailed""#) }
+                line.add("error", message)
+            }
+            guard let shell, let router, let presentation else { return }
+            if let outcome = shell.lastOutcome { line.add("outcome", outcome.description) }
+            line.add(members: presentation)
+            if let top = router.top { addPayload("content", digestName: "contentDigest", top.content, into: &line) }
+        }
+    }
+}
+
+/// The `stack`, `presentation` and `top` members of screen lines, encoded, each kept with the presentation it
+/// encodes, so that a presentation seen before is not encoded again.
+///
+/// The presentation after an input tends to be one seen after the input of the same number in a session
+/// before: each subject of an experiment runs the same script, and sees one of a few variants. So the last
+/// few presentations of each input number are kept (of the number taken modulo ``slots``), and one is used
+/// when it is equal to the presentation on screen: the input number only says where to look.
+///
+/// Equal is `==`, FlowKit's own, for which a name is the same as FlowKit sees it (``Coordinated`` compares
+/// its spelling as Swift compares strings): a name spelled with other but canonically equivalent Unicode
+/// scalars than the one kept, `é` as one scalar or as `e` and a combining accent, would be written as kept.
+struct EncodedPresentations {
+    /// How many input numbers have presentations kept, and how many each.
+    static let slots = 64, perSlot = 4
+    /// A class, so that looking through the kept presentations copies none.
+    private final class Encoded {
+        let state: PresentationState
+        let members: [UInt8]
+
+        init(state: PresentationState, members: [UInt8]) { (self.state, self.members) = (state, members) }
+    }
+    /// By input number modulo ``slots``, the latest first.
+    private var kept = Array(repeating: [Encoded](), count: slots)
+
+    /// The members of `state`, the presentation after the input numbered `input`.
+    mutating func members(for state: PresentationState, input: Int) -> [UInt8] {
+        let slot = input % Self.slots
+        if let found = kept[slot].first(where: { $0.state == state }) { return found.members }
+        let members = Self.encode(state)
+        if kept[slot].count == Self.perSlot { kept[slot].removeLast() }
+        kept[slot].insert(Encoded(state: state, members: members), at: 0)
+        return members
+    }
+
+    /// `"stack":[...],"presentation":{...},"top":...`: the visible stack, the whole presentation (its members
+    /// sorted by name, as ``JSONValue`` writes an object) and the visible module.
+    private static func encode(_ state: PresentationState) -> [UInt8] {
+        func names(_ stack: [Coordinated]) -> some Sequence<String> { stack.lazy.map(\.rawValue) }
+        var line = TraceLine()
+        line.add("stack", strings: names(state.visibleStack))
+        line.add("presentation") { json in
+            json.object {
+                $0.member("modals", first: true)
+                $0.bytes.append(UInt8(ascii: "["))
+                for (index, modal) in state.modals.enumerated() {
+                    if index > 0 { $0.bytes.append(UInt8(ascii: ",")) }
+                    $0.strings(names(modal))
+                }
+                $0.bytes.append(UInt8(ascii: "]"))
+                $0.member("selectedTab")
+                if let selected = state.selectedTab { $0.integer(selected) } else { $0.literal("null") }
+                $0.member("stack")
+                $0.strings(names(state.stack))
+                $0.member("tabs")
+                $0.bytes.append(UInt8(ascii: "["))
+                for (index, tab) in state.tabs.enumerated() {
+                    if index > 0 { $0.bytes.append(UInt8(ascii: ",")) }
+                    $0.object {
+                        $0.member("stack", first: true)
+                        $0.strings(names(tab.stack))
+                        $0.member("title")
+                        $0.string(tab.title)
+                    }
+                }
+                $0.bytes.append(UInt8(ascii: "]"))
+            }
+        }
+        if let top = state.top { line.add("top", top.rawValue) } else { line.add("top", json: .null) }
+        return line.members
+    }
+}
