@@ -34,9 +34,12 @@ extension TraceRecorder {
 /// few presentations of each input number are kept (of the number taken modulo ``slots``), and one is used
 /// when it is equal to the presentation on screen: the input number only says where to look.
 ///
-/// Equal is `==`, FlowKit's own, for which a name is the same as FlowKit sees it (``Coordinated`` compares
-/// its spelling as Swift compares strings): a name spelled with other but canonically equivalent Unicode
-/// scalars than the one kept, `é` as one scalar or as `e` and a combining accent, would be written as kept.
+/// Equal is FlowKit's `==`, which compares names as Swift compares strings: `é` as one scalar equals `e` and a
+/// combining accent. So only a presentation written in ASCII is kept, with the UTF-8 length of its names and
+/// titles, and one equal to it is written from it only when its names and titles are as long: a string
+/// canonically equivalent to an ASCII one but spelled otherwise has a scalar beyond ASCII (the Kelvin sign
+/// for `K`), which takes two bytes or more where the ASCII character it stands for takes one. So what is
+/// written is always the presentation's own spelling.
 struct EncodedPresentations {
     /// How many input numbers have presentations kept, and how many each.
     static let slots = 64, perSlot = 4
@@ -44,8 +47,12 @@ struct EncodedPresentations {
     private final class Encoded {
         let state: PresentationState
         let members: [UInt8]
+        /// ``EncodedPresentations/length(of:)`` of `state`.
+        let length: Int
 
-        init(state: PresentationState, members: [UInt8]) { (self.state, self.members) = (state, members) }
+        init(state: PresentationState, members: [UInt8], length: Int) {
+            (self.state, self.members, self.length) = (state, members, length)
+        }
     }
     /// By input number modulo ``slots``, the latest first.
     private var kept = Array(repeating: [Encoded](), count: slots)
@@ -53,11 +60,22 @@ struct EncodedPresentations {
     /// The members of `state`, the presentation after the input numbered `input`.
     mutating func members(for state: PresentationState, input: Int) -> [UInt8] {
         let slot = input % Self.slots
-        if let found = kept[slot].first(where: { $0.state == state }) { return found.members }
+        let length = Self.length(of: state)
+        if let found = kept[slot].first(where: { $0.state == state }), found.length == length { return found.members }
         let members = Self.encode(state)
+        guard members.allSatisfy({ $0 < 0x80 }) else { return members }
         if kept[slot].count == Self.perSlot { kept[slot].removeLast() }
-        kept[slot].insert(Encoded(state: state, members: members), at: 0)
+        kept[slot].insert(Encoded(state: state, members: members, length: length), at: 0)
         return members
+    }
+
+    /// The UTF-8 length of the names and titles of `state` (its visible stack is one of its stacks).
+    private static func length(of state: PresentationState) -> Int {
+        func length(_ stack: [Coordinated]) -> Int { stack.reduce(0) { $0 + $1.rawValue.utf8.count } }
+        var total = length(state.stack) + (state.top?.rawValue.utf8.count ?? 0)
+        for modal in state.modals { total += length(modal) }
+        for tab in state.tabs { total += tab.title.utf8.count + length(tab.stack) }
+        return total
     }
 
     /// `"stack":[...],"presentation":{...},"top":...`: the visible stack, the whole presentation (its members

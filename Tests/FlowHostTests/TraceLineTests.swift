@@ -72,6 +72,24 @@ struct EncodedPresentationsTests {
         var moved = home
         moved.tabs[1].stack = ["settings"]
         #expect(text(moved, input: 1).hasSuffix(#"{"stack":["settings"],"title":"Settings"}]},"top":"itemList""#))
+        // Equal to FlowKit, but spelled otherwise: each is written as it is spelled. Compared as bytes, since
+        // strings compare as Unicode text.
+        func bytes(_ state: PresentationState, input: Int) -> [UInt8] {
+            presentations.members(for: state, input: input)
+        }
+        func endsWith(_ bytes: [UInt8], _ suffix: String) -> Bool {
+            bytes.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
+        }
+        let kelvin = PresentationState(stack: ["\u{212A}it"], top: "\u{212A}it")
+        let ascii = PresentationState(stack: ["Kit"], top: "Kit")
+        #expect(kelvin == ascii)
+        #expect(endsWith(bytes(ascii, input: 2), #""top":"Kit""#))
+        #expect(endsWith(bytes(kelvin, input: 2), #""top":"\#u{212A}it""#), "not the ASCII spelling kept")
+        let composed = PresentationState(stack: ["caf\u{E9}"], top: "caf\u{E9}")
+        let decomposed = PresentationState(stack: ["cafe\u{301}"], top: "cafe\u{301}")
+        #expect(composed == decomposed)
+        #expect(endsWith(bytes(composed, input: 3), #""top":"caf\#u{E9}""#))
+        #expect(endsWith(bytes(decomposed, input: 3), #""top":"cafe\#u{301}""#))
         let empty = PresentationState(stack: [], top: nil)
         #expect(
             text(empty, input: 0)
