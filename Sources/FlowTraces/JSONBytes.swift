@@ -33,6 +33,8 @@ package struct JSONBytes: Sendable {
     package mutating func string(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
         let written: Void? = string.utf8.withContiguousStorageIfAvailable { utf8 in
+            // Most strings have nothing to escape: written in one append.
+            guard utf8.contains(where: Self.needsEscape) else { return bytes.append(contentsOf: utf8) }
             var plain = 0
             for (index, byte) in utf8.enumerated() where Self.needsEscape(byte) {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plain..<index]))
