@@ -92,6 +92,11 @@ final class RouteTable {
     /// The routes of the request named `name`, whose ``CoordinationRequestName/routeHash`` is `hash`, if it
     /// has any. The request path looks up a request's name as its two parts, which it passes as they are:
     /// the name as a whole would be copied (its text retained) to be passed.
+    ///
+    /// Always inlined: called, it would return the entry retained while its caller retained the table
+    /// across the call; inlined, the request path reads the table in place, an atomic retain and release
+    /// fewer per request.
+    @inline(__always)
     func entry(named name: String, hash: UInt64?) -> Entry? {
         guard let hash else {
             return others.isEmpty ? nil : others[CoordinationRequestName(rawValue: name)]
