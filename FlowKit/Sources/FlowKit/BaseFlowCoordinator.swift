@@ -244,11 +244,12 @@ open class BaseFlowCoordinator: FlowCoordinator {
 
     /// Presents `module` for `manager`, which is `flow` when it is a ``FlowManager``, reporting to `sink`.
     ///
-    /// Takes `manager` and `flow` over: the module keeps them, so that a caller done with them (the request
-    /// path) hands its own references on rather than copying them.
+    /// Takes `module`, `manager` and `flow` over: the router keeps the module, and the module the managers,
+    /// so that a caller done with them (the request path) hands its own references on rather than copying
+    /// them.
     func present(
-        _ module: FlowModule, style: PresentationStyle, by manager: consuming (any RequestCoordinatorManager)?,
-        flow: consuming FlowManager?, sink: EventSink?
+        _ module: consuming FlowModule, style: PresentationStyle,
+        by manager: consuming (any RequestCoordinatorManager)?, flow: consuming FlowManager?, sink: EventSink?
     ) {
         if treeRouter.recorder != nil {
             module.restorationSequence = treeRouter.restorationStep(presentedBy: manager, in: self)
@@ -256,7 +257,13 @@ open class BaseFlowCoordinator: FlowCoordinator {
         module.belong(to: consume manager, flow: consume flow, presentedBy: self)
         presentedCount += 1
         switch style {
-        case .inline: treeRouter.pushInline(module, for: self, anchor: anchor)
+        case .inline:
+            // Handed to the router, the module is named for the event by a copy of its name taken before,
+            // while someone listens.
+            let name = sink == nil ? nil : module.name
+            treeRouter.pushInline(module, for: self, anchor: anchor)
+            if let name { EventSink.send(.presented(name, style: style), to: sink) }
+            return
         case .modal: treeRouter.push(module, onto: treeRouter.openModal(owner: self, isAnchor: false))
         case .tab(let title): treeRouter.push(module, onto: treeRouter.addTab(title, owner: self))
         // The presenter's own stack, not the visible one: the root coordinator setting a root while a tab

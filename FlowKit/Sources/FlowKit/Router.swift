@@ -34,8 +34,8 @@ public final class Router {
         }
     }
 
-    /// The main stack, the tabs and the modal layers, in one value, changed only by ``changeLayers(_:)`` and
-    /// ``changeMainStack(_:)``.
+    /// The main stack, the tabs and the modal layers, in one value, changed only by ``changeLayers(_:)``,
+    /// ``changeMainStack(_:)`` and ``appendToMainStack(_:)``.
     private var layers = Layers()
     /// The main navigation stack.
     var main: Layer { layers.main }
@@ -171,10 +171,12 @@ public final class Router {
     }
 
     /// Pushes `module` for `coordinator`, whose home layer is `anchor`, onto its ``inlineTarget(for:anchor:)``.
-    func pushInline(_ module: FlowModule, for coordinator: BaseFlowCoordinator, anchor: LayerID) {
+    ///
+    /// Takes `module` over: the stack keeps the caller's reference (the request path's) rather than a copy.
+    func pushInline(_ module: consuming FlowModule, for coordinator: BaseFlowCoordinator, anchor: LayerID) {
         entered(module)
         if layers.showsMainAlone, anchor == layers.main.id {  // the common case
-            return changeMainStack { $0.append(module) }
+            return appendToMainStack(module)
         }
         append(module, to: place(of: inlineTarget(for: coordinator, anchor: anchor)))
     }
@@ -399,6 +401,15 @@ public final class Router {
         swap(&changing, &layers.main.stack)
         defer { swap(&changing, &layers.main.stack) }
         return change(&changing)
+    }
+
+    /// Appends `module` to the main stack, moved as ``changeMainStack(_:)`` moves it. Not written with it:
+    /// a closure would borrow `module`, and append a copy of it where this hands it on.
+    private func appendToMainStack(_ module: consuming FlowModule) {
+        var changing: [FlowModule] = []
+        swap(&changing, &layers.main.stack)
+        changing.append(module)
+        swap(&changing, &layers.main.stack)
     }
 
     /// Removes the modules of the stack at `place` above its first `count`.
