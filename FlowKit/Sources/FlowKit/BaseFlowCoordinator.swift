@@ -256,25 +256,21 @@ open class BaseFlowCoordinator: FlowCoordinator {
         }
         module.belong(to: consume manager, flow: consume flow, presentedBy: self)
         presentedCount += 1
+        // Named for the event before the router takes the module over, and only while someone listens.
+        let name = sink == nil ? nil : module.name
         switch style {
-        case .inline:
-            // Handed to the router, the module is named for the event by a copy of its name taken before,
-            // while someone listens.
-            let name = sink == nil ? nil : module.name
-            treeRouter.pushInline(module, for: self, anchor: anchor)
-            if let name { EventSink.send(.presented(name, style: style), to: sink) }
-            return
+        case .inline: treeRouter.pushInline(module, for: self, anchor: anchor)
         case .modal: treeRouter.push(module, onto: treeRouter.openModal(owner: self, isAnchor: false))
         case .tab(let title): treeRouter.push(module, onto: treeRouter.addTab(title, owner: self))
         // The presenter's own stack, not the visible one: the root coordinator setting a root while a tab
         // is shown resets the whole presentation rather than putting the module inside the tab.
         case .root:
             let replaced = treeRouter.setRoot(module, of: anchor)
-            sink?(.presented(module.name, style: style))
+            if let name { EventSink.send(.presented(name, style: style), to: sink) }
             if !replaced.isEmpty { didRemove(replaced) }
             return
         }
-        sink?(.presented(module.name, style: style))
+        if let name { EventSink.send(.presented(name, style: style), to: sink) }
     }
 
     /// Releases `manager`: it stops working and any module it presented is removed. It ends, as
