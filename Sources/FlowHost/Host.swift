@@ -4,6 +4,9 @@ import FlowManifest
 import HostSupport
 import PluginLoading
 
+/// ``Host/typeName(of:)``'s names, by type.
+@MainActor private var serviceTypeNames: [ObjectIdentifier: String] = [:]
+
 /// A running flow host: the manifest's routes in a ``BaseFlowCoordinator`` whose managers come from
 /// plugins loaded on demand.
 ///
@@ -243,8 +246,23 @@ package final class Host {
     /// The manifest name of the running service whose type is called `type`; several names joined with
     /// "or" when services of different plugins share a type name; `type` itself when none matches.
     func serviceName(ofType type: String) -> String {
-        let names = runningServices.filter { String(describing: Swift.type(of: $0.service)) == type }.map(\.ref)
+        let names = runningServices.filter { Self.typeName(of: $0.service) == type }.map(\.ref)
         return names.isEmpty ? type : names.map(\.reportedName).joined(separator: " or ")
+    }
+
+    /// The name of `service`'s type, as `String(describing:)` writes it, and as FlowKit names the service in
+    /// its events.
+    ///
+    /// Written once per type for the whole process and kept: `String(describing:)` of a type reflects on it,
+    /// some ten thousand instructions, and every service event compares every running service's type name
+    /// (a `--subjects` run spent a tenth of its time here). A type never goes stale: a plugin's image stays
+    /// loaded for the life of the process, a reloaded plugin's types are other types.
+    static func typeName(of service: any CoordinatorServiceProtocol) -> String {
+        let type = Swift.type(of: service)
+        if let known = serviceTypeNames[ObjectIdentifier(type)] { return known }
+        let name = String(describing: type)
+        serviceTypeNames[ObjectIdentifier(type)] = name
+        return name
     }
 
     /// The coordinator's routing table for `manifest`.

@@ -1,3 +1,6 @@
+/// ``BaseFlowCoordinator/name(of:)``'s names of service types, by type.
+@MainActor private var serviceTypeNames: [ObjectIdentifier: String] = [:]
+
 /// Services, lifecycle and context.
 extension BaseFlowCoordinator {
     /// Starts the coordinator: appoints the context provider, then starts the services in order.
@@ -123,8 +126,16 @@ extension BaseFlowCoordinator {
         return merged
     }
 
-    /// The name events give `service`: its type's.
+    /// The name events give `service`: its type's, as `String(describing:)` writes it.
+    ///
+    /// Written once per type for the whole process and kept: `String(describing:)` of a type reflects on it,
+    /// some ten thousand instructions, for every service started or stopped while someone listens. A type
+    /// never goes stale: a plugin's image stays loaded for the life of the process.
     static func name(of service: any CoordinatorServiceProtocol) -> String {
-        String(describing: type(of: service))
+        let type = type(of: service)
+        if let known = serviceTypeNames[ObjectIdentifier(type)] { return known }
+        let name = String(describing: type)
+        serviceTypeNames[ObjectIdentifier(type)] = name
+        return name
     }
 }
