@@ -12,7 +12,7 @@ extension HostShell {
     /// The command in `line`, trimmed, when it is an input a trace records: a command other than the ones
     /// that only print (``queries``), check (`expect`), wait (`wait reload`, whose reload is recorded when it
     /// happens) or quit; `nil` otherwise.
-    private static func tracedInput(in line: String) -> String? {
+    static func tracedInput(in line: String) -> String? {
         guard let command = command(in: line), !untracedCommands.contains(command.firstWord) else {
             return nil
         }
@@ -24,8 +24,13 @@ extension HostShell {
     /// - Parameter source: Where the line was read, as `FILE:LINE`, for the trace.
     package func perform(_ line: String, tracing trace: TraceRecorder?, at source: String? = nil) async -> Reply {
         guard let trace, let command = Self.tracedInput(in: line) else { return await perform(line) }
+        return await perform(input: command, tracing: trace, at: source)
+    }
+
+    /// Runs `command`, which ``tracedInput(in:)`` found to be an input and trimmed, recorded in `trace`.
+    func perform(input command: String, tracing trace: TraceRecorder, at source: String?) async -> Reply {
         trace.beginInput(command, at: source)
-        let reply = await perform(line)
+        let reply = await perform(command)
         trace.endInput(reply)
         return reply
     }

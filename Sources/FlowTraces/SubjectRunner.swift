@@ -2,6 +2,7 @@ import FlowHost
 import FlowKit
 import FlowManifest
 import FlowShell
+import HostSupport
 
 /// Runs a script once per simulated subject (`flowhost run --subjects N --script FILE`): each subject gets
 /// a fresh host (sharing one ``PluginRegistry``, so plugins load once), and `$SUBJECT` in the script
@@ -86,21 +87,28 @@ package final class SubjectRunner {
         return nil
     }
 
-    /// `line` with every `$SUBJECT` replaced by `subject`.
+    /// `line`, trimmed, with every `$SUBJECT` replaced by `subject`.
     package static func substituting(_ subject: String, in line: String) -> String {
         ScriptLine(line, at: "").command(for: subject)
     }
 
-    /// A line of the script, cut where `$SUBJECT` is once rather than searched for each subject.
+    /// A line of the script, trimmed and cut where `$SUBJECT` is once, rather than parsed again for each
+    /// subject.
     struct ScriptLine {
-        /// The text around each `$SUBJECT`; the line as it is when it has none.
+        /// The text around each `$SUBJECT` in the trimmed line; the trimmed line when it has none.
         var parts: [Substring]
         /// Where it is, `FILE:LINE`, for the trace.
         var at: String
+        /// Whether the line is an input a trace records (``HostShell/tracedInput(in:)``). It is the same for
+        /// every subject: a subject's id (`subject-0001`) has no white space, so it leaves a comment a
+        /// comment, and a first word that has the placeholder in it is no command either way.
+        var isInput: Bool
 
-        init(_ line: String, at: String) {
-            parts = line.split(separator: SubjectRunner.placeholder, omittingEmptySubsequences: false)
+        @MainActor init(_ line: String, at: String) {
+            let trimmed = line.trimmingWhitespace()
+            parts = trimmed.split(separator: SubjectRunner.placeholder, omittingEmptySubsequences: false)
             self.at = at
+            isInput = HostShell.tracedInput(in: trimmed) != nil
         }
 
         /// The command the line is for `subject`.
@@ -154,7 +162,12 @@ package final class SubjectRunner {
             if let stopped = failure(reply, line: 0) { return stopped }
         }
         for (index, line) in lines.enumerated() {
-            reply = await shell.perform(line.command(for: subject), tracing: trace, at: line.at)
+            let command = line.command(for: subject)
+            if let trace, line.isInput {
+                reply = await shell.perform(input: command, tracing: trace, at: line.at)
+            } else {
+                reply = await shell.perform(command)
+            }
             if reply.status == .quit { break }
             if let stopped = failure(reply, line: index + 1) { return stopped }
         }

@@ -159,6 +159,38 @@ struct ExperimentReportTests {
         #expect(printed.outputLines.first == "goal: catalog.detail, from 1 trace (\(path))")
     }
 
+    /// A script line is parsed once for every subject: each subject's inputs are its commands, trimmed and
+    /// with its id, and no comment, `expect` or query is one, indented or not.
+    @Test func eachSubjectRecordsItsScriptsCommandsAsInputs() throws {
+        let directory = try TemporaryDirectory()
+        let script = try directory.file(
+            "subject.flow",
+            containing: """
+                # a comment naming $SUBJECT
+                  expect stack welcome
+                \tact signIn\t
+                    act submit {"user": "$SUBJECT"}
+                  # indented $SUBJECT comment
+                  stack
+                expect outcome handled by catalog.Home
+
+                """)
+        let path = directory.path + "/inputs.jsonl"
+        let run = try Subprocess.flowhost(
+            ["run", "manifests/experiment.json", "--subjects", "2", "--script", script, "--trace", path],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+        #expect(run.status == 0, "\(run.standardError)")
+
+        let trace = try Trace.load(path: path)
+        #expect(trace.sessions.count == 2)
+        for session in trace.sessions {
+            let subject = try #require(session.subject)
+            #expect(
+                session.inputs.map(\.command) == ["start", "act signIn", #"act submit {"user": "\#(subject)"}"#])
+            #expect(session.inputs.map { $0.record["at"]?.string } == [nil, "\(script):3", "\(script):4"])
+        }
+    }
+
     @Test func tenThousandSubjectsSplitAsTheWeightsSayWithinTheExpectedSpread() throws {
         let manifest = try Manifest.load(path: Repository.path("manifests/experiment.json"))
         var experiment = try #require(manifest.experiments["create-flow"])
