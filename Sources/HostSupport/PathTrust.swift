@@ -32,12 +32,16 @@ package enum PathTrust {
 
     /// What makes `path` untrustworthy for `user`, as one phrase naming the entry, its owner and its mode
     /// (`directory /srv/plugins is writable by others (mode 0777) and owned by uid 0`); `nil` when every entry
-    /// on it is trusted, or when the path cannot be resolved (reading it will say what is wrong).
+    /// on it is trusted.
+    ///
+    /// A path that cannot be resolved is not trusted either. Callers check first that it exists, so an entry
+    /// gone by the time it is checked was moved meanwhile: another user renaming their directory back and
+    /// forth would otherwise have it pass while it is away, and be read when it is back.
     package static func problem(_ path: String, ending: Ending, user: uid_t = geteuid()) -> String? {
         var pending = components(of: absolute(path))
         var directory = "/"
         var directoryStatus = stat()
-        guard lstat("/", &directoryStatus) == 0 else { return nil }
+        guard lstat("/", &directoryStatus) == 0 else { return unresolved("/") }
         if let problem = problem("/", directoryStatus, user: user, isEnd: pending.isEmpty, ending: ending) {
             return problem
         }
@@ -47,21 +51,22 @@ package enum PathTrust {
             if name == "." { continue }
             if name == ".." {
                 directory = parent(of: directory)
-                guard lstat(directory, &directoryStatus) == 0 else { return nil }
+                guard lstat(directory, &directoryStatus) == 0 else { return unresolved(directory) }
                 continue
             }
             let entry = directory == "/" ? "/" + name : directory + "/" + name
             var status = stat()
-            guard lstat(entry, &status) == 0 else { return nil }
+            guard lstat(entry, &status) == 0 else { return unresolved(entry) }
             if status.st_mode & S_IFMT == S_IFLNK {
                 if let problem = problem(link: entry, status, in: directory, directoryStatus, user: user) {
                     return problem
                 }
                 links += 1
-                guard links <= linkLimit, let target = linkTarget(entry) else { return nil }
+                guard links <= linkLimit else { return unresolved(entry, error: ELOOP) }
+                guard let target = linkTarget(entry) else { return unresolved(entry) }
                 if target.hasPrefix("/") {
                     directory = "/"
-                    guard lstat("/", &directoryStatus) == 0 else { return nil }
+                    guard lstat("/", &directoryStatus) == 0 else { return unresolved("/") }
                 }
                 pending = components(of: target) + pending
                 continue
@@ -123,6 +128,11 @@ package enum PathTrust {
         }
         return
             "symbolic link \(link) is owned by uid \(status.st_uid), neither root nor uid \(user), in directory \(directory), which others can write (\(modeText(directoryStatus.st_mode)))"
+    }
+
+    /// The problem of an entry that could not be examined (`errno` says why).
+    private static func unresolved(_ entry: String, error: Int32 = errno) -> String {
+        "\(entry) cannot be examined (\(String(cString: strerror(error)))), so whether others can change it is unknown"
     }
 
     private static func isTrusted(_ owner: uid_t, user: uid_t) -> Bool { owner == 0 || owner == user }

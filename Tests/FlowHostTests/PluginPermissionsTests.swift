@@ -33,6 +33,19 @@ struct PluginPermissionsTests {
         #expect(run.errorLines.first?.contains("file \(lab.library) is writable by others (mode 0666)") == true)
     }
 
+    /// A directory another user renames away and back between flowhost's check and its read was trusted while
+    /// it was away; what cannot be examined is refused.
+    @Test func aPathThatCannotBeExaminedIsRefused() throws {
+        let lab = try PluginLab()
+        let away = lab.directory + "/away/libWelcomePlugin.so"
+        let error = try #require(throws: PluginLoadError.self) { try PluginPermissions.check(away) }
+        #expect(error.kind == .insecure)
+        #expect(
+            error.message.hasPrefix(
+                "\(lab.directory)/away cannot be examined (No such file or directory), so whether others can change it is unknown;"
+            ))
+    }
+
     @Test func aGroupWritableFileIsAcceptedWhenItsOwnerIsTrusted() throws {
         let lab = try PluginLab()
         try #require(chmod(lab.library, 0o664) == 0)
