@@ -20,8 +20,11 @@ package enum AtomicFile {
     ///   goes without.
     /// - Throws: ``Failure``, also when what is at `path` is not a regular file of the user's own
     ///   (``OutputFile``): a symbolic link is not replaced, nor a FIFO, device or directory, nor another user's
-    ///   file. The temporary file is removed.
+    ///   file, nor a file in a directory others can change. The temporary file is removed.
     package static func write(_ bytes: [UInt8], to path: String, mode: mode_t, durable: Bool = false) throws(Failure) {
+        if let problem = OutputFile.directoryProblem(of: path) {
+            throw Failure(step: "cannot write in its directory", reason: problem)
+        }
         if let problem = OutputFile.problem(path) { throw Failure(step: "cannot replace it", reason: problem) }
         var template = Array((path + ".tmp-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }

@@ -2,9 +2,22 @@ import Glibc
 
 /// What flowhost may empty or replace when it writes a file it was given (`--trace FILE`, `save FILE`) or one of
 /// its own (the cache's files, the history): nothing yet, or a regular file of the user's own, reached without
-/// a final symbolic link. A link planted where the file goes would otherwise make flowhost overwrite the file
-/// of the link's choosing, a FIFO would hang the write, and another user's file is theirs to keep.
+/// a final symbolic link, in a directory only root and the user can change (``PathTrust``). A link planted
+/// where the file goes would otherwise make flowhost overwrite the file of the link's choosing, a FIFO would
+/// hang the write, and another user's file is theirs to keep; a directory another user can change, or a link
+/// of theirs on the way to it, lets them send the write anywhere the user can write (`/tmp/traces` a link to
+/// the user's home: `--trace /tmp/traces/notes.txt` would overwrite `~/notes.txt`).
 package enum OutputFile {
+    /// Why flowhost may not write in the directory `path` is in: the system's reason when it is not there,
+    /// else what ``PathTrust`` finds on the way to it; `nil` when only root and `user` can change it.
+    package static func directoryProblem(of path: String, user: uid_t = geteuid()) -> String? {
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        guard let problem = PathTrust.problem(directory, ending: .file, user: user) else { return nil }
+        var status = stat()
+        guard stat(directory, &status) == 0 else { return String(cString: strerror(errno)) }
+        return "\(problem); whoever can change it can make flowhost write elsewhere; choose a directory of your own"
+    }
+
     /// Why the entry at `path` may not be emptied or replaced, completing "cannot write FILE: "; `nil` when
     /// there is nothing there or a regular file the user owns.
     static func problem(_ path: String, user: uid_t = geteuid()) -> String? {
@@ -33,8 +46,9 @@ package enum OutputFile {
 
     /// Opens the file at `path` to write it from the start: created (with `mode` under the umask) or emptied,
     /// without following a final symbolic link, blocking on a FIFO or emptying a file that has other names
-    /// (hard links); the descriptor, or the reason it was refused.
+    /// (hard links), nor in a directory others can change; the descriptor, or the reason it was refused.
     package static func openEmptied(_ path: String, mode: mode_t) -> Result<Int32, Refusal> {
+        if let problem = directoryProblem(of: path) { return .failure(Refusal(reason: problem)) }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
             // What is there says more than the system's reason (a link refused as ELOOP, or as EACCES when it

@@ -172,7 +172,7 @@ struct HostRestorationTests {
         #expect(
             shell.execute("save \(directory.path)/missing/session.json").status
                 == .error(
-                    "\(directory.path)/missing/session.json: cannot write snapshot file: cannot create a temporary file beside it: No such file or directory"
+                    "\(directory.path)/missing/session.json: cannot write snapshot file: cannot write in its directory: No such file or directory"
                 ))
     }
 

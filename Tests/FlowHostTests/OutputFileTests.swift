@@ -70,6 +70,41 @@ struct OutputFileTests {
         #expect(try readText(theirs) == "theirs\n")
     }
 
+    /// `/tmp/traces`, another user's link to the user's own directory: writing `/tmp/traces/notes.txt` would
+    /// overwrite the user's file. Nor is anything written into a directory another user owns.
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+    func neitherATraceNorASaveGoesThroughADirectoryAnotherUserCanChange() throws {
+        let directory = try TemporaryDirectory()
+        let home = directory.path + "/home"
+        let shared = directory.path + "/shared"
+        let theirs = directory.path + "/theirs"
+        try #require(mkdir(home, 0o755) == 0 && mkdir(shared, 0o755) == 0 && chmod(shared, 0o1777) == 0)
+        try #require(mkdir(theirs, 0o755) == 0 && chmod(theirs, 0o777) == 0 && chown(theirs, 4321, 4321) == 0)
+        let notes = try directory.file("home/notes.txt", containing: "keep\n")
+        let link = shared + "/traces"
+        try #require(symlink(home, link) == 0 && lchown(link, 4321, 4321) == 0)
+
+        let traced = try Subprocess.flowhost(demo + ["--trace", link + "/notes.txt"])
+        #expect(traced.status == 73)
+        #expect(
+            traced.errorLines == [
+                "flowhost: \(link)/notes.txt: cannot write the trace: symbolic link \(link) is owned by uid 4321, neither root nor uid 0, in directory \(shared), which others can write (mode 1777); whoever can change it can make flowhost write elsewhere; choose a directory of your own"
+            ])
+        let intoTheirs = try Subprocess.flowhost(demo + ["--trace", theirs + "/t.jsonl"])
+        #expect(intoTheirs.status == 73)
+        #expect(intoTheirs.standardError.contains("directory \(theirs) is owned by uid 4321 (mode 0777)"))
+
+        let script = try directory.file("save.flow", containing: "save \(link)/notes.txt\n")
+        let saved = try Subprocess.flowhost(["run", Repository.path("manifests/demo.json"), "--script", script])
+        #expect(saved.status == 1)
+        #expect(
+            saved.standardError.contains(
+                "cannot write snapshot file: cannot write in its directory: symbolic link \(link)"),
+            "\(saved.standardError)")
+        #expect(try readText(notes) == "keep\n")
+        #expect(access(theirs + "/t.jsonl", F_OK) != 0)
+    }
+
     @MainActor @Test func saveRefusesALinkAndADirectoryWithOneLine() throws {
         let directory = try TemporaryDirectory()
         let victim = try directory.file("victim", containing: "keep\n")
