@@ -45,7 +45,11 @@ package struct PluginScaffold: Sendable {
         ]
     }
 
-    /// Writes the package into `directory`, which must not exist yet or be empty.
+    /// Writes the package into `directory`, which must not exist yet or be empty, and be the user's alone.
+    ///
+    /// Whoever can change the package's directory can change its `Package.swift`, which `swift build` runs:
+    /// an empty directory another user made (`/tmp/Greeting`, mode 0777), or their link to one, is refused
+    /// as a plugin's directory is (``PathTrust``).
     ///
     /// - Throws: ``FlowError`` naming the path that could not be written.
     package func write(into directory: String) throws(FlowError) {
@@ -55,6 +59,12 @@ package struct PluginScaffold: Sendable {
         }
         if let entries = try? Self.entries(of: directory), !entries.isEmpty {
             throw FlowError("\(directory) already exists and is not empty; choose another --dir or name")
+        }
+        try Self.makeDirectories(directory)
+        if let problem = PathTrust.problem(directory, ending: .privateDirectory) {
+            throw FlowError(
+                "\(directory): \(problem); whoever can change it can change the package, whose Package.swift building runs; choose another --dir"
+            )
         }
         for (path, contents) in files {
             let full = directory + "/" + path

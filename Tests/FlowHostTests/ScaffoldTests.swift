@@ -1,4 +1,5 @@
 import FlowKit
+import Glibc
 import Testing
 
 @testable import FlowHost
@@ -63,6 +64,24 @@ struct ScaffoldTests {
         #expect(throws: FlowError("\(directory.path) already exists and is not empty; choose another --dir or name")) {
             try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: directory.path)
         }
+    }
+
+    /// Another user's empty directory (or their link to one) would let them change `Package.swift`, which
+    /// building the package runs.
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+    func scaffoldRefusesAnEmptyDirectoryAnotherUserOwns() throws {
+        let directory = try TemporaryDirectory()
+        let theirs = directory.path + "/Greeting"
+        try #require(mkdir(theirs, 0o755) == 0 && chmod(theirs, 0o777) == 0 && chown(theirs, 4321, 4321) == 0)
+
+        #expect(
+            throws: FlowError(
+                "\(theirs): directory \(theirs) is owned by uid 4321 (mode 0777), neither root nor uid 0; whoever can change it can change the package, whose Package.swift building runs; choose another --dir"
+            )
+        ) {
+            try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: theirs)
+        }
+        #expect(access(theirs + "/Package.swift", F_OK) != 0)
     }
 
     private func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
