@@ -13,11 +13,12 @@ let bundledPlugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsP
 /// whose code traps once called, for supervised runs.
 let fixturePlugins = ["GreeterPluginV1", "GreeterPluginV2", "StaticSDKPlugin", "CrashyPlugin", "HangyPlugin"]
 
-/// Bad libraries, in C, that the host must survive: constructors that abort, segfault, exit or hang, an entry
-/// point that traps, an entry symbol that is data, an entry that returns null or a forged header.
+/// Bad libraries, in C, that the host must survive: constructors that abort, segfault, exit, hang or fork a
+/// helper that holds the probe's pipe, an entry point that traps, an entry symbol that is data, an entry that
+/// returns null or a forged header.
 let badLibraries = [
     "BadAbortPlugin", "BadSegfaultPlugin", "BadExitPlugin", "BadHangPlugin", "BadTrapPlugin", "BadDataEntryPlugin",
-    "BadNullEntryPlugin", "BadForgedHeaderPlugin",
+    "BadNullEntryPlugin", "BadForgedHeaderPlugin", "BadForkPlugin",
 ]
 
 let flowKit = Target.Dependency.product(name: "FlowKit", package: "FlowKit")

@@ -5,6 +5,11 @@ import HostSupport
 /// One probe: `flowhost __probe PATH` started with `posix_spawn`, its answer read from descriptor 3, and
 /// how it ended. The child's standard streams go to `/dev/null`, so that nothing a plugin prints reaches
 /// the host's output.
+///
+/// The child is the leader of a process group of its own. A process the plugin starts while it is loaded (a
+/// constructor that forks a helper) is in that group, holding descriptor 3 open: the probe's end is learnt
+/// from the child itself, not from the pipe closing, and the group is killed once the probe is over, so that
+/// looking at a plugin leaves nothing of it running.
 struct ProbeProcess {
     /// How a probe ended.
     enum Outcome: Sendable, Equatable {
@@ -38,7 +43,7 @@ struct ProbeProcess {
         let environment =
             ProcessInfoLite.environmentEntries().filter { entry in !set.keys.contains { entry.hasPrefix($0 + "=") } }
             + set.map { "\($0.key)=\($0.value)" }.sorted()
-        let launch = ProcessLaunch(
+        var launch = ProcessLaunch(
             executable: executable, arguments: [PluginProbe.subcommand, path], environment: environment,
             actions: [
                 .open(STDIN_FILENO, path: "/dev/null", flags: O_RDONLY),
@@ -46,6 +51,7 @@ struct ProbeProcess {
                 .open(STDERR_FILENO, path: "/dev/null", flags: O_WRONLY),
                 .duplicate(writer, onto: answerDescriptor),
             ])
+        launch.newProcessGroup = true
         let pid: pid_t
         do {
             pid = try launch.start()
@@ -59,33 +65,40 @@ struct ProbeProcess {
         let deadline = now() + timeout
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        var open = true
-        while open {
+        // The answer is complete once the child has exited: its end of the pipe closes then, unless a process
+        // it started holds it, so the child is looked at whenever the pipe is quiet for a moment.
+        var exited = false
+        while !exited {
             let left = deadline - now()
             guard left > 0 else { return kill(pid) }
             var polled = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&polled, 1, Int32(min(left * 1000, 60_000).rounded(.up)))
+            let ready = poll(&polled, 1, Int32(min(left * 1000, 20).rounded(.up)))
             if ready < 0 && errno != EINTR { break }
-            guard ready > 0 else { continue }
+            guard ready > 0 else {
+                exited = hasExited(pid)
+                continue
+            }
             let count = read(reader, &buffer, buffer.count)
             if count > 0 {
                 answer += buffer[..<count]
                 // An answer is a few kilobytes; a child that writes without end is not a probe.
                 if answer.count > 16 << 20 { return kill(pid) }
             } else if count == 0 || errno != EINTR {
-                open = false
+                break
             }
         }
-        // The answer is complete once the child closes its end, which it does by exiting.
-        var status: Int32 = 0
-        while true {
-            let waited = waitpid(pid, &status, WNOHANG)
-            if waited == pid { break }
-            if waited < 0 && errno != EINTR { throw failure(path, "lost the probe process") }
+        // What the child wrote before it exited is in the pipe; nothing else may come.
+        while exited, case var polled = pollfd(fd: reader, events: Int16(POLLIN), revents: 0), poll(&polled, 1, 0) > 0,
+            case let count = read(reader, &buffer, buffer.count), count > 0, answer.count <= 16 << 20
+        {
+            answer += buffer[..<count]
+        }
+        while !hasExited(pid) {
             guard now() < deadline else { return kill(pid) }
             var none = pollfd(fd: -1, events: 0, revents: 0)
             _ = poll(&none, 0, 5)
         }
+        let status = reap(pid)
         if status & 0x7F != 0 { return .crashed(signal: status & 0x7F) }
         let exitStatus = (status >> 8) & 0xFF
         // Its hello comes first, before the library is loaded; then the answer, if loading it returned.
@@ -101,12 +114,32 @@ struct ProbeProcess {
         return .answered(parsed)
     }
 
-    /// Kills a child that ran out of time and reaps it.
+    /// Kills a child that ran out of time, and its group, and reaps it.
     private static func kill(_ pid: pid_t) -> Outcome {
         _ = Glibc.kill(pid, SIGKILL)
+        _ = reap(pid)
+        return .timedOut
+    }
+
+    /// Whether the child has ended (or can no longer be waited for), leaving it to be reaped.
+    private static func hasExited(_ pid: pid_t) -> Bool {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 {
+            if errno != EINTR { return true }
+        }
+        // With WNOHANG and no ending yet, nothing is filled in.
+        return info.si_code != 0
+    }
+
+    /// Kills what is left of the child's process group, then reaps the child; its wait status.
+    ///
+    /// The group is killed while the child is unreaped: its process ID, the group's, cannot be anyone else's
+    /// before that.
+    private static func reap(_ pid: pid_t) -> Int32 {
+        _ = Glibc.kill(-pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return .timedOut
+        return status
     }
 
     private static func failure(_ path: String, _ reason: String) -> PluginLoadError {

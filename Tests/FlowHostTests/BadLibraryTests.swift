@@ -1,4 +1,5 @@
 import FlowKit
+import Glibc
 import Testing
 
 @testable import PluginLoading
@@ -87,6 +88,36 @@ struct BadLibraryTests {
         let library = try BuildProducts.path(of: "libBadNullEntryPlugin.so")
         let (line, _) = try validate(library)
         #expect(line == "\(library): its entry point returned a null pointer; return `PluginEntry.export(description)`")
+    }
+
+    /// A helper the constructor forks holds the probe's answer pipe open: the probe goes by the child's own end,
+    /// so the entry point's null pointer is reported (not a hang at the timeout), and the helper is ended.
+    @Test func constructorThatForksAHelperIsJudgedByWhatItAnsweredAndTheHelperEnded() throws {
+        let library = try BuildProducts.path(of: "libBadForkPlugin.so")
+        let directory = try TemporaryDirectory()
+        let pidFile = directory.path + "/helper.pid"
+        let run = try Subprocess.flowhost(
+            ["inspect", library, "--probe-timeout", "30"],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "BAD_FORK_PID_FILE": pidFile])
+
+        #expect(run.status == 65)
+        #expect(
+            run.errorLines == [
+                "\(library): its entry point returned a null pointer; return `PluginEntry.export(description)`"
+            ])
+        let helper = try #require(try readText(pidFile).split(separator: "\n").first.flatMap { Int32($0) })
+        #expect(try Self.ends(helper), "the helper \(helper) the constructor started is still running")
+    }
+
+    /// Whether process `pid` is gone or a zombie within two seconds.
+    private static func ends(_ pid: Int32) throws -> Bool {
+        for _ in 0..<200 {
+            guard let stat = try? readText("/proc/\(pid)/stat") else { return true }
+            // `PID (COMMAND) STATE ...`: the state follows the last parenthesis.
+            if let close = stat.lastIndex(of: ")"), stat[stat.index(close, offsetBy: 2)] == "Z" { return true }
+            usleep(10_000)
+        }
+        return false
     }
 
     @Test func forgedHeaderIsRefusedBeforeItsGarbageIsFollowed() throws {
