@@ -193,9 +193,9 @@ enum ManifestCommands {
     }
 }
 
-/// Warns when others could change the file at `path`, a manifest, a script or a trace to replay, which decides what flowhost
-/// runs (``PathTrust``); `--allow-insecure-plugins` silences it, and a supervised host leaves it to its
-/// supervisor.
+/// Warns when others could change the file at `path`, a manifest, a script, a snapshot to restore or a trace to
+/// replay, which decides what flowhost runs (``PathTrust``); `--allow-insecure-plugins` silences it, and a
+/// supervised host leaves it to its supervisor.
 @MainActor
 func warnIfOthersCanChange(_ path: String, what: String, _ parsed: Arguments) {
     var status = stat()  // a file that is not regular is refused as it is read

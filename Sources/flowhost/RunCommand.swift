@@ -77,7 +77,10 @@ enum RunCommand {
             warnIfOthersCanChange(path, what: "script", parsed)
             return try readScript(path, limit: maxSize)
         }
-        let restoring = try parsed.options["--restore"]?.last.map(readSnapshot)
+        let restoring = try parsed.options["--restore"]?.last.map { path throws(Exit) in
+            warnIfOthersCanChange(path, what: "snapshot", parsed)
+            return try readSnapshot(path)
+        }
         let subjects = try subjectCount(parsed)
         let trace = try RunTrace.open(parsed)
         defer { trace?.close() }

@@ -157,7 +157,7 @@ struct PluginOwnershipTests {
             ) == true, "\(validate.errorLines)")
     }
 
-    @Test func aManifestOrScriptAnotherUserOwnsIsWarnedAboutAndStillRun() throws {
+    @Test func aManifestScriptTraceOrSnapshotAnotherUserOwnsIsWarnedAboutAndStillRun() throws {
         let lab = try PluginLab()
         try #require(chown(lab.manifest, Self.stranger, 0) == 0 && chown(lab.script, Self.stranger, 0) == 0)
 
@@ -176,6 +176,16 @@ struct PluginOwnershipTests {
         #expect(
             try Subprocess.flowhost(["replay", trace, "--manifest", lab.manifest]).errorLines.first
                 == "flowhost: warning: trace \(trace): file \(trace) is owned by uid 4321 (mode 0644), neither root nor uid 0; whoever can write there can change what flowhost runs"
+        )
+        let snapshot = lab.temporary.path + "/session.json"
+        let saving = try lab.temporary.file("save.flow", containing: "save \(snapshot)\n")
+        try #require(try Subprocess.flowhost(["run", lab.manifest, "--script", saving]).status == 0)
+        try #require(chown(snapshot, Self.stranger, 0) == 0 && chmod(snapshot, 0o644) == 0)
+        let restored = try Subprocess.flowhost(["run", lab.manifest, "--restore", snapshot], input: "quit\n")
+        #expect(restored.status == 0, "\(restored.standardError)")
+        #expect(
+            restored.errorLines.last
+                == "flowhost: warning: snapshot \(snapshot): file \(snapshot) is owned by uid 4321 (mode 0644), neither root nor uid 0; whoever can write there can change what flowhost runs"
         )
         let allowed = try Subprocess.flowhost(
             ["run", lab.manifest, "--script", lab.script, "--allow-insecure-plugins"])
