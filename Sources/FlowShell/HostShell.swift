@@ -231,6 +231,9 @@ package final class HostShell {
         }
         let lines = self.lines(describing: events, restated: restated) + output
         if case .expectationFailed(let message) = status { return Reply(lines: lines + [message], status: status) }
+        // A mistake that changed nothing (an unknown request, action or module, a bad payload) gets its error
+        // alone: the screen is as it was.
+        if case .error = status, lines.isEmpty { return Reply(lines: [], status: status) }
         return Reply(lines: lines + [topLine], status: status)
     }
 

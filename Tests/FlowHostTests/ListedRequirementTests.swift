@@ -153,7 +153,6 @@ struct ListedRequirementTests {
             run.outputLines == [
                 "  top: (nothing)",
                 "> send settings.about",
-                "  top: (nothing)",
                 "",
             ])
         #expect(
