@@ -32,10 +32,30 @@ struct TypedRequestTests {
         #expect(throws: FlowError("expected a detail.show request, got list.show")) {
             try showDetail.decode(CoordinationRequest("list.show"))
         }
-        #expect {
+        #expect(
+            throws: FlowError(
+                #"detail.show got an unexpected payload {"id":"two"}: id: expected to decode Int but found string instead"#
+            )
+        ) {
             try showDetail.decode(CoordinationRequest("detail.show", payload: ["id": "two"]))
-        } throws: { error in
-            (error as? FlowError)?.message.hasPrefix(#"detail.show got an unexpected payload {"id":"two"}: "#) == true
+        }
+        #expect(throws: FlowError(#"detail.show got an unexpected payload {"name":3}: no member "id""#)) {
+            try showDetail.decode(CoordinationRequest("detail.show", payload: ["name": 3]))
+        }
+    }
+
+    /// A `DecodingError` a manager lets out, wrapped as its request's error: one line, where and why.
+    @Test func aDecodingErrorIsWrappedInOneLineSayingWhereAndWhy() {
+        struct Order: Decodable { var items: [ItemID] }
+        let payload: JSONValue = ["items": [["id": 1], ["id": .null]]]
+        #expect(
+            throws: FlowError("cannot decode: items[1].id: cannot get value of type Int -- found null value instead")
+        ) {
+            do {
+                _ = try payload.decode(Order.self)
+            } catch {
+                throw FlowError(wrapping: error)
+            }
         }
     }
 

@@ -62,9 +62,15 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Creates an error with `message`.
     public init(_ message: String) { self.message = message }
 
-    /// Wraps any error: a `FlowError` stays as it is, any other error becomes its description.
+    /// Wraps any error: a `FlowError` stays as it is, a `DecodingError` says in one line where and why
+    /// (`cannot decode: id: expected to decode Int but found string instead`), any other error becomes its
+    /// description.
     public init(wrapping error: any Error) {
-        self = (error as? FlowError) ?? FlowError(String(describing: error))
+        switch error {
+        case let error as FlowError: self = error
+        case let error as DecodingError: self = FlowError("cannot decode: \(error.summary)")
+        default: self = FlowError(String(describing: error))
+        }
     }
 
     /// The ``message``.

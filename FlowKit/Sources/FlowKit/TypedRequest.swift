@@ -42,6 +42,8 @@ public struct TypedRequest<Payload: Codable & Sendable>: Sendable, Hashable, Cus
         }
         do {
             return try request.payload.decode(Payload.self)
+        } catch let error as DecodingError {
+            throw FlowError("\(name) got an unexpected payload \(request.payload): \(error.summary)")
         } catch {
             throw FlowError("\(name) got an unexpected payload \(request.payload): \(error)")
         }
