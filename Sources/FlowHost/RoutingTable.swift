@@ -171,9 +171,17 @@ package struct RoutingTable: Sendable {
                 lines.append("  \(plugin.name) (\(plugin.library)): \(why)")
             }
         }
-        if !composition.broken.isEmpty || !composition.skipped.isEmpty {
+        if !composition.broken.isEmpty {
             lines.append("libraries not loaded:")
-            lines += (composition.broken + composition.skipped).map { "  \($0)" }
+            lines += composition.broken.map { "  \($0)" }
+        }
+        // Found beside the plugins (libFlowKit.so, a test bundle): nothing to fix in them, so no advice to add
+        // an entry point, only how to leave them alone.
+        if !composition.skipped.isEmpty {
+            lines.append(
+                "not plugins, passed over (no entry point 'flowkit_plugin_entry'; a discovered directory's \"libraries\" names the ones to read):"
+            )
+            lines += composition.skipped.map { "  \($0.file)" }
         }
         return lines
     }

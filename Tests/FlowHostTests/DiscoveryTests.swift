@@ -20,6 +20,16 @@ struct DiscoveryTests {
         #expect(composition.directories == [lab.plugins])
         #expect(host.manifest.routes.isEmpty)
         #expect(host.coordinator.requestCoordination("launch", from: .app) == .unhandled)
+
+        // `list` names it as passed over, with no advice to give FlowKit an entry point.
+        let list = try Subprocess.flowhost(
+            ["list", lab.manifestPath], environment: ["XDG_CACHE_HOME": lab.directory.path + "/xdg"])
+        #expect(
+            Array(list.outputLines.suffix(3)) == [
+                #"not plugins, passed over (no entry point 'flowkit_plugin_entry'; a discovered directory's "libraries" names the ones to read):"#,
+                "  \(lab.plugins)/libFlowKit.so",
+                "",
+            ])
     }
 
     @Test func oneDroppedInPluginServesItsDeclaredRoutes() throws {
