@@ -1,4 +1,5 @@
 import FlowHost
+import FlowKit
 import FlowShell
 
 /// A subcommand's arguments, parsed by hand: positional values, repeatable `--option VALUE`s and flags.
@@ -34,7 +35,9 @@ struct Arguments {
             } else if allowed.contains(argument) {
                 flags.insert(argument)
             } else if argument.hasPrefix("-") && argument != "-" {
-                throw Exit.usage("unknown option '\(argument)'", usage)
+                let guess = Suggestion.closest(to: argument, among: valued.union(allowed).sorted(), maxDistance: 2)
+                throw Exit.usage(
+                    "unknown option '\(argument)'" + (guess.map { "; did you mean '\($0)'?" } ?? ""), usage)
             } else {
                 positional.append(argument)
             }

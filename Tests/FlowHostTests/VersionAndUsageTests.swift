@@ -55,7 +55,14 @@ struct VersionAndUsageTests {
 
         #expect(run.status == 64)
         #expect(run.standardOutput.isEmpty)
-        #expect(run.errorLines == ["flowhost: unknown option '--jsn'", FlowHostCommandLine.validate.usage])
+        #expect(
+            run.errorLines == [
+                "flowhost: unknown option '--jsn'; did you mean '--json'?", FlowHostCommandLine.validate.usage,
+            ])
+        let far = try Subprocess.flowhost(["validate", "manifests/demo.json", "--verbose"])
+        #expect(
+            far.errorLines.first == "flowhost: unknown option '--verbose'",
+            "no guess for what is nothing like an option")
     }
 
     @Test func synopsesComeFromTheSpecs() {
