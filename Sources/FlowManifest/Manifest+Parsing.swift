@@ -40,8 +40,22 @@ extension Manifest {
         let directory = normalisedPath("..", relativeTo: absolutePath(path))  // the file's parent
         var parser = ManifestParser(file: path, directory: directory)
         let manifest = parser.manifest(from: json)
-        guard let manifest, parser.errors.isEmpty else { throw ManifestErrors(parser.errors, omitted: parser.omitted) }
+        guard let manifest, parser.errors.isEmpty else {
+            throw ManifestErrors(Self.saidOnce(parser.errors), omitted: parser.omitted)
+        }
         return manifest
+    }
+
+    /// `errors` without a missing key that a misspelling of it, reported as an unknown key in the same object,
+    /// already names: `unknown key "plugin"; did you mean "plugins"?` is the one cause of both.
+    private static func saidOnce(_ errors: [ManifestError]) -> [ManifestError] {
+        let guessed = Set(
+            errors.lazy.filter { $0.kind == .unknownKey }.compactMap { error -> String? in
+                guard let start = error.message.firstRange(of: "; did you mean ")?.upperBound else { return nil }
+                return "\(error.path ?? "")|missing required key \(error.message[start...].dropLast())"
+            })
+        guard !guessed.isEmpty else { return errors }
+        return errors.filter { $0.kind != .missingKey || !guessed.contains("\($0.path ?? "")|\($0.message)") }
     }
 }
 

@@ -45,7 +45,6 @@ struct ManifestDeepLinkTests {
                 "\(ManifestTests.file): deepLinks[2]: deep link 'demo://b': step 1 (x) uses {id}, which the pattern does not capture (it captures: nothing)",
                 "\(ManifestTests.file): deepLinks[3]: duplicate pattern \"demo://a\", first declared at deepLinks[1]",
                 "\(ManifestTests.file): deepLinks[4]: unknown key \"patern\"; did you mean \"pattern\"?",
-                "\(ManifestTests.file): deepLinks[4]: missing required key \"pattern\"",
                 "\(ManifestTests.file): deepLinks[4]: missing required key \"requests\"",
             ])
     }

@@ -66,7 +66,6 @@ struct ManifestGuardTests {
                 "\(ManifestTests.file): guards[2].requests[0]: \"catlog.*\" matches no routed request; did you mean \"catalog.*\"?",
                 "\(ManifestTests.file): guards[2].unless: a condition needs exactly one of \"context\" or \"dependency\", found neither",
                 "\(ManifestTests.file): guards[3]: unknown key \"request\"; did you mean \"requests\"?",
-                "\(ManifestTests.file): guards[3]: missing required key \"requests\"",
                 "\(ManifestTests.file): guards[3].unless: unknown key \"contxt\"; did you mean \"context\"?",
                 "\(ManifestTests.file): guards[3].redirect: no route handles \"nowhere\"; a redirect must be a request the routes handle",
                 "\(ManifestTests.file): guards[4].name: guard name must not be empty; omit \"name\" to call it guards[4]",
