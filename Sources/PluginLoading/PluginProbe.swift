@@ -18,6 +18,9 @@ package enum PluginProbe {
     package static func serve(path: String, program: String) -> Never {
         // The hello first, before any of the library's code runs: nothing it does can forge or hide it.
         send(WireProtocol.Hello(program: program))
+        if let seconds = ProcessInfoLite.environment(ProbeProcess.lifetimeVariable).flatMap({ UInt32($0) }) {
+            alarm(seconds)
+        }
         let parent = ProcessInfoLite.environment(WireProtocol.environmentVariable).flatMap {
             WireProtocol.Hello(environment: $0, program: "the flowhost that asked")
         }

@@ -28,6 +28,11 @@ struct ProbeProcess {
     /// The descriptor the child writes its answer to.
     static let answerDescriptor: Int32 = 3
 
+    /// The child's environment variable giving the seconds it may live (the timeout, rounded up, and one
+    /// more): out of reach of a terminal's Ctrl-C in its own process group, a probe the host no longer waits
+    /// for (the host interrupted) ends on its own at its `alarm`.
+    static let lifetimeVariable = "FLOWHOST_PROBE_LIFETIME"
+
     /// Runs `executable __probe path` and waits at most `timeout` seconds for it.
     ///
     /// - Throws: ``PluginLoadError/Kind/probeFailed`` when no child could be started.
@@ -39,7 +44,10 @@ struct ProbeProcess {
         let (reader, writer) = (ends[0], ends[1])
         // No crash report: the runtime's backtracer would take seconds to describe a crash nobody reads. The
         // protocol is this process's, whatever this process was given.
-        let set = ["SWIFT_BACKTRACE": "enable=no", WireProtocol.environmentVariable: WireProtocol.Hello.ours]
+        let set = [
+            "SWIFT_BACKTRACE": "enable=no", WireProtocol.environmentVariable: WireProtocol.Hello.ours,
+            lifetimeVariable: String(Int(min(timeout, 86_400).rounded(.up)) + 1),
+        ]
         let environment =
             ProcessInfoLite.environmentEntries().filter { entry in !set.keys.contains { entry.hasPrefix($0 + "=") } }
             + set.map { "\($0.key)=\($0.value)" }.sorted()

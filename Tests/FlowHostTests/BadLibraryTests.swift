@@ -109,9 +109,50 @@ struct BadLibraryTests {
         #expect(try Self.ends(helper), "the helper \(helper) the constructor started is still running")
     }
 
-    /// Whether process `pid` is gone or a zombie within two seconds.
-    private static func ends(_ pid: Int32) throws -> Bool {
-        for _ in 0..<200 {
+    /// In a process group of its own, a probe is out of reach of a terminal's Ctrl-C: one whose flowhost is gone
+    /// ends at its own alarm, a second after the probe timeout, rather than hang on.
+    @Test func aHungProbeWhoseFlowhostIsGoneEndsOnItsOwn() throws {
+        let library = try BuildProducts.path(of: "libBadHangPlugin.so")
+        let directory = try TemporaryDirectory()
+        let host = try ChildProcess.flowhost(
+            ["inspect", library, "--probe-timeout", "1"], connection: .pipes,
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+        var probe: Int32?
+        for _ in 0..<500 where probe == nil {
+            probe = Self.probeProcess(of: library)
+            usleep(10_000)
+        }
+        let found = try #require(probe, "no probe process of \(library)")
+        host.signal(SIGKILL)
+        _ = try host.waitForExit()
+
+        #expect(try Self.ends(found, within: 500), "the probe \(found) outlived its flowhost by more than 5 s")
+    }
+
+    /// The process running `flowhost __probe library`, if there is one.
+    private static func probeProcess(of library: String) -> Int32? {
+        guard let proc = opendir("/proc") else { return nil }
+        defer { closedir(proc) }
+        while let entry = readdir(proc) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let pid = Int32(name) else { continue }
+            let descriptor = open("/proc/\(name)/cmdline", O_RDONLY)
+            guard descriptor >= 0 else { continue }
+            var bytes = [UInt8](repeating: 0, count: 4096)
+            let count = read(descriptor, &bytes, bytes.count)
+            close(descriptor)
+            guard count > 0 else { continue }
+            let arguments = bytes[..<count].split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if arguments.dropFirst().first == "__probe", arguments.dropFirst(2).first == library { return pid }
+        }
+        return nil
+    }
+
+    /// Whether process `pid` is gone or a zombie within `checks` hundredths of a second.
+    private static func ends(_ pid: Int32, within checks: Int = 200) throws -> Bool {
+        for _ in 0..<checks {
             guard let stat = try? readText("/proc/\(pid)/stat") else { return true }
             // `PID (COMMAND) STATE ...`: the state follows the last parenthesis.
             if let close = stat.lastIndex(of: ")"), stat[stat.index(close, offsetBy: 2)] == "Z" { return true }
