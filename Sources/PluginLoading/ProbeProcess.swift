@@ -95,18 +95,13 @@ struct ProbeProcess {
                 break
             }
         }
-        // What the child wrote before it exited is in the pipe; nothing else may come.
-        while exited, case var polled = pollfd(fd: reader, events: Int16(POLLIN), revents: 0), poll(&polled, 1, 0) > 0,
-            case let count = read(reader, &buffer, buffer.count), count > 0, answer.count <= 16 << 20
-        {
-            answer += buffer[..<count]
-        }
+        if exited { readWaiting(reader, into: &answer) }
         while !hasExited(pid) {
             guard now() < deadline else { return kill(pid) }
             var none = pollfd(fd: -1, events: 0, revents: 0)
             _ = poll(&none, 0, 5)
         }
-        let status = reap(pid)
+        guard let status = reap(pid) else { throw failure(path, "lost the probe process") }
         if status & 0x7F != 0 { return .crashed(signal: status & 0x7F) }
         let exitStatus = (status >> 8) & 0xFF
         // Its hello comes first, before the library is loaded; then the answer, if loading it returned.
@@ -139,14 +134,30 @@ struct ProbeProcess {
         return info.si_code != 0
     }
 
-    /// Kills what is left of the child's process group, then reaps the child; its wait status.
+    /// Appends what is waiting in the pipe to `answer`: once the child has exited, what it wrote is there, and
+    /// a process it started that holds the pipe is no probe's to hear.
+    private static func readWaiting(_ reader: Int32, into answer: inout [UInt8]) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while answer.count <= 16 << 20 {
+            var polled = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+            guard poll(&polled, 1, 0) > 0 else { return }
+            let count = read(reader, &buffer, buffer.count)
+            guard count > 0 else { return }
+            answer += buffer[..<count]
+        }
+    }
+
+    /// Kills what is left of the child's process group, then reaps the child; its wait status, or `nil` when
+    /// it cannot be waited for.
     ///
     /// The group is killed while the child is unreaped: its process ID, the group's, cannot be anyone else's
     /// before that.
-    private static func reap(_ pid: pid_t) -> Int32 {
+    private static func reap(_ pid: pid_t) -> Int32? {
         _ = Glibc.kill(-pid, SIGKILL)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return nil }
+        }
         return status
     }
 
