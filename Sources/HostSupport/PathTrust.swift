@@ -38,7 +38,10 @@ package enum PathTrust {
     /// gone by the time it is checked was moved meanwhile: another user renaming their directory back and
     /// forth would otherwise have it pass while it is away, and be read when it is back.
     package static func problem(_ path: String, ending: Ending, user: uid_t = geteuid()) -> String? {
-        var pending = components(of: absolute(path))
+        // A relative path is opened from the current directory, whatever its name now: one whose name cannot be
+        // had (moved below a directory the user cannot read) cannot be checked.
+        guard let absolute = absolute(path) else { return unresolved("the current directory") }
+        var pending = components(of: absolute)
         var directory = "/"
         var directoryStatus = stat()
         guard lstat("/", &directoryStatus) == 0 else { return unresolved("/") }
@@ -185,9 +188,10 @@ package enum PathTrust {
         return "mode " + String(repeating: "0", count: max(0, 4 - octal.count)) + octal
     }
 
-    private static func absolute(_ path: String) -> String {
+    /// `path` from the root, or `nil` when it is relative and the current directory's name cannot be had.
+    private static func absolute(_ path: String) -> String? {
         if path.hasPrefix("/") { return path }
-        guard let directory = getcwd(nil, 0) else { return "/" + path }
+        guard let directory = getcwd(nil, 0) else { return nil }
         defer { free(directory) }
         return String(cString: directory) + "/" + path
     }

@@ -105,6 +105,24 @@ struct OutputFileTests {
         #expect(access(theirs + "/t.jsonl", F_OK) != 0)
     }
 
+    /// A relative path is written from the current directory, whatever its name: one whose name cannot be had
+    /// (here removed; another user can move it below a directory the user cannot read) cannot be checked.
+    @Test func aRelativeTraceIsRefusedWhenTheCurrentDirectoryCannotBeNamed() throws {
+        let directory = try TemporaryDirectory()
+        let command = [
+            "cd", directory.path, "&&", "mkdir", "gone", "&&", "cd", "gone", "&&", "rmdir", "../gone", "&&",
+            "exec", "\"$0\"", "\"$@\"",
+        ].joined(separator: " ")
+        let run = try Subprocess.run(
+            "/bin/sh", ["-c", command, try BuildProducts.path(of: "flowhost")] + demo + ["--trace", "t.jsonl"])
+
+        #expect(run.status == 73)
+        #expect(
+            run.errorLines == [
+                "flowhost: t.jsonl: cannot write the trace: the current directory cannot be examined (No such file or directory), so whether others can change it is unknown; whoever can change it can make flowhost write elsewhere; choose a directory of your own"
+            ])
+    }
+
     @MainActor @Test func saveRefusesALinkAndADirectoryWithOneLine() throws {
         let directory = try TemporaryDirectory()
         let victim = try directory.file("victim", containing: "keep\n")
