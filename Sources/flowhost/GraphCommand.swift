@@ -41,8 +41,8 @@ enum GraphCommand {
             throw Exit.usage("--format must be dot, mermaid or json, not '\(format)'", spec.usage)
         }
         let path = try parsed.single("MANIFEST")
-        warnIfOthersCanChange(path, what: "manifest", parsed)
         let manifest = try loadManifest(path, maxSize: try maxManifestSize(parsed))
+        warnIfOthersCanChange(path, what: "manifest", parsed)
         var graph = FlowGraph(manifest: manifest)
         if !parsed.flags.contains("--no-plugins") {
             let read = FlowGraph.reading(manifest, searchPath: searchPath(manifest, parsed), prober: try prober(parsed))

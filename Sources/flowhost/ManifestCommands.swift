@@ -24,10 +24,13 @@ enum ManifestCommands {
                     + probeHelp + jsonHelp)
         }
         let path = try parsed.single("MANIFEST")
-        warnIfOthersCanChange(path, what: "manifest", parsed)
         let report = ValidationReport(
             path: path, searchPath: { searchPath($0, parsed) }, maxManifestSize: try maxManifestSize(parsed),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"), prober: try prober(parsed))
+        let unread: Set<ManifestError.Kind> = [.fileNotFound, .unreadable, .notRegularFile, .tooLarge]
+        if !report.manifestErrors.contains(where: { unread.contains($0.kind) }) {
+            warnIfOthersCanChange(path, what: "manifest", parsed)
+        }
         let code: ExitCode = report.isValid ? .ok : report.isMissingInput ? .inputMissing : .invalidInput
         if parsed.flags.contains("--json") {
             printJSON(JSONDocument.validation(report))
@@ -75,10 +78,10 @@ enum ManifestCommands {
         }
         let json = parsed.flags.contains("--json")
         let path = try parsed.single("MANIFEST")
-        warnIfOthersCanChange(path, what: "manifest", parsed)
         let manifest = try loadManifest(
             path, maxSize: try maxManifestSize(parsed),
             json: json ? { JSONDocument.routes(manifest: path, errors: $0.errors, omitted: $0.omitted) } : nil)
+        warnIfOthersCanChange(path, what: "manifest", parsed)
         let plugins = searchPath(manifest, parsed)
         // A manifest that discovers plugins is listed as it composes: its routes come from their probes.
         let composition =
@@ -196,12 +199,13 @@ enum ManifestCommands {
 /// Warns when others could change the file at `path`, a manifest, a script, a snapshot to restore or a trace to
 /// replay, which decides what flowhost runs (``PathTrust``); `--allow-insecure-plugins` silences it, and a
 /// supervised host leaves it to its supervisor.
+///
+/// Called once the file has been read, so that a missing file gets only its error; checked before, a path
+/// another user renames away and back would be missing for the check, and read when it is back.
 @MainActor
 func warnIfOthersCanChange(_ path: String, what: String, _ parsed: Arguments) {
-    var status = stat()  // a file that is not regular is refused as it is read
     guard !parsed.flags.contains("--allow-insecure-plugins"),
         ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil,
-        stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
         let problem = PathTrust.problem(path, ending: .file)
     else { return }
     printWarning(

@@ -36,8 +36,6 @@ enum ReplayCommand {
             printJSON(ReplayResult.json(errors: [error], trace: file, manifest: manifest))
             return Exit(code)
         }
-        // A trace's inputs are run, as a script's are.
-        warnIfOthersCanChange(file, what: "trace", parsed)
         // Read line by line, twice: through, to find a line that is not an event before replaying anything
         // and to count the sessions; then one session at a time as they are replayed.
         let trace: TraceReader
@@ -49,6 +47,8 @@ enum ReplayCommand {
             let code: ExitCode = error.message.hasSuffix("not found") ? .inputMissing : .invalidInput
             throw fail(code, error.json(file: file), "flowhost: \(error.description)")
         }
+        // A trace's inputs are run, as a script's are.
+        warnIfOthersCanChange(file, what: "trace", parsed)
         guard let recorded = parsed.options["--manifest"]?.last ?? trace.manifest else {
             let error = TraceError("the trace names no manifest; give --manifest MANIFEST", file: file)
             throw fail(.invalidInput, error.json(file: file), "flowhost: \(error.description)")
@@ -59,7 +59,6 @@ enum ReplayCommand {
                 file: file)
             throw fail(.inputMissing, error.json(file: file), "flowhost: \(error.description)")
         }
-        warnIfOthersCanChange(path, what: "manifest", parsed)
         let manifest = try loadManifest(
             path, maxSize: try maxManifestSize(parsed),
             json: json
@@ -68,6 +67,7 @@ enum ReplayCommand {
                         errors: ManifestErrors.json($0.errors, omitted: $0.omitted), trace: file, manifest: path)
                 }
                 : nil)
+        warnIfOthersCanChange(path, what: "manifest", parsed)
         let plugins = searchPath(manifest, parsed)
         if let unbuilt = plugins.unbuiltPlugins(of: manifest) {
             throw fail(.inputMissing, unbuilt.json, manifest: path, unbuilt.description)

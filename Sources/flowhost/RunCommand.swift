@@ -71,15 +71,17 @@ enum RunCommand {
         let quiet = parsed.flags.contains("--quiet")
         let maxSize = try maxManifestSize(parsed)
         let manifestPath = try parsed.single("MANIFEST")
-        warnIfOthersCanChange(manifestPath, what: "manifest", parsed)
         let manifest = try loadManifest(manifestPath, maxSize: maxSize)
+        warnIfOthersCanChange(manifestPath, what: "manifest", parsed)
         let script = try parsed.options["--script"]?.last.map { path throws(Exit) in
+            let script = try readScript(path, limit: maxSize)
             warnIfOthersCanChange(path, what: "script", parsed)
-            return try readScript(path, limit: maxSize)
+            return script
         }
         let restoring = try parsed.options["--restore"]?.last.map { path throws(Exit) in
+            let restoring = try readSnapshot(path)
             warnIfOthersCanChange(path, what: "snapshot", parsed)
-            return try readSnapshot(path)
+            return restoring
         }
         let subjects = try subjectCount(parsed)
         let trace = try RunTrace.open(parsed)
