@@ -60,8 +60,10 @@ package struct PluginScaffold: Sendable {
         if let entries = try? Self.entries(of: directory), !entries.isEmpty {
             throw FlowError("\(directory) already exists and is not empty; choose another --dir or name")
         }
+        let existed = stat(directory, &status) == 0
         try Self.makeDirectories(directory)
         if let problem = PathTrust.problem(directory, ending: .privateDirectory) {
+            if !existed { rmdir(directory) }  // made here, in a place others can change: not left behind
             throw FlowError(
                 "\(directory): \(problem); whoever can change it can change the package, whose Package.swift building runs; choose another --dir"
             )

@@ -82,6 +82,13 @@ struct ScaffoldTests {
             try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: theirs)
         }
         #expect(access(theirs + "/Package.swift", F_OK) != 0)
+
+        // Made in a directory of theirs, the package's directory is refused, and not left behind.
+        let inTheirs = theirs + "/Greeting"
+        #expect(throws: FlowError.self) {
+            try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: inTheirs)
+        }
+        #expect(access(inTheirs, F_OK) != 0)
     }
 
     private func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
