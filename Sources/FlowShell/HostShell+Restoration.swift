@@ -1,5 +1,6 @@
 import FlowHost
 import FlowKit
+import HostSupport
 
 /// `save FILE`, `restore FILE`, and starting at a snapshot (`flowhost run --restore FILE`).
 extension HostShell {
@@ -68,7 +69,13 @@ extension HostShell {
             throw FlowError("\(file): \(error.message)")
         }
         lastOutcome = topLevelOutcomes(in: eventLog.flowEvents).last
-        return reply(to: restoration, from: file, lines: [])
+        // As `flowhost run --restore` warns, once the file is read.
+        var warnings: [String] = []
+        if !host.registry.allowsInsecurePlugins, let problem = PathTrust.problem(file, ending: .file) {
+            warnings.append(
+                "warning: snapshot \(file): \(problem); whoever can write there can change what flowhost runs")
+        }
+        return reply(to: restoration, from: file, lines: warnings)
     }
 
     /// The lines describing `restoration` after `lines`, then the top line; an error status naming the

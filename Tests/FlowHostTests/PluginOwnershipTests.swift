@@ -187,6 +187,13 @@ struct PluginOwnershipTests {
             restored.errorLines.last
                 == "flowhost: warning: snapshot \(snapshot): file \(snapshot) is owned by uid 4321 (mode 0644), neither root nor uid 0; whoever can write there can change what flowhost runs"
         )
+        let restoring = try lab.temporary.file("restore.flow", containing: "restore \(snapshot)\n")
+        let restoredInShell = try Subprocess.flowhost(["run", lab.manifest, "--script", restoring])
+        #expect(restoredInShell.status == 0, "\(restoredInShell.standardError)")
+        #expect(
+            restoredInShell.outputLines.contains(
+                "  warning: snapshot \(snapshot): file \(snapshot) is owned by uid 4321 (mode 0644), neither root nor uid 0; whoever can write there can change what flowhost runs"
+            ), "\(restoredInShell.standardOutput)")
         let allowed = try Subprocess.flowhost(
             ["run", lab.manifest, "--script", lab.script, "--allow-insecure-plugins"])
         #expect(allowed.status == 0 && allowed.errorLines.isEmpty, "\(allowed.standardError)")
