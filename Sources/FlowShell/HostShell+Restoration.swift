@@ -70,12 +70,8 @@ extension HostShell {
         }
         lastOutcome = topLevelOutcomes(in: eventLog.flowEvents).last
         // As `flowhost run --restore` warns, once the file is read.
-        var warnings: [String] = []
-        if !host.registry.allowsInsecurePlugins, let problem = PathTrust.problem(file, ending: .file) {
-            warnings.append(
-                "warning: snapshot \(file): \(problem); whoever can write there can change what flowhost runs")
-        }
-        return reply(to: restoration, from: file, lines: warnings)
+        let warning = host.registry.allowsInsecurePlugins ? nil : PathTrust.warning(about: file, what: "snapshot")
+        return reply(to: restoration, from: file, lines: warning.map { ["warning: " + $0] } ?? [])
     }
 
     /// The lines describing `restoration` after `lines`, then the top line; an error status naming the

@@ -133,6 +133,15 @@ package enum PathTrust {
             "symbolic link \(link) is owned by uid \(status.st_uid), neither root nor uid \(user), in directory \(directory), which others can write (\(modeText(directoryStatus.st_mode)))"
     }
 
+    /// `manifest PATH: PROBLEM; whoever can write there can change what flowhost runs`, the warning about an
+    /// input that decides what flowhost runs (a manifest, a script, a snapshot, a trace to replay) when others
+    /// could change it; `nil` when they cannot.
+    package static func warning(about path: String, what: String) -> String? {
+        problem(path, ending: .file).map {
+            "\(what) \(path): \($0); whoever can write there can change what flowhost runs"
+        }
+    }
+
     /// The problem of an entry that could not be examined (`errno` says why).
     private static func unresolved(_ entry: String, error: Int32 = errno) -> String {
         "\(entry) cannot be examined (\(String(cString: strerror(error)))), so whether others can change it is unknown"

@@ -206,10 +206,9 @@ enum ManifestCommands {
 func warnIfOthersCanChange(_ path: String, what: String, _ parsed: Arguments) {
     guard !parsed.flags.contains("--allow-insecure-plugins"),
         ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil,
-        let problem = PathTrust.problem(path, ending: .file)
+        let warning = PathTrust.warning(about: path, what: what)
     else { return }
-    printWarning(
-        "flowhost: warning: \(what) \(path): \(problem); whoever can write there can change what flowhost runs")
+    printWarning("flowhost: warning: " + warning)
 }
 
 /// Loads a manifest of at most `maxSize` bytes, printing every error (the first 100, then how many more),
