@@ -49,7 +49,9 @@ let package = Package(
         .target(name: "FlowManifest", dependencies: [flowKit, "HostSupport"]),
         // Plugin libraries: the search path and discovery, ELF checks, permissions, copies, probes and their
         // cache, quarantine, loading, crash breadcrumbs.
-        .target(name: "PluginLoading", dependencies: [flowKit, "HostSupport", "FlowManifest", "CCrashHandler"]),
+        .target(
+            name: "PluginLoading",
+            dependencies: [flowKit, "HostSupport", "FlowManifest", "CCrashHandler", "CProcessControl"]),
         // What the manifest and the plugins say together: routes, services, guards, requirements.
         .target(name: "FlowComposition", dependencies: [flowKit, "FlowManifest", "PluginLoading"]),
         // The host: routing to plugins, reload, snapshots, experiments, validation.
@@ -74,6 +76,8 @@ let package = Package(
         // The supervised host's crash handler: async-signal-safe, so in C.
         .target(name: "CCrashHandler"),
         .target(name: "CExtendedAttributes"),
+        // prctl(2), which Swift cannot call: a probe asks to end with the flowhost that started it.
+        .target(name: "CProcessControl"),
         // SHA-256's rounds with the processor's SHA instructions, which only C intrinsics reach.
         .target(name: "CSHA256"),
         .executableTarget(name: "flowhost", dependencies: hostTargets + [flowKit]),
@@ -96,7 +100,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-let cTargets: Set = ["CCrashHandler", "CExtendedAttributes", "CSHA256"]
+let cTargets: Set = ["CCrashHandler", "CExtendedAttributes", "CProcessControl", "CSHA256"]
 for target in package.targets where !badLibraries.contains(target.name) && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: sharedSettings)

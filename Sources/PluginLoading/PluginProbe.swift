@@ -1,3 +1,4 @@
+import CProcessControl
 import FlowKit
 import Glibc
 import HostSupport
@@ -18,8 +19,12 @@ package enum PluginProbe {
     package static func serve(path: String, program: String) -> Never {
         // The hello first, before any of the library's code runs: nothing it does can forge or hide it.
         send(WireProtocol.Hello(program: program))
-        if let seconds = ProcessInfoLite.environment(ProbeProcess.lifetimeVariable).flatMap({ UInt32($0) }) {
-            alarm(seconds)
+        // Out of reach of a terminal's Ctrl-C in its own process group, a probe ends with the flowhost that
+        // asked, however that ends: a signal it sends itself (an alarm) the plugin's code could block.
+        if let parent = ProcessInfoLite.environment(ProbeProcess.parentVariable).flatMap({ pid_t($0) }),
+            flowhost_die_with_parent(parent) != 0
+        {
+            _exit(70)
         }
         let parent = ProcessInfoLite.environment(WireProtocol.environmentVariable).flatMap {
             WireProtocol.Hello(environment: $0, program: "the flowhost that asked")

@@ -28,10 +28,10 @@ struct ProbeProcess {
     /// The descriptor the child writes its answer to.
     static let answerDescriptor: Int32 = 3
 
-    /// The child's environment variable giving the seconds it may live (the timeout, rounded up, and one
-    /// more): out of reach of a terminal's Ctrl-C in its own process group, a probe the host no longer waits
-    /// for (the host interrupted) ends on its own at its `alarm`.
-    static let lifetimeVariable = "FLOWHOST_PROBE_LIFETIME"
+    /// The child's environment variable giving this process's ID: out of reach of a terminal's Ctrl-C in its
+    /// own process group, the child has the kernel kill it when this process ends (`PR_SET_PDEATHSIG`), so a
+    /// probe the host no longer waits for (the host interrupted, or killed) ends with it.
+    static let parentVariable = "FLOWHOST_PROBE_PARENT"
 
     /// Runs `executable __probe path` and waits at most `timeout` seconds for it.
     ///
@@ -46,7 +46,7 @@ struct ProbeProcess {
         // protocol is this process's, whatever this process was given.
         let set = [
             "SWIFT_BACKTRACE": "enable=no", WireProtocol.environmentVariable: WireProtocol.Hello.ours,
-            lifetimeVariable: String(Int(min(timeout, 86_400).rounded(.up)) + 1),
+            parentVariable: String(getpid()),
         ]
         let environment =
             ProcessInfoLite.environmentEntries().filter { entry in !set.keys.contains { entry.hasPrefix($0 + "=") } }
