@@ -24,12 +24,12 @@ extension HostShell {
         return reply(to: restoration, from: file, lines: lines(describing: events))
     }
 
-    /// `save FILE`: writes the host's snapshot to FILE, atomically.
+    /// `save FILE`: writes the host's snapshot to FILE, atomically (unless ``writesSnapshots`` is off).
     package func save(_ file: String) throws(FlowError) -> [String] {
         guard !file.isEmpty else { throw FlowError("usage: save FILE") }
         let snapshot = host.snapshot()
         do {
-            try snapshot.write(to: file)
+            if writesSnapshots { try snapshot.write(to: file) }
         } catch {
             throw FlowError(error.description)
         }

@@ -39,6 +39,9 @@ package final class HostShell {
     /// Off where nobody reads those lines (`--quiet`, simulated subjects): describing every event of a run
     /// only to drop the text costs more than the run's requests.
     package var describesEvents = true
+    /// Whether `save FILE` writes its file. A replay takes each snapshot, as recorded, and writes none: a trace
+    /// is data, and one someone else wrote must not choose files to overwrite.
+    package var writesSnapshots = true
     var isExecuting = false
     /// The reloads `wait reload` has seen and returned.
     let reloadWait = ReloadWait()

@@ -76,6 +76,23 @@ struct ReplayTests {
         #expect(divergence.got == #"the screen: content: {"version":2}"#)
     }
 
+    /// A trace is data: replaying one someone else wrote must not overwrite the files it names.
+    @Test func aReplayedSaveTakesItsSnapshotAndWritesNothing() async throws {
+        let lab = try SwapLab()
+        let snapshot = lab.directory.path + "/notes.txt"
+        let trace = try await Self.record(lab, ["send greet", "save " + snapshot])
+        _ = try lab.directory.file("notes.txt", containing: "mine")
+
+        let result = await TraceReplay(
+            trace: trace, manifest: try Manifest.load(path: lab.manifestPath),
+            searchPath: PluginSearchPath([lab.directory.path])
+        ).run()
+
+        guard case .identical(let summary) = result else { throw TestFailure("expected identical, got \(result)") }
+        #expect(summary.inputs == 3)
+        #expect(try readText(snapshot) == "mine")
+    }
+
     @Test func reloadPointsAreReplayedWhereTheyWereRecorded() async throws {
         let lab = try SwapLab()
         let trace = try await Self.record(lab, ["send greet", "reload greeter", "send greet"])
