@@ -125,7 +125,7 @@ package final class TraceReader {
         do {
             bytes = try lines.next()
         } catch {
-            throw TraceError(error.message, file: file)
+            throw TraceError(error.message, file: file, line: error.kind == .tooLarge ? lines.lineNumber + 1 : nil)
         }
         guard let bytes else { return nil }
         guard let text = String(validating: bytes, as: UTF8.self) else {

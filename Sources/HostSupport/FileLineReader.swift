@@ -1,7 +1,8 @@
 import Glibc
 
 /// Reads a file line by line through a buffer of fixed size, so that a file of any size is read in the same
-/// memory: the buffer, and the longest line.
+/// memory: the buffer, and the longest line, which has a limit: a file without a newline would otherwise be
+/// read into memory whole, however large (a sparse file costs its writer nothing).
 ///
 /// Lines end at `\n`, which is not part of them; a last line without one is a line too. Nothing is decoded:
 /// the caller checks that a line is text.
@@ -12,6 +13,7 @@ package final class FileLineReader {
     private let descriptor: Int32
     private let what: String
     private let chunkSize: Int
+    private let maxLineLength: Int
     /// Bytes read and not yet returned: `buffer[start...]`.
     private var buffer: [UInt8] = []
     private var start = 0
@@ -24,18 +26,23 @@ package final class FileLineReader {
     /// - Parameters:
     ///   - what: What the file is, for messages: "trace file".
     ///   - chunkSize: How many bytes each `read` asks for (64 KiB; tests make it small).
+    ///   - maxLineLength: The most bytes a line may have (16 MiB, the limit of a script or a snapshot read whole).
     /// - Throws: ``InputFile/Failure`` saying why the file cannot be read.
-    package init(path: String, what: String, chunkSize: Int = 64 * 1024) throws(InputFile.Failure) {
+    package init(path: String, what: String, chunkSize: Int = 64 * 1024, maxLineLength: Int = 16 << 20)
+        throws(InputFile.Failure)
+    {
         descriptor = try InputFile.openRegular(path, what: what)
         self.what = what
         self.chunkSize = max(1, chunkSize)
+        self.maxLineLength = maxLineLength
     }
 
     deinit { close(descriptor) }
 
     /// The next line, without its `\n`; `nil` at the end of the file.
     ///
-    /// - Throws: ``InputFile/Failure`` when reading fails.
+    /// - Throws: ``InputFile/Failure`` when reading fails, or when the next line is longer than the limit
+    ///   (``InputFile/Failure/Kind/tooLarge``; it is line ``lineNumber`` + 1).
     package func next() throws(InputFile.Failure) -> [UInt8]? {
         while true {
             let scanFrom = scanned
@@ -46,6 +53,7 @@ package final class FileLineReader {
                 return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(match))
             }
             if let newline = found {
+                guard newline - start <= maxLineLength else { throw lineTooLong() }
                 let line = Array(buffer[start..<newline])
                 start = newline + 1
                 scanned = start
@@ -53,6 +61,7 @@ package final class FileLineReader {
                 return line
             }
             scanned = buffer.count
+            guard buffer.count - start <= maxLineLength else { throw lineTooLong() }
             if atEnd {
                 guard start < buffer.count else { return nil }
                 let line = Array(buffer[start...])
@@ -62,6 +71,11 @@ package final class FileLineReader {
             }
             try fill()
         }
+    }
+
+    private func lineTooLong() -> InputFile.Failure {
+        InputFile.Failure(
+            kind: .tooLarge, message: "\(what) has a line longer than the limit of \(maxLineLength) bytes")
     }
 
     /// Drops the bytes already returned and appends up to ``chunkSize`` more; notes the end of the file.

@@ -22,6 +22,36 @@ struct TraceStreamingTests {
         }
     }
 
+    @Test func aLineLongerThanTheLimitIsRefusedWithoutReadingItWhole() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("lines", containing: "ab\n" + String(repeating: "x", count: 11) + "\nend")
+        for chunk in [1, 4, 64] {
+            let reader = try FileLineReader(path: path, what: "file", chunkSize: chunk, maxLineLength: 10)
+            #expect(try reader.next() == Array("ab".utf8))
+            let error = #expect(throws: InputFile.Failure.self) { try reader.next() }
+            #expect(error?.kind == .tooLarge)
+            #expect(error?.message == "file has a line longer than the limit of 10 bytes")
+            #expect(reader.lineNumber == 1, "chunks of \(chunk) bytes")
+        }
+        let exact = try FileLineReader(path: path, what: "file", chunkSize: 4, maxLineLength: 11)
+        #expect(try exact.next() == Array("ab".utf8))
+        #expect(try exact.next()?.count == 11)
+    }
+
+    /// A trace without a newline, as large as its writer likes at no cost to them (a sparse file): refused at
+    /// its limit, in one line, rather than read whole.
+    @Test func aTraceWhoseLineHasNoEndIsRefusedInOneLine() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("huge.jsonl", containing: "")
+        #expect(truncate(path, 1 << 30) == 0)
+
+        let report = try Subprocess.flowhost(["experiments", "report", path])
+
+        #expect(report.status == 65)
+        #expect(
+            report.errorLines == ["flowhost: \(path):1: trace file has a line longer than the limit of 16777216 bytes"])
+    }
+
     @Test func aTraceLargerThanTheBufferGivesTheSessionsOfTheTraceReadWhole() throws {
         let directory = try TemporaryDirectory()
         let text = try Self.fixedText()
