@@ -50,6 +50,7 @@ package func printJSON(_ document: JSONValue) {
 
 private func writeError(_ message: String, paint: (String) -> String) {
     flushOutput()  // Keep stdout and stderr in order when both go to one terminal or file.
+    let message = PrintableText.sanitized(message, keepingNewlines: true)
     let newline = message.firstIndex(of: "\n") ?? message.endIndex
     let line = paint(String(message[..<newline])) + message[newline...] + "\n"
     _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }

@@ -208,7 +208,7 @@ package final class ShellSession {
     /// that it is seen even if the command crashes the host.
     private func echo(_ command: String) {
         guard !quiet else { return }
-        print("> \(command)")
+        print("> \(PrintableText.sanitized(command))")
         flushOutput()
     }
 
@@ -218,7 +218,7 @@ package final class ShellSession {
         if case .expectationFailed = reply.status, let failure = reply.lines.last {
             Self.emit(quiet ? [] : reply.lines.dropLast())
             if !quietFailures {
-                print("  " + Console.output.failure(failure))
+                print("  " + Console.output.failure(PrintableText.sanitized(failure)))
                 flushOutput()
             }
         } else if !quiet || HostShell.isQuery(line) {
@@ -231,9 +231,10 @@ package final class ShellSession {
         if !quiet { Self.emit(reply.lines) }
     }
 
-    /// Prints lines of a reply or of events between commands, indented; the module on top in bold.
+    /// Prints lines of a reply or of events between commands, indented; the module on top in bold. What a
+    /// snapshot or a payload brings is printed without control characters.
     private static func emit(_ lines: some Sequence<String>) {
-        for line in lines {
+        for line in lines.lazy.map({ PrintableText.sanitized($0) }) {
             if line.hasPrefix("top: ") {
                 print("  top: " + Console.output.emphasis(String(line.dropFirst(5))))
             } else if line.hasPrefix("warning: ") {

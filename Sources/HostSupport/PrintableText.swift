@@ -6,11 +6,14 @@ package enum PrintableText {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
-    /// `text` with each control character replaced by `?`.
-    package static func sanitized(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+    /// `text` with each control character replaced by `?`, but for newlines when `keepingNewlines`: text read
+    /// from a file someone else may have written (a trace, a snapshot) printed without its escape sequences,
+    /// which would set the terminal's title, clear it, or hide a line.
+    package static func sanitized(_ text: String, keepingNewlines: Bool = false) -> String {
+        func replaced(_ scalar: Unicode.Scalar) -> Bool { isControl(scalar) && !(keepingNewlines && scalar == "\n") }
+        guard text.unicodeScalars.contains(where: replaced) else { return text }
         var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars { result.append(isControl(scalar) ? "?" : scalar) }
+        for scalar in text.unicodeScalars { result.append(replaced(scalar) ? "?" : scalar) }
         return String(result)
     }
 }

@@ -2,6 +2,7 @@ import FlowHost
 import FlowKit
 import FlowShell
 import FlowTraces
+import HostSupport
 
 /// `flowhost experiments report TRACE... [--goal REQUEST] [--json]`: conversion per experiment variant from
 /// traces, with its significance and a sample-ratio check.
@@ -80,7 +81,7 @@ enum ExperimentsCommand {
         if json {
             printJSON(report.json)
         } else {
-            for line in report.lines { print(line) }
+            for line in report.lines { print(PrintableText.sanitized(line)) }
         }
         return .ok
     }

@@ -2,6 +2,7 @@ import FlowHost
 import FlowKit
 import FlowShell
 import FlowTraces
+import HostSupport
 
 /// `flowhost graph MANIFEST [--trace FILE]... [--format dot|mermaid|json]`: the app's flow as a graph, with
 /// the modules its plugins declare.
@@ -53,9 +54,10 @@ enum GraphCommand {
             graph.add(try ReplayCommand.readTrace(file))
         }
         switch format {
-        case "mermaid": print(graph.mermaid, terminator: "")
+        // The names a trace brings are anyone's text: printed without control characters.
+        case "mermaid": print(PrintableText.sanitized(graph.mermaid, keepingNewlines: true), terminator: "")
         case "json": printJSON(graph.json)
-        default: print(graph.dot, terminator: "")
+        default: print(PrintableText.sanitized(graph.dot, keepingNewlines: true), terminator: "")
         }
         return .ok
     }

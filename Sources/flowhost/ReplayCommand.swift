@@ -3,6 +3,7 @@ import FlowKit
 import FlowManifest
 import FlowShell
 import FlowTraces
+import HostSupport
 
 /// `flowhost replay TRACE`: feeds a trace's inputs to a fresh host and compares what happens with the
 /// recording.
@@ -85,6 +86,8 @@ enum ReplayCommand {
             if case .diverged = result { return .scriptFailed }
             return .ok
         }
+        // A trace is anyone's text: printed without control characters.
+        func print(_ line: String) { Swift.print(PrintableText.sanitized(line)) }
         switch result {
         case .identical(let summary):
             print("replay identical: \(summary) (\(file) against \(path))")
@@ -99,10 +102,11 @@ enum ReplayCommand {
                 sessions > 1
                 ? " of session \(divergence.session)\(divergence.subject.map { " (subject \($0))" } ?? "")" : ""
             let place = divergence.at.map { " (\($0))" } ?? ""
-            print(
+            Swift.print(
                 Console.output.failure(
-                    "replay of \(file) against \(path) diverged at step \(divergence.step) of \(divergence.steps)\(session)\(place): \(divergence.command)"
-                ))
+                    PrintableText.sanitized(
+                        "replay of \(file) against \(path) diverged at step \(divergence.step) of \(divergence.steps)\(session)\(place): \(divergence.command)"
+                    )))
             print("  expected: \(divergence.expected)")
             print("  got:      \(divergence.got)")
             print("  the screen at that point:")
