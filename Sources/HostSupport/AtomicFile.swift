@@ -47,21 +47,6 @@ package enum AtomicFile {
         }
     }
 
-    /// Creates `directory` and the parents it lacks, private to the user (`0o700`).
-    ///
-    /// - Throws: ``Failure`` whose `step` is the directory that could not be made.
-    static func makeDirectories(_ directory: String) throws(Failure) {
-        var slash = directory.startIndex
-        while slash < directory.endIndex {
-            let next = directory[directory.index(after: slash)...].firstIndex(of: "/") ?? directory.endIndex
-            let component = String(directory[..<next])
-            slash = next
-            var status = stat()
-            if stat(component, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { continue }
-            guard mkdir(component, 0o700) == 0 || errno == EEXIST else { throw failure(component) }
-        }
-    }
-
     /// The permissions a new file gets under the process's umask: `0o666` less what the mask removes.
     package static var defaultMode: mode_t {
         let mask = umask(0)

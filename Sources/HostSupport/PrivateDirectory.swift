@@ -6,23 +6,46 @@ import Glibc
 /// one that others could write, or one on a path others could change (``PathTrust``), is not used, since
 /// whoever writes there could make flowhost skip a plugin's probe, refuse good plugins or print their text.
 package enum PrivateDirectory {
-    /// Why the directory at `path` may not be used; `nil` when it is private, or is no directory at all (yet):
-    /// nothing can be read from it, and writing there says why it cannot.
+    /// Why the directory at `path` may not be used; `nil` when it is private, or is not there yet and would be
+    /// made in a directory only root and the user can change (see ``prepare(_:for:)``), or is something other
+    /// than a directory: nothing can be read from it, and writing there says why it cannot.
     package static func problem(_ path: String, user: uid_t = geteuid()) -> String? {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return nil }
+        guard stat(path, &status) == 0 else {
+            var parent = path
+            repeat {
+                parent = parent.lastIndex(of: "/").map { $0 == parent.startIndex ? "/" : String(parent[..<$0]) } ?? "."
+            } while parent != "/" && parent != "." && stat(parent, &status) != 0
+            return PathTrust.problem(parent, ending: .file, user: user)
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else { return nil }
         return PathTrust.problem(path, ending: .privateDirectory, user: user)
     }
 
     /// Creates the directory at `path` and the parents it lacks (`0700`), then checks it as ``problem(_:user:)``
     /// does: someone may have made it first.
     ///
+    /// Each directory is made only in one that ``PathTrust`` finds only root and the user can change: made
+    /// through another user's link (`/tmp/cache`, theirs, to a directory of theirs), it would be made where
+    /// they chose, which the check of the end would refuse only after the fact.
+    ///
     /// - Throws: ``FlowError`` naming the directory that could not be made, or what is wrong with it.
     package static func prepare(_ path: String, for purpose: String) throws(FlowError) {
-        do {
-            try AtomicFile.makeDirectories(path)
-        } catch {
-            throw FlowError("cannot create directory \(error.step) for the \(purpose): \(error.reason)")
+        var slash = path.startIndex
+        while slash < path.endIndex {
+            let next = path[path.index(after: slash)...].firstIndex(of: "/") ?? path.endIndex
+            let parent = slash == path.startIndex ? (path.hasPrefix("/") ? "/" : ".") : String(path[..<slash])
+            let component = String(path[..<next])
+            slash = next
+            var status = stat()
+            if stat(component, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { continue }
+            if let problem = PathTrust.problem(parent, ending: .file) {
+                throw refusal(path, problem, purpose: purpose)
+            }
+            guard mkdir(component, 0o700) == 0 || errno == EEXIST else {
+                throw FlowError(
+                    "cannot create directory \(component) for the \(purpose): \(String(cString: strerror(errno)))")
+            }
         }
         if let problem = problem(path) { throw refusal(path, problem, purpose: purpose) }
     }

@@ -48,6 +48,29 @@ struct PrivateCacheTests {
         #expect(!run.standardError.contains("\u{1B}"))
     }
 
+    /// `XDG_CACHE_HOME` in a shared directory, where another user put a link of theirs to a directory of theirs
+    /// first: flowhost makes nothing through it (the link's target would get an empty `flowhost/` of the
+    /// user's, where its owner chose).
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+    func nothingIsMadeThroughAnotherUsersLinkToTheCache() throws {
+        let lab = try CacheLab()
+        let shared = lab.temporary.path + "/shared"
+        let theirs = lab.temporary.path + "/theirs"
+        try #require(mkdir(shared, 0o755) == 0 && chmod(shared, 0o1777) == 0)
+        try #require(mkdir(theirs, 0o755) == 0 && chmod(theirs, 0o777) == 0 && chown(theirs, 4321, 4321) == 0)
+        let link = shared + "/cache"
+        try #require(symlink(theirs, link) == 0 && lchown(link, 4321, 4321) == 0)
+
+        let run = try lab.flowhost(["validate", lab.manifest], cache: link)
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.errorLines == [
+                "flowhost: warning: the cache directory \(link)/flowhost is not used: symbolic link \(link) is owned by uid 4321, neither root nor uid 0, in directory \(shared), which others can write (mode 1777); remove it, or make it yours with mode 0700; plugins are probed every time and nothing is quarantined"
+            ])
+        #expect(access(theirs + "/flowhost", F_OK) != 0, "nothing made in their directory")
+    }
+
     @Test func aCacheDirectoryOthersCanWriteIsNotUsedEvenIfItIsYours() throws {
         let lab = try CacheLab()
         let cache = lab.temporary.path + "/cache"
