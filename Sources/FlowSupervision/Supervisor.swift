@@ -117,14 +117,23 @@ package enum Supervisor {
         return environment
     }
 
-    /// A new directory only this user can enter, for the snapshot and the breadcrumb.
+    /// A new directory only this user can enter, for the snapshot and the breadcrumb, in `$TMPDIR` (else
+    /// `/tmp`), on a path only root and the user can change: in a directory others can write without the
+    /// sticky bit, another user could rename it away and put a snapshot of theirs in its place for a restart.
     private static func privateDirectory() throws(FlowError) -> String {
         let base = ProcessInfoLite.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((base + "/flowhost-supervisor-XXXXXX").utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw FlowError("cannot create a directory in \(base): \(String(cString: strerror(errno)))")
         }
-        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if let problem = PathTrust.problem(directory, ending: .privateDirectory) {
+            rmdir(directory)
+            throw FlowError(
+                "cannot keep its files in \(base): \(problem); whoever can change it can change the snapshot a restart restores; set TMPDIR to a directory of your own"
+            )
+        }
+        return directory
     }
 
     private static func remove(_ directory: String) {

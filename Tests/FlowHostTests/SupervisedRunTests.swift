@@ -221,6 +221,26 @@ struct SupervisedRunTests {
             "\(reports)")
     }
 
+    /// The supervisor keeps the snapshot a restart restores in a directory of its own under `$TMPDIR`: not under
+    /// one others can write without the sticky bit, where another user could rename it and put theirs in place.
+    @Test func aTemporaryDirectoryOthersCanChangeIsRefusedWithOneLine() throws {
+        let scenario = try Scenario()
+        let shared = scenario.directory.path + "/shared"
+        try #require(mkdir(shared, 0o700) == 0 && chmod(shared, 0o777) == 0)
+        let script = try scenario.script("stack\n")
+
+        let run = try Subprocess.flowhost(
+            ["run", scenario.manifest, "--supervise", "--script", script],
+            environment: scenario.environment.merging(["TMPDIR": shared]) { $1 })
+
+        #expect(run.status == 70)
+        #expect(
+            run.errorLines == [
+                "flowhost: cannot supervise: cannot keep its files in \(shared): directory \(shared) is writable by others (mode 0777) and owned by uid \(geteuid()); whoever can change it can change the snapshot a restart restores; set TMPDIR to a directory of your own"
+            ])
+        #expect(rmdir(shared) == 0, "nothing left in it")
+    }
+
     @Test func aScriptFailureUnderTheSupervisorIsTheScriptsExitCode() throws {
         let scenario = try Scenario()
         let script = try scenario.script("expect top nowhere\n")
