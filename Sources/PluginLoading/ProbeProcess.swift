@@ -171,10 +171,14 @@ struct ProbeProcess {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
+    /// Appends `line` to `file` (`FLOWHOST_PROBE_TRACE`, for tests), unless it is a link or another user's.
     private static func append(_ line: String, to file: String) {
         let fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
+        defer { close(fd) }
+        var status = stat()
+        // In a shared directory, another user could have made the file first to learn what is probed.
+        guard fstat(fd, &status) == 0, status.st_uid == geteuid() else { return }
         _ = Array(line.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
     }
 }
