@@ -107,7 +107,10 @@ package enum PluginLoader {
         }
         if reason.contains("position-independent executable") { return "; this is a program, not a plugin library" }
         if reason.contains("cannot open shared object file") {
-            return "; a library the plugin needs is missing: run `ldd` on the plugin to see which"
+            // The reason names the library. `ldd` on the plugin's file would find one beside it, which the copy,
+            // opened from a descriptor, does not.
+            return
+                "; flowhost loads a private copy of the plugin, so a RUNPATH of $ORIGIN does not lead to the plugin's directory: link that library in statically, or install it where the dynamic loader looks (LD_LIBRARY_PATH, /etc/ld.so.conf)"
         }
         return ""
     }

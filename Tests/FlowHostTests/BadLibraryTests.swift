@@ -235,7 +235,7 @@ struct BadLibraryTests {
         let (line, scenario) = try validate(library)
         #expect(
             line
-                == "\(library): the dynamic loader refused it: libFlowKiX.so: cannot open shared object file: No such file or directory; a library the plugin needs is missing: run `ldd` on the plugin to see which"
+                == "\(library): the dynamic loader refused it: libFlowKiX.so: cannot open shared object file: No such file or directory; flowhost loads a private copy of the plugin, so a RUNPATH of $ORIGIN does not lead to the plugin's directory: link that library in statically, or install it where the dynamic loader looks (LD_LIBRARY_PATH, /etc/ld.so.conf)"
         )
         #expect(scenario.probes == 2)
     }
