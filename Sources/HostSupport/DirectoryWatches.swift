@@ -31,7 +31,7 @@ struct DirectoryWatches: Sendable {
     /// - Throws: ``FlowError`` naming the directory when inotify refuses (a limit, a permission).
     mutating func update(files: [String], wholly whole: [String]) throws(FlowError) {
         var needed: [String] = []
-        for directory in files.map(Self.parent(of:)) + whole where !needed.contains(directory) {
+        for directory in files.map(parentDirectory(of:)) + whole where !needed.contains(directory) {
             needed.append(directory)
         }
         let wasWholly = wholly
@@ -71,7 +71,7 @@ struct DirectoryWatches: Sendable {
     private mutating func watch(_ directory: String) throws(FlowError) -> Bool {
         if add(directory) { return true }
         guard errno == ENOENT || errno == ENOTDIR else { throw failure(directory) }
-        var ancestor = Self.parent(of: directory)
+        var ancestor = parentDirectory(of: directory)
         while true {
             let mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD
             let descriptor = inotify_add_watch(inotify, ancestor, UInt32(mask))
@@ -79,10 +79,10 @@ struct DirectoryWatches: Sendable {
                 awaiting[descriptor, default: (ancestor, [])].missing.insert(directory)
                 break
             }
-            guard errno == ENOENT || errno == ENOTDIR, ancestor != Self.parent(of: ancestor) else {
+            guard errno == ENOENT || errno == ENOTDIR, ancestor != parentDirectory(of: ancestor) else {
                 throw failure(ancestor)
             }
-            ancestor = Self.parent(of: ancestor)
+            ancestor = parentDirectory(of: ancestor)
         }
         // Made between the first try and the ancestor's watch, which then saw nothing.
         guard add(directory) else { return false }
@@ -163,7 +163,7 @@ struct DirectoryWatches: Sendable {
     private mutating func returned(_ directory: String) -> [String] {
         guard (try? watch(directory)) == true else { return [] }
         var paths = wholly.contains(directory) ? [directory + "/"] : []
-        paths += wanted.sorted().filter { Self.parent(of: $0) == directory && access($0, F_OK) == 0 }
+        paths += wanted.sorted().filter { parentDirectory(of: $0) == directory && access($0, F_OK) == 0 }
         return paths
     }
 
@@ -179,11 +179,5 @@ struct DirectoryWatches: Sendable {
 
     private func failure(_ directory: String) -> FlowError {
         FlowError("cannot watch \(directory): \(String(cString: strerror(errno)))")
-    }
-
-    /// The directory `path` is in: `/` for `/a`, `.` for a relative name without a slash.
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

@@ -11,7 +11,7 @@ package enum OutputFile {
     /// Why flowhost may not write in the directory `path` is in: the system's reason when it is not there,
     /// else what ``PathTrust`` finds on the way to it; `nil` when only root and `user` can change it.
     package static func directoryProblem(of path: String, user: uid_t = geteuid()) -> String? {
-        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let directory = parentDirectory(of: path)
         guard let problem = PathTrust.problem(directory, ending: .file, user: user) else { return nil }
         var status = stat()
         guard stat(directory, &status) == 0 else { return String(cString: strerror(errno)) }

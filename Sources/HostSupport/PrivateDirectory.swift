@@ -12,10 +12,8 @@ package enum PrivateDirectory {
     package static func problem(_ path: String, user: uid_t = geteuid()) -> String? {
         var status = stat()
         guard stat(path, &status) == 0 else {
-            var parent = path
-            repeat {
-                parent = parent.lastIndex(of: "/").map { $0 == parent.startIndex ? "/" : String(parent[..<$0]) } ?? "."
-            } while parent != "/" && parent != "." && stat(parent, &status) != 0
+            var parent = parentDirectory(of: path)
+            while parent != "/" && parent != "." && stat(parent, &status) != 0 { parent = parentDirectory(of: parent) }
             return PathTrust.problem(parent, ending: .file, user: user)
         }
         guard status.st_mode & S_IFMT == S_IFDIR else { return nil }
