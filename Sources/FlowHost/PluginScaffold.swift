@@ -26,6 +26,40 @@ package struct PluginScaffold: Sendable {
         self.flowKitPath = flowKitPath
     }
 
+    /// The FlowKit package of the FlowHost checkout that `directory` (a flowhost executable's, such as
+    /// `.build/<triple>/debug`) is in: the first `FlowKit/Package.swift` found walking up at most six
+    /// directories from it; `nil` when there is none.
+    ///
+    /// The new package builds it, and building runs its `Package.swift`: one that another user could have
+    /// put or changed is refused (``PathTrust``), such as their `/tmp/FlowKit` above a flowhost copied to
+    /// `/tmp/rel`, rather than passed over for one further up.
+    ///
+    /// - Throws: ``FlowError`` naming the FlowKit found and what makes it untrustworthy.
+    package static func checkoutFlowKit(above directory: String) throws(FlowError) -> String? {
+        var directory = directory
+        for _ in 0..<6 {
+            let flowKit = (directory == "/" ? "" : directory) + "/FlowKit"
+            if access(flowKit + "/Package.swift", F_OK) == 0 {
+                if let problem = untrusted(flowKit: flowKit) {
+                    throw FlowError(
+                        "\(flowKit): \(problem); building a package on it would run code others can change; pass --flowkit PATH/TO/FlowHost/FlowKit"
+                    )
+                }
+                return flowKit
+            }
+            guard directory != "/" else { return nil }
+            directory = parentDirectory(of: directory)
+        }
+        return nil
+    }
+
+    /// What makes the FlowKit package at `flowKit` untrustworthy: its `Package.swift` or FlowKitTesting's,
+    /// which building a scaffolded package runs, under another user's control; `nil` when neither is.
+    package static func untrusted(flowKit: String) -> String? {
+        PathTrust.problem(flowKit + "/Package.swift", ending: .file)
+            ?? PathTrust.problem(flowKit + "/FlowKitTesting/Package.swift", ending: .file)
+    }
+
     /// The plugin's name in manifests and request names: `greeting`.
     package var key: String { name.prefix(1).lowercased() + name.dropFirst() }
 

@@ -24,15 +24,31 @@ enum NewPluginCommand {
             return .ok
         }
         let name = try parsed.single("NAME")
-        guard let flowKit = parsed.options["--flowkit"]?.last.map(Manifest.absolutePath) ?? checkoutFlowKit() else {
-            throw Exit(
-                .usage, "flowhost: cannot find FlowKit beside this flowhost; pass --flowkit PATH/TO/FlowHost/FlowKit")
-        }
-        guard access(flowKit + "/Package.swift", R_OK) == 0 else {
-            throw Exit(
-                .inputMissing,
-                "flowhost: \(flowKit): no FlowKit package here (no Package.swift); pass the FlowKit directory of a FlowHost checkout"
-            )
+        let flowKit: String
+        if let given = parsed.options["--flowkit"]?.last.map(Manifest.absolutePath) {
+            guard access(given + "/Package.swift", R_OK) == 0 else {
+                throw Exit(
+                    .inputMissing,
+                    "flowhost: \(given): no FlowKit package here (no Package.swift); pass the FlowKit directory of a FlowHost checkout"
+                )
+            }
+            // Named by the person: built on as they asked, with what others could change said once.
+            if let problem = PluginScaffold.untrusted(flowKit: given) {
+                printWarning("flowhost: warning: \(given): \(problem); building the new package runs its Package.swift")
+            }
+            flowKit = given
+        } else {
+            let found: String?
+            do {
+                found = try ProcessInfoLite.executableDirectory().flatMap(PluginScaffold.checkoutFlowKit(above:))
+            } catch {
+                throw Exit(.invalidInput, "flowhost: \(error.message)")
+            }
+            guard let found else {
+                throw Exit(
+                    .usage, "flowhost: cannot find FlowKit beside this flowhost; pass --flowkit PATH/TO/FlowHost/FlowKit")
+            }
+            flowKit = found
         }
         let scaffold: PluginScaffold
         do {
@@ -60,17 +76,5 @@ enum NewPluginCommand {
               \(flowhost) run manifest-snippet.json --plugin-path .build/debug
             """)
         return .ok
-    }
-
-    /// The FlowKit directory of the checkout this executable was built in: found by walking up from the
-    /// executable's directory (`.build/<triple>/debug`) to a directory holding `FlowKit/Package.swift`.
-    private static func checkoutFlowKit() -> String? {
-        guard var directory = ProcessInfoLite.executableDirectory() else { return nil }
-        for _ in 0..<6 {
-            if access(directory + "/FlowKit/Package.swift", R_OK) == 0 { return directory + "/FlowKit" }
-            guard let slash = directory.lastIndex(of: "/"), slash != directory.startIndex else { return nil }
-            directory = String(directory[..<slash])
-        }
-        return nil
     }
 }

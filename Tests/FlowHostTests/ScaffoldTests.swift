@@ -91,6 +91,55 @@ struct ScaffoldTests {
         #expect(access(inTheirs, F_OK) != 0)
     }
 
+    /// The FlowKit a new package builds on is found by walking up from flowhost's directory: the first found,
+    /// at most six directories up.
+    @Test func checkoutFlowKitIsTheFirstFoundWalkingUp() throws {
+        let directory = try TemporaryDirectory()
+        let flowKit = try makeFlowKit(in: directory.path)
+
+        #expect(try PluginScaffold.checkoutFlowKit(above: directory.path + "/.build/x86_64/debug") == flowKit)
+        let deep = directory.path + "/1/2/3/4/5/6/7"
+        #expect(try PluginScaffold.checkoutFlowKit(above: deep) == nil)
+    }
+
+    /// Another user's FlowKit met on the way up (their `/tmp/FlowKit` above a flowhost copied to `/tmp/rel`)
+    /// is refused, not built on and not passed over: building the new package would run its Package.swift.
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+    func checkoutFlowKitRefusesOneAnotherUserControls() throws {
+        let directory = try TemporaryDirectory()
+        _ = try makeFlowKit(in: directory.path)
+        let shared = directory.path + "/shared"
+        try #require(mkdir(shared, 0o755) == 0 && chmod(shared, 0o1777) == 0)
+        let theirs = try makeFlowKit(in: shared)
+        try #require(chown(theirs, 4321, 4321) == 0 && chmod(theirs, 0o777) == 0)
+
+        #expect(
+            throws: FlowError(
+                "\(theirs): directory \(theirs) is owned by uid 4321 (mode 0777), neither root nor uid 0; building a package on it would run code others can change; pass --flowkit PATH/TO/FlowHost/FlowKit"
+            )
+        ) {
+            try PluginScaffold.checkoutFlowKit(above: shared + "/rel")
+        }
+
+        // A directory of the user's own, with a Package.swift another user can change.
+        try #require(chown(theirs, 0, 0) == 0 && chmod(theirs, 0o755) == 0)
+        try #require(chmod(theirs + "/FlowKitTesting/Package.swift", 0o666) == 0)
+        #expect(throws: FlowError.self) { try PluginScaffold.checkoutFlowKit(above: shared + "/rel") }
+    }
+
+    /// `FlowKit/Package.swift` and `FlowKit/FlowKitTesting/Package.swift` in `directory`; returns the FlowKit
+    /// directory.
+    private func makeFlowKit(in directory: String) throws -> String {
+        let flowKit = directory + "/FlowKit"
+        try #require(mkdir(flowKit, 0o755) == 0 && mkdir(flowKit + "/FlowKitTesting", 0o755) == 0)
+        for file in [flowKit + "/Package.swift", flowKit + "/FlowKitTesting/Package.swift"] {
+            let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            try #require(descriptor >= 0)
+            close(descriptor)
+        }
+        return flowKit
+    }
+
     private func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
         let run = try Subprocess.run("/usr/bin/env", [tool] + arguments)
         return (run.status, run.standardOutput + run.standardError)
