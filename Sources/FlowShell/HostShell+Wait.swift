@@ -32,7 +32,7 @@ extension HostShell {
             }
             timeout = .milliseconds(Int((seconds * 1000).rounded()))
         }
-        switch await reloadWait.next(of: plugin, within: timeout) {
+        switch await reloadWait.next(of: plugin, within: waitsForReloads ? timeout : .zero) {
         case .reloaded(let generation):
             return Reply(lines: ["plugin '\(plugin)': generation \(generation) serves", topLine], status: .ok)
         case .discovered:

@@ -42,6 +42,10 @@ package final class HostShell {
     /// Whether `save FILE` writes its file. A replay takes each snapshot, as recorded, and writes none: a trace
     /// is data, and one someone else wrote must not choose files to overwrite.
     package var writesSnapshots = true
+    /// Whether `wait reload` waits for a reload still to come. A replay watches no file, so none can come: it
+    /// answers from the reloads already seen, at once, as the recorded wait ended (a trace's `wait reload P
+    /// 3600` would otherwise hold it an hour for nothing).
+    package var waitsForReloads = true
     var isExecuting = false
     /// The reloads `wait reload` has seen and returned.
     let reloadWait = ReloadWait()

@@ -38,9 +38,11 @@ final class ReloadWait {
         }
     }
 
-    /// Waits for the next generation of `plugin` that no earlier wait returned, at most `timeout`.
+    /// Waits for the next generation of `plugin` that no earlier wait returned, at most `timeout`; with a
+    /// timeout of zero, only takes one already seen.
     package func next(of plugin: String, within timeout: Duration) async -> Result {
         if let outcome = takeOutcome(of: plugin) { return outcome }
+        guard timeout > .zero else { return .timedOut }
         nextID += 1
         let id = nextID
         let timer = Task { [weak self] in

@@ -89,6 +89,7 @@ package final class TraceReplay {
             registry = host.registry
             let shell = HostShell(host: host)
             shell.writesSnapshots = false
+            shell.waitsForReloads = false
             let box = ReplayBox()
             let recorder = TraceRecorder(redaction: TraceRedaction(keys: keys), maxPayload: header["maxPayload"]?.int) {
                 // A line the recorder wrote is an object with a kind, a time, a session and an input: an event.

@@ -93,6 +93,26 @@ struct ReplayTests {
         #expect(try readText(snapshot) == "mine")
     }
 
+    /// A trace is data: `flowhost run` records no `wait`, but a trace someone else wrote may have a `wait
+    /// reload P 3600` input for each of many lines, which must not hold the replay an hour each (a replay
+    /// watches no file, so no reload could end the wait).
+    @Test(.timeLimit(.minutes(1))) func aReplayedWaitForAReloadDoesNotWait() async throws {
+        let lab = try SwapLab()
+        var lines = try await Self.recordLines(lab, ["send greet"])
+        for input in 2...3 {
+            lines.append(#"{"kind":"input","t":1,"session":1,"input":\#(input),"command":"wait reload greeter 3600"}"#)
+        }
+        let trace = try Trace.parse(lines.joined(separator: "\n"), file: "lab.jsonl")
+
+        let result = await TraceReplay(
+            trace: trace, manifest: try Manifest.load(path: lab.manifestPath),
+            searchPath: PluginSearchPath([lab.directory.path])
+        ).run()
+
+        guard case .identical(let summary) = result else { throw TestFailure("expected identical, got \(result)") }
+        #expect(summary.inputs == 4)
+    }
+
     @Test func reloadPointsAreReplayedWhereTheyWereRecorded() async throws {
         let lab = try SwapLab()
         let trace = try await Self.record(lab, ["send greet", "reload greeter", "send greet"])
@@ -259,6 +279,11 @@ struct ReplayTests {
 
     /// The trace of `commands` on the lab's host.
     private static func record(_ lab: SwapLab, _ commands: [String]) async throws -> Trace {
+        try Trace.parse(try await recordLines(lab, commands).joined(separator: "\n"), file: "lab.jsonl")
+    }
+
+    /// The lines of ``record(_:_:)``'s trace.
+    private static func recordLines(_ lab: SwapLab, _ commands: [String]) async throws -> [String] {
         let host = Host(
             manifest: try Manifest.load(path: lab.manifestPath), searchPath: PluginSearchPath([lab.directory.path]))
         let shell = HostShell(host: host)
@@ -273,7 +298,7 @@ struct ReplayTests {
         }
         recorder.finish()
         await host.stopAndWait()
-        return try Trace.parse(lines.lines.joined(separator: "\n"), file: "lab.jsonl")
+        return lines.lines
     }
 }
 
