@@ -46,7 +46,8 @@ enum NewPluginCommand {
             }
             guard let found else {
                 throw Exit(
-                    .usage, "flowhost: cannot find FlowKit beside this flowhost; pass --flowkit PATH/TO/FlowHost/FlowKit")
+                    .usage,
+                    "flowhost: cannot find FlowKit beside this flowhost; pass --flowkit PATH/TO/FlowHost/FlowKit")
             }
             flowKit = found
         }
