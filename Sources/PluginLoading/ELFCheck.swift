@@ -98,11 +98,7 @@ enum ELFCheck {
     }
 
     private static func readPrefix(_ path: String, count: Int) throws(PluginLoadError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw PluginLoadError(file: path, kind: .unreadable, message: "cannot be read: \(reason.lowercased())")
-        }
+        let fd = try ELFFile.openRegular(path)
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: count)
         let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }

@@ -237,18 +237,34 @@ struct ELFFile {
 
     init(_ path: String) throws(PluginLoadError) {
         self.path = path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw PluginLoadError(
-                file: path, kind: .unreadable,
-                message: "cannot be read: \(String(cString: strerror(errno)).lowercased())")
-        }
+        descriptor = try Self.openRegular(path)
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             Glibc.close(descriptor)
             throw PluginLoadError(file: path, kind: .unreadable, message: "cannot be read: fstat failed")
         }
         size = UInt64(max(status.st_size, 0))
+    }
+
+    /// A descriptor for reading the regular file at `path`.
+    ///
+    /// Opened without waiting: the file was checked to be a regular one before, but a FIFO put in its place
+    /// since (where others may write, with `--allow-insecure-plugins`) would block the open until a writer
+    /// came; it is refused instead, as a device is.
+    static func openRegular(_ path: String) throws(PluginLoadError) -> Int32 {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw PluginLoadError(
+                file: path, kind: .unreadable,
+                message: "cannot be read: \(String(cString: strerror(errno)).lowercased())")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(descriptor)
+            throw PluginLoadError(
+                file: path, kind: .notRegularFile, message: "cannot be read: it is no longer a regular file")
+        }
+        return descriptor
     }
 
     package func close() {

@@ -192,6 +192,19 @@ struct BadLibraryTests {
         #expect(line.hasPrefix("\(library): is truncated: 4096 bytes, its ELF header needs at least "))
     }
 
+    /// A FIFO put where a checked library was (where others may write, with `--allow-insecure-plugins`) is
+    /// refused by the ELF checks, which would otherwise wait in `open` for a writer that never comes.
+    @Test func aFIFOInPlaceOfTheLibraryIsRefusedWithoutWaitingForAWriter() throws {
+        let directory = try TemporaryDirectory()
+        let fifo = directory.path + "/libSwapped.so"
+        try #require(mkfifo(fifo, 0o600) == 0)
+
+        let refusal = PluginLoadError(
+            file: fifo, kind: .notRegularFile, message: "cannot be read: it is no longer a regular file")
+        #expect(throws: refusal) { try ELFCheck.check(fifo) }
+        #expect(throws: refusal) { try ELFDynamicSymbols.check(fifo) }
+    }
+
     @Test func corruptDynamicSectionIsRefusedBeforeTheLoaderFollowsIt() throws {
         let directory = try TemporaryDirectory()
         let bytes = try DamagedLibrary.patchingDynamic(
