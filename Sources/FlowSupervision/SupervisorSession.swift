@@ -227,7 +227,7 @@ final class SupervisorSession {
             case .exited(let status):
                 if case .exiting = phase { return finish(status: status) }
                 cause = .exited(status: status, when: when)
-            case .signaled(let signal) where [SIGINT, SIGTERM, SIGHUP, SIGKILL].contains(signal):
+            case .signaled(let signal) where ProcessInfoLite.signalsFromOutside.contains(signal):
                 cause = .stoppedFromOutside(signal: signal)
             case .signaled(let signal):
                 cause = .crashed(signal: signal)

@@ -28,6 +28,10 @@ package enum ProcessInfoLite {
         return String(path[..<slash])
     }
 
+    /// The signals that stop a process from outside (a person, a service manager, the kernel out of memory),
+    /// rather than as the crash of something it ran: what is ended by one is not to blame for it.
+    package static let signalsFromOutside: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGKILL]
+
     /// The name of signal `number`: `SIGSEGV`; `signal N` for one without a name here.
     package static func signalName(_ number: Int32) -> String {
         let names: [Int32: String] = [

@@ -95,6 +95,14 @@ package final class PluginProber {
                 file: path, kind: PluginLoadError.Kind(rawValue: kind) ?? .probeFailed, message: message)
         case .incompatible(let problem):
             throw PluginLoadError(file: path, kind: .probeFailed, message: "cannot probe it: \(problem)")
+        case .crashed(let signal) where ProcessInfoLite.signalsFromOutside.contains(signal):
+            // Not a crash of the plugin's (the timeout's own kill is `.timedOut`): the library is not quarantined
+            // for what someone else did, and is probed again next time.
+            throw PluginLoadError(
+                file: path, kind: .probeFailed,
+                message:
+                    "its probe was killed with \(ProcessInfoLite.signalName(signal)) from outside (by a person, or by the kernel out of memory) while loading it; not quarantined: it is probed again next time"
+            )
         case .crashed(let signal):
             kind = .crashed
             reason = "crashed with \(ProcessInfoLite.signalName(signal))"

@@ -129,6 +129,29 @@ struct BadLibraryTests {
         #expect(try Self.ends(found, within: 500), "the probe \(found) outlived its flowhost by more than 5 s")
     }
 
+    /// A probe killed from outside (the kernel out of memory, a person) did not crash: its library is refused
+    /// this time, said so, and not quarantined, so that the next run probes it again.
+    @Test func aProbeKilledFromOutsideDoesNotQuarantineItsLibrary() throws {
+        let library = try BuildProducts.path(of: "libBadHangPlugin.so")
+        let directory = try TemporaryDirectory()
+        let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
+        let host = try ChildProcess.flowhost(
+            ["inspect", library, "--probe-timeout", "600"], connection: .pipes, environment: environment)
+        var probe: Int32?
+        for _ in 0..<500 where probe == nil {
+            probe = Self.probeProcess(of: library, startedBy: host.pid)
+            usleep(10_000)
+        }
+        try #require(kill(try #require(probe, "no probe process of \(library)"), SIGKILL) == 0)
+
+        _ = try host.waitFor(
+            "\(library): its probe was killed with SIGKILL from outside (by a person, or by the kernel out of memory) while loading it; not quarantined: it is probed again next time\n"
+        )
+        #expect(try host.waitForExit() == .exited(65))
+        let list = try Subprocess.flowhost(["quarantine", "list"], environment: environment)
+        #expect(list.outputLines.first == "no library is quarantined")
+    }
+
     /// The process `parent` started to run `flowhost __probe library`, if there is one: tests that run meanwhile
     /// probe the same library.
     private static func probeProcess(of library: String, startedBy parent: pid_t) -> Int32? {
