@@ -78,6 +78,7 @@ package struct SupervisorLink {
         if let mismatch = WireProtocol.mismatch(with: supervisor, needs: .supervisedHost) {
             throw FlowError("cannot run supervised: \(mismatch)")
         }
+        endWhenOrphaned()
         return link
     }
 
