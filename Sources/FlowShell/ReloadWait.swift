@@ -39,10 +39,11 @@ final class ReloadWait {
     }
 
     /// Waits for the next generation of `plugin` that no earlier wait returned, at most `timeout`; with a
-    /// timeout of zero, only takes one already seen.
+    /// timeout of zero, only takes one already seen. A wait whose task is cancelled ends then, as one that
+    /// timed out, rather than holding the task until the timeout.
     package func next(of plugin: String, within timeout: Duration) async -> Result {
         if let outcome = takeOutcome(of: plugin) { return outcome }
-        guard timeout > .zero else { return .timedOut }
+        guard timeout > .zero, !Task.isCancelled else { return .timedOut }
         nextID += 1
         let id = nextID
         let timer = Task { [weak self] in
@@ -51,8 +52,15 @@ final class ReloadWait {
             self.resume(with: .timedOut)
         }
         defer { timer.cancel() }
-        return await withCheckedContinuation { continuation in
-            pending = (plugin, id, continuation)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                pending = (plugin, id, continuation)
+            }
+        } onCancel: {
+            Task { @MainActor [weak self] in
+                guard let self, self.pending?.id == id else { return }
+                self.resume(with: .timedOut)
+            }
         }
     }
 

@@ -60,6 +60,21 @@ struct ReloadWaitTests {
         #expect(message.contains(lab.library + ": not an ELF"), "names the file that was built, not its unlinked copy")
     }
 
+    /// A wait whose task is cancelled (a test's time limit, the task that runs the commands) ends then, as one
+    /// that timed out, rather than an hour later.
+    @Test(.timeLimit(.minutes(1))) func aCancelledWaitEndsAtOnceAsTimedOut() async throws {
+        let shell = HostShell(host: try SwapLab().host())
+        let waiting = Task { await shell.perform("wait reload greeter 3600") }
+        await Task.yield()
+        waiting.cancel()
+
+        #expect(
+            await waiting.value.status
+                == .error(
+                    "no new generation of plugin 'greeter' within 3600 s; without --watch only a 'reload' command reloads it"
+                ))
+    }
+
     @Test func badArgumentsAreUsageErrors() async throws {
         let shell = HostShell(host: try SwapLab().host())
 
