@@ -106,7 +106,7 @@ struct BadLibraryTests {
                 "\(library): its entry point returned a null pointer; return `PluginEntry.export(description)`"
             ])
         let helper = try #require(try readText(pidFile).split(separator: "\n").first.flatMap { Int32($0) })
-        #expect(try Self.ends(helper), "the helper \(helper) the constructor started is still running")
+        #expect(ProcessTable.ends(helper), "the helper \(helper) the constructor started is still running")
     }
 
     /// In a process group of its own, a probe is out of reach of a terminal's Ctrl-C: one whose flowhost is gone
@@ -119,14 +119,14 @@ struct BadLibraryTests {
             environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
         var probe: Int32?
         for _ in 0..<500 where probe == nil {
-            probe = Self.probeProcess(of: library, startedBy: host.pid)
+            probe = ProcessTable.child(of: host.pid, arguments: ["__probe", library])
             usleep(10_000)
         }
         let found = try #require(probe, "no probe process of \(library)")
         host.signal(SIGKILL)
         _ = try host.waitForExit()
 
-        #expect(try Self.ends(found, within: 500), "the probe \(found) outlived its flowhost by more than 5 s")
+        #expect(ProcessTable.ends(found, within: 500), "the probe \(found) outlived its flowhost by more than 5 s")
     }
 
     /// A probe killed from outside (the kernel out of memory, a person) did not crash: its library is refused
@@ -139,7 +139,7 @@ struct BadLibraryTests {
             ["inspect", library, "--probe-timeout", "600"], connection: .pipes, environment: environment)
         var probe: Int32?
         for _ in 0..<500 where probe == nil {
-            probe = Self.probeProcess(of: library, startedBy: host.pid)
+            probe = ProcessTable.child(of: host.pid, arguments: ["__probe", library])
             usleep(10_000)
         }
         try #require(kill(try #require(probe, "no probe process of \(library)"), SIGKILL) == 0)
@@ -150,42 +150,6 @@ struct BadLibraryTests {
         #expect(try host.waitForExit() == .exited(65))
         let list = try Subprocess.flowhost(["quarantine", "list"], environment: environment)
         #expect(list.outputLines.first == "no library is quarantined")
-    }
-
-    /// The process `parent` started to run `flowhost __probe library`, if there is one: tests that run meanwhile
-    /// probe the same library.
-    private static func probeProcess(of library: String, startedBy parent: pid_t) -> Int32? {
-        guard let proc = opendir("/proc") else { return nil }
-        defer { closedir(proc) }
-        while let entry = readdir(proc) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard let pid = Int32(name), let stat = try? readText("/proc/\(name)/stat") else { continue }
-            // `PID (COMMAND) STATE PPID ...`: the parent follows the state, after the last parenthesis.
-            let fields = stat[stat.index(after: stat.lastIndex(of: ")") ?? stat.startIndex)...].split(separator: " ")
-            guard fields.count > 1, Int32(fields[1]) == parent else { continue }
-            let descriptor = open("/proc/\(name)/cmdline", O_RDONLY)
-            guard descriptor >= 0 else { continue }
-            var bytes = [UInt8](repeating: 0, count: 4096)
-            let count = read(descriptor, &bytes, bytes.count)
-            close(descriptor)
-            guard count > 0 else { continue }
-            let arguments = bytes[..<count].split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            if arguments.dropFirst().first == "__probe", arguments.dropFirst(2).first == library { return pid }
-        }
-        return nil
-    }
-
-    /// Whether process `pid` is gone or a zombie within `checks` hundredths of a second.
-    private static func ends(_ pid: Int32, within checks: Int = 200) throws -> Bool {
-        for _ in 0..<checks {
-            guard let stat = try? readText("/proc/\(pid)/stat") else { return true }
-            // `PID (COMMAND) STATE ...`: the state follows the last parenthesis.
-            if let close = stat.lastIndex(of: ")"), stat[stat.index(close, offsetBy: 2)] == "Z" { return true }
-            usleep(10_000)
-        }
-        return false
     }
 
     @Test func forgedHeaderIsRefusedBeforeItsGarbageIsFollowed() throws {
