@@ -98,7 +98,7 @@ enum ELFCheck {
     }
 
     private static func readPrefix(_ path: String, count: Int) throws(PluginLoadError) -> [UInt8] {
-        let fd = try ELFFile.openRegular(path)
+        let fd = try ELFFile.openRegular(path).descriptor
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: count)
         let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }

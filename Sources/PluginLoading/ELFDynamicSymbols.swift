@@ -237,21 +237,15 @@ struct ELFFile {
 
     init(_ path: String) throws(PluginLoadError) {
         self.path = path
-        descriptor = try Self.openRegular(path)
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            Glibc.close(descriptor)
-            throw PluginLoadError(file: path, kind: .unreadable, message: "cannot be read: fstat failed")
-        }
-        size = UInt64(max(status.st_size, 0))
+        (descriptor, size) = try Self.openRegular(path)
     }
 
-    /// A descriptor for reading the regular file at `path`.
+    /// A descriptor for reading the regular file at `path`, and the file's size.
     ///
     /// Opened without waiting: the file was checked to be a regular one before, but a FIFO put in its place
     /// since (where others may write, with `--allow-insecure-plugins`) would block the open until a writer
     /// came; it is refused instead, as a device is.
-    static func openRegular(_ path: String) throws(PluginLoadError) -> Int32 {
+    static func openRegular(_ path: String) throws(PluginLoadError) -> (descriptor: Int32, size: UInt64) {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw PluginLoadError(
@@ -264,7 +258,7 @@ struct ELFFile {
             throw PluginLoadError(
                 file: path, kind: .notRegularFile, message: "cannot be read: it is no longer a regular file")
         }
-        return descriptor
+        return (descriptor, UInt64(max(status.st_size, 0)))
     }
 
     package func close() {
