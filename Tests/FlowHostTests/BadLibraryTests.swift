@@ -117,12 +117,9 @@ struct BadLibraryTests {
         let host = try ChildProcess.flowhost(
             ["inspect", library, "--probe-timeout", "600"], connection: .pipes,
             environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
-        var probe: Int32?
-        for _ in 0..<500 where probe == nil {
-            probe = ProcessTable.child(of: host.pid, arguments: ["__probe", library])
-            usleep(10_000)
-        }
-        let found = try #require(probe, "no probe process of \(library)")
+        let found = try #require(
+            ProcessTable.child(of: host.pid, arguments: ["__probe", library], within: 500),
+            "no probe process of \(library)")
         host.signal(SIGKILL)
         _ = try host.waitForExit()
 
@@ -137,12 +134,10 @@ struct BadLibraryTests {
         let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
         let host = try ChildProcess.flowhost(
             ["inspect", library, "--probe-timeout", "600"], connection: .pipes, environment: environment)
-        var probe: Int32?
-        for _ in 0..<500 where probe == nil {
-            probe = ProcessTable.child(of: host.pid, arguments: ["__probe", library])
-            usleep(10_000)
-        }
-        try #require(kill(try #require(probe, "no probe process of \(library)"), SIGKILL) == 0)
+        let probe = try #require(
+            ProcessTable.child(of: host.pid, arguments: ["__probe", library], within: 500),
+            "no probe process of \(library)")
+        try #require(kill(probe, SIGKILL) == 0)
 
         _ = try host.waitFor(
             "\(library): its probe was killed with SIGKILL from outside (by a person, or by the kernel out of memory) while loading it; not quarantined: it is probed again next time\n"

@@ -28,6 +28,16 @@ enum ProcessTable {
         return nil
     }
 
+    /// ``child(of:arguments:)``, looked for every hundredth of a second for at most `checks` of them: the
+    /// process may not have been started yet.
+    static func child(of parent: pid_t, arguments leading: [String], within checks: Int) -> pid_t? {
+        for _ in 0..<checks {
+            if let found = child(of: parent, arguments: leading) { return found }
+            usleep(10_000)
+        }
+        return nil
+    }
+
     /// The state letter of process `pid` (`R` running, `S` sleeping, `Z` a zombie), or `nil` when it is gone.
     static func state(of pid: pid_t) -> Character? {
         guard let stat = try? readText("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return nil }
