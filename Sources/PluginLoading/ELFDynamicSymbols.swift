@@ -13,18 +13,30 @@ enum ELFDynamicSymbols {
     /// section the dynamic loader can follow.
     ///
     /// - Parameter contents: The file's bytes, when they are at hand: they are checked rather than read again.
+    ///
+    /// - Returns: The libraries it needs and where the dynamic loader looks for them.
+    @discardableResult
     static func check(_ path: String, contents: [UInt8]? = nil, symbol: String = PluginEntry.symbol)
-        throws(PluginLoadError)
+        throws(PluginLoadError) -> PluginDependencies
     {
         let file: ELFFile
         if let contents { file = ELFFile(path, contents: contents) } else { file = try ELFFile(path) }
         defer { file.close() }
-        try checkEntry(in: file, symbol: symbol)
+        let dynamic = try Dynamic(file)
+        try checkEntry(in: dynamic, symbol: symbol)
+        return try dynamic.dependencies()
     }
 
-    /// Throws unless `file` defines `symbol` as a function.
-    static func checkEntry(in file: ELFFile, symbol: String) throws(PluginLoadError) {
-        let dynamic = try Dynamic(file)
+    /// The libraries the file at `path` needs and where the dynamic loader looks for them.
+    static func dependencies(of path: String) throws(PluginLoadError) -> PluginDependencies {
+        let file = try ELFFile(path)
+        defer { file.close() }
+        return try Dynamic(file).dependencies()
+    }
+
+    /// Throws unless the file of `dynamic` defines `symbol` as a function.
+    static func checkEntry(in dynamic: Dynamic, symbol: String) throws(PluginLoadError) {
+        let file = dynamic.file
         guard let found = try dynamic.lookup(symbol) else {
             if dynamic.hasInterpreter {
                 throw PluginLoadError(
@@ -61,6 +73,11 @@ enum ELFDynamicSymbols {
         let sysvHash: UInt64?
         /// Whether it has a `PT_INTERP` segment: a program (or a library such as libc that is also one).
         let hasInterpreter: Bool
+        /// Where in the string table the names of the libraries it needs (`DT_NEEDED`) are, in order.
+        let needed: [UInt64]
+        /// Where its search path is in the string table: `DT_RUNPATH`, or `DT_RPATH` when it has none, as the
+        /// dynamic loader reads them.
+        let searchPath: UInt64?
 
         init(_ file: ELFFile) throws(PluginLoadError) {
             self.file = file
@@ -143,10 +160,39 @@ enum ELFDynamicSymbols {
             if let entrySize = values[11], entrySize != 24 {
                 throw file.corrupt("DT_SYMENT is \(entrySize), not 24")
             }
+            if let bad = [values[29], values[15]].compactMap({ $0 }).first(where: { $0 >= stringSize }) {
+                throw file.corrupt("a search path (DT_RUNPATH or DT_RPATH) at \(bad) lies outside the string table")
+            }
+            self.needed = needed
+            self.searchPath = values[29] ?? values[15]
             self.strings = (strings, stringSize)
             self.symbols = symbols
             self.gnuHash = offsets[0x6fff_fef5]
             self.sysvHash = offsets[4]
+        }
+
+        /// The libraries the file needs and its search path, as the dynamic loader reads them.
+        func dependencies() throws(PluginLoadError) -> PluginDependencies {
+            var needed: [String] = []
+            for offset in self.needed { needed.append(try string(at: offset)) }
+            let searchPath = try self.searchPath.map { offset throws(PluginLoadError) in
+                try string(at: offset).split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            }
+            return PluginDependencies(needed: needed, searchPath: searchPath ?? [])
+        }
+
+        /// The string at `offset` in the string table, up to its NUL (at most 4,096 bytes), read 256 bytes at a
+        /// time: most are library names.
+        private func string(at offset: UInt64) throws(PluginLoadError) -> String {
+            var bytes: [UInt8] = []
+            while bytes.count < 4_096 {
+                let start = offset + UInt64(bytes.count)
+                guard start < strings.size else { break }
+                let chunk = try file.bytes(at: strings.offset + start, count: Int(min(strings.size - start, 256)))
+                if let end = chunk.firstIndex(of: 0) { return String(decoding: bytes + chunk[..<end], as: UTF8.self) }
+                bytes += chunk
+            }
+            throw file.corrupt("a name at \(offset) in the string table does not end within the table or 4,096 bytes")
         }
 
         /// The defined dynamic symbol `name`'s type, through the hash table the loader uses.

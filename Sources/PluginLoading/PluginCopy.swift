@@ -22,6 +22,9 @@ package struct PluginCopy {
     package let source: String
     /// The bytes read, which the copy holds.
     let bytes: [UInt8]
+    /// Whether the libraries the plugin needs are left unchecked (``PluginDependencies``), as
+    /// `--allow-insecure-plugins` asks.
+    let allowsInsecure: Bool
 
     /// Reads the regular file `source`, after checking its permissions unless `allowInsecure`.
     ///
@@ -39,6 +42,7 @@ package struct PluginCopy {
             throw PluginLoadError(source, error)
         }
         self.source = source
+        allowsInsecure = allowInsecure
     }
 
     /// The SHA-256 of the bytes, as `sha256sum` prints it: computed on each use, for a pin to check.

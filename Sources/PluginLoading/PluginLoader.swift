@@ -52,16 +52,19 @@ package enum PluginLoader {
     /// - Throws: ``PluginLoadError`` naming the library the copy was made from.
     package static func load(_ copy: PluginCopy, label: String) throws(PluginLoadError) -> LoadedPlugin {
         try copy.withSealedCopy(label: label) { image throws(PluginLoadError) in
-            (try open(image, naming: copy.source, contents: copy.bytes), keepsMapping: true)
+            (
+                try open(image, naming: copy.source, contents: copy.bytes, checkingDependencies: !copy.allowsInsecure),
+                keepsMapping: true
+            )
         }
     }
 
     /// Checks and opens `image`, the copy of `source` holding `contents`; errors and the plugin name `source`.
-    private static func open(_ image: String, naming source: String, contents: [UInt8]) throws(PluginLoadError)
-        -> LoadedPlugin
-    {
+    private static func open(
+        _ image: String, naming source: String, contents: [UInt8], checkingDependencies: Bool
+    ) throws(PluginLoadError) -> LoadedPlugin {
         do {
-            return try open(image, source: source, contents: contents)
+            return try open(image, source: source, contents: contents, checkingDependencies: checkingDependencies)
         } catch {
             throw error.naming(source, insteadOf: image)
         }
@@ -69,11 +72,15 @@ package enum PluginLoader {
 
     /// Checks and opens `image`, the copy of `source`; the plugin's path is `source`. The checks read
     /// `contents`, the bytes sealed into the copy, rather than the copy itself.
-    private static func open(_ image: String, source: String, contents: [UInt8]) throws(PluginLoadError)
-        -> LoadedPlugin
+    ///
+    /// - Parameter checkingDependencies: Whether to refuse it when a library it needs could be planted by
+    ///   others (``PluginDependencies``).
+    private static func open(_ image: String, source: String, contents: [UInt8], checkingDependencies: Bool)
+        throws(PluginLoadError) -> LoadedPlugin
     {
         try ELFCheck.check(image, contents: contents)
-        try ELFDynamicSymbols.check(image, contents: contents)
+        let dependencies = try ELFDynamicSymbols.check(image, contents: contents)
+        if checkingDependencies { try PluginDependencies.check(image, dependencies) }
         try PluginABIMarker.check(image, contents: contents)
         guard let handle = dlopen(image, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"

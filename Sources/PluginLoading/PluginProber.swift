@@ -76,7 +76,8 @@ package final class PluginProber {
         if !allowInsecure { try PluginPermissions.check(path) }
         if let cached = cache?.lookup(path, identity: identity, pin: pin) { return cached }
         try ELFCheck.check(path)
-        try ELFDynamicSymbols.check(path)
+        let dependencies = try ELFDynamicSymbols.check(path)
+        if !allowInsecure { try PluginDependencies.check(path, dependencies) }
         probesRun += 1
         let outcome = try ProbeProcess.run(executable: executable, path: path, timeout: timeout)
         let reason: String

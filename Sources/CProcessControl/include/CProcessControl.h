@@ -1,4 +1,5 @@
-// prctl(2) for the host: Swift does not import variadic C functions, and prctl is one.
+// What the host needs of the process that the Glibc module does not give it: prctl(2), since Swift does not
+// import variadic C functions, and dl_iterate_phdr(3), which <link.h> declares only for _GNU_SOURCE.
 #pragma once
 #include <sys/types.h>
 
@@ -6,3 +7,7 @@
 /// returns 0; returns -1 when the kernel refuses, or when `parent` is no longer this process's parent (it
 /// ended before the request was made, and this process was adopted).
 int flowhost_die_with_parent(pid_t parent);
+
+/// Calls `each` with the path of every object loaded into the process, as the dynamic loader names it (the
+/// program's own name is empty), and `context`: dl_iterate_phdr(3).
+void flowhost_each_loaded_object(void (*each)(const char *path, void *context), void *context);

@@ -1,0 +1,161 @@
+import CProcessControl
+import Glibc
+import HostSupport
+
+/// The libraries a plugin library needs (`DT_NEEDED`) and the directories the dynamic loader looks in for
+/// them (its search path: `DT_RUNPATH`, or `DT_RPATH` when there is none), read from the file before
+/// `dlopen`, so that a library another user could put where the loader looks is refused as the plugin itself
+/// would be (``PluginPermissions``).
+///
+/// The loader takes a needed library it has loaded already (the Swift runtime, FlowKit, the C library:
+/// what flowhost was started with) without looking anywhere. Any other it looks for in `LD_LIBRARY_PATH` (the
+/// user's own choice, not checked), in the search path, then in the system's directories (root's). So:
+/// - each directory of the search path that the loader looks in, up to the one where it finds the library,
+///   must be one only root and the user can add to (``PathTrust/Ending/privateDirectory``), and one that is not
+///   there yet must be in such a directory, so that nobody else can make it;
+/// - a library named by a path (a needed name with a `/`), and a library found, must pass as a plugin
+///   library's own file does; and a library found is checked the same way in turn, as far as its own needs go.
+///
+/// A plugin's `$ORIGIN` is `/proc/self/fd`, since the loader opens a private copy (``PluginCopy``); a library
+/// found is loaded from its own path, so its `$ORIGIN` is its directory. `$LIB` and `$PLATFORM`, which the
+/// loader expands to names of its own, are refused rather than guessed.
+struct PluginDependencies: Equatable {
+    /// The names the file needs, in order: `libc.so.6`, or a path.
+    var needed: [String]
+    /// The search path's entries, in order, as written (`$ORIGIN/../lib`); an empty one is the current directory.
+    var searchPath: [String]
+
+    /// The `$ORIGIN` of a plugin: the directory of the private copy the loader opens.
+    static let pluginOrigin = "/proc/self/fd"
+
+    /// The most libraries followed from one plugin.
+    private static let followedLimit = 256
+
+    /// Throws ``PluginLoadError`` (`insecure`) naming `library` when a library it needs could be put where the
+    /// loader finds it by someone other than root and `user`.
+    static func check(_ library: String, _ dependencies: PluginDependencies, user: uid_t = geteuid())
+        throws(PluginLoadError)
+    {
+        var followed: Set<String> = []
+        guard
+            let problem = problem(
+                of: dependencies, origin: pluginOrigin, neededBy: nil, user: user, followed: &followed)
+        else { return }
+        throw PluginLoadError(
+            file: library, kind: .insecure,
+            message:
+                "\(problem); whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
+        )
+    }
+
+    /// The first problem with what `dependencies` lead the loader to, or `nil`.
+    ///
+    /// - Parameters:
+    ///   - origin: What `$ORIGIN` stands for.
+    ///   - neededBy: The library found whose `dependencies` these are; `nil` for the plugin's.
+    private static func problem(
+        of dependencies: PluginDependencies, origin: String, neededBy dependent: String?, user: uid_t,
+        followed: inout Set<String>
+    ) -> String? {
+        let wanted = { (name: String) in dependent.map { "\(name), which \($0) needs," } ?? name }
+        let searchPath = dependent.map { "the search path of \($0)" } ?? "the plugin's search path"
+        for name in dependencies.needed {
+            if name.contains("/") {
+                let path = expanding(name, origin: origin)
+                if let problem = fileProblem(path, user: user) {
+                    return "the loader opens \(wanted(path)) by its path, and \(problem)"
+                }
+                if let problem = follow(path, user: user, followed: &followed) { return problem }
+                continue
+            }
+            if loadedAtStart.contains(name) { continue }
+            for entry in dependencies.searchPath {
+                if ["$LIB", "${LIB}", "$PLATFORM", "${PLATFORM}"].contains(where: entry.contains) {
+                    return
+                        "the loader looks for \(wanted(name)) in \(entry) (\(searchPath)), whose $LIB or $PLATFORM flowhost does not resolve"
+                }
+                let directory = entry.isEmpty ? "." : expanding(entry, origin: origin)
+                if let problem = directoryProblem(directory, user: user) {
+                    return "the loader looks for \(wanted(name)) in \(directory) (\(searchPath)), and \(problem)"
+                }
+                let candidate = directory + "/" + name
+                var status = stat()
+                guard stat(candidate, &status) == 0 else { continue }
+                if let problem = fileProblem(candidate, user: user) {
+                    return "the loader finds \(wanted(name)) at \(candidate) (\(searchPath)), and \(problem)"
+                }
+                if let problem = follow(candidate, user: user, followed: &followed) { return problem }
+                break
+            }
+        }
+        return nil
+    }
+
+    /// The first problem with what the library at `path`, found, needs in turn; `nil` when there is none or it
+    /// was followed already.
+    private static func follow(_ path: String, user: uid_t, followed: inout Set<String>) -> String? {
+        guard followed.insert(path).inserted else { return nil }
+        guard followed.count <= followedLimit else {
+            return "the libraries it needs lead to more than \(followedLimit) others, more than flowhost follows"
+        }
+        let dependencies: PluginDependencies
+        do {
+            try ELFCheck.check(path)
+            dependencies = try ELFDynamicSymbols.dependencies(of: path)
+        } catch {
+            return "the library \(path), which it needs, cannot be checked: \(error.message)"
+        }
+        return problem(
+            of: dependencies, origin: parentDirectory(of: path), neededBy: path, user: user, followed: &followed)
+    }
+
+    /// `entry` with `$ORIGIN` (or `${ORIGIN}`) replaced by `origin`.
+    private static func expanding(_ entry: String, origin: String) -> String {
+        entry.replacing("${ORIGIN}", with: origin).replacing("$ORIGIN", with: origin)
+    }
+
+    /// What is wrong with the library file at `path`, as with a plugin library's own file; when it is not
+    /// there, whether others could put it there.
+    private static func fileProblem(_ path: String, user: uid_t) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return creatableProblem(path, user: user) }
+        return PathTrust.problem(path, ending: .file, user: user)
+    }
+
+    /// What is wrong with `directory`, where the loader looks for a library: others may add to it, or, when
+    /// it is not there, make it.
+    private static func directoryProblem(_ directory: String, user: uid_t) -> String? {
+        var status = stat()
+        guard stat(directory, &status) == 0 else { return creatableProblem(directory, user: user) }
+        return PathTrust.problem(directory, ending: .privateDirectory, user: user)
+    }
+
+    /// Whether others could make `path`, which is not there: the nearest directory above it that is there
+    /// must be one only root and the user can add to.
+    private static func creatableProblem(_ path: String, user: uid_t) -> String? {
+        var existing = parentDirectory(of: path)
+        var status = stat()
+        while stat(existing, &status) != 0, existing != "/", existing != "." {
+            existing = parentDirectory(of: existing)
+        }
+        return PathTrust.problem(existing, ending: .privateDirectory, user: user).map {
+            "\(path) is not there, but others could make it: \($0)"
+        }
+    }
+
+    /// The libraries loaded into this process when it first asked, by file name: the ones flowhost was started
+    /// with, which a probe's process has too, since it is the same program.
+    private static let loadedAtStart: Set<String> = {
+        var names: Set<String> = []
+        withUnsafeMutablePointer(to: &names) { names in
+            flowhost_each_loaded_object(
+                { path, names in
+                    guard let path, path.pointee != 0, let names else { return }
+                    let name = String(cString: path)
+                    let file = name.lastIndex(of: "/").map { String(name[name.index(after: $0)...]) } ?? name
+                    names.assumingMemoryBound(to: Set<String>.self).pointee.insert(file)
+                }, names)
+        }
+        return names
+    }()
+}

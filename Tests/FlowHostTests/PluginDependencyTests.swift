@@ -1,0 +1,121 @@
+import Glibc
+import HostSupport
+import Testing
+
+@testable import PluginLoading
+
+/// The libraries a plugin needs, where others could put one the dynamic loader would take: refused before
+/// any probe starts, as another user's plugin library is (``PluginDependencies``).
+@MainActor
+struct PluginDependencyTests {
+    /// What `/tmp` is to the path check: a directory others can add to, so that they can make anything below
+    /// it that is not there yet.
+    private var tmpProblem: String {
+        get throws { try #require(PathTrust.problem("/tmp", ending: .privateDirectory)) }
+    }
+
+    private let refusalEnd =
+        "; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
+
+    /// A path below `/tmp` of `length` characters that is not there.
+    private func missingPath(length: Int) throws -> String {
+        let prefix = "/tmp/fh"
+        for _ in 0..<100 {
+            let letters = (prefix.count..<length).map { _ in "abcdefghijklmnopqrstuvwxyz".randomElement()! }
+            let path = prefix + String(letters)
+            if access(path, F_OK) != 0 { return path }
+        }
+        throw TestFailure("no free name below /tmp")
+    }
+
+    /// The welcome plugin needing `libFlowKiX.so`, which nothing has loaded, and looking for it in `directory`.
+    private func welcomeNeedingAnUnloadedLibrary(searching directory: String) throws -> (bytes: [UInt8], entry: String)
+    {
+        let bytes = try DamagedLibrary.replacing(
+            "libFlowKit.so\0", with: "libFlowKiX.so\0", in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        return try DamagedLibrary.searching(directory, in: bytes)
+    }
+
+    @Test func aSearchPathDirectoryOthersCouldMakeIsRefusedBeforeTheProbe() throws {
+        let missing = try missingPath(length: 14)
+        let (bytes, entry) = try welcomeNeedingAnUnloadedLibrary(searching: missing)
+        let directory = try TemporaryDirectory()
+        let library = try directory.file("libPlanted.so", containing: bytes)
+        let scenario = try ProbeScenario(library: library, in: directory)
+
+        let refused = try scenario.flowhost(["validate", scenario.manifest])
+        #expect(refused.status == 65)
+        #expect(
+            refused.errorLines.first
+                == "\(library): the loader looks for libFlowKiX.so in \(entry) (the plugin's search path), and \(entry) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
+        )
+        #expect(scenario.probes == 1)  // the welcome plugin's
+
+        // --allow-insecure-plugins lets it through to its probe, whose loader finds no such library.
+        let allowed = try scenario.flowhost(["validate", scenario.manifest, "--allow-insecure-plugins"])
+        #expect(allowed.errorLines.first?.hasPrefix("\(library): the dynamic loader refused it: libFlowKiX.so") == true)
+        #expect(scenario.probes == 2)
+    }
+
+    @Test func aNeededLibraryNamedByAPathOthersCouldMakeIsRefused() throws {
+        let missing = try missingPath(length: 13)
+        let bytes = try DamagedLibrary.replacing(
+            "libFlowKit.so\0", with: missing + "\0", in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let directory = try TemporaryDirectory()
+        let library = try directory.file("libByPath.so", containing: bytes)
+        let scenario = try ProbeScenario(library: library, in: directory)
+
+        let refused = try scenario.flowhost(["validate", scenario.manifest])
+        #expect(
+            refused.errorLines.first
+                == "\(library): the loader opens \(missing) by its path, and \(missing) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
+        )
+        #expect(scenario.probes == 1)  // the welcome plugin's
+    }
+
+    @Test func whatALibraryFoundNeedsIsCheckedInTurn() throws {
+        let directory = try TemporaryDirectory()
+        // Found in the plugin's own (private) directory, the library needs one its search path leaves to others.
+        let missing = try missingPath(length: 14)
+        let needy = try DamagedLibrary.replacing(
+            "libm.so.6\0", with: "libq.so.6\0", in: try BuildProducts.bytes(of: "libFlowKit.so"))
+        let (dependency, dependencyEntry) = try DamagedLibrary.searching(missing, in: needy)
+        _ = try directory.file("libFlowKiX.so", containing: dependency)
+        let (bytes, entry) = try welcomeNeedingAnUnloadedLibrary(searching: directory.path)
+        let library = try directory.file("libIndirect.so", containing: bytes)
+
+        let found = entry + "/libFlowKiX.so"
+        #expect(
+            throws: PluginLoadError(
+                file: library, kind: .insecure,
+                message:
+                    "the loader looks for libq.so.6, which \(found) needs, in \(dependencyEntry) (the search path of \(found)), and \(dependencyEntry) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
+            )
+        ) { try PluginLoader.load(path: library) }
+    }
+
+    @Test func dependenciesAreReadAsTheLoaderReadsThem() throws {
+        let dependencies = try ELFDynamicSymbols.check(try BuildProducts.path(of: "libWelcomePlugin.so"))
+        #expect(dependencies.needed.contains("libFlowKit.so"))
+        #expect(dependencies.needed.contains("libc.so.6"))
+        #expect(dependencies.searchPath.last == "$ORIGIN")
+        // What the bundled plugins need is loaded already: nothing is looked for, and nothing refused.
+        try PluginDependencies.check("libWelcomePlugin.so", dependencies)
+    }
+}
+
+extension DamagedLibrary {
+    /// `bytes` with its search path (RUNPATH) replaced by `directory`, padded with `/.` to the same length;
+    /// returns the bytes and the entry as written.
+    static func searching(_ directory: String, in bytes: [UInt8]) throws -> (bytes: [UInt8], entry: String) {
+        let file = ELFFile("search path", contents: bytes)
+        let old = try ELFDynamicSymbols.Dynamic(file).dependencies().searchPath.joined(separator: ":")
+        guard !old.isEmpty, directory.count <= old.count else {
+            throw TestFailure("cannot fit \(directory) in '\(old)'")
+        }
+        var entry = directory
+        if (old.count - entry.count) % 2 == 1 { entry += "/" }
+        while entry.count < old.count { entry += "/." }
+        return (try replacing(old + "\0", with: entry + "\0", in: bytes), entry)
+    }
+}
