@@ -80,7 +80,8 @@ package enum PathTrust {
             directory = entry
             directoryStatus = status
         }
-        return nil
+        // The path ended with `.` or `..`: the directory it names is its end, checked as one.
+        return problem(directory, directoryStatus, user: user, isEnd: true, ending: ending)
     }
 
     /// What is wrong with `entry` itself, or `nil`.
