@@ -3,6 +3,8 @@
 
 #include <link.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -12,19 +14,25 @@ int flowhost_die_with_parent(pid_t parent) {
     return getppid() == parent ? 0 : -1;
 }
 
-struct each_object {
-    void (*each)(const char *path, void *context);
-    void *context;
-};
+static char **loaded_at_start;
+static size_t loaded_at_start_count;
 
-static int visit_object(struct dl_phdr_info *info, size_t size, void *data) {
+static int remember_object(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
-    struct each_object *visit = data;
-    visit->each(info->dlpi_name ? info->dlpi_name : "", visit->context);
+    (void)data;
+    char **grown = realloc(loaded_at_start, (loaded_at_start_count + 1) * sizeof(char *));
+    if (grown == NULL) return 1;
+    loaded_at_start = grown;
+    char *name = strdup(info->dlpi_name ? info->dlpi_name : "");
+    if (name == NULL) return 1;
+    loaded_at_start[loaded_at_start_count++] = name;
     return 0;
 }
 
-void flowhost_each_loaded_object(void (*each)(const char *path, void *context), void *context) {
-    struct each_object visit = {each, context};
-    dl_iterate_phdr(visit_object, &visit);
+__attribute__((constructor)) static void remember_objects_loaded_at_start(void) {
+    dl_iterate_phdr(remember_object, NULL);
+}
+
+void flowhost_each_object_loaded_at_start(void (*each)(const char *path, void *context), void *context) {
+    for (size_t index = 0; index < loaded_at_start_count; index++) each(loaded_at_start[index], context);
 }

@@ -73,7 +73,8 @@ enum ELFDynamicSymbols {
         let sysvHash: UInt64?
         /// Whether it has a `PT_INTERP` segment: a program (or a library such as libc that is also one).
         let hasInterpreter: Bool
-        /// Where in the string table the names of the libraries it needs (`DT_NEEDED`) are, in order.
+        /// Where in the string table the names of the libraries it needs (`DT_NEEDED`, and the filters'
+        /// `DT_FILTER` and `DT_AUXILIARY`) are, in order.
         let needed: [UInt64]
         /// Where its search path is in the string table: `DT_RUNPATH`, or `DT_RPATH` when it has none, as the
         /// dynamic loader reads them.
@@ -116,6 +117,8 @@ enum ELFDynamicSymbols {
             }
             var values: [UInt64: UInt64] = [:]
             var needed: [UInt64] = []
+            // The loader takes the last of each, where `values` keeps the first.
+            var (runPath, rPath): (UInt64?, UInt64?) = (nil, nil)
             let entries = try file.bytes(at: dynamicSegment.offset, count: Int(min(dynamicSegment.size, 1 << 20)))
             var position = 0
             while position + 16 <= entries.count {
@@ -123,7 +126,16 @@ enum ELFDynamicSymbols {
                 let value = entries.word(at: position + 8, 8)
                 position += 16
                 if tag == 0 { break }
-                if tag == 1 { needed.append(value) } else if values[tag] == nil { values[tag] = value }
+                // DT_NEEDED, and DT_FILTER and DT_AUXILIARY, whose libraries the loader looks for as it does needed ones.
+                if tag == 1 || tag == 0x7fff_ffff || tag == 0x7fff_fffd {
+                    needed.append(value)
+                } else if tag == 29 {
+                    runPath = value
+                } else if tag == 15 {
+                    rPath = value
+                } else if values[tag] == nil {
+                    values[tag] = value
+                }
             }
             // Every tag whose value is an address the loader follows (or, for DT_RELA, reads from).
             let addressTags: [(UInt64, String)] = [
@@ -155,16 +167,18 @@ enum ELFDynamicSymbols {
                 throw file.corrupt("DT_STRSZ \(stringSize) runs past the end of the file")
             }
             if let bad = needed.first(where: { $0 >= stringSize }) {
-                throw file.corrupt("a DT_NEEDED name at \(bad) lies outside the string table of \(stringSize) bytes")
+                throw file.corrupt(
+                    "a needed library's name (DT_NEEDED, DT_FILTER or DT_AUXILIARY) at \(bad) lies outside the string table of \(stringSize) bytes"
+                )
             }
             if let entrySize = values[11], entrySize != 24 {
                 throw file.corrupt("DT_SYMENT is \(entrySize), not 24")
             }
-            if let bad = [values[29], values[15]].compactMap({ $0 }).first(where: { $0 >= stringSize }) {
+            if let bad = [runPath, rPath].compactMap({ $0 }).first(where: { $0 >= stringSize }) {
                 throw file.corrupt("a search path (DT_RUNPATH or DT_RPATH) at \(bad) lies outside the string table")
             }
             self.needed = needed
-            self.searchPath = values[29] ?? values[15]
+            self.searchPath = runPath ?? rPath
             self.strings = (strings, stringSize)
             self.symbols = symbols
             self.gnuHash = offsets[0x6fff_fef5]

@@ -2,22 +2,23 @@ import CProcessControl
 import Glibc
 import HostSupport
 
-/// The libraries a plugin library needs (`DT_NEEDED`) and the directories the dynamic loader looks in for
-/// them (its search path: `DT_RUNPATH`, or `DT_RPATH` when there is none), read from the file before
-/// `dlopen`, so that a library another user could put where the loader looks is refused as the plugin itself
-/// would be (``PluginPermissions``).
+/// The libraries a plugin library needs (`DT_NEEDED`, and its filters' `DT_FILTER` and `DT_AUXILIARY`) and
+/// the directories the dynamic loader looks in for them (its search path: `DT_RUNPATH`, or `DT_RPATH` when there
+/// is none), read from the file before `dlopen`, so that a library another user could put where the loader
+/// looks is refused as the plugin itself would be (``PluginPermissions``).
 ///
-/// The loader takes a needed library it has loaded already (the Swift runtime, FlowKit, the C library:
-/// what flowhost was started with) without looking anywhere. Any other it looks for in `LD_LIBRARY_PATH` (the
-/// user's own choice, not checked), in the search path, then in the system's directories (root's). So:
-/// - each directory of the search path that the loader looks in, up to the one where it finds the library,
-///   must be one only root and the user can add to (``PathTrust/Ending/privateDirectory``), and one that is not
-///   there yet must be in such a directory, so that nobody else can make it;
+/// The loader takes a needed library it has loaded already (the Swift runtime, FlowKit, the C library: what
+/// flowhost was started with) without looking anywhere. Any other it looks for in `LD_LIBRARY_PATH` (the
+/// user's own choice, not checked), in the search path, then in the system's directories (root's); and the
+/// plugin's own code may open libraries by name along its search path too. So:
+/// - each directory of the search path must be one only root and the user can add to
+///   (``PathTrust/Ending/privateDirectory``), and one that is not there must be in such a directory, so that
+///   nobody else can make it;
 /// - a library named by a path (a needed name with a `/`), and a library found, must pass as a plugin
 ///   library's own file does; and a library found is checked the same way in turn, as far as its own needs go.
 ///
-/// A plugin's `$ORIGIN` is `/proc/self/fd`, since the loader opens a private copy (``PluginCopy``); a library
-/// found is loaded from its own path, so its `$ORIGIN` is its directory. `$LIB` and `$PLATFORM`, which the
+/// `$ORIGIN` is the directory of the file the loader opens: for a plugin, its private copy (``PluginCopy``),
+/// `/proc/self/fd` where the kernel has memfds; for a library found, its own. `$LIB` and `$PLATFORM`, which the
 /// loader expands to names of its own, are refused rather than guessed.
 struct PluginDependencies: Equatable {
     /// The names the file needs, in order: `libc.so.6`, or a path.
@@ -25,7 +26,7 @@ struct PluginDependencies: Equatable {
     /// The search path's entries, in order, as written (`$ORIGIN/../lib`); an empty one is the current directory.
     var searchPath: [String]
 
-    /// The `$ORIGIN` of a plugin: the directory of the private copy the loader opens.
+    /// The `$ORIGIN` of a plugin whose private copy is a memfd, as it is wherever the kernel has them.
     static let pluginOrigin = "/proc/self/fd"
 
     /// The most libraries followed from one plugin.
@@ -33,13 +34,14 @@ struct PluginDependencies: Equatable {
 
     /// Throws ``PluginLoadError`` (`insecure`) naming `library` when a library it needs could be put where the
     /// loader finds it by someone other than root and `user`.
-    static func check(_ library: String, _ dependencies: PluginDependencies, user: uid_t = geteuid())
-        throws(PluginLoadError)
-    {
+    ///
+    /// - Parameter origin: What `$ORIGIN` stands for: the directory of the file the loader opens.
+    static func check(
+        _ library: String, _ dependencies: PluginDependencies, origin: String = pluginOrigin, user: uid_t = geteuid()
+    ) throws(PluginLoadError) {
         var followed: Set<String> = []
         guard
-            let problem = problem(
-                of: dependencies, origin: pluginOrigin, neededBy: nil, user: user, followed: &followed)
+            let problem = problem(of: dependencies, origin: origin, neededBy: nil, user: user, followed: &followed)
         else { return }
         throw PluginLoadError(
             file: library, kind: .insecure,
@@ -59,7 +61,23 @@ struct PluginDependencies: Equatable {
     ) -> String? {
         let wanted = { (name: String) in dependent.map { "\(name), which \($0) needs," } ?? name }
         let searchPath = dependent.map { "the search path of \($0)" } ?? "the plugin's search path"
+        // Every directory, not only those a needed library is looked for in: the plugin's code may open
+        // libraries by name, and a library found without a search path of its own inherits a DT_RPATH.
+        var directories: [String] = []
+        for entry in dependencies.searchPath {
+            if unresolvedTokens.contains(where: entry.contains) {
+                return "\(searchPath) has \(entry), whose $LIB or $PLATFORM flowhost does not resolve"
+            }
+            let directory = entry.isEmpty ? "." : expanding(entry, origin: origin)
+            if let problem = directoryProblem(directory, user: user) {
+                return "the loader looks for libraries in \(directory) (\(searchPath)), and \(problem)"
+            }
+            directories.append(directory)
+        }
         for name in dependencies.needed {
+            if unresolvedTokens.contains(where: name.contains) {
+                return "the library \(wanted(name)) names $LIB or $PLATFORM, which flowhost does not resolve"
+            }
             if name.contains("/") {
                 let path = expanding(name, origin: origin)
                 if let problem = fileProblem(path, user: user) {
@@ -69,21 +87,15 @@ struct PluginDependencies: Equatable {
                 continue
             }
             if loadedAtStart.contains(name) { continue }
-            for entry in dependencies.searchPath {
-                if ["$LIB", "${LIB}", "$PLATFORM", "${PLATFORM}"].contains(where: entry.contains) {
-                    return
-                        "the loader looks for \(wanted(name)) in \(entry) (\(searchPath)), whose $LIB or $PLATFORM flowhost does not resolve"
-                }
-                let directory = entry.isEmpty ? "." : expanding(entry, origin: origin)
-                if let problem = directoryProblem(directory, user: user) {
-                    return "the loader looks for \(wanted(name)) in \(directory) (\(searchPath)), and \(problem)"
-                }
+            for directory in directories {
                 let candidate = directory + "/" + name
                 var status = stat()
                 guard stat(candidate, &status) == 0 else { continue }
                 if let problem = fileProblem(candidate, user: user) {
                     return "the loader finds \(wanted(name)) at \(candidate) (\(searchPath)), and \(problem)"
                 }
+                // One the loader cannot load (another machine's, a 32-bit one) it passes over, as here.
+                guard (try? ELFCheck.check(candidate)) != nil else { continue }
                 if let problem = follow(candidate, user: user, followed: &followed) { return problem }
                 break
             }
@@ -130,12 +142,13 @@ struct PluginDependencies: Equatable {
         return PathTrust.problem(directory, ending: .privateDirectory, user: user)
     }
 
-    /// Whether others could make `path`, which is not there: the nearest directory above it that is there
-    /// must be one only root and the user can add to.
+    /// Whether others could make `path`, which is not there: the nearest entry above it that is there (a link
+    /// that leads nowhere included, which someone may make lead somewhere) must be a directory only root and
+    /// the user can add to.
     private static func creatableProblem(_ path: String, user: uid_t) -> String? {
         var existing = parentDirectory(of: path)
         var status = stat()
-        while stat(existing, &status) != 0, existing != "/", existing != "." {
+        while lstat(existing, &status) != 0, existing != "/", existing != "." {
             existing = parentDirectory(of: existing)
         }
         return PathTrust.problem(existing, ending: .privateDirectory, user: user).map {
@@ -143,12 +156,17 @@ struct PluginDependencies: Equatable {
         }
     }
 
-    /// The libraries loaded into this process when it first asked, by file name: the ones flowhost was started
-    /// with, which a probe's process has too, since it is the same program.
+    /// The loader's own names in a path, which it expands to what it chooses for this machine.
+    private static let unresolvedTokens = ["$LIB", "${LIB}", "$PLATFORM", "${PLATFORM}"]
+
+    /// The libraries loaded into this process as it started, by file name: the ones flowhost was started with,
+    /// which a probe's process has too, since it is the same program. Taken before any code of flowhost's ran
+    /// (see `CProcessControl.h`), so that what it loaded later (the C library's account lookup modules) is not
+    /// among them.
     private static let loadedAtStart: Set<String> = {
         var names: Set<String> = []
         withUnsafeMutablePointer(to: &names) { names in
-            flowhost_each_loaded_object(
+            flowhost_each_object_loaded_at_start(
                 { path, names in
                     guard let path, path.pointee != 0, let names else { return }
                     let name = String(cString: path)

@@ -80,7 +80,9 @@ package enum PluginLoader {
     {
         try ELFCheck.check(image, contents: contents)
         let dependencies = try ELFDynamicSymbols.check(image, contents: contents)
-        if checkingDependencies { try PluginDependencies.check(image, dependencies) }
+        if checkingDependencies {
+            try PluginDependencies.check(image, dependencies, origin: parentDirectory(of: image))
+        }
         try PluginABIMarker.check(image, contents: contents)
         guard let handle = dlopen(image, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"

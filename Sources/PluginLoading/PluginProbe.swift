@@ -11,12 +11,16 @@ import HostSupport
 package enum PluginProbe {
     /// The hidden subcommand that runs a probe.
     package static let subcommand = "__probe"
+    /// What follows the path when the parent was asked to load insecure plugins.
+    package static let allowInsecureOption = "--allow-insecure-plugins"
 
     /// Probes the library at `path` in this process and exits.
     ///
-    /// - Parameter program: This flowhost, as its hello names it.
+    /// - Parameters:
+    ///   - program: This flowhost, as its hello names it.
+    ///   - allowInsecure: Whether the parent was asked to load insecure plugins.
     @MainActor
-    package static func serve(path: String, program: String) -> Never {
+    package static func serve(path: String, program: String, allowInsecure: Bool) -> Never {
         // The hello first, before any of the library's code runs: nothing it does can forge or hide it.
         send(WireProtocol.Hello(program: program))
         // Out of reach of a terminal's Ctrl-C in its own process group, a probe ends with the flowhost that
@@ -39,10 +43,11 @@ package enum PluginProbe {
                     kind: PluginLoadError.Kind.probeFailed.rawValue, message: "cannot probe it: \(problem)"))
         } else {
             do {
-                // The parent checked the permissions, as `--allow-insecure-plugins` asked.
+                // Checked again here, as the parent was asked to: the libraries the plugin needs are looked for
+                // from where this process's copy of it is, which is what `$ORIGIN` means to its loader.
                 send(
                     WireProtocol.ProbeAnswer.plugin(
-                        ProbedPlugin(try PluginLoader.load(path: path, allowInsecure: true)).json))
+                        ProbedPlugin(try PluginLoader.load(path: path, allowInsecure: allowInsecure)).json))
             } catch {
                 send(WireProtocol.ProbeAnswer.error(kind: error.kind.rawValue, message: error.message))
             }

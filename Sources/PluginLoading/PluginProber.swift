@@ -79,7 +79,8 @@ package final class PluginProber {
         let dependencies = try ELFDynamicSymbols.check(path)
         if !allowInsecure { try PluginDependencies.check(path, dependencies) }
         probesRun += 1
-        let outcome = try ProbeProcess.run(executable: executable, path: path, timeout: timeout)
+        let outcome = try ProbeProcess.run(
+            executable: executable, path: path, allowInsecure: allowInsecure, timeout: timeout)
         let reason: String
         let kind: PluginLoadError.Kind
         var hint = ""

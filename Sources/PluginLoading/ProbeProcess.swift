@@ -33,10 +33,13 @@ struct ProbeProcess {
     /// probe the host no longer waits for (the host interrupted, or killed) ends with it.
     static let parentVariable = "FLOWHOST_PROBE_PARENT"
 
-    /// Runs `executable __probe path` and waits at most `timeout` seconds for it.
+    /// Runs `executable __probe path` (with `--allow-insecure-plugins` when `allowInsecure`) and waits at most
+    /// `timeout` seconds for it.
     ///
     /// - Throws: ``PluginLoadError/Kind/probeFailed`` when no child could be started.
-    package static func run(executable: String, path: String, timeout: Double) throws(PluginLoadError) -> Outcome {
+    package static func run(executable: String, path: String, allowInsecure: Bool = false, timeout: Double)
+        throws(PluginLoadError) -> Outcome
+    {
         if let trace = ProcessInfoLite.environment("FLOWHOST_PROBE_TRACE") { append("probe \(path)\n", to: trace) }
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw failure(path, "cannot make a pipe: \(String(cString: strerror(errno)))") }
@@ -52,7 +55,9 @@ struct ProbeProcess {
             ProcessInfoLite.environmentEntries().filter { entry in !set.keys.contains { entry.hasPrefix($0 + "=") } }
             + set.map { "\($0.key)=\($0.value)" }.sorted()
         var launch = ProcessLaunch(
-            executable: executable, arguments: [PluginProbe.subcommand, path], environment: environment,
+            executable: executable,
+            arguments: [PluginProbe.subcommand, path] + (allowInsecure ? [PluginProbe.allowInsecureOption] : []),
+            environment: environment,
             actions: [
                 .open(STDIN_FILENO, path: "/dev/null", flags: O_RDONLY),
                 .open(STDOUT_FILENO, path: "/dev/null", flags: O_WRONLY),

@@ -70,8 +70,11 @@ struct FlowHostCommand {
             case "inspect": code = try ManifestCommands.inspect(arguments)
             case "quarantine": code = try QuarantineCommand.run(arguments)
             case PluginProbe.subcommand:
-                guard arguments.count == 1 else { throw Exit(.usage, "flowhost: \(command) is internal") }
-                PluginProbe.serve(path: arguments[0], program: FlowHostVersion.line)
+                guard arguments.count == 1 || arguments.dropFirst() == [PluginProbe.allowInsecureOption] else {
+                    throw Exit(.usage, "flowhost: \(command) is internal")
+                }
+                PluginProbe.serve(
+                    path: arguments[0], program: FlowHostVersion.line, allowInsecure: arguments.count == 2)
             case "new-plugin": code = try NewPluginCommand.run(arguments)
             case "completion": code = try CompletionCommand.run(arguments)
             case "version", "--version": code = try version(arguments)

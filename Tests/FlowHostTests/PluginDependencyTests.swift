@@ -47,7 +47,7 @@ struct PluginDependencyTests {
         #expect(refused.status == 65)
         #expect(
             refused.errorLines.first
-                == "\(library): the loader looks for libFlowKiX.so in \(entry) (the plugin's search path), and \(entry) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
+                == "\(library): the loader looks for libraries in \(entry) (the plugin's search path), and \(entry) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
         )
         #expect(scenario.probes == 1)  // the welcome plugin's
 
@@ -73,13 +73,28 @@ struct PluginDependencyTests {
         #expect(scenario.probes == 1)  // the welcome plugin's
     }
 
+    @Test func aSearchPathDirectoryIsCheckedThoughNothingIsLookedForThere() throws {
+        // Everything the plugin needs is loaded already, but its own code may open a library by name.
+        let missing = try missingPath(length: 14)
+        let (bytes, entry) = try DamagedLibrary.searching(
+            missing, in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let directory = try TemporaryDirectory()
+        let library = try directory.file("libSearching.so", containing: bytes)
+        #expect(
+            throws: PluginLoadError(
+                file: library, kind: .insecure,
+                message:
+                    "the loader looks for libraries in \(entry) (the plugin's search path), and \(entry) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
+            )
+        ) { try PluginLoader.load(path: library) }
+    }
+
     @Test func whatALibraryFoundNeedsIsCheckedInTurn() throws {
         let directory = try TemporaryDirectory()
-        // Found in the plugin's own (private) directory, the library needs one its search path leaves to others.
+        // Found in the plugin's own (private) directory, the library searches a directory others could make.
         let missing = try missingPath(length: 14)
-        let needy = try DamagedLibrary.replacing(
-            "libm.so.6\0", with: "libq.so.6\0", in: try BuildProducts.bytes(of: "libFlowKit.so"))
-        let (dependency, dependencyEntry) = try DamagedLibrary.searching(missing, in: needy)
+        let (dependency, dependencyEntry) = try DamagedLibrary.searching(
+            missing, in: try BuildProducts.bytes(of: "libFlowKit.so"))
         _ = try directory.file("libFlowKiX.so", containing: dependency)
         let (bytes, entry) = try welcomeNeedingAnUnloadedLibrary(searching: directory.path)
         let library = try directory.file("libIndirect.so", containing: bytes)
@@ -89,9 +104,19 @@ struct PluginDependencyTests {
             throws: PluginLoadError(
                 file: library, kind: .insecure,
                 message:
-                    "the loader looks for libq.so.6, which \(found) needs, in \(dependencyEntry) (the search path of \(found)), and \(dependencyEntry) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
+                    "the loader looks for libraries in \(dependencyEntry) (the search path of \(found)), and \(dependencyEntry) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
             )
         ) { try PluginLoader.load(path: library) }
+    }
+
+    @Test func aFiltersLibraryIsLookedForAsANeededOne() throws {
+        let bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
+        let needed = try ELFDynamicSymbols.Dynamic(ELFFile("welcome", contents: bytes)).dependencies().needed
+        for tag: UInt64 in [0x7FFF_FFFF, 0x7FFF_FFFD] {  // DT_FILTER, DT_AUXILIARY
+            let filter = try DamagedLibrary.retagging(1, to: tag, in: bytes)  // its first DT_NEEDED
+            let file = ELFFile("filter", contents: filter)
+            #expect(try ELFDynamicSymbols.Dynamic(file).dependencies().needed == needed)
+        }
     }
 
     @Test func dependenciesAreReadAsTheLoaderReadsThem() throws {

@@ -67,6 +67,19 @@ enum DamagedLibrary {
     /// `bytes` with the value of the dynamic section's first entry tagged `tag` replaced by `value`.
     static func patchingDynamic(_ bytes: [UInt8], tag: UInt64, value: UInt64) throws -> [UInt8] {
         var bytes = bytes
+        store(value, in: &bytes, at: try dynamicEntry(tagged: tag, in: bytes) + 8)
+        return bytes
+    }
+
+    /// `bytes` with the dynamic section's first entry tagged `tag` tagged `new` instead.
+    static func retagging(_ tag: UInt64, to new: UInt64, in bytes: [UInt8]) throws -> [UInt8] {
+        var bytes = bytes
+        store(new, in: &bytes, at: try dynamicEntry(tagged: tag, in: bytes))
+        return bytes
+    }
+
+    /// Where in `bytes` the dynamic section's first entry tagged `tag` is.
+    private static func dynamicEntry(tagged tag: UInt64, in bytes: [UInt8]) throws -> Int {
         let tableOffset = Int(word(bytes, 32, 8))
         let entrySize = Int(word(bytes, 54, 2))
         for index in 0..<Int(word(bytes, 56, 2)) {
@@ -74,10 +87,7 @@ enum DamagedLibrary {
             guard word(bytes, header, 4) == 2 else { continue }  // PT_DYNAMIC
             var entry = Int(word(bytes, header + 8, 8))
             while word(bytes, entry, 8) != 0 {
-                if word(bytes, entry, 8) == tag {
-                    store(value, in: &bytes, at: entry + 8)
-                    return bytes
-                }
+                if word(bytes, entry, 8) == tag { return entry }
                 entry += 16
             }
         }

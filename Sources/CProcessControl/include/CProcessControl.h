@@ -8,6 +8,7 @@
 /// ended before the request was made, and this process was adopted).
 int flowhost_die_with_parent(pid_t parent);
 
-/// Calls `each` with the path of every object loaded into the process, as the dynamic loader names it (the
-/// program's own name is empty), and `context`: dl_iterate_phdr(3).
-void flowhost_each_loaded_object(void (*each)(const char *path, void *context), void *context);
+/// Calls `each` with the path of every object that was loaded into the process as it started, as the dynamic
+/// loader names it (the program's own name is empty), and `context`. The list is taken with dl_iterate_phdr(3)
+/// by a constructor, before any code of the program's runs.
+void flowhost_each_object_loaded_at_start(void (*each)(const char *path, void *context), void *context);
