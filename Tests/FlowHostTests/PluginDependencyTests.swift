@@ -17,6 +17,18 @@ struct PluginDependencyTests {
     private let refusalEnd =
         "; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
 
+    /// `path is not there, but others could make it: ...`, for a path below `/tmp`.
+    private func creatable(_ path: String) throws -> String {
+        "\(path) is not there, but others could make it: \(try tmpProblem)"
+    }
+
+    /// Expects the library at `library` to be refused, before it is opened in this process, for `problem`.
+    private func expectRefused(_ library: String, for problem: String) {
+        #expect(throws: PluginLoadError(file: library, kind: .insecure, message: problem + refusalEnd)) {
+            try PluginLoader.load(path: library)
+        }
+    }
+
     /// A path below `/tmp` of `length` characters that is not there.
     private func missingPath(length: Int) throws -> String {
         let prefix = "/tmp/fh"
@@ -47,7 +59,7 @@ struct PluginDependencyTests {
         #expect(refused.status == 65)
         #expect(
             refused.errorLines.first
-                == "\(library): the loader looks for libraries in \(entry) (the plugin's search path), and \(entry) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
+                == "\(library): the loader looks for libraries in \(entry) (the plugin's search path), and \(try creatable(entry))\(refusalEnd)"
         )
         #expect(scenario.probes == 1)  // the welcome plugin's
 
@@ -68,7 +80,7 @@ struct PluginDependencyTests {
         let refused = try scenario.flowhost(["validate", scenario.manifest])
         #expect(
             refused.errorLines.first
-                == "\(library): the loader opens \(missing) by its path, and \(missing) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
+                == "\(library): the loader opens \(missing) by its path, and \(try creatable(missing))\(refusalEnd)"
         )
         #expect(scenario.probes == 1)  // the welcome plugin's
     }
@@ -80,13 +92,9 @@ struct PluginDependencyTests {
             missing, in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
         let directory = try TemporaryDirectory()
         let library = try directory.file("libSearching.so", containing: bytes)
-        #expect(
-            throws: PluginLoadError(
-                file: library, kind: .insecure,
-                message:
-                    "the loader looks for libraries in \(entry) (the plugin's search path), and \(entry) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
-            )
-        ) { try PluginLoader.load(path: library) }
+        expectRefused(
+            library,
+            for: "the loader looks for libraries in \(entry) (the plugin's search path), and \(try creatable(entry))")
     }
 
     @Test func whatALibraryFoundNeedsIsCheckedInTurn() throws {
@@ -100,13 +108,11 @@ struct PluginDependencyTests {
         let library = try directory.file("libIndirect.so", containing: bytes)
 
         let found = entry + "/libFlowKiX.so"
-        #expect(
-            throws: PluginLoadError(
-                file: library, kind: .insecure,
-                message:
-                    "the loader looks for libraries in \(dependencyEntry) (the search path of \(found)), and \(dependencyEntry) is not there, but others could make it: \(try tmpProblem)\(refusalEnd)"
-            )
-        ) { try PluginLoader.load(path: library) }
+        expectRefused(
+            library,
+            for:
+                "the loader looks for libraries in \(dependencyEntry) (the search path of \(found)), and \(try creatable(dependencyEntry))"
+        )
     }
 
     @Test func aFiltersLibraryIsLookedForAsANeededOne() throws {
