@@ -285,8 +285,11 @@ final class SupervisedHost: Sendable {
 
     /// The host's end: waited for on a thread of its own, and reaped under the lock that every signal sent to
     /// it takes, so that a signal never reaches another process that has taken its pid since.
+    ///
+    /// The lock is a ``PthreadMutex``: the waiting thread and a signal's sender contend for it, and ThreadSanitizer
+    /// took a `Synchronization.Mutex` contended so for a race (CI, under `--sanitize=thread`).
     private final class Reaping: Sendable {
-        private let state = Mutex<(reaped: Bool, ending: Ending?)>((false, nil))
+        private let state = PthreadMutex<(reaped: Bool, ending: Ending?)>((false, nil))
 
         /// How the host ended, once it is reaped.
         var ending: Ending? { state.withLock { $0.ending } }
