@@ -83,6 +83,8 @@ struct PluginDependencies: Equatable {
                 if let problem = fileProblem(path, user: user) {
                     return "the loader opens \(wanted(path)) by its path, and \(problem)"
                 }
+                // One the loader cannot load (not there, another machine's) fails the load: nothing of it runs.
+                guard (try? ELFCheck.check(path)) != nil else { continue }
                 if let problem = follow(path, user: user, followed: &followed) { return problem }
                 continue
             }
@@ -103,8 +105,8 @@ struct PluginDependencies: Equatable {
         return nil
     }
 
-    /// The first problem with what the library at `path`, found, needs in turn; `nil` when there is none or it
-    /// was followed already.
+    /// The first problem with what the library at `path`, found and accepted by ``ELFCheck``, needs in turn;
+    /// `nil` when there is none or it was followed already.
     private static func follow(_ path: String, user: uid_t, followed: inout Set<String>) -> String? {
         guard followed.insert(path).inserted else { return nil }
         guard followed.count <= followedLimit else {
@@ -112,7 +114,6 @@ struct PluginDependencies: Equatable {
         }
         let dependencies: PluginDependencies
         do {
-            try ELFCheck.check(path)
             dependencies = try ELFDynamicSymbols.dependencies(of: path)
         } catch {
             return "the library \(path), which it needs, cannot be checked: \(error.message)"
