@@ -65,21 +65,20 @@ struct PluginDependencies: Equatable {
         // libraries by name, and a library found without a search path of its own inherits a DT_RPATH.
         var directories: [String] = []
         for entry in dependencies.searchPath {
-            if unresolvedTokens.contains(where: entry.contains) {
+            guard let expanded = expanding(entry, origin: origin) else {
                 return "\(searchPath) has \(entry), whose $LIB or $PLATFORM flowhost does not resolve"
             }
-            let directory = entry.isEmpty ? "." : expanding(entry, origin: origin)
+            let directory = entry.isEmpty ? "." : expanded
             if let problem = directoryProblem(directory, user: user) {
                 return "the loader looks for libraries in \(directory) (\(searchPath)), and \(problem)"
             }
             directories.append(directory)
         }
         for name in dependencies.needed {
-            if unresolvedTokens.contains(where: name.contains) {
+            guard let path = expanding(name, origin: origin) else {
                 return "the library \(wanted(name)) names $LIB or $PLATFORM, which flowhost does not resolve"
             }
-            if name.contains("/") {
-                let path = expanding(name, origin: origin)
+            if path.utf8.contains(UInt8(ascii: "/")) {
                 if let problem = fileProblem(path, user: user) {
                     return "the loader opens \(wanted(path)) by its path, and \(problem)"
                 }
@@ -122,25 +121,76 @@ struct PluginDependencies: Equatable {
             of: dependencies, origin: parentDirectory(of: path), neededBy: path, user: user, followed: &followed)
     }
 
-    /// `entry` with `$ORIGIN` (or `${ORIGIN}`) replaced by `origin`.
-    private static func expanding(_ entry: String, origin: String) -> String {
-        entry.replacing("${ORIGIN}", with: origin).replacing("$ORIGIN", with: origin)
+    /// `entry` as the loader reads it, with `$ORIGIN` replaced by `origin`; `nil` when it names `$LIB` or
+    /// `$PLATFORM`, which the loader expands to names of its own.
+    ///
+    /// As in the loader, a token is one of its names after a `$`, either in braces (`${ORIGIN}`) or followed by
+    /// something that cannot continue a name (`$ORIGINAL` is none); any other `$` stays as it is.
+    static func expanding(_ entry: String, origin: String) -> String? {
+        let bytes = Array(entry.utf8)
+        // Most entries have no `$`: the search is the whole cost of a load's dependency check then.
+        guard bytes.contains(UInt8(ascii: "$")) else { return entry }
+        var expanded: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "$"), let (token, end) = token(at: index, in: bytes) else {
+                expanded.append(bytes[index])
+                index += 1
+                continue
+            }
+            guard token == "ORIGIN" else { return nil }
+            expanded.append(contentsOf: origin.utf8)
+            index = end
+        }
+        return String(decoding: expanded, as: UTF8.self)
+    }
+
+    /// The loader's names for what it expands in a path.
+    private static let tokens = ["ORIGIN", "PLATFORM", "LIB"]
+
+    /// The token the `$` at `dollar` starts, and where it ends; `nil` when it starts none.
+    private static func token(at dollar: Int, in bytes: [UInt8]) -> (String, end: Int)? {
+        let braced = dollar + 1 < bytes.count && bytes[dollar + 1] == UInt8(ascii: "{")
+        let start = braced ? dollar + 2 : dollar + 1
+        for token in tokens {
+            let end = start + token.utf8.count
+            guard end <= bytes.count, bytes[start..<end].elementsEqual(token.utf8) else { continue }
+            if braced {
+                guard end < bytes.count, bytes[end] == UInt8(ascii: "}") else { continue }
+                return (token, end + 1)
+            }
+            guard end == bytes.count || !continuesName(bytes[end]) else { continue }
+            return (token, end)
+        }
+        return nil
+    }
+
+    /// Whether `byte` could continue a token's name (a letter, a digit or `_`), so that the name is not the token.
+    private static func continuesName(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+            true
+        default: false
+        }
     }
 
     /// What is wrong with the library file at `path`, as with a plugin library's own file; when it is not
     /// there, whether others could put it there.
     private static func fileProblem(_ path: String, user: uid_t) -> String? {
+        guard let problem = PathTrust.problem(path, ending: .file, user: user) else { return nil }
         var status = stat()
-        guard stat(path, &status) == 0 else { return creatableProblem(path, user: user) }
-        return PathTrust.problem(path, ending: .file, user: user)
+        return stat(path, &status) == 0 ? problem : creatableProblem(path, user: user)
     }
 
     /// What is wrong with `directory`, where the loader looks for a library: others may add to it, or, when
     /// it is not there, make it.
     private static func directoryProblem(_ directory: String, user: uid_t) -> String? {
+        // A plugin's memfd copy sits in the kernel's list of this process's descriptors, which nobody adds to.
+        guard directory != pluginOrigin else { return nil }
+        guard let problem = PathTrust.problem(directory, ending: .privateDirectory, user: user) else { return nil }
         var status = stat()
-        guard stat(directory, &status) == 0 else { return creatableProblem(directory, user: user) }
-        return PathTrust.problem(directory, ending: .privateDirectory, user: user)
+        return stat(directory, &status) == 0 ? problem : creatableProblem(directory, user: user)
     }
 
     /// Whether others could make `path`, which is not there: the nearest entry above it that is there (a link
@@ -156,9 +206,6 @@ struct PluginDependencies: Equatable {
             "\(path) is not there, but others could make it: \($0)"
         }
     }
-
-    /// The loader's own names in a path, which it expands to what it chooses for this machine.
-    private static let unresolvedTokens = ["$LIB", "${LIB}", "$PLATFORM", "${PLATFORM}"]
 
     /// The libraries loaded into this process as it started, by file name: the ones flowhost was started with,
     /// which a probe's process has too, since it is the same program. Taken before any code of flowhost's ran

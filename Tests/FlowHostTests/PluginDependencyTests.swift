@@ -125,6 +125,20 @@ struct PluginDependencyTests {
         }
     }
 
+    @Test(
+        arguments: [
+            ("$ORIGIN/../lib", "/o/../lib"), ("${ORIGIN}/lib", "/o/lib"), ("lib$ORIGIN-x", "lib/o-x"),
+            ("$ORIGIN$ORIGIN", "/o/o"), ("/usr/lib", "/usr/lib"), ("", ""),
+            // Not tokens, so the loader reads them as they are (checked with LD_DEBUG=libs on glibc 2.36).
+            ("$ORIGINAL/lib", "$ORIGINAL/lib"), ("$ORIGIN_X", "$ORIGIN_X"), ("${ORIGIN/lib", "${ORIGIN/lib"),
+            ("$LIBX/a", "$LIBX/a"), ("$", "$"), ("a$", "a$"),
+            // Named with the loader's own expansion, which flowhost does not resolve.
+            ("$LIB", nil), ("/usr/${LIB}/x", nil), ("$PLATFORM/lib", nil), ("$ORIGIN/$LIB", nil),
+        ] as [(String, String?)])
+    func searchPathTokensAreExpandedAsTheLoaderExpandsThem(entry: String, expanded: String?) {
+        #expect(PluginDependencies.expanding(entry, origin: "/o") == expanded)
+    }
+
     @Test func dependenciesAreReadAsTheLoaderReadsThem() throws {
         let dependencies = try ELFDynamicSymbols.check(try BuildProducts.path(of: "libWelcomePlugin.so"))
         #expect(dependencies.needed.contains("libFlowKit.so"))
