@@ -74,7 +74,11 @@ package final class PluginProber {
             throw PluginLoadError(path, error)
         }
         if !allowInsecure { try PluginPermissions.check(path) }
-        if let cached = cache?.lookup(path, identity: identity, pin: pin) { return cached }
+        if let cached = cache?.lookup(path, identity: identity, pin: pin) {
+            // The file is as it was probed, but where it leads the loader may have changed hands since.
+            if !allowInsecure { try PluginDependencies.check(path, try ELFDynamicSymbols.dependencies(of: path)) }
+            return cached
+        }
         try ELFCheck.check(path)
         let dependencies = try ELFDynamicSymbols.check(path)
         if !allowInsecure { try PluginDependencies.check(path, dependencies) }

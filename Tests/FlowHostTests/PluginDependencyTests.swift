@@ -85,6 +85,33 @@ struct PluginDependencyTests {
         #expect(scenario.probes == 1)  // the welcome plugin's
     }
 
+    @Test func aCachedProbeIsCheckedAgainForWhereTheLoaderLooks() throws {
+        // A directory of our own, named short enough to fit the plugin's search path, with no `libs` in it yet.
+        var template = Array("/tmp/fhXXXXXX".utf8CString)
+        let parent = try #require(mkdtemp(&template).map { String(cString: $0) })
+        defer { rmdir(parent) }
+        let (bytes, entry) = try DamagedLibrary.searching(
+            parent + "/libs", in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let directory = try TemporaryDirectory()
+        let library = try directory.file("libSearching.so", containing: bytes)
+        let scenario = try ProbeScenario(library: library, in: directory)
+
+        let probed = try scenario.flowhost(["validate", scenario.manifest])
+        #expect(!probed.errorLines.contains { $0.contains("the plugin's search path") })
+        #expect(scenario.probes == 2)
+
+        // Once others may make the directory, the library is refused though its probe is cached.
+        #expect(chmod(parent, 0o777) == 0)
+        let refused = try scenario.flowhost(["validate", scenario.manifest])
+        #expect(refused.status == 65)
+        let problem = "directory \(parent) is writable by others (mode 0777) and owned by uid \(geteuid())"
+        #expect(
+            refused.errorLines.first
+                == "\(library): the loader looks for libraries in \(entry) (the plugin's search path), and \(entry) is not there, but others could make it: \(problem)\(refusalEnd)"
+        )
+        #expect(scenario.probes == 2)
+    }
+
     @Test func aSearchPathDirectoryIsCheckedThoughNothingIsLookedForThere() throws {
         // Everything the plugin needs is loaded already, but its own code may open a library by name.
         let missing = try missingPath(length: 14)
