@@ -13,7 +13,7 @@ import HostSupport
 /// host can change it) opened through `/proc/self/fd/N`. Its descriptor stays open for as long as the
 /// process lives, like the image itself, so that `N` and the path are never used again: `dlopen` of a path
 /// it has opened before returns the cached image. Where memfds are unavailable, the copy is a file in a
-/// fresh directory of mode 0700, unlinked with its directory as soon as it is opened.
+/// fresh directory of mode 0700, unlinked as soon as it is opened; the directory stays as long as the image.
 package struct PluginCopy {
     /// The largest library read: 1 GiB.
     package static let maxLibrarySize = 1 << 30
@@ -103,7 +103,7 @@ package struct PluginCopy {
                 throw error
             }
         }
-        return try withPrivateFile(label: label) { path throws(PluginLoadError) in try body(path).0 }
+        return try withPrivateFile(label: label, body)
     }
 
     /// glibc's `memfd_create`, which the Glibc module does not import; `nil` before glibc 2.27.
@@ -152,10 +152,14 @@ package struct PluginCopy {
     private static let procDescriptorPaths = PthreadMutex<Bool?>(nil)
 
     /// Writes the bytes to a file of its own in a fresh 0700 directory, passes its path to `body`, then
-    /// removes both: the mapped image stays valid.
-    private func withPrivateFile<Result>(label: String, _ body: (String) throws(PluginLoadError) -> Result)
-        throws(PluginLoadError) -> Result
-    {
+    /// removes the file (the mapped image stays valid) and, unless the image stays mapped, the directory.
+    ///
+    /// An image that stays keeps the directory's name as its `$ORIGIN`, where the loader looks for what the
+    /// plugin's code opens by name later: removed, the directory could be made again in `$TMPDIR` by anyone.
+    /// So it stays, empty and private, for as long as the image: the life of the process.
+    func withPrivateFile<Result>(
+        label: String, _ body: (String) throws(PluginLoadError) -> (Result, keepsMapping: Bool)
+    ) throws(PluginLoadError) -> Result {
         let base = ProcessInfoLite.environment("TMPDIR") ?? "/tmp"
         var template = Array("\(base)/flowhost-\(getpid())-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
@@ -164,7 +168,8 @@ package struct PluginCopy {
                 message: "cannot create a directory for a private copy: \(String(cString: strerror(errno)))")
         }
         let directory = String(cString: made)
-        defer { rmdir(directory) }
+        var keepsDirectory = false
+        defer { if !keepsDirectory { rmdir(directory) } }
         let path = "\(directory)/\(label)"
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o500)
         guard descriptor >= 0 else {
@@ -178,7 +183,14 @@ package struct PluginCopy {
         guard written else {
             throw PluginLoadError(file: source, kind: .unreadable, message: "cannot write a private copy: short write")
         }
-        return try body(path)
+        do {
+            let (result, keepsMapping) = try body(path)
+            keepsDirectory = keepsMapping
+            return result
+        } catch {
+            keepsDirectory = error.leftImageMapped
+            throw error
+        }
     }
 
     private func writeAll(to descriptor: Int32) -> Bool {

@@ -13,6 +13,26 @@ import Testing
 /// overwriting a loaded library cannot disturb the running host.
 @MainActor
 struct PluginCopyTests {
+    @Test func theDirectoryOfAPrivateFileCopyStaysWhileItsImageDoes() throws {
+        // Where memfds are unavailable: the image's `$ORIGIN` is the directory, which nobody else may make again.
+        let copy = try PluginCopy(reading: try BuildProducts.path(of: "libWelcomePlugin.so"), allowInsecure: false)
+        for keepsMapping in [true, false] {
+            let path = try copy.withPrivateFile(label: "libWelcomePlugin.gen1.so") { path in
+                #expect(access(path, R_OK) == 0)
+                return (path, keepsMapping: keepsMapping)
+            }
+            let directory = parentDirectory(of: path)
+            var status = stat()
+            #expect(access(path, F_OK) != 0)  // the copy itself is gone either way
+            if keepsMapping {
+                #expect(lstat(directory, &status) == 0 && status.st_mode & 0o7777 == 0o700)
+                #expect(rmdir(directory) == 0)  // and empty
+            } else {
+                #expect(lstat(directory, &status) != 0)
+            }
+        }
+    }
+
     @Test func aPinnedLibraryLoadsOnlyThePinnedBytesWhileTheFileIsSwapped() throws {
         let directory = try TemporaryDirectory()
         let pinned = try directory.file("v1.so", containing: try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
