@@ -34,9 +34,9 @@ package enum PathTrust {
     /// (`directory /srv/plugins is writable by others (mode 0777) and owned by uid 0`); `nil` when every entry
     /// on it is trusted.
     ///
-    /// A path that cannot be resolved is not trusted either. Callers check first that it exists, so an entry
-    /// gone by the time it is checked was moved meanwhile: another user renaming their directory back and
-    /// forth would otherwise have it pass while it is away, and be read when it is back.
+    /// A path that cannot be resolved is not trusted either: another user renaming their directory back and
+    /// forth would otherwise have it pass while it is away, and be read when it is back. A caller that accepts
+    /// a path that is not there (one nobody else could make) tells the two apart itself, after asking.
     package static func problem(_ path: String, ending: Ending, user: uid_t = geteuid()) -> String? {
         // A relative path is opened from the current directory, whatever its name now: one whose name cannot be
         // had (moved below a directory the user cannot read) cannot be checked.

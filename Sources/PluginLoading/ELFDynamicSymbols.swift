@@ -187,23 +187,30 @@ enum ELFDynamicSymbols {
 
         /// The libraries the file needs and its search path, as the dynamic loader reads them.
         func dependencies() throws(PluginLoadError) -> PluginDependencies {
-            var needed: [String] = []
-            for offset in self.needed { needed.append(try string(at: offset)) }
-            let searchPath = try self.searchPath.map { offset throws(PluginLoadError) in
-                try string(at: offset).split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            var dependencies = PluginDependencies(needed: [], searchPath: [])
+            // The loader reads bytes; a name that is not UTF-8 would be checked as another (U+FFFD for each bad byte).
+            func text(_ bytes: [UInt8]) -> String {
+                if let string = String(validating: bytes, as: UTF8.self) { return string }
+                dependencies.isUTF8 = false
+                return String(decoding: bytes, as: UTF8.self)
             }
-            return PluginDependencies(needed: needed, searchPath: searchPath ?? [])
+            for offset in self.needed { dependencies.needed.append(text(try string(at: offset))) }
+            if let searchPath {
+                dependencies.searchPath = text(try string(at: searchPath))
+                    .split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            }
+            return dependencies
         }
 
-        /// The string at `offset` in the string table, up to its NUL (at most 4,096 bytes), read 256 bytes at a
-        /// time: most are library names.
-        private func string(at offset: UInt64) throws(PluginLoadError) -> String {
+        /// The bytes of the string at `offset` in the string table, up to its NUL (at most 4,096 bytes), read 256
+        /// bytes at a time: most are library names.
+        private func string(at offset: UInt64) throws(PluginLoadError) -> [UInt8] {
             var bytes: [UInt8] = []
             while bytes.count < 4_096 {
                 let start = offset + UInt64(bytes.count)
                 guard start < strings.size else { break }
                 let chunk = try file.bytes(at: strings.offset + start, count: Int(min(strings.size - start, 256)))
-                if let end = chunk.firstIndex(of: 0) { return String(decoding: bytes + chunk[..<end], as: UTF8.self) }
+                if let end = chunk.firstIndex(of: 0) { return bytes + chunk[..<end] }
                 bytes += chunk
             }
             throw file.corrupt("a name at \(offset) in the string table does not end within the table or 4,096 bytes")

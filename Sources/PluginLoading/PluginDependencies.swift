@@ -25,6 +25,9 @@ struct PluginDependencies: Equatable {
     var needed: [String]
     /// The search path's entries, in order, as written (`$ORIGIN/../lib`); an empty one is the current directory.
     var searchPath: [String]
+    /// Whether every name and entry was UTF-8 in the file; one that was not is refused, since it is checked
+    /// with a replacement character where the loader reads another byte.
+    var isUTF8 = true
 
     /// The `$ORIGIN` of a plugin whose private copy is a memfd, as it is wherever the kernel has them.
     static let pluginOrigin = "/proc/self/fd"
@@ -61,9 +64,15 @@ struct PluginDependencies: Equatable {
     ) -> String? {
         let wanted = { (name: String) in dependent.map { "\(name), which \($0) needs," } ?? name }
         let searchPath = dependent.map { "the search path of \($0)" } ?? "the plugin's search path"
+        guard dependencies.isUTF8 else {
+            let who = dependent.map { "\($0), which it needs," } ?? "the plugin"
+            return
+                "\(who) names libraries, or directories the loader looks in, in bytes that are not UTF-8, so flowhost cannot tell where they lead"
+        }
         // Every directory, not only those a needed library is looked for in: the plugin's code may open
         // libraries by name, and a library found without a search path of its own inherits a DT_RPATH.
-        var directories: [String] = []
+        // Each directory of the search path, after the subdirectories the loader looks in first.
+        var directories: [[String]] = []
         for entry in dependencies.searchPath {
             guard let expanded = expanding(entry, origin: origin) else {
                 return "\(searchPath) has \(entry), whose $LIB or $PLATFORM flowhost does not resolve"
@@ -72,10 +81,21 @@ struct PluginDependencies: Equatable {
             if let problem = directoryProblem(directory, user: user) {
                 return "the loader looks for libraries in \(directory) (\(searchPath)), and \(problem)"
             }
-            directories.append(directory)
+            // A plugin's memfd copy sits in the kernel's list of descriptors, which has no subdirectories.
+            let subdirectories = directory == pluginOrigin ? [] : LoaderSubdirectories.of(directory)
+            for subdirectory in subdirectories {
+                if let problem = directoryProblem(subdirectory, user: user) {
+                    return
+                        "the loader looks for libraries in \(subdirectory), below \(directory) (\(searchPath)), and \(problem)"
+                }
+            }
+            directories.append(subdirectories + [directory])
         }
         for name in dependencies.needed {
-            guard let path = expanding(name, origin: origin) else {
+            // The loader expands a needed name as it reads it, and a path once more as it opens it.
+            guard let expanded = expanding(name, origin: origin),
+                let path = expanded.utf8.contains(UInt8(ascii: "/")) ? expanding(expanded, origin: origin) : expanded
+            else {
                 return "the library \(wanted(name)) names $LIB or $PLATFORM, which flowhost does not resolve"
             }
             if path.utf8.contains(UInt8(ascii: "/")) {
@@ -88,17 +108,23 @@ struct PluginDependencies: Equatable {
                 continue
             }
             if loadedAtStart.contains(name) { continue }
-            for directory in directories {
-                let candidate = directory + "/" + name
-                var status = stat()
-                guard stat(candidate, &status) == 0 else { continue }
-                if let problem = fileProblem(candidate, user: user) {
-                    return "the loader finds \(wanted(name)) at \(candidate) (\(searchPath)), and \(problem)"
+            for group in directories {
+                // Which subdirectory the loader takes one from depends on the processor: each found is checked.
+                var found = false
+                for directory in group {
+                    let candidate = directory + "/" + name
+                    // A link there that leads nowhere yet is one someone may make lead somewhere: it is checked too.
+                    var status = stat()
+                    guard lstat(candidate, &status) == 0 else { continue }
+                    if let problem = fileProblem(candidate, user: user) {
+                        return "the loader finds \(wanted(name)) at \(candidate) (\(searchPath)), and \(problem)"
+                    }
+                    // One the loader cannot load (another machine's, a 32-bit one) it passes over, as here.
+                    guard (try? ELFCheck.check(candidate)) != nil else { continue }
+                    if let problem = follow(candidate, user: user, followed: &followed) { return problem }
+                    found = true
                 }
-                // One the loader cannot load (another machine's, a 32-bit one) it passes over, as here.
-                guard (try? ELFCheck.check(candidate)) != nil else { continue }
-                if let problem = follow(candidate, user: user, followed: &followed) { return problem }
-                break
+                if found { break }
             }
         }
         return nil
@@ -178,9 +204,7 @@ struct PluginDependencies: Equatable {
     /// What is wrong with the library file at `path`, as with a plugin library's own file; when it is not
     /// there, whether others could put it there.
     private static func fileProblem(_ path: String, user: uid_t) -> String? {
-        guard let problem = PathTrust.problem(path, ending: .file, user: user) else { return nil }
-        var status = stat()
-        return stat(path, &status) == 0 ? problem : creatableProblem(path, user: user)
+        PathTrust.problem(path, ending: .file, user: user).flatMap { problemOrCreatable(path, $0, user: user) }
     }
 
     /// What is wrong with `directory`, where the loader looks for a library: others may add to it, or, when
@@ -188,9 +212,17 @@ struct PluginDependencies: Equatable {
     private static func directoryProblem(_ directory: String, user: uid_t) -> String? {
         // A plugin's memfd copy sits in the kernel's list of this process's descriptors, which nobody adds to.
         guard directory != pluginOrigin else { return nil }
-        guard let problem = PathTrust.problem(directory, ending: .privateDirectory, user: user) else { return nil }
+        return PathTrust.problem(directory, ending: .privateDirectory, user: user).flatMap {
+            problemOrCreatable(directory, $0, user: user)
+        }
+    }
+
+    /// `problem`, which ``PathTrust`` found with `path`, when something is there; when nothing is, whether
+    /// others could put it there. A symbolic link is something, though it leads nowhere: where it leads is
+    /// what PathTrust judged, and another user may be keeping that away only while flowhost looks.
+    private static func problemOrCreatable(_ path: String, _ problem: String, user: uid_t) -> String? {
         var status = stat()
-        return stat(directory, &status) == 0 ? problem : creatableProblem(directory, user: user)
+        return lstat(path, &status) == 0 ? problem : creatableProblem(path, user: user)
     }
 
     /// Whether others could make `path`, which is not there: the nearest entry above it that is there (a link

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import HostSupport
 import Testing
@@ -112,6 +113,59 @@ struct PluginDependencyTests {
         #expect(scenario.probes == 2)
     }
 
+    @Test func aSearchPathLinkThatLeadsNowhereYetIsJudgedByWhereItLeads() throws {
+        // Others could make `lib` in `open`, where the link in our own directory leads.
+        var template = Array("/tmp/fhXXXXXX".utf8CString)
+        let open = try #require(mkdtemp(&template).map { String(cString: $0) })
+        defer { rmdir(open) }
+        #expect(chmod(open, 0o777) == 0)
+        let bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
+        let searchPath = try ELFDynamicSymbols.Dynamic(ELFFile("welcome", contents: bytes)).dependencies().searchPath
+        let directory = try TemporaryDirectory()
+        // Named to fill the search path exactly, so that the entry ends at the link.
+        let length = searchPath.joined(separator: ":").count - directory.path.count - 1
+        try #require(length > 0)
+        let link = directory.path + "/" + String(repeating: "l", count: length)
+        #expect(symlink(open + "/lib", link) == 0)
+        let (planted, entry) = try DamagedLibrary.searching(link, in: bytes)
+        try #require(entry == link)
+        let library = try directory.file("libLinked.so", containing: planted)
+        expectRefused(
+            library,
+            for:
+                "the loader looks for libraries in \(link) (the plugin's search path), and directory \(open) is writable by others (mode 0777) and owned by uid \(geteuid())"
+        )
+    }
+
+    @Test func aNeededPathIsExpandedTwiceAsTheLoaderExpandsIt() {
+        // `$ORIGIN/libz.so` becomes `/tmp/d$PLATFORM/libz.so` as the loader reads it, and `$PLATFORM` is
+        // expanded in turn as it opens that path.
+        let dependencies = PluginDependencies(needed: ["$ORIGIN/libz.so"], searchPath: [])
+        #expect(
+            throws: PluginLoadError(
+                file: "libTwice.so", kind: .insecure,
+                message: "the library $ORIGIN/libz.so names $LIB or $PLATFORM, which flowhost does not resolve"
+                    + refusalEnd)
+        ) {
+            try PluginDependencies.check("libTwice.so", dependencies, origin: "/tmp/d$PLATFORM")
+        }
+    }
+
+    @Test func aNeededNameThatIsNotUTF8IsRefused() throws {
+        var bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
+        let name = Array("libFlowKit.so\0".utf8)
+        let at = try #require(bytes.indices.first { bytes[$0..<min($0 + name.count, bytes.count)].elementsEqual(name) })
+        bytes[at + 9] = 0xFF  // libFlowKi\xFF.so
+        let dependencies = try ELFDynamicSymbols.Dynamic(ELFFile("welcome", contents: bytes)).dependencies()
+        #expect(!dependencies.isUTF8)
+        let directory = try TemporaryDirectory()
+        expectRefused(
+            try directory.file("libLatin1.so", containing: bytes),
+            for:
+                "the plugin names libraries, or directories the loader looks in, in bytes that are not UTF-8, so flowhost cannot tell where they lead"
+        )
+    }
+
     @Test func aSearchPathDirectoryIsCheckedThoughNothingIsLookedForThere() throws {
         // Everything the plugin needs is loaded already, but its own code may open a library by name.
         let missing = try missingPath(length: 14)
@@ -124,17 +178,45 @@ struct PluginDependencyTests {
             for: "the loader looks for libraries in \(entry) (the plugin's search path), and \(try creatable(entry))")
     }
 
-    @Test func whatALibraryFoundNeedsIsCheckedInTurn() throws {
+    /// A hardware level's subdirectory, and, where the C library still looks in them (before glibc 2.37), a
+    /// legacy one.
+    @Test(arguments: ["glibc-hwcaps/x86-64-v3"] + (LoaderSubdirectories.searchesLegacySubdirectories ? ["tls"] : []))
+    func aSubdirectoryTheLoaderLooksInIsCheckedAsItsDirectoryIs(subdirectory: String) throws {
         let directory = try TemporaryDirectory()
-        // Found in the plugin's own (private) directory, the library searches a directory others could make.
+        var path = directory.path
+        for name in subdirectory.split(separator: "/") {
+            path += "/\(name)"
+            #expect(mkdir(path, 0o755) == 0)
+        }
+        #expect(chmod(path, 0o777) == 0)
+        let (bytes, entry) = try DamagedLibrary.searching(
+            directory.path, in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let library = try directory.file("libBelow.so", containing: bytes)
+        expectRefused(
+            library,
+            for:
+                "the loader looks for libraries in \(entry)/\(subdirectory), below \(entry) (the plugin's search path), and directory \(path) is writable by others (mode 0777) and owned by uid \(geteuid())"
+        )
+    }
+
+    /// Found in the plugin's own (private) directory, or in a subdirectory the loader looks in first, the
+    /// library searches a directory others could make.
+    @Test(arguments: ["", "/glibc-hwcaps/x86-64-v2"])
+    func whatALibraryFoundNeedsIsCheckedInTurn(below subdirectory: String) throws {
+        let directory = try TemporaryDirectory()
+        var path = directory.path
+        for name in subdirectory.split(separator: "/") {
+            path += "/\(name)"
+            #expect(mkdir(path, 0o755) == 0)
+        }
         let missing = try missingPath(length: 14)
         let (dependency, dependencyEntry) = try DamagedLibrary.searching(
             missing, in: try BuildProducts.bytes(of: "libFlowKit.so"))
-        _ = try directory.file("libFlowKiX.so", containing: dependency)
+        #expect(FileManager.default.createFile(atPath: path + "/libFlowKiX.so", contents: Data(dependency)))
         let (bytes, entry) = try welcomeNeedingAnUnloadedLibrary(searching: directory.path)
         let library = try directory.file("libIndirect.so", containing: bytes)
 
-        let found = entry + "/libFlowKiX.so"
+        let found = entry + subdirectory + "/libFlowKiX.so"
         expectRefused(
             library,
             for:
