@@ -70,8 +70,8 @@ struct PluginDependencies: Equatable {
                 "\(who) names libraries, or directories the loader looks in, in bytes that are not UTF-8, so flowhost cannot tell where they lead"
         }
         // Every directory, not only those a needed library is looked for in: the plugin's code may open
-        // libraries by name, and a library found without a search path of its own inherits a DT_RPATH.
-        // Each directory of the search path, after the subdirectories the loader looks in first.
+        // libraries by name, and a library found without a search path of its own inherits a DT_RPATH. Each
+        // comes after the subdirectories the loader looks in first.
         var directories: [[String]] = []
         for entry in dependencies.searchPath {
             guard let expanded = expanding(entry, origin: origin) else {
@@ -154,7 +154,7 @@ struct PluginDependencies: Equatable {
     /// something that cannot continue a name (`$ORIGINAL` is none); any other `$` stays as it is.
     static func expanding(_ entry: String, origin: String) -> String? {
         let bytes = Array(entry.utf8)
-        // Most entries have no `$`: the search is the whole cost of a load's dependency check then.
+        // Most entries have no `$`, and cost only this scan.
         guard bytes.contains(UInt8(ascii: "$")) else { return entry }
         var expanded: [UInt8] = []
         var index = 0
