@@ -18,7 +18,9 @@ enum LoaderSubdirectories {
         let levels = directory + "/glibc-hwcaps"
         if exists(levels) {
             found.append(levels)
-            found += entries(of: levels).prefix(hardwareLevelLimit).map { levels + "/" + $0 }
+            // The levels have names of their own (`x86-64-v3`): the loader looks in no hidden one.
+            let names = PluginDiscovery.names(in: levels) ?? []
+            found += names.prefix(hardwareLevelLimit).map { levels + "/" + $0 }
         }
         if searchesLegacySubdirectories {
             if exists(directory + "/tls") {
@@ -46,20 +48,6 @@ enum LoaderSubdirectories {
     private static func exists(_ path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) == 0
-    }
-
-    /// The names in `directory`, without `.` and `..`; none when it cannot be read.
-    private static func entries(of directory: String) -> [String] {
-        guard let stream = opendir(directory) else { return [] }
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != ".", name != ".." { names.append(name) }
-        }
-        return names.sorted()
     }
 
     /// Whether this C library still looks in the legacy subdirectories, which glibc 2.37 dropped.
