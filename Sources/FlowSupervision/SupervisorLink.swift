@@ -127,7 +127,7 @@ package struct SupervisorLink {
         }
         guard let descriptor = changedDescriptor() else { return }
         send(.lost(descriptor: descriptor, token: token))
-        exit(ExitCode.software.rawValue)
+        Self.exitAsTheHost(.software)
     }
 
     /// Tells the supervisor the host is about to exit on purpose, so that it takes the exit status for the
@@ -148,7 +148,14 @@ package struct SupervisorLink {
         let unwaited = unwaitedReloads.map { $0 + "\n" }.joined()
         try? AtomicFile.write(Array(unwaited.utf8), to: Self.unwaitedReloadsPath(in: directory), mode: 0o600)
         send(.restarting(plugin: plugin, generation: generation, cap: cap, token: startToken))
-        exit(ExitCode.ok.rawValue)
+        Self.exitAsTheHost(.ok)
+    }
+
+    /// Exits with `code` as the host's own exit: the crash handler records no exit on the breadcrumb page,
+    /// whose stack scan could find an address that a plugin's call left there and lay the exit at it.
+    private static func exitAsTheHost(_ code: ExitCode) -> Never {
+        CrashBreadcrumb.exitIsDeliberate()
+        exit(code.rawValue)
     }
 
     /// The command in a line from the supervisor, with its line number in the script (or the count of lines
