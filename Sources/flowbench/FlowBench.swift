@@ -105,16 +105,16 @@ struct FlowBench {
         ratio(
             "requestPath", "request path: BaseFlowCoordinator vs direct calls", bound: 1.50,
             Timing.pair(
-                { RequestPathBenchmark.coordinated(iterations: 500_000) },
-                { RequestPathBenchmark.direct(iterations: 500_000) }))
+                rounds: 15, { RequestPathBenchmark.coordinated(iterations: 150_000) },
+                { RequestPathBenchmark.direct(iterations: 150_000) }))
         if wanted("ratios.hostPath") {
             do {
                 let host = try HostPathBenchmark.host(buildDirectory: buildDirectory)
                 ratio(
                     "hostPath", "host path: dlopened plugin, stats and a recording listener, vs direct", bound: 2.00,
                     Timing.pair(
-                        { HostPathBenchmark.throughHost(host, iterations: 300_000) },
-                        { try! HostPathBenchmark.direct(host, iterations: 300_000) }))
+                        rounds: 15, { HostPathBenchmark.throughHost(host, iterations: 100_000) },
+                        { try! HostPathBenchmark.direct(host, iterations: 100_000) }))
             } catch {
                 print("flowbench: host path not measured: \(error)")
             }
