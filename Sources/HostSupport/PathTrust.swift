@@ -38,6 +38,37 @@ package enum PathTrust {
     /// forth would otherwise have it pass while it is away, and be read when it is back. A caller that accepts
     /// a path that is not there (one nobody else could make) tells the two apart itself, after asking.
     package static func problem(_ path: String, ending: Ending, user: uid_t = geteuid()) -> String? {
+        check(path, ending: ending, user: user).problem
+    }
+
+    /// ``problem(_:ending:user:)``, and where `path` leads when it is trusted: its absolute path with every
+    /// link followed and no `.` or `..`, which ``check(_:in:ending:user:)`` takes.
+    package static func check(_ path: String, ending: Ending, user: uid_t = geteuid())
+        -> (problem: String?, resolved: String?)
+    {
+        var resolved = "/"
+        let problem = walk(path, ending: ending, user: user, resolved: &resolved)
+        return (problem, problem == nil ? resolved : nil)
+    }
+
+    /// ``check(_:ending:user:)`` of the entry `name` in `directory`, which is where a path that check found
+    /// trusted leads: nobody else can change what that path leads to or what the directory holds, so only the
+    /// entry itself is looked at, rather than every one from `/` again (the loader's subdirectories of each
+    /// directory of a plugin's search path, on every load). A link gets the whole walk.
+    package static func check(_ name: String, in directory: String, ending: Ending, user: uid_t = geteuid())
+        -> (problem: String?, resolved: String?)
+    {
+        let entry = directory == "/" ? "/" + name : directory + "/" + name
+        var status = stat()
+        guard directory.hasPrefix("/"), !name.isEmpty, name != ".", name != "..",
+            !name.utf8.contains(UInt8(ascii: "/")), lstat(entry, &status) == 0, status.st_mode & S_IFMT != S_IFLNK
+        else { return check(entry, ending: ending, user: user) }
+        let problem = problem(entry, status, user: user, isEnd: true, ending: ending)
+        return (problem, problem == nil ? entry : nil)
+    }
+
+    /// The walk of ``check(_:ending:user:)``: what is wrong, or `nil` with where the path leads in `resolved`.
+    private static func walk(_ path: String, ending: Ending, user: uid_t, resolved: inout String) -> String? {
         // A relative path is opened from the current directory, whatever its name now: one whose name cannot be
         // had (moved below a directory the user cannot read) cannot be checked.
         guard let absolute = absolute(path) else { return unresolved("the current directory") }
@@ -76,11 +107,15 @@ package enum PathTrust {
             }
             let isEnd = pending.isEmpty
             if let problem = problem(entry, status, user: user, isEnd: isEnd, ending: ending) { return problem }
-            guard !isEnd else { return nil }
+            guard !isEnd else {
+                resolved = entry
+                return nil
+            }
             directory = entry
             directoryStatus = status
         }
         // The path ended with `.` or `..`: the directory it names is its end, checked as one.
+        resolved = directory
         return problem(directory, directoryStatus, user: user, isEnd: true, ending: ending)
     }
 

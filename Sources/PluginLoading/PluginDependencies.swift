@@ -73,18 +73,19 @@ struct PluginDependencies: Equatable {
         // libraries by name, and a library found without a search path of its own inherits a DT_RPATH. Each
         // comes after the subdirectories the loader looks in first.
         var directories: [[String]] = []
+        var trusted: [String: String] = [:]
         for entry in dependencies.searchPath {
             guard let expanded = expanding(entry, origin: origin) else {
                 return "\(searchPath) has \(entry), whose $LIB or $PLATFORM flowhost does not resolve"
             }
             let directory = entry.isEmpty ? "." : expanded
-            if let problem = directoryProblem(directory, user: user) {
+            if let problem = directoryProblem(directory, user: user, trusted: &trusted) {
                 return "the loader looks for libraries in \(directory) (\(searchPath)), and \(problem)"
             }
             // A plugin's memfd copy sits in the kernel's list of descriptors, which has no subdirectories.
             let subdirectories = directory == pluginOrigin ? [] : LoaderSubdirectories.of(directory)
             for subdirectory in subdirectories {
-                if let problem = directoryProblem(subdirectory, user: user) {
+                if let problem = directoryProblem(subdirectory, user: user, trusted: &trusted) {
                     return
                         "the loader looks for libraries in \(subdirectory), below \(directory) (\(searchPath)), and \(problem)"
                 }
@@ -209,12 +210,25 @@ struct PluginDependencies: Equatable {
 
     /// What is wrong with `directory`, where the loader looks for a library: others may add to it, or, when
     /// it is not there, make it.
-    private static func directoryProblem(_ directory: String, user: uid_t) -> String? {
+    ///
+    /// - Parameter trusted: The directories found trusted so far, each with where it leads. One that is in a
+    ///   directory there (the loader's subdirectories come after the directory each is in) has only its own
+    ///   entry looked at (``PathTrust/check(_:in:ending:user:)``); one found trusted is added.
+    private static func directoryProblem(_ directory: String, user: uid_t, trusted: inout [String: String])
+        -> String?
+    {
         // A plugin's memfd copy sits in the kernel's list of this process's descriptors, which nobody adds to.
         guard directory != pluginOrigin else { return nil }
-        return PathTrust.problem(directory, ending: .privateDirectory, user: user).flatMap {
-            problemOrCreatable(directory, $0, user: user)
-        }
+        let check =
+            if let slash = directory.lastIndex(of: "/"), let parent = trusted[parentDirectory(of: directory)] {
+                PathTrust.check(
+                    String(directory[directory.index(after: slash)...]), in: parent, ending: .privateDirectory,
+                    user: user)
+            } else {
+                PathTrust.check(directory, ending: .privateDirectory, user: user)
+            }
+        if let resolved = check.resolved { trusted[directory] = resolved }
+        return check.problem.flatMap { problemOrCreatable(directory, $0, user: user) }
     }
 
     /// `problem`, which ``PathTrust`` found with `path`, when something is there; when nothing is, whether

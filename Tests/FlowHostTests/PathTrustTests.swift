@@ -12,4 +12,27 @@ struct PathTrustTests {
         // On the way to a file, the sticky bit keeps others from replacing what is not theirs.
         #expect(PathTrust.problem("/tmp/.", ending: .file) == nil)
     }
+
+    @Test func anEntryInADirectoryFoundTrustedIsJudgedAsTheWholeWalkWouldJudgeIt() throws {
+        let directory = try TemporaryDirectory()
+        let parent = PathTrust.check(directory.path + "/./.", ending: .privateDirectory)
+        try #require(parent.problem == nil && parent.resolved == directory.path)
+        try #require(mkdir(directory.path + "/fine", 0o755) == 0)
+        try #require(mkdir(directory.path + "/open", 0o755) == 0 && chmod(directory.path + "/open", 0o777) == 0)
+        try #require(
+            mkdir(directory.path + "/theirs", 0o755) == 0 && chown(directory.path + "/theirs", 1001, 1001) == 0)
+        try #require(symlink("/tmp", directory.path + "/toTmp") == 0)
+        try #require(symlink(directory.path + "/fine", directory.path + "/toFine") == 0)
+        let user = geteuid() == 1001 ? 1002 : geteuid()
+
+        for name in ["fine", "open", "theirs", "toTmp", "toFine", "missing"] {
+            let whole = PathTrust.check(directory.path + "/" + name, ending: .privateDirectory, user: user)
+            let entry = PathTrust.check(name, in: directory.path, ending: .privateDirectory, user: user)
+            #expect(entry.problem == whole.problem && entry.resolved == whole.resolved, "\(name)")
+            #expect((whole.problem == nil) == ["fine", "toFine"].contains(name), "\(name): \(whole)")
+        }
+        #expect(
+            PathTrust.check("toFine", in: directory.path, ending: .privateDirectory).resolved == directory.path
+                + "/fine")
+    }
 }
