@@ -28,9 +28,9 @@ enum SwapBenchmark {
         // when the new generation has served it, not after this task has also been woken to send it (about
         // 40 µs of the benchmark's own).
         let (reloads, continuation) = AsyncStream<Reload>.makeStream()
-        host.onEvent = { event in
+        host.onEvent = { [weak host] event in
             if case .flow = event { return }
-            guard case .pluginReloaded(_, let generation, _, _, _) = event else {
+            guard let host, case .pluginReloaded(_, let generation, _, _, _) = event else {
                 continuation.yield(Reload(event: event))
                 return
             }
