@@ -27,16 +27,16 @@ enum SwapBenchmark {
         // The request goes as soon as the host says the reload is done, from its listener: the clock stops
         // when the new generation has served it, not after this task has also been woken to send it (about
         // 40 µs of the benchmark's own).
-        let (reloads, continuation) = AsyncStream<Reload>.makeStream()
+        let (reloads, continuation) = AsyncStream<Served?>.makeStream()
         host.onEvent = { [weak host] event in
             if case .flow = event { return }
             guard let host, case .pluginReloaded(_, let generation, _, _, _) = event else {
-                continuation.yield(Reload(event: event))
+                continuation.yield(nil)
                 return
             }
             host.coordinator.requestCoordination("greet", from: .app)
             let version = host.coordinator.router.top?.content["version"]
-            continuation.yield(Reload(event: event, generation: generation, version: version, served: .now))
+            continuation.yield(Served(generation: generation, version: version, at: .now))
         }
         try host.watch()
         defer { host.stop() }
@@ -61,25 +61,24 @@ enum SwapBenchmark {
                 }
                 return landed
             }
-            guard let reload = await iterator.next(), case .pluginReloaded = reload.event, let served = reload.served
-            else {
+            guard case let served?? = await iterator.next() else {
                 _ = try await renamed.value
                 throw Failure(description: "swap \(swap) was not reloaded")
             }
-            guard reload.version == .number(Double(swap % 2 + 1)), reload.generation == swap + 1 else {
+            guard served.version == .number(Double(swap % 2 + 1)), served.generation == swap + 1 else {
                 throw Failure(description: "swap \(swap): the request was not served by the new generation")
             }
-            times.append((served - (try await renamed.value)).milliseconds)
+            times.append((served.at - (try await renamed.value)).milliseconds)
         }
         return times
     }
 
-    /// What the host's listener heard, and for a reload, what the request it sent right then was served with.
-    struct Reload {
-        var event: HostEvent
-        var generation: Int?
+    /// The request the host's listener sent as it heard a reload: the generation reloaded, the version the
+    /// request was served with, and when. The stream carries `nil` for any other event but a flow event.
+    struct Served {
+        var generation: Int
         var version: JSONValue?
-        var served: ContinuousClock.Instant?
+        var at: ContinuousClock.Instant
     }
 
     /// A new directory under /tmp.
