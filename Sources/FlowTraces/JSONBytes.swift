@@ -13,6 +13,12 @@ package struct JSONBytes: Sendable {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// JSON already encoded, copied from `json`'s storage: the generic `append(contentsOf:)` of an array
+    /// takes its own reference to the array it appends (an atomic retain and release, on every line).
+    package mutating func encoded(_ json: borrowing [UInt8]) {
+        json.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+    }
+
     /// A whole number.
     package mutating func integer(_ number: some BinaryInteger) {
         if number < 0 { bytes.append(UInt8(ascii: "-")) }

@@ -98,13 +98,13 @@ package struct TraceLine: Sendable {
 
     /// Adds the member `name`, JSON already encoded.
     package mutating func add(_ name: StaticString, encoded: [UInt8]) {
-        add(name) { $0.bytes.append(contentsOf: encoded) }
+        add(name) { $0.encoded(encoded) }
     }
 
     /// Adds members already encoded, as ``members`` gives them.
     package mutating func add(members: [UInt8]) {
         if !json.bytes.isEmpty { json.bytes.append(UInt8(ascii: ",")) }
-        json.bytes.append(contentsOf: members)
+        json.encoded(members)
     }
 
     /// Adds `payload` as the member `name`; when its JSON is longer than `maxPayload` bytes, as the member
@@ -144,7 +144,7 @@ package struct TraceLine: Sendable {
     /// Appends the line to `output`.
     package func write(into output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
-        output.append(contentsOf: json.bytes)
+        json.bytes.withUnsafeBufferPointer { output.append(contentsOf: $0) }
         output.append(UInt8(ascii: "}"))
     }
 
