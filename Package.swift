@@ -21,6 +21,9 @@ let badLibraries = [
     "BadNullEntryPlugin", "BadForgedHeaderPlugin", "BadForkPlugin",
 ]
 
+/// A library the tests preload into flowhost: `memfd_create` fails, as on a kernel without memfds.
+let preloadLibraries = ["NoMemfdPreload"]
+
 let flowKit = Target.Dependency.product(name: "FlowKit", package: "FlowKit")
 
 /// The host's targets, by concern, in the order they depend on each other.
@@ -33,7 +36,9 @@ let package = Package(
     name: "FlowHost",
     products: [
         .executable(name: "flowhost", targets: ["flowhost"])
-    ] + (bundledPlugins + fixturePlugins + badLibraries).map { .library(name: $0, type: .dynamic, targets: [$0]) },
+    ] + (bundledPlugins + fixturePlugins + badLibraries + preloadLibraries).map {
+        .library(name: $0, type: .dynamic, targets: [$0])
+    },
     dependencies: [
         // A path dependency, so that host and plugins share the one dynamic libFlowKit.so.
         .package(path: "FlowKit"),
@@ -96,12 +101,15 @@ let package = Package(
             dependencies: hostTargets + [flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
     ] + bundledPlugins.map { .target(name: $0, dependencies: [flowKit], path: "Plugins/\($0)") }
         + fixturePlugins.map { .target(name: $0, dependencies: [flowKit], path: "Tests/Fixtures/\($0)") }
-        + badLibraries.map { .target(name: $0, path: "Tests/Fixtures/\($0)", publicHeadersPath: ".") },
+        + (badLibraries + preloadLibraries).map {
+            .target(name: $0, path: "Tests/Fixtures/\($0)", publicHeadersPath: ".")
+        },
     swiftLanguageModes: [.v6]
 )
 
 let cTargets: Set = ["CCrashHandler", "CExtendedAttributes", "CProcessControl", "CSHA256"]
-for target in package.targets where !badLibraries.contains(target.name) && !cTargets.contains(target.name) {
+for target in package.targets
+where !(badLibraries + preloadLibraries).contains(target.name) && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: sharedSettings)
     target.swiftSettings = settings

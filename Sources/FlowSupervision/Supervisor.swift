@@ -117,23 +117,20 @@ package enum Supervisor {
         return environment
     }
 
-    /// A new directory only this user can enter, for the snapshot and the breadcrumb, in `$TMPDIR` (else
-    /// `/tmp`), on a path only root and the user can change: in a directory others can write without the
-    /// sticky bit, another user could rename it away and put a snapshot of theirs in its place for a restart.
+    /// A new directory only this user can enter, for the snapshot and the breadcrumb
+    /// (``PrivateTemporaryDirectory``): in a directory others can write without the sticky bit, another user
+    /// could rename it away and put a snapshot of theirs in its place for a restart.
     private static func privateDirectory() throws(FlowError) -> String {
-        let base = ProcessInfoLite.environment("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/flowhost-supervisor-XXXXXX").utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-            throw FlowError("cannot create a directory in \(base): \(String(cString: strerror(errno)))")
-        }
-        let directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if let problem = PathTrust.problem(directory, ending: .privateDirectory) {
-            rmdir(directory)
+        do {
+            return try PrivateTemporaryDirectory.make(prefix: "flowhost-supervisor")
+        } catch {
+            guard error.isUntrusted else {
+                throw FlowError("cannot create a directory in \(error.base): \(error.reason)")
+            }
             throw FlowError(
-                "cannot keep its files in \(base): \(problem); whoever can change it can change the snapshot a restart restores; set TMPDIR to a directory of your own"
+                "cannot keep its files in \(error.base): \(error.reason); whoever can change it can change the snapshot a restart restores; set TMPDIR to a directory of your own"
             )
         }
-        return directory
     }
 
     private static func remove(_ directory: String) {

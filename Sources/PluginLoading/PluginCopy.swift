@@ -12,8 +12,9 @@ import HostSupport
 /// The copy is a sealed `memfd` (`F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL`: not even the
 /// host can change it) opened through `/proc/self/fd/N`. Its descriptor stays open for as long as the
 /// process lives, like the image itself, so that `N` and the path are never used again: `dlopen` of a path
-/// it has opened before returns the cached image. Where memfds are unavailable, the copy is a file in a
-/// fresh directory of mode 0700, unlinked as soon as it is opened; the directory stays as long as the image.
+/// it has opened before returns the cached image. Where memfds are unavailable (an old kernel, or
+/// `vm.memfd_noexec = 2`), the copy is a file in a fresh directory of mode 0700 under `$TMPDIR`, on a path
+/// nobody else can change, unlinked as soon as it is opened; the directory stays as long as the image.
 package struct PluginCopy {
     /// The largest library read: 1 GiB.
     package static let maxLibrarySize = 1 << 30
@@ -151,25 +152,39 @@ package struct PluginCopy {
 
     private static let procDescriptorPaths = PthreadMutex<Bool?>(nil)
 
-    /// Writes the bytes to a file of its own in a fresh 0700 directory, passes its path to `body`, then
-    /// removes the file (the mapped image stays valid) and, unless the image stays mapped, the directory.
+    /// Writes the bytes to a file of its own in a fresh private directory (``PrivateTemporaryDirectory``, in
+    /// `base`), passes its path to `body`, then removes the file (the mapped image stays valid) and, unless the
+    /// image stays mapped, the directory.
+    ///
+    /// The directory must be on a path nobody else can change: in a directory others can write without the
+    /// sticky bit, another user could rename it away between the copy's writing and its loading and put a
+    /// directory of theirs, with a library of theirs, under its name.
     ///
     /// An image that stays keeps the directory's name as its `$ORIGIN`, where the loader looks for what the
     /// plugin's code opens by name later: removed, the directory could be made again in `$TMPDIR` by anyone.
-    /// So it stays, empty and private, for as long as the image: the life of the process.
+    /// So it stays, empty and private, for as long as the image: the life of the process, at whose exit it is
+    /// removed (``removeKeptDirectories()``).
     func withPrivateFile<Result>(
-        label: String, _ body: (String) throws(PluginLoadError) -> (Result, keepsMapping: Bool)
+        label: String, in base: String = PrivateTemporaryDirectory.base,
+        _ body: (String) throws(PluginLoadError) -> (Result, keepsMapping: Bool)
     ) throws(PluginLoadError) -> Result {
-        let base = ProcessInfoLite.environment("TMPDIR") ?? "/tmp"
-        var template = Array("\(base)/flowhost-\(getpid())-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else {
+        let directory: String
+        do {
+            directory = try PrivateTemporaryDirectory.make(prefix: "flowhost-\(getpid())", in: base)
+        } catch {
+            guard error.isUntrusted else {
+                throw PluginLoadError(
+                    file: source, kind: .unreadable,
+                    message: "cannot create a directory for a private copy in \(error.base): \(error.reason)")
+            }
             throw PluginLoadError(
-                file: source, kind: .unreadable,
-                message: "cannot create a directory for a private copy: \(String(cString: strerror(errno)))")
+                file: source, kind: .insecure,
+                message:
+                    "cannot make a private copy of it in \(error.base): \(error.reason); whoever can change it can put another library in the copy's place before it is loaded; set TMPDIR to a directory of your own"
+            )
         }
-        let directory = String(cString: made)
         var keepsDirectory = false
-        defer { if !keepsDirectory { rmdir(directory) } }
+        defer { if keepsDirectory { Self.keep(directory) } else { rmdir(directory) } }
         let path = "\(directory)/\(label)"
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o500)
         guard descriptor >= 0 else {
@@ -190,6 +205,27 @@ package struct PluginCopy {
         } catch {
             keepsDirectory = error.leftImageMapped
             throw error
+        }
+    }
+
+    /// The private directories kept for the images loaded from them, removed at exit.
+    private static let keptDirectories = PthreadMutex<[String]>([])
+
+    /// Keeps `directory` until the process exits; the first one kept asks for their removal then.
+    private static func keep(_ directory: String) {
+        let isFirst = keptDirectories.withLock { kept in
+            kept.append(directory)
+            return kept.count == 1
+        }
+        if isFirst { atexit { PluginCopy.removeKeptDirectories() } }
+    }
+
+    /// Removes the directories kept for images (empty: each copy was removed once opened). Called at exit, when
+    /// no more plugin code is loaded, and by a probe before it exits without `atexit` handlers.
+    package static func removeKeptDirectories() {
+        keptDirectories.withLock { kept in
+            for directory in kept { rmdir(directory) }
+            kept.removeAll()
         }
     }
 

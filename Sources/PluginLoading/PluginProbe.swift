@@ -52,7 +52,9 @@ package enum PluginProbe {
                 send(WireProtocol.ProbeAnswer.error(kind: error.kind.rawValue, message: error.message))
             }
         }
-        // No destructors, no atexit handlers: nothing of the plugin's runs after the answer.
+        // No destructors, no atexit handlers: nothing of the plugin's runs after the answer. The directory of a
+        // private copy, which an atexit handler would have removed, is removed here.
+        PluginCopy.removeKeptDirectories()
         _exit(0)
     }
 

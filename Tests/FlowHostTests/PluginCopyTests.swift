@@ -26,11 +26,67 @@ struct PluginCopyTests {
             #expect(access(path, F_OK) != 0)  // the copy itself is gone either way
             if keepsMapping {
                 #expect(lstat(directory, &status) == 0 && status.st_mode & 0o7777 == 0o700)
-                #expect(rmdir(directory) == 0)  // and empty
-            } else {
-                #expect(lstat(directory, &status) != 0)
+                PluginCopy.removeKeptDirectories()  // as at exit: empty, so removed
+            }
+            #expect(lstat(directory, &status) != 0)
+        }
+    }
+
+    @Test func aPrivateFileCopyIsMadeOnlyWhereNobodyElseCanChangeItsDirectory() throws {
+        let copy = try PluginCopy(reading: try BuildProducts.path(of: "libWelcomePlugin.so"), allowInsecure: false)
+        // Without the sticky bit, another user could rename the new directory away and put theirs, with a library
+        // of theirs, under its name before the copy is loaded.
+        let shared = try TemporaryDirectory()
+        #expect(chmod(shared.path, 0o777) == 0)
+        let error = #expect(throws: PluginLoadError.self) {
+            try copy.withPrivateFile(label: "libWelcomePlugin.gen1.so", in: shared.path) { _ in
+                Issue.record("the copy was written in a directory others can change")
+                return ((), keepsMapping: false)
             }
         }
+        #expect(error?.kind == .insecure)
+        #expect(
+            error?.message.hasPrefix(
+                "cannot make a private copy of it in \(shared.path): directory \(shared.path) is writable by others")
+                == true, "\(String(describing: error))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path).isEmpty)
+
+        // With it, as /tmp has, they cannot rename or remove what is not theirs.
+        #expect(chmod(shared.path, 0o1777) == 0)
+        let path = try copy.withPrivateFile(label: "libWelcomePlugin.gen1.so", in: shared.path) { path in
+            (path, keepsMapping: false)
+        }
+        #expect(path.hasPrefix(shared.path + "/flowhost-\(getpid())-"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path).isEmpty)
+    }
+
+    @Test func withoutMemfdsPluginsLoadFromPrivateDirectoriesThatGoAtExit() throws {
+        let preload = try BuildProducts.path(of: "libNoMemfdPreload.so")
+        let arguments = [
+            "run", Repository.path("manifests/demo.json"), "--script", Repository.path("manifests/demo.flow"),
+            "--quiet", "--no-cache",
+        ]
+        // In a directory others can write, no copy is made: the plugins are refused, and nothing is left.
+        let shared = try TemporaryDirectory()
+        #expect(chmod(shared.path, 0o777) == 0)
+        let refused = try Subprocess.flowhost(arguments, environment: ["LD_PRELOAD": preload, "TMPDIR": shared.path])
+        #expect(refused.status != 0)
+        #expect(
+            refused.standardError.contains(
+                "libWelcomePlugin.so: cannot make a private copy of it in \(shared.path): directory \(shared.path) is writable by others"
+            ), "\(refused.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path).isEmpty)
+
+        // In a private one, the probes' copies and the host's are made there, and every directory goes when its
+        // process exits: the directory's modification time, set in the past, shows that entries came and went.
+        let own = try TemporaryDirectory()
+        var past = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, own.path, &past, 0) == 0)
+        let run = try Subprocess.flowhost(arguments, environment: ["LD_PRELOAD": preload, "TMPDIR": own.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        var status = stat()
+        #expect(stat(own.path, &status) == 0 && status.st_mtim.tv_sec > 1_000_000_000, "no copy was made there")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: own.path).isEmpty)
     }
 
     @Test func aPinnedLibraryLoadsOnlyThePinnedBytesWhileTheFileIsSwapped() throws {
