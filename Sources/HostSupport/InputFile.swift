@@ -105,7 +105,9 @@ package enum InputFile {
     /// `limit` bytes. A symbolic link is refused, not followed, like a FIFO or a device.
     ///
     /// For a file the host keeps for itself (the line history) in a place that could hold anything: the
-    /// type is checked with `lstat` before the file is opened, and again on the open descriptor.
+    /// type is checked with `lstat` before the file is opened, and again on the open descriptor, with its
+    /// owner, who must be the running user: a file another user put there (in a directory that was not there
+    /// yet when it was checked) is not read.
     ///
     /// - Returns: The bytes, and whether they are the whole file.
     /// - Throws: ``Failure`` saying why, its message starting with `what`.
@@ -120,6 +122,10 @@ package enum InputFile {
         defer { close(descriptor) }
         guard fstat(descriptor, &status) == 0 else { throw failure(errno, what: what) }
         try check(status, what: what, limit: Int.max)
+        guard status.st_uid == geteuid() else {
+            throw Failure(
+                kind: .unreadable, message: "\(what) is owned by uid \(status.st_uid), not by you (uid \(geteuid()))")
+        }
         let start = max(0, Int(status.st_size) - max(0, limit))
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size) - start)
         var count = 0

@@ -104,6 +104,19 @@ struct LineHistoryTests {
         }
     }
 
+    @Test func anotherUsersFileIsNotRead() throws {
+        // Put there by another user, in a history directory that was not there yet when it was checked: its
+        // lines would be recalled as if typed.
+        let directory = try TemporaryDirectory()
+        let theirs = try directory.file("history", containing: "send payments.transfer {\"to\": \"mallory\"}\n")
+        try #require(chown(theirs, 4321, 4321) == 0)
+        #expect(throws: FlowError("history file \(theirs) is owned by uid 4321, not by you (uid \(geteuid()))")) {
+            try LineHistory.load(from: theirs)
+        }
+        try #require(chown(theirs, geteuid(), getegid()) == 0)
+        #expect(try LineHistory.load(from: theirs).entries == [#"send payments.transfer {"to": "mallory"}"#])
+    }
+
     @Test func aHugeFileIsReadFromItsEndOnly() throws {
         // 8 GiB of nothing (sparse), then two entries: reading it all would take minutes and the memory.
         let directory = try TemporaryDirectory()
