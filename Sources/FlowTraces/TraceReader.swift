@@ -18,6 +18,12 @@ package final class TraceReader {
     package var manifest: String? { header["manifest"]?.string }
     /// The goal the traced script names (``Trace/goal``).
     package var goal: String? { header["goal"]?.string }
+    /// The directories the recorded run looked for plugins in, first to last; `nil` for a trace that does
+    /// not say (written before flowhost recorded them).
+    package var pluginPath: [String]? {
+        guard case .array(let directories) = header["pluginPath"] else { return nil }
+        return directories.compactMap(\.string)
+    }
 
     /// Where ``manifest`` is (``Trace/manifestPath(tracedIn:)``).
     package func manifestPath() -> String? { Trace.manifestPath(manifest, tracedIn: file) }

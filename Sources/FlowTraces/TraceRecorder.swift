@@ -150,7 +150,7 @@ package final class TraceRecorder {
     // MARK: - Structure
 
     /// Writes the header, the trace's first line: the format, the flowhost that wrote it, `host`'s manifest,
-    /// its plugins' libraries and its experiments with their weights, what was redacted, and the payload
+    /// its plugins' libraries and where it looked for them, its experiments with their weights, what was redacted, and the payload
     /// size above which payloads are digests.
     ///
     /// - Parameters:
@@ -184,6 +184,7 @@ package final class TraceRecorder {
             line.add("manifest", Manifest.absolutePath(manifest.path))
             line.add("root", host.coordinator.name)
             line.add("plugins", json: .object(plugins))
+            line.add("pluginPath", strings: host.registry.searchPath.directories)
             line.add("experiments", json: .object(experiments))
             line.add("redacted", strings: redaction.keys.sorted())
             line.add("maxPayload", json: maxPayload.map { .number(Double($0)) } ?? .null)

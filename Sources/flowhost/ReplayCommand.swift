@@ -4,6 +4,7 @@ import FlowManifest
 import FlowShell
 import FlowTraces
 import HostSupport
+import PluginLoading
 
 /// `flowhost replay TRACE`: feeds a trace's inputs to a fresh host and compares what happens with the
 /// recording.
@@ -15,8 +16,10 @@ enum ReplayCommand {
         lifecycle event and reload) through a fresh host, one session at a time, and compares the events
         each input causes and the screen it leaves with the recording. Times, plugin generations and
         library digests are not compared: a rebuilt plugin that behaves the same replays identically, and
-        the summary names it. Use it to check a rebuilt plugin (--plugin-path DIR) or another manifest
-        (--manifest MANIFEST; by default the one recorded) against recorded sessions before swapping it in.
+        the summary names it. Plugins are looked for where the recorded run looked for them, unless
+        --plugin-path DIR says where. Use it to check a rebuilt plugin (--plugin-path DIR) or another
+        manifest (--manifest MANIFEST; by default the one recorded) against recorded sessions before
+        swapping it in.
 
         Exits 0 with a one-line summary when everything happened as recorded; 1 at the first divergence,
         printing the step, what was expected, what happened instead, and the screen at that point. With
@@ -27,7 +30,7 @@ enum ReplayCommand {
     static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
         let parsed = try Arguments(arguments, spec: FlowHostCommandLine.replay)
         if parsed.flags.contains("--help") {
-            print(FlowHostCommandLine.replay.usage + "\n" + details)
+            Swift.print(FlowHostCommandLine.replay.usage + "\n" + details)
             return .ok
         }
         let json = parsed.flags.contains("--json")
@@ -69,7 +72,11 @@ enum ReplayCommand {
                 }
                 : nil)
         warnIfOthersCanChange(path, what: "manifest", parsed)
-        let plugins = searchPath(manifest, parsed)
+        // Plugins are looked for where the recorded run looked, unless --plugin-path says where.
+        let plugins =
+            parsed.options["--plugin-path"] == nil
+            ? PluginSearchPath.standard(manifest: manifest, flags: trace.pluginPath ?? [])
+            : searchPath(manifest, parsed)
         if let unbuilt = plugins.unbuiltPlugins(of: manifest) {
             throw fail(.inputMissing, unbuilt.json, manifest: path, unbuilt.description)
         }

@@ -179,6 +179,39 @@ struct ReplayTests {
         #expect(missing.errorLines.first?.hasSuffix("none.jsonl: trace file not found") == true)
     }
 
+    @Test func pluginsAreLookedForWhereTheRecordedRunFoundThem() throws {
+        // A plugin found only through --plugin-path, under a name no build directory has.
+        let directory = try TemporaryDirectory()
+        let plugins = directory.path + "/plugins"
+        try #require(mkdir(plugins, 0o700) == 0)
+        _ = try directory.file(
+            "plugins/libGreeting.so", containing: try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+        let manifest = try directory.file(
+            "app.json",
+            containing:
+                #"{"manifestVersion": 1, "plugins": {"greeter": "libGreeting.so"}, "routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}], "start": ["greet"]}"#
+        )
+        let script = try directory.file("greet.flow", containing: "expect top greeting\n")
+        let trace = directory.path + "/greet.jsonl"
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--plugin-path", plugins, "--script", script, "--quiet", "--trace", trace])
+        try #require(run.status == 0, "\(run.standardError)")
+        #expect(try TraceReader(path: trace).pluginPath?.first == plugins)
+
+        let replay = try Subprocess.flowhost(["replay", trace])
+        #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
+        #expect(
+            replay.outputLines.first?.hasPrefix("replay identical: 1 session, 1 input, ") == true,
+            "\(replay.standardOutput)")
+
+        // Given, --plugin-path says where instead.
+        let elsewhere = try Subprocess.flowhost(["replay", trace, "--plugin-path", directory.path])
+        #expect(elsewhere.status == 1)
+        #expect(
+            elsewhere.outputLines.contains { $0.contains("libGreeting.so: library of plugin 'greeter' not found") },
+            "\(elsewhere.standardOutput)")
+    }
+
     @Test func theRecordedManifestIsFoundFromAnyDirectoryOrReplaySaysToGiveIt() throws {
         let (directory, path, environment) = try recordedDemo()
         let header = try #require(try Trace.load(path: path).manifest)
