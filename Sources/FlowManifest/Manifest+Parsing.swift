@@ -138,7 +138,7 @@ package struct ManifestParser {
             service(element, at: "services[\(index)]", declared: declared)
         }
         let start = elements(of: top["start"], at: "start").compactMap { index, element in
-            startRequest(element, at: "start[\(index)]")
+            startRequest(element, at: "start[\(index)]").map { checkStartRouted($0, at: "start[\(index)]", routes: routes) }
         }
         return Manifest(
             path: file, directory: directory, manifestVersion: Manifest.supportedVersion, name: appName,
@@ -265,6 +265,22 @@ package struct ManifestParser {
         guard let members = object(value, at: path, allowed: Self.startKeys, or: "string") else { return nil }
         let request = requiredName("request", in: members, at: path, what: "request name")
         return request.map { CoordinationRequest(.init(rawValue: $0), payload: members["payload"] ?? .empty) }
+    }
+
+    /// Reports a start request no route handles from the app, naming the nearest routed request; returns it.
+    mutating func checkStartRouted(
+        _ request: CoordinationRequest, at path: String, routes: [Manifest.Route]
+    ) -> CoordinationRequest {
+        // Discovered plugins declare routes of their own, known only once their directories are read.
+        guard !discovering, !routes.contains(where: { $0.request == request.name && ($0.module ?? .app) == .app })
+        else { return request }
+        let routed = Set(routes.map(\.request.rawValue))
+        let hint = Suggestion.closest(to: request.name.rawValue, among: routed).map { "; did you mean \(quoted($0))?" }
+        report(
+            .unroutedStart, at: path,
+            "no route handles \(quoted(request.name.rawValue)) from the app, which sends the start requests\(hint ?? "")"
+        )
+        return request
     }
 
     mutating func checkDeclared(_ plugin: String?, at path: String, declared: Set<String>?) {

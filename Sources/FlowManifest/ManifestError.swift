@@ -79,6 +79,8 @@ extension ManifestError {
         /// A guard whose request pattern is malformed or looks like a misspelt routed request, whose
         /// condition is not exactly one of `context` and `dependency`, or whose redirect no route handles.
         case badGuard
+        /// A `start` request no route handles from the app (a route for any module, or `"from": "app"`).
+        case unroutedStart
         /// A `discover` entry that is not one directory or the search path, a library pattern that is a
         /// path, an `exclude` of a plugin the manifest declares, a repeated `prefer`, or `exclude` or
         /// `prefer` in a manifest that discovers nothing.

@@ -61,7 +61,8 @@ import Testing
               "routes": [
                 { "request": "launch", "plugin": "welcome", "manager": "Launch" },
                 { "request": "auth.signIn", "from": "checkout", "plugin": "auth", "manager": "QuickSignIn" },
-                { "request": "auth.signIn", "plugin": "auth", "manager": "SignIn" }
+                { "request": "auth.signIn", "plugin": "auth", "manager": "SignIn" },
+                { "request": "catalog.show", "from": "app", "plugin": "catalog", "manager": "Catalog" }
               ],
               "services": [ { "plugin": "auth", "service": "Session" } ],
               "start": [ "launch", { "request": "catalog.show", "payload": { "filter": "new" } } ]
@@ -81,6 +82,7 @@ import Testing
                 .init(request: "launch", plugin: "welcome", manager: "Launch", index: 0),
                 .init(request: "auth.signIn", module: "checkout", plugin: "auth", manager: "QuickSignIn", index: 1),
                 .init(request: "auth.signIn", plugin: "auth", manager: "SignIn", index: 2),
+                .init(request: "catalog.show", module: "app", plugin: "catalog", manager: "Catalog", index: 3),
             ],
             services: [.init(plugin: "auth", service: "Session")],
             start: [CoordinationRequest("launch"), CoordinationRequest("catalog.show", payload: ["filter": "new"])]
@@ -196,6 +198,7 @@ import Testing
                 "\(Self.file): routes[1].manager: expected string, found null",
                 "\(Self.file): services: expected array, found object",
                 "\(Self.file): start[0]: expected string or object, found boolean",
+                "\(Self.file): start[1]: no route handles \"y\" from the app, which sends the start requests",
             ])
     }
 
@@ -277,6 +280,26 @@ import Testing
                 #"\#(Self.file): routes[3]: duplicate route for "auth.signIn" from "checkout", "#
                     + "first declared at routes[1]",
             ])
+    }
+
+    @Test func aStartRequestNoRouteHandlesFromTheAppIsReported() {
+        let routes = #"""
+            [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
+             {"request": "auth.signIn", "from": "settings", "plugin": "auth", "manager": "Reauthenticate"},
+             {"request": "home.show", "from": "app", "plugin": "welcome", "manager": "Home"}]
+            """#
+        #expect(
+            errors(in: manifest(routes: routes, extra: #", "start": ["lanch", "auth.signIn", "launch", "home.show"]"#))
+                == [
+                    "\(Self.file): start[0]: no route handles \"lanch\" from the app, which sends the start requests; did you mean \"launch\"?",
+                    "\(Self.file): start[1]: no route handles \"auth.signIn\" from the app, which sends the start requests",
+                ])
+        #expect(kinds(in: manifest(routes: "[]", extra: #", "start": ["launch"]"#)) == [.unroutedStart])
+        // A manifest that discovers plugins learns their routes only from their directories.
+        #expect(
+            (try? Manifest.parse(
+                #"{"manifestVersion": 1, "discover": [{"directory": "plugins"}], "start": ["launch"]}"#, path: Self.file))
+                != nil)
     }
 
     @Test func emptyNamesAreReported() {
