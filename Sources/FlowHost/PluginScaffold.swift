@@ -12,7 +12,8 @@ package struct PluginScaffold: Sendable {
 
     /// Checks `name` and makes a scaffold for it.
     ///
-    /// - Throws: ``FlowError`` when `name` is not an identifier starting with an uppercase letter.
+    /// - Throws: ``FlowError`` when `name` is not an identifier starting with an uppercase letter, or is the
+    ///   name of a module the package builds with (``takenNames``).
     package init(name: String, flowKitPath: String) throws(FlowError) {
         guard let first = name.unicodeScalars.first, ("A"..."Z").contains(first),
             name.unicodeScalars.allSatisfy({
@@ -22,9 +23,20 @@ package struct PluginScaffold: Sendable {
             throw FlowError(
                 "plugin name '\(name)' must be letters and digits starting with an uppercase letter, like 'Greeting'")
         }
+        guard !Self.takenNames.contains(name) else {
+            throw FlowError(
+                "plugin name '\(name)' is the name of a module the package builds with or imports; choose another, like 'Greeting'")
+        }
         self.name = name
         self.flowKitPath = flowKitPath
     }
+
+    /// The modules a scaffolded package depends on or its code imports: a plugin of one of these names would
+    /// make two modules of that name (`FlowKit` made its own package a dependency cycle).
+    static let takenNames: Set = [
+        "FlowKit", "FlowKitTesting", "Swift", "Foundation", "FoundationEssentials", "Glibc", "Dispatch", "Testing",
+        "XCTest", "Synchronization", "Observation",
+    ]
 
     /// The FlowKit package of the FlowHost checkout that `directory` (a flowhost executable's, such as
     /// `.build/<triple>/debug`) is in: the first `FlowKit/Package.swift` found walking up at most six

@@ -57,6 +57,18 @@ struct ScaffoldTests {
         }
     }
 
+    @Test(arguments: ["FlowKit", "FlowKitTesting", "Testing"])
+    func scaffoldRefusesTheNameOfAModuleThePackageBuildsWith(name: String) {
+        // A plugin called FlowKit made its package a dependency cycle that only `swift build` reported.
+        #expect(
+            throws: FlowError(
+                "plugin name '\(name)' is the name of a module the package builds with or imports; choose another, like 'Greeting'"
+            )
+        ) {
+            try PluginScaffold(name: name, flowKitPath: "/f")
+        }
+    }
+
     @Test func scaffoldRefusesADirectoryThatIsNotEmpty() throws {
         let directory = try TemporaryDirectory()
         _ = try directory.file("keep.txt", containing: "mine")
