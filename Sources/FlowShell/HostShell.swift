@@ -248,7 +248,6 @@ package final class HostShell {
 
     /// Sends a request; with `from MODULE` naming a module that is nowhere to be seen, answers a warning.
     private func send(_ arguments: String) throws(FlowError) -> [String] {
-        lastOutcome = nil
         let (name, afterName) = arguments.splitFirstWord()
         guard !name.isEmpty else { throw FlowError("usage: send REQUEST [from MODULE] [JSON]") }
         var module = host.coordinator.router.top?.name ?? .app
@@ -287,7 +286,6 @@ package final class HostShell {
     }
 
     private func act(_ arguments: String) throws(FlowError) {
-        lastOutcome = nil
         let (action, json) = arguments.splitFirstWord()
         guard let top = host.coordinator.router.top else {
             throw FlowError("nothing is presented, so there is no action to trigger")
@@ -303,6 +301,8 @@ package final class HostShell {
                 try top.perform(action, payload: given)
             }
         } catch {
+            // An action refused (unknown, or its payload) sent nothing: the last outcome stands.
+            lastOutcome = topLevelOutcomes(in: eventLog.flowEvents).last ?? lastOutcome
             throw FlowError(error.message + (actionHint(action, on: top).map { "; \($0)" } ?? ""))
         }
         // An action that hands its work on (finishing a sub-flow whose owner then asks for more) returns no

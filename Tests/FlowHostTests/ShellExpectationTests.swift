@@ -191,6 +191,16 @@ struct ShellExpectationTests {
         #expect(shell.execute("expect outcome unhandled").status == .ok, "a command that sends nothing keeps it")
     }
 
+    @Test func aMistypedCommandKeepsTheLastOutcome() throws {
+        let shell = try demo()
+        for mistake in ["send", "send auth.signIn {not json", "act nope", #"act signIn {"a": "#] {
+            #expect(shell.execute(mistake).status != .ok, "\(mistake)")
+            #expect(
+                shell.execute("expect outcome handled by welcome.Launch").status == .ok,
+                "'\(mistake)' sent nothing, so the start's outcome stands")
+        }
+    }
+
     @Test func anActionThatHandsItsWorkOnReportsTheRequestItCaused() throws {
         let shell = try demo()
         shell.execute("act getStarted")
