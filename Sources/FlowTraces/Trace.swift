@@ -121,7 +121,9 @@ package struct Trace: Sendable {
         do {
             return try TraceEvent(json: try JSONValue(parsing: text))
         } catch let error as JSONSyntaxError {
-            throw TraceError("not JSON: \(error.reason)", file: file, line: line)
+            // A first line that is not JSON is most likely another kind of file: say what a trace is.
+            let hint = line == 1 ? "; a trace has one JSON object per line, as flowhost run --trace FILE writes it" : ""
+            throw TraceError("not JSON: \(error.reason)\(hint)", file: file, line: line)
         } catch let error as TraceError {
             throw TraceError(error.message, file: file, line: line)
         } catch {

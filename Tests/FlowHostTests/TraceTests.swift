@@ -158,6 +158,14 @@ struct TraceTests {
         #expect(throws: TraceError("not JSON: expected string key in object", file: "t.jsonl", line: 2)) {
             _ = try Trace.parse(header + "\n{oops\n", file: "t.jsonl")
         }
+        // A pretty-printed JSON file, such as a manifest, given as a trace.
+        #expect(
+            throws: TraceError(
+                "not JSON: unexpected end of input; a trace has one JSON object per line, as flowhost run --trace FILE writes it",
+                file: "app.json", line: 1)
+        ) {
+            _ = try Trace.parse("{\n  \"manifestVersion\": 1\n}\n", file: "app.json")
+        }
         #expect(
             throws: TraceError("a 'input' event needs \"t\", a whole number of 0 or more", file: "t.jsonl", line: 2)
         ) {
