@@ -25,7 +25,8 @@ package struct PluginScaffold: Sendable {
         }
         guard !Self.takenNames.contains(name) else {
             throw FlowError(
-                "plugin name '\(name)' is the name of a module the package builds with or imports; choose another, like 'Greeting'")
+                "plugin name '\(name)' is the name of a module the package builds with or imports; choose another, like 'Greeting'"
+            )
         }
         self.name = name
         self.flowKitPath = flowKitPath

@@ -138,7 +138,9 @@ package struct ManifestParser {
             service(element, at: "services[\(index)]", declared: declared)
         }
         let start = elements(of: top["start"], at: "start").compactMap { index, element in
-            startRequest(element, at: "start[\(index)]").map { checkStartRouted($0, at: "start[\(index)]", routes: routes) }
+            startRequest(element, at: "start[\(index)]").map {
+                checkStartRouted($0, at: "start[\(index)]", routes: routes)
+            }
         }
         return Manifest(
             path: file, directory: directory, manifestVersion: Manifest.supportedVersion, name: appName,

@@ -298,7 +298,8 @@ import Testing
         // A manifest that discovers plugins learns their routes only from their directories.
         #expect(
             (try? Manifest.parse(
-                #"{"manifestVersion": 1, "discover": [{"directory": "plugins"}], "start": ["launch"]}"#, path: Self.file))
+                #"{"manifestVersion": 1, "discover": [{"directory": "plugins"}], "start": ["launch"]}"#, path: Self.file
+            ))
                 != nil)
     }
 
