@@ -32,11 +32,14 @@ extension HostShell {
         lastOutcome = topLevelOutcomes(in: eventLog.flowEvents).last
         switch result.stoppedBy {
         case .unhandled?:
+            requestFailed = true
             let step = requests[result.applied].name
             let hint = requestHint(step).map { "; \($0)" } ?? ""
             throw FlowError(
                 "deep link stopped at step \(result.applied + 1) of \(result.total): no route handles \(step)\(hint)")
-        case .failed?: throw FlowError(result.description)
+        case .failed?:
+            requestFailed = true
+            throw FlowError(result.description)
         default: return result.description
         }
     }

@@ -21,6 +21,9 @@ package final class HostShell {
     package struct Reply: Sendable {
         package var lines: [String]
         package var status: Status
+        /// Whether the error is what became of a request the command sent: it failed or found no route.
+        /// A script may expect that outcome on its next line (``expectsOutcome(_:)``) rather than stop.
+        package var isRequestFailure = false
 
         package init(lines: [String], status: Status) {
             self.lines = lines
@@ -47,6 +50,8 @@ package final class HostShell {
     /// 3600` would otherwise hold it an hour for nothing).
     package var waitsForReloads = true
     var isExecuting = false
+    /// Whether the command being executed threw for what became of a request it sent.
+    var requestFailed = false
     /// The reloads `wait reload` has seen and returned.
     let reloadWait = ReloadWait()
     /// What became of the requests guards redirected, for `expect outcome`.
@@ -175,11 +180,20 @@ package final class HostShell {
         return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : trimmed
     }
 
+    /// Whether `line` is an `expect outcome` command: in a script, the only one that may follow a request
+    /// that failed or found no route (``Reply/isRequestFailure``), which it then checks.
+    package static func expectsOutcome(_ line: String) -> Bool {
+        guard let command = command(in: line) else { return false }
+        let (word, rest) = command.splitFirstWord()
+        return word == "expect" && rest.splitFirstWord().0 == "outcome"
+    }
+
     /// Runs one command line. Blank lines and `#` comments do nothing.
     @discardableResult
     package func execute(_ line: String) -> Reply {
         guard let trimmed = Self.command(in: line) else { return Reply(lines: [], status: .ok) }
         eventLog.removeAll()
+        requestFailed = false
         isExecuting = true
         defer { isExecuting = false }
         let (command, rest) = trimmed.splitFirstWord()
@@ -240,8 +254,10 @@ package final class HostShell {
         if case .expectationFailed(let message) = status { return Reply(lines: lines + [message], status: status) }
         // A mistake that changed nothing (an unknown request, action or module, a bad payload) gets its error
         // alone: the screen is as it was.
-        if case .error = status, lines.isEmpty { return Reply(lines: [], status: status) }
-        return Reply(lines: lines + [topLine], status: status)
+        var reply = Reply(lines: lines + [topLine], status: status)
+        if case .error = status, lines.isEmpty { reply.lines = [] }
+        reply.isRequestFailure = requestFailed
+        return reply
     }
 
     // MARK: - Commands
@@ -277,8 +293,11 @@ package final class HostShell {
         _ outcome: CoordinationOutcome?, of request: CoordinationRequestName?, what: String, sender: String? = nil
     ) throws(FlowError) {
         switch outcome {
-        case .failed(let error)?: throw FlowError("\(what) failed: \(error.message)")
+        case .failed(let error)?:
+            requestFailed = true
+            throw FlowError("\(what) failed: \(error.message)")
         case .unhandled?:
+            requestFailed = true
             let hints = [request.flatMap(requestHint), sender].compactMap { $0 }
             throw FlowError((["no route handles \(what)"] + hints).joined(separator: "; "))
         default: break

@@ -148,6 +148,21 @@ package final class ShellSession {
             ? (script.map { CommandInput.lines(of: $0.lines) }
                 ?? CommandInput.standardInputLines(numbered: supervisor != nil)).makeAsyncIterator()
             : nil
+        // A request that failed or found no route in a script, held while the next command may expect that
+        // outcome (``HostShell/expectsOutcome(_:)``): any other command stops the run there, as the end does.
+        var held: (reply: HostShell.Reply, line: Int)?
+        /// Ends the run at the failure `reply` of the command on `line`. A supervisor is told while the command
+        /// read last is under way, by its `token`; at the end of the input (`nil`), that the input ended.
+        func stop(_ reply: HostShell.Reply, line: Int, token: String?) async -> ExitCode {
+            switch reply.status {
+            case .error(let message): printError("\(source):\(line): error: \(message)")
+            case .expectationFailed(let message): printFailure("\(source):\(line): \(message)")
+            case .ok, .quit: break
+            }
+            await host.stopAndWait()
+            supervisor?.exiting(token == nil ? .endOfInput : .failed, token: token)
+            return .scriptFailed
+        }
         reading: while true {
             let next: String?
             if let editor {
@@ -171,6 +186,12 @@ package final class ShellSession {
             if let numbered = supervisor?.command(in: line) {
                 (lineNumber, token, line) = numbered
             }
+            if let failed = held, HostShell.command(in: line) != nil {
+                guard HostShell.expectsOutcome(line) else {
+                    return await stop(failed.reply, line: failed.line, token: token)
+                }
+                held = nil
+            }
             if !interactive, let command = HostShell.command(in: line) { echo(command) }
             let reply = await perform(line, "\(source):\(lineNumber)")
             emit(reply, to: line)
@@ -184,19 +205,14 @@ package final class ShellSession {
                     if case .error = reply.status { printError("error: \(message)") }
                     break
                 }
-                if case .error = reply.status {
-                    printError("\(source):\(lineNumber): error: \(message)")
-                } else {
-                    printFailure("\(source):\(lineNumber): \(message)")
-                }
-                await host.stopAndWait()
-                supervisor?.exiting(.failed, token: token)
-                return .scriptFailed
+                guard reply.isRequestFailure else { return await stop(reply, line: lineNumber, token: token) }
+                held = (reply, lineNumber)
             }
             supervisor?.finished(token, isStart: false, host: host, completer: shell.completer)
             // A reload during the command (`reload`, `wait reload`) went past the cap of generations.
             supervisor?.restartPastCap(host, unwaitedReloads: shell.reloadWait.unwaitedReloads)
         }
+        if let failed = held { return await stop(failed.reply, line: failed.line, token: nil) }
         await host.stopAndWait()
         supervisor?.exiting(quitting ? .quit : .endOfInput, token: quitting ? token : nil)
         return .ok

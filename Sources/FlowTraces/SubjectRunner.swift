@@ -161,16 +161,25 @@ package final class SubjectRunner {
             reply = await shell.perform("open \(openURL)", tracing: trace)
             if let stopped = failure(reply, line: 0) { return stopped }
         }
+        // A request that failed or found no route, held while the next line may expect that outcome, as a
+        // script run without subjects does (``HostShell/expectsOutcome(_:)``).
+        var held: Failure?
         for (index, line) in lines.enumerated() {
             let command = line.command(for: subject)
+            if let failed = held, HostShell.command(in: command) != nil {
+                guard HostShell.expectsOutcome(command) else { return failed }
+                held = nil
+            }
             if let trace, line.isInput {
                 reply = await shell.perform(input: command, tracing: trace, at: line.at)
             } else {
                 reply = await shell.perform(command)
             }
             if reply.status == .quit { break }
-            if let stopped = failure(reply, line: index + 1) { return stopped }
+            guard let stopped = failure(reply, line: index + 1) else { continue }
+            guard reply.isRequestFailure else { return stopped }
+            held = stopped
         }
-        return nil
+        return held
     }
 }

@@ -191,6 +191,29 @@ struct ExperimentReportTests {
         }
     }
 
+    @Test func aSubjectsScriptMayExpectARequestToFindNoRouteOnTheNextLine() throws {
+        let directory = try TemporaryDirectory()
+        let expected = try directory.file(
+            "expected.flow", containing: "send settings.abuot\n# the typo is the test\nexpect outcome unhandled\n")
+        let other = try directory.file("other.flow", containing: "send settings.abuot\nstack\n")
+        func run(_ script: String) throws -> Subprocess {
+            try Subprocess.flowhost(
+                ["run", "manifests/experiment.json", "--subjects", "2", "--script", script, "--quiet"],
+                environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+        }
+
+        let passed = try run(expected)
+        let stopped = try run(other)
+
+        #expect(passed.status == 0, "\(passed.standardError)")
+        #expect(stopped.status == 1)
+        #expect(
+            stopped.errorLines == [
+                "\(other):1: subject subject-0001: error: no route handles settings.abuot; did you mean 'settings.about'?"
+            ])
+        #expect(stopped.standardOutput.isEmpty, "stack did not run")
+    }
+
     @Test func tenThousandSubjectsSplitAsTheWeightsSayWithinTheExpectedSpread() throws {
         let manifest = try Manifest.load(path: Repository.path("manifests/experiment.json"))
         var experiment = try #require(manifest.experiments["create-flow"])

@@ -41,6 +41,33 @@ struct ShellRoughEdgeScriptTests {
             ])
     }
 
+    @Test func aScriptMayExpectARequestToFindNoRouteOnTheNextLine() throws {
+        let expected = try Subprocess.flowhost(
+            ["run", manifest, "--quiet"],
+            input: "send settings.abuot\n# the typo is the test\nexpect outcome unhandled\nexpect top welcome\n")
+        let unexpected = try Subprocess.flowhost(
+            ["run", manifest, "--quiet"], input: "send settings.abuot\nexpect outcome handled\n")
+        let other = try Subprocess.flowhost(["run", manifest, "--quiet"], input: "send settings.abuot\nstack\n")
+        let last = try Subprocess.flowhost(["run", manifest, "--quiet"], input: "send settings.abuot\n")
+
+        #expect(expected.status == 0, "\(expected.standardError)")
+        #expect(expected.standardOutput.isEmpty && expected.standardError.isEmpty)
+        #expect(unexpected.status == 1)
+        #expect(
+            unexpected.errorLines == [
+                "<stdin>:2: expectation failed: outcome is 'unhandled', expected 'handled'"
+            ])
+        // Any other command, or the end, stops the run at the request, as before; the command is not run.
+        for run in [other, last] {
+            #expect(run.status == 1)
+            #expect(
+                run.errorLines == [
+                    "<stdin>:1: error: no route handles settings.abuot; did you mean 'settings.about'?"
+                ])
+            #expect(run.standardOutput.isEmpty, "stack did not run")
+        }
+    }
+
     @Test func aManifestWithOnlyItsVersionIsToldItCanDiscoverInstead() throws {
         let directory = try TemporaryDirectory()
         let file = try directory.file("app.json", containing: #"{"manifestVersion":1}"#)
