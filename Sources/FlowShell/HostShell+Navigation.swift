@@ -45,7 +45,7 @@ extension HostShell {
     }
 
     private func deepLinkSteps(_ json: String) throws(FlowError) -> [CoordinationRequest] {
-        guard case .array(let steps) = try payload(json) else {
+        guard case .array(let steps) = try payload(json, what: "deep link") else {
             throw FlowError("usage: deeplink [{\"request\": NAME, \"payload\": JSON}, ...]")
         }
         var requests: [CoordinationRequest] = []

@@ -229,7 +229,10 @@ package final class HostShell {
             case "show": return Reply(lines: showLines(), status: .ok)
             case "expect": status = try expect(rest)
             case "help": return Reply(lines: HostShell.help.split(separator: "\n").map(String.init), status: .ok)
-            case "quit", "exit": return Reply(lines: [], status: .quit)
+            case "quit", "exit":
+                // `quit now` is most likely a line meant for something else: nothing after it is ignored.
+                guard rest.isEmpty else { throw FlowError("usage: \(command), with nothing after it") }
+                return Reply(lines: [], status: .quit)
             default:
                 // Nothing ran: no events and no screen, only what was wrong.
                 let guess = Suggestion.closest(to: command, among: Self.commandWords, maxDistance: 2).map {
@@ -265,7 +268,10 @@ package final class HostShell {
     /// Sends a request; with `from MODULE` naming a module that is nowhere to be seen, answers a warning.
     private func send(_ arguments: String) throws(FlowError) -> [String] {
         let (name, afterName) = arguments.splitFirstWord()
-        guard !name.isEmpty else { throw FlowError("usage: send REQUEST [from MODULE] [JSON]") }
+        // A payload where the name should be: the name was left out.
+        guard !name.isEmpty, !name.hasPrefix("{"), !name.hasPrefix("[") else {
+            throw FlowError("usage: send REQUEST [from MODULE] [JSON]")
+        }
         var module = host.coordinator.router.top?.name ?? .app
         var named = false
         var json = afterName
@@ -369,12 +375,12 @@ package final class HostShell {
         }
     }
 
-    func payload(_ json: String) throws(FlowError) -> JSONValue {
+    func payload(_ json: String, what: String = "payload") throws(FlowError) -> JSONValue {
         guard !json.isEmpty else { return .empty }
         do {
             return try JSONValue(parsing: json)
         } catch {
-            throw FlowError("the payload is not JSON: \(error)")
+            throw FlowError("the \(what) is not JSON: \(error)")
         }
     }
 

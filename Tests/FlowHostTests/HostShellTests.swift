@@ -58,6 +58,17 @@ struct HostShellTests {
         #expect(reply.status == .error("the payload is not JSON: line 1, column 7: unexpected character '}'"))
     }
 
+    @Test func aPayloadWithoutItsRequestADeepLinkThatIsNotJSONAndWordsAfterQuitAreRefused() throws {
+        let shell = try shell()
+
+        #expect(shell.execute(#"send  {"id": 1}"#).status == .error("usage: send REQUEST [from MODULE] [JSON]"))
+        #expect(
+            shell.execute(#"deeplink [{"request":"#).status
+                == .error("the deep link is not JSON: line 1, column 13: unexpected end of input"))
+        #expect(shell.execute("quit now").status == .error("usage: quit, with nothing after it"))
+        #expect(shell.execute("exit").status == .quit)
+    }
+
     @Test func unknownCommandPointsToHelp() throws {
         #expect(try shell().execute("jump").status == .error("unknown command 'jump'; type 'help' for the list"))
     }
