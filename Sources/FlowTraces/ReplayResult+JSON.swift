@@ -48,9 +48,10 @@ extension ReplayResult {
     /// `replay --json` when there is no replay: `{"errors": [ERROR...], "trace", "manifest", "result": null}`,
     /// `manifest` `null` when none was found.
     package static func json(errors: [JSONValue], trace: String, manifest: String?) -> JSONValue {
+        // The shape of a replay's document, with nothing replayed.
         [
             "errors": .array(errors), "trace": .string(trace), "manifest": manifest.map(JSONValue.string) ?? .null,
-            "result": .null,
+            "result": .null, "sessions": .null, "inputs": .null, "events": .null, "rebuilt": [], "divergence": .null,
         ]
     }
 }

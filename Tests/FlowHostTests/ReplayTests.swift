@@ -285,6 +285,8 @@ struct ReplayTests {
         #expect(missing.standardError.isEmpty)
         let error = try JSONValue(parsing: missing.standardOutput)
         #expect(error["result"] == .null)
+        #expect(error.object.map { Set($0.keys) } == identical.object.map { Set($0.keys) }, "one shape")
+        #expect(error["sessions"] == .null && error["rebuilt"] == [] && error["divergence"] == .null)
         #expect(error["errors"]?[0]?["message"] == "trace file not found")
         #expect(error["errors"]?[0]?["file"]?.string?.hasSuffix("/none.jsonl") == true)
     }
