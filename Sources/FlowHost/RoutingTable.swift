@@ -122,6 +122,17 @@ package struct RoutingTable: Sendable {
             }
     }
 
+    /// Why each plugin that failed to load did, as lines for people under the table, a plugin once:
+    /// `  g: libNope.so: library of plugin 'g' not found (...)`.
+    package var failureLines: [String] {
+        var seen = Set<String>()
+        let failures = entries.compactMap { entry -> String? in
+            guard case .failed(let error) = entry.status, seen.insert(entry.plugin).inserted else { return nil }
+            return "  \(entry.plugin): \(error.description)"
+        }
+        return failures.isEmpty ? [] : ["plugins that do not load:"] + failures
+    }
+
     /// The guards and deep links, as lines for people under the table, each with who declared it:
     /// `  signedIn: catalog.* unless context user: redirect to auth.signIn (declared by catalog)`.
     package var declarationLines: [String] {

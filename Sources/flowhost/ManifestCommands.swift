@@ -99,7 +99,7 @@ enum ManifestCommands {
             printJSON(JSONDocument.routes(table))
         } else {
             printTable(table.rows)
-            for line in table.declarationLines + table.notes { print(line) }
+            for line in table.failureLines + table.declarationLines + table.notes { print(line) }
         }
         return .ok
     }

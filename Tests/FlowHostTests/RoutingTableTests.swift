@@ -42,6 +42,8 @@ struct RoutingTableTests {
             return
         }
         #expect(error.kind == .notFound)
+        // Under the table, why: once a plugin.
+        #expect(table.failureLines == ["plugins that do not load:", "  gone: \(error.description)"])
     }
 
     @Test func validationReportGathersThePluginsProblems() throws {
