@@ -288,7 +288,15 @@ struct BadLibraryTests {
         let result = try scenario.flowhost(["list", scenario.manifest, "--eager"])
 
         #expect(result.status == 0)
-        let loaded = result.outputLines.filter { !$0.isEmpty }.map { $0.split(separator: " ").last.map(String.init) }
+        let table = result.outputLines.prefix { $0 != "plugins that do not load:" }
+        let loaded = table.filter { !$0.isEmpty }.map { $0.split(separator: " ").last.map(String.init) }
         #expect(loaded == ["LOADED", "yes", "yes", "failed"])
+        #expect(
+            result.outputLines.dropFirst(table.count).filter { !$0.isEmpty }
+                == [
+                    "plugins that do not load:",
+                    "  bad: \(library): crashed with SIGABRT while loading in a probe process"
+                        + quarantineHint(library),
+                ], "\(result.standardOutput)")
     }
 }
