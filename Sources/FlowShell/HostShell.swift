@@ -230,7 +230,8 @@ package final class HostShell {
             case "expect": status = try expect(rest)
             case "help": return Reply(lines: HostShell.help.split(separator: "\n").map(String.init), status: .ok)
             case "quit", "exit":
-                // `quit now` is most likely a line meant for something else: nothing after it is ignored.
+                // `quit now` is most likely a line meant for something else: words after it are refused, not
+                // ignored.
                 guard rest.isEmpty else { throw FlowError("usage: \(command), with nothing after it") }
                 return Reply(lines: [], status: .quit)
             default:

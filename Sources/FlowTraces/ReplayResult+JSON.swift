@@ -45,10 +45,10 @@ extension ReplayResult {
         ]
     }
 
-    /// `replay --json` when there is no replay: `{"errors": [ERROR...], "trace", "manifest", "result": null}`,
-    /// `manifest` `null` when none was found.
+    /// `replay --json` when there is no replay: a replay's document with nothing replayed, `{"errors":
+    /// [ERROR...], "trace", "manifest", "result": null, ...}`, the counts and `divergence` `null`, `rebuilt`
+    /// empty; `manifest` `null` when none was found.
     package static func json(errors: [JSONValue], trace: String, manifest: String?) -> JSONValue {
-        // The shape of a replay's document, with nothing replayed.
         [
             "errors": .array(errors), "trace": .string(trace), "manifest": manifest.map(JSONValue.string) ?? .null,
             "result": .null, "sessions": .null, "inputs": .null, "events": .null, "rebuilt": [], "divergence": .null,

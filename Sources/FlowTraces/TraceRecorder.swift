@@ -3,6 +3,7 @@ import FlowKit
 import FlowManifest
 import FlowShell
 import Glibc
+import HostSupport
 
 /// Turns what a ``HostShell`` and its ``Host`` do into trace lines (``TraceLine``), in order, for a sink: a
 /// ``TraceWriter`` (`flowhost run --trace FILE`), or a list of events that a replay compares.
@@ -150,8 +151,9 @@ package final class TraceRecorder {
     // MARK: - Structure
 
     /// Writes the header, the trace's first line: the format, the flowhost that wrote it, `host`'s manifest,
-    /// its plugins' libraries and where it looked for them, its experiments with their weights, what was redacted, and the payload
-    /// size above which payloads are digests.
+    /// its plugins' libraries and where it looked for them (but in flowhost's own directory, where a replay
+    /// looks in its own), its experiments with their weights, what was redacted, and the payload size above
+    /// which payloads are digests.
     ///
     /// - Parameters:
     ///   - script: The script the run read, if any.
@@ -184,7 +186,8 @@ package final class TraceRecorder {
             line.add("manifest", Manifest.absolutePath(manifest.path))
             line.add("root", host.coordinator.name)
             line.add("plugins", json: .object(plugins))
-            line.add("pluginPath", strings: host.registry.searchPath.directories)
+            let own = ProcessInfoLite.executableDirectory()
+            line.add("pluginPath", strings: host.registry.searchPath.directories.filter { $0 != own })
             line.add("experiments", json: .object(experiments))
             line.add("redacted", strings: redaction.keys.sorted())
             line.add("maxPayload", json: maxPayload.map { .number(Double($0)) } ?? .null)
