@@ -36,9 +36,10 @@ let package = Package(
     name: "FlowHost",
     products: [
         .executable(name: "flowhost", targets: ["flowhost"])
-    ] + (bundledPlugins + fixturePlugins + badLibraries + preloadLibraries).map {
-        .library(name: $0, type: .dynamic, targets: [$0])
-    },
+    ]
+        + (bundledPlugins + fixturePlugins + badLibraries + preloadLibraries).map {
+            .library(name: $0, type: .dynamic, targets: [$0])
+        },
     dependencies: [
         // A path dependency, so that host and plugins share the one dynamic libFlowKit.so.
         .package(path: "FlowKit"),
