@@ -117,8 +117,11 @@ private struct TraceGraphReader {
             graph.edge(graph.moduleNode(from, plugin: nil), target, .sends, "resumed", taken: true)
         } else if let link {
             graph.take("deeplink:\(link)", target, .starts)
-        } else if from == "app" {
+        } else if from == "app", command == "start" || command == "restore" {
             graph.take(graph.node("entry:start", .entry, "start"), target, .starts)
+        } else if from == "app" {
+            // Sent with nothing on screen (or `from app`), by a command rather than the start.
+            graph.edge(graph.node("entry:app", .entry, "app"), target, .sends, command, taken: true)
         } else {
             let label = action.flatMap { from == visible ? $0 : nil } ?? (command == "act" ? "" : command)
             graph.edge(graph.moduleNode(from, plugin: nil), target, .sends, label, taken: true)

@@ -35,6 +35,27 @@ struct FlowGraphTests {
         #expect(graph.edges.allSatisfy { $0.count == nil && $0.isStatic }, "no counts without traces")
     }
 
+    @Test func aRequestSentWithNothingOnScreenComesFromTheAppNotTheStart() throws {
+        let directory = try TemporaryDirectory()
+        let manifest = try directory.file(
+            "app.json",
+            containing: #"""
+                {"manifestVersion": 1, "plugins": {"welcome": "libWelcomePlugin.so"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}]}
+                """#)
+        let script = try directory.file("app.flow", containing: "send launch\n")
+        let trace = directory.path + "/app.jsonl"
+        let run = try Subprocess.flowhost(["run", manifest, "--script", script, "--quiet", "--trace", trace])
+        try #require(run.status == 0, "\(run.standardError)")
+
+        var graph = FlowGraph(manifest: try Manifest.load(path: manifest))
+        graph.add(try Trace.load(path: trace))
+
+        #expect(edge(graph, "entry:start", "request:launch") == nil, "the manifest starts nothing")
+        let sent = try #require(edge(graph, "entry:app", "request:launch"))
+        #expect(sent.kind == .sends && sent.label == "send" && sent.count == 1)
+    }
+
     @Test func anExperimentSplitsWithItsWeights() throws {
         let graph = FlowGraph(manifest: try Manifest.load(path: Repository.path("manifests/experiment.json")))
 
