@@ -65,9 +65,13 @@ enum ExperimentsCommand {
             } catch {
                 throw failure(error)
             }
+            // Without experiments, the goal is not what is missing most: say so too.
+            let declared = headers.contains { !($0["experiments"]?.object?.isEmpty ?? true) }
+            let experiments =
+                declared ? "" : "; their manifests declare no experiments either, so there may be nothing to report"
             throw usage(
                 goals.isEmpty
-                    ? "--goal REQUEST is needed: the traces' scripts name no goal (# goal: REQUEST)"
+                    ? "--goal REQUEST is needed: the traces' scripts name no goal (# goal: REQUEST)\(experiments)"
                     : "--goal REQUEST is needed: the traces name different goals, \(goals.sorted().joined(separator: " and "))"
             )
         }

@@ -274,6 +274,17 @@ struct ExperimentReportTests {
         #expect(
             noGoal.errorLines.first
                 == "flowhost: --goal REQUEST is needed: the traces' scripts name no goal (# goal: REQUEST)")
+
+        // The demo's trace: no goal, and no experiment to report on either.
+        let demo = try directory.file(
+            "demo.jsonl",
+            containing: #"{"kind":"trace","t":0,"session":0,"input":0,"version":2,"experiments":{}}"# + "\n")
+        let nothing = try Subprocess.flowhost(["experiments", "report", demo])
+        #expect(nothing.status == 64)
+        #expect(
+            nothing.errorLines.first
+                == "flowhost: --goal REQUEST is needed: the traces' scripts name no goal (# goal: REQUEST); their manifests declare no experiments either, so there may be nothing to report"
+        )
     }
 }
 
