@@ -117,16 +117,17 @@ package struct ExperimentReport: Sendable {
         self.goal = goal
         self.traces = files
         var configured: [(name: String, subject: String, variants: [(name: String, weight: Int)])] = []
+        var seen = Set<String>()
         for header in headers {
             for (name, experiment) in (header["experiments"]?.object ?? [:]).sorted(by: { $0.key < $1.key })
-            where !configured.contains(where: { $0.name == name }) {
+            where seen.insert(name).inserted {
                 let variants = (experiment["variants"]?.array ?? []).compactMap { variant in
                     variant["name"]?.string.map { ($0, variant["weight"]?.int ?? 0) }
                 }
                 configured.append((name, experiment["subject"]?.string ?? "", variants))
             }
         }
-        for name in tally.exposures.keys.sorted() where !configured.contains(where: { $0.name == name }) {
+        for name in tally.exposures.keys.sorted() where seen.insert(name).inserted {
             configured.append((name, "", []))
         }
         experiments = configured.map { experiment in
@@ -137,17 +138,19 @@ package struct ExperimentReport: Sendable {
     private static func experiment(
         _ name: String, subject: String, variants configured: [(name: String, weight: Int)], tally: Tally
     ) -> Experiment {
-        let subjects = tally.exposures[name] ?? [:]
+        // The subjects by variant, gathered once: a trace names any number of variants.
+        let byVariant = Dictionary(grouping: (tally.exposures[name] ?? [:]).values, by: \.variant)
+        let weightOf = Dictionary(configured.map { ($0.name, $0.weight) }, uniquingKeysWith: { first, _ in first })
         var names = configured.map(\.name)
-        for variant in Set(subjects.values.map(\.variant)).sorted() where !names.contains(variant) {
+        for variant in byVariant.keys.sorted() where weightOf[variant] == nil {
             names.append(variant)
         }
         let variants = names.map { variant -> Variant in
-            let exposed = subjects.values.filter { $0.variant == variant }
+            let exposed = byVariant[variant] ?? []
             let reached = exposed.compactMap(\.reached)
             let wilson = Statistics.wilsonInterval(successes: reached.count, trials: exposed.count)
             return Variant(
-                name: variant, weight: configured.first { $0.name == variant }?.weight ?? 0, exposed: exposed.count,
+                name: variant, weight: weightOf[variant] ?? 0, exposed: exposed.count,
                 reached: reached.count,
                 conversion: exposed.isEmpty ? 0 : Double(reached.count) / Double(exposed.count),
                 interval: Interval(lower: wilson.lower, upper: wilson.upper),
