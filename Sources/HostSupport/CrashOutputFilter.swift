@@ -26,8 +26,12 @@ package struct CrashOutputFilter: Sendable {
     package let passesEverything: Bool
     /// The last fatal error the runtime reported with a stack trace.
     package private(set) var fatalError: FatalError?
-    /// That report's frames, as the runtime wrote them.
+    /// That report's frames, as the runtime wrote them, the first ``maxFrames``.
     package private(set) var stackTrace: [String] = []
+    /// The most frames kept of a stack trace: the runtime writes some thirty (and `...` for what it leaves
+    /// out); a plugin's code writing frame after frame to standard error would otherwise grow the
+    /// supervisor's memory without end. The frames past it are dropped, still taken out of the output.
+    package static let maxFrames = 256
 
     /// A `Fatal error` line held until the next line says whether a stack trace follows it.
     private var held: String?
@@ -44,7 +48,7 @@ package struct CrashOutputFilter: Sendable {
         guard !passesEverything else { return [line] }
         if inStackTrace {
             if Self.isFrame(line) {
-                stackTrace.append(line)
+                if stackTrace.count < Self.maxFrames { stackTrace.append(line) }
                 return []
             }
             inStackTrace = false

@@ -23,6 +23,17 @@ struct CrashOutputFilterTests {
         #expect(filter.stackTrace == Array(report.suffix(3)))
     }
 
+    @Test func aStackTraceThatNeverEndsKeepsOnlyItsFirstFrames() {
+        // A plugin's code can write frame after frame to standard error: the supervisor's memory stays flat.
+        var filter = CrashOutputFilter()
+        let frames = (0..<100_000).map { "\($0)    libCrashy.so    0x00007f60c755f130 loop + \($0)" }
+
+        let shown = (report.prefix(2) + frames).flatMap { filter.lines(for: $0) }
+
+        #expect(shown.isEmpty)
+        #expect(filter.stackTrace == Array(frames.prefix(CrashOutputFilter.maxFrames)))
+    }
+
     @Test func aFatalErrorLineNoStackTraceFollowsIsShownAsItIs() {
         var filter = CrashOutputFilter()
 
