@@ -68,6 +68,36 @@ struct ShellRoughEdgeScriptTests {
         }
     }
 
+    @Test func aDeepLinkOpenedOverTheSignInAGuardRedirectedToIsHeldToo() throws {
+        // The sign-in form is on screen, so the second link's step is sent from it: it is not the sign-in
+        // flow's own request, and must not pass the guard as one.
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--quiet"],
+            input: """
+                act signIn
+                act submit {"user": "ada"}
+                tab 1
+                act signOut
+                open demo://items/2
+                expect outcome redirected
+                open demo://items/3
+                expect outcome redirected
+                expect top signIn
+                act submit {"user": "grace"}
+                stack
+                show
+
+                """)
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.outputLines.filter { !$0.isEmpty } == [
+                "  stack: home", "  tab 0* 'Items': itemList > itemDetail > itemDetail", "  tab 1 'Settings': settings",
+                "  top: itemDetail", "  itemDetail: Rope", #"  content: {"id":3,"title":"Rope"}"#,
+                "  action settings: open the settings",
+            ])
+    }
+
     @Test func aManifestWithOnlyItsVersionIsToldItCanDiscoverInstead() throws {
         let directory = try TemporaryDirectory()
         let file = try directory.file("app.json", containing: #"{"manifestVersion":1}"#)

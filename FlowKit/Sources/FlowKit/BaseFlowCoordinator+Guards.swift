@@ -69,8 +69,12 @@ extension BaseFlowCoordinator {
             case .redirect(let target):
                 // A request that no route handles is reported as such, rather than sent to sign in first.
                 guard canRoute(current, from: module) else { continue }
-                // A request of the flow it redirected to would wait for itself.
-                if state.isOfFlow(redirectedBy: installed, module, in: self, root: root) { continue }
+                // A request of the flow it redirected to would wait for itself. A deep link's step is sent
+                // from the module on screen, which may be the flow's (the sign-in form), but comes from outside
+                // it: it is guarded as any other.
+                if continuation.deepLink == nil, state.isOfFlow(redirectedBy: installed, module, in: self, root: root) {
+                    continue
+                }
                 // Its own redirect, asked for directly, is sent as the redirect would be: its flow is let
                 // through.
                 if current.name == target.name {

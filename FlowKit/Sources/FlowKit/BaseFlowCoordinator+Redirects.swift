@@ -17,7 +17,8 @@
 /// Loops cannot form: while a guard's redirect is being sent, that guard lets every request through, so a
 /// redirect target it also guards is not redirected again; a guard lets its own redirect through whenever
 /// it is asked for, and the requests of its flow (sent by the flow's modules, or in the child flows the
-/// redirect or its modules' actions opened); a resumed request that the same guard redirects again fails
+/// redirect or its modules' actions opened, but not a deep link's steps, which come from outside the flow
+/// whatever module is on screen); a resumed request that the same guard redirects again fails
 /// instead; and any other request redirected while the same guard's flow to the same target is under way
 /// waits for that flow rather than starting a second one.
 ///
