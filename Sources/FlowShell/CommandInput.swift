@@ -1,6 +1,7 @@
 import Dispatch
 import FlowHost
 import Glibc
+import HostSupport
 import LineEditing
 
 /// Where the supervisor reads commands: a script's lines, a prompt that edits lines on a terminal, or
@@ -35,7 +36,7 @@ package final class CommandInput {
                 .makeAsyncIterator()
         }
         printAbove = { lines in
-            let indented = lines.map { "  " + $0 }
+            let indented = Self.above(lines)
             if let editor {
                 editor.printAbove(indented)
             } else {
@@ -43,6 +44,13 @@ package final class CommandInput {
                 flushOutput()
             }
         }
+    }
+
+    /// `lines` as they are printed above the line being typed: indented, without their control characters,
+    /// since they name what plugins made (modules, errors), and from a supervised host come from a process
+    /// whose plugins' code can write anything on the link.
+    package nonisolated static func above(_ lines: [String]) -> [String] {
+        lines.map { "  " + PrintableText.sanitized($0) }
     }
 
     /// What Tab completes from, as the host last described it.

@@ -70,7 +70,7 @@ package final class ShellSession {
         self.editor = editor
         if let editor {
             shell.onUnpromptedLines = { [weak shell] lines in
-                if !quiet { editor.printAbove(lines.map { "  " + $0 }) }
+                if !quiet { editor.printAbove(CommandInput.above(lines)) }
                 if let shell { editor.completer = shell.completer }  // a reloaded manifest changes the routes
             }
         } else {

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import FlowShell
 @testable import FlowTraces
 @testable import HostSupport
 
@@ -15,6 +16,13 @@ struct PrintedTextTests {
         #expect(PrintableText.sanitized("a\u{1B}[2Jb\tc\nd") == "a?[2Jb?c?d")
         #expect(PrintableText.sanitized("a\u{1B}[2Jb\nc", keepingNewlines: true) == "a?[2Jb\nc")
         #expect(PrintableText.sanitized("plain text, é") == "plain text, é")
+    }
+
+    @Test func linesPrintedAboveThePromptHaveNoControlCharacters() {
+        // What a supervised host's link carries between commands: anything its plugins' code writes there.
+        #expect(
+            CommandInput.above(["\u{1B}]0;PWNED\u{07}\u{1B}[31mred", "removed itemList"])
+                == ["  ?]0;PWNED??[31mred", "  removed itemList"])
     }
 
     @Test func aReportOfATraceWithEscapesPrintsNone() throws {
