@@ -61,8 +61,11 @@ extension PluginRegistry {
     /// the registry ``loadsPastCap``, and that generation: the host restarts into it, to give the old ones
     /// back. A refused new generation is not one: the previous one keeps serving until a good one comes.
     package var pastCap: (plugin: String, generation: Int)? {
-        slots.filter { $0.value.images > maxImagesPerPlugin && $0.value.reloadedImage == $0.value.images }
-            .min { $0.key < $1.key }.map { ($0.key, $0.value.images) }
+        slots.filter {
+            $0.value.retiredImages + $0.value.images > maxImagesPerPlugin
+                && $0.value.reloadedImage == $0.value.images
+        }
+        .min { $0.key < $1.key }.map { ($0.key, $0.value.images) }
     }
 
     /// The cap of ``maxImagesPerPlugin`` unless `FLOWHOST_GENERATION_CAP` sets another (from 1 on): a hook
@@ -105,11 +108,13 @@ extension PluginRegistry {
         let fingerprint = copy.fingerprint
         if fingerprint == unchanged { return (nil, fingerprint) }
         try copy.verify(sha256: slot.entry.sha256)
-        guard slot.images < maxImagesPerPlugin || loadsPastCap else {
+        // Images of its earlier libraries count too: moving the library to another file does not reset them.
+        let opened = slot.retiredImages + slot.images
+        guard opened < maxImagesPerPlugin || loadsPastCap else {
             throw PluginLoadError(
                 file: source, kind: .dlopenFailed,
                 message:
-                    "plugin '\(slot.entry.name)' has been loaded \(slot.images) times, the limit of a run without --supervise; run with --supervise to go on at the same screen past it, or restart flowhost to give back the memory of old generations"
+                    "plugin '\(slot.entry.name)' has been loaded \(opened) times, the limit of a run without --supervise; run with --supervise to go on at the same screen past it, or restart flowhost to give back the memory of old generations"
             )
         }
         let file = source.split(separator: "/").last.map(String.init) ?? slot.entry.name

@@ -24,7 +24,8 @@ package final class PluginRegistry {
         var images = 0
         /// Which of `images` a reload made the current generation (0 before any reload).
         var reloadedImage = 0
-        /// Images of an earlier entry for the same name, replaced by a manifest reload.
+        /// Images of the earlier entries for the same name, each replaced by a manifest reload (a library moved
+        /// to another file): they count towards ``PluginRegistry/maxImagesPerPlugin`` too.
         var retiredImages = 0
         /// The fingerprint of the source library the current image was copied from (see
         /// ``PluginCopy/fingerprint``), which tells an unchanged library on reload.
@@ -125,7 +126,7 @@ package final class PluginRegistry {
     /// (their old images stay counted), plugins it drops keep theirs, unused.
     func update(manifest: Manifest) {
         for (name, entry) in manifest.plugins where slots[name]?.entry != entry {
-            let retired = slots[name]?.images ?? 0
+            let retired = slots[name].map { $0.retiredImages + $0.images } ?? 0
             let slot = Slot(entry)
             slot.retiredImages = retired
             slots[name] = slot

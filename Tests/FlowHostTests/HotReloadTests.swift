@@ -136,6 +136,34 @@ struct HotReloadTests {
             host.statsLines.contains { $0.hasPrefix("plugins: 2 reloads, 1 refused, 2 old generations still mapped") })
     }
 
+    @Test func movingTheLibraryToAnotherFileDoesNotResetTheCap() throws {
+        // Each move makes the plugin a new entry; the images its earlier files opened stay mapped and count.
+        let lab = try SwapLab()
+        let host = try lab.host()
+        host.registry.maxImagesPerPlugin = 2
+        host.coordinator.requestCoordination("greet", from: .app)
+        _ = try lab.directory.file("libB.so", containing: try BuildProducts.bytes(of: "libGreeterPluginV2.so"))
+
+        var events: [HostEvent] = []
+        for library in ["libB.so", "libGreeter.so"] {
+            try lab.writeManifest(
+                lab.manifest(routes: lab.routes).replacingOccurrences(of: "libGreeter.so", with: library))
+            events.append(host.reloadManifest())
+            events.append(host.reloadPlugin("greeter"))
+        }
+
+        #expect(events[1].isReloaded, "the second image: within the cap")
+        guard case .reloadRefused(_, let error) = events[3] else {
+            throw TestFailure("expected a refusal, got \(events[3])")
+        }
+        #expect(error.message.hasPrefix("plugin 'greeter' has been loaded 2 times, the limit"), "\(error.message)")
+        // The entry in force is the third file's, which the cap keeps from loading: its requests say why.
+        guard case .failed(let failure) = host.coordinator.requestCoordination("greet", from: .app) else {
+            throw TestFailure("expected the request to fail at the cap")
+        }
+        #expect(failure.message.contains("has been loaded 2 times, the limit"), "\(failure.message)")
+    }
+
     @Test func invalidManifestEditKeepsTheRoutesInForce() throws {
         let lab = try SwapLab()
         let host = try lab.host()
