@@ -61,11 +61,8 @@ extension PluginRegistry {
     /// the registry ``loadsPastCap``, and that generation: the host restarts into it, to give the old ones
     /// back. A refused new generation is not one: the previous one keeps serving until a good one comes.
     package var pastCap: (plugin: String, generation: Int)? {
-        slots.filter {
-            $0.value.retiredImages + $0.value.images > maxImagesPerPlugin
-                && $0.value.reloadedImage == $0.value.images
-        }
-        .min { $0.key < $1.key }.map { ($0.key, $0.value.images) }
+        slots.filter { $0.value.openedImages > maxImagesPerPlugin && $0.value.reloadedImage == $0.value.images }
+            .min { $0.key < $1.key }.map { ($0.key, $0.value.images) }
     }
 
     /// The cap of ``maxImagesPerPlugin`` unless `FLOWHOST_GENERATION_CAP` sets another (from 1 on): a hook
@@ -81,8 +78,8 @@ extension PluginRegistry {
     /// Images opened and no longer serving, across all plugins: memory that cannot be given back.
     package var leakedImages: Int {
         slots.values.reduce(0) { total, slot in
-            if case .loaded = slot.status { return total + slot.retiredImages + slot.images - 1 }
-            return total + slot.retiredImages + slot.images
+            if case .loaded = slot.status { return total + slot.openedImages - 1 }
+            return total + slot.openedImages
         }
     }
 
@@ -109,7 +106,7 @@ extension PluginRegistry {
         if fingerprint == unchanged { return (nil, fingerprint) }
         try copy.verify(sha256: slot.entry.sha256)
         // Images of its earlier libraries count too: moving the library to another file does not reset them.
-        let opened = slot.retiredImages + slot.images
+        let opened = slot.openedImages
         guard opened < maxImagesPerPlugin || loadsPastCap else {
             throw PluginLoadError(
                 file: source, kind: .dlopenFailed,

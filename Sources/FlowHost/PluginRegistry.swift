@@ -27,6 +27,8 @@ package final class PluginRegistry {
         /// Images of the earlier entries for the same name, each replaced by a manifest reload (a library moved
         /// to another file): they count towards ``PluginRegistry/maxImagesPerPlugin`` too.
         var retiredImages = 0
+        /// Every image opened for this plugin's name, its earlier entries' included: what the cap counts.
+        var openedImages: Int { retiredImages + images }
         /// The fingerprint of the source library the current image was copied from (see
         /// ``PluginCopy/fingerprint``), which tells an unchanged library on reload.
         var fingerprint: UInt64?
@@ -126,7 +128,7 @@ package final class PluginRegistry {
     /// (their old images stay counted), plugins it drops keep theirs, unused.
     func update(manifest: Manifest) {
         for (name, entry) in manifest.plugins where slots[name]?.entry != entry {
-            let retired = slots[name].map { $0.retiredImages + $0.images } ?? 0
+            let retired = slots[name]?.openedImages ?? 0
             let slot = Slot(entry)
             slot.retiredImages = retired
             slots[name] = slot
