@@ -9,7 +9,9 @@ package enum ExitCode: Int32, CaseIterable {
     case usage = 64
     /// The manifest, a plugin or a snapshot (`run --restore`) is invalid.
     case invalidInput = 65
-    /// An input file (manifest, script, snapshot, plugin) does not exist, or the bundled plugins are not built.
+    /// A file named on the command line (a manifest, a script, a snapshot, a trace, a library to `inspect`) does
+    /// not exist, or the bundled plugins are not built. A library that a manifest names and that is missing is
+    /// an invalid plugin (``invalidInput``).
     case inputMissing = 66
     /// A supervised host (`run --supervise`) ended more than 5 times within 60 s and the supervisor gave up,
     /// or the host could not be supervised (no pipes, no process, or a host and supervisor of different

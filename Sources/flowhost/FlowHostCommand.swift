@@ -47,8 +47,9 @@ struct FlowHostCommand {
 
         exit codes: 0 ok, 1 a scripted expectation or command failed (or a replay diverged, or a
                     supervised script saw a plugin crash, hang or exit), 64 usage, 65 invalid manifest,
-                    plugin, snapshot or trace, 66 input file missing or plugins not built, 70 a supervised
-                    host kept crashing (the supervisor gave up), 73 the trace file cannot be created
+                    plugin, snapshot or trace, 66 a file named on the command line missing or plugins not
+                    built, 70 a supervised host kept crashing (the supervisor gave up), 73 the trace file
+                    cannot be created
         """
 
     static func main() async {

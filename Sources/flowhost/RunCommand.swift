@@ -84,6 +84,7 @@ enum RunCommand {
             return restoring
         }
         let subjects = try subjectCount(parsed)
+        let openURL = try openURL(parsed)
         let trace = try RunTrace.open(parsed)
         defer { trace?.close() }
         let link: SupervisorLink?
@@ -121,7 +122,7 @@ enum RunCommand {
         for problem in host.problems { printError(problem.description) }
         if let subjects, let script {
             return await runSubjects(
-                subjects, host: host, script: script, openURL: parsed.options["--open"]?.last, trace: trace,
+                subjects, host: host, script: script, openURL: openURL, trace: trace,
                 quiet: quiet)
         }
         if link != nil {
@@ -159,8 +160,19 @@ enum RunCommand {
             },
             // A failed restore names its snapshot file; failed start requests and deep links, the manifest.
             failedIn: restoring == nil ? "\(manifest.path): " : "", manifestPath: manifest.path,
-            openURL: parsed.options["--open"]?.last, script: script,
+            openURL: openURL, script: script,
             source: link?.source ?? script?.name ?? "<stdin>")
+    }
+
+    /// `--open URL`, checked before any plugin loads: a link that is not a URL is a mistyped command line,
+    /// not something to find out after the start. Whether a pattern matches it is known only once plugins
+    /// have contributed theirs.
+    private static func openURL(_ parsed: Arguments) throws(Exit) -> String? {
+        guard let url = parsed.options["--open"]?.last else { return nil }
+        guard url.contains("://"), !url.contains(where: \.isWhitespace) else {
+            throw Exit.usage("--open needs a URL (scheme://host/path), not '\(url)'", parsed.usage)
+        }
+        return url
     }
 
     /// `--hang-timeout SECONDS` of a supervised run: how long a command may take before the supervisor

@@ -137,4 +137,14 @@ struct RunOpenTests {
                 "\(manifest): no deep link matches 'demo://item/2'; nearest pattern: 'demo://items/{id:int}'"
             ])
     }
+
+    /// Not a URL at all: a usage error before any plugin loads or any service starts.
+    @Test(arguments: ["items/2", "demo://items/ 2", ""])
+    func aLinkThatIsNotAURLIsAUsageErrorBeforeTheStart(url: String) throws {
+        let run = try Subprocess.flowhost(["run", manifest, "--open", url])
+
+        #expect(run.status == 64)
+        #expect(run.errorLines.first == "flowhost: --open needs a URL (scheme://host/path), not '\(url)'")
+        #expect(run.standardOutput.isEmpty, "nothing started: \(run.standardOutput)")
+    }
 }
