@@ -10,7 +10,7 @@ extension HostShell {
     }()
 
     /// What Tab completes now: the routed requests, the visible module's actions, the modules on screen and
-    /// in routes, the plugins. A snapshot, safe to hand to the line editor's thread; take a new one after
+    /// in routes, the plugins, the deep links' patterns. A snapshot, safe to hand to the line editor's thread; take a new one after
     /// each command, since a command can change every one of them.
     package var completer: Completer {
         let router = host.coordinator.router
@@ -18,7 +18,15 @@ extension HostShell {
             requests: host.manifest.routes.map(\.request.rawValue),
             actions: router.top?.actions.map(\.name) ?? [],
             modules: router.modules.map(\.name.rawValue) + host.manifest.routes.compactMap { $0.module?.rawValue },
-            plugins: host.registry.pluginNames, visibleStack: router.state.visibleStack.map(\.rawValue))
+            plugins: host.registry.pluginNames, visibleStack: router.state.visibleStack.map(\.rawValue),
+            links: host.manifest.deepLinks.routes.map { Self.linkPrefix(of: $0.pattern) })
+    }
+
+    /// What of a deep link's pattern Tab can fill in: up to its first capture (`demo://items/` of
+    /// `demo://items/{id:int}`), the whole pattern when it has none.
+    private static func linkPrefix(of pattern: DeepLinkPattern) -> String {
+        let text = pattern.description
+        return text.firstIndex(of: "{").map { String(text[..<$0]) } ?? text
     }
 
     /// Completes the words of the shell's commands from a snapshot of the host's names.
@@ -26,7 +34,11 @@ extension HostShell {
     /// The first word is a command; after `send` a request name, then `from`, then a module; after `act` an
     /// action of the visible module; after `back` `root` or `to`, then a module; after `reload` a plugin or
     /// `manifest`; after `wait` `reload`, then a plugin; after `expect` what to expect; after `lifecycle` a
-    /// phase; after `stats` `--json`.
+    /// phase; after `stats` `--json`; after `open` the deep links' patterns up to their first capture; after
+    /// `save` and `restore` file names.
+    ///
+    /// A candidate that ends in a slash (a directory, a link's path) is not a whole word: completing it adds
+    /// no space.
     package struct Completer: LineCompleter, Equatable {
         package var requests: [String]
         package var actions: [String]
@@ -34,16 +46,20 @@ extension HostShell {
         package var plugins: [String]
         /// The modules on the visible stack, which `back to` can go back to.
         package var visibleStack: [String]
+        /// What `open` can start with: each deep link's pattern up to its first capture.
+        package var links: [String]
 
         /// A completer for these names, in any order and with repeats.
         package init(
-            requests: [String], actions: [String], modules: [String], plugins: [String], visibleStack: [String] = []
+            requests: [String], actions: [String], modules: [String], plugins: [String], visibleStack: [String] = [],
+            links: [String] = []
         ) {
             self.requests = Array(Set(requests)).sorted()
             self.actions = Array(Set(actions)).sorted()
             self.modules = Array(Set(modules)).sorted()
             self.plugins = Array(Set(plugins)).sorted()
             self.visibleStack = Array(Set(visibleStack)).sorted()
+            self.links = Array(Set(links)).sorted()
         }
 
         package func completions(before textBeforeCursor: String) -> LineCompletion {
@@ -51,12 +67,12 @@ extension HostShell {
             let wordStart = characters.lastIndex(where: \.isWhitespace).map { $0 + 1 } ?? 0
             let word = String(characters[wordStart...])
             let before = String(characters[..<wordStart]).split(whereSeparator: \.isWhitespace).map(String.init)
-            let words = candidates(after: before).filter { $0.hasPrefix(word) }
+            let words = candidates(after: before, word: word).filter { $0.hasPrefix(word) }
             return LineCompletion(wordStart: wordStart, candidates: Array(Set(words)).sorted())
         }
 
-        /// The words that can follow `before`, the complete words typed so far.
-        private func candidates(after before: [String]) -> [String] {
+        /// The words that can follow `before`, the complete words typed so far; `word` is the one being typed.
+        private func candidates(after before: [String], word: String) -> [String] {
             guard let command = before.first else { return HostShell.commandWords }
             switch (command, before.count) {
             case ("send", 1): return requests
@@ -77,6 +93,8 @@ extension HostShell {
             case ("expect", 2) where before[1] == "top": return modules
             case ("stats", 1): return ["--json"]
             case ("lifecycle", 1): return ["background", "foreground", "terminate"]
+            case ("open", 1): return links
+            case ("save", 1), ("restore", 1): return FileNameCompletion.candidates(for: word)
             default: return []
             }
         }
@@ -88,12 +106,13 @@ extension HostShell.Completer {
     package init(_ completions: WireProtocol.Completions) {
         self.init(
             requests: completions.requests, actions: completions.actions, modules: completions.modules,
-            plugins: completions.plugins, visibleStack: completions.visibleStack)
+            plugins: completions.plugins, visibleStack: completions.visibleStack, links: completions.links)
     }
 
     /// What a supervised host sends its supervisor of this completer.
     package var completions: WireProtocol.Completions {
         WireProtocol.Completions(
-            requests: requests, actions: actions, modules: modules, plugins: plugins, visibleStack: visibleStack)
+            requests: requests, actions: actions, modules: modules, plugins: plugins, visibleStack: visibleStack,
+            links: links)
     }
 }

@@ -95,15 +95,18 @@ package enum WireProtocol {
         package var modules: [String]
         package var plugins: [String]
         package var visibleStack: [String]
+        package var links: [String]
 
         package init(
-            requests: [String], actions: [String], modules: [String], plugins: [String], visibleStack: [String]
+            requests: [String], actions: [String], modules: [String], plugins: [String], visibleStack: [String],
+            links: [String]
         ) {
             self.requests = requests
             self.actions = actions
             self.modules = modules
             self.plugins = plugins
             self.visibleStack = visibleStack
+            self.links = links
         }
     }
 

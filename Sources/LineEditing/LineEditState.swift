@@ -98,8 +98,9 @@ struct LineEditState: Sendable {
         return .redraw
     }
 
-    /// Tab: one candidate completes the word (and adds a space); several complete their common prefix, and
-    /// when that adds nothing, a second Tab lists them.
+    /// Tab: one candidate completes the word (and adds a space, unless it ends in a slash: a directory, or a
+    /// path to go on typing); several complete their common prefix, and when that adds nothing, a second Tab
+    /// lists them.
     private mutating func complete(with completer: (any LineCompleter)?, listing: Bool) -> Effect {
         guard let completer else { return .bell }
         let completion = completer.completions(before: buffer.textBeforeCursor)
@@ -108,7 +109,9 @@ struct LineEditState: Sendable {
         case 0:
             return .bell
         case 1:
-            buffer.replace(completion.wordStart..<buffer.cursor, with: completion.candidates[0] + " ")
+            let candidate = completion.candidates[0]
+            let completed = candidate.hasSuffix("/") ? candidate : candidate + " "
+            buffer.replace(completion.wordStart..<buffer.cursor, with: completed)
             return .redraw
         default:
             let prefix = completion.commonPrefix

@@ -57,7 +57,8 @@ enum RunCommand {
         before the cursor, Up/Down (Ctrl-P/N) recall earlier lines, also of earlier runs (the last 1000,
         in $XDG_STATE_HOME/flowhost/history, default ~/.local/state/flowhost/history). Tab completes
         commands, requests after 'send', modules after 'from', actions after 'act', plugins after
-        'reload'; a second Tab lists the choices. Ctrl-C abandons the line, Ctrl-D on an empty line
+        'reload', deep links after 'open', files after 'save' and 'restore'; a second Tab lists the
+        choices. Ctrl-C abandons the line, Ctrl-D on an empty line
         quits, Ctrl-Z suspends, Ctrl-L clears the screen.
 
         """ + HostShell.help

@@ -96,6 +96,16 @@ struct LineEditStateTests {
         #expect(state.buffer.cursor == 20)
     }
 
+    @Test func aCandidateEndingInASlashIsCompletedWithoutASpaceToGoOnTyping() {
+        let links = HostShell.Completer(requests: [], actions: [], modules: [], plugins: [], links: ["demo://items/"])
+        var state = LineEditState()
+
+        _ = state.type(.text("open d"), .tab, completer: links)
+
+        #expect(state.buffer.text == "open demo://items/")
+        _ = state.type(.text("2"), .enter)
+    }
+
     private let completer = HostShell.Completer(
         requests: ["catalog.create", "settings.about"], actions: [], modules: [], plugins: [])
 }

@@ -1,4 +1,5 @@
 import FlowKit
+import Glibc
 import Testing
 
 @testable import FlowHost
@@ -75,6 +76,27 @@ struct ShellCompletionTests {
         #expect(candidates("expect outcome redirected ") == ["to"])
         #expect(candidates("expect outcome redirected to auth.") == ["auth.signIn", "auth.signOut"])
         #expect(candidates("stats ") == ["--json"])
+    }
+
+    @Test func afterOpenTheDeepLinksUpToTheirFirstCapture() {
+        #expect(candidates("open ") == ["demo://items/", "demo://items/new"])
+        #expect(candidates("open demo://items/n") == ["demo://items/new"])
+        #expect(candidates("open http").isEmpty)
+    }
+
+    @Test func afterSaveAndRestoreFileNamesWithASlashAfterADirectory() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.file("walk.snapshot", containing: "{}")
+        _ = try directory.file("whatever", containing: "")
+        _ = try directory.file(".hidden", containing: "")
+        #expect(mkdir(directory.path + "/where", 0o700) == 0)
+        let root = directory.path + "/"
+
+        #expect(candidates("save \(root)w") == [root + "walk.snapshot", root + "whatever", root + "where/"])
+        #expect(candidates("restore \(root)wa") == [root + "walk.snapshot"])
+        #expect(candidates("restore \(root)") == [root + "walk.snapshot", root + "whatever", root + "where/"])
+        #expect(candidates("restore \(root).") == [root + ".hidden"])
+        #expect(candidates("save \(root)nowhere/x").isEmpty)
     }
 
     @Test func nothingAfterACompleteCommandOrInAPayload() {

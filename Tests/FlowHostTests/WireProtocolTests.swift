@@ -11,7 +11,7 @@ import Testing
 struct WireProtocolTests {
     private let completions = WireProtocol.Completions(
         requests: ["catalog.item"], actions: ["buy"], modules: ["Item"], plugins: ["catalog"],
-        visibleStack: ["Home", "Item"])
+        visibleStack: ["Home", "Item"], links: ["shop://items/"])
 
     @Test func everyMessageReadsBackAsItWasWritten() throws {
         let messages: [SupervisorMessage] = [

@@ -1,0 +1,33 @@
+import Glibc
+
+/// The file names Tab offers for a word that names a file (`save FILE`, `restore FILE`): the entries of the
+/// directory the word has named so far whose names start with the rest of it, each directory with a slash
+/// after it, to go on into. Entries whose names start with a dot only when the rest does too.
+enum FileNameCompletion {
+    /// How many entries of a directory are looked at: Tab stays quick in a directory of millions.
+    static let entryLimit = 10_000
+
+    /// The paths `word` can complete to, as typed (relative stays relative), sorted.
+    static func candidates(for word: String) -> [String] {
+        let slash = word.lastIndex(of: "/")
+        let directory = slash.map { String(word[...$0]) } ?? ""
+        let prefix = slash.map { String(word[word.index(after: $0)...]) } ?? word
+        guard let stream = opendir(directory.isEmpty ? "." : directory) else { return [] }
+        defer { closedir(stream) }
+        var paths: [String] = []
+        var looked = 0
+        while looked < entryLimit, let entry = readdir(stream) {
+            looked += 1
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name != ".", name != "..", name.hasPrefix(prefix), prefix.hasPrefix(".") || !name.hasPrefix(".")
+            else { continue }
+            let path = directory + name
+            var status = stat()
+            let isDirectory = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+            paths.append(isDirectory ? path + "/" : path)
+        }
+        return paths.sorted()
+    }
+}
