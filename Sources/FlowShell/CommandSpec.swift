@@ -11,6 +11,8 @@ package struct CommandSpec: Sendable, Hashable {
         case directory
         /// One of a few words.
         case choice([String])
+        /// One of a few words, then operands of `then`: `report TRACE...`, `clear [LIBRARY]`. Only an operand.
+        indirect case word([String], then: Value)
         /// Free text, such as a name: nothing to complete.
         case text
     }

@@ -55,7 +55,7 @@ extension CompletionScript {
                 script += "        esac\n"
             }
             let optionWords = bashWords(options(of: command).map(\.name))
-            let operand = command.operand == nil ? nil : bashCompletion(of: command.operandValue)
+            let operand = command.operand == nil ? nil : bashOperand(command.operandValue)
             if let operand {
                 script += """
                             if [[ $cur == -* ]]; then
@@ -85,9 +85,23 @@ extension CompletionScript {
         switch value {
         case .file: "\(functionName)_reply \"$(compgen -f -- \"$cur\")\" names"
         case .directory: "\(functionName)_reply \"$(compgen -d -- \"$cur\")\" names"
-        case .choice(let words): "\(functionName)_reply \"$(compgen -W \(bashWords(words)) -- \"$cur\")\""
+        case .choice(let words), .word(let words, then: _):
+            "\(functionName)_reply \"$(compgen -W \(bashWords(words)) -- \"$cur\")\""
         case .text: "COMPREPLY=()"
         }
+    }
+
+    /// The commands that complete an operand of `value` into COMPREPLY. For `.word`, one of the words until
+    /// one of them follows the subcommand (the word at `i`), then what comes after it.
+    private func bashOperand(_ value: CommandSpec.Value) -> String {
+        guard case .word(let words, let then) = value else { return bashCompletion(of: value) }
+        return [
+            "local word= j",
+            "for ((j = i + 1; j < COMP_CWORD; j++)); do",
+            "    case ${COMP_WORDS[j]} in \(words.joined(separator: "|"))) word=${COMP_WORDS[j]}; break ;; esac",
+            "done",
+            "if [[ -z $word ]]; then \(bashCompletion(of: value)); else \(bashCompletion(of: then)); fi",
+        ].joined(separator: "\n            ")
     }
 
     /// Words as one single-quoted bash word, for `compgen -W`.

@@ -22,7 +22,17 @@ extension CompletionScript {
         for command in commands {
             let condition = "-n \(fishQuoted("__fish_seen_subcommand_from \(command.name)"))"
             for option in command.options { lines.append("\(c) \(condition) \(fishOption(option))") }
-            if command.operand != nil, let operand = fishOperand(command.operandValue) {
+            guard command.operand != nil else { continue }
+            if case .word(let words, let then) = command.operandValue {
+                // One of the words until one of them is there, then what follows it.
+                let inCommand = "__fish_seen_subcommand_from \(command.name); and "
+                let word = "__fish_seen_subcommand_from \(words.joined(separator: " "))"
+                let choice = "-x -a \(fishQuoted(words.joined(separator: " ")))"
+                lines.append("\(c) -n \(fishQuoted(inCommand + "not " + word)) \(choice)")
+                if let operand = fishOperand(then) {
+                    lines.append("\(c) -n \(fishQuoted(inCommand + word)) \(operand)")
+                }
+            } else if let operand = fishOperand(command.operandValue) {
                 lines.append("\(c) \(condition) \(operand)")
             }
         }
@@ -41,7 +51,7 @@ extension CompletionScript {
         switch value {
         case .file: "-r -F"
         case .directory: "-x -a '(__fish_complete_directories)'"
-        case .choice(let words): "-x -a \(fishQuoted(words.joined(separator: " ")))"
+        case .choice(let words), .word(let words, then: _): "-x -a \(fishQuoted(words.joined(separator: " ")))"
         case .text: nil
         }
     }

@@ -36,7 +36,7 @@ extension CompletionScript {
         for command in commands {
             var specs = options(of: command).map(zshSpec)
             if let operand = command.operand {
-                specs.append("\(command.operandIsOptional ? "::" : ":")\(operand):\(zshAction(command.operandValue))")
+                specs += zshOperandSpecs(operand, command.operandValue, isOptional: command.operandIsOptional)
             }
             script += "        \(command.name))\n            _arguments"
             for spec in specs { script += " \\\n                \(zshQuoted(spec))" }
@@ -65,11 +65,21 @@ extension CompletionScript {
         return head + ":\(option.placeholder):\(zshAction(value))"
     }
 
+    /// The operand's specs: `:MANIFEST:_files`; for `.word`, the word first, then the rest (`1:report:(report)`,
+    /// `*:TRACE...:_files`).
+    private func zshOperandSpecs(_ operand: String, _ value: CommandSpec.Value, isOptional: Bool) -> [String] {
+        guard case .word(_, let then) = value else {
+            return ["\(isOptional ? "::" : ":")\(operand):\(zshAction(value))"]
+        }
+        let (word, rest) = operand.splitFirstWord()
+        return ["1:\(word):\(zshAction(value))", "*:\(rest):\(zshAction(then))"]
+    }
+
     private func zshAction(_ value: CommandSpec.Value) -> String {
         switch value {
         case .file: "_files"
         case .directory: "_files -/"
-        case .choice(let words): "(\(words.joined(separator: " ")))"
+        case .choice(let words), .word(let words, then: _): "(\(words.joined(separator: " ")))"
         case .text: " "
         }
     }

@@ -114,6 +114,33 @@ struct CompletionScriptTests {
         #expect(try complete(script, ["flowhost", "new-plugin", ""]) == [])
     }
 
+    /// `experiments report TRACE...` and `quarantine clear [LIBRARY]`: the word first, then files.
+    @Test(.enabled(if: hasBash)) func bashCompletesASubcommandsWordThenFiles() throws {
+        let directory = try TemporaryDirectory()
+        let script = try directory.file("flowhost.bash", containing: CompletionScript.flowhost.text(for: .bash))
+        _ = try directory.file("run.jsonl", containing: "")
+        let trace = directory.path + "/run.jsonl"
+
+        #expect(try complete(script, ["flowhost", "experiments", ""]) == ["report"])
+        #expect(try complete(script, ["flowhost", "experiments", "report", directory.path + "/r"]) == [trace])
+        #expect(
+            try complete(script, ["flowhost", "experiments", "--goal", "catalog.detail", "report", trace, trace])
+                == [trace])
+        #expect(try complete(script, ["flowhost", "quarantine", ""]) == ["list", "clear"])
+        #expect(try complete(script, ["flowhost", "quarantine", "clear", directory.path + "/r"]) == [trace])
+    }
+
+    @Test func zshAndFishCompleteASubcommandsWordThenFiles() {
+        let zsh = CompletionScript.flowhost.text(for: .zsh)
+        #expect(zsh.contains("'1:report:(report)' \\\n                '*:TRACE...:_files'"))
+        #expect(zsh.contains("'1:list|clear:(list clear)' \\\n                '*:[LIBRARY]:_files'"))
+
+        let fish = CompletionScript.flowhost.text(for: .fish).split(separator: "\n").map(String.init)
+        let experiments = "complete -c flowhost -n '__fish_seen_subcommand_from experiments; and "
+        #expect(fish.contains(experiments + "not __fish_seen_subcommand_from report' -x -a 'report'"))
+        #expect(fish.contains(experiments + "__fish_seen_subcommand_from report' -F"))
+    }
+
     /// COMPREPLY after calling the completion function with the cursor at the end of the last word.
     private func complete(_ script: String, _ words: [String]) throws -> [String] {
         let program = """
