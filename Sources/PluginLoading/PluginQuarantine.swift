@@ -185,15 +185,21 @@ package struct PluginQuarantine: Sendable {
     }
 
     /// Removes library `path`'s entries (whole and entry points), or with `nil` every entry; returns the
-    /// libraries removed.
+    /// libraries removed. `path` may name the library by another path than the one it was quarantined under
+    /// (through a symbolic link, or a hard link): an entry whose library is the same file goes too.
     ///
     /// - Throws: ``FlowError`` when the quarantine file cannot be written.
     @discardableResult
     package func clear(_ path: String? = nil) throws(FlowError) -> [String] {
         var removed: [String] = []
         defer { batch.withLock { $0.entries = nil } }  // read again: this process changed it
+        let file = path.flatMap(FileIdentity.init(path:))
+        func isCleared(_ library: String) -> Bool {
+            guard let path else { return true }
+            return library == path || (file != nil && FileIdentity(path: library) == file)
+        }
         try directory.update(Self.fileName) { entries in
-            removed = entries.keys.filter { path == nil || $0 == path }.sorted()
+            removed = entries.keys.filter(isCleared).sorted()
             for library in removed { entries[library] = nil }
         }
         return removed

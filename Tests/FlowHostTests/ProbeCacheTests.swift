@@ -87,6 +87,22 @@ struct ProbeCacheTests {
         #expect(scenario.probes == 3)  // probed (and quarantined) again
     }
 
+    /// The library quarantined under one path, cleared by another: a symbolic link to its directory.
+    @Test func clearFindsTheLibraryByAnotherPathToTheSameFile() throws {
+        let directory = try TemporaryDirectory()
+        let library = try copy("libBadSegfaultPlugin.so", into: directory)
+        let scenario = try ProbeScenario(library: library, in: directory)
+        _ = try scenario.flowhost(["validate", scenario.manifest])
+        try #require(symlink(directory.path, directory.path + "/link") == 0)
+        let linked = directory.path + "/link/libBadSegfaultPlugin.so"
+
+        let clear = try scenario.flowhost(["quarantine", "clear", linked])
+
+        #expect(clear.status == 0, "\(clear.errorLines)")
+        #expect(clear.outputLines.first == "cleared \(library)")
+        #expect(try scenario.flowhost(["quarantine", "list"]).outputLines.first == "no library is quarantined")
+    }
+
     @Test func changedFileLeavesTheQuarantine() throws {
         let directory = try TemporaryDirectory()
         let library = try copy("libBadAbortPlugin.so", into: directory)
