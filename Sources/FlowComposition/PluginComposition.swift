@@ -81,6 +81,10 @@ package struct PluginComposition: Sendable {
         /// What its probe found; `nil` when the probe failed.
         package var probe: ProbedPlugin?
         package var state: State
+        /// Why its library, still in place, could not be probed when read again while the host ran (written
+        /// over with a truncated or broken file, say): it keeps its state and what its last probe found, so
+        /// that its loaded generation keeps serving. `nil` when the last probe succeeded.
+        package var probeFailure: PluginLoadError? = nil
 
         /// Whether it is loaded and routed.
         package var isActive: Bool {
@@ -160,7 +164,9 @@ package struct PluginComposition: Sendable {
     /// Composes `manifest` with what `discovery` found in its directories.
     ///
     /// - Parameter previous: The composition this one follows while the host runs: a plugin it had
-    ///   discovered that is gone now is kept as ``Plugin/State/removed``, its routes failing.
+    ///   discovered that is gone now is kept as ``Plugin/State/removed``, its routes failing; one whose
+    ///   library is still there but cannot be probed now keeps what the previous probe found
+    ///   (``Plugin/probeFailure``).
     package init(manifest: Manifest, discovery: PluginDiscovery, previous: PluginComposition? = nil) {
         declared = manifest
         self.manifest = manifest
@@ -225,16 +231,37 @@ package struct PluginComposition: Sendable {
                 break
             }
         }
-        for library in discovery.libraries {
-            guard case .success(let probe) = library.probe else {
-                if case .failure(let error) = library.probe {
-                    problems.append(error)
-                    broken.append(error)
-                }
-                continue
+        // A library that was a plugin's and is still there, but cannot be probed now, keeps that plugin as it
+        // was: it is a bad build or a copy not finished, as a refused reload is, not a removal.
+        let probedBefore = Dictionary(
+            (previous?.plugins ?? []).filter { plugin in
+                guard plugin.directory != nil, plugin.probe != nil else { return false }
+                if case .removed = plugin.state { return false }
+                return true
+            }.map { ($0.library, $0) },
+            uniquingKeysWith: { first, _ in first })
+        var libraries = discovery.libraries.map { (path: $0.path, directory: $0.directory, probe: $0.probe) }
+        for error in discovery.skipped {
+            // Written over with a library that is not a plugin: the plugin's file, broken.
+            guard let directory = probedBefore[error.file]?.directory else { continue }
+            skipped.removeAll { $0 == error }
+            libraries.append((error.file, directory, .failure(error)))
+        }
+        for library in libraries {
+            var probeFailure: PluginLoadError?
+            let probe: ProbedPlugin
+            switch library.probe {
+            case .success(let probed): probe = probed
+            case .failure(let error):
+                problems.append(error)
+                broken.append(error)
+                guard let kept = probedBefore[library.path]?.probe else { continue }
+                probe = kept
+                probeFailure = error
             }
             var plugin = Plugin(
-                name: probe.name, library: library.path, directory: library.directory, probe: probe, state: .active)
+                name: probe.name, library: library.path, directory: library.directory, probe: probe, state: .active,
+                probeFailure: probeFailure)
             if probe.name.isEmpty
                 || probe.name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             {

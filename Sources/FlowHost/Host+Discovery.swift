@@ -31,8 +31,11 @@ extension Host {
 
     /// Reads the discovered directories again and switches to what they hold now: a new library's routes go
     /// live and its services start, a removed one's routes fail (its image stays loaded) and its services
-    /// stop, a replaced one is reloaded. Reports each change (``HostEvent/pluginDiscovered(plugin:file:routes:services:)``,
-    /// ``HostEvent/pluginRemoved(plugin:file:routes:services:)``, ``HostEvent/discoveryProblem(_:)``).
+    /// stop, a replaced one is reloaded. A library written over with one that cannot be probed is a refused
+    /// reload: the loaded generation keeps serving. Reports each change
+    /// (``HostEvent/pluginDiscovered(plugin:file:routes:services:)``,
+    /// ``HostEvent/pluginRemoved(plugin:file:routes:services:)``, ``HostEvent/reloadRefused(plugin:_:)``,
+    /// ``HostEvent/discoveryProblem(_:)``).
     ///
     /// - Parameter changed: The file that changed, when a watcher saw one: reloaded if it is a loaded
     ///   plugin's library.
@@ -47,19 +50,45 @@ extension Host {
         else { return [] }
         var events = adopt(next, after: previous)
         if watcher != nil { try? watch() }  // new libraries and directories to watch
-        for event in events { onEvent?(event) }
+        var returned: [String] = []
+        var changedInPlace: [String] = []
+        func isChanged(_ name: String) -> Bool {
+            changed != nil && registry.sourcePath(of: name).map(Manifest.absolutePath) == changed
+        }
         for name in registry.pluginNames {
-            guard case .loaded? = registry.status(of: name), next.plugin(named: name)?.isActive == true else {
-                continue
+            guard let plugin = next.plugin(named: name), plugin.isActive else { continue }
+            switch (registry.status(of: name), previous.plugin(named: name)?.state) {
+            case (.loaded?, .removed?):
+                returned.append(name)
+            case (.loaded?, .active?):
+                if isChanged(name) { changedInPlace.append(name) }
+            case (.failed?, .active?) where plugin.probeFailure == nil:
+                // A load that failed is tried again once its file is fixed, as a watched library's is.
+                if isChanged(name) { changedInPlace.append(name) }
+            default: continue
             }
-            if case .removed? = previous.plugin(named: name)?.state {
-                // Back after a removal: its slot still holds the image loaded before, so load what is there now.
-                events.append(reloadPlugin(name))
-            } else if let changed, previous.plugin(named: name)?.isActive == true,
-                registry.sourcePath(of: name).map(Manifest.absolutePath) == changed
-            {
-                // A library that was already live changed in place. One just discovered was loaded from
-                // what is there now, and reloading it would only report that it is unchanged.
+        }
+        // A library written over with one that cannot be probed is said once, by its refused reload.
+        let refused = Set(changedInPlace.compactMap { next.plugin(named: $0)?.probeFailure })
+        events.removeAll { event in
+            if case .discoveryProblem(let error) = event { refused.contains(error) } else { false }
+        }
+        for event in events { onEvent?(event) }
+        for name in returned {
+            // Back after a removal: its slot still holds the image loaded before, so load what is there now.
+            events.append(reloadPlugin(name))
+        }
+        for name in changedInPlace {
+            if let failure = next.plugin(named: name)?.probeFailure, !failure.isIncompleteFile {
+                // Its probe refused it (it crashed, hung, is quarantined, ...): not opened in this process.
+                stats.refusedReloads += 1
+                let event = HostEvent.reloadRefused(plugin: name, failure)
+                onEvent?(event)
+                events.append(event)
+            } else {
+                // A library that was already live changed in place (or is still being written, which the
+                // reload waits for). One just discovered was loaded from what is there now, and reloading it
+                // would only report that it is unchanged.
                 Task { self.reloadWhenComplete(name, landedAt: landedAt ?? .now) }
             }
         }

@@ -35,12 +35,17 @@ struct DropInLab {
     /// Drops a copy of the built `library` into `plugins.d` as `name`, as `cp` would: written in place.
     @discardableResult
     func add(_ library: String, as name: String? = nil) throws -> String {
-        let path = plugins + "/" + (name ?? library)
+        try write(try BuildProducts.bytes(of: library), as: name ?? library)
+    }
+
+    /// Writes `bytes` into `plugins.d` as `name` in place, as `cp` of any file would.
+    @discardableResult
+    func write(_ bytes: [UInt8], as name: String) throws -> String {
+        let path = plugins + "/" + name
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
-        let bytes = try BuildProducts.bytes(of: library)
-        try #require(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
+        try #require(bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
         return path
     }
 
