@@ -289,7 +289,9 @@ package struct PluginComposition: Sendable {
             }
             plugins.append(plugin)
         }
-        for gone in previous?.plugins ?? [] where gone.directory != nil && plugin(named: gone.name) == nil {
+        // Gone is gone from every directory: a plugin still found, but excluded or overridden now, is that.
+        for gone in previous?.plugins ?? []
+        where gone.directory != nil && !plugins.contains(where: { $0.name == gone.name }) {
             switch gone.state {
             case .active, .removed:
                 plugins.append(

@@ -33,7 +33,7 @@ extension Host {
     /// live and its services start, a removed one's routes fail (its image stays loaded) and its services
     /// stop, a replaced one is reloaded. A library written over with one that cannot be probed is a refused
     /// reload: the loaded generation keeps serving. Reports each change
-    /// (``HostEvent/pluginDiscovered(plugin:file:routes:services:)``,
+    /// (``HostEvent/pluginDiscovered(plugin:file:routes:services:setAside:)``,
     /// ``HostEvent/pluginRemoved(plugin:file:routes:services:)``, ``HostEvent/reloadRefused(plugin:_:)``,
     /// ``HostEvent/discoveryProblem(_:)``).
     ///
@@ -135,11 +135,17 @@ extension Host {
                 events.append(
                     .pluginDiscovered(
                         plugin: plugin.name, file: plugin.library, routes: routes(of: plugin.name, in: next),
-                        services: started))
+                        services: started, setAside: routes(setAsideFrom: plugin, in: next)))
             case .removed where before?.isActive == true:
                 events.append(
                     .pluginRemoved(
                         plugin: plugin.name, file: plugin.library, routes: routes(declaredBy: plugin, in: next),
+                        services: stopped.filter { $0.hasPrefix(plugin.name + ".") }))
+            case .excluded(let place) where before?.isActive == true:
+                events.append(
+                    .pluginExcluded(
+                        plugin: plugin.name, file: plugin.library, by: place,
+                        routes: routes(of: plugin.name, in: previous),
                         services: stopped.filter { $0.hasPrefix(plugin.name + ".") }))
             default: break
             }
@@ -158,6 +164,26 @@ extension Host {
     private func routes(of plugin: String, in composition: PluginComposition) -> [String] {
         composition.manifest.routes.filter { $0.plugin == plugin }.map {
             PluginComposition.RouteKey($0.request, from: $0.module).shellName
+        }
+    }
+
+    /// The routes `plugin` declares that it does not serve in `composition`, each with why, as the shell
+    /// writes them: `catalog.create (conflicts with plugin 'catalog')`.
+    private func routes(setAsideFrom plugin: PluginComposition.Plugin, in composition: PluginComposition) -> [String] {
+        // Each route once, and none it serves (the manifest may route one it declares to it).
+        var seen = Set(
+            composition.manifest.routes.filter { $0.plugin == plugin.name }.map {
+                PluginComposition.RouteKey($0.request, from: $0.module)
+            })
+        return (plugin.probe?.routes ?? []).compactMap { route in
+            let key = PluginComposition.RouteKey(route.request, from: route.from)
+            guard seen.insert(key).inserted else { return nil }
+            if let aside = composition.setAside.first(where: { $0.key == key && $0.plugin == plugin.name }) {
+                return "\(key.shellName) (\(aside.reason))"
+            }
+            // Not taken at all: a route to a manager the plugin does not export, reported as a problem.
+            guard plugin.probe?.managers.contains(where: { $0.name == route.manager }) == false else { return nil }
+            return "\(key.shellName) (it exports no manager '\(route.manager)')"
         }
     }
 

@@ -21,11 +21,17 @@ package enum HostEvent: Sendable, CustomStringConvertible {
     /// A subject was exposed to an experiment for the first time.
     case exposure(Exposure)
     /// A library that appeared in a discovered directory (with `--watch`) serves its declared routes, named
-    /// in `routes` (`greet`, `auth.signIn from settings`), and started the services named in `services`.
-    case pluginDiscovered(plugin: String, file: String, routes: [String], services: [String])
+    /// in `routes` (`greet`, `auth.signIn from settings`), and started the services named in `services`;
+    /// `setAside` names the routes it declares that do not go live, each with why
+    /// (`catalog.create (conflicts with plugin 'catalog')`).
+    case pluginDiscovered(plugin: String, file: String, routes: [String], services: [String], setAside: [String])
     /// A discovered plugin's library was removed: the routes named in `routes` fail from now on (its image
     /// stays loaded) and the services named in `services` were stopped.
     case pluginRemoved(plugin: String, file: String, routes: [String], services: [String])
+    /// A discovered plugin that served is left out by the manifest's `exclude.plugins` entry at `by`
+    /// (`exclude.plugins[0]`), after an edit: the routes named in `routes` are no longer routed to it (its
+    /// image stays loaded) and the services named in `services` were stopped.
+    case pluginExcluded(plugin: String, file: String, by: String, routes: [String], services: [String])
     /// Discovery found a problem while the host ran: a library it cannot probe, a conflict, a requirement
     /// that is no longer met.
     case discoveryProblem(PluginLoadError)
@@ -43,14 +49,22 @@ package enum HostEvent: Sendable, CustomStringConvertible {
         case .manifestRejected(let errors):
             "manifest edit rejected, the routes in force are unchanged:\n" + errors.description
         case .exposure(let exposure): exposure.description
-        case .pluginDiscovered(let plugin, let file, let routes, let services):
+        case .pluginDiscovered(let plugin, let file, let routes, let services, let setAside):
             "discovered plugin '\(plugin)' at \(file): "
-                + (routes.isEmpty ? "it declares no routes" : "routes \(routes.joined(separator: ", ")) go live")
+                + (routes.isEmpty
+                    ? (setAside.isEmpty ? "it declares no routes" : "no route goes live")
+                    : "routes \(routes.joined(separator: ", ")) go live")
+                + (setAside.isEmpty ? "" : "; set aside: \(setAside.joined(separator: ", "))")
                 + (services.isEmpty ? "" : "; started services: \(services.joined(separator: ", "))")
         case .pluginRemoved(let plugin, let file, let routes, let services):
             "plugin '\(plugin)' removed (\(file)): "
                 + (routes.isEmpty
                     ? "it served no routes" : "routes \(routes.joined(separator: ", ")) fail until it is back")
+                + (services.isEmpty ? "" : "; stopped services: \(services.joined(separator: ", "))")
+        case .pluginExcluded(let plugin, let file, let place, let routes, let services):
+            "plugin '\(plugin)' excluded by \(place) (\(file)): "
+                + (routes.isEmpty
+                    ? "it served no routes" : "routes \(routes.joined(separator: ", ")) are no longer routed to it")
                 + (services.isEmpty ? "" : "; stopped services: \(services.joined(separator: ", "))")
         case .discoveryProblem(let error): "discovery: \(error)"
         }

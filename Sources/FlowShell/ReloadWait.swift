@@ -31,7 +31,7 @@ final class ReloadWait {
             record(.reloaded(generation: generation), of: plugin)
         case .reloadRefused(let plugin, let error):
             record(.refused(error.description), of: plugin)
-        case .pluginDiscovered(let plugin, _, _, _):
+        case .pluginDiscovered(let plugin, _, _, _, _):
             record(.discovered, of: plugin)
         default:
             break

@@ -142,6 +142,7 @@ extension TraceEvent.Kind {
     package static let exposure: Self = "exposure"
     package static let pluginDiscovered: Self = "pluginDiscovered"
     package static let pluginRemoved: Self = "pluginRemoved"
+    package static let pluginExcluded: Self = "pluginExcluded"
     package static let discoveryProblem: Self = "discoveryProblem"
 
     /// Every kind this flowhost writes, in the order `docs/traces.md` lists them.
@@ -150,7 +151,8 @@ extension TraceEvent.Kind {
         .failed, .presented, .removed, .childOpened, .childFinished, .serviceStarted, .serviceStopped,
         .dependencySet, .rewritten, .redirecting, .held, .resuming, .redirectCancelled, .managerEnded,
         .managerTaskFailed, .presentRefused, .serviceProblem, .pluginReloaded, .pluginUnchanged, .reloadRefused,
-        .manifestReloaded, .manifestRejected, .exposure, .pluginDiscovered, .pluginRemoved, .discoveryProblem,
+        .manifestReloaded, .manifestRejected, .exposure, .pluginDiscovered, .pluginRemoved, .pluginExcluded,
+        .discoveryProblem,
     ]
 }
 

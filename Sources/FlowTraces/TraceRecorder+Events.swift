@@ -25,10 +25,21 @@ extension TraceRecorder {
             line.add("manifest", file)
             line.add("routes", routes)
         case .manifestRejected(let errors): line.add("errors", strings: errors.errors.lazy.map(\.description))
-        case .pluginDiscovered(let plugin, let file, let routes, let services),
-            .pluginRemoved(let plugin, let file, let routes, let services):
+        case .pluginDiscovered(let plugin, let file, let routes, let services, let setAside):
             line.add("plugin", plugin)
             line.add("library", file)
+            line.add("routes", strings: routes)
+            line.add("services", strings: services)
+            if !setAside.isEmpty { line.add("setAside", strings: setAside) }
+        case .pluginRemoved(let plugin, let file, let routes, let services):
+            line.add("plugin", plugin)
+            line.add("library", file)
+            line.add("routes", strings: routes)
+            line.add("services", strings: services)
+        case .pluginExcluded(let plugin, let file, let place, let routes, let services):
+            line.add("plugin", plugin)
+            line.add("library", file)
+            line.add("excludedBy", place)
             line.add("routes", strings: routes)
             line.add("services", strings: services)
         case .discoveryProblem(let error): line.add("error", error.description)
@@ -216,6 +227,7 @@ extension TraceEvent.Kind {
         case .manifestRejected: self = .manifestRejected
         case .pluginDiscovered: self = .pluginDiscovered
         case .pluginRemoved: self = .pluginRemoved
+        case .pluginExcluded: self = .pluginExcluded
         case .discoveryProblem: self = .discoveryProblem
         case .exposure: self = .exposure
         }

@@ -73,7 +73,7 @@ extension HostEvent {
     /// The plugin a discovery or removal event is about, with its kind: `discovered greeter`.
     var dropIn: String? {
         switch self {
-        case .pluginDiscovered(let plugin, _, let routes, let services):
+        case .pluginDiscovered(let plugin, _, let routes, let services, _):
             "discovered \(plugin) routes=\(routes.joined(separator: ",")) services=\(services.joined(separator: ","))"
         case .pluginRemoved(let plugin, _, let routes, let services):
             "removed \(plugin) routes=\(routes.joined(separator: ",")) services=\(services.joined(separator: ","))"
