@@ -198,14 +198,9 @@ extension Host {
             "plugins: \(stats.reloads) reloads, \(stats.refusedReloads) refused, \(registry.leakedImages) old generations still mapped (cap \(registry.maxImagesPerPlugin) images per plugin)"
         )
         for name in registry.pluginNames {
-            let state: String =
-                switch registry.status(of: name) {
-                case .loaded: "loaded"
-                case .failed: "failed"
-                case .notLoaded, nil: "not loaded"
-                }
             lines.append(
-                "  \(name): \(state), \(registry.images(of: name)) image\(registry.images(of: name) == 1 ? "" : "s")")
+                "  \(name): \(statsStatus(of: name).words), \(registry.images(of: name)) image\(registry.images(of: name) == 1 ? "" : "s")"
+            )
         }
         for (experiment, variants) in stats.exposures.sorted(by: { $0.key < $1.key }) {
             let counts = variants.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

@@ -37,7 +37,7 @@ extension Host {
         var plugins: [String: JSONValue] = [:]
         for name in registry.pluginNames {
             plugins[name] = [
-                "status": .string(registry.status(of: name)?.name ?? PluginRegistry.Status.notLoaded.name),
+                "status": .string(statsStatus(of: name).name),
                 "images": .number(Double(registry.images(of: name))),
             ]
         }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import FlowHost
 
-/// What a running host says of the discovered plugins that come and go.
+/// What a running host says of the discovered plugins that come and go: the lines it reports, and `stats`.
 @MainActor
 struct DropInReportTests {
     @Test func aDroppedInPluginWhoseRouteConflictsSaysSoRatherThanThatItDeclaresNone() throws {
@@ -42,5 +42,35 @@ struct DropInReportTests {
                 "plugin 'greeter' excluded by exclude.plugins[0] (\(path)): routes greet are no longer routed to it",
             ])
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .unhandled, "left out, not failing")
+        #expect(host.statsLines.contains("  greeter: excluded, 1 image"), "\(host.statsLines)")
+    }
+
+    @Test func statsSaysARemovedPluginIsRemovedNotLoaded() throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let host = try lab.host()
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+        #expect(host.statsLines.contains("  greeter: loaded, 1 image"))
+
+        try lab.remove("libGreeter.so")
+        host.rediscover()
+
+        #expect(host.statsLines.contains("  greeter: removed, 1 image"), "\(host.statsLines)")
+        #expect(host.statsJSON["plugins"]?["greeter"] == ["status": "removed", "images": 1])
+    }
+
+    @Test func statsSaysAPluginRefusedOnceItsRequirementIsRemovedIsRefused() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        try lab.add("libSettingsPlugin.so")
+        let host = try lab.host()  // both start services, so both are loaded
+        #expect(host.statsLines.contains("  settings: loaded, 1 image"), "\(host.statsLines)")
+
+        try lab.remove("libAuthPlugin.so")
+        host.rediscover()
+
+        #expect(host.statsLines.contains("  auth: removed, 1 image"), "\(host.statsLines)")
+        #expect(host.statsLines.contains("  settings: refused, 1 image"), "\(host.statsLines)")
+        #expect(host.statsJSON["plugins"]?["settings"]?["status"] == "refused")
     }
 }

@@ -31,6 +31,9 @@ struct LiveDropInRecipeTests {
         try shell.waitFor("plugin 'settings' removed (\(dropIn)/libSettingsPlugin.so)", within: .seconds(60))
         try shell.send("send settings.show\r")
         try shell.waitFor("error: settings.show failed: ")
+        try shell.waitFor("flowhost> ")
+        try shell.send("stats\r")
+        try shell.waitFor("settings: removed, 1 image")
         try shell.send("quit\r")
 
         #expect(try shell.waitForExit(within: .seconds(10)) == .exited(0))
