@@ -27,6 +27,9 @@ extension HostShell {
     /// `save FILE`: writes the host's snapshot to FILE, atomically (unless ``writesSnapshots`` is off).
     package func save(_ file: String) throws(FlowError) -> [String] {
         guard !file.isEmpty else { throw FlowError("usage: save FILE") }
+        if let spared = RunFile.first(in: runFiles, at: file) {
+            throw FlowError("\(file): not saved: \(spared.refusal)")
+        }
         let snapshot = host.snapshot()
         do {
             if writesSnapshots { try snapshot.write(to: file) }

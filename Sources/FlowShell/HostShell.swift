@@ -1,5 +1,6 @@
 import FlowHost
 import FlowKit
+import HostSupport
 
 /// The command language of `flowhost run`: one command per line, typed at a prompt or read from a script.
 ///
@@ -45,6 +46,9 @@ package final class HostShell {
     /// Whether `save FILE` writes its file. A replay takes each snapshot, as recorded, and writes none: a trace
     /// is data, and one someone else wrote must not choose files to overwrite.
     package var writesSnapshots = true
+    /// The files the run reads or writes (its manifest, its script, its trace), which `save` does not write
+    /// over.
+    package var runFiles: [RunFile] = []
     /// Whether `wait reload` waits for a reload still to come. A replay watches no file, so none can come: it
     /// answers from the reloads already seen, at once, as the recorded wait ended (a trace's `wait reload P
     /// 3600` would otherwise hold it an hour for nothing).

@@ -23,12 +23,13 @@ package final class TraceWriter {
     private static let bufferSize = 256 * 1024
 
     /// Creates (or empties) the file at `path` for writing, with the permissions a new file gets; a symbolic
-    /// link, a FIFO, a device, a directory or another user's file there is refused (``OutputFile``).
+    /// link, a FIFO, a device, a directory or another user's file there is refused (``OutputFile``), and so
+    /// is one of `sparing`, the files the run reads (its manifest, its script).
     ///
     /// - Throws: ``TraceError`` naming the file and the reason.
-    package init(path: String) throws(TraceError) {
+    package init(path: String, sparing: [RunFile] = []) throws(TraceError) {
         self.path = path
-        switch OutputFile.openEmptied(path, mode: 0o666) {
+        switch OutputFile.openEmptied(path, mode: 0o666, sparing: sparing) {
         case .success(let opened): descriptor = opened
         case .failure(let refusal): throw TraceError("cannot write the trace: \(refusal.reason)", file: path)
         }

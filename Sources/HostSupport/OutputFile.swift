@@ -46,8 +46,9 @@ package enum OutputFile {
 
     /// Opens the file at `path` to write it from the start: created (with `mode` under the umask) or emptied,
     /// without following a final symbolic link, blocking on a FIFO or emptying a file that has other names
-    /// (hard links), nor in a directory others can change; the descriptor, or the reason it was refused.
-    package static func openEmptied(_ path: String, mode: mode_t) -> Result<Int32, Refusal> {
+    /// (hard links) or is one of the run's `sparing` (its manifest, its script), nor in a directory others
+    /// can change; the descriptor, or the reason it was refused.
+    package static func openEmptied(_ path: String, mode: mode_t, sparing: [RunFile] = []) -> Result<Int32, Refusal> {
         if let problem = directoryProblem(of: path) { return .failure(Refusal(reason: problem)) }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
@@ -61,6 +62,10 @@ package enum OutputFile {
             let reason = problem(status) ?? String(cString: strerror(errno))
             close(descriptor)
             return .failure(Refusal(reason: reason))
+        }
+        if let spared = RunFile.first(in: sparing, device: status.st_dev, inode: status.st_ino) {
+            close(descriptor)
+            return .failure(Refusal(reason: spared.refusal))
         }
         // Another name of the same file, planted where this one goes, would have it emptied too.
         guard status.st_nlink <= 1 else {

@@ -86,7 +86,11 @@ enum RunCommand {
         }
         let subjects = try subjectCount(parsed)
         let openURL = try openURL(parsed)
-        let trace = try RunTrace.open(parsed)
+        // What the run reads, which neither its trace nor a `save` may write over.
+        var runFiles = [RunFile("manifest", manifestPath)]
+        if let script { runFiles.append(RunFile("script", script.name)) }
+        if let restoring { runFiles.append(RunFile("snapshot", restoring.file)) }
+        let trace = try RunTrace.open(parsed, sparing: runFiles)
         defer { trace?.close() }
         let link: SupervisorLink?
         do {
@@ -132,6 +136,9 @@ enum RunCommand {
         }
 
         let shell = HostShell(host: host)
+        // A snapshot restored from may be saved over; the trace being written may not.
+        shell.runFiles =
+            runFiles.filter { $0.role != "snapshot" } + (trace.map { [RunFile("trace", $0.writer.path)] } ?? [])
         if let trace {
             trace.recorder.header(
                 for: host, script: script?.name, goal: script.flatMap { SubjectRunner.goal(in: $0.lines) })

@@ -2,6 +2,7 @@ import FlowHost
 import FlowKit
 import FlowShell
 import FlowTraces
+import HostSupport
 
 /// The trace of `flowhost run --trace FILE [--trace-redact KEY]... [--trace-max-payload BYTES]`: a writer for the file and the recorder
 /// that feeds it.
@@ -10,12 +11,13 @@ struct RunTrace {
     let writer: TraceWriter
     let recorder: TraceRecorder
 
-    /// The trace the command line asks for; `nil` without `--trace`.
+    /// The trace the command line asks for; `nil` without `--trace`. Its file may not be one of `sparing`, the
+    /// files the run reads.
     ///
     /// - Throws: ``Exit`` 64 for `--trace-redact` or `--trace-max-payload` without `--trace`, a size that is
     ///   not a number of bytes or `none`, or `--trace` with `--supervise`; 73 when the file
-    ///   cannot be created.
-    static func open(_ parsed: Arguments) throws(Exit) -> RunTrace? {
+    ///   cannot be created, or is one of `sparing`.
+    static func open(_ parsed: Arguments, sparing: [RunFile]) throws(Exit) -> RunTrace? {
         let keys = parsed.options["--trace-redact", default: []]
         let maxPayload = parsed.options["--trace-max-payload"]?.last
         guard let path = parsed.options["--trace"]?.last else {
@@ -44,7 +46,7 @@ struct RunTrace {
         }
         let writer: TraceWriter
         do {
-            writer = try TraceWriter(path: path)
+            writer = try TraceWriter(path: path, sparing: sparing)
         } catch {
             throw Exit(.cannotCreate, "flowhost: \(error.description)")
         }

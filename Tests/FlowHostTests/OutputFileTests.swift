@@ -1,4 +1,5 @@
 import Glibc
+import HostSupport
 import Testing
 
 @testable import FlowHost
@@ -143,6 +144,48 @@ struct OutputFileTests {
             intoDirectory.status
                 == .error("\(directory.path): cannot write snapshot file: cannot replace it: it is a directory"))
         #expect(try readText(victim) == "keep\n")
+    }
+
+    /// Two arguments swapped, or a slip of the keyboard: the run's own manifest, script or snapshot given as
+    /// the trace, by any spelling, is refused before anything is written.
+    @Test func aTraceIsNotWrittenOverTheRunsOwnFiles() throws {
+        let directory = try TemporaryDirectory()
+        let manifest = try directory.file("demo.json", containing: try readText(Repository.path("manifests/demo.json")))
+        let script = try directory.file("demo.flow", containing: "expect top welcome\n")
+        let given = ["run", manifest, "--plugin-path", BuildProducts.directory, "--script", script, "--quiet"]
+
+        let overScript = try Subprocess.flowhost(given + ["--trace", script])
+        let overManifest = try Subprocess.flowhost(given + ["--trace", directory.path + "/./demo.json"])
+
+        #expect(overScript.status == 73)
+        #expect(
+            overScript.errorLines == [
+                "flowhost: \(script): cannot write the trace: it is the run's script (\(script)); write to a file of its own"
+            ])
+        #expect(overManifest.status == 73)
+        let refusal = "it is the run's manifest (\(manifest)); write to a file of its own"
+        #expect(overManifest.errorLines.first?.hasSuffix(refusal) == true)
+        #expect(try readText(script) == "expect top welcome\n")
+        #expect(try readText(manifest) == (try readText(Repository.path("manifests/demo.json"))))
+    }
+
+    @MainActor @Test func saveDoesNotReplaceTheRunsManifestScriptOrTrace() throws {
+        let directory = try TemporaryDirectory()
+        // Stand-ins for the run's files, so that a save that is not refused overwrites nothing of the checkout.
+        let manifest = try directory.file("demo.json", containing: "keep\n")
+        let script = try directory.file("walk.flow", containing: "keep\n")
+        let trace = try directory.file("walk.jsonl", containing: "keep\n")
+        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        shell.runFiles = [RunFile("manifest", manifest), RunFile("script", script), RunFile("trace", trace)]
+        try #require(shell.start().status == .ok)
+
+        for (role, file) in [("manifest", manifest), ("script", script), ("trace", trace)] {
+            #expect(
+                shell.execute("save \(file)").status
+                    == .error("\(file): not saved: it is the run's \(role) (\(file)); write to a file of its own"))
+            #expect(try readText(file) == "keep\n")
+        }
+        #expect(shell.execute("save \(directory.path)/walk.snapshot").status == .ok)
     }
 
     private var demo: [String] {
