@@ -41,7 +41,8 @@ package enum FlowHostCommandLine {
             .flag("--eager", "load every plugin at start"),
             .flag("--watch", "reload the manifest and plugins when their files change"),
             .flag(
-                "--quiet", "print only errors, failed expectations and what show, stack, stats, actions and help print"),
+                "--quiet",
+                "print only errors, warnings, failed expectations and what show, stack, stats, actions and help print"),
             maxManifestSize, allowInsecurePlugins,
             .flag("--trust", "load plugins without probing each one in a child process first"),
             .flag(

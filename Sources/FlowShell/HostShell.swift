@@ -25,6 +25,9 @@ package final class HostShell {
         /// Whether the error is what became of a request the command sent: it failed or found no route.
         /// A script may expect that outcome on its next line (``expectsOutcome(_:)``) rather than stop.
         package var isRequestFailure = false
+        /// Whether the reply is a document for a program to read (`stats --json`): printed as it is, not
+        /// indented as replies are.
+        package var isDocument = false
 
         package init(lines: [String], status: Status) {
             self.lines = lines
@@ -224,7 +227,10 @@ package final class HostShell {
             case "restore":
                 let restored = try restore(rest)
                 return Reply(lines: lines(describing: events) + restored.lines, status: restored.status)
-            case "stats": return Reply(lines: try host.statsLines(arguments: rest), status: .ok)
+            case "stats":
+                var reply = Reply(lines: try host.statsLines(arguments: rest), status: .ok)
+                reply.isDocument = rest == "--json"
+                return reply
             case "stack":
                 return Reply(
                     lines: host.coordinator.router.state.description.split(separator: "\n").map(String.init),

@@ -228,10 +228,13 @@ package final class ShellSession {
         flushOutput()
     }
 
-    /// Prints the reply to the command on `line`: all of it, or when quiet only a query's output and a failed
-    /// expectation.
+    /// Prints the reply to the command on `line`: all of it, or when quiet only a query's output, a failed
+    /// expectation and warnings (a module not on screen, a snapshot's state no service took).
     private func emit(_ reply: HostShell.Reply, to line: String) {
-        if case .expectationFailed = reply.status, let failure = reply.lines.last {
+        if reply.isDocument {
+            for line in reply.lines { print(PrintableText.sanitized(line)) }
+            flushOutput()
+        } else if case .expectationFailed = reply.status, let failure = reply.lines.last {
             Self.emit(quiet ? [] : reply.lines.dropLast())
             if !quietFailures {
                 print("  " + Console.output.failure(PrintableText.sanitized(failure)))
@@ -239,12 +242,14 @@ package final class ShellSession {
             }
         } else if !quiet || HostShell.isQuery(line) {
             Self.emit(reply.lines)
+        } else {
+            Self.emit(reply.lines.filter { $0.hasPrefix("warning: ") })
         }
     }
 
-    /// Prints what starting the host did, unless quiet.
+    /// Prints what starting the host did; when quiet, only its warnings.
     private func emit(_ reply: HostShell.Reply) {
-        if !quiet { Self.emit(reply.lines) }
+        Self.emit(quiet ? reply.lines.filter { $0.hasPrefix("warning: ") } : reply.lines)
     }
 
     /// Prints lines of a reply or of events between commands, indented; the module on top in bold. What a
