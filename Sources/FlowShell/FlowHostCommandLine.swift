@@ -125,7 +125,8 @@ package enum FlowHostCommandLine {
 
     package static let version = CommandSpec(name: "version", summary: "print the version and its FlowKit version")
 
-    package static let help = CommandSpec(name: "help", summary: "print this help")
+    package static let help = CommandSpec(
+        name: "help", summary: "print this help, or that of COMMAND", operand: "COMMAND", operandIsOptional: true)
 
     /// Every subcommand, in the order help lists them.
     package static let commands = [

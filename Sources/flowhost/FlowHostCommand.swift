@@ -30,7 +30,7 @@ struct FlowHostCommand {
           new-plugin NAME [--dir PATH] [--flowkit PATH]                    scaffold a plugin package
           completion bash|zsh|fish                                         print a shell completion script
           version                                                          print the version and its FlowKit version
-          help                                                             this text
+          help [COMMAND]                                                   this text, or the help of COMMAND
 
         run, replay, graph, validate, list and inspect probe each plugin in a child process before loading it: one that
         crashes, exits or hangs is reported and quarantined (--no-cache: probe again; --trust: do not probe)
@@ -61,32 +61,7 @@ struct FlowHostCommand {
             guard !arguments.isEmpty else { throw Exit.usage("no command given", usage) }
             let command = arguments.removeFirst()
             warnAboutCache(command, arguments)
-            switch command {
-            case "run": code = try await RunCommand.run(arguments)
-            case "replay": code = try await ReplayCommand.run(arguments)
-            case "experiments": code = try ExperimentsCommand.run(arguments)
-            case "graph": code = try GraphCommand.run(arguments)
-            case "validate": code = try ManifestCommands.validate(arguments)
-            case "list": code = try ManifestCommands.list(arguments)
-            case "inspect": code = try ManifestCommands.inspect(arguments)
-            case "quarantine": code = try QuarantineCommand.run(arguments)
-            case PluginProbe.subcommand:
-                guard arguments.count == 1 || arguments.dropFirst() == [PluginProbe.allowInsecureOption] else {
-                    throw Exit(.usage, "flowhost: \(command) is internal")
-                }
-                PluginProbe.serve(
-                    path: arguments[0], program: FlowHostVersion.line, allowInsecure: arguments.count == 2)
-            case "new-plugin": code = try NewPluginCommand.run(arguments)
-            case "completion": code = try CompletionCommand.run(arguments)
-            case "version", "--version": code = try version(arguments)
-            case "help", "--help", "-h":
-                print(usage)
-                code = .ok
-            default:
-                let names = FlowHostCommandLine.commands.map(\.name)
-                let hint = Suggestion.closest(to: command, among: names).map { "; did you mean '\($0)'?" } ?? ""
-                throw Exit.usage("unknown command '\(command)'\(hint)", "run 'flowhost help' for the commands")
-            }
+            code = try await run(command, arguments)
         } catch {
             if let problem = error.problem, wantsJSON(given) {
                 printJSON(JSONDocument.usage(problem))
@@ -96,6 +71,54 @@ struct FlowHostCommand {
         }
         CrashBreadcrumb.exitIsDeliberate()
         exit(code.rawValue)
+    }
+
+    /// Runs `command` with `arguments` (the ones after it).
+    private static func run(_ command: String, _ arguments: [String]) async throws(Exit) -> ExitCode {
+        let code: ExitCode
+        switch command {
+        case "run": code = try await RunCommand.run(arguments)
+        case "replay": code = try await ReplayCommand.run(arguments)
+        case "experiments": code = try ExperimentsCommand.run(arguments)
+        case "graph": code = try GraphCommand.run(arguments)
+        case "validate": code = try ManifestCommands.validate(arguments)
+        case "list": code = try ManifestCommands.list(arguments)
+        case "inspect": code = try ManifestCommands.inspect(arguments)
+        case "quarantine": code = try QuarantineCommand.run(arguments)
+        case PluginProbe.subcommand:
+            guard arguments.count == 1 || arguments.dropFirst() == [PluginProbe.allowInsecureOption] else {
+                throw Exit(.usage, "flowhost: \(command) is internal")
+            }
+            PluginProbe.serve(
+                path: arguments[0], program: FlowHostVersion.line, allowInsecure: arguments.count == 2)
+        case "new-plugin": code = try NewPluginCommand.run(arguments)
+        case "completion": code = try CompletionCommand.run(arguments)
+        case "version", "--version": code = try version(arguments)
+        case "help", "--help", "-h": code = try await help(arguments)
+        default:
+            let names = FlowHostCommandLine.commands.map(\.name)
+            let hint = Suggestion.closest(to: command, among: names).map { "; did you mean '\($0)'?" } ?? ""
+            throw Exit.usage("unknown command '\(command)'\(hint)", "run 'flowhost help' for the commands")
+        }
+        return code
+    }
+
+    /// `flowhost help [COMMAND]`: the commands, or COMMAND's own help, as `COMMAND --help` prints it.
+    private static func help(_ arguments: [String]) async throws(Exit) -> ExitCode {
+        let parsed = try Arguments(arguments, spec: FlowHostCommandLine.help)
+        guard let command = parsed.positional.first, !parsed.flags.contains("--help") else {
+            print(usage)
+            return .ok
+        }
+        guard parsed.positional.count == 1 else {
+            throw Exit.usage("unexpected argument '\(parsed.positional[1])'", parsed.usage)
+        }
+        let names = FlowHostCommandLine.commands.map(\.name).filter { $0 != "help" }
+        guard names.contains(command) else {
+            let hint = Suggestion.closest(to: command, among: names).map { "; did you mean '\($0)'?" } ?? ""
+            throw Exit.usage("no command '\(command)' to help with\(hint)", parsed.usage)
+        }
+        return try await run(command, ["--help"])
     }
 
     /// Warns once when `command` reads the cache directory and the directory is not private, so it is not

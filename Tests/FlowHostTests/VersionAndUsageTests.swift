@@ -40,6 +40,19 @@ struct VersionAndUsageTests {
         }
     }
 
+    @Test func helpWithACommandPrintsThatCommandsHelp() throws {
+        let help = try Subprocess.flowhost(["help", "replay"])
+        let own = try Subprocess.flowhost(["replay", "--help"])
+
+        #expect(help.status == 0)
+        #expect(help.standardOutput == own.standardOutput)
+        #expect(help.standardOutput.hasPrefix("usage: flowhost replay TRACE"))
+
+        let unknown = try Subprocess.flowhost(["help", "valdate"])
+        #expect(unknown.status == 64)
+        #expect(unknown.errorLines.first == "flowhost: no command 'valdate' to help with; did you mean 'validate'?")
+    }
+
     @Test func unknownCommandSuggestsTheNearestOne() throws {
         let run = try Subprocess.flowhost(["valdate", "manifests/demo.json"])
 
