@@ -59,11 +59,18 @@ extension ExperimentReport {
         return lines
     }
 
-    /// One warning per experiment whose sample ratio is a mismatch, for standard error.
+    /// For standard error: a goal no request of the traces' was ever handled as, and one warning per
+    /// experiment whose sample ratio is a mismatch.
     package var warnings: [String] {
-        experiments.filter(\.sampleRatio.isMismatch).map {
-            "experiment '\($0.name)' has a sample ratio mismatch (\(Self.pValue($0.sampleRatio.p))); do not trust its figures"
+        var warnings: [String] = []
+        if let unhandledGoal {
+            let hint = unhandledGoal.nearest.map { "; did you mean '\($0)'?" } ?? ""
+            warnings.append("no request named '\(goal)' was handled in these traces, so nobody reached it\(hint)")
         }
+        return warnings
+            + experiments.filter(\.sampleRatio.isMismatch).map {
+                "experiment '\($0.name)' has a sample ratio mismatch (\(Self.pValue($0.sampleRatio.p))); do not trust its figures"
+            }
     }
 
     /// The report as one JSON document: `{"goal", "traces", "experiments": [...], "errors": []}`.

@@ -85,6 +85,15 @@ package struct ExperimentReport: Sendable {
     package var traces: [String]
     /// The experiments, by name.
     package var experiments: [Experiment]
+    /// Set when no request named ``goal`` was handled anywhere in the traces (a mistyped `--goal`, say).
+    /// ``read(_:headers:goal:)`` looks only when nobody reached the goal.
+    package var unhandledGoal: UnhandledGoal?
+
+    /// A goal the traces never handled a request as.
+    package struct UnhandledGoal: Sendable, Hashable {
+        /// The handled request nearest to the goal by name, when one is near enough to be what was meant.
+        package var nearest: String?
+    }
 
     /// The report of `traces`, read whole, for `goal`.
     package init(traces: [Trace], goal: String) {
@@ -110,7 +119,29 @@ package struct ExperimentReport: Sendable {
             let reader = try TraceReader(path: file)
             while let session = try reader.nextSession(keeping: matters) { tally.read(session) }
         }
-        return ExperimentReport(files: files, headers: headers, tally: tally, goal: goal)
+        var report = ExperimentReport(files: files, headers: headers, tally: tally, goal: goal)
+        if report.experiments.allSatisfy({ $0.variants.allSatisfy { $0.reached == 0 } }) {
+            // Nobody reached it: a second pass, only then, tells a goal nobody reached from one never handled.
+            let handled = try handledRequests(in: files)
+            if !handled.contains(goal) {
+                report.unhandledGoal = UnhandledGoal(nearest: Suggestion.closest(to: goal, among: handled))
+            }
+        }
+        return report
+    }
+
+    /// The names of the requests handled in the traces in `files`.
+    private static func handledRequests(in files: [String]) throws(TraceError) -> Set<String> {
+        var names = Set<String>()
+        for file in files {
+            let reader = try TraceReader(path: file)
+            while let session = try reader.nextSession(keeping: { $0.kind == .handled }) {
+                for input in session.inputs {
+                    for event in input.events { if let name = event["request"]?.string { names.insert(name) } }
+                }
+            }
+        }
+        return names
     }
 
     private init(files: [String], headers: [TraceEvent], tally: Tally, goal: String) {

@@ -157,6 +157,15 @@ struct ExperimentReportTests {
         let printed = try Subprocess.flowhost(["experiments", "report", path])
         #expect(printed.status == 0)
         #expect(printed.outputLines.first == "goal: catalog.detail, from 1 trace (\(path))")
+        #expect(printed.errorLines.filter { !$0.isEmpty }.isEmpty, "\(printed.standardError)")
+
+        // A mistyped goal: nobody reaches it, and the report says why rather than show 0% alone.
+        let mistyped = try Subprocess.flowhost(["experiments", "report", path, "--goal", "catalog.detial"])
+        #expect(mistyped.status == 0)
+        #expect(
+            mistyped.errorLines.first
+                == "flowhost: warning: no request named 'catalog.detial' was handled in these traces, so nobody reached it; did you mean 'catalog.detail'?"
+        )
     }
 
     /// A script line is parsed once for every subject: each subject's inputs are its commands, trimmed and
