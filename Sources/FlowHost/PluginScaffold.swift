@@ -313,7 +313,8 @@ extension PluginScaffold {
 
         Made by `flowhost new-plugin \(name)`. One manager, `\(name)`, handles `\(key).show` by pushing the
         `\(key)` screen, which greets the signed-in person and has two actions: `settings` (asks the host for
-        `settings.show`) and `done`.
+        `settings.show`, which another plugin handles: in FlowHost's `manifests/demo.json`, its settings
+        plugin; in a manifest that routes no `settings.show`, the action finds no route) and `done`.
 
         ```sh
         swift build     # makes .build/debug/\(library)
