@@ -91,10 +91,16 @@ extension CompletionScript {
         }
     }
 
-    /// The commands that complete an operand of `value` into COMPREPLY. For `.word`, one of the words until
-    /// one of them follows the subcommand (the word at `i`), then what comes after it.
+    /// The commands that complete an operand of `value` into COMPREPLY. For `.word` and `.choice`, one of the
+    /// words until one of them follows the subcommand (the word at `i`), then what comes after it (after a
+    /// choice, nothing).
     private func bashOperand(_ value: CommandSpec.Value) -> String {
-        guard case .word(let words, let then) = value else { return bashCompletion(of: value) }
+        let (words, then): ([String], CommandSpec.Value)
+        switch value {
+        case .word(let choices, let after): (words, then) = (choices, after)
+        case .choice(let choices): (words, then) = (choices, .text)
+        default: return bashCompletion(of: value)
+        }
         return [
             "local word= j",
             "for ((j = i + 1; j < COMP_CWORD; j++)); do",

@@ -23,7 +23,7 @@ extension CompletionScript {
             let condition = "-n \(fishQuoted("__fish_seen_subcommand_from \(command.name)"))"
             for option in command.options { lines.append("\(c) \(condition) \(fishOption(option))") }
             guard command.operand != nil else { continue }
-            if case .word(let words, let then) = command.operandValue {
+            if let (words, then) = Self.words(of: command.operandValue) {
                 // One of the words until one of them is there, then what follows it.
                 let inCommand = "__fish_seen_subcommand_from \(command.name); and "
                 let word = "__fish_seen_subcommand_from \(words.joined(separator: " "))"
@@ -37,6 +37,15 @@ extension CompletionScript {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The words of a `.word` or `.choice` operand, and what follows one of them (nothing after a choice).
+    private static func words(of value: CommandSpec.Value) -> ([String], CommandSpec.Value)? {
+        switch value {
+        case .word(let words, let then): (words, then)
+        case .choice(let words): (words, .text)
+        default: nil
+        }
     }
 
     /// `-l name -d 'summary'`, with what completes the value when it takes one.

@@ -73,7 +73,9 @@ struct CompletionScriptTests {
         #expect(lines.contains("complete -c flowhost -n '__fish_seen_subcommand_from run' -F"))
         #expect(lines.contains { $0.contains("-l plugin-path -x -a '(__fish_complete_directories)'") })
         #expect(
-            lines.contains("complete -c flowhost -n '__fish_seen_subcommand_from completion' -x -a 'bash zsh fish'"))
+            lines.contains(
+                "complete -c flowhost -n '__fish_seen_subcommand_from completion; and not __fish_seen_subcommand_from bash zsh fish' -x -a 'bash zsh fish'"
+            ))
     }
 
     @Test(.enabled(if: hasBash)) func bashScriptIsValidBash() throws {
@@ -111,6 +113,7 @@ struct CompletionScriptTests {
         #expect(try complete(script, ["flowhost", "validate", "--plugin-path", base + "app"]) == [base + "apps"])
         #expect(try complete(script, ["flowhost", "new-plugin", "Greeting", "--dir", base + "a"]) == [base + "apps"])
         #expect(try complete(script, ["flowhost", "completion", ""]) == ["bash", "zsh", "fish"])
+        #expect(try complete(script, ["flowhost", "completion", "bash", ""]) == [], "one shell is all it takes")
         #expect(try complete(script, ["flowhost", "new-plugin", ""]) == [])
     }
 
