@@ -1,4 +1,5 @@
 import Glibc
+import HostSupport
 
 /// The file names Tab offers for a word that names a file (`save FILE`, `restore FILE`): the entries of the
 /// directory the word has named so far whose names start with the rest of it, each directory with a slash
@@ -7,12 +8,12 @@ enum FileNameCompletion {
     /// How many entries of a directory are looked at: Tab stays quick in a directory of millions.
     static let entryLimit = 10_000
 
-    /// The paths `word` can complete to, as typed (relative stays relative), sorted.
-    static func candidates(for word: String) -> [String] {
+    /// The paths `word` can complete to, as typed (relative stays relative, `~/` stays, for `home`), sorted.
+    static func candidates(for word: String, home: String? = ProcessInfoLite.environment("HOME")) -> [String] {
         let slash = word.lastIndex(of: "/")
         let directory = slash.map { String(word[...$0]) } ?? ""
         let prefix = slash.map { String(word[word.index(after: $0)...]) } ?? word
-        guard let stream = opendir(directory.isEmpty ? "." : directory) else { return [] }
+        guard let stream = opendir(directory.isEmpty ? "." : directory.expandingHome(home)) else { return [] }
         defer { closedir(stream) }
         var paths: [String] = []
         var looked = 0
@@ -25,7 +26,7 @@ enum FileNameCompletion {
             else { continue }
             let path = directory + name
             var status = stat()
-            let isDirectory = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+            let isDirectory = stat(path.expandingHome(home), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
             paths.append(isDirectory ? path + "/" : path)
         }
         return paths.sorted()

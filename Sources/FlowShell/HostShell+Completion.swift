@@ -64,15 +64,29 @@ extension HostShell {
 
         package func completions(before textBeforeCursor: String) -> LineCompletion {
             let characters = Array(textBeforeCursor)
+            if let start = fileNameStart(in: characters) {
+                let word = String(characters[start...])
+                return LineCompletion(wordStart: start, candidates: FileNameCompletion.candidates(for: word))
+            }
             let wordStart = characters.lastIndex(where: \.isWhitespace).map { $0 + 1 } ?? 0
             let word = String(characters[wordStart...])
             let before = String(characters[..<wordStart]).split(whereSeparator: \.isWhitespace).map(String.init)
-            let words = candidates(after: before, word: word).filter { $0.hasPrefix(word) }
+            let words = candidates(after: before).filter { $0.hasPrefix(word) }
             return LineCompletion(wordStart: wordStart, candidates: Array(Set(words)).sorted())
         }
 
-        /// The words that can follow `before`, the complete words typed so far; `word` is the one being typed.
-        private func candidates(after before: [String], word: String) -> [String] {
+        /// Where the file name of a `save` or `restore` line starts: the rest of the line is one name, spaces
+        /// and all, as the command reads it. `nil` for another line, or before the command's space.
+        private func fileNameStart(in characters: [Character]) -> Int? {
+            let leading = characters.prefix(while: \.isWhitespace).count
+            guard let commandEnd = characters[leading...].firstIndex(where: \.isWhitespace),
+                ["save", "restore"].contains(String(characters[leading..<commandEnd]))
+            else { return nil }
+            return characters[commandEnd...].firstIndex { !$0.isWhitespace } ?? characters.count
+        }
+
+        /// The words that can follow `before`, the complete words typed so far.
+        private func candidates(after before: [String]) -> [String] {
             guard let command = before.first else { return HostShell.commandWords }
             switch (command, before.count) {
             case ("send", 1): return requests
@@ -94,7 +108,6 @@ extension HostShell {
             case ("stats", 1): return ["--json"]
             case ("lifecycle", 1): return ["background", "foreground", "terminate"]
             case ("open", 1): return links
-            case ("save", 1), ("restore", 1): return FileNameCompletion.candidates(for: word)
             default: return []
             }
         }

@@ -25,8 +25,9 @@ extension HostShell {
     }
 
     /// `save FILE`: writes the host's snapshot to FILE, atomically (unless ``writesSnapshots`` is off).
-    package func save(_ file: String) throws(FlowError) -> [String] {
-        guard !file.isEmpty else { throw FlowError("usage: save FILE") }
+    package func save(_ typed: String) throws(FlowError) -> [String] {
+        guard !typed.isEmpty else { throw FlowError("usage: save FILE") }
+        let file = typed.expandingHome()
         if let spared = RunFile.first(in: runFiles, at: file) {
             throw FlowError("\(file): not saved: \(spared.refusal)")
         }
@@ -56,8 +57,9 @@ extension HostShell {
     ///   be restored, when one could not.
     /// - Throws: ``FlowError`` when the file cannot be read or is not a snapshot this flowhost reads;
     ///   nothing changes.
-    func restore(_ file: String) throws(FlowError) -> Reply {
-        guard !file.isEmpty else { throw FlowError("usage: restore FILE") }
+    func restore(_ typed: String) throws(FlowError) -> Reply {
+        guard !typed.isEmpty else { throw FlowError("usage: restore FILE") }
+        let file = typed.expandingHome()
         let snapshot: HostSnapshot
         do {
             snapshot = try HostSnapshot.load(path: file)

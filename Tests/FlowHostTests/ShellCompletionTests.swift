@@ -99,6 +99,41 @@ struct ShellCompletionTests {
         #expect(candidates("save \(root)nowhere/x").isEmpty)
     }
 
+    /// `save` and `restore` read the rest of the line as one name: a name with spaces completes as one.
+    @Test func aFileNameWithSpacesCompletesAsOneWord() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/sp dir", 0o700) == 0)
+        _ = try directory.file("sp dir/snap a.json", containing: "{}")
+        let root = directory.path + "/"
+
+        #expect(candidates("save \(root)sp") == [root + "sp dir/"])
+        let completion = shell.completer.completions(before: "restore  \(root)sp dir/sn")
+        #expect(completion.candidates == [root + "sp dir/snap a.json"])
+        #expect(completion.wordStart == "restore  ".count)
+    }
+
+    /// `~/` completes, and stays as typed, as it does in a shell.
+    @Test func aFileNameUnderTheHomeDirectoryCompletesFromTilde() throws {
+        let home = try TemporaryDirectory()
+        _ = try home.file("walk.snapshot", containing: "{}")
+
+        #expect(FileNameCompletion.candidates(for: "~/wa", home: home.path) == ["~/walk.snapshot"])
+        #expect(FileNameCompletion.candidates(for: "~user/wa", home: home.path).isEmpty)
+    }
+
+    /// And `save ~/FILE` writes there, as a shell would.
+    @Test func saveAndRestoreReadTildeAsTheHomeDirectory() throws {
+        let home = try TemporaryDirectory()
+
+        let run = try Subprocess.flowhost(
+            ["run", Repository.path("manifests/demo.json"), "--quiet"],
+            input: "save ~/walk.json\nrestore ~/walk.json\n",
+            environment: ["HOME": home.path, "XDG_CACHE_HOME": home.path + "/cache"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(access(home.path + "/walk.json", R_OK) == 0)
+    }
+
     @Test func nothingAfterACompleteCommandOrInAPayload() {
         #expect(candidates("stack ").isEmpty)
         #expect(candidates("act signIn {\"us").isEmpty)
