@@ -10,11 +10,19 @@ import HostSupport
 /// plugin whose code was running (from the host's ``CrashBreadcrumb`` page, ``SupervisorIncident``),
 /// quarantines the entry point that crashed, starts a new host at the snapshot saved after the last command,
 /// and goes on reading commands: the person is back on the same screen, and that entry point fails cleanly. More than ``restartLimit`` restarts within
-/// ``restartWindow``, and it gives up with exit 70.
+/// ``restartWindow``, or more than ``capRestartLimit`` restarts at the cap of generations within it with no
+/// command carried out between them, and it gives up with exit 70.
 @MainActor
 package enum Supervisor {
     static let restartLimit = 5
     static let restartWindow = Duration.seconds(60)
+    /// How many restarts at the cap of generations the host may ask for within ``restartWindow`` with no
+    /// command carried out between them (``CapRestartCount``). A real one needs the cap's worth of reloads
+    /// first (64): six within a minute would be 384 reloads in a minute, which only a script makes, and a
+    /// script waits for each with `wait reload`, a command. A forged one made as the host starts, or while it
+    /// runs a command (which goes to the next host again), lets none through, and would otherwise restart the
+    /// host for ever.
+    static let capRestartLimit = 5
     /// How long a host the watchdog sent SIGQUIT has to die before it gets SIGKILL.
     static let killGrace = Duration.seconds(2)
     /// The variable that asks for the stack trace of a fatal error in the host, each image named, under the

@@ -44,8 +44,9 @@ final class SupervisorSession {
     private let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
 
-    /// Set when the host speaks another wire protocol: the session ends once it is gone.
-    private var misunderstood = false
+    /// Set when the session gives up (the host speaks another wire protocol, or asks to restart at the cap
+    /// too often): it ends with exit 70 once the host is gone.
+    private var givingUp = false
     private var host: SupervisedHost?
     /// The token of the current host's start, which its ``SupervisorMessage/restarting(plugin:generation:cap:token:)`` carries.
     private var startToken = ""
@@ -63,6 +64,7 @@ final class SupervisorSession {
     private var inputEnded = false
     private var incidents: [SupervisorIncident] = []
     private var restarts: [ContinuousClock.Instant] = []
+    private var capRestarts = CapRestartCount()
 
     init(
         input: CommandInput, source: String?, hangTimeout: Duration?, breadcrumb: String,
@@ -96,12 +98,12 @@ final class SupervisorSession {
                 case .unreadable: ignoreOutOfOrder()
                 case .incompatible(let problem):
                     printError("flowhost: cannot supervise: \(problem)")
-                    misunderstood = true
+                    givingUp = true
                     host?.signal(SIGKILL)
                 case .linkClosed: after(.milliseconds(500), .linkGone(generation: generation))
                 case .stopped(let signal): stopped(signal)
                 case .ended(let ending):
-                    if misunderstood { return .software }
+                    if givingUp { return .software }
                     if let code = ended(ending) { return code }
                 }
             default: break  // About a host that has already ended.
@@ -139,6 +141,7 @@ final class SupervisorSession {
         case (.ready(let completer, let token), .starting(let expected)) where token == expected,
             (.done(let completer, let token), .running(_, _, let expected)) where token == expected:
             disarm()
+            if case .done = message { capRestarts.commandCarriedOut() }
             input.completer = HostShell.Completer(completer)
             phase = .idle
             proceed()
@@ -170,8 +173,20 @@ final class SupervisorSession {
 
     /// The host reached the cap of `cap` generations of `plugin` between commands and exits: one line, then
     /// a new host at its snapshot once it has ended. A command sent to it that it had not started (it says
-    /// so only between commands) goes to the new host.
+    /// so only between commands) goes to the new host. More than ``Supervisor/capRestartLimit`` such
+    /// restarts within ``Supervisor/restartWindow`` with no command carried out between them is more than
+    /// reloads could justify: the session gives up.
     private func restartAtCap(plugin: String, generation: Int, cap: Int) {
+        guard capRestarts.admit() else {
+            let seconds = Supervisor.restartWindow.components.seconds
+            printError(
+                place + "the host asked \(capRestarts.count) times within \(seconds) s, with no command carried out "
+                    + "between, to restart because plugin '\(plugin)' reached \(cap) generation\(cap == 1 ? "" : "s"): "
+                    + "more than reloads could justify (plugin code can forge the request); giving up")
+            givingUp = true
+            host?.signal(SIGKILL)
+            return
+        }
         if case .running(let number, let text, _) = phase {
             pendingLine = text
             lineNumber = number - 1

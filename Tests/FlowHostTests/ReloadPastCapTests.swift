@@ -52,10 +52,11 @@ struct ReloadPastCapTests {
         }
     }
 
-    @Test func reloadsPastTheCapRestartTheHostAtTheSameScreenWithItsServicesOnePerCap() throws {
+    /// With the cap at 1, seven restarts at the cap within seconds: more than ``Supervisor/capRestartLimit``
+    /// within a minute, each after commands (the waits), as any session that reloads that fast has.
+    @Test(arguments: [(cap: 2, reloads: 5), (cap: 1, reloads: 7)])
+    func reloadsPastTheCapRestartTheHostAtTheSameScreenWithItsServicesOnePerCap(cap: Int, reloads: Int) throws {
         let scenario = try Scenario()
-        let cap = 2
-        let reloads = 5
         let host = try scenario.run(cap: cap)
         defer { host.signal(SIGKILL) }
         try host.waitFor("top: welcome")
@@ -100,7 +101,7 @@ struct ReloadPastCapTests {
             restarts
                 == Array(
                     repeating:
-                        "flowhost: plugin 'greeter' reached 2 generations; restarting into generation 3 at the same screen",
+                        "flowhost: plugin 'greeter' reached \(cap) generation\(cap == 1 ? "" : "s"); restarting into generation \(cap + 1) at the same screen",
                     count: reloads / cap), "\(transcript)")
         #expect(!transcript.contains("refused") && !transcript.contains("the limit"), "\(transcript)")
         #expect(
@@ -113,6 +114,36 @@ struct ReloadPastCapTests {
             lines.filter { $0.contains("services with their saved state") }
                 == Array(repeating: "  services with their saved state: auth.Session", count: reloads / cap))
         #expect(!transcript.contains("redirected"), "the guard let greet through: grace is still signed in")
+    }
+
+    /// Plugin code can forge the host's request to restart at the cap: the start's token is in
+    /// `/proc/self/environ`. The crashy plugin's Forger does so between commands and exits, and the restart
+    /// replays its request, which forges again: the supervisor gives up at the sixth within a minute with no
+    /// command carried out between them, rather than restart the host for ever.
+    @Test func forgedRestartsAtTheCapWithNoCommandBetweenThemGiveUpWithExit70() throws {
+        let scenario = try SupervisedRunTests.Scenario()
+        let run = try ChildProcess.flowhost(
+            ["run", scenario.manifest, "--supervise"], connection: .pipes, environment: scenario.environment)
+        defer { run.signal(SIGKILL) }
+        try run.waitFor("top: welcome")
+        try run.send("send crashy.forger\n")  // Carried out; what its thread forges comes after.
+
+        let ending = try run.waitForExit(within: .seconds(60))
+
+        let transcript = String(decoding: run.transcript, as: UTF8.self)
+        let lines = transcript.split(separator: "\n").map(String.init)
+        #expect(ending == .exited(70), "\(transcript)")
+        #expect(
+            lines.filter { $0.contains("restarting") || $0.contains("giving up") }
+                == Array(
+                    repeating:
+                        "flowhost: plugin 'crashy' reached 64 generations; restarting into generation 65 at the same screen",
+                    count: 5) + [
+                    "flowhost: the host asked 6 times within 60 s, with no command carried out between, to restart because plugin 'crashy' reached 64 generations: more than reloads could justify (plugin code can forge the request); giving up"
+                ], "\(transcript)")
+        #expect(
+            lines.filter { $0.contains("the screen is as saved") }.count == 5,
+            "each restart restored the forger's screen, which forged again: \(transcript)")
     }
 
     @Test func aNewGenerationRefusedPastTheCapRestartsNothingAndTheNextGoodOneRestarts() throws {

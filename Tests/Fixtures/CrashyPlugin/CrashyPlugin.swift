@@ -4,7 +4,7 @@ import Glibc
 // A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so
 // probing passes it) but whose code traps once called, in every place a plugin's code runs: a manager's
 // start, a module's action, a manager's end, a thread or a task of its own after its manager returned, a
-// lifecycle event, a service's importState; and one that calls exit(3) from a thread of its own.
+// lifecycle event, a service's importState; exit(3) on a thread of its own; and a forged restart at the cap.
 
 /// Traps as it starts: the host process dies of SIGILL.
 final class TrapManager: FlowManager {
@@ -112,6 +112,38 @@ final class KeeperService: CoordinatorServiceProtocol, StateHandoff {
     }
 }
 
+/// Presents `forger`, having started a thread that forges what a supervised host says when a plugin reached
+/// the cap of generations (with the start's token, read from `/proc/self/environ` after the host removed it
+/// from its environment) and exits 0, as such a host does. A restart replays the request, which forges again.
+final class ForgerManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        startThread {
+            usleep(200_000)  // The host has said it is ready, or done with the command.
+            let variable = "FLOWHOST_SUPERVISOR_TOKEN="
+            let token = startEnvironment().first { $0.hasPrefix(variable) }.map { String($0.dropFirst(variable.count)) }
+            guard let token else { return }
+            let line = #"{"restarting":{"plugin":"crashy","generation":65,"cap":64,"token":"\#(token)"}}"# + "\n"
+            _ = line.withCString { write(3, $0, strlen($0)) }
+            _exit(0)
+        }
+        return .present(self.module("forger", content: ["state": "fine"]), .inline)
+    }
+}
+
+/// The environment the process started with: `/proc/self/environ`, which `unsetenv` does not change.
+private func startEnvironment() -> [String] {
+    guard let file = fopen("/proc/self/environ", "r") else { return [] }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = fread(&buffer, 1, buffer.count, file)
+        if count <= 0 { break }
+        bytes += buffer[..<count]
+    }
+    return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+}
+
 /// Runs `body` on a new, detached thread.
 private func startThread(_ body: @escaping @Sendable () -> Void) {
     final class Box: Sendable {
@@ -140,6 +172,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("Sticky", StickyManager.self), ManagerFactory("Later", LaterManager.self),
                 ManagerFactory("Tasky", TaskyManager.self), ManagerFactory("Quitter", QuitterManager.self),
                 ManagerFactory("Spin", SpinManager.self), ManagerFactory("SpinLater", SpinLaterManager.self),
+                ManagerFactory("Forger", ForgerManager.self),
             ],
             services: [ServiceFactory("Moody") { MoodyService() }, ServiceFactory("Keeper") { KeeperService() }]))
 }
