@@ -11,7 +11,8 @@ import PluginLoading
 /// name the plugin, quarantine it and restart the host on the same screen.
 ///
 /// The supervisor passes its state directory and what it reads commands from in the environment; the host
-/// removes the variables, so that nothing it starts (probes, plugins' children) takes them for its own.
+/// removes the variables, so that nothing it starts (probes, plugins' children) takes them for its own
+/// (plugin code in the host can still read them: ``tokenVariable``).
 package struct SupervisorLink {
     package static let directoryVariable = "FLOWHOST_SUPERVISOR_STATE"
     /// The script's name for messages (`app.flow`), or empty when a person types at the supervisor's prompt.
@@ -21,8 +22,15 @@ package struct SupervisorLink {
     static let restartVariable = "FLOWHOST_SUPERVISOR_RESTART"
     /// The value of ``restartVariable`` for a restart at the cap of generations.
     static let capRestart = "cap"
-    /// The token the host's ``SupervisorMessage/ready(_:token:)`` carries (and its `exiting` when its start
-    /// fails), so that a plugin cannot say `ready` for it.
+    /// The token of the host's start, which its ``SupervisorMessage/ready(_:token:)`` carries (and its
+    /// `exiting` when its start fails, its ``SupervisorMessage/restarting(plugin:generation:cap:token:)``).
+    ///
+    /// It keeps stray lines on descriptor 3 (a plugin's output sent the wrong way, a child it forked, a line
+    /// from an earlier host) from moving the supervisor on. It does not keep out plugin code that means to
+    /// forge a message: that code runs in the host, where `/proc/self/environ` still holds the token after
+    /// `unsetenv` (which changes only the C library's copy of the environment) and memory holds it anyway.
+    /// A forged restart at the cap, which the supervisor does not count among the restarts after an incident,
+    /// has a limit of its own for that reason (``Supervisor/capRestartLimit``).
     static let tokenVariable = "FLOWHOST_SUPERVISOR_TOKEN"
     static let controlDescriptor: Int32 = 3
 

@@ -128,9 +128,14 @@ package enum WireProtocol {
 /// `LINE-NUMBER<tab>TOKEN<tab>COMMAND` lines.
 ///
 /// Plugin code runs in the host and can write to descriptor 3 too, so a message that moves the supervisor on
-/// carries a token it could not have guessed: ``ready(_:token:)`` the one the supervisor gave the host in its
-/// environment, ``done(_:token:)`` and ``exiting(_:token:)`` the one sent with the command. The supervisor
-/// ignores a message with another token, or one that does not come in the protocol's order.
+/// carries a token: ``ready(_:token:)`` and ``restarting(plugin:generation:cap:token:)`` the one the
+/// supervisor gave the host in its environment, ``done(_:token:)`` and ``exiting(_:token:)`` the one sent
+/// with the command. The supervisor ignores a message with another token, or one that does not come in the
+/// protocol's order. That keeps out stray lines (a plugin writing to the wrong descriptor, a child it forked),
+/// not plugin code that means to forge a message: it can read both tokens, the start's in
+/// `/proc/self/environ` (which `unsetenv` does not change) and either in the host's memory. A forged
+/// ``restarting(plugin:generation:cap:token:)``, which is no incident, has a limit of its own on the
+/// supervisor's side for that reason.
 package enum SupervisorMessage: Codable, Equatable, Sendable {
     /// The host has started (or restored) and printed what starting did; it reads commands now.
     case ready(WireProtocol.Completions, token: String)
