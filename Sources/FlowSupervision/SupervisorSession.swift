@@ -25,7 +25,7 @@ final class SupervisorSession {
         case atCap
     }
 
-    private enum Event: Sendable {
+    enum Event: Sendable {
         case host(generation: Int, SupervisedHost.Event)
         case input(String?)
         /// The watchdog's deadline for the command (or start) sent with `token`.
@@ -38,23 +38,23 @@ final class SupervisorSession {
 
     private let input: CommandInput
     private let source: String?
-    private let hangTimeout: Duration?
+    let hangTimeout: Duration?
     private let breadcrumb: String
     private let launch: Launcher
     private let events: AsyncStream<Event>
-    private let continuation: AsyncStream<Event>.Continuation
+    let continuation: AsyncStream<Event>.Continuation
 
     /// Set when the session gives up (the host speaks another wire protocol, or asks to restart at the cap
     /// too often): it ends with exit 70 once the host is gone.
     private var givingUp = false
-    private var host: SupervisedHost?
+    private(set) var host: SupervisedHost?
     /// The token of the current host's start, which its ``SupervisorMessage/restarting(plugin:generation:cap:token:)`` carries.
     private var startToken = ""
-    private var generation = 0
-    private var phase = Phase.idle
-    private var watchdog: Task<Void, Never>?
+    private(set) var generation = 0
+    private(set) var phase = Phase.idle
+    var watchdog: Task<Void, Never>?
     /// Why the supervisor killed the current host, when it did.
-    private var killedFor: SupervisorIncident.Cause?
+    var killedFor: SupervisorIncident.Cause?
     private var stops = 0
     private var warnedOutOfOrder = false
     private var lineNumber = 0
@@ -219,7 +219,7 @@ final class SupervisorSession {
         host?.signal(SIGCONT)
     }
 
-    private func kill(for cause: SupervisorIncident.Cause) {
+    func kill(for cause: SupervisorIncident.Cause) {
         guard killedFor == nil else { return }
         killedFor = cause
         host?.signal(SIGKILL)
@@ -324,69 +324,10 @@ final class SupervisorSession {
         arm(token: token, allowing: Self.allowance(for: line))
     }
 
-    /// More time than `--hang-timeout` a command may take by design: `wait reload PLUGIN [SECONDS]`'s wait.
-    static func allowance(for line: String) -> Duration {
-        let words = line.split(whereSeparator: \.isWhitespace)
-        guard words.first == "wait" else { return .zero }
-        guard words.count == 4, let seconds = Double(words[3]), seconds > 0, seconds <= 3600 else {
-            return HostShell.defaultReloadWait
-        }
-        return .milliseconds(Int((seconds * 1000).rounded()))
-    }
-
-    // MARK: - The watchdog
-
-    /// Starts the watchdog on the command (or start) sent with `token`: `--hang-timeout`, plus `allowing`.
-    private func arm(token: String, allowing extra: Duration) {
-        disarm()
-        guard let hangTimeout else { return }
-        let (generation, continuation) = (generation, continuation)
-        watchdog = Task {
-            do {
-                try await Task.sleep(for: hangTimeout + extra)
-            } catch {
-                return
-            }
-            continuation.yield(.deadline(generation: generation, token: token))
-        }
-    }
-
-    private func disarm() {
-        watchdog?.cancel()
-        watchdog = nil
-    }
-
-    /// The command (or start) sent with `token` has not finished in time: its host is killed with SIGQUIT at
-    /// its main thread, so that a crash handler records where it hung, then SIGKILL after a grace.
-    private func hung(token: String) {
-        guard token == phase.deadline, killedFor == nil, let host, let hangTimeout else { return }
-        if host.isProbing() {
-            arm(token: token, allowing: .zero)  // The probe has a timeout of its own.
-            return
-        }
-        let seconds = SupervisorIncident.seconds(hangTimeout)
-        // A plugin that closed a descriptor while a child it forked holds the pipe: no end, no message.
-        if let descriptor = host.changedDescriptor() {
-            kill(for: descriptor == SupervisorLink.controlDescriptor ? .linkClosed : .lostDescriptor(descriptor))
-            return
-        }
-        killedFor = .hung(seconds: seconds, when: when)
-        host.signal(SIGQUIT, mainThread: true)
-        after(Supervisor.killGrace, .forceKill(generation: generation))
-    }
-
-    private func after(_ delay: Duration, _ event: Event) {
-        let continuation = continuation
-        Task {
-            try? await Task.sleep(for: delay)
-            continuation.yield(event)
-        }
-    }
-
     // MARK: - Reports
 
     /// Where the host was in the protocol, for a report: `in the middle of a command`.
-    private var when: String {
+    var when: String {
         switch phase {
         case .starting: "while starting"
         case .running: "in the middle of a command"
