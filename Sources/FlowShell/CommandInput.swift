@@ -12,6 +12,13 @@ package final class CommandInput {
     private var lines: AsyncThrowingStream<String, any Error>.Iterator?
     private let prompts: Bool
     private let source: String
+    /// Whether ``next()`` waits for a line typed at a prompt.
+    private var awaitsTypedLine = false
+    /// Whether the cursor is just after the prompt that ``next()`` printed itself (no line editor): nothing
+    /// has been printed since.
+    private var cursorAfterPrompt = false
+    /// Whether a line was printed at the prompt and the prompt left away (``printAbove(error:warning:thenPrompt:)``).
+    private var promptAway = false
     /// Set when the input ended on a line that could not be read (one too long): the run's exit code.
     package private(set) var failure: ExitCode?
     /// Whether a person types the commands at a terminal, rather than a script or a pipe feeding them.
@@ -53,6 +60,39 @@ package final class CommandInput {
         lines.map { "  " + PrintableText.sanitized($0) }
     }
 
+    /// Prints the supervisor's own `message` to standard error (a warning in yellow, else an error in red),
+    /// above the line being typed at a prompt. The prompt is drawn again after it, unless not `thenPrompt`:
+    /// then it stays away until ``drawPrompt()``, since a restarted host prints what it restored first.
+    package func printAbove(error message: String, warning: Bool = false, thenPrompt: Bool = true) {
+        let print = { warning ? printWarning(message) : printError(message) }
+        promptAway = awaitsTypedLine
+        if let editor {
+            editor.printAbove(redrawing: false, by: print)
+        } else {
+            if cursorAfterPrompt {
+                Swift.print("")  // Below the prompt, which a terminal without cursor movement cannot clear.
+                cursorAfterPrompt = false
+            }
+            print()
+        }
+        if thenPrompt { drawPrompt() }
+    }
+
+    /// Draws the prompt again, with what was typed after it, when ``printAbove(error:warning:thenPrompt:)``
+    /// left it away while a line is being read.
+    package func drawPrompt() {
+        guard promptAway else { return }
+        promptAway = false
+        guard awaitsTypedLine else { return }
+        if let editor {
+            editor.redraw()
+        } else {
+            Swift.print(Self.prompt, terminator: "")
+            flushOutput()
+            cursorAfterPrompt = true
+        }
+    }
+
     /// What Tab completes from, as the host last described it.
     package var completer: HostShell.Completer? {
         didSet { editor?.completer = completer }
@@ -61,10 +101,15 @@ package final class CommandInput {
     /// The next command line; `nil` at the end of the input, or after a line that cannot be read (printed,
     /// and kept in ``failure``).
     package func next() async -> String? {
-        if let editor { return await editor.readLine(prompt: Self.prompt) }
+        defer { (awaitsTypedLine, cursorAfterPrompt, promptAway) = (false, false, false) }
+        if let editor {
+            awaitsTypedLine = true
+            return await editor.readLine(prompt: Self.prompt)
+        }
         if prompts {
             print(Self.prompt, terminator: "")
             flushOutput()
+            (awaitsTypedLine, cursorAfterPrompt) = (true, true)
         }
         // The iterator is a handle on the stream: a copy reads the same lines.
         guard var iterator = lines else { return nil }

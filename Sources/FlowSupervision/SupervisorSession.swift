@@ -97,7 +97,7 @@ final class SupervisorSession {
                 case .message(let message): handle(message)
                 case .unreadable: ignoreOutOfOrder()
                 case .incompatible(let problem):
-                    printError("flowhost: cannot supervise: \(problem)")
+                    say(["flowhost: cannot supervise: \(problem)"], thenPrompt: false)
                     givingUp = true
                     host?.signal(SIGKILL)
                 case .linkClosed: after(.milliseconds(500), .linkGone(generation: generation))
@@ -121,7 +121,7 @@ final class SupervisorSession {
         do {
             host = try launch(restart, token)
         } catch {
-            printError("flowhost: cannot supervise: \(error.message)")
+            say(["flowhost: cannot supervise: \(error.message)"], thenPrompt: false)
             return false
         }
         generation += 1
@@ -142,6 +142,7 @@ final class SupervisorSession {
             (.done(let completer, let token), .running(_, _, let expected)) where token == expected:
             disarm()
             if case .done = message { capRestarts.commandCarriedOut() }
+            input.drawPrompt()  // Below what a restarted host printed, when a line at the prompt left it away.
             input.completer = HostShell.Completer(completer)
             phase = .idle
             proceed()
@@ -166,9 +167,11 @@ final class SupervisorSession {
     private func ignoreOutOfOrder() {
         guard !warnedOutOfOrder else { return }
         warnedOutOfOrder = true
-        printWarning(
-            "flowhost: warning: ignored a line on the host's link (descriptor 3) that is not the message the "
-                + "supervisor waits for; plugin code wrote to it")
+        say(
+            [
+                "flowhost: warning: ignored a line on the host's link (descriptor 3) that is not the message the "
+                    + "supervisor waits for; plugin code wrote to it"
+            ], warning: true)
     }
 
     /// The host reached the cap of `cap` generations of `plugin` between commands and exits: one line, then
@@ -179,10 +182,13 @@ final class SupervisorSession {
     private func restartAtCap(plugin: String, generation: Int, cap: Int) {
         guard capRestarts.admit() else {
             let seconds = Supervisor.restartWindow.components.seconds
-            printError(
-                place + "the host asked \(capRestarts.count) times within \(seconds) s, with no command carried out "
-                    + "between, to restart because plugin '\(plugin)' reached \(cap) generation\(cap == 1 ? "" : "s"): "
-                    + "more than reloads could justify (plugin code can forge the request); giving up")
+            say(
+                [
+                    place + "the host asked \(capRestarts.count) times within \(seconds) s, with no command carried "
+                        + "out between, to restart because plugin '\(plugin)' reached \(cap) "
+                        + "generation\(cap == 1 ? "" : "s"): more than reloads could justify (plugin code can forge "
+                        + "the request); giving up"
+                ], thenPrompt: false)
             givingUp = true
             host?.signal(SIGKILL)
             return
@@ -191,9 +197,11 @@ final class SupervisorSession {
             pendingLine = text
             lineNumber = number - 1
         }
-        printError(
-            place + "plugin '\(plugin)' reached \(cap) generation\(cap == 1 ? "" : "s"); restarting into generation "
-                + "\(generation) at the same screen")
+        say(
+            [
+                place + "plugin '\(plugin)' reached \(cap) generation\(cap == 1 ? "" : "s"); restarting into "
+                    + "generation \(generation) at the same screen"
+            ], thenPrompt: false)
         let deadline = SupervisorLink.newToken()
         phase = .restarting(deadline: deadline)
         arm(token: deadline, allowing: .zero)
@@ -215,7 +223,7 @@ final class SupervisorSession {
             kill(for: .stoppedAgain(signal: signal))
             return
         }
-        printError(place + "the host stopped with \(ProcessInfoLite.signalName(signal)); continued it with SIGCONT")
+        say([place + "the host stopped with \(ProcessInfoLite.signalName(signal)); continued it with SIGCONT"])
         host?.signal(SIGCONT)
     }
 
@@ -263,20 +271,19 @@ final class SupervisorSession {
         let report = place + incident.report()
         if case .exiting = phase {
             // It was ending anyway (`quit`, or a failed script): the session ends.
-            printError(report + "; the session was ending")
-            for line in trace { printError(line) }
+            say([report + "; the session was ending"] + trace, thenPrompt: false)
             return finish(status: 0)
         }
         let now = ContinuousClock.now
         restarts = restarts.filter { now - $0 < Supervisor.restartWindow } + [now]
         guard restarts.count <= Supervisor.restartLimit else {
             let seconds = Supervisor.restartWindow.components.seconds
-            printError(report + "; the host ended \(restarts.count) times within \(seconds) s; giving up")
-            for line in trace { printError(line) }
+            say(
+                [report + "; the host ended \(restarts.count) times within \(seconds) s; giving up"] + trace,
+                thenPrompt: false)
             return .software
         }
-        printError(report + "; restarting")
-        for line in trace { printError(line) }
+        say([report + "; restarting"] + trace, thenPrompt: false)
         return start(restart: .afterIncident) ? nil : .software
     }
 
@@ -287,7 +294,7 @@ final class SupervisorSession {
         // Input that ended on a line that could not be read (one too long) decides the code.
         let code = input.failure ?? ExitCode(rawValue: status) ?? .software
         guard !input.isInteractive, !incidents.isEmpty else { return code }
-        printError("\(source ?? "flowhost"): " + SupervisorIncident.summary(of: incidents))
+        say(["\(source ?? "flowhost"): " + SupervisorIncident.summary(of: incidents)], thenPrompt: false)
         return code == .ok ? .scriptFailed : code
     }
 
@@ -325,6 +332,14 @@ final class SupervisorSession {
     }
 
     // MARK: - Reports
+
+    /// Prints the supervisor's `lines` (a warning in yellow, else in red) above the line being typed, at a
+    /// prompt. The prompt is drawn again after them, unless not `thenPrompt`: when the session ends, or a new
+    /// host starts and prints what it restored first (its `ready` brings the prompt back).
+    private func say(_ lines: [String], warning: Bool = false, thenPrompt: Bool = true) {
+        for line in lines { input.printAbove(error: line, warning: warning, thenPrompt: false) }
+        if thenPrompt { input.drawPrompt() }
+    }
 
     /// Where the host was in the protocol, for a report: `in the middle of a command`.
     var when: String {

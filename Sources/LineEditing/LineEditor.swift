@@ -97,6 +97,24 @@ package final class LineEditor: Sendable {
         }
     }
 
+    /// Runs `print`, which prints whole lines by other means (to standard error), above the line being typed:
+    /// the prompt's row is cleared first, and the prompt and the line are drawn again after, unless not
+    /// `redrawing`: then they stay away until ``redraw()``, for lines that another process prints next.
+    package func printAbove(redrawing: Bool = true, by print: () -> Void) {
+        state.withLock { state in
+            if state.isReading { write("\r\u{1B}[K") }
+            print()
+            if state.isReading && redrawing { write(render(&state)) }
+        }
+    }
+
+    /// Draws the prompt and the line being typed again, on the cursor's row, when a line is being read.
+    package func redraw() {
+        state.withLock { state in
+            if state.isReading { write(render(&state)) }
+        }
+    }
+
     /// Gives the terminal back its modes; call before the program ends.
     package func close() {
         state.withLock { $0.isReading = false }

@@ -206,6 +206,40 @@ struct SupervisedRunTests {
         #expect(screen.split(separator: "restarting", omittingEmptySubsequences: false).count == 2, "one crash")
     }
 
+    /// A crash between commands, while the person is at the prompt (the crashy plugin's Later manager
+    /// segfaults on a thread of its own half a second after it returned): the supervisor's line starts a row
+    /// of its own, the new host prints what it restored, and the prompt is back below it.
+    @Test(arguments: ["xterm-256color", "dumb"])
+    func aCrashAtThePromptIsReportedAboveItAndThePromptComesBackAfterTheRestore(term: String) throws {
+        let scenario = try Scenario()
+        var environment = scenario.environment
+        environment["TERM"] = term
+        environment["HOME"] = scenario.directory.path
+        let shell = try ChildProcess.flowhost(
+            ["run", scenario.manifest, "--supervise", "--trust"], environment: environment)
+        defer { shell.signal(SIGKILL) }
+        try shell.waitFor("flowhost> ")
+        try shell.send("send crashy.later\r")
+        try shell.waitFor("handled by crashy.Later")
+        try shell.waitFor("flowhost> ")
+
+        let report = "flowhost: plugin 'crashy' (\(scenario.crashy)) crashed with SIGSEGV in a background thread"
+        let beforeReport = try shell.waitFor(report).dropLast(report.count).replacingOccurrences(
+            of: "\u{1B}[31m", with: "")
+        try shell.waitFor("after crashy.Later; quarantined; restarting")
+        try shell.waitFor("restored 1 of 1 step; the screen is as saved")
+
+        #expect(
+            beforeReport.unicodeScalars.last == "\n" || beforeReport.hasSuffix("\r\u{1B}[K"),
+            "the report starts a row of its own, not after the prompt: \(beforeReport.debugDescription)")
+        try shell.waitFor("flowhost> ")
+        try shell.send("stack\r")
+        try shell.waitFor("stack: welcome")
+        try shell.waitFor("flowhost> ")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
     @Test func moreThanFiveRestartsWithinAMinuteGiveUpWithExit70() throws {
         let scenario = try Scenario(crashyCopies: 6)
         let script = try scenario.script((0..<6).map { "send crashy\($0).trap\n" }.joined())
