@@ -15,14 +15,20 @@ extension HostShell {
     ///   the top level, when it found no route or failed before any manager took it: that request's line is
     ///   left out, so that the fact is printed once (`error: no route handles settings.abuot; did you
     ///   mean ...`). A request that failed in its manager keeps its line, with what it did before.
+    /// - Parameter reported: Whether a report restates why each request made at the top level did not get
+    ///   through (a restore's: one problem line per step, with the reason): the line of each one that no
+    ///   manager took is left out, and one that failed in its manager keeps its line without the reason.
     /// None when the shell does not describe events (``describesEvents``).
     /// The events are not gathered when nothing is described.
-    package func lines(describing events: @autoclosure () -> [HostEvent], restated: Bool = false) -> [String] {
+    package func lines(
+        describing events: @autoclosure () -> [HostEvent], restated: Bool = false, reported: Bool = false
+    ) -> [String] {
         guard describesEvents else { return [] }
         var nesting = RequestNesting()
         var lines: [String] = []
         var opened: [Int?] = []  // the line of each request under way, innermost last
         var lastStandaloneFailure: Int?  // the line of the last top-level request that no manager took
+        var reportedFailures: [Int] = []  // the lines of all of them, when a report restates them
         for event in events() {
             let place = nesting.enter(event)
             if case .flow(.managerEnded(let manager, .finished)) = event, manager == place.handler { continue }
@@ -32,7 +38,8 @@ extension HostShell {
             default: opens = false
             }
             if place.closes, let line = opened.popLast() ?? nil, case .flow(.failed(_, _, let error)) = event {
-                lines[line] = lines[line].replacingFirst(": handled by ", with: ": failed in ") + ": \(error.message)"
+                let reason = reported && place.depth == 0 ? "" : ": \(error.message)"
+                lines[line] = lines[line].replacingFirst(": handled by ", with: ": failed in ") + reason
                 continue
             }
             guard let line = describe(event, closing: place.closes) else {
@@ -41,14 +48,18 @@ extension HostShell {
             }
             if opens { opened.append(lines.count) }
             switch event {
-            case .flow(.unhandled), .flow(.failed): lastStandaloneFailure = place.depth == 0 ? lines.count : nil
+            case .flow(.unhandled), .flow(.failed):
+                lastStandaloneFailure = place.depth == 0 ? lines.count : nil
+                if reported, place.depth == 0 { reportedFailures.append(lines.count) }
             case .flow(.handling), .flow(.redirecting): if place.depth == 0 { lastStandaloneFailure = nil }
             default: break
             }
             let indent = String(repeating: "  ", count: place.depth)
             lines += line.split(separator: "\n", omittingEmptySubsequences: false).map { indent + $0 }
         }
-        if restated, let line = lastStandaloneFailure { lines.remove(at: line) }
+        var leftOut = Set(reportedFailures)
+        if restated, let line = lastStandaloneFailure { leftOut.insert(line) }
+        for line in leftOut.sorted(by: >) { lines.remove(at: line) }
         return lines
     }
 

@@ -21,7 +21,8 @@ extension HostShell {
             return Reply(lines: [], status: .error("\(file): \(error.message)"))
         }
         lastOutcome = topLevelOutcomes(in: eventLog.flowEvents).last
-        return reply(to: restoration, from: file, lines: lines(describing: events))
+        // The report names each step that did not come back, and why: its request's line would say it again.
+        return reply(to: restoration, from: file, lines: lines(describing: events, reported: true))
     }
 
     /// `save FILE`: writes the host's snapshot to FILE, atomically (unless ``writesSnapshots`` is off).

@@ -120,7 +120,8 @@ package final class ShellSession {
         }
         if case .error(let message) = started.status, supervisor?.isRestart == true {
             // A host restarted after a crash goes on: the step that fails is most likely the crashed plugin's.
-            printWarning("flowhost: warning: \(message)")
+            // The restore's report above says which and why, unless it was not printed.
+            if quiet || started.lines.isEmpty { printWarning("flowhost: warning: \(message)") }
         } else if case .error(let message) = started.status {
             printError(failedIn + message)
             if !interactive {

@@ -115,6 +115,13 @@ struct SupervisedCrashBlameTests {
                 "\(script):2: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in didEnd of crashy.Sticky (fatal error at CrashyPlugin/CrashyPlugin.swift:37: the crashy plugin's Sticky manager traps as it ends); quarantined; restarting"
             ])
         #expect(try scenario.quarantineList().first?.contains(": manager 'Sticky': ") == true)
+        // The restarted host cannot bring the sticky screen back: its restore's report says why, once (not
+        // also in the replayed request's line and in a warning).
+        let refusal = "plugin 'crashy': manager 'Sticky' is quarantined"
+        #expect(
+            (run.outputLines + run.errorLines).filter { $0.contains(refusal) } == [
+                "    step 2 (crashy.sticky from welcome in the root coordinator): failed: \(scenario.crashy): \(refusal): it crashed with SIGILL in didEnd of crashy.Sticky in a supervised run; it stays refused until the file changes, or run `flowhost quarantine clear \(scenario.crashy)`"
+            ], "\(run.standardOutput)\n\(run.standardError)")
     }
 
     @Test func aServiceThatTrapsOnALifecycleEventIsQuarantinedAlone() throws {
