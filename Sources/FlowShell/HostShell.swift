@@ -77,9 +77,11 @@ package final class HostShell {
         host.onEvent = { [weak self] event in
             guard let self else { return }
             if case .flow(let flow) = event { return self.notice(flow) }
-            self.reloadWait.notice(event)
+            let awaited = self.reloadWait.notice(event)
             if self.isExecuting {
                 self.eventLog.append(consume event)
+            } else if awaited, case .reloadRefused = event {
+                // The wait's error says why, once: `waited for plugin 'P', but its reload was refused: ...`.
             } else {
                 self.onUnpromptedLines?(self.lines(describing: [event]))
             }

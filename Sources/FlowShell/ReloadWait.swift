@@ -25,7 +25,10 @@ final class ReloadWait {
     private var nextID = 0
 
     /// Takes in every host event; reloads and refusals end a pending wait for their plugin.
-    func notice(_ event: HostEvent) {
+    ///
+    /// - Returns: Whether `event` ended a pending wait, whose reply then says what it says.
+    @discardableResult
+    func notice(_ event: HostEvent) -> Bool {
         switch event {
         case .pluginReloaded(let plugin, let generation, _, _, _):
             record(.reloaded(generation: generation), of: plugin)
@@ -34,7 +37,7 @@ final class ReloadWait {
         case .pluginDiscovered(let plugin, _, _, _, _):
             record(.discovered, of: plugin)
         default:
-            break
+            false
         }
     }
 
@@ -64,9 +67,12 @@ final class ReloadWait {
         }
     }
 
-    private func record(_ outcome: Result, of plugin: String) {
+    /// Keeps `outcome`; `true` when it ended a pending wait.
+    private func record(_ outcome: Result, of plugin: String) -> Bool {
         outcomes[plugin, default: []].append(outcome)
-        if pending?.plugin == plugin, let outcome = takeOutcome(of: plugin) { resume(with: outcome) }
+        guard pending?.plugin == plugin, let outcome = takeOutcome(of: plugin) else { return false }
+        resume(with: outcome)
+        return true
     }
 
     /// The plugins reloaded since the last wait for them ended (or since the start), whose next wait returns
@@ -80,7 +86,7 @@ final class ReloadWait {
 
     /// Takes in reloads of `plugins` that happened in the host this one replaces, as its first generation.
     package func carryOver(reloadsOf plugins: [String]) {
-        for plugin in plugins { record(.reloaded(generation: 1), of: plugin) }
+        for plugin in plugins { _ = record(.reloaded(generation: 1), of: plugin) }
     }
 
     /// The latest outcome no wait has returned yet, if any; marks all of them returned.

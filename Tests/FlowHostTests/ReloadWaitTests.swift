@@ -75,6 +75,30 @@ struct ReloadWaitTests {
         #expect(message.contains(lab.library + ": not an ELF"), "names the file that was built, not its unlinked copy")
     }
 
+    /// The wait's error says why the reload was refused; the refusal's own line, printed between commands,
+    /// said it again. A refusal that no wait is pending for is printed as it happens.
+    @Test func aRefusalThatEndsAWaitIsSaidOnceByTheWaitsError() async throws {
+        let lab = try SwapLab()
+        let shell = HostShell(host: try lab.host())
+        let unprompted = PrintedLines()
+        shell.onUnpromptedLines = { unprompted.lines += $0 }
+        shell.execute("send greet")
+
+        async let waited = shell.perform("wait reload greeter 20")
+        await Task.yield()
+        try lab.write(Array("not a library".utf8))
+        shell.host.reloadPlugin("greeter")
+        let reply = await waited
+        try lab.write(Array("still not a library".utf8))
+        shell.host.reloadPlugin("greeter")
+
+        guard case .error(let message) = reply.status else { throw TestFailure("expected an error, got \(reply)") }
+        #expect(message.contains(lab.library + ": not an ELF"))
+        #expect(
+            unprompted.lines.count == 1 && unprompted.lines.first?.hasPrefix("reload refused: ") == true,
+            "only the refusal no wait took: \(unprompted.lines)")
+    }
+
     /// A wait whose task is cancelled (a test's time limit, the task that runs the commands) ends then, as one
     /// that timed out, rather than an hour later.
     ///
@@ -101,4 +125,12 @@ struct ReloadWaitTests {
             await shell.perform("wait reload greeter soon").status
                 == .error("wait reload: 'soon' is not a number of seconds from 0 to 3600"))
     }
+}
+
+// MARK: - Test Helpers
+
+/// What a shell printed between commands.
+@MainActor
+private final class PrintedLines {
+    var lines: [String] = []
 }
