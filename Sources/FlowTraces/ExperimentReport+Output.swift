@@ -59,10 +59,12 @@ extension ExperimentReport {
         return lines
     }
 
-    /// For standard error: a goal no request of the traces' was ever handled as, and one warning per
-    /// experiment whose sample ratio is a mismatch.
+    /// For standard error: a trace whose run stopped early, a goal no request of the traces' was ever handled
+    /// as, and one warning per experiment whose sample ratio is a mismatch.
     package var warnings: [String] {
-        var warnings: [String] = []
+        var warnings = shortTraces.map {
+            "\($0.file) holds \($0.sessions) of the \($0.subjects) subjects its run was to simulate: the run stopped early, and its last subject may be cut short"
+        }
         if let unhandledGoal {
             let hint = unhandledGoal.nearest.map { "; did you mean '\($0)'?" } ?? ""
             warnings.append("no request named '\(goal)' was handled in these traces, so nobody reached it\(hint)")

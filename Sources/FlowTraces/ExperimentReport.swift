@@ -89,6 +89,16 @@ package struct ExperimentReport: Sendable {
     /// ``read(_:headers:goal:)`` looks only when nobody reached the goal.
     package var unhandledGoal: UnhandledGoal?
 
+    /// The traces that hold fewer sessions than their header's `subjects` announce: the run stopped early.
+    package var shortTraces: [ShortTrace] = []
+
+    /// A trace of fewer subjects than its run was to simulate.
+    package struct ShortTrace: Sendable, Hashable {
+        package var file: String
+        package var sessions: Int
+        package var subjects: Int
+    }
+
     /// A goal the traces never handled a request as.
     package struct UnhandledGoal: Sendable, Hashable {
         /// The handled request nearest to the goal by name, when one is near enough to be what was meant.
@@ -115,11 +125,20 @@ package struct ExperimentReport: Sendable {
         var tally = Tally(goal: goal)
         // Not `tally.matters`: a closure holding a copy of the tally would make each session copy its counts.
         let matters = { (event: TraceEvent) in Tally.matters(event, goal: goal) }
-        for file in files {
+        var short: [ShortTrace] = []
+        for (index, file) in files.enumerated() {
             let reader = try TraceReader(path: file)
-            while let session = try reader.nextSession(keeping: matters) { tally.read(session) }
+            var sessions = 0
+            while let session = try reader.nextSession(keeping: matters) {
+                tally.read(session)
+                sessions += 1
+            }
+            if let subjects = headers[index]["subjects"]?.int, sessions < subjects {
+                short.append(ShortTrace(file: file, sessions: sessions, subjects: subjects))
+            }
         }
         var report = ExperimentReport(files: files, headers: headers, tally: tally, goal: goal)
+        report.shortTraces = short
         if report.experiments.allSatisfy({ $0.variants.allSatisfy { $0.reached == 0 } }) {
             // Nobody reached it: a second pass, only then, tells a goal nobody reached from one never handled.
             let handled = try handledRequests(in: files)

@@ -3,7 +3,8 @@ import FlowKit
 /// `flowhost replay --json`: a replay's outcome as one JSON document.
 extension ReplayResult {
     /// `{"errors": [], "trace", "manifest", "result": "identical"|"diverged", "sessions", "inputs", "events",
-    /// "rebuilt": [{"plugin", "recorded", "replayed"}], "divergence"}`.
+    /// "rebuilt": [{"plugin", "recorded", "replayed"}], "divergence", "cutShort"}`; `cutShort` is `null`, or
+    /// `{"session", "subject", "step", "command"}`: the input the recorded run stopped in, not replayed.
     ///
     /// The counts are what was replayed: everything when identical; when diverged, up to and including the
     /// input that diverged. `divergence` is `null` when identical, else `{"session", "subject", "step",
@@ -42,6 +43,12 @@ extension ReplayResult {
                     ["plugin": .string($0.plugin), "recorded": .string($0.recorded), "replayed": .string($0.replayed)]
                 }),
             "divergence": divergence,
+            "cutShort": summary.cutShort.map { cut in
+                [
+                    "session": .number(Double(cut.session)), "subject": cut.subject.map(JSONValue.string) ?? .null,
+                    "step": .number(Double(cut.step)), "command": .string(cut.command),
+                ]
+            } ?? .null,
         ]
     }
 
@@ -52,6 +59,7 @@ extension ReplayResult {
         [
             "errors": .array(errors), "trace": .string(trace), "manifest": manifest.map(JSONValue.string) ?? .null,
             "result": .null, "sessions": .null, "inputs": .null, "events": .null, "rebuilt": [], "divergence": .null,
+            "cutShort": .null,
         ]
     }
 }

@@ -82,7 +82,10 @@ package final class TraceReplay {
         var recordedDigests: [String: String] = [:]
         var replayedDigests: [String: String] = [:]
         let keys = Set(header["redacted"]?.array?.compactMap(\.string) ?? [])
-        while let session = nextSession() {
+        // A session ahead, to know the last: a trace cut short ends in its last input.
+        var upcoming = nextSession()
+        while let session = upcoming {
+            upcoming = nextSession()
             let host = Host(
                 manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins, prober: prober,
                 registry: registry)
@@ -102,6 +105,14 @@ package final class TraceReplay {
             )
             defer { summary.sessions += 1 }
             for input in session.inputs {
+                // The trace's last input without its screen line is where the recorded run stopped (Ctrl-C, a
+                // kill): the trace has only part of what it did, and nothing to compare the rest with.
+                if input.screen == nil, upcoming == nil, input.number == session.inputs.last?.number {
+                    summary.cutShort = ReplaySummary.CutShort(
+                        session: session.number, subject: session.subject, step: input.number,
+                        command: input.record["command"]?.string ?? "")
+                    break
+                }
                 box.events.removeAll()
                 await perform(input, in: shell, recorder: recorder)
                 let replayed = box.events.filter { $0.kind != .input }.map { payloads.replayed.resolve($0) }
@@ -124,6 +135,7 @@ package final class TraceReplay {
                     }
                 }
                 summary.inputs += 1
+                if input.number > 0 { summary.steps += 1 }
                 summary.events += got.count
                 if var divergence = compare(
                     expected, compared, screens: (input.screen, screen), input: input, session: session, roots: roots)
@@ -282,10 +294,25 @@ package struct ReplaySummary: Sendable, Hashable, CustomStringConvertible {
     package var events: Int
     /// The plugins whose library differs from the recorded one.
     package var rebuilt: [Rebuilt]
+    /// The input the recorded run stopped in, when it did not finish it: the end of the trace, not replayed.
+    package var cutShort: CutShort?
 
-    /// `1 session, 38 inputs, 212 events and every screen as recorded`.
+    /// Where a trace ends in the middle of an input.
+    package struct CutShort: Sendable, Hashable {
+        package var session: Int
+        package var subject: String?
+        /// The input (0 is the start) and its command.
+        package var step: Int
+        package var command: String
+    }
+
+    /// The inputs replayed after a start: the steps a divergence numbers.
+    package var steps = 0
+
+    /// `1 session (its start and 37 steps), 212 events and every screen as recorded`.
     package var description: String {
-        "\(sessions) session\(sessions == 1 ? "" : "s"), \(inputs) input\(inputs == 1 ? "" : "s"), "
+        let what = sessions == 1 ? "its start" : "their starts"
+        return "\(sessions) session\(sessions == 1 ? "" : "s") (\(what) and \(steps) step\(steps == 1 ? "" : "s")), "
             + "\(events) event\(events == 1 ? "" : "s") and every screen as recorded"
     }
 }

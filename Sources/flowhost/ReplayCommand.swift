@@ -98,6 +98,13 @@ enum ReplayCommand {
         switch result {
         case .identical(let summary):
             print("replay identical: \(summary) (\(file) against \(path))")
+            if let cut = summary.cutShort {
+                let session =
+                    sessions > 1 ? " of session \(cut.session)\(cut.subject.map { " (subject \($0))" } ?? "")" : ""
+                print(
+                    "note: the trace ends in step \(cut.step)\(session), \(cut.command), which the recorded run did not finish (it was stopped or killed there): not replayed"
+                )
+            }
             for plugin in summary.rebuilt {
                 print(
                     "note: plugin '\(plugin.plugin)' is another build than recorded (sha256 \(plugin.recorded.prefix(12)) then, \(plugin.replayed.prefix(12)) now), and behaved the same"

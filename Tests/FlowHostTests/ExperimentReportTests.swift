@@ -159,6 +159,19 @@ struct ExperimentReportTests {
         #expect(printed.outputLines.first == "goal: catalog.detail, from 1 trace (\(path))")
         #expect(printed.errorLines.filter { !$0.isEmpty }.isEmpty, "\(printed.standardError)")
 
+        // A run stopped early: the report says how many of its subjects the trace holds.
+        let lines = try readText(path).split(separator: "\n")
+        let firstOfTheLast = try #require(
+            lines.firstIndex { $0.contains(#""kind":"session","t":"#) && $0.contains(#""session":31,"#) })
+        let stopped = try directory.file(
+            "stopped.jsonl", containing: lines[..<firstOfTheLast].joined(separator: "\n") + "\n")
+        let short = try Subprocess.flowhost(["experiments", "report", stopped])
+        #expect(short.status == 0)
+        #expect(
+            short.errorLines.first
+                == "flowhost: warning: \(stopped) holds 30 of the 40 subjects its run was to simulate: the run stopped early, and its last subject may be cut short"
+        )
+
         // A mistyped goal: nobody reaches it, and the report says why rather than show 0% alone.
         let mistyped = try Subprocess.flowhost(["experiments", "report", path, "--goal", "catalog.detial"])
         #expect(mistyped.status == 0)

@@ -105,6 +105,9 @@ struct ReplayTests {
         for input in 2...3 {
             lines.append(#"{"kind":"input","t":1,"session":1,"input":\#(input),"command":"wait reload greeter 3600"}"#)
         }
+        // The trace's last input without a screen is where a recorded run was stopped, and is not replayed:
+        // one more, so that both waits are.
+        lines.append(#"{"kind":"input","t":1,"session":1,"input":4,"command":"send greet"}"#)
         let trace = try Trace.parse(lines.joined(separator: "\n"), file: "lab.jsonl")
 
         let result = await TraceReplay(
@@ -114,6 +117,7 @@ struct ReplayTests {
 
         guard case .identical(let summary) = result else { throw TestFailure("expected identical, got \(result)") }
         #expect(summary.inputs == 4)
+        #expect(summary.cutShort?.step == 4)
     }
 
     @Test func reloadPointsAreReplayedWhereTheyWereRecorded() async throws {
@@ -156,12 +160,35 @@ struct ReplayTests {
         return (directory, path, environment)
     }
 
+    /// A run stopped in the middle of a command (Ctrl-C, a kill) leaves a trace whose last input has no
+    /// screen: the replay stops there and says so, rather than call what is missing a divergence.
+    @Test func aTraceCutInTheMiddleOfAnInputReplaysUpToItWithANote() throws {
+        let (directory, path, environment) = try recordedDemo()
+        var lines = try readText(path).split(separator: "\n").map(String.init)
+        let lastInput = try #require(lines.lastIndex { $0.contains(#""kind":"input""#) })
+        let cutAt = try #require(lines[lastInput...].firstIndex { $0.contains(#""kind":"handling""#) })
+        lines = Array(lines[...cutAt])
+        let cut = try directory.file("cut.jsonl", containing: lines.joined(separator: "\n") + "\n")
+
+        let replay = try Subprocess.flowhost(["replay", cut], environment: environment)
+        let json = try Subprocess.flowhost(["replay", cut, "--json"], environment: environment)
+
+        #expect(replay.status == 0, "\(replay.standardOutput)")
+        #expect(replay.outputLines.first?.hasPrefix("replay identical: 1 session (its start and 36 steps), ") == true)
+        #expect(
+            replay.outputLines.dropFirst().first?.hasPrefix("note: the trace ends in step 37, ") == true,
+            "\(replay.outputLines)")
+        let document = try JSONValue(parsing: json.standardOutput)
+        #expect(document["result"] == "identical")
+        #expect(document["cutShort"]?["step"] == 37)
+    }
+
     @Test func replayCommandExitsZeroWhenIdenticalAndOneAtTheDivergence() throws {
         let (directory, path, environment) = try recordedDemo()
 
         let same = try Subprocess.flowhost(["replay", path], environment: environment)
         #expect(same.status == 0, "\(same.standardError)")
-        #expect(same.outputLines.first?.hasPrefix("replay identical: 1 session, 38 inputs, ") == true)
+        #expect(same.outputLines.first?.hasPrefix("replay identical: 1 session (its start and 37 steps), ") == true)
 
         let variant = try Subprocess.flowhost(
             ["replay", path, "--manifest", "manifests/variant.json"], environment: environment)
@@ -201,7 +228,7 @@ struct ReplayTests {
         let replay = try Subprocess.flowhost(["replay", trace])
         #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
         #expect(
-            replay.outputLines.first?.hasPrefix("replay identical: 1 session, 1 input, ") == true,
+            replay.outputLines.first?.hasPrefix("replay identical: 1 session (its start and 0 steps), ") == true,
             "\(replay.standardOutput)")
 
         // Given, --plugin-path says where instead.
