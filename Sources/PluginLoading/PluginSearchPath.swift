@@ -50,7 +50,11 @@ package struct PluginSearchPath: Sendable, Hashable {
             if access(path, F_OK) == 0 { return path }
             if errno == ELOOP { throw Self.loop(path, what) }
         }
-        let searched = directories.isEmpty ? "no directories" : directories.joined(separator: ", ")
+        // A directory that is not there is said to be: a mistyped --plugin-path is the likely cause.
+        let searched =
+            directories.isEmpty
+            ? "no directories"
+            : directories.map { access($0, F_OK) == 0 ? $0 : "\($0) (not there)" }.joined(separator: ", ")
         throw PluginLoadError(
             file: library, kind: .notFound,
             message:

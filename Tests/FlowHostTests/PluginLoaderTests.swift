@@ -212,14 +212,15 @@ struct PluginLoaderTests {
 
     // MARK: - Finding and checking files
 
+    /// Each directory searched, and whether it is there at all: a mistyped `--plugin-path` is not.
     @Test func missingLibraryListsTheDirectoriesSearched() {
-        let searchPath = PluginSearchPath(["/nowhere/a", "/nowhere/b"])
+        let searchPath = PluginSearchPath(["/nowhere/a", "/"])
 
         let error = #expect(throws: PluginLoadError.self) { try searchPath.locate("libGone.so", relativeTo: "/") }
 
         #expect(
             error?.description
-                == "libGone.so: plugin library not found (searched: /nowhere/a, /nowhere/b); build it with `swift build` or add its directory with --plugin-path"
+                == "libGone.so: plugin library not found (searched: /nowhere/a (not there), /); build it with `swift build` or add its directory with --plugin-path"
         )
     }
 
