@@ -52,10 +52,9 @@ package final class HostShell {
     /// The files the run reads or writes (its manifest, its script, its trace), which `save` does not write
     /// over.
     package var runFiles: [RunFile] = []
-    /// Whether `wait reload` waits for a reload still to come. A replay, or a run without `--watch`, watches
-    /// no file, so none can come: it answers from the reloads already seen, at once (a trace's `wait reload P
-    /// 3600` would otherwise hold a replay an hour for nothing, and a person at the prompt, who cannot type
-    /// `reload` meanwhile, as long).
+    /// Whether `wait reload` waits for a reload still to come. A replay watches no file, so none can come: it
+    /// answers from the reloads already seen, at once, as the recorded wait ended (a trace's `wait reload P
+    /// 3600` would otherwise hold it an hour for nothing).
     package var waitsForReloads = true
     var isExecuting = false
     /// Whether the command being executed threw for what became of a request it sent.

@@ -126,7 +126,6 @@ package final class SubjectRunner {
             let host = Host(manifest: manifest, searchPath: registry.searchPath, registry: registry)
             let shell = HostShell(host: host)
             shell.describesEvents = false
-            shell.waitsForReloads = false  // nothing is watched: no reload can come
             shell.onServiceProblem = onServiceProblem
             trace?.beginSession(shell, subject: subject)
             let failure = await runScript(in: shell, for: subject)

@@ -136,7 +136,6 @@ enum RunCommand {
         }
 
         let shell = HostShell(host: host)
-        shell.waitsForReloads = watching
         // A snapshot restored from may be saved over; the trace being written may not.
         shell.runFiles =
             runFiles.filter { $0.role != "snapshot" } + (trace.map { [RunFile("trace", $0.writer.path)] } ?? [])
