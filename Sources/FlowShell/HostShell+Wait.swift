@@ -32,9 +32,7 @@ extension HostShell {
             }
             timeout = .milliseconds(Int((seconds * 1000).rounded()))
         }
-        // Without --watch nothing reloads while the shell waits: only a reload already made can answer.
-        let watching = host.watcher != nil
-        switch await reloadWait.next(of: plugin, within: waitsForReloads && watching ? timeout : .zero) {
+        switch await reloadWait.next(of: plugin, within: waitsForReloads ? timeout : .zero) {
         case .reloaded(let generation):
             return Reply(lines: ["plugin '\(plugin)': generation \(generation) serves", topLine], status: .ok)
         case .discovered:
@@ -42,15 +40,11 @@ extension HostShell {
         case .refused(let reason):
             return Reply(
                 lines: [], status: .error("waited for plugin '\(plugin)', but its reload was refused: \(reason)"))
-        case .timedOut where watching:
-            return Reply(
-                lines: [], status: .error("no new generation of plugin '\(plugin)' within \(timeout.seconds) s"))
         case .timedOut:
+            let hint = host.watcher == nil ? "; without --watch only a 'reload' command reloads it" : ""
             return Reply(
                 lines: [],
-                status: .error(
-                    "no new generation of plugin '\(plugin)' to wait for: without --watch only a 'reload' command reloads it"
-                ))
+                status: .error("no new generation of plugin '\(plugin)' within \(timeout.seconds) s\(hint)"))
         }
     }
 }
