@@ -15,7 +15,10 @@ extension BaseFlowCoordinator {
     public func openChild(
         _ child: BaseFlowCoordinator, style: PresentationStyle, onResult: (@MainActor (FlowResult) -> Void)?
     ) {
-        guard child !== self, child.parent == nil, !children.contains(where: { $0 === child }) else { return }
+        // A coordinator is among its parent's children exactly while its parent is set (both change together,
+        // here and in `finish(with:)`), so an open child is told by its parent alone: no walk of `children`,
+        // which a restored snapshot can make thousands long.
+        guard child !== self, child.parent == nil else { return }
         child.parent = self
         child.finishHandler = onResult
         child.result = nil
