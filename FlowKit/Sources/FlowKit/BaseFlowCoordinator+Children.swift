@@ -28,6 +28,7 @@ extension BaseFlowCoordinator {
             child.presence = PresenterRecord(child)
         }
         child.presence.isChild = true
+        child.presence.parent = presence
         treeRouter.mayHaveAbandonedChildren = true  // a child reopened may have nothing on screen
         child.style = style
         child.restorationSequence = treeRouter.recorder?.stepUnderWay(in: rootCoordinator)
@@ -63,6 +64,7 @@ extension BaseFlowCoordinator {
         let released = takeWorking() + removed.compactMap(\.manager)
         parent.children.removeAll { $0 === self }
         self.parent = nil
+        self.presence.parent = nil
         let sink = parent.sink
         sink?(.childFinished(name, result: result))
         if let sink { for module in removed { sink(.removed(module.name)) } }
@@ -77,11 +79,6 @@ extension BaseFlowCoordinator {
     /// Ends this child flow as completed, with no value. See ``finish(with:)``.
     public func finish() {
         finish(with: .completed(.null))
-    }
-
-    /// Whether the coordinator identified by `id` is a child of this one, or a child's descendant.
-    func hasDescendant(_ id: ObjectIdentifier) -> Bool {
-        children.contains { ObjectIdentifier($0) == id || $0.hasDescendant(id) }
     }
 
     /// Whether this coordinator has presented a module since it was opened.

@@ -224,11 +224,7 @@ public final class Router {
     /// its topmost modal, else `anchor`. So a root coordinator whose own stack is hidden behind tabs pushes
     /// into the visible tab, while a tab's coordinator still pushes into its own tab.
     func inlineTarget(for coordinator: BaseFlowCoordinator, anchor: LayerID) -> LayerID {
-        if let presenter = top?.presenter?.coordinator,
-            presenter == ObjectIdentifier(coordinator) || coordinator.hasDescendant(presenter)
-        {
-            return visibleLayer
-        }
+        if let presenter = top?.presenter, presenter.isPresented(byOrUnder: coordinator) { return visibleLayer }
         let identity = ObjectIdentifier(coordinator)
         guard !layers.modals.isEmpty, let index = layers.modals.lastIndex(where: { $0.owner == identity }) else {
             return anchor
