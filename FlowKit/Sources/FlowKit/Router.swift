@@ -45,6 +45,11 @@ public final class Router {
     var modals: [Layer] { layers.modals }
     /// The index of the selected tab, meaningful only when there are tabs.
     public private(set) var selectedTab = 0
+    /// The ids of the modal layers in ``modals``, by the identity of their owner, each list bottom first:
+    /// a coordinator's topmost modal (``inlineTarget(for:anchor:)``) is looked up, not looked for among
+    /// every modal, of which a restored snapshot can open thousands. Changed wherever a modal layer comes
+    /// or goes.
+    private var modalsByOwner: [ObjectIdentifier: [LayerID]] = [:]
     private var nextLayer = 1
     /// What the coordinator tree records for restoration; `nil` while restoration is off.
     var recorder: RestorationRecorder?
@@ -119,6 +124,7 @@ public final class Router {
         guard let layer = changeLayers({ $0.modals.popLast() }) else {
             throw FlowError("nothing to dismiss: no modal is presented")
         }
+        forgetModal(layer)
         mayHaveAbandonedChildren = true
         left(layer.stack)
         return layer.stack
@@ -197,6 +203,7 @@ public final class Router {
                 changing.tabs.removeAll()
                 changing.modals.removeAll()
             }
+            modalsByOwner.removeAll()
             selectedTab = 0
         }
         let place = place(of: id)
@@ -210,6 +217,7 @@ public final class Router {
     func openModal(owner: BaseFlowCoordinator, isAnchor: Bool) -> LayerID {
         let layer = Layer(id: makeID(), kind: .modal, owner: ObjectIdentifier(owner), isAnchor: isAnchor)
         changeLayers { $0.modals.append(layer) }
+        modalsByOwner[ObjectIdentifier(owner), default: []].append(layer.id)
         return layer.id
     }
 
@@ -225,11 +233,10 @@ public final class Router {
     /// into the visible tab, while a tab's coordinator still pushes into its own tab.
     func inlineTarget(for coordinator: BaseFlowCoordinator, anchor: LayerID) -> LayerID {
         if let presenter = top?.presenter, presenter.isPresented(byOrUnder: coordinator) { return visibleLayer }
-        let identity = ObjectIdentifier(coordinator)
-        guard !layers.modals.isEmpty, let index = layers.modals.lastIndex(where: { $0.owner == identity }) else {
+        guard !layers.modals.isEmpty, let topmost = modalsByOwner[ObjectIdentifier(coordinator)]?.last else {
             return anchor
         }
-        return layers.modals[index].id
+        return topmost
     }
 
     /// The layer whose top module is visible.
@@ -239,18 +246,21 @@ public final class Router {
     }
 
     func contains(_ id: LayerID) -> Bool {
-        id == layers.main.id || layers.tabs.contains { $0.id == id } || layers.modals.contains { $0.id == id }
+        id == layers.main.id || Layers.index(of: id, in: layers.tabs) != nil
+            || Layers.index(of: id, in: layers.modals) != nil
     }
 
     /// Removes the layer `id` (a tab or a modal) and returns its modules.
     func removeLayer(_ id: LayerID) -> [FlowModule] {
-        if let index = layers.modals.firstIndex(where: { $0.id == id }) {
-            let removed = changeLayers { $0.modals.remove(at: index).stack }
+        if let index = Layers.index(of: id, in: layers.modals) {
+            let layer = changeLayers { $0.modals.remove(at: index) }
+            forgetModal(layer)
+            let removed = layer.stack
             mayHaveAbandonedChildren = true
             left(removed)
             return removed
         }
-        if let index = layers.tabs.firstIndex(where: { $0.id == id }) {
+        if let index = Layers.index(of: id, in: layers.tabs) {
             let removed = changeLayers { $0.tabs.remove(at: index).stack }
             if selectedTab >= index, selectedTab > 0 { selectedTab -= 1 }
             mayHaveAbandonedChildren = true
@@ -271,6 +281,7 @@ public final class Router {
             changing.tabs.removeAll()
             changing.modals.removeAll()
         }
+        modalsByOwner.removeAll()
         selectedTab = 0
         left(removed)
         return removed
@@ -292,9 +303,12 @@ public final class Router {
         strip(.main)
         for index in layers.tabs.indices { strip(.tab(index)) }
         for index in layers.modals.indices { strip(.modal(index)) }
-        let modalCount = layers.modals.count
-        changeLayers { $0.modals.removeAll { $0.stack.isEmpty && !$0.isAnchor } }
-        if layers.modals.count != modalCount { mayHaveAbandonedChildren = true }
+        let dropped = layers.modals.filter { $0.stack.isEmpty && !$0.isAnchor }
+        if !dropped.isEmpty {
+            changeLayers { $0.modals.removeAll { $0.stack.isEmpty && !$0.isAnchor } }
+            for layer in dropped { forgetModal(layer) }
+            mayHaveAbandonedChildren = true
+        }
         left(removed)
         return removed
     }
@@ -321,6 +335,13 @@ public final class Router {
         for module in modules { left(module) }
     }
 
+    /// Removes the modal `layer`, gone from ``modals``, from ``modalsByOwner``.
+    private func forgetModal(_ layer: Layer) {
+        guard let owner = layer.owner, var ids = modalsByOwner.removeValue(forKey: owner) else { return }
+        if let index = Layers.index(of: layer.id, in: ids, id: \.self) { ids.remove(at: index) }
+        if !ids.isEmpty { modalsByOwner[owner] = ids }
+    }
+
     private func makeID() -> LayerID {
         defer { nextLayer += 1 }
         return LayerID(value: nextLayer)
@@ -343,8 +364,8 @@ public final class Router {
     /// The stack of layer `id`; the main stack when the layer is gone (dismissed under its coordinator).
     private func place(of id: LayerID) -> StackPlace {
         if id == layers.main.id { return .main }
-        if let index = layers.tabs.firstIndex(where: { $0.id == id }) { return .tab(index) }
-        if let index = layers.modals.firstIndex(where: { $0.id == id }) { return .modal(index) }
+        if let index = Layers.index(of: id, in: layers.tabs) { return .tab(index) }
+        if let index = Layers.index(of: id, in: layers.modals) { return .modal(index) }
         return .main
     }
 
@@ -427,5 +448,25 @@ extension Router {
 
         /// Whether only the main stack is shown: no tab, no modal.
         var showsMainAlone: Bool { modals.isEmpty && tabs.isEmpty }
+
+        /// Where the layer `id` is among `layers` (the tabs, or the modals), found by bisection.
+        ///
+        /// Each list is in the order of its layers' ids: ids count up as layers are made
+        /// (``Router/makeID()``), layers are only ever appended, and removing some keeps the others in order.
+        /// A restored snapshot can open thousands of tabs or modals, and each push onto one looks it up.
+        static func index(of id: LayerID, in layers: [Layer]) -> Int? {
+            index(of: id, in: layers, id: \.id)
+        }
+
+        /// Where `id` is among `elements`, in increasing order of their ids, found by bisection.
+        static func index<Element>(of id: LayerID, in elements: [Element], id idOf: (Element) -> LayerID) -> Int? {
+            var low = 0
+            var high = elements.count
+            while low < high {
+                let middle = (low + high) / 2
+                if idOf(elements[middle]).value < id.value { low = middle + 1 } else { high = middle }
+            }
+            return low < elements.count && idOf(elements[low]) == id ? low : nil
+        }
     }
 }
