@@ -62,7 +62,7 @@ extension BaseFlowCoordinator {
         if case .modal = style { removed += treeRouter.removeLayer(anchor) }
         if case .tab = style { removed += treeRouter.removeLayer(anchor) }
         let released = takeWorking() + removed.compactMap(\.manager)
-        parent.children.removeAll { $0 === self }
+        parent.removeChild(self)
         self.parent = nil
         self.presence.parent = nil
         let sink = parent.sink
@@ -74,6 +74,11 @@ extension BaseFlowCoordinator {
         finishHandler = nil
         handler?(result)
         root.noteRedirectProgress()  // the child may have been a redirect's flow
+    }
+
+    /// Removes `child` from ``children``, where it is once.
+    private func removeChild(_ child: BaseFlowCoordinator) {
+        if let index = children.indexFromBothEnds(where: { $0 === child }) { children.remove(at: index) }
     }
 
     /// Ends this child flow as completed, with no value. See ``finish(with:)``.

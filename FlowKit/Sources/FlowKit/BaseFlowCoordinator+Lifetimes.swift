@@ -92,10 +92,22 @@ extension BaseFlowCoordinator {
     @discardableResult
     func removeWorking(_ manager: any RequestCoordinatorManager) -> Bool {
         guard !working.isEmpty else { return false }
-        let count = working.count
-        working.removeAll { $0 === manager }
-        guard working.count != count else { return false }
-        if let flow = manager as? FlowManager { flow.holdCount -= count - working.count }
+        guard let flow = manager as? FlowManager else {
+            let count = working.count
+            working.removeAll { $0 === manager }
+            return working.count != count
+        }
+        // A restored snapshot can leave thousands working; one that finishes is found from the nearer end,
+        // and looked for again only while it has holds left that could be more entries (a factory that made
+        // the same manager for two requests).
+        guard let index = working.indexFromBothEnds(where: { $0 === manager }) else { return false }
+        working.remove(at: index)
+        flow.holdCount -= 1
+        if flow.holdCount > 0 {
+            let count = working.count
+            working.removeAll { $0 === manager }
+            flow.holdCount -= count - working.count
+        }
         return true
     }
 
@@ -113,9 +125,10 @@ extension BaseFlowCoordinator {
     func endReleased(
         _ managers: [any RequestCoordinatorManager], reason: ManagerEndReason, sink: EventSink?
     ) {
-        var seen: [ObjectIdentifier] = []
-        for manager in managers where !seen.contains(ObjectIdentifier(manager)) {
-            seen.append(ObjectIdentifier(manager))
+        // A set: a coordinator stopping, or a root replacing a restored snapshot's screens, lets go of
+        // thousands at once.
+        var seen = Set<ObjectIdentifier>()
+        for manager in managers where seen.insert(ObjectIdentifier(manager)).inserted {
             endIfReleased(manager, reason: reason, sink: sink)
         }
     }
