@@ -38,6 +38,7 @@ extension BaseFlowCoordinator {
         case .tab(let title): child.anchor = treeRouter.addTab(title, owner: child)
         }
         children.append(child)
+        childrenByName[child.name, default: []].append(child)
         rootCoordinator.noteOpened(child)
         sink?(.childOpened(child.name, style: style))
         if !child.isRunning { child.start() }
@@ -76,9 +77,12 @@ extension BaseFlowCoordinator {
         root.noteRedirectProgress()  // the child may have been a redirect's flow
     }
 
-    /// Removes `child` from ``children``, where it is once.
+    /// Removes `child` from ``children`` and ``childrenByName``, where it is once.
     private func removeChild(_ child: BaseFlowCoordinator) {
         if let index = children.indexFromBothEnds(where: { $0 === child }) { children.remove(at: index) }
+        guard var named = childrenByName.removeValue(forKey: child.name) else { return }
+        if let index = named.indexFromBothEnds(where: { $0 === child }) { named.remove(at: index) }
+        if !named.isEmpty { childrenByName[child.name] = named }
     }
 
     /// Ends this child flow as completed, with no value. See ``finish(with:)``.

@@ -152,6 +152,11 @@ extension BaseFlowCoordinator {
         var restored = 0
         var waitingRestored = 0
         var problems: [RestorationReport.Problem] = []
+        // The held requests of each redirect's step, in order: looked up per step, not looked for among all.
+        var holdsByStep: [Int: [FlowSnapshot.Waiting]] = [:]
+        for waiting in snapshot.waiting {
+            if let step = waiting.step { holdsByStep[step, default: []].append(waiting) }
+        }
         for (index, step) in snapshot.steps.enumerated() {
             if let tab = step.tab, router.tabs.indices.contains(tab),
                 snapshot.presentation.tabs.indices.contains(tab),
@@ -164,8 +169,7 @@ extension BaseFlowCoordinator {
                 problems.append(.init(step: index, request: step, reason: .coordinatorMissing(sentTo: path)))
             }
             // A guard's redirect: what it held is sent instead, and the guard redirects it again.
-            let holds = snapshot.waiting.filter { $0.step == index }
-            if !holds.isEmpty {
+            if let holds = holdsByStep[index] {
                 let outcomes = holds.map { root.resend($0, step: index, problems: &problems) }
                 if outcomes.contains(where: { $0 }) { restored += 1 }
                 waitingRestored += outcomes.filter { $0 }.count
@@ -218,7 +222,7 @@ extension BaseFlowCoordinator {
     private func perform(_ name: String, payload: JSONValue, of module: Coordinated) throws(FlowError)
         -> CoordinationOutcome?
     {
-        guard let screen = router.modules.last(where: { $0.name == module && $0.coordination === self }) else {
+        guard let screen = treeRouter.lastModule(where: { $0.name == module && $0.coordination === self }) else {
             throw FlowError(
                 "module '\(module)' is not on screen in \(FlowSnapshot.describe(pathFromRoot)), so its action '\(name)' cannot run"
             )
@@ -317,7 +321,7 @@ extension BaseFlowCoordinator {
         var coordinator = self
         var found: [String] = []
         for name in path {
-            guard let child = coordinator.children.last(where: { $0.name == name }) else { break }
+            guard let child = coordinator.childrenByName[name]?.last else { break }
             coordinator = child
             found.append(name)
         }

@@ -78,6 +78,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     private(set) var hasParent = false
     /// The open child coordinators, in the order they were opened.
     public internal(set) var children: [BaseFlowCoordinator] = []
+    /// ``children`` by name, each list in the order they were opened: a snapshot's coordinator paths are
+    /// looked up by name, among children a restored snapshot can make thousands. Changed with ``children``.
+    var childrenByName: [String: [BaseFlowCoordinator]] = [:]
     /// Whether ``start()`` was called and ``stop()`` not since.
     public internal(set) var isRunning = false
     /// Requests that waited too long for their dependencies, or were pending when the coordinator stopped:

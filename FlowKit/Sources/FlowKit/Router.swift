@@ -78,6 +78,23 @@ public final class Router {
         layers.main.stack + layers.tabs.flatMap(\.stack) + layers.modals.flatMap(\.stack)
     }
 
+    /// The last of ``modules`` that `matches`: looked for from the top down, layer by layer, without
+    /// gathering every module first, so that it costs the modules above it.
+    func lastModule(where matches: (FlowModule) -> Bool) -> FlowModule? {
+        // Each list is read into a local, so that `matches`, the caller's code, runs while no access to the
+        // layers is under way.
+        let modals = layers.modals
+        for index in modals.indices.reversed() {
+            if let module = modals[index].stack.last(where: matches) { return module }
+        }
+        let tabs = layers.tabs
+        for index in tabs.indices.reversed() {
+            if let module = tabs[index].stack.last(where: matches) { return module }
+        }
+        let main = layers.main.stack
+        return main.last(where: matches)
+    }
+
     // MARK: - Person-driven navigation (through BaseFlowCoordinator, which cleans up after them)
 
     /// Pops the top module of the visible stack, which must not be a modal's last.
