@@ -1,0 +1,181 @@
+import FlowKit
+import Testing
+
+/// A snapshot is a file the host reads: however many steps it has, and however they open child flows, tabs and
+/// modals, restoring it takes time in proportion to it. Each step used to walk every open child (to open one,
+/// to push inline, to find one by name, to finish one) and every tab or modal (to push onto one): the first two
+/// tests took 27 and 21 s in a debug build, against 0.5 and 0.2 s. No time is asserted; the size is what
+/// would show a walk per step coming back.
+@MainActor
+struct LargeSnapshotTests {
+    /// How many of each: inline child flows, tabs, modal flows, pushes into the first tab.
+    private let count = 3_000
+
+    private let routes: RequestCoordinatorMappingDictionary = [
+        RequestRoute(.page): route("Page", PageFlowManager.self),
+        RequestRoute(.tab): route("Tab", NamedTabManager.self),
+        RequestRoute(.create): route("Create", ModalFlowManager.self),
+        RequestRoute(.push): route("Push", PresentingManager.self),
+        RequestRoute(.nest): route("Nest", PageFlowManager.self),
+        RequestRoute(.reset): route("Reset", WelcomeRootManager.self),
+    ]
+
+    /// A restorable coordinator on `routes`, started.
+    private func app() -> BaseFlowCoordinator {
+        let coordinator = BaseFlowCoordinator(name: "app", mapping: routes)
+        coordinator.isRestorable = true
+        coordinator.start()
+        return coordinator
+    }
+
+    /// `count` inline child flows of the root, an Items tab then `count` more tabs, `count` modal flows, and
+    /// `count` screens pushed by the Items tab's coordinator under them: a step each.
+    private func walked() throws -> BaseFlowCoordinator {
+        let app = app()
+        for _ in 0..<count { try #require(app.requestCoordination(.page, from: "page").isHandled) }
+        app.requestCoordination(.tab, payload: ["title": "Items", "module": "list"], from: "home")
+        for _ in 0..<count {
+            app.requestCoordination(.tab, payload: ["title": "More", "module": "more"], from: "home")
+        }
+        for _ in 0..<count { app.requestCoordination(.create, from: "more") }
+        let items = try #require(app.children.first { $0.name == "items" })
+        for _ in 0..<count { items.requestCoordination(.push, payload: ["module": "detail"], from: "list") }
+        return app
+    }
+
+    @Test func thousandsOfChildFlowsTabsAndModalsComeBackAsSaved() throws {
+        let saving = try walked()
+        let saved = try FlowSnapshot(json: saving.snapshot().json)
+
+        let restoring = app()
+        let report = try restoring.restore(saved)
+
+        #expect(saved.steps.count == 4 * count + 1)
+        #expect(report.isComplete, "\(report.summary)")
+        #expect(report.restored == 4 * count + 1)
+        let state = restoring.router.state
+        #expect(state == saving.router.state)
+        #expect(state.stack.count == count)
+        #expect(state.tabs.count == count + 1)
+        #expect(state.tabs.first?.stack.count == count + 1, "the pushes landed in the Items tab, under the modals")
+        #expect(state.modals.count == count)
+        #expect(restoring.children.count == 3 * count + 1)
+        #expect(restoring.snapshot() == saved, "a restored presentation saves as the one it came from")
+    }
+
+    @Test func aStepThatReplacesThousandsOfRestoredFlowsFinishesEveryOne() throws {
+        let steps =
+            Array(repeating: FlowSnapshot.Step(CoordinationRequest(.page), from: "page"), count: count)
+            + Array(
+                repeating: FlowSnapshot.Step(
+                    CoordinationRequest(.tab, payload: ["title": "More", "module": "more"]), from: "home"),
+                count: count)
+            + Array(repeating: FlowSnapshot.Step(CoordinationRequest(.create), from: "more"), count: count)
+            + [FlowSnapshot.Step(CoordinationRequest(.reset), from: "form", coordinator: ["flow"])]
+        let crafted = FlowSnapshot(
+            steps: steps, presentation: .init(stack: [.init("welcome", step: steps.count - 1)]))
+        let restoring = app()
+        let finished = Log()
+        restoring.setDependency(.log, finished)
+
+        let report = try restoring.restore(crafted)
+
+        #expect(report.isComplete, "\(report.summary)")
+        #expect(report.restored == steps.count)
+        #expect(restoring.router.state == PresentationState(stack: ["welcome"], top: "welcome"))
+        #expect(restoring.children.isEmpty)
+        #expect(finished.count == count, "each modal flow's manager heard its flow finish, once")
+    }
+
+    @Test func aSnapshotNestingThousandsOfFlowsRestoresAndClearsWithoutRunningOutOfStack() throws {
+        // Each step names the deepest place and goes to the deepest coordinator open on the way, which opens one
+        // more level. A file pays a name per level per step: 16 MiB reach about 1,600 levels of the demo's flows.
+        let depth = 1_600
+        let deepest = Array(repeating: "page", count: depth)
+        let crafted = FlowSnapshot(
+            steps: Array(
+                repeating: FlowSnapshot.Step(CoordinationRequest(.nest), from: "page", coordinator: deepest),
+                count: depth),
+            presentation: .init(stack: []))
+        let restoring = app()
+
+        let report = try restoring.restore(crafted)
+        var levels = 0
+        var coordinator = restoring
+        while let child = coordinator.children.first {
+            levels += 1
+            coordinator = child
+        }
+        let shown = restoring.router.state.stack.count
+        let saved = restoring.snapshot()
+        let cleared = try restoring.restore(FlowSnapshot(steps: [], presentation: .init(stack: [])))
+
+        #expect(report.restored == depth)
+        #expect(levels == depth)
+        #expect(shown == depth)
+        #expect(saved.children.count == depth)
+        #expect(saved.children.last?.path == deepest)
+        #expect(cleared.isComplete)
+        #expect(restoring.children.isEmpty)
+        #expect(coordinator.result == .cancelled, "the deepest flow finished with the rest")
+    }
+}
+
+// MARK: - Test Helpers
+
+extension CoordinationRequestName {
+    fileprivate static let page: Self = "large.page"
+    fileprivate static let tab: Self = "large.tab"
+    fileprivate static let create: Self = "large.create"
+    fileprivate static let push: Self = "large.push"
+    fileprivate static let nest: Self = "large.nest"
+    fileprivate static let reset: Self = "large.reset"
+}
+
+/// Opens an inline child flow `page` of its coordinator and shows a `page` in it.
+@MainActor
+private final class PageFlowManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        let flow = BaseFlowCoordinator(name: "page")
+        coordinator.openChild(flow, style: .inline)
+        flow.present(FlowModule("page", coordination: flow), style: .inline, by: self)
+        return .finished
+    }
+}
+
+/// A tab titled by the payload's `title`, run by a child coordinator of that name lowercased, showing the
+/// payload's `module`.
+@MainActor
+private final class NamedTabManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        let title = request.payload["title"]?.string ?? "Tab"
+        let first = Coordinated(request.payload["module"]?.string ?? "screen")
+        return presentInNewTab(title, coordinatorName: title.lowercased()) { FlowModule(first, coordination: $0) }
+    }
+}
+
+/// Opens a modal child flow `flow` showing a `form`, and works until it finishes, counting that in the log.
+@MainActor
+private final class ModalFlowManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        let flow = BaseFlowCoordinator(name: "flow")
+        coordinator.openChild(flow, style: .modal) { [weak self] _ in
+            self?.log?.count += 1
+            self?.finish()
+        }
+        flow.present(FlowModule("form", coordination: flow), style: .inline, by: self)
+        return .working
+    }
+}
+
+/// Makes `welcome` the root of the whole tree, from whichever coordinator it works for: every tab and modal
+/// goes, and the flows that showed them finish.
+@MainActor
+private final class WelcomeRootManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        var root: any FlowCoordinator = coordinator
+        while let parent = root.parentCoordinator { root = parent }
+        root.present(FlowModule("welcome", coordination: root), style: .root, by: self)
+        return .finished
+    }
+}
