@@ -185,6 +185,9 @@ struct HostRestorationTests {
         )
         let newerFlow = try directory.file(
             "newer-flow.json", containing: #"{"format": "flowhost-snapshot", "version": 1, "flow": {"version": 7}}"#)
+        let stepTab = try directory.file("step-tab.json", containing: twoTabsSnapshot(stepTab: 2, selectedTab: 1))
+        let selectedTab = try directory.file(
+            "selected-tab.json", containing: twoTabsSnapshot(stepTab: 1, selectedTab: 7))
         let cases: [(String, SnapshotFileError.Kind, String)] = [
             (directory.path + "/none.json", .notFound, "snapshot file not found"),
             (directory.path, .unreadable, "snapshot file is a directory, not a regular file"),
@@ -204,6 +207,8 @@ struct HostRestorationTests {
                 newerFlow, .invalid,
                 "snapshot version 7 is newer than this FlowKit reads (3); restore it with the FlowKit that saved it"
             ),
+            (stepTab, .invalid, "invalid snapshot: at steps.1: 'tab' is 2, but there are 2 tabs"),
+            (selectedTab, .invalid, "invalid snapshot: at presentation: 'selectedTab' is 7, but there are 2 tabs"),
         ]
         for (file, kind, message) in cases {
             #expect(throws: SnapshotFileError(file: file, kind: kind, message: message)) {
@@ -212,6 +217,7 @@ struct HostRestorationTests {
         }
         let shell = try started()
         #expect(shell.execute("restore \(newer)").status == .error("\(newer): \(cases[4].2)"))
+        #expect(shell.execute("restore \(selectedTab)").status == .error("\(selectedTab): \(cases[7].2)"))
         #expect(shell.execute("restore").status == .error("usage: restore FILE"))
         #expect(shell.execute("expect stack welcome").status == .ok, "a refused restore changes nothing")
     }
@@ -254,8 +260,50 @@ struct RunRestoreTests {
         #expect(bad.status == 65)
         #expect(bad.errorLines == ["\(invalid): invalid snapshot: 'version' must be a whole number"])
     }
+
+    @Test func aTabTheSnapshotDoesNotHaveExits65NamingTheFileAndTheTab() throws {
+        let directory = try TemporaryDirectory()
+        let valid = try directory.file(
+            "valid.json", containing: twoTabsSnapshot(stepTab: 1, selectedTab: 1))
+        let stepTab = try directory.file(
+            "step-tab.json", containing: twoTabsSnapshot(stepTab: 4, selectedTab: 1))
+        let selectedTab = try directory.file(
+            "selected-tab.json", containing: twoTabsSnapshot(stepTab: 1, selectedTab: 2))
+        let quit = try directory.file("quit.flow", containing: "quit\n")
+
+        let restored = try Subprocess.flowhost(["run", manifest, "--restore", valid, "--script", quit, "--quiet"])
+        let badStep = try Subprocess.flowhost(["run", manifest, "--restore", stepTab, "--script", quit])
+        let badSelected = try Subprocess.flowhost(["run", manifest, "--restore", selectedTab, "--script", quit])
+
+        #expect(restored.status == 0, "\(restored.standardError)")
+        #expect(badStep.status == 65)
+        #expect(badStep.errorLines == ["\(stepTab): invalid snapshot: at steps.1: 'tab' is 4, but there are 2 tabs"])
+        #expect(badSelected.status == 65)
+        #expect(
+            badSelected.errorLines == [
+                "\(selectedTab): invalid snapshot: at presentation: 'selectedTab' is 2, but there are 2 tabs"
+            ])
+    }
 }
 
 private func directoryEntries(_ path: String) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+}
+
+/// A snapshot of the demo's home, ada signed in, with its two tabs, About pushed in the second by a step
+/// selecting `stepTab` first, and `selectedTab` selected.
+private func twoTabsSnapshot(stepTab: Int, selectedTab: Int) -> String {
+    """
+    {"format": "flowhost-snapshot", "version": 1, "flow": {"version": 3,
+     "steps": [{"request": "home.show", "from": "signIn"},
+               {"request": "settings.about", "from": "settings", "coordinator": ["settings"], "tab": \(stepTab)}],
+     "presentation": {
+       "stack": [{"module": "home", "step": 0}],
+       "tabs": [
+         {"title": "Items", "stack": [{"module": "itemList", "coordinator": ["items"], "step": 0}]},
+         {"title": "Settings", "stack": [{"module": "settings", "coordinator": ["settings"], "step": 0},
+                                         {"module": "about", "coordinator": ["settings"], "step": 1}]}],
+       "selectedTab": \(selectedTab)},
+     "services": {"auth.Session": {"user": {"id": "ada", "name": "ada"}, "locked": false}}}}
+    """
 }

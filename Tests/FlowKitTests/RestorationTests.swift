@@ -315,6 +315,35 @@ struct RestorationTests {
             ])
                 == "invalid snapshot: at children.0: 'style' is 'sideways', not one of inline, modal, root, tab")
     }
+
+    @Test func aTabTheSnapshotDoesNotHaveIsRefusedByNameAndWhere() throws {
+        let saved = try walked().snapshot()  // two tabs, the second selected; steps 1 and 2 select one each
+        func problem(_ change: (inout FlowSnapshot) -> Void) -> String? {
+            var snapshot = saved
+            change(&snapshot)
+            do {
+                _ = try FlowSnapshot(json: snapshot.json)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+
+        #expect(problem { _ in } == nil)
+        #expect(
+            problem { $0.steps[2].tab = 2 } == "invalid snapshot: at steps.2: 'tab' is 2, but there are 2 tabs")
+        #expect(
+            problem { $0.presentation.selectedTab = 5 }
+                == "invalid snapshot: at presentation: 'selectedTab' is 5, but there are 2 tabs")
+        #expect(
+            problem { $0.presentation.tabs.removeLast() }
+                == "invalid snapshot: at steps.2: 'tab' is 1, but there is 1 tab")
+        #expect(
+            problem { snapshot in
+                snapshot.presentation.tabs = []
+                for index in snapshot.steps.indices { snapshot.steps[index].tab = nil }
+            } == "invalid snapshot: at presentation: 'selectedTab' is 1, but there are no tabs")
+    }
 }
 
 // MARK: - Test Helpers

@@ -12,11 +12,16 @@
 ///   "presentation": {
 ///     "stack": [{"module": "home", "coordinator": [], "step": 0}],
 ///     "tabs": [{"title": "Items", "stack": [{"module": "itemList", "coordinator": ["items"], "step": 0},
-///                                           {"module": "itemDetail", "coordinator": ["items"], "step": 1}]}],
-///     "selectedTab": 0,
+///                                           {"module": "itemDetail", "coordinator": ["items"], "step": 1}]},
+///              {"title": "Settings", "stack": [{"module": "settings", "coordinator": ["settings"], "step": 0},
+///                                              {"module": "reauthenticate",
+///                                               "coordinator": ["settings", "switchUser"], "step": 2}]}],
+///     "selectedTab": 1,
 ///     "modals": []
 ///   },
-///   "children": [{"path": ["items"], "style": "tab", "title": "Items", "step": 0}],
+///   "children": [{"path": ["items"], "style": "tab", "title": "Items", "step": 0},
+///                {"path": ["settings"], "style": "tab", "title": "Settings", "step": 0},
+///                {"path": ["settings", "switchUser"], "style": "inline", "step": 2}],
 ///   "waiting": [{"request": "catalog.detail", "payload": {"id": 3}, "from": "welcome", "coordinator": [],
 ///                "guard": "signedIn", "laterSteps": [{"request": "settings.about", "payload": {}}], "step": 1}],
 ///   "services": {"auth.Session": {"user": {"id": "ada", "name": "ada"}, "locked": false}}
@@ -24,9 +29,9 @@
 /// ```
 ///
 /// A step is a request (`request`), or a module's action (`action`, performed again on the module `from`).
-/// `tab` is left out when there is none; `step` is `null` for a screen or child no step brings back, and
-/// for a waiting request sent after every step; `guard` is `null` for a request queued for dependencies.
-/// `style` is `inline`, `modal`, `root` or `tab` (with `title`).
+/// `tab` (an index into `tabs`, as `selectedTab` is) is left out when there is none; `step` is `null` for a
+/// screen or child no step brings back, and for a waiting request sent after every step; `guard` is `null`
+/// for a request queued for dependencies. `style` is `inline`, `modal`, `root` or `tab` (with `title`).
 extension FlowSnapshot: Codable {
     /// The snapshot as JSON.
     public var json: JSONValue {
@@ -92,7 +97,8 @@ extension FlowSnapshot: Codable {
     /// Reads a snapshot from its JSON form.
     ///
     /// - Throws: ``FlowError`` naming the first problem: a `version` newer than ``currentVersion`` (or
-    ///   missing), or the path to the first member that is missing or of the wrong type.
+    ///   missing), the path to the first member that is missing or of the wrong type, or the first reference
+    ///   to what the snapshot does not have: a screen's step, a step's `tab`, the `selectedTab`.
     public init(json: JSONValue) throws(FlowError) {
         var reader = SnapshotReader()
         let root = try reader.object(json)
@@ -181,6 +187,18 @@ extension FlowSnapshot: Codable {
                 throw reader.error(
                     "screen \(index) ('\(screen.module)') comes from step \(step), but there are \(steps.count) steps")
             }
+        }
+        // A tab is an index into the saved tabs. One beyond them is a damaged file, which restoring would pass over
+        // in silence (a step's) or report as a screen that differs (the selected one).
+        let tabs = presentation.tabs.count
+        let existing = tabs == 0 ? "there are no tabs" : tabs == 1 ? "there is 1 tab" : "there are \(tabs) tabs"
+        for (index, step) in steps.enumerated() {
+            if let tab = step.tab, tab >= tabs {
+                throw reader.error("at steps.\(index): 'tab' is \(tab), but \(existing)")
+            }
+        }
+        if let selected = presentation.selectedTab, selected >= tabs {
+            throw reader.error("at presentation: 'selectedTab' is \(selected), but \(existing)")
         }
         self.init(
             version: version, steps: steps, presentation: presentation, children: children, waiting: waiting,
