@@ -8,7 +8,17 @@ extension HostShell {
         switch (word, module) {
         case ("", ""): try host.coordinator.back()
         case ("root", ""): try host.coordinator.backToRoot()
-        case ("to", let module) where !module.isEmpty: try host.coordinator.back(to: Coordinated(module))
+        case ("to", let module) where !module.isEmpty:
+            do {
+                try host.coordinator.back(to: Coordinated(module))
+            } catch {
+                // A mistyped module gets its "did you mean", as everywhere else in the shell.
+                let stack = host.coordinator.router.state.visibleStack.map(\.rawValue)
+                guard !stack.contains(module), let nearest = Suggestion.closest(to: module, among: stack) else {
+                    throw error
+                }
+                throw FlowError("\(error.message); did you mean '\(nearest)'?")
+            }
         default: throw FlowError("usage: back | back root | back to MODULE")
         }
     }

@@ -103,6 +103,9 @@ struct ShellNavigationTests {
         #expect(shell.execute("expect stack itemList").status == .ok)
         #expect(shell.execute("back root").status == .error("nothing to go back to: 'itemList' is already there"))
         #expect(shell.execute("back to home").status == .error("'home' is not on the visible stack (itemList)"))
+        #expect(
+            shell.execute("back to itemLst").status
+                == .error("'itemLst' is not on the visible stack (itemList); did you mean 'itemList'?"))
         #expect(shell.execute("back sideways").status == .error("usage: back | back root | back to MODULE"))
     }
 }
