@@ -77,6 +77,24 @@ struct WaitingRequestRestorationTests {
         #expect(restoring.coordinator.router.top?.name != "signIn")
     }
 
+    /// Let through at once, a held deep link step takes its later steps with it, as when it resumes.
+    @Test func aHeldDeepLinkLetThroughAtOnceRunsItsLaterStepsToo() throws {
+        let saving = app()
+        saving.coordinator.open(deepLink: link)
+        let saved = try FlowSnapshot(json: saving.coordinator.snapshot().json)
+
+        let restoring = app()
+        restoring.session.user = "ada"
+        let report = try restoring.coordinator.restore(saved)
+        let uninterrupted = app()
+        uninterrupted.session.user = "ada"
+        uninterrupted.coordinator.open(deepLink: link)
+
+        #expect(report.waitingRestored == 1)
+        #expect(restoring.coordinator.router.state == uninterrupted.coordinator.router.state)
+        #expect(restoring.coordinator.router.top?.name == uninterrupted.coordinator.router.top?.name)
+    }
+
     @Test func aSnapshotOfVersion1HasNoHeldRequestsAndStillReads() throws {
         let saving = app()
         saving.coordinator.requestCoordination(CoordinationRequest(.catalogList), from: .app)

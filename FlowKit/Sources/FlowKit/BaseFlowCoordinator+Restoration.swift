@@ -255,8 +255,14 @@ extension BaseFlowCoordinator {
                 steps: [waiting.request] + waiting.laterSteps, next: 1, opener: target)
         }
         let reason: RestorationReport.Problem.Reason
-        switch target.requestCoordination(waiting.request, from: waiting.sender, continuation: continuation) {
-        case .handled, .redirected, .queued: return true
+        let outcome = target.requestCoordination(waiting.request, from: waiting.sender, continuation: continuation)
+        switch outcome {
+        case .handled:
+            // Nothing holds it any more (its dependency was set, its guard lets it through): its deep link's
+            // later steps run now, as they would have when it replayed.
+            if let link = continuation.deepLink { target.continueDeepLink(link, after: outcome) }
+            return true
+        case .redirected, .queued: return true
         case .unhandled: reason = .unhandled
         case .failed(let error): reason = .failed(error)
         }
