@@ -58,8 +58,7 @@ extension BaseFlowCoordinator {
         for child in children.reversed() { child.finish(with: .cancelled) }
         stopRunning()
         self.result = result
-        let presence = self.presence
-        var removed = treeRouter.removeModules { $0.presenter === presence }
+        var removed = treeRouter.removeModules(presentedBy: presence)
         if case .modal = style { removed += treeRouter.removeLayer(anchor) }
         if case .tab = style { removed += treeRouter.removeLayer(anchor) }
         let released = takeWorking() + removed.compactMap(\.manager)

@@ -282,11 +282,14 @@ open class BaseFlowCoordinator: FlowCoordinator {
     public func finish(_ manager: any RequestCoordinatorManager) {
         let wasWorking = removeWorking(manager)
         treeRouter.recorder?.forget(manager)
-        let removed = treeRouter.removeModules { $0.manager === manager }
+        // A flow manager counts its screens among its holds: with none, there is nothing to look for in every
+        // layer (one of thousands of flows finishing, as a restore replaces them, would walk them all).
+        let flow = manager as? FlowManager
+        let removed = flow?.holdCount == 0 ? [] : treeRouter.removeModules { $0.manager === manager }
         guard wasWorking || !removed.isEmpty else { return }
         let sink = self.sink
         if let sink { for module in removed { sink(.removed(module.name)) } }
-        endIfReleased(manager, reason: .finished, sink: sink)
+        endIfReleased(manager, flow: flow, reason: .finished, sink: sink)
         if removed.isEmpty {
             rootCoordinator.noteRedirectProgress()  // a redirect's flow may be a manager that worked
         } else {

@@ -320,14 +320,55 @@ public final class Router {
         strip(.main)
         for index in layers.tabs.indices { strip(.tab(index)) }
         for index in layers.modals.indices { strip(.modal(index)) }
-        let dropped = layers.modals.filter { $0.stack.isEmpty && !$0.isAnchor }
-        if !dropped.isEmpty {
-            changeLayers { $0.modals.removeAll { $0.stack.isEmpty && !$0.isAnchor } }
-            for layer in dropped { forgetModal(layer) }
-            mayHaveAbandonedChildren = true
-        }
+        dropEmptyModals()
         left(removed)
         return removed
+    }
+
+    /// Removes the modules `record`'s coordinator presented from every stack, main stack first, then the tabs,
+    /// then the modals, and drops modal layers left empty. It knows how many there are
+    /// (``PresenterRecord/onScreen``) and looks from the top down, where a coordinator's screens most often
+    /// are, until it has them all: a child flow finishing costs the layers above its screens, not every layer,
+    /// so that finishing thousands, newest first, as replacing a restored presentation does, is not quadratic.
+    func removeModules(presentedBy record: PresenterRecord) -> [FlowModule] {
+        var missing = record.onScreen
+        guard missing > 0 else { return [] }
+        var found: [[FlowModule]] = []
+        /// Takes `record`'s modules out of the stack at `place`; whether some are still to be found.
+        func strip(_ place: StackPlace) -> Bool {
+            let stack = stack(place)
+            let mine = stack.filter { $0.presenter === record }
+            if !mine.isEmpty {
+                replaceStack(at: place, with: stack.filter { $0.presenter !== record })
+                found.append(mine)
+                missing -= mine.count
+            }
+            return missing > 0
+        }
+        // From the top down, stopping once every one is found.
+        search: do {
+            for index in layers.modals.indices.reversed() {
+                if !strip(.modal(index)) { break search }
+            }
+            for index in layers.tabs.indices.reversed() {
+                if !strip(.tab(index)) { break search }
+            }
+            _ = strip(.main)
+        }
+        // In the order of the other removals: main stack, tabs, modals, each bottom first; found top down.
+        let removed = found.reversed().flatMap { $0 }
+        dropEmptyModals()
+        left(removed)
+        return removed
+    }
+
+    /// Drops the modal layers left empty, but anchors (a child flow's own modal, until it finishes).
+    private func dropEmptyModals() {
+        let dropped = layers.modals.filter { $0.stack.isEmpty && !$0.isAnchor }
+        guard !dropped.isEmpty else { return }
+        changeLayers { $0.modals.removeAll { $0.stack.isEmpty && !$0.isAnchor } }
+        for layer in dropped { forgetModal(layer) }
+        mayHaveAbandonedChildren = true
     }
 
     // MARK: - Private
