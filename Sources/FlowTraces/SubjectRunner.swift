@@ -54,6 +54,9 @@ package final class SubjectRunner {
     package var openURL: String?
     /// Receives the services that failed, or did not start or stop in time.
     package var onServiceProblem: (@MainActor (ServiceProblem) -> Void)?
+    /// The files of the run (its manifest, its script, its trace), which a subject's `save` does not write over
+    /// (``HostShell/runFiles``).
+    package var runFiles: [RunFile] = []
 
     /// A runner of `script` (read from `source`) on `manifest`, loading plugins through `registry`.
     package init(manifest: Manifest, registry: PluginRegistry, script: [String], source: String) {
@@ -126,6 +129,7 @@ package final class SubjectRunner {
             let host = Host(manifest: manifest, searchPath: registry.searchPath, registry: registry)
             let shell = HostShell(host: host)
             shell.describesEvents = false
+            shell.runFiles = runFiles
             shell.onServiceProblem = onServiceProblem
             trace?.beginSession(shell, subject: subject)
             let failure = await runScript(in: shell, for: subject)

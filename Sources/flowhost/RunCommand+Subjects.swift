@@ -2,6 +2,7 @@ import FlowHost
 import FlowKit
 import FlowShell
 import FlowTraces
+import HostSupport
 
 /// `flowhost run MANIFEST --subjects N --script FILE`: the script once per simulated subject, each on a
 /// fresh host, all into one trace; prints only failures and a summary.
@@ -30,13 +31,14 @@ extension RunCommand {
     ///   subjects' hosts, and the trace's header describes it.
     static func runSubjects(
         _ count: Int, host: Host, script: (name: String, lines: [String]), openURL: String?, trace: RunTrace?,
-        quiet: Bool
+        runFiles: [RunFile], quiet: Bool
     ) async -> ExitCode {
         let manifest = host.manifest
         let runner = SubjectRunner(
             manifest: manifest, registry: host.registry, script: script.lines, source: script.name)
         runner.trace = trace?.recorder
         runner.openURL = openURL
+        runner.runFiles = runFiles
         runner.onServiceProblem = { problem in printError("flowhost: \(problem)") }
         if let trace {
             trace.recorder.header(

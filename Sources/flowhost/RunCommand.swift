@@ -92,6 +92,9 @@ enum RunCommand {
         if let restoring { runFiles.append(RunFile("snapshot", restoring.file)) }
         let trace = try RunTrace.open(parsed, sparing: runFiles)
         defer { trace?.close() }
+        // What `save` may not write over: a snapshot restored from it may, the trace being written may not.
+        let savedOverNever =
+            runFiles.filter { $0.role != "snapshot" } + (trace.map { [RunFile("trace", $0.writer.path)] } ?? [])
         let link: SupervisorLink?
         do {
             link = try SupervisorLink.fromEnvironment()
@@ -127,7 +130,7 @@ enum RunCommand {
         for problem in host.problems { printError(problem.description) }
         if let subjects, let script {
             return await runSubjects(
-                subjects, host: host, script: script, openURL: openURL, trace: trace,
+                subjects, host: host, script: script, openURL: openURL, trace: trace, runFiles: savedOverNever,
                 quiet: quiet)
         }
         if link != nil {
@@ -136,9 +139,7 @@ enum RunCommand {
         }
 
         let shell = HostShell(host: host)
-        // A snapshot restored from may be saved over; the trace being written may not.
-        shell.runFiles =
-            runFiles.filter { $0.role != "snapshot" } + (trace.map { [RunFile("trace", $0.writer.path)] } ?? [])
+        shell.runFiles = savedOverNever
         if let trace {
             trace.recorder.header(
                 for: host, script: script?.name, goal: script.flatMap { SubjectRunner.goal(in: $0.lines) })

@@ -188,6 +188,24 @@ struct OutputFileTests {
         #expect(shell.execute("save \(directory.path)/walk.snapshot").status == .ok)
     }
 
+    /// A subject's `save` is refused the run's files too.
+    @Test func aSubjectsSaveDoesNotReplaceTheRunsManifest() throws {
+        let directory = try TemporaryDirectory()
+        let original = try readText(Repository.path("manifests/demo.json"))
+        let manifest = try directory.file("demo.json", containing: original)
+        let script = try directory.file("save.flow", containing: "save \(manifest)\n")
+
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--plugin-path", BuildProducts.directory, "--script", script, "--subjects", "1"])
+
+        #expect(run.status == 1)
+        #expect(
+            run.errorLines.first?.hasSuffix(
+                "not saved: it is the run's manifest (\(manifest)); write to a file of its own") == true,
+            "\(run.errorLines)")
+        #expect(try readText(manifest) == original)
+    }
+
     private var demo: [String] {
         ["run", Repository.path("manifests/demo.json"), "--script", Repository.path("manifests/demo.flow"), "--quiet"]
     }
