@@ -3,7 +3,9 @@ import HostSupport
 
 /// The file names Tab offers for a word that names a file (`save FILE`, `restore FILE`): the entries of the
 /// directory the word has named so far whose names start with the rest of it, each directory with a slash
-/// after it, to go on into. Entries whose names start with a dot only when the rest does too.
+/// after it, to go on into. Entries whose names start with a dot only when the rest does too; never a name
+/// with a control character, which printed as a choice, or on the line, would reach the terminal: in a
+/// shared directory, another user chooses the names.
 enum FileNameCompletion {
     /// How many entries of a directory are looked at: Tab stays quick in a directory of millions.
     static let entryLimit = 10_000
@@ -22,7 +24,8 @@ enum FileNameCompletion {
             let name = withUnsafeBytes(of: entry.pointee.d_name) {
                 String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
             }
-            guard name != ".", name != "..", name.hasPrefix(prefix), prefix.hasPrefix(".") || !name.hasPrefix(".")
+            guard name != ".", name != "..", name.hasPrefix(prefix), prefix.hasPrefix(".") || !name.hasPrefix("."),
+                !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else { continue }
             let path = directory + name
             var status = stat()

@@ -54,7 +54,8 @@ package struct PluginSearchPath: Sendable, Hashable {
         let searched =
             directories.isEmpty
             ? "no directories"
-            : directories.map { access($0, F_OK) == 0 ? $0 : "\($0) (not there)" }.joined(separator: ", ")
+            : directories.map { access($0, F_OK) == 0 || errno != ENOENT ? $0 : "\($0) (not there)" }
+                .joined(separator: ", ")
         throw PluginLoadError(
             file: library, kind: .notFound,
             message:

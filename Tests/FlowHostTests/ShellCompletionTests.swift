@@ -112,6 +112,15 @@ struct ShellCompletionTests {
         #expect(completion.wordStart == "restore  ".count)
     }
 
+    /// Another user's file named with a terminal escape is not offered: it would be printed as a choice.
+    @Test func aFileNameWithAControlCharacterIsNotOffered() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.file("a\u{1B}]2;PWNED\u{07}b", containing: "")
+        _ = try directory.file("ab", containing: "")
+
+        #expect(candidates("save \(directory.path)/a") == [directory.path + "/ab"])
+    }
+
     /// `~/` completes, and stays as typed, as it does in a shell.
     @Test func aFileNameUnderTheHomeDirectoryCompletesFromTilde() throws {
         let home = try TemporaryDirectory()

@@ -26,6 +26,25 @@ struct ChildCoordinatorTests {
         #expect(parent.router.state.modals.isEmpty)
     }
 
+    /// A coordinator's ancestor opened as its child would make the tree a cycle: nothing is opened.
+    @Test func openingItselfOrAnAncestorAsAChildDoesNothing() {
+        let root = BaseFlowCoordinator(name: "root", mapping: mapping)
+        root.start()
+        let child = BaseFlowCoordinator(name: "child")
+        let grandchild = BaseFlowCoordinator(name: "grandchild")
+        root.openChild(child, style: .inline)
+        child.openChild(grandchild, style: .inline)
+
+        grandchild.openChild(root, style: .modal)
+        grandchild.openChild(child, style: .modal)
+        grandchild.openChild(grandchild, style: .modal)
+
+        #expect(grandchild.children.isEmpty)
+        #expect(root.parent == nil && child.parent === root)
+        #expect(grandchild.parent === child)
+        #expect(root.router.state.modals.isEmpty)
+    }
+
     @Test func finishingAChildCleansItsGrandchildren() {
         let parent = BaseFlowCoordinator(mapping: mapping)
         parent.start()

@@ -11,14 +11,15 @@ extension BaseFlowCoordinator {
     /// ``didRegainFocus(fromChild:)``, with how it ended: ``FlowResult/completed(_:)`` with its value when it
     /// called ``finish(with:)``, ``FlowResult/cancelled`` when the person dismissed it or backed out of it.
     /// It is the place for the manager that opened the child to carry on. Opening a child that is already
-    /// open does nothing.
+    /// open does nothing, nor does opening this coordinator or one of its ancestors (a cycle).
     public func openChild(
         _ child: BaseFlowCoordinator, style: PresentationStyle, onResult: (@MainActor (FlowResult) -> Void)?
     ) {
         // A coordinator is among its parent's children exactly while its parent is set (both change together,
         // here and in `finish(with:)`), so an open child is told by its parent alone: no walk of `children`,
         // which a restored snapshot can make thousands long.
-        guard child !== self, child.parent == nil else { return }
+        // Nor is this coordinator itself or one of its ancestors a child it can open: that would be a cycle.
+        guard child.parent == nil, !presence.isPresented(byOrUnder: child) else { return }
         child.parent = self
         child.finishHandler = onResult
         child.result = nil
