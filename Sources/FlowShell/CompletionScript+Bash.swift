@@ -97,7 +97,7 @@ extension CompletionScript {
     private func bashOperand(_ value: CommandSpec.Value) -> String {
         let (words, then): ([String], CommandSpec.Value)
         switch value {
-        case .word(let choices, let after): (words, then) = (choices, after)
+        case .word(let choices, let after): (words, then) = (choices, after.value)
         case .choice(let choices): (words, then) = (choices, .text)
         default: return bashCompletion(of: value)
         }

@@ -42,7 +42,7 @@ extension CompletionScript {
     /// The words of a `.word` or `.choice` operand, and what follows one of them (nothing after a choice).
     private static func words(of value: CommandSpec.Value) -> ([String], CommandSpec.Value)? {
         switch value {
-        case .word(let words, let then): (words, then)
+        case .word(let words, let then): (words, then.value)
         case .choice(let words): (words, .text)
         default: nil
         }

@@ -68,11 +68,11 @@ extension CompletionScript {
     /// The operand's specs: `:MANIFEST:_files`; for `.word`, the word first, then the rest (`1:report:(report)`,
     /// `*:TRACE...:_files`).
     private func zshOperandSpecs(_ operand: String, _ value: CommandSpec.Value, isOptional: Bool) -> [String] {
-        guard case .word(_, let then) = value else {
+        guard case .word(_, let following) = value else {
             return ["\(isOptional ? "::" : ":")\(operand):\(zshAction(value))"]
         }
         let (word, rest) = operand.splitFirstWord()
-        return ["1:\(word):\(zshAction(value))", "*:\(rest):\(zshAction(then))"]
+        return ["1:\(word):\(zshAction(value))", "*:\(rest):\(zshAction(following.value))"]
     }
 
     private func zshAction(_ value: CommandSpec.Value) -> String {

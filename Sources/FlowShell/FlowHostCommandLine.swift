@@ -87,7 +87,7 @@ package enum FlowHostCommandLine {
 
     package static let experiments = CommandSpec(
         name: "experiments", summary: "report experiments from traces (conversion, significance, sample ratio)",
-        operand: "report TRACE...", operandValue: .word(["report"], then: .file),
+        operand: "report TRACE...", operandValue: .word(["report"], then: .files),
         options: [
             .valued("--goal", "REQUEST", .text, "the request that counts as reaching the goal"),
             json,
@@ -110,7 +110,7 @@ package enum FlowHostCommandLine {
 
     package static let quarantine = CommandSpec(
         name: "quarantine", summary: "list or clear libraries and entry points refused after a crash",
-        operand: "list|clear [LIBRARY]", operandValue: .word(["list", "clear"], then: .file), options: [json])
+        operand: "list|clear [LIBRARY]", operandValue: .word(["list", "clear"], then: .files), options: [json])
 
     package static let newPlugin = CommandSpec(
         name: "new-plugin", summary: "scaffold a plugin package", operand: "NAME",
