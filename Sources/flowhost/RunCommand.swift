@@ -86,15 +86,14 @@ enum RunCommand {
         }
         let subjects = try subjectCount(parsed)
         let openURL = try openURL(parsed)
-        // What the run reads, which neither its trace nor a `save` may write over.
+        // What the run reads, which neither its trace nor a `save` may write over; the trace may not write over
+        // the snapshot it restores either, which a `save` may replace.
         var runFiles = [RunFile("manifest", manifestPath)]
         if let script { runFiles.append(RunFile("script", script.name)) }
-        if let restoring { runFiles.append(RunFile("snapshot", restoring.file)) }
-        let trace = try RunTrace.open(parsed, sparing: runFiles)
+        let restored = restoring.map { [RunFile("snapshot", $0.file)] } ?? []
+        let trace = try RunTrace.open(parsed, sparing: runFiles + restored)
         defer { trace?.close() }
-        // What `save` may not write over: a snapshot restored from it may, the trace being written may not.
-        let savedOverNever =
-            runFiles.filter { $0.role != "snapshot" } + (trace.map { [RunFile("trace", $0.writer.path)] } ?? [])
+        let savedOverNever = runFiles + (trace.map { [RunFile("trace", $0.writer.path)] } ?? [])
         let link: SupervisorLink?
         do {
             link = try SupervisorLink.fromEnvironment()
