@@ -33,6 +33,9 @@ struct LineEditState: Sendable {
         self.history = history
     }
 
+    /// What Tab completes the end of: the line up to the cursor.
+    var textBeforeCursor: String { buffer.textBeforeCursor }
+
     /// Starts a new, empty line.
     mutating func startLine() {
         buffer = LineBuffer()
@@ -46,8 +49,10 @@ struct LineEditState: Sendable {
         history.add(line)
     }
 
-    /// Applies `key` to the line.
-    mutating func handle(_ key: TerminalKey, completer: (any LineCompleter)?) -> Effect {
+    /// Applies `key` to the line. For Tab, `completion` is the completer's answer for ``textBeforeCursor``,
+    /// asked for beforehand (`nil` when there is no completer): completing a file name reads a directory,
+    /// which should not happen while the terminal's other writers wait.
+    mutating func handle(_ key: TerminalKey, completion: LineCompletion? = nil) -> Effect {
         let wasTab = lastKeyWasTab
         lastKeyWasTab = key == .tab
         switch key {
@@ -58,7 +63,7 @@ struct LineEditState: Sendable {
             startLine()
             return .submit(line)
         case .tab:
-            return complete(with: completer, listing: wasTab)
+            return complete(with: completion, listing: wasTab)
         case .backspace:
             if !buffer.deleteBackward() { return .bell }
         case .delete:
@@ -101,9 +106,8 @@ struct LineEditState: Sendable {
     /// Tab: one candidate completes the word (and adds a space, unless it ends in a slash: a directory, or a
     /// path to go on typing); several complete their common prefix, and when that adds nothing, a second Tab
     /// lists them.
-    private mutating func complete(with completer: (any LineCompleter)?, listing: Bool) -> Effect {
-        guard let completer else { return .bell }
-        let completion = completer.completions(before: buffer.textBeforeCursor)
+    private mutating func complete(with completion: LineCompletion?, listing: Bool) -> Effect {
+        guard let completion else { return .bell }
         let word = buffer.cursor - completion.wordStart
         switch completion.candidates.count {
         case 0:

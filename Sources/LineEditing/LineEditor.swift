@@ -154,8 +154,9 @@ package final class LineEditor: Sendable {
                 keys = arrived
             }
             for (index, key) in keys.enumerated() {
+                let completion = key == .tab ? completion() : nil
                 let outcome = state.withLock { state in
-                    let outcome = apply(key, to: &state)
+                    let outcome = apply(key, completion: completion, to: &state)
                     if case .editing = outcome { return outcome }
                     if case .suspend = outcome { return outcome }
                     state.typedAhead = Array(keys[(index + 1)...])
@@ -206,10 +207,20 @@ package final class LineEditor: Sendable {
         }
     }
 
-    /// Applies `key` and carries out its effect on the terminal.
-    private func apply(_ key: TerminalKey, to state: inout State) -> Outcome {
+    /// What the completer offers for the line as typed so far; `nil` without a completer.
+    ///
+    /// Asked without holding the lock: a file name's completion reads a directory, and on a filesystem that
+    /// hangs, holding it would stop every line printed above the prompt (``printAbove(_:)``), and with them
+    /// the thread printing them. Only this thread edits the line, so it is the same line once locked again.
+    private func completion() -> LineCompletion? {
+        let (completer, text) = state.withLock { ($0.completer, $0.edit.textBeforeCursor) }
+        return completer?.completions(before: text)
+    }
+
+    /// Applies `key` (for Tab, with the completer's answer) and carries out its effect on the terminal.
+    private func apply(_ key: TerminalKey, completion: LineCompletion?, to state: inout State) -> Outcome {
         var abandoned = state.edit.buffer
-        switch state.edit.handle(key, completer: state.completer) {
+        switch state.edit.handle(key, completion: completion) {
         case .redraw: write(render(&state))
         case .bell: write("\u{07}")
         case .submit(let line):

@@ -115,6 +115,6 @@ struct LineEditStateTests {
 extension LineEditState {
     /// Handles `keys` in order; returns the effect of each.
     fileprivate mutating func type(_ keys: TerminalKey..., completer: (any LineCompleter)? = nil) -> [Effect] {
-        keys.map { handle($0, completer: completer) }
+        keys.map { handle($0, completion: $0 == .tab ? completer?.completions(before: textBeforeCursor) : nil) }
     }
 }
