@@ -83,7 +83,10 @@ extension BaseFlowCoordinator {
     /// Adds `manager` to those working for this coordinator: a hold on it.
     func addWorking(_ manager: any RequestCoordinatorManager) {
         working.append(manager)
-        if let flow = manager as? FlowManager { flow.holdCount += 1 }
+        if let flow = manager as? FlowManager {
+            flow.holdCount += 1
+            flow.workingCount += 1
+        }
     }
 
     /// Removes `manager` from those working for this coordinator.
@@ -98,15 +101,18 @@ extension BaseFlowCoordinator {
             return working.count != count
         }
         // A restored snapshot can leave thousands working; one that finishes is found from the nearer end,
-        // and looked for again only while it has holds left that could be more entries (a factory that made
-        // the same manager for two requests).
+        // and looked for again only while it has working entries left (a factory that made the same manager
+        // for two requests, or another coordinator it works for): its screens, which hold it too, are no
+        // reason to walk the list.
         guard let index = working.indexFromBothEnds(where: { $0 === manager }) else { return false }
         working.remove(at: index)
         flow.holdCount -= 1
-        if flow.holdCount > 0 {
+        flow.workingCount -= 1
+        if flow.workingCount > 0 {
             let count = working.count
             working.removeAll { $0 === manager }
             flow.holdCount -= count - working.count
+            flow.workingCount -= count - working.count
         }
         return true
     }
@@ -117,7 +123,12 @@ extension BaseFlowCoordinator {
     func takeWorking() -> [any RequestCoordinatorManager] {
         let taken = working
         working.removeAll()
-        for manager in taken { if let flow = manager as? FlowManager { flow.holdCount -= 1 } }
+        for manager in taken {
+            if let flow = manager as? FlowManager {
+                flow.holdCount -= 1
+                flow.workingCount -= 1
+            }
+        }
         return taken
     }
 

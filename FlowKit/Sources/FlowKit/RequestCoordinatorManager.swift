@@ -62,6 +62,10 @@ open class FlowManager: RequestCoordinatorManager {
     /// What holds this manager in its coordinator tree: each time a module it built is shown, each
     /// coordinator's `working` list it is in, and the `start` of it under way. It ends when this is zero.
     var holdCount = 0
+    /// How many of ``holdCount`` are entries in coordinators' `working` lists: while it is above zero after one
+    /// entry went, a coordinator letting go of this manager looks for more entries of it (a factory that made
+    /// it for two requests); its screens alone never make it look.
+    var workingCount = 0
     /// The name events report this manager under, recorded when its request was handled while someone
     /// listened.
     var reportedName: String?
