@@ -139,14 +139,15 @@ extension Host {
     /// Reloads what the watched file `path` belongs to: the manifest, a discovered directory, or plugins.
     ///
     /// A library's path is matched with what ``watch()`` watched for it (locating every plugin's library again
-    /// cost two system calls a plugin, on every change), among the plugins the manifest still declares.
+    /// cost two system calls a plugin, on every change), among the plugins the manifest still declares: one a
+    /// manifest edit dropped keeps its slot, and its library is not loaded again.
     private func changed(_ path: String, landedAt: ContinuousClock.Instant) {
         if path == watched.manifest {
             _ = reloadManifest()
         } else if let slash = path.lastIndex(of: "/"), watchedDirectories.contains(String(path[..<slash])) {
             rediscover(changed: path, landedAt: landedAt)
         } else {
-            for name in watched.libraries[path] ?? [] where registry.status(of: name) != nil {
+            for name in watched.libraries[path] ?? [] where registry.isInUse(name) {
                 reloadWhenComplete(name, landedAt: landedAt)
             }
         }

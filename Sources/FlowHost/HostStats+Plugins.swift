@@ -2,10 +2,12 @@ import FlowComposition
 
 extension HostStats {
     /// Where a plugin stands, as `stats` says it. A plugin's slot outlives its use (an image cannot be
-    /// unloaded), so one that discovery took out of use is said so, rather than by what its slot still holds.
+    /// unloaded), so one that discovery took out of use, or that a manifest edit dropped, is said so, rather
+    /// than by what its slot still holds.
     package enum PluginStatus: Sendable, Hashable {
         case notLoaded, loaded, failed
-        /// Its library was removed from its discovered directory while the host ran; its routes fail.
+        /// Its library was removed from its discovered directory while the host ran (its routes fail), or a
+        /// manifest edit dropped it from `plugins`.
         case removed
         /// Left out by the manifest's `exclude.plugins`, after it served.
         case excluded
@@ -36,7 +38,7 @@ extension HostStats {
 
 extension Host {
     /// Where plugin `name` stands for `stats`: what discovery made of it when it is not in use (removed,
-    /// excluded, refused), else its status in the registry.
+    /// excluded, refused), removed when a manifest edit dropped it, else its status in the registry.
     package func statsStatus(of name: String) -> HostStats.PluginStatus {
         if let composition {
             if let plugin = composition.plugin(named: name) {
@@ -51,6 +53,8 @@ extension Host {
                 return .excluded
             }
         }
+        // Dropped from `plugins` by a manifest edit (one that discovers, or not): its slot outlives it.
+        if registry.declares(name), !registry.isInUse(name) { return .removed }
         switch registry.status(of: name) {
         case .loaded: return .loaded
         case .failed: return .failed

@@ -75,10 +75,13 @@ extension PluginRegistry {
     /// Images opened for plugin `name`, the current one included.
     package func images(of name: String) -> Int { slots[name]?.images ?? 0 }
 
-    /// Images opened and no longer serving, across all plugins: memory that cannot be given back.
+    /// Images opened and no longer serving, across all plugins: memory that cannot be given back. Every image
+    /// of a plugin not in use (``isInUse(_:)``: dropped from the manifest, removed, excluded or refused by
+    /// discovery) counts, its last one too: it stays mapped.
     package var leakedImages: Int {
-        slots.values.reduce(0) { total, slot in
-            if case .loaded = slot.status { return total + slot.openedImages - 1 }
+        slots.reduce(0) { total, element in
+            let (name, slot) = element
+            if case .loaded = slot.status, isInUse(name) { return total + slot.openedImages - 1 }
             return total + slot.openedImages
         }
     }

@@ -125,7 +125,7 @@ package final class PluginRegistry {
     }
 
     /// Takes a reloaded manifest: plugins it adds get slots, plugins whose entry changed get fresh ones
-    /// (their old images stay counted), plugins it drops keep theirs, unused.
+    /// (their old images stay counted), plugins it drops keep theirs, unused (``isInUse(_:)``).
     func update(manifest: Manifest) {
         for (name, entry) in manifest.plugins where slots[name]?.entry != entry {
             let retired = slots[name]?.openedImages ?? 0
@@ -208,6 +208,12 @@ package final class PluginRegistry {
 
     /// Whether the manifest (or discovery) declares a plugin called `name`.
     package func declares(_ name: String) -> Bool { slots[name] != nil }
+
+    /// Whether plugin `name` is in use: the manifest in force has it (for one that discovers, as composed,
+    /// which leaves out the plugins removed, excluded or refused). A plugin that has a slot and is not in use
+    /// was dropped by a manifest edit or taken out of use by discovery: its slot outlives it, since an image
+    /// cannot be unloaded, but none of its images serves.
+    package func isInUse(_ name: String) -> Bool { manifest.plugins[name] != nil }
 
     /// For a plugin the registry knows: how many images of it this process loaded, and the SHA-256 of the
     /// library the last one came from.

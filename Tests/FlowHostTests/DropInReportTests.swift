@@ -73,4 +73,27 @@ struct DropInReportTests {
         #expect(host.statsLines.contains("  settings: refused, 1 image"), "\(host.statsLines)")
         #expect(host.statsJSON["plugins"]?["settings"]?["status"] == "refused")
     }
+
+    @Test func theImagesOfPluginsDiscoveryTookOutOfUseAreCountedAsOldGenerationsStillMapped() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        try lab.add("libSettingsPlugin.so")
+        let host = try lab.host()
+        #expect(host.statsJSON["reloads"]?["oldImagesMapped"] == 0)
+
+        try lab.remove("libAuthPlugin.so")
+        host.rediscover()
+
+        // Neither image serves: auth was removed, and settings is refused without it. Both stay mapped.
+        #expect(host.statsJSON["reloads"]?["oldImagesMapped"] == 2, "\(host.statsJSON)")
+        #expect(
+            host.statsLines.contains { $0.hasPrefix("plugins: 0 reloads, 0 refused, 2 old generations still mapped") },
+            "\(host.statsLines)")
+
+        try lab.add("libAuthPlugin.so")
+        host.rediscover()
+
+        #expect(host.statsLines.contains("  auth: loaded, 1 image"), "back, from the same bytes: \(host.statsLines)")
+        #expect(host.statsJSON["reloads"]?["oldImagesMapped"] == 0, "\(host.statsJSON)")
+    }
 }
