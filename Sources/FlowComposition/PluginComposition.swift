@@ -225,8 +225,7 @@ package struct PluginComposition: Sendable {
                 plugins.append(Plugin(name: name, library: probe.path, directory: nil, probe: probe, state: .active))
             case .failure(let error)?:
                 problems.append(error)
-                plugins.append(
-                    Plugin(name: name, library: error.file, directory: nil, probe: nil, state: .refused(error)))
+                plugins.append(declaredPlugin(name, failing: error, previous: previous))
             case nil:
                 break
             }
@@ -301,5 +300,28 @@ package struct PluginComposition: Sendable {
             default: break
             }
         }
+    }
+
+    /// The plugin of the manifest's `plugins` called `name`, whose library could not be probed (`error`).
+    ///
+    /// One that was in use before, whose entry in `plugins` (library and `sha256`) is unchanged and whose
+    /// library is still in place, keeps its state and what its last probe found, as a discovered library
+    /// written over does: it is a bad build or a copy not finished, and the generation loaded from it under
+    /// that entry keeps serving. Any other is refused; one that was in use keeps its last probe's declarations,
+    /// so that its routes fail with `error` rather than go unrouted. An edit of its entry (another pin, say)
+    /// is not kept: the host loads an edited entry afresh from its file, and a generation loaded under another
+    /// pin is not vouched for by this one.
+    private func declaredPlugin(_ name: String, failing error: PluginLoadError, previous: PluginComposition?)
+        -> Plugin
+    {
+        let before = previous?.plugins.first { $0.name == name && $0.directory == nil && $0.probe != nil }
+        if let before, before.isActive, previous?.declared.plugins[name] == declared.plugins[name],
+            error.kind != .notFound, error.file == before.library
+        {
+            return Plugin(
+                name: name, library: before.library, directory: nil, probe: before.probe, state: .active,
+                probeFailure: error)
+        }
+        return Plugin(name: name, library: error.file, directory: nil, probe: before?.probe, state: .refused(error))
     }
 }

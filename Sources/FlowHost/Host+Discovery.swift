@@ -32,7 +32,8 @@ extension Host {
     /// Reads the discovered directories again and switches to what they hold now: a new library's routes go
     /// live and its services start, a removed one's routes fail (its image stays loaded) and its services
     /// stop, a replaced one is reloaded. A library written over with one that cannot be probed is a refused
-    /// reload: the loaded generation keeps serving. Reports each change
+    /// reload: the loaded generation keeps serving. So is the library of a plugin the manifest's `plugins`
+    /// lists, while its entry there is unchanged (see ``PluginComposition``). Reports each change
     /// (``HostEvent/pluginDiscovered(plugin:file:routes:services:setAside:)``,
     /// ``HostEvent/pluginRemoved(plugin:file:routes:services:)``, ``HostEvent/reloadRefused(plugin:_:)``,
     /// ``HostEvent/discoveryProblem(_:)``).
@@ -57,6 +58,12 @@ extension Host {
         }
         for name in registry.pluginNames {
             guard let plugin = next.plugin(named: name), plugin.isActive else { continue }
+            if plugin.directory == nil {
+                // Listed in the manifest's `plugins`: its library changed is reloaded (or its reload refused),
+                // whether it was loaded or not, as the library of a manifest that does not discover is.
+                if isChanged(name) { changedInPlace.append(name) }
+                continue
+            }
             switch (registry.status(of: name), previous.plugin(named: name)?.state) {
             case (.loaded?, .removed?):
                 returned.append(name)

@@ -140,11 +140,18 @@ extension Host {
     ///
     /// A library's path is matched with what ``watch()`` watched for it (locating every plugin's library again
     /// cost two system calls a plugin, on every change), among the plugins the manifest still declares: one a
-    /// manifest edit dropped keeps its slot, and its library is not loaded again.
+    /// manifest edit dropped keeps its slot, and its library is not loaded again. In a manifest that
+    /// discovers, the library of a plugin its `plugins` lists is read again as a discovered one is
+    /// (``rediscover(changed:landedAt:)``): what it declares is taken, and a file that cannot be probed is a
+    /// refused reload that leaves the loaded generation serving.
     private func changed(_ path: String, landedAt: ContinuousClock.Instant) {
         if path == watched.manifest {
             _ = reloadManifest()
         } else if let slash = path.lastIndex(of: "/"), watchedDirectories.contains(String(path[..<slash])) {
+            rediscover(changed: path, landedAt: landedAt)
+        } else if let composition,
+            watched.libraries[path]?.contains(where: { composition.declared.plugins[$0] != nil }) == true
+        {
             rediscover(changed: path, landedAt: landedAt)
         } else {
             for name in watched.libraries[path] ?? [] where registry.isInUse(name) {

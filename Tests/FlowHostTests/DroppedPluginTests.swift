@@ -76,6 +76,18 @@ struct DroppedPluginTests {
         #expect(host.statsLines.contains("  greeter: removed, 1 image"), "\(host.statsLines)")
     }
 
+    @Test func inAManifestThatDiscoversAListedPluginAnEditDropsIsRemovedToo() throws {
+        let lab = try BrokenListedPluginTests.lab()
+        let host = try lab.host()
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+
+        try lab.writeManifest(members: "")
+        guard case .manifestReloaded = host.reloadManifest() else { throw TestFailure("the edit was refused") }
+
+        #expect(host.statsLines.contains("  greeter: removed, 1 image"), "\(host.statsLines)")
+        #expect(host.statsJSON["reloads"]?["oldImagesMapped"] == 1)
+    }
+
     // MARK: - Test Helpers
 
     /// A ``SwapLab`` with the welcome plugin beside the greeter, and a manifest that has both.

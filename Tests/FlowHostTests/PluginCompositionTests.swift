@@ -335,6 +335,56 @@ struct PluginCompositionTests {
         #expect(composition.manifest.routes.map(\.request) == ["greet"])
     }
 
+    @Test func aListedPluginWhoseLibraryCannotBeProbedNowKeepsWhatItsLastProbeFound() throws {
+        let greeter = listed("greeter", routes: [DeclaredRoute("greet", manager: "Greet")])
+        let members = #"{"plugins": {"greeter": "/lib/greeter.so"}}"#
+        let before = try compose(members, declared: ["greeter": .success(greeter)])
+        let broken = PluginLoadError(file: greeter.path, kind: .notELF, message: "not an ELF shared object")
+
+        let after = try compose(members, declared: ["greeter": .failure(broken)], previous: before)
+
+        let plugin = try #require(after.plugin(named: "greeter"))
+        #expect(plugin.isActive)
+        #expect(plugin.probeFailure == broken)
+        #expect(after.sources[key("greet")] == .plugin("greeter"), "still routed")
+        #expect(after.failing.isEmpty)
+        #expect(after.manifest.plugins["greeter"]?.library == "/lib/greeter.so")
+        #expect(after.problems == [broken], "said as a problem; a host says it as a refused reload")
+    }
+
+    @Test func aListedPluginWhosePinChangedIsRefusedWhenItsLibraryCannotBeProbedAndItsRoutesFail() throws {
+        let greeter = listed("greeter", routes: [DeclaredRoute("greet", manager: "Greet")])
+        let before = try compose(
+            #"{"plugins": {"greeter": {"library": "/lib/greeter.so", "sha256": "\#(String(repeating: "a", count: 64))"}}}"#,
+            declared: ["greeter": .success(greeter)])
+        let mismatch = PluginLoadError(
+            file: greeter.path, kind: .checksumMismatch, message: "sha256 is \(String(repeating: "a", count: 64))")
+
+        let after = try compose(
+            #"{"plugins": {"greeter": {"library": "/lib/greeter.so", "sha256": "\#(String(repeating: "b", count: 64))"}}}"#,
+            declared: ["greeter": .failure(mismatch)], previous: before)
+
+        guard case .refused(let error) = after.plugins.first?.state else {
+            throw TestFailure("greeter is \(String(describing: after.plugins.first?.state))")
+        }
+        #expect(error == mismatch)
+        #expect(after.manifest.plugins["greeter"] == nil, "not in use")
+        #expect(after.failing[key("greet")] == mismatch, "its routes fail with why, rather than go unrouted")
+    }
+
+    @Test func aListedPluginWhoseLibraryIsGoneIsRefused() throws {
+        let greeter = listed("greeter", routes: [DeclaredRoute("greet", manager: "Greet")])
+        let members = #"{"plugins": {"greeter": "/lib/greeter.so"}}"#
+        let before = try compose(members, declared: ["greeter": .success(greeter)])
+        let gone = PluginLoadError(
+            file: greeter.path, kind: .notFound, message: "library of plugin 'greeter' not found")
+
+        let after = try compose(members, declared: ["greeter": .failure(gone)], previous: before)
+
+        guard case .refused = after.plugins.first?.state else { throw TestFailure("greeter is not refused") }
+        #expect(after.failing[key("greet")] == gone)
+    }
+
     // MARK: - Test Helpers
 
     private func key(_ request: CoordinationRequestName, from module: Coordinated? = nil) -> PluginComposition.RouteKey
@@ -352,6 +402,13 @@ struct PluginCompositionTests {
             path: "/plugins.d/\(name).so", name: name, version: version, flowKitVersion: .current,
             managers: (managers ?? routes.map(\.manager)).map { ProbedPlugin.Manager(name: $0, requirements: []) },
             services: services, routes: routes, startServices: starts, requires: requires)
+    }
+
+    /// A probe of a plugin the manifest lists, at `/lib/NAME.so`.
+    private func listed(_ name: String, routes: [DeclaredRoute]) -> ProbedPlugin {
+        var probe = plugin(name, routes: routes)
+        probe.path = "/lib/\(name).so"
+        return probe
     }
 
     private func library(_ probe: ProbedPlugin) -> PluginDiscovery.Library {
