@@ -60,6 +60,9 @@ package enum Supervisor {
 
         let input = CommandInput(script: script)
         defer { input.close() }
+        // What the host names its input by, and whether a person types it: a script's name, `<stdin>` for
+        // piped input (which, as without a supervisor, stops at the first failed command), none at a prompt.
+        let hostSource = script?.name ?? (input.isInteractive ? nil : "<stdin>")
         let session = SupervisorSession(
             input: input, source: script?.name, hangTimeout: hangTimeout,
             breadcrumb: SupervisorLink.breadcrumbPath(in: directory)
@@ -69,8 +72,7 @@ package enum Supervisor {
             return try SupervisedHost(
                 executable: executable,
                 arguments: ["run"] + hostArguments(arguments, restoring: restoring ? snapshot : nil),
-                environment: environment(
-                    directory: directory, source: script?.name, restart: restart, token: token),
+                environment: environment(directory: directory, source: hostSource, restart: restart, token: token),
                 onLines: input.printAbove, passesErrorsWhole: usesOwnBacktracer)
         }
         return await session.run()

@@ -15,7 +15,8 @@ import PluginLoading
 /// (plugin code in the host can still read them: ``tokenVariable``).
 package struct SupervisorLink {
     package static let directoryVariable = "FLOWHOST_SUPERVISOR_STATE"
-    /// The script's name for messages (`app.flow`), or empty when a person types at the supervisor's prompt.
+    /// The script's name for messages (`app.flow`), `<stdin>` for piped input, or empty when a person types
+    /// at the supervisor's prompt.
     static let sourceVariable = "FLOWHOST_SUPERVISOR_SOURCE"
     /// Set when the host is a restart after a crash (`1`), or after its predecessor reached the cap of
     /// generations of a plugin (``capRestart``), so that a restored step that fails is a warning.
@@ -36,7 +37,8 @@ package struct SupervisorLink {
 
     /// The supervisor's private directory: the snapshot and the breadcrumb.
     let directory: String
-    /// The script's name, or `nil` when a person types at the supervisor's prompt.
+    /// The script's name, `<stdin>` for piped input, or `nil` when a person types at the supervisor's
+    /// prompt: only then does a failed command not end the run.
     package let source: String?
     /// Whether this host replaces one that crashed (or one that reached the cap of generations).
     package let isRestart: Bool

@@ -83,6 +83,42 @@ struct PipedInputTests {
         #expect(run.outputLines.filter { $0 == "  stack: welcome" }.count == 2)
     }
 
+    /// Piped input stops at the first failed command (a request that failed or found no route: unless the
+    /// next line expects that outcome) with exit 1 and the line, supervised or not: the supervisor passes the
+    /// host piped lines, not lines typed at its prompt, where a failure only prints its error.
+    @Test(arguments: [
+        ("send nope\nstack\n", 1, ["<stdin>:1: error: no route handles nope"]),
+        (
+            "stak\nstack\n", 1,
+            ["<stdin>:1: error: unknown command 'stak'; did you mean 'stack'? type 'help' for the list"]
+        ),
+        ("expect top nowhere\nstack\n", 1, ["<stdin>:1: expectation failed: top is 'welcome', expected 'nowhere'"]),
+        ("stack\nsend nope\n", 1, ["<stdin>:2: error: no route handles nope"]),
+        ("send nope\nexpect outcome unhandled\nstack\n", 0, []),
+    ])
+    func aSupervisedRunStopsAtTheFirstFailedPipedCommandAsAnUnsupervisedOneDoes(
+        input: String, status: Int32, errors: [String]
+    ) throws {
+        // The commands before the failure, and the one that failed, are echoed; none after it.
+        let failed = errors.first.flatMap { $0.split(separator: ":").dropFirst().first.flatMap { Int($0) } }
+        let commands = input.split(separator: "\n").map { "> \($0)" }
+        let echoed = Array(commands.prefix(failed ?? commands.count))
+        let directory = try TemporaryDirectory()
+        let manifest = Repository.path("manifests/demo.json")
+        let environment = ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"]
+
+        let plain = try Subprocess.flowhost(["run", manifest], input: input, environment: environment)
+        let supervised = try Subprocess.flowhost(
+            ["run", manifest, "--supervise"], input: input, environment: environment)
+
+        #expect(plain.status == status)
+        #expect(plain.errorLines == errors)
+        #expect(supervised.status == plain.status)
+        #expect(supervised.errorLines == plain.errorLines)
+        #expect(supervised.standardOutput == plain.standardOutput, "the same commands echoed and run")
+        #expect(supervised.outputLines.filter { $0.hasPrefix("> ") } == echoed, "\(supervised.outputLines)")
+    }
+
     // MARK: - The reader itself
 
     @Test func linesComeOneAtATimeAndTheLastNeedsNoNewline() throws {
