@@ -37,9 +37,10 @@ extension HostShell {
             return Reply(lines: ["plugin '\(plugin)': generation \(generation) serves", topLine], status: .ok)
         case .discovered:
             return Reply(lines: ["plugin '\(plugin)': discovered, its routes are live", topLine], status: .ok)
-        case .refused(let reason):
-            return Reply(
-                lines: [], status: .error("waited for plugin '\(plugin)', but its reload was refused: \(reason)"))
+        case .refused(let reason, let said):
+            // Said once: a refusal printed before the wait began is pointed to, not said again.
+            let why = said ? " before the wait began; the 'reload refused' line above says why" : ": \(reason)"
+            return Reply(lines: [], status: .error("waited for plugin '\(plugin)', but its reload was refused\(why)"))
         case .timedOut:
             let hint = host.watcher == nil ? "; without --watch only a 'reload' command reloads it" : ""
             return Reply(

@@ -61,6 +61,9 @@ package final class HostShell {
     var requestFailed = false
     /// The reloads `wait reload` has seen and returned.
     let reloadWait = ReloadWait()
+    /// The refused reload whose reason the error of the `reload` command being executed gives: its event
+    /// line is left out of the reply, so that the refusal is said once.
+    var restatedRefusal: (plugin: String, reason: String)?
     /// What became of the requests guards redirected, for `expect outcome`.
     var heldFates = HeldFates()
     /// Receives the lines for events that happen between commands (a watched file reloaded).
@@ -77,7 +80,10 @@ package final class HostShell {
         host.onEvent = { [weak self] event in
             guard let self else { return }
             if case .flow(let flow) = event { return self.notice(flow) }
-            let awaited = self.reloadWait.notice(event)
+            // A refusal that ends no wait is said as it happens when its line is printed: in the reply of the
+            // command under way, or between commands.
+            let said = self.describesEvents && (self.isExecuting || self.onUnpromptedLines != nil)
+            let awaited = self.reloadWait.notice(event, said: said)
             if self.isExecuting {
                 self.eventLog.append(consume event)
             } else if awaited, case .reloadRefused = event {
@@ -203,6 +209,7 @@ package final class HostShell {
         guard let trimmed = Self.command(in: line) else { return Reply(lines: [], status: .ok) }
         eventLog.removeAll()
         requestFailed = false
+        restatedRefusal = nil
         isExecuting = true
         defer { isExecuting = false }
         let (command, rest) = trimmed.splitFirstWord()
@@ -266,7 +273,7 @@ package final class HostShell {
             default: break
             }
         }
-        let lines = self.lines(describing: events, restated: restated) + output
+        let lines = self.lines(describing: describedEvents, restated: restated) + output
         if case .expectationFailed(let message) = status { return Reply(lines: lines + [message], status: status) }
         // A mistake that changed nothing (an unknown request, action or module, a bad payload) gets its error
         // alone: the screen is as it was.
@@ -379,13 +386,30 @@ package final class HostShell {
         }
         for event in events {
             switch event {
-            case .reloadRefused(_, let error): throw FlowError("reload refused: \(error)")
+            case .reloadRefused(let plugin, let error):
+                // The error says why; a `wait reload` of the plugin that returns this refusal need not.
+                restatedRefusal = (plugin, error.description)
+                reloadWait.refusalSaid(of: plugin)
+                throw FlowError("reload refused: \(error)")
             case .manifestRejected(let errors):
                 let count = errors.errors.count + errors.omitted
                 throw FlowError("manifest rejected: \(count) problem\(count == 1 ? "" : "s")")
             default: continue
             }
         }
+    }
+
+    /// The events of the command, but for the refusal its error gives (``restatedRefusal``).
+    private var describedEvents: [HostEvent] {
+        var events = events
+        guard let restated = restatedRefusal,
+            let index = events.firstIndex(where: { event in
+                guard case .reloadRefused(let plugin, let error) = event else { return false }
+                return plugin == restated.plugin && error.description == restated.reason
+            })
+        else { return events }
+        events.remove(at: index)
+        return events
     }
 
     func payload(_ json: String, what: String = "payload") throws(FlowError) -> JSONValue {

@@ -14,7 +14,10 @@ final class ReloadWait {
         case reloaded(generation: Int)
         /// The plugin appeared in a discovered directory and its routes went live.
         case discovered
-        case refused(String)
+        /// The reload was refused, for `reason`. `said`: a line printed before the wait took it said why
+        /// (the refusal's own line, or the error of the `reload` command refused), so the wait need not
+        /// say it again.
+        case refused(String, said: Bool)
         case timedOut
     }
 
@@ -26,14 +29,16 @@ final class ReloadWait {
 
     /// Takes in every host event; reloads and refusals end a pending wait for their plugin.
     ///
+    /// - Parameter said: Whether a refusal that ends no wait is said as it happens (its line is printed):
+    ///   a later wait that returns it then points to that line instead of saying why again.
     /// - Returns: Whether `event` ended a pending wait, whose reply then says what it says.
     @discardableResult
-    func notice(_ event: HostEvent) -> Bool {
+    func notice(_ event: HostEvent, said: Bool) -> Bool {
         switch event {
         case .pluginReloaded(let plugin, let generation, _, _, _):
             record(.reloaded(generation: generation), of: plugin)
         case .reloadRefused(let plugin, let error):
-            record(.refused(error.description), of: plugin)
+            record(.refused(error.description, said: said), of: plugin)
         case .pluginDiscovered(let plugin, _, _, _, _):
             record(.discovered, of: plugin)
         default:
@@ -69,6 +74,10 @@ final class ReloadWait {
 
     /// Keeps `outcome`; `true` when it ended a pending wait.
     private func record(_ outcome: Result, of plugin: String) -> Bool {
+        var outcome = outcome
+        if pending?.plugin == plugin, case .refused(let reason, _) = outcome {
+            outcome = .refused(reason, said: false)  // The wait's error says why; nothing else does.
+        }
         outcomes[plugin, default: []].append(outcome)
         guard pending?.plugin == plugin, let outcome = takeOutcome(of: plugin) else { return false }
         resume(with: outcome)
@@ -82,6 +91,16 @@ final class ReloadWait {
             guard consumed[plugin, default: 0] < seen.count, case .reloaded = seen.last else { return nil }
             return plugin
         }.sorted()
+    }
+
+    /// Marks the latest refusal of `plugin` as said, by a command's error (a `reload` refused), when no wait
+    /// has returned it yet.
+    func refusalSaid(of plugin: String) {
+        guard var seen = outcomes[plugin], consumed[plugin, default: 0] < seen.count,
+            case .refused(let reason, said: false)? = seen.last
+        else { return }
+        seen[seen.count - 1] = .refused(reason, said: true)
+        outcomes[plugin] = seen
     }
 
     /// Takes in reloads of `plugins` that happened in the host this one replaces, as its first generation.

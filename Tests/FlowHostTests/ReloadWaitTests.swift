@@ -84,6 +84,66 @@ struct ReloadWaitTests {
             "only the refusal no wait took: \(unprompted.lines)")
     }
 
+    /// A refusal printed between commands, before a wait for the plugin began: the wait returns it at once,
+    /// and its error points to the refusal's line rather than saying why again.
+    @Test func aRefusalPrintedBeforeTheWaitIsPointedToNotSaidAgain() async throws {
+        let lab = try SwapLab()
+        let shell = HostShell(host: try lab.host())
+        let unprompted = PrintedLines()
+        shell.onUnpromptedLines = { unprompted.lines += $0 }
+        shell.execute("send greet")
+        try lab.write(Array("not a library".utf8))
+        shell.host.reloadPlugin("greeter")
+
+        let reply = await shell.perform("wait reload greeter 20")
+
+        #expect(
+            reply.status
+                == .error(
+                    "waited for plugin 'greeter', but its reload was refused before the wait began; the 'reload refused' line above says why"
+                ))
+        #expect(unprompted.lines.count == 1, "\(unprompted.lines)")
+        #expect(unprompted.lines.first?.hasPrefix("reload refused: \(lab.library): not an ELF") == true)
+    }
+
+    /// Without its line printed (`--quiet` describes no events), the refusal is said by the wait's error.
+    @Test func aRefusalNotPrintedBeforeTheWaitIsSaidByTheWaitsError() async throws {
+        let lab = try SwapLab()
+        let shell = HostShell(host: try lab.host())
+        shell.describesEvents = false
+        shell.onUnpromptedLines = { _ in }
+        shell.execute("send greet")
+        try lab.write(Array("not a library".utf8))
+        shell.host.reloadPlugin("greeter")
+
+        let reply = await shell.perform("wait reload greeter 20")
+
+        guard case .error(let message) = reply.status else { throw TestFailure("expected an error, got \(reply)") }
+        #expect(
+            message.hasPrefix("waited for plugin 'greeter', but its reload was refused: \(lab.library): not an ELF"))
+    }
+
+    /// A `reload` command refused says why in its error alone, not in an event line too; a wait after it
+    /// points to it.
+    @Test func aRefusedReloadCommandSaysWhyOnceInItsError() async throws {
+        let lab = try SwapLab()
+        let shell = HostShell(host: try lab.host())
+        shell.execute("send greet")
+        try lab.write(Array("not a library".utf8))
+
+        let reload = shell.execute("reload greeter")
+        let wait = await shell.perform("wait reload greeter 20")
+
+        guard case .error(let message) = reload.status else { throw TestFailure("expected an error, got \(reload)") }
+        #expect(message.hasPrefix("reload refused: \(lab.library): not an ELF"))
+        #expect(reload.lines == [], "the screen is as it was, and the error says why: \(reload.lines)")
+        #expect(
+            wait.status
+                == .error(
+                    "waited for plugin 'greeter', but its reload was refused before the wait began; the 'reload refused' line above says why"
+                ))
+    }
+
     /// A wait whose task is cancelled (a test's time limit, the task that runs the commands) ends then, as one
     /// that timed out, rather than an hour later.
     ///
