@@ -102,12 +102,15 @@ package final class Host {
     ///   - discoveryProber: Probes the libraries of the manifest's `discover` directories, which are never
     ///     loaded here to see what they declare; by default `prober`, else ``PluginProber/standard(timeout:useCache:)``.
     ///   - registry: The plugins of another host of the same manifest, to share instead of loading them
-    ///     again (`flowhost run --subjects` runs one host per subject); `searchPath`, `allowInsecurePlugins`
-    ///     and `prober` are then the shared registry's.
+    ///     again (`flowhost run --subjects` runs one host per subject); `searchPath`, `allowInsecurePlugins`,
+    ///     `prober` and `quarantine` are then the shared registry's.
+    ///   - quarantine: Refuses what it lists even without a `prober` (``PluginRegistry/quarantine``): a
+    ///     supervised host's, in force before the plugins of the services (or, with `eager`, all of them)
+    ///     load, so that one that crashed a host as it loaded is not loaded again.
     package init(
         manifest declared: Manifest, searchPath: PluginSearchPath, eager: Bool = false, versioned: Bool = false,
         allowInsecurePlugins: Bool = false, prober: PluginProber? = nil, discoveryProber: PluginProber? = nil,
-        registry shared: PluginRegistry? = nil
+        registry shared: PluginRegistry? = nil, quarantine: PluginQuarantine? = nil
     ) {
         // What discovery and an eager start probe is written to the registry cache once, at the end.
         let batch = [prober, discoveryProber].compactMap { $0 }
@@ -125,6 +128,7 @@ package final class Host {
             ?? PluginRegistry(manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
         if shared == nil {
             registry.prober = prober
+            registry.quarantine = quarantine
             registry.follow(composition)
         }
         self.registry = registry

@@ -120,7 +120,11 @@ extension PluginRegistry {
         let file = source.split(separator: "/").last.map(String.init) ?? slot.entry.name
         let stem = file.hasSuffix(".so") ? String(file.dropLast(3)) : file
         do {
-            var plugin = try PluginLoader.load(copy, label: "\(stem).gen\(slot.images + 1).so")
+            // Under a supervisor, a constructor or entry point that crashes the host is laid at this library.
+            var plugin = try CrashBreadcrumb.loading(plugin: slot.entry.name, library: source) {
+                () throws(PluginLoadError) in
+                try PluginLoader.load(copy, label: "\(stem).gen\(slot.images + 1).so")
+            }
             if let probedDigest { plugin.digest = probedDigest }
             countImage(of: slot)
             if let range = plugin.codeRange {

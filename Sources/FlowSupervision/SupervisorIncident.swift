@@ -90,9 +90,13 @@ struct SupervisorIncident {
 
         func blame(_ how: String, kind: PluginLoadError.Kind, detail: String = "") -> String {
             guard let culprit else { return "the host \(how)\(detail)" }
-            let report = "plugin '\(culprit.plugin)' (\(culprit.library)) \(how) in \(culprit.place)\(detail)"
-            return report + "; "
-                + Self.quarantine(culprit, kind: kind, reason: "\(how) in \(culprit.place)", in: quarantine)
+            // While loading, the library is to blame, whole; the quarantine says it as a probe's does.
+            let place =
+                culprit.whileLoading
+                ? "while loading its library (in a constructor or its entry point)" : "in \(culprit.place)"
+            let report = "plugin '\(culprit.plugin)' (\(culprit.library)) \(how) \(place)\(detail)"
+            let reason = culprit.whileLoading ? "\(how) while loading" : "\(how) in \(culprit.place)"
+            return report + "; " + Self.quarantine(culprit, kind: kind, reason: reason, in: quarantine)
         }
     }
 
@@ -108,7 +112,8 @@ struct SupervisorIncident {
             case .linkClosed: "closed descriptor 3"
             case .stoppedFromOutside(let signal): ProcessInfoLite.signalName(signal)
             }
-        return "\(culprit?.place ?? "the host") (\(what))"
+        let place = culprit.map { $0.whileLoading ? "\($0.plugin) while loading" : $0.place }
+        return "\(place ?? "the host") (\(what))"
     }
 
     /// The line that ends a script that saw `incidents`: `2 plugin crashes during the script: crashy.Trap

@@ -6,15 +6,16 @@ import Glibc
 /// outlives the process: after the host dies of a signal or exits unasked, its supervisor reads which
 /// plugin's code was running, and in which manager, action or service (`flowhost run --supervise`).
 ///
-/// The host enters a crumb before it calls into a plugin (resolving and starting a manager, triggering a
-/// module's action, ending a manager on `back`, restoring a service's state) and leaves it once the call
-/// returns; nested calls stack. Only the top of the stack is written to the page, and, per plugin, the last
-/// crumb entered, which names the entry point of a crash on a thread the plugin started: a few bytes
-/// copied per call, no system call.
+/// The host enters a crumb before it calls into a plugin (opening its library, resolving and starting a
+/// manager, triggering a module's action, ending a manager on `back`, restoring a service's state) and
+/// leaves it once the call returns; nested calls stack. Only the top of the stack is written to the page,
+/// and, per plugin, the last crumb entered, which names the entry point of a crash on a thread the plugin
+/// started: a few bytes copied per call, no system call.
 ///
 /// The page (``pageSize`` bytes, offsets in bytes):
 /// - 0: the crumb on top: a 2-byte little-endian length, then `plugin\nlibrary\nplace\nentry point`
-///   (the entry point as ``PluginEntryPoint/key``, or empty), or length 0 for none.
+///   (the entry point as ``PluginEntryPoint/key``, or empty; then `\nload` for the load of a library), or
+///   length 0 for none.
 /// - 1020: the thread that entered the last crumb (its `gettid`, 4 bytes, little-endian): a crash on
 ///   another thread is not the crumb's call, and a SIGQUIT another thread gets is passed on to it.
 /// - 1024: the crash record the crash handler writes (`flowhost_crash_record` in `CCrashHandler.h`).
@@ -34,6 +35,9 @@ package final class CrashBreadcrumb {
         package var place: String
         /// The entry point running, which a crash quarantines; `nil` when the call stands for no single one.
         package var entryPoint: PluginEntryPoint?
+        /// Whether the call opens the plugin's library (``loading(plugin:library:)``): a crash there is the
+        /// library's, whole.
+        package var isLoading = false
 
         package init(plugin: String, library: String, place: String, entryPoint: PluginEntryPoint? = nil) {
             self.plugin = plugin
@@ -42,14 +46,26 @@ package final class CrashBreadcrumb {
             self.entryPoint = entryPoint
         }
 
-        var fields: [String] { [plugin, library, place, entryPoint?.key ?? ""] }
+        /// The crumb of opening `plugin`'s `library` (the file found through the search path): the dynamic
+        /// loader runs its constructors (C's, Swift's static initializers), then the host calls its entry
+        /// point. Its image is noted (``PluginImages``) only once that returns, so a crash in between has no
+        /// plugin image to be laid at but this one.
+        package static func loading(plugin: String, library: String) -> Crumb {
+            var crumb = Crumb(plugin: plugin, library: library, place: "loading its library")
+            crumb.isLoading = true
+            return crumb
+        }
+
+        /// The fields as the page holds them; a load adds a fifth, `load`.
+        var fields: [String] { [plugin, library, place, entryPoint?.key ?? ""] + (isLoading ? ["load"] : []) }
 
         init?(fields: [Substring]) {
-            guard fields.count == 3 || fields.count == 4 else { return nil }
-            let key = fields.count == 4 ? String(fields[3]) : ""
+            guard (3...5).contains(fields.count) else { return nil }
+            let key = fields.count >= 4 ? String(fields[3]) : ""
             self.init(
                 plugin: String(fields[0]), library: String(fields[1]), place: String(fields[2]),
                 entryPoint: PluginEntryPoint(key: key))
+            isLoading = fields.count == 5 && fields[4] == "load"
         }
     }
 
@@ -90,21 +106,39 @@ package final class CrashBreadcrumb {
     /// SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS and SIGQUIT (which a supervisor's hang watchdog sends)
     /// records the faulting address and the stack, then lets the signal kill the process; an `exit` the
     /// host did not mark as its own (``exitIsDeliberate()``) is recorded with its caller. The plugin images
-    /// opened so far and from now on are written to the page. Once per process; the page is then never
-    /// unmapped.
+    /// opened so far and from now on are written to the page, and each load of a library gets its crumb
+    /// (``loading(plugin:library:)``). Once per process; the page is then never unmapped.
     ///
     /// - Throws: ``FlowError`` when the handler cannot be installed.
+    @MainActor
     package func installCrashHandler() throws(FlowError) {
         guard !handlesCrashes else { return }
         guard flowhost_crash_install(page) == 0 else {
             throw FlowError("cannot install the crash handler: \(String(cString: strerror(errno)))")
         }
         handlesCrashes = true
+        Self.installed = self
         PluginImages.attach(page: page)
     }
 
     /// Marks the exit that follows as the host's own, so that it is not reported as a plugin's.
     package static func exitIsDeliberate() { flowhost_crash_exit_is_deliberate() }
+
+    /// The breadcrumb whose page the process's crash handler writes to (``installCrashHandler()``), if any.
+    @MainActor private static var installed: CrashBreadcrumb?
+
+    /// Runs `body`, which opens `plugin`'s `library`, inside the crumb of that load
+    /// (``Crumb/loading(plugin:library:)``) on the breadcrumb whose crash handler is installed: a library whose
+    /// constructor or entry point crashes, exits or hangs the process is then named, rather than the call
+    /// that needed it loaded or nobody (a host loads the plugins of its services, and with `--eager` all of
+    /// them, before it has a breadcrumb of its own). Without an installed crash handler, just runs `body`.
+    @MainActor
+    package static func loading<T, E: Error>(plugin: String, library: String, _ body: () throws(E) -> T) throws(E)
+        -> T
+    {
+        guard let installed else { return try body() }
+        return try installed.within(.loading(plugin: plugin, library: library), body)
+    }
 
     /// The crumb on top now, if any.
     package var current: Crumb? { stack.last?.crumb }

@@ -10,29 +10,45 @@ package struct CrashCulprit: Sendable, Hashable {
     package var place: String
     /// The entry points to quarantine; empty when none is known, and the whole plugin is.
     package var entryPoints: [PluginEntryPoint]
+    /// Whether it happened while the host loaded the plugin's library (in a constructor or its entry point):
+    /// the whole library is to blame.
+    package var whileLoading: Bool
 
-    package init(plugin: String, library: String, place: String, entryPoints: [PluginEntryPoint]) {
+    package init(
+        plugin: String, library: String, place: String, entryPoints: [PluginEntryPoint], whileLoading: Bool = false
+    ) {
         self.plugin = plugin
         self.library = library
         self.place = place
         self.entryPoints = entryPoints
+        self.whileLoading = whileLoading
+    }
+
+    /// The culprit of a crash in the call `crumb` stands for.
+    init(_ crumb: CrashBreadcrumb.Crumb) {
+        self.init(
+            plugin: crumb.plugin, library: crumb.library, place: crumb.place,
+            entryPoints: crumb.entryPoint.map { [$0] } ?? [], whileLoading: crumb.isLoading)
     }
 }
 
 extension CrashBreadcrumb.Page {
-    /// Whose code crashed: the plugin image holding the first of the crash record's addresses that a
-    /// plugin's image holds; then where, from the crumb on top when it is that plugin's, else (a lifecycle
-    /// event) the plugin's services, else (a thread or a task of its own) its last crumb. Without plugin
-    /// code on the stack, the crumb on top, as it names the call the host was in. `nil`: nobody.
+    /// Whose code crashed: on the thread that was loading a plugin's library, that library; else the plugin
+    /// image holding the first of the crash record's addresses that a plugin's image holds; then where, from
+    /// the crumb on top when it is that plugin's, else (a lifecycle event) the plugin's services, else (a
+    /// thread or a task of its own) its last crumb. Without plugin code on the stack, the crumb on top, as
+    /// it names the call the host was in. `nil`: nobody.
     package var culprit: CrashCulprit? {
-        guard let image = crash?.addresses.lazy.compactMap(image(holding:)).first else {
-            guard let crumb, !crumb.plugin.isEmpty else { return nil }
-            return CrashCulprit(
-                plugin: crumb.plugin, library: crumb.library, place: crumb.place,
-                entryPoints: crumb.entryPoint.map { [$0] } ?? [])
-        }
         // On the thread that calls into plugins, the crumb on top is the call; on another, it is not.
         let onCallingThread = crash.map { crumbThread == 0 || $0.thread == crumbThread } ?? true
+        // A library being loaded has no image noted yet (its constructors run inside `dlopen`): a plugin
+        // address on that stack is another's, further up (a manager whose request needed the library loaded)
+        // or left there by an earlier call.
+        if let crumb, crumb.isLoading, onCallingThread { return CrashCulprit(crumb) }
+        guard let image = crash?.addresses.lazy.compactMap(image(holding:)).first else {
+            guard let crumb, !crumb.plugin.isEmpty else { return nil }
+            return CrashCulprit(crumb)
+        }
         if let crumb, crumb.plugin == image.plugin, onCallingThread {
             return CrashCulprit(
                 plugin: image.plugin, library: image.library, place: crumb.place,

@@ -121,10 +121,12 @@ enum RunCommand {
                 printWarning("flowhost: warning: \(error.message); a crash cannot be laid at a plugin's door")
             }
         }
+        // Under a supervisor, what crashed a host is refused even with --trust, from the first load on.
         let host = Host(
             manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"),
-            prober: parsed.flags.contains("--trust") ? nil : probing, discoveryProber: probing)
+            prober: parsed.flags.contains("--trust") ? nil : probing, discoveryProber: probing,
+            quarantine: link == nil ? nil : CacheDirectory.standard().map(PluginQuarantine.init))
         host.maxManifestSize = maxSize
         for problem in host.problems { printError(problem.description) }
         if let subjects, let script {
@@ -132,10 +134,7 @@ enum RunCommand {
                 subjects, host: host, script: script, openURL: openURL, trace: trace, runFiles: savedOverNever,
                 quiet: quiet)
         }
-        if link != nil {
-            host.breadcrumb = breadcrumb
-            host.registry.quarantine = CacheDirectory.standard().map(PluginQuarantine.init)
-        }
+        if link != nil { host.breadcrumb = breadcrumb }
 
         let shell = HostShell(host: host)
         shell.runFiles = savedOverNever

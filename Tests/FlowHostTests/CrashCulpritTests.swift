@@ -59,6 +59,39 @@ struct CrashCulpritTests {
         #expect(culprit.entryPoints == [.service("Moody")])
     }
 
+    /// A library being loaded has no image on the page yet: on the loading thread, the crash is its own,
+    /// whole, even with another plugin's code further up the stack (the manager whose request needed it).
+    @Test func aCrashOnTheThreadLoadingALibraryIsLaidAtThatLibraryWhole() throws {
+        let loading = CrashBreadcrumb.Crumb.loading(plugin: "bad", library: "/p/libBad.so")
+        let page = try Page.written {
+            $0.enter(welcome)
+            $0.enter(loading)
+        }.crash(signal: SIGABRT, pc: 0x9999_0000, frames: [0x7000, 0x2010], thread: Page.callingThread)
+
+        let read = try page.read()
+
+        #expect(read.crumb == loading, "the page keeps that the crumb is a load")
+        #expect(
+            read.culprit
+                == CrashCulprit(
+                    plugin: "bad", library: "/p/libBad.so", place: "loading its library", entryPoints: [],
+                    whileLoading: true))
+    }
+
+    @Test func aCrashOnAnotherThreadWhileALibraryLoadsIsLaidAtThePluginWhoseCodeRan() throws {
+        let page = try Page.written {
+            $0.enter(crashy)
+            $0.leave()
+            $0.enter(.loading(plugin: "bad", library: "/p/libBad.so"))
+        }.crash(signal: SIGSEGV, pc: 0x5008, thread: 4242)
+
+        let culprit = try #require(page.read().culprit)
+
+        #expect(culprit.plugin == "crashy")
+        #expect(culprit.place == "a background thread, after crashy.Trap")
+        #expect(!culprit.whileLoading)
+    }
+
     @Test func anExitIsReadAsOneWithItsStatus() throws {
         let page = try Page.written { _ in }.crash(exit: 3, frames: [0x5020], thread: 4242).read()
 

@@ -1,5 +1,6 @@
 import FlowKit
 import Foundation
+import HostSupport
 import Testing
 
 @testable import FlowHost
@@ -156,6 +157,20 @@ struct DocumentedOutputTests {
         for line in lines {
             #expect(doc.contains("`\(line)`"), "docs/supervision.md does not show `\(line)`")
         }
+
+        // A library that crashed the host as it loaded it, and the restarted host's refusal of it.
+        let bad = try directory.file("libBadAbortPlugin.so", containing: Array("not a library".utf8))
+        var loading = SupervisorIncident(cause: .crashed(signal: SIGABRT), page: nil)
+        loading.culprit = CrashCulprit(
+            plugin: "bad", library: bad, place: "loading its library", entryPoints: [], whileLoading: true)
+        let crash = ("flowhost: " + loading.report(quarantine: quarantine) + "; restarting")
+            .replacingOccurrences(of: bad, with: "/p/libBadAbortPlugin.so")
+        let entry = try #require(quarantine.entry(for: bad, identity: FileIdentity(path: bad)))
+        let refusal = quarantine.refusal(entry).description.replacingOccurrences(
+            of: bad, with: "/p/libBadAbortPlugin.so")
+        let shown = String(refusal[..<(try #require(refusal.range(of: " run; ")).upperBound)]) + "..."
+        #expect(doc.contains(crash), "docs/supervision.md does not show \(crash)")
+        #expect(doc.contains("`\(shown)`"), "docs/supervision.md does not show `\(shown)`")
     }
 
     @Test func everyKindOfPluginErrorIsDocumented() throws {
