@@ -50,7 +50,23 @@ extension HostShell {
         case .failed?:
             requestFailed = true
             throw FlowError(result.description)
+        case .redirected(let held)? where !redirects(held):
+            // The step joined a redirect's flow already under way: held, not redirected by this link, as its
+            // event line says. FlowKit's outcome is the same for both (`redirected to auth.signIn`).
+            let outcome = "\(CoordinationOutcome.redirected(held))"
+            let joined = "held until the flow of \(held.redirect.name), under way, completes"
+            guard result.description.hasSuffix(outcome) else { return result.description }
+            return result.description.dropLast(outcome.count) + joined
         default: return result.description
+        }
+    }
+
+    /// Whether the command's events hold the redirect that `held` was held for (its `redirecting`), rather
+    /// than only its `held`, for a request that joined a redirect's flow already under way.
+    private func redirects(_ held: HeldRequest) -> Bool {
+        eventLog.flowEvents.contains { event in
+            guard case .redirecting(let redirecting) = event else { return false }
+            return redirecting.id == held.id
         }
     }
 

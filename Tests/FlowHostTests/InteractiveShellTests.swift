@@ -77,6 +77,37 @@ struct InteractiveShellTests {
         #expect(try shell.waitForExit(within: .seconds(5)) == .exited(0))
     }
 
+    /// Signed out, two links to items: the first is redirected to sign-in, the second joins that flow, and
+    /// its line says it is held, not that it was redirected; after sign-in both items open, in order.
+    @Test(arguments: terminals)
+    func onATerminalASecondLinkHeldBehindTheSignInSaysHeld(term: String) throws {
+        let state = try TemporaryDirectory()
+        let shell = try ChildProcess.flowhost(
+            ["run", Repository.path("manifests/demo.json")], environment: state.environment(term: term))
+        defer { shell.signal(SIGKILL) }
+        try shell.waitFor("flowhost> ")
+        try shell.send("open demo://items/2\r")
+        try shell.waitFor("deep link waiting at step 1 of 1: redirected to auth.signIn")
+        try shell.waitFor("flowhost> ")
+
+        try shell.send("open demo://items/3\r")
+        let second = try shell.waitFor(
+            "deep link waiting at step 1 of 1: held until the flow of auth.signIn, under way, completes")
+        try shell.waitFor("flowhost> ")
+
+        #expect(second.contains("catalog.detail from signIn: held until the flow of auth.signIn, under way, completes"))
+        #expect(!second.contains("redirected"), "\(second.debugDescription)")
+        try shell.send("act submit {\"user\": \"ada\"}\r")
+        try shell.waitFor("resuming catalog.detail from welcome")
+        try shell.waitFor("resuming catalog.detail from signIn")
+        try shell.waitFor("flowhost> ")
+        try shell.send("expect content id 3\r")
+        try shell.waitFor("flowhost> ")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit(within: .seconds(5)) == .exited(0))
+        #expect(!String(decoding: shell.transcript, as: UTF8.self).contains("expectation failed"))
+    }
+
     @Test func throughPipesEachLinesOutputArrivesBeforeTheNextIsWritten() throws {
         let state = try TemporaryDirectory()
         let shell = try ChildProcess.flowhost(

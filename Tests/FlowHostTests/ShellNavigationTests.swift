@@ -63,6 +63,37 @@ struct ShellNavigationTests {
         #expect(shell.execute("expect content id 2").status == .ok)
     }
 
+    /// A second link whose step the same guard would redirect while its sign-in is under way joins that flow:
+    /// held, not redirected again, and the link's line says so, as its event line does. Both resume after
+    /// sign-in, in order.
+    @Test func aSecondURLOpenedWhileTheSignInIsUnderWaySaysItIsHeldNotRedirected() throws {
+        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        _ = shell.start()
+        shell.execute("open demo://items/2")
+
+        let second = shell.execute("open demo://items/3")
+        let third = shell.execute(#"deeplink [{"request": "catalog.detail", "payload": {"id": 1}}, "catalog.list"]"#)
+
+        #expect(
+            second.lines == [
+                "catalog.detail from signIn: held until the flow of auth.signIn, under way, completes",
+                "deep link waiting at step 1 of 1: held until the flow of auth.signIn, under way, completes",
+                "top: signIn",
+            ])
+        #expect(
+            third.lines.dropFirst().first
+                == "deep link waiting at step 1 of 2, with the 1 later step: held until the flow of auth.signIn, under way, completes"
+        )
+        #expect(shell.execute("expect outcome redirected to auth.signIn").status == .ok, "the outcome is FlowKit's")
+        let submit = shell.execute(#"act submit {"user": "ada"}"#)
+        #expect(
+            submit.lines.filter { $0.hasPrefix("resuming ") } == [
+                "resuming catalog.detail from welcome: the flow of auth.signIn completed",
+                "resuming catalog.detail from signIn: the flow of auth.signIn completed",
+                "resuming catalog.detail from signIn: the flow of auth.signIn completed",
+            ])
+    }
+
     @Test func dismissingTheSignInDropsTheURLAndLeavesTheScreenAsItWas() throws {
         let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
         _ = shell.start()
