@@ -131,7 +131,8 @@ package final class LineEditor: Sendable {
         case suspend
     }
 
-    private func readLineBlocking(prompt: String) -> String? {
+    /// ``readLine(prompt:)`` on the calling thread, which it blocks until the line is done.
+    func readLineBlocking(prompt: String) -> String? {
         terminal.drainWake()
         state.withLock { state in
             state.prompt = prompt

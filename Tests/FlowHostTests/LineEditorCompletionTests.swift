@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import Synchronization
 import Testing
 
 @testable import LineEditing
@@ -8,20 +9,28 @@ import Testing
 /// hung filesystem can stall; lines printed above the prompt meanwhile (a reload, the supervisor) must not
 /// wait for it, nor must the thread printing them.
 struct LineEditorCompletionTests {
-    @Test func aLinePrintedWhileTheCompleterWorksIsNotHeldBackByIt() async throws {
+    @Test func aLinePrintedWhileTheCompleterWorksIsNotHeldBackByIt() throws {
         let terminal = try PseudoTerminal()
         let opened = LineEditor(input: terminal.slave, output: terminal.slave, historyFile: nil, warn: { _ in })
         let editor = try #require(opened)
         defer { editor.close() }
         let completer = StalledCompleter()
         editor.completer = completer
-        let reading = Task { await editor.readLine(prompt: "> ") }
+        // Queues of their own, which Dispatch gives threads of their own: these block, and the cooperative
+        // pool and the shared queues are busy with other tests.
+        let line = Mutex<String?>(nil)
+        let read = DispatchSemaphore(value: 0)
+        DispatchQueue(label: "test.reader").async {
+            let typed = editor.readLineBlocking(prompt: "> ")
+            line.withLock { $0 = typed }
+            read.signal()
+        }
         try Self.waitFor("> ", on: terminal)
 
         try Self.type("save x\t", into: terminal)
         try #require(completer.asked.wait(timeout: .now() + 10) == .success, "Tab asked the completer")
         let printed = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        DispatchQueue(label: "test.printer").async {
             editor.printAbove(["reloaded plugin 'settings': generation 2"])
             printed.signal()
         }
@@ -31,7 +40,8 @@ struct LineEditorCompletionTests {
         #expect(printedMeanwhile, "the line waited for the completer")
         try Self.waitFor("generation 2", on: terminal)
         try Self.type("\r", into: terminal)
-        #expect(await reading.value == "save x")
+        try #require(read.wait(timeout: .now() + 10) == .success, "Enter ended the line")
+        #expect(line.withLock { $0 } == "save x")
     }
 
     private static func type(_ text: String, into terminal: PseudoTerminal) throws {
