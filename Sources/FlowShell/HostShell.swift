@@ -125,7 +125,8 @@ package final class HostShell {
         ShellCommand("open URL", "apply the deep link the manifest maps URL to (demo://items/2)"),
         ShellCommand("lifecycle background|foreground|terminate", "send lifecycle events to the services"),
         ShellCommand(
-            "reload [PLUGIN]", "load a new generation of PLUGIN (default: every plugin), even if unchanged"),
+            "reload [PLUGIN]",
+            "load a new generation of PLUGIN (default: every plugin the manifest has), even if unchanged"),
         ShellCommand("reload manifest", "read the manifest again; an invalid one changes nothing"),
         ShellCommand(
             "save FILE", "save the screens (as the requests that built them), services' state, experiments"),
@@ -378,9 +379,13 @@ package final class HostShell {
         } else if target.isEmpty {
             events = host.reloadAll(force: true)
         } else {
+            let plugins = host.reloadablePluginNames.joined(separator: ", ")
             guard host.registry.status(of: target) != nil else {
-                throw FlowError(
-                    "no plugin named '\(target)'; plugins: \(host.registry.pluginNames.joined(separator: ", "))")
+                throw FlowError("no plugin named '\(target)'; plugins: \(plugins)")
+            }
+            // Its slot outlives it (an image cannot be unloaded), but loading it again would serve nothing.
+            guard !host.wasDropped(target) else {
+                throw FlowError("plugin '\(target)' was removed from the manifest; plugins: \(plugins)")
             }
             events = [host.reloadPlugin(target, force: true)]
         }
