@@ -59,9 +59,15 @@ extension Host {
         for name in registry.pluginNames {
             guard let plugin = next.plugin(named: name), plugin.isActive else { continue }
             if plugin.directory == nil {
-                // Listed in the manifest's `plugins`: its library changed is reloaded (or its reload refused),
-                // whether it was loaded or not, as the library of a manifest that does not discover is.
-                if isChanged(name) { changedInPlace.append(name) }
+                // Listed in the manifest's `plugins`: back after it was refused, its slot may still hold the
+                // image loaded before, so load what is there now, as for a discovered plugin back. Else its
+                // library changed is reloaded (or its reload refused), whether it was loaded or not, as the
+                // library of a manifest that does not discover is.
+                if case .loaded? = registry.status(of: name), previous.plugin(named: name)?.isActive == false {
+                    returned.append(name)
+                } else if isChanged(name) {
+                    changedInPlace.append(name)
+                }
                 continue
             }
             switch (registry.status(of: name), previous.plugin(named: name)?.state) {
@@ -138,6 +144,14 @@ extension Host {
             switch plugin.state {
             case .active
             where plugin.directory != nil && (before?.isActive != true || before?.library != plugin.library):
+                let started = startServices(of: plugin.name, in: next.manifest)
+                events.append(
+                    .pluginDiscovered(
+                        plugin: plugin.name, file: plugin.library, routes: routes(of: plugin.name, in: next),
+                        services: started, setAside: routes(setAsideFrom: plugin, in: next)))
+            case .active where plugin.directory == nil && before?.isActive == false:
+                // Listed in the manifest's `plugins`, back after it was refused (its library fixed, at the
+                // start or since): as a discovered plugin back, its routes go live and its services start.
                 let started = startServices(of: plugin.name, in: next.manifest)
                 events.append(
                     .pluginDiscovered(
