@@ -60,11 +60,12 @@ extension Host {
             guard let plugin = next.plugin(named: name), plugin.isActive else { continue }
             if plugin.directory == nil {
                 // Listed in the manifest's `plugins`: back after it was refused, its slot may still hold the
-                // image loaded before, so load what is there now, as for a discovered plugin back. Else its
-                // library changed is reloaded (or its reload refused), whether it was loaded or not, as the
-                // library of a manifest that does not discover is.
-                if case .loaded? = registry.status(of: name), previous.plugin(named: name)?.isActive == false {
-                    returned.append(name)
+                // image loaded before, so load what is there now, as for a discovered plugin back (one never
+                // loaded loads from what is there now when first used). Else its library changed is reloaded
+                // (or its reload refused), whether it was loaded or not, as the library of a manifest that
+                // does not discover is.
+                if previous.plugin(named: name)?.isActive == false {
+                    if case .loaded? = registry.status(of: name) { returned.append(name) }
                 } else if isChanged(name) {
                     changedInPlace.append(name)
                 }

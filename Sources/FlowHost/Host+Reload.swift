@@ -133,8 +133,17 @@ extension Host {
     /// being written (truncated, or not yet an ELF file) is tried again a few times before the reload is
     /// refused.
     package func watch() throws(FlowError) {
-        let libraries = registry.pluginNames.compactMap { name in
+        var libraries = registry.pluginNames.compactMap { name in
             registry.sourcePath(of: name).map { (name: name, path: Manifest.absolutePath($0)) }
+        }
+        // A plugin the manifest's `plugins` lists that discovery refused before it ever loaded (its library
+        // broken from the start) has no slot: its library is watched too, so that fixing it brings it in.
+        for (name, entry) in composition?.declared.plugins ?? [:] where !registry.declares(name) {
+            guard
+                let path = try? registry.searchPath.locate(
+                    entry.library, relativeTo: manifest.directory, plugin: name)
+            else { continue }
+            libraries.append((name: name, path: Manifest.absolutePath(path)))
         }
         watched = (
             Manifest.absolutePath(manifest.path),

@@ -49,6 +49,30 @@ struct ListedPluginReturnTests {
         #expect(host.registry.images(of: "auth") == 1, "the fresh slot's one image: \(library)")
     }
 
+    @Test func aListedPluginBrokenFromTheStartLoadsOnceItsFileIsFixedUnderWatch() async throws {
+        let lab = try DropInLab(members: #""plugins": {"greeter": "./libGreeter.so"}"#)
+        try lab.writeListed(Array("garbage\n".utf8))
+        let host = try lab.host()
+        #expect(!host.coordinator.requestCoordination("greet", from: .app).isHandled, "refused from the start")
+        let (lines, continuation) = AsyncStream<String>.makeStream()
+        host.onEvent = { event in
+            if case .flow = event { return }
+            continuation.yield(event.description)
+        }
+        try host.watch()
+        defer { host.stop() }
+        var next = lines.makeAsyncIterator()
+
+        try lab.replaceListed(with: "libGreeterPluginV1.so")
+        // The manifest written again after the fix: its reload is the next event, unless the fix was seen first.
+        try lab.writeManifest(members: #""plugins": {"greeter": "./libGreeter.so"}"#)
+        let line = try #require(await next.next())
+
+        #expect(line.hasPrefix("discovered plugin 'greeter' at \(lab.listed): routes greet"), "\(line)")
+        #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
+        #expect(host.statsLines.contains("  greeter: loaded, 1 image"), "\(host.statsLines)")
+    }
+
     // MARK: - Test Helpers
 
     /// The manifest's members listing `auth` at `./libAuth.so`, pinned to `pin`.
