@@ -360,8 +360,7 @@ package final class HostShell {
             outcome, of: request, what: request.map { "\($0) (asked by action '\(action)')" } ?? "action '\(action)'")
     }
 
-    /// Applies a deep link. A step queued for a dependency is on its way: the rest of the link waits with
-    /// it, and the command succeeds; a step not handled otherwise fails it.
+    /// Tells the services of every coordinator about a phase of the app's life.
     private func lifecycle(_ phase: String) throws(FlowError) {
         switch phase {
         case "background": host.trackingLifecycle(phase) { LifecycleEvent.background.forEach(host.coordinator.send) }
@@ -369,52 +368,6 @@ package final class HostShell {
         case "terminate": host.trackingLifecycle(phase) { host.coordinator.send(.willTerminate) }
         default: throw FlowError("usage: lifecycle background|foreground|terminate")
         }
-    }
-
-    /// Reloads; a refused reload or a rejected manifest fails the command (the host keeps running).
-    private func reload(_ target: String) throws(FlowError) {
-        let events: [HostEvent]
-        if target == "manifest" {
-            events = [host.reloadManifest()]
-        } else if target.isEmpty {
-            events = host.reloadAll(force: true)
-        } else {
-            let plugins = host.reloadablePluginNames.joined(separator: ", ")
-            guard host.registry.status(of: target) != nil else {
-                throw FlowError("no plugin named '\(target)'; plugins: \(plugins)")
-            }
-            // Its slot outlives it (an image cannot be unloaded), but loading it again would serve nothing.
-            guard !host.wasDropped(target) else {
-                throw FlowError("plugin '\(target)' was removed from the manifest; plugins: \(plugins)")
-            }
-            events = [host.reloadPlugin(target, force: true)]
-        }
-        for event in events {
-            switch event {
-            case .reloadRefused(let plugin, let error):
-                // The error says why; a `wait reload` of the plugin that returns this refusal need not.
-                restatedRefusal = (plugin, error.description)
-                reloadWait.refusalSaid(of: plugin)
-                throw FlowError("reload refused: \(error)")
-            case .manifestRejected(let errors):
-                let count = errors.errors.count + errors.omitted
-                throw FlowError("manifest rejected: \(count) problem\(count == 1 ? "" : "s")")
-            default: continue
-            }
-        }
-    }
-
-    /// The events of the command, but for the refusal its error gives (``restatedRefusal``).
-    private var describedEvents: [HostEvent] {
-        var events = events
-        guard let restated = restatedRefusal,
-            let index = events.firstIndex(where: { event in
-                guard case .reloadRefused(let plugin, let error) = event else { return false }
-                return plugin == restated.plugin && error.description == restated.reason
-            })
-        else { return events }
-        events.remove(at: index)
-        return events
     }
 
     func payload(_ json: String, what: String = "payload") throws(FlowError) -> JSONValue {
@@ -436,31 +389,5 @@ package final class HostShell {
         guard let top = host.coordinator.router.top else { return ["nothing is presented"] }
         if top.actions.isEmpty { return ["\(top.name) has no actions"] }
         return top.actions.map { "\($0.name)\($0.summary.isEmpty ? "" : ": \($0.summary)")" }
-    }
-}
-
-extension String {
-    /// The text before the first whitespace: the whole string when there is none.
-    package var firstWord: String {
-        // Read as bytes while they are ASCII, which commands are; by scalars from the first that is not.
-        var length = 0
-        for byte in utf8 {
-            if byte >= 0x80 { return splitFirstWord().0 }
-            if byte == 0x20 || (0x09...0x0D).contains(byte) { break }
-            length += 1
-        }
-        return length == utf8.count ? self : String(decoding: utf8.prefix(length), as: UTF8.self)
-    }
-
-    /// The first word and the rest, trimmed.
-    package func splitFirstWord() -> (String, String) {
-        guard let space = unicodeScalars.firstIndex(where: \.isWhitespace) else { return (self, "") }
-        return (String(self[..<space]), String(self[space...]).trimmingWhitespace())
-    }
-
-    /// The part after the last `/`.
-    var lastPathComponent: String {
-        guard let slash = lastIndex(of: "/") else { return self }
-        return String(self[index(after: slash)...])
     }
 }
