@@ -62,9 +62,10 @@ package enum Supervisor {
         defer { input.close() }
         // What the host names its input by, and whether a person types it: a script's name, `<stdin>` for
         // piped input (which, as without a supervisor, stops at the first failed command), none at a prompt.
+        // The supervisor's own lines start with the same name and line as the host's errors.
         let hostSource = script?.name ?? (input.isInteractive ? nil : "<stdin>")
         let session = SupervisorSession(
-            input: input, source: script?.name, hangTimeout: hangTimeout,
+            input: input, source: hostSource, hangTimeout: hangTimeout,
             breadcrumb: SupervisorLink.breadcrumbPath(in: directory)
         ) { restart, token throws(FlowError) in
             let snapshot = SupervisorLink.snapshotPath(in: directory)

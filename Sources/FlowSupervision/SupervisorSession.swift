@@ -351,8 +351,8 @@ final class SupervisorSession {
         }
     }
 
-    /// What a report starts with: `app.flow:4: ` in a script (the line of the command in flight, or of the
-    /// last one), `flowhost: ` otherwise.
+    /// What a report starts with: `app.flow:4: ` in a script, `<stdin>:4: ` for piped input (the line of the
+    /// command in flight, or of the last one), `flowhost: ` at a prompt.
     private var place: String {
         guard let source else { return "flowhost: " }
         return lineNumber > 0 ? "\(source):\(lineNumber): " : "\(source): "

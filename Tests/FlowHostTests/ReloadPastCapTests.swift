@@ -100,12 +100,15 @@ struct ReloadPastCapTests {
         transcript += host.unmatchedOutput()
 
         let lines = transcript.split(separator: "\n").map(String.init)
-        let restarts = lines.filter { $0.contains("restarting") }
+        // Piped input: each line names the command it followed, `<stdin>:N: `.
+        let restarts = lines.filter { $0.contains("restarting") }.map { line in
+            line.hasPrefix("<stdin>:") ? "<stdin>:N: " + line.split(separator: " ", maxSplits: 1)[1] : line
+        }
         #expect(
             restarts
                 == Array(
                     repeating:
-                        "flowhost: plugin 'greeter' reached \(cap) generation\(cap == 1 ? "" : "s"); restarting into generation \(cap + 1) at the same screen",
+                        "<stdin>:N: plugin 'greeter' reached \(cap) generation\(cap == 1 ? "" : "s"); restarting into generation \(cap + 1) at the same screen",
                     count: reloads / cap), "\(transcript)")
         #expect(!transcript.contains("refused") && !transcript.contains("the limit"), "\(transcript)")
         #expect(
@@ -141,9 +144,9 @@ struct ReloadPastCapTests {
             lines.filter { $0.contains("restarting") || $0.contains("giving up") }
                 == Array(
                     repeating:
-                        "flowhost: plugin 'crashy' reached 64 generations; restarting into generation 65 at the same screen",
+                        "<stdin>:1: plugin 'crashy' reached 64 generations; restarting into generation 65 at the same screen",
                     count: 5) + [
-                    "flowhost: the host asked 6 times within 60 s, with no command carried out between, to restart because plugin 'crashy' reached 64 generations: more than reloads could justify (plugin code can forge the request); giving up"
+                    "<stdin>:1: the host asked 6 times within 60 s, with no command carried out between, to restart because plugin 'crashy' reached 64 generations: more than reloads could justify (plugin code can forge the request); giving up"
                 ], "\(transcript)")
         #expect(
             lines.filter { $0.contains("the screen is as saved") }.count == 5,

@@ -122,6 +122,24 @@ struct SupervisedRunTests {
                 == true, "\(quarantined.outputLines)")
     }
 
+    /// Piped input names its lines `<stdin>:N:` as a script names them `FILE:N:`: the supervisor's own lines
+    /// (a crash's report, the summary) as well as the host's errors.
+    @Test func pipedInTheSupervisorsLinesStartWithStdinAndTheLine() throws {
+        let scenario = try Scenario()
+
+        let run = try Subprocess.flowhost(
+            ["run", scenario.manifest, "--supervise"], input: "send crashy.trap\nstack\nsend nope.x\n",
+            environment: scenario.environment)
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines == [
+                "<stdin>:1: plugin 'crashy' (\(scenario.crashy)) crashed with SIGILL in crashy.Trap (fatal error at CrashyPlugin/CrashyPlugin.swift:12: the crashy plugin's Trap manager traps on purpose); quarantined; restarting",
+                "<stdin>:3: error: no route handles nope.x",
+                "<stdin>: 1 plugin crash during the script: crashy.Trap (SIGILL)",
+            ])
+    }
+
     @Test func aCrashIsOneLineAndItsStackTraceFollowsOnlyWhenAskedForEachImageNamed() throws {
         let (quiet, asking) = (try Scenario(), try Scenario())  // Each its own quarantine.
         let script = try quiet.script("send crashy.trap\n")

@@ -270,7 +270,7 @@ struct SupervisorWatchdogTests {
         try run.send("quit\n")
         #expect(try run.waitForExit(within: .seconds(30)) == .exited(1))
         #expect(clock.now - quitting < .seconds(5), "not the 20 s the child holds the pipe")
-        #expect(run.unmatchedOutput().contains("flowhost: 1 plugin crash during the script: crashy.Trap (SIGILL)"))
+        #expect(run.unmatchedOutput().contains("<stdin>: 1 plugin crash during the script: crashy.Trap (SIGILL)"))
     }
 
     @Test func aCommandWaitingForAPluginsProbeIsSlowNotHung() throws {
