@@ -4,7 +4,7 @@ import Glibc
 extension CrashBreadcrumb {
     /// Everything a host left on its breadcrumb page: what the supervisor reads once the host is gone.
     package struct Page: Sendable {
-        /// The crumb on top when the host ended.
+        /// The crumb on top when the host ended; `nil` too when it was cut (``CrashBreadcrumb/CrumbFlags/cut``).
         package var crumb: Crumb?
         /// What the crash handler recorded: a signal, or an exit the host did not mark as its own.
         package var crash: CrashRecord?
@@ -47,10 +47,12 @@ extension CrashBreadcrumb {
         init(bytes: ArraySlice<UInt8>) {
             let bytes = Array(bytes)
             let crumbLength = Int(bytes[0]) | Int(bytes[1]) << 8
-            if crumbLength > 0, crumbLength <= CrashBreadcrumb.crumbCapacity {
+            let flags = CrashBreadcrumb.CrumbFlags(rawValue: bytes[2])
+            if crumbLength > 0, crumbLength <= CrashBreadcrumb.crumbCapacity, !flags.contains(.cut) {
                 crumb = Crumb(
-                    fields: Self.text(bytes, 2..<(2 + crumbLength)).split(
+                    fields: Self.text(bytes, 3..<(3 + crumbLength)).split(
                         separator: "\n", omittingEmptySubsequences: false))
+                crumb?.isLoading = flags.contains(.loading)
             }
             crash = CrashRecord(bytes: bytes)
             crumbThread = (0..<4).reduce(0) { $0 | Int32(bytes[CrashBreadcrumb.threadOffset + $1]) << (8 * $1) }

@@ -13,9 +13,11 @@ import Glibc
 /// started: a few bytes copied per call, no system call.
 ///
 /// The page (``pageSize`` bytes, offsets in bytes):
-/// - 0: the crumb on top: a 2-byte little-endian length, then `plugin\nlibrary\nplace\nentry point`
-///   (the entry point as ``PluginEntryPoint/key``, or empty; then `\nload` for the load of a library), or
-///   length 0 for none.
+/// - 0: the crumb on top: a 2-byte little-endian length, a byte of flags (``CrumbFlags``: the load of a
+///   library; cut, its text longer than the ``crumbCapacity`` bytes that fit), then
+///   `plugin\nlibrary\nplace\nentry point` (the entry point as ``PluginEntryPoint/key``, or empty); or
+///   length 0 for none. A cut crumb is read as none: its library, place or entry point may be cut, and
+///   nothing is blamed or quarantined under a name that is not whole.
 /// - 1020: the thread that entered the last crumb (its `gettid`, 4 bytes, little-endian): a crash on
 ///   another thread is not the crumb's call, and a SIGQUIT another thread gets is passed on to it.
 /// - 1024: the crash record the crash handler writes (`flowhost_crash_record` in `CCrashHandler.h`).
@@ -35,8 +37,8 @@ package final class CrashBreadcrumb {
         package var place: String
         /// The entry point running, which a crash quarantines; `nil` when the call stands for no single one.
         package var entryPoint: PluginEntryPoint?
-        /// Whether the call opens the plugin's library (``loading(plugin:library:)``): a crash there is the
-        /// library's, whole.
+        /// Whether the call opens the plugin's library (``loading(plugin:library:)``): a crash recorded on
+        /// its thread is the library's, whole.
         package var isLoading = false
 
         package init(plugin: String, library: String, place: String, entryPoint: PluginEntryPoint? = nil) {
@@ -56,22 +58,31 @@ package final class CrashBreadcrumb {
             return crumb
         }
 
-        /// The fields as the page holds them; a load adds a fifth, `load`.
-        var fields: [String] { [plugin, library, place, entryPoint?.key ?? ""] + (isLoading ? ["load"] : []) }
+        /// The fields as the page holds them; whether it is a load is in the crumb's flags.
+        var fields: [String] { [plugin, library, place, entryPoint?.key ?? ""] }
 
         init?(fields: [Substring]) {
-            guard (3...5).contains(fields.count) else { return nil }
-            let key = fields.count >= 4 ? String(fields[3]) : ""
+            guard fields.count == 3 || fields.count == 4 else { return nil }
+            let key = fields.count == 4 ? String(fields[3]) : ""
             self.init(
                 plugin: String(fields[0]), library: String(fields[1]), place: String(fields[2]),
                 entryPoint: PluginEntryPoint(key: key))
-            isLoading = fields.count == 5 && fields[4] == "load"
         }
+    }
+
+    /// The byte before the crumb's text on the page, at a fixed offset, so that cutting the text loses
+    /// neither.
+    struct CrumbFlags: OptionSet {
+        let rawValue: UInt8
+        /// The crumb is a load (``Crumb/isLoading``).
+        static let loading = CrumbFlags(rawValue: 1)
+        /// The text was longer than ``crumbCapacity`` and was cut.
+        static let cut = CrumbFlags(rawValue: 2)
     }
 
     /// The page's size; a crumb longer than fits is cut.
     package static let pageSize = 65536
-    static let crumbCapacity = 1020 - 2
+    static let crumbCapacity = 1020 - 3
     static let threadOffset = Int(FLOWHOST_CRASH_THREAD_OFFSET)
     static let lastCrumbsOffset = 6144
     static let lastCrumbsCapacity = PluginImages.linesOffset - lastCrumbsOffset - 4
@@ -184,16 +195,22 @@ package final class CrashBreadcrumb {
     /// The crumb in the file at `path`: what a host that died was running, or `nil` when it was in none.
     package static func read(path: String) -> Crumb? { Page(path: path)?.crumb }
 
-    /// Writes `crumb` as its length (2 bytes, little-endian) then its fields, one a line; nothing, as 0.
+    /// Writes `crumb` as its length (2 bytes, little-endian), its flags (a byte), then its fields, one a
+    /// line; nothing, as 0.
     private func write(_ crumb: Crumb?) {
         guard let crumb else {
             page.storeBytes(of: 0, toByteOffset: 0, as: UInt16.self)
             return
         }
         var text = Array(crumb.fields.joined(separator: "\n").utf8)
-        if text.count > Self.crumbCapacity { text.removeLast(text.count - Self.crumbCapacity) }
-        // The text first, then the length that makes it readable.
-        text.withUnsafeBytes { (page + 2).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        var flags: CrumbFlags = crumb.isLoading ? .loading : []
+        if text.count > Self.crumbCapacity {
+            text.removeLast(text.count - Self.crumbCapacity)
+            flags.insert(.cut)
+        }
+        // The flags and text first, then the length that makes them readable.
+        page.storeBytes(of: flags.rawValue, toByteOffset: 2, as: UInt8.self)
+        text.withUnsafeBytes { (page + 3).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         page.storeBytes(of: UInt16(text.count).littleEndian, toByteOffset: 0, as: UInt16.self)
     }
 

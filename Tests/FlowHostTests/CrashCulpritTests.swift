@@ -78,6 +78,30 @@ struct CrashCulpritTests {
                     whileLoading: true))
     }
 
+    /// A crumb is cut at its capacity; a library's path that long would be cut, and with it what follows.
+    /// The page says it was cut, and nothing is laid at (or quarantined under) a path that was cut.
+    @Test func aLoadWhosePathDoesNotFitOnThePageIsLaidAtNobody() throws {
+        let long = "/p/" + String(repeating: "d", count: 1_000) + "/libBad.so"
+        let page = try Page.written { $0.enter(.loading(plugin: "bad", library: long)) }
+            .crash(signal: SIGABRT, pc: 0x9999_0000, thread: Page.callingThread).read()
+
+        #expect(page.crumb == nil, "a cut crumb is not read as a call")
+        #expect(page.culprit == nil)
+        // A manager's crumb too: its entry point, after the path, would be cut as well.
+        let manager = CrashBreadcrumb.Crumb(
+            plugin: "bad", library: long, place: "bad.Show", entryPoint: .manager("Show"))
+        let inManager = try Page.written { $0.enter(manager) }.crash(signal: SIGSEGV, pc: 0x1, thread: 4242).read()
+        #expect(inManager.culprit == nil)
+    }
+
+    @Test func aShortLoadingCrumbKeepsItsFlagAndPath() throws {
+        let loading = CrashBreadcrumb.Crumb.loading(plugin: "bad", library: "/p/libBad.so")
+        let page = try Page.written { $0.enter(loading) }.read()
+
+        #expect(page.crumb == loading)
+        #expect(page.crumb?.isLoading == true)
+    }
+
     @Test func aCrashOnAnotherThreadWhileALibraryLoadsIsLaidAtThePluginWhoseCodeRan() throws {
         let page = try Page.written {
             $0.enter(crashy)
@@ -106,83 +130,5 @@ struct CrashCulpritTests {
         for forged in ["manager", "manager Tr\u{1B}ap", "manager a b", "plugin x", "action fragile", ""] {
             #expect(PluginEntryPoint(key: forged) == nil, "\(forged)")
         }
-    }
-}
-
-// MARK: - Test Helpers
-
-/// A breadcrumb page in a temporary file: crumbs written by ``CrashBreadcrumb``, then a crash record and the
-/// image lines as the crash handler and ``PluginImages`` write them. Plugin `crashy`'s code is at
-/// 0x5000..<0x6000 (with service `Moody`), `welcome`'s at 0x2000..<0x3000.
-private struct Page {
-    static let callingThread: Int32 = 7
-    let directory: TemporaryDirectory
-    var path: String { directory.path + "/breadcrumb" }
-
-    @MainActor
-    static func written(_ crumbs: (CrashBreadcrumb) -> Void) throws -> Page {
-        let page = Page(directory: try TemporaryDirectory())
-        let breadcrumb = try CrashBreadcrumb(path: page.path)
-        crumbs(breadcrumb)
-        let lines = """
-            image\t2000\t3000\twelcome\t/p/libWelcome.so
-            image\t5000\t6000\tcrashy\t/p/libCrashy.so
-            service\tcrashy\tMoody\t/p/libCrashy.so
-
-            """
-        var bytes = try page.bytes()
-        put(UInt32(lines.utf8.count), at: PluginImages.linesOffset, in: &bytes)
-        bytes.replaceSubrange(
-            (PluginImages.linesOffset + 4)..<(PluginImages.linesOffset + 4 + lines.utf8.count), with: Array(lines.utf8))
-        // The crumbs' thread, as the calling thread.
-        put(UInt32(bitPattern: callingThread), at: CrashBreadcrumb.threadOffset, in: &bytes)
-        try page.write(bytes)
-        return page
-    }
-
-    func crash(signal: Int32, pc: UInt64, frames: [UInt64] = [], thread: Int32) throws -> Page {
-        try record(kind: 1, number: signal, pc: pc, frames: frames, thread: thread)
-    }
-
-    func crash(exit status: Int32, frames: [UInt64], thread: Int32) throws -> Page {
-        try record(kind: 2, number: status, pc: 0, frames: frames, thread: thread)
-    }
-
-    func read() throws -> CrashBreadcrumb.Page { try #require(CrashBreadcrumb.Page(path: path)) }
-
-    private func record(kind: UInt32, number: Int32, pc: UInt64, frames: [UInt64], thread: Int32) throws -> Page {
-        var bytes = try bytes()
-        let base = 1024
-        Self.put(0x5243_4846 as UInt32, at: base, in: &bytes)
-        Self.put(kind, at: base + 4, in: &bytes)
-        Self.put(UInt32(bitPattern: number), at: base + 8, in: &bytes)
-        Self.put(pc, at: base + 24, in: &bytes)
-        Self.put(UInt32(bitPattern: thread), at: base + 32, in: &bytes)
-        Self.put(UInt32(frames.count), at: base + 40, in: &bytes)
-        for (index, frame) in frames.enumerated() { Self.put(frame, at: base + 48 + 8 * index, in: &bytes) }
-        try write(bytes)
-        return self
-    }
-
-    private static func put<T: FixedWidthInteger>(_ value: T, at offset: Int, in bytes: inout [UInt8]) {
-        for index in 0..<MemoryLayout<T>.size {
-            bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index))
-        }
-    }
-
-    private func bytes() throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY)
-        try #require(descriptor >= 0)
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: CrashBreadcrumb.pageSize)
-        try #require(Glibc.read(descriptor, &bytes, bytes.count) == bytes.count)
-        return bytes
-    }
-
-    private func write(_ bytes: [UInt8]) throws {
-        let descriptor = open(path, O_WRONLY)
-        try #require(descriptor >= 0)
-        defer { close(descriptor) }
-        try #require(Glibc.write(descriptor, bytes, bytes.count) == bytes.count)
     }
 }
