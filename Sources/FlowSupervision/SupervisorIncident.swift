@@ -11,7 +11,10 @@ import PluginLoading
 /// (``CrashBreadcrumb/Page/culprit``): the plugin image holding the faulting address or the first frames the
 /// host's crash handler recorded (for a signal, the watchdog's SIGQUIT, or an exit the host did not mark as
 /// its own), else the call the host was in. Its entry point (a manager, an action, a service) is quarantined,
-/// or the whole plugin once three of them have been.
+/// or the whole plugin once three of them have been. A library being loaded is blamed, whole, only for a
+/// crash or exit recorded on the thread loading it; never for a hang, which may be another thread's holding
+/// the loader's lock, or the start's time spent before the load: the line then names the load, and nothing
+/// is quarantined.
 struct SupervisorIncident {
     enum Cause: Equatable {
         /// Died of a signal other than the ones sent from outside (SIGILL, SIGSEGV, SIGABRT...).
@@ -37,6 +40,9 @@ struct SupervisorIncident {
     var culprit: CrashCulprit?
     /// For a crash, the fatal error the runtime reported.
     var fatalError: CrashOutputFilter.FatalError?
+    /// The load of a library under way when the host ended, when nothing shows that library is to blame:
+    /// the line names it, and quarantines nothing.
+    var loading: CrashBreadcrumb.Crumb?
 
     /// The incident `cause`, blamed from the breadcrumb `page` of the host that ended, whose runtime
     /// reported `fatalError` (``SupervisedHost/fatalError``).
@@ -53,6 +59,9 @@ struct SupervisorIncident {
         case .stoppedFromOutside: culprit = nil
         default: culprit = page?.culprit
         }
+        // The watchdog's SIGQUIT lands on the loading thread whoever holds it up: not evidence.
+        if case .hung = cause, culprit?.whileLoading == true { culprit = nil }
+        if culprit == nil, isPluginFault, let crumb = page?.crumb, crumb.isLoading { loading = crumb }
     }
 
     /// Whether it counts in the summary of a script: everything but a host stopped from outside.
@@ -64,19 +73,27 @@ struct SupervisorIncident {
     /// point to blame in `quarantine` when the cause is the plugin's doing.
     func report(quarantine: PluginQuarantine? = CacheDirectory.standard().map(PluginQuarantine.init)) -> String {
         let subject = culprit.map { "plugin '\($0.plugin)' (\($0.library))" } ?? "plugin code"
+        // A load under way that is not to blame: named, and said not to be blamed.
+        let during = loading.map { " while plugin '\($0.plugin)' (\($0.library)) was loading its library" }
+        let notLaid = loading == nil ? "" : "; not laid at it (not shown to be its code)"
         switch cause {
         case .crashed(let signal):
             let fatal = fatalError.map { " (\($0))" } ?? ""
             return blame("crashed with \(ProcessInfoLite.signalName(signal))", kind: .crashed, detail: fatal)
         case .exited(let status, let when):
-            guard culprit != nil else { return "the host exited with status \(status) \(when)" }
+            guard culprit != nil else {
+                return "the host exited with status \(status)\(during ?? " \(when)")\(notLaid)"
+            }
             return blame("called exit(\(status))", kind: .exited)
         case .hung(let seconds, let when):
-            guard culprit != nil else { return "the host hung for \(seconds) s \(when); killed" }
+            guard culprit != nil else {
+                return "the host hung for \(seconds) s\(during ?? " \(when)"); killed\(notLaid)"
+            }
             return blame("hung for \(seconds) s", kind: .timedOut)
         case .stoppedAgain(let signal):
             guard culprit != nil else {
-                return "the host stopped with \(ProcessInfoLite.signalName(signal)) again; killed"
+                return
+                    "the host stopped with \(ProcessInfoLite.signalName(signal)) again\(during ?? ""); killed\(notLaid)"
             }
             return blame("stopped the host with \(ProcessInfoLite.signalName(signal)) a second time", kind: .timedOut)
         case .lostDescriptor(let descriptor):
@@ -89,7 +106,7 @@ struct SupervisorIncident {
         }
 
         func blame(_ how: String, kind: PluginLoadError.Kind, detail: String = "") -> String {
-            guard let culprit else { return "the host \(how)\(detail)" }
+            guard let culprit else { return "the host \(how)\(detail)\(during ?? "")\(notLaid)" }
             // While loading, the library is to blame, whole; the quarantine says it as a probe's does.
             let place =
                 culprit.whileLoading

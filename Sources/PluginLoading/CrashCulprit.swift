@@ -10,8 +10,8 @@ package struct CrashCulprit: Sendable, Hashable {
     package var place: String
     /// The entry points to quarantine; empty when none is known, and the whole plugin is.
     package var entryPoints: [PluginEntryPoint]
-    /// Whether it happened while the host loaded the plugin's library (in a constructor or its entry point):
-    /// the whole library is to blame.
+    /// Whether it happened on the thread loading the plugin's library (in a constructor or its entry
+    /// point), as the crash record shows: the whole library is to blame.
     package var whileLoading: Bool
 
     package init(
@@ -33,20 +33,25 @@ package struct CrashCulprit: Sendable, Hashable {
 }
 
 extension CrashBreadcrumb.Page {
-    /// Whose code crashed: on the thread that was loading a plugin's library, that library; else the plugin
-    /// image holding the first of the crash record's addresses that a plugin's image holds; then where, from
-    /// the crumb on top when it is that plugin's, else (a lifecycle event) the plugin's services, else (a
-    /// thread or a task of its own) its last crumb. Without plugin code on the stack, the crumb on top, as
-    /// it names the call the host was in. `nil`: nobody.
+    /// Whose code crashed: when the crash record is of the very thread that was loading a plugin's
+    /// library, that library, whole; else the plugin image holding the first of the crash record's addresses
+    /// that a plugin's image holds; then where, from the crumb on top when it is that plugin's, else (a
+    /// lifecycle event) the plugin's services, else (a thread or a task of its own) its last crumb. Without
+    /// plugin code on the stack, the crumb on top, as it names the call the host was in, unless it is a
+    /// load: with no record, or one of another thread, nothing shows the library's code ran (another
+    /// plugin's thread may have called `_exit`, or crashed in libc or the runtime), so nobody is blamed.
+    /// `nil`: nobody.
     package var culprit: CrashCulprit? {
         // On the thread that calls into plugins, the crumb on top is the call; on another, it is not.
         let onCallingThread = crash.map { crumbThread == 0 || $0.thread == crumbThread } ?? true
         // A library being loaded has no image noted yet (its constructors run inside `dlopen`): a plugin
         // address on that stack is another's, further up (a manager whose request needed the library loaded)
         // or left there by an earlier call.
-        if let crumb, crumb.isLoading, onCallingThread { return CrashCulprit(crumb) }
+        if let crumb, crumb.isLoading, let crash, crumbThread != 0, crash.thread == crumbThread {
+            return CrashCulprit(crumb)
+        }
         guard let image = crash?.addresses.lazy.compactMap(image(holding:)).first else {
-            guard let crumb, !crumb.plugin.isEmpty else { return nil }
+            guard let crumb, !crumb.plugin.isEmpty, !crumb.isLoading else { return nil }
             return CrashCulprit(crumb)
         }
         if let crumb, crumb.plugin == image.plugin, onCallingThread {

@@ -170,6 +170,11 @@ struct DocumentedOutputTests {
             of: bad, with: "/p/libBadAbortPlugin.so")
         let shown = String(refusal[..<(try #require(refusal.range(of: " run; ")).upperBound)]) + "..."
         #expect(doc.contains(crash), "docs/supervision.md does not show \(crash)")
+        // A hang while a library loads: named, not blamed.
+        var hung = SupervisorIncident(cause: .hung(seconds: "10", when: "while starting"), page: nil)
+        hung.loading = .loading(plugin: "bad", library: "/p/libBadHangPlugin.so")
+        let named = "flowhost: " + hung.report(quarantine: quarantine) + "; restarting"
+        #expect(doc.contains(named), "docs/supervision.md does not show \(named)")
         #expect(doc.contains("`\(shown)`"), "docs/supervision.md does not show `\(shown)`")
     }
 

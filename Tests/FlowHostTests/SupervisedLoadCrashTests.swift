@@ -13,9 +13,10 @@ struct SupervisedLoadCrashTests {
         let manifest: String
         let bad: String
 
-        init(service: Bool = false) throws {
+        /// - Parameter library: Plugin `bad`'s library, a bad library's.
+        init(service: Bool = false, library: String = "libBadAbortPlugin.so") throws {
             directory = try TemporaryDirectory()
-            bad = try BuildProducts.path(of: "libBadAbortPlugin.so")
+            bad = try BuildProducts.path(of: library)
             let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
             let services = service ? #"{"plugin": "bad", "service": "Clock"}"# : ""
             manifest = try directory.file(
@@ -134,5 +135,26 @@ struct SupervisedLoadCrashTests {
         #expect(try shell.waitForExit() == .exited(0))
         let screen = String(decoding: shell.transcript, as: UTF8.self)
         #expect(screen.components(separatedBy: "restarting").count == 2, "one crash: \(screen)")
+    }
+
+    /// A constructor that hangs (the BadHangPlugin fixture, deaf even to the watchdog's SIGQUIT) looks no
+    /// different from a load waiting on another thread that holds the loader's lock, or from a start whose
+    /// time was spent before the load: the line names the load, and nothing is quarantined.
+    @Test func aHangWhileALibraryLoadsIsNamedButNotQuarantined() throws {
+        let scenario = try Scenario(library: "libBadHangPlugin.so")
+        let script = try scenario.directory.file("app.flow", containing: "send bad.show\nexpect top welcome\n")
+
+        let run = try Subprocess.flowhost(
+            ["run", scenario.manifest, "--supervise", "--trust", "--hang-timeout", "1", "--script", script],
+            environment: scenario.environment)
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines == [
+                "\(script):1: the host hung for 1 s while plugin 'bad' (\(scenario.bad)) was loading its library; "
+                    + "killed; not laid at it (not shown to be its code); restarting",
+                "\(script): 1 plugin crash during the script: the host (hung for 1 s)",
+            ])
+        #expect(try scenario.quarantineList() == ["no library is quarantined"])
     }
 }
