@@ -45,8 +45,12 @@ final class SettingsManager: FlowManager {
         let flow = BaseFlowCoordinator(name: "switchUser")
         host.openChild(flow, style: .inline)
         let outcome = flow.requestCoordination(.signIn, payload: payload, from: settings.name)
-        // A sub-flow that shows nothing would never be left, so it would never finish on its own.
-        if !host.router.modules.contains(where: { $0.coordination === flow }) { flow.finish() }
+        // A sub-flow that shows nothing would never be left, so it would never finish on its own. What it shows is
+        // on top, where signing in put it, unless something was presented over it: only then are the screens
+        // looked through (every one of them, each time, when a restored snapshot switches user thousands of times).
+        if host.router.top?.coordination !== flow, !host.router.modules.contains(where: { $0.coordination === flow }) {
+            flow.finish()
+        }
         return outcome
     }
 }
