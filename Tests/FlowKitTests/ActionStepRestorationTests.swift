@@ -110,4 +110,98 @@ struct ActionStepRestorationTests {
         #expect(json["steps"]?.array?[1] == ["action": "start", "payload": [:], "from": "welcome", "coordinator": []])
         #expect(old.version == 2 && old.steps.map(\.action) == [nil])
     }
+
+    /// An action step runs on the module of its name its coordinator shows last in the screen's order (main stack,
+    /// tabs, modals), not the one shown most recently: here the modal's, though the tab's came after it.
+    @Test func anActionStepRunsOnTheLastModuleOfItsNameInTheScreensOrder() throws {
+        let saving = itemApp()
+        saving.requestCoordination(.showItem, payload: ["n": 1, "style": "modal"], from: "home")
+        saving.requestCoordination(.showItem, payload: ["n": 2, "style": "tab"], from: "home")
+        let inModal = try #require(saving.router.top)
+        try inModal.perform("pick")
+        let saved = try FlowSnapshot(json: saving.snapshot().json)
+
+        let restoring = itemApp()
+        let report = try restoring.restore(saved)
+
+        #expect(saving.children.map(\.name) == ["picked1"])
+        #expect(report.isComplete, "\(report.summary)")
+        #expect(restoring.children.map(\.name) == ["picked1"])
+    }
+
+    /// A module that left is no longer found: the next action step of its name runs on the one below it.
+    @Test func anActionStepDoesNotRunOnAModuleAnEarlierStepRemoved() throws {
+        let steps = [
+            FlowSnapshot.Step(CoordinationRequest(.showItem, payload: ["n": 1]), from: "home"),
+            FlowSnapshot.Step(CoordinationRequest(.showItem, payload: ["n": 2]), from: "home"),
+            FlowSnapshot.Step(action: "pick", payload: ["leave": true], of: "item"),
+            FlowSnapshot.Step(action: "pick", of: "item"),
+        ]
+        let crafted = FlowSnapshot(steps: steps, presentation: .init(stack: [.init("item", step: 0)]))
+
+        let restoring = itemApp()
+        let report = try restoring.restore(crafted)
+
+        #expect(report.restored == steps.count, "\(report.summary)")
+        #expect(restoring.children.map(\.name) == ["picked2", "picked1"])
+        #expect(restoring.router.state.stack == ["item"])
+    }
+
+    /// A module shown twice at once is found all the same.
+    @Test func anActionStepRunsOnAModuleShownTwice() throws {
+        let saving = itemApp()
+        saving.requestCoordination(.showItem, payload: ["n": 1, "twice": true], from: "home")
+        try #require(saving.router.top).perform("pick")
+        let saved = saving.snapshot()
+
+        let restoring = itemApp()
+        let report = try restoring.restore(saved)
+
+        #expect(saving.router.state.stack == ["item", "item"])
+        #expect(report.isComplete, "\(report.summary)")
+        #expect(restoring.children.map(\.name) == ["picked1"])
+    }
+
+    /// A started, restorable root routing `test.item` to ``ItemManager``.
+    private func itemApp() -> BaseFlowCoordinator {
+        let coordinator = BaseFlowCoordinator(
+            name: "app", mapping: [RequestRoute(.showItem): route("Item", ItemManager.self)])
+        coordinator.isRestorable = true
+        coordinator.start()
+        return coordinator
+    }
+}
+
+extension CoordinationRequestName {
+    fileprivate static let showItem: Self = "test.item"
+}
+
+/// Shows an `item` numbered by the payload's `n`, inline, or as the payload's `style` says (`modal`, `tab`); with
+/// `twice`, the same module twice. Its action `pick` opens a child flow `pickedN` itself and, with `leave` in its
+/// payload, then finishes the manager, taking the item away.
+@MainActor
+private final class ItemManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        let number = request.payload["n"]?.int ?? 0
+        let item = self.module(
+            "item", content: ["n": .number(Double(number))],
+            actions: [
+                ModuleAction("pick") { [unowned self] item, payload in
+                    guard let host = item.coordination as? BaseFlowCoordinator else { return nil }
+                    host.openChild(BaseFlowCoordinator(name: "picked\(number)"), style: .inline)
+                    if payload["leave"] == true { self.finish() }
+                    return nil
+                }
+            ])
+        if request.payload["twice"] == true {
+            coordinator.present(item, style: .inline, by: self)
+            coordinator.present(item, style: .inline, by: self)
+            return .finished
+        }
+        switch request.payload["style"]?.string {
+        case "modal": return .present(item, .modal)
+        case "tab": return .present(item, .tab("Item"))
+        default: return .present(item, .inline)
+        }
+    }
 }

@@ -26,8 +26,14 @@ struct PendingDeepLink {
 extension BaseFlowCoordinator {
     /// This coordinator's dependencies merged over its ancestors'.
     public var dependencies: DependencyValues {
-        guard let parent else { return ownDependencies }
-        return parent.dependencies.merging(ownDependencies)
+        guard var ancestor = parent else { return ownDependencies }
+        // Each ancestor's under what is below it, walking up (a loop: a nesting can be thousands deep).
+        var merged = ownDependencies
+        while true {
+            merged = ancestor.ownDependencies.merging(merged)
+            guard let next = ancestor.parent else { return merged }
+            ancestor = next
+        }
     }
 
     /// Sets (or with `nil`, removes) the dependency `key` on this coordinator: its descendants see it, and the
@@ -67,8 +73,15 @@ extension BaseFlowCoordinator {
         return .queued(waitingFor: missing)
     }
 
-    /// Replays, in arrival order, the queued requests whose requirements are met; then the children's.
+    /// Replays, in arrival order, the queued requests whose requirements are met; then the descendants', each
+    /// coordinator's before its children's.
     func replayQueue() {
+        replayOwnQueue()
+        forEachDescendant { child, _ in child.replayOwnQueue() }
+    }
+
+    /// Replays, in arrival order, this coordinator's queued requests whose requirements are met.
+    private func replayOwnQueue() {
         var index = 0
         while index < queue.count {
             guard missingDependencies(queue[index].requirements).isEmpty else {
@@ -84,7 +97,6 @@ extension BaseFlowCoordinator {
             if let link = entry.deepLink { continueDeepLink(link, after: outcome) }
             router.recorder?.resume(interrupted)
         }
-        for child in children { child.replayQueue() }
     }
 
     /// Dead-letters every queued request whose deadline has passed at `now`.

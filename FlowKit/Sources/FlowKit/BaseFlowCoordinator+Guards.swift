@@ -31,9 +31,14 @@ extension BaseFlowCoordinator {
 
     /// Recomputes the chain of this coordinator and its descendants, after guards or the parent changed.
     func refreshGuardChain() {
+        refreshOwnGuardChain()
+        forEachDescendant { child, _ in child.refreshOwnGuardChain() }
+    }
+
+    /// Recomputes this coordinator's chain from its parent's.
+    private func refreshOwnGuardChain() {
         let inherited = hasParent ? parent?.guardChainBoxes : nil
         guardChainBoxes = installedGuards.isEmpty ? inherited : (inherited ?? []) + installedGuards
-        for child in children { child.refreshGuardChain() }
     }
 
     /// Passes `request` through `chain`, then routes what is left of it with `continuation`: a deep link

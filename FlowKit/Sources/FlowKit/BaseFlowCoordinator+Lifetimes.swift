@@ -45,17 +45,23 @@ extension BaseFlowCoordinator {
     /// - Returns: How many managers ended.
     @discardableResult
     public func replaceBackgroundManagers(where isReplaced: (any RequestCoordinatorManager) -> Bool) -> Int {
+        // Each coordinator after its children, they in the order they were opened, as calls per level took them.
         var count = 0
-        for child in children { count += child.replaceBackgroundManagers(where: isReplaced) }
+        forEachAfterItsDescendants { count += $0.replaceOwnBackgroundManagers(where: isReplaced) }
+        return count
+    }
+
+    /// What ``replaceBackgroundManagers(where:)`` does for this coordinator's own managers.
+    private func replaceOwnBackgroundManagers(where isReplaced: (any RequestCoordinatorManager) -> Bool) -> Int {
         let candidates = working  // `isReplaced` is the caller's code: it must not overlap an access.
         let replaced = candidates.filter { manager in
             guard let flow = manager as? FlowManager, flow.runningTaskCount > 0 else { return false }
             return !treeRouter.holds(manager) && isReplaced(manager)
         }
-        guard !replaced.isEmpty else { return count }
+        guard !replaced.isEmpty else { return 0 }
         for manager in replaced { removeWorking(manager) }
         endReleased(replaced, reason: .replaced, sink: sink)
-        return count + replaced.count
+        return replaced.count
     }
 
     // MARK: - Internals
@@ -74,9 +80,13 @@ extension BaseFlowCoordinator {
 
     /// Whether this coordinator or a descendant holds the manager `id` working or while it starts.
     private func holdsOtherwise(_ id: ObjectIdentifier) -> Bool {
-        if starting.contains(id) { return true }
-        for held in working where ObjectIdentifier(held) == id { return true }
-        for child in children where child.holdsOtherwise(id) { return true }
+        // Depth first, with a list of the coordinators still to look at rather than a call per level.
+        var pending: [BaseFlowCoordinator] = [self]
+        while let coordinator = pending.popLast() {
+            if coordinator.starting.contains(id) { return true }
+            for held in coordinator.working where ObjectIdentifier(held) == id { return true }
+            pending.append(contentsOf: coordinator.children.reversed())
+        }
         return false
     }
 

@@ -113,8 +113,30 @@ extension BaseFlowCoordinator {
 
     private func finishAbandonedDescendants(with result: FlowResult) {
         for child in children {
-            child.finishAbandonedDescendants(with: result)
+            if !child.children.isEmpty { child.finishAbandonedNested(with: result) }
             if child.isAbandoned { child.finish(with: result) }
+        }
+    }
+
+    /// What ``finishAbandonedDescendants(with:)`` does, below this child: each of its descendants after its own, in
+    /// the order they were opened, as calls per level took them, with a list of the levels under way rather than a
+    /// call per level, so that no nesting runs out of stack.
+    private func finishAbandonedNested(with result: FlowResult) {
+        var levels = [WalkLevel(self, lastOpenedFirst: false)]
+        while let level = levels.last {
+            guard level.next < level.children.count else {
+                levels.removeLast()
+                let coordinator = level.coordinator
+                if !levels.isEmpty, coordinator.isAbandoned { coordinator.finish(with: result) }
+                continue
+            }
+            let child = level.children[level.next]
+            level.next += 1
+            if child.children.isEmpty {
+                if child.isAbandoned { child.finish(with: result) }  // nothing inside it to finish first
+            } else {
+                levels.append(WalkLevel(child, lastOpenedFirst: false))
+            }
         }
     }
 

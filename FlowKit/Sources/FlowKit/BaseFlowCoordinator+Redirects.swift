@@ -53,13 +53,10 @@ extension BaseFlowCoordinator {
             redirectedBy: redirectedBy + [ObjectIdentifier(installed)])
         let sink = self.sink
         // The same guard's flow to the same place is under way: wait for it rather than start another.
-        if let under = state.holds.first(where: {
-            $0.rule === installed && $0.held.redirect == target
-                && ($0.awaiting != nil || $0.footprint.isAlive(in: root))
-        }) {
+        if let under = state.underWay(redirectedBy: installed, to: target, in: root) {
             hold.footprint = under.footprint
             hold.awaiting = under.awaiting
-            state.holds.append(hold)
+            state.append(hold, joining: under)
             sink?(.held(held))
             return .redirected(held)
         }
@@ -80,7 +77,7 @@ extension BaseFlowCoordinator {
             sink?(.failed(request, from: module, error: error))
             return .failed(error)
         }
-        state.holds.append(hold)
+        state.append(hold)
         // A redirect that left nothing behind has completed already.
         state.needsSettle = true
         sink?(.held(held))
@@ -123,7 +120,7 @@ extension BaseFlowCoordinator {
         }
         let isOfFlow = { (footprint: RedirectFootprint) in footprint.modules.contains { $0.object === module } }
         for index in state.holds.indices where isOfFlow(state.holds[index].footprint) {
-            state.holds[index].footprint.coordinators.append(WeakObject(child))
+            state.addCoordinator(child, toHoldAt: index)
         }
         for index in state.unheldFlows.indices where isOfFlow(state.unheldFlows[index].footprint) {
             state.unheldFlows[index].footprint.coordinators.append(WeakObject(child))
@@ -160,10 +157,8 @@ extension BaseFlowCoordinator {
         defer { state.isSettling = false }
         while true {
             state.needsSettle = false
-            guard
-                let index = state.holds.firstIndex(where: { $0.awaiting == nil && !$0.footprint.isAlive(in: self) })
-            else { return }
-            conclude(state.holds.remove(at: index), state)
+            guard let index = state.firstCompleted(in: self) else { return }
+            conclude(state.remove(at: index), state)
         }
     }
 
@@ -208,7 +203,7 @@ extension BaseFlowCoordinator {
 
     private func resume(_ hold: RedirectState.Hold, at coordinator: BaseFlowCoordinator, _ state: RedirectState) {
         sink?(.resuming(hold.held))
-        let hasDependents = state.holds.contains { $0.awaiting == hold.held.id }
+        let hasDependents = state.hasDependents(hold.held.id)
         let before = hasDependents ? TreeSnapshot(self) : nil
         state.resumption = (hold.held.request, hold.held.module, hold.redirectedBy)
         let outcome = coordinator.requestCoordination(
@@ -217,11 +212,13 @@ extension BaseFlowCoordinator {
         if let before {
             // The held request was itself a redirect: the requests waiting for it wait for its flow now.
             for index in state.holds.indices where state.holds[index].awaiting == hold.held.id {
-                state.holds[index].awaiting = nil
                 switch outcome {
-                case .handled: state.holds[index].footprint = before.footprint(in: self)
-                case .redirected(let inner): state.holds[index].awaiting = inner.id
-                default: break  // nothing of the flow exists: it completes now, and its guard decides
+                case .handled:
+                    state.setFlow(ofHoldAt: index, to: before.footprint(in: self), awaiting: nil)
+                case .redirected(let inner):
+                    state.setFlow(ofHoldAt: index, to: state.holds[index].footprint, awaiting: inner.id)
+                default:  // nothing of the flow exists: it completes now, and its guard decides
+                    state.setFlow(ofHoldAt: index, to: state.holds[index].footprint, awaiting: nil)
                 }
             }
         }
@@ -232,8 +229,7 @@ extension BaseFlowCoordinator {
     /// for (the presentation they are in is going).
     func dropHeldRequests(reason: String) {
         guard let state = redirectState else { return }
-        let holds = state.holds
-        state.holds.removeAll()
+        let holds = state.removeAll()
         state.unheldFlows.removeAll()
         for hold in holds { sink?(.redirectCancelled(hold.held, reason: reason)) }
     }
@@ -247,9 +243,9 @@ extension BaseFlowCoordinator {
         sink?(.redirectCancelled(hold.held, reason: reason))
         // Requests waiting for this one's resumption as their redirect: it will not happen, so their flow
         // has completed with nothing, and their guards decide.
+        guard state.hasDependents(hold.held.id) else { return }
         for index in state.holds.indices where state.holds[index].awaiting == hold.held.id {
-            state.holds[index].awaiting = nil
-            state.holds[index].footprint = RedirectFootprint()
+            state.setFlow(ofHoldAt: index, to: RedirectFootprint(), awaiting: nil)
         }
     }
 }

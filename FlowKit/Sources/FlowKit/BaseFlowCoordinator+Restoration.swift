@@ -40,15 +40,11 @@ extension BaseFlowCoordinator {
         let root = rootCoordinator
         var paths: [ObjectIdentifier: [String]] = [ObjectIdentifier(root): []]
         var openChildren: [(coordinator: BaseFlowCoordinator, path: [String])] = []
-        func walk(_ coordinator: BaseFlowCoordinator, _ path: [String]) {
-            for child in coordinator.children {
-                let childPath = path + [child.name]
-                paths[ObjectIdentifier(child)] = childPath
-                openChildren.append((child, childPath))
-                walk(child, childPath)
-            }
+        root.forEachDescendant { child, parent in
+            let childPath = (paths[ObjectIdentifier(parent)] ?? []) + [child.name]
+            paths[ObjectIdentifier(child)] = childPath
+            openChildren.append((child, childPath))
         }
-        walk(root, [])
 
         // The steps of what is on screen and open, in the order they were taken; then the tab each
         // first shows a screen in, in layer order.
@@ -149,6 +145,9 @@ extension BaseFlowCoordinator {
         }
         let root = rootCoordinator
         root.clearPresentation()
+        // Each action step's module is looked up, not looked for past the screens the steps before it pushed.
+        let lookingUp = router.beginModuleLookup()
+        defer { if lookingUp { router.moduleLookup = nil } }
         var restored = 0
         var waitingRestored = 0
         var problems: [RestorationReport.Problem] = []
@@ -222,7 +221,7 @@ extension BaseFlowCoordinator {
     private func perform(_ name: String, payload: JSONValue, of module: Coordinated) throws(FlowError)
         -> CoordinationOutcome?
     {
-        guard let screen = treeRouter.lastModule(where: { $0.name == module && $0.coordination === self }) else {
+        guard let screen = treeRouter.lastModule(named: module, coordinatedBy: self) else {
             throw FlowError(
                 "module '\(module)' is not on screen in \(FlowSnapshot.describe(pathFromRoot)), so its action '\(name)' cannot run"
             )
@@ -298,13 +297,7 @@ extension BaseFlowCoordinator {
     /// Forgets the steps the modules and children of this tree came from.
     private func forgetRestorationSequences() {
         for module in router.modules { module.restorationSequence = nil }
-        func walk(_ coordinator: BaseFlowCoordinator) {
-            for child in coordinator.children {
-                child.restorationSequence = nil
-                walk(child)
-            }
-        }
-        walk(self)
+        forEachDescendant { child, _ in child.restorationSequence = nil }
     }
 
     /// Empties the presentation of this tree, whose root this is: held requests are dropped (rather than

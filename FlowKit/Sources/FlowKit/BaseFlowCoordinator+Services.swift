@@ -32,9 +32,11 @@ extension BaseFlowCoordinator {
     /// modules go. An ``AsyncCoordinatorService`` stops in the background; ``stopAndWait()`` awaits it.
     public func stop() {
         guard isRunning else { return }
-        for child in children.reversed() { child.stop() }
-        releaseWorking()
-        stopRunning()
+        // Each running coordinator after its children, last opened first, as calls per level would stop them.
+        forEachAfterItsDescendants(lastOpenedFirst: true, enter: \.isRunning) { coordinator in
+            coordinator.releaseWorking()
+            coordinator.stopRunning()
+        }
     }
 
     /// Stops the children and the services, marks the coordinator stopped and dead-letters its queue; the
@@ -101,10 +103,15 @@ extension BaseFlowCoordinator {
 
     /// Tells every lifecycle service of this coordinator and its descendants about `event`.
     public func send(_ event: LifecycleEvent) {
+        deliver(event)
+        forEachDescendant { child, _ in child.deliver(event) }
+    }
+
+    /// Tells this coordinator's lifecycle services about `event`.
+    private func deliver(_ event: LifecycleEvent) {
         for service in services {
             if let service = service as? any CoordinatorServiceLifeCycleProtocol { event.deliver(to: service) }
         }
-        for child in children { child.send(event) }
     }
 
     /// Appoints the services that provide the context.
@@ -118,7 +125,19 @@ extension BaseFlowCoordinator {
     /// plugin's (an onboarding state beside the auth session) adds to the context rather than going unasked.
     /// A key two of them provide is the one started first's.
     public var context: CoordinatorContext {
-        guard let first = contextProviders.first else { return parent?.context ?? .empty }
+        // The nearest coordinator with providers, walking up (a loop: a nesting can be thousands deep).
+        var provider: BaseFlowCoordinator = self
+        while provider.contextProviders.isEmpty {
+            guard let parent = provider.parent else { return .empty }
+            provider = parent
+        }
+        return provider.ownContext
+    }
+
+    /// What this coordinator's providers provide; its first's alone when it has one.
+    private var ownContext: CoordinatorContext {
+        let contextProviders = contextProviders
+        guard let first = contextProviders.first else { return .empty }
         var merged = first.context
         for provider in contextProviders.dropFirst() {
             merged.values.merge(provider.context.values) { earlier, _ in earlier }

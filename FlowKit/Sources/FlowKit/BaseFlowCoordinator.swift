@@ -48,7 +48,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
         }
     }
     /// ``onEvent`` or ``onEventToKeep``, boxed.
-    private var eventSink: EventSink?
+    private(set) var eventSink: EventSink? {
+        didSet { Self.treeChanges &+= 1 }
+    }
     /// Called when a child finishes, by the default ``didRegainFocus(fromChild:)``.
     public var onRegainFocus: (@MainActor (BaseFlowCoordinator) -> Void)?
     /// How long a request may wait for its dependencies before it is dead-lettered.
@@ -69,6 +71,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The coordinator that opened this one.
     public internal(set) weak var parent: BaseFlowCoordinator? {
         didSet {
+            Self.treeChanges &+= 1
             hasParent = parent != nil
             presence.isChild = hasParent
             refreshGuardChain()
@@ -126,6 +129,11 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var guardChainBoxes: [InstalledGuard]?
     /// On the root, once a guard has run: the requests held for redirects. See `+Redirects`.
     var redirectState: RedirectState?
+    /// How many times a coordinator's ``parent`` or event listener was set, in every tree: while it stays the
+    /// same, which coordinator is the root of another's tree and which listener is nearest are what they were.
+    /// ``finish(with:)`` reads it to take both from the levels above, rather than walk up from each level of a
+    /// nesting it finishes.
+    static var treeChanges = 0
 
     /// Creates a coordinator.
     ///
@@ -359,9 +367,15 @@ open class BaseFlowCoordinator: FlowCoordinator {
         treeRouter.isTraced ? listener : nil
     }
 
-    /// The nearest event listener, found by walking to the root.
-    private var listener: EventSink? {
+    /// The nearest event listener, found by walking up towards the root (a loop, not a call per level: a
+    /// nesting of child flows can be thousands deep).
+    var listener: EventSink? {
         if let eventSink { return eventSink }
-        return hasParent ? parent?.listener : nil
+        var coordinator = hasParent ? parent : nil
+        while let current = coordinator {
+            if let eventSink = current.eventSink { return eventSink }
+            coordinator = current.hasParent ? current.parent : nil
+        }
+        return nil
     }
 }

@@ -24,12 +24,15 @@ struct RedirectFootprint {
     func isAlive(in root: BaseFlowCoordinator) -> Bool {
         let treeRouter = root.treeRouter
         if layers.contains(where: treeRouter.contains) { return true }
-        if !modules.isEmpty {
+        // Only a module shown somewhere can be among the router's, and only a manager still there working: a
+        // flow that completed is told so without gathering every module and working manager of the tree (which
+        // the held requests of a restored snapshot, resumed one by one as their flow completes, each did).
+        if modules.contains(where: { ($0.object?.shownCount ?? 0) > 0 }) {
             let presented = treeRouter.modules
             if modules.contains(where: { module in presented.contains { $0 === module.object } }) { return true }
         }
         if coordinators.contains(where: { $0.object?.parent != nil }) { return true }
-        if !managers.isEmpty {
+        if managers.contains(where: { $0.manager != nil }) {
             var working = Set<ObjectIdentifier>()
             root.forEachInTree { working.formUnion($0.working.map(ObjectIdentifier.init)) }
             if managers.contains(where: { $0.manager.map { working.contains(ObjectIdentifier($0)) } ?? false }) {
@@ -90,14 +93,6 @@ struct WeakObject<Object: AnyObject> {
 
 struct WeakManager {
     weak var manager: (any RequestCoordinatorManager)?
-}
-
-extension BaseFlowCoordinator {
-    /// Calls `body` with this coordinator, then with each descendant, depth first.
-    func forEachInTree(_ body: (BaseFlowCoordinator) -> Void) {
-        body(self)
-        for child in children { child.forEachInTree(body) }
-    }
 }
 
 extension Router {

@@ -97,6 +97,14 @@ final class RestorationRecorder {
         current = nil
     }
 
+    /// ``stepUnderWay(in:)`` in `coordinator`'s tree, whose root is looked for only when an action becomes the step
+    /// (a child opened thousands of levels deep would otherwise walk up to it each time).
+    func stepUnderWay(under coordinator: BaseFlowCoordinator) -> Int? {
+        if let current { return current }
+        guard action != nil else { return nil }
+        return stepUnderWay(in: coordinator.rootCoordinator)
+    }
+
     /// The step what is presented or opened now belongs to: the one under way; else, during an action
     /// outside any request, the action, which becomes the step under way and takes over the steps of the
     /// requests it made so far.
@@ -115,13 +123,9 @@ final class RestorationRecorder {
                 module.restorationSequence = sequence
             }
             for (manager, step) in working where taken.contains(step) { working[manager] = sequence }
-            func walk(_ coordinator: BaseFlowCoordinator) {
-                for child in coordinator.children {
-                    if child.restorationSequence.map(taken.contains) == true { child.restorationSequence = sequence }
-                    walk(child)
-                }
+            root.forEachDescendant { child, _ in
+                if child.restorationSequence.map(taken.contains) == true { child.restorationSequence = sequence }
             }
-            walk(root)
         }
         self.action = nil
         current = sequence
@@ -212,13 +216,9 @@ final class RestorationRecorder {
     /// The steps the modules and open children of `root`'s tree refer to, in no order, some more than once.
     private static func referenced(in root: BaseFlowCoordinator) -> [Int] {
         var sequences = root.router.modules.compactMap(\.restorationSequence)
-        func walk(_ coordinator: BaseFlowCoordinator) {
-            for child in coordinator.children {
-                if let sequence = child.restorationSequence { sequences.append(sequence) }
-                walk(child)
-            }
+        root.forEachDescendant { child, _ in
+            if let sequence = child.restorationSequence { sequences.append(sequence) }
         }
-        walk(root)
         return sequences
     }
 }

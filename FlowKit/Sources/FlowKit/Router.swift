@@ -61,6 +61,9 @@ public final class Router {
     /// Whether a coordinator of the tree has an event listener (``BaseFlowCoordinator/onEvent``), or had
     /// one: an untraced tree builds no event and looks for no listener.
     var isTraced = false
+    /// While a restore runs, the modules on screen by name and the coordinator they ask, for its action steps
+    /// (``lastModule(named:coordinatedBy:)``); `nil` otherwise, which is all a push or a pop pays for it (a check).
+    var moduleLookup: ModuleLookup?
 
     /// An empty presentation.
     public init() {
@@ -76,6 +79,31 @@ public final class Router {
     /// Every presented module, bottom to top: main stack, tabs in order, modals in order.
     public var modules: [FlowModule] {
         layers.main.stack + layers.tabs.flatMap(\.stack) + layers.modals.flatMap(\.stack)
+    }
+
+    /// The last of ``modules`` named `name` whose requests go to `coordinator`: the module an action step of a
+    /// snapshot performs its action on. Looked up in ``moduleLookup`` while a restore keeps it (the steps before
+    /// can bury the module under thousands of screens), else looked for from the top down.
+    func lastModule(named name: Coordinated, coordinatedBy coordinator: BaseFlowCoordinator) -> FlowModule? {
+        if let moduleLookup, let found = moduleLookup.last(named: name, coordinatedBy: coordinator) { return found }
+        return lastModule(where: { $0.name == name && $0.coordination === coordinator })
+    }
+
+    /// Starts keeping ``moduleLookup``, with the modules on screen now, unless it is kept already.
+    ///
+    /// - Returns: Whether it started: the caller then stops it (`moduleLookup = nil`).
+    func beginModuleLookup() -> Bool {
+        guard moduleLookup == nil else { return false }
+        let lookup = ModuleLookup()
+        for module in layers.main.stack { lookup.entered(module, at: position(of: .main)) }
+        for index in layers.tabs.indices {
+            for module in layers.tabs[index].stack { lookup.entered(module, at: position(of: .tab(index))) }
+        }
+        for index in layers.modals.indices {
+            for module in layers.modals[index].stack { lookup.entered(module, at: position(of: .modal(index))) }
+        }
+        moduleLookup = lookup
+        return true
     }
 
     /// The last of ``modules`` that `matches`: looked for from the top down, layer by layer, without
@@ -199,14 +227,19 @@ public final class Router {
     func pushInline(_ module: consuming FlowModule, for coordinator: BaseFlowCoordinator, anchor: LayerID) {
         entered(module)
         if layers.showsMainAlone, anchor == layers.main.id {  // the common case
+            if moduleLookup != nil { lookUp(entered: module, at: .main) }
             return appendToMainStack(module)
         }
-        append(module, to: place(of: inlineTarget(for: coordinator, anchor: anchor)))
+        let place = place(of: inlineTarget(for: coordinator, anchor: anchor))
+        if moduleLookup != nil { lookUp(entered: module, at: place) }
+        append(module, to: place)
     }
 
     func push(_ module: FlowModule, onto id: LayerID) {
         entered(module)
-        append(module, to: place(of: id))
+        let place = place(of: id)
+        if moduleLookup != nil { lookUp(entered: module, at: place) }
+        append(module, to: place)
     }
 
     /// Makes `module` the only one on layer `id`. On the main stack this resets the whole presentation,
@@ -228,6 +261,7 @@ public final class Router {
         append(module, to: place)
         left(replaced)
         entered(module)
+        if moduleLookup != nil { lookUp(entered: module, at: place) }
         return replaced
     }
 
@@ -334,12 +368,30 @@ public final class Router {
         var missing = record.onScreen
         guard missing > 0 else { return [] }
         var found: [[FlowModule]] = []
-        /// Takes `record`'s modules out of the stack at `place`; whether some are still to be found.
+        /// Takes `record`'s modules out of the stack at `place`, from its top down only as far as the lowest of
+        /// those still to be found (a flow nested in thousands finishes with its screen on top of all of theirs);
+        /// whether some are still to be found.
         func strip(_ place: StackPlace) -> Bool {
-            let stack = stack(place)
-            let mine = stack.filter { $0.presenter === record }
+            // Read, and let go of, before the stack changes in place: a copy kept would make the change copy it all.
+            let (lowest, mine) = { () -> (Int, [FlowModule]) in
+                let stack = stack(place)
+                var lowest = stack.count
+                var count = 0
+                var index = stack.count
+                while count < missing, index > 0 {
+                    index -= 1
+                    if stack[index].presenter === record {
+                        lowest = index
+                        count += 1
+                    }
+                }
+                return (lowest, count == 0 ? [] : stack[lowest...].filter { $0.presenter === record })
+            }()
             if !mine.isEmpty {
-                replaceStack(at: place, with: stack.filter { $0.presenter !== record })
+                changeStack(at: place) { stack in
+                    let kept = stack[lowest...].filter { $0.presenter !== record }
+                    stack.replaceSubrange(lowest..., with: kept)
+                }
                 found.append(mine)
                 missing -= mine.count
             }
@@ -380,10 +432,26 @@ public final class Router {
         module.presenter?.onScreen += 1
     }
 
+    /// Tells ``moduleLookup`` that `module` entered the stack at `place`. Out of line: the request path pays only
+    /// the check before the call.
+    @inline(never)
+    private func lookUp(entered module: FlowModule, at place: StackPlace) {
+        moduleLookup?.entered(module, at: position(of: place))
+    }
+
+    /// Tells ``moduleLookup`` that `module` left a stack. Out of line, as ``lookUp(entered:at:)`` is.
+    @inline(never)
+    private func lookUp(left module: FlowModule) {
+        moduleLookup?.left(module)
+    }
+
     /// Counts `module` as no longer shown; a child flow whose last screen it was may have been abandoned.
+    /// Inlined, as it was before the check for ``moduleLookup`` made it larger: a pop pays the check alone.
+    @inline(__always)
     private func left(_ module: FlowModule) {
         module.shownCount -= 1
         module.heldManager?.holdCount -= 1
+        if moduleLookup != nil { lookUp(left: module) }
         guard let presenter = module.presenter else { return }
         presenter.onScreen -= 1
         if presenter.onScreen == 0, presenter.isChild { mayHaveAbandonedChildren = true }
@@ -441,6 +509,26 @@ public final class Router {
             case .main: changing.main.stack.append(module)
             case .tab(let index): changing.tabs[index].stack.append(module)
             case .modal(let index): changing.modals[index].stack.append(module)
+            }
+        }
+    }
+
+    /// Where the stack at `place` is in ``modules``'s order, for ``moduleLookup``.
+    private func position(of place: StackPlace) -> ModuleLookup.Position {
+        switch place {
+        case .main: ModuleLookup.Position(kind: 0, layer: layers.main.id.value)
+        case .tab(let index): ModuleLookup.Position(kind: 1, layer: layers.tabs[index].id.value)
+        case .modal(let index): ModuleLookup.Position(kind: 2, layer: layers.modals[index].id.value)
+        }
+    }
+
+    /// Changes the stack at `place` in place, as ``changeLayers(_:)`` changes the layers.
+    private func changeStack(at place: StackPlace, _ change: (inout [FlowModule]) -> Void) {
+        changeLayers { changing in
+            switch place {
+            case .main: change(&changing.main.stack)
+            case .tab(let index): change(&changing.tabs[index].stack)
+            case .modal(let index): change(&changing.modals[index].stack)
             }
         }
     }
