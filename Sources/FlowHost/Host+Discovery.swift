@@ -152,7 +152,9 @@ extension Host {
                         services: started, setAside: routes(setAsideFrom: plugin, in: next)))
             case .active where plugin.directory == nil && before?.isActive == false:
                 // Listed in the manifest's `plugins`, back after it was refused (its library fixed, at the
-                // start or since): as a discovered plugin back, its routes go live and its services start.
+                // start or since): as a discovered plugin back, its routes go live and its services start. A
+                // load that failed was of a file since replaced: the next use loads what is there now.
+                registry.forgetFailedLoad(of: plugin.name)
                 let started = startServices(of: plugin.name, in: next.manifest)
                 events.append(
                     .pluginDiscovered(

@@ -245,6 +245,15 @@ package final class PluginRegistry {
         }
     }
 
+    /// Lets the next use of `name` load its library again, if its last load failed: for a plugin refused and
+    /// then back, whose failure was of a file since replaced. A failed slot otherwise keeps its error until a
+    /// reload.
+    func forgetFailedLoad(of name: String) {
+        guard let slot = slots[name], case .failed = slot.status else { return }
+        slot.status = .notLoaded
+        advanceGeneration(of: slot)
+    }
+
     /// Marks `slot`'s status as changed: bindings that resolved through it, and the routes that kept what
     /// they resolved, resolve again.
     func advanceGeneration(of slot: Slot) {

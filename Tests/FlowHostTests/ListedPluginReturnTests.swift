@@ -73,6 +73,22 @@ struct ListedPluginReturnTests {
         #expect(host.statsLines.contains("  greeter: loaded, 1 image"), "\(host.statsLines)")
     }
 
+    @Test func aListedPluginWhoseLoadFailedIsLoadedAfreshWhenItComesBack() throws {
+        let lab = try DropInLab(members: #""plugins": {"greeter": "./libGreeter.so"}"#)
+        try lab.replaceListed(with: "libGreeterPluginV1.so")
+        let host = try lab.host()
+        // Broken after its probe, before its first use: the load fails, and the slot keeps the failure.
+        try lab.writeListed(Array("garbage\n".utf8))
+        #expect(!host.coordinator.requestCoordination("greet", from: .app).isHandled)
+        try #require(unlink(lab.listed) == 0)
+        host.rediscover()
+
+        try lab.replaceListed(with: "libGreeterPluginV1.so")
+        _ = host.rediscover(changed: lab.listed)
+
+        #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
+    }
+
     // MARK: - Test Helpers
 
     /// The manifest's members listing `auth` at `./libAuth.so`, pinned to `pin`.
