@@ -66,7 +66,7 @@ extension BaseFlowCoordinator {
         // changed but by the walk itself; otherwise found again, walking up, as each call found them.
         var walk = FinishWalk()
         var flows = [
-            startFinishing(with: result, parent: parent, root: parent.rootCoordinator, listener: parent.listener, &walk)
+            startFinishing(with: result, parent: parent, root: parent.rootCoordinator, listener: parent.sink, &walk)
         ]
         while let flow = flows.last {
             guard flow.next < flow.children.count else {
@@ -86,13 +86,14 @@ extension BaseFlowCoordinator {
                 flows.append(
                     child.startFinishing(
                         with: .cancelled, parent: childParent, root: childParent.rootCoordinator,
-                        listener: childParent.listener, &walk))
+                        listener: childParent.sink, &walk))
             }
         }
     }
 
     /// Begins finishing this child flow, whose parent is `parent`, with `result`: what ``finish(with:)`` does before
-    /// finishing the children. `root` and `listener` are `parent`'s root and nearest event listener now.
+    /// finishing the children. `root` and `listener` are `parent`'s root and nearest event listener now
+    /// (``sink``: none looked for in a tree nobody listens to).
     private func startFinishing(
         with result: FlowResult, parent: BaseFlowCoordinator, root: BaseFlowCoordinator, listener: EventSink?,
         _ walk: inout FinishWalk

@@ -146,8 +146,10 @@ extension BaseFlowCoordinator {
         let root = rootCoordinator
         root.clearPresentation()
         // Each action step's module is looked up, not looked for past the screens the steps before it pushed.
-        let lookingUp = router.beginModuleLookup()
-        defer { if lookingUp { router.moduleLookup = nil } }
+        // The router of now: plugin code the restore runs could open this coordinator into another tree.
+        let lookupRouter = router
+        let lookingUp = lookupRouter.beginModuleLookup()
+        defer { if lookingUp { lookupRouter.moduleLookup = nil } }
         var restored = 0
         var waitingRestored = 0
         var problems: [RestorationReport.Problem] = []
