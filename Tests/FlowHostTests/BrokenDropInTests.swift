@@ -12,18 +12,12 @@ struct BrokenDropInTests {
         let lab = try DropInLab()
         let path = try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
         let host = try lab.host()
-        let (lines, continuation) = AsyncStream<String>.makeStream()
-        host.onEvent = { event in
-            if case .flow = event { return }
-            continuation.yield(event.description)
-        }
-        try host.watch()
+        let events = try HostEventCollector(host)
         defer { host.stop() }
-        var next = lines.makeAsyncIterator()
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
 
         try lab.write(Array("garbage\n".utf8), as: "libGreeter.so")
-        let refusal = try #require(await next.next())
+        let refusal = try #require(await events.nextLine())
 
         #expect(refusal.hasPrefix("reload refused: \(path): not an ELF shared object"), "\(refusal)")
         #expect(!refusal.contains("\n"))
@@ -32,13 +26,13 @@ struct BrokenDropInTests {
         #expect(host.composition?.plugin(named: "greeter")?.isActive == true)
 
         try lab.replace("libGreeter.so", with: "libGreeterPluginV2.so")
-        let reload = try #require(await next.next())
+        let reload = try #require(await events.nextLine())
         #expect(reload.hasPrefix("reloaded plugin 'greeter': generation 2 from \(path)"), "\(reload)")
         #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
         #expect(host.coordinator.router.top?.content["version"] == 2)
 
         try lab.remove("libGreeter.so")
-        let removal = try #require(await next.next())
+        let removal = try #require(await events.nextLine())
         #expect(removal.hasPrefix("plugin 'greeter' removed (\(path))"), "deleted is removed: \(removal)")
     }
 
@@ -94,15 +88,10 @@ struct BrokenDropInTests {
         let lab = try DropInLab()
         let path = try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
         let host = try lab.host()
-        let (lines, continuation) = AsyncStream<String>.makeStream()
-        host.onEvent = { event in
-            if case .flow = event { return }
-            continuation.yield(event.description)
-        }
-        var next = lines.makeAsyncIterator()
+        let events = try HostEventCollector(host, watch: false)
         try lab.write(Array("garbage\n".utf8), as: "libGreeter.so")
         host.rediscover(changed: path)
-        #expect(await next.next()?.hasPrefix("discovery: \(path): not an ELF shared object") == true)
+        #expect(await events.nextLine()?.hasPrefix("discovery: \(path): not an ELF shared object") == true)
         guard case .failed = host.coordinator.requestCoordination("greet", from: .app) else {
             throw TestFailure("greet did not fail while its library is garbage")
         }
@@ -110,7 +99,7 @@ struct BrokenDropInTests {
         try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
         host.rediscover(changed: path)
 
-        let reload = try #require(await next.next())
+        let reload = try #require(await events.nextLine())
         #expect(reload.hasPrefix("reloaded plugin 'greeter': generation 1 from \(path)"), "\(reload)")
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
     }

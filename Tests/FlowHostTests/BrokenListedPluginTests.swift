@@ -14,23 +14,17 @@ struct BrokenListedPluginTests {
     @Test func garbageOverAListedPluginIsARefusedReloadAndItKeepsServingPastTheNextRediscovery() async throws {
         let lab = try Self.lab()
         let host = try lab.host()
-        let (lines, continuation) = AsyncStream<String>.makeStream()
-        host.onEvent = { event in
-            if case .flow = event { return }
-            continuation.yield(event.description)
-        }
-        try host.watch()
+        let events = try HostEventCollector(host)
         defer { host.stop() }
-        var next = lines.makeAsyncIterator()
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
 
         try lab.writeListed(Array("garbage\n".utf8))
-        let refusal = try #require(await next.next())
+        let refusal = try #require(await events.nextLine())
         #expect(refusal.hasPrefix("reload refused: \(lab.listed): not an ELF shared object"), "\(refusal)")
         #expect(!refusal.contains("\n"))
 
         try lab.add("libWelcomePlugin.so")  // the next rediscovery
-        let discovered = try #require(await next.next())
+        let discovered = try #require(await events.nextLine())
         #expect(discovered.hasPrefix("discovered plugin 'welcome'"), "nothing more of greeter: \(discovered)")
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
         #expect(host.coordinator.router.top?.content["version"] == 1, "the loaded generation serves")
@@ -38,7 +32,7 @@ struct BrokenListedPluginTests {
         #expect(host.statsLines.contains("  greeter: loaded, 1 image"), "\(host.statsLines)")
 
         try lab.replaceListed(with: "libGreeterPluginV2.so")
-        let reload = try #require(await next.next())
+        let reload = try #require(await events.nextLine())
         #expect(reload.hasPrefix("reloaded plugin 'greeter': generation 2 from \(lab.listed)"), "\(reload)")
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
         #expect(host.coordinator.router.top?.content["version"] == 2)
@@ -64,17 +58,15 @@ struct BrokenListedPluginTests {
         let lab = try Self.lab()
         let host = try lab.host()
         #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
-        var lines: [String] = []
-        host.onEvent = { event in
-            if case .flow = event { return }
-            lines.append(event.description)
-        }
+        let events = try HostEventCollector(host, watch: false)
 
         try lab.writeListed(Array("garbage\n".utf8))
         guard case .manifestReloaded = host.reloadManifest() else { throw TestFailure("the manifest was refused") }
 
-        #expect(lines.count == 2, "\(lines)")
-        #expect(lines.last?.hasPrefix("discovery: \(lab.listed): not an ELF shared object") == true, "\(lines)")
+        #expect(events.lines.count == 2, "\(events.lines)")
+        #expect(
+            events.lines.last?.hasPrefix("discovery: \(lab.listed): not an ELF shared object") == true,
+            "\(events.lines)")
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
         #expect(host.composition?.sources[.init("greet", from: nil)] == .plugin("greeter"), "still routed")
     }

@@ -27,17 +27,13 @@ struct DropInReportTests {
         let path = try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
         let host = try lab.host()
         #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
-        var lines: [String] = []
-        host.onEvent = { event in
-            if case .flow = event { return }
-            lines.append(event.description)
-        }
+        let events = try HostEventCollector(host, watch: false)
 
         try lab.writeManifest(members: #""exclude": {"plugins": ["greeter"]}"#)
         host.reloadManifest()
 
         #expect(
-            lines == [
+            events.lines == [
                 "reloaded manifest \(lab.manifestPath): 0 routes",
                 "plugin 'greeter' excluded by exclude.plugins[0] (\(path)): routes greet are no longer routed to it",
             ])

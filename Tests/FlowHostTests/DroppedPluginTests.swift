@@ -12,19 +12,13 @@ struct DroppedPluginTests {
     @Test func statsSaysAPluginAManifestEditDroppedIsRemovedAndCountsItsImageAsOld() async throws {
         let lab = try Self.lab()
         let host = try lab.host()
-        let (events, continuation) = AsyncStream<HostEvent>.makeStream()
-        host.onEvent = { event in
-            if case .flow = event { return }
-            continuation.yield(event)
-        }
-        try host.watch()
+        let events = try HostEventCollector(host)
         defer { host.stop() }
-        var next = events.makeAsyncIterator()
         #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
         #expect(host.statsLines.contains("  greeter: loaded, 1 image"), "\(host.statsLines)")
 
         try lab.writeManifest(Self.manifest(greeter: false))
-        guard case .manifestReloaded? = await next.next() else { throw TestFailure("the edit was not reloaded") }
+        guard case .manifestReloaded? = await events.next() else { throw TestFailure("the edit was not reloaded") }
 
         #expect(host.statsLines.contains("  greeter: removed, 1 image"), "\(host.statsLines)")
         #expect(
@@ -53,23 +47,17 @@ struct DroppedPluginTests {
     @Test func aDroppedPluginsLibraryRebuiltWhileWatchedLoadsNothing() async throws {
         let lab = try Self.lab()
         let host = try lab.host()
-        let (events, continuation) = AsyncStream<HostEvent>.makeStream()
-        host.onEvent = { event in
-            if case .flow = event { return }
-            continuation.yield(event)
-        }
-        try host.watch()
+        let events = try HostEventCollector(host)
         defer { host.stop() }
-        var next = events.makeAsyncIterator()
         #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
         try lab.writeManifest(Self.manifest(greeter: false))
-        guard case .manifestReloaded? = await next.next() else { throw TestFailure("the edit was not reloaded") }
+        guard case .manifestReloaded? = await events.next() else { throw TestFailure("the edit was not reloaded") }
 
         try lab.install("GreeterPluginV2")
         // The manifest written again after the rebuild: its reload is the next event, unless the rebuild
         // reloaded the plugin the manifest no longer has first.
         try lab.writeManifest(Self.manifest(greeter: false))
-        let event = try #require(await next.next())
+        let event = try #require(await events.next())
 
         guard case .manifestReloaded = event else { throw TestFailure("expected the manifest's reload, got \(event)") }
         #expect(host.registry.images(of: "greeter") == 1)

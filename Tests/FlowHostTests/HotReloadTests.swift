@@ -248,17 +248,11 @@ struct HotReloadTests {
         let lab = try SwapLab()
         let host = try lab.host()
         host.coordinator.requestCoordination("greet", from: .app)
-        let (reloads, continuation) = AsyncStream<HostEvent>.makeStream()
-        host.onEvent = { event in
-            if case .flow = event { return }
-            continuation.yield(event)
-        }
-        try host.watch()
+        let reloads = try HostEventCollector(host)
         defer { host.stop() }
 
         try lab.install("GreeterPluginV2")
-        var iterator = reloads.makeAsyncIterator()
-        let event = await iterator.next()
+        let event = await reloads.next()
 
         #expect(event?.isReloaded == true)
         host.coordinator.requestCoordination("greet", from: .app)

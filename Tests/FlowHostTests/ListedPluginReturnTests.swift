@@ -54,19 +54,13 @@ struct ListedPluginReturnTests {
         try lab.writeListed(Array("garbage\n".utf8))
         let host = try lab.host()
         #expect(!host.coordinator.requestCoordination("greet", from: .app).isHandled, "refused from the start")
-        let (lines, continuation) = AsyncStream<String>.makeStream()
-        host.onEvent = { event in
-            if case .flow = event { return }
-            continuation.yield(event.description)
-        }
-        try host.watch()
+        let events = try HostEventCollector(host)
         defer { host.stop() }
-        var next = lines.makeAsyncIterator()
 
         try lab.replaceListed(with: "libGreeterPluginV1.so")
         // The manifest written again after the fix: its reload is the next event, unless the fix was seen first.
         try lab.writeManifest(members: #""plugins": {"greeter": "./libGreeter.so"}"#)
-        let line = try #require(await next.next())
+        let line = try #require(await events.nextLine())
 
         #expect(line.hasPrefix("discovered plugin 'greeter' at \(lab.listed): routes greet"), "\(line)")
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))

@@ -8,30 +8,24 @@ import Testing
 @MainActor
 struct LiveDropInTests {
     /// A host of a new lab, watching its files and directories, and the drop-in events it reports, in order.
-    private func watchedHost() throws -> (lab: DropInLab, host: Host, events: AsyncStream<String>) {
+    private func watchedHost() throws -> (lab: DropInLab, host: Host, events: HostEventCollector) {
         let lab = try DropInLab()
         let host = try lab.host()
-        let (events, continuation) = AsyncStream<String>.makeStream()
-        host.onEvent = { event in
-            if let dropIn = event.dropIn { continuation.yield(dropIn) }
-        }
-        try host.watch()
-        return (lab, host, events)
+        return (lab, host, try HostEventCollector(host))
     }
 
     @Test func underWatchALibraryDroppedInGoesLiveAReplacedOneReloadsAndARemovedOneFailsCleanly() async throws {
         let (lab, host, events) = try watchedHost()
-        var next = events.makeAsyncIterator()
         defer { host.stop() }
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .unhandled)
 
         try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
-        #expect(await next.next() == "discovered greeter routes=greet services=")
+        #expect(await events.nextDropIn() == "discovered greeter routes=greet services=")
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
         #expect(host.coordinator.router.top?.content["version"] == 1)
 
         try lab.replace("libGreeter.so", with: "libGreeterPluginV2.so")
-        #expect(await next.next() == "reloaded greeter 2")
+        #expect(await events.nextDropIn() == "reloaded greeter 2")
         #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
         #expect(host.coordinator.router.top?.content["version"] == 2)
         #expect(
@@ -39,7 +33,7 @@ struct LiveDropInTests {
             "the new generation's declared route went live with it")
 
         try lab.remove("libGreeter.so")
-        #expect(await next.next() == "removed greeter routes=greet,bye services=")
+        #expect(await events.nextDropIn() == "removed greeter routes=greet,bye services=")
         guard case .failed(let error) = host.coordinator.requestCoordination("greet", from: .app) else {
             throw TestFailure("greet did not fail")
         }
@@ -50,8 +44,8 @@ struct LiveDropInTests {
         #expect(host.registry.images(of: "greeter") == 2, "no image was closed")
 
         try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
-        #expect(await next.next() == "discovered greeter routes=greet services=")
-        #expect(await next.next() == "reloaded greeter 3", "back, from the file that is there now")
+        #expect(await events.nextDropIn() == "discovered greeter routes=greet services=")
+        #expect(await events.nextDropIn() == "reloaded greeter 3", "back, from the file that is there now")
         #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
         #expect(host.coordinator.router.top?.content["version"] == 1)
         #expect(host.coordinator.requestCoordination("bye", from: .app) == .unhandled, "V1 declares no bye")
@@ -59,17 +53,16 @@ struct LiveDropInTests {
 
     @Test func underWatchAPluginDroppedInIsReportedOnceNotAlsoAsUnchanged() async throws {
         let (lab, host, events) = try watchedHost()
-        var next = events.makeAsyncIterator()
         defer { host.stop() }
 
         // Auth starts a service, so discovering it loads it at once.
         try lab.add("libAuthPlugin.so")
         #expect(
-            await next.next()
+            await events.nextDropIn()
                 == "discovered auth routes=auth.signIn,auth.signIn from settings,auth.signOut services=auth.Session")
         // Whatever the first drop-in left to report comes before what the second one reports.
         try lab.add("libWelcomePlugin.so")
-        #expect(await next.next() == "discovered welcome routes=launch,onboarding.show services=")
+        #expect(await events.nextDropIn() == "discovered welcome routes=launch,onboarding.show services=")
     }
 
     @Test func aWatchedLibraryWrittenAgainUnchangedReportsNothingWhereReloadSaysUnchanged() throws {
