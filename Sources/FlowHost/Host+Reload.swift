@@ -67,25 +67,12 @@ extension Host {
         return replaced
     }
 
-    /// Reloads every plugin of the manifest, but those a manifest edit dropped (``wasDropped(_:)``); returns
-    /// what happened to each.
+    /// Reloads every plugin in use (``reloadablePluginNames``): not those a manifest edit dropped, nor those
+    /// discovery removed, excluded or refused. Returns what happened to each.
     @discardableResult
     package func reloadAll(force: Bool = false) -> [HostEvent] {
         reloadablePluginNames.map { reloadPlugin($0, force: force) }
     }
-
-    /// Whether plugin `name` was dropped from the manifest's `plugins` by an edit (of a manifest that
-    /// discovers, or not): its slot outlives it, since an image cannot be unloaded, but nothing loads it
-    /// again. A plugin discovery took out of use (removed, excluded, refused) is not one: discovery still
-    /// knows it.
-    package func wasDropped(_ name: String) -> Bool {
-        guard registry.declares(name), !registry.isInUse(name) else { return false }
-        return composition?.plugins.contains { $0.name == name } != true
-    }
-
-    /// The plugins `reload` loads and Tab offers: every one the registry has but those a manifest edit
-    /// dropped, sorted.
-    package var reloadablePluginNames: [String] { registry.pluginNames.filter { !wasDropped($0) } }
 
     /// Reads the manifest file again. A valid one replaces the routing table and the guards in one step;
     /// an invalid one, or one naming a manager or service its plugin does not export

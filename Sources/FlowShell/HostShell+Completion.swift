@@ -10,7 +10,7 @@ extension HostShell {
     }()
 
     /// What Tab completes now: the routed requests, the visible module's actions, the modules on screen and
-    /// in routes, the plugins (not those a manifest edit dropped), the deep links' patterns. A snapshot, safe to hand to the line editor's
+    /// in routes, the plugins in use (``Host/reloadablePluginNames``), the deep links' patterns. A snapshot, safe to hand to the line editor's
     /// thread; take a new one after each command, since a command can change every one of them.
     package var completer: Completer {
         let router = host.coordinator.router

@@ -12,12 +12,12 @@ extension HostShell {
             events = host.reloadAll(force: true)
         } else {
             let plugins = host.reloadablePluginNames.joined(separator: ", ")
-            guard host.registry.status(of: target) != nil else {
+            guard host.knowsPlugin(target) else {
                 throw FlowError("no plugin named '\(target)'; plugins: \(plugins)")
             }
-            // Its slot outlives it (an image cannot be unloaded), but loading it again would serve nothing.
-            guard !host.wasDropped(target) else {
-                throw FlowError("plugin '\(target)' was removed from the manifest; plugins: \(plugins)")
+            if let outOfUse = host.outOfUse(target) {
+                try retry(target, outOfUse, plugins: plugins)
+                return
             }
             events = [host.reloadPlugin(target, force: true)]
         }
@@ -34,6 +34,19 @@ extension HostShell {
             default: continue
             }
         }
+    }
+
+    /// `reload NAME` of a plugin not in use. One that discovery removed or refused is read again, as a change
+    /// to its file is under `--watch`: back (its file fixed or put back), it is reported as discovered and
+    /// its routes go live; else the command fails with why. One a manifest edit dropped or that the manifest
+    /// excludes is not loaded again (its slot outlives it, since an image cannot be unloaded): only a
+    /// manifest edit brings it back.
+    private func retry(_ target: String, _ outOfUse: Host.OutOfUse, plugins: String) throws(FlowError) {
+        guard outOfUse.isRetried else { throw FlowError("\(outOfUse.reason(target)); plugins: \(plugins)") }
+        host.rediscover()
+        guard let still = host.outOfUse(target) else { return }
+        if case .refused = still { throw FlowError(still.reason(target)) }
+        throw FlowError("\(still.reason(target)); plugins: \(host.reloadablePluginNames.joined(separator: ", "))")
     }
 
     /// The events of the command, but for the refusal its error gives (``restatedRefusal``).

@@ -126,7 +126,7 @@ package final class HostShell {
         ShellCommand("lifecycle background|foreground|terminate", "send lifecycle events to the services"),
         ShellCommand(
             "reload [PLUGIN]",
-            "load a new generation of PLUGIN (default: every plugin the manifest has), even if unchanged"),
+            "load a new generation of PLUGIN (default: every plugin in use), even if unchanged"),
         ShellCommand("reload manifest", "read the manifest again; an invalid one changes nothing"),
         ShellCommand(
             "save FILE", "save the screens (as the requests that built them), services' state, experiments"),

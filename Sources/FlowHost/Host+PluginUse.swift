@@ -1,0 +1,65 @@
+import FlowComposition
+import FlowManifest
+import PluginLoading
+
+/// Which plugins are in use, and why the others the host knows are not: what `reload` reloads and Tab
+/// offers, and the one line `reload NAME` says of the others.
+extension Host {
+    /// Why a plugin the host knows is not in use.
+    package enum OutOfUse: Sendable {
+        /// A manifest edit dropped it from `plugins`; its slot outlives it, since an image cannot be unloaded.
+        case dropped
+        /// Its library, at `library`, was removed from its discovered directory.
+        case removed(library: String)
+        /// The manifest's `exclude.plugins` entry at `by` leaves it out.
+        case excluded(by: String)
+        /// Discovery refused it: its library cannot be probed (or is gone), or a requirement is unmet.
+        case refused(PluginLoadError)
+
+        /// Whether reading discovery again may bring it back, as a change to its file would under `--watch`.
+        package var isRetried: Bool {
+            switch self {
+            case .removed, .refused: true
+            case .dropped, .excluded: false
+            }
+        }
+
+        /// The one line that says it of plugin `name`.
+        package func reason(_ name: String) -> String {
+            switch self {
+            case .dropped: "plugin '\(name)' was removed from the manifest"
+            case .removed(let library): "plugin '\(name)' is no longer discovered: its library \(library) was removed"
+            case .excluded(let place): "plugin '\(name)' is excluded by the manifest's \(place)"
+            case .refused(let error): "plugin '\(name)' is refused: \(error)"
+            }
+        }
+    }
+
+    /// Why plugin `name` is not in use; `nil` for one in use, or one the host does not know.
+    package func outOfUse(_ name: String) -> OutOfUse? {
+        if let composition {
+            if let plugin = composition.plugin(named: name) {
+                switch plugin.state {
+                case .removed: return .removed(library: plugin.library)
+                case .refused(let error): return .refused(error)
+                default: return nil
+                }
+            }
+            for plugin in composition.plugins where plugin.name == name {
+                if case .excluded(let place) = plugin.state { return .excluded(by: place) }
+            }
+        }
+        // Dropped from `plugins` by a manifest edit (one that discovers, or not).
+        if registry.declares(name), !registry.isInUse(name) { return .dropped }
+        return nil
+    }
+
+    /// Whether the host knows a plugin called `name`: one it has a slot for, or one discovery knows, in use
+    /// or not.
+    package func knowsPlugin(_ name: String) -> Bool {
+        registry.declares(name) || composition?.plugins.contains { $0.name == name } == true
+    }
+
+    /// The plugins `reload` loads and Tab offers: every one the registry has that is in use, sorted.
+    package var reloadablePluginNames: [String] { registry.pluginNames.filter { outOfUse($0) == nil } }
+}
