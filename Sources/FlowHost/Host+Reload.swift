@@ -120,17 +120,14 @@ extension Host {
     /// being written (truncated, or not yet an ELF file) is tried again a few times before the reload is
     /// refused.
     package func watch() throws(FlowError) {
-        var libraries = registry.pluginNames.compactMap { name in
-            registry.sourcePath(of: name).map { (name: name, path: Manifest.absolutePath($0)) }
+        var libraries = registry.pluginNames.flatMap { name in
+            registry.slot(name).map { watchedPaths(ofLibrary: $0.entry.library, plugin: name) } ?? []
         }
         // A plugin the manifest's `plugins` lists that discovery refused before it ever loaded (its library
-        // broken from the start) has no slot: its library is watched too, so that fixing it brings it in.
+        // broken or missing from the start) has no slot: its library is watched too, so that fixing or
+        // making it brings it in.
         for (name, entry) in composition?.declared.plugins ?? [:] where !registry.declares(name) {
-            guard
-                let path = try? registry.searchPath.locate(
-                    entry.library, relativeTo: manifest.directory, plugin: name)
-            else { continue }
-            libraries.append((name: name, path: Manifest.absolutePath(path)))
+            libraries += watchedPaths(ofLibrary: entry.library, plugin: name)
         }
         watched = (
             Manifest.absolutePath(manifest.path),
@@ -144,6 +141,21 @@ extension Host {
         }
         // A directory watched whole from now on sends no event for what it got before its watch: read it.
         if try watcher?.watch(files: files, directories: watchedDirectories).isEmpty == false { rediscover() }
+    }
+
+    /// The files to watch for the library of plugin `name`, written `library` in the manifest: the file found,
+    /// else where it would be found once made (the path written, or the name in each directory of the search
+    /// path), so that a library missing now is read once it is there (the watcher waits on its directory).
+    private func watchedPaths(ofLibrary library: String, plugin name: String) -> [(name: String, path: String)] {
+        let paths: [String]
+        if let found = try? registry.searchPath.locate(library, relativeTo: manifest.directory, plugin: name) {
+            paths = [found]
+        } else if library.contains("/") {
+            paths = [Manifest.normalisedPath(library, relativeTo: manifest.directory)]
+        } else {
+            paths = registry.searchPath.directories.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + library }
+        }
+        return paths.map { (name: name, path: Manifest.absolutePath($0)) }
     }
 
     /// Reloads what the watched file `path` belongs to: the manifest, a discovered directory, or plugins.

@@ -83,6 +83,21 @@ struct ListedPluginReturnTests {
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aListedPluginMissingFromTheStartLoadsOnceItsFileIsMadeUnderWatch() async throws {
+        let lab = try DropInLab(members: #""plugins": {"greeter": "./libGreeter.so"}"#)
+        let host = try lab.host()
+        #expect(!host.coordinator.requestCoordination("greet", from: .app).isHandled, "refused from the start")
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+
+        try lab.replaceListed(with: "libGreeterPluginV1.so")
+        let line = try #require(await events.nextLine())
+
+        #expect(line.hasPrefix("discovered plugin 'greeter' at \(lab.listed): routes greet"), "\(line)")
+        #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
+    }
+
     // MARK: - Test Helpers
 
     /// The manifest's members listing `auth` at `./libAuth.so`, pinned to `pin`.
