@@ -139,6 +139,7 @@ extension Host {
         coordinator.guards = next.manifest.guards
 
         var events: [HostEvent] = []
+        var saidAsRemoved = Set<PluginLoadError>()
         let stopped = stopServices(notIn: next.manifest)
         for plugin in next.plugins {
             let before = previous.plugin(named: plugin.name)
@@ -165,6 +166,14 @@ extension Host {
                     .pluginRemoved(
                         plugin: plugin.name, file: plugin.library, routes: routes(declaredBy: plugin, in: next),
                         services: stopped.filter { $0.hasPrefix(plugin.name + ".") }))
+            case .refused(let error) where before?.isActive == true && error.kind == .notFound:
+                // Listed in the manifest's `plugins`, its library deleted: said as a discovered plugin's
+                // removal is, naming the services that stopped with it (the problem would say it again).
+                saidAsRemoved.insert(error)
+                events.append(
+                    .pluginRemoved(
+                        plugin: plugin.name, file: plugin.library, routes: routes(declaredBy: plugin, in: next),
+                        services: stopped.filter { $0.hasPrefix(plugin.name + ".") }))
             case .excluded(let place) where before?.isActive == true:
                 events.append(
                     .pluginExcluded(
@@ -179,7 +188,8 @@ extension Host {
         let known = Set(previous.problems)
         let reported = Set(previous.problems.map(\.file))
         events += next.problems.filter { problem in
-            !known.contains(problem) && !(problem.kind == .quarantined && reported.contains(problem.file))
+            !known.contains(problem) && !saidAsRemoved.contains(problem)
+                && !(problem.kind == .quarantined && reported.contains(problem.file))
         }.map(HostEvent.discoveryProblem)
         return events
     }

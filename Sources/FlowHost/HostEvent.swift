@@ -25,8 +25,9 @@ package enum HostEvent: Sendable, CustomStringConvertible {
     /// `setAside` names the routes it declares that do not go live, each with why
     /// (`catalog.create (conflicts with plugin 'catalog')`).
     case pluginDiscovered(plugin: String, file: String, routes: [String], services: [String], setAside: [String])
-    /// A discovered plugin's library was removed: the routes named in `routes` fail from now on (its image
-    /// stays loaded) and the services named in `services` were stopped.
+    /// A discovered plugin's library was removed, or the library of a plugin the manifest's `plugins` lists
+    /// in a manifest that discovers: the routes named in `routes` fail from now on (its image stays loaded)
+    /// and the services named in `services` were stopped.
     case pluginRemoved(plugin: String, file: String, routes: [String], services: [String])
     /// A discovered plugin that served is left out by the manifest's `exclude.plugins` entry at `by`
     /// (`exclude.plugins[0]`), after an edit: the routes named in `routes` are no longer routed to it (its

@@ -2,6 +2,7 @@ import Glibc
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 @testable import HostSupport
 
 /// A plugin that a manifest which discovers lists in its `plugins`, refused (its library deleted, or broken
@@ -96,6 +97,24 @@ struct ListedPluginReturnTests {
 
         #expect(line.hasPrefix("discovered plugin 'greeter' at \(lab.listed): routes greet"), "\(line)")
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
+    }
+
+    @Test func aListedPluginWhoseLibraryIsDeletedIsSaidRemovedNamingTheServicesThatStopped() throws {
+        let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
+        let library = try lab.directory.file("libAuth.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let host = try lab.host()
+        let shell = HostShell(host: host)
+        try #require(unlink(library) == 0)
+
+        let result = shell.execute("reload manifest")
+
+        #expect(result.status == .ok, "\(result.status)")
+        #expect(
+            result.lines.contains(
+                "plugin 'auth' removed (\(library)): routes auth.signIn, auth.signIn from settings, auth.signOut fail until it is back; stopped services: auth.Session"
+            ), "\(result.lines)")
+        #expect(!result.lines.contains { $0.hasPrefix("discovery: ") }, "said once: \(result.lines)")
+        #expect(host.runningServices.isEmpty)
     }
 
     // MARK: - Test Helpers
