@@ -61,12 +61,12 @@ extension BaseFlowCoordinator {
         guard let parent else { return }
         // Each flow finishing, its children first (last opened first) and each of theirs, is an entry of this
         // list rather than a call: a plugin can nest thousands of child flows, and a call per level ran out of
-        // stack. What each does, and in what order, is what the calls did. The root and the nearest listener of a
-        // child's parent are taken from the entry of that parent while no coordinator's parent or listener has
-        // changed but by the walk itself; otherwise found again, walking up, as each call found them.
+        // stack. What each does, and in what order, is what the calls did. The root of a child's parent is taken from
+        // the entry of that parent while no coordinator's parent has changed but by the walk itself; otherwise found
+        // again, walking up, as each call found it. The nearest listener is each coordinator's to hand (`sink`).
         var walk = FinishWalk()
         var flows = [
-            startFinishing(with: result, parent: parent, root: parent.rootCoordinator, listener: parent.sink, &walk)
+            startFinishing(with: result, parent: parent, root: parent.rootCoordinator, &walk)
         ]
         while let flow = flows.last {
             guard flow.next < flow.children.count else {
@@ -77,31 +77,21 @@ extension BaseFlowCoordinator {
             let child = flow.children[flow.next]
             flow.next += 1
             guard let childParent = child.parent else { continue }  // finished meanwhile
-            if childParent === flow.coordinator, walk.isFresh(flow.foundAt) {
-                let listener = flow.coordinator.eventSink ?? flow.listener
-                flows.append(
-                    child.startFinishing(
-                        with: .cancelled, parent: childParent, root: flow.root, listener: listener, &walk))
-            } else {
-                flows.append(
-                    child.startFinishing(
-                        with: .cancelled, parent: childParent, root: childParent.rootCoordinator,
-                        listener: childParent.sink, &walk))
-            }
+            let root =
+                childParent === flow.coordinator && walk.isFresh(flow.foundAt) ? flow.root : childParent.rootCoordinator
+            flows.append(child.startFinishing(with: .cancelled, parent: childParent, root: root, &walk))
         }
     }
 
     /// Begins finishing this child flow, whose parent is `parent`, with `result`: what ``finish(with:)`` does before
-    /// finishing the children. `root` and `listener` are `parent`'s root and nearest event listener now
-    /// (``sink``: none looked for in a tree nobody listens to).
+    /// finishing the children. `root` is `parent`'s root now.
     private func startFinishing(
-        with result: FlowResult, parent: BaseFlowCoordinator, root: BaseFlowCoordinator, listener: EventSink?,
-        _ walk: inout FinishWalk
+        with result: FlowResult, parent: BaseFlowCoordinator, root: BaseFlowCoordinator, _ walk: inout FinishWalk
     ) -> FinishingFlow {
         // A redirect's flow this ends is settled once all of it, children included, is done.
         let step = root.beginRedirectStep()
         return FinishingFlow(
-            coordinator: self, result: result, parent: parent, root: root, listener: listener, foundAt: walk.now(),
+            coordinator: self, result: result, parent: parent, root: root, foundAt: walk.now(),
             step: step, children: children.reversed())
     }
 
@@ -118,8 +108,7 @@ extension BaseFlowCoordinator {
         self.parent = nil
         walk.madeChange()
         self.presence.parent = nil
-        // `parent.sink`, with the listener found when this flow began finishing if nothing changed it since.
-        let sink = parent.treeRouter.isTraced ? (walk.isFresh(flow.foundAt) ? flow.listener : parent.listener) : nil
+        let sink = parent.sink
         sink?(.childFinished(name, result: flow.result))
         if let sink { for module in removed { sink(.removed(module.name)) } }
         parent.endReleased(released, reason: .coordinatorFinished, sink: sink)
@@ -156,11 +145,10 @@ extension BaseFlowCoordinator {
 private final class FinishingFlow {
     let coordinator: BaseFlowCoordinator
     let result: FlowResult
-    /// Its parent when it began finishing, that parent's root and nearest event listener then, and
-    /// ``BaseFlowCoordinator/treeChanges`` then, as ``FinishWalk`` counts it.
+    /// Its parent when it began finishing, that parent's root then, and ``BaseFlowCoordinator/treeChanges`` then,
+    /// as ``FinishWalk`` counts it.
     let parent: BaseFlowCoordinator
     let root: BaseFlowCoordinator
-    let listener: EventSink?
     let foundAt: Int
     /// The step ``BaseFlowCoordinator/beginRedirectStep()`` began for it at the root.
     let step: RedirectState?
@@ -170,21 +158,20 @@ private final class FinishingFlow {
 
     init(
         coordinator: BaseFlowCoordinator, result: FlowResult, parent: BaseFlowCoordinator, root: BaseFlowCoordinator,
-        listener: EventSink?, foundAt: Int, step: RedirectState?, children: [BaseFlowCoordinator]
+        foundAt: Int, step: RedirectState?, children: [BaseFlowCoordinator]
     ) {
         self.coordinator = coordinator
         self.result = result
         self.parent = parent
         self.root = root
-        self.listener = listener
         self.foundAt = foundAt
         self.step = step
         self.children = children
     }
 }
 
-/// Whether what ``BaseFlowCoordinator/finish(with:)`` found above a flow (its root, its nearest listener) still
-/// holds: it does while no coordinator's parent or listener was set (``BaseFlowCoordinator/treeChanges``) but by
+/// Whether what ``BaseFlowCoordinator/finish(with:)`` found above a flow (its root) still
+/// holds: it does while no coordinator's parent was set (``BaseFlowCoordinator/treeChanges``) but by
 /// the walk itself, which only lets go of flows it has finished, below the ones it is still finishing.
 @MainActor
 private struct FinishWalk {

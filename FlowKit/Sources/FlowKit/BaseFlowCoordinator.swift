@@ -49,8 +49,12 @@ open class BaseFlowCoordinator: FlowCoordinator {
     }
     /// ``onEvent`` or ``onEventToKeep``, boxed.
     private(set) var eventSink: EventSink? {
-        didSet { Self.treeChanges &+= 1 }
+        didSet { linkDescendantsToListeners() }
     }
+    /// The nearest ancestor with an event listener (``eventSink``), kept as parents and listeners are set
+    /// (`+Listeners`), so that an event finds its listener without walking up a nesting thousands deep. Weak, as
+    /// ``parent`` is: an ancestor that is gone listens no more.
+    weak var listeningAncestor: BaseFlowCoordinator?
     /// Called when a child finishes, by the default ``didRegainFocus(fromChild:)``.
     public var onRegainFocus: (@MainActor (BaseFlowCoordinator) -> Void)?
     /// How long a request may wait for its dependencies before it is dead-lettered.
@@ -75,6 +79,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
             hasParent = parent != nil
             presence.isChild = hasParent
             refreshGuardChain()
+            linkToListeners()
         }
     }
     /// Whether ``parent`` is set, readable without loading the weak reference on the request path.
@@ -129,10 +134,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var guardChainBoxes: [InstalledGuard]?
     /// On the root, once a guard has run: the requests held for redirects. See `+Redirects`.
     var redirectState: RedirectState?
-    /// How many times a coordinator's ``parent`` or event listener was set, in every tree: while it stays the
-    /// same, which coordinator is the root of another's tree and which listener is nearest are what they were.
-    /// ``finish(with:)`` reads it to take both from the levels above, rather than walk up from each level of a
-    /// nesting it finishes.
+    /// How many times a coordinator's ``parent`` was set, in every tree: while it stays the same, which
+    /// coordinator is the root of another's tree is what it was. ``finish(with:)`` reads it to take the root
+    /// from the levels above, rather than walk up from each level of a nesting it finishes.
     static var treeChanges = 0
 
     /// Creates a coordinator.
@@ -358,24 +362,5 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Runs the rest of a deep link after its queued step replayed with `outcome`.
     func continueDeepLink(_ link: PendingDeepLink, after outcome: CoordinationOutcome) {
         if outcome.isHandled, link.next < link.steps.count { _ = (link.opener ?? rootCoordinator).apply(link) }
-    }
-
-    // MARK: - Events
-
-    /// The nearest event listener, this coordinator's or an ancestor's; one check when nobody listens.
-    var sink: EventSink? {
-        treeRouter.isTraced ? listener : nil
-    }
-
-    /// The nearest event listener, found by walking up towards the root (a loop, not a call per level: a
-    /// nesting of child flows can be thousands deep).
-    var listener: EventSink? {
-        if let eventSink { return eventSink }
-        var coordinator = hasParent ? parent : nil
-        while let current = coordinator {
-            if let eventSink = current.eventSink { return eventSink }
-            coordinator = current.hasParent ? current.parent : nil
-        }
-        return nil
     }
 }
