@@ -36,7 +36,10 @@ extension BaseFlowCoordinator {
         }
         child.presence.isChild = true
         child.presence.parent = presence
-        treeRouter.mayHaveAbandonedChildren = true  // a child reopened may have nothing on screen
+        // A child reopened may have nothing on screen: the next screen to go looks for abandoned children. A new one
+        // has shown nothing yet (its home layer, for a modal or a tab, is opened below), so that a flow opened need
+        // not make that screen look through every open child flow (thousands, after a restore).
+        if child.hasPresented || !child.children.isEmpty { treeRouter.mayHaveAbandonedChildren = true }
         child.style = style
         child.restorationSequence = treeRouter.recorder?.stepUnderWay(under: self)
         switch style {

@@ -104,6 +104,10 @@ extension BaseFlowCoordinator {
         root.endRedirectStep(step)
     }
 
+    /// How many times an open child flow was looked at to tell whether it was abandoned, in every tree: the work
+    /// going back costs beyond the screens it removes. Tests read it.
+    static var abandonmentChecks = 0
+
     /// Finishes, depth first, every child of this root whose home layer is gone or whose inline screens were
     /// all removed. What they remove may abandon others, which the next call finishes, as before.
     private func finishAbandonedChildren(with result: FlowResult) {
@@ -141,6 +145,7 @@ extension BaseFlowCoordinator {
     }
 
     private var isAbandoned: Bool {
+        Self.abandonmentChecks &+= 1
         switch style {
         case .modal, .tab: return !treeRouter.contains(anchor)
         case .inline, .root: return hasPresented && presence.onScreen == 0
