@@ -1,5 +1,6 @@
-import FlowKit
 import Testing
+
+@testable import FlowKit
 
 /// A snapshot is a file the host reads: however many steps it has, and however they open child flows, tabs and
 /// modals, restoring it takes time in proportion to it. Each step used to walk every open child (to open one,
@@ -155,11 +156,14 @@ struct LargeSnapshotTests {
                     + (1...actions).map { .init("reauthenticate", coordinator: ["switchUser"], step: $0) }),
             children: (1...actions).map { .init(path: ["switchUser"], style: .inline, step: $0) })
         let restoring = app()
+        let examined = restoring.router.modulesExamined
 
         let report = try restoring.restore(crafted)
+        let examinedPerStep = Double(restoring.router.modulesExamined - examined) / Double(actions)
 
         #expect(report.isComplete, "\(report.summary)")
         #expect(report.restored == steps.count)
+        #expect(examinedPerStep <= 2, "a step examines the modules of its name, not every screen above its own")
         #expect(restoring.router.state.stack == ["settings"] + Array(repeating: "reauthenticate", count: actions))
         #expect(restoring.children.count == actions)
         #expect(restoring.snapshot() == crafted, "a restored presentation saves as the one it came from")
@@ -184,11 +188,17 @@ struct LargeSnapshotTests {
         let restoring = GuardedApp()
         restoring.coordinator.isRestorable = true
 
+        let asked = RedirectFootprint.questions
         let report = try restoring.coordinator.restore(saved)
+        let askedRestoring = Double(RedirectFootprint.questions - asked) / Double(held)
         let heldAgain = restoring.coordinator.heldRequests.map(\.request)
+        let askedBefore = RedirectFootprint.questions
         try restoring.perform("submit")
+        let askedResuming = Double(RedirectFootprint.questions - askedBefore) / Double(held)
 
         #expect(report.isComplete, "\(report.summary)")
+        #expect(askedRestoring <= 4, "each request held again asks about a few flows, not every one held before it")
+        #expect(askedResuming <= 4, "each request resumed asks about a few flows, not every one still held")
         #expect(report.waitingRestored == held)
         #expect(heldAgain == saved.waiting.map(\.request))
         #expect(restoring.coordinator.heldRequests.isEmpty)
@@ -222,10 +232,13 @@ struct LargeSnapshotTests {
         let restoring = GuardedApp(guards: guards)
         restoring.coordinator.isRestorable = true
         restoring.coordinator.mapping[RequestRoute(.blink)] = route("Blink", BlinkingManager.self)
+        let asked = RedirectFootprint.questions
 
         let report = try restoring.coordinator.restore(saved)
+        let askedPerRequest = Double(RedirectFootprint.questions - asked) / Double(3 * held)
 
         #expect(report.isComplete, "\(report.summary)")
+        #expect(askedPerRequest <= 4, "each held request and step asks about a few flows, not about every one held")
         #expect(report.restored == 2 + held)
         #expect(report.waitingRestored == 2 * held)
         #expect(restoring.coordinator.heldRequests.map(\.request) == saved.waiting.map(\.request))

@@ -90,11 +90,15 @@ final class ModuleLookup {
 
     /// The last module on screen, in ``Router/modules``'s order, named `name` whose requests go to `coordinator`.
     ///
+    /// - Parameter examined: Counts each module it looks at (``Router/modulesExamined``).
     /// - Returns: `.some(nil)` when there is none; `nil` when it cannot tell (one of them is shown twice).
-    func last(named name: Coordinated, coordinatedBy coordinator: BaseFlowCoordinator) -> FlowModule?? {
+    func last(
+        named name: Coordinated, coordinatedBy coordinator: BaseFlowCoordinator, counting examined: inout Int
+    ) -> FlowModule?? {
         let key = Key(coordination: ObjectIdentifier(coordinator), name: name)
         guard !shownTwice.contains(key) else { return nil }
         while let (place, record) = places[key]?.top {
+            examined += 1
             // Still shown where it entered then (and so still there to read), and still asking `coordinator` (an
             // identity can be another's once its own is gone).
             if record.count == 1, record.entry == place.entry, record.module.coordination === coordinator {

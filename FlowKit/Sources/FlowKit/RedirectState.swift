@@ -297,11 +297,15 @@ struct FlowIndex {
     func contains(_ module: Coordinated, in coordinator: BaseFlowCoordinator, rule: InstalledGuard) -> Bool {
         let ruleID = ObjectIdentifier(rule)
         if let entries = modules[ModuleKey(rule: ruleID, name: module, coordination: ObjectIdentifier(coordinator))] {
-            for entry in entries.values where entry.module?.coordination === coordinator { return true }
+            for entry in entries.values {
+                RedirectFootprint.questions += 1
+                if entry.module?.coordination === coordinator { return true }
+            }
         }
         guard !coordinators.isEmpty else { return false }
         var current: BaseFlowCoordinator? = coordinator
         while let candidate = current {
+            RedirectFootprint.questions += 1
             let key = CoordinatorKey(rule: ruleID, coordinator: ObjectIdentifier(candidate))
             if let entry = coordinators[key], entry.coordinator === candidate { return true }
             current = candidate.parent

@@ -35,10 +35,11 @@ public final class Router {
     /// While a restore runs, the modules on screen by name and the coordinator they ask, for its action steps
     /// (``lastModule(named:coordinatedBy:)``); `nil` otherwise, which is all a push or a pop pays for it (a check).
     var moduleLookup: ModuleLookup?
+    /// How many modules ``lastModule(named:coordinatedBy:)`` examined: tests keep it in proportion to the steps.
+    private(set) var modulesExamined = 0
 
     /// An empty presentation.
-    public init() {
-    }
+    public init() {}
 
     /// The module a person sees.
     public var top: FlowModule? {
@@ -56,8 +57,13 @@ public final class Router {
     /// snapshot performs its action on. Looked up in ``moduleLookup`` while a restore keeps it (the steps before
     /// can bury the module under thousands of screens), else looked for from the top down.
     func lastModule(named name: Coordinated, coordinatedBy coordinator: BaseFlowCoordinator) -> FlowModule? {
-        if let moduleLookup, let found = moduleLookup.last(named: name, coordinatedBy: coordinator) { return found }
-        return lastModule(where: { $0.name == name && $0.coordination === coordinator })
+        if let found = moduleLookup?.last(named: name, coordinatedBy: coordinator, counting: &modulesExamined) {
+            return found
+        }
+        return lastModule(where: { module in
+            modulesExamined += 1
+            return module.name == name && module.coordination === coordinator
+        })
     }
 
     /// Starts keeping ``moduleLookup``, with the modules on screen now, unless it is kept already.
