@@ -28,6 +28,13 @@ package struct PluginSearchPath: Sendable, Hashable {
         return PluginSearchPath(directories.filter { seen.insert($0).inserted })
     }
 
+    /// Where ``locate(_:relativeTo:plugin:)`` looks for `library`, in order: a path (containing `/`)
+    /// relative to `baseDirectory`, or the file name in each directory.
+    package func candidates(for library: String, relativeTo baseDirectory: String) -> [String] {
+        guard !library.contains("/") else { return [Manifest.normalisedPath(library, relativeTo: baseDirectory)] }
+        return directories.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + library }
+    }
+
     /// The file for `library`: a path (containing `/`) relative to `baseDirectory`, or a file name found in
     /// the first directory that has it.
     ///
@@ -36,19 +43,14 @@ package struct PluginSearchPath: Sendable, Hashable {
         throws(PluginLoadError) -> String
     {
         let what = plugin.map { "library of plugin '\($0)'" } ?? "plugin library"
-        if library.contains("/") {
-            let path = Manifest.normalisedPath(library, relativeTo: baseDirectory)
-            guard access(path, F_OK) == 0 else {
-                if errno == ELOOP { throw Self.loop(path, what) }
-                throw PluginLoadError(
-                    file: path, kind: .notFound, message: "\(what) not found; check the path in the manifest")
-            }
-            return path
-        }
-        for directory in directories {
-            let path = directory.hasSuffix("/") ? directory + library : directory + "/" + library
+        for path in candidates(for: library, relativeTo: baseDirectory) {
             if access(path, F_OK) == 0 { return path }
             if errno == ELOOP { throw Self.loop(path, what) }
+        }
+        if library.contains("/") {
+            throw PluginLoadError(
+                file: Manifest.normalisedPath(library, relativeTo: baseDirectory), kind: .notFound,
+                message: "\(what) not found; check the path in the manifest")
         }
         // A directory that is not there is said to be: a mistyped --plugin-path is the likely cause.
         let searched =
