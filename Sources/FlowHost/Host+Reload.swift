@@ -120,42 +120,48 @@ extension Host {
     /// being written (truncated, or not yet an ELF file) is tried again a few times before the reload is
     /// refused.
     package func watch() throws(FlowError) {
-        var libraries = registry.pluginNames.flatMap { name in
-            registry.slot(name).map { watchedPaths(ofLibrary: $0.entry.library, plugin: name) } ?? []
+        var libraries: [(name: String, path: String)] = []
+        var candidates: Set<String> = []
+        func add(_ library: String, of name: String) {
+            let (paths, found) = watchedPaths(ofLibrary: library, plugin: name)
+            libraries += paths.map { (name: name, path: $0) }
+            if !found { candidates.formUnion(paths) }
+        }
+        for name in registry.pluginNames {
+            guard let slot = registry.slot(name) else { continue }
+            add(slot.entry.library, of: name)
         }
         // A plugin the manifest's `plugins` lists that discovery refused before it ever loaded (its library
         // broken or missing from the start) has no slot: its library is watched too, so that fixing or
         // making it brings it in.
         for (name, entry) in composition?.declared.plugins ?? [:] where !registry.declares(name) {
-            libraries += watchedPaths(ofLibrary: entry.library, plugin: name)
+            add(entry.library, of: name)
         }
         watched = (
             Manifest.absolutePath(manifest.path),
             Dictionary(grouping: libraries, by: \.path).mapValues { $0.map(\.name) }
         )
-        let files = [watched.manifest] + libraries.map(\.path)
+        let files = [watched.manifest] + libraries.map(\.path).filter { !candidates.contains($0) }
         if watcher?.isStopped != false {
             watcher = try FileWatcher(files: [], directories: []) { [weak self] path in
                 self?.changed(path, landedAt: .now)
             }
         }
         // A directory watched whole from now on sends no event for what it got before its watch: read it.
-        if try watcher?.watch(files: files, directories: watchedDirectories).isEmpty == false { rediscover() }
+        let added = try watcher?.watch(files: files, candidates: candidates.sorted(), directories: watchedDirectories)
+        if added?.isEmpty == false { rediscover() }
     }
 
     /// The files to watch for the library of plugin `name`, written `library` in the manifest: the file found,
     /// else where it would be found once made (the path written, or the name in each directory of the search
-    /// path), so that a library missing now is read once it is there (the watcher waits on its directory).
-    private func watchedPaths(ofLibrary library: String, plugin name: String) -> [(name: String, path: String)] {
-        let paths: [String]
-        if let found = try? registry.searchPath.locate(library, relativeTo: manifest.directory, plugin: name) {
-            paths = [found]
-        } else if library.contains("/") {
-            paths = [Manifest.normalisedPath(library, relativeTo: manifest.directory)]
-        } else {
-            paths = registry.searchPath.directories.map { ($0.hasSuffix("/") ? $0 : $0 + "/") + library }
+    /// path), so that a library missing now is read once it is there (the watcher waits on its directory,
+    /// where it can: a directory it cannot watch is left out, the others watched).
+    private func watchedPaths(ofLibrary library: String, plugin name: String) -> (paths: [String], found: Bool) {
+        if let path = try? registry.searchPath.locate(library, relativeTo: manifest.directory, plugin: name) {
+            return ([Manifest.absolutePath(path)], true)
         }
-        return paths.map { (name: name, path: Manifest.absolutePath($0)) }
+        let paths = registry.searchPath.candidates(for: library, relativeTo: manifest.directory)
+        return (paths.map(Manifest.absolutePath), false)
     }
 
     /// Reloads what the watched file `path` belongs to: the manifest, a discovered directory, or plugins.

@@ -25,23 +25,29 @@ struct DirectoryWatches: Sendable {
         self.inotify = inotify
     }
 
-    /// Watches the directories of `files` and the directories `wholly` from now on, and no others: one
-    /// watched before keeps its watch, or its ancestor's while it is awaited.
+    /// Watches the directories of `files` and `candidates` and the directories `wholly` from now on, and no
+    /// others: one watched before keeps its watch, or its ancestor's while it is awaited. The directory of a
+    /// candidate (where a missing file may be made) that inotify refuses is left out, the others watched.
     ///
-    /// - Throws: ``FlowError`` naming the directory when inotify refuses (a limit, a permission).
-    mutating func update(files: [String], wholly whole: [String]) throws(FlowError) {
+    /// - Throws: ``FlowError`` naming the directory when inotify refuses one of the others (a limit, a
+    ///   permission).
+    mutating func update(files: [String], candidates: [String] = [], wholly whole: [String]) throws(FlowError) {
         var needed: [String] = []
         for directory in files.map(parentDirectory(of:)) + whole where !needed.contains(directory) {
             needed.append(directory)
         }
+        let required = needed.count
+        for directory in candidates.map(parentDirectory(of:)) where !needed.contains(directory) {
+            needed.append(directory)
+        }
         let wasWholly = wholly
-        wanted = Set(files)
+        wanted = Set(files + candidates)
         wholly = Set(whole)
         let kept = Set(watched.values).union(awaiting.values.flatMap(\.missing))
         for directory in kept.subtracting(needed).sorted() { forget(directory) }
-        for directory in needed {
+        for (index, directory) in needed.enumerated() {
             if !kept.contains(directory) {
-                _ = try watch(directory)
+                if index < required { _ = try watch(directory) } else { _ = try? watch(directory) }
             } else if wholly.contains(directory), !wasWholly.contains(directory), watched.values.contains(directory) {
                 _ = add(directory)  // adds the events that list it: deletions and moves out
             }

@@ -74,16 +74,21 @@ package final class FileWatcher: Sendable {
     /// Whether ``stop()`` was called.
     package var isStopped: Bool { state.withLock { $0.isStopped } }
 
-    /// Watches `files` and every file of `directories` from now on, instead of what was given before.
+    /// Watches `files`, `candidates` and every file of `directories` from now on, instead of what was given
+    /// before.
     ///
     /// A directory watched before and after keeps its watch, so nothing that happens in it meanwhile is
     /// missed. One watched whole from now on may have changed before its watch was set: the caller reads it.
+    /// A candidate is a place a missing file may be made (each directory of a search path, say): one whose
+    /// directory inotify refuses is not watched, and the rest are.
     ///
     /// - Returns: The directories watched whole from now on that were not before (existing or awaited).
-    /// - Throws: ``FlowError`` naming the directory when inotify refuses (a limit, a permission), or when the
-    ///   watcher was stopped.
+    /// - Throws: ``FlowError`` naming the directory when inotify refuses (a limit, a permission) but for a
+    ///   candidate's, or when the watcher was stopped.
     @discardableResult
-    package func watch(files: [String], directories whole: [String]) throws(FlowError) -> [String] {
+    package func watch(files: [String], candidates: [String] = [], directories whole: [String]) throws(FlowError)
+        -> [String]
+    {
         let outcome = state.withLock { state -> Result<[String], FlowError> in
             guard state.isOpen, !state.isStopped else {
                 return .failure(FlowError("cannot watch files: the watcher was stopped"))
@@ -92,7 +97,7 @@ package final class FileWatcher: Sendable {
             state.files = files
             state.directories = whole
             return Result { () throws(FlowError) in
-                try state.watches.update(files: files, wholly: whole)
+                try state.watches.update(files: files, candidates: candidates, wholly: whole)
                 return whole.filter { !before.contains($0) }
             }
         }
