@@ -127,8 +127,10 @@ extension Host {
             libraries += paths.map { (name: name, path: $0) }
             if !found { candidates.formUnion(paths) }
         }
+        // Not those a manifest edit dropped: nothing loads them again.
         for name in registry.pluginNames {
             guard let slot = registry.slot(name) else { continue }
+            if case .dropped? = outOfUse(name) { continue }
             add(slot.entry.library, of: name)
         }
         // A plugin the manifest's `plugins` lists that discovery refused before it ever loaded (its library
