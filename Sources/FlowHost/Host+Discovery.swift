@@ -143,6 +143,11 @@ extension Host {
         let stopped = stopServices(notIn: next.manifest)
         for plugin in next.plugins {
             let before = previous.plugin(named: plugin.name)
+            func removal(from file: String) -> HostEvent {
+                .pluginRemoved(
+                    plugin: plugin.name, file: file, routes: routes(declaredBy: plugin, in: next),
+                    services: stopped.filter { $0.hasPrefix(plugin.name + ".") })
+            }
             switch plugin.state {
             case .active
             where plugin.directory != nil && (before?.isActive != true || before?.library != plugin.library):
@@ -162,18 +167,16 @@ extension Host {
                         plugin: plugin.name, file: plugin.library, routes: routes(of: plugin.name, in: next),
                         services: started, setAside: routes(setAsideFrom: plugin, in: next)))
             case .removed where before?.isActive == true:
-                events.append(
-                    .pluginRemoved(
-                        plugin: plugin.name, file: plugin.library, routes: routes(declaredBy: plugin, in: next),
-                        services: stopped.filter { $0.hasPrefix(plugin.name + ".") }))
-            case .refused(let error) where before?.isActive == true && error.kind == .notFound:
+                events.append(removal(from: plugin.library))
+            case .refused(let error):
+                guard let before, let deleted = deletedLibrary(of: before, refused: error, after: previous, in: next)
+                else { break }
                 // Listed in the manifest's `plugins`, its library deleted: said as a discovered plugin's
-                // removal is, naming the services that stopped with it (the problem would say it again).
-                saidAsRemoved.insert(error)
-                events.append(
-                    .pluginRemoved(
-                        plugin: plugin.name, file: plugin.library, routes: routes(declaredBy: plugin, in: next),
-                        services: stopped.filter { $0.hasPrefix(plugin.name + ".") }))
+                // removal is, from the file it was loaded from, naming the services that stopped with it. The
+                // problem would say it again, but for a file name looked for on the search path: it says
+                // which directories it is not in.
+                if deleted.contains("/") { saidAsRemoved.insert(error) }
+                events.append(removal(from: before.library))
             case .excluded(let place) where before?.isActive == true:
                 events.append(
                     .pluginExcluded(
@@ -192,6 +195,22 @@ extension Host {
                 && !(problem.kind == .quarantined && reported.contains(problem.file))
         }.map(HostEvent.discoveryProblem)
         return events
+    }
+
+    /// Whether `before`, a plugin in use in `previous` that the manifest's `plugins` lists, is refused with
+    /// `error` in `next` because its library was deleted: its entry is unchanged and `error` says the file
+    /// it was loaded from (or, for a file name, that the search path has it nowhere) is not found. Returns
+    /// the library as the entry writes it; `nil` for any other refusal, such as an entry edited to a path
+    /// that is not there, whose problem is said as it is.
+    private func deletedLibrary(
+        of before: PluginComposition.Plugin, refused error: PluginLoadError, after previous: PluginComposition,
+        in next: PluginComposition
+    ) -> String? {
+        guard before.isActive, before.directory == nil, error.kind == .notFound,
+            let entry = next.declared.plugins[before.name], previous.declared.plugins[before.name] == entry,
+            error.file == before.library || (!entry.library.contains("/") && error.file == entry.library)
+        else { return nil }
+        return entry.library
     }
 
     /// The routes `plugin` serves in `composition`, as the shell writes them.

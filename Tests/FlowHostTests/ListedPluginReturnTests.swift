@@ -4,6 +4,7 @@ import Testing
 @testable import FlowHost
 @testable import FlowShell
 @testable import HostSupport
+@testable import PluginLoading
 
 /// A plugin that a manifest which discovers lists in its `plugins`, refused (its library deleted, or broken
 /// from the start) and then back once its file is fixed: as a discovered plugin back, its routes go live
@@ -114,6 +115,47 @@ struct ListedPluginReturnTests {
                 "plugin 'auth' removed (\(library)): routes auth.signIn, auth.signIn from settings, auth.signOut fail until it is back; stopped services: auth.Session"
             ), "\(result.lines)")
         #expect(!result.lines.contains { $0.hasPrefix("discovery: ") }, "said once: \(result.lines)")
+        #expect(host.runningServices.isEmpty)
+    }
+
+    @Test func aListedPluginFoundByFileNameAndDeletedIsSaidRemovedFromItsPathAndWhereItWasLookedFor() throws {
+        let lab = try DropInLab(members: #""plugins": {"auth": "libAuth.so"}"#)
+        let directory = lab.directory.path + "/lib"
+        try #require(mkdir(directory, 0o755) == 0)
+        let library = directory + "/libAuth.so"
+        _ = try lab.directory.file("lib/libAuth.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let host = Host(manifest: try lab.manifest(), searchPath: PluginSearchPath([directory]), prober: lab.prober)
+        host.start()
+        let shell = HostShell(host: host)
+        try #require(unlink(library) == 0)
+
+        let result = shell.execute("reload manifest")
+
+        #expect(result.status == .ok, "\(result.status)")
+        #expect(
+            result.lines.contains(
+                "plugin 'auth' removed (\(library)): routes auth.signIn, auth.signIn from settings, auth.signOut fail until it is back; stopped services: auth.Session"
+            ), "\(result.lines)")
+        #expect(
+            result.lines.contains {
+                $0.hasPrefix("discovery: libAuth.so: library of plugin 'auth' not found (searched: \(directory))")
+            }, "the directories searched: \(result.lines)")
+    }
+
+    @Test func aListedPluginsEntryEditedToAPathNotThereIsItsProblemNotARemoval() throws {
+        let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
+        _ = try lab.directory.file("libAuth.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let host = try lab.host()
+        let shell = HostShell(host: host)
+        try lab.writeManifest(members: #""plugins": {"auth": "./libAuthTypo.so"}"#)
+
+        let result = shell.execute("reload manifest")
+
+        #expect(!result.lines.contains { $0.contains("removed") }, "\(result.lines)")
+        #expect(
+            result.lines.contains(
+                "discovery: \(lab.directory.path)/libAuthTypo.so: library of plugin 'auth' not found; check the path in the manifest"
+            ), "\(result.lines)")
         #expect(host.runningServices.isEmpty)
     }
 
