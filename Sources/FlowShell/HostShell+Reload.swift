@@ -5,22 +5,22 @@ import FlowKit
 extension HostShell {
     /// Reloads; a refused reload or a rejected manifest fails the command (the host keeps running).
     func reload(_ target: String) throws(FlowError) {
-        let events: [HostEvent]
         if target == "manifest" {
-            events = [host.reloadManifest()]
+            try failOnRefusal([host.reloadManifest()])
         } else if target.isEmpty {
-            events = host.reloadAll(force: true)
+            try failOnRefusal(host.reloadAll(force: true))
         } else {
-            let plugins = host.reloadablePluginNames.joined(separator: ", ")
-            guard host.knowsPlugin(target) else {
-                throw FlowError("no plugin named '\(target)'; plugins: \(plugins)")
-            }
+            guard host.knowsPlugin(target) else { throw FlowError("no plugin named '\(target)'; \(pluginList)") }
             if let outOfUse = host.outOfUse(target) {
-                try retry(target, outOfUse, plugins: plugins)
-                return
+                try retry(target, outOfUse)
+            } else {
+                try failOnRefusal([host.reloadPlugin(target, force: true)])
             }
-            events = [host.reloadPlugin(target, force: true)]
         }
+    }
+
+    /// Fails the command for the first refused reload or rejected manifest among `events`.
+    private func failOnRefusal(_ events: [HostEvent]) throws(FlowError) {
         for event in events {
             switch event {
             case .reloadRefused(let plugin, let error):
@@ -36,22 +36,36 @@ extension HostShell {
         }
     }
 
+    /// `plugins: ...`, the plugins `reload NAME` reloads now, as an error ends with them.
+    private var pluginList: String { "plugins: " + host.reloadablePluginNames.joined(separator: ", ") }
+
     /// `reload NAME` of a plugin not in use. One that discovery removed or refused is read again, as a change
     /// to its file is under `--watch`: back (its file fixed or put back), it is reported as discovered and
-    /// its routes go live; else the command fails with why. One a manifest edit dropped or that the manifest
-    /// excludes is not loaded again (its slot outlives it, since an image cannot be unloaded): only a
-    /// manifest edit brings it back.
-    private func retry(_ target: String, _ outOfUse: Host.OutOfUse, plugins: String) throws(FlowError) {
-        guard outOfUse.isRetried else { throw FlowError("\(outOfUse.reason(target)); plugins: \(plugins)") }
-        host.rediscover()
+    /// its routes go live, and its reload refused fails the command as any other; else the command fails
+    /// with why. One a manifest edit dropped or that the manifest excludes is not loaded again (its slot
+    /// outlives it, since an image cannot be unloaded): only a manifest edit brings it back.
+    private func retry(_ target: String, _ outOfUse: Host.OutOfUse) throws(FlowError) {
+        guard outOfUse.isRetried else { throw FlowError("\(outOfUse.reason(target)); \(pluginList)") }
+        let events = host.rediscover()
+        try failOnRefusal(events)
         guard let still = host.outOfUse(target) else { return }
-        if case .refused = still { throw FlowError(still.reason(target)) }
-        throw FlowError("\(still.reason(target)); plugins: \(host.reloadablePluginNames.joined(separator: ", "))")
+        guard case .refused(let error) = still else { throw FlowError("\(still.reason(target)); \(pluginList)") }
+        // Refused anew: the problem discovery reported is what the error says, said once.
+        if events.contains(where: { if case .discoveryProblem(error) = $0 { true } else { false } }) {
+            restatedProblem = error.description
+        }
+        throw FlowError(still.reason(target))
     }
 
-    /// The events of the command, but for the refusal its error gives (``restatedRefusal``).
+    /// The events of the command, but for the refusal or problem its error gives (``restatedRefusal``,
+    /// ``restatedProblem``).
     var describedEvents: [HostEvent] {
         var events = events
+        if let restatedProblem {
+            events.removeAll { event in
+                if case .discoveryProblem(let error) = event { error.description == restatedProblem } else { false }
+            }
+        }
         guard let restated = restatedRefusal,
             let index = events.firstIndex(where: { event in
                 guard case .reloadRefused(let plugin, let error) = event else { return false }

@@ -64,6 +64,8 @@ package final class HostShell {
     /// The refused reload whose reason the error of the `reload` command being executed gives: its event
     /// line is left out of the reply, so that the refusal is said once.
     var restatedRefusal: (plugin: String, reason: String)?
+    /// The discovery problem the error of the `reload` command being executed gives, left out the same way.
+    var restatedProblem: String?
     /// What became of the requests guards redirected, for `expect outcome`.
     var heldFates = HeldFates()
     /// Receives the lines for events that happen between commands (a watched file reloaded).
@@ -211,6 +213,7 @@ package final class HostShell {
         eventLog.removeAll()
         requestFailed = false
         restatedRefusal = nil
+        restatedProblem = nil
         isExecuting = true
         defer { isExecuting = false }
         let (command, rest) = trimmed.splitFirstWord()

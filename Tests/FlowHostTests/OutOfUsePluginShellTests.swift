@@ -90,6 +90,37 @@ struct OutOfUsePluginShellTests {
         #expect(shell.execute("send greet").status == .ok)
     }
 
+    @Test func reloadOfARemovedPluginBackButRefusedAtTheCapFailsAndSaysTheRefusalOnce() throws {
+        let (lab, _) = try Self.lab()
+        let (shell, host) = try Self.shell(on: lab)
+        host.registry.maxImagesPerPlugin = 1
+        try lab.remove("libGreeter.so")
+        #expect(shell.execute("reload manifest").status == .ok)
+        try lab.add("libGreeterPluginV2.so", as: "libGreeter.so")
+
+        let result = shell.execute("reload greeter")
+
+        guard case .error(let message) = result.status else { throw TestFailure("\(result.status)") }
+        #expect(message.hasPrefix("reload refused: "), "\(message)")
+        #expect(message.contains("has been loaded 1 times, the limit"), "\(message)")
+        #expect(!result.lines.contains { $0.contains("refused") }, "said once, by the error: \(result.lines)")
+        #expect(host.registry.images(of: "greeter") == 1, "not loaded past the cap")
+    }
+
+    @Test func reloadOfAPluginRefusedAnewForAnotherReasonSaysItOnce() throws {
+        let lab = try DropInLab(members: #""plugins": {"greeter": "./libGreeter.so"}"#)
+        try lab.add("libWelcomePlugin.so")
+        try lab.writeListed(Array("garbage\n".utf8))
+        let (shell, _) = try Self.shell(on: lab, greet: false)
+        try #require(unlink(lab.listed) == 0)
+
+        let result = shell.execute("reload greeter")
+
+        let reason = "\(lab.listed): library of plugin 'greeter' not found; check the path in the manifest"
+        #expect(result.status == .error("plugin 'greeter' is refused: \(reason)"), "\(result.status)")
+        #expect(!result.lines.contains { $0.hasPrefix("discovery: ") }, "said once, by the error: \(result.lines)")
+    }
+
     // MARK: - Test Helpers
 
     /// A lab discovering welcome and greeter (as `libGreeter.so`, whose path is returned).
