@@ -235,6 +235,8 @@ package final class Host {
         switch event {
         case .serviceStarted(let type): .serviceStarted(serviceName(ofType: type))
         case .serviceStopped(let type): .serviceStopped(serviceName(ofType: type))
+        case .lifecycleDelivered(let lifecycleEvent, let type):
+            .lifecycleDelivered(lifecycleEvent, to: serviceName(ofType: type))
         case .serviceProblem(let problem): .serviceProblem(namingService(problem))
         default: event
         }

@@ -73,7 +73,7 @@ final class HostEventRelay {
         case .failed: changeStats { $0.count(.failed) }
         case .queued: changeStats { $0.count(.queued) }
         case .deadLettered: changeStats { $0.count(.deadLettered) }
-        case .serviceStarted, .serviceStopped, .serviceProblem: return namingServices
+        case .serviceStarted, .serviceStopped, .serviceProblem, .lifecycleDelivered: return namingServices
         default: break
         }
         return handOn

@@ -42,6 +42,7 @@ extension TraceEvent {
         case .managerTaskFailed: return "a task of \(text("manager")) failed: \(text("error"))"
         case .presentRefused: return "did not present \(text("module")): its manager \(text("manager")) has ended"
         case .serviceProblem: return text("problem")
+        case .lifecycleDelivered: return "service \(text("service")) heard \(text("event"))"
         case .pluginReloaded: return "reloaded plugin '\(text("plugin"))': generation \(self["generation"] ?? .null)"
         case .pluginUnchanged: return "plugin '\(text("plugin"))' is unchanged; nothing reloaded"
         case .reloadRefused: return "reload of '\(text("plugin"))' refused: \(text("error"))"

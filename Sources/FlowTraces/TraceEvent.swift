@@ -132,6 +132,7 @@ extension TraceEvent.Kind {
     package static let managerTaskFailed: Self = "managerTaskFailed"
     package static let presentRefused: Self = "presentRefused"
     package static let serviceProblem: Self = "serviceProblem"
+    package static let lifecycleDelivered: Self = "lifecycleDelivered"
 
     // Host events (`HostEvent`).
     package static let pluginReloaded: Self = "pluginReloaded"
@@ -150,9 +151,9 @@ extension TraceEvent.Kind {
         .trace, .session, .input, .screen, .handling, .handled, .unhandled, .queued, .replaying, .deadLettered,
         .failed, .presented, .removed, .childOpened, .childFinished, .serviceStarted, .serviceStopped,
         .dependencySet, .rewritten, .redirecting, .held, .resuming, .redirectCancelled, .managerEnded,
-        .managerTaskFailed, .presentRefused, .serviceProblem, .pluginReloaded, .pluginUnchanged, .reloadRefused,
-        .manifestReloaded, .manifestRejected, .exposure, .pluginDiscovered, .pluginRemoved, .pluginExcluded,
-        .discoveryProblem,
+        .managerTaskFailed, .presentRefused, .serviceProblem, .lifecycleDelivered, .pluginReloaded, .pluginUnchanged,
+        .reloadRefused, .manifestReloaded, .manifestRejected, .exposure, .pluginDiscovered, .pluginRemoved,
+        .pluginExcluded, .discoveryProblem,
     ]
 }
 

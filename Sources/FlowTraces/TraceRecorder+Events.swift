@@ -80,6 +80,9 @@ extension TraceRecorder {
         case .serviceProblem(let problem):
             line.add("service", problem.service)
             line.add("problem", problem.description)
+        case .lifecycleDelivered(let lifecycleEvent, let name):
+            line.add("service", name)
+            line.add("event", lifecycleEvent.rawValue)
         default: break
         }
     }
@@ -268,6 +271,7 @@ extension TraceEvent.Kind {
         case .managerTaskFailed: (.managerTaskFailed, false)
         case .presentRefused: (.presentRefused, false)
         case .serviceProblem: (.serviceProblem, false)
+        case .lifecycleDelivered: (.lifecycleDelivered, false)
         @unknown default: nil
         }
     }

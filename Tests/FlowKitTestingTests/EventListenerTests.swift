@@ -35,6 +35,20 @@ struct EventListenerTests {
             ])
     }
 
+    @Test func theHarnessReportsEachServiceATestAddedThatHeardALifecycleEvent() {
+        let harness = FlowHarness(plugins: [])
+        harness.addService(HearingService())
+        harness.start()
+
+        harness.lifecycle(LifecycleEvent.foreground)
+
+        #expect(
+            harness.events.filter { $0.kind == .lifecycleDelivered } == [
+                .lifecycleDelivered(.willEnterForeground, to: "HearingService"),
+                .lifecycleDelivered(.didBecomeActive, to: "HearingService"),
+            ])
+    }
+
     /// Shows `first`, then `second`, then goes back.
     private func run(_ harness: FlowHarness) throws -> [FlowEvent] {
         harness.send("screen.show", payload: ["module": "first"])
@@ -69,6 +83,7 @@ struct EventListenerTests {
         case .managerTaskFailed: "managerTaskFailed"
         case .presentRefused: "presentRefused"
         case .serviceProblem: "serviceProblem"
+        case .lifecycleDelivered: "lifecycleDelivered"
         @unknown default: "later"
         }
     }
@@ -81,4 +96,11 @@ private final class ScreenManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         .present(self.module(Coordinated(request.payload["module"]?.string ?? "screen")), .inline)
     }
+}
+
+/// A lifecycle service that acts on nothing it hears.
+@MainActor
+private final class HearingService: CoordinatorServiceLifeCycleProtocol {
+    func start(with coordinator: any FlowCoordinator) {}
+    func stop() {}
 }

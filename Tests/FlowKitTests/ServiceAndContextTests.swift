@@ -31,6 +31,30 @@ struct ServiceAndContextTests {
             ])
     }
 
+    @Test func eachServiceThatHeardALifecycleEventIsReportedByItsTypeInTheOrderItHeardIt() {
+        let log = Log()
+        let parent = BaseFlowCoordinator(services: [RecordingService("parent", log: log), PlainService(log: log)])
+        let child = BaseFlowCoordinator(name: "child", services: [TerminationService()])
+        parent.start()
+        parent.openChild(child, style: .modal)
+        var events: [FlowEvent] = []
+        parent.onEvent = { events.append($0) }
+
+        for event in LifecycleEvent.background { parent.send(event) }
+        child.send(.willTerminate)
+
+        #expect(
+            events == [
+                .lifecycleDelivered(.willEnterBackground, to: "RecordingService"),
+                .lifecycleDelivered(.willEnterBackground, to: "TerminationService"),
+                .lifecycleDelivered(.didEnterBackground, to: "RecordingService"),
+                .lifecycleDelivered(.didEnterBackground, to: "TerminationService"),
+                .lifecycleDelivered(.willTerminate, to: "TerminationService"),
+            ])
+        #expect(events.allSatisfy { $0.kind == .lifecycleDelivered })
+        #expect(events.first?.description == "service RecordingService heard willEnterBackground")
+    }
+
     @Test func stoppingTheParentStopsChildrenFirst() {
         let log = Log()
         let parent = BaseFlowCoordinator(services: [RecordingService("parent", log: log)])
@@ -129,4 +153,11 @@ extension ServiceAndContextTests {
         }
         #expect(try dependencies.require(TypedDependencyKey<Int>(.store), hint: "") == 42)
     }
+}
+
+/// A lifecycle service of a type of its own, that acts on nothing it hears.
+@MainActor
+private final class TerminationService: CoordinatorServiceLifeCycleProtocol {
+    func start(with coordinator: any FlowCoordinator) {}
+    func stop() {}
 }

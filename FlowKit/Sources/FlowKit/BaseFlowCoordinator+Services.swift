@@ -101,16 +101,20 @@ extension BaseFlowCoordinator {
         return true
     }
 
-    /// Tells every lifecycle service of this coordinator and its descendants about `event`.
+    /// Tells every lifecycle service of this coordinator and its descendants about `event`, and reports each
+    /// one that heard it (``FlowEvent/lifecycleDelivered(_:to:)``): this coordinator's services in their order,
+    /// then each descendant's, parents before their children.
     public func send(_ event: LifecycleEvent) {
         deliver(event)
         forEachDescendant { child, _ in child.deliver(event) }
     }
 
-    /// Tells this coordinator's lifecycle services about `event`.
+    /// Tells this coordinator's lifecycle services about `event`, reporting each after it heard it.
     private func deliver(_ event: LifecycleEvent) {
         for service in services {
-            if let service = service as? any CoordinatorServiceLifeCycleProtocol { event.deliver(to: service) }
+            guard let service = service as? any CoordinatorServiceLifeCycleProtocol else { continue }
+            event.deliver(to: service)
+            sink?(.lifecycleDelivered(event, to: Self.name(of: service)))
         }
     }
 

@@ -16,6 +16,8 @@ extension FlowEvent {
         case rewritten, redirecting, held, resuming, redirectCancelled
         /// The kinds of the events about managers' ends and services' problems.
         case managerEnded, managerTaskFailed, presentRefused, serviceProblem
+        /// The kind of ``FlowEvent/lifecycleDelivered(_:to:)``. Since FlowKit 1.4.
+        case lifecycleDelivered
     }
 
     /// Which event this is. Since FlowKit 1.2.
@@ -44,6 +46,7 @@ extension FlowEvent {
         case .managerTaskFailed: .managerTaskFailed
         case .presentRefused: .presentRefused
         case .serviceProblem: .serviceProblem
+        case .lifecycleDelivered: .lifecycleDelivered
         }
     }
 

@@ -52,6 +52,10 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
     case serviceStarted(String)
     /// A service stopped; by its type's name.
     case serviceStopped(String)
+    /// A lifecycle service, by its type's name, heard `event`: its method of the event's name was called
+    /// (``BaseFlowCoordinator/send(_:)``). One for each service that heard it, in the order they heard it.
+    /// Since FlowKit 1.4.
+    case lifecycleDelivered(LifecycleEvent, to: String)
     /// A dependency was set, or removed, on a coordinator.
     case dependencySet(DependencyKey)
     /// A guard replaced the request (`from`, sent by the module) with `to`, which goes on through the chain.
@@ -96,6 +100,7 @@ public enum FlowEvent: Sendable, Hashable, CustomStringConvertible {
         case .childFinished(let name, let result): "child \(name) finished: \(result)"
         case .serviceStarted(let name): "service \(name) started"
         case .serviceStopped(let name): "service \(name) stopped"
+        case .lifecycleDelivered(let event, let name): "service \(name) heard \(event.rawValue)"
         case .dependencySet(let key): "dependency \(key) set"
         case .rewritten(let request, let new, let module, let name):
             "\(request.name) from \(module) rewritten to \(new) by guard '\(name)'"

@@ -62,6 +62,7 @@ public final class FlowHarness {
         coordinator.onEvent = { [weak self] event in
             switch event {
             case .serviceStarted(ownServiceName), .serviceStopped(ownServiceName): return
+            case .lifecycleDelivered(_, ownServiceName): return
             default: self?.events.append(event)
             }
         }

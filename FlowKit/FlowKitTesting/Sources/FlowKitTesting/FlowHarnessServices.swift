@@ -6,8 +6,9 @@ import FlowKit
 /// A coordinator's services are fixed when it is made, but a test adds its services after it makes the
 /// harness, so this stands in for them. It does what the coordinator would: starts them in order (each
 /// reported as `serviceStarted` with its own type name), stops them in reverse, passes lifecycle events
-/// on, and merges the context of the context providers among them, as the coordinator merges its
-/// providers': each contributes its keys, and a key two provide is the one added first's.
+/// on (each service that heard one reported as `lifecycleDelivered`), and merges the context of the
+/// context providers among them, as the coordinator merges its providers': each contributes its keys, and a
+/// key two provide is the one added first's.
 @MainActor
 final class FlowHarnessServices: ContextProviderProtocol, CoordinatorServiceLifeCycleProtocol {
     /// The services, in the order they were added.
@@ -47,20 +48,23 @@ final class FlowHarnessServices: ContextProviderProtocol, CoordinatorServiceLife
         }
     }
 
-    func willEnterBackground() { lifecycle { $0.willEnterBackground() } }
-    func didEnterBackground() { lifecycle { $0.didEnterBackground() } }
-    func willEnterForeground() { lifecycle { $0.willEnterForeground() } }
-    func didBecomeActive() { lifecycle { $0.didBecomeActive() } }
-    func willTerminate() { lifecycle { $0.willTerminate() } }
+    func willEnterBackground() { lifecycle(.willEnterBackground) { $0.willEnterBackground() } }
+    func didEnterBackground() { lifecycle(.didEnterBackground) { $0.didEnterBackground() } }
+    func willEnterForeground() { lifecycle(.willEnterForeground) { $0.willEnterForeground() } }
+    func didBecomeActive() { lifecycle(.didBecomeActive) { $0.didBecomeActive() } }
+    func willTerminate() { lifecycle(.willTerminate) { $0.willTerminate() } }
 
     private func start(_ service: any CoordinatorServiceProtocol, with coordinator: any FlowCoordinator) {
         service.start(with: coordinator)
         report?(.serviceStarted(Self.name(of: service)))
     }
 
-    private func lifecycle(_ deliver: (any CoordinatorServiceLifeCycleProtocol) -> Void) {
+    /// Delivers `event` to each lifecycle service, reporting each after it heard it, as the coordinator does.
+    private func lifecycle(_ event: LifecycleEvent, _ deliver: (any CoordinatorServiceLifeCycleProtocol) -> Void) {
         for service in services {
-            if let service = service as? any CoordinatorServiceLifeCycleProtocol { deliver(service) }
+            guard let service = service as? any CoordinatorServiceLifeCycleProtocol else { continue }
+            deliver(service)
+            report?(.lifecycleDelivered(event, to: Self.name(of: service)))
         }
     }
 
