@@ -2,10 +2,13 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowManifest
 @testable import FlowShell
 @testable import FlowTraces
+@testable import PluginLoading
 
-/// A lifecycle event says which services heard it (FlowKit 1.4): in the shell and in a trace.
+/// A lifecycle event says which services heard it (FlowKit 1.4): in the shell, in a trace, and in a replay
+/// of a trace an older FlowKit wrote, which has no such lines.
 @MainActor
 struct LifecycleEventTests {
     @Test func theShellPrintsEachServiceThatHeardALifecycleEvent() throws {
@@ -45,4 +48,51 @@ struct LifecycleEventTests {
         #expect(heard.allSatisfy { $0.input == 1 })
         #expect(heard.first?.summary == "service auth.Session heard willEnterForeground")
     }
+
+    @Test func aTraceOfAnOlderFlowKitWithoutLifecycleLinesReplaysIdentically() async throws {
+        let lines = try await Self.recordLifecycle()
+        let older = lines.filter { !$0.contains(#""kind":"lifecycleDelivered""#) }
+        try #require(older.count == lines.count - 2, "the recorded run heard willTerminate twice")
+        let header = older[0].replacing(#""flowKit":"\#(FlowKitVersion.current)""#, with: #""flowKit":"1.3""#)
+        try #require(header != older[0])
+
+        let asOlder = await Self.replay([header] + older.dropFirst())
+        let asCurrent = await Self.replay(older)
+
+        guard case .identical = asOlder else { throw TestFailure("expected identical, got \(asOlder)") }
+        guard case .diverged(let divergence) = asCurrent else {
+            throw TestFailure("expected a divergence, got \(asCurrent)")
+        }
+        #expect(divergence.command == "lifecycle terminate")
+        #expect(TraceReplay.kindsUnknown(toFlowKit: "1.3") == [.lifecycleDelivered])
+        #expect(TraceReplay.kindsUnknown(toFlowKit: "1.4").isEmpty)
+    }
+
+    /// The lines of a trace of the demo's start and `lifecycle terminate`.
+    private static func recordLifecycle() async throws -> [String] {
+        let lines = LineBox()
+        let run = try TracedRun("manifests/demo.json") { lines.lines.append($0.line) }
+        await run.start()
+        await run.perform("lifecycle terminate")
+        run.recorder.finish()
+        return lines.lines
+    }
+
+    private static func replay(_ lines: [String]) async -> ReplayResult {
+        do {
+            return await TraceReplay(
+                trace: try Trace.parse(lines.joined(separator: "\n"), file: "lifecycle.jsonl"),
+                manifest: try Manifest.load(path: Repository.path("manifests/demo.json")),
+                searchPath: PluginSearchPath([BuildProducts.directory])
+            ).run()
+        } catch {
+            Issue.record("\(error)")
+            return .identical(ReplaySummary(sessions: 0, inputs: 0, events: 0, rebuilt: []))
+        }
+    }
+}
+
+@MainActor
+private final class LineBox {
+    var lines: [String] = []
 }
