@@ -54,6 +54,48 @@ struct NestedListenerTests {
         #expect(BaseFlowCoordinator.listenerLinks - before == 2 * depth)
     }
 
+    /// A nesting built from the inside out, each level opened in the next one out, then the outermost under a
+    /// listener: each level is told once as it is opened and once as the outermost is. Each level's opening told every
+    /// level below it again, though none of them had a listener to learn (what counted depth²/2 here, 2 million).
+    @Test func aNestingBuiltFromTheInsideOutLearnsItsListenerOncePerLevel() {
+        let depth = 2_000
+        let root = BaseFlowCoordinator(name: "app")
+        root.onEvent = { _ in }
+        let before = BaseFlowCoordinator.listenerLinks
+
+        let deepest = BaseFlowCoordinator(name: "level")
+        var outermost = deepest
+        for _ in 1..<depth {
+            let level = BaseFlowCoordinator(name: "level")
+            level.openChild(outermost, style: .inline, onResult: nil)
+            outermost = level
+        }
+        root.openChild(outermost, style: .inline, onResult: nil)
+
+        #expect(BaseFlowCoordinator.listenerLinks - before <= 2 * depth)
+        #expect(deepest.listeningAncestor === root)
+    }
+
+    /// A listener replaced by another tells the levels below nothing new: none of them is walked.
+    @Test func aListenerReplacedTellsTheLevelsBelowNothing() {
+        let depth = 2_000
+        let root = BaseFlowCoordinator(name: "app")
+        var deepest = root
+        for _ in 0..<depth {
+            let level = BaseFlowCoordinator(name: "level")
+            deepest.openChild(level, style: .inline, onResult: nil)
+            deepest = level
+        }
+        root.onEvent = { _ in }
+        let before = BaseFlowCoordinator.listenerLinks
+
+        root.onEvent = { _ in }
+        root.onEventToKeep = { _ in }
+
+        #expect(BaseFlowCoordinator.listenerLinks == before)
+        #expect(deepest.listeningAncestor === root)
+    }
+
     @Test func theNearestListenerHearsAsListenersAreSetChangedAndRemoved() {
         let root = BaseFlowCoordinator(name: "app")
         let child = BaseFlowCoordinator(name: "child")

@@ -29,16 +29,25 @@ extension BaseFlowCoordinator {
         (guardChainBoxes ?? []).map(\.rule)
     }
 
-    /// Recomputes the chain of this coordinator and its descendants, after guards or the parent changed.
+    /// Recomputes the chain of this coordinator and, if it changed, of its descendants, after its guards changed.
     func refreshGuardChain() {
-        refreshOwnGuardChain()
-        forEachDescendant { child, _ in child.refreshOwnGuardChain() }
+        if refreshOwnGuardChain() { refreshDescendants() }
     }
 
     /// Recomputes this coordinator's chain from its parent's.
-    private func refreshOwnGuardChain() {
+    ///
+    /// - Returns: Whether it changed (other guards, or the same in another order): only then can its
+    ///   descendants' chains have.
+    func refreshOwnGuardChain() -> Bool {
         let inherited = hasParent ? parent?.guardChainBoxes : nil
-        guardChainBoxes = installedGuards.isEmpty ? inherited : (inherited ?? []) + installedGuards
+        let chain = installedGuards.isEmpty ? inherited : (inherited ?? []) + installedGuards
+        if let chain, let current = guardChainBoxes {
+            if chain.count == current.count && zip(chain, current).allSatisfy({ $0 === $1 }) { return false }
+        } else if chain == nil && guardChainBoxes == nil {
+            return false
+        }
+        guardChainBoxes = chain
+        return true
     }
 
     /// Passes `request` through `chain`, then routes what is left of it with `continuation`: a deep link

@@ -1,13 +1,16 @@
-/// Where a coordinator's events go: its own listener, else its nearest ancestor's.
+/// Where a coordinator's events go: its own listener, else its nearest ancestor's; and what else a coordinator
+/// learns from its parent (its guard chain).
 ///
 /// Each coordinator keeps which ancestor that is (``listeningAncestor``), learned from its parent when it is
 /// opened and told again to its descendants when a listener is set or removed above them, so that an event is
 /// one lookup however deep its coordinator is nested: a plugin can nest thousands of child flows in one
 /// request, each sending events under the host's listener, and walking up from each made that quadratic.
+/// Only the descendants for which something changed are told: a nesting built from the inside out (inner flows
+/// opened, then the outer one opened in its parent) would otherwise be walked again at each level.
 extension BaseFlowCoordinator {
     /// How many times a coordinator learned which ancestor listens, in every tree: once per coordinator when it
-    /// is opened or closed, once per descendant when a listener is set or removed above. Tests read it, to see
-    /// that events cost no walk up and linking costs no more than this.
+    /// is opened or closed, once per descendant told when a listener is set or removed above, or the ancestors
+    /// of a coordinator with children change. Tests read it, to see that linking costs no more than this.
     static var listenerLinks = 0
 
     /// The nearest event listener, this coordinator's or an ancestor's; one check when nobody listens.
@@ -29,20 +32,36 @@ extension BaseFlowCoordinator {
         eventSink != nil ? self : listeningAncestor
     }
 
-    /// Learns ``listeningAncestor`` from the parent just set (or lost), and tells the descendants.
-    func linkToListeners() {
-        Self.listenerLinks &+= 1
-        listeningAncestor = hasParent ? parent?.listeningForChildren : nil
-        linkDescendantsToListeners()
+    /// Learns what it inherits from the parent just set (or lost), and tells the descendants, if it changed.
+    func inheritFromParent() {
+        if learnFromParent() { refreshDescendants() }
     }
 
-    /// Tells each descendant, parents before their children, which ancestor listens: after this coordinator's
-    /// listener, or its own ``listeningAncestor``, changed. A coordinator without children (each of a nesting
-    /// as it is opened, or finished) has none to tell.
-    func linkDescendantsToListeners() {
-        forEachDescendant { child, parent in
-            Self.listenerLinks &+= 1
-            child.listeningAncestor = parent.listeningForChildren
+    /// Tells each descendant, parents before their children, what it inherits (which ancestor listens, its
+    /// guard chain): after this coordinator's listener, guards, or what it inherits changed. A child for which
+    /// nothing changed is not looked into: nothing changed for its descendants either. A coordinator without
+    /// children (each of a nesting as it is opened, or finished) has none to tell.
+    func refreshDescendants() {
+        guard !children.isEmpty else { return }
+        var pending: [BaseFlowCoordinator] = children.reversed()
+        while let child = pending.popLast() {
+            guard child.learnFromParent() else { continue }
+            for grandchild in child.children.reversed() { pending.append(grandchild) }
         }
+    }
+
+    /// Learns which ancestor listens and the guard chain from the parent (none without one).
+    ///
+    /// - Returns: Whether what its children inherit from it changed: its guard chain, or its listening ancestor
+    ///   when it has no listener of its own.
+    private func learnFromParent() -> Bool {
+        Self.listenerLinks &+= 1
+        let ancestor = hasParent ? parent?.listeningForChildren : nil
+        var changed = false
+        if listeningAncestor !== ancestor {
+            listeningAncestor = ancestor
+            changed = eventSink == nil
+        }
+        return refreshOwnGuardChain() || changed
     }
 }

@@ -49,7 +49,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     }
     /// ``onEvent`` or ``onEventToKeep``, boxed.
     private(set) var eventSink: EventSink? {
-        didSet { linkDescendantsToListeners() }
+        // Only a listener set or removed changes which ancestor the descendants hear from; one replaced changes
+        // nothing for them.
+        didSet { if (oldValue == nil) != (eventSink == nil) { refreshDescendants() } }
     }
     /// The nearest ancestor with an event listener (``eventSink``), kept as parents and listeners are set
     /// (`+Listeners`), so that an event finds its listener without walking up a nesting thousands deep. Weak, as
@@ -78,8 +80,7 @@ open class BaseFlowCoordinator: FlowCoordinator {
             Self.treeChanges &+= 1
             hasParent = parent != nil
             presence.isChild = hasParent
-            refreshGuardChain()
-            linkToListeners()
+            inheritFromParent()
         }
     }
     /// Whether ``parent`` is set, readable without loading the weak reference on the request path.
