@@ -10,13 +10,15 @@ import Testing
 struct NestedListenerTests {
     /// Each level of a nesting under a listener opens the next and shows a screen in it: the listener hears every
     /// event, and the coordinators learn which ancestor listens once each, as they are opened, rather than an
-    /// event walking up each level (what counted depth²/2 here, 2 million, before).
+    /// event walking up each level (what counted depth²/2 here, 2 million, before): each event asks one ancestor
+    /// for its listener, at most.
     @Test func eventsThousandsOfLevelsDeepReachTheListenerWithoutAWalkUp() {
         let depth = 2_000
         let root = BaseFlowCoordinator(name: "app")
         var heard = 0
         root.onEvent = { _ in heard += 1 }
         let before = BaseFlowCoordinator.listenerLinks
+        let asked = BaseFlowCoordinator.listenerAncestorsAsked
 
         var parent = root
         for _ in 0..<depth {
@@ -27,6 +29,7 @@ struct NestedListenerTests {
         }
 
         #expect(heard == 2 * depth, "each level's opening and its screen")
+        #expect(BaseFlowCoordinator.listenerAncestorsAsked - asked <= heard, "an ancestor asked per event, at most")
         #expect(BaseFlowCoordinator.listenerLinks - before <= 2 * depth)
         #expect(parent.listeningAncestor === root)
     }

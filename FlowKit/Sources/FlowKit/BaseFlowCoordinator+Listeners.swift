@@ -12,6 +12,10 @@ extension BaseFlowCoordinator {
     /// is opened or closed, once per descendant told when a listener is set or removed above, or the ancestors
     /// of a coordinator with children change. Tests read it, to see that linking costs no more than this.
     static var listenerLinks = 0
+    /// How many ancestors were asked for their listener (``listener``), in every tree: one per lookup past the
+    /// coordinator's own, however deep it is. Tests read it, to see that an event costs no walk up. Only a traced
+    /// tree looks (``sink``), so the untraced request path never counts.
+    static var listenerAncestorsAsked = 0
 
     /// The nearest event listener, this coordinator's or an ancestor's; one check when nobody listens.
     /// Inlined: the request path reads it several times, and left to the optimizer it became a call (34
@@ -24,6 +28,7 @@ extension BaseFlowCoordinator {
     /// The nearest event listener, this coordinator's or the one its ``listeningAncestor`` has.
     var listener: EventSink? {
         if let eventSink { return eventSink }
+        Self.listenerAncestorsAsked &+= 1
         return listeningAncestor?.eventSink
     }
 
