@@ -249,8 +249,9 @@ struct LargeSnapshotTests {
     /// A plugin can nest thousands of child flows in one request, each inside the one before. A restore over them
     /// finishes them, innermost first, each telling the listener above and its parent: with a list of the flows
     /// under way rather than a call per level (16,000 levels ran out of stack in a debug build, a crash rather
-    /// than an error), and with what each needs from above (the root, the nearest listener) taken from the level
-    /// above rather than found by walking up from each (which made clearing them quadratic).
+    /// than an error), and with what each needs from above found without walking up from each (which made clearing
+    /// them quadratic): the root taken from the level above, the nearest listener kept by each coordinator
+    /// (`listeningAncestor`).
     @Test func aRestoreOverThousandsOfNestedFlowsFinishesThemInnermostFirst() throws {
         let restoring = BaseFlowCoordinator(name: "app", mapping: routes)
         restoring.start()
