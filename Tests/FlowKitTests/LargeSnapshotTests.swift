@@ -188,13 +188,13 @@ struct LargeSnapshotTests {
         let restoring = GuardedApp()
         restoring.coordinator.isRestorable = true
 
-        let asked = RedirectFootprint.questions
+        let asked = restoring.coordinator.redirectQuestions
         let report = try restoring.coordinator.restore(saved)
-        let askedRestoring = Double(RedirectFootprint.questions - asked) / Double(held)
+        let askedRestoring = Double(restoring.coordinator.redirectQuestions - asked) / Double(held)
         let heldAgain = restoring.coordinator.heldRequests.map(\.request)
-        let askedBefore = RedirectFootprint.questions
+        let askedBefore = restoring.coordinator.redirectQuestions
         try restoring.perform("submit")
-        let askedResuming = Double(RedirectFootprint.questions - askedBefore) / Double(held)
+        let askedResuming = Double(restoring.coordinator.redirectQuestions - askedBefore) / Double(held)
 
         #expect(report.isComplete, "\(report.summary)")
         #expect(askedRestoring <= 4, "each request held again asks about a few flows, not every one held before it")
@@ -232,10 +232,10 @@ struct LargeSnapshotTests {
         let restoring = GuardedApp(guards: guards)
         restoring.coordinator.isRestorable = true
         restoring.coordinator.mapping[RequestRoute(.blink)] = route("Blink", BlinkingManager.self)
-        let asked = RedirectFootprint.questions
+        let asked = restoring.coordinator.redirectQuestions
 
         let report = try restoring.coordinator.restore(saved)
-        let askedPerRequest = Double(RedirectFootprint.questions - asked) / Double(3 * held)
+        let askedPerRequest = Double(restoring.coordinator.redirectQuestions - asked) / Double(3 * held)
 
         #expect(report.isComplete, "\(report.summary)")
         #expect(askedPerRequest <= 4, "each held request and step asks about a few flows, not about every one held")
@@ -480,5 +480,12 @@ private final class BlinkingManager: FlowManager {
         coordinator.present(self.module("blink"), style: .inline, by: self)
         finish()
         return .finished
+    }
+}
+
+extension BaseFlowCoordinator {
+    /// How many times this tree's held requests asked about flows (``RedirectState/questions``).
+    fileprivate var redirectQuestions: Int {
+        redirectState?.questions ?? 0
     }
 }

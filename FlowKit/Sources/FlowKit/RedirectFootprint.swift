@@ -6,16 +6,10 @@ struct RedirectFootprint {
     var managers: [WeakManager] = []
     var coordinators: [WeakObject<BaseFlowCoordinator>] = []
 
-    /// How many times a flow was asked about: a footprint whether a request comes from it (``contains(_:in:)``)
-    /// or whether it is alive (``isAlive(in:)``), an entry of ``FlowIndex`` whether it is the request's. For
-    /// tests that restoring thousands of held requests asks in proportion to them, not to them squared; only
-    /// requests a guard holds or redirects, never the request path, count.
-    static var questions = 0
-
     /// Whether a request `coordinator` was asked for by `module` comes from it: from one of its modules, or
-    /// from one of its coordinators or their descendants.
-    func contains(_ module: Coordinated, in coordinator: BaseFlowCoordinator) -> Bool {
-        Self.questions += 1
+    /// from one of its coordinators or their descendants. Counts itself in `questions` (``RedirectState/questions``).
+    func contains(_ module: Coordinated, in coordinator: BaseFlowCoordinator, counting questions: inout Int) -> Bool {
+        questions &+= 1
         if modules.contains(where: { $0.object?.name == module && $0.object?.coordination === coordinator }) {
             return true
         }
@@ -27,9 +21,9 @@ struct RedirectFootprint {
         return false
     }
 
-    /// Whether any of it is still there in `root`'s tree.
-    func isAlive(in root: BaseFlowCoordinator) -> Bool {
-        Self.questions += 1
+    /// Whether any of it is still there in `root`'s tree. Counts itself in `questions` (``RedirectState/questions``).
+    func isAlive(in root: BaseFlowCoordinator, counting questions: inout Int) -> Bool {
+        questions &+= 1
         let treeRouter = root.treeRouter
         if layers.contains(where: treeRouter.contains) { return true }
         // Only a module shown somewhere can be among the router's, and only a manager still there working: a

@@ -38,6 +38,11 @@ final class RedirectState {
     private var byRedirect: [RedirectKey: [Int]] = [:]
     /// How many held requests wait for the resumption of each held request, by its id (``Hold/awaiting``).
     private var dependents: [Int: Int] = [:]
+    /// How many times a flow was asked about: a footprint whether a request comes from it or whether it is alive, an
+    /// entry of ``flows`` whether it is the request's. For tests that restoring thousands of held requests asks in
+    /// proportion to them, not to them squared; only requests a guard holds or redirects, never the request path,
+    /// count. This tree's alone, so that tests running at once count apart.
+    private(set) var questions = 0
     private var nextOrder = 0
     private var nextFlow = 0
     /// How many guarded requests and module actions are under way.
@@ -71,10 +76,12 @@ final class RedirectState {
         redirectedBy rule: InstalledGuard, _ module: Coordinated, in coordinator: BaseFlowCoordinator,
         root: BaseFlowCoordinator
     ) -> Bool {
-        if flows.contains(module, in: coordinator, rule: rule) { return true }
+        if flows.contains(module, in: coordinator, rule: rule, counting: &questions) { return true }
         guard !unheldFlows.isEmpty else { return false }
-        unheldFlows.removeAll { !$0.footprint.isAlive(in: root) }
-        return unheldFlows.contains { $0.rule === rule && $0.footprint.contains(module, in: coordinator) }
+        unheldFlows.removeAll { !$0.footprint.isAlive(in: root, counting: &questions) }
+        return unheldFlows.contains {
+            $0.rule === rule && $0.footprint.contains(module, in: coordinator, counting: &questions)
+        }
     }
 
     /// Whether a held request waits for the resumption of the held request `id`.
@@ -91,7 +98,9 @@ final class RedirectState {
         guard let orders = byRedirect[RedirectKey(rule: ObjectIdentifier(rule), target: target)] else { return nil }
         for order in orders {
             guard let index = index(ofOrder: order) else { continue }
-            if holds[index].awaiting != nil || holds[index].footprint.isAlive(in: root) { return holds[index] }
+            if holds[index].awaiting != nil || holds[index].footprint.isAlive(in: root, counting: &questions) {
+                return holds[index]
+            }
         }
         return nil
     }
@@ -103,7 +112,8 @@ final class RedirectState {
         for orders in waiting.values {
             let oldest = orders[0]
             if let first, first < oldest { continue }
-            guard let index = index(ofOrder: oldest), !holds[index].footprint.isAlive(in: root) else { continue }
+            guard let index = index(ofOrder: oldest), !holds[index].footprint.isAlive(in: root, counting: &questions)
+            else { continue }
             first = oldest
         }
         return first.flatMap(index(ofOrder:))
@@ -217,7 +227,7 @@ final class RedirectState {
         let outcome = send()
         activeRedirects.removeLast()
         // Flows that ended since are forgotten here too, so asking for redirects directly never piles them up.
-        unheldFlows.removeAll { !$0.footprint.isAlive(in: root) }
+        unheldFlows.removeAll { !$0.footprint.isAlive(in: root, counting: &questions) }
         if outcome.isHandled { unheldFlows.append((rule, before.footprint(in: root))) }
         return outcome
     }
@@ -293,19 +303,22 @@ struct FlowIndex {
 
     /// Whether a request `coordinator` was asked for by `module` comes from the flow of a request `rule` holds:
     /// from one of its modules, or from one of its coordinators or their descendants. What
-    /// ``RedirectFootprint/contains(_:in:)`` answers for one flow, for all of them.
-    func contains(_ module: Coordinated, in coordinator: BaseFlowCoordinator, rule: InstalledGuard) -> Bool {
+    /// ``RedirectFootprint/contains(_:in:counting:)`` answers for one flow, for all of them. Counts each entry read
+    /// in `questions` (``RedirectState/questions``).
+    func contains(
+        _ module: Coordinated, in coordinator: BaseFlowCoordinator, rule: InstalledGuard, counting questions: inout Int
+    ) -> Bool {
         let ruleID = ObjectIdentifier(rule)
         if let entries = modules[ModuleKey(rule: ruleID, name: module, coordination: ObjectIdentifier(coordinator))] {
             for entry in entries.values {
-                RedirectFootprint.questions += 1
+                questions &+= 1
                 if entry.module?.coordination === coordinator { return true }
             }
         }
         guard !coordinators.isEmpty else { return false }
         var current: BaseFlowCoordinator? = coordinator
         while let candidate = current {
-            RedirectFootprint.questions += 1
+            questions &+= 1
             let key = CoordinatorKey(rule: ruleID, coordinator: ObjectIdentifier(candidate))
             if let entry = coordinators[key], entry.coordinator === candidate { return true }
             current = candidate.parent

@@ -61,7 +61,7 @@ public final class Router {
             return found
         }
         return lastModule(where: { module in
-            modulesExamined += 1
+            modulesExamined &+= 1
             return module.name == name && module.coordination === coordinator
         })
     }
