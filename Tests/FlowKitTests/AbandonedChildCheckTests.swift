@@ -30,7 +30,9 @@ struct AbandonedChildCheckTests {
         #expect(root.router.state.stack.count == 1 + count)
     }
 
-    @Test func aReopenedChildThatShowsNothingIsStillFinishedByTheNextScreenToGo() throws {
+    /// A reopened child is what a new one is until it shows a screen: one waiting on async work before it shows
+    /// anything is not finished by a screen of its parent's going. Once it shows one, that one going abandons it.
+    @Test func aReopenedChildIsAbandonedOnlyOnceItShowedAScreenAgain() throws {
         let root = BaseFlowCoordinator(name: "app")
         root.present(FlowModule("home", coordination: root), style: .inline, by: nil)
         let child = BaseFlowCoordinator(name: "child")
@@ -43,8 +45,12 @@ struct AbandonedChildCheckTests {
         root.openChild(child, style: .inline) { results.append($0) }
         root.present(FlowModule("detail", coordination: root), style: .inline, by: nil)
         try root.back()
+        #expect(results == [.cancelled], "it has shown nothing since it was reopened: not abandoned")
+        #expect(root.children.map(\.name) == ["child"])
 
-        #expect(results == [.cancelled, .cancelled], "it presented before and shows nothing: abandoned")
+        child.present(FlowModule("again", coordination: child), style: .inline, by: nil)
+        try root.back()
+        #expect(results == [.cancelled, .cancelled], "its screen shown since went")
         #expect(root.children.isEmpty)
     }
 }

@@ -80,7 +80,8 @@ struct ManyChildrenTests {
         #expect(root.children.count == 5)
     }
 
-    @Test func aReopenedChildThatShowsNothingFinishesAtTheNextRemovalAsBefore() throws {
+    /// Reopened, a child is what a new one is until it shows a screen (see `AbandonedChildCheckTests`).
+    @Test func aReopenedChildFinishesAtTheNextRemovalOnlyOnceItShowedAScreenAgain() throws {
         let (root, children, _) = rootWithChildren(2)
         let child = children[1]
         try root.back()  // finishes child1: its only screen left
@@ -90,8 +91,11 @@ struct ManyChildrenTests {
         #expect(child.isRunning)
 
         try root.back()
+        #expect(child.isRunning, "it has shown nothing since it was reopened: not abandoned")
+        child.present(FlowModule("again", coordination: child), style: .inline, by: nil)
+        try root.back()
 
-        #expect(!child.isRunning, "it presented before and shows nothing: abandoned")
+        #expect(!child.isRunning, "its screen shown since went: abandoned")
         #expect(children[0].isRunning)
     }
 

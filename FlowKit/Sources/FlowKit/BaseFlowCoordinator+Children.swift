@@ -29,6 +29,9 @@ extension BaseFlowCoordinator {
         child.parent = self
         child.finishHandler = onResult
         child.result = nil
+        // Reopened, it has shown nothing yet, as a new one: only once it shows a screen can that screen going leave
+        // it abandoned (a reopened child waiting on async work is not finished by a back elsewhere).
+        child.presentedCount = 0
         if child.treeRouter !== treeRouter {
             if child.treeRouter.isTraced || child.onEvent != nil { treeRouter.isTraced = true }
             child.treeRouter = treeRouter
@@ -36,10 +39,11 @@ extension BaseFlowCoordinator {
         }
         child.presence.isChild = true
         child.presence.parent = presence
-        // A child reopened may have nothing on screen: the next screen to go looks for abandoned children. A new one
-        // has shown nothing yet (its home layer, for a modal or a tab, is opened below), so that a flow opened need
-        // not make that screen look through every open child flow (thousands, after a restore).
-        if child.hasPresented || !child.children.isEmpty { treeRouter.mayHaveAbandonedChildren = true }
+        // A child opened with children of its own may have them with nothing on screen: the next screen to go looks for
+        // abandoned children. One without has shown nothing yet, new or reopened (its home layer, for a modal or a tab,
+        // is opened below), so that a flow opened need not make that screen look through every open child flow
+        // (thousands, after a restore).
+        if !child.children.isEmpty { treeRouter.mayHaveAbandonedChildren = true }
         child.style = style
         child.restorationSequence = treeRouter.recorder?.stepUnderWay(under: self)
         switch style {
