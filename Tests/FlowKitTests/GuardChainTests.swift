@@ -127,6 +127,36 @@ struct GuardChainTests {
         #expect(child.requestCoordination(.showList, from: .app).isHandled)
     }
 
+    /// Guard chains are told down only as far as they change (the walk that tells listeners stops there too): a
+    /// level whose chain is what it was tells its descendants nothing, and each level's chain stays its ancestors'
+    /// then its own, however the tree was built and whichever guards change.
+    @Test func chainsStayRightAsSubtreesOpenFromTheInsideOutAndGuardsChange() {
+        let (root, _) = BaseFlowCoordinator.withLog(mapping)
+        func named(_ name: String) -> ClosureGuard { ClosureGuard(name) { _, _, _ in .proceed } }
+        let child = BaseFlowCoordinator(name: "child")
+        let middle = BaseFlowCoordinator(name: "middle")
+        let grandchild = BaseFlowCoordinator(name: "grandchild")
+        child.addGuard(named("child"))
+        middle.openChild(grandchild, style: .inline)
+        child.openChild(middle, style: .inline)
+        grandchild.addGuard(named("grandchild"))
+        #expect(grandchild.guardChain.map(\.name) == ["child", "grandchild"])
+
+        root.addGuard(named("root"))
+        root.openChild(child, style: .inline)
+        #expect(middle.guardChain.map(\.name) == ["root", "child"])
+        #expect(grandchild.guardChain.map(\.name) == ["root", "child", "grandchild"])
+
+        root.guards = [named("other")]
+        #expect(grandchild.guardChain.map(\.name) == ["other", "child", "grandchild"])
+        child.guards = []
+        #expect(middle.guardChain.map(\.name) == ["other"])
+        #expect(grandchild.guardChain.map(\.name) == ["other", "grandchild"])
+        middle.finish(with: .cancelled)
+        #expect(middle.guardChain.isEmpty)
+        #expect(grandchild.guardChain.map(\.name) == ["grandchild"], "finished with its parent: its own alone")
+    }
+
     @Test func requestPatternsMatchNamesPrefixesAndEverything() throws {
         let prefix = try RequestPattern("catalog.*")
         #expect(prefix.matches("catalog.list"))
