@@ -111,6 +111,9 @@ extension BaseFlowCoordinator {
 
     /// Tells this coordinator's lifecycle services about `event`, reporting each after it heard it.
     private func deliver(_ event: LifecycleEvent) {
+        // Taken now, as `handle` takes it: a service may finish this coordinator's flow as it hears the event,
+        // detaching it from its listeners, and that it heard it is still told to whoever listened when it began.
+        let sink = self.sink
         for service in services {
             guard let service = service as? any CoordinatorServiceLifeCycleProtocol else { continue }
             event.deliver(to: service)
