@@ -114,8 +114,12 @@ extension BaseFlowCoordinator {
         // Taken now, as `handle` takes it: a service may finish this coordinator's flow as it hears the event,
         // detaching it from its listeners, and that it heard it is still told to whoever listened when it began.
         let sink = self.sink
+        let wasRunning = isRunning
         for service in services {
             guard let service = service as? any CoordinatorServiceLifeCycleProtocol else { continue }
+            // The loop runs over the services as they were: one an earlier service removed, or stopped by
+            // finishing the flow, was told it stopped (`serviceStopped`) and hears nothing more.
+            guard isRunning || !wasRunning, services.contains(where: { $0 === service }) else { continue }
             event.deliver(to: service)
             sink?(.lifecycleDelivered(event, to: Self.name(of: service)))
         }
