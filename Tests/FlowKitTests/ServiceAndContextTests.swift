@@ -34,11 +34,20 @@ struct ServiceAndContextTests {
     @Test func eachServiceThatHeardALifecycleEventIsReportedByItsTypeInTheOrderItHeardIt() {
         let log = Log()
         let parent = BaseFlowCoordinator(services: [RecordingService("parent", log: log), PlainService(log: log)])
-        let child = BaseFlowCoordinator(name: "child", services: [TerminationService()])
+        // A child with a child of its own, opened before a sibling: depth first, a1 comes before b; breadth
+        // first, or a reporting that runs ahead of the delivery, would not.
+        let child = BaseFlowCoordinator(name: "a", services: [TerminationService()])
+        let grandchild = BaseFlowCoordinator(name: "a1", services: [RecordingService("a1", log: log)])
+        let sibling = BaseFlowCoordinator(name: "b", services: [SiblingService()])
         parent.start()
         parent.openChild(child, style: .modal)
+        child.openChild(grandchild, style: .inline)
+        parent.openChild(sibling, style: .inline)
         var events: [FlowEvent] = []
-        parent.onEvent = { events.append($0) }
+        parent.onEvent = { event in
+            events.append(event)
+            if case .lifecycleDelivered(_, let service) = event { log.append("reported \(service)") }
+        }
 
         for event in LifecycleEvent.background { parent.send(event) }
         child.send(.willTerminate)
@@ -47,9 +56,20 @@ struct ServiceAndContextTests {
             events == [
                 .lifecycleDelivered(.willEnterBackground, to: "RecordingService"),
                 .lifecycleDelivered(.willEnterBackground, to: "TerminationService"),
+                .lifecycleDelivered(.willEnterBackground, to: "RecordingService"),
+                .lifecycleDelivered(.willEnterBackground, to: "SiblingService"),
                 .lifecycleDelivered(.didEnterBackground, to: "RecordingService"),
                 .lifecycleDelivered(.didEnterBackground, to: "TerminationService"),
+                .lifecycleDelivered(.didEnterBackground, to: "RecordingService"),
+                .lifecycleDelivered(.didEnterBackground, to: "SiblingService"),
                 .lifecycleDelivered(.willTerminate, to: "TerminationService"),
+                .lifecycleDelivered(.willTerminate, to: "RecordingService"),
+            ])
+        // Each service is reported after it heard the event, before the next one hears it.
+        #expect(
+            log.entries.filter { $0.contains("willEnterBackground") || $0.hasPrefix("reported") }.prefix(6) == [
+                "parent.willEnterBackground", "reported RecordingService", "reported TerminationService",
+                "a1.willEnterBackground", "reported RecordingService", "reported SiblingService",
             ])
         #expect(events.allSatisfy { $0.kind == .lifecycleDelivered })
         #expect(events.first?.description == "service RecordingService heard willEnterBackground")
@@ -158,6 +178,13 @@ extension ServiceAndContextTests {
 /// A lifecycle service of a type of its own, that acts on nothing it hears.
 @MainActor
 private final class TerminationService: CoordinatorServiceLifeCycleProtocol {
+    func start(with coordinator: any FlowCoordinator) {}
+    func stop() {}
+}
+
+/// Another lifecycle service of a type of its own, that acts on nothing it hears.
+@MainActor
+private final class SiblingService: CoordinatorServiceLifeCycleProtocol {
     func start(with coordinator: any FlowCoordinator) {}
     func stop() {}
 }
