@@ -50,11 +50,13 @@ package final class TraceReplay {
     ]
 
     /// The kinds a trace written with FlowKit `version` (the header's `flowKit`, `1.3`) could not have: those
-    /// of ``kindsSince`` added after it; all of them when the version cannot be read.
+    /// of ``kindsSince`` added after it. None when the version cannot be read (missing, or not a major and a
+    /// minor, `1.4.1`): such a trace is taken as the current FlowKit's, and its lines of every kind compared.
     static func kindsUnknown(toFlowKit version: String?) -> Set<TraceEvent.Kind> {
-        let parts = version?.split(separator: ".").compactMap { Int($0) } ?? []
-        let written = parts.count == 2 ? FlowKitVersion(major: parts[0], minor: parts[1]) : nil
-        return Set(kindsSince.filter { added in written.map { $0 < added.version } ?? true }.map(\.kind))
+        let parts = version?.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) } ?? []
+        guard parts.count == 2, let major = parts[0], let minor = parts[1] else { return [] }
+        let written = FlowKitVersion(major: major, minor: minor)
+        return Set(kindsSince.filter { written < $0.version }.map(\.kind))
     }
 
     /// A replay of `trace`, read whole, against `manifest`, loading plugins through `searchPath`.
@@ -134,7 +136,13 @@ package final class TraceReplay {
                 let screen = replayed.last { $0.kind == .screen }
                 let got = replayed.filter { $0.kind != .screen && $0["late"] != true }
                 var expected = input.events.map { payloads.recorded.resolve($0) }.filter { $0["late"] != true }
-                var compared = unknownKinds.isEmpty ? got : got.filter { !unknownKinds.contains($0.kind) }
+                // Kinds the trace's FlowKit could not report are left out on both sides, so that neither has
+                // a line the other cannot: the trace's own, should it have some, as the replay's.
+                var compared = got
+                if !unknownKinds.isEmpty {
+                    expected = expected.filter { !unknownKinds.contains($0.kind) }
+                    compared = compared.filter { !unknownKinds.contains($0.kind) }
+                }
                 if input.record["unprompted"] == true {
                     expected = expected.filter { Self.reloadKinds.contains($0.kind) }
                     compared = compared.filter { Self.reloadKinds.contains($0.kind) }

@@ -64,8 +64,35 @@ struct LifecycleEventTests {
             throw TestFailure("expected a divergence, got \(asCurrent)")
         }
         #expect(divergence.command == "lifecycle terminate")
+    }
+
+    @Test func theKindsATraceCannotHaveAreThoseAddedAfterItsFlowKitAndNoneWhenItsVersionCannotBeRead() {
         #expect(TraceReplay.kindsUnknown(toFlowKit: "1.3") == [.lifecycleDelivered])
+        #expect(TraceReplay.kindsUnknown(toFlowKit: "1.0") == [.lifecycleDelivered])
         #expect(TraceReplay.kindsUnknown(toFlowKit: "1.4").isEmpty)
+        #expect(TraceReplay.kindsUnknown(toFlowKit: "1.10").isEmpty)
+        #expect(TraceReplay.kindsUnknown(toFlowKit: "2.0").isEmpty)
+        // Unreadable: taken as the current FlowKit's, which has every kind.
+        #expect(TraceReplay.kindsUnknown(toFlowKit: nil).isEmpty)
+        #expect(TraceReplay.kindsUnknown(toFlowKit: "1.4.1").isEmpty)
+        #expect(TraceReplay.kindsUnknown(toFlowKit: "1.x.3").isEmpty)
+    }
+
+    @Test func aTraceWhoseFlowKitCannotBeReadComparesItsLifecycleLines() async throws {
+        let lines = try await Self.recordLifecycle()
+        let current = #","flowKit":"\#(FlowKitVersion.current)""#
+        let odd = lines[0].replacing(current, with: #","flowKit":"1.4.1""#)
+        let missing = lines[0].replacing(current, with: "")
+        try #require(odd != lines[0] && missing != lines[0])
+
+        for header in [odd, missing] {
+            let withLines = await Self.replay([header] + lines.dropFirst())
+            let withoutLines = await Self.replay(
+                [header] + lines.dropFirst().filter { !$0.contains(#""kind":"lifecycleDelivered""#) })
+
+            guard case .identical = withLines else { throw TestFailure("expected identical, got \(withLines)") }
+            guard case .diverged = withoutLines else { throw TestFailure("expected a divergence, got \(withoutLines)") }
+        }
     }
 
     /// The lines of a trace of the demo's start and `lifecycle terminate`.
