@@ -95,6 +95,20 @@ struct LifecycleEventTests {
         }
     }
 
+    @Test func aReplayOfAnOlderFlowKitsTraceCountsTheEventsItCompared() async throws {
+        let lines = try await Self.recordLifecycle()
+        let older = lines.filter { !$0.contains(#""kind":"lifecycleDelivered""#) }
+        let header = older[0].replacing(#""flowKit":"\#(FlowKitVersion.current)""#, with: #""flowKit":"1.3""#)
+
+        let asCurrent = await Self.replay(lines)
+        let asOlder = await Self.replay([header] + older.dropFirst())
+
+        guard case .identical(let all) = asCurrent, case .identical(let compared) = asOlder else {
+            throw TestFailure("expected both identical, got \(asCurrent) and \(asOlder)")
+        }
+        #expect(compared.events == all.events - 2)
+    }
+
     /// The lines of a trace of the demo's start and `lifecycle terminate`.
     private static func recordLifecycle() async throws -> [String] {
         let lines = LineBox()
