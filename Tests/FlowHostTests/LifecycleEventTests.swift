@@ -33,6 +33,18 @@ struct LifecycleEventTests {
             ])
     }
 
+    @Test func aQuietRunPrintsNothingForALifecycleEvent() throws {
+        let directory = try TemporaryDirectory()
+        let script = try directory.file("lifecycle.flow", containing: "lifecycle background\nlifecycle terminate\n")
+
+        let run = try Subprocess.flowhost([
+            "run", Repository.path("manifests/demo.json"), "--script", script, "--quiet",
+        ])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.isEmpty, "\(run.standardOutput)")
+    }
+
     @Test func aTraceWritesALineForEachServiceThatHeardALifecycleEvent() async throws {
         let run = try TracedRun("manifests/demo.json")
         await run.start()
