@@ -21,7 +21,8 @@ extension HostShell {
         let plugin = words[1]
         // With discovery, a plugin may be dropped in later: its name is known once it is found.
         guard host.registry.status(of: plugin) != nil || host.composition != nil else {
-            let names = host.registry.pluginNames.joined(separator: ", ")
+            // Those `reload` accepts, as its error lists them: not those a manifest edit dropped.
+            let names = host.reloadablePluginNames.joined(separator: ", ")
             return Reply(lines: [], status: .error("no plugin named '\(plugin)'; plugins: \(names)"))
         }
         var timeout = Self.defaultReloadWait

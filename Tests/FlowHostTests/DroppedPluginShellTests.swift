@@ -28,6 +28,16 @@ struct DroppedPluginShellTests {
         #expect(shell.execute("reload gretter").status == .error("no plugin named 'gretter'; plugins: welcome"))
     }
 
+    @Test func waitReloadOfAnUnknownPluginDoesNotNameTheDroppedOnes() async throws {
+        let lab = try DroppedPluginTests.lab()
+        let (shell, _) = try Self.shellAfterDroppingGreeter(in: lab)
+        defer { withExtendedLifetime(lab) {} }
+
+        let result = await shell.perform("wait reload gretter")
+
+        #expect(result.status == .error("no plugin named 'gretter'; plugins: welcome"), "\(result.status)")
+    }
+
     @Test func reloadAllSkipsADroppedPlugin() throws {
         let lab = try DroppedPluginTests.lab()
         let (shell, host) = try Self.shellAfterDroppingGreeter(in: lab)
