@@ -36,7 +36,7 @@ extension Host {
     /// lists, while its entry there is unchanged (see ``PluginComposition``). Reports each change
     /// (``HostEvent/pluginDiscovered(plugin:file:routes:services:setAside:)``,
     /// ``HostEvent/pluginRemoved(plugin:file:routes:services:)``, ``HostEvent/reloadRefused(plugin:_:)``,
-    /// ``HostEvent/discoveryProblem(_:)``).
+    /// ``HostEvent/discoveryProblem(_:stoppedServices:)``).
     ///
     /// - Parameter changed: The file that changed, when a watcher saw one: reloaded if it is a loaded
     ///   plugin's library.
@@ -85,7 +85,7 @@ extension Host {
         // A library written over with one that cannot be probed is said once, by its refused reload.
         let refused = Set(changedInPlace.compactMap { next.plugin(named: $0)?.probeFailure })
         events.removeAll { event in
-            if case .discoveryProblem(let error) = event { refused.contains(error) } else { false }
+            if case .discoveryProblem(let error, _) = event { refused.contains(error) } else { false }
         }
         for event in events { onEvent?(event) }
         for name in returned {
@@ -140,6 +140,7 @@ extension Host {
 
         var events: [HostEvent] = []
         var saidAsRemoved = Set<PluginLoadError>()
+        var stoppedWith: [(error: PluginLoadError, services: [String])] = []  // in the plugins' order
         let stopped = stopServices(notIn: next.manifest)
         for plugin in next.plugins {
             let before = previous.plugin(named: plugin.name)
@@ -170,7 +171,14 @@ extension Host {
                 events.append(removal(from: plugin.library))
             case .refused(let error):
                 guard let before, let deleted = deletedLibrary(of: before, refused: error, after: previous, in: next)
-                else { break }
+                else {
+                    // Refused for another reason after it served (a `sha256` pin edit, an unmet requirement):
+                    // its problem names the services that stopped with it.
+                    if before?.isActive == true {
+                        stoppedWith.append((error, stopped.filter { $0.hasPrefix(plugin.name + ".") }))
+                    }
+                    break
+                }
                 // Listed in the manifest's `plugins`, its library deleted: said as a discovered plugin's
                 // removal is, from the file it was loaded from, naming the services that stopped with it. The
                 // problem would say it again, but for a file name looked for on the search path: it says
@@ -190,10 +198,17 @@ extension Host {
         // said again in other words.
         let known = Set(previous.problems)
         let reported = Set(previous.problems.map(\.file))
-        events += next.problems.filter { problem in
+        let problems = next.problems.filter { problem in
             !known.contains(problem) && !saidAsRemoved.contains(problem)
                 && !(problem.kind == .quarantined && reported.contains(problem.file))
-        }.map(HostEvent.discoveryProblem)
+        }
+        events += problems.map { problem in
+            .discoveryProblem(problem, stoppedServices: stoppedWith.filter { $0.error == problem }.flatMap(\.services))
+        }
+        // A refusal not said as a problem here (said before, in other words) still says what it stopped.
+        for (error, services) in stoppedWith where !services.isEmpty && !problems.contains(error) {
+            events.append(.discoveryProblem(error, stoppedServices: services))
+        }
         return events
     }
 

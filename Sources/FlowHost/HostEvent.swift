@@ -34,8 +34,9 @@ package enum HostEvent: Sendable, CustomStringConvertible {
     /// image stays loaded) and the services named in `services` were stopped.
     case pluginExcluded(plugin: String, file: String, by: String, routes: [String], services: [String])
     /// Discovery found a problem while the host ran: a library it cannot probe, a conflict, a requirement
-    /// that is no longer met.
-    case discoveryProblem(PluginLoadError)
+    /// that is no longer met. When it refuses a plugin that served (a `sha256` pin edit, an unmet
+    /// requirement), `stoppedServices` names the services that stopped with it.
+    case discoveryProblem(PluginLoadError, stoppedServices: [String] = [])
 
     package var description: String {
         switch self {
@@ -67,7 +68,9 @@ package enum HostEvent: Sendable, CustomStringConvertible {
                 + (routes.isEmpty
                     ? "it served no routes" : "routes \(routes.joined(separator: ", ")) are no longer routed to it")
                 + (services.isEmpty ? "" : "; stopped services: \(services.joined(separator: ", "))")
-        case .discoveryProblem(let error): "discovery: \(error)"
+        case .discoveryProblem(let error, let services):
+            "discovery: \(error)"
+                + (services.isEmpty ? "" : "; stopped services: \(services.joined(separator: ", "))")
         }
     }
 }

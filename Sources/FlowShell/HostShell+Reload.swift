@@ -51,7 +51,7 @@ extension HostShell {
         guard let still = host.outOfUse(target) else { return }
         guard case .refused(let error) = still else { throw FlowError("\(still.reason(target)); \(pluginList)") }
         // Refused anew: the problem discovery reported is what the error says, said once.
-        if events.contains(where: { if case .discoveryProblem(error) = $0 { true } else { false } }) {
+        if events.contains(where: { if case .discoveryProblem(error, _) = $0 { true } else { false } }) {
             restatedProblem = error.description
         }
         throw FlowError(still.reason(target))
@@ -63,7 +63,7 @@ extension HostShell {
         var events = events
         if let restatedProblem {
             events.removeAll { event in
-                if case .discoveryProblem(let error) = event { error.description == restatedProblem } else { false }
+                if case .discoveryProblem(let error, _) = event { error.description == restatedProblem } else { false }
             }
         }
         guard let restated = restatedRefusal,

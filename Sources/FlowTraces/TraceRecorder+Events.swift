@@ -42,7 +42,9 @@ extension TraceRecorder {
             line.add("excludedBy", place)
             line.add("routes", strings: routes)
             line.add("services", strings: services)
-        case .discoveryProblem(let error): line.add("error", error.description)
+        case .discoveryProblem(let error, let services):
+            line.add("error", error.description)
+            if !services.isEmpty { line.add("services", strings: services) }
         case .exposure(let exposure):
             let path = shell?.host.manifest.experiments[exposure.experiment]?.subject ?? ""
             line.add("subject", redaction.subject(exposure.subject, path: path))

@@ -79,7 +79,7 @@ extension HostEvent {
             "removed \(plugin) routes=\(routes.joined(separator: ",")) services=\(services.joined(separator: ","))"
         case .pluginReloaded(let plugin, let generation, _, _, _): "reloaded \(plugin) \(generation)"
         case .pluginUnchanged(let plugin): "unchanged \(plugin)"
-        case .discoveryProblem(let error): "problem \(error.kind)"
+        case .discoveryProblem(let error, _): "problem \(error.kind)"
         default: nil
         }
     }

@@ -154,8 +154,25 @@ struct ListedPluginReturnTests {
         #expect(!result.lines.contains { $0.contains("removed") }, "\(result.lines)")
         #expect(
             result.lines.contains(
-                "discovery: \(lab.directory.path)/libAuthTypo.so: library of plugin 'auth' not found; check the path in the manifest"
+                "discovery: \(lab.directory.path)/libAuthTypo.so: library of plugin 'auth' not found; check the path in the manifest; stopped services: auth.Session"
             ), "\(result.lines)")
+        #expect(host.runningServices.isEmpty)
+    }
+
+    @Test func aListedPluginRefusedByAPinEditAfterItServedNamesTheServicesThatStopped() throws {
+        let good = try BuildProducts.bytes(of: "libAuthPlugin.so")
+        let lab = try DropInLab(members: Self.auth(pin: SHA256.hex(good)))
+        _ = try lab.directory.file("libAuth.so", containing: good)
+        let host = try lab.host()
+        let shell = HostShell(host: host)
+        try lab.writeManifest(members: Self.auth(pin: String(repeating: "a", count: 64)))
+
+        let result = shell.execute("reload manifest")
+
+        #expect(result.status == .ok, "\(result.status)")
+        let problems = result.lines.filter { $0.hasPrefix("discovery: ") }
+        #expect(problems.count == 1, "said once: \(result.lines)")
+        #expect(problems.first?.hasSuffix("; stopped services: auth.Session") == true, "\(result.lines)")
         #expect(host.runningServices.isEmpty)
     }
 

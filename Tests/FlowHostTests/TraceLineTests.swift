@@ -1,5 +1,7 @@
+import FlowHost
 import FlowKit
 import FlowShell
+import PluginLoading
 import Testing
 
 @testable import FlowTraces
@@ -110,5 +112,18 @@ struct ScreenStatusTests {
         #expect(screens.map(\.kind) == [.screen, .screen, .screen, .screen])
         #expect(screens.map { $0["status"] } == ["ok", "ok", "error", "expectationFailed"])
         #expect(screens.map { $0["error"] } == [nil, nil, "no such action", "stack is 'home'"])
+    }
+
+    @MainActor @Test func aDiscoveryProblemThatStoppedServicesNamesThemAsARemovalDoes() throws {
+        let recorder = TraceRecorder { _ in }
+        let error = PluginLoadError(
+            file: "/srv/app/libAuth.so", kind: .checksumMismatch, message: "sha256 is not the pin")
+        var stopping = TraceLine()
+        recorder.describe(.discoveryProblem(error, stoppedServices: ["auth.Session"]), into: &stopping)
+        var plain = TraceLine()
+        recorder.describe(.discoveryProblem(error), into: &plain)
+
+        #expect(stopping.text.hasSuffix(#","services":["auth.Session"]}"#), "\(stopping.text)")
+        #expect(!plain.text.contains("services"), "\(plain.text)")
     }
 }
