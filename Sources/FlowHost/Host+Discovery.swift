@@ -184,6 +184,7 @@ extension Host {
                 // problem would say it again, but for a file name looked for on the search path: it says
                 // which directories it is not in.
                 if deleted.contains("/") { saidAsRemoved.insert(error) }
+                deletedLibraries[plugin.name] = (error, before.library)
                 events.append(removal(from: before.library))
             case .excluded(let place) where before?.isActive == true:
                 events.append(

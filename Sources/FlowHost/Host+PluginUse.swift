@@ -13,13 +13,15 @@ extension Host {
         case removed(library: String)
         /// The manifest's `exclude.plugins` entry at `by` leaves it out.
         case excluded(by: String)
+        /// Listed in the manifest's `plugins`, its library, at `library`, was deleted, its entry unchanged.
+        case deleted(library: String)
         /// Discovery refused it: its library cannot be probed (or is gone), or a requirement is unmet.
         case refused(PluginLoadError)
 
         /// Whether reading discovery again may bring it back, as a change to its file would under `--watch`.
         package var isRetried: Bool {
             switch self {
-            case .removed, .refused: true
+            case .removed, .deleted, .refused: true
             case .dropped, .excluded: false
             }
         }
@@ -29,6 +31,7 @@ extension Host {
             switch self {
             case .dropped: "plugin '\(name)' was removed from the manifest"
             case .removed(let library): "plugin '\(name)' is no longer discovered: its library \(library) was removed"
+            case .deleted(let library): "plugin '\(name)' is removed: its library \(library) was deleted"
             case .excluded(let place): "plugin '\(name)' is excluded by the manifest's \(place)"
             case .refused(let error): "plugin '\(name)' is refused: \(error)"
             }
@@ -41,7 +44,11 @@ extension Host {
             if let plugin = composition.plugin(named: name) {
                 switch plugin.state {
                 case .removed: return .removed(library: plugin.library)
-                case .refused(let error): return .refused(error)
+                case .refused(let error):
+                    if let deleted = deletedLibraries[name], deleted.error == error {
+                        return .deleted(library: deleted.library)
+                    }
+                    return .refused(error)
                 default: return nil
                 }
             }

@@ -70,6 +70,10 @@ package final class Host {
     /// For a manifest that discovers plugins, what discovery found and where each route comes from; then
     /// ``manifest`` is ``PluginComposition/manifest``, and ``PluginComposition/declared`` the file's.
     package internal(set) var composition: PluginComposition?
+    /// The listed plugins said removed because their library was deleted, with the refusal that said it and
+    /// the file they were loaded from: while discovery refuses one with that same error, it is removed, not
+    /// refused (``outOfUse(_:)``, `stats`).
+    var deletedLibraries: [String: (error: PluginLoadError, library: String)] = [:]
     /// Probes the libraries of discovered directories (see ``Host+Discovery``).
     var discoveryProber: PluginProber?
     /// Where the host records which plugin it is calling into, for a supervisor to read after a crash

@@ -44,7 +44,7 @@ extension Host {
             if let plugin = composition.plugin(named: name) {
                 switch plugin.state {
                 case .removed: return .removed
-                case .refused: return .refused
+                case .refused(let error): return deletedLibraries[name]?.error == error ? .removed : .refused
                 default: break
                 }
             } else if composition.plugins.contains(where: { plugin in

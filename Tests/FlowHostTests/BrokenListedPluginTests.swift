@@ -83,7 +83,7 @@ struct BrokenListedPluginTests {
             throw TestFailure("greet did not fail with its library gone")
         }
         #expect(error.message.contains("not found"), "\(error.message)")
-        #expect(host.statsLines.contains("  greeter: refused, 1 image"), "\(host.statsLines)")
+        #expect(host.statsLines.contains("  greeter: removed, 1 image"), "as its event says: \(host.statsLines)")
     }
 
     // MARK: - Pins

@@ -118,6 +118,22 @@ struct ListedPluginReturnTests {
         #expect(host.runningServices.isEmpty)
     }
 
+    @Test func aListedPluginWhoseLibraryIsDeletedIsRemovedForStatsAndReloadToo() throws {
+        let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
+        let library = try lab.directory.file("libAuth.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let host = try lab.host()
+        let shell = HostShell(host: host)
+        try #require(unlink(library) == 0)
+        #expect(shell.execute("reload manifest").status == .ok)
+
+        let result = shell.execute("reload auth")
+
+        #expect(
+            result.status == .error("plugin 'auth' is removed: its library \(library) was deleted; plugins: "),
+            "\(result.status)")
+        #expect(host.statsLines.contains("  auth: removed, 1 image"), "\(host.statsLines)")
+    }
+
     @Test func aListedPluginFoundByFileNameAndDeletedIsSaidRemovedFromItsPathAndWhereItWasLookedFor() throws {
         let lab = try DropInLab(members: #""plugins": {"auth": "libAuth.so"}"#)
         let directory = lab.directory.path + "/lib"
