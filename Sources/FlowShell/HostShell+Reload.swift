@@ -36,8 +36,11 @@ extension HostShell {
         }
     }
 
-    /// `plugins: ...`, the plugins `reload NAME` reloads now, as an error ends with them.
-    private var pluginList: String { "plugins: " + host.reloadablePluginNames.joined(separator: ", ") }
+    /// `plugins: ...`, the plugins `reload NAME` reloads now (`none`), as an error ends with them.
+    var pluginList: String {
+        let names = host.reloadablePluginNames
+        return "plugins: " + (names.isEmpty ? "none" : names.joined(separator: ", "))
+    }
 
     /// `reload NAME` of a plugin not in use. One that discovery removed or refused is read again, as a change
     /// to its file is under `--watch`: back (its file fixed or put back), it is reported as discovered and

@@ -22,8 +22,7 @@ extension HostShell {
         // With discovery, a plugin may be dropped in later: its name is known once it is found.
         guard host.registry.status(of: plugin) != nil || host.composition != nil else {
             // Those `reload` accepts, as its error lists them: not those a manifest edit dropped.
-            let names = host.reloadablePluginNames.joined(separator: ", ")
-            return Reply(lines: [], status: .error("no plugin named '\(plugin)'; plugins: \(names)"))
+            return Reply(lines: [], status: .error("no plugin named '\(plugin)'; \(pluginList)"))
         }
         var timeout = Self.defaultReloadWait
         if words.count == 3 {

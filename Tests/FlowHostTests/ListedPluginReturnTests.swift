@@ -129,7 +129,7 @@ struct ListedPluginReturnTests {
         let result = shell.execute("reload auth")
 
         #expect(
-            result.status == .error("plugin 'auth' is removed: its library \(library) was deleted; plugins: "),
+            result.status == .error("plugin 'auth' is removed: its library \(library) was deleted; plugins: none"),
             "\(result.status)")
         #expect(host.statsLines.contains("  auth: removed, 1 image"), "\(host.statsLines)")
     }
