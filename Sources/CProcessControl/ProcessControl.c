@@ -29,9 +29,16 @@ static int remember_object(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
+static char *library_path_at_start;
+
 __attribute__((constructor)) static void remember_objects_loaded_at_start(void) {
     dl_iterate_phdr(remember_object, NULL);
+    // The dynamic loader read it once, before this, to make the list it searches for the rest of the run.
+    const char *library_path = getenv("LD_LIBRARY_PATH");
+    if (library_path != NULL) library_path_at_start = strdup(library_path);
 }
+
+const char *flowhost_library_path_at_start(void) { return library_path_at_start; }
 
 void flowhost_each_object_loaded_at_start(void (*each)(const char *path, void *context), void *context) {
     for (size_t index = 0; index < loaded_at_start_count; index++) each(loaded_at_start[index], context);

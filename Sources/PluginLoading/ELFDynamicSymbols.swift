@@ -79,6 +79,9 @@ enum ELFDynamicSymbols {
         /// Where its search path is in the string table: `DT_RUNPATH`, or `DT_RPATH` when it has none, as the
         /// dynamic loader reads them.
         let searchPath: UInt64?
+        /// Whether ``searchPath`` is `DT_RUNPATH`, which the loader looks in after `LD_LIBRARY_PATH`, rather than
+        /// `DT_RPATH`, which it looks in before.
+        let searchPathIsRunPath: Bool
 
         init(_ file: ELFFile) throws(PluginLoadError) {
             self.file = file
@@ -179,6 +182,7 @@ enum ELFDynamicSymbols {
             }
             self.needed = needed
             self.searchPath = runPath ?? rPath
+            self.searchPathIsRunPath = runPath != nil
             self.strings = (strings, stringSize)
             self.symbols = symbols
             self.gnuHash = offsets[0x6fff_fef5]
@@ -198,6 +202,7 @@ enum ELFDynamicSymbols {
             if let searchPath {
                 dependencies.searchPath = text(try string(at: searchPath))
                     .split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+                dependencies.isRunPath = searchPathIsRunPath
             }
             return dependencies
         }

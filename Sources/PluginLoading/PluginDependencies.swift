@@ -8,12 +8,14 @@ import HostSupport
 /// looks is refused as the plugin itself would be (``PluginPermissions``).
 ///
 /// The loader takes a needed library it has loaded already (the Swift runtime, FlowKit, the C library: what
-/// flowhost was started with) without looking anywhere. Any other it looks for in `LD_LIBRARY_PATH` (the
-/// user's own choice, not checked), in the search path, then in the system's directories (root's); and the
-/// plugin's own code may open libraries by name along its search path too. So:
-/// - each directory of the search path must be one only root and the user can add to
+/// flowhost was started with) without looking anywhere. Any other it looks for, as `man ld.so` gives the
+/// order, in a `DT_RPATH` (when there is no `DT_RUNPATH`), in `LD_LIBRARY_PATH` as the process started with it
+/// (``LibraryPath``), in a `DT_RUNPATH`, then in the system's directories (root's); and the plugin's own code
+/// may open libraries by name along its search path and `LD_LIBRARY_PATH` too. So:
+/// - each directory of the search path and of `LD_LIBRARY_PATH` must be one only root and the user can add to
 ///   (``PathTrust/Ending/privateDirectory``), and one that is not there must be in such a directory, so that
-///   nobody else can make it;
+///   nobody else can make it (a user who runs flowhost with `LD_LIBRARY_PATH=/tmp/libs` would otherwise let
+///   anyone choose a library the plugin needs);
 /// - a library named by a path (a needed name with a `/`), and a library found, must pass as a plugin
 ///   library's own file does; and a library found is checked the same way in turn, as far as its own needs go.
 ///
@@ -28,6 +30,9 @@ struct PluginDependencies: Equatable {
     /// Whether every name and entry was UTF-8 in the file; one that was not is refused, since it is checked
     /// with a replacement character where the loader reads another byte.
     var isUTF8 = true
+    /// Whether ``searchPath`` is a `DT_RUNPATH`, which the loader looks in after `LD_LIBRARY_PATH`, rather than
+    /// a `DT_RPATH`, which it looks in before.
+    var isRunPath = true
 
     /// The `$ORIGIN` of a plugin whose private copy is a memfd, as it is wherever the kernel has them.
     static let pluginOrigin = "/proc/self/fd"
@@ -38,13 +43,27 @@ struct PluginDependencies: Equatable {
     /// Throws ``PluginLoadError`` (`insecure`) naming `library` when a library it needs could be put where the
     /// loader finds it by someone other than root and `user`.
     ///
-    /// - Parameter origin: What `$ORIGIN` stands for: the directory of the file the loader opens.
+    /// - Parameters:
+    ///   - origin: What `$ORIGIN` stands for: the directory of the file the loader opens.
+    ///   - libraryPath: `LD_LIBRARY_PATH` as the loader read it.
     static func check(
-        _ library: String, _ dependencies: PluginDependencies, origin: String = pluginOrigin, user: uid_t = geteuid()
+        _ library: String, _ dependencies: PluginDependencies, origin: String = pluginOrigin, user: uid_t = geteuid(),
+        libraryPath: LibraryPath = .atStart
     ) throws(PluginLoadError) {
         var followed: Set<String> = []
+        var trusted: [String: String] = [:]
+        // Named when the loader would look for it there: the first library the plugin needs that is not loaded.
+        let lookedFor = dependencies.needed.first {
+            !$0.contains("/") && !$0.contains("$") && !loadedAtStart.contains($0)
+        }
+        let (libraryDirectories, libraryPathProblem) = directories(
+            libraryPath, lookingFor: lookedFor.map { "\($0), which the plugin needs," } ?? "libraries", user: user,
+            trusted: &trusted)
         guard
-            let problem = problem(of: dependencies, origin: origin, neededBy: nil, user: user, followed: &followed)
+            let problem = libraryPathProblem
+                ?? problem(
+                    of: dependencies, origin: origin, neededBy: nil, user: user, libraryPath: libraryDirectories,
+                    followed: &followed)
         else { return }
         throw PluginLoadError(
             file: library, kind: .insecure,
@@ -58,9 +77,11 @@ struct PluginDependencies: Equatable {
     /// - Parameters:
     ///   - origin: What `$ORIGIN` stands for.
     ///   - neededBy: The library found whose `dependencies` these are; `nil` for the plugin's.
+    ///   - libraryPath: The directories of `LD_LIBRARY_PATH`, checked already, each after the subdirectories
+    ///     the loader looks in first.
     private static func problem(
         of dependencies: PluginDependencies, origin: String, neededBy dependent: String?, user: uid_t,
-        followed: inout Set<String>
+        libraryPath: [[String]], followed: inout Set<String>
     ) -> String? {
         let wanted = { (name: String) in dependent.map { "\(name), which \($0) needs," } ?? name }
         let searchPath = dependent.map { "the search path of \($0)" } ?? "the plugin's search path"
@@ -72,26 +93,15 @@ struct PluginDependencies: Equatable {
         // Every directory, not only those a needed library is looked for in: the plugin's code may open
         // libraries by name, and a library found without a search path of its own inherits a DT_RPATH. Each
         // comes after the subdirectories the loader looks in first.
-        var directories: [[String]] = []
         var trusted: [String: String] = [:]
-        for entry in dependencies.searchPath {
-            guard let expanded = expanding(entry, origin: origin) else {
-                return "\(searchPath) has \(entry), whose $LIB or $PLATFORM flowhost does not resolve"
-            }
-            let directory = entry.isEmpty ? "." : expanded
-            if let problem = directoryProblem(directory, user: user, trusted: &trusted) {
-                return "the loader looks for libraries in \(directory) (\(searchPath)), and \(problem)"
-            }
-            // A plugin's memfd copy sits in the kernel's list of descriptors, which has no subdirectories.
-            let subdirectories = directory == pluginOrigin ? [] : LoaderSubdirectories.of(directory)
-            for subdirectory in subdirectories {
-                if let problem = directoryProblem(subdirectory, user: user, trusted: &trusted) {
-                    return
-                        "the loader looks for libraries in \(subdirectory), below \(directory) (\(searchPath)), and \(problem)"
-                }
-            }
-            directories.append(subdirectories + [directory])
-        }
+        let (searchPathDirectories, searchPathProblem) = directories(
+            of: dependencies.searchPath, origin: origin, source: searchPath, lookingFor: "libraries", user: user,
+            trusted: &trusted)
+        if let searchPathProblem { return searchPathProblem }
+        // In the loader's order: a DT_RPATH before LD_LIBRARY_PATH, a DT_RUNPATH after it.
+        let own = searchPathDirectories.map { (directories: $0, source: searchPath) }
+        let environment = libraryPath.map { (directories: $0, source: LibraryPath.name) }
+        let groups = dependencies.isRunPath ? environment + own : own + environment
         for name in dependencies.needed {
             // The loader expands a needed name as it reads it, and a path once more as it opens it.
             guard let expanded = expanding(name, origin: origin),
@@ -105,11 +115,13 @@ struct PluginDependencies: Equatable {
                 }
                 // One the loader cannot load (not there, another machine's) fails the load: nothing of it runs.
                 guard (try? ELFCheck.check(path)) != nil else { continue }
-                if let problem = follow(path, user: user, followed: &followed) { return problem }
+                if let problem = follow(path, user: user, libraryPath: libraryPath, followed: &followed) {
+                    return problem
+                }
                 continue
             }
             if loadedAtStart.contains(name) { continue }
-            for group in directories {
+            for (group, source) in groups {
                 // Which subdirectory the loader takes one from depends on the processor: each found is checked.
                 var found = false
                 for directory in group {
@@ -118,11 +130,13 @@ struct PluginDependencies: Equatable {
                     var status = stat()
                     guard lstat(candidate, &status) == 0 else { continue }
                     if let problem = fileProblem(candidate, user: user) {
-                        return "the loader finds \(wanted(name)) at \(candidate) (\(searchPath)), and \(problem)"
+                        return "the loader finds \(wanted(name)) at \(candidate) (\(source)), and \(problem)"
                     }
                     // One the loader cannot load (another machine's, a 32-bit one) it passes over, as here.
                     guard (try? ELFCheck.check(candidate)) != nil else { continue }
-                    if let problem = follow(candidate, user: user, followed: &followed) { return problem }
+                    if let problem = follow(candidate, user: user, libraryPath: libraryPath, followed: &followed) {
+                        return problem
+                    }
                     found = true
                 }
                 if found { break }
@@ -133,7 +147,9 @@ struct PluginDependencies: Equatable {
 
     /// The first problem with what the library at `path`, found and accepted by ``ELFCheck``, needs in turn;
     /// `nil` when there is none or it was followed already.
-    private static func follow(_ path: String, user: uid_t, followed: inout Set<String>) -> String? {
+    private static func follow(_ path: String, user: uid_t, libraryPath: [[String]], followed: inout Set<String>)
+        -> String?
+    {
         guard followed.insert(path).inserted else { return nil }
         guard followed.count <= followedLimit else {
             return "the libraries it needs lead to more than \(followedLimit) others, more than flowhost follows"
@@ -145,7 +161,59 @@ struct PluginDependencies: Equatable {
             return "the library \(path), which it needs, cannot be checked: \(error.message)"
         }
         return problem(
-            of: dependencies, origin: parentDirectory(of: path), neededBy: path, user: user, followed: &followed)
+            of: dependencies, origin: parentDirectory(of: path), neededBy: path, user: user, libraryPath: libraryPath,
+            followed: &followed)
+    }
+
+    /// The directories the loader looks in for `entries`, a search path's (`source`), with `$ORIGIN` as
+    /// `origin`, each after the subdirectories it looks in first; and the first problem with one, where the
+    /// directories stop.
+    ///
+    /// - Parameter what: What the loader looks for there, for the problem: `libraries`.
+    private static func directories(
+        of entries: [String], origin: String, source: String, lookingFor what: String, user: uid_t,
+        trusted: inout [String: String]
+    ) -> (directories: [[String]], problem: String?) {
+        var directories: [[String]] = []
+        for entry in entries {
+            guard let expanded = expanding(entry, origin: origin) else {
+                return (directories, "\(source) has \(entry), whose $LIB or $PLATFORM flowhost does not resolve")
+            }
+            let directory = entry.isEmpty ? "." : expanded
+            if let problem = directoryProblem(directory, user: user, trusted: &trusted) {
+                return (directories, "the loader looks for \(what) in \(directory) (\(source)), and \(problem)")
+            }
+            // A plugin's memfd copy sits in the kernel's list of descriptors, which has no subdirectories.
+            let subdirectories = directory == pluginOrigin ? [] : LoaderSubdirectories.of(directory)
+            for subdirectory in subdirectories {
+                if let problem = directoryProblem(subdirectory, user: user, trusted: &trusted) {
+                    return (
+                        directories,
+                        "the loader looks for \(what) in \(subdirectory), below \(directory) (\(source)), and \(problem)"
+                    )
+                }
+            }
+            directories.append(subdirectories + [directory])
+        }
+        return (directories, nil)
+    }
+
+    /// The directories of `libraryPath`, as ``directories(of:origin:source:lookingFor:user:trusted:)`` gives
+    /// them; `$ORIGIN` there is the program's directory, as the loader reads it.
+    private static func directories(
+        _ libraryPath: LibraryPath, lookingFor what: String, user: uid_t, trusted: inout [String: String]
+    ) -> (directories: [[String]], problem: String?) {
+        guard libraryPath.isUTF8 else {
+            return (
+                [],
+                "\(LibraryPath.name) names directories in bytes that are not UTF-8, so flowhost cannot tell where they lead"
+            )
+        }
+        guard !libraryPath.entries.isEmpty else { return ([], nil) }
+        let program = ProcessInfoLite.executablePath().map(parentDirectory(of:)) ?? "/proc/self/exe/.."
+        return directories(
+            of: libraryPath.entries, origin: program, source: LibraryPath.name, lookingFor: what, user: user,
+            trusted: &trusted)
     }
 
     /// `entry` as the loader reads it, with `$ORIGIN` replaced by `origin`; `nil` when it names `$LIB` or

@@ -12,3 +12,8 @@ int flowhost_die_with_parent(pid_t parent);
 /// loader names it (the program's own name is empty), and `context`. The list is taken with dl_iterate_phdr(3)
 /// by a constructor, before any code of the program's runs.
 void flowhost_each_object_loaded_at_start(void (*each)(const char *path, void *context), void *context);
+
+/// `LD_LIBRARY_PATH` as it was when the process started, when the dynamic loader read it (it does not read it
+/// again), taken by the same constructor; NULL when it was not set (in secure-execution mode the loader
+/// removes it first). Changing the variable later changes where the loader looks for nothing.
+const char *flowhost_library_path_at_start(void);

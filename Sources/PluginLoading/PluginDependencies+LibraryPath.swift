@@ -1,0 +1,42 @@
+import CProcessControl
+
+extension PluginDependencies {
+    /// `LD_LIBRARY_PATH`'s directories, as the dynamic loader reads them: once, as the process starts, so that
+    /// setting the variable later changes nothing it does (a process started later, a probe's, reads its own).
+    ///
+    /// As `man ld.so` says, entries are separated by `:` or `;`, and an empty one (`:/opt/x`, `/opt/x:`) is
+    /// the current directory; a variable that is empty has none. The loader expands `$ORIGIN` there to the
+    /// program's directory, and `$LIB` and `$PLATFORM` to names of its own, which flowhost refuses rather than
+    /// guesses.
+    struct LibraryPath: Equatable {
+        /// The variable's name, as problems name where the loader looks.
+        static let name = "LD_LIBRARY_PATH"
+
+        /// The entries, in order, as written; an empty one is the current directory.
+        var entries: [String]
+        /// Whether the variable was UTF-8; one that was not is refused, since it is checked with a replacement
+        /// character where the loader reads another byte.
+        var isUTF8 = true
+
+        /// The entries of `value`, the variable's value; `nil` when it is not set.
+        init(_ value: String?) {
+            guard let value, !value.isEmpty else {
+                entries = []
+                return
+            }
+            entries = value.split(omittingEmptySubsequences: false) { $0 == ":" || $0 == ";" }.map(String.init)
+        }
+
+        /// As the loader read it when this process started (taken by a constructor before any code of
+        /// flowhost's ran, see `CProcessControl.h`).
+        static let atStart: LibraryPath = {
+            guard let value = flowhost_library_path_at_start() else { return LibraryPath(nil) }
+            guard let text = String(validatingCString: value) else {
+                var path = LibraryPath(String(cString: value))
+                path.isUTF8 = false
+                return path
+            }
+            return LibraryPath(text)
+        }()
+    }
+}

@@ -1,0 +1,185 @@
+import Glibc
+import HostSupport
+import Testing
+
+@testable import PluginLoading
+
+/// `LD_LIBRARY_PATH`, where the dynamic loader looks for a library a plugin needs before its `DT_RUNPATH`
+/// (after a `DT_RPATH`): a directory there that others could add to, or make, lets them choose the plugin's
+/// code, as one of the plugin's own search path would (``PluginDependencies/LibraryPath``).
+@MainActor
+struct LibraryPathTests {
+    private let refusalEnd =
+        "; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
+
+    /// A directory of our own below `/tmp` that others may add to (mode 0777, no sticky bit).
+    private func openDirectory() throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory()
+        try #require(chmod(directory.path, 0o777) == 0)
+        return directory
+    }
+
+    private func writable(_ directory: String) -> String {
+        "directory \(directory) is writable by others (mode 0777) and owned by uid \(geteuid())"
+    }
+
+    /// What the plugin needs: `libFlowKiX.so`, which nothing has loaded, looked for along `searchPath`.
+    private func needingAnUnloadedLibrary(searching searchPath: [String] = [], isRunPath: Bool = true)
+        -> PluginDependencies
+    {
+        PluginDependencies(needed: ["libc.so.6", "libFlowKiX.so"], searchPath: searchPath, isRunPath: isRunPath)
+    }
+
+    private func check(_ dependencies: PluginDependencies, _ libraryPath: String?) throws(PluginLoadError) {
+        try PluginDependencies.check(
+            "libPlugin.so", dependencies, libraryPath: PluginDependencies.LibraryPath(libraryPath))
+    }
+
+    @Test(
+        arguments: [
+            (nil, []), ("", []), ("/opt/x", ["/opt/x"]), (":/opt/x", ["", "/opt/x"]), ("/opt/x:", ["/opt/x", ""]),
+            ("/a;/b:/c", ["/a", "/b", "/c"]), ("::", ["", "", ""]),
+        ] as [(String?, [String])])
+    func theVariableIsSplitAsTheLoaderSplitsIt(value: String?, entries: [String]) {
+        #expect(PluginDependencies.LibraryPath(value).entries == entries)
+    }
+
+    @Test func aDirectoryOthersCanAddToIsRefusedNamingTheLibraryLookedForThere() throws {
+        let open = try openDirectory()
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message:
+                    "the loader looks for libFlowKiX.so, which the plugin needs, in \(open.path) (LD_LIBRARY_PATH), and \(writable(open.path))"
+                    + refusalEnd)
+        ) { try check(needingAnUnloadedLibrary(), "/usr/lib:\(open.path)") }
+        // Its own code may open libraries by name there too.
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message:
+                    "the loader looks for libraries in \(open.path) (LD_LIBRARY_PATH), and \(writable(open.path))"
+                    + refusalEnd)
+        ) { try check(PluginDependencies(needed: ["libc.so.6"], searchPath: []), open.path) }
+    }
+
+    @Test func aDirectoryThatIsNotThereIsRefusedWhenOthersCouldMakeIt() throws {
+        let open = try openDirectory()
+        let missing = open.path + "/libs"
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message:
+                    "the loader looks for libFlowKiX.so, which the plugin needs, in \(missing) (LD_LIBRARY_PATH), and \(missing) is not there, but others could make it: \(writable(open.path))"
+                    + refusalEnd)
+        ) { try check(needingAnUnloadedLibrary(), missing) }
+    }
+
+    @Test func privateAndSystemDirectoriesPass() throws {
+        let directory = try TemporaryDirectory()
+        try check(needingAnUnloadedLibrary(), "\(directory.path):\(directory.path)/not-yet:/usr/lib:/usr/local/lib")
+        // A toolchain's directories, as CI sets them, are root's.
+        try check(needingAnUnloadedLibrary(), "/usr/lib/swift/linux;/opt/nothing-here/lib")
+    }
+
+    @Test func aLibraryFoundThereMustPassAsANeededLibraryDoes() throws {
+        let directory = try TemporaryDirectory()
+        let found = try directory.file("libFlowKiX.so", containing: try BuildProducts.bytes(of: "libFlowKit.so"))
+        try check(needingAnUnloadedLibrary(), directory.path)
+        #expect(chmod(found, 0o666) == 0)
+        let problem = try #require(PathTrust.problem(found, ending: .file))
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message: "the loader finds libFlowKiX.so at \(found) (LD_LIBRARY_PATH), and \(problem)" + refusalEnd)
+        ) { try check(needingAnUnloadedLibrary(), directory.path) }
+    }
+
+    /// A plugin's `DT_RPATH` is searched before `LD_LIBRARY_PATH`, its `DT_RUNPATH` after (`man ld.so`): the
+    /// library the loader takes is the one judged.
+    @Test func theLoaderOrderDecidesWhichLibraryIsFound() throws {
+        let environment = try TemporaryDirectory()
+        _ = try environment.file("libFlowKiX.so", containing: try BuildProducts.bytes(of: "libFlowKit.so"))
+        let own = try TemporaryDirectory()
+        let shadowed = try own.file("libFlowKiX.so", containing: try BuildProducts.bytes(of: "libFlowKit.so"))
+        #expect(chmod(shadowed, 0o666) == 0)
+        let problem = try #require(PathTrust.problem(shadowed, ending: .file))
+
+        try check(needingAnUnloadedLibrary(searching: [own.path], isRunPath: true), environment.path)
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message:
+                    "the loader finds libFlowKiX.so at \(shadowed) (the plugin's search path), and \(problem)"
+                    + refusalEnd)
+        ) { try check(needingAnUnloadedLibrary(searching: [own.path], isRunPath: false), environment.path) }
+    }
+
+    @Test func aLibraryFlowhostStartedWithIsTakenAsItIs() throws {
+        let open = try openDirectory()
+        _ = try open.file("libFlowKit.so", containing: [0])
+        // Only the directory is judged: the loader looks for nothing there.
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message:
+                    "the loader looks for libraries in \(open.path) (LD_LIBRARY_PATH), and \(writable(open.path))"
+                    + refusalEnd)
+        ) { try check(PluginDependencies(needed: ["libFlowKit.so"], searchPath: []), open.path) }
+    }
+
+    @Test func aSearchPathIsReadAsRunPathOrRPath() throws {
+        let bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
+        #expect(try ELFDynamicSymbols.Dynamic(ELFFile("welcome", contents: bytes)).dependencies().isRunPath)
+        let rPath = try DamagedLibrary.retagging(29, to: 15, in: bytes)  // DT_RUNPATH to DT_RPATH
+        let dependencies = try ELFDynamicSymbols.Dynamic(ELFFile("welcome", contents: rPath)).dependencies()
+        #expect(!dependencies.isRunPath)
+        #expect(dependencies.searchPath.last == "$ORIGIN")
+    }
+
+    /// flowhost judges the variable it was started with, in its own process and in its probes'.
+    @Test func flowhostRefusesPluginsWhenStartedWithADirectoryOthersCanAddTo() throws {
+        let open = try openDirectory()
+        let bytes = try DamagedLibrary.replacing(
+            "libFlowKit.so\0", with: "libFlowKiX.so\0", in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let directory = try TemporaryDirectory()
+        let library = try directory.file("libNeedy.so", containing: bytes)
+        let scenario = try ProbeScenario(library: library, in: directory)
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+
+        let refused = try scenario.flowhost(["validate", scenario.manifest], libraryPath: open.path)
+        #expect(refused.status == 65)
+        #expect(
+            refused.errorLines.contains(
+                "\(library): the loader looks for libFlowKiX.so, which the plugin needs, in \(open.path) (LD_LIBRARY_PATH), and \(writable(open.path))\(refusalEnd)"
+            ))
+        #expect(
+            refused.errorLines.contains(
+                "\(welcome): the loader looks for libraries in \(open.path) (LD_LIBRARY_PATH), and \(writable(open.path))\(refusalEnd)"
+            ))
+        #expect(scenario.probes == 0)
+
+        let allowed = try scenario.flowhost(
+            ["validate", scenario.manifest, "--allow-insecure-plugins"], libraryPath: open.path)
+        #expect(!allowed.standardError.contains("LD_LIBRARY_PATH), and"))
+        #expect(scenario.probes == 2)
+
+        // A private directory passes, in flowhost and in the welcome plugin's probe.
+        #expect(chmod(open.path, 0o700) == 0)
+        let passed = try scenario.flowhost(["validate", scenario.manifest], libraryPath: open.path)
+        #expect(!passed.standardError.contains("(LD_LIBRARY_PATH), and"))
+        #expect(passed.errorLines.contains(try scenario.welcomeProblem))
+    }
+}
+
+extension ProbeScenario {
+    /// Runs `flowhost` as ``flowhost(_:input:)`` does, started with `LD_LIBRARY_PATH` set to `libraryPath`.
+    func flowhost(_ arguments: [String], libraryPath: String) throws -> Subprocess {
+        try Subprocess.flowhost(
+            arguments,
+            environment: [
+                "XDG_CACHE_HOME": directory.path + "/cache", "FLOWHOST_PROBE_TRACE": trace,
+                "LD_LIBRARY_PATH": libraryPath,
+            ])
+    }
+}
