@@ -137,6 +137,15 @@ extension Host {
         // With the plugins that come and go, so do the guards they declare (deep links are read from the
         // manifest at each use).
         coordinator.guards = next.manifest.guards
+        // A plugin said removed for its deleted library stays so only while discovery refuses it with that
+        // same error and its entry is unchanged: not once it is back, nor once its entry is edited (to a file
+        // that is not there either, which is its problem) or dropped (removed from the manifest).
+        deletedLibraries = deletedLibraries.filter { name, deleted in
+            guard case .refused(let error)? = next.plugin(named: name)?.state, error == deleted.error,
+                let entry = next.declared.plugins[name]
+            else { return false }
+            return previous.declared.plugins[name] == entry
+        }
 
         var events: [HostEvent] = []
         var saidAsRemoved = Set<PluginLoadError>()

@@ -99,6 +99,7 @@ extension Host {
             if !unexported.isEmpty { throw ManifestErrors(unexported) }
             if let composed = recompose(declared) { return composed }
             composition = nil
+            deletedLibraries = [:]  // said only of a plugin discovery refuses
             registry.follow(nil)
             let reloaded = declared
             registry.update(manifest: reloaded)

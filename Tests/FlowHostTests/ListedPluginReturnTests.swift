@@ -134,6 +134,71 @@ struct ListedPluginReturnTests {
         #expect(host.statsLines.contains("  auth: removed, 1 image"), "\(host.statsLines)")
     }
 
+    @Test func aListedPluginWhoseLibraryIsBackIsNoLongerSaidRemovedWhenItsEditedEntryIsNotFound() throws {
+        let good = try BuildProducts.bytes(of: "libAuthPlugin.so")
+        let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
+        let library = try lab.directory.file("libAuth.so", containing: good)
+        let host = try lab.host()
+        let shell = HostShell(host: host)
+        try #require(unlink(library) == 0)
+        #expect(shell.execute("reload manifest").status == .ok)
+        try #require(
+            host.outOfUse("auth")?.reason("auth") == "plugin 'auth' is removed: its library \(library) was deleted")
+        _ = try lab.directory.file("libAuth.so", containing: good)
+        #expect(shell.execute("reload manifest").status == .ok)
+        try #require(host.outOfUse("auth") == nil, "back")
+
+        // Its entry edited (pinned) as its library is deleted again: not found, as an edited entry's problem.
+        try #require(unlink(library) == 0)
+        try lab.writeManifest(members: Self.auth(pin: SHA256.hex(good)))
+        #expect(shell.execute("reload manifest").status == .ok)
+
+        let reason = host.outOfUse("auth")?.reason("auth") ?? ""
+        #expect(reason.hasPrefix("plugin 'auth' is refused: "), "\(reason)")
+        #expect(host.statsLines.contains("  auth: refused, 1 image"), "\(host.statsLines)")
+    }
+
+    @Test func aListedPluginWhoseLibraryWasDeletedIsRefusedOnceItsEntryIsEditedBackToThatFile() throws {
+        let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
+        let library = try lab.directory.file("libAuth.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let host = try lab.host()
+        let shell = HostShell(host: host)
+        try #require(unlink(library) == 0)
+        #expect(shell.execute("reload manifest").status == .ok)
+        try lab.writeManifest(members: #""plugins": {"auth": "./libAuthTypo.so"}"#)
+        #expect(shell.execute("reload manifest").status == .ok)
+        try lab.writeManifest(members: #""plugins": {"auth": "./libAuth.so"}"#)
+
+        // An entry edited to a file that is not there is no removal: its problem says it.
+        let result = shell.execute("reload manifest")
+
+        #expect(result.lines.contains { $0.hasPrefix("discovery: \(library): ") }, "\(result.lines)")
+        let reason = host.outOfUse("auth")?.reason("auth") ?? ""
+        #expect(reason.hasPrefix("plugin 'auth' is refused: "), "\(reason)")
+        #expect(host.statsLines.contains("  auth: refused, 1 image"), "\(host.statsLines)")
+    }
+
+    @Test func aListedPluginDroppedAfterItsLibraryWasDeletedIsRemovedFromTheManifestAndRefusedWhenListedAgain()
+        throws
+    {
+        let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
+        let library = try lab.directory.file("libAuth.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let host = try lab.host()
+        let shell = HostShell(host: host)
+        try #require(unlink(library) == 0)
+        #expect(shell.execute("reload manifest").status == .ok)
+        try lab.writeManifest(members: "")
+        #expect(shell.execute("reload manifest").status == .ok)
+        #expect(host.outOfUse("auth")?.reason("auth") == "plugin 'auth' was removed from the manifest")
+
+        try lab.writeManifest(members: #""plugins": {"auth": "./libAuth.so"}"#)
+        #expect(shell.execute("reload manifest").status == .ok)
+
+        let reason = host.outOfUse("auth")?.reason("auth") ?? ""
+        #expect(reason.hasPrefix("plugin 'auth' is refused: "), "listed again, to a file not there: \(reason)")
+        #expect(host.statsLines.contains("  auth: refused, 1 image"), "\(host.statsLines)")
+    }
+
     @Test func aListedPluginFoundByFileNameAndDeletedIsSaidRemovedFromItsPathAndWhereItWasLookedFor() throws {
         let lab = try DropInLab(members: #""plugins": {"auth": "libAuth.so"}"#)
         let directory = lab.directory.path + "/lib"
