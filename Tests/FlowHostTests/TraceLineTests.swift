@@ -126,4 +126,20 @@ struct ScreenStatusTests {
         #expect(stopping.text.hasSuffix(#","services":["auth.Session"]}"#), "\(stopping.text)")
         #expect(!plain.text.contains("services"), "\(plain.text)")
     }
+
+    @Test func aDiscoveryProblemRecordedWithoutServicesIsComparedWithoutThemButOneWithThemIsCompared() {
+        let error = #"/srv/app/libAuth.so: sha256 is not the pin"#
+        let older = TraceEvent(.discoveryProblem, fields: ["error": .string(error)])
+        let replayed = TraceEvent(.discoveryProblem, fields: ["error": .string(error), "services": ["auth.Session"]])
+        let other = TraceEvent(.discoveryProblem, fields: ["error": .string(error), "services": ["auth.Cache"]])
+
+        // A trace written before the member: its line has none, and the replayed one's is not compared.
+        #expect(
+            TraceReplay.comparable(older, root: "") == TraceReplay.comparable(replayed, root: "", like: older))
+        // One that has it is compared.
+        #expect(
+            TraceReplay.comparable(replayed, root: "") != TraceReplay.comparable(other, root: "", like: replayed))
+        #expect(
+            TraceReplay.comparable(replayed, root: "") == TraceReplay.comparable(replayed, root: "", like: replayed))
+    }
 }
