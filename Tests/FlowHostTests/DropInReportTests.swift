@@ -1,4 +1,5 @@
 import FlowKit
+import PluginLoading
 import Testing
 
 @testable import FlowHost
@@ -68,6 +69,23 @@ struct DropInReportTests {
         #expect(host.statsLines.contains("  auth: removed, 1 image"), "\(host.statsLines)")
         #expect(host.statsLines.contains("  settings: refused, 1 image"), "\(host.statsLines)")
         #expect(host.statsJSON["plugins"]?["settings"]?["status"] == "refused")
+    }
+
+    @Test func aPluginThatServedRefusedForAnUnmetRequirementNamesTheServicesThatStoppedWithIt() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        try lab.add("libSettingsPlugin.so")
+        let host = try lab.host()
+        try #require(host.runningServices.map(\.ref.reportedName) == ["auth.Session", "settings.Analytics"])
+
+        try lab.remove("libAuthPlugin.so")
+        let problems = host.rediscover().compactMap { event -> (PluginLoadError, [String])? in
+            if case .discoveryProblem(let error, let services) = event { (error, services) } else { nil }
+        }
+
+        #expect(problems.map(\.0.kind) == [.unmetRequirement], "\(problems)")
+        #expect(problems.first?.1 == ["settings.Analytics"], "\(problems)")
+        #expect(host.runningServices.isEmpty)
     }
 
     @Test func theImagesOfPluginsDiscoveryTookOutOfUseAreCountedAsOldGenerationsStillMapped() throws {

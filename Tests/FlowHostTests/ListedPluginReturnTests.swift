@@ -257,6 +257,28 @@ struct ListedPluginReturnTests {
         #expect(host.runningServices.isEmpty)
     }
 
+    @Test func aListedPluginRefusedForAProblemSaidBeforeStillNamesTheServicesThatStopped() throws {
+        let garbage = Array("garbage\n".utf8)
+        let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
+        let library = try lab.directory.file("libAuth.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let host = try lab.host()
+        let shell = HostShell(host: host)
+        // Written over with what cannot be probed, its entry unchanged: a refused reload, the loaded one serves.
+        _ = try lab.directory.file("libAuth.so", containing: garbage)
+        host.rediscover(changed: library)
+        try #require(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
+        try lab.writeManifest(members: Self.auth(pin: SHA256.hex(garbage)))
+
+        // Its entry edited: refused for the problem its reload was refused for, said before.
+        let result = shell.execute("reload manifest")
+
+        #expect(result.status == .ok, "\(result.status)")
+        let problems = result.lines.filter { $0.hasPrefix("discovery: ") }
+        #expect(problems.count == 1, "said once: \(result.lines)")
+        #expect(problems.first?.hasSuffix("; stopped services: auth.Session") == true, "\(result.lines)")
+        #expect(host.runningServices.isEmpty)
+    }
+
     // MARK: - Test Helpers
 
     /// The manifest's members listing `auth` at `./libAuth.so`, pinned to `pin`.
