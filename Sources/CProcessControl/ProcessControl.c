@@ -33,8 +33,13 @@ static char *library_path_at_start;
 
 __attribute__((constructor)) static void remember_objects_loaded_at_start(void) {
     dl_iterate_phdr(remember_object, NULL);
-    // The dynamic loader read it once, before this, to make the list it searches for the rest of the run.
-    const char *library_path = getenv("LD_LIBRARY_PATH");
+    // The dynamic loader read it once, before this, to make the list it searches for the rest of the run; and
+    // of several entries it takes the last (getenv(3) would give the first).
+    static const char name[] = "LD_LIBRARY_PATH=";
+    const char *library_path = NULL;
+    for (char **entry = environ; entry != NULL && *entry != NULL; entry++) {
+        if (strncmp(*entry, name, sizeof name - 1) == 0) library_path = *entry + sizeof name - 1;
+    }
     if (library_path != NULL) library_path_at_start = strdup(library_path);
 }
 

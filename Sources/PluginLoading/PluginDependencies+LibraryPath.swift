@@ -38,5 +38,9 @@ extension PluginDependencies {
             }
             return LibraryPath(text)
         }()
+
+        /// The value ``atStart`` is made from, for a probe's environment; `nil` when it was not set. Bytes that
+        /// are not UTF-8 are replaced (every plugin is then refused, unless refusals are overridden).
+        static var atStartValue: String? { flowhost_library_path_at_start().map { String(cString: $0) } }
     }
 }

@@ -51,9 +51,15 @@ struct ProbeProcess {
             "SWIFT_BACKTRACE": "enable=no", WireProtocol.environmentVariable: WireProtocol.Hello.ours,
             parentVariable: String(getpid()),
         ]
+        // LD_LIBRARY_PATH exactly once, with the value this process judged (``PluginDependencies/LibraryPath``),
+        // so the probe's loader and its check read one and the same.
+        let judged = PluginDependencies.LibraryPath.atStartValue.map {
+            ["\(PluginDependencies.LibraryPath.name)=\($0)"]
+        }
+        let replaced = Array(set.keys) + [PluginDependencies.LibraryPath.name]
         let environment =
-            ProcessInfoLite.environmentEntries().filter { entry in !set.keys.contains { entry.hasPrefix($0 + "=") } }
-            + set.map { "\($0.key)=\($0.value)" }.sorted()
+            ProcessInfoLite.environmentEntries().filter { entry in !replaced.contains { entry.hasPrefix($0 + "=") } }
+            + set.map { "\($0.key)=\($0.value)" }.sorted() + (judged ?? [])
         var launch = ProcessLaunch(
             executable: executable,
             arguments: [PluginProbe.subcommand, path] + (allowInsecure ? [PluginProbe.allowInsecureOption] : []),

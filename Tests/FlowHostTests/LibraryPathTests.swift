@@ -172,7 +172,36 @@ struct LibraryPathTests {
     }
 }
 
+extension LibraryPathTests {
+    /// Of two `LD_LIBRARY_PATH` entries in the environment the loader takes the last (`getenv` gives the
+    /// first): that one is judged, whichever order they come in.
+    @Test func ofTwoEntriesTheLastIsJudgedAsTheLoaderTakesIt() throws {
+        let open = try openDirectory()
+        let own = try TemporaryDirectory()
+        let scenario = try ProbeScenario(library: try BuildProducts.path(of: "libWelcomePlugin.so"))
+        let refused = try scenario.flowhost(
+            ["validate", scenario.manifest], libraryPathEntries: [own.path, open.path])
+        #expect(refused.status == 65)
+        #expect(
+            refused.standardError.contains(
+                "the loader looks for libraries in \(open.path) (LD_LIBRARY_PATH), and \(writable(open.path))"))
+        let passed = try scenario.flowhost(
+            ["validate", scenario.manifest], libraryPathEntries: [open.path, own.path])
+        #expect(!passed.standardError.contains("(LD_LIBRARY_PATH), and"))
+    }
+}
+
 extension ProbeScenario {
+    /// Runs `flowhost` as ``flowhost(_:input:)`` does, started with an `LD_LIBRARY_PATH` entry for each of
+    /// `values`, in order, and no other.
+    func flowhost(_ arguments: [String], libraryPathEntries values: [String]) throws -> Subprocess {
+        try Subprocess.run(
+            BuildProducts.path(of: "flowhost"), arguments,
+            environment: [
+                "XDG_CACHE_HOME": directory.path + "/cache", "FLOWHOST_PROBE_TRACE": trace, "LD_LIBRARY_PATH": nil,
+            ], entries: values.map { "LD_LIBRARY_PATH=\($0)" })
+    }
+
     /// Runs `flowhost` as ``flowhost(_:input:)`` does, started with `LD_LIBRARY_PATH` set to `libraryPath`.
     func flowhost(_ arguments: [String], libraryPath: String) throws -> Subprocess {
         try Subprocess.flowhost(

@@ -36,9 +36,11 @@ struct Subprocess {
     ///     `NO_COLOR` is removed unless given, so that a developer's setting does not change the results.
     ///   - terminal: Give the program a pseudo-terminal for standard output and standard error, which then
     ///     arrive together in ``standardOutput``.
+    ///   - entries: `NAME=value` entries added as they are after the others, for an environment a dictionary
+    ///     cannot hold (one name twice).
     static func run(
         _ executable: String, _ arguments: [String], input: String? = nil, inputDescriptor: Int32? = nil,
-        environment: [String: String?] = [:], terminal: Bool = false
+        environment: [String: String?] = [:], terminal: Bool = false, entries: [String] = []
     ) throws -> Subprocess {
         var variables: [String: String] = [:]
         var entry = environ
@@ -54,7 +56,8 @@ struct Subprocess {
         Sanitizer.setChildOptions(in: &variables)
 
         var launch = ProcessLaunch(
-            executable: executable, arguments: arguments, environment: variables.map { "\($0.key)=\($0.value)" })
+            executable: executable, arguments: arguments,
+            environment: variables.map { "\($0.key)=\($0.value)" } + entries)
         let inputPipe = inputDescriptor == nil ? try input.map { _ in try Pipe() } : nil
         if let inputDescriptor {
             launch.actions.append(.duplicate(inputDescriptor, onto: STDIN_FILENO))

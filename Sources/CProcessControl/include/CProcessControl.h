@@ -14,6 +14,6 @@ int flowhost_die_with_parent(pid_t parent);
 void flowhost_each_object_loaded_at_start(void (*each)(const char *path, void *context), void *context);
 
 /// `LD_LIBRARY_PATH` as it was when the process started, when the dynamic loader read it (it does not read it
-/// again), taken by the same constructor; NULL when it was not set (in secure-execution mode the loader
+/// again), taken by the same constructor: of several entries in the environment, the last, as the loader takes; NULL when it was not set (in secure-execution mode the loader
 /// removes it first). Changing the variable later changes where the loader looks for nothing.
 const char *flowhost_library_path_at_start(void);
