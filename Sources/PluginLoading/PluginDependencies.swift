@@ -46,9 +46,11 @@ struct PluginDependencies: Equatable {
     /// - Parameters:
     ///   - origin: What `$ORIGIN` stands for: the directory of the file the loader opens.
     ///   - libraryPath: `LD_LIBRARY_PATH` as the loader read it.
+    ///   - program: What `$ORIGIN` stands for there: the directory of flowhost's executable; `nil` when it is
+    ///     not known (``programDirectory``), which refuses an entry with `$ORIGIN`.
     static func check(
         _ library: String, _ dependencies: PluginDependencies, origin: String = pluginOrigin, user: uid_t = geteuid(),
-        libraryPath: LibraryPath = .atStart
+        libraryPath: LibraryPath = .atStart, program: String? = programDirectory
     ) throws(PluginLoadError) {
         var followed: Set<String> = []
         var trusted: [String: String] = [:]
@@ -57,8 +59,9 @@ struct PluginDependencies: Equatable {
             !$0.contains("/") && !$0.contains("$") && !loadedAtStart.contains($0)
         }
         let (libraryDirectories, libraryPathProblem) = directories(
-            libraryPath, lookingFor: lookedFor.map { "\($0), which the plugin needs," } ?? "libraries", user: user,
-            trusted: &trusted)
+            libraryPath, program: program,
+            lookingFor: lookedFor.map { "\($0), which the plugin needs," } ?? "libraries",
+            user: user, trusted: &trusted)
         guard
             let problem = libraryPathProblem
                 ?? problem(
@@ -169,15 +172,25 @@ struct PluginDependencies: Equatable {
     /// `origin`, each after the subdirectories it looks in first; and the first problem with one, where the
     /// directories stop.
     ///
-    /// - Parameter what: What the loader looks for there, for the problem: `libraries`.
+    /// - Parameters:
+    ///   - origin: What `$ORIGIN` stands for; `nil` when it is not known, which is a problem with an entry
+    ///     that has it.
+    ///   - what: What the loader looks for there, for the problem: `libraries`.
     private static func directories(
-        of entries: [String], origin: String, source: String, lookingFor what: String, user: uid_t,
+        of entries: [String], origin: String?, source: String, lookingFor what: String, user: uid_t,
         trusted: inout [String: String]
     ) -> (directories: [[String]], problem: String?) {
         var directories: [[String]] = []
         for entry in entries {
-            guard let expanded = expanding(entry, origin: origin) else {
+            // NUL stands in for an origin not known: no entry has one of its own.
+            guard let expanded = expanding(entry, origin: origin ?? "\0") else {
                 return (directories, "\(source) has \(entry), whose $LIB or $PLATFORM flowhost does not resolve")
+            }
+            if origin == nil && expanded.utf8.contains(0) {
+                return (
+                    directories,
+                    "\(source) has \(entry), whose $ORIGIN flowhost does not resolve: /proc/self/exe is not flowhost's executable (started through the dynamic loader?)"
+                )
             }
             let directory = entry.isEmpty ? "." : expanded
             if let problem = directoryProblem(directory, user: user, trusted: &trusted) {
@@ -199,9 +212,10 @@ struct PluginDependencies: Equatable {
     }
 
     /// The directories of `libraryPath`, as ``directories(of:origin:source:lookingFor:user:trusted:)`` gives
-    /// them; `$ORIGIN` there is the program's directory, as the loader reads it.
+    /// them; `$ORIGIN` there is `program`, the program's directory, as the loader reads it.
     private static func directories(
-        _ libraryPath: LibraryPath, lookingFor what: String, user: uid_t, trusted: inout [String: String]
+        _ libraryPath: LibraryPath, program: String?, lookingFor what: String, user: uid_t,
+        trusted: inout [String: String]
     ) -> (directories: [[String]], problem: String?) {
         guard libraryPath.isUTF8 else {
             return (
@@ -210,11 +224,21 @@ struct PluginDependencies: Equatable {
             )
         }
         guard !libraryPath.entries.isEmpty else { return ([], nil) }
-        let program = ProcessInfoLite.executablePath().map(parentDirectory(of:)) ?? "/proc/self/exe/.."
         return directories(
             of: libraryPath.entries, origin: program, source: LibraryPath.name, lookingFor: what, user: user,
             trusted: &trusted)
     }
+
+    /// What `$ORIGIN` stands for in `LD_LIBRARY_PATH`: the directory `/proc/self/exe` resolves to, which is
+    /// flowhost's executable's; `nil` when it cannot be read, or when it is the dynamic loader's (a file name
+    /// starting with `ld-linux`, `ld64.so` or `ld.so`: flowhost started as `ld-linux-x86-64.so.2 flowhost`,
+    /// where the loader takes `$ORIGIN` from the path it was given, which flowhost does not know).
+    static let programDirectory: String? = {
+        guard let path = ProcessInfoLite.executablePath() else { return nil }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard !["ld-linux", "ld64.so", "ld.so"].contains(where: name.hasPrefix) else { return nil }
+        return parentDirectory(of: path)
+    }()
 
     /// `entry` as the loader reads it, with `$ORIGIN` replaced by `origin`; `nil` when it names `$LIB` or
     /// `$PLATFORM`, which the loader expands to names of its own.

@@ -191,6 +191,101 @@ extension LibraryPathTests {
     }
 }
 
+extension LibraryPathTests {
+    private func check(_ libraryPath: PluginDependencies.LibraryPath, program: String?) throws(PluginLoadError) {
+        try PluginDependencies.check(
+            "libPlugin.so", PluginDependencies(needed: ["libc.so.6"], searchPath: []), libraryPath: libraryPath,
+            program: program)
+    }
+
+    /// `$ORIGIN` there is the program's directory: here one others can add to.
+    @Test func originIsTheProgramsDirectory() throws {
+        let open = try openDirectory()
+        let directory = try TemporaryDirectory()
+        for entry in ["$ORIGIN", "${ORIGIN}"] {
+            #expect(
+                throws: PluginLoadError(
+                    file: "libPlugin.so", kind: .insecure,
+                    message:
+                        "the loader looks for libraries in \(open.path) (LD_LIBRARY_PATH), and \(writable(open.path))"
+                        + refusalEnd)
+            ) { try check(PluginDependencies.LibraryPath("/usr/lib:\(entry)"), program: open.path) }
+            try check(PluginDependencies.LibraryPath(entry), program: directory.path)
+        }
+    }
+
+    /// Not knowing the program's directory (flowhost started through the dynamic loader), an entry with
+    /// `$ORIGIN` is refused; one without passes.
+    @Test func originIsRefusedWhenTheProgramsDirectoryIsNotKnown() throws {
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message:
+                    "LD_LIBRARY_PATH has $ORIGIN/lib, whose $ORIGIN flowhost does not resolve: /proc/self/exe is not flowhost's executable (started through the dynamic loader?)"
+                    + refusalEnd)
+        ) { try check(PluginDependencies.LibraryPath("/usr/lib:$ORIGIN/lib"), program: nil) }
+        try check(PluginDependencies.LibraryPath("/usr/lib:$ORIGINAL"), program: nil)
+    }
+
+    @Test(arguments: ["/usr/$LIB", "/usr/${PLATFORM}/lib"])
+    func libAndPlatformAreRefused(entry: String) throws {
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message: "LD_LIBRARY_PATH has \(entry), whose $LIB or $PLATFORM flowhost does not resolve" + refusalEnd)
+        ) { try check(PluginDependencies.LibraryPath("/usr/lib:" + entry), program: "/usr/bin") }
+    }
+
+    @Test func aValueThatIsNotUTF8IsRefused() throws {
+        var libraryPath = PluginDependencies.LibraryPath("/usr/lib")
+        try check(libraryPath, program: "/usr/bin")
+        libraryPath.isUTF8 = false
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message:
+                    "LD_LIBRARY_PATH names directories in bytes that are not UTF-8, so flowhost cannot tell where they lead"
+                    + refusalEnd)
+        ) { try check(libraryPath, program: "/usr/bin") }
+    }
+
+    /// An empty entry is the directory flowhost was started in: here one others can add to.
+    @Test func anEmptyEntryIsTheCurrentDirectory() throws {
+        let open = try openDirectory()
+        let scenario = try ProbeScenario(library: try BuildProducts.path(of: "libWelcomePlugin.so"))
+        let flowhost = try BuildProducts.path(of: "flowhost")
+        let run = { (libraryPath: String) in
+            try Subprocess.run(
+                "/bin/sh",
+                ["-c", #"cd "$1" && shift && exec "$@""#, "sh", open.path, flowhost, "validate", scenario.manifest],
+                environment: [
+                    "XDG_CACHE_HOME": scenario.directory.path + "/cache", "FLOWHOST_PROBE_TRACE": scenario.trace,
+                    "LD_LIBRARY_PATH": libraryPath,
+                ])
+        }
+        let refused = try run("/usr/lib:")
+        #expect(refused.standardError.contains("the loader looks for libraries in . (LD_LIBRARY_PATH), and "))
+        let passed = try run("/usr/lib")
+        #expect(!passed.standardError.contains("(LD_LIBRARY_PATH), and"))
+    }
+
+    /// Started through the dynamic loader, flowhost's /proc/self/exe is the loader's: `$ORIGIN` is refused.
+    @Test func originIsRefusedWhenStartedThroughTheLoader() throws {
+        let loaders: [String] = ["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1"]
+        let loader = try #require(loaders.first { access($0, X_OK) == 0 })
+        let scenario = try ProbeScenario(library: try BuildProducts.path(of: "libWelcomePlugin.so"))
+        let result = try Subprocess.run(
+            loader, [try BuildProducts.path(of: "flowhost"), "validate", scenario.manifest],
+            environment: [
+                "XDG_CACHE_HOME": scenario.directory.path + "/cache", "FLOWHOST_PROBE_TRACE": scenario.trace,
+                "LD_LIBRARY_PATH": "$ORIGIN/nothing-here",
+            ])
+        #expect(
+            result.standardError.contains(
+                "LD_LIBRARY_PATH has $ORIGIN/nothing-here, whose $ORIGIN flowhost does not resolve"))
+    }
+}
+
 extension ProbeScenario {
     /// Runs `flowhost` as ``flowhost(_:input:)`` does, started with an `LD_LIBRARY_PATH` entry for each of
     /// `values`, in order, and no other.
