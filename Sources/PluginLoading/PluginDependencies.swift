@@ -9,7 +9,7 @@ import HostSupport
 ///
 /// The loader takes a needed library it has loaded already (the Swift runtime, FlowKit, the C library: what
 /// flowhost was started with) without looking anywhere. Any other it looks for, as `man ld.so` gives the
-/// order, in a `DT_RPATH` (when there is no `DT_RUNPATH`), in `LD_LIBRARY_PATH` as the process started with it
+/// order, in a `DT_RPATH` and those of the libraries that led to it (when there is no `DT_RUNPATH`), in `LD_LIBRARY_PATH` as the process started with it
 /// (``LibraryPath``), in a `DT_RUNPATH`, then in the system's directories (root's); and the plugin's own code
 /// may open libraries by name along its search path and `LD_LIBRARY_PATH` too. So:
 /// - each directory of the search path and of `LD_LIBRARY_PATH` must be one only root and the user can add to
@@ -54,10 +54,13 @@ struct PluginDependencies: Equatable {
     ) throws(PluginLoadError) {
         var followed: Set<String> = []
         var trusted: [String: String] = [:]
-        // Named when the loader would look for it there: the first library the plugin needs that is not loaded.
-        let lookedFor = dependencies.needed.first {
-            !$0.contains("/") && !$0.contains("$") && !loadedAtStart.contains($0)
-        }
+        // Named when the loader looks for it there: the first library the plugin needs that is not loaded, when
+        // the plugin has no DT_RPATH (which the loader looks in first, and may find it in).
+        let hasRPath = !dependencies.isRunPath && !dependencies.searchPath.isEmpty
+        let lookedFor =
+            hasRPath
+            ? nil
+            : dependencies.needed.first { !$0.contains("/") && !$0.contains("$") && !loadedAtStart.contains($0) }
         let (libraryDirectories, libraryPathProblem) = directories(
             libraryPath, program: program,
             lookingFor: lookedFor.map { "\($0), which the plugin needs," } ?? "libraries",
@@ -66,7 +69,7 @@ struct PluginDependencies: Equatable {
             let problem = libraryPathProblem
                 ?? problem(
                     of: dependencies, origin: origin, neededBy: nil, user: user, libraryPath: libraryDirectories,
-                    followed: &followed)
+                    rPaths: [], followed: &followed)
         else { return }
         throw PluginLoadError(
             file: library, kind: .insecure,
@@ -82,9 +85,15 @@ struct PluginDependencies: Equatable {
     ///   - neededBy: The library found whose `dependencies` these are; `nil` for the plugin's.
     ///   - libraryPath: The directories of `LD_LIBRARY_PATH`, checked already, each after the subdirectories
     ///     the loader looks in first.
+    ///   - rPaths: The `DT_RPATH` directories of the libraries that led to this one, nearest first, with where
+    ///     they come from; checked already. Without a `DT_RUNPATH` of its own, a library's needs are looked
+    ///     for in its own `DT_RPATH`, then in these (glibc's `_dl_map_object`, up the chain of loaders), before
+    ///     `LD_LIBRARY_PATH`. The chain is the one this check follows first, which for a library several
+    ///     need may not be the loader's (it loads breadth first); flowhost's own `DT_RPATH`, the last the
+    ///     loader looks in for a plugin, is not modelled (flowhost is linked with a `DT_RUNPATH`).
     private static func problem(
         of dependencies: PluginDependencies, origin: String, neededBy dependent: String?, user: uid_t,
-        libraryPath: [[String]], followed: inout Set<String>
+        libraryPath: [[String]], rPaths: [(directories: [String], source: String)], followed: inout Set<String>
     ) -> String? {
         let wanted = { (name: String) in dependent.map { "\(name), which \($0) needs," } ?? name }
         let searchPath = dependent.map { "the search path of \($0)" } ?? "the plugin's search path"
@@ -101,10 +110,14 @@ struct PluginDependencies: Equatable {
             of: dependencies.searchPath, origin: origin, source: searchPath, lookingFor: "libraries", user: user,
             trusted: &trusted)
         if let searchPathProblem { return searchPathProblem }
-        // In the loader's order: a DT_RPATH before LD_LIBRARY_PATH, a DT_RUNPATH after it.
+        // In the loader's order: a DT_RPATH, then those of the libraries that led here, before LD_LIBRARY_PATH;
+        // a DT_RUNPATH after it, and then no other's DT_RPATH.
         let own = searchPathDirectories.map { (directories: $0, source: searchPath) }
         let environment = libraryPath.map { (directories: $0, source: LibraryPath.name) }
-        let groups = dependencies.isRunPath ? environment + own : own + environment
+        let hasRunPath = dependencies.isRunPath && !dependencies.searchPath.isEmpty
+        let groups = hasRunPath ? environment + own : own + rPaths + environment
+        // What the libraries found here inherit, whether or not this one has a DT_RUNPATH.
+        let inherited = (dependencies.isRunPath ? [] : own) + rPaths
         for name in dependencies.needed {
             // The loader expands a needed name as it reads it, and a path once more as it opens it.
             guard let expanded = expanding(name, origin: origin),
@@ -118,7 +131,9 @@ struct PluginDependencies: Equatable {
                 }
                 // One the loader cannot load (not there, another machine's) fails the load: nothing of it runs.
                 guard (try? ELFCheck.check(path)) != nil else { continue }
-                if let problem = follow(path, user: user, libraryPath: libraryPath, followed: &followed) {
+                if let problem = follow(
+                    path, user: user, libraryPath: libraryPath, rPaths: inherited, followed: &followed)
+                {
                     return problem
                 }
                 continue
@@ -137,7 +152,9 @@ struct PluginDependencies: Equatable {
                     }
                     // One the loader cannot load (another machine's, a 32-bit one) it passes over, as here.
                     guard (try? ELFCheck.check(candidate)) != nil else { continue }
-                    if let problem = follow(candidate, user: user, libraryPath: libraryPath, followed: &followed) {
+                    if let problem = follow(
+                        candidate, user: user, libraryPath: libraryPath, rPaths: inherited, followed: &followed)
+                    {
                         return problem
                     }
                     found = true
@@ -150,9 +167,10 @@ struct PluginDependencies: Equatable {
 
     /// The first problem with what the library at `path`, found and accepted by ``ELFCheck``, needs in turn;
     /// `nil` when there is none or it was followed already.
-    private static func follow(_ path: String, user: uid_t, libraryPath: [[String]], followed: inout Set<String>)
-        -> String?
-    {
+    private static func follow(
+        _ path: String, user: uid_t, libraryPath: [[String]], rPaths: [(directories: [String], source: String)],
+        followed: inout Set<String>
+    ) -> String? {
         guard followed.insert(path).inserted else { return nil }
         guard followed.count <= followedLimit else {
             return "the libraries it needs lead to more than \(followedLimit) others, more than flowhost follows"
@@ -165,7 +183,7 @@ struct PluginDependencies: Equatable {
         }
         return problem(
             of: dependencies, origin: parentDirectory(of: path), neededBy: path, user: user, libraryPath: libraryPath,
-            followed: &followed)
+            rPaths: rPaths, followed: &followed)
     }
 
     /// The directories the loader looks in for `entries`, a search path's (`source`), with `$ORIGIN` as

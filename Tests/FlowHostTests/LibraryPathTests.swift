@@ -286,6 +286,49 @@ extension LibraryPathTests {
     }
 }
 
+extension LibraryPathTests {
+    /// With a `DT_RPATH`, which the loader looks in first, the library it needs may never be looked for in
+    /// `LD_LIBRARY_PATH`: the refusal names none.
+    @Test func withADTRPathNoLibraryIsNamedAsLookedForInTheVariable() throws {
+        let open = try openDirectory()
+        let own = try TemporaryDirectory()
+        _ = try own.file("libFlowKiX.so", containing: try BuildProducts.bytes(of: "libFlowKit.so"))
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message:
+                    "the loader looks for libraries in \(open.path) (LD_LIBRARY_PATH), and \(writable(open.path))"
+                    + refusalEnd)
+        ) { try check(needingAnUnloadedLibrary(searching: [own.path], isRunPath: false), open.path) }
+    }
+
+    /// A library with no search path of its own has its needs looked for in the `DT_RPATH` of the libraries
+    /// that led to it before `LD_LIBRARY_PATH` (glibc's `_dl_map_object`): the copy there is the one judged.
+    @Test func aLibraryWithoutASearchPathInheritsTheDTRPathsThatLedToIt() throws {
+        let own = try TemporaryDirectory()
+        let environment = try TemporaryDirectory()
+        // libFlowKiX.so needs libFlowKitYYY.so, and has no search path.
+        let needing = try DamagedLibrary.retagging(
+            29, to: 21,
+            in: try DamagedLibrary.replacing(
+                "libswiftGlibc.so\0", with: "libFlowKitYYY.so\0", in: try BuildProducts.bytes(of: "libFlowKit.so")))
+        let found = try own.file("libFlowKiX.so", containing: needing)
+        let shadowing = try own.file("libFlowKitYYY.so", containing: try BuildProducts.bytes(of: "libFlowKit.so"))
+        _ = try environment.file("libFlowKitYYY.so", containing: try BuildProducts.bytes(of: "libFlowKit.so"))
+        let dependencies = PluginDependencies(needed: ["libFlowKiX.so"], searchPath: [own.path], isRunPath: false)
+        try check(dependencies, environment.path)
+        #expect(chmod(shadowing, 0o666) == 0)
+        let problem = try #require(PathTrust.problem(shadowing, ending: .file))
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message:
+                    "the loader finds libFlowKitYYY.so, which \(found) needs, at \(shadowing) (the plugin's search path), and \(problem)"
+                    + refusalEnd)
+        ) { try check(dependencies, environment.path) }
+    }
+}
+
 extension ProbeScenario {
     /// Runs `flowhost` as ``flowhost(_:input:)`` does, started with an `LD_LIBRARY_PATH` entry for each of
     /// `values`, in order, and no other.
