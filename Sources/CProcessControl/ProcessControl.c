@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -29,7 +30,7 @@ static int remember_object(struct dl_phdr_info *info, size_t size, void *data) {
     return 0;
 }
 
-static char *library_path_at_start;
+static const char *library_path_at_start;
 
 __attribute__((constructor)) static void remember_objects_loaded_at_start(void) {
     dl_iterate_phdr(remember_object, NULL);
@@ -40,7 +41,18 @@ __attribute__((constructor)) static void remember_objects_loaded_at_start(void) 
     for (char **entry = environ; entry != NULL && *entry != NULL; entry++) {
         if (strncmp(*entry, name, sizeof name - 1) == 0) library_path = *entry + sizeof name - 1;
     }
-    if (library_path != NULL) library_path_at_start = strdup(library_path);
+    if (library_path != NULL) {
+        // The string the process started with stays where it is for the whole run; a copy only keeps it from a
+        // later putenv(3) of the same buffer. Without memory for one, the original is what the loader read.
+        library_path_at_start = strdup(library_path);
+        if (library_path_at_start == NULL) library_path_at_start = library_path;
+    }
+}
+
+int flowhost_started_through_loader(void) {
+    // A program the kernel starts with an interpreter has the interpreter's base in AT_BASE; one started as
+    // `ld-linux-x86-64.so.2 flowhost` is the loader itself, which has none.
+    return getauxval(AT_BASE) == 0;
 }
 
 const char *flowhost_library_path_at_start(void) { return library_path_at_start; }

@@ -202,12 +202,15 @@ struct PluginDependencies: Equatable {
         for entry in entries {
             // NUL stands in for an origin not known: no entry has one of its own.
             guard let expanded = expanding(entry, origin: origin ?? "\0") else {
-                return (directories, "\(source) has \(entry), whose $LIB or $PLATFORM flowhost does not resolve")
+                return (
+                    directories,
+                    "\(source) has \(entry), whose $LIB or $PLATFORM flowhost does not resolve, so it cannot tell who can write where the loader looks"
+                )
             }
             if origin == nil && expanded.utf8.contains(0) {
                 return (
                     directories,
-                    "\(source) has \(entry), whose $ORIGIN flowhost does not resolve: /proc/self/exe is not flowhost's executable (started through the dynamic loader?)"
+                    "\(source) has \(entry), whose $ORIGIN flowhost does not resolve: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable), so it cannot tell who can write where the loader looks"
                 )
             }
             let directory = entry.isEmpty ? "." : expanded
@@ -238,7 +241,7 @@ struct PluginDependencies: Equatable {
         guard libraryPath.isUTF8 else {
             return (
                 [],
-                "\(LibraryPath.name) names directories in bytes that are not UTF-8, so flowhost cannot tell where they lead"
+                "\(LibraryPath.name) names directories in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks"
             )
         }
         guard !libraryPath.entries.isEmpty else { return ([], nil) }
@@ -248,13 +251,11 @@ struct PluginDependencies: Equatable {
     }
 
     /// What `$ORIGIN` stands for in `LD_LIBRARY_PATH`: the directory `/proc/self/exe` resolves to, which is
-    /// flowhost's executable's; `nil` when it cannot be read, or when it is the dynamic loader's (a file name
-    /// starting with `ld-linux`, `ld64.so` or `ld.so`: flowhost started as `ld-linux-x86-64.so.2 flowhost`,
-    /// where the loader takes `$ORIGIN` from the path it was given, which flowhost does not know).
+    /// flowhost's executable's; `nil` when it cannot be read, or when flowhost was started through the dynamic
+    /// loader (`ld-linux-x86-64.so.2 flowhost`: the process has no interpreter, /proc/self/exe is the loader's
+    /// file, and the loader takes `$ORIGIN` from the path it was given, which flowhost does not know).
     static let programDirectory: String? = {
-        guard let path = ProcessInfoLite.executablePath() else { return nil }
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard !["ld-linux", "ld64.so", "ld.so"].contains(where: name.hasPrefix) else { return nil }
+        guard flowhost_started_through_loader() == 0, let path = ProcessInfoLite.executablePath() else { return nil }
         return parentDirectory(of: path)
     }()
 

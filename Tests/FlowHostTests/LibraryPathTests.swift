@@ -221,7 +221,7 @@ extension LibraryPathTests {
             throws: PluginLoadError(
                 file: "libPlugin.so", kind: .insecure,
                 message:
-                    "LD_LIBRARY_PATH has $ORIGIN/lib, whose $ORIGIN flowhost does not resolve: /proc/self/exe is not flowhost's executable (started through the dynamic loader?)"
+                    "LD_LIBRARY_PATH has $ORIGIN/lib, whose $ORIGIN flowhost does not resolve: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable), so it cannot tell who can write where the loader looks"
                     + refusalEnd)
         ) { try check(PluginDependencies.LibraryPath("/usr/lib:$ORIGIN/lib"), program: nil) }
         try check(PluginDependencies.LibraryPath("/usr/lib:$ORIGINAL"), program: nil)
@@ -232,7 +232,8 @@ extension LibraryPathTests {
         #expect(
             throws: PluginLoadError(
                 file: "libPlugin.so", kind: .insecure,
-                message: "LD_LIBRARY_PATH has \(entry), whose $LIB or $PLATFORM flowhost does not resolve" + refusalEnd)
+                message: "LD_LIBRARY_PATH has \(entry), whose $LIB or $PLATFORM flowhost does not resolve, "
+                    + "so it cannot tell who can write where the loader looks" + refusalEnd)
         ) { try check(PluginDependencies.LibraryPath("/usr/lib:" + entry), program: "/usr/bin") }
     }
 
@@ -244,7 +245,7 @@ extension LibraryPathTests {
             throws: PluginLoadError(
                 file: "libPlugin.so", kind: .insecure,
                 message:
-                    "LD_LIBRARY_PATH names directories in bytes that are not UTF-8, so flowhost cannot tell where they lead"
+                    "LD_LIBRARY_PATH names directories in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks"
                     + refusalEnd)
         ) { try check(libraryPath, program: "/usr/bin") }
     }

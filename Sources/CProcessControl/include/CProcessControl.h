@@ -9,11 +9,17 @@
 int flowhost_die_with_parent(pid_t parent);
 
 /// Calls `each` with the path of every object that was loaded into the process as it started, as the dynamic
-/// loader names it (the program's own name is empty), and `context`. The list is taken with dl_iterate_phdr(3)
+/// loader names it (the program's own name is empty, unless it was started through the loader), and `context`. The list is taken with dl_iterate_phdr(3)
 /// by a constructor, before any code of the program's runs.
 void flowhost_each_object_loaded_at_start(void (*each)(const char *path, void *context), void *context);
 
 /// `LD_LIBRARY_PATH` as it was when the process started, when the dynamic loader read it (it does not read it
-/// again), taken by the same constructor: of several entries in the environment, the last, as the loader takes; NULL when it was not set (in secure-execution mode the loader
-/// removes it first). Changing the variable later changes where the loader looks for nothing.
+/// again), taken by the same constructor: of several entries in the environment, the last, as the loader
+/// takes; NULL when it was not set (in secure-execution mode the loader removes it first). Changing the
+/// variable later changes where the loader looks for nothing.
 const char *flowhost_library_path_at_start(void);
+
+/// 1 when the process was started by running the dynamic loader with the program as its argument
+/// (`ld-linux-x86-64.so.2 flowhost`, whatever the loader's file is called), where /proc/self/exe is the loader's
+/// file and the loader takes `$ORIGIN` from the path it was given; else 0.
+int flowhost_started_through_loader(void);
