@@ -85,7 +85,7 @@ struct ListedPluginReturnTests {
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(20)))
     func aListedPluginMissingFromTheStartLoadsOnceItsFileIsMadeUnderWatch() async throws {
         let lab = try DropInLab(members: #""plugins": {"greeter": "./libGreeter.so"}"#)
         let host = try lab.host()
