@@ -9,8 +9,8 @@
 int flowhost_die_with_parent(pid_t parent);
 
 /// Calls `each` with the path of every object that was loaded into the process as it started, as the dynamic
-/// loader names it (the program's own name is empty, unless it was started through the loader), and `context`. The list is taken with dl_iterate_phdr(3)
-/// by a constructor, before any code of the program's runs.
+/// loader names it (the program's own name is empty, unless it was started through the loader), and
+/// `context`. The list is taken with dl_iterate_phdr(3) by a constructor, before any code of the program's runs.
 void flowhost_each_object_loaded_at_start(void (*each)(const char *path, void *context), void *context);
 
 /// `LD_LIBRARY_PATH` as it was when the process started, when the dynamic loader read it (it does not read it
