@@ -153,10 +153,11 @@ extension Host {
         let stopped = stopServices(notIn: next.manifest)
         for plugin in next.plugins {
             let before = previous.plugin(named: plugin.name)
+            let stoppedServices = stopped.filter { $0.hasPrefix(plugin.name + ".") }
             func removal(from file: String) -> HostEvent {
                 .pluginRemoved(
                     plugin: plugin.name, file: file, routes: routes(declaredBy: plugin, in: next),
-                    services: stopped.filter { $0.hasPrefix(plugin.name + ".") })
+                    services: stoppedServices)
             }
             switch plugin.state {
             case .active
@@ -184,7 +185,7 @@ extension Host {
                     // Refused for another reason after it served (a `sha256` pin edit, an unmet requirement):
                     // its problem names the services that stopped with it.
                     if before?.isActive == true {
-                        stoppedWith.append((error, stopped.filter { $0.hasPrefix(plugin.name + ".") }))
+                        stoppedWith.append((error, stoppedServices))
                     }
                     break
                 }
@@ -200,7 +201,7 @@ extension Host {
                     .pluginExcluded(
                         plugin: plugin.name, file: plugin.library, by: place,
                         routes: routes(of: plugin.name, in: previous),
-                        services: stopped.filter { $0.hasPrefix(plugin.name + ".") }))
+                        services: stoppedServices))
             default: break
             }
         }
