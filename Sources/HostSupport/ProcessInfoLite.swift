@@ -7,7 +7,18 @@ package enum ProcessInfoLite {
         getenv(name).map { String(cString: $0) }
     }
 
-    /// The environment, as `NAME=value` entries.
+    /// The environment, as `NAME=value` entries of bytes as they are (a value need not be UTF-8).
+    package static func environmentEntryBytes() -> [[UInt8]] {
+        var result: [[UInt8]] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            result.append(Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
+            entry += 1
+        }
+        return result
+    }
+
+    /// The environment, as `NAME=value` entries (bytes that are not UTF-8 replaced).
     package static func environmentEntries() -> [String] {
         var result: [String] = []
         var entry = environ

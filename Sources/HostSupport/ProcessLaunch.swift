@@ -21,8 +21,9 @@ package struct ProcessLaunch {
     package var executable: String
     /// The arguments after the program's own name, which is `executable`.
     package var arguments: [String]
-    /// `NAME=value` entries: all the environment the program gets.
-    package var environment: [String]
+    /// `NAME=value` entries, as bytes: all the environment the program gets. A value need not be UTF-8: the
+    /// bytes are given as they are.
+    package var environment: [[UInt8]]
     package var actions: [Action] = []
     /// Signals whose action the child gets back as the default (ones the parent ignores, such as SIGPIPE).
     package var defaultSignals: [Int32] = []
@@ -35,9 +36,16 @@ package struct ProcessLaunch {
     package var newProcessGroup = false
 
     package init(executable: String, arguments: [String], environment: [String], actions: [Action] = []) {
+        self.init(
+            executable: executable, arguments: arguments, environmentBytes: environment.map { Array($0.utf8) },
+            actions: actions)
+    }
+
+    /// A launch whose environment is `environmentBytes`, `NAME=value` entries as bytes, which need not be UTF-8.
+    package init(executable: String, arguments: [String], environmentBytes: [[UInt8]], actions: [Action] = []) {
         self.executable = executable
         self.arguments = arguments
-        self.environment = environment
+        self.environment = environmentBytes
         self.actions = actions
     }
 
@@ -87,12 +95,24 @@ package struct ProcessLaunch {
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map(Self.cString) + [nil]
         defer { for string in argv + envp { free(string) } }
         var pid = pid_t()
         let spawned = posix_spawn(&pid, executable, &fileActions, &attributes, argv, envp)
         guard spawned == 0 else { throw Failure(reason: String(cString: strerror(spawned))) }
         return pid
+    }
+
+    /// A copy of `bytes` ended by a NUL, for `free`; `nil` without memory for one.
+    private static func cString(_ bytes: [UInt8]) -> UnsafeMutablePointer<CChar>? {
+        guard let copy = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
+        bytes.withUnsafeBytes { source in
+            if let base = source.baseAddress {
+                UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: source.count)
+            }
+        }
+        copy[bytes.count] = 0
+        return copy
     }
 
     /// glibc's `POSIX_SPAWN_SETSID`, which Swift does not import (it needs `_GNU_SOURCE`).

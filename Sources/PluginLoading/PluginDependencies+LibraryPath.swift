@@ -1,4 +1,5 @@
 import CProcessControl
+import Glibc
 
 extension PluginDependencies {
     /// `LD_LIBRARY_PATH`'s directories, as the dynamic loader reads them: once, as the process starts, so that
@@ -39,8 +40,10 @@ extension PluginDependencies {
             return LibraryPath(text)
         }()
 
-        /// The value ``atStart`` is made from, for a probe's environment; `nil` when it was not set. Bytes that
-        /// are not UTF-8 are replaced (every plugin is then refused, unless refusals are overridden).
-        static var atStartValue: String? { flowhost_library_path_at_start().map { String(cString: $0) } }
+        /// The value ``atStart`` is made from, its bytes as they are (which need not be UTF-8), for a probe's
+        /// environment, so that the probe's loader searches where this process's does; `nil` when it was not set.
+        static var atStartBytes: [UInt8]? {
+            flowhost_library_path_at_start().map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+        }
     }
 }

@@ -51,19 +51,18 @@ struct ProbeProcess {
             "SWIFT_BACKTRACE": "enable=no", WireProtocol.environmentVariable: WireProtocol.Hello.ours,
             parentVariable: String(getpid()),
         ]
-        // LD_LIBRARY_PATH exactly once, with the value this process judged (``PluginDependencies/LibraryPath``),
-        // so the probe's loader and its check read one and the same.
-        let judged = PluginDependencies.LibraryPath.atStartValue.map {
-            ["\(PluginDependencies.LibraryPath.name)=\($0)"]
-        }
-        let replaced = Array(set.keys) + [PluginDependencies.LibraryPath.name]
+        // LD_LIBRARY_PATH exactly once, with the bytes this process judged (``PluginDependencies/LibraryPath``),
+        // so the probe's loader and its check read one and the same; the rest as it is, not UTF-8 repaired.
+        let library = PluginDependencies.LibraryPath.name
+        let judged = PluginDependencies.LibraryPath.atStartBytes.map { [Array("\(library)=".utf8) + $0] }
+        let replaced = (Array(set.keys) + [library]).map { Array("\($0)=".utf8) }
         let environment =
-            ProcessInfoLite.environmentEntries().filter { entry in !replaced.contains { entry.hasPrefix($0 + "=") } }
-            + set.map { "\($0.key)=\($0.value)" }.sorted() + (judged ?? [])
+            ProcessInfoLite.environmentEntryBytes().filter { entry in !replaced.contains { entry.starts(with: $0) } }
+            + set.map { "\($0.key)=\($0.value)" }.sorted().map { Array($0.utf8) } + (judged ?? [])
         var launch = ProcessLaunch(
             executable: executable,
             arguments: [PluginProbe.subcommand, path] + (allowInsecure ? [PluginProbe.allowInsecureOption] : []),
-            environment: environment,
+            environmentBytes: environment,
             actions: [
                 .open(STDIN_FILENO, path: "/dev/null", flags: O_RDONLY),
                 .open(STDOUT_FILENO, path: "/dev/null", flags: O_WRONLY),

@@ -43,22 +43,32 @@ final class ChildProcess {
     private var consumed = 0
     private var ending: Ending?
 
-    /// Starts the built `flowhost` with `arguments` and the test's environment plus `environment`.
+    /// Starts the built `flowhost` with `arguments` and the test's environment plus `environment`, and
+    /// `entries` as ``init(executable:arguments:connection:environment:entries:)`` takes them.
     static func flowhost(
         _ arguments: [String], connection: Connection = .terminal(controlling: true),
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], entries: [[UInt8]] = []
     ) throws -> ChildProcess {
         try ChildProcess(
             executable: BuildProducts.path(of: "flowhost"), arguments: arguments, connection: connection,
-            environment: environment)
+            environment: environment, entries: entries)
     }
 
-    init(executable: String, arguments: [String], connection: Connection, environment: [String: String]) throws {
+    /// Starts `executable` with the test's environment plus `environment`, then `entries`: `NAME=value`
+    /// entries as bytes, for an environment a dictionary of strings cannot hold (one name twice, a value that
+    /// is not UTF-8), whose names are not taken from the test's environment.
+    init(
+        executable: String, arguments: [String], connection: Connection, environment: [String: String],
+        entries: [[UInt8]] = []
+    ) throws {
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { $1 }
         Sanitizer.setChildOptions(in: &merged)
+        let named = entries.map { Array($0.prefix { $0 != UInt8(ascii: "=") }) }
+        merged = merged.filter { variable in !named.contains { $0.elementsEqual(variable.key.utf8) } }
         var launch = ProcessLaunch(
-            executable: executable, arguments: arguments, environment: merged.map { "\($0.key)=\($0.value)" })
+            executable: executable, arguments: arguments,
+            environmentBytes: merged.map { Array("\($0.key)=\($0.value)".utf8) } + entries)
         // Default signal handling and no blocked signals, whatever the test runner's threads have.
         launch.resetsAllSignals = true
 

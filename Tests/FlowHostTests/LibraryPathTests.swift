@@ -340,7 +340,7 @@ extension ProbeScenario {
             BuildProducts.path(of: "flowhost"), arguments,
             environment: [
                 "XDG_CACHE_HOME": directory.path + "/cache", "FLOWHOST_PROBE_TRACE": trace, "LD_LIBRARY_PATH": nil,
-            ], entries: values.map { "LD_LIBRARY_PATH=\($0)" })
+            ], entries: values.map { Array("LD_LIBRARY_PATH=\($0)".utf8) })
     }
 
     /// Runs `flowhost` as ``flowhost(_:input:)`` does, started with `LD_LIBRARY_PATH` set to `libraryPath`.

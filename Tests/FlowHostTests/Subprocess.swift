@@ -36,11 +36,11 @@ struct Subprocess {
     ///     `NO_COLOR` is removed unless given, so that a developer's setting does not change the results.
     ///   - terminal: Give the program a pseudo-terminal for standard output and standard error, which then
     ///     arrive together in ``standardOutput``.
-    ///   - entries: `NAME=value` entries added as they are after the others, for an environment a dictionary
-    ///     cannot hold (one name twice).
+    ///   - entries: `NAME=value` entries, as bytes, added as they are after the others, for an environment a
+    ///     dictionary of strings cannot hold (one name twice, a value that is not UTF-8).
     static func run(
         _ executable: String, _ arguments: [String], input: String? = nil, inputDescriptor: Int32? = nil,
-        environment: [String: String?] = [:], terminal: Bool = false, entries: [String] = []
+        environment: [String: String?] = [:], terminal: Bool = false, entries: [[UInt8]] = []
     ) throws -> Subprocess {
         var variables: [String: String] = [:]
         var entry = environ
@@ -57,7 +57,7 @@ struct Subprocess {
 
         var launch = ProcessLaunch(
             executable: executable, arguments: arguments,
-            environment: variables.map { "\($0.key)=\($0.value)" } + entries)
+            environmentBytes: variables.map { Array("\($0.key)=\($0.value)".utf8) } + entries)
         let inputPipe = inputDescriptor == nil ? try input.map { _ in try Pipe() } : nil
         if let inputDescriptor {
             launch.actions.append(.duplicate(inputDescriptor, onto: STDIN_FILENO))

@@ -1,0 +1,51 @@
+import Glibc
+import Testing
+
+/// `LD_LIBRARY_PATH` as bytes in the environment: as flowhost was started with it, and as it gives it to a
+/// probe, whose loader must search where flowhost's own does.
+extension LibraryPathTests {
+    /// The `LD_LIBRARY_PATH` entries of the environment a probe started with (`/proc/PID/environ`, what its
+    /// loader read), flowhost started with `entries` in place of the test's: the probe of a library whose
+    /// constructor hangs, held while it is read.
+    private func probeLibraryPathEntries(startedWith entries: [[UInt8]], options: [String] = []) throws
+        -> [[UInt8]]
+    {
+        let library = try BuildProducts.path(of: "libBadHangPlugin.so")
+        let directory = try TemporaryDirectory()
+        let host = try ChildProcess.flowhost(
+            ["inspect", library, "--probe-timeout", "600"] + options, connection: .pipes,
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"], entries: entries)
+        defer {
+            host.signal(SIGKILL)
+            _ = try? host.waitForExit()
+        }
+        let probe = try #require(
+            ProcessTable.child(of: host.pid, arguments: ["__probe", library], within: 500),
+            "no probe process of \(library)")
+        let descriptor = open("/proc/\(probe)/environ", O_RDONLY | O_CLOEXEC)
+        try #require(descriptor >= 0, "cannot open the probe's environment")
+        defer { close(descriptor) }
+        var environment: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count > 0 {
+                environment += buffer[..<count]
+            } else if count == 0 {
+                break
+            } else {
+                try #require(errno == EINTR, "cannot read the probe's environment")
+            }
+        }
+        return environment.split(separator: 0).filter { $0.starts(with: "LD_LIBRARY_PATH=".utf8) }.map(Array.init)
+    }
+
+    /// A value that is not UTF-8, let through with `--allow-insecure-plugins`, reaches the probe byte for byte:
+    /// a replacement character there would make its loader search other directories than flowhost's.
+    @Test func aValueThatIsNotUTF8ReachesAProbeAsItsBytesAre() throws {
+        let directory = try TemporaryDirectory()
+        let entry = Array("LD_LIBRARY_PATH=\(directory.path)/".utf8) + [0xFF, 0xC3] + Array("lib".utf8)
+        let given = try probeLibraryPathEntries(startedWith: [entry], options: ["--allow-insecure-plugins"])
+        #expect(given == [entry])
+    }
+}
