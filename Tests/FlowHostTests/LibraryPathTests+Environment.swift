@@ -40,6 +40,14 @@ extension LibraryPathTests {
         return environment.split(separator: 0).filter { $0.starts(with: "LD_LIBRARY_PATH=".utf8) }.map(Array.init)
     }
 
+    /// Of several entries flowhost was started with, the probe is given the one flowhost judged, the last,
+    /// and no other: its loader would take the last of two, its check too, and either would differ.
+    @Test func aProbeIsGivenTheLastEntryAlone() throws {
+        let (first, second, last) = (try TemporaryDirectory(), try TemporaryDirectory(), try TemporaryDirectory())
+        let entries = [first.path, second.path, last.path].map { Array("LD_LIBRARY_PATH=\($0)".utf8) }
+        #expect(try probeLibraryPathEntries(startedWith: entries) == [entries[2]])
+    }
+
     /// A value that is not UTF-8, let through with `--allow-insecure-plugins`, reaches the probe byte for byte:
     /// a replacement character there would make its loader search other directories than flowhost's.
     @Test func aValueThatIsNotUTF8ReachesAProbeAsItsBytesAre() throws {
@@ -47,5 +55,24 @@ extension LibraryPathTests {
         let entry = Array("LD_LIBRARY_PATH=\(directory.path)/".utf8) + [0xFF, 0xC3] + Array("lib".utf8)
         let given = try probeLibraryPathEntries(startedWith: [entry], options: ["--allow-insecure-plugins"])
         #expect(given == [entry])
+    }
+
+    /// flowhost reads the value as it started, in bytes: one that is not UTF-8 refuses every plugin, before
+    /// any probe.
+    @Test func flowhostStartedWithAValueThatIsNotUTF8RefusesEveryPlugin() throws {
+        let scenario = try ProbeScenario(library: try BuildProducts.path(of: "libWelcomePlugin.so"))
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let run = try Subprocess.run(
+            BuildProducts.path(of: "flowhost"), ["validate", scenario.manifest],
+            environment: [
+                "XDG_CACHE_HOME": scenario.directory.path + "/cache", "FLOWHOST_PROBE_TRACE": scenario.trace,
+                "LD_LIBRARY_PATH": nil,
+            ], entries: [Array("LD_LIBRARY_PATH=/usr/lib/".utf8) + [0xFF]])
+        #expect(run.status == 65)
+        #expect(
+            run.errorLines.contains(
+                "\(welcome): LD_LIBRARY_PATH names directories in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
+            ), "\(run.standardError)")
+        #expect(scenario.probes == 0)
     }
 }
