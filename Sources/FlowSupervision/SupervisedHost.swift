@@ -56,7 +56,7 @@ final class SupervisedHost: Sendable {
     /// The last fatal error the host's runtime reported, and its stack trace, once it has ended.
     var fatalError: (error: CrashOutputFilter.FatalError, stackTrace: [String])? { errors.fatalError }
 
-    /// Starts `executable arguments` with `environment`.
+    /// Starts `executable arguments` with `environment`, `NAME=value` entries as bytes.
     ///
     /// - Parameters:
     ///   - onLines: Receives ``SupervisorMessage/lines(_:)`` as they arrive, on the reading thread, rather
@@ -65,7 +65,7 @@ final class SupervisedHost: Sendable {
     ///     crash included (``CrashOutputFilter``).
     /// - Throws: ``FlowError`` when the pipes or the process cannot be made.
     init(
-        executable: String, arguments: [String], environment: [String],
+        executable: String, arguments: [String], environment: [[UInt8]],
         onLines: (@Sendable ([String]) -> Void)?, passesErrorsWhole: Bool = false
     ) throws(FlowError) {
         var input: [Int32] = [0, 0]
@@ -94,7 +94,7 @@ final class SupervisedHost: Sendable {
             errorOutput[index] = Self.aboveStandard(errorOutput[index])
         }
         var launch = ProcessLaunch(
-            executable: executable, arguments: arguments, environment: environment,
+            executable: executable, arguments: arguments, environmentBytes: environment,
             actions: [
                 .duplicate(input[0], onto: STDIN_FILENO),
                 .duplicate(errorOutput[1], onto: STDERR_FILENO),

@@ -98,19 +98,21 @@ package enum Supervisor {
         return result + (snapshot.map { ["--restore", $0] } ?? [])
     }
 
-    /// The environment of a host: this one's, with the link's variables, and without the runtime's crash
+    /// The environment of a host: this one's, its bytes as they are (`LD_LIBRARY_PATH` that is not UTF-8 is
+    /// the host's to refuse, not to get repaired), with the link's variables, and without the runtime's crash
     /// report unless asked for (it takes seconds, and the supervisor says what crashed).
     private static func environment(
         directory: String, source: String?, restart: SupervisorSession.Restart?, token: String
-    ) -> [String] {
+    ) -> [[UInt8]] {
         let link = [
             SupervisorLink.directoryVariable, SupervisorLink.sourceVariable, SupervisorLink.restartVariable,
             SupervisorLink.tokenVariable, WireProtocol.environmentVariable,
-        ]
-        var environment = ProcessInfoLite.environmentEntries().filter { entry in
-            !link.contains { entry.hasPrefix($0 + "=") }
+        ].map { Array("\($0)=".utf8) }
+        let inherited = ProcessInfoLite.environmentEntryBytes().filter { entry in
+            !link.contains { entry.starts(with: $0) }
         }
-        if !environment.contains(where: { $0.hasPrefix("SWIFT_BACKTRACE=") }) {
+        var environment: [String] = []
+        if !inherited.contains(where: { $0.starts(with: "SWIFT_BACKTRACE=".utf8) }) {
             // Without the backtracer, which takes seconds, the runtime prints a short trace of a fatal error,
             // which the supervisor keeps for FLOWHOST_BACKTRACE=1.
             environment.append("SWIFT_BACKTRACE=enable=no")
@@ -125,7 +127,7 @@ package enum Supervisor {
         case .atCap: environment.append("\(SupervisorLink.restartVariable)=\(SupervisorLink.capRestart)")
         case nil: break
         }
-        return environment
+        return inherited + environment.map { Array($0.utf8) }
     }
 
     /// A new directory only this user can enter, for the snapshot and the breadcrumb

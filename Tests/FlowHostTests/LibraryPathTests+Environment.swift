@@ -75,4 +75,27 @@ extension LibraryPathTests {
             ), "\(run.standardError)")
         #expect(scenario.probes == 0)
     }
+
+    /// A supervised host is given the supervisor's environment as its bytes are: it refuses every plugin, as
+    /// flowhost unsupervised does, where a value repaired into UTF-8 would pass.
+    @Test func aSupervisedHostRefusesAValueThatIsNotUTF8() throws {
+        let directory = try TemporaryDirectory()
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}], "start": ["launch"]}
+                """)
+        let script = try directory.file("script", containing: Array("quit\n".utf8))
+        let run = try Subprocess.run(
+            BuildProducts.path(of: "flowhost"), ["run", manifest, "--script", script, "--supervise"],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "LD_LIBRARY_PATH": nil],
+            entries: [Array("LD_LIBRARY_PATH=/usr/lib/".utf8) + [0xFF]])
+        #expect(run.status == 1)
+        #expect(
+            run.errorLines.contains(
+                "\(manifest): start request launch failed: \(welcome): LD_LIBRARY_PATH names directories in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
+            ), "\(run.standardError)")
+    }
 }
