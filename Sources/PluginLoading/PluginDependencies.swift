@@ -100,7 +100,7 @@ struct PluginDependencies: Equatable {
         guard dependencies.isUTF8 else {
             let who = dependent.map { "\($0), which it needs," } ?? "the plugin"
             return
-                "\(who) names libraries, or directories the loader looks in, in bytes that are not UTF-8, so flowhost cannot tell where they lead"
+                "\(who) names libraries, or directories the loader looks in, in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks"
         }
         // Every directory, not only those a needed library is looked for in: the plugin's code may open
         // libraries by name, and a library found without a search path of its own inherits a DT_RPATH. Each
@@ -123,7 +123,8 @@ struct PluginDependencies: Equatable {
             guard let expanded = expanding(name, origin: origin),
                 let path = expanded.utf8.contains(UInt8(ascii: "/")) ? expanding(expanded, origin: origin) : expanded
             else {
-                return "the library \(wanted(name)) names $LIB or $PLATFORM, which flowhost does not resolve"
+                return
+                    "the library \(wanted(name)) names $LIB or $PLATFORM, which flowhost does not resolve, so it cannot tell who can write where the loader opens it"
             }
             if path.utf8.contains(UInt8(ascii: "/")) {
                 if let problem = fileProblem(path, user: user) {

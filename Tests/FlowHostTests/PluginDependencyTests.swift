@@ -144,8 +144,8 @@ struct PluginDependencyTests {
         #expect(
             throws: PluginLoadError(
                 file: "libTwice.so", kind: .insecure,
-                message: "the library $ORIGIN/libz.so names $LIB or $PLATFORM, which flowhost does not resolve"
-                    + refusalEnd)
+                message: "the library $ORIGIN/libz.so names $LIB or $PLATFORM, which flowhost does not resolve, "
+                    + "so it cannot tell who can write where the loader opens it" + refusalEnd)
         ) {
             try PluginDependencies.check("libTwice.so", dependencies, origin: "/tmp/d$PLATFORM")
         }
@@ -162,8 +162,32 @@ struct PluginDependencyTests {
         expectRefused(
             try directory.file("libLatin1.so", containing: bytes),
             for:
-                "the plugin names libraries, or directories the loader looks in, in bytes that are not UTF-8, so flowhost cannot tell where they lead"
+                "the plugin names libraries, or directories the loader looks in, in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks"
         )
+    }
+
+    /// A refusal that is not about a place others can write says where the loader looks, or opens a library,
+    /// so that the end of the refusal (`whoever can write there`) names a place: each way flowhost cannot tell.
+    @Test(arguments: [
+        (
+            PluginDependencies(needed: ["/usr/$LIB/libz.so"], searchPath: []),
+            "the library /usr/$LIB/libz.so names $LIB or $PLATFORM, which flowhost does not resolve, so it cannot tell who can write where the loader opens it"
+        ),
+        (
+            PluginDependencies(needed: ["libz.so"], searchPath: ["/usr/${PLATFORM}/lib"]),
+            "the plugin's search path has /usr/${PLATFORM}/lib, whose $LIB or $PLATFORM flowhost does not resolve, so it cannot tell who can write where the loader looks"
+        ),
+        (
+            PluginDependencies(needed: ["libz.so"], searchPath: ["/usr/lib"], isUTF8: false),
+            "the plugin names libraries, or directories the loader looks in, in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks"
+        ),
+    ])
+    func aRefusalNotAboutAWritablePlaceSaysWhereTheLoaderLooks(dependencies: PluginDependencies, problem: String) {
+        #expect(
+            throws: PluginLoadError(file: "libPlugin.so", kind: .insecure, message: problem + refusalEnd)
+        ) {
+            try PluginDependencies.check("libPlugin.so", dependencies, libraryPath: .init(nil), program: "/usr/bin")
+        }
     }
 
     @Test func aSearchPathDirectoryIsCheckedThoughNothingIsLookedForThere() throws {
