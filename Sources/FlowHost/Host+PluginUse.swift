@@ -67,6 +67,17 @@ extension Host {
         registry.declares(name) || composition?.plugins.contains { $0.name == name } == true
     }
 
-    /// The plugins `reload` loads and Tab offers: every one the registry has that is in use, sorted.
+    /// The plugins `reload` loads: every one the registry has that is in use, sorted.
     package var reloadablePluginNames: [String] { registry.pluginNames.filter { outOfUse($0) == nil } }
+
+    /// The plugins `reload NAME` acts on, as Tab offers them after `reload` and `wait reload`: those in use,
+    /// which it reloads, and those discovery refused, which it reads again (their file may be fixed since),
+    /// refused before they ever loaded too; sorted. Not those removed, excluded or dropped, whose `reload NAME`
+    /// only says why.
+    package var pluginNamesToReload: [String] {
+        let refused = (composition?.plugins ?? []).map(\.name).filter { name in
+            if case .refused? = outOfUse(name) { true } else { false }
+        }
+        return Array(Set(reloadablePluginNames + refused)).sorted()
+    }
 }

@@ -10,15 +10,16 @@ extension HostShell {
     }()
 
     /// What Tab completes now: the routed requests, the visible module's actions, the modules on screen and
-    /// in routes, the plugins in use (``Host/reloadablePluginNames``), the deep links' patterns. A snapshot, safe to hand to the line editor's
-    /// thread; take a new one after each command, since a command can change every one of them.
+    /// in routes, the plugins `reload NAME` acts on (``Host/pluginNamesToReload``: those in use, and those
+    /// discovery refused), the deep links' patterns. A snapshot, safe to hand to the line editor's thread; take
+    /// a new one after each command, since a command can change every one of them.
     package var completer: Completer {
         let router = host.coordinator.router
         return Completer(
             requests: host.manifest.routes.map(\.request.rawValue),
             actions: router.top?.actions.map(\.name) ?? [],
             modules: router.modules.map(\.name.rawValue) + host.manifest.routes.compactMap { $0.module?.rawValue },
-            plugins: host.reloadablePluginNames, visibleStack: router.state.visibleStack.map(\.rawValue),
+            plugins: host.pluginNamesToReload, visibleStack: router.state.visibleStack.map(\.rawValue),
             links: host.manifest.deepLinks.routes.map { Self.linkPrefix(of: $0.pattern) })
     }
 

@@ -3,11 +3,13 @@ import Testing
 
 @testable import FlowHost
 @testable import FlowShell
+@testable import HostSupport
 
 /// The shell's `reload` and Tab on a plugin discovery took out of use: removed (its library deleted from a
-/// discovered directory), excluded by the manifest, or refused. `reload` (all) skips it and Tab does not offer
-/// it; `reload NAME` of it fails with one line saying why, but a removed or refused one is read again first,
-/// as a change to its file is under `--watch`, and back once its file is.
+/// discovered directory), excluded by the manifest, or refused. `reload` (all) skips it; `reload NAME` of it
+/// fails with one line saying why, but a removed or refused one is read again first, as a change to its file
+/// is under `--watch`, and back once its file is. Tab offers a refused one, whose file may be fixed in place,
+/// and not a removed or excluded one.
 @MainActor
 struct OutOfUsePluginShellTests {
     @Test func reloadOfAPluginWhoseLibraryWasRemovedSaysSoAndReloadAllAndTabLeaveItOut() throws {
@@ -78,7 +80,8 @@ struct OutOfUsePluginShellTests {
         #expect(message.hasPrefix("plugin 'greeter' is refused: \(lab.listed): not an ELF shared object"), "\(message)")
         #expect(!message.contains("\n"))
         #expect(!shell.execute("reload").lines.contains { $0.contains("greeter") })
-        #expect(shell.completer.completions(before: "reload ").candidates == ["manifest", "welcome"])
+        #expect(shell.completer.completions(before: "reload ").candidates == ["greeter", "manifest", "welcome"])
+        #expect(shell.completer.completions(before: "wait reload ").candidates == ["greeter", "welcome"])
 
         try lab.replaceListed(with: "libGreeterPluginV1.so")
         let fixed = shell.execute("reload greeter")
@@ -88,6 +91,22 @@ struct OutOfUsePluginShellTests {
             fixed.lines.contains { $0.hasPrefix("discovered plugin 'greeter' at \(lab.listed): routes greet go live") },
             "\(fixed.lines)")
         #expect(shell.execute("send greet").status == .ok)
+    }
+
+    @Test func tabOffersAPluginRefusedAfterItServedAsReloadNameRetriesIt() throws {
+        let good = try BuildProducts.bytes(of: "libGreeterPluginV1.so")
+        let lab = try DropInLab(members: BrokenListedPluginTests.members(pin: SHA256.hex(good)))
+        try lab.add("libWelcomePlugin.so")
+        try lab.writeListed(good)
+        let (shell, host) = try Self.shell(on: lab)
+        try lab.writeManifest(members: BrokenListedPluginTests.members(pin: String(repeating: "a", count: 64)))
+        #expect(shell.execute("reload manifest").status == .ok)
+        let outOfUse = host.outOfUse("greeter")
+        guard case .refused? = outOfUse else { throw TestFailure("not refused: \(String(describing: outOfUse))") }
+
+        #expect(shell.completer.completions(before: "reload g").candidates == ["greeter"])
+        #expect(shell.completer.completions(before: "wait reload ").candidates == ["greeter", "welcome"])
+        #expect(!shell.execute("reload").lines.contains { $0.contains("greeter") }, "reload (all) leaves it out")
     }
 
     @Test func reloadOfARemovedPluginBackButRefusedAtTheCapFailsAndSaysTheRefusalOnce() throws {
