@@ -134,6 +134,29 @@ struct ListedPluginReturnTests {
         #expect(host.statsLines.contains("  auth: removed, 1 image"), "\(host.statsLines)")
     }
 
+    /// Loaded lazily, greeter has not loaded when its library is deleted: it is removed all the same, and
+    /// not offered by Tab, as `reload NAME` of it only says why.
+    @Test func aListedPluginNeverLoadedWhoseLibraryIsDeletedIsRemovedAsALoadedOneIs() throws {
+        let lab = try DropInLab(members: #""plugins": {"greeter": "./libGreeter.so"}"#)
+        try lab.replaceListed(with: "libGreeterPluginV1.so")
+        let host = try lab.host()
+        let shell = HostShell(host: host)
+        try #require(host.statsLines.contains("  greeter: not loaded, 0 images"), "\(host.statsLines)")
+        try #require(unlink(lab.listed) == 0)
+
+        let result = shell.execute("reload manifest")
+
+        #expect(
+            result.lines.contains("plugin 'greeter' removed (\(lab.listed)): routes greet fail until it is back"),
+            "\(result.lines)")
+        #expect(!result.lines.contains { $0.hasPrefix("discovery: ") }, "said once: \(result.lines)")
+        #expect(host.statsLines.contains("  greeter: removed, 0 images"), "\(host.statsLines)")
+        #expect(
+            shell.execute("reload greeter").status
+                == .error("plugin 'greeter' is removed: its library \(lab.listed) was deleted; plugins: none"))
+        #expect(shell.completer.completions(before: "reload ").candidates == ["manifest"])
+    }
+
     @Test func aListedPluginWhoseLibraryIsBackIsNoLongerSaidRemovedWhenItsEditedEntryIsNotFound() throws {
         let good = try BuildProducts.bytes(of: "libAuthPlugin.so")
         let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
