@@ -180,7 +180,8 @@ struct PluginDependencies: Equatable {
         do {
             dependencies = try ELFDynamicSymbols.dependencies(of: path)
         } catch {
-            return "the library \(path), which it needs, cannot be checked: \(error.message)"
+            return
+                "the library \(path), which it needs, cannot be checked, so flowhost cannot tell who can write where the loader looks for what it needs (\(error.message))"
         }
         return problem(
             of: dependencies, origin: parentDirectory(of: path), neededBy: path, user: user, libraryPath: libraryPath,

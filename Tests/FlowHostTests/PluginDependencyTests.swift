@@ -190,6 +190,25 @@ struct PluginDependencyTests {
         }
     }
 
+    /// A library it needs whose own needs cannot be read (its program headers said to be 8 bytes each, which
+    /// the loader's check passes over): the refusal says where flowhost cannot tell who can write.
+    @Test func aNeededLibraryWhoseNeedsCannotBeReadSaysWhereTheLoaderLooks() throws {
+        var bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
+        bytes[54] = 8  // e_phentsize
+        bytes[55] = 0
+        let directory = try TemporaryDirectory()
+        let needed = try directory.file("libNeeded.so", containing: bytes)
+        let dependencies = PluginDependencies(needed: [needed], searchPath: [])
+
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message: "the library \(needed), which it needs, cannot be checked, so flowhost cannot tell who can "
+                    + "write where the loader looks for what it needs (its dynamic section is corrupt: program header "
+                    + "entries of 8 bytes, fewer than 56; rebuild the plugin or copy it again)" + refusalEnd)
+        ) { try PluginDependencies.check("libPlugin.so", dependencies, libraryPath: .init(nil), program: "/usr/bin") }
+    }
+
     @Test func aSearchPathDirectoryIsCheckedThoughNothingIsLookedForThere() throws {
         // Everything the plugin needs is loaded already, but its own code may open a library by name.
         let missing = try missingPath(length: 14)
