@@ -1,17 +1,19 @@
 import Glibc
+import HostSupport
 import Synchronization
 
 /// The terminal's modes: raw while a line is edited (keys arrive one by one, unechoed, Ctrl-C and Ctrl-Z as
 /// keys), quiet while a command runs, and the person's own again on every way out of the program.
 ///
 /// Raw mode lasts only while a line is read, as in readline: while a command runs, Ctrl-C interrupts the
-/// program as usual. Quiet is the person's modes without echo and line editing: keys typed while a command
-/// runs wait, unechoed, for the next prompt, which shows them as typed (echoed by the terminal, an arrow
-/// would have printed `^[[A` between the command's lines). Output processing stays on, so `\n` still starts
-/// a new line.
+/// program as usual (or, while `wait reload` waits, only the wait: `KeyboardInterrupt`). Quiet is the
+/// person's modes without echo and line editing: keys typed while a command runs wait, unechoed, for the
+/// next prompt, which shows them as typed (echoed by the terminal, an arrow would have printed `^[[A`
+/// between the command's lines). Output processing stays on, so `\n` still starts a new line.
 ///
 /// The way out: ``restore()`` on the normal paths, an `atexit` handler for any `exit()`, and signal
-/// handlers that restore the modes and then let the signal do what it did before (SIGINT, SIGTERM,
+/// handlers that restore the modes and then let the signal do what it did before (SIGINT, unless a
+/// `KeyboardInterrupt` catch takes it: the modes then stay as they are; SIGTERM,
 /// SIGHUP, SIGQUIT, and the crashes SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP). SIGTSTP restores
 /// them before the program stops and SIGCONT makes them raw or quiet again; SIGCONT and SIGWINCH also wake the
 /// reader through ``wakeDescriptor`` so that it draws the line again. One per process: signal handlers are
@@ -186,6 +188,8 @@ private let handlersInstalled = Atomic<Bool>(false)
 /// Restores the modes, then lets the signal do what it did before this handler: end the program (or run
 /// the crash reporter). A fault the hardware raised recurs on return; any other signal is raised again.
 private func restoreAndResignal(_ signal: Int32, _ info: SignalInformation?, _: UnsafeMutableRawPointer?) {
+    // Ctrl-C while a command that can be interrupted waits (`wait reload`): that command's to take.
+    if signal == SIGINT, KeyboardInterrupt.claim() { return }
     let was = Mode(rawValue: currentMode.exchange(Mode.saved.rawValue, ordering: .sequentiallyConsistent))
     if was != .saved {
         setModes(.saved)
