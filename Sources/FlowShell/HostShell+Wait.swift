@@ -14,6 +14,12 @@ extension HostShell {
         return await wait(rest)
     }
 
+    /// Whether `line` is a command that waits (`wait ...`): one that Ctrl-C, pressed by a person at a
+    /// terminal while it waits, interrupts rather than the program (``ShellSession``, the supervisor).
+    nonisolated package static func isWait(_ line: String) -> Bool {
+        command(in: line)?.firstWord == "wait"
+    }
+
     private func wait(_ arguments: String) async -> Reply {
         let usage = Reply(lines: [], status: .error("usage: wait reload PLUGIN [SECONDS]"))
         let words = arguments.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -41,6 +47,8 @@ extension HostShell {
             // Said once: a refusal printed before the wait began is pointed to, not said again.
             let why = said ? " before the wait began; the 'reload refused' line above says why" : ": \(reason)"
             return Reply(lines: [], status: .error("waited for plugin '\(plugin)', but its reload was refused\(why)"))
+        case .interrupted:
+            return Reply(lines: [], status: .error("wait reload: interrupted"))
         case .timedOut:
             let hint = host.watcher == nil ? "; without --watch only a 'reload' command reloads it" : ""
             return Reply(

@@ -193,7 +193,7 @@ package final class HostShell {
     var topLine: String { "top: \(host.coordinator.router.top?.name.rawValue ?? "(nothing)")" }
 
     /// The command in `line`, trimmed; `nil` for a blank line or a `#` comment.
-    package static func command(in line: String) -> String? {
+    nonisolated package static func command(in line: String) -> String? {
         let trimmed = line.trimmingWhitespace()
         return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : trimmed
     }

@@ -19,6 +19,8 @@ final class ReloadWait {
         /// say it again.
         case refused(String, said: Bool)
         case timedOut
+        /// A person pressed Ctrl-C while it waited (``interrupt()``).
+        case interrupted
     }
 
     /// Every reload and refusal by plugin, oldest first, and how many of them waits have returned.
@@ -26,6 +28,8 @@ final class ReloadWait {
     private var consumed: [String: Int] = [:]
     private var pending: (plugin: String, id: Int, continuation: CheckedContinuation<Result, Never>)?
     private var nextID = 0
+    /// An ``interrupt()`` that came before the wait it was meant for began, for that wait to take.
+    private(set) var interruptPending = false
 
     /// Takes in every host event; reloads and refusals end a pending wait for their plugin.
     ///
@@ -51,6 +55,10 @@ final class ReloadWait {
     /// timed out, rather than holding the task until the timeout.
     package func next(of plugin: String, within timeout: Duration) async -> Result {
         if let outcome = takeOutcome(of: plugin) { return outcome }
+        if interruptPending {
+            interruptPending = false
+            return .interrupted
+        }
         guard timeout > .zero, !Task.isCancelled else { return .timedOut }
         nextID += 1
         let id = nextID
@@ -70,6 +78,21 @@ final class ReloadWait {
                 self.resume(with: .timedOut)
             }
         }
+    }
+
+    /// Ends the pending wait as ``Result/interrupted``; without one, the next wait that begins before
+    /// ``forgetInterrupt()`` (Ctrl-C pressed as the command that waits was starting).
+    func interrupt() {
+        guard pending != nil else {
+            interruptPending = true
+            return
+        }
+        resume(with: .interrupted)
+    }
+
+    /// Drops an ``interrupt()`` no wait took: the command it was meant for is over.
+    func forgetInterrupt() {
+        interruptPending = false
     }
 
     /// Keeps `outcome`; `true` when it ended a pending wait.

@@ -162,6 +162,24 @@ struct ReloadWaitTests {
                 ))
     }
 
+    /// Ctrl-C at a terminal (the session's ``ReloadWait/interrupt()``) that comes as the command starts, before
+    /// the wait is pending, is the wait's to take: it ends at once, with one line; one the session forgot (it
+    /// came too late for its wait) ends no later wait.
+    @Test(.timeLimit(.minutes(20))) func anInterruptBeforeTheWaitBeginsEndsItUnlessForgotten() async throws {
+        let shell = HostShell(host: try SwapLab().host())
+
+        shell.reloadWait.interrupt()
+        #expect(await shell.perform("wait reload greeter 30").status == .error("wait reload: interrupted"))
+
+        shell.reloadWait.interrupt()
+        shell.reloadWait.forgetInterrupt()
+        #expect(
+            await shell.perform("wait reload greeter 0.01").status
+                == .error(
+                    "no new generation of plugin 'greeter' within 0.01 s; without --watch only a 'reload' command reloads it"
+                ))
+    }
+
     @Test func badArgumentsAreUsageErrors() async throws {
         let shell = HostShell(host: try SwapLab().host())
 
