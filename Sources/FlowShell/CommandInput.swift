@@ -104,7 +104,8 @@ package final class CommandInput {
         defer { (awaitsTypedLine, cursorAfterPrompt, promptAway) = (false, false, false) }
         if let editor {
             awaitsTypedLine = true
-            return await editor.readLine(prompt: Self.prompt)
+            // A `wait` typed takes Ctrl-C from the Enter on: the supervisor starts the catch as it sends it.
+            return await editor.readLine(prompt: Self.prompt, interruptible: HostShell.isWait)
         }
         if prompts {
             print(Self.prompt, terminator: "")

@@ -46,6 +46,8 @@ package final class ShellSession {
     private let perform: (String, String?) async -> HostShell.Reply
     /// The terminal's line editor, when a person types at this process's prompt.
     private let editor: LineEditor?
+    /// While Ctrl-C ends a `wait reload` rather than the program (``takeInterrupts()``).
+    private var interrupts: KeyboardInterrupt.Catch?
 
     /// A session of `shell`, which prints what happens between commands from now on.
     ///
@@ -131,6 +133,9 @@ package final class ShellSession {
             }
         }
         if let supervisor {
+            // At its prompt, Ctrl-C is taken between commands too: the one that ends a `wait` typed there may
+            // come before this host has read the line (the supervisor takes it from the Enter on).
+            if interactive { takeInterrupts() }
             supervisor.finished(supervisor.startToken, isStart: true, host: host, completer: shell.completer)
         }
         return await read(script, source: source)
@@ -168,7 +173,7 @@ package final class ShellSession {
             let next: String?
             if let editor {
                 editor.completer = shell.completer
-                next = await editor.readLine(prompt: CommandInput.prompt)
+                next = await editor.readLine(prompt: CommandInput.prompt, interruptible: HostShell.isWait)
             } else {
                 if interactive, supervisor == nil {
                     print(CommandInput.prompt, terminator: "")
@@ -194,6 +199,11 @@ package final class ShellSession {
                 held = nil
             }
             if !interactive, let command = HostShell.command(in: line) { echo(command) }
+            if interactive, HostShell.isWait(line) {
+                takeInterrupts()
+            } else {
+                endInterrupts()
+            }
             let reply = await perform(line, "\(source):\(lineNumber)")
             emit(reply, to: line)
             switch reply.status {
@@ -209,14 +219,36 @@ package final class ShellSession {
                 guard reply.isRequestFailure else { return await stop(reply, line: lineNumber, token: token) }
                 held = (reply, lineNumber)
             }
+            shell.reloadWait.forgetInterrupt()  // One that came after the wait ended, too late for it.
+            if supervisor != nil, interactive { takeInterrupts() } else { endInterrupts() }
             supervisor?.finished(token, isStart: false, host: host, completer: shell.completer)
             // A reload during the command (`reload`, `wait reload`) went past the cap of generations.
             supervisor?.restartPastCap(host, unwaitedReloads: shell.reloadWait.unwaitedReloads)
         }
+        endInterrupts()
         if let failed = held { return await stop(failed.reply, line: failed.line, token: nil) }
         await host.stopAndWait()
         supervisor?.exiting(quitting ? .quit : .endOfInput, token: quitting ? token : nil)
         return .ok
+    }
+
+    // MARK: - Ctrl-C
+
+    /// Takes Ctrl-C (SIGINT) as the end of the `wait reload` under way, or of the next one to start, rather
+    /// than of the program: while a person's `wait` runs, and at a supervisor's prompt between commands
+    /// (until a command that does not wait).
+    private func takeInterrupts() {
+        guard interrupts == nil else { return }
+        interrupts = KeyboardInterrupt.Catch { [shell] in shell.reloadWait.interrupt() }
+    }
+
+    /// Ctrl-C ends the program again, before a command that does not wait; one taken between commands that
+    /// no wait took ends it now, as it would have without the catch.
+    private func endInterrupts() {
+        guard let catching = interrupts else { return }
+        catching.end()
+        interrupts = nil
+        if shell.reloadWait.interruptPending { raise(SIGINT) }
     }
 
     // MARK: - Output

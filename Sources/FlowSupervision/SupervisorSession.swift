@@ -51,7 +51,16 @@ final class SupervisorSession {
     /// The token of the current host's start, which its ``SupervisorMessage/restarting(plugin:generation:cap:token:)`` carries.
     private var startToken = ""
     private(set) var generation = 0
-    private(set) var phase = Phase.idle
+    private(set) var phase = Phase.idle {
+        didSet {
+            if case .running = phase { return }
+            interrupts?.end()
+            interrupts = nil
+        }
+    }
+    /// While a `wait` typed at the prompt runs: Ctrl-C is the host's, to end the wait (the terminal sends
+    /// SIGINT to the host too, in the same process group), and not the supervisor's end.
+    private var interrupts: KeyboardInterrupt.Catch?
     var watchdog: Task<Void, Never>?
     /// Why the supervisor killed the current host, when it did.
     var killedFor: SupervisorIncident.Cause?
@@ -326,6 +335,7 @@ final class SupervisorSession {
     private func send(_ line: String) {
         lineNumber += 1
         let token = SupervisorLink.newToken()
+        if input.isInteractive, HostShell.isWait(line), interrupts == nil { interrupts = KeyboardInterrupt.Catch {} }
         host?.send(line, number: lineNumber, token: token)
         phase = .running(number: lineNumber, text: line, token: token)
         arm(token: token, allowing: Self.allowance(for: line))

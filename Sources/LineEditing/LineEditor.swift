@@ -80,9 +80,17 @@ package final class LineEditor: Sendable {
     }
 
     /// The next line typed after `prompt`, or `nil` at Ctrl-D on an empty line or when the terminal is gone.
-    package func readLine(prompt: String) async -> String? {
+    ///
+    /// - Parameter interruptible: Whether the command on a line takes Ctrl-C itself while it runs: the line
+    ///   read then arms ``KeyboardInterrupt`` before the terminal leaves raw mode (and sends SIGINT again),
+    ///   so that no Ctrl-C falls between; the caller starts the catch.
+    package func readLine(
+        prompt: String, interruptible: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) async -> String? {
         await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: self.readLineBlocking(prompt: prompt)) }
+            queue.async {
+                continuation.resume(returning: self.readLineBlocking(prompt: prompt, interruptible: interruptible))
+            }
         }
     }
 
@@ -131,8 +139,8 @@ package final class LineEditor: Sendable {
         case suspend
     }
 
-    /// ``readLine(prompt:)`` on the calling thread, which it blocks until the line is done.
-    func readLineBlocking(prompt: String) -> String? {
+    /// ``readLine(prompt:interruptible:)`` on the calling thread, which it blocks until the line is done.
+    func readLineBlocking(prompt: String, interruptible: (String) -> Bool = { _ in false }) -> String? {
         terminal.drainWake()
         state.withLock { state in
             state.prompt = prompt
@@ -157,10 +165,17 @@ package final class LineEditor: Sendable {
             for (index, key) in keys.enumerated() {
                 let completion = key == .tab ? completion() : nil
                 let outcome = state.withLock { state in
-                    let outcome = apply(key, completion: completion, to: &state)
+                    let outcome = apply(key, completion: completion, interruptible: interruptible, to: &state)
                     if case .editing = outcome { return outcome }
                     if case .suspend = outcome { return outcome }
                     state.typedAhead = Array(keys[(index + 1)...])
+                    if case .line(let line, _) = outcome, state.typedAhead.contains(.interrupt), interruptible(line) {
+                        // Ctrl-C read with the Enter (pasted, or typed that fast): what the terminal does with
+                        // one pressed a moment later, SIGINT to its foreground process group (this process,
+                        // armed, and a supervised host), dropping what was typed ahead.
+                        state.typedAhead = []
+                        kill(0, SIGINT)
+                    }
                     return outcome
                 }
                 switch outcome {
@@ -218,14 +233,18 @@ package final class LineEditor: Sendable {
         return completer?.completions(before: text)
     }
 
-    /// Applies `key` (for Tab, with the completer's answer) and carries out its effect on the terminal.
-    private func apply(_ key: TerminalKey, completion: LineCompletion?, to state: inout State) -> Outcome {
+    /// Applies `key` (for Tab, with the completer's answer) and carries out its effect on the terminal; a line
+    /// submitted that is `interruptible` arms ``KeyboardInterrupt`` before raw mode ends.
+    private func apply(
+        _ key: TerminalKey, completion: LineCompletion?, interruptible: (String) -> Bool, to state: inout State
+    ) -> Outcome {
         var abandoned = state.edit.buffer
         switch state.edit.handle(key, completion: completion) {
         case .redraw: write(render(&state))
         case .bell: write("\u{07}")
         case .submit(let line):
             let remembered = state.edit.remember(line)
+            if interruptible(line) { KeyboardInterrupt.arm() }
             endLine(&state)
             return .line(line, history: remembered ? state.edit.history : nil)
         case .endOfFile:
@@ -248,12 +267,13 @@ package final class LineEditor: Sendable {
         return .editing
     }
 
-    /// Leaves the line on screen, moves below it and sets the terminal's modes for the command: quiet, so that
-    /// keys typed while it runs wait for the next line unechoed.
+    /// Sets the terminal's modes for the command, quiet, so that keys typed while it runs wait for the next
+    /// line unechoed; leaves the line on screen and moves below it.
     private func endLine(_ state: inout State) {
+        // Quiet first: once the line ends on screen, Ctrl-C is a signal again (``KeyboardInterrupt``).
+        terminal.enterQuiet()
         write("\r\n")
         state.isReading = false
-        terminal.enterQuiet()
     }
 
     private func render(_ state: inout State) -> String {

@@ -58,8 +58,9 @@ enum RunCommand {
         in $XDG_STATE_HOME/flowhost/history, default ~/.local/state/flowhost/history). Tab completes
         commands, requests after 'send', modules after 'from', actions after 'act', plugins after
         'reload', deep links after 'open', files after 'save' and 'restore'; a second Tab lists the
-        choices. Ctrl-C abandons the line, Ctrl-D on an empty line
-        quits, Ctrl-Z suspends, Ctrl-L clears the screen.
+        choices. Ctrl-C abandons the line (or, while 'wait reload' waits, ends
+        only the wait), Ctrl-D on an empty line quits, Ctrl-Z suspends, Ctrl-L
+        clears the screen.
 
         """ + HostShell.help
 

@@ -80,6 +80,43 @@ struct LineEditorTerminalTests {
         #expect(try shell.waitForExit() == .exited(0))
     }
 
+    /// Ctrl-C while `wait reload` waits ends the wait, as a shell's ends a `sleep`: one line, the prompt back,
+    /// the session (and its supervisor) going on; at that prompt, Ctrl-C abandons the line as ever. Pressed
+    /// once the line is done, the terminal sends SIGINT; read with the Enter (`withTheEnter`, as pasted), the
+    /// line editor reads it as a key first.
+    @Test(arguments: [false, true], [false, true])
+    func controlCWhileWaitReloadWaitsEndsOnlyTheWait(supervised: Bool, withTheEnter: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(supervised ? ["--supervise"] : [], in: directory)
+        let before = TerminalScreen(shell.transcript).rows
+
+        if withTheEnter {
+            try shell.send("wait reload settings 30\r\u{03}")
+        } else {
+            try shell.send("wait reload settings 30\r")
+            try shell.waitFor("flowhost> wait reload settings 30")
+            try shell.waitFor("\r\n")  // the line is done: Ctrl-C is the terminal's signal again, not a key
+            try shell.send("\u{03}")
+        }
+
+        try shell.waitFor("wait reload: interrupted")
+        try shell.waitFor("flowhost> ")
+        #expect(
+            TerminalScreen(shell.transcript).rows
+                == before.dropLast() + [
+                    "flowhost> wait reload settings 30", "error: wait reload: interrupted", "flowhost>",
+                ])
+        try shell.send("stack\r")
+        try shell.waitFor("stack: welcome")
+        try shell.waitFor("flowhost> ")
+        try shell.send("sta\u{03}")
+        try shell.waitFor("^C")
+        try shell.waitFor("flowhost> ")
+        #expect(TerminalScreen(shell.transcript).rows.suffix(2) == ["flowhost> sta^C", "flowhost>"])
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
     @Test func tabCompletesACommandAndASecondTabListsTheCandidates() throws {
         let directory = try TemporaryDirectory()
         let shell = try start(in: directory)
