@@ -108,13 +108,21 @@ private struct TraceGraphReader {
     ) {
         let target = graph.requestNode(request)
         let from = event["from"]?.string ?? "app"
+        // A request sent as a child flow (its first page, or what it asks for when it ends) is the flow's, as
+        // the flow's declaration draws it, whoever made it; unless the module acted on sent it, which may be
+        // named like the flow it is shown in (the settings tab's `settings` screen).
+        let flow = from == visible ? nil : graph.existingChildNode(from)
         if (event["depth"]?.int ?? 0) > 0 {
+            if let flow {
+                graph.take(flow, target, .sends)
+                return
+            }
             // Made within another request: by its manager, or (with none) by a guard, whose edge counts it.
             guard let by = event["by"]?.string else { return }
             let manager = Self.split(by).0
             graph.take(graph.managerNode(manager, plugin: plugins[manager]), target, .asks)
         } else if resumed.contains("\(request) \(from)") {
-            graph.edge(graph.moduleNode(from, plugin: nil), target, .sends, "resumed", taken: true)
+            graph.edge(flow ?? graph.moduleNode(from, plugin: nil), target, .sends, "resumed", taken: true)
         } else if let link {
             graph.take("deeplink:\(link)", target, .starts)
         } else if from == "app", command == "start" || command == "restore" {
@@ -122,6 +130,8 @@ private struct TraceGraphReader {
         } else if from == "app" {
             // Sent with nothing on screen (or `from app`), by a command rather than the start.
             graph.edge(graph.node("entry:app", .entry, "app"), target, .sends, command, taken: true)
+        } else if let flow {
+            graph.take(flow, target, .sends)
         } else {
             let label = action.flatMap { from == visible ? $0 : nil } ?? (command == "act" ? "" : command)
             graph.edge(graph.moduleNode(from, plugin: nil), target, .sends, label, taken: true)

@@ -256,6 +256,11 @@ package struct FlowGraph: Sendable, Hashable {
         node("child:\(name)", .child, "child flow \(name)", plugin: plugin)
     }
 
+    /// The node of the child flow `name`, if the graph has one (declared, or opened in a trace read so far).
+    func existingChildNode(_ name: String) -> String? {
+        nodeIndex["child:\(name)"] != nil ? "child:\(name)" : nil
+    }
+
     /// Adds the edge, or finds it; with `taken`, counts one more passage.
     mutating func edge(_ from: String, _ to: String, _ kind: EdgeKind, _ label: String, taken: Bool = false) {
         let key = EdgeKey(from: from, to: to, kind: kind, label: label)

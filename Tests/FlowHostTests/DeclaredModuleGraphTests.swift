@@ -175,6 +175,24 @@ struct DeclaredModuleGraphTests {
         #expect(graph.edges.allSatisfy { $0.count != nil })
     }
 
+    @Test func aTraceCountsWhatAChildFlowSendsOnItsDeclaredEdges() async throws {
+        var graph = try Self.demoGraph().graph
+
+        graph.add(try await ReplayTests.recordDemoScript())
+
+        // The onboarding manager asks for the flow's first page as the flow, and the flow asks for sign-in
+        // when it ends: both are the flow's declared edges, not the manager's nor a module named like it.
+        let firstPage = try #require(edge(graph, "child:onboarding", "request:onboarding.page", .sends))
+        #expect(firstPage.count == 1 && !firstPage.isNeverTaken)
+        let signIn = try #require(edge(graph, "child:onboarding", "request:auth.signIn", .sends))
+        #expect(signIn.count == 1 && !signIn.isNeverTaken)
+        #expect(edge(graph, "manager:welcome.Onboarding", "request:onboarding.page", .asks) == nil)
+        #expect(!graph.nodes.contains { $0.id == "module:onboarding" }, "the flow is one node")
+        // The settings screen, shown in the child flow `settings` (its tab), sends as itself by its actions.
+        #expect(edge(graph, "module:settings", "request:auth.signOut", .sends)?.count == 1)
+        #expect(edge(graph, "child:settings", "request:auth.signOut", .sends) == nil)
+    }
+
     @Test func graphCommandReadsThePluginsUnlessToldNotTo() throws {
         let directory = try TemporaryDirectory()
         let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
