@@ -116,7 +116,7 @@ package struct PluginDiscovery {
 
     /// The sorted names in `directory` that do not start with a dot; `nil`, with `errno` set, when it cannot
     /// be read.
-    nonisolated static func names(in directory: String) -> [String]? {
+    nonisolated package static func names(in directory: String) -> [String]? {
         guard let stream = opendir(directory) else { return nil }
         defer { closedir(stream) }
         var names: [String] = []

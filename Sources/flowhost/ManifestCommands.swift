@@ -104,6 +104,22 @@ enum ManifestCommands {
         return .ok
     }
 
+    /// What `inspect` was likely meant for when the absolute `path` is not there: the nearest library in its
+    /// directory (a misspelt name), or that the directory is not there either (a SwiftPM build directory: the
+    /// plugin is not built yet).
+    static func missingLibraryHint(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        guard let names = PluginDiscovery.names(in: directory) else {
+            guard errno == ENOENT else { return "" }
+            let unbuilt = directory.hasSuffix("/.build/debug") || directory.hasSuffix("/.build/release")
+            return "; \(directory) is not there either" + (unbuilt ? ": build the plugin first (`swift build`)" : "")
+        }
+        let name = String(path[path.index(after: slash)...])
+        return Suggestion.closest(to: name, among: names.filter { $0.hasSuffix(".so") }).map { "; did you mean \($0)?" }
+            ?? ""
+    }
+
     /// Prints a plugin library's description.
     static func inspect(_ arguments: [String]) throws(Exit) -> ExitCode {
         let parsed = try Arguments(arguments, spec: FlowHostCommandLine.inspect)
@@ -123,8 +139,8 @@ enum ManifestCommands {
         }
         guard access(path, F_OK) == 0 else {
             guard errno == ELOOP else {
-                throw fail(
-                    .inputMissing, PluginLoadError(file: path, kind: .notFound, message: "plugin library not found"))
+                let message = "plugin library not found" + missingLibraryHint(path)
+                throw fail(.inputMissing, PluginLoadError(file: path, kind: .notFound, message: message))
             }
             let message = "plugin library path is a symbolic link loop (ELOOP: too many levels of symbolic links)"
             throw fail(.invalidInput, PluginLoadError(file: path, kind: .unreadable, message: message))
