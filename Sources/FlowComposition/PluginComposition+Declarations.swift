@@ -44,10 +44,11 @@ extension PluginComposition {
             }
             let redirect = declaredGuard.redirect.name.rawValue
             if !routed.contains(redirect) {
+                let nearest = Suggestion.closest(to: redirect, among: routed).map { " (did you mean '\($0)'?)" } ?? ""
                 problems.append(
                     declarationProblem(
                         plugin,
-                        "declares guard '\(declaredGuard.name)' redirecting to '\(redirect)', which no route handles; the requests it guards fail until one does",
+                        "declares guard '\(declaredGuard.name)' redirecting to '\(redirect)', which no route handles\(nearest); the requests it guards fail until one does",
                         kind: .unroutedRedirect))
             }
         }

@@ -110,6 +110,17 @@ struct DeclaredGuardCompositionTests {
         )
     }
 
+    @Test func aGuardRedirectingToAMisspeltRequestNamesTheNearestRoutedOne() throws {
+        let misspelt = DeclaredGuard(
+            "signedIn", requests: ["catalog.*"], unless: .context("user"), redirect: "auth.sigIn")
+        let composition = try compose("{}", [catalog(guards: [misspelt]), auth])
+
+        #expect(
+            composition.problems.map(\.message) == [
+                "plugin 'catalog' declares guard 'signedIn' redirecting to 'auth.sigIn', which no route handles (did you mean 'auth.signIn'?); the requests it guards fail until one does"
+            ])
+    }
+
     @Test func aRefusedPluginsGuardsAreSetAside() throws {
         let composition = try compose("{}", [catalog(guards: [signedIn], requires: ["auth": "^2"]), auth])
 
