@@ -4,12 +4,15 @@
 #include "CCrashHandler.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <link.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -23,6 +26,9 @@ static int deliberate_exit;
 static unsigned char alternate_stack[64 * 1024];
 /// One page of the crashed thread's stack at a time, for the scan.
 static uint64_t scan_buffer[512];
+/// A chunk of /proc/self/maps at a time, and the line being read (its start: the fields before the path).
+static char maps_buffer[4096];
+static char maps_line[128];
 
 static const int caught_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS, SIGQUIT};
 
@@ -42,7 +48,13 @@ static long read_memory(uint64_t address, void *into, size_t count) {
     return syscall(SYS_process_vm_readv, (long)syscall(SYS_getpid), &local, 1UL, &remote, 1UL, 0UL);
 }
 
+static flowhost_crash_loading *loading_of_page(void) {
+    return (flowhost_crash_loading *)(crash_page + FLOWHOST_CRASH_LOADING_OFFSET);
+}
+
 static int in_plugin_code(uint64_t address) {
+    const flowhost_crash_loading *loading = loading_of_page();
+    if (address >= loading->start && address < loading->end) return 1;
     const flowhost_code_ranges *table = ranges_of_page();
     uint32_t count = __atomic_load_n(&table->count, __ATOMIC_ACQUIRE);
     if (count > FLOWHOST_CRASH_MAX_RANGES) count = FLOWHOST_CRASH_MAX_RANGES;
@@ -83,6 +95,63 @@ static void scan_stack(flowhost_crash_record *record, uint64_t stack) {
     }
 }
 
+/// Reads a hexadecimal (base 16) or decimal (base 10) number at `*text`, moving past it.
+static uint64_t read_number(const char **text, unsigned base) {
+    uint64_t value = 0;
+    for (;; (*text)++) {
+        char c = **text;
+        unsigned digit;
+        if (c >= '0' && c <= '9') digit = (unsigned)(c - '0');
+        else if (base == 16 && c >= 'a' && c <= 'f') digit = (unsigned)(c - 'a' + 10);
+        else return value;
+        value = value * base + digit;
+    }
+}
+
+/// Widens the loading library's code range by the mapping `line` describes (`START-END PERMS OFFSET MAJOR:MINOR
+/// INODE PATH`), when it is an executable mapping of that file.
+static void note_mapping(flowhost_crash_loading *loading, const char *line) {
+    uint64_t start = read_number(&line, 16);
+    if (*line++ != '-') return;
+    uint64_t end = read_number(&line, 16);
+    if (*line++ != ' ' || line[0] == 0 || line[1] == 0 || line[2] != 'x') return;
+    while (*line != 0 && *line != ' ') line++;
+    if (*line++ != ' ') return;
+    read_number(&line, 16);
+    if (*line++ != ' ') return;
+    uint64_t major = read_number(&line, 16);
+    if (*line++ != ':') return;
+    uint64_t minor = read_number(&line, 16);
+    if (*line++ != ' ') return;
+    uint64_t inode = read_number(&line, 10);
+    if (major != loading->major || minor != loading->minor || inode != loading->inode || start >= end) return;
+    if (loading->start == 0 || start < loading->start) loading->start = start;
+    if (end > loading->end) loading->end = end;
+}
+
+/// Finds where the library being loaded, if any, has its code, from /proc/self/maps.
+static void find_loading_code(void) {
+    flowhost_crash_loading *loading = loading_of_page();
+    if (__atomic_load_n(&loading->inode, __ATOMIC_ACQUIRE) == 0) return;
+    int descriptor = (int)syscall(SYS_openat, (long)AT_FDCWD, "/proc/self/maps", (long)(O_RDONLY | O_CLOEXEC));
+    if (descriptor < 0) return;
+    size_t length = 0;
+    for (;;) {
+        long got = syscall(SYS_read, (long)descriptor, maps_buffer, sizeof maps_buffer);
+        if (got <= 0) break;
+        for (long index = 0; index < got; index++) {
+            if (maps_buffer[index] == '\n') {
+                maps_line[length] = 0;
+                note_mapping(loading, maps_line);
+                length = 0;
+            } else if (length < sizeof maps_line - 1) {
+                maps_line[length++] = maps_buffer[index];
+            }
+        }
+    }
+    syscall(SYS_close, (long)descriptor);
+}
+
 static void begin_record(flowhost_crash_record *record, uint32_t kind, int32_t number) {
     record->magic = 0;
     record->kind = kind;
@@ -94,6 +163,7 @@ static void begin_record(flowhost_crash_record *record, uint32_t kind, int32_t n
     record->process = (int32_t)syscall(SYS_getpid);
     record->frameCount = 0;
     record->scannedCount = 0;
+    find_loading_code();
 }
 
 static void finish_record(flowhost_crash_record *record) {
@@ -217,6 +287,23 @@ int flowhost_crash_add_range(uint64_t start, uint64_t end) {
     return 0;
 }
 
+void flowhost_crash_loading_begin(const char *path) {
+    if (crash_page == NULL) return;
+    struct stat status;
+    if (stat(path, &status) != 0) return;
+    flowhost_crash_loading *loading = loading_of_page();
+    loading->major = major(status.st_dev);
+    loading->minor = minor(status.st_dev);
+    loading->start = 0;
+    loading->end = 0;
+    __atomic_store_n(&loading->inode, (uint64_t)status.st_ino, __ATOMIC_RELEASE);
+}
+
+void flowhost_crash_loading_end(void) {
+    if (crash_page == NULL) return;
+    __atomic_store_n(&loading_of_page()->inode, 0, __ATOMIC_RELEASE);
+}
+
 struct text_search {
     uint64_t address;
     uint64_t start;
@@ -265,6 +352,11 @@ _Static_assert(offsetof(flowhost_crash_record, frameCount) == 40, "record layout
 _Static_assert(offsetof(flowhost_crash_record, frames) == 48, "record layout");
 _Static_assert(offsetof(flowhost_crash_record, scanned) == 304, "record layout");
 _Static_assert(sizeof(flowhost_crash_record) == 432, "record layout");
+_Static_assert(FLOWHOST_CRASH_RECORD_OFFSET + sizeof(flowhost_crash_record) <= FLOWHOST_CRASH_LOADING_OFFSET,
+               "the library being loaded follows the record");
+_Static_assert(FLOWHOST_CRASH_LOADING_OFFSET + sizeof(flowhost_crash_loading) <= FLOWHOST_CRASH_RANGES_OFFSET,
+               "the ranges follow the library being loaded");
+_Static_assert(offsetof(flowhost_crash_loading, start) == 16, "loading layout");
 _Static_assert(sizeof(flowhost_code_ranges) <= 4096, "the ranges fit before the last crumbs");
 
 int32_t flowhost_crash_thread_id(void) { return (int32_t)syscall(SYS_gettid); }

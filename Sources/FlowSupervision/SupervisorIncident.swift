@@ -12,9 +12,9 @@ import PluginLoading
 /// host's crash handler recorded (for a signal, the watchdog's SIGQUIT, or an exit the host did not mark as
 /// its own), else the call the host was in. Its entry point (a manager, an action, a service) is quarantined,
 /// or the whole plugin once three of them have been. A library being loaded is blamed, whole, only for a
-/// crash or exit recorded on the thread loading it; never for a hang, which may be another thread's holding
-/// the loader's lock, or the start's time spent before the load: the line then names the load, and nothing
-/// is quarantined.
+/// crash or exit recorded on the thread loading it, or on another with its code first on the stack; never for
+/// a hang, which may be another thread's holding the loader's lock, or the start's time spent before the
+/// load: the line then names the load, and nothing is quarantined.
 struct SupervisorIncident {
     enum Cause: Equatable {
         /// Died of a signal other than the ones sent from outside (SIGILL, SIGSEGV, SIGABRT...).
@@ -108,9 +108,7 @@ struct SupervisorIncident {
         func blame(_ how: String, kind: PluginLoadError.Kind, detail: String = "") -> String {
             guard let culprit else { return "the host \(how)\(detail)\(during ?? "")\(notLaid)" }
             // While loading, the library is to blame, whole; the quarantine says it as a probe's does.
-            let place =
-                culprit.whileLoading
-                ? "while loading its library (in a constructor or its entry point)" : "in \(culprit.place)"
+            let place = culprit.whileLoading ? "while \(culprit.place)" : "in \(culprit.place)"
             let report = "plugin '\(culprit.plugin)' (\(culprit.library)) \(how) \(place)\(detail)"
             let reason = culprit.whileLoading ? "\(how) while loading" : "\(how) in \(culprit.place)"
             return report + "; " + Self.quarantine(culprit, kind: kind, reason: reason, in: quarantine)

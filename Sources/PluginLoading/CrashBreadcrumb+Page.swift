@@ -16,6 +16,10 @@ extension CrashBreadcrumb {
         package var crumbThread: Int32 = 0
         /// The last crumb entered for each plugin, by plugin.
         package var lastCrumbs: [String: Crumb] = [:]
+        /// Where the code of the library being loaded was, as the crash handler found it in the host's
+        /// mappings (the image is noted only once it has opened); `nil` when nothing was loading, or no crash
+        /// was recorded.
+        package var loadingCode: Range<UInt64>?
 
         /// One plugin image: whose it is, and where its code was.
         package struct Image: Sendable, Hashable {
@@ -55,6 +59,12 @@ extension CrashBreadcrumb {
                 crumb?.isLoading = flags.contains(.loading)
             }
             crash = CrashRecord(bytes: bytes)
+            let loading = Int(FLOWHOST_CRASH_LOADING_OFFSET)
+            if crash != nil, bytes.count >= loading + 32 {
+                let start = Self.number(bytes, at: loading + 16)
+                let end = Self.number(bytes, at: loading + 24)
+                if start < end { loadingCode = start..<end }
+            }
             crumbThread = (0..<4).reduce(0) { $0 | Int32(bytes[CrashBreadcrumb.threadOffset + $1]) << (8 * $1) }
             for line in Self.lines(bytes, at: CrashBreadcrumb.lastCrumbsOffset) {
                 if let last = Crumb(fields: line.split(separator: "\t", omittingEmptySubsequences: false)),
@@ -78,6 +88,11 @@ extension CrashBreadcrumb {
         /// The image whose code holds `address`, if a plugin's does.
         package func image(holding address: UInt64) -> Image? {
             images.last { $0.code.contains(address) }
+        }
+
+        /// The 8-byte little-endian number at `offset`.
+        private static func number(_ bytes: [UInt8], at offset: Int) -> UInt64 {
+            (0..<8).reduce(0) { $0 | UInt64(bytes[offset + $1]) << (8 * $1) }
         }
 
         private static func text(_ bytes: [UInt8], _ range: Range<Int>) -> String {

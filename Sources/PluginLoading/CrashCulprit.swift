@@ -24,23 +24,28 @@ package struct CrashCulprit: Sendable, Hashable {
         self.whileLoading = whileLoading
     }
 
-    /// The culprit of a crash in the call `crumb` stands for.
-    init(_ crumb: CrashBreadcrumb.Crumb) {
+    /// The culprit of a crash in the call `crumb` stands for. For a load, `place` says where in it: `loading
+    /// its library (in a constructor or its entry point)`, or on a thread of its own.
+    init(_ crumb: CrashBreadcrumb.Crumb, onAnotherThread: Bool = false) {
+        var place = crumb.place
+        if crumb.isLoading {
+            place += onAnotherThread ? " (on a thread running its code)" : " (in a constructor or its entry point)"
+        }
         self.init(
-            plugin: crumb.plugin, library: crumb.library, place: crumb.place,
+            plugin: crumb.plugin, library: crumb.library, place: place,
             entryPoints: crumb.entryPoint.map { [$0] } ?? [], whileLoading: crumb.isLoading)
     }
 }
 
 extension CrashBreadcrumb.Page {
-    /// Whose code crashed: when the crash record is of the very thread that was loading a plugin's
-    /// library, that library, whole; else the plugin image holding the first of the crash record's addresses
-    /// that a plugin's image holds; then where, from the crumb on top when it is that plugin's, else (a
-    /// lifecycle event) the plugin's services, else (a thread or a task of its own) its last crumb. Without
-    /// plugin code on the stack, the crumb on top, as it names the call the host was in, unless it is a
-    /// load: with no record, or one of another thread, nothing shows the library's code ran (another
-    /// plugin's thread may have called `_exit`, or crashed in libc or the runtime), so nobody is blamed.
-    /// `nil`: nobody.
+    /// Whose code crashed: when the crash record is of the very thread that was loading a plugin's library,
+    /// or that library's code comes first on another thread's, that library, whole; else the plugin image
+    /// holding the first of the crash record's addresses that a plugin's image holds; then where, from the
+    /// crumb on top when it is that plugin's, else (a lifecycle event) the plugin's services, else (a thread or
+    /// a task of its own) its last crumb. Without plugin code on the stack, the crumb on top, as it names the
+    /// call the host was in, unless it is a load: with no record, or one of another thread, nothing shows the
+    /// library's code ran (another plugin's thread may have called `_exit`, or crashed in libc or the
+    /// runtime), so nobody is blamed. `nil`: nobody.
     package var culprit: CrashCulprit? {
         // On the thread that calls into plugins, the crumb on top is the call; on another, it is not.
         let onCallingThread = crash.map { crumbThread == 0 || $0.thread == crumbThread } ?? true
@@ -49,6 +54,14 @@ extension CrashBreadcrumb.Page {
         // or left there by an earlier call.
         if let crumb, crumb.isLoading, let crash, crumbThread != 0, crash.thread == crumbThread {
             return CrashCulprit(crumb)
+        }
+        // On another thread, the library's own code found in the host's mappings as it crashed (a thread its
+        // constructor started), when it comes before any other plugin's.
+        if let crumb, crumb.isLoading, let loadingCode,
+            let first = crash?.addresses.first(where: { loadingCode.contains($0) || image(holding: $0) != nil }),
+            loadingCode.contains(first)
+        {
+            return CrashCulprit(crumb, onAnotherThread: true)
         }
         guard let image = crash?.addresses.lazy.compactMap(image(holding:)).first else {
             guard let crumb, !crumb.plugin.isEmpty, !crumb.isLoading else { return nil }

@@ -1,3 +1,4 @@
+internal import CCrashHandler
 import FlowKit
 import Glibc
 import HostSupport
@@ -84,6 +85,10 @@ package enum PluginLoader {
             try PluginDependencies.check(image, dependencies, origin: parentDirectory(of: image))
         }
         try PluginABIMarker.check(image, contents: contents)
+        // Its constructors and entry point may start threads before its code range is known (below): under
+        // a supervisor, the crash handler finds the code of the file opened, so a crash there is laid at it.
+        flowhost_crash_loading_begin(image)
+        defer { flowhost_crash_loading_end() }
         guard let handle = dlopen(image, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
             throw PluginLoadError(

@@ -40,6 +40,15 @@ struct Page {
         try record(kind: 2, number: status, pc: 0, frames: frames, thread: thread)
     }
 
+    /// The code of the library being loaded, as the crash handler finds it in the host's mappings.
+    func loadingCode(_ code: Range<UInt64>) throws -> Page {
+        var bytes = try bytes()
+        Self.put(code.lowerBound, at: 1536 + 16, in: &bytes)
+        Self.put(code.upperBound, at: 1536 + 24, in: &bytes)
+        try write(bytes)
+        return self
+    }
+
     func read() throws -> CrashBreadcrumb.Page { try #require(CrashBreadcrumb.Page(path: path)) }
 
     private func record(kind: UInt32, number: Int32, pc: UInt64, frames: [UInt64], thread: Int32) throws -> Page {

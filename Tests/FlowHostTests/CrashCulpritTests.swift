@@ -74,8 +74,33 @@ struct CrashCulpritTests {
         #expect(
             read.culprit
                 == CrashCulprit(
-                    plugin: "bad", library: "/p/libBad.so", place: "loading its library", entryPoints: [],
+                    plugin: "bad", library: "/p/libBad.so",
+                    place: "loading its library (in a constructor or its entry point)", entryPoints: [],
                     whileLoading: true))
+    }
+
+    /// A thread the library's constructor started: the crash handler found the library's code in the host's
+    /// mappings, and it comes first on that thread's stack, so the library is to blame, whole; with another
+    /// plugin's code before it, that plugin is, as ever.
+    @Test func aCrashOnAnotherThreadInTheCodeOfTheLibraryLoadingIsLaidAtThatLibraryWhole() throws {
+        let loading = CrashBreadcrumb.Crumb.loading(plugin: "bad", library: "/p/libBad.so")
+        func culprit(frames: [UInt64]) throws -> CrashCulprit? {
+            try Page.written {
+                $0.enter(crashy)
+                $0.leave()
+                $0.enter(loading)
+            }.crash(signal: SIGSEGV, pc: 0x1, frames: frames, thread: 4242).loadingCode(0x9000..<0xA000).read()
+                .culprit
+        }
+
+        #expect(
+            try culprit(frames: [0x9010, 0x5008])
+                == CrashCulprit(
+                    plugin: "bad", library: "/p/libBad.so",
+                    place: "loading its library (on a thread running its code)", entryPoints: [], whileLoading: true))
+        #expect(try culprit(frames: [0x5008, 0x9010])?.plugin == "crashy")
+        #expect(try culprit(frames: [0x5008, 0x9010])?.whileLoading == false)
+        #expect(try culprit(frames: [0xB000]) == nil, "no plugin's code: nobody")
     }
 
     /// A crumb is cut at its capacity; a library's path that long would be cut, and with it what follows.

@@ -162,7 +162,8 @@ struct DocumentedOutputTests {
         let bad = try directory.file("libBadAbortPlugin.so", containing: Array("not a library".utf8))
         var loading = SupervisorIncident(cause: .crashed(signal: SIGABRT), page: nil)
         loading.culprit = CrashCulprit(
-            plugin: "bad", library: bad, place: "loading its library", entryPoints: [], whileLoading: true)
+            plugin: "bad", library: bad, place: "loading its library (in a constructor or its entry point)",
+            entryPoints: [], whileLoading: true)
         let crash = ("flowhost: " + loading.report(quarantine: quarantine) + "; restarting")
             .replacingOccurrences(of: bad, with: "/p/libBadAbortPlugin.so")
         let entry = try #require(quarantine.entry(for: bad, identity: FileIdentity(path: bad)))

@@ -137,6 +137,36 @@ struct SupervisedLoadCrashTests {
         #expect(screen.components(separatedBy: "restarting").count == 2, "one crash: \(screen)")
     }
 
+    /// A constructor that starts a thread which segfaults in the library's code (the BadThreadPlugin fixture):
+    /// the crash is on another thread than the one loading it, and the library's image is not noted yet, but
+    /// the crash handler finds its code in the host's mappings, so the library is quarantined whole.
+    @Test func aThreadTheConstructorStartsCrashesInTheLibrarysCodeAndTheLibraryIsQuarantinedWhole() throws {
+        let scenario = try Scenario(library: "libBadThreadPlugin.so")
+        let script = try scenario.directory.file(
+            "app.flow", containing: "send bad.show\nexpect top welcome\nsend bad.other\n")
+
+        let run = try Subprocess.flowhost(
+            ["run", scenario.manifest, "--supervise", "--trust", "--script", script],
+            environment: scenario.environment)
+
+        let refusal =
+            "\(scenario.bad): is quarantined: it crashed with SIGSEGV while loading in a supervised run; it stays "
+            + "refused until the file changes, or run `flowhost quarantine clear \(scenario.bad)`"
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines == [
+                "\(script):1: plugin 'bad' (\(scenario.bad)) crashed with SIGSEGV while loading its library (on a "
+                    + "thread running its code); quarantined; restarting",
+                "\(script):3: error: bad.other failed: \(refusal)",
+                "\(script): 1 plugin crash during the script: bad while loading (SIGSEGV)",
+            ])
+        let list = try scenario.quarantineList()
+        #expect(list.count == 1, "the library, not an entry point: \(list)")
+        #expect(
+            list.first?.hasPrefix(
+                "\(scenario.bad): crashed with SIGSEGV while loading in a supervised run since ") == true, "\(list)")
+    }
+
     /// A constructor that hangs (the BadHangPlugin fixture, deaf even to the watchdog's SIGQUIT) looks no
     /// different from a load waiting on another thread that holds the loader's lock, or from a start whose
     /// time was spent before the load: the line names the load, and nothing is quarantined. Five seconds, as

@@ -15,6 +15,8 @@
 #define FLOWHOST_CRASH_THREAD_OFFSET 1020
 /// Where the crash record starts on the breadcrumb page, in bytes.
 #define FLOWHOST_CRASH_RECORD_OFFSET 1024
+/// Where the library being loaded is described on the breadcrumb page (flowhost_crash_loading), in bytes.
+#define FLOWHOST_CRASH_LOADING_OFFSET 1536
 /// Where the table of plugin code ranges starts on the breadcrumb page, in bytes.
 #define FLOWHOST_CRASH_RANGES_OFFSET 2048
 /// The most plugin code ranges the table holds.
@@ -71,6 +73,19 @@ typedef struct {
     flowhost_code_range ranges[FLOWHOST_CRASH_MAX_RANGES];
 } flowhost_code_ranges;
 
+/// The library being loaded, at FLOWHOST_CRASH_LOADING_OFFSET. Its image has no code range in the table
+/// until `dlopen` returns, but its constructors run inside `dlopen` and may start threads: the host names the
+/// file it opens (its device and inode, as /proc/self/maps shows them), and the handler, when a crash comes
+/// while `inode` is not 0, finds that file's executable mappings in /proc/self/maps and writes where they
+/// are to `start` and `end` (0 when none), before it scans the stack, so that the scan finds its code too.
+typedef struct {
+    uint32_t major;
+    uint32_t minor;
+    uint64_t inode;
+    uint64_t start;
+    uint64_t end;
+} flowhost_crash_loading;
+
 /// Installs the handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS and SIGQUIT, on an
 /// alternate stack for the calling thread, and an exit handler; both write to `page` (the breadcrumb's
 /// mapping, at least 4096 bytes, kept mapped for the rest of the process). Returns 0, or -1 with errno.
@@ -78,6 +93,13 @@ int flowhost_crash_install(void *page);
 
 /// Adds [start, end) to the page's plugin code ranges; returns 0, or -1 when the table is full.
 int flowhost_crash_add_range(uint64_t start, uint64_t end);
+
+/// Notes that the calling thread is about to open the library at `path` (until flowhost_crash_loading_end);
+/// nothing when no handler is installed or `path` cannot be read.
+void flowhost_crash_loading_begin(const char *path);
+
+/// Notes that the load flowhost_crash_loading_begin noted is over.
+void flowhost_crash_loading_end(void);
 
 /// The text (executable segments) of the loaded image holding `address`, as [*start, *end); returns 0,
 /// or -1 when no loaded image holds it.
