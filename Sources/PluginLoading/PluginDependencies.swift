@@ -38,7 +38,7 @@ struct PluginDependencies: Equatable {
     static let pluginOrigin = "/proc/self/fd"
 
     /// The most libraries followed from one plugin.
-    private static let followedLimit = 256
+    static let followedLimit = 256
 
     /// Throws ``PluginLoadError`` (`insecure`) naming `library` when a library it needs could be put where the
     /// loader finds it by someone other than root and `user`.
@@ -174,7 +174,8 @@ struct PluginDependencies: Equatable {
     ) -> String? {
         guard followed.insert(path).inserted else { return nil }
         guard followed.count <= followedLimit else {
-            return "the libraries it needs lead to more than \(followedLimit) others, more than flowhost follows"
+            return
+                "the plugin needs more than \(followedLimit) libraries, with those they need in turn, more than flowhost follows, so it cannot tell who can write where the loader looks for the rest"
         }
         let dependencies: PluginDependencies
         do {

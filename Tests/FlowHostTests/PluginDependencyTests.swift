@@ -209,6 +209,31 @@ struct PluginDependencyTests {
         ) { try PluginDependencies.check("libPlugin.so", dependencies, libraryPath: .init(nil), program: "/usr/bin") }
     }
 
+    /// More libraries than flowhost follows (copies of a small one, whose own needs are loaded already): the
+    /// refusal says where flowhost cannot tell who can write, so that its end names a place.
+    @Test func moreLibrariesThanFlowhostFollowsSaysWhereTheLoaderLooks() throws {
+        let bytes = try BuildProducts.bytes(of: "libBadAbortPlugin.so")
+        let directory = try TemporaryDirectory()
+        let limit = PluginDependencies.followedLimit
+        let needed = try (0...limit).map { try directory.file("libNeeded\($0).so", containing: bytes) }
+
+        // As many as flowhost follows pass.
+        try PluginDependencies.check(
+            "libPlugin.so", PluginDependencies(needed: Array(needed.dropLast()), searchPath: []),
+            libraryPath: .init(nil), program: "/usr/bin")
+        #expect(
+            throws: PluginLoadError(
+                file: "libPlugin.so", kind: .insecure,
+                message: "the plugin needs more than \(limit) libraries, with those they need in turn, more than "
+                    + "flowhost follows, so it cannot tell who can write where the loader looks for the rest"
+                    + refusalEnd)
+        ) {
+            try PluginDependencies.check(
+                "libPlugin.so", PluginDependencies(needed: needed, searchPath: []), libraryPath: .init(nil),
+                program: "/usr/bin")
+        }
+    }
+
     @Test func aSearchPathDirectoryIsCheckedThoughNothingIsLookedForThere() throws {
         // Everything the plugin needs is loaded already, but its own code may open a library by name.
         let missing = try missingPath(length: 14)
