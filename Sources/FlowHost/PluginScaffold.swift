@@ -21,15 +21,33 @@ package struct PluginScaffold: Sendable {
             })
         else {
             throw FlowError(
-                "plugin name '\(name)' must be letters and digits starting with an uppercase letter, like 'Greeting'")
+                "plugin name '\(name)' must be letters and digits starting with an uppercase letter, like '\(Self.suggestedName(for: name))'"
+            )
         }
         guard !Self.takenNames.contains(name) else {
             throw FlowError(
-                "plugin name '\(name)' is the name of a module the package builds with or imports; choose another, like 'Greeting'"
+                "plugin name '\(name)' is the name of a module the package builds with or imports; choose another, like '\(Self.suggestedName(for: name))'"
             )
         }
         self.name = name
         self.flowKitPath = flowKitPath
+    }
+
+    /// A name the scaffold takes, made from `typed`, one it refused: its runs of ASCII letters and digits, each
+    /// starting with a capital, joined, without the digits before the first letter, and with `Plugin` after a
+    /// name in ``takenNames`` (`my-plugin` is `MyPlugin`, `flow-kit` is `FlowKitPlugin`); `Greeting` when
+    /// `typed` has no ASCII letter.
+    package static func suggestedName(for typed: String) -> String {
+        let isLetter = { (scalar: Unicode.Scalar) in ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
+        let words = typed.unicodeScalars.split { !isLetter($0) && !("0"..."9").contains($0) }.map {
+            String(Substring($0))
+        }
+        let joined = words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        // A name starts with a letter: the digits before the first are left out.
+        let trimmed = joined.drop { $0.isNumber }
+        let name = trimmed.prefix(1).uppercased() + trimmed.dropFirst()
+        guard !name.isEmpty else { return "Greeting" }
+        return takenNames.contains(name) ? name + "Plugin" : name
     }
 
     /// The modules a scaffolded package depends on or its code imports: a plugin of one of these names would

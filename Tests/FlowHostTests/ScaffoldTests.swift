@@ -48,25 +48,37 @@ struct ScaffoldTests {
                 == .handled(manager: "greeting.Greeting"))
     }
 
-    @Test func scaffoldRefusesANameThatIsNotATypeName() {
+    /// The name suggested is made from the one typed, and is one the scaffold takes.
+    @Test(arguments: [
+        ("My-Plugin", "MyPlugin"), ("my-plugin", "MyPlugin"), ("my_cool plugin", "MyCoolPlugin"), ("2fast", "Fast"),
+        ("flow-kit", "FlowKitPlugin"),
+        // Nothing to make one from.
+        ("---", "Greeting"), ("日本", "Greeting"),
+    ])
+    func scaffoldRefusesANameThatIsNotATypeName(typed: String, suggested: String) throws {
         #expect(
             throws: FlowError(
-                "plugin name 'my-plugin' must be letters and digits starting with an uppercase letter, like 'Greeting'")
+                "plugin name '\(typed)' must be letters and digits starting with an uppercase letter, like '\(suggested)'"
+            )
         ) {
-            try PluginScaffold(name: "my-plugin", flowKitPath: "/f")
+            try PluginScaffold(name: typed, flowKitPath: "/f")
         }
+        #expect(try PluginScaffold(name: suggested, flowKitPath: "/f").name == suggested)
     }
 
-    @Test(arguments: ["FlowKit", "FlowKitTesting", "Testing"])
-    func scaffoldRefusesTheNameOfAModuleThePackageBuildsWith(name: String) {
+    @Test(arguments: [
+        ("FlowKit", "FlowKitPlugin"), ("FlowKitTesting", "FlowKitTestingPlugin"), ("Testing", "TestingPlugin"),
+    ])
+    func scaffoldRefusesTheNameOfAModuleThePackageBuildsWith(name: String, suggested: String) throws {
         // A plugin called FlowKit made its package a dependency cycle that only `swift build` reported.
         #expect(
             throws: FlowError(
-                "plugin name '\(name)' is the name of a module the package builds with or imports; choose another, like 'Greeting'"
+                "plugin name '\(name)' is the name of a module the package builds with or imports; choose another, like '\(suggested)'"
             )
         ) {
             try PluginScaffold(name: name, flowKitPath: "/f")
         }
+        #expect(try PluginScaffold(name: suggested, flowKitPath: "/f").name == suggested)
     }
 
     @Test func scaffoldRefusesADirectoryThatIsNotEmpty() throws {
