@@ -319,7 +319,8 @@ extension PluginScaffold {
           "plugins": { "\(key)": "\(library)" },
           "routes": [
             { "request": "\(key).show", "plugin": "\(key)", "manager": "\(name)" }
-          ]
+          ],
+          "start": ["\(key).show"]
         }
 
         """
@@ -339,20 +340,21 @@ extension PluginScaffold {
         swift test      # runs Tests/\(name)Tests with FlowKitTesting: no host, no dlopen
         ```
 
-        To run it in a host, merge `manifest-snippet.json` into a manifest (its `plugins` and `routes`) and
-        point flowhost at the library:
+        To run it in a host, run `manifest-snippet.json` as it is, or merge it into a manifest (its `plugins`,
+        `routes` and `start`, which sends `\(key).show` as the host starts, so its screen is the first shown),
+        and point flowhost at the library:
 
         ```sh
         flowhost inspect .build/debug/\(library)
-        flowhost run your-manifest.json --plugin-path .build/debug
+        flowhost run manifest-snippet.json --plugin-path .build/debug
         ```
 
         Or drop it in: the plugin declares its route, so a manifest that discovers a directory, such as
         `{"manifestVersion": 1, "discover": ["plugins.d"]}`, routes `\(key).show` to it as soon as
         `\(library)` is copied there (with `flowhost run --watch`, while the host runs).
 
-        Then `send \(key).show` at the prompt. See FlowHost's `docs/authoring.md` for managers, modules,
-        context, services, reloading and the loader's errors.
+        Then `send \(key).show` at the prompt to show it again. See FlowHost's `docs/authoring.md` for managers,
+        modules, context, services, reloading and the loader's errors.
 
         """
     }

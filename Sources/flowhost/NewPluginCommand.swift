@@ -74,7 +74,7 @@ enum NewPluginCommand {
               swift build        # makes .build/debug/\(scaffold.library)
               swift test
               \(flowhost) inspect .build/debug/\(scaffold.library)
-              \(flowhost) run manifest-snippet.json --plugin-path .build/debug
+              \(flowhost) run manifest-snippet.json --plugin-path .build/debug   # starts on the \(scaffold.key) screen
             """)
         return .ok
     }

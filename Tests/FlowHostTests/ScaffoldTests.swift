@@ -25,6 +25,8 @@ struct ScaffoldTests {
         let host = Host(manifest: manifest, searchPath: PluginSearchPath([scratch + "/debug"]))
         host.start()
 
+        // The snippet starts on the plugin's screen, so that running it as `next:` says shows the plugin.
+        #expect(host.coordinator.router.top?.name == "greeting")
         #expect(
             host.coordinator.requestCoordination("greeting.show", from: .app) == .handled(manager: "greeting.Greeting"))
         #expect(host.coordinator.router.top?.content["message"] == "Hello, there!")
