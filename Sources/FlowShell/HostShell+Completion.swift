@@ -35,8 +35,8 @@ extension HostShell {
     /// The first word is a command; after `send` a request name, then `from`, then a module; after `act` an
     /// action of the visible module; after `back` `root` or `to`, then a module; after `reload` a plugin or
     /// `manifest`; after `wait` `reload`, then a plugin; after `expect` what to expect; after `lifecycle` a
-    /// phase; after `stats` `--json`; after `open` the deep links' patterns up to their first capture; after
-    /// `save` and `restore` file names.
+    /// phase; after `stats` `--json`; after `help` a command; after `open` the deep links' patterns up to
+    /// their first capture; after `save` and `restore` file names.
     ///
     /// A candidate that ends in a slash (a directory, a link's path) is not a whole word: completing it adds
     /// no space.
@@ -109,6 +109,7 @@ extension HostShell {
             case ("stats", 1): return ["--json"]
             case ("lifecycle", 1): return ["background", "foreground", "terminate"]
             case ("open", 1): return links
+            case ("help", 1): return HostShell.commandWords
             default: return []
             }
         }

@@ -113,53 +113,6 @@ package final class HostShell {
         }
     }
 
-    /// Every command, as `help` lists them: the one source of the help text, of the words Tab offers and of
-    /// "did you mean" for a mistyped command.
-    nonisolated package static let commands: [ShellCommand] = [
-        ShellCommand(
-            "send REQUEST [from MODULE] [JSON]", "request coordination (default sender: the visible module)"),
-        ShellCommand("act ACTION [JSON]", "trigger an action on the visible module"),
-        ShellCommand(
-            "back | dismiss | tab N", "go back, dismiss the top modal, select tab N (0-based)",
-            also: ["dismiss", "tab"]),
-        ShellCommand("back root | back to MODULE", "go back to the visible stack's first screen, or to MODULE on it"),
-        ShellCommand("deeplink JSON", #"apply a list of requests: [{"request": ..., "payload": ...}, ...]"#),
-        ShellCommand("open URL", "apply the deep link the manifest maps URL to (demo://items/2)"),
-        ShellCommand("lifecycle background|foreground|terminate", "send lifecycle events to the services"),
-        ShellCommand(
-            "reload [PLUGIN]",
-            "load a new generation of PLUGIN (default: every plugin in use), even if unchanged"),
-        ShellCommand("reload manifest", "read the manifest again; an invalid one changes nothing"),
-        ShellCommand(
-            "save FILE", "save the screens (as the requests that built them), services' state, experiments"),
-        ShellCommand(
-            "restore FILE", "go back to a saved FILE: clear, restart the services with their state, replay"),
-        ShellCommand(
-            "stats [--json]", "requests per manager, plugin generations, experiment exposures (--json: as JSON)"),
-        ShellCommand("stack", "print the presentation"),
-        ShellCommand("show", "the visible module: title, content and actions"),
-        ShellCommand("actions", "list the visible module's actions"),
-        ShellCommand("expect top MODULE", "fail the run unless MODULE is visible"),
-        ShellCommand("expect title TEXT", "the visible module's title is TEXT"),
-        ShellCommand(
-            "expect stack A > B > C",
-            "the visible stack, bottom first: the top modal's, else the selected tab's, else the main stack"),
-        ShellCommand("expect modals N", "N modal layers are presented"),
-        ShellCommand("expect tabs 'A' 'B'* | expect no tabs", "the tab titles in order, * after the selected one"),
-        ShellCommand("expect content PATH JSON", "the visible module's content at PATH (items.0.title) equals JSON"),
-        ShellCommand(
-            "expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled",
-            "what became of the last request sent; a redirected one is followed to its end"),
-        ShellCommand(
-            "wait reload PLUGIN [SECONDS]",
-            "wait for PLUGIN's next generation, or for it to be dropped in (with --watch), at most SECONDS (10)"),
-        ShellCommand("help | quit | exit", "", also: ["quit", "exit"]),
-    ]
-
-    /// The help text: ``commands``, one or two lines each.
-    nonisolated package static let help =
-        (["commands:"] + commands.flatMap(\.helpLines).map { "  " + $0 }).joined(separator: "\n")
-
     /// Starts the host (services, then the manifest's start requests) and describes what happened.
     package func start() -> Reply {
         eventLog.removeAll()
@@ -251,7 +204,7 @@ package final class HostShell {
             case "actions": return Reply(lines: actionLines(), status: .ok)
             case "show": return Reply(lines: showLines(), status: .ok)
             case "expect": status = try expect(rest)
-            case "help": return Reply(lines: HostShell.help.split(separator: "\n").map(String.init), status: .ok)
+            case "help": return Reply(lines: try help(rest), status: .ok)
             case "quit", "exit":
                 // `quit now` is most likely a line meant for something else: words after it are refused, not
                 // ignored.

@@ -16,14 +16,50 @@ package struct ShellCommand: Sendable, Equatable {
         words = usage.split(separator: " ").prefix(1).map(String.init) + others
     }
 
-    /// The line of the help: the usage, then the summary from column 37, or on the next line when the usage
-    /// reaches that far.
-    var helpLines: [String] {
+    /// The forms the usage lists, `|` between them: `back`, `dismiss` and `tab N` of `back | dismiss | tab N`.
+    var alternatives: [String] {
+        usage.split(separator: "|").map { $0.trimmingWhitespace() }
+    }
+
+    /// The lines of the help, none wider than `width`: the usage, then the summary (with `example` after it
+    /// in parentheses) from column 37, on the usage's line when the usage ends before that column (or leaves
+    /// room after it), else on the lines after; each wrapped between words, a usage before a `|`.
+    func helpLines(width: Int, example: String? = nil) -> [String] {
         let column = 36
-        if summary.isEmpty { return [usage] }
-        if usage.count < column - 1 { return [usage.padding(to: column) + summary] }
-        if usage.count + 3 + summary.count <= 110 { return [usage + "   " + summary] }
-        return [usage, String(repeating: " ", count: column) + summary]
+        let indent = String(repeating: " ", count: column)
+        let summary = [summary, example.map { "(\($0))" } ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
+        var lines = Self.wrap(usage, width: width, continuation: "  ", breakingBefore: "|")
+        guard !summary.isEmpty else { return lines }
+        let last = lines.removeLast()
+        if last.count < column - 1 {
+            let summaryLines = Self.wrap(summary, width: width - column)
+            return lines + [last.padding(to: column) + summaryLines[0]] + summaryLines.dropFirst().map { indent + $0 }
+        }
+        if last.count + 3 + summary.count <= width { return lines + [last + "   " + summary] }
+        return lines + [last] + Self.wrap(summary, width: width - column).map { indent + $0 }
+    }
+
+    /// `text` in lines no wider than `width` (a word wider than that alone on its line), broken between
+    /// words, before the last `marker` word that leaves something on the line when there is one; lines after
+    /// the first start with `continuation`.
+    private static func wrap(
+        _ text: String, width: Int, continuation: String = "", breakingBefore marker: String? = nil
+    ) -> [String] {
+        var lines: [String] = []
+        var line: [String] = []
+        var prefix = ""
+        for word in text.split(separator: " ").map(String.init) {
+            guard !line.isEmpty, (prefix + (line + [word]).joined(separator: " ")).count > width else {
+                line.append(word)
+                continue
+            }
+            let at = marker.flatMap { line.lastIndex(of: $0) }.flatMap { $0 > 0 ? $0 : nil } ?? line.count
+            lines.append(prefix + line[..<at].joined(separator: " "))
+            line = Array(line[at...]) + [word]
+            prefix = continuation
+        }
+        lines.append(prefix + line.joined(separator: " "))
+        return lines
     }
 }
 

@@ -62,7 +62,7 @@ enum RunCommand {
         only the wait), Ctrl-D on an empty line quits, Ctrl-Z suspends, Ctrl-L
         clears the screen.
 
-        """ + HostShell.help
+        """ + HostShell.help(openExample: nil).joined(separator: "\n")
 
     static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
         let parsed = try Arguments(arguments, spec: FlowHostCommandLine.run)
