@@ -239,7 +239,14 @@ package final class ShellSession {
     /// (until a command that does not wait).
     private func takeInterrupts() {
         guard interrupts == nil else { return }
-        interrupts = KeyboardInterrupt.Catch { [shell] in shell.reloadWait.interrupt() }
+        interrupts = KeyboardInterrupt.Catch { [shell] in
+            // A terminal that echoes left `^C` where the cursor was: what is printed next starts below it.
+            if TerminalEcho.showsControlC(on: STDOUT_FILENO) {
+                print("")
+                flushOutput()
+            }
+            shell.reloadWait.interrupt()
+        }
     }
 
     /// Ctrl-C ends the program again, before a command that does not wait; one taken between commands that

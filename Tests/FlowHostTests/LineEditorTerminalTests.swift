@@ -117,6 +117,54 @@ struct LineEditorTerminalTests {
         #expect(try shell.waitForExit() == .exited(0))
     }
 
+    /// With `TERM=dumb` the terminal echoes Ctrl-C as `^C` where the cursor is; the wait's error goes on the
+    /// line below it, whole.
+    @Test(arguments: [false, true])
+    func withADumbTerminalControlCDuringWaitReloadLeavesTheErrorOnItsOwnLine(supervised: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let shell = try ChildProcess.flowhost(
+            ["run", Repository.path("manifests/demo.json")] + (supervised ? ["--supervise"] : []),
+            environment: directory.environment(term: "dumb"))
+        try shell.waitFor("top: welcome")
+        try shell.waitFor("flowhost> ")
+        let before = TerminalScreen(shell.transcript).rows
+
+        try shell.send("wait reload settings 30\r")
+        try shell.waitFor("wait reload settings 30\r\n")
+        // The host takes Ctrl-C once it catches SIGINT: before, Ctrl-C would end it. It installs its handler a
+        // moment before the handler takes Ctrl-C as the wait's.
+        let host = supervised ? ProcessTable.child(of: shell.pid, arguments: ["run"], within: 500) : shell.pid
+        try #require(host.map { catchesInterrupt($0, within: .seconds(10)) } == true)
+        usleep(100_000)
+        try shell.send("\u{03}")
+
+        try shell.waitFor("wait reload: interrupted")
+        try shell.waitFor("flowhost> ")
+        #expect(
+            TerminalScreen(shell.transcript).rows
+                == before.dropLast() + [
+                    "flowhost> wait reload settings 30", "^C", "error: wait reload: interrupted", "flowhost>",
+                ])
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    /// Whether process `pid` catches SIGINT within `timeout`, as `/proc/PID/status`'s `SigCgt` says.
+    private func catchesInterrupt(_ pid: pid_t, within timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let status = (try? readText("/proc/\(pid)/status")) ?? ""
+            if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+                let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingWhitespace(), radix: 16),
+                mask & (1 << UInt64(SIGINT - 1)) != 0
+            {
+                return true
+            }
+            usleep(10_000)
+        }
+        return false
+    }
+
     @Test func tabCompletesACommandAndASecondTabListsTheCandidates() throws {
         let directory = try TemporaryDirectory()
         let shell = try start(in: directory)
