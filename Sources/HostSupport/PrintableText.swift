@@ -17,3 +17,38 @@ package enum PrintableText {
         return String(result)
     }
 }
+
+extension PrintableText {
+    /// `bytes`, a name from the file system, as text to print: its UTF-8 as it is, but for a byte that is not
+    /// part of UTF-8, and each byte of a control character, as `\xFF`, and a backslash as `\\`, so that no two
+    /// names print the same and none prints an escape sequence.
+    package static func escaping(_ bytes: [UInt8]) -> String {
+        var result = ""
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        func escape(_ part: ArraySlice<UInt8>) {
+            for byte in part {
+                let hex = String(byte, radix: 16, uppercase: true)
+                result += "\\x" + (hex.count < 2 ? "0" : "") + hex
+            }
+        }
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                let scalar = Unicode.UTF8.decode(encoded)
+                if isControl(scalar) {
+                    escape(bytes[offset..<offset + encoded.count])
+                } else {
+                    result += scalar == "\\" ? "\\\\" : String(scalar)
+                }
+                offset += encoded.count
+            case .error(let length):
+                escape(bytes[offset..<offset + length])
+                offset += length
+            case .emptyInput:
+                return result
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import FlowKit
 import FlowManifest
 import Glibc
+import HostSupport
 
 /// What a manifest's `discover` directories hold: every plugin library in them, probed in a child process
 /// (through the registry cache), and the manifest's own plugins, probed the same way so that what they
@@ -9,7 +10,8 @@ import Glibc
 package struct PluginDiscovery {
     /// A library found in a discovered directory.
     package struct Library: Sendable {
-        /// The library file: the directory's path followed by its name.
+        /// The library file: the directory's path followed by its name (escaped for a name that is not UTF-8,
+        /// which is refused: ``PrintableText/escaping(_:)``).
         package var path: String
         /// The directory it was found in, as discovered (absolute).
         package var directory: String
@@ -45,9 +47,19 @@ package struct PluginDiscovery {
                 case .searchPath: searchPath.directories.map { (Manifest.absolutePath($0), false) }
                 }
             for (directory, required) in places {
-                guard let names = readDirectory(directory, required: required, checked: !prober.allowInsecure)
+                guard
+                    let (names, notUTF8) = readDirectory(directory, required: required, checked: !prober.allowInsecure)
                 else { continue }
                 if !directories.contains(directory) { directories.append(directory) }
+                // Refused before any check, even under --allow-insecure-plugins: as a String the name would be
+                // another file's (U+FFFD for each bad byte), which the checks, the probe and dlopen would open.
+                for name in notUTF8 where Self.matches(name, entry.libraries) {
+                    let path = (directory == "/" ? "/" : directory + "/") + PrintableText.escaping(name)
+                    let message =
+                        "its name is not UTF-8, which flowhost could not name as the loader opens it; rename it"
+                    let error = PluginLoadError(file: path, kind: .unreadable, message: message)
+                    libraries.append(Library(path: path, directory: directory, probe: .failure(error)))
+                }
                 for name in names where Self.matches(name, entry.libraries) {
                     let path = directory == "/" ? "/" + name : directory + "/" + name
                     guard seen.insert(path).inserted, !Self.isDirectory(path) else { continue }
@@ -91,8 +103,10 @@ package struct PluginDiscovery {
     /// The sorted names in `directory` that do not start with a dot; `nil` when it cannot be read, which is
     /// a problem when the directory is `required`, or when others could write it (unless not `checked`,
     /// `--allow-insecure-plugins`), which is a problem always.
-    private mutating func readDirectory(_ directory: String, required: Bool, checked: Bool) -> [String]? {
-        guard let names = Self.names(in: directory) else {
+    private mutating func readDirectory(_ directory: String, required: Bool, checked: Bool)
+        -> (names: [String], notUTF8: [[UInt8]])?
+    {
+        guard let listing = Self.listing(of: directory) else {
             if required {
                 let reason = errno == ENOENT ? "not found" : String(cString: strerror(errno))
                 let hint =
@@ -111,22 +125,33 @@ package struct PluginDiscovery {
             problems.append(error)
             return nil
         }
-        return names
+        return listing
     }
 
-    /// The sorted names in `directory` that do not start with a dot; `nil`, with `errno` set, when it cannot
-    /// be read.
+    /// The sorted names in `directory` that do not start with a dot and are UTF-8; `nil`, with `errno` set,
+    /// when it cannot be read.
     nonisolated package static func names(in directory: String) -> [String]? {
+        listing(of: directory)?.names
+    }
+
+    /// The names in `directory` that do not start with a dot: those that are UTF-8, sorted, and apart the
+    /// bytes of those that are not, which as a String would name another file; `nil`, with `errno` set, when
+    /// it cannot be read.
+    nonisolated static func listing(of directory: String) -> (names: [String], notUTF8: [[UInt8]])? {
         guard let stream = opendir(directory) else { return nil }
         defer { closedir(stream) }
         var names: [String] = []
+        var notUTF8: [[UInt8]] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            guard bytes.first != UInt8(ascii: ".") else { continue }
+            if let name = String(validating: bytes, as: UTF8.self) {
+                names.append(name)
+            } else {
+                notUTF8.append(bytes)
             }
-            if !name.hasPrefix(".") { names.append(name) }
         }
-        return names.sorted()
+        return (names.sorted(), notUTF8.sorted { $0.lexicographicallyPrecedes($1) })
     }
 
     /// Whether any directory `manifest` discovers, through `searchPath`, holds a file its patterns take:
@@ -145,6 +170,12 @@ package struct PluginDiscovery {
     /// Whether `name` matches one of the shell patterns `patterns`.
     nonisolated static func matches(_ name: String, _ patterns: [String]) -> Bool {
         patterns.contains { fnmatch($0, name, 0) == 0 }
+    }
+
+    /// Whether the name of bytes `name` matches one of the shell patterns `patterns`.
+    nonisolated static func matches(_ name: [UInt8], _ patterns: [String]) -> Bool {
+        let cString = name.map { CChar(bitPattern: $0) } + [0]
+        return patterns.contains { fnmatch($0, cString, 0) == 0 }
     }
 
     /// Whether `path` is a directory (`lib.so.d/`, say), which is passed over; any other file is probed, and

@@ -1,4 +1,5 @@
 import FlowKit
+import Glibc
 import Testing
 
 @testable import FlowComposition
@@ -100,6 +101,34 @@ struct DiscoveryTests {
         #expect(picked.problems.isEmpty)
         #expect(
             picked.composition?.sources[PluginComposition.RouteKey("catalog.create", from: nil)] == .plugin("express"))
+    }
+
+    @Test func aLibraryWhoseNameIsNotUTF8IsRefusedByItsEscapedNameNotProbedAsTheFileItsNameWouldRepairTo() throws {
+        let lab = try DropInLab(members: #""start": ["launch"]"#)
+        // `lib\xFF.so`, and beside it the file its name decodes to with U+FFFD for the bad byte.
+        func write(_ contents: [UInt8], named name: [UInt8]) throws {
+            let path = (Array(lab.plugins.utf8) + [UInt8(ascii: "/")] + name + [0]).map { CChar(bitPattern: $0) }
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            try #require(descriptor >= 0)
+            defer { close(descriptor) }
+            try #require(
+                contents.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == contents.count)
+        }
+        try write(
+            try BuildProducts.bytes(of: "libGreeterPluginV1.so"), named: Array("lib".utf8) + [0xFF] + Array(".so".utf8))
+        let repaired = try lab.add("libWelcomePlugin.so", as: "lib\u{FFFD}.so")
+        try write([], named: Array("notes".utf8) + [0xFF] + Array(".txt".utf8))
+
+        let host = try lab.host()
+
+        #expect(
+            host.problems.map(\.description) == [
+                #"\#(lab.plugins)/lib\xFF.so: its name is not UTF-8, which flowhost could not name as the loader opens it; rename it"#
+            ], "one line naming the file, and none for a file the manifest's patterns do not take")
+        #expect(host.problems.map(\.kind) == [.unreadable])
+        #expect(lab.prober.probesRun == 1, "only the file named in UTF-8 is probed")
+        #expect(host.composition?.plugins.map(\.library) == [repaired])
+        #expect(host.coordinator.requestCoordination("launch", from: .app) == .handled(manager: "welcome.Launch"))
     }
 
     @Test func aLibraryThatCrashesItsProbeLeavesTheOthersWorking() throws {

@@ -18,6 +18,13 @@ struct PrintedTextTests {
         #expect(PrintableText.sanitized("plain text, é") == "plain text, é")
     }
 
+    @Test func aFileNameThatIsNotUTF8PrintsItsBadBytesEscapedAndNoTwoNamesAlike() {
+        #expect(PrintableText.escaping(Array("lib".utf8) + [0xFF] + Array(".so".utf8)) == #"lib\xFF.so"#)
+        // A truncated sequence, a control character and a backslash, which a name spelling `\xFF` has too.
+        #expect(PrintableText.escaping([0xC3, 0x41, 0x1B, 0x5C] + Array("é".utf8)) == #"\xC3A\x1B\\é"#)
+        #expect(PrintableText.escaping(Array(#"lib\xFF.so"#.utf8)) == #"lib\\xFF.so"#)
+    }
+
     @Test func linesPrintedAboveThePromptHaveNoControlCharacters() {
         // What a supervised host's link carries between commands: anything its plugins' code writes there.
         #expect(
