@@ -18,17 +18,6 @@ package enum ProcessInfoLite {
         return result
     }
 
-    /// The environment, as `NAME=value` entries (bytes that are not UTF-8 replaced).
-    package static func environmentEntries() -> [String] {
-        var result: [String] = []
-        var entry = environ
-        while let pointer = entry.pointee {
-            result.append(String(cString: pointer))
-            entry += 1
-        }
-        return result
-    }
-
     /// The directory of the running executable, from `/proc/self/exe`.
     package static func executableDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -103,11 +103,14 @@ enum ReloadMemoryBenchmark {
             guard pipe(&input) == 0, pipe(&output) == 0 else { throw Failure(description: "cannot make a pipe") }
             // Only the ends duplicated onto the child's descriptors reach it: its input ends with ours.
             for end in input + output { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            // The rest of the environment as its bytes are, not UTF-8 repaired, as the host gives its probes and
+            // supervised hosts theirs: the flowhost measured runs as it would when started by hand.
+            let replaced = ["XDG_CACHE_HOME=", "XDG_STATE_HOME="].map { Array($0.utf8) }
             let launch = ProcessLaunch(
                 executable: flowhost, arguments: arguments,
-                environment: ProcessInfoLite.environmentEntries().filter {
-                    !$0.hasPrefix("XDG_CACHE_HOME=") && !$0.hasPrefix("XDG_STATE_HOME=")
-                } + environment,
+                environmentBytes: ProcessInfoLite.environmentEntryBytes().filter { entry in
+                    !replaced.contains { entry.starts(with: $0) }
+                } + environment.map { Array($0.utf8) },
                 actions: [
                     .duplicate(input[0], onto: STDIN_FILENO), .duplicate(output[1], onto: STDOUT_FILENO),
                     .duplicate(output[1], onto: STDERR_FILENO),
