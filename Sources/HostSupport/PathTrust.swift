@@ -97,7 +97,13 @@ package enum PathTrust {
                 }
                 links += 1
                 guard links <= linkLimit else { return unresolved(entry, error: ELOOP) }
-                guard let target = linkTarget(entry) else { return unresolved(entry) }
+                guard let bytes = linkTarget(entry) else { return unresolved(entry) }
+                // As a String, a target that is not UTF-8 would be another path (U+FFFD for each bad byte):
+                // the walk would judge that one while the kernel follows the link's own bytes.
+                guard let target = String(validating: bytes, as: UTF8.self) else {
+                    return
+                        "symbolic link \(entry) leads to \(PrintableText.escaping(bytes)), a name that is not UTF-8, so whether others can change where it leads is unknown"
+                }
                 if target.hasPrefix("/") {
                     directory = "/"
                     guard lstat("/", &directoryStatus) == 0 else { return unresolved("/") }
@@ -250,10 +256,11 @@ package enum PathTrust {
         return String(directory[..<slash])
     }
 
-    private static func linkTarget(_ link: String) -> String? {
+    /// The bytes `link` holds, as the kernel reads them; `nil`, with `errno` set, when it cannot be read.
+    private static func linkTarget(_ link: String) -> [UInt8]? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink(link, &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return buffer[..<count].map { UInt8(bitPattern: $0) }
     }
 }

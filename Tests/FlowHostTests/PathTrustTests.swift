@@ -13,6 +13,25 @@ struct PathTrustTests {
         #expect(PathTrust.problem("/tmp/.", ending: .file) == nil)
     }
 
+    @Test func aLinkToANameThatIsNotUTF8IsNotJudgedByTheNameItsBytesWouldRepairTo() throws {
+        let directory = try TemporaryDirectory()
+        // `lib\xFF.so`, which others can write, and `lib\u{FFFD}.so`, which only its owner can.
+        let target = Array("lib".utf8) + [0xFF] + Array(".so".utf8)
+        let path = (Array(directory.path.utf8) + [UInt8(ascii: "/")] + target + [0]).map { CChar(bitPattern: $0) }
+        let descriptor = creat(path, 0o644)
+        try #require(descriptor >= 0 && fchmod(descriptor, 0o666) == 0)
+        close(descriptor)
+        let repaired = try directory.file("lib\u{FFFD}.so", containing: "")
+        try #require(PathTrust.problem(repaired, ending: .file) == nil)
+        let link = directory.path + "/libLinked.so"
+        try #require(symlink(target.map { CChar(bitPattern: $0) } + [0], link) == 0)
+
+        #expect(
+            PathTrust.problem(link, ending: .file)
+                == #"symbolic link \#(link) leads to lib\xFF.so, a name that is not UTF-8, so whether others can change where it leads is unknown"#
+        )
+    }
+
     @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
     func anEntryInADirectoryFoundTrustedIsJudgedAsTheWholeWalkWouldJudgeIt() throws {
         let directory = try TemporaryDirectory()
