@@ -58,6 +58,15 @@ struct FlowHostCommand {
         let code: ExitCode
         do throws(Exit) {
             Console.configure(try takeColorMode(from: &arguments))
+            if let bytes = firstArgumentNotUTF8() {
+                // CommandLine.arguments has it with U+FFFD for each bad byte: a path so read names another file,
+                // which would be checked, probed and loaded in its place.
+                let problem =
+                    "argument '\(PrintableText.escaping(bytes))' is not UTF-8: flowhost names files in UTF-8, and would take it for another file; rename the file"
+                var exit = Exit(.usage, "flowhost: " + problem)
+                exit.problem = problem
+                throw exit
+            }
             guard !arguments.isEmpty else { throw Exit.usage("no command given", usage) }
             let command = arguments.removeFirst()
             warnAboutCache(command, arguments)
@@ -169,6 +178,16 @@ struct FlowHostCommand {
         }
         arguments = rest
         return mode
+    }
+
+    /// The bytes of the first argument after the program's name that is not UTF-8, as the kernel gave it.
+    private static func firstArgumentNotUTF8() -> [UInt8]? {
+        for index in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = Array(UnsafeRawBufferPointer(start: argument, count: strlen(argument)))
+            if String(validating: bytes, as: UTF8.self) == nil { return bytes }
+        }
+        return nil
     }
 
     /// Whether the command line asks a command that has `--json` for it, so that even a usage error,

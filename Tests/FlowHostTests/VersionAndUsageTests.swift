@@ -78,6 +78,30 @@ struct VersionAndUsageTests {
             "no guess for what is nothing like an option")
     }
 
+    @Test func anArgumentThatIsNotUTF8IsAUsageErrorNamingItNotTakenForTheFileItsNameWouldRepairTo() throws {
+        let directory = try TemporaryDirectory()
+        // The file `lib\xFF.so` would be read as, with U+FFFD for the bad byte: a plugin that probes.
+        _ = try directory.file(
+            "lib\u{FFFD}.so", containing: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let cache = directory.path + "/xdg"
+
+        // A String cannot hold the argument's bytes: the shell makes them.
+        let run = try Subprocess.run(
+            "/bin/sh",
+            [
+                "-c", #"exec "$0" inspect "$1/lib$(printf '\377').so""#, try BuildProducts.path(of: "flowhost"),
+                directory.path,
+            ],
+            environment: ["XDG_CACHE_HOME": cache])
+
+        #expect(run.status == 64, "\(run.standardOutput)")
+        #expect(run.standardOutput.isEmpty)
+        #expect(
+            run.errorLines == [
+                #"flowhost: argument '\#(directory.path)/lib\xFF.so' is not UTF-8: flowhost names files in UTF-8, and would take it for another file; rename the file"#
+            ])
+    }
+
     @Test func synopsesComeFromTheSpecs() {
         #expect(
             FlowHostCommandLine.run.synopsis
