@@ -45,7 +45,9 @@ package enum Supervisor {
         -> ExitCode
     {
         guard let executable = ProcessInfoLite.executablePath() else {
-            printError("flowhost: cannot supervise: cannot find this program's own path in /proc/self/exe")
+            printError(
+                "flowhost: cannot supervise: cannot find this program's own path in /proc/self/exe (unreadable, or not UTF-8)"
+            )
             return .software
         }
         let directory: String

@@ -18,13 +18,19 @@ package enum ProcessInfoLite {
         return result
     }
 
-    /// The directory of the running executable, from `/proc/self/exe`.
-    package static func executableDirectory() -> String? {
+    /// The running executable's path, from `/proc/self/exe`; `nil` when it cannot be read, or is not UTF-8,
+    /// which as a String would name another file (U+FFFD for each bad byte): another program to start, another
+    /// directory to judge as `$ORIGIN`.
+    package static func executablePath() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, Int(PATH_MAX))
         guard length > 0 else { return nil }
-        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return String(validating: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The directory of the running executable, from `/proc/self/exe`; `nil` as for ``executablePath()``.
+    package static func executableDirectory() -> String? {
+        guard let path = executablePath(), let slash = path.lastIndex(of: "/") else { return nil }
         return String(path[..<slash])
     }
 

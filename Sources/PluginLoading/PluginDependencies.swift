@@ -213,7 +213,7 @@ struct PluginDependencies: Equatable {
             if origin == nil && expanded.utf8.contains(0) {
                 return (
                     directories,
-                    "\(source) has \(entry), whose $ORIGIN flowhost does not resolve: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable), so it cannot tell who can write where the loader looks"
+                    "\(source) has \(entry), whose $ORIGIN flowhost does not resolve: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable or not UTF-8), so it cannot tell who can write where the loader looks"
                 )
             }
             let directory = entry.isEmpty ? "." : expanded
@@ -254,7 +254,8 @@ struct PluginDependencies: Equatable {
     }
 
     /// What `$ORIGIN` stands for in `LD_LIBRARY_PATH`: the directory `/proc/self/exe` resolves to, which is
-    /// flowhost's executable's; `nil` when it cannot be read, or when flowhost was started through the dynamic
+    /// flowhost's executable's; `nil` when it cannot be read or is not UTF-8 (a String would name another
+    /// directory than the loader's), or when flowhost was started through the dynamic
     /// loader (`ld-linux-x86-64.so.2 flowhost`: the process has no interpreter, /proc/self/exe is the loader's
     /// file, and the loader takes `$ORIGIN` from the path it was given, which flowhost does not know).
     static let programDirectory: String? = {

@@ -139,13 +139,3 @@ package final class PluginProber {
         value == value.rounded() && value < 1e15 ? "\(Int(value)) s" : "\(value) s"
     }
 }
-
-extension ProcessInfoLite {
-    /// The running executable's path, from `/proc/self/exe`.
-    package static func executablePath() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, Int(PATH_MAX))
-        guard length > 0 else { return nil }
-        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}

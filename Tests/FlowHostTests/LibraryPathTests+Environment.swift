@@ -76,6 +76,38 @@ extension LibraryPathTests {
         #expect(scenario.probes == 0)
     }
 
+    /// flowhost in a directory whose name is not UTF-8 does not know `$ORIGIN` (its executable's directory) and
+    /// refuses an entry with it, rather than judge the directory that name decodes to, with U+FFFD for the bad
+    /// byte: here one only its owner can write, where the loader's, the real one, others can write too.
+    @Test func flowhostInADirectoryNamedInBytesThatAreNotUTF8RefusesAnEntryWithOrigin() throws {
+        let directory = try TemporaryDirectory()
+        let real = Array(directory.path.utf8) + Array("/bin".utf8) + [0xFF]
+        let repaired = directory.path + "/bin\u{FFFD}"
+        func cPath(_ bytes: [UInt8]) -> [CChar] { bytes.map { CChar(bitPattern: $0) } + [0] }
+        try #require(mkdir(cPath(real), 0o755) == 0 && mkdir(repaired, 0o755) == 0)
+        try #require(mkdir(cPath(real + Array("/libs".utf8)), 0o755) == 0 && mkdir(repaired + "/libs", 0o755) == 0)
+        try #require(chmod(cPath(real + Array("/libs".utf8)), 0o777) == 0)
+        // flowhost and the FlowKit beside it, in both (hard links: the build directory is on the same file system).
+        for name in ["flowhost", "libFlowKit.so"] {
+            let built = try BuildProducts.path(of: name)
+            try #require(link(built, cPath(real + Array("/\(name)".utf8))) == 0)
+            try #require(link(built, repaired + "/" + name) == 0)
+        }
+        let started = directory.path + "/flowhost"
+        try #require(symlink(cPath(real + Array("/flowhost".utf8)), started) == 0)
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+
+        let run = try Subprocess.run(
+            started, ["inspect", welcome],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "LD_LIBRARY_PATH": "$ORIGIN/libs"])
+
+        #expect(run.status == 65, "\(run.standardOutput)")
+        #expect(
+            run.errorLines == [
+                "\(welcome): LD_LIBRARY_PATH has $ORIGIN/libs, whose $ORIGIN flowhost does not resolve: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable or not UTF-8), so it cannot tell who can write where the loader looks; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
+            ])
+    }
+
     /// A supervised host is given the supervisor's environment as its bytes are: it refuses every plugin, as
     /// flowhost unsupervised does, where a value repaired into UTF-8 would pass.
     @Test func aSupervisedHostRefusesAValueThatIsNotUTF8() throws {

@@ -222,7 +222,7 @@ extension LibraryPathTests {
             throws: PluginLoadError(
                 file: "libPlugin.so", kind: .insecure,
                 message:
-                    "LD_LIBRARY_PATH has $ORIGIN/lib, whose $ORIGIN flowhost does not resolve: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable), so it cannot tell who can write where the loader looks"
+                    "LD_LIBRARY_PATH has $ORIGIN/lib, whose $ORIGIN flowhost does not resolve: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable or not UTF-8), so it cannot tell who can write where the loader looks"
                     + refusalEnd)
         ) { try check(PluginDependencies.LibraryPath("/usr/lib:$ORIGIN/lib"), program: nil) }
         try check(PluginDependencies.LibraryPath("/usr/lib:$ORIGINAL"), program: nil)
