@@ -20,8 +20,8 @@ package struct ProcessLaunch {
     /// The program's path (not looked up in `PATH`).
     package var executable: String
     /// The arguments after the program's own name, which is `executable`, each as its String's UTF-8: a path
-    /// given here is one the caller named in UTF-8 (discovery refuses a file whose name is not), so the child
-    /// opens the very file the caller checked.
+    /// given here is one the caller named in UTF-8 (discovery refuses a file whose name is not, and flowhost
+    /// such an argument), so the child opens the very file the caller checked.
     package var arguments: [String]
     /// `NAME=value` entries, as bytes: all the environment the program gets. A value need not be UTF-8: the
     /// bytes are given as they are.
