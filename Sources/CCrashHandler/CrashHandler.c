@@ -1,5 +1,5 @@
 // The crash handler of a supervised host; see include/CCrashHandler.h. Everything the signal handler
-// calls is async-signal-safe: raw system calls, plain loads and stores to the page mapped beforehand.
+// calls is async-signal-safe: raw system calls, nanosleep, plain loads and stores to the page mapped beforehand.
 #define _GNU_SOURCE
 #include "CCrashHandler.h"
 
@@ -14,11 +14,13 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 static unsigned char *crash_page;
-static int handling;
+/// The thread recording what crashed (its gettid); 0 before one does.
+static int32_t handling;
 static int forwarded;
 static int deliberate_exit;
 /// The handler's stack for the installing thread (the host's main thread), so that a stack overflow
@@ -109,8 +111,8 @@ static uint64_t read_number(const char **text, unsigned base) {
 }
 
 /// Widens the loading library's code range by the mapping `line` describes (`START-END PERMS OFFSET MAJOR:MINOR
-/// INODE PATH`), when it is an executable mapping of that file.
-static void note_mapping(flowhost_crash_loading *loading, const char *line) {
+/// INODE PATH`), when it is an executable mapping of the file `file` names (its major, minor and inode).
+static void note_mapping(flowhost_crash_loading *loading, const flowhost_crash_loading *file, const char *line) {
     uint64_t start = read_number(&line, 16);
     if (*line++ != '-') return;
     uint64_t end = read_number(&line, 16);
@@ -124,7 +126,7 @@ static void note_mapping(flowhost_crash_loading *loading, const char *line) {
     uint64_t minor = read_number(&line, 16);
     if (*line++ != ' ') return;
     uint64_t inode = read_number(&line, 10);
-    if (major != loading->major || minor != loading->minor || inode != loading->inode || start >= end) return;
+    if (major != file->major || minor != file->minor || inode != file->inode || start >= end) return;
     if (loading->start == 0 || start < loading->start) loading->start = start;
     if (end > loading->end) loading->end = end;
 }
@@ -132,7 +134,11 @@ static void note_mapping(flowhost_crash_loading *loading, const char *line) {
 /// Finds where the library being loaded, if any, has its code, from /proc/self/maps.
 static void find_loading_code(void) {
     flowhost_crash_loading *loading = loading_of_page();
-    if (__atomic_load_n(&loading->inode, __ATOMIC_ACQUIRE) == 0) return;
+    // The file, read once: the loading thread goes on, and may begin the next load meanwhile.
+    flowhost_crash_loading file = {0, 0, __atomic_load_n(&loading->inode, __ATOMIC_ACQUIRE), 0, 0};
+    if (file.inode == 0) return;
+    file.major = loading->major;
+    file.minor = loading->minor;
     int descriptor = (int)syscall(SYS_openat, (long)AT_FDCWD, "/proc/self/maps", (long)(O_RDONLY | O_CLOEXEC));
     if (descriptor < 0) return;
     size_t length = 0;
@@ -142,7 +148,7 @@ static void find_loading_code(void) {
         for (long index = 0; index < got; index++) {
             if (maps_buffer[index] == '\n') {
                 maps_line[length] = 0;
-                note_mapping(loading, maps_line);
+                note_mapping(loading, &file, maps_line);
                 length = 0;
             } else if (length < sizeof maps_line - 1) {
                 maps_line[length++] = maps_buffer[index];
@@ -150,6 +156,23 @@ static void find_loading_code(void) {
         }
     }
     syscall(SYS_close, (long)descriptor);
+}
+
+/// Whether the calling thread is the one to record: the first to ask. Another waits, at most a second, for
+/// that one to finish, so that the process does not end (by this thread's signal or exit) with the record
+/// half written; the first does not wait for itself (a crash in its own handler).
+static int begin_handling(void) {
+    int32_t self = (int32_t)syscall(SYS_gettid);
+    int32_t first = 0;
+    if (__atomic_compare_exchange_n(&handling, &first, self, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return 1;
+    if (first == self) return 0;
+    const flowhost_crash_record *record = record_of_page();
+    const struct timespec millisecond = {0, 1000000};
+    for (int waited = 0; waited < 1000; waited++) {
+        if (__atomic_load_n(&record->magic, __ATOMIC_ACQUIRE) == FLOWHOST_CRASH_MAGIC) break;
+        nanosleep(&millisecond, NULL);
+    }
+    return 0;
 }
 
 static void begin_record(flowhost_crash_record *record, uint32_t kind, int32_t number) {
@@ -201,7 +224,7 @@ static void handle_signal(int number, siginfo_t *info, void *context) {
         number = SIGQUIT;
         at_process = 1;
     }
-    if (crash_page != NULL && __atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL) == 0) {
+    if (crash_page != NULL && begin_handling()) {
         flowhost_crash_record *record = record_of_page();
         begin_record(record, FLOWHOST_CRASH_SIGNAL, number);
         if (info != NULL) {
@@ -243,7 +266,7 @@ static void handle_signal(int number, siginfo_t *info, void *context) {
 static void handle_exit(int status, void *argument) {
     (void)argument;
     if (crash_page == NULL || __atomic_load_n(&deliberate_exit, __ATOMIC_ACQUIRE)) return;
-    if (__atomic_exchange_n(&handling, 1, __ATOMIC_ACQ_REL) != 0) return;
+    if (!begin_handling()) return;
     flowhost_crash_record *record = record_of_page();
     begin_record(record, FLOWHOST_CRASH_EXIT, status);
     // The frame's address, not a local's: under AddressSanitizer a local may live on a heap "fake stack",

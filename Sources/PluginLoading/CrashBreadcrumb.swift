@@ -21,6 +21,8 @@ import Glibc
 /// - 1020: the thread that entered the last crumb (its `gettid`, 4 bytes, little-endian): a crash on
 ///   another thread is not the crumb's call, and a SIGQUIT another thread gets is passed on to it.
 /// - 1024: the crash record the crash handler writes (`flowhost_crash_record` in `CCrashHandler.h`).
+/// - 1536: the library being loaded (`flowhost_crash_loading`): the file the host opens, and where the crash
+///   handler found its code (``Page/loadingCode``).
 /// - 2048: the plugin code ranges the crash handler scans the stack for (`flowhost_code_ranges`).
 /// - 6144: the last crumb of each plugin: a 4-byte little-endian length, then one line
 ///   `plugin<TAB>library<TAB>place<TAB>entry point` each.

@@ -56,10 +56,11 @@ extension CrashBreadcrumb.Page {
             return CrashCulprit(crumb)
         }
         // On another thread, the library's own code found in the host's mappings as it crashed (a thread its
-        // constructor started), when it comes before any other plugin's.
+        // constructor started), when it comes before any other plugin's. Code of an image noted is never the
+        // load's: the handler may have found a library whose load ended as it ran, once the next one began.
         if let crumb, crumb.isLoading, let loadingCode,
             let first = crash?.addresses.first(where: { loadingCode.contains($0) || image(holding: $0) != nil }),
-            loadingCode.contains(first)
+            loadingCode.contains(first), image(holding: first) == nil
         {
             return CrashCulprit(crumb, onAnotherThread: true)
         }
