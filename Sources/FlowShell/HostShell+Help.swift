@@ -76,7 +76,8 @@ extension HostShell {
                 "help: no command '\(word)'; " + (nearest.map { "did you mean '\($0)'?" } ?? "type 'help' for the list")
             )
         }
-        let narrowed = forms.filter { $0.alternatives.contains { $0.hasPrefix(arguments) } }
+        let typed = arguments.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        let narrowed = forms.filter { $0.alternatives.contains { $0.hasPrefix(typed) } }
         return (narrowed.isEmpty ? forms : narrowed).flatMap {
             $0.helpLines(width: Self.helpWidth, example: Self.example(example, $0))
         }

@@ -38,6 +38,7 @@ struct ShellHelpTests {
             shell.execute("help back to").lines == [
                 "back root | back to MODULE          go back to the visible stack's first screen, or to MODULE"
             ])
+        #expect(shell.execute("help back   to").lines == shell.execute("help back to").lines, "spaces as typed")
         // `back` is on two lines of the help; `dismiss` on one of them.
         #expect(shell.execute("help back").lines.map(\.firstWord) == ["back", "back"])
         #expect(shell.execute("help dismiss").lines == shell.execute("help back").lines.prefix(1).map { $0 })
