@@ -340,9 +340,9 @@ extension PluginScaffold {
         swift test      # runs Tests/\(name)Tests with FlowKitTesting: no host, no dlopen
         ```
 
-        To run it in a host, run `manifest-snippet.json` as it is, or merge it into a manifest (its `plugins`,
-        `routes` and `start`, which sends `\(key).show` as the host starts, so its screen is the first shown),
-        and point flowhost at the library:
+        To run it in a host, run `manifest-snippet.json` as it is, or merge it into a manifest (its `plugins`
+        and `routes`, and its `start`, which sends `\(key).show` as the host starts, only if its screen should
+        be the first shown), and point flowhost at the library:
 
         ```sh
         flowhost inspect .build/debug/\(library)
