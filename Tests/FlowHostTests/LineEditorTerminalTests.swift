@@ -132,11 +132,11 @@ struct LineEditorTerminalTests {
         try shell.send("wait reload settings 30\r")
         try shell.waitFor("wait reload settings 30\r\n")
         // The host takes Ctrl-C once it catches SIGINT: before, Ctrl-C would end it. A supervisor reading plain
-        // lines takes it as the wait's only once it has read the line and sent it on, a moment after the echo
-        // (a Ctrl-C before then ends the session; docs/shell.md says so).
+        // lines catches it only once it has read the wait's line and sent it on, a moment after the echo (a
+        // Ctrl-C before then ends the session; docs/shell.md says so); its host catches it from its start.
         let host = supervised ? ProcessTable.child(of: shell.pid, arguments: ["run"], within: 500) : shell.pid
         try #require(host.map { catchesInterrupt($0, within: .seconds(10)) } == true)
-        usleep(300_000)
+        try #require(catchesInterrupt(shell.pid, within: .seconds(10)))
         try shell.send("\u{03}")
 
         try shell.waitFor("wait reload: interrupted")
