@@ -175,16 +175,21 @@ extension Host {
     /// discovers, the library of a plugin its `plugins` lists is read again as a discovered one is
     /// (``rediscover(changed:landedAt:)``): what it declares is taken, and a file that cannot be probed is a
     /// refused reload that leaves the loaded generation serving.
-    private func changed(_ path: String, landedAt: ContinuousClock.Instant) {
+    ///
+    /// A file that is not there (the watcher reports deletions too) is read again as a change to discovery, which
+    /// says its plugin removed. Elsewhere it changes nothing: an editor moves the manifest away before it writes
+    /// the new one, and a library the manifest lists, in one that does not discover, keeps serving from its
+    /// loaded copy.
+    func changed(_ path: String, landedAt: ContinuousClock.Instant) {
         if path == watched.manifest {
-            _ = reloadManifest()
+            if access(path, F_OK) == 0 { _ = reloadManifest() }
         } else if let slash = path.lastIndex(of: "/"), watchedDirectories.contains(String(path[..<slash])) {
             rediscover(changed: path, landedAt: landedAt)
         } else if let composition,
             watched.libraries[path]?.contains(where: { composition.declared.plugins[$0] != nil }) == true
         {
             rediscover(changed: path, landedAt: landedAt)
-        } else {
+        } else if access(path, F_OK) == 0 {
             for name in watched.libraries[path] ?? [] where registry.isInUse(name) {
                 reloadWhenComplete(name, landedAt: landedAt)
             }

@@ -9,7 +9,7 @@ import Glibc
 /// Kept by the watcher's reading thread alone.
 struct DirectoryWatches: Sendable {
     private let inotify: Int32
-    /// The files reported when written.
+    /// The files reported when written, deleted or moved in or out.
     private var wanted: Set<String> = []
     /// The directories all of whose files are reported.
     private var wholly: Set<String> = []
@@ -40,17 +40,13 @@ struct DirectoryWatches: Sendable {
         for directory in candidates.map(parentDirectory(of:)) where !needed.contains(directory) {
             needed.append(directory)
         }
-        let wasWholly = wholly
         wanted = Set(files + candidates)
         wholly = Set(whole)
         let kept = Set(watched.values).union(awaiting.values.flatMap(\.missing))
         for directory in kept.subtracting(needed).sorted() { forget(directory) }
-        for (index, directory) in needed.enumerated() {
-            if !kept.contains(directory) {
-                if index < required { _ = try watch(directory) } else { _ = try? watch(directory) }
-            } else if wholly.contains(directory), !wasWholly.contains(directory), watched.values.contains(directory) {
-                _ = add(directory)  // adds the events that list it: deletions and moves out
-            }
+        // Every watch takes the same events, deletions and moves out too: one kept needs no change.
+        for (index, directory) in needed.enumerated() where !kept.contains(directory) {
+            if index < required { _ = try watch(directory) } else { _ = try? watch(directory) }
         }
     }
 
@@ -123,11 +119,9 @@ struct DirectoryWatches: Sendable {
                     }
                 } else if !name.isEmpty {
                     let path = directory + "/" + name
-                    let written = event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0
+                    // Written, deleted or moved in or out: a wanted file too, which a linker deletes first.
                     let listed = event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) != 0
-                    if (wanted.contains(path) && written)
-                        || (wholly.contains(directory) && listed && !name.hasPrefix("."))
-                    {
+                    if listed && (wanted.contains(path) || (wholly.contains(directory) && !name.hasPrefix("."))) {
                         report(path)
                     }
                 }
@@ -175,8 +169,9 @@ struct DirectoryWatches: Sendable {
 
     /// Adds the watch of `directory`; `false`, with `errno` set, when it cannot.
     private mutating func add(_ directory: String) -> Bool {
-        var mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD
-        if wholly.contains(directory) { mask |= IN_DELETE | IN_MOVED_FROM }
+        let mask =
+            IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR
+            | IN_MASK_ADD
         let descriptor = inotify_add_watch(inotify, directory, UInt32(mask))
         guard descriptor >= 0 else { return false }
         watched[descriptor] = directory

@@ -2,13 +2,14 @@ import Dispatch
 import FlowKit
 import Glibc
 
-/// Reports files that were completely written, using inotify: no polling loop.
+/// Reports files that were completely written, or deleted, using inotify: no polling loop.
 ///
-/// It watches the directories of the files, for `IN_CLOSE_WRITE` (a writer closed the file) and
-/// `IN_MOVED_TO` (a file was renamed into place, as linkers and editors do). Events for other files in
-/// those directories are ignored, except in the `directories` watched whole, where a file written, moved
-/// in, deleted or moved out is reported whatever its name (unless it starts with a dot, as editors' and
-/// linkers' temporary files do). A directory that does not exist, or is deleted or moved away while
+/// It watches the directories of the files, for `IN_CLOSE_WRITE` (a writer closed the file),
+/// `IN_MOVED_TO` (a file was renamed into place, as linkers and editors do), and `IN_DELETE` and
+/// `IN_MOVED_FROM` (the file is gone, as a linker deletes its output before it writes it again): the reader
+/// tells them apart by whether the file is there. Events for other files in those directories are ignored,
+/// except in the `directories` watched whole, where every file is reported whatever its name (unless it
+/// starts with a dot, as editors' and linkers' temporary files do). A directory that does not exist, or is deleted or moved away while
 /// watched, is awaited and watched again when it is back (``DirectoryWatches``); a directory watched whole
 /// is then reported as its path followed by `/`, and so is one that went. Each report is delivered on the
 /// main actor.

@@ -118,6 +118,23 @@ struct ListedPluginReturnTests {
         #expect(host.runningServices.isEmpty)
     }
 
+    /// Its library beside the manifest, in no directory watched whole: its deletion is seen all the same.
+    @Test(.timeLimit(.minutes(1)))
+    func underWatchAListedPluginWhoseLibraryIsDeletedIsSaidRemoved() async throws {
+        let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
+        let library = try lab.directory.file("libAuth.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let host = try lab.host()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+
+        try #require(unlink(library) == 0)
+
+        #expect(
+            await events.nextDropIn()
+                == "removed auth routes=auth.signIn,auth.signIn from settings,auth.signOut services=auth.Session")
+        #expect(host.runningServices.isEmpty)
+    }
+
     @Test func aListedPluginWhoseLibraryIsDeletedIsRemovedForStatsAndReloadToo() throws {
         let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
         let library = try lab.directory.file("libAuth.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))

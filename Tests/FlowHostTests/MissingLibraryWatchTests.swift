@@ -65,6 +65,25 @@ struct MissingLibraryWatchTests {
         }
     }
 
+    /// In a manifest that does not discover, a library's deletion, which the watcher reports, changes nothing:
+    /// its loaded copy keeps serving; nor does the manifest's, moved away as an editor does before it writes it
+    /// again. (The test reports the deletions to the host itself, as the watcher would.)
+    @Test func withoutDiscoveryADeletedLibraryOrManifestChangesNothing() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+
+        try #require(unlink(lab.library) == 0)
+        host.changed(lab.library, landedAt: .now)
+        try #require(rename(lab.manifestPath, lab.manifestPath + "~") == 0)
+        host.changed(lab.manifestPath, landedAt: .now)
+
+        #expect(events.lines.isEmpty, "\(events.lines)")
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+    }
+
     // MARK: - Test Helpers
 
     /// A host on `lab`'s manifest looking for plugins in `searchPath`, started.

@@ -96,4 +96,28 @@ struct WatchedDirectoryTests {
         watcher.stop()
         #expect(throws: FlowError.self) { try watcher.watch(files: [], directories: [first]) }
     }
+
+    /// A linker deletes its output before it writes it again, and a file can be deleted for good: a watched
+    /// file's deletion or move away is reported, not only its writes.
+    @Test @MainActor func aWatchedFileDeletedOrMovedAwayIsReported() async throws {
+        let directory = try TemporaryDirectory()
+        let deleted = try directory.file("libA.so", containing: "deleted")
+        let moved = try directory.file("libB.so", containing: "moved away")
+        let written = directory.path + "/libC.so"
+        let (changes, continuation) = AsyncStream<String>.makeStream()
+        let watcher = try FileWatcher(files: [deleted, moved, written], directories: []) { continuation.yield($0) }
+        defer { watcher.stop() }
+        var next = changes.makeAsyncIterator()
+
+        try #require(unlink(deleted) == 0)
+        try #require(rename(moved, directory.path + "/libB.old") == 0)
+        _ = try directory.file("libC.so", containing: "written: reported in any case, after the others")
+
+        var reported: [String] = []
+        while let path = await next.next() {
+            reported.append(path)
+            if path == written { break }
+        }
+        #expect(reported == [deleted, moved, written])
+    }
 }
