@@ -176,19 +176,19 @@ extension Host {
     /// (``rediscover(changed:landedAt:)``): what it declares is taken, and a file that cannot be probed is a
     /// refused reload that leaves the loaded generation serving.
     ///
-    /// A file that is not there (the watcher reports deletions too) is read again as a change to discovery, which
-    /// says its plugin removed. Elsewhere it changes nothing: an editor moves the manifest away before it writes
-    /// the new one, and a library the manifest lists, in one that does not discover, keeps serving from its
-    /// loaded copy.
+    /// A library that vanished is waited for before discovery is read again (``discoveryChanged(_:landedAt:)``):
+    /// a linker or `cp` replacing it deletes it first. Elsewhere a file that is not there changes nothing: an
+    /// editor moves the manifest away before it writes the new one, and a library the manifest lists, in one
+    /// that does not discover, keeps serving from its loaded copy.
     func changed(_ path: String, landedAt: ContinuousClock.Instant) {
         if path == watched.manifest {
             if access(path, F_OK) == 0 { _ = reloadManifest() }
         } else if let slash = path.lastIndex(of: "/"), watchedDirectories.contains(String(path[..<slash])) {
-            rediscover(changed: path, landedAt: landedAt)
+            discoveryChanged(path, landedAt: landedAt)
         } else if let composition,
             watched.libraries[path]?.contains(where: { composition.declared.plugins[$0] != nil }) == true
         {
-            rediscover(changed: path, landedAt: landedAt)
+            discoveryChanged(path, landedAt: landedAt)
         } else if access(path, F_OK) == 0 {
             for name in watched.libraries[path] ?? [] where registry.isInUse(name) {
                 reloadWhenComplete(name, landedAt: landedAt)
@@ -215,14 +215,18 @@ extension Host {
         onEvent?(event)
     }
 
+    /// The waits before each new try of a file that looks incomplete, or of a library that vanished
+    /// (``discoveryChanged(_:landedAt:)``): longer each time, 2.25 s in all.
+    static let retryDelays: [Duration] = (1...9).map { .milliseconds(50 * $0) }
+
     /// Tries the reload of `name` again, waiting longer each time, while its file looks incomplete.
     private func retryReload(_ name: String, landedAt: ContinuousClock.Instant) async {
-        for attempt in 2...10 {
-            try? await Task.sleep(for: .milliseconds(50 * (attempt - 1)))
+        for (attempt, delay) in Self.retryDelays.enumerated() {
+            try? await Task.sleep(for: delay)
             do {
                 reportWatched(try attemptReload(name, landedAt: landedAt))
                 return
-            } catch  where attempt < 10 && error.isIncompleteFile {
+            } catch  where attempt < Self.retryDelays.count - 1 && error.isIncompleteFile {
                 continue
             } catch {
                 stats.refusedReloads += 1

@@ -63,6 +63,9 @@ package final class Host {
     /// What ``watch()`` gave the watcher, as it reports it: the manifest's path, and the plugins whose library
     /// each watched path is. A change is told from these, rather than by locating every library again.
     var watched: (manifest: String, libraries: [String: [String]]) = ("", [:])
+    /// The libraries of plugins in use that vanished under ``watch()``, waited for before they are said
+    /// removed, and the changes to discovery held meanwhile, in order (``discoveryChanged(_:landedAt:)``).
+    var vanishedLibraries: (waiting: Set<String>, held: [(path: String, landedAt: ContinuousClock.Instant)]) = ([], [])
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
     /// The manager types of each plugin's previous generations, by plugin.
@@ -196,6 +199,7 @@ package final class Host {
     package func stop() {
         watcher?.stop()
         watcher = nil
+        vanishedLibraries = ([], [])  // what was waited for is no longer read
         coordinator.stop()
     }
 
@@ -208,6 +212,7 @@ package final class Host {
     package func stopAndWait() async -> [ServiceProblem] {
         watcher?.stop()
         watcher = nil
+        vanishedLibraries = ([], [])
         let problems = await coordinator.stopAndWait()
         return problems.map(namingService)
     }
