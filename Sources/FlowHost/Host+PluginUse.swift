@@ -1,5 +1,6 @@
 import FlowComposition
 import FlowManifest
+import Glibc
 import PluginLoading
 
 /// Which plugins are in use, and why the others the host knows are not: what `reload` reloads and Tab
@@ -59,6 +60,15 @@ extension Host {
         // Dropped from `plugins` by a manifest edit (one that discovers, or not).
         if registry.declares(name), !registry.isInUse(name) { return .dropped }
         return nil
+    }
+
+    /// The library of plugin `name` when discovery has it removed (deleted, for one the manifest's `plugins`
+    /// lists) and the file is still not there; `nil` otherwise, one back but not yet read again too.
+    package func goneLibrary(of name: String) -> String? {
+        switch outOfUse(name) {
+        case .removed(let library)?, .deleted(let library)?: access(library, F_OK) == 0 ? nil : library
+        default: nil
+        }
     }
 
     /// Whether the host knows a plugin called `name`: one it has a slot for, or one discovery knows, in use

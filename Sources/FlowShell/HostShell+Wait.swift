@@ -38,7 +38,14 @@ extension HostShell {
             }
             timeout = .milliseconds(Int((seconds * 1000).rounded()))
         }
-        switch await reloadWait.next(of: plugin, within: waitsForReloads ? timeout : .zero) {
+        // Removed, its library still gone: no generation comes until it is back, so the wait says so at once.
+        if let library = host.goneLibrary(of: plugin) { return Self.removed(plugin, library) }
+        var result = await reloadWait.next(of: plugin, within: waitsForReloads ? timeout : .zero)
+        if case .removed = result, host.goneLibrary(of: plugin) == nil {
+            // Its library is back since: its discovery (or refusal) is still to come.
+            result = await reloadWait.next(of: plugin, within: waitsForReloads ? timeout : .zero)
+        }
+        switch result {
         case .reloaded(let generation):
             return Reply(lines: ["plugin '\(plugin)': generation \(generation) serves", topLine], status: .ok)
         case .discovered:
@@ -47,6 +54,8 @@ extension HostShell {
             // Said once: a refusal printed before the wait began is pointed to, not said again.
             let why = said ? " before the wait began; the 'reload refused' line above says why" : ": \(reason)"
             return Reply(lines: [], status: .error("waited for plugin '\(plugin)', but its reload was refused\(why)"))
+        case .removed(let library):
+            return Self.removed(plugin, library)
         case .interrupted:
             return Reply(lines: [], status: .error("wait reload: interrupted"))
         case .timedOut:
@@ -55,6 +64,13 @@ extension HostShell {
                 lines: [],
                 status: .error("no new generation of plugin '\(plugin)' within \(timeout.seconds) s\(hint)"))
         }
+    }
+}
+
+extension HostShell {
+    /// The error of a wait for `plugin`, removed, its `library` gone.
+    fileprivate static func removed(_ plugin: String, _ library: String) -> Reply {
+        Reply(lines: [], status: .error("wait reload: plugin '\(plugin)' was removed; its library \(library) is gone"))
     }
 }
 

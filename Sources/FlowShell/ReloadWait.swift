@@ -3,10 +3,10 @@ import FlowHost
 /// The shell's `wait reload PLUGIN [SECONDS]`: lets a script wait for a watched plugin's next generation, or
 /// for a plugin dropped into a discovered directory to go live.
 ///
-/// It keeps the reloads, refused reloads and discoveries the host reports per plugin. A wait ends at once when the plugin
-/// was reloaded, or its reload refused, since the start or since the last wait for it ended (the file may land
-/// while the script runs an earlier command), else at the next reload, refusal or the timeout, whichever comes
-/// first. When several happened, the latest counts.
+/// It keeps the reloads, refused reloads, discoveries and removals the host reports per plugin. A wait ends at
+/// once when the plugin was reloaded, or its reload refused, since the start or since the last wait for it ended
+/// (the file may land while the script runs an earlier command), else at the next reload, refusal, removal or
+/// the timeout, whichever comes first. When several happened, the latest counts.
 @MainActor
 final class ReloadWait {
     /// How a wait ended.
@@ -18,6 +18,8 @@ final class ReloadWait {
         /// (the refusal's own line, or the error of the `reload` command refused), so the wait need not
         /// say it again.
         case refused(String, said: Bool)
+        /// Discovery said the plugin removed, its library `file` gone: no generation comes until it is back.
+        case removed(file: String)
         case timedOut
         /// A person pressed Ctrl-C while it waited (``interrupt()``).
         case interrupted
@@ -45,6 +47,8 @@ final class ReloadWait {
             record(.refused(error.description, said: said), of: plugin)
         case .pluginDiscovered(let plugin, _, _, _, _):
             record(.discovered, of: plugin)
+        case .pluginRemoved(let plugin, let file, _, _):
+            record(.removed(file: file), of: plugin)
         default:
             false
         }
