@@ -9,15 +9,22 @@ package struct PluginSurvey {
     /// Each plugin's probe, by plugin name.
     package private(set) var results: [String: Result<ProbedPlugin, PluginLoadError>] = [:]
     package let manifest: Manifest
+    /// The manifest as written, when ``manifest`` is composed with what plugins declare: where problems'
+    /// places are counted.
+    package var declared: Manifest?
 
     /// Probes every plugin `manifest` declares, found through `searchPath`, in name order, as one batch (the
     /// registry cache is written once); a pinned library's digest is checked first.
     ///
-    /// - Parameter known: Plugins probed already (by discovery), by name, which are not probed again.
+    /// - Parameters:
+    ///   - known: Plugins probed already (by discovery), by name, which are not probed again.
+    ///   - declared: The manifest as written, when `manifest` is its composition.
     package init(
-        manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber, known: [String: ProbedPlugin] = [:]
+        manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber, known: [String: ProbedPlugin] = [:],
+        declared: Manifest? = nil
     ) {
         self.manifest = manifest
+        self.declared = declared
         prober.beginBatch()
         defer { prober.endBatch() }
         for name in manifest.plugins.keys.sorted() {
@@ -40,7 +47,8 @@ package struct PluginSurvey {
 
     /// Every problem, as ``Host/check(manifest:registry:)`` reports them: plugins that do not load, modules
     /// they declare presented by managers they do not export (``ProbedPlugin/declarationProblems``), then
-    /// routes' and experiments' managers and services that their plugins do not export.
+    /// routes' and experiments' managers and services that their plugins do not export, each at its place
+    /// in the manifest (`routes[1].manager`).
     package var problems: [PluginLoadError] {
         var problems = manifest.plugins.keys.sorted().flatMap { name -> [PluginLoadError] in
             switch results[name] {
@@ -55,32 +63,22 @@ package struct PluginSurvey {
                     PluginLoadError(
                         file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest"))
         }
-        for (name, manager) in manifest.managerReferences {
-            switch plugin(name) {
+        for reference in manifest.exportReferences(declared: declared) {
+            switch plugin(reference.plugin) {
             case .failure(let error): problems.append(error)
-            case .success(let probed) where !probed.managers.contains(where: { $0.name == manager }):
+            case .success(let probed):
+                let (what, exported) =
+                    reference.isService ? ("service", probed.services) : ("manager", probed.managers.map(\.name))
+                guard !exported.contains(reference.name) else { continue }
+                // The manifest's mistake, said at its place there, as a manifest reload says it; a route a
+                // plugin declared is its library's.
                 problems.append(
                     PluginLoadError(
-                        file: probed.path, kind: .unknownManager,
-                        message:
-                            PluginLoadError.notExported(
-                                "manager", manager, by: name, exports: probed.managers.map(\.name))
-                    ))
-            case .success: break
-            }
-        }
-        for service in manifest.services {
-            switch plugin(service.plugin) {
-            case .failure(let error): problems.append(error)
-            case .success(let probed) where !probed.services.contains(service.service):
-                problems.append(
-                    PluginLoadError(
-                        file: probed.path, kind: .unknownService,
-                        message:
-                            PluginLoadError.notExported(
-                                "service", service.service, by: service.plugin, exports: probed.services)
-                    ))
-            case .success: break
+                        file: reference.place == nil ? probed.path : manifest.path,
+                        kind: reference.isService ? .unknownService : .unknownManager,
+                        message: PluginLoadError.notExported(
+                            what, reference.name, by: reference.plugin, exports: exported),
+                        place: reference.place))
             }
         }
         return PluginLoadError.unique(problems)

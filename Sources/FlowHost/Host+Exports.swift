@@ -22,28 +22,14 @@ extension Host {
             return found
         }
         var errors: [ManifestError] = []
-        func check(_ name: String, of plugin: String, _ kind: ManifestError.Kind, at path: String) {
-            guard let exports = exported(by: plugin) else { return }
-            let (what, names) =
-                kind == .unknownService ? ("service", exports.services) : ("manager", exports.managers)
-            guard !names.contains(name) else { return }
+        for reference in manifest.exportReferences() {
+            guard let place = reference.place, let exports = exported(by: reference.plugin) else { continue }
+            let (what, names) = reference.isService ? ("service", exports.services) : ("manager", exports.managers)
+            guard !names.contains(reference.name) else { continue }
             errors.append(
                 ManifestError(
-                    file: manifest.path, path: path, kind: kind,
-                    message: PluginLoadError.notExported(what, name, by: plugin, exports: names)))
-        }
-        for route in manifest.routes {
-            guard let plugin = route.plugin, let manager = route.manager else { continue }
-            check(manager, of: plugin, .unknownManager, at: "routes[\(route.index)].manager")
-        }
-        for experiment in manifest.experiments.values.sorted(by: { $0.name < $1.name }) {
-            for (index, variant) in experiment.variants.enumerated() {
-                let path = ManifestParser.path("experiments", key: experiment.name) + ".variants[\(index)].manager"
-                check(variant.manager, of: variant.plugin, .unknownManager, at: path)
-            }
-        }
-        for (index, service) in manifest.services.enumerated() {
-            check(service.service, of: service.plugin, .unknownService, at: "services[\(index)].service")
+                    file: manifest.path, path: place, kind: reference.isService ? .unknownService : .unknownManager,
+                    message: PluginLoadError.notExported(what, reference.name, by: reference.plugin, exports: names)))
         }
         return errors
     }

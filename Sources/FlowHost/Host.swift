@@ -218,16 +218,27 @@ package final class Host {
     }
 
     /// Loads every plugin and checks that each route's manager, each experiment variant's manager and each
-    /// service exists.
+    /// service exists; one that does not is reported at its place in the manifest (`routes[1].manager`).
     ///
     /// - Returns: Every problem found, not just the first.
     package static func check(manifest: Manifest, registry: PluginRegistry) -> [PluginLoadError] {
         var problems = registry.loadAll()
-        for (plugin, manager) in manifest.managerReferences {
-            do { _ = try registry.manager(manager, in: plugin) } catch { problems.append(error) }
-        }
-        for service in manifest.services {
-            do { _ = try registry.service(service.service, in: service.plugin) } catch { problems.append(error) }
+        for reference in manifest.exportReferences() {
+            do throws(PluginLoadError) {
+                if reference.isService {
+                    _ = try registry.service(reference.name, in: reference.plugin)
+                } else {
+                    _ = try registry.manager(reference.name, in: reference.plugin)
+                }
+            } catch {
+                var error = error
+                // A name the plugin does not export is the manifest's mistake: said at its place there.
+                if [.unknownManager, .unknownService].contains(error.kind), let place = reference.place {
+                    error.file = manifest.path
+                    error.place = place
+                }
+                problems.append(error)
+            }
         }
         return PluginLoadError.unique(problems)
     }

@@ -71,7 +71,8 @@ package struct ValidationReport: Sendable {
                 composition.plugins.filter(\.isActive).compactMap { plugin in plugin.probe.map { (plugin.name, $0) } },
                 uniquingKeysWith: { first, _ in first })
             let survey = PluginSurvey(
-                manifest: composition.manifest, searchPath: searchPath, prober: prober, known: known)
+                manifest: composition.manifest, searchPath: searchPath, prober: prober, known: known,
+                declared: manifest)
             pluginErrors = PluginLoadError.unique(composition.problems + survey.problems)
             contextConflicts = ContextKeyConflict.conflicts(among: composition.manifest.services) {
                 composition.plugin(named: $0)?.probe?.contextKeys

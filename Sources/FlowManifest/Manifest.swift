@@ -220,4 +220,46 @@ extension Manifest {
         }
         return routed + variants
     }
+
+    /// A name the manifest needs a plugin to export, and where the manifest says it.
+    package struct ExportReference: Sendable, Hashable {
+        package var plugin: String
+        package var name: String
+        /// Whether `name` is a service's; else a manager's.
+        package var isService: Bool
+        /// Its place in the file (`routes[1].manager`, `services[0].service`); `nil` for a route or service
+        /// a plugin declared, which is in no file.
+        package var place: String?
+    }
+
+    /// Every manager and service the manifest needs its plugins to export, at its place: routes' managers,
+    /// experiment variants' and services, in that order.
+    ///
+    /// - Parameter declared: The manifest as written, where the places of services are counted, when this
+    ///   one is composed with what plugins declare (its services are then the file's that are used, then
+    ///   those the plugins ask to start).
+    package func exportReferences(declared: Manifest? = nil) -> [ExportReference] {
+        var references = routes.compactMap { route in
+            route.plugin.map {
+                ExportReference(
+                    plugin: $0, name: route.manager ?? "", isService: false,
+                    place: route.index >= 0 ? "routes[\(route.index)].manager" : nil)
+            }
+        }
+        for experiment in experiments.values.sorted(by: { $0.name < $1.name }) {
+            for (index, variant) in experiment.variants.enumerated() {
+                let place = ManifestParser.path("experiments", key: experiment.name) + ".variants[\(index)].manager"
+                references.append(
+                    ExportReference(plugin: variant.plugin, name: variant.manager, isService: false, place: place))
+            }
+        }
+        let written = (declared ?? self).services
+        for service in services {
+            references.append(
+                ExportReference(
+                    plugin: service.plugin, name: service.service, isService: true,
+                    place: written.firstIndex(of: service).map { "services[\($0)].service" }))
+        }
+        return references
+    }
 }

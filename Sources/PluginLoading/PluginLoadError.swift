@@ -29,14 +29,18 @@ package struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertib
     package var kind: Kind
     /// What went wrong, lowercase, quoting the offending values, then `; ` and a hint.
     package var message: String
+    /// Where in `file`, a manifest, the offending name is (`routes[1].manager`), as a ``FlowManifest``
+    /// error says it; `nil` for an error of the library itself.
+    package var place: String?
 
-    package init(file: String, kind: Kind, message: String) {
+    package init(file: String, kind: Kind, message: String, place: String? = nil) {
         self.file = file
         self.kind = kind
         self.message = message
+        self.place = place
     }
 
-    package var description: String { "\(file): \(message)" }
+    package var description: String { "\(file): \(place.map { "\($0): " } ?? "")\(message)" }
 
     /// The one wording of a name a plugin does not export, for the registry, `validate` and a manifest reload:
     /// `plugin 'auth' exports no manager 'SignOn'; it exports: Reauthenticate, SignIn`.

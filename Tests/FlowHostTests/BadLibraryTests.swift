@@ -26,7 +26,7 @@ struct BadLibraryTests {
         #expect(result.standardOutput == "")
         let lines = result.errorLines
         try #require(lines.count == 3, "\(lines)")
-        #expect(lines[1] == (try scenario.welcomeProblem))
+        #expect(lines[1] == scenario.welcomeProblem)
         #expect(lines[2] == "\(scenario.manifest): 2 problems found")
         return (lines[0], scenario)
     }

@@ -91,7 +91,8 @@ struct JSONOutputTests {
         #expect(document["routes"] == 1)
         let error = try #require(document["errors"]?[0])
         #expect(error["kind"] == "unknownManager")
-        #expect(error["file"]?.string?.hasSuffix("/libSettingsPlugin.so") == true)
+        #expect(error["file"]?.string == path)
+        #expect(error["path"] == "routes[0].manager")
         #expect(error["message"]?.string?.hasPrefix("plugin 'settings' exports no manager 'Abuot'") == true)
     }
 

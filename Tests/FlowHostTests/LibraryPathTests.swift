@@ -168,7 +168,7 @@ struct LibraryPathTests {
         #expect(chmod(open.path, 0o700) == 0)
         let passed = try scenario.flowhost(["validate", scenario.manifest], libraryPath: open.path)
         #expect(!passed.standardError.contains("(LD_LIBRARY_PATH), and"))
-        #expect(passed.errorLines.contains(try scenario.welcomeProblem))
+        #expect(passed.errorLines.contains(scenario.welcomeProblem))
     }
 }
 
@@ -188,7 +188,7 @@ extension LibraryPathTests {
         let passed = try scenario.flowhost(
             ["validate", scenario.manifest], libraryPathEntries: [open.path, own.path])
         #expect(!passed.standardError.contains("(LD_LIBRARY_PATH), and"))
-        #expect(passed.errorLines.contains(try scenario.welcomeProblem), "probed: \(passed.standardError)")
+        #expect(passed.errorLines.contains(scenario.welcomeProblem), "probed: \(passed.standardError)")
     }
 }
 
@@ -269,7 +269,7 @@ extension LibraryPathTests {
         #expect(refused.standardError.contains("the loader looks for libraries in . (LD_LIBRARY_PATH), and "))
         let passed = try run("/usr/lib")
         #expect(!passed.standardError.contains("(LD_LIBRARY_PATH), and"))
-        #expect(passed.errorLines.contains(try scenario.welcomeProblem), "probed: \(passed.standardError)")
+        #expect(passed.errorLines.contains(scenario.welcomeProblem), "probed: \(passed.standardError)")
     }
 
     /// Started through the dynamic loader, flowhost's /proc/self/exe is the loader's: `$ORIGIN` is refused.

@@ -77,4 +77,23 @@ struct ManifestReloadExportTests {
                 "\(lab.manifestPath): services[0].service: plugin 'greeter' exports no service 'Stuk'; it exports: Stuck",
             ])
     }
+
+    @Test func validateNamesTheSamePlacesAsAReload() throws {
+        let lab = try SwapLab()
+        try lab.writeManifest(Self.misspelt)
+        let expected = [
+            "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter'; it exports: Greeter, Poller",
+            "\(lab.manifestPath): services[0].service: plugin 'greeter' exports no service 'Stuk'; it exports: Stuck",
+        ]
+
+        let run = try Subprocess.flowhost(
+            ["validate", lab.manifestPath], environment: ["XDG_CACHE_HOME": lab.directory.path + "/cache"])
+        let registry = PluginRegistry(
+            manifest: try Manifest.load(path: lab.manifestPath), searchPath: PluginSearchPath([lab.directory.path]))
+        let inProcess = Host.check(manifest: try Manifest.load(path: lab.manifestPath), registry: registry)
+
+        #expect(run.status == 65)
+        #expect(run.errorLines == expected + ["\(lab.manifestPath): 2 problems found"])
+        #expect(inProcess.map(\.description) == expected, "validate without a prober, and run --eager")
+    }
 }

@@ -115,7 +115,10 @@ struct ProbeCacheTests {
         let result = try scenario.flowhost(["validate", scenario.manifest])
 
         #expect(result.errorLines.contains { $0.contains("quarantined") } == false)
-        #expect(result.errorLines.contains { $0.hasPrefix("\(library): plugin 'bad' exports no manager 'Bad'") })
+        #expect(
+            result.errorLines.contains {
+                $0.hasPrefix("\(scenario.manifest): routes[2].manager: plugin 'bad' exports no manager 'Bad'")
+            })
         let list = try scenario.flowhost(["quarantine", "list"])
         #expect(list.outputLines.first?.hasSuffix("(file changed)") == true)
     }

@@ -33,11 +33,7 @@ struct ProbeScenario {
 
     /// The line the good plugin's missing manager gives: proof that it was checked.
     var welcomeProblem: String {
-        get throws {
-            let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
-            return
-                "\(welcome): plugin 'welcome' exports no manager 'Missing'; it exports: Launch, Onboarding, OnboardingPage"
-        }
+        "\(manifest): routes[1].manager: plugin 'welcome' exports no manager 'Missing'; it exports: Launch, Onboarding, OnboardingPage"
     }
 
     /// Runs `flowhost` with this scenario's cache directory and probe trace.
