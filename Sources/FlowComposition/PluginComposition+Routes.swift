@@ -37,13 +37,9 @@ extension PluginComposition {
             let name = plugin.name
             for route in probe.routes {
                 let key = RouteKey(route.request, from: route.from)
-                guard probe.managers.contains(where: { $0.name == route.manager }) else {
-                    problems.append(
-                        PluginLoadError(
-                            file: plugin.library, kind: .unknownManager,
-                            message:
-                                "plugin '\(name)' declares a route for \(key) to manager '\(route.manager)', which it does not export; it exports: \(probe.managers.map(\.name).joined(separator: ", "))"
-                        ))
+                if var problem = probe.routeProblem(route) {
+                    problem.file = plugin.library
+                    problems.append(problem)
                     continue
                 }
                 var aside = SetAside(key: key, plugin: name, manager: route.manager, reason: .removed)

@@ -18,13 +18,9 @@ extension PluginComposition {
         for name in loadOrder {
             guard let plugin = plugin(named: name), let probe = plugin.probe else { continue }
             for start in probe.startServices {
-                guard probe.services.contains(start.name) else {
-                    problems.append(
-                        PluginLoadError(
-                            file: plugin.library, kind: .unknownService,
-                            message:
-                                "plugin '\(name)' asks to start service '\(start.name)', which it does not export; it exports: \(probe.services.isEmpty ? "nothing" : probe.services.joined(separator: ", "))"
-                        ))
+                if var problem = probe.startProblem(start) {
+                    problem.file = plugin.library
+                    problems.append(problem)
                     continue
                 }
                 let ref = Manifest.ServiceRef(plugin: name, service: start.name)

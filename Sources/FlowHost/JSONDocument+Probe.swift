@@ -3,11 +3,13 @@ import PluginLoading
 
 extension JSONDocument {
     /// `inspect --json` for a plugin a probe described: the same shape as for a loaded one,
-    /// `{"errors": [], "library", "plugin": {"name", "version", "flowKit": "1.0", "hostFlowKit": "1.0", "managers", "services"}}`.
-    package static func plugin(_ plugin: ProbedPlugin) -> JSONValue {
+    /// `{"errors": [], "library", "plugin": {"name", "version", "flowKit": "1.0", "hostFlowKit": "1.0", "managers", "services"}}`,
+    /// with `problems`, its declarations that name what it does not export (``ProbedPlugin/inconsistencies``), as
+    /// `errors`.
+    package static func plugin(_ plugin: ProbedPlugin, problems: [PluginLoadError] = []) -> JSONValue {
         var details = plugin.json.object ?? [:]
         details["hostFlowKit"] = .string(FlowKitVersion.current.description)
-        return ["library": .string(plugin.path), "plugin": .object(details), "errors": []]
+        return ["library": .string(plugin.path), "plugin": .object(details), "errors": .array(problems.map(\.json))]
     }
 
     /// `quarantine list --json`: `{"errors": [], "quarantine": [{"library", "entryPoint", "kind", "reason",

@@ -126,7 +126,7 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nProbes the plugin in a child process and prints its name, version, the FlowKit it was built against, managers and services, and what it declares: for manifests that discover it, routes, services to start, guards, deep links and the plugins it requires; for flow graphs, the modules its managers present and the requests each can send."
+                    + "\n\nProbes the plugin in a child process and prints its name, version, the FlowKit it was built against, managers and services, and what it declares: for manifests that discover it, routes, services to start, guards, deep links and the plugins it requires; for flow graphs, the modules its managers present and the requests each can send. A declared route, service to start or module that names a manager or service the plugin does not export is a problem: each is printed, and the exit code is 65."
                     + probeHelp + jsonHelp)
         }
         let json = parsed.flags.contains("--json")
@@ -152,10 +152,24 @@ enum ManifestCommands {
         } catch {
             throw fail(.invalidInput, error)
         }
+        // Declarations that name what the plugin does not export: it loads, but a manifest that uses them
+        // fails, so the description is printed and the plugin is reported invalid, as `validate` would.
+        let problems = plugin.inconsistencies
+        let code: ExitCode = problems.isEmpty ? .ok : .invalidInput
         if json {
-            printJSON(JSONDocument.plugin(plugin))
-            return .ok
+            printJSON(JSONDocument.plugin(plugin, problems: problems))
+            return code
         }
+        describe(plugin)
+        for problem in problems { printError(problem.description) }
+        if !problems.isEmpty {
+            printError("\(plugin.path): \(problems.count) problem\(problems.count == 1 ? "" : "s") found")
+        }
+        return code
+    }
+
+    /// Prints what `inspect` says of `plugin`.
+    private static func describe(_ plugin: ProbedPlugin) {
         print("plugin:   \(plugin.name) \(plugin.version)")
         print("library:  \(plugin.path)")
         print("flowkit:  \(plugin.flowKitVersion) (this flowhost has \(FlowKitVersion.current))")
@@ -197,7 +211,6 @@ enum ManifestCommands {
             print(
                 "  \(module.module.rawValue)\(by): \(sends.isEmpty ? "sends nothing" : sends.joined(separator: ", "))")
         }
-        return .ok
     }
 
     private static let probeHelp =
