@@ -49,7 +49,15 @@ package enum JSONDocument {
                         "shadowed": .array(conflict.shadowed.map(JSONValue.string)),
                         "message": .string(conflict.description),
                     ]
-                }),
+                }
+                    + report.requestTypos.map { typo in
+                        [
+                            "kind": "requestTypo", "file": .string(typo.file),
+                            "path": typo.place.map(JSONValue.string) ?? .null,
+                            "request": .string(typo.request), "suggestion": .string(typo.nearest),
+                            "message": .string(typo.message),
+                        ]
+                    }),
         ]
     }
 

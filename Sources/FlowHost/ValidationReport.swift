@@ -26,6 +26,9 @@ package struct ValidationReport: Sendable {
     /// Context keys that two started services declare they provide: warnings, which leave the manifest
     /// valid.
     package var contextConflicts: [ContextKeyConflict] = []
+    /// Requests that look mistyped, in the manifest's routes or the plugins' modules (``RequestTypo``):
+    /// warnings, which leave the manifest valid.
+    package var requestTypos: [RequestTypo] = []
 
     /// Checks the manifest at `path`, then loads every plugin it declares, found through the search path
     /// `searchPath` makes for it, and checks every route's manager and every service.
@@ -77,12 +80,17 @@ package struct ValidationReport: Sendable {
             contextConflicts = ContextKeyConflict.conflicts(among: composition.manifest.services) {
                 composition.plugin(named: $0)?.probe?.contextKeys
             }
+            requestTypos = RequestTypo.find(
+                in: manifest, routes: composition.manifest.routes,
+                plugins: survey.results.compactMapValues { try? $0.get() })
         } else if let prober {
             let survey = PluginSurvey(manifest: manifest, searchPath: searchPath, prober: prober)
             pluginErrors = PluginLoadError.unique(survey.problems + survey.requirementProblems)
             contextConflicts = ContextKeyConflict.conflicts(among: manifest.services) {
                 try? survey.results[$0]?.get().contextKeys
             }
+            requestTypos = RequestTypo.find(
+                in: manifest, routes: manifest.routes, plugins: survey.results.compactMapValues { try? $0.get() })
         } else {
             let registry = PluginRegistry(
                 manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
@@ -91,6 +99,11 @@ package struct ValidationReport: Sendable {
                 guard case .loaded(let plugin)? = registry.status(of: name) else { return nil }
                 return ProbedPlugin(plugin).contextKeys
             }
+            var loaded: [String: ProbedPlugin] = [:]
+            for name in manifest.plugins.keys {
+                if case .loaded(let plugin)? = registry.status(of: name) { loaded[name] = ProbedPlugin(plugin) }
+            }
+            requestTypos = RequestTypo.find(in: manifest, routes: manifest.routes, plugins: loaded)
         }
     }
 

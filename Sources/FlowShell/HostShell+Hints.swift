@@ -4,16 +4,22 @@ import FlowKit
 /// visible module lacks, a sender module that is nowhere to be seen.
 extension HostShell {
     /// Why no route took `request`: it is routed only from other modules, or "did you mean" the nearest
-    /// routed request; `nil` when there is nothing to say.
+    /// routed request; or, when the loaded plugins declare `request` (a route or a module's send) and not that
+    /// nearest one, that the manifest's route looks mistyped; `nil` when there is nothing to say.
     func requestHint(_ request: CoordinationRequestName) -> String? {
         let routes = host.manifest.routes
         let senders = routes.filter { $0.request == request }.compactMap(\.module)
         if !senders.isEmpty {
             return "\(request) is routed only from \(senders.map { "'\($0)'" }.joined(separator: ", "))"
         }
-        return Suggestion.closest(to: request.rawValue, among: routes.map(\.request.rawValue)).map {
-            "did you mean '\($0)'?"
+        guard let nearest = Suggestion.closest(to: request.rawValue, among: routes.map(\.request.rawValue)) else {
+            return nil
         }
+        let declared = host.declaredRequests.all
+        if declared.contains(request.rawValue) && !declared.contains(nearest) {
+            return "the manifest routes '\(nearest)': a typo there?"
+        }
+        return "did you mean '\(nearest)'?"
     }
 
     /// "did you mean" the nearest action of `module`, when it has no action `action`.

@@ -1,0 +1,98 @@
+import FlowKit
+import Testing
+
+@testable import FlowComposition
+@testable import FlowHost
+@testable import FlowManifest
+@testable import PluginLoading
+
+/// `validate` warns of a request name that looks mistyped, by what the plugins declare: a routed request no
+/// plugin declares or sends, near one that one does; a request a module sends that nothing routes, near one
+/// that is routed.
+@MainActor
+struct RequestTypoTests {
+    private func plugin(
+        _ name: String, routes: [DeclaredRoute] = [], modules: [DeclaredModule] = []
+    ) -> ProbedPlugin {
+        ProbedPlugin(
+            path: "/p/lib\(name).so", name: name, version: "1.0.0", flowKitVersion: FlowKitVersion.current,
+            managers: [ProbedPlugin.Manager(name: "Wave", requirements: [])], services: [], routes: routes,
+            modules: modules)
+    }
+
+    private func manifest(routing requests: [String], to plugin: String = "greeting") throws -> Manifest {
+        let routes = requests.map { #"{"request": "\#($0)", "plugin": "\#(plugin)", "manager": "Wave"}"# }
+        return try Manifest.parse(
+            #"{"manifestVersion": 1, "plugins": {"\#(plugin)": "lib.so"}, "routes": [\#(routes.joined(separator: ", "))]}"#,
+            path: "app.json")
+    }
+
+    @Test func aRoutedRequestNoPluginDeclaresNearADeclaredOneIsATypo() throws {
+        let greeting = plugin(
+            "greeting", routes: [DeclaredRoute("greeting.show", manager: "Wave")],
+            modules: [DeclaredModule("greeting", presentedBy: "Wave", sends: [.action("wave", "greeting.wave")])])
+        let manifest = try manifest(routing: ["greeting.show", "greting.wave"])
+
+        let typos = RequestTypo.find(in: manifest, routes: manifest.routes, plugins: ["greeting": greeting])
+
+        #expect(
+            typos.map(\.description) == [
+                "app.json: warning: routes[1].request: no plugin declares or sends 'greting.wave'; did you mean 'greeting.wave'?"
+            ])
+        // A route to a plugin that declares nothing is not judged, even when another declares a near name.
+        let silent = plugin("greeting")
+        #expect(RequestTypo.find(in: manifest, routes: manifest.routes, plugins: ["greeting": silent]).isEmpty)
+        let other = plugin("other", routes: [DeclaredRoute("greeting.wave", manager: "Wave")])
+        #expect(
+            RequestTypo.find(in: manifest, routes: manifest.routes, plugins: ["greeting": silent, "other": other])
+                .isEmpty)
+    }
+
+    @Test func aModuleSendingARequestNothingRoutesNearARoutedOneIsATypo() throws {
+        let greeting = plugin(
+            "greeting", routes: [DeclaredRoute("greeting.wave", manager: "Wave")],
+            modules: [
+                DeclaredModule(
+                    "greeting", presentedBy: "Wave",
+                    sends: [.action("wave", "greting.wave"), .action("settings", "settings.show")])
+            ])
+        let manifest = try manifest(routing: ["greeting.wave"])
+
+        let typos = RequestTypo.find(in: manifest, routes: manifest.routes, plugins: ["greeting": greeting])
+
+        #expect(
+            typos.map(\.description) == [
+                "/p/libgreeting.so: warning: plugin 'greeting' declares module 'greeting' sending 'greting.wave' (action 'wave'), which neither the manifest nor any plugin routes; did you mean 'greeting.wave'?"
+            ], "settings.show is near nothing routed: another app may route it")
+    }
+
+    @Test func validatePrintsTheWarningAndStaysValid() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"catalog": "libCatalogPlugin.so", "auth": "libAuthPlugin.so"},
+                 "routes": [{"request": "catalog.list", "plugin": "catalog", "manager": "ItemList"},
+                            {"request": "catalog.detial", "plugin": "catalog", "manager": "ItemDetail"}]}
+                """)
+
+        let run = try Subprocess.flowhost(
+            ["validate", path, "--plugin-path", BuildProducts.directory],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 0)
+        #expect(
+            run.errorLines == [
+                "\(path): warning: routes[1].request: no plugin declares or sends 'catalog.detial'; did you mean 'catalog.detail'?"
+            ])
+        #expect(run.outputLines.first?.hasPrefix("\(path): ok") == true)
+        let json = try Subprocess.flowhost(
+            ["validate", path, "--json", "--plugin-path", BuildProducts.directory],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+        let warning = try JSONValue(parsing: json.standardOutput)["warnings"]?[0]
+        #expect(json.status == 0)
+        #expect(warning?["kind"] == "requestTypo")
+        #expect(warning?["path"] == "routes[1].request")
+        #expect(warning?["suggestion"] == "catalog.detail")
+    }
+}
