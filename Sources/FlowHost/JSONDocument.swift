@@ -57,6 +57,12 @@ package enum JSONDocument {
                             "request": .string(typo.request), "suggestion": .string(typo.nearest),
                             "message": .string(typo.message),
                         ]
+                    }
+                    + report.unusedDeclarations.map { unused in
+                        [
+                            "kind": "declarationsNotInEffect", "plugin": .string(unused.plugin),
+                            "message": .string(unused.description),
+                        ]
                     }),
         ]
     }

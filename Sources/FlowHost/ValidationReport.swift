@@ -29,6 +29,9 @@ package struct ValidationReport: Sendable {
     /// Requests that look mistyped, in the manifest's routes or the plugins' modules (``RequestTypo``):
     /// warnings, which leave the manifest valid.
     package var requestTypos: [RequestTypo] = []
+    /// For a manifest that lists its plugins and discovers none, what each loaded plugin declares that the
+    /// manifest does not use (routes, services to start, guards, deep links): notes, which leave it valid.
+    package var unusedDeclarations: [UnusedDeclarations] = []
 
     /// Checks the manifest at `path`, then loads every plugin it declares, found through the search path
     /// `searchPath` makes for it, and checks every route's manager and every service.
@@ -89,8 +92,9 @@ package struct ValidationReport: Sendable {
             contextConflicts = ContextKeyConflict.conflicts(among: manifest.services) {
                 try? survey.results[$0]?.get().contextKeys
             }
-            requestTypos = RequestTypo.find(
-                in: manifest, routes: manifest.routes, plugins: survey.results.compactMapValues { try? $0.get() })
+            let probes = survey.results.compactMapValues { try? $0.get() }
+            requestTypos = RequestTypo.find(in: manifest, routes: manifest.routes, plugins: probes)
+            unusedDeclarations = UnusedDeclarations.find(in: manifest, plugins: probes)
         } else {
             let registry = PluginRegistry(
                 manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
@@ -104,6 +108,7 @@ package struct ValidationReport: Sendable {
                 if case .loaded(let plugin)? = registry.status(of: name) { loaded[name] = ProbedPlugin(plugin) }
             }
             requestTypos = RequestTypo.find(in: manifest, routes: manifest.routes, plugins: loaded)
+            unusedDeclarations = UnusedDeclarations.find(in: manifest, plugins: loaded)
         }
     }
 

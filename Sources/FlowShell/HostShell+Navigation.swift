@@ -26,7 +26,30 @@ extension HostShell {
     /// Applies the deep link the manifest's `deepLinks` map `url` to.
     func open(url: String) throws(FlowError) -> String {
         guard !url.isEmpty, !url.contains(where: \.isWhitespace) else { throw FlowError("usage: open URL") }
-        return try apply(deepLink: host.manifest.deepLinks.requests(for: url))
+        let requests: [CoordinationRequest]
+        do {
+            requests = try host.manifest.deepLinks.requests(for: url)
+        } catch {
+            throw FlowError(error.message + unusedDeepLinkHint(for: url))
+        }
+        return try apply(deepLink: requests)
+    }
+
+    /// Why a listed plugin's declared deep link did not match: the manifest lists the plugin rather than
+    /// discovering it, so its declared links are not used. Names those that match `url`, or, when the
+    /// manifest has no deep links at all, every declared one; empty when there are none.
+    private func unusedDeepLinkHint(for url: String) -> String {
+        let unused = host.unusedDeclarations.flatMap { unused in
+            unused.deepLinks.map { (plugin: unused.plugin, pattern: $0) }
+        }
+        let matching = unused.filter { (try? DeepLinkPattern($0.pattern))?.match(url) != nil }
+        let named = matching.isEmpty && host.manifest.deepLinks.routes.isEmpty ? unused : matching
+        guard !named.isEmpty else { return "" }
+        let plugins = Set(named.map(\.plugin)).sorted().map { "'\($0)'" }.joined(separator: ", ")
+        let patterns = named.map { "'\($0.pattern)'" }.joined(separator: ", ")
+        let which = named.count == 1 ? "which is" : "which are"
+        return
+            "; plugin \(plugins) declares \(patterns), \(which) not used: a manifest that lists its plugins uses only its own deepLinks (add \(named.count == 1 ? "it" : "them") there, or discover the plugin)"
     }
 
     /// Applies the deep link `json` (an array of steps); a waiting link is fine, a stopped one an error.

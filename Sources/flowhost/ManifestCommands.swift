@@ -39,6 +39,7 @@ enum ManifestCommands {
         for problem in report.problems { printError(problem) }
         for conflict in report.contextConflicts { printError("\(path): warning: \(conflict)") }
         for typo in report.requestTypos { printWarning(typo.description) }
+        for unused in report.unusedDeclarations { printError("\(path): note: \(unused.description)") }
         guard let manifest = report.manifest, report.isValid else {
             if report.manifestErrors.isEmpty && !report.pluginsNotBuilt {
                 let count = report.pluginErrors.count

@@ -24,7 +24,7 @@ struct BadLibraryTests {
 
         #expect(result.status == 65)
         #expect(result.standardOutput == "")
-        let lines = result.errorLines
+        let lines = result.errorLinesWithoutNotes
         try #require(lines.count == 3, "\(lines)")
         #expect(lines[1] == scenario.welcomeProblem)
         #expect(lines[2] == "\(scenario.manifest): 2 problems found")

@@ -18,10 +18,13 @@ struct JSONOutputTests {
         let (status, document) = try json(["validate", path, "--json"])
 
         #expect(status == 0)
+        // The catalog declares catalog.item.add, which demo.json, listing it, does not route: a note.
+        #expect(document["warnings"]?.array?.map { $0["kind"] } == ["declarationsNotInEffect"])
+        #expect(document["warnings"]?.array?.map { $0["plugin"] } == ["catalog"])
         #expect(
             document == [
                 "manifest": .string(path), "valid": true, "plugins": 4, "routes": 11, "services": 3, "errors": [],
-                "warnings": [], "guards": [["name": "signedIn", "declaredBy": "manifest"]],
+                "warnings": document["warnings"] ?? [], "guards": [["name": "signedIn", "declaredBy": "manifest"]],
                 "deepLinks": [
                     ["pattern": "demo://items/new", "declaredBy": "manifest"],
                     ["pattern": "demo://items/{id:int}", "declaredBy": "manifest"],

@@ -42,7 +42,7 @@ struct PrivateCacheTests {
 
         #expect(run.status == 0, "\(run.standardError)")
         #expect(
-            run.errorLines == [
+            run.errorLinesWithoutNotes == [
                 "flowhost: warning: the cache directory \(planted) is not used: directory \(planted) is owned by uid 4321 (mode 0777), neither root nor uid 0; remove it, or make it yours with mode 0700; plugins are probed every time and nothing is quarantined"
             ])
         #expect(!run.standardError.contains("\u{1B}"))
@@ -65,7 +65,7 @@ struct PrivateCacheTests {
 
         #expect(run.status == 0, "\(run.standardError)")
         #expect(
-            run.errorLines == [
+            run.errorLinesWithoutNotes == [
                 "flowhost: warning: the cache directory \(link)/flowhost is not used: symbolic link \(link) is owned by uid 4321, neither root nor uid 0, in directory \(shared), which others can write (mode 1777); remove it, or make it yours with mode 0700; plugins are probed every time and nothing is quarantined"
             ])
         #expect(access(theirs + "/flowhost", F_OK) != 0, "nothing made in their directory")

@@ -16,6 +16,11 @@ struct Subprocess {
     /// The lines of standard error, without the empty one after the last newline.
     var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
 
+    /// ``errorLines`` without `validate`'s notes (`MANIFEST: note: plugin 'welcome' is listed in plugins, not
+    /// discovered, ...`), for tests of other lines on a manifest whose listed plugins declare what it does
+    /// not use.
+    var errorLinesWithoutNotes: [String] { errorLines.filter { !$0.contains(": note: plugin '") } }
+
     /// Runs the `flowhost` that `swift build` put beside the test binary.
     static func flowhost(
         _ arguments: [String], input: String? = nil, inputDescriptor: Int32? = nil,
