@@ -102,12 +102,15 @@ extension Host {
             deletedLibraries = [:]  // said only of a plugin discovery refuses
             registry.follow(nil)
             let reloaded = declared
+            // Services are started once: a change to them waits for a restart, which the event says.
+            let servicesChanged = Set(reloaded.services) != Set(manifest.services)
             registry.update(manifest: reloaded)
             experiments.update(reloaded.experiments)
             manifest = reloaded
             coordinator.mapping = mapping(for: reloaded)
             coordinator.guards = reloaded.guards
-            event = .manifestReloaded(file: reloaded.path, routes: reloaded.routes.count)
+            event = .manifestReloaded(
+                file: reloaded.path, routes: reloaded.routes.count, servicesChanged: servicesChanged)
         } catch {
             event = .manifestRejected(error)
         }

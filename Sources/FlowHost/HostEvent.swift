@@ -14,8 +14,9 @@ package enum HostEvent: Sendable, CustomStringConvertible {
     case pluginUnchanged(plugin: String)
     /// A reload of `plugin` was refused; the previous generation keeps serving.
     case reloadRefused(plugin: String, PluginLoadError)
-    /// A reloaded manifest replaced the routing table.
-    case manifestReloaded(file: String, routes: Int)
+    /// A reloaded manifest replaced the routing table; `servicesChanged` when its `services` differ from
+    /// those of the manifest it replaced, which a reload does not start or stop (a restart does).
+    case manifestReloaded(file: String, routes: Int, servicesChanged: Bool = false)
     /// An edited manifest was invalid; the routing table in force is untouched.
     case manifestRejected(ManifestErrors)
     /// A subject was exposed to an experiment for the first time.
@@ -47,7 +48,9 @@ package enum HostEvent: Sendable, CustomStringConvertible {
                 + (services.isEmpty ? "" : "; restarted services: \(services.joined(separator: ", "))")
         case .pluginUnchanged(let plugin): "plugin '\(plugin)' is unchanged; nothing reloaded"
         case .reloadRefused(_, let error): "reload refused: \(error)"
-        case .manifestReloaded(let file, let routes): "reloaded manifest \(file): \(routes) routes"
+        case .manifestReloaded(let file, let routes, let servicesChanged):
+            "reloaded manifest \(file): \(routes) routes"
+                + (servicesChanged ? "; services changed: restart flowhost to start or stop them" : "")
         case .manifestRejected(let errors):
             "manifest edit rejected, the routes in force are unchanged:\n" + errors.description
         case .exposure(let exposure): exposure.description

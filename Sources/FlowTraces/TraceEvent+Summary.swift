@@ -46,7 +46,9 @@ extension TraceEvent {
         case .pluginReloaded: return "reloaded plugin '\(text("plugin"))': generation \(self["generation"] ?? .null)"
         case .pluginUnchanged: return "plugin '\(text("plugin"))' is unchanged; nothing reloaded"
         case .reloadRefused: return "reload of '\(text("plugin"))' refused: \(text("error"))"
-        case .manifestReloaded: return "reloaded manifest \(text("manifest")): \(self["routes"] ?? .null) routes"
+        case .manifestReloaded:
+            return "reloaded manifest \(text("manifest")): \(self["routes"] ?? .null) routes"
+                + (self["servicesChanged"] == true ? "; services changed: restart flowhost to start or stop them" : "")
         case .manifestRejected: return "manifest edit rejected"
         case .exposure:
             return

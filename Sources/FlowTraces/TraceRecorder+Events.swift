@@ -21,9 +21,10 @@ extension TraceRecorder {
         case .reloadRefused(let plugin, let error):
             line.add("plugin", plugin)
             line.add("error", error.description)
-        case .manifestReloaded(let file, let routes):
+        case .manifestReloaded(let file, let routes, let servicesChanged):
             line.add("manifest", file)
             line.add("routes", routes)
+            if servicesChanged { line.add("servicesChanged", true) }
         case .manifestRejected(let errors): line.add("errors", strings: errors.errors.lazy.map(\.description))
         case .pluginDiscovered(let plugin, let file, let routes, let services, let setAside):
             line.add("plugin", plugin)
