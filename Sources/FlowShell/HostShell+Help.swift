@@ -41,7 +41,8 @@ extension HostShell {
             "what became of the last request sent; a redirected one is followed to its end"),
         ShellCommand(
             "wait reload PLUGIN [SECONDS]",
-            "wait for PLUGIN's next generation, or for it to be dropped in (with --watch), at most SECONDS (10)"),
+            "return at once if PLUGIN was reloaded (or dropped in, with --watch) since the start or the last wait for it, else wait for its next reload, at most SECONDS (10)"
+        ),
         ShellCommand(
             "help [COMMAND] | quit | exit", "print this help, or only COMMAND's; end the session",
             also: ["quit", "exit"]),

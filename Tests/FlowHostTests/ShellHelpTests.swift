@@ -27,6 +27,15 @@ struct ShellHelpTests {
         return shell
     }
 
+    /// `wait reload` returns at once for a reload that came before it (docs/shell.md; ReloadWaitTests): its
+    /// help says so, rather than promising to wait for the next generation.
+    @Test func waitsHelpSaysAnEarlierReloadEndsItAtOnce() throws {
+        let help = try demo().execute("help wait").lines.joined(separator: " ").split(separator: " ").joined(
+            separator: " ")
+        #expect(help.contains("return at once if PLUGIN was reloaded"), "\(help)")
+        #expect(help.contains("since the start or the last wait for it, else wait for its next reload"), "\(help)")
+    }
+
     @Test func helpWithACommandPrintsOnlyThatCommandsLines() throws {
         let shell = try demo()
 
