@@ -12,6 +12,12 @@ struct SuggestionTests {
         #expect(Suggestion.closest(to: "settings", among: ["analytics"]) == nil)
     }
 
+    @Test func aNameWithMostOfItsCharactersChangedIsNoTypo() {
+        #expect(Suggestion.closest(to: "wave", among: ["settings", "done"]) == nil, "3 edits in 4 characters")
+        #expect(Suggestion.closest(to: "wvae", among: ["settings", "done", "wave"]) == "wave")
+        #expect(Suggestion.closest(to: "stak", among: ["stack", "stats"]) == "stack")
+    }
+
     @Test func adjacentSwapsCountAsOneEdit() {
         #expect(Suggestion.editDistance("abuot", "about") == 1)
         #expect(Suggestion.editDistance("", "abc") == 3)

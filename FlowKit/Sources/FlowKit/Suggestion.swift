@@ -4,7 +4,8 @@ public enum Suggestion {
     public static let maxNameLength = 64
 
     /// The candidate nearest to `name` by ``editDistance(_:_:)`` when it is near enough to be what a typo
-    /// meant: at most `maxDistance` edits, and fewer edits than `name` has characters. Ties go to the one that
+    /// meant: at most `maxDistance` edits, fewer edits than `name` has characters, and at most half as many
+    /// as the longer of the two has (`wave` is no typo of `done`: 3 edits in 4 characters). Ties go to the one that
     /// sorts first, so the answer never depends on the candidates' order; `name` itself is never an answer.
     /// A name longer than ``maxNameLength`` gets no suggestion: it is no typo, and the search would cost the
     /// product of the lengths.
@@ -17,6 +18,8 @@ public enum Suggestion {
         // answer, and measuring them would cost the product of the lengths.
         let scored = Set(candidates).subtracting([name]).filter { abs($0.count - length) <= maxDistance }
             .map { (candidate: $0, distance: editDistance(name, $0)) }
+            // Most of the longer name must survive the edits, or the two merely share a length.
+            .filter { 2 * $0.distance <= max(length, $0.candidate.count) }
         guard let best = scored.min(by: { ($0.distance, $0.candidate) < ($1.distance, $1.candidate) }),
             best.distance <= maxDistance, best.distance < name.count
         else { return nil }
