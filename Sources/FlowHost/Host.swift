@@ -249,6 +249,14 @@ package final class Host {
         return registry.library(of: String(name[..<dot]))
     }
 
+    /// The plugin of manager `name` (as reported, `plugin.Manager`): the name before its first dot, when the
+    /// registry knows a plugin of that name; `nil` for a manager no plugin's route names so (a child flow's).
+    package func plugin(ofManager name: String) -> String? {
+        guard let dot = name.firstIndex(of: ".") else { return nil }
+        let plugin = String(name[..<dot])
+        return registry.status(of: plugin) == nil ? nil : plugin
+    }
+
     /// `event` with any service named as the manifest names it (`auth.Session`) rather than by its type
     /// (`SessionService`), which is all FlowKit knows.
     func namingServices(_ event: FlowEvent) -> FlowEvent {

@@ -54,6 +54,7 @@ extension PluginRegistry {
         slot.fingerprint = fingerprint
         advanceGeneration(of: slot)
         slot.reloadedImage = slot.images
+        slot.servingImage = slot.images
         return .reloaded(generation: slot.images)
     }
 
@@ -74,6 +75,13 @@ extension PluginRegistry {
 
     /// Images opened for plugin `name`, the current one included.
     package func images(of name: String) -> Int { slots[name]?.images ?? 0 }
+
+    /// The generation of plugin `name` that serves (as `reload` and `wait reload` number them: the first
+    /// image loaded is 1); `nil` while none is loaded.
+    package func servingGeneration(of name: String) -> Int? {
+        guard let slot = slots[name], case .loaded = slot.status, slot.servingImage > 0 else { return nil }
+        return slot.servingImage
+    }
 
     /// Images opened and no longer serving, across all plugins: memory that cannot be given back. Every image
     /// of a plugin not in use (``isInUse(_:)``: dropped from the manifest, removed, excluded or refused by

@@ -24,6 +24,9 @@ package final class PluginRegistry {
         var images = 0
         /// Which of `images` a reload made the current generation (0 before any reload).
         var reloadedImage = 0
+        /// Which of `images` serves: the generation loaded first, or the one a reload made current (0 while
+        /// none is loaded); what a screen's generation is compared with.
+        var servingImage = 0
         /// Images of the earlier entries for the same name, each replaced by a manifest reload (a library moved
         /// to another file): they count towards ``PluginRegistry/maxImagesPerPlugin`` too.
         var retiredImages = 0
@@ -234,6 +237,7 @@ package final class PluginRegistry {
                     preconditionFailure("no fingerprint to match")
                 }
                 slot.status = .loaded(plugin)
+                slot.servingImage = slot.images
                 noteQuarantinedEntryPoints(of: slot)
                 advanceGeneration(of: slot)
                 return plugin

@@ -115,7 +115,7 @@ extension HostShell {
 /// The requests under way while events are read in order: `handling` (or a guard's `redirecting`) opens
 /// one, its `handled` or `failed` (or `held`) closes it. Requests nest because a manager handles its
 /// request, and a guard sends its redirect, synchronously.
-private struct RequestNesting {
+struct RequestNesting {
     private var open: [(request: CoordinationRequest, module: Coordinated, manager: String)] = []
 
     /// Reads the next event: its depth (how many requests it happened within; a request's own events sit

@@ -28,6 +28,16 @@ extension HostShell {
         return Suggestion.closest(to: action, among: module.actions.map(\.name)).map { "did you mean '\($0)'?" }
     }
 
+    /// That `module`, lacking `action`, was made by an older generation of its plugin than the one serving:
+    /// its actions are that generation's, and sending its request again makes it anew.
+    func olderScreenHint(_ action: String, on module: FlowModule) -> String? {
+        guard module.action(named: action) == nil, let made = moduleMakers.made[module.name],
+            let serving = host.registry.servingGeneration(of: made.plugin), serving != made.generation
+        else { return nil }
+        return
+            "this screen was made by generation \(made.generation) of '\(made.plugin)' (now \(serving)): send its request again to get the new one"
+    }
+
     /// The senders that need no warning: every module on screen, every module a route's `from` names, and
     /// FlowKit's own senders (`app`, `deepLink`, `service`).
     var knownModules: Set<String> {

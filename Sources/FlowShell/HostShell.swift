@@ -68,6 +68,8 @@ package final class HostShell {
     var restatedProblem: String?
     /// What became of the requests guards redirected, for `expect outcome`.
     var heldFates = HeldFates()
+    /// Which plugin generation presented each module (``ModuleMakers``): for `act` on an older screen.
+    var moduleMakers = ModuleMakers()
     /// Receives the lines for events that happen between commands (a watched file reloaded).
     package var onUnpromptedLines: (@MainActor ([String]) -> Void)?
     /// Receives the services that failed, or did not start or stop in time, instead of the lines: they
@@ -105,6 +107,7 @@ package final class HostShell {
             return report(problem)
         }
         heldFates.notice(event)
+        moduleMakers.notice(event, plugin: host.plugin(ofManager:), generation: host.registry.servingGeneration(of:))
         if isExecuting {
             eventLog.append(flow: consume event)
         } else {
@@ -305,7 +308,8 @@ package final class HostShell {
         } catch {
             // An action refused (unknown, or its payload) sent nothing: the last outcome stands.
             lastOutcome = topLevelOutcomes(in: eventLog.flowEvents).last ?? lastOutcome
-            throw FlowError(error.message + (actionHint(action, on: top).map { "; \($0)" } ?? ""))
+            let hints = [actionHint(action, on: top), olderScreenHint(action, on: top)].compactMap { $0 }
+            throw FlowError(error.message + hints.map { "; \($0)" }.joined())
         }
         // An action that hands its work on (finishing a sub-flow whose owner then asks for more) returns no
         // outcome; the last request it caused stands for it.

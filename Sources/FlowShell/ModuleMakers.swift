@@ -1,0 +1,39 @@
+import FlowKit
+
+/// Which plugin, and which generation of it, presented each module: what tells a screen made before a
+/// reload, whose actions are the old generation's, from one the generation now serving made.
+///
+/// Read from the flow events as they come: a module's maker is the plugin of the manager handling the
+/// request within which it was presented (a child flow's manager, named by the plugin's own mapping, counts
+/// as the plugin of the request that opened it). A module presented outside any plugin's request is
+/// forgotten.
+struct ModuleMakers {
+    private var nesting = RequestNesting()
+    /// The plugin of each request under way, innermost last; `nil` where none is known.
+    private var plugins: [String?] = []
+    /// Each module's maker, by name: the last presentation of that name.
+    private(set) var made: [Coordinated: (plugin: String, generation: Int)] = [:]
+
+    /// Reads the next flow event. `plugin` names the plugin of a manager (`greeting.Greeting`), `nil` for
+    /// one of no plugin; `generation` is the generation of a plugin that serves.
+    mutating func notice(
+        _ flow: FlowEvent, plugin: (String) -> String?, generation: (String) -> Int?
+    ) {
+        switch flow.kind {
+        case .handling, .redirecting, .handled, .failed, .held, .presented: break
+        default: return
+        }
+        let place = nesting.enter(flow)
+        switch flow {
+        case .handling(_, _, let manager, _): plugins.append(plugin(manager) ?? plugins.last ?? nil)
+        case .redirecting: plugins.append(plugins.last ?? nil)
+        case .presented(let module, _):
+            if let maker = plugins.last ?? nil, let serving = generation(maker) {
+                made[module] = (maker, serving)
+            } else {
+                made[module] = nil
+            }
+        default: if place.closes { plugins.removeLast() }
+        }
+    }
+}
