@@ -1,3 +1,4 @@
+import FlowHost
 import FlowKit
 
 /// Commands that wait: the shell's asynchronous entry point.
@@ -40,6 +41,8 @@ extension HostShell {
         }
         // Removed, its library still gone: no generation comes until it is back, so the wait says so at once.
         if let library = host.goneLibrary(of: plugin) { return Self.removed(plugin, library) }
+        // Dropped from the manifest or excluded by it: none comes until a manifest edit brings it back.
+        if let reason = withdrawal(of: plugin) { return Self.withdrawn(reason) }
         var result = await reloadWait.next(of: plugin, within: waitsForReloads ? timeout : .zero)
         if case .removed = result, host.goneLibrary(of: plugin) == nil {
             // Its library is back since: its discovery (or refusal) is still to come.
@@ -56,6 +59,8 @@ extension HostShell {
             return Reply(lines: [], status: .error("waited for plugin '\(plugin)', but its reload was refused\(why)"))
         case .removed(let library):
             return Self.removed(plugin, library)
+        case .withdrawn(let reason):
+            return Self.withdrawn(reason)
         case .interrupted:
             return Reply(lines: [], status: .error("wait reload: interrupted"))
         case .timedOut:
@@ -71,6 +76,28 @@ extension HostShell {
     /// The error of a wait for `plugin`, removed, its `library` gone.
     fileprivate static func removed(_ plugin: String, _ library: String) -> Reply {
         Reply(lines: [], status: .error("wait reload: plugin '\(plugin)' was removed; its library \(library) is gone"))
+    }
+
+    /// The error of a wait for a plugin the manifest dropped or excludes, `reason` saying which.
+    fileprivate static func withdrawn(_ reason: String) -> Reply {
+        Reply(lines: [], status: .error("wait reload: \(reason)"))
+    }
+
+    /// Why no generation of `plugin` comes until a manifest edit brings it back: the manifest in force dropped
+    /// it from `plugins` (`plugin 'P' was removed from the manifest`), or excludes it; `nil` otherwise.
+    func withdrawal(of plugin: String) -> String? {
+        switch host.outOfUse(plugin) {
+        case let outOfUse? where !outOfUse.isRetried: outOfUse.reason(plugin)
+        default: nil
+        }
+    }
+
+    /// Ends the pending wait when the manifest reloaded by `event` dropped its plugin or excludes it.
+    func endWaitIfWithdrawn(by event: HostEvent) {
+        guard case .manifestReloaded = event, let plugin = reloadWait.awaitedPlugin,
+            let reason = withdrawal(of: plugin)
+        else { return }
+        reloadWait.withdraw(plugin, reason: reason)
     }
 }
 

@@ -88,6 +88,7 @@ package final class HostShell {
             // command under way, or between commands.
             let said = self.describesEvents && (self.isExecuting || self.onUnpromptedLines != nil)
             let awaited = self.reloadWait.notice(event, said: said)
+            self.endWaitIfWithdrawn(by: event)
             if self.isExecuting {
                 self.eventLog.append(consume event)
             } else if awaited, case .reloadRefused = event {

@@ -5,8 +5,9 @@ import FlowHost
 ///
 /// It keeps the reloads, refused reloads, discoveries and removals the host reports per plugin. A wait ends at
 /// once when the plugin was reloaded, or its reload refused, since the start or since the last wait for it ended
-/// (the file may land while the script runs an earlier command), else at the next reload, refusal, removal or
-/// the timeout, whichever comes first. When several happened, the latest counts.
+/// (the file may land while the script runs an earlier command), else at the next reload, refusal, removal,
+/// manifest edit that drops or excludes it (``withdraw(_:reason:)``) or the timeout, whichever comes first.
+/// When several happened, the latest counts.
 @MainActor
 final class ReloadWait {
     /// How a wait ended.
@@ -20,6 +21,9 @@ final class ReloadWait {
         case refused(String, said: Bool)
         /// Discovery said the plugin removed, its library `file` gone: no generation comes until it is back.
         case removed(file: String)
+        /// A manifest edit dropped the plugin from `plugins` or excludes it, the line `reason` saying which: no
+        /// generation comes until another brings it back.
+        case withdrawn(String)
         case timedOut
         /// A person pressed Ctrl-C while it waited (``interrupt()``).
         case interrupted
@@ -92,6 +96,16 @@ final class ReloadWait {
             return
         }
         resume(with: .interrupted)
+    }
+
+    /// The plugin the pending wait is for, if one is.
+    var awaitedPlugin: String? { pending?.plugin }
+
+    /// Ends the pending wait for `plugin` as ``Result/withdrawn(_:)``, for `reason`; nothing when none is
+    /// pending for it (a later wait sees for itself that the plugin is out of use, or back).
+    func withdraw(_ plugin: String, reason: String) {
+        guard pending?.plugin == plugin else { return }
+        _ = record(.withdrawn(reason), of: plugin)
     }
 
     /// Drops an ``interrupt()`` no wait took: the command it was meant for is over.
