@@ -10,16 +10,19 @@ extension PluginComposition {
     ///   - prober: Reads what each library declares, in a probe: discovery never loads one into this
     ///     process. A standard prober when none is given.
     ///   - allowInsecurePlugins: Lets the prober take libraries others could replace.
-    ///   - previous: The composition this one follows while the host runs (see ``init(manifest:discovery:previous:)``).
+    ///   - previous: The composition this one follows while the host runs (see
+    ///     ``init(manifest:discovery:previous:awaiting:)``).
+    ///   - awaiting: The libraries of plugins in use that vanished and are waited for (see
+    ///     ``init(manifest:discovery:previous:awaiting:)``).
     @MainActor
     package static func discovered(
         by manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber? = nil,
-        allowInsecurePlugins: Bool = false, previous: PluginComposition? = nil
+        allowInsecurePlugins: Bool = false, previous: PluginComposition? = nil, awaiting: Set<String> = []
     ) -> PluginComposition? {
         guard manifest.discovers else { return nil }
         let prober = prober ?? .standard()
         if allowInsecurePlugins { prober.allowInsecure = true }
         let discovery = PluginDiscovery(manifest: manifest, searchPath: searchPath, prober: prober)
-        return PluginComposition(manifest: manifest, discovery: discovery, previous: previous)
+        return PluginComposition(manifest: manifest, discovery: discovery, previous: previous, awaiting: awaiting)
     }
 }

@@ -167,13 +167,21 @@ package struct PluginComposition: Sendable {
     ///   discovered that is gone now is kept as ``Plugin/State/removed``, its routes failing; one whose
     ///   library is still there but cannot be probed now keeps what the previous probe found
     ///   (``Plugin/probeFailure``).
-    package init(manifest: Manifest, discovery: PluginDiscovery, previous: PluginComposition? = nil) {
+    /// - Parameter awaiting: The libraries (absolute paths) of plugins in use in `previous` that vanished and
+    ///   are waited for, since a linker or `cp` replacing one deletes it first: each plugin whose library is
+    ///   one of them and not there is kept in use as it was, neither removed nor refused, while the manifest
+    ///   keeps it (its `plugins` entry unchanged, for one listed there; its directory still read, and it not
+    ///   excluded nor listed, for one discovered), so that its services keep running for the reload that follows its return.
+    package init(
+        manifest: Manifest, discovery: PluginDiscovery, previous: PluginComposition? = nil,
+        awaiting: Set<String> = []
+    ) {
         declared = manifest
         self.manifest = manifest
         skipped = discovery.skipped
         directories = discovery.directories
         problems = discovery.problems
-        collectPlugins(discovery, previous: previous)
+        collectPlugins(discovery, previous: previous, awaiting: awaiting)
         let refused = resolveRequirements()
         let known = Set(plugins.filter(\.isActive).map(\.name))
         let routes = composeRoutes(known: known, refused: refused)
@@ -218,12 +226,27 @@ package struct PluginComposition: Sendable {
 
     // MARK: - Plugins
 
-    private mutating func collectPlugins(_ discovery: PluginDiscovery, previous: PluginComposition?) {
+    private mutating func collectPlugins(
+        _ discovery: PluginDiscovery, previous: PluginComposition?, awaiting: Set<String>
+    ) {
+        // The plugin of `previous` called `name`, in use, whose library vanished and is waited for: kept.
+        func awaited(_ name: String, listed: Bool) -> Plugin? {
+            previous?.plugins.first { plugin in
+                plugin.name == name && plugin.isActive && plugin.probe != nil && (plugin.directory == nil) == listed
+                    && awaiting.contains(Manifest.absolutePath(plugin.library))
+            }
+        }
         for name in declared.plugins.keys.sorted() {
             switch discovery.declared[name] {
             case .success(let probe)?:
                 plugins.append(Plugin(name: name, library: probe.path, directory: nil, probe: probe, state: .active))
             case .failure(let error)?:
+                if error.kind == .notFound, previous?.declared.plugins[name] == declared.plugins[name],
+                    let kept = awaited(name, listed: true)
+                {
+                    plugins.append(kept)  // not a problem while it may come back
+                    continue
+                }
                 problems.append(error)
                 plugins.append(declaredPlugin(name, failing: error, previous: previous))
             case nil:
@@ -292,6 +315,10 @@ package struct PluginComposition: Sendable {
         for gone in previous?.plugins ?? []
         where gone.directory != nil && !plugins.contains(where: { $0.name == gone.name }) {
             switch gone.state {
+            case .active
+            where awaited(gone.name, listed: false) != nil && gone.directory.map(directories.contains) == true
+                && declared.plugins[gone.name] == nil && !declared.exclude.plugins.contains(gone.name):
+                plugins.append(gone)
             case .active, .removed:
                 plugins.append(
                     Plugin(

@@ -47,7 +47,8 @@ extension Host {
         guard
             let next = PluginComposition.discovered(
                 by: previous.declared, searchPath: registry.searchPath, prober: discoveryProber,
-                allowInsecurePlugins: registry.allowsInsecurePlugins, previous: previous)
+                allowInsecurePlugins: registry.allowsInsecurePlugins, previous: previous,
+                awaiting: vanishedLibraries.waiting)
         else { return [] }
         var events = adopt(next, after: previous)
         if watcher != nil { try? watch() }  // new libraries and directories to watch
@@ -115,7 +116,8 @@ extension Host {
         guard
             let next = PluginComposition.discovered(
                 by: declared, searchPath: registry.searchPath, prober: discoveryProber,
-                allowInsecurePlugins: registry.allowsInsecurePlugins, previous: composition)
+                allowInsecurePlugins: registry.allowsInsecurePlugins, previous: composition,
+                awaiting: vanishedLibraries.waiting)
         else { return nil }
         let previous = composition ?? next
         experiments.update(next.manifest.experiments)

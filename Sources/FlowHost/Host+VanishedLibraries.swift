@@ -11,7 +11,9 @@ extension Host {
     /// (``retryDelays``): back within it, it is a change in place, which reloads the plugin and hands its
     /// services' state over; still gone after it, discovery is read again, which says the plugin removed.
     /// Meanwhile the other changes to discovery are held, and read again in order once no library is
-    /// waited for, since reading discovery would say each library still awaited removed.
+    /// waited for. A manifest reloaded meanwhile reads discovery at once, as does ``watch()``: each read keeps
+    /// the plugins of the libraries awaited in use, as they were (``PluginComposition``'s `awaiting`), so that
+    /// one back is reloaded in place rather than said removed and then discovered afresh.
     func discoveryChanged(_ path: String, landedAt: ContinuousClock.Instant) {
         if access(path, F_OK) != 0, isLibraryInUse(path) {
             if vanishedLibraries.waiting.insert(path).inserted {

@@ -82,6 +82,60 @@ struct VanishedLibraryTests {
         try await Self.expectReloadedInPlace("auth", services: ["auth.Session"], in: events)
     }
 
+    /// A manifest reload while a library is awaited reads discovery: its plugin is kept in use, its services
+    /// running, rather than said removed and, back, discovered afresh.
+    @Test func aManifestReloadWhileADiscoveredLibraryIsAwaitedKeepsItsPluginForItsReturn() async throws {
+        let lab = try DropInLab()
+        let library = try lab.add("libAuthPlugin.so")
+        let host = try lab.host()
+        let events = try HostEventCollector(host, watch: false)
+        defer { host.stop() }
+
+        try lab.remove("libAuthPlugin.so")
+        host.changed(library, landedAt: .now)
+        #expect(host.reloadManifest().description.hasPrefix("reloaded manifest"))
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"], "still running")
+        try lab.write(try Self.rebuilt("libAuthPlugin.so"), as: "libAuthPlugin.so")
+        host.changed(library, landedAt: .now)
+
+        try await Self.expectReloadedInPlace("auth", services: ["auth.Session"], in: events)
+    }
+
+    @Test func aDiscoveredLibraryAwaitedThroughAManifestReloadAndStillGoneAfterTheWaitIsSaidRemoved() async throws {
+        let lab = try DropInLab()
+        let library = try lab.add("libAuthPlugin.so")
+        let host = try lab.host()
+        let events = try HostEventCollector(host, watch: false)
+        defer { host.stop() }
+
+        try lab.remove("libAuthPlugin.so")
+        host.changed(library, landedAt: .now)
+        host.reloadManifest()
+        #expect(events.lines.allSatisfy { !$0.contains("removed") }, "waited for first: \(events.lines)")
+
+        #expect(
+            await events.nextDropIn()
+                == "removed auth routes=auth.signIn,auth.signIn from settings,auth.signOut services=auth.Session")
+        #expect(host.runningServices.isEmpty)
+    }
+
+    @Test func aManifestReloadWhileAListedLibraryIsAwaitedKeepsItsPluginForItsReturn() async throws {
+        let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
+        let library = try lab.directory.file("libAuth.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let host = try lab.host()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+
+        try #require(unlink(library) == 0)
+        host.changed(library, landedAt: .now)
+        #expect(host.reloadManifest().description.hasPrefix("reloaded manifest"))
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"], "still running")
+        _ = try lab.directory.file("libAuth.so", containing: try Self.rebuilt("libAuthPlugin.so"))
+        host.changed(library, landedAt: .now)
+
+        try await Self.expectReloadedInPlace("auth", services: ["auth.Session"], in: events)
+    }
+
     // MARK: - Test Helpers
 
     /// The bytes of the built `library` with others after them: a new build, whose reload is not unchanged.
