@@ -25,7 +25,7 @@ extension ReloadWaitTests {
         // Back, not read yet: the wait is for its discovery.
         try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
         async let back = shell.perform("wait reload greeter 20")
-        await Task.yield()
+        try await Self.untilPending(shell)
         host.rediscover()
         #expect(await back.lines.first == "plugin 'greeter': discovered, its routes are live")
     }
@@ -37,7 +37,7 @@ extension ReloadWaitTests {
         let shell = HostShell(host: host)
 
         async let waited = shell.perform("wait reload auth 5")
-        await Task.yield()
+        try await Self.untilPending(shell)
         try #require(unlink(library) == 0)
         host.rediscover()
 

@@ -40,15 +40,4 @@ extension ReloadWaitTests {
         #expect(await waited.status == dropped)
         #expect(await shell.perform("wait reload auth 2").status == dropped, "said at once after")
     }
-
-    /// Yields until `shell`'s wait is pending, so that what the test does next happens while it waits: not
-    /// before it begins, which its check at the start would see.
-    private static func untilPending(_ shell: HostShell) async throws {
-        var yields = 0
-        while shell.reloadWait.awaitedPlugin == nil, yields < 10_000 {
-            yields += 1
-            await Task.yield()
-        }
-        try #require(shell.reloadWait.awaitedPlugin != nil, "the wait is pending")
-    }
 }

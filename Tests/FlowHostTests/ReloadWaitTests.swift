@@ -50,7 +50,7 @@ struct ReloadWaitTests {
         shell.execute("send greet")
 
         async let waited = shell.perform("wait reload greeter 20")
-        await Task.yield()
+        try await Self.untilPending(shell)
         try lab.write(Array("not a library".utf8))
         shell.host.reloadPlugin("greeter")
         let reply = await waited
@@ -70,7 +70,7 @@ struct ReloadWaitTests {
         shell.execute("send greet")
 
         async let waited = shell.perform("wait reload greeter 20")
-        await Task.yield()
+        try await Self.untilPending(shell)
         try lab.write(Array("not a library".utf8))
         shell.host.reloadPlugin("greeter")
         let reply = await waited
@@ -194,6 +194,20 @@ struct ReloadWaitTests {
 }
 
 // MARK: - Test Helpers
+
+extension ReloadWaitTests {
+    /// Yields until `shell`'s wait is pending, so that what the test does next happens while it waits: not
+    /// before it begins, which it takes otherwise (a refusal printed is pointed to, a plugin out of use is
+    /// seen at the start). One yield was not always enough: the wait's task may not have run yet.
+    static func untilPending(_ shell: HostShell) async throws {
+        var yields = 0
+        while shell.reloadWait.awaitedPlugin == nil, yields < 10_000 {
+            yields += 1
+            await Task.yield()
+        }
+        try #require(shell.reloadWait.awaitedPlugin != nil, "the wait is pending")
+    }
+}
 
 /// What a shell printed between commands.
 @MainActor
