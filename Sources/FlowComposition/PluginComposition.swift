@@ -160,6 +160,8 @@ package struct PluginComposition: Sendable {
     package internal(set) var broken: [PluginLoadError] = []
     /// The directories discovery read.
     package internal(set) var directories: [String] = []
+    /// The directories named in `discover` that hold no plugin library: warnings.
+    package internal(set) var emptyDirectories: [EmptyDiscoveredDirectory] = []
 
     /// Composes `manifest` with what `discovery` found in its directories.
     ///
@@ -180,6 +182,7 @@ package struct PluginComposition: Sendable {
         self.manifest = manifest
         skipped = discovery.skipped
         directories = discovery.directories
+        emptyDirectories = discovery.empty
         problems = discovery.problems
         collectPlugins(discovery, previous: previous, awaiting: awaiting)
         let refused = resolveRequirements()

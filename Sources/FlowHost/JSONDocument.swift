@@ -43,13 +43,19 @@ package enum JSONDocument {
                 ManifestErrors.json(report.manifestErrors, omitted: report.omittedManifestErrors)
                     + report.pluginErrors.map(\.json)),
             "warnings": .array(
-                report.contextConflicts.map { conflict in
+                (report.composition?.emptyDirectories ?? []).map { empty in
                     [
-                        "kind": "contextConflict", "key": .string(conflict.key), "winner": .string(conflict.winner),
-                        "shadowed": .array(conflict.shadowed.map(JSONValue.string)),
-                        "message": .string(conflict.description),
+                        "kind": "emptyDiscoveredDirectory", "path": .string("discover[\(empty.index)]"),
+                        "directory": .string(empty.directory), "message": .string(empty.message),
                     ]
                 }
+                    + report.contextConflicts.map { conflict in
+                        [
+                            "kind": "contextConflict", "key": .string(conflict.key), "winner": .string(conflict.winner),
+                            "shadowed": .array(conflict.shadowed.map(JSONValue.string)),
+                            "message": .string(conflict.description),
+                        ]
+                    }
                     + report.requestTypos.map { typo in
                         [
                             "kind": "requestTypo", "file": .string(typo.file),

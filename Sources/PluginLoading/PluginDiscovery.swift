@@ -30,6 +30,8 @@ package struct PluginDiscovery {
     nonisolated package private(set) var problems: [PluginLoadError] = []
     /// Every directory read, absolute, in order: what a watching host watches.
     nonisolated package private(set) var directories: [String] = []
+    /// The directories named in `discover` that were read but hold no plugin library.
+    nonisolated package private(set) var empty: [EmptyDiscoveredDirectory] = []
 
     /// Reads the directories `manifest` discovers and probes what they hold, and the plugins it declares.
     ///
@@ -40,7 +42,7 @@ package struct PluginDiscovery {
         prober.beginBatch()  // the registry cache is written once, when every library is probed
         defer { prober.endBatch() }
         var seen = Set<String>()
-        for entry in manifest.discover {
+        for (index, entry) in manifest.discover.enumerated() {
             let places: [(String, Bool)] =
                 switch entry.place {
                 case .directory(let directory): [(directory, true)]
@@ -51,6 +53,9 @@ package struct PluginDiscovery {
                     let (names, notUTF8) = readDirectory(directory, required: required, checked: !prober.allowInsecure)
                 else { continue }
                 if !directories.contains(directory) { directories.append(directory) }
+                // A library found, even one that fails its probe or was taken by an earlier entry, is something
+                // there; a file without an entry point (libFlowKit.so) is not.
+                var found = notUTF8.contains { Self.matches($0, entry.libraries) }
                 // Refused before any check, even under --allow-insecure-plugins: as a String the name would be
                 // another file's (U+FFFD for each bad byte), which the checks, the probe and dlopen would open.
                 for name in notUTF8 where Self.matches(name, entry.libraries) {
@@ -62,15 +67,25 @@ package struct PluginDiscovery {
                 }
                 for name in names where Self.matches(name, entry.libraries) {
                     let path = directory == "/" ? "/" + name : directory + "/" + name
-                    guard seen.insert(path).inserted, !Self.isDirectory(path) else { continue }
+                    guard !Self.isDirectory(path) else { continue }
+                    guard seen.insert(path).inserted else {
+                        found = true
+                        continue
+                    }
                     do {
                         libraries.append(
                             Library(path: path, directory: directory, probe: .success(try prober.probe(path))))
+                        found = true
                     } catch  where error.kind == .missingEntry {
                         skipped.append(error)
                     } catch {
                         libraries.append(Library(path: path, directory: directory, probe: .failure(error)))
+                        found = true
                     }
+                }
+                if required, !found {
+                    empty.append(
+                        EmptyDiscoveredDirectory(index: index, directory: directory, libraries: entry.libraries))
                 }
             }
         }

@@ -130,6 +130,7 @@ enum RunCommand {
             quarantine: link == nil ? nil : CacheDirectory.standard().map(PluginQuarantine.init))
         host.maxManifestSize = maxSize
         for problem in host.problems { printError(problem.description) }
+        for empty in host.composition?.emptyDirectories ?? [] { printWarning(empty.warning(file: manifestPath)) }
         if let subjects, let script {
             return await runSubjects(
                 subjects, host: host, script: script, openURL: openURL, trace: trace, runFiles: savedOverNever,
