@@ -58,11 +58,13 @@ package struct PluginSearchPath: Sendable, Hashable {
             ? "no directories"
             : directories.map { access($0, F_OK) == 0 || errno != ENOENT ? $0 : "\($0) (not there)" }
                 .joined(separator: ", ")
+        // Built in its package but not on the search path: running from the package without --plugin-path.
+        let advice =
+            Self.builtLibrary(named: library, near: [baseDirectory, currentDirectory()]).map {
+                "found \($0.library): pass --plugin-path \($0.directory)"
+            } ?? "build it with `swift build` or add its directory with --plugin-path"
         throw PluginLoadError(
-            file: library, kind: .notFound,
-            message:
-                "\(what) not found (searched: \(searched)); build it with `swift build` or add its directory with --plugin-path"
-        )
+            file: library, kind: .notFound, message: "\(what) not found (searched: \(searched)); \(advice)")
     }
 }
 

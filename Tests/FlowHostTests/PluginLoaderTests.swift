@@ -224,6 +224,24 @@ struct PluginLoaderTests {
         )
     }
 
+    /// A library built in the manifest's package (`swift build -c release` here) but not on the search path
+    /// is pointed to, with the --plugin-path that finds it, instead of advice to build it.
+    @Test func missingLibraryBuiltBesideTheManifestSaysWhichPluginPathFindsIt() throws {
+        let package = try TemporaryDirectory()
+        try #require(mkdir(package.path + "/.build", 0o755) == 0 && mkdir(package.path + "/.build/release", 0o755) == 0)
+        _ = try package.file(".build/release/libGreeting.so", containing: "not loaded")
+        let searchPath = PluginSearchPath(["/nowhere/a"])
+
+        let error = #expect(throws: PluginLoadError.self) {
+            try searchPath.locate("libGreeting.so", relativeTo: package.path, plugin: "greeting")
+        }
+
+        #expect(
+            error?.description
+                == "libGreeting.so: library of plugin 'greeting' not found (searched: /nowhere/a (not there)); found \(package.path)/.build/release/libGreeting.so: pass --plugin-path \(package.path)/.build/release"
+        )
+    }
+
     @Test func sha256MatchesKnownVectors() {
         #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
