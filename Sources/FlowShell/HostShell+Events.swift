@@ -29,8 +29,14 @@ extension HostShell {
         var opened: [Int?] = []  // the line of each request under way, innermost last
         var lastStandaloneFailure: Int?  // the line of the last top-level request that no manager took
         var reportedFailures: [Int] = []  // the lines of all of them, when a report restates them
+        var plugins: [String?] = []  // the plugin of each request under way, innermost last
         for event in events() {
             let place = nesting.enter(event)
+            let plugin = servingPlugin(event, within: plugins.last ?? nil)
+            switch event {
+            case .flow(.handling), .flow(.redirecting): plugins.append(plugin)
+            default: if place.closes { _ = plugins.popLast() }
+            }
             if case .flow(.managerEnded(let manager, .finished)) = event, manager == place.handler { continue }
             let opens: Bool
             switch event {
@@ -42,7 +48,7 @@ extension HostShell {
                 lines[line] = lines[line].replacingFirst(": handled by ", with: ": failed in ") + reason
                 continue
             }
-            guard let line = describe(event, closing: place.closes) else {
+            guard let line = describe(event, closing: place.closes, plugin: plugin) else {
                 if opens { opened.append(nil) }
                 continue
             }
@@ -81,13 +87,14 @@ extension HostShell {
     }
 
     /// The line for `event`; `nil` for a `handled` that closes a request whose line is already printed.
-    private func describe(_ event: HostEvent, closing: Bool) -> String? {
+    /// `plugin` is the plugin whose code handles a request (``servingPlugin(_:within:)``).
+    private func describe(_ event: HostEvent, closing: Bool, plugin: String?) -> String? {
         guard case .flow(let flow) = event else { return event.description }
         switch flow {
         case .handling(let request, let module, let manager, _):
-            return "\(request.name) from \(module): handled by \(manager)\(library(of: manager))"
+            return "\(request.name) from \(module): handled by \(handler(manager, of: plugin))"
         case .handled(let request, let module, let manager, _):
-            return closing ? nil : "\(request.name) from \(module): handled by \(manager)\(library(of: manager))"
+            return closing ? nil : "\(request.name) from \(module): handled by \(handler(manager, of: plugin))"
         case .failed(let request, let module, let error):
             return "\(request.name) from \(module): failed: \(error.message)"
         case .unhandled(let request, let module):
@@ -106,9 +113,32 @@ extension HostShell {
         }
     }
 
-    /// " (libX.so)": the library serving manager `name`, when it is a plugin's.
-    private func library(of manager: String) -> String {
-        host.library(ofManager: manager).map { " (\($0.lastPathComponent))" } ?? ""
+    /// The plugin whose manager handles the request of `event` (`handling` or `handled`), or whose request
+    /// a guard redirects: the one a plugin manager's name says (`greeting.AskName`), else, for a manager of
+    /// a plugin's child flow (FlowKit names it `NamePage`), the plugin of the request `enclosing` it or of
+    /// the plugin that presented the module that sent it.
+    private func servingPlugin(_ event: HostEvent, within enclosing: String?) -> String? {
+        guard case .flow(let flow) = event else { return enclosing }
+        switch flow {
+        case .handling(_, let module, let manager, _), .handled(_, let module, let manager, _):
+            return host.plugin(ofManager: manager) ?? enclosing ?? moduleMakers.made[module]?.plugin
+        default: return enclosing
+        }
+    }
+
+    /// How a handling manager is printed: `greeting.AskName (libGreeting.so)` for a plugin's; a manager of a
+    /// plugin's child flow with its plugin's name when the plugin exports it (`greeting.NamePage
+    /// (libGreeting.so)`), else its own name with the library (`NamePage (libGreeting.so)`).
+    private func handler(_ manager: String, of plugin: String?) -> String {
+        if let library = host.library(ofManager: manager) { return "\(manager) (\(library.lastPathComponent))" }
+        guard let plugin, let library = host.registry.library(of: plugin) else { return manager }
+        let exported: Bool
+        if case .loaded(let loaded)? = host.registry.status(of: plugin) {
+            exported = loaded.description.manager(named: manager) != nil
+        } else {
+            exported = false
+        }
+        return "\(exported ? plugin + "." : "")\(manager) (\(library.lastPathComponent))"
     }
 }
 

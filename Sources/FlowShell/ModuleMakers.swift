@@ -5,8 +5,8 @@ import FlowKit
 ///
 /// Read from the flow events as they come: a module's maker is the plugin of the manager handling the
 /// request within which it was presented (a child flow's manager, named by the plugin's own mapping, counts
-/// as the plugin of the request that opened it). A module presented outside any plugin's request is
-/// forgotten.
+/// as the plugin of the request that opened it, or, sent from a page of the flow, of the plugin that presented
+/// that page). A module presented outside any plugin's request is forgotten.
 struct ModuleMakers {
     private var nesting = RequestNesting()
     /// The plugin of each request under way, innermost last; `nil` where none is known.
@@ -25,7 +25,10 @@ struct ModuleMakers {
         }
         let place = nesting.enter(flow)
         switch flow {
-        case .handling(_, _, let manager, _): plugins.append(plugin(manager) ?? plugins.last ?? nil)
+        // A child flow's manager (FlowKit names it without its plugin) is of the plugin whose request it
+        // handles within, else of the plugin that presented the module sending it (a page's next page).
+        case .handling(_, let module, let manager, _):
+            plugins.append(plugin(manager) ?? plugins.last ?? made[module]?.plugin)
         case .redirecting: plugins.append(plugins.last ?? nil)
         case .presented(let module, _):
             if let maker = plugins.last ?? nil, let serving = generation(maker) {

@@ -52,6 +52,24 @@ struct ShellOutputTests {
             ])
     }
 
+    /// FlowKit names a child flow's manager without its plugin (`OnboardingPage`); the shell prints it as it
+    /// prints a routed one, with its plugin and library, whether the request is made within the plugin's
+    /// request that opened the flow or sent later from one of the flow's pages.
+    @Test func aChildFlowsManagerIsPrintedWithItsPluginAndLibrary() throws {
+        let shell = try demo()
+
+        let opened = shell.execute("send onboarding.show")
+        let next = shell.execute("act next")
+
+        #expect(
+            opened.lines.contains(
+                "  onboarding.page from onboarding: handled by welcome.OnboardingPage (libWelcomePlugin.so)"),
+            "\(opened.lines)")
+        #expect(
+            next.lines.first
+                == "onboarding.page from onboardingPage: handled by welcome.OnboardingPage (libWelcomePlugin.so)")
+    }
+
     @Test func aFailedRequestIsOneLineNamingTheManagerAndTheCause() throws {
         let host = try Host.parsing(
             """
