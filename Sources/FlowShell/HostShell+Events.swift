@@ -126,19 +126,14 @@ extension HostShell {
         }
     }
 
-    /// How a handling manager is printed: `greeting.AskName (libGreeting.so)` for a plugin's; a manager of a
-    /// plugin's child flow with its plugin's name when the plugin exports it (`greeting.NamePage
-    /// (libGreeting.so)`), else its own name with the library (`NamePage (libGreeting.so)`).
+    /// How a handling manager is printed: `greeting.AskName (libGreeting.so)` for a plugin's, and a manager
+    /// of a plugin's child flow, which FlowKit names without its plugin, the same way (`greeting.NamePage
+    /// (libGreeting.so)`), whether or not the plugin's description also lists it, so that a plugin built
+    /// before it did prints as one built after.
     private func handler(_ manager: String, of plugin: String?) -> String {
         if let library = host.library(ofManager: manager) { return "\(manager) (\(library.lastPathComponent))" }
         guard let plugin, let library = host.registry.library(of: plugin) else { return manager }
-        let exported: Bool
-        if case .loaded(let loaded)? = host.registry.status(of: plugin) {
-            exported = loaded.description.manager(named: manager) != nil
-        } else {
-            exported = false
-        }
-        return "\(exported ? plugin + "." : "")\(manager) (\(library.lastPathComponent))"
+        return "\(plugin).\(manager) (\(library.lastPathComponent))"
     }
 }
 
