@@ -119,7 +119,7 @@ struct ListedPluginReturnTests {
     }
 
     /// Its library beside the manifest, in no directory watched whole: its deletion is seen all the same.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(20)))
     func underWatchAListedPluginWhoseLibraryIsDeletedIsSaidRemoved() async throws {
         let lab = try DropInLab(members: #""plugins": {"auth": "./libAuth.so"}"#)
         let library = try lab.directory.file("libAuth.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
