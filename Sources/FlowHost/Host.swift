@@ -245,8 +245,7 @@ package final class Host {
 
     /// The library serving manager `name` (as reported, `plugin.Manager`), for messages.
     package func library(ofManager name: String) -> String? {
-        guard let dot = name.firstIndex(of: ".") else { return nil }
-        return registry.library(of: String(name[..<dot]))
+        plugin(ofManager: name).flatMap(registry.library(of:))
     }
 
     /// The plugin of manager `name` (as reported, `plugin.Manager`): the name before its first dot, when the
