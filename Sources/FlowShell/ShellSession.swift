@@ -255,7 +255,7 @@ package final class ShellSession {
         guard let catching = interrupts else { return }
         catching.end()
         interrupts = nil
-        if shell.reloadWait.interruptPending { raise(SIGINT) }
+        if shell.reloadWait.interruptPending { KeyboardInterrupt.raiseOutsideCatch() }
     }
 
     // MARK: - Output

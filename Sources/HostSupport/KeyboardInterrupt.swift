@@ -11,11 +11,25 @@ import Synchronization
 /// outside a catch, as before. One that has a handler of its own already (the line editor's, which gives the
 /// terminal its modes back) asks ``claim()`` first. One that ignores SIGINT keeps ignoring it. One catch at
 /// a time.
+///
+/// A SIGINT sent during a catch is the catch's even when it is handled after the catch ended. That happens:
+/// the main actor runs on Dispatch's threads, which block signals, and the thread that takes them may run
+/// much later on a busy machine (CI saw a supervisor end on the Ctrl-C of a `wait` it had long finished).
+/// So ``Catch/end()`` first takes a SIGINT still pending, and a handler that runs within
+/// ``lateSignalGrace`` of the end (it took the signal just before) drops it: a Ctrl-C pressed in that
+/// instant after a catch ends does nothing.
 package enum KeyboardInterrupt {
+    /// How long after a catch's end a SIGINT is taken as one sent before it, handled late.
+    package static var lateSignalGrace: Duration { .nanoseconds(lateSignalGraceNanoseconds) }
+
     /// Called first by a SIGINT handler: `true` when armed, and the catch has been told (or will be, once it
-    /// starts): the handler then does nothing else. Async-signal-safe (an atomic load and a `write`).
+    /// starts), or when the signal came just after a catch ended and is dropped: the handler then does
+    /// nothing else. Async-signal-safe (atomic loads, `clock_gettime` and a `write`).
     package static func claim() -> Bool {
-        guard armed.load(ordering: .sequentiallyConsistent) else { return false }
+        guard armed.load(ordering: .sequentiallyConsistent) else {
+            let ended = lastEnd.load(ordering: .sequentiallyConsistent)
+            return ended != 0 && monotonicNanoseconds() - ended < lateSignalGraceNanoseconds
+        }
         let savedErrno = errno
         var byte: UInt8 = 0
         _ = write(notifier.load(ordering: .sequentiallyConsistent), &byte, 1)
@@ -23,11 +37,18 @@ package enum KeyboardInterrupt {
         return true
     }
 
+    /// Raises SIGINT for what it does outside a catch (end the program), even just after one ended.
+    package static func raiseOutsideCatch() {
+        lastEnd.store(0, ordering: .sequentiallyConsistent)
+        raise(SIGINT)
+    }
+
     /// Takes SIGINT from now on, for the ``Catch`` about to start, which hears of what came meanwhile: a
     /// reader that knows the command before the terminal sends SIGINT again (it leaves raw mode) arms first,
     /// so that no Ctrl-C falls between. From any thread.
     package static func arm() {
         _ = pipeEnds
+        _ = lastEnd.load(ordering: .sequentiallyConsistent)  // Set up before a handler reads it.
         installHandlerIfDefault()
         armed.store(true, ordering: .sequentiallyConsistent)
     }
@@ -51,10 +72,12 @@ package enum KeyboardInterrupt {
             source.activate()
         }
 
-        /// SIGINT does what it did before again.
+        /// SIGINT does what it did before again, once one sent before now is taken (see the type's notes).
         package func end() {
             guard !ended else { return }
             ended = true
+            KeyboardInterrupt.takePending()
+            lastEnd.store(monotonicNanoseconds(), ordering: .sequentiallyConsistent)
             armed.store(false, ordering: .sequentiallyConsistent)
             source.cancel()
             KeyboardInterrupt.drain()  // What came too late for `onInterrupt` is not the next catch's.
@@ -63,6 +86,17 @@ package enum KeyboardInterrupt {
 
     /// Whether SIGINT is taken; read by the signal handlers.
     private static let armed = Atomic<Bool>(false)
+    /// When the last catch ended, in ``monotonicNanoseconds()``; 0 before the first.
+    private static let lastEnd = Atomic<Int64>(0)
+    /// A quarter of a second; computed, since a signal handler reads it (a stored global is set up lazily).
+    private static var lateSignalGraceNanoseconds: Int64 { 250_000_000 }
+
+    /// CLOCK_MONOTONIC in nanoseconds; async-signal-safe.
+    private static func monotonicNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
     /// The pipe's write end, for the signal handlers: set before the first ``arm()`` returns.
     private static let notifier = Atomic<Int32>(-1)
     private static let handlerInstalled = Atomic<Bool>(false)
@@ -78,6 +112,16 @@ package enum KeyboardInterrupt {
         notifier.store(ends[1], ordering: .sequentiallyConsistent)
         return (ends[0], ends[1])
     }()
+
+    /// Takes (and drops) the SIGINTs sent to this process or thread that no thread has handled yet, whether
+    /// or not the calling thread blocks SIGINT.
+    private static func takePending() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        var now = timespec(tv_sec: 0, tv_nsec: 0)
+        while sigtimedwait(&signals, nil, &now) == SIGINT {}
+    }
 
     private static func drain() {
         var bytes = [UInt8](repeating: 0, count: 64)
