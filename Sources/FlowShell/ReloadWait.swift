@@ -70,9 +70,12 @@ final class ReloadWait {
         guard timeout > .zero, !Task.isCancelled else { return .timedOut }
         nextID += 1
         let id = nextID
-        let timer = Task { [weak self] in
+        // `self` held strongly: the timer ends with the wait. A weak reference would give this object a side
+        // table that the runtime points to in a form LeakSanitizer does not follow, so a host exiting with it
+        // alive was reported leaking it (CI's AddressSanitizer run failed on that).
+        let timer = Task {
             try? await Task.sleep(for: timeout)
-            guard !Task.isCancelled, let self, self.pending?.id == id else { return }
+            guard !Task.isCancelled, self.pending?.id == id else { return }
             self.resume(with: .timedOut)
         }
         defer { timer.cancel() }
@@ -81,8 +84,8 @@ final class ReloadWait {
                 pending = (plugin, id, continuation)
             }
         } onCancel: {
-            Task { @MainActor [weak self] in
-                guard let self, self.pending?.id == id else { return }
+            Task { @MainActor in
+                guard self.pending?.id == id else { return }
                 self.resume(with: .timedOut)
             }
         }

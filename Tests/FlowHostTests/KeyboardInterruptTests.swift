@@ -3,8 +3,10 @@ import HostSupport
 import Testing
 
 /// A SIGINT sent during a ``KeyboardInterrupt/Catch`` is the catch's, even when the thread that takes signals
-/// handles it only after the catch ended (on a busy machine: CI saw a supervisor end that way).
+/// handles it only after the catch ended (on a busy machine: CI saw a supervisor end that way). One at a time:
+/// a process has one catch at a time, and the grace runs from the last catch's end.
 @MainActor
+@Suite(.serialized)
 struct KeyboardInterruptTests {
     @Test func aSignalSentDuringACatchAndNotYetHandledIsTakenByItsEnd() {
         var interrupt = sigset_t()
