@@ -91,12 +91,6 @@ package enum KeyboardInterrupt {
     /// A quarter of a second; computed, since a signal handler reads it (a stored global is set up lazily).
     private static var lateSignalGraceNanoseconds: Int64 { 250_000_000 }
 
-    /// CLOCK_MONOTONIC in nanoseconds; async-signal-safe.
-    private static func monotonicNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-    }
     /// The pipe's write end, for the signal handlers: set before the first ``arm()`` returns.
     private static let notifier = Atomic<Int32>(-1)
     private static let handlerInstalled = Atomic<Bool>(false)
@@ -119,8 +113,15 @@ package enum KeyboardInterrupt {
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGINT)
-        var now = timespec(tv_sec: 0, tv_nsec: 0)
-        while sigtimedwait(&signals, nil, &now) == SIGINT {}
+        var noWait = timespec(tv_sec: 0, tv_nsec: 0)
+        while sigtimedwait(&signals, nil, &noWait) == SIGINT {}
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds; async-signal-safe.
+    private static func monotonicNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
     private static func drain() {
