@@ -57,14 +57,17 @@ package struct PluginSurvey {
             case nil: []
             }
         }
-        func plugin(_ name: String) -> Result<ProbedPlugin, PluginLoadError> {
-            results[name]
-                ?? .failure(
-                    PluginLoadError(
-                        file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest"))
-        }
         for reference in manifest.exportReferences(declared: declared) {
-            switch plugin(reference.plugin) {
+            guard let result = results[reference.plugin] else {
+                // A composition leaves out a plugin it refused or found nowhere, and has said why.
+                guard declared == nil else { continue }
+                problems.append(
+                    PluginLoadError(
+                        file: manifest.path, kind: .notFound,
+                        message: "no plugin named '\(reference.plugin)' in the manifest"))
+                continue
+            }
+            switch result {
             case .failure(let error): problems.append(error)
             case .success(let probed):
                 let (what, exported) =

@@ -1,4 +1,5 @@
 import FlowKit
+import Glibc
 import Testing
 
 @testable import FlowHost
@@ -86,6 +87,34 @@ struct DropInCommandTests {
                 "\(plugins)/libExpressPlugin.so: plugin 'express' requires plugin 'catalog' ^1.0, which is refused; it is not loaded either",
                 "\(lab.manifestPath): routes[0].manager: plugin 'welcome' exports no manager 'Lanch'; it exports: Launch, Onboarding, OnboardingPage",
                 "\(lab.manifestPath): 4 problems found",
+            ])
+    }
+
+    /// A route to a plugin the composition left out, refused (its library where anyone can write) or found
+    /// nowhere, is said once, by the composition: not again as `no plugin named 'welcome' in the manifest`.
+    @Test func aRouteToAPluginTheCompositionLeftOutIsSaidOnlyWhyItIsOut() throws {
+        let lab = try DropInLab(
+            members: #""plugins": {"welcome": "open/libWelcomePlugin.so"}, "routes": ["#
+                + #"{"request": "launch", "plugin": "welcome", "manager": "Launch"}, "#
+                + #"{"request": "elsewhere", "plugin": "nosuch", "manager": "Launch"}]"#)
+        try lab.add("libAuthPlugin.so")
+        let open = lab.directory.path + "/open"
+        try #require(mkdir(open, 0o755) == 0 && chmod(open, 0o777) == 0)
+        _ = try lab.directory.file(
+            "open/libWelcomePlugin.so", containing: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+
+        let run = try Subprocess.flowhost(
+            ["validate", lab.manifestPath], environment: ["XDG_CACHE_HOME": lab.directory.path + "/cache"])
+
+        #expect(run.status == 65)
+        #expect(run.errorLines.count == 3, "\(run.errorLines)")
+        #expect(
+            run.errorLines.first?.hasPrefix("\(open)/libWelcomePlugin.so: directory \(open) is writable by others")
+                == true)
+        #expect(
+            run.errorLines.dropFirst() == [
+                "\(lab.manifestPath): routes[1] names plugin 'nosuch', which is neither in \"plugins\" nor found in a discovered directory; known plugins: auth",
+                "\(lab.manifestPath): 2 problems found",
             ])
     }
 
