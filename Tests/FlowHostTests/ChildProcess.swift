@@ -39,6 +39,8 @@ final class ChildProcess {
     private var outputOpen = true
     /// Everything the child printed so far.
     private(set) var transcript: [UInt8] = []
+    /// ``transcript`` as a quoted string, control characters escaped, for a failure's message.
+    var quotedTranscript: String { String(decoding: transcript, as: UTF8.self).debugDescription }
     /// Where the next ``waitFor(_:within:)`` starts looking in ``transcript``.
     private var consumed = 0
     private var ending: Ending?
@@ -191,8 +193,7 @@ final class ChildProcess {
             if let ending = try reap() { return ending }
             guard ContinuousClock.now < deadline else {
                 throw TestFailure(
-                    "the child did not exit within \(timeout); it printed:\n"
-                        + String(decoding: transcript, as: UTF8.self).debugDescription)
+                    "the child did not exit within \(timeout); it printed:\n" + quotedTranscript)
             }
             // The output of a terminal stays open while this side holds the slave; check now and then.
             readOutput(until: min(deadline, .now + .milliseconds(20)))

@@ -115,8 +115,7 @@ struct LineEditorTerminalTests {
         #expect(TerminalScreen(shell.transcript).rows.suffix(2) == ["flowhost> sta^C", "flowhost>"])
         try shell.send("quit\r")
         let ending = try shell.waitForExit()
-        #expect(
-            ending == .exited(0), "it printed: \(String(decoding: shell.transcript, as: UTF8.self).debugDescription)")
+        #expect(ending == .exited(0), "it printed: \(shell.quotedTranscript)")
     }
 
     /// With `TERM=dumb` the terminal echoes Ctrl-C as `^C` where the cursor is; the wait's error goes on the
@@ -151,8 +150,7 @@ struct LineEditorTerminalTests {
                 ])
         try shell.send("quit\r")
         let ending = try shell.waitForExit()
-        #expect(
-            ending == .exited(0), "it printed: \(String(decoding: shell.transcript, as: UTF8.self).debugDescription)")
+        #expect(ending == .exited(0), "it printed: \(shell.quotedTranscript)")
     }
 
     /// Whether process `pid` catches SIGINT within `timeout`, as `/proc/PID/status`'s `SigCgt` says.
