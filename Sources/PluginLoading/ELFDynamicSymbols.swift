@@ -1,5 +1,6 @@
 import FlowKit
 import Glibc
+import HostSupport
 
 /// Reads a shared object's dynamic section and dynamic symbol table from the file, the way the dynamic
 /// loader will, so that a library is refused before `dlopen` runs any of its constructors: one without the
@@ -193,14 +194,14 @@ enum ELFDynamicSymbols {
         func dependencies() throws(PluginLoadError) -> PluginDependencies {
             var dependencies = PluginDependencies(needed: [], searchPath: [])
             // The loader reads bytes; a name that is not UTF-8 would be checked as another (U+FFFD for each bad byte).
-            func text(_ bytes: [UInt8]) -> String {
+            func text(_ bytes: [UInt8], _ named: (String) -> PluginDependencies.NotUTF8) -> String {
                 if let string = String(validating: bytes, as: UTF8.self) { return string }
-                dependencies.isUTF8 = false
+                if dependencies.notUTF8 == nil { dependencies.notUTF8 = named(PrintableText.escaping(bytes)) }
                 return String(decoding: bytes, as: UTF8.self)
             }
-            for offset in self.needed { dependencies.needed.append(text(try string(at: offset))) }
+            for offset in self.needed { dependencies.needed.append(text(try string(at: offset), { .needed($0) })) }
             if let searchPath {
-                dependencies.searchPath = text(try string(at: searchPath))
+                dependencies.searchPath = text(try string(at: searchPath), { .searchPath($0) })
                     .split(separator: ":", omittingEmptySubsequences: false).map(String.init)
                 dependencies.isRunPath = searchPathIsRunPath
             }

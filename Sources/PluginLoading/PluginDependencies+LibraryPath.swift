@@ -1,5 +1,6 @@
 import CProcessControl
 import Glibc
+import HostSupport
 
 extension PluginDependencies {
     /// `LD_LIBRARY_PATH`'s directories, as the dynamic loader reads them: once, as the process starts, so that
@@ -15,9 +16,13 @@ extension PluginDependencies {
 
         /// The entries, in order, as written; an empty one is the current directory.
         var entries: [String]
-        /// Whether the variable was UTF-8; one that was not is refused, since it is checked with a replacement
-        /// character where the loader reads another byte.
-        var isUTF8 = true
+        /// The value, with each byte that is not part of UTF-8 escaped (`\xFF`), when it was not UTF-8; `nil`
+        /// when it was. One that was not is refused, since it would be checked with a replacement character where
+        /// the loader reads another byte.
+        var notUTF8: String? = nil
+
+        /// Whether the variable was UTF-8.
+        var isUTF8: Bool { notUTF8 == nil }
 
         /// The entries of `value`, the variable's value; `nil` when it is not set.
         init(_ value: String?) {
@@ -34,7 +39,7 @@ extension PluginDependencies {
             guard let value = flowhost_library_path_at_start() else { return LibraryPath(nil) }
             guard let text = String(validatingCString: value) else {
                 var path = LibraryPath(String(cString: value))
-                path.isUTF8 = false
+                path.notUTF8 = PrintableText.escaping(atStartBytes ?? [])
                 return path
             }
             return LibraryPath(text)

@@ -27,12 +27,24 @@ struct PluginDependencies: Equatable {
     var needed: [String]
     /// The search path's entries, in order, as written (`$ORIGIN/../lib`); an empty one is the current directory.
     var searchPath: [String]
-    /// Whether every name and entry was UTF-8 in the file; one that was not is refused, since it is checked
-    /// with a replacement character where the loader reads another byte.
-    var isUTF8 = true
+    /// The first name or search path in the file that was not UTF-8, printed with its bad bytes escaped; `nil`
+    /// when all were. One that was not is refused, since it would be checked with a replacement character
+    /// where the loader reads another byte.
+    var notUTF8: NotUTF8? = nil
     /// Whether ``searchPath`` is a `DT_RUNPATH`, which the loader looks in after `LD_LIBRARY_PATH`, rather than
     /// a `DT_RPATH`, which it looks in before.
     var isRunPath = true
+
+    /// A name or search path in a library's file that is not UTF-8, with its bad bytes escaped (`\xFF`).
+    enum NotUTF8: Equatable {
+        /// A library it needs (`DT_NEEDED`, `DT_FILTER`, `DT_AUXILIARY`).
+        case needed(String)
+        /// Its search path, whole.
+        case searchPath(String)
+    }
+
+    /// Whether every name and entry was UTF-8 in the file.
+    var isUTF8: Bool { notUTF8 == nil }
 
     /// The `$ORIGIN` of a plugin whose private copy is a memfd, as it is wherever the kernel has them.
     static let pluginOrigin = "/proc/self/fd"
@@ -71,11 +83,27 @@ struct PluginDependencies: Equatable {
                     of: dependencies, origin: origin, neededBy: nil, user: user, libraryPath: libraryDirectories,
                     rPaths: [], followed: &followed)
         else { return }
-        throw PluginLoadError(
-            file: library, kind: .insecure,
-            message:
+        throw PluginLoadError(file: library, kind: .insecure, message: problem.refusal)
+    }
+
+    /// Why a plugin is refused: a place others could write, which the problem names, or a place flowhost
+    /// cannot tell, and so cannot check, which the problem says.
+    private enum Problem {
+        /// Others could write the place the text names (the last it names, when it names a chain).
+        case writable(String)
+        /// flowhost cannot tell a place the loader may take code from; the text says which, and why not.
+        case unknown(String)
+
+        /// The refusal's line, after its library's name: a writable place's ends with who can choose the
+        /// plugin's code, since the place was named; an unknown one with its reason alone, since there is no
+        /// place to name.
+        var refusal: String {
+            switch self {
+            case .writable(let problem):
                 "\(problem); whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
-        )
+            case .unknown(let problem): "\(problem); pass --allow-insecure-plugins to load it anyway"
+            }
+        }
     }
 
     /// The first problem with what `dependencies` lead the loader to, or `nil`.
@@ -94,21 +122,31 @@ struct PluginDependencies: Equatable {
     private static func problem(
         of dependencies: PluginDependencies, origin: String, neededBy dependent: String?, user: uid_t,
         libraryPath: [[String]], rPaths: [(directories: [String], source: String)], followed: inout Set<String>
-    ) -> String? {
+    ) -> Problem? {
         let wanted = { (name: String) in dependent.map { "\(name), which \($0) needs," } ?? name }
         let searchPath = dependent.map { "the search path of \($0)" } ?? "the plugin's search path"
-        guard dependencies.isUTF8 else {
-            let who = dependent.map { "\($0), which it needs," } ?? "the plugin"
-            return
-                "\(who) names libraries, or directories the loader looks in, in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks"
+        // The search path by its tag, as a refusal that cannot name a directory names what to fix.
+        let tag = dependencies.isRunPath ? "DT_RUNPATH" : "DT_RPATH"
+        let written = dependent.map { "the \(tag) of \($0)" } ?? "the plugin's \(tag)"
+        let who = dependent.map { "the library \($0), which it needs," } ?? "the plugin"
+        switch dependencies.notUTF8 {
+        case .needed(let name):
+            return .unknown(
+                "\(who) needs \(name), a name that is not UTF-8, so flowhost cannot tell which file the loader opens, nor check who can write it"
+            )
+        case .searchPath(let entries):
+            return .unknown(
+                "\(written) is \(entries), which is not UTF-8, so flowhost cannot tell which directories the loader looks in, nor check who can write them"
+            )
+        case nil: break
         }
         // Every directory, not only those a needed library is looked for in: the plugin's code may open
         // libraries by name, and a library found without a search path of its own inherits a DT_RPATH. Each
         // comes after the subdirectories the loader looks in first.
         var trusted: [String: String] = [:]
         let (searchPathDirectories, searchPathProblem) = directories(
-            of: dependencies.searchPath, origin: origin, source: searchPath, lookingFor: "libraries", user: user,
-            trusted: &trusted)
+            of: dependencies.searchPath, origin: origin, source: searchPath, written: written,
+            lookingFor: "libraries", user: user, trusted: &trusted)
         if let searchPathProblem { return searchPathProblem }
         // In the loader's order: a DT_RPATH, then those of the libraries that led here, before LD_LIBRARY_PATH;
         // a DT_RUNPATH after it, and then no other's DT_RPATH.
@@ -120,15 +158,17 @@ struct PluginDependencies: Equatable {
         let inherited = (dependencies.isRunPath ? [] : own) + rPaths
         for name in dependencies.needed {
             // The loader expands a needed name as it reads it, and a path once more as it opens it.
-            guard let expanded = expanding(name, origin: origin),
+            guard let expanded = expanding(name, origin: origin) else {
+                return .unknown(unresolved(who: who, needs: name, as: nil))
+            }
+            guard
                 let path = expanded.utf8.contains(UInt8(ascii: "/")) ? expanding(expanded, origin: origin) : expanded
             else {
-                return
-                    "the library \(wanted(name)) names $LIB or $PLATFORM, which flowhost does not resolve, so it cannot tell who can write where the loader opens it"
+                return .unknown(unresolved(who: who, needs: name, as: expanded))
             }
             if path.utf8.contains(UInt8(ascii: "/")) {
                 if let problem = fileProblem(path, user: user) {
-                    return "the loader opens \(wanted(path)) by its path, and \(problem)"
+                    return .writable("the loader opens \(wanted(path)) by its path, and \(problem)")
                 }
                 // One the loader cannot load (not there, another machine's) fails the load: nothing of it runs.
                 guard (try? ELFCheck.check(path)) != nil else { continue }
@@ -149,7 +189,7 @@ struct PluginDependencies: Equatable {
                     var status = stat()
                     guard lstat(candidate, &status) == 0 else { continue }
                     if let problem = fileProblem(candidate, user: user) {
-                        return "the loader finds \(wanted(name)) at \(candidate) (\(source)), and \(problem)"
+                        return .writable("the loader finds \(wanted(name)) at \(candidate) (\(source)), and \(problem)")
                     }
                     // One the loader cannot load (another machine's, a 32-bit one) it passes over, as here.
                     guard (try? ELFCheck.check(candidate)) != nil else { continue }
@@ -166,23 +206,43 @@ struct PluginDependencies: Equatable {
         return nil
     }
 
+    /// The problem with a needed library named with `$LIB` or `$PLATFORM`: `who` needs `name`, which the
+    /// loader reads as `expanded` (when its `$ORIGIN` brought the token in).
+    private static func unresolved(who: String, needs name: String, as expanded: String?) -> String {
+        let token = unresolvedToken(in: expanded ?? name) ?? "$LIB"
+        let read = expanded.map { ", which the loader opens as \($0)" } ?? ""
+        return
+            "\(who) needs \(name)\(read), and flowhost cannot tell what the loader makes of `\(token)` there, so cannot check who can write the file it opens"
+    }
+
+    /// The first of the loader's tokens flowhost does not resolve in `entry` (`$LIB`, `$PLATFORM`), as `$NAME`.
+    private static func unresolvedToken(in entry: String) -> String? {
+        let bytes = Array(entry.utf8)
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "$") {
+            if let (token, _) = token(at: index, in: bytes), token != "ORIGIN" { return "$" + token }
+        }
+        return nil
+    }
+
     /// The first problem with what the library at `path`, found and accepted by ``ELFCheck``, needs in turn;
     /// `nil` when there is none or it was followed already.
     private static func follow(
         _ path: String, user: uid_t, libraryPath: [[String]], rPaths: [(directories: [String], source: String)],
         followed: inout Set<String>
-    ) -> String? {
+    ) -> Problem? {
         guard followed.insert(path).inserted else { return nil }
         guard followed.count <= followedLimit else {
-            return
-                "the plugin needs more than \(followedLimit) libraries, with those they need in turn, more than flowhost follows, so it cannot tell who can write where the loader looks for the rest"
+            return .unknown(
+                "the plugin needs more than \(followedLimit) libraries, with those they need in turn, more than flowhost follows: it stops at \(path), so cannot check who can write the directories the loader looks in for what that one needs"
+            )
         }
         let dependencies: PluginDependencies
         do {
             dependencies = try ELFDynamicSymbols.dependencies(of: path)
         } catch {
-            return
-                "the library \(path), which it needs, cannot be checked, so flowhost cannot tell who can write where the loader looks for what it needs (\(error.message))"
+            return .unknown(
+                "the library \(path), which it needs, cannot be read, so flowhost cannot tell which libraries it needs, nor check who can write the directories the loader finds them in (\(error.message))"
+            )
         }
         return problem(
             of: dependencies, origin: parentDirectory(of: path), neededBy: path, user: user, libraryPath: libraryPath,
@@ -196,29 +256,38 @@ struct PluginDependencies: Equatable {
     /// - Parameters:
     ///   - origin: What `$ORIGIN` stands for; `nil` when it is not known, which is a problem with an entry
     ///     that has it.
+    ///   - written: Where the entries are written, for a problem with an entry that names no directory
+    ///     flowhost can tell: `the plugin's DT_RUNPATH`.
     ///   - what: What the loader looks for there, for the problem: `libraries`.
     private static func directories(
-        of entries: [String], origin: String?, source: String, lookingFor what: String, user: uid_t,
-        trusted: inout [String: String]
-    ) -> (directories: [[String]], problem: String?) {
+        of entries: [String], origin: String?, source: String, written: String, lookingFor what: String,
+        user: uid_t, trusted: inout [String: String]
+    ) -> (directories: [[String]], problem: Problem?) {
         var directories: [[String]] = []
         for entry in entries {
             // NUL stands in for an origin not known: no entry has one of its own.
             guard let expanded = expanding(entry, origin: origin ?? "\0") else {
+                let token = unresolvedToken(in: entry) ?? "$LIB"
                 return (
                     directories,
-                    "\(source) has \(entry), whose $LIB or $PLATFORM flowhost does not resolve, so it cannot tell who can write where the loader looks"
+                    .unknown(
+                        "\(written) has \(entry), and flowhost cannot tell which directory `\(token)` is, so cannot check who can write it"
+                    )
                 )
             }
             if origin == nil && expanded.utf8.contains(0) {
                 return (
                     directories,
-                    "\(source) has \(entry), whose $ORIGIN flowhost does not resolve: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable or not UTF-8), so it cannot tell who can write where the loader looks"
+                    .unknown(
+                        "\(written) has \(entry), and flowhost cannot tell which directory `$ORIGIN` is: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable or not UTF-8), so cannot check who can write it"
+                    )
                 )
             }
             let directory = entry.isEmpty ? "." : expanded
             if let problem = directoryProblem(directory, user: user, trusted: &trusted) {
-                return (directories, "the loader looks for \(what) in \(directory) (\(source)), and \(problem)")
+                return (
+                    directories, .writable("the loader looks for \(what) in \(directory) (\(source)), and \(problem)")
+                )
             }
             // A plugin's memfd copy sits in the kernel's list of descriptors, which has no subdirectories.
             let subdirectories = directory == pluginOrigin ? [] : LoaderSubdirectories.of(directory)
@@ -226,7 +295,9 @@ struct PluginDependencies: Equatable {
                 if let problem = directoryProblem(subdirectory, user: user, trusted: &trusted) {
                     return (
                         directories,
-                        "the loader looks for \(what) in \(subdirectory), below \(directory) (\(source)), and \(problem)"
+                        .writable(
+                            "the loader looks for \(what) in \(subdirectory), below \(directory) (\(source)), and \(problem)"
+                        )
                     )
                 }
             }
@@ -235,22 +306,24 @@ struct PluginDependencies: Equatable {
         return (directories, nil)
     }
 
-    /// The directories of `libraryPath`, as ``directories(of:origin:source:lookingFor:user:trusted:)`` gives
-    /// them; `$ORIGIN` there is `program`, the program's directory, as the loader reads it.
+    /// The directories of `libraryPath`, as ``directories(of:origin:source:written:lookingFor:user:trusted:)``
+    /// gives them; `$ORIGIN` there is `program`, the program's directory, as the loader reads it.
     private static func directories(
         _ libraryPath: LibraryPath, program: String?, lookingFor what: String, user: uid_t,
         trusted: inout [String: String]
-    ) -> (directories: [[String]], problem: String?) {
-        guard libraryPath.isUTF8 else {
+    ) -> (directories: [[String]], problem: Problem?) {
+        if let value = libraryPath.notUTF8 {
             return (
                 [],
-                "\(LibraryPath.name) names directories in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks"
+                .unknown(
+                    "\(LibraryPath.name) is \(value), which is not UTF-8, so flowhost cannot tell which directories the loader looks in, nor check who can write them"
+                )
             )
         }
         guard !libraryPath.entries.isEmpty else { return ([], nil) }
         return directories(
-            of: libraryPath.entries, origin: program, source: LibraryPath.name, lookingFor: what, user: user,
-            trusted: &trusted)
+            of: libraryPath.entries, origin: program, source: LibraryPath.name, written: LibraryPath.name,
+            lookingFor: what, user: user, trusted: &trusted)
     }
 
     /// What `$ORIGIN` stands for in `LD_LIBRARY_PATH`: the directory `/proc/self/exe` resolves to, which is

@@ -71,7 +71,7 @@ extension LibraryPathTests {
         #expect(run.status == 65)
         #expect(
             run.errorLines.contains(
-                "\(welcome): LD_LIBRARY_PATH names directories in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
+                "\(welcome): LD_LIBRARY_PATH is /usr/lib/\\xFF, which is not UTF-8, so flowhost cannot tell which directories the loader looks in, nor check who can write them; pass --allow-insecure-plugins to load it anyway"
             ), "\(run.standardError)")
         #expect(scenario.probes == 0)
     }
@@ -104,7 +104,7 @@ extension LibraryPathTests {
         #expect(run.status == 65, "\(run.standardOutput)")
         #expect(
             run.errorLines == [
-                "\(welcome): LD_LIBRARY_PATH has $ORIGIN/libs, whose $ORIGIN flowhost does not resolve: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable or not UTF-8), so it cannot tell who can write where the loader looks; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
+                "\(welcome): LD_LIBRARY_PATH has $ORIGIN/libs, and flowhost cannot tell which directory `$ORIGIN` is: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable or not UTF-8), so cannot check who can write it; pass --allow-insecure-plugins to load it anyway"
             ])
     }
 
@@ -127,7 +127,7 @@ extension LibraryPathTests {
         #expect(run.status == 1)
         #expect(
             run.errorLines.contains(
-                "\(manifest): start request launch failed: \(welcome): LD_LIBRARY_PATH names directories in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
+                "\(manifest): start request launch failed: \(welcome): LD_LIBRARY_PATH is /usr/lib/\\xFF, which is not UTF-8, so flowhost cannot tell which directories the loader looks in, nor check who can write them; pass --allow-insecure-plugins to load it anyway"
             ), "\(run.standardError)")
     }
 }

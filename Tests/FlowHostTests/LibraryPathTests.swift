@@ -12,6 +12,9 @@ struct LibraryPathTests {
     private let refusalEnd =
         "; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
 
+    /// The end of a refusal about a place flowhost cannot tell, which names no place to write.
+    private let unknownEnd = "; pass --allow-insecure-plugins to load it anyway"
+
     /// A directory of our own below `/tmp` that others may add to (mode 0777, no sticky bit).
     private func openDirectory() throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory()
@@ -222,32 +225,51 @@ extension LibraryPathTests {
             throws: PluginLoadError(
                 file: "libPlugin.so", kind: .insecure,
                 message:
-                    "LD_LIBRARY_PATH has $ORIGIN/lib, whose $ORIGIN flowhost does not resolve: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable or not UTF-8), so it cannot tell who can write where the loader looks"
-                    + refusalEnd)
+                    "LD_LIBRARY_PATH has $ORIGIN/lib, and flowhost cannot tell which directory `$ORIGIN` is: its executable's directory is not known (started through the dynamic loader, or /proc/self/exe unreadable or not UTF-8), so cannot check who can write it"
+                    + unknownEnd)
         ) { try check(PluginDependencies.LibraryPath("/usr/lib:$ORIGIN/lib"), program: nil) }
         try check(PluginDependencies.LibraryPath("/usr/lib:$ORIGINAL"), program: nil)
     }
 
-    @Test(arguments: ["/usr/$LIB", "/usr/${PLATFORM}/lib"])
-    func libAndPlatformAreRefused(entry: String) throws {
+    @Test(arguments: [("/usr/$LIB", "$LIB"), ("/usr/${PLATFORM}/lib", "$PLATFORM")])
+    func libAndPlatformAreRefused(entry: String, token: String) throws {
         #expect(
             throws: PluginLoadError(
                 file: "libPlugin.so", kind: .insecure,
-                message: "LD_LIBRARY_PATH has \(entry), whose $LIB or $PLATFORM flowhost does not resolve, "
-                    + "so it cannot tell who can write where the loader looks" + refusalEnd)
+                message: "LD_LIBRARY_PATH has \(entry), and flowhost cannot tell which directory `\(token)` is, "
+                    + "so cannot check who can write it" + unknownEnd)
         ) { try check(PluginDependencies.LibraryPath("/usr/lib:" + entry), program: "/usr/bin") }
+    }
+
+    /// flowhost started with an entry of `$LIB` refuses every plugin, naming the entry as written, and ends
+    /// with what it cannot tell rather than with a place it cannot name.
+    @Test func flowhostStartedWithLibRefusesEveryPluginNamingTheEntry() throws {
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let scenario = try ProbeScenario(library: welcome)
+        let run = try Subprocess.run(
+            BuildProducts.path(of: "flowhost"), ["validate", scenario.manifest],
+            environment: [
+                "XDG_CACHE_HOME": scenario.directory.path + "/cache", "FLOWHOST_PROBE_TRACE": scenario.trace,
+                "LD_LIBRARY_PATH": "/usr/$LIB/flowhost-none",
+            ])
+        #expect(run.status == 65)
+        #expect(
+            run.errorLines.contains(
+                "\(welcome): LD_LIBRARY_PATH has /usr/$LIB/flowhost-none, and flowhost cannot tell which directory `$LIB` is, so cannot check who can write it; pass --allow-insecure-plugins to load it anyway"
+            ), "\(run.standardError)")
+        #expect(scenario.probes == 0)
     }
 
     @Test func aValueThatIsNotUTF8IsRefused() throws {
         var libraryPath = PluginDependencies.LibraryPath("/usr/lib")
         try check(libraryPath, program: "/usr/bin")
-        libraryPath.isUTF8 = false
+        libraryPath.notUTF8 = "/usr/lib\\xFF"
         #expect(
             throws: PluginLoadError(
                 file: "libPlugin.so", kind: .insecure,
                 message:
-                    "LD_LIBRARY_PATH names directories in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks"
-                    + refusalEnd)
+                    "LD_LIBRARY_PATH is /usr/lib\\xFF, which is not UTF-8, so flowhost cannot tell which directories the loader looks in, nor check who can write them"
+                    + unknownEnd)
         ) { try check(libraryPath, program: "/usr/bin") }
     }
 
@@ -285,7 +307,7 @@ extension LibraryPathTests {
             ])
         #expect(
             result.standardError.contains(
-                "LD_LIBRARY_PATH has $ORIGIN/nothing-here, whose $ORIGIN flowhost does not resolve"))
+                "LD_LIBRARY_PATH has $ORIGIN/nothing-here, and flowhost cannot tell which directory `$ORIGIN` is"))
     }
 }
 

@@ -18,14 +18,19 @@ struct PluginDependencyTests {
     private let refusalEnd =
         "; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
 
+    /// The end of a refusal about a place flowhost cannot tell, which names no place to write.
+    let unknownEnd = "; pass --allow-insecure-plugins to load it anyway"
+
     /// `path is not there, but others could make it: ...`, for a path below `/tmp`.
     private func creatable(_ path: String) throws -> String {
         "\(path) is not there, but others could make it: \(try tmpProblem)"
     }
 
-    /// Expects the library at `library` to be refused, before it is opened in this process, for `problem`.
-    private func expectRefused(_ library: String, for problem: String) {
-        #expect(throws: PluginLoadError(file: library, kind: .insecure, message: problem + refusalEnd)) {
+    /// Expects the library at `library` to be refused, before it is opened in this process, for `problem`, a
+    /// place others could write (`ending` ``refusalEnd``) or one flowhost cannot tell (``unknownEnd``).
+    func expectRefused(_ library: String, for problem: String, ending: String? = nil) {
+        let message = problem + (ending ?? refusalEnd)
+        #expect(throws: PluginLoadError(file: library, kind: .insecure, message: message)) {
             try PluginLoader.load(path: library)
         }
     }
@@ -42,8 +47,7 @@ struct PluginDependencyTests {
     }
 
     /// The welcome plugin needing `libFlowKiX.so`, which nothing has loaded, and looking for it in `directory`.
-    private func welcomeNeedingAnUnloadedLibrary(searching directory: String) throws -> (bytes: [UInt8], entry: String)
-    {
+    func welcomeNeedingAnUnloadedLibrary(searching directory: String) throws -> (bytes: [UInt8], entry: String) {
         let bytes = try DamagedLibrary.replacing(
             "libFlowKit.so\0", with: "libFlowKiX.so\0", in: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
         return try DamagedLibrary.searching(directory, in: bytes)
@@ -144,8 +148,9 @@ struct PluginDependencyTests {
         #expect(
             throws: PluginLoadError(
                 file: "libTwice.so", kind: .insecure,
-                message: "the library $ORIGIN/libz.so names $LIB or $PLATFORM, which flowhost does not resolve, "
-                    + "so it cannot tell who can write where the loader opens it" + refusalEnd)
+                message: "the plugin needs $ORIGIN/libz.so, which the loader opens as /tmp/d$PLATFORM/libz.so, and "
+                    + "flowhost cannot tell what the loader makes of `$PLATFORM` there, so cannot check who can write "
+                    + "the file it opens" + unknownEnd)
         ) {
             try PluginDependencies.check("libTwice.so", dependencies, origin: "/tmp/d$PLATFORM")
         }
@@ -162,36 +167,36 @@ struct PluginDependencyTests {
         expectRefused(
             try directory.file("libLatin1.so", containing: bytes),
             for:
-                "the plugin names libraries, or directories the loader looks in, in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks"
-        )
+                "the plugin needs libFlowKi\\xFF.so, a name that is not UTF-8, so flowhost cannot tell which file the loader opens, nor check who can write it",
+            ending: unknownEnd)
     }
 
-    /// A refusal that is not about a place others can write says where the loader looks, or opens a library,
-    /// so that the end of the refusal (`whoever can write there`) names a place: each way flowhost cannot tell.
+    /// A refusal about a place flowhost cannot tell names the entry as written and what flowhost cannot tell,
+    /// and ends without a place to write: each way.
     @Test(arguments: [
         (
             PluginDependencies(needed: ["/usr/$LIB/libz.so"], searchPath: []),
-            "the library /usr/$LIB/libz.so names $LIB or $PLATFORM, which flowhost does not resolve, so it cannot tell who can write where the loader opens it"
+            "the plugin needs /usr/$LIB/libz.so, and flowhost cannot tell what the loader makes of `$LIB` there, so cannot check who can write the file it opens"
         ),
         (
             PluginDependencies(needed: ["libz.so"], searchPath: ["/usr/${PLATFORM}/lib"]),
-            "the plugin's search path has /usr/${PLATFORM}/lib, whose $LIB or $PLATFORM flowhost does not resolve, so it cannot tell who can write where the loader looks"
+            "the plugin's DT_RUNPATH has /usr/${PLATFORM}/lib, and flowhost cannot tell which directory `$PLATFORM` is, so cannot check who can write it"
         ),
         (
-            PluginDependencies(needed: ["libz.so"], searchPath: ["/usr/lib"], isUTF8: false),
-            "the plugin names libraries, or directories the loader looks in, in bytes that are not UTF-8, so flowhost cannot tell who can write where the loader looks"
+            PluginDependencies(needed: ["libz.so"], searchPath: ["/usr/lib"], notUTF8: .searchPath("/usr/lib\\xFF")),
+            "the plugin's DT_RUNPATH is /usr/lib\\xFF, which is not UTF-8, so flowhost cannot tell which directories the loader looks in, nor check who can write them"
         ),
     ])
-    func aRefusalNotAboutAWritablePlaceSaysWhereTheLoaderLooks(dependencies: PluginDependencies, problem: String) {
+    func aRefusalAboutAPlaceFlowhostCannotTellNamesTheEntryAndWhy(dependencies: PluginDependencies, problem: String) {
         #expect(
-            throws: PluginLoadError(file: "libPlugin.so", kind: .insecure, message: problem + refusalEnd)
+            throws: PluginLoadError(file: "libPlugin.so", kind: .insecure, message: problem + unknownEnd)
         ) {
             try PluginDependencies.check("libPlugin.so", dependencies, libraryPath: .init(nil), program: "/usr/bin")
         }
     }
 
     /// A library it needs whose own needs cannot be read (its program headers said to be 8 bytes each, which
-    /// the loader's check passes over): the refusal says where flowhost cannot tell who can write.
+    /// the loader's check passes over): the refusal names it and says what flowhost cannot tell.
     @Test func aNeededLibraryWhoseNeedsCannotBeReadSaysWhereTheLoaderLooks() throws {
         var bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
         bytes[54] = 8  // e_phentsize
@@ -203,14 +208,15 @@ struct PluginDependencyTests {
         #expect(
             throws: PluginLoadError(
                 file: "libPlugin.so", kind: .insecure,
-                message: "the library \(needed), which it needs, cannot be checked, so flowhost cannot tell who can "
-                    + "write where the loader looks for what it needs (its dynamic section is corrupt: program header "
-                    + "entries of 8 bytes, fewer than 56; rebuild the plugin or copy it again)" + refusalEnd)
+                message: "the library \(needed), which it needs, cannot be read, so flowhost cannot tell which "
+                    + "libraries it needs, nor check who can write the directories the loader finds them in (its "
+                    + "dynamic section is corrupt: program header entries of 8 bytes, fewer than 56; rebuild the "
+                    + "plugin or copy it again)" + unknownEnd)
         ) { try PluginDependencies.check("libPlugin.so", dependencies, libraryPath: .init(nil), program: "/usr/bin") }
     }
 
     /// More libraries than flowhost follows (copies of a small one, whose own needs are loaded already): the
-    /// refusal says where flowhost cannot tell who can write, so that its end names a place.
+    /// refusal names the one it stops at.
     @Test func moreLibrariesThanFlowhostFollowsSaysWhereTheLoaderLooks() throws {
         let bytes = try BuildProducts.bytes(of: "libBadAbortPlugin.so")
         let directory = try TemporaryDirectory()
@@ -225,8 +231,8 @@ struct PluginDependencyTests {
             throws: PluginLoadError(
                 file: "libPlugin.so", kind: .insecure,
                 message: "the plugin needs more than \(limit) libraries, with those they need in turn, more than "
-                    + "flowhost follows, so it cannot tell who can write where the loader looks for the rest"
-                    + refusalEnd)
+                    + "flowhost follows: it stops at \(needed[limit]), so cannot check who can write the directories "
+                    + "the loader looks in for what that one needs" + unknownEnd)
         ) {
             try PluginDependencies.check(
                 "libPlugin.so", PluginDependencies(needed: needed, searchPath: []), libraryPath: .init(nil),
