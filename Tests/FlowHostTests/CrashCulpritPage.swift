@@ -81,7 +81,7 @@ struct Page {
     }
 
     private func write(_ bytes: [UInt8]) throws {
-        let descriptor = open(path, O_WRONLY)
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
         try #require(Glibc.write(descriptor, bytes, bytes.count) == bytes.count)

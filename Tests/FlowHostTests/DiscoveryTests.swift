@@ -108,7 +108,7 @@ struct DiscoveryTests {
         // `lib\xFF.so`, and beside it the file its name decodes to with U+FFFD for the bad byte.
         func write(_ contents: [UInt8], named name: [UInt8]) throws {
             let path = (Array(lab.plugins.utf8) + [UInt8(ascii: "/")] + name + [0]).map { CChar(bitPattern: $0) }
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             try #require(descriptor >= 0)
             defer { close(descriptor) }
             try #require(

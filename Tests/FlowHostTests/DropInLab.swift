@@ -39,10 +39,11 @@ struct DropInLab {
     }
 
     /// Writes `bytes` into `plugins.d` as `name` in place, as `cp` of any file would.
+    /// Close-on-exec, as ``TemporaryDirectory/file(_:containing:)`` says why.
     @discardableResult
     func write(_ bytes: [UInt8], as name: String) throws -> String {
         let path = plugins + "/" + name
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
         try #require(bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count)

@@ -122,7 +122,7 @@ struct LineHistoryTests {
         let directory = try TemporaryDirectory()
         let path = try directory.file("history", containing: "")
         try #require(truncate(path, 8 << 30) == 0)
-        let descriptor = open(path, O_WRONLY | O_APPEND)
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         try #require(descriptor >= 0)
         _ = Array("\nshow\nstack\n".utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         close(descriptor)

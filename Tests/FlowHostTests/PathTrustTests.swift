@@ -18,7 +18,7 @@ struct PathTrustTests {
         // `lib\xFF.so`, which others can write, and `lib\u{FFFD}.so`, which only its owner can.
         let target = Array("lib".utf8) + [0xFF] + Array(".so".utf8)
         let path = (Array(directory.path.utf8) + [UInt8(ascii: "/")] + target + [0]).map { CChar(bitPattern: $0) }
-        let descriptor = creat(path, 0o644)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try #require(descriptor >= 0 && fchmod(descriptor, 0o666) == 0)
         close(descriptor)
         let repaired = try directory.file("lib\u{FFFD}.so", containing: "")

@@ -162,7 +162,7 @@ struct PluginCopyTests {
         #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
 
         // In place, as `cp` does: truncated, then garbage written over what the image was mapped from.
-        let descriptor = open(lab.library, O_WRONLY | O_TRUNC)
+        let descriptor = open(lab.library, O_WRONLY | O_TRUNC | O_CLOEXEC)
         try #require(descriptor >= 0)
         #expect(write(descriptor, "garbage", 7) == 7)
         close(descriptor)

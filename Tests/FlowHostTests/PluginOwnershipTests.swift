@@ -213,7 +213,7 @@ struct PluginLab {
         directory = temporary.path + "/plugins"
         try #require(mkdir(directory, 0o755) == 0)
         library = directory + "/libWelcomePlugin.so"
-        let descriptor = open(library, O_WRONLY | O_CREAT | O_EXCL, 0o755)
+        let descriptor = open(library, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
         try #require(descriptor >= 0)
         let bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
         _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

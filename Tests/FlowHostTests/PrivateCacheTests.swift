@@ -113,7 +113,7 @@ private struct CacheLab {
 /// Writes test files where ``TemporaryDirectory`` does not put them.
 enum AtomicFileTestSupport {
     static func write(_ text: String, to path: String) -> Bool {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         return DescriptorWriter.writeAll(Array(text.utf8), to: descriptor)

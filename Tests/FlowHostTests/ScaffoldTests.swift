@@ -159,7 +159,7 @@ struct ScaffoldTests {
         let flowKit = directory + "/FlowKit"
         try #require(mkdir(flowKit, 0o755) == 0 && mkdir(flowKit + "/FlowKitTesting", 0o755) == 0)
         for file in [flowKit + "/Package.swift", flowKit + "/FlowKitTesting/Package.swift"] {
-            let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
             try #require(descriptor >= 0)
             close(descriptor)
         }

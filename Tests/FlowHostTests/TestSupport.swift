@@ -43,10 +43,14 @@ final class TemporaryDirectory {
     }
 
     /// Writes a file called `name` into the directory and returns its path.
+    ///
+    /// The file is opened close-on-exec, as every file a test writes must be: tests run in parallel, and a child
+    /// another test starts while it is open would hold it open for writing until it exits, whose close a
+    /// watching host then sees as the file written again (`IN_CLOSE_WRITE`), long after the test wrote it.
     func file(_ name: String, containing bytes: [UInt8]) throws -> String {
         let file = path + "/" + name
         files.append(file)
-        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
         try #require(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
