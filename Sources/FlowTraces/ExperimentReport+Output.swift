@@ -116,6 +116,15 @@ extension ExperimentReport {
         ]
     }
 
+    /// `experiments report --json` when there is no report: a report's document with no experiment,
+    /// `{"errors": [ERROR...], "goal", "traces", "experiments": []}`, `goal` `null` when it is not known yet.
+    package static func json(errors: [JSONValue], traces: [String], goal: String?) -> JSONValue {
+        [
+            "goal": goal.map(JSONValue.string) ?? .null, "traces": .array(traces.map(JSONValue.string)),
+            "experiments": [], "errors": .array(errors),
+        ]
+    }
+
     /// `42.5%`.
     static func percent(_ proportion: Double) -> String { fixed(proportion * 100, 1) + "%" }
 

@@ -46,9 +46,9 @@ enum ExperimentsCommand {
             let missing = error.message.hasSuffix("not found")
             let message = "flowhost: \(error.description)"
             guard json else { return Exit(missing ? .inputMissing : .invalidInput, message) }
-            printJSON([
-                "errors": [["file": .string(error.file ?? files[0]), "kind": "trace", "message": .string(message)]]
-            ])
+            printJSON(
+                ExperimentReport.json(
+                    errors: [error.json(file: files[0])], traces: files, goal: parsed.options["--goal"]?.last))
             return Exit(missing ? .inputMissing : .invalidInput)
         }
         let headers: [TraceEvent]

@@ -285,9 +285,14 @@ struct ExperimentReportTests {
         let missing = try Subprocess.flowhost(["experiments", "report", "--json", "missing.jsonl"])
         #expect(missing.status == 66)
         #expect(missing.standardError.isEmpty, "with --json, the error is in the document")
+        // The document a report would be, with no experiment, and the error as every --json command's are.
         #expect(
-            missing.standardOutput.contains(#""message": "flowhost: missing.jsonl: trace file not found""#),
-            "\(missing.standardOutput)")
+            try JSONValue(parsing: missing.standardOutput) == [
+                "errors": [
+                    ["file": "missing.jsonl", "kind": "trace", "message": "trace file not found", "path": .null]
+                ],
+                "experiments": [], "goal": .null, "traces": ["missing.jsonl"],
+            ])
 
         let directory = try TemporaryDirectory()
         let goalless = try directory.file("goalless.jsonl", containing: TraceText(weights: [1], goal: nil).text)

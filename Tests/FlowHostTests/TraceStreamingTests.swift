@@ -146,10 +146,15 @@ struct TraceStreamingTests {
                 #expect(run.status == 65, "\(command)")
                 #expect(run.errorLines == [expected], "\(command)")
             }
+            // With --json, as replay's errors are: the file apart, the line leading the message.
             let json = try Subprocess.flowhost(["experiments", "report", "--json", path])
+            #expect(json.status == 65)
+            let message = "line " + expected.dropFirst("flowhost: \(path):".count)
             #expect(
-                try JSONValue(parsing: json.standardOutput)
-                    == ["errors": [["file": .string(path), "kind": "trace", "message": .string(expected)]]])
+                try JSONValue(parsing: json.standardOutput) == [
+                    "errors": [["file": .string(path), "kind": "trace", "message": .string(message), "path": .null]],
+                    "experiments": [], "goal": .null, "traces": [.string(path)],
+                ])
         }
     }
 
