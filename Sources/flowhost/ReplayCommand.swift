@@ -3,6 +3,7 @@ import FlowKit
 import FlowManifest
 import FlowShell
 import FlowTraces
+import Glibc
 import HostSupport
 import PluginLoading
 
@@ -61,6 +62,12 @@ enum ReplayCommand {
             let error = TraceError(
                 "the manifest it records, '\(recorded)', is in neither the trace's directory nor the current one; give --manifest MANIFEST",
                 file: file)
+            throw fail(.inputMissing, error.json(file: file), "flowhost: \(error.description)")
+        }
+        // Recorded by its absolute path (as every trace since format 2 records it), and gone since.
+        if parsed.options["--manifest"] == nil, access(path, F_OK) != 0 {
+            let error = TraceError(
+                "the manifest it records, '\(recorded)', is not there; give --manifest MANIFEST", file: file)
             throw fail(.inputMissing, error.json(file: file), "flowhost: \(error.description)")
         }
         let manifest = try loadManifest(

@@ -257,6 +257,17 @@ struct ReplayTests {
         let given = try Subprocess.flowhost(
             ["replay", moved, "--manifest", "manifests/demo.json"], environment: environment)
         #expect(given.status == 0, "\(given.standardError)")
+
+        // Recorded absolute, and deleted since: said as the trace's manifest, not as a file of the command line.
+        let deleted = directory.path + "/deleted/demo.json"
+        let orphaned = try directory.file(
+            "orphaned.jsonl", containing: text.replacingOccurrences(of: #""\#(header)""#, with: #""\#(deleted)""#))
+        let gone = try Subprocess.flowhost(["replay", orphaned], environment: environment)
+        #expect(gone.status == 66)
+        #expect(
+            gone.errorLines == [
+                "flowhost: \(orphaned): the manifest it records, '\(deleted)', is not there; give --manifest MANIFEST"
+            ])
     }
 
     @Test func aRelativeRecordedManifestIsLookedForBesideTheTraceThenInTheCurrentDirectory() throws {
