@@ -245,13 +245,14 @@ extension Host {
             "requests: \(stats.handled.values.reduce(0, +)) handled, \(stats.unhandled) unhandled, \(stats.failed) failed, \(stats.queued) queued, \(stats.deadLettered) dead-lettered"
         ]
         for (manager, count) in stats.handled.sorted(by: { $0.key < $1.key }) { lines.append("  \(manager): \(count)") }
+        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+        // An image no longer serving is an old generation, or the last image of a plugin out of use: both stay
+        // mapped, since a Swift image is never closed.
         lines.append(
-            "plugins: \(stats.reloads) reloads, \(stats.refusedReloads) refused, \(registry.leakedImages) old generations still mapped (cap \(registry.maxImagesPerPlugin) images per plugin)"
+            "plugins: \(counted(stats.reloads, "reload")), \(stats.refusedReloads) refused, \(counted(registry.leakedImages, "image")) no longer serving, still mapped (cap \(registry.maxImagesPerPlugin) images per plugin)"
         )
         for name in registry.pluginNames {
-            lines.append(
-                "  \(name): \(statsStatus(of: name).words), \(registry.images(of: name)) image\(registry.images(of: name) == 1 ? "" : "s")"
-            )
+            lines.append("  \(name): \(statsStatus(of: name).words), \(counted(registry.images(of: name), "image"))")
         }
         for (experiment, variants) in stats.exposures.sorted(by: { $0.key < $1.key }) {
             let counts = variants.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

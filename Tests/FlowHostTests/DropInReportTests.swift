@@ -101,7 +101,9 @@ struct DropInReportTests {
         // Neither image serves: auth was removed, and settings is refused without it. Both stay mapped.
         #expect(host.statsJSON["reloads"]?["oldImagesMapped"] == 2, "\(host.statsJSON)")
         #expect(
-            host.statsLines.contains { $0.hasPrefix("plugins: 0 reloads, 0 refused, 2 old generations still mapped") },
+            host.statsLines.contains {
+                $0.hasPrefix("plugins: 0 reloads, 0 refused, 2 images no longer serving, still mapped")
+            },
             "\(host.statsLines)")
 
         try lab.add("libAuthPlugin.so")

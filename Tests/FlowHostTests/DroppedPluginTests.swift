@@ -22,7 +22,9 @@ struct DroppedPluginTests {
 
         #expect(host.statsLines.contains("  greeter: removed, 1 image"), "\(host.statsLines)")
         #expect(
-            host.statsLines.contains { $0.hasPrefix("plugins: 0 reloads, 0 refused, 1 old generations still mapped") },
+            host.statsLines.contains {
+                $0.hasPrefix("plugins: 0 reloads, 0 refused, 1 image no longer serving, still mapped")
+            },
             "\(host.statsLines)")
         #expect(host.statsJSON["plugins"]?["greeter"] == ["status": "removed", "images": 1])
         #expect(host.statsJSON["reloads"]?["oldImagesMapped"] == 1)

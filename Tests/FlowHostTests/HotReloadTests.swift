@@ -133,7 +133,9 @@ struct HotReloadTests {
                 == "plugin 'greeter' has been loaded 3 times, the limit of a run without --supervise; run with --supervise to go on at the same screen past it, or restart flowhost to give back the memory of old generations"
         )
         #expect(
-            host.statsLines.contains { $0.hasPrefix("plugins: 2 reloads, 1 refused, 2 old generations still mapped") })
+            host.statsLines.contains {
+                $0.hasPrefix("plugins: 2 reloads, 1 refused, 2 images no longer serving, still mapped")
+            })
     }
 
     @Test func movingTheLibraryToAnotherFileDoesNotResetTheCap() throws {
