@@ -137,7 +137,7 @@ package struct PluginScaffold: Sendable {
             let full = directory + "/" + path
             try Self.makeDirectories(String(full[..<full.lastIndex(of: "/")!]))
             // A new file only: a link or file someone put there since the directory was found empty is refused.
-            let descriptor = open(full, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            let descriptor = NewFile.create(full, mode: 0o644)
             guard descriptor >= 0 else {
                 throw FlowError("\(full): cannot create: \(String(cString: strerror(errno)))")
             }

@@ -22,14 +22,23 @@ package enum AtomicFile {
     ///   (``OutputFile``): a symbolic link is not replaced, nor a FIFO, device or directory, nor another user's
     ///   file, nor a file in a directory others can change. The temporary file is removed.
     package static func write(_ bytes: [UInt8], to path: String, mode: mode_t, durable: Bool = false) throws(Failure) {
+        try write(bytes, to: path, mode: mode, durable: durable, whileOpen: { _ in })
+    }
+
+    /// ``write(_:to:mode:durable:)``, calling `whileOpen` with the temporary file's descriptor once the bytes are
+    /// written, before it is closed and renamed: for tests, to look at the descriptor.
+    package static func write(
+        _ bytes: [UInt8], to path: String, mode: mode_t, durable: Bool = false, whileOpen: (Int32) -> Void
+    ) throws(Failure) {
         if let problem = OutputFile.directoryProblem(of: path) {
             throw Failure(step: "cannot write in its directory", reason: problem)
         }
         if let problem = OutputFile.problem(path) { throw Failure(step: "cannot replace it", reason: problem) }
-        var template = Array((path + ".tmp-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw failure("cannot create a temporary file beside it") }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // Closed on exec (``NewFile``): a process started meanwhile from another thread would hold it open and
+        // close it later, which a watcher of the directory takes for a new write.
+        guard let (descriptor, temporary) = NewFile.createUnique(prefix: path + ".tmp-", mode: 0o600) else {
+            throw failure("cannot create a temporary file beside it")
+        }
         func abandon(_ step: String) -> Failure {
             let error = failure(step)
             close(descriptor)
@@ -39,6 +48,7 @@ package enum AtomicFile {
         guard DescriptorWriter.writeAll(bytes, to: descriptor) else { throw abandon("cannot write the temporary file") }
         guard fchmod(descriptor, mode) == 0 else { throw abandon("cannot set the temporary file's permissions") }
         if durable, fsync(descriptor) != 0 { throw abandon("cannot flush the temporary file") }
+        whileOpen(descriptor)
         close(descriptor)
         guard rename(temporary, path) == 0 else {
             let error = failure("cannot rename the temporary file over it")

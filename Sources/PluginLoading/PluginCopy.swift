@@ -186,7 +186,7 @@ package struct PluginCopy {
         var keepsDirectory = false
         defer { if keepsDirectory { Self.keep(directory) } else { rmdir(directory) } }
         let path = "\(directory)/\(label)"
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o500)
+        let descriptor = NewFile.create(path, mode: 0o500)
         guard descriptor >= 0 else {
             throw PluginLoadError(
                 file: source, kind: .unreadable,
