@@ -50,7 +50,7 @@ let package = Package(
         // One target per concern, each depending only on those listed before it (CONTRIBUTING.md: Layout).
         // FlowKit's value types (JSONValue, FlowError) are the common vocabulary.
         // POSIX support: files, descriptors, a mutex, directory watches, process facts.
-        .target(name: "HostSupport", dependencies: [flowKit, "CExtendedAttributes", "CSHA256"]),
+        .target(name: "HostSupport", dependencies: [flowKit, "CExtendedAttributes", "CProcessControl", "CSHA256"]),
         // The manifest: parsing, versions and ranges, its errors.
         .target(name: "FlowManifest", dependencies: [flowKit, "HostSupport"]),
         // Plugin libraries: the search path and discovery, ELF checks, permissions, copies, probes and their
@@ -82,7 +82,8 @@ let package = Package(
         // The supervised host's crash handler: async-signal-safe, so in C.
         .target(name: "CCrashHandler"),
         .target(name: "CExtendedAttributes"),
-        // prctl(2), which Swift cannot call: a probe asks to end with the flowhost that started it.
+        // prctl(2), which Swift cannot call: a probe asks to end with the flowhost that started it; pipe2(2), which
+        // the Glibc module does not import: pipes are closed on exec from the moment they exist.
         .target(name: "CProcessControl"),
         // SHA-256's rounds with the processor's SHA instructions, which only C intrinsics reach.
         .target(name: "CSHA256"),

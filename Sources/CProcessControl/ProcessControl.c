@@ -1,4 +1,4 @@
-#define _GNU_SOURCE  // dl_iterate_phdr
+#define _GNU_SOURCE  // dl_iterate_phdr, pipe2
 #include "CProcessControl.h"
 
 #include <link.h>
@@ -60,3 +60,5 @@ const char *flowhost_library_path_at_start(void) { return library_path_at_start;
 void flowhost_each_object_loaded_at_start(void (*each)(const char *path, void *context), void *context) {
     for (size_t index = 0; index < loaded_at_start_count; index++) each(loaded_at_start[index], context);
 }
+
+int flowhost_pipe2(int ends[2], int flags) { return pipe2(ends, flags); }

@@ -68,23 +68,22 @@ final class SupervisedHost: Sendable {
         executable: String, arguments: [String], environment: [[UInt8]],
         onLines: (@Sendable ([String]) -> Void)?, passesErrorsWhole: Bool = false
     ) throws(FlowError) {
-        var input: [Int32] = [0, 0]
-        var control: [Int32] = [0, 0]
-        var wake: [Int32] = [0, 0]
-        var errorOutput: [Int32] = [0, 0]
-        guard pipe(&input) == 0 else { throw Self.failure("cannot make a pipe") }
-        guard pipe(&control) == 0 else {
-            for end in input { close(end) }
-            throw Self.failure("cannot make a pipe")
+        // Closed on exec from the start (``PipeDescriptors``): only the ends duplicated onto the host's
+        // descriptors below reach it, and nothing else started meanwhile gets any.
+        var made: [Int32] = []
+        func pipe() throws(FlowError) -> [Int32] {
+            guard let ends = PipeDescriptors.make() else {
+                let error = Self.failure("cannot make a pipe")
+                for end in made { close(end) }
+                throw error
+            }
+            made += [ends.read, ends.write]
+            return [ends.read, ends.write]
         }
-        guard pipe(&wake) == 0 else {
-            for end in input + control { close(end) }
-            throw Self.failure("cannot make a pipe")
-        }
-        guard pipe(&errorOutput) == 0 else {
-            for end in input + control + wake { close(end) }
-            throw Self.failure("cannot make a pipe")
-        }
+        var input = try pipe()
+        var control = try pipe()
+        var wake = try pipe()
+        var errorOutput = try pipe()
         // Above the descriptors the host is given: `dup2` onto a descriptor it already is would keep
         // FD_CLOEXEC, and the host would start without it.
         for index in 0..<2 {
@@ -328,14 +327,11 @@ final class SupervisedHost: Sendable {
         }
     }
 
-    /// `descriptor`, moved to 10 or above and closed on exec (kept where it is, closed on exec, if it cannot be
-    /// moved).
+    /// `descriptor`, a pipe's end closed on exec, moved to 10 or above, still closed on exec (kept where it is
+    /// if it cannot be moved).
     private static func aboveStandard(_ descriptor: Int32) -> Int32 {
         let moved = fcntl(descriptor, F_DUPFD_CLOEXEC, 10)
-        guard moved >= 0 else {
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            return descriptor
-        }
+        guard moved >= 0 else { return descriptor }
         close(descriptor)
         return moved
     }

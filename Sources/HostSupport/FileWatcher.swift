@@ -44,13 +44,11 @@ package final class FileWatcher: Sendable {
         guard inotify >= 0 else {
             throw FlowError("cannot watch files: inotify_init1: \(String(cString: strerror(errno)))")
         }
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
+        guard let pipeEnds = PipeDescriptors.make() else {
             close(inotify)
             throw FlowError("cannot watch files: pipe: \(String(cString: strerror(errno)))")
         }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        stopPipe = (pipeEnds[0], pipeEnds[1])
+        stopPipe = pipeEnds
         state = PthreadMutex(State(watches: DirectoryWatches(inotify: inotify)))
         do {
             try watch(files: files, directories: whole)

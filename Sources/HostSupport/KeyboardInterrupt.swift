@@ -97,14 +97,9 @@ package enum KeyboardInterrupt {
 
     /// The pipe a SIGINT in a catch writes a byte to, both ends non-blocking and closed on exec.
     private static let pipeEnds: (read: Int32, write: Int32) = {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return (-1, -1) }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
-        notifier.store(ends[1], ordering: .sequentiallyConsistent)
-        return (ends[0], ends[1])
+        guard let ends = PipeDescriptors.make(nonBlocking: true) else { return (-1, -1) }
+        notifier.store(ends.write, ordering: .sequentiallyConsistent)
+        return ends
     }()
 
     /// Takes (and drops) the SIGINTs sent to this process or thread that no thread has handled yet, whether

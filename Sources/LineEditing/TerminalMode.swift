@@ -42,17 +42,12 @@ final class TerminalMode: Sendable {
             characters[Int(VMIN)] = 1
             characters[Int(VTIME)] = 0
         }
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return nil }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
+        guard let ends = PipeDescriptors.make(nonBlocking: true) else { return nil }
         self.input = input
         self.output = output
-        wakeDescriptor = ends[0]
+        wakeDescriptor = ends.read
         signalContext.pointee = SignalContext(
-            input: input, output: output, saved: saved, raw: raw, quiet: quiet, wake: ends[1])
+            input: input, output: output, saved: saved, raw: raw, quiet: quiet, wake: ends.write)
         Self.installHandlers()
     }
 

@@ -41,10 +41,11 @@ struct ProbeProcess {
         throws(PluginLoadError) -> Outcome
     {
         if let trace = ProcessInfoLite.environment("FLOWHOST_PROBE_TRACE") { append("probe \(path)\n", to: trace) }
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw failure(path, "cannot make a pipe: \(String(cString: strerror(errno)))") }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        let (reader, writer) = (ends[0], ends[1])
+        // Closed on exec from the start: a process started meanwhile from another thread (another probe, a
+        // plugin's own) would hold the writing end, and the probe could not learn its end from the pipe.
+        guard let (reader, writer) = PipeDescriptors.make() else {
+            throw failure(path, "cannot make a pipe: \(String(cString: strerror(errno)))")
+        }
         // No crash report: the runtime's backtracer would take seconds to describe a crash nobody reads. The
         // protocol is this process's, whatever this process was given.
         let set = [
@@ -74,7 +75,7 @@ struct ProbeProcess {
         do {
             pid = try launch.start()
         } catch {
-            for end in ends { close(end) }
+            for end in [reader, writer] { close(end) }
             throw failure(path, "cannot start \(executable): \(error)")
         }
         close(writer)

@@ -83,7 +83,7 @@ enum ReloadMemoryBenchmark {
     }
 
     private static func write(_ text: String, to path: String) throws {
-        guard let file = fopen(path, "wb") else { throw Failure(description: "cannot write \(path)") }
+        guard let file = fopen(path, "wbe") else { throw Failure(description: "cannot write \(path)") }
         defer { fclose(file) }
         guard fwrite(text, 1, text.utf8.count, file) == text.utf8.count else {
             throw Failure(description: "cannot write \(path)")
@@ -98,11 +98,12 @@ enum ReloadMemoryBenchmark {
         private var pending: [UInt8] = []
 
         init(flowhost: String, arguments: [String], environment: [String]) throws {
-            var input: [Int32] = [0, 0]
-            var output: [Int32] = [0, 0]
-            guard pipe(&input) == 0, pipe(&output) == 0 else { throw Failure(description: "cannot make a pipe") }
             // Only the ends duplicated onto the child's descriptors reach it: its input ends with ours.
-            for end in input + output { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            guard let input = PipeDescriptors.make() else { throw Failure(description: "cannot make a pipe") }
+            guard let output = PipeDescriptors.make() else {
+                for end in [input.read, input.write] { close(end) }
+                throw Failure(description: "cannot make a pipe")
+            }
             // The rest of the environment as its bytes are, not UTF-8 repaired, as the host gives its probes and
             // supervised hosts theirs: the flowhost measured runs as it would when started by hand.
             let replaced = ["XDG_CACHE_HOME=", "XDG_STATE_HOME="].map { Array($0.utf8) }
@@ -112,18 +113,18 @@ enum ReloadMemoryBenchmark {
                     !replaced.contains { entry.starts(with: $0) }
                 } + environment.map { Array($0.utf8) },
                 actions: [
-                    .duplicate(input[0], onto: STDIN_FILENO), .duplicate(output[1], onto: STDOUT_FILENO),
-                    .duplicate(output[1], onto: STDERR_FILENO),
+                    .duplicate(input.read, onto: STDIN_FILENO), .duplicate(output.write, onto: STDOUT_FILENO),
+                    .duplicate(output.write, onto: STDERR_FILENO),
                 ])
             do {
                 pid = try launch.start()
             } catch {
                 throw Failure(description: "cannot start \(flowhost): \(error)")
             }
-            close(input[0])
-            close(output[1])
-            self.input = input[1]
-            self.output = output[0]
+            close(input.read)
+            close(output.write)
+            self.input = input.write
+            self.output = output.read
         }
 
         func send(_ text: String) {

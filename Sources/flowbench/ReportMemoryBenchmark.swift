@@ -74,7 +74,7 @@ enum ReportMemoryBenchmark {
             let usage = try? ChildProcess.wait(
                 ChildProcess.spawn(arguments[1], Array(arguments.dropFirst(2)), cacheDirectory: "/tmp"),
                 what: arguments[1]),
-            let file = fopen(arguments[0], "wb")
+            let file = fopen(arguments[0], "wbe")
         else { exit(1) }
         let text = Array("\(usage.ru_maxrss)\n".utf8)
         let written = text.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
@@ -92,7 +92,7 @@ enum ReportMemoryBenchmark {
         guard let header = lines.first, lines.count > 1 else {
             throw SwapBenchmark.Failure(description: "\(source) holds no sessions")
         }
-        guard let file = fopen(destination, "wb") else {
+        guard let file = fopen(destination, "wbe") else {
             throw SwapBenchmark.Failure(description: "cannot write \(destination)")
         }
         defer { fclose(file) }

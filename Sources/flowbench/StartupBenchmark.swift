@@ -122,7 +122,7 @@ enum StartupBenchmark {
     /// An empty script in `directory`.
     static func emptyScript(in directory: String) throws -> String {
         let path = directory + "/empty.flow"
-        guard let file = fopen(path, "wb") else { throw SwapBenchmark.Failure(description: "cannot write \(path)") }
+        guard let file = fopen(path, "wbe") else { throw SwapBenchmark.Failure(description: "cannot write \(path)") }
         fclose(file)
         return path
     }

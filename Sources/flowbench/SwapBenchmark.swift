@@ -89,7 +89,7 @@ enum SwapBenchmark {
     }
 
     static func read(_ path: String) throws -> [UInt8] {
-        guard let file = fopen(path, "rb") else { throw Failure(description: "\(path) is missing") }
+        guard let file = fopen(path, "rbe") else { throw Failure(description: "\(path) is missing") }
         defer { fclose(file) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -105,7 +105,7 @@ enum SwapBenchmark {
     /// Writes `bytes` beside `libGreeter.so`; returns the file's path.
     static func stage(_ bytes: [UInt8], in directory: String) throws -> String {
         let staging = directory + "/libGreeter.so.tmp"
-        guard let file = fopen(staging, "wb") else { throw Failure(description: "cannot write \(staging)") }
+        guard let file = fopen(staging, "wbe") else { throw Failure(description: "cannot write \(staging)") }
         let written = fwrite(bytes, 1, bytes.count, file)
         fclose(file)
         guard written == bytes.count else { throw Failure(description: "cannot write \(staging)") }

@@ -1,5 +1,5 @@
 // What the host needs of the process that the Glibc module does not give it: prctl(2), since Swift does not
-// import variadic C functions, and dl_iterate_phdr(3), which <link.h> declares only for _GNU_SOURCE.
+// import variadic C functions, and dl_iterate_phdr(3) and pipe2(2), which glibc declares only for _GNU_SOURCE.
 #pragma once
 #include <sys/types.h>
 
@@ -23,3 +23,7 @@ const char *flowhost_library_path_at_start(void);
 /// (`ld-linux-x86-64.so.2 flowhost`, whatever the loader's file is called), where /proc/self/exe is the loader's
 /// file and the loader takes `$ORIGIN` from the path it was given; else 0.
 int flowhost_started_through_loader(void);
+
+/// pipe2(2): makes a pipe whose ends have `flags` (O_CLOEXEC, O_NONBLOCK) from the moment they exist, ends[0] the
+/// reading one; returns 0, or -1 with errno set.
+int flowhost_pipe2(int ends[2], int flags);
