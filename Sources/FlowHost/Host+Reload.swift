@@ -136,6 +136,8 @@ extension Host {
             guard let slot = registry.slot(name) else { continue }
             if case .dropped? = outOfUse(name) { continue }
             add(slot.entry.library, of: name)
+            // Before the watch: a change after it is then seen against the bytes found here.
+            registry.noteUnloadedLibrary(of: name)
         }
         // A plugin the manifest's `plugins` lists that discovery refused before it ever loaded (its library
         // broken or missing from the start) has no slot: its library is watched too, so that fixing or
