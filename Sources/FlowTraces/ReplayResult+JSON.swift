@@ -8,8 +8,9 @@ extension ReplayResult {
     ///
     /// The counts are what was replayed: everything when identical; when diverged, up to and including the
     /// input that diverged. `divergence` is `null` when identical, else `{"session", "subject", "step",
-    /// "steps", "command", "at", "expected", "got", "screen", "recordedScreen"}`, `at` the recorded
-    /// `FILE:LINE` (or `null`), the screens as lines.
+    /// "steps", "command", "at", "expected", "got", "screen", "recordedScreen", "sentPlaceholder"}`, `at` the
+    /// recorded `FILE:LINE` (or `null`), the screens as lines, `sentPlaceholder` `null` or `{"step", "at",
+    /// "command"}`: in a redacted trace, the session's first input up to that point that sent the placeholder.
     ///
     /// - Parameters:
     ///   - trace: The trace file, as given.
@@ -30,6 +31,12 @@ extension ReplayResult {
                 "expected": .string(diverged.expected), "got": .string(diverged.got),
                 "screen": .array(diverged.screen.map(JSONValue.string)),
                 "recordedScreen": .array(diverged.recordedScreen.map(JSONValue.string)),
+                "sentPlaceholder": diverged.sentPlaceholder.map { input in
+                    [
+                        "step": .number(Double(input.step)), "at": input.at.map(JSONValue.string) ?? .null,
+                        "command": .string(input.command),
+                    ]
+                } ?? .null,
             ]
         }
         let isIdentical = if case .identical = self { true } else { false }

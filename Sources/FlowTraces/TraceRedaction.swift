@@ -50,12 +50,31 @@ package struct TraceRedaction: Sendable, Hashable {
         return command[..<start] + redact(json).description
     }
 
+    /// Whether a command sends the placeholder (`act submit {"user":"<redacted>"}`): a redacted trace's command
+    /// that had a redacted member, which a replay sends with the placeholder in place of the value.
+    package static func sendsPlaceholder(_ command: String) -> Bool {
+        func holds(_ value: JSONValue) -> Bool {
+            switch value {
+            case .object(let members): members.values.contains(where: holds)
+            case .array(let elements): elements.contains(where: holds)
+            default: value == placeholder
+            }
+        }
+        guard let start = command.firstIndex(where: { $0 == "{" || $0 == "[" }),
+            let json = try? JSONValue(parsing: String(command[start...]))
+        else { return false }
+        return holds(json)
+    }
+
+    /// Whether the subjects of an experiment whose subject path is `path` are recorded as pseudonyms.
+    package func pseudonymises(path: String) -> Bool {
+        !keys.isEmpty && path.split(separator: ".").contains(where: { keys.contains(String($0)) })
+    }
+
     /// The subject as a trace records it: a pseudonym when `path` (the experiment's subject path) goes
     /// through a redacted key, else as it is.
     package func subject(_ subject: String, path: String) -> String {
-        guard !keys.isEmpty, path.split(separator: ".").contains(where: { keys.contains(String($0)) }) else {
-            return subject
-        }
+        guard pseudonymises(path: path) else { return subject }
         return "subject-" + SHA256.hex(Array((salt + "\u{0}" + subject).utf8)).prefix(12)
     }
 }

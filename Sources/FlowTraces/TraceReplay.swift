@@ -17,8 +17,10 @@ import PluginLoading
 /// replays identically; the summary names the plugins whose build differs) and the root coordinator's
 /// name (the manifest's `name`). Events marked `late` (they happened between inputs, such as a manager's
 /// task finishing) are not compared; for an input a watched file caused, only the reload is. A trace
-/// with redacted members replays the placeholder the trace holds, so what depends on a redacted value
-/// (an experiment's subject) diverges.
+/// with redacted members replays the placeholder the trace holds: an exposure's pseudonymised subject is
+/// compared by the pseudonym it maps to (``pseudonymousSubjects(_:_:)``), and a divergence after an input
+/// that sent the placeholder names that input (``ReplayDivergence/sentPlaceholder``), since what depends
+/// on the value it stands for can differ.
 @MainActor
 package final class TraceReplay {
     /// The header of the trace being replayed.
@@ -33,6 +35,12 @@ package final class TraceReplay {
     private var nextLoaded = 0
     /// Why the rest of the trace could not be read, when it could not: the replay stopped there.
     package private(set) var readFailure: TraceError?
+    /// What the trace redacts (its header's `redacted`), with one salt for the whole replay, so that the same
+    /// replayed subject has the same pseudonym in every session, as in the recording.
+    let redaction: TraceRedaction
+    /// Each recorded pseudonym of an exposure's subject, and the replayed pseudonym it was first compared
+    /// with: a recorded subject must be replayed as one subject throughout the trace.
+    var pseudonyms: [String: String] = [:]
 
     /// The members left out of the comparison.
     static let ignored: Set<String> = [
@@ -84,6 +92,7 @@ package final class TraceReplay {
         searchPath: PluginSearchPath, prober: PluginProber?, allowInsecurePlugins: Bool
     ) {
         self.header = header
+        self.redaction = TraceRedaction(keys: Set(header["redacted"]?.array?.compactMap(\.string) ?? []))
         self.sessions = sessions
         self.manifest = manifest
         self.searchPath = searchPath
@@ -97,7 +106,6 @@ package final class TraceReplay {
         var registry: PluginRegistry?
         var recordedDigests: [String: String] = [:]
         var replayedDigests: [String: String] = [:]
-        let keys = Set(header["redacted"]?.array?.compactMap(\.string) ?? [])
         let unknownKinds = Self.kindsUnknown(toFlowKit: header["flowKit"]?.string)
         // A session ahead, to know the last: a trace cut short ends in its last input.
         var upcoming = nextSession()
@@ -111,7 +119,7 @@ package final class TraceReplay {
             shell.writesSnapshots = false
             shell.waitsForReloads = false
             let box = ReplayBox()
-            let recorder = TraceRecorder(redaction: TraceRedaction(keys: keys), maxPayload: header["maxPayload"]?.int) {
+            let recorder = TraceRecorder(redaction: redaction, maxPayload: header["maxPayload"]?.int) {
                 // A line the recorder wrote is an object with a kind, a time, a session and an input: an event.
                 box.events.append(try! $0.event())
             }
@@ -121,6 +129,8 @@ package final class TraceReplay {
                 recorded: header["root"]?.string ?? "", replayed: host.coordinator.name
             )
             defer { summary.sessions += 1 }
+            // The first input of the session that sent the placeholder in place of a redacted value.
+            var sentPlaceholder: ReplayDivergence.SentPlaceholder?
             for input in session.inputs {
                 // The trace's last input without its screen line is where the recorded run stopped (Ctrl-C, a
                 // kill): the trace has only part of what it did, and nothing to compare the rest with.
@@ -131,6 +141,9 @@ package final class TraceReplay {
                     break
                 }
                 box.events.removeAll()
+                if sentPlaceholder == nil, !redaction.isEmpty, TraceRedaction.sendsPlaceholder(input.command) {
+                    sentPlaceholder = .init(step: input.number, at: input.record["at"]?.string, command: input.command)
+                }
                 await perform(input, in: shell, recorder: recorder)
                 let replayed = box.events.filter { $0.kind != .input }.map { payloads.replayed.resolve($0) }
                 let screen = replayed.last { $0.kind == .screen }
@@ -168,6 +181,7 @@ package final class TraceReplay {
                 {
                     await host.stopAndWait()
                     divergence.replayed = summary
+                    divergence.sentPlaceholder = sentPlaceholder
                     divergence.replayed.sessions += 1
                     divergence.replayed.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
                     return .diverged(divergence)
@@ -243,9 +257,18 @@ package final class TraceReplay {
                     expected: recorded?.summary ?? Self.nothingMore(screens.recorded),
                     got: replayed?.summary ?? Self.nothingMore(screens.replayed))
             }
-            if Self.comparable(recorded, root: roots.recorded)
-                != Self.comparable(replayed, root: roots.replayed, like: recorded)
-            {
+            var was = Self.comparable(recorded, root: roots.recorded)
+            var now = Self.comparable(replayed, root: roots.replayed, like: recorded)
+            if let subjects = pseudonymousSubjects(recorded, replayed) {
+                if let before = pseudonyms[subjects.recorded], before != subjects.replayed {
+                    return divergence(
+                        expected: recorded.summary + " (replayed as '\(before)' before)", got: replayed.summary)
+                }
+                pseudonyms[subjects.recorded] = subjects.replayed
+                was["subject"] = nil
+                now["subject"] = nil
+            }
+            if was != now {
                 return divergence(
                     expected: Self.describe(recorded, against: replayed),
                     got: Self.describe(replayed, against: recorded))
@@ -376,6 +399,16 @@ package struct ReplayDivergence: Sendable, Hashable {
     package var recordedScreen: [String]
     /// What was replayed up to and including the input that diverged: its session counts, and its events.
     package var replayed = ReplaySummary(sessions: 0, inputs: 0, events: 0, rebuilt: [])
+    /// In a redacted trace, the first input of the session, up to the one that diverged, that sent the
+    /// placeholder in place of a value the trace leaves out: what depends on that value can differ.
+    package var sentPlaceholder: SentPlaceholder?
+
+    /// An input that sent the placeholder: its number, where the recorded run read it, and its command.
+    package struct SentPlaceholder: Sendable, Hashable {
+        package var step: Int
+        package var at: String?
+        package var command: String
+    }
 }
 
 @MainActor

@@ -23,7 +23,9 @@ enum ReplayCommand {
         swapping it in.
 
         Exits 0 with a one-line summary when everything happened as recorded; 1 at the first divergence,
-        printing the step, what was expected, what happened instead, and the screen at that point. With
+        printing the step, what was expected, what happened instead, and the screen at that point, and,
+        for a trace recorded with --trace-redact, the input that sent the placeholder in place of a value
+        the trace leaves out, when there was one before: what depends on that value can differ. With
         --json, prints one JSON document instead, errors included, with the same exit code. The trace
         format and the document's shape: docs/traces.md.
         """
@@ -130,6 +132,12 @@ enum ReplayCommand {
                     )))
             print("  expected: \(divergence.expected)")
             print("  got:      \(divergence.got)")
+            if let input = divergence.sentPlaceholder {
+                let place = input.at.map { " (\($0))" } ?? ""
+                print(
+                    "  note: step \(input.step)\(place), \(input.command), sent the placeholder where the recorded run sent a value the trace leaves out: what depends on that value can differ"
+                )
+            }
             print("  the screen at that point:")
             for line in divergence.screen { print("    \(line)") }
             if divergence.recordedScreen != divergence.screen {
