@@ -162,3 +162,15 @@ extension PluginComposition {
         )
     }
 }
+
+extension PluginComposition {
+    /// The manifest's `start` requests that no route it composes to handles from the app: the
+    /// ``ManifestError/Kind/unroutedStart`` errors the parser leaves to discovery, worded alike. A route that
+    /// fails (a conflict, a refused or removed plugin) still handles its request, which fails with why.
+    package var unroutedStarts: [ManifestError] {
+        let keys = manifest.routes.map { RouteKey($0.request, from: $0.module) } + failing.keys
+        let fromApp = keys.filter { ($0.module ?? .app) == .app }
+        return declared.unroutedStarts(
+            routedFromApp: Set(fromApp.map(\.request.rawValue)), routed: Set(keys.map(\.request.rawValue)))
+    }
+}

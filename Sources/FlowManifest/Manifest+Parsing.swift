@@ -273,15 +273,12 @@ package struct ManifestParser {
     mutating func checkStartRouted(
         _ request: CoordinationRequest, at path: String, routes: [Manifest.Route]
     ) -> CoordinationRequest {
-        // Discovered plugins declare routes of their own, known only once their directories are read.
+        // Discovered plugins declare routes of their own, known only once their directories are read: checked
+        // then, with the routes the manifest composes to (`Manifest.unroutedStarts`).
         guard !discovering, !routes.contains(where: { $0.request == request.name && ($0.module ?? .app) == .app })
         else { return request }
         let routed = Set(routes.map(\.request.rawValue))
-        let hint = Suggestion.closest(to: request.name.rawValue, among: routed).map { "; did you mean \(quoted($0))?" }
-        report(
-            .unroutedStart, at: path,
-            "no route handles \(quoted(request.name.rawValue)) from the app, which sends the start requests\(hint ?? "")"
-        )
+        report(.unroutedStart, at: path, Manifest.unroutedStartMessage(request.name.rawValue, routed: routed))
         return request
     }
 

@@ -1,0 +1,31 @@
+import Testing
+
+/// A start request of a manifest that discovers its plugins is checked against the routes it composes to,
+/// once its directories are read: one no route handles is the `unroutedStart` error a listing manifest gets
+/// from the parser, worded alike, from `validate` and at `run`'s start, exit 65 from both.
+@MainActor
+struct DiscoveredStartRequestTests {
+    @Test func validateAndRunRefuseAStartRequestNoDiscoveredRouteHandles() throws {
+        let lab = try DropInLab(members: #""start": ["lanch"]"#)
+        try lab.add("libWelcomePlugin.so")
+        let manifest = lab.manifestPath
+        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
+        let error =
+            "\(manifest): start[0]: no route handles \"lanch\" from the app, which sends the start requests; "
+            + "did you mean \"launch\"?"
+
+        let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
+        let json = try Subprocess.flowhost(["validate", "--json", manifest], environment: environment)
+        let run = try Subprocess.flowhost(["run", manifest], environment: environment)
+
+        #expect(validate.status == 65)
+        #expect(validate.errorLinesWithoutNotes == [error])
+        #expect(validate.standardOutput.isEmpty)
+        #expect(json.status == 65)
+        #expect(json.standardOutput.contains(#""kind": "unroutedStart""#))
+        #expect(json.standardOutput.contains(#""path": "start[0]""#))
+        #expect(json.standardOutput.contains(#""valid": false"#))
+        #expect(run.status == 65)
+        #expect(run.errorLines == [error])
+    }
+}
