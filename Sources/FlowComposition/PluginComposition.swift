@@ -162,6 +162,8 @@ package struct PluginComposition: Sendable {
     package internal(set) var directories: [String] = []
     /// The directories named in `discover` that hold no plugin library: warnings.
     package internal(set) var emptyDirectories: [EmptyDiscoveredDirectory] = []
+    /// The names without wildcards in a `discover` entry's `libraries` that name no file there: warnings.
+    package internal(set) var unmatchedLibraries: [UnmatchedLibraryName] = []
 
     /// Composes `manifest` with what `discovery` found in its directories.
     ///
@@ -183,6 +185,7 @@ package struct PluginComposition: Sendable {
         skipped = discovery.skipped
         directories = discovery.directories
         emptyDirectories = discovery.empty
+        unmatchedLibraries = discovery.unmatched
         problems = discovery.problems
         collectPlugins(discovery, previous: previous, awaiting: awaiting)
         let refused = resolveRequirements()

@@ -49,6 +49,15 @@ package enum JSONDocument {
                         "directory": .string(empty.directory), "message": .string(empty.message),
                     ]
                 }
+                    + (report.composition?.unmatchedLibraries ?? []).map { unmatched in
+                        [
+                            "kind": "unmatchedLibrary", "path": .string(unmatched.path),
+                            "name": .string(unmatched.name),
+                            "directories": .array(unmatched.directories.map(JSONValue.string)),
+                            "suggestion": unmatched.suggestion.map(JSONValue.string) ?? .null,
+                            "message": .string(unmatched.message),
+                        ]
+                    }
                     + report.contextConflicts.map { conflict in
                         [
                             "kind": "contextConflict", "key": .string(conflict.key), "winner": .string(conflict.winner),

@@ -32,6 +32,8 @@ package struct PluginDiscovery {
     nonisolated package private(set) var directories: [String] = []
     /// The directories named in `discover` that were read but hold no plugin library.
     nonisolated package private(set) var empty: [EmptyDiscoveredDirectory] = []
+    /// The names without wildcards in `libraries` that name no file in any directory their entry read.
+    nonisolated package private(set) var unmatched: [UnmatchedLibraryName] = []
 
     /// Reads the directories `manifest` discovers and probes what they hold, and the plugins it declares.
     ///
@@ -48,10 +50,12 @@ package struct PluginDiscovery {
                 case .directory(let directory): [(directory, true)]
                 case .searchPath: searchPath.directories.map { (Manifest.absolutePath($0), false) }
                 }
+            var read: [(directory: String, names: [String])] = []
             for (directory, required) in places {
                 guard
                     let (names, notUTF8) = readDirectory(directory, required: required, checked: !prober.allowInsecure)
                 else { continue }
+                read.append((directory, names))
                 if !directories.contains(directory) { directories.append(directory) }
                 // A library found, even one that fails its probe or was taken by an earlier entry, is something
                 // there; a file without an entry point (libFlowKit.so) is not.
@@ -88,6 +92,7 @@ package struct PluginDiscovery {
                         EmptyDiscoveredDirectory(index: index, directory: directory, libraries: entry.libraries))
                 }
             }
+            unmatched += Self.unmatchedNames(of: entry.libraries, index: index, in: read)
         }
         for name in manifest.plugins.keys.sorted() {
             guard let entry = manifest.plugins[name] else { continue }
@@ -179,6 +184,22 @@ package struct PluginDiscovery {
                 case .searchPath: searchPath.directories
                 }
             return directories.contains { names(in: $0)?.contains { matches($0, entry.libraries) } == true }
+        }
+    }
+
+    /// The names without wildcards of `libraries`, the patterns of the `discover` entry at `index`, that name
+    /// no file in any directory `read` (each with its names), with the nearest name there as a suggestion;
+    /// none when no directory was read, which is a problem of its own or a search path with nothing there.
+    nonisolated static func unmatchedNames(
+        of libraries: [String], index: Int, in read: [(directory: String, names: [String])]
+    ) -> [UnmatchedLibraryName] {
+        guard !read.isEmpty else { return [] }
+        let names = Set(read.flatMap(\.names))
+        return libraries.enumerated().compactMap { libraryIndex, name in
+            guard UnmatchedLibraryName.isLiteral(name), !names.contains(name) else { return nil }
+            return UnmatchedLibraryName(
+                index: index, libraryIndex: libraryIndex, name: name, directories: read.map(\.directory),
+                suggestion: Suggestion.closest(to: name, among: names))
         }
     }
 

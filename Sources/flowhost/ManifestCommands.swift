@@ -39,6 +39,7 @@ enum ManifestCommands {
         for problem in report.problems { printError(problem) }
         for conflict in report.contextConflicts { printError("\(path): warning: \(conflict)") }
         for empty in report.composition?.emptyDirectories ?? [] { printWarning(empty.warning(file: path)) }
+        for unmatched in report.composition?.unmatchedLibraries ?? [] { printWarning(unmatched.warning(file: path)) }
         for typo in report.requestTypos { printWarning(typo.description) }
         for unused in report.unusedDeclarations { printError("\(path): note: \(unused.description)") }
         guard let manifest = report.manifest, report.isValid else {

@@ -131,6 +131,9 @@ enum RunCommand {
         host.maxManifestSize = maxSize
         for problem in host.problems { printError(problem.description) }
         for empty in host.composition?.emptyDirectories ?? [] { printWarning(empty.warning(file: manifestPath)) }
+        for unmatched in host.composition?.unmatchedLibraries ?? [] {
+            printWarning(unmatched.warning(file: manifestPath))
+        }
         // A discovering manifest's start requests are checked once its routes are composed, as the parser checks
         // a listed one's: one that no route handles makes the manifest invalid, exit 65, before anything starts.
         if restoring == nil, let unrouted = host.composition?.unroutedStarts, !unrouted.isEmpty {

@@ -179,6 +179,15 @@ struct DocumentedOutputTests {
         #expect(doc.contains("`\(shown)`"), "docs/supervision.md does not show `\(shown)`")
     }
 
+    @Test func theUnmatchedLibraryWarningTheManifestReferenceQuotesIsTheOneFlowhostPrints() throws {
+        let warning = UnmatchedLibraryName(
+            index: 0, libraryIndex: 1, name: "libAuthPlugn.so", directories: ["/srv/plugins"],
+            suggestion: "libAuthPlugin.so"
+        ).warning(file: "app.json")
+
+        #expect(try Self.prose("manifests/README.md").contains("(`\(warning)`)"), "\(warning)")
+    }
+
     @Test func everyKindOfPluginErrorIsDocumented() throws {
         // The guide's table of what loading a plugin can say, and the manifest reference's kinds of what
         // discovery finds.
