@@ -138,6 +138,8 @@ enum RunCommand {
         // a listed one's: one that no route handles makes the manifest invalid, exit 65, before anything starts.
         if restoring == nil, let unrouted = host.composition?.unroutedStarts, !unrouted.isEmpty {
             for error in unrouted { printError(error.description) }
+            // Supervised, on purpose: the supervisor ends the session with the code rather than restart.
+            link?.exiting(.failed, token: link?.startToken)
             return .invalidInput
         }
         if let subjects, let script {

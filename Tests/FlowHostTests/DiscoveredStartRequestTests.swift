@@ -2,7 +2,7 @@ import Testing
 
 /// A start request of a manifest that discovers its plugins is checked against the routes it composes to,
 /// once its directories are read: one no route handles is the `unroutedStart` error a listing manifest gets
-/// from the parser, worded alike, from `validate` and at `run`'s start, exit 65 from both.
+/// from the parser, worded alike, from `validate` and at `run`'s start (supervised too), exit 65 from both.
 @MainActor
 struct DiscoveredStartRequestTests {
     @Test func validateAndRunRefuseAStartRequestNoDiscoveredRouteHandles() throws {
@@ -17,6 +17,8 @@ struct DiscoveredStartRequestTests {
         let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
         let json = try Subprocess.flowhost(["validate", "--json", manifest], environment: environment)
         let run = try Subprocess.flowhost(["run", manifest], environment: environment)
+        // Supervised, the host says it ends on purpose: the session ends with its code, not restarts it.
+        let supervised = try Subprocess.flowhost(["run", manifest, "--supervise"], environment: environment)
 
         #expect(validate.status == 65)
         #expect(validate.errorLinesWithoutNotes == [error])
@@ -27,5 +29,7 @@ struct DiscoveredStartRequestTests {
         #expect(json.standardOutput.contains(#""valid": false"#))
         #expect(run.status == 65)
         #expect(run.errorLines == [error])
+        #expect(supervised.status == 65)
+        #expect(supervised.errorLines == [error])
     }
 }
