@@ -173,4 +173,16 @@ extension PluginComposition {
         return declared.unroutedStarts(
             routedFromApp: Set(fromApp.map(\.request.rawValue)), routed: Set(keys.map(\.request.rawValue)))
     }
+
+    /// The manifest's own guards whose redirect no route it composes to handles: the
+    /// ``ManifestError/Kind/badGuard`` errors the parser leaves to discovery, worded alike. The guards plugins
+    /// declare are checked as they are composed, as plugin problems (``PluginLoadError/Kind/unroutedRedirect``).
+    package var unroutedRedirects: [ManifestError] {
+        let keys = manifest.routes.map { RouteKey($0.request, from: $0.module) } + failing.keys
+        return declared.unroutedRedirects(routed: Set(keys.map(\.request.rawValue)))
+    }
+
+    /// What the parser leaves to discovery and composing finds wrong with the manifest itself, in the order
+    /// the parser reports: ``unroutedStarts``, then ``unroutedRedirects``.
+    package var composedManifestErrors: [ManifestError] { unroutedStarts + unroutedRedirects }
 }

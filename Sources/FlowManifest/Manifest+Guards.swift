@@ -14,7 +14,8 @@ extension ManifestParser {
     /// The guards, in the manifest's order. `routes` are the parsed routes, which redirects must name and
     /// patterns are checked against for typos.
     mutating func guards(_ value: JSONValue?, routes: [Manifest.Route]) -> [RedirectGuard] {
-        // Discovered plugins declare routes of their own, known only once their directories are read.
+        // Discovered plugins declare routes of their own, known only once their directories are read: redirects
+        // are checked then, with the routes the manifest composes to (`Manifest.unroutedRedirects`).
         let routed = discovering ? [] : Set(routes.map(\.request.rawValue))
         var guards: [RedirectGuard] = []
         for (index, element) in elements(of: value, at: "guards") {
@@ -110,12 +111,38 @@ extension ManifestParser {
         return name(operand, at: operandPath, what: "dependency key").map { .dependency(DependencyKey($0)) }
     }
 
-    /// Reports a redirect no route handles, naming the nearest routed request.
+    /// Reports a redirect no route handles, naming the nearest routed request. A manifest that discovers
+    /// plugins is checked once its routes are composed (``Manifest/unroutedRedirects(routed:)``).
     private mutating func checkRouted(_ request: String, at path: String, routed: Set<String>) {
         guard !routed.isEmpty, !routed.contains(request) else { return }
+        report(.badGuard, at: path, Manifest.unroutedRedirectMessage(request, routed: routed))
+    }
+}
+
+extension Manifest {
+    /// The manifest's own guards whose redirect no route handles, each a ``ManifestError/Kind/badGuard`` at
+    /// its place (`guards[0].redirect`) naming the nearest routed request.
+    ///
+    /// The parser checks a manifest's own routes; a manifest that discovers plugins is checked with the
+    /// routes it composes to, once its directories are read (``PluginComposition``). The guards plugins
+    /// declare are checked there too, as plugin problems.
+    ///
+    /// - Parameter routed: Every routed request, from any module.
+    /// - Returns: One error per guard of `guards` whose redirect `routed` lacks, in the manifest's order.
+    package func unroutedRedirects(routed: Set<String>) -> [ManifestError] {
+        guards.enumerated().compactMap { index, redirectGuard in
+            let request = redirectGuard.redirect.name.rawValue
+            guard !routed.contains(request) else { return nil }
+            return ManifestError(
+                file: path, path: "guards[\(index)].redirect", kind: .badGuard,
+                message: Self.unroutedRedirectMessage(request, routed: routed))
+        }
+    }
+
+    /// What a ``ManifestError/Kind/badGuard`` says of a redirect to `request` that no route handles, with the
+    /// nearest of `routed` as a hint: `no route handles "auth.sigIn"; did you mean "auth.signIn"?`.
+    static func unroutedRedirectMessage(_ request: String, routed: Set<String>) -> String {
         let hint = Suggestion.closest(to: request, among: routed).map { "did you mean \(quoted($0))?" }
-        report(
-            .badGuard, at: path,
-            "no route handles \(quoted(request)); \(hint ?? "a redirect must be a request the routes handle")")
+        return "no route handles \(quoted(request)); \(hint ?? "a redirect must be a request the routes handle")"
     }
 }

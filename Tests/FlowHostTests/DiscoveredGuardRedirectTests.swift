@@ -1,0 +1,34 @@
+import Testing
+
+/// A guard of a manifest that discovers its plugins has its redirect checked against the routes it composes
+/// to, once its directories are read: one no route handles is the `badGuard` error a listing manifest gets
+/// from the parser, worded alike, from `validate` and at `run`'s start (supervised too), exit 65 from both.
+@MainActor
+struct DiscoveredGuardRedirectTests {
+    @Test func validateAndRunRefuseAGuardRedirectNoDiscoveredRouteHandles() throws {
+        let guards = #""guards": [{"requests": ["launch"], "unless": "ready", "redirect": "lanch"}]"#
+        let lab = try DropInLab(members: #""start": ["launch"], "# + guards)
+        try lab.add("libWelcomePlugin.so")
+        let manifest = lab.manifestPath
+        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
+        let error = "\(manifest): guards[0].redirect: no route handles \"lanch\"; did you mean \"launch\"?"
+
+        let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
+        let json = try Subprocess.flowhost(["validate", "--json", manifest], environment: environment)
+        let run = try Subprocess.flowhost(["run", manifest], environment: environment)
+        // Supervised, the host says it ends on purpose: the session ends with its code, not restarts it.
+        let supervised = try Subprocess.flowhost(["run", manifest, "--supervise"], environment: environment)
+
+        #expect(validate.status == 65)
+        #expect(validate.errorLinesWithoutNotes == [error])
+        #expect(validate.standardOutput.isEmpty)
+        #expect(json.status == 65)
+        #expect(json.standardOutput.contains(#""kind": "badGuard""#))
+        #expect(json.standardOutput.contains(#""path": "guards[0].redirect""#))
+        #expect(json.standardOutput.contains(#""valid": false"#))
+        #expect(run.status == 65)
+        #expect(run.errorLines == [error])
+        #expect(supervised.status == 65)
+        #expect(supervised.errorLines == [error])
+    }
+}
