@@ -35,7 +35,7 @@ enum ELFCheck {
             throw PluginLoadError(
                 file: path, kind: .notELF,
                 message:
-                    "not an ELF shared object (\(describePrefix(header))); give the path of a plugin's lib<Name>.so")
+                    "not an ELF shared object (\(describePrefix(header))); \(PluginLoadError.pathHint)")
         }
         let type = UInt16(header[16]) | UInt16(header[17]) << 8
         let machine = UInt16(header[18]) | UInt16(header[19]) << 8

@@ -251,7 +251,7 @@ extension PluginLoadError {
             case .tooLarge: .tooLarge
             case .symlinkLoop, .unreadable: .unreadable
             }
-        let hint = failure.kind == .notRegular ? "; give the path of a plugin's lib<Name>.so" : ""
+        let hint = failure.kind == .notRegular ? "; \(Self.pathHint)" : ""
         self.init(file: file, kind: kind, message: failure.message + hint)
     }
 

@@ -83,6 +83,7 @@ package struct PluginDiscovery {
                     } catch  where error.kind == .missingEntry {
                         skipped.append(error)
                     } catch {
+                        let error = error.discovered(in: directory)
                         libraries.append(Library(path: path, directory: directory, probe: .failure(error)))
                         found = true
                     }
