@@ -80,12 +80,12 @@ enum ELFCheck {
             offset: header.word(at: 40, 8), count: header.word(at: 60, 2), size: header.word(at: 58, 2))
         guard let programHeaders, let sectionHeaders, max(programHeaders, sectionHeaders) <= size else {
             let needed =
-                programHeaders.flatMap { p in sectionHeaders.map { max(p, $0) } }.map { "at least \($0)" }
+                programHeaders.flatMap { p in sectionHeaders.map { max(p, $0) } }.map { "at least \($0) bytes" }
                 ?? "more than the file system allows"
             throw PluginLoadError(
                 file: path, kind: .incomplete,
                 message:
-                    "is truncated: \(size) bytes, its ELF header needs \(needed); wait for the build to finish or copy it again"
+                    "is truncated: \(size) bytes where its ELF headers need \(needed); wait for the build to finish or copy it again"
             )
         }
     }

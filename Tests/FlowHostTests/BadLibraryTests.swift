@@ -171,7 +171,7 @@ struct BadLibraryTests {
         let library = try directory.file(
             "libCut.so", containing: Array(try BuildProducts.bytes(of: "libWelcomePlugin.so").prefix(4096)))
         let (line, _) = try validate(library)
-        #expect(line.hasPrefix("\(library): is truncated: 4096 bytes, its ELF header needs at least "))
+        #expect(line.hasPrefix("\(library): is truncated: 4096 bytes where its ELF headers need at least "))
     }
 
     /// A FIFO put where a checked library was (where others may write, with `--allow-insecure-plugins`) is
