@@ -168,7 +168,7 @@ extension PluginComposition {
     /// ``ManifestError/Kind/unroutedStart`` errors the parser leaves to discovery, worded alike. A route that
     /// fails (a conflict, a refused or removed plugin) still handles its request, which fails with why.
     package var unroutedStarts: [ManifestError] {
-        let keys = manifest.routes.map { RouteKey($0.request, from: $0.module) } + failing.keys
+        let keys = handledRouteKeys
         let fromApp = keys.filter { ($0.module ?? .app) == .app }
         return declared.unroutedStarts(
             routedFromApp: Set(fromApp.map(\.request.rawValue)), routed: Set(keys.map(\.request.rawValue)))
@@ -178,8 +178,13 @@ extension PluginComposition {
     /// ``ManifestError/Kind/badGuard`` errors the parser leaves to discovery, worded alike. The guards plugins
     /// declare are checked as they are composed, as plugin problems (``PluginLoadError/Kind/unroutedRedirect``).
     package var unroutedRedirects: [ManifestError] {
-        let keys = manifest.routes.map { RouteKey($0.request, from: $0.module) } + failing.keys
-        return declared.unroutedRedirects(routed: Set(keys.map(\.request.rawValue)))
+        declared.unroutedRedirects(routed: Set(handledRouteKeys.map(\.request.rawValue)))
+    }
+
+    /// The routes that handle a request in the composition: those it routes, and those that fail (a
+    /// conflict, a refused or removed plugin), which handle theirs by failing with why.
+    private var handledRouteKeys: [RouteKey] {
+        manifest.routes.map { RouteKey($0.request, from: $0.module) } + failing.keys
     }
 
     /// What the parser leaves to discovery and composing finds wrong with the manifest itself, in the order
