@@ -78,7 +78,9 @@ let package = Package(
         // Supervised runs: the supervisor's restart policy and incidents, the supervised host's side of the link.
         .target(
             name: "FlowSupervision",
-            dependencies: [flowKit, "HostSupport", "PluginLoading", "FlowHost", "LineEditing", "FlowShell"]),
+            dependencies: [
+                flowKit, "HostSupport", "PluginLoading", "FlowHost", "LineEditing", "FlowShell", "CProcessControl",
+            ]),
         // The supervised host's crash handler: async-signal-safe, so in C.
         .target(name: "CCrashHandler"),
         .target(name: "CExtendedAttributes"),

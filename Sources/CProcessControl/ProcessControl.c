@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int flowhost_die_with_parent(pid_t parent) {
@@ -62,3 +63,16 @@ void flowhost_each_object_loaded_at_start(void (*each)(const char *path, void *c
 }
 
 int flowhost_pipe2(int ends[2], int flags) { return pipe2(ends, flags); }
+
+// glibc's wrapper (2.27 on), weak so that a glibc without it links too: called where there is one, so that a library
+// preloaded in its place is called (the tests' NoMemfdPreload stands for a kernel without memfds); else the system call.
+extern int memfd_create(const char *name, unsigned int flags) __attribute__((weak));
+
+int flowhost_memfd_create(const char *name, unsigned int flags) {
+    if (memfd_create != NULL) return memfd_create(name, flags);
+    return (int)syscall(SYS_memfd_create, name, flags);
+}
+
+int flowhost_tgkill(pid_t process, pid_t thread, int signal) {
+    return (int)syscall(SYS_tgkill, (long)process, (long)thread, (long)signal);
+}

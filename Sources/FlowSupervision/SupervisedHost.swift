@@ -1,3 +1,4 @@
+import CProcessControl
 import Dispatch
 import FlowHost
 import FlowKit
@@ -187,19 +188,13 @@ final class SupervisedHost: Sendable {
     /// (`tgkill`), so that a handler records that thread's frames.
     func signal(_ signal: Int32, mainThread: Bool = false) {
         reaping.whileRunning {
-            if mainThread, let tgkill = Self.tgkill {
-                _ = tgkill(pid, pid, signal)
+            if mainThread {
+                _ = flowhost_tgkill(pid, pid, signal)
             } else {
                 _ = kill(pid, signal)
             }
         }
     }
-
-    /// glibc's `tgkill` (2.30 and later), which its headers declare only for `_GNU_SOURCE`: looked up once.
-    private static let tgkill: (@convention(c) (pid_t, pid_t, Int32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "tgkill") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (pid_t, pid_t, Int32) -> Int32).self)
-    }()
 
     /// The first of the host's descriptors 0 to 3 that is no longer what it was given (a plugin closed or
     /// replaced it); `nil` when all are, or when they cannot be seen (no `/proc`, or the host has ended).

@@ -1,3 +1,4 @@
+import CProcessControl
 import Glibc
 import HostSupport
 
@@ -107,21 +108,14 @@ package struct PluginCopy {
         return try withPrivateFile(label: label, body)
     }
 
-    /// glibc's `memfd_create`, which the Glibc module does not import; `nil` before glibc 2.27.
-    private static let memfdCreate: (@convention(c) (UnsafePointer<CChar>, UInt32) -> Int32)? = {
-        guard let symbol = dlsym(nil, "memfd_create") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafePointer<CChar>, UInt32) -> Int32).self)
-    }()
-
     /// A sealed memfd holding the bytes, or `nil` when this kernel cannot make one.
     private func sealedMemoryFile(label: String) -> Int32? {
         let cloexec: UInt32 = 0x0001
         let allowSealing: UInt32 = 0x0002
         let executable: UInt32 = 0x0010
         // MFD_EXEC keeps a kernel with vm.memfd_noexec = 1 from refusing to map it; older kernels reject it.
-        guard let memfdCreate = Self.memfdCreate else { return nil }
-        var descriptor = memfdCreate(label, cloexec | allowSealing | executable)
-        if descriptor < 0, errno == EINVAL { descriptor = memfdCreate(label, cloexec | allowSealing) }
+        var descriptor = flowhost_memfd_create(label, cloexec | allowSealing | executable)
+        if descriptor < 0, errno == EINVAL { descriptor = flowhost_memfd_create(label, cloexec | allowSealing) }
         guard descriptor >= 0 else { return nil }
         let sealSeal: Int32 = 0x0001
         let sealShrink: Int32 = 0x0002

@@ -1,5 +1,6 @@
 // What the host needs of the process that the Glibc module does not give it: prctl(2), since Swift does not
-// import variadic C functions, and dl_iterate_phdr(3) and pipe2(2), which glibc declares only for _GNU_SOURCE.
+// import variadic C functions; dl_iterate_phdr(3) and pipe2(2), which glibc declares only for _GNU_SOURCE; and
+// memfd_create(2) and tgkill(2), which glibc before 2.27 and 2.30 lacks.
 #pragma once
 #include <sys/types.h>
 
@@ -27,3 +28,11 @@ int flowhost_started_through_loader(void);
 /// pipe2(2): makes a pipe whose ends have `flags` (O_CLOEXEC, O_NONBLOCK) from the moment they exist, ends[0] the
 /// reading one; returns 0, or -1 with errno set.
 int flowhost_pipe2(int ends[2], int flags);
+
+/// memfd_create(2): a file in memory named `name` (for /proc only) with `flags` (MFD_CLOEXEC 0x1,
+/// MFD_ALLOW_SEALING 0x2, MFD_EXEC 0x10); returns its descriptor, or -1 with errno set (ENOSYS on a kernel
+/// before 3.17, EINVAL for a flag it does not know).
+int flowhost_memfd_create(const char *name, unsigned int flags);
+
+/// tgkill(2): sends `signal` to thread `thread` of process `process`; returns 0, or -1 with errno set.
+int flowhost_tgkill(pid_t process, pid_t thread, int signal);
