@@ -85,7 +85,8 @@ let package = Package(
         .target(name: "CCrashHandler"),
         .target(name: "CExtendedAttributes"),
         // prctl(2), which Swift cannot call: a probe asks to end with the flowhost that started it; pipe2(2), which
-        // the Glibc module does not import: pipes are closed on exec from the moment they exist.
+        // the Glibc module does not import: pipes are closed on exec from the moment they exist; memfd_create(2)
+        // and tgkill(2), which older glibc lacks.
         .target(name: "CProcessControl"),
         // SHA-256's rounds with the processor's SHA instructions, which only C intrinsics reach.
         .target(name: "CSHA256"),
@@ -95,7 +96,9 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(name: "FlowKitTests", dependencies: [flowKit]),
-        .testTarget(name: "FlowHostTests", dependencies: hostTargets + [flowKit]),
+        .testTarget(name: "FlowHostTests", dependencies: hostTargets + [flowKit, "CPseudoTerminal"]),
+        // posix_openpt(3) and its kin, which the Glibc module does not import: the tests' terminals.
+        .target(name: "CPseudoTerminal", path: "Tests/CPseudoTerminal"),
         .testTarget(
             name: "FlowKitTestingTests",
             dependencies: [flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
@@ -111,7 +114,7 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-let cTargets: Set = ["CCrashHandler", "CExtendedAttributes", "CProcessControl", "CSHA256"]
+let cTargets: Set = ["CCrashHandler", "CExtendedAttributes", "CProcessControl", "CPseudoTerminal", "CSHA256"]
 for target in package.targets
 where !(badLibraries + preloadLibraries).contains(target.name) && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []

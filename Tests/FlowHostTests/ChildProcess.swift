@@ -93,17 +93,15 @@ final class ChildProcess {
             }
         case .pipes:
             terminal = nil
-            var toChild: [Int32] = [-1, -1]
-            var fromChild: [Int32] = [-1, -1]
-            guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else {
+            guard let toChild = PipeDescriptors.make(), let fromChild = PipeDescriptors.make() else {
                 throw TestFailure("pipe: \(String(cString: strerror(errno)))")
             }
-            for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            input = toChild[1]
-            output = fromChild[0]
-            childEnds = [toChild[0], fromChild[1]]
+            input = toChild.write
+            output = fromChild.read
+            childEnds = [toChild.read, fromChild.write]
             launch.actions += [
-                .duplicate(toChild[0], onto: 0), .duplicate(fromChild[1], onto: 1), .duplicate(fromChild[1], onto: 2),
+                .duplicate(toChild.read, onto: 0), .duplicate(fromChild.write, onto: 1),
+                .duplicate(fromChild.write, onto: 2),
             ]
         }
         // Descriptors other tests opened without close-on-exec stay out of this child.

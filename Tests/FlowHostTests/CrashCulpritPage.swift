@@ -72,7 +72,7 @@ struct Page {
     }
 
     private func bytes() throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: CrashBreadcrumb.pageSize)

@@ -11,8 +11,8 @@ struct ProcessLaunchTests {
     }
 
     @Test func theProgramGetsItsArgumentsItsEnvironmentAndItsDescriptors() throws {
-        var ends: [Int32] = [0, 0]
-        try #require(pipe(&ends) == 0)
+        let made = try #require(PipeDescriptors.make())
+        let ends = [made.read, made.write]
         let launch = ProcessLaunch(
             executable: "/bin/sh", arguments: ["-c", "printf '%s %s' \"$1\" \"$GREETING\" >&5; exit 3", "sh", "hello"],
             environment: ["GREETING=world"],

@@ -16,7 +16,7 @@ enum ProcessTable {
             // `PID (COMMAND) STATE PPID ...`: the parent follows the state, after the last parenthesis.
             let fields = stat[stat.index(after: stat.lastIndex(of: ")") ?? stat.startIndex)...].split(separator: " ")
             guard fields.count > 1, Int32(fields[1]) == parent else { continue }
-            let descriptor = open("/proc/\(name)/cmdline", O_RDONLY)
+            let descriptor = open("/proc/\(name)/cmdline", O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { continue }
             var bytes = [UInt8](repeating: 0, count: 4096)
             let count = read(descriptor, &bytes, bytes.count)

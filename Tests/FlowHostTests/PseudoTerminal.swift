@@ -1,3 +1,4 @@
+import CPseudoTerminal
 import Glibc
 
 /// A pseudo-terminal pair: the test holds the master side, a child process gets the slave side as its
@@ -15,21 +16,25 @@ final class PseudoTerminal {
 
     /// A new pair whose terminal is `columns` by `rows`.
     init(columns: UInt16 = 80, rows: UInt16 = 24) throws {
-        var master: Int32 = -1
-        var slave: Int32 = -1
-        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
-        guard openpty(&master, &slave, nil, nil, &size) == 0 else {
-            throw TestFailure("openpty: \(String(cString: strerror(errno)))")
-        }
-        // Other tests spawn processes concurrently; they must not inherit either side.
-        for fd in [master, slave] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        self.master = master
-        self.slave = slave
+        (master, slave) = try Self.openPair(columns: columns, rows: rows)
         var name = [CChar](repeating: 0, count: Int(PATH_MAX))
         guard ttyname_r(slave, &name, name.count) == 0 else {  // `ttyname` shares one buffer between threads
             throw TestFailure("ttyname_r: \(String(cString: strerror(errno)))")
         }
         slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Opens a pair, both sides closed on exec from the start (`flowhost_tests_open_pseudo_terminal`).
+    ///
+    /// - Returns: The master and the slave, the terminal `columns` by `rows`.
+    static func openPair(columns: UInt16 = 80, rows: UInt16 = 24) throws -> (master: Int32, slave: Int32) {
+        var master: Int32 = -1
+        var slave: Int32 = -1
+        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        guard flowhost_tests_open_pseudo_terminal(&master, &slave, &size) == 0 else {
+            throw TestFailure("opening a pseudo-terminal: \(String(cString: strerror(errno)))")
+        }
+        return (master, slave)
     }
 
     /// The terminal's current modes, as the child set them (or left them).

@@ -74,11 +74,7 @@ struct Subprocess {
         var readers: [Int32] = []
         var closeInParent: [Int32] = []
         if terminal {
-            var master: Int32 = -1
-            var slave: Int32 = -1
-            try #require(openpty(&master, &slave, nil, nil, nil) == 0)
-            // Closed on exec, so that programs other tests start meanwhile do not hold the terminal open.
-            for descriptor in [master, slave] { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+            let (master, slave) = try PseudoTerminal.openPair()
             launch.actions += [
                 .duplicate(slave, onto: STDOUT_FILENO), .duplicate(slave, onto: STDERR_FILENO), .close(master),
             ]
@@ -147,11 +143,8 @@ struct Subprocess {
         let write: Int32
 
         init() throws {
-            var ends: [Int32] = [0, 0]
-            try #require(pipe(&ends) == 0)
-            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-            read = ends[0]
-            write = ends[1]
+            // Closed on exec from the start, so that programs other tests start meanwhile do not hold it open.
+            (read, write) = try #require(PipeDescriptors.make())
         }
     }
 }

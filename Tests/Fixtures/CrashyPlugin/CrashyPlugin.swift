@@ -132,7 +132,7 @@ final class ForgerManager: FlowManager {
 
 /// The environment the process started with: `/proc/self/environ`, which `unsetenv` does not change.
 private func startEnvironment() -> [String] {
-    guard let file = fopen("/proc/self/environ", "r") else { return [] }
+    guard let file = fopen("/proc/self/environ", "re") else { return [] }
     defer { fclose(file) }
     var bytes: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)

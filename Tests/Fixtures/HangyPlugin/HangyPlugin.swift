@@ -115,7 +115,7 @@ class ExitManager: FlowManager {
 final class ExitLaterManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         if let marker = getenv("HANGY_EXIT_ONCE"), access(marker, F_OK) != 0 {
-            close(open(marker, O_WRONLY | O_CREAT, 0o600))
+            close(open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600))
             DispatchQueue.global().asyncAfter(deadline: .now() + 1) { exit(3) }
         }
         return presenting(self, "timeBomb")
