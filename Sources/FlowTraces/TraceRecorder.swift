@@ -152,8 +152,9 @@ package final class TraceRecorder {
 
     /// Writes the header, the trace's first line: the format, the flowhost that wrote it, `host`'s manifest,
     /// its plugins' libraries and where it looked for them (but in flowhost's own directory, where a replay
-    /// looks in its own), its experiments with their weights, what was redacted, and the payload size above
-    /// which payloads are digests.
+    /// looks in its own), its experiments with their weights, what was redacted, the payload size above
+    /// which payloads are digests, and a random id of the recording (``Trace/recordingId()``), which tells a
+    /// copy of the trace from another recording begun in the same second.
     ///
     /// - Parameters:
     ///   - script: The script the run read, if any.
@@ -192,6 +193,7 @@ package final class TraceRecorder {
             line.add("redacted", strings: redaction.keys.sorted())
             line.add("maxPayload", json: maxPayload.map { .number(Double($0)) } ?? .null)
             line.add("startedAt", Int(Glibc.time(nil)))
+            line.add("recording", Trace.recordingId())
             if let name = manifest.name { line.add("name", name) }
             if let script { line.add("script", script) }
             if let goal { line.add("goal", goal) }

@@ -20,7 +20,8 @@ enum ExperimentsCommand {
 
         --goal REQUEST defaults to the goal the traced script names in a line `# goal: REQUEST`.
         --json prints one JSON document instead (its shape: docs/traces.md). Exit 0 with a report, also one
-        that warns; 64 for a wrong command line, 66 for a missing trace, 65 for a file that is not a trace.
+        that warns; 64 for a wrong command line, one that names a trace twice included (the same file by two
+        names, or a copy: the same header); 66 for a missing trace, 65 for a file that is not a trace.
         """
 
     static func run(_ arguments: [String]) throws(Exit) -> ExitCode {
@@ -41,6 +42,8 @@ enum ExperimentsCommand {
         }
         let files = Array(parsed.positional.dropFirst())
         guard !files.isEmpty else { throw usage("missing TRACE: the trace files to report on") }
+        // One recording named twice would be read twice: refused before reading, by name or by its header.
+        if let same = DuplicateTrace.sameFile(in: files) { throw usage(same.description) }
         // Read line by line, in two passes: the headers (the goal and the experiments), then the events.
         func failure(_ error: TraceError) -> Exit {
             let missing = error.message.hasSuffix("not found")
@@ -57,6 +60,7 @@ enum ExperimentsCommand {
         } catch {
             throw failure(error)
         }
+        if let copy = DuplicateTrace.sameRecording(in: files, headers: headers) { throw usage(copy.description) }
         let goals = Set(headers.compactMap { $0["goal"]?.string })
         guard let goal = parsed.options["--goal"]?.last ?? (goals.count == 1 ? goals.first : nil) else {
             // A trace that is not one is the first thing wrong, as when the traces were read whole.

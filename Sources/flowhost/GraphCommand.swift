@@ -23,7 +23,8 @@ enum GraphCommand {
         each manager presented, the child flows it opened, the requests it made, and the transitions
         people took (a module's action to the request it sent), each edge with how many times it was
         taken. With traces, the manifest's and the declarations' edges nobody took are marked 'never
-        taken' (dashed), and modules list the actions nobody triggered.
+        taken' (dashed), and modules list the actions nobody triggered. A trace given twice (the same file
+        by two names, or a copy: the same header) is a usage error, exit 64: its counts would double.
 
         --format dot (the default) is Graphviz's language: flowhost graph demo.json | dot -Tsvg > flow.svg
         (Graphviz is not needed for anything else). mermaid is a flowchart for a Markdown ```mermaid block.
@@ -42,6 +43,10 @@ enum GraphCommand {
             throw Exit.usage("--format must be dot, mermaid or json, not '\(format)'", spec.usage)
         }
         let path = try parsed.single("MANIFEST")
+        // One recording named twice would count each transition twice: refused before anything is read.
+        if let same = DuplicateTrace.find(in: parsed.options["--trace", default: []]) {
+            throw Exit.usage(same.description, spec.usage)
+        }
         let manifest = try loadManifest(path, maxSize: try maxManifestSize(parsed))
         warnIfOthersCanChange(path, what: "manifest", parsed)
         var graph = FlowGraph(manifest: manifest)
