@@ -121,7 +121,8 @@ package enum JSONDocument {
                         "declaredBy": .string($0.declaredBy.description),
                     ]
                 }),
-            "discovery": table.composition.map(discovery) ?? .null, "errors": [],
+            "discovery": table.composition.map(discovery) ?? .null,
+            "errors": .array(ManifestErrors.json(table.composition?.composedManifestErrors ?? [], omitted: 0)),
         ]
     }
 

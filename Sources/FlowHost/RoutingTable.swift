@@ -103,6 +103,24 @@ package struct RoutingTable: Sendable {
         }
     }
 
+    /// What `validate` reports as errors and the table only hints at, one line each, as `validate` prints
+    /// them: for a manifest that discovers plugins, its start requests and guard redirects that no composed
+    /// route handles, then every problem discovery found (a discovered directory not there, a library it
+    /// cannot probe, a conflict, an unmet requirement). `list` prints them on standard error.
+    package var errors: [String] {
+        guard let composition else { return [] }
+        return composition.composedManifestErrors.map(\.description) + composition.problems.map(\.description)
+    }
+
+    /// Whether `list` exits 65, as `validate` would: there are ``errors``, or a plugin failed to load (the
+    /// `--eager` probes'), which ``failureLines`` say.
+    package var isValid: Bool {
+        errors.isEmpty
+            && !entries.contains { entry in
+                if case .failed = entry.status { true } else { false }
+            }
+    }
+
     /// The table as text cells, a header row first: REQUEST, FROM, PLUGIN, MANAGER, DECLARED BY (`manifest`
     /// or a plugin's name), LIBRARY, LOADED.
     package var rows: [[String]] {

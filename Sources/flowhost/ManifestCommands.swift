@@ -77,7 +77,7 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nPrints the routing table: each route's request, module, plugin, manager, who declared it (the manifest or a discovered plugin), library and whether it is loaded. With --eager, probes the plugins first so 'loaded' says whether each one loads. The guards and deep links in force follow, each with who declared it; for a manifest that discovers plugins, then the declared routes, guards and deep links set aside (overridden, excluded, not preferred, in conflict) and the plugins not used."
+                    + "\n\nPrints the routing table: each route's request, module, plugin, manager, who declared it (the manifest or a discovered plugin), library and whether it is loaded. With --eager, probes the plugins first so 'loaded' says whether each one loads. The guards and deep links in force follow, each with who declared it; for a manifest that discovers plugins, then the declared routes, guards and deep links set aside (overridden, excluded, not preferred, in conflict) and the plugins not used. What validate finds wrong with the composed manifest and discovery (a discovered directory not there, a start request no route handles) is printed on standard error as validate prints it. Exits 65 as validate does when there is such an error or, with --eager, a plugin does not load; 66 when the manifest is missing."
                     + probeHelp + jsonHelp)
         }
         let json = parsed.flags.contains("--json")
@@ -99,13 +99,16 @@ enum ManifestCommands {
             parsed.flags.contains("--eager")
             ? PluginSurvey(manifest: listed, searchPath: plugins, prober: try prober(parsed)) : nil
         let table = RoutingTable(registry: registry, survey: survey, composition: composition)
+        // What validate finds wrong here is an error here too, and exits as validate does.
+        let code: ExitCode = table.isValid ? .ok : .invalidInput
         if json {
             printJSON(JSONDocument.routes(table))
         } else {
             printTable(table.rows)
             for line in table.failureLines + table.declarationLines + table.notes { print(line) }
+            for error in table.errors { printError(error) }
         }
-        return .ok
+        return code
     }
 
     /// What `inspect` was likely meant for when the absolute `path` is not there: the library of that name in

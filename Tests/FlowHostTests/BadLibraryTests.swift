@@ -287,7 +287,7 @@ struct BadLibraryTests {
         let scenario = try ProbeScenario(library: library)
         let result = try scenario.flowhost(["list", scenario.manifest, "--eager"])
 
-        #expect(result.status == 0)
+        #expect(result.status == 65, "a plugin that does not load, as validate exits")
         let table = result.outputLines.prefix { $0 != "plugins that do not load:" }
         let loaded = table.filter { !$0.isEmpty }.map { $0.split(separator: " ").last.map(String.init) }
         #expect(loaded == ["LOADED", "yes", "yes", "failed"])
