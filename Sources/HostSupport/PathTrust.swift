@@ -27,6 +27,17 @@ package enum PathTrust {
         case privateDirectory
     }
 
+    /// What makes a path untrustworthy: the phrase naming the entry, and who other than root and the user
+    /// can write it.
+    package struct Problem: Sendable, Hashable, CustomStringConvertible {
+        /// `directory /srv/plugins is writable by others (mode 0777) and owned by uid 0`.
+        package var description: String
+        /// Who else can change the entry, for a refusal to say instead of "whoever can write there":
+        /// `any user`, `the members of group 'staff' (gid 50)`, `its owner, 'nobody' (uid 65534),`; `nil` when
+        /// the entry could not be examined, so that nobody can be named.
+        package var writers: String?
+    }
+
     /// The most symbolic links followed, as Linux's own limit (`ELOOP`).
     private static let linkLimit = 40
 
@@ -38,7 +49,13 @@ package enum PathTrust {
     /// forth would otherwise have it pass while it is away, and be read when it is back. A caller that accepts
     /// a path that is not there (one nobody else could make) tells the two apart itself, after asking.
     package static func problem(_ path: String, ending: Ending, user: uid_t = geteuid()) -> String? {
-        check(path, ending: ending, user: user).problem
+        untrusted(path, ending: ending, user: user)?.description
+    }
+
+    /// ``problem(_:ending:user:)`` with who else can write the entry it names (``Problem/writers``).
+    package static func untrusted(_ path: String, ending: Ending, user: uid_t = geteuid()) -> Problem? {
+        var resolved = "/"
+        return walk(path, ending: ending, user: user, resolved: &resolved)
     }
 
     /// ``problem(_:ending:user:)``, and where `path` leads when it is trusted: its absolute path with every
@@ -48,7 +65,7 @@ package enum PathTrust {
     {
         var resolved = "/"
         let problem = walk(path, ending: ending, user: user, resolved: &resolved)
-        return (problem, problem == nil ? resolved : nil)
+        return (problem?.description, problem == nil ? resolved : nil)
     }
 
     /// ``check(_:ending:user:)`` of the entry `name` in `directory`, which is where a path that check found
@@ -64,11 +81,11 @@ package enum PathTrust {
             !name.utf8.contains(UInt8(ascii: "/")), lstat(entry, &status) == 0, status.st_mode & S_IFMT != S_IFLNK
         else { return check(entry, ending: ending, user: user) }
         let problem = problem(entry, status, user: user, isEnd: true, ending: ending)
-        return (problem, problem == nil ? entry : nil)
+        return (problem?.description, problem == nil ? entry : nil)
     }
 
     /// The walk of ``check(_:ending:user:)``: what is wrong, or `nil` with where the path leads in `resolved`.
-    private static func walk(_ path: String, ending: Ending, user: uid_t, resolved: inout String) -> String? {
+    private static func walk(_ path: String, ending: Ending, user: uid_t, resolved: inout String) -> Problem? {
         // A relative path is opened from the current directory, whatever its name now: one whose name cannot be
         // had (moved below a directory the user cannot read) cannot be checked.
         guard let absolute = absolute(path) else { return unresolved("the current directory") }
@@ -101,8 +118,10 @@ package enum PathTrust {
                 // As a String, a target that is not UTF-8 would be another path (U+FFFD for each bad byte):
                 // the walk would judge that one while the kernel follows the link's own bytes.
                 guard let target = String(validating: bytes, as: UTF8.self) else {
-                    return
-                        "symbolic link \(entry) leads to \(PrintableText.escaping(bytes)), a name that is not UTF-8, so whether others can change where it leads is unknown"
+                    return Problem(
+                        description:
+                            "symbolic link \(entry) leads to \(PrintableText.escaping(bytes)), a name that is not UTF-8, so whether others can change where it leads is unknown"
+                    )
                 }
                 if target.hasPrefix("/") {
                     directory = "/"
@@ -127,23 +146,29 @@ package enum PathTrust {
 
     /// What is wrong with `entry` itself, or `nil`.
     private static func problem(_ entry: String, _ status: stat, user: uid_t, isEnd: Bool, ending: Ending)
-        -> String?
+        -> Problem?
     {
         let mode = status.st_mode
         let isDirectory = mode & S_IFMT == S_IFDIR
         let what = isDirectory ? "directory" : "file"
         let owner = "owned by uid \(status.st_uid)"
         if !isTrusted(status.st_uid, user: user) {
-            return "\(what) \(entry) is \(owner) (\(modeText(mode))), neither root nor uid \(user)"
+            return Problem(
+                description: "\(what) \(entry) is \(owner) (\(modeText(mode))), neither root nor uid \(user)",
+                writers: "its owner, \(userName(status.st_uid)),")
         }
         // Others may write a directory with the sticky bit, unless it must be private.
         let shared = isDirectory && mode & S_ISVTX != 0 && !(isEnd && ending == .privateDirectory)
         if mode & S_IWOTH != 0, !shared {
-            return "\(what) \(entry) is writable by others (\(modeText(mode))) and \(owner)"
+            return Problem(
+                description: "\(what) \(entry) is writable by others (\(modeText(mode))) and \(owner)",
+                writers: "any user")
         }
         // The sticky bit holds the group's members back as it does everyone else.
         if mode & S_IWGRP != 0, !shared, !isPrivateGroup(status.st_gid, of: status.st_uid) {
-            return "\(what) \(entry) is writable by group \(status.st_gid) (\(modeText(mode))) and \(owner)"
+            return Problem(
+                description: "\(what) \(entry) is writable by group \(status.st_gid) (\(modeText(mode))) and \(owner)",
+                writers: "the members of \(groupName(status.st_gid))")
         }
         // An ACL lets its named users and groups write only within its mask, which the mode's group bits show
         // once there is an ACL (0775 for `setfacl -m u:NAME:rwx`): without group write, nobody else can write
@@ -154,8 +179,15 @@ package enum PathTrust {
             case .user(let uid) where isTrusted(uid, user: user): continue
             case .group(let gid) where isPrivateGroup(gid, of: status.st_uid): continue
             default:
-                return
-                    "\(what) \(entry) lets \(writer) write it through its access control list (setfacl) and is \(owner)"
+                let named =
+                    switch writer {
+                    case .user(let uid): userName(uid)
+                    case .group(let gid): "the members of \(groupName(gid))"
+                    }
+                return Problem(
+                    description:
+                        "\(what) \(entry) lets \(writer) write it through its access control list (setfacl) and is \(owner)",
+                    writers: named)
             }
         }
         return nil
@@ -166,27 +198,52 @@ package enum PathTrust {
     private static func problem(
         link: String, _ status: stat, in directory: String, _ directoryStatus: stat, user: uid_t
     )
-        -> String?
+        -> Problem?
     {
         guard directoryStatus.st_mode & (S_IWOTH | S_IWGRP) != 0, !isTrusted(status.st_uid, user: user) else {
             return nil
         }
-        return
-            "symbolic link \(link) is owned by uid \(status.st_uid), neither root nor uid \(user), in directory \(directory), which others can write (\(modeText(directoryStatus.st_mode)))"
+        return Problem(
+            description:
+                "symbolic link \(link) is owned by uid \(status.st_uid), neither root nor uid \(user), in directory \(directory), which others can write (\(modeText(directoryStatus.st_mode)))",
+            writers: "its owner, \(userName(status.st_uid)),")
     }
 
-    /// `manifest PATH: PROBLEM; whoever can write there can change what flowhost runs`, the warning about an
+    /// `'nobody' (uid 65534)`, or `uid 4321` for a uid no account has.
+    package static func userName(_ uid: uid_t) -> String {
+        var account = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &account, &buffer, buffer.count, &found) == 0, found != nil, let name = account.pw_name
+        else { return "uid \(uid)" }
+        return "'\(PrintableText.sanitized(String(cString: name)))' (uid \(uid))"
+    }
+
+    /// `group 'staff' (gid 50)`, or `group 4321` for a gid no group has.
+    package static func groupName(_ gid: gid_t) -> String {
+        var entry = group()
+        var found: UnsafeMutablePointer<group>?
+        var buffer = [CChar](repeating: 0, count: 16384)
+        guard getgrgid_r(gid, &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.gr_name
+        else { return "group \(gid)" }
+        return "group '\(PrintableText.sanitized(String(cString: name)))' (gid \(gid))"
+    }
+
+    /// `manifest PATH: PROBLEM; any user can change what flowhost runs`, the warning about an
     /// input that decides what flowhost runs (a manifest, a script, a snapshot, a trace to replay) when others
     /// could change it; `nil` when they cannot.
     package static func warning(about path: String, what: String) -> String? {
-        problem(path, ending: .file).map {
-            "\(what) \(path): \($0); whoever can write there can change what flowhost runs"
+        untrusted(path, ending: .file).map { problem in
+            "\(what) \(path): \(problem)" + (problem.writers.map { "; \($0) can change what flowhost runs" } ?? "")
         }
     }
 
     /// The problem of an entry that could not be examined (`errno` says why).
-    private static func unresolved(_ entry: String, error: Int32 = errno) -> String {
-        "\(entry) cannot be examined (\(String(cString: strerror(error)))), so whether others can change it is unknown"
+    private static func unresolved(_ entry: String, error: Int32 = errno) -> Problem {
+        Problem(
+            description:
+                "\(entry) cannot be examined (\(String(cString: strerror(error)))), so whether others can change it is unknown"
+        )
     }
 
     private static func isTrusted(_ owner: uid_t, user: uid_t) -> Bool { owner == 0 || owner == user }

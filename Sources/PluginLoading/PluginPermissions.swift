@@ -7,22 +7,27 @@ import HostSupport
 enum PluginPermissions {
     /// Throws ``PluginLoadError`` (`insecure`) naming the first entry on the path that fails.
     static func check(_ path: String, user: uid_t = geteuid()) throws(PluginLoadError) {
-        guard let problem = PathTrust.problem(path, ending: .file, user: user) else { return }
-        throw PluginLoadError(file: path, kind: .insecure, message: refusal(problem))
+        guard let problem = PathTrust.untrusted(path, ending: .file, user: user) else { return }
+        throw PluginLoadError(
+            file: path, kind: .insecure,
+            message: refusal(problem, can: "replace the plugin's code", anyway: "load it anyway"))
     }
 
     /// Throws ``PluginLoadError`` (`insecure`) when `directory`, a discovered directory, is not private to
     /// root and the running user: whoever can add a file to it chooses what is loaded.
     static func checkDiscovered(_ directory: String, user: uid_t = geteuid()) throws(PluginLoadError) {
-        guard let problem = PathTrust.problem(directory, ending: .privateDirectory, user: user) else { return }
+        guard let problem = PathTrust.untrusted(directory, ending: .privateDirectory, user: user) else { return }
         throw PluginLoadError(
             file: directory, kind: .insecure,
-            message:
-                "discovered directory refused: \(problem); whoever can write there can add a plugin; pass --allow-insecure-plugins to load from it anyway"
-        )
+            message: "discovered directory refused: "
+                + refusal(problem, can: "add a plugin", anyway: "load from it anyway"))
     }
 
-    private static func refusal(_ problem: String) -> String {
-        "\(problem); whoever can write there can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+    /// `PROBLEM; any user can replace the plugin's code; pass --allow-insecure-plugins to load it anyway`:
+    /// who can do what, as ``PathTrust/Problem/writers`` names them; a problem that names nobody (an entry
+    /// that could not be examined) says only why.
+    private static func refusal(_ problem: PathTrust.Problem, can what: String, anyway: String) -> String {
+        let who = problem.writers.map { "; \($0) can \(what)" } ?? ""
+        return "\(problem)\(who); pass --allow-insecure-plugins to \(anyway)"
     }
 }

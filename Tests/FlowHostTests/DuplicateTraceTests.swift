@@ -41,7 +41,8 @@ struct DuplicateTraceTests {
         let graph = try Subprocess.flowhost(
             ["graph", "manifests/experiment.json", "--no-plugins", "--trace", trace, "--trace", symbolic])
         #expect(graph.status == 64)
-        #expect(graph.errorLines.first == "flowhost: '\(symbolic)' is the same file as '\(trace)'; give each trace once")
+        #expect(
+            graph.errorLines.first == "flowhost: '\(symbolic)' is the same file as '\(trace)'; give each trace once")
         #expect(graph.standardOutput.isEmpty)
     }
 

@@ -1,0 +1,51 @@
+import Glibc
+import Testing
+
+@testable import PluginLoading
+
+/// A refusal names who, besides root and the user, could replace the plugin: the owner by their account's
+/// name, the group by its name, or any user; not "whoever can write there". Making another user's or
+/// group's file takes root, as CI is.
+@Suite(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+struct PluginPermissionsWritersTests {
+    @Test func aLibraryOfAnotherAccountNamesItsOwner() throws {
+        let lab = try PluginLab()
+        let nobody = try #require(getpwnam("nobody")).pointee.pw_uid
+        try #require(chown(lab.library, nobody, 0) == 0)
+
+        let error = try #require(throws: PluginLoadError.self) { try PluginPermissions.check(lab.library) }
+        #expect(
+            error.message
+                == "file \(lab.library) is owned by uid \(nobody) (mode 0755), neither root nor uid 0; its owner, 'nobody' (uid \(nobody)), can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+        )
+    }
+
+    @Test func aDirectoryItsGroupCanWriteNamesTheGroup() throws {
+        let lab = try PluginLab()
+        let staff = try #require(getgrnam("staff")).pointee.gr_gid
+        try #require(chown(lab.directory, 0, staff) == 0 && chmod(lab.directory, 0o775) == 0)
+
+        let validate = try Subprocess.flowhost(["validate", lab.manifest])
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLines.first
+                == "\(lab.library): directory \(lab.directory) is writable by group \(staff) (mode 0775) and owned by uid 0; the members of group 'staff' (gid \(staff)) can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+        )
+    }
+
+    /// A discovered directory another account owns: who could add a plugin to it.
+    @Test func aDiscoveredDirectoryOfAnotherAccountNamesWhoCouldAddAPlugin() throws {
+        let lab = try PluginLab()
+        let manifest = try lab.temporary.file(
+            "discover.json", containing: #"{"manifestVersion": 1, "discover": ["plugins"]}"#)
+        let nobody = try #require(getpwnam("nobody")).pointee.pw_uid
+        try #require(chown(lab.directory, nobody, 0) == 0)
+
+        let validate = try Subprocess.flowhost(["validate", manifest])
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLines.first
+                == "\(lab.directory): discovered directory refused: directory \(lab.directory) is owned by uid \(nobody) (mode 0755), neither root nor uid 0; its owner, 'nobody' (uid \(nobody)), can add a plugin; pass --allow-insecure-plugins to load from it anyway"
+        )
+    }
+}
