@@ -49,7 +49,7 @@ struct DuplicateTraceTests {
     /// A copy is told by its header, the first line: a trace of any size is not read to compare it.
     @Test func aCopyOfATraceIsAUsageErrorNamingBoth() throws {
         let recording = try Recording()
-        let copy = try recording.directory.file("copy.jsonl", containing: try String(contentsOfFile: recording.trace))
+        let copy = try recording.directory.file("copy.jsonl", containing: try readText(recording.trace))
 
         let report = try Subprocess.flowhost(["experiments", "report", recording.trace, copy])
         #expect(report.status == 64)
@@ -66,7 +66,7 @@ struct DuplicateTraceTests {
         )
 
         // Only the header counts: a copy cut short (taken while the run wrote it) is the same recording.
-        let header = try #require(try String(contentsOfFile: recording.trace).split(separator: "\n").first)
+        let header = try #require(try readText(recording.trace).split(separator: "\n").first)
         let cut = try recording.directory.file("cut.jsonl", containing: header + "\n")
         #expect(try Subprocess.flowhost(["experiments", "report", cut, recording.trace]).status == 64)
     }
