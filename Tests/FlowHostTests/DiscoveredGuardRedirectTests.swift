@@ -10,14 +10,13 @@ struct DiscoveredGuardRedirectTests {
         let lab = try DropInLab(members: #""start": ["launch"], "# + guards)
         try lab.add("libWelcomePlugin.so")
         let manifest = lab.manifestPath
-        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
         let error = "\(manifest): guards[0].redirect: no route handles \"lanch\"; did you mean \"launch\"?"
 
-        let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
-        let json = try Subprocess.flowhost(["validate", "--json", manifest], environment: environment)
-        let run = try Subprocess.flowhost(["run", manifest], environment: environment)
+        let validate = try lab.flowhost(["validate", manifest])
+        let json = try lab.flowhost(["validate", "--json", manifest])
+        let run = try lab.flowhost(["run", manifest])
         // Supervised, the host says it ends on purpose: the session ends with its code, not restarts it.
-        let supervised = try Subprocess.flowhost(["run", manifest, "--supervise"], environment: environment)
+        let supervised = try lab.flowhost(["run", manifest, "--supervise"])
 
         #expect(validate.status == 65)
         #expect(validate.errorLinesWithoutNotes == [error])

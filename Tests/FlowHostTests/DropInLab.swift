@@ -62,6 +62,11 @@ struct DropInLab {
 
     func manifest() throws -> Manifest { try Manifest.load(path: manifestPath) }
 
+    /// Runs `flowhost` with `arguments` to completion, with its cache (probes, quarantine) in the lab.
+    func flowhost(_ arguments: [String]) throws -> Subprocess {
+        try Subprocess.flowhost(arguments, environment: ["XDG_CACHE_HOME": directory.path + "/xdg"])
+    }
+
     /// A host on the lab's manifest, probing through the lab's cache, started.
     func host() throws -> Host {
         let host = Host(manifest: try manifest(), searchPath: PluginSearchPath([]), prober: prober)
