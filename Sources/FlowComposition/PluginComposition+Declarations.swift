@@ -56,8 +56,10 @@ extension PluginComposition {
     }
 
     /// The manifest's deep links, then the plugins' in load order; records where each comes from and reports
-    /// a declared one that is malformed (not added).
-    mutating func composeDeepLinks() -> DeepLinkMapping {
+    /// a declared one that is malformed (not added) or whose first step no route in `routed` handles (added:
+    /// it fails at that step, as the manifest's own would; ``FlowManifest/Manifest/unroutedDeepLinks(routed:)``
+    /// says why only the first step is checked).
+    mutating func composeDeepLinks(routed: Set<String>) -> DeepLinkMapping {
         var routes = declared.deepLinks.routes
         let taken = compose(
             .deepLink, written: routes.map(\.pattern.description), at: "deepLinks",
@@ -68,6 +70,15 @@ extension PluginComposition {
             } catch {
                 deepLinkSources[link.pattern] = nil
                 problems.append(declarationProblem(plugin, "declares a deep link that is not added: \(error.message)"))
+                continue
+            }
+            if let first = link.requests.first?.name.rawValue, !routed.contains(first) {
+                let nearest = Suggestion.closest(to: first, among: routed).map { " (did you mean '\($0)'?)" } ?? ""
+                problems.append(
+                    declarationProblem(
+                        plugin,
+                        "declares deep link '\(link.pattern)' whose first step '\(first)' no route handles\(nearest); the link fails at that step until one does",
+                        kind: .unroutedDeepLink))
             }
         }
         return DeepLinkMapping(routes)

@@ -178,7 +178,16 @@ extension PluginComposition {
     /// ``ManifestError/Kind/badGuard`` errors the parser leaves to discovery, worded alike. The guards plugins
     /// declare are checked as they are composed, as plugin problems (``PluginLoadError/Kind/unroutedRedirect``).
     package var unroutedRedirects: [ManifestError] {
-        declared.unroutedRedirects(routed: Set(handledRouteKeys.map(\.request.rawValue)))
+        declared.unroutedRedirects(routed: handledRequests)
+    }
+
+    /// The manifest's own deep links whose first step no route it composes to handles: the
+    /// ``ManifestError/Kind/badDeepLink`` errors the parser leaves to discovery, worded alike
+    /// (``FlowManifest/Manifest/unroutedDeepLinks(routed:)`` says why only the first step). The deep links
+    /// plugins declare are checked as they are composed, as plugin problems
+    /// (``PluginLoadError/Kind/unroutedDeepLink``).
+    package var unroutedDeepLinks: [ManifestError] {
+        declared.unroutedDeepLinks(routed: handledRequests)
     }
 
     /// The routes that handle a request in the composition: those it routes, and those that fail (a
@@ -187,7 +196,10 @@ extension PluginComposition {
         manifest.routes.map { RouteKey($0.request, from: $0.module) } + failing.keys
     }
 
+    /// The requests the composition's routes handle (those it routes and those that fail), from any module.
+    package var handledRequests: Set<String> { Set(handledRouteKeys.map(\.request.rawValue)) }
+
     /// What the parser leaves to discovery and composing finds wrong with the manifest itself, in the order
-    /// the parser reports: ``unroutedStarts``, then ``unroutedRedirects``.
-    package var composedManifestErrors: [ManifestError] { unroutedStarts + unroutedRedirects }
+    /// the parser reports: ``unroutedStarts``, then ``unroutedDeepLinks``, then ``unroutedRedirects``.
+    package var composedManifestErrors: [ManifestError] { unroutedStarts + unroutedDeepLinks + unroutedRedirects }
 }

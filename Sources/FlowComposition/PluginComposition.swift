@@ -200,8 +200,10 @@ package struct PluginComposition: Sendable {
         effective.routes = routes
         effective.services = services
         effective.guards = composeGuards(routed: Set(routes.map(\.request.rawValue)))
-        effective.deepLinks = composeDeepLinks()
         self.manifest = effective
+        // After the routes are in ``manifest``: a deep link's first step may be any request they handle.
+        let deepLinks = composeDeepLinks(routed: handledRequests)
+        self.manifest.deepLinks = deepLinks
         var seen = Set<PluginLoadError>()
         problems = problems.filter { seen.insert($0).inserted }
     }

@@ -12,7 +12,8 @@ package struct ValidationReport: Sendable {
     package var manifest: Manifest?
     /// The manifest's problems, the first ``ManifestErrors/maxListed``; the plugins are not checked when
     /// there are any. For a manifest that discovers plugins, those found once it is composed: its start
-    /// requests and guard redirects that no composed route handles (``PluginComposition/composedManifestErrors``).
+    /// requests, deep links' first steps and guard redirects that no composed route handles
+    /// (``PluginComposition/composedManifestErrors``).
     package var manifestErrors: [ManifestError]
     /// How many more problems the manifest has than ``manifestErrors`` lists.
     package var omittedManifestErrors = 0
@@ -74,7 +75,8 @@ package struct ValidationReport: Sendable {
             let composition = PluginComposition.discovered(
                 by: manifest, searchPath: searchPath, prober: prober, allowInsecurePlugins: allowInsecurePlugins)!
             self.composition = composition
-            // The parser leaves start requests and guard redirects to discovery, whose routes it does not know.
+            // The parser leaves start requests, deep links and guard redirects to discovery, whose routes it does
+            // not know.
             manifestErrors = composition.composedManifestErrors
             let known = Dictionary(
                 composition.plugins.filter(\.isActive).compactMap { plugin in plugin.probe.map { (plugin.name, $0) } },

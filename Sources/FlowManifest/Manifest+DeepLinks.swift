@@ -11,7 +11,12 @@ import FlowKit
 extension ManifestParser {
     static let deepLinkKeys = ["pattern", "requests"]
 
-    mutating func deepLinks(_ value: JSONValue?) -> DeepLinkMapping {
+    /// The deep links, in the manifest's order. `routes` are the parsed routes, which each link's first step
+    /// must name (``Manifest/unroutedDeepLinks(routed:)`` says why only the first).
+    mutating func deepLinks(_ value: JSONValue?, routes manifestRoutes: [Manifest.Route]) -> DeepLinkMapping {
+        // Discovered plugins declare routes of their own, known only once their directories are read: checked
+        // then, with the routes the manifest composes to (`Manifest.unroutedDeepLinks`).
+        let routed = discovering ? nil : Set(manifestRoutes.map(\.request.rawValue))
         var routes: [DeepLinkMapping.Route] = []
         var firstIndex: [String: Int] = [:]
         for (index, element) in elements(of: value, at: "deepLinks") {
@@ -21,6 +26,14 @@ extension ManifestParser {
             let steps = required("requests", in: members, at: path).map { requests in
                 elements(of: requests, at: path + ".requests").compactMap { step, element in
                     startRequest(element, at: "\(path).requests[\(step)]")
+                }
+            }
+            // After the pattern's problems, however the element ends, as its keys come: pattern, then requests.
+            defer {
+                if let routed, let first = steps?.first?.name.rawValue, !routed.contains(first) {
+                    report(
+                        .badDeepLink, at: path + ".requests[0]", Manifest.unroutedDeepLinkMessage(first, routed: routed)
+                    )
                 }
             }
             guard let text, let steps else { continue }
@@ -37,5 +50,45 @@ extension ManifestParser {
             }
         }
         return DeepLinkMapping(routes)
+    }
+}
+
+extension Manifest {
+    /// The manifest's own deep links whose first step no route handles, each a
+    /// ``ManifestError/Kind/badDeepLink`` at its place (`deepLinks[0].requests[0]`) naming the nearest routed
+    /// request: a link that fails at its first step wherever it is opened from, since nothing it opens yet could
+    /// route it.
+    ///
+    /// Only the first step is checked. ``FlowKit/BaseFlowCoordinator/open(deepLink:)`` sends every step from
+    /// the module then visible, through that module's coordinator, so a later step may be routed by the
+    /// mapping of a child flow an earlier step opened (the welcome plugin's onboarding routes its pages
+    /// itself), which a plugin need not declare and only its code knows. The first step leaves the root's
+    /// mapping, the manifest's composed routes, as the start requests do; any route of the request counts,
+    /// whatever its `from`, since the step comes from whichever module is visible.
+    ///
+    /// The parser checks a manifest's own routes; a manifest that discovers plugins is checked with the
+    /// routes it composes to, once its directories are read (``PluginComposition``). The deep links plugins
+    /// declare are checked there too, as plugin problems.
+    ///
+    /// - Parameter routed: Every routed request, from any module.
+    /// - Returns: One error per deep link of ``deepLinks`` whose first step `routed` lacks, in the manifest's
+    ///   order.
+    package func unroutedDeepLinks(routed: Set<String>) -> [ManifestError] {
+        deepLinks.routes.enumerated().compactMap { index, link in
+            guard let first = link.steps.first?.name.rawValue, !routed.contains(first) else { return nil }
+            return ManifestError(
+                file: path, path: "deepLinks[\(index)].requests[0]", kind: .badDeepLink,
+                message: Self.unroutedDeepLinkMessage(first, routed: routed))
+        }
+    }
+
+    /// What a ``ManifestError/Kind/badDeepLink`` says of a deep link whose first step, `request`, no route
+    /// handles, with the nearest of `routed` as a hint:
+    /// `no route handles "catalog.detial", the deep link's first step; did you mean "catalog.detail"?`.
+    static func unroutedDeepLinkMessage(_ request: String, routed: Set<String>) -> String {
+        let hint = Suggestion.closest(to: request, among: routed).map { "did you mean \(quoted($0))?" }
+        return "no route handles \(quoted(request)), the deep link's first step; "
+            + (hint
+                ?? "a link's first step must be a request the routes handle (later steps may be routed by the child flows earlier ones open)")
     }
 }

@@ -145,7 +145,7 @@ package struct ManifestParser {
         return Manifest(
             path: file, directory: directory, manifestVersion: Manifest.supportedVersion, name: appName,
             pluginPath: pluginPath, plugins: plugins, routes: routes, services: services, start: start,
-            experiments: experiments, deepLinks: deepLinks(top["deepLinks"]),
+            experiments: experiments, deepLinks: deepLinks(top["deepLinks"], routes: routes),
             guards: guards(top["guards"], routes: routes),
             serviceTimeout: top["serviceTimeout"].flatMap { serviceTimeout($0) }, discover: discover,
             exclude: exclusions(top["exclude"], declared: declared), prefer: preferences(top["prefer"]))

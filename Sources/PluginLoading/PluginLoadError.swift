@@ -19,9 +19,10 @@ package struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertib
         /// picks neither; a plugin requires one that is missing, of a version outside the range, refused, or
         /// requires it back (a cycle); two discovered libraries are the same plugin; a `prefer` names a plugin
         /// that does not declare the route; a discovered plugin was removed while the host ran; a plugin's
-        /// guard redirects to a request no route handles. Two plugins declaring a guard or deep link
-        /// differently is a `conflict` too.
+        /// guard redirects to a request no route handles; a plugin's deep link's first step is a request no
+        /// route handles. Two plugins declaring a guard or deep link differently is a `conflict` too.
         case conflict, unmetRequirement, requirementCycle, duplicatePlugin, badPreference, removed, unroutedRedirect
+        case unroutedDeepLink
     }
 
     /// The library file, as found (or as written in the manifest when it was not found).

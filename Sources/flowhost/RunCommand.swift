@@ -134,10 +134,14 @@ enum RunCommand {
         for unmatched in host.composition?.unmatchedLibraries ?? [] {
             printWarning(unmatched.warning(file: manifestPath))
         }
-        // A discovering manifest's start requests and guard redirects are checked once its routes are composed, as
-        // the parser checks a listed one's: one that no route handles makes the manifest invalid, exit 65, before
-        // anything starts. A restored session sends no start requests, but its guards redirect all the same.
-        let unrouted = host.composition.map { (restoring == nil ? $0.unroutedStarts : []) + $0.unroutedRedirects }
+        // A discovering manifest's start requests, deep links' first steps and guard redirects are checked once its
+        // routes are composed, as the parser checks a listed one's: one that no route handles makes the manifest
+        // invalid, exit 65, before anything starts. A restored session sends no start requests, but its deep links
+        // open and its guards redirect all the same.
+        let unrouted = host.composition.map { composition in
+            (restoring == nil ? composition.unroutedStarts : []) + composition.unroutedDeepLinks
+                + composition.unroutedRedirects
+        }
         if let unrouted, !unrouted.isEmpty {
             for error in unrouted { printError(error.description) }
             // Supervised, on purpose: the supervisor ends the session with the code rather than restart.

@@ -7,8 +7,14 @@ import Testing
 struct ManifestDeepLinkTests {
     private let base = ManifestTests()
 
+    /// The first steps of the links below, routed: a link's first step must be (``everyBadDeepLinkIsReportedWithItsPath``).
+    private let routes = #"""
+        [{"request": "catalog.detail", "plugin": "welcome", "manager": "Detail"},
+         {"request": "home.show", "plugin": "welcome", "manager": "Home"}]
+        """#
+
     private func manifest(deepLinks: String) -> String {
-        base.manifest(routes: "[]", extra: #", "deepLinks": "# + deepLinks)
+        base.manifest(routes: routes, extra: #", "deepLinks": "# + deepLinks)
     }
 
     @Test func deepLinksMapURLsToRequestsWithTheirCaptures() throws {
@@ -43,7 +49,9 @@ struct ManifestDeepLinkTests {
                 "\(ManifestTests.file): deepLinks[0]: deep link pattern 'demo://items/{id:num}': unknown capture type 'num'; types: string, int",
                 "\(ManifestTests.file): deepLinks[1]: deep link 'demo://a' opens no requests",
                 "\(ManifestTests.file): deepLinks[2]: deep link 'demo://b': step 1 (x) uses {id}, which the pattern does not capture (it captures: nothing)",
+                "\(ManifestTests.file): deepLinks[2].requests[0]: no route handles \"x\", the deep link's first step; a link's first step must be a request the routes handle (later steps may be routed by the child flows earlier ones open)",
                 "\(ManifestTests.file): deepLinks[3]: duplicate pattern \"demo://a\", first declared at deepLinks[1]",
+                "\(ManifestTests.file): deepLinks[3].requests[0]: no route handles \"y\", the deep link's first step; a link's first step must be a request the routes handle (later steps may be routed by the child flows earlier ones open)",
                 "\(ManifestTests.file): deepLinks[4]: unknown key \"patern\"; did you mean \"pattern\"?",
                 "\(ManifestTests.file): deepLinks[4]: missing required key \"requests\"",
             ])
