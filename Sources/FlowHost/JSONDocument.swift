@@ -73,6 +73,16 @@ package enum JSONDocument {
                             "message": .string(typo.message),
                         ]
                     }
+                    + report.unmatchedGuardPatterns.map { unmatched in
+                        [
+                            "kind": "unmatchedGuardPattern", "file": .string(unmatched.file),
+                            "path": unmatched.place.map(JSONValue.string) ?? .null,
+                            "plugin": unmatched.plugin.map(JSONValue.string) ?? .null,
+                            "guard": .string(unmatched.guardName), "pattern": .string(unmatched.pattern),
+                            "suggestion": unmatched.suggestion.map(JSONValue.string) ?? .null,
+                            "message": .string(unmatched.message),
+                        ]
+                    }
                     + report.unusedDeclarations.map { unused in
                         [
                             "kind": "declarationsNotInEffect", "plugin": .string(unused.plugin),

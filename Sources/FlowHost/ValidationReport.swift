@@ -31,6 +31,9 @@ package struct ValidationReport: Sendable {
     /// Requests that look mistyped, in the manifest's routes or the plugins' modules (``RequestTypo``):
     /// warnings, which leave the manifest valid.
     package var requestTypos: [RequestTypo] = []
+    /// Guard request patterns that match no routed request (``UnmatchedGuardPattern``): warnings, which leave
+    /// the manifest valid.
+    package var unmatchedGuardPatterns: [UnmatchedGuardPattern] = []
     /// For a manifest that lists its plugins and discovers none, what each loaded plugin declares that the
     /// manifest does not use (routes, services to start, guards, deep links): notes, which leave it valid.
     package var unusedDeclarations: [UnusedDeclarations] = []
@@ -91,6 +94,9 @@ package struct ValidationReport: Sendable {
             requestTypos = RequestTypo.find(
                 in: manifest, routes: composition.manifest.routes,
                 plugins: survey.results.compactMapValues { try? $0.get() })
+            unmatchedGuardPatterns = UnmatchedGuardPattern.find(
+                in: composition.manifest, sources: composition.guardSources, routed: composition.handledRequests,
+                plugins: known)
         } else if let prober {
             let survey = PluginSurvey(manifest: manifest, searchPath: searchPath, prober: prober)
             pluginErrors = PluginLoadError.unique(survey.problems + survey.requirementProblems)
@@ -100,6 +106,8 @@ package struct ValidationReport: Sendable {
             let probes = survey.results.compactMapValues { try? $0.get() }
             requestTypos = RequestTypo.find(in: manifest, routes: manifest.routes, plugins: probes)
             unusedDeclarations = UnusedDeclarations.find(in: manifest, plugins: probes)
+            unmatchedGuardPatterns = UnmatchedGuardPattern.find(
+                in: manifest, routed: Set(manifest.routes.map(\.request.rawValue)), plugins: probes)
         } else {
             let registry = PluginRegistry(
                 manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
@@ -114,6 +122,8 @@ package struct ValidationReport: Sendable {
             }
             requestTypos = RequestTypo.find(in: manifest, routes: manifest.routes, plugins: loaded)
             unusedDeclarations = UnusedDeclarations.find(in: manifest, plugins: loaded)
+            unmatchedGuardPatterns = UnmatchedGuardPattern.find(
+                in: manifest, routed: Set(manifest.routes.map(\.request.rawValue)), plugins: loaded)
         }
     }
 

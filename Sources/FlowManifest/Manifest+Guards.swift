@@ -60,7 +60,7 @@ extension ManifestParser {
                 let pattern = try RequestPattern(text)
                 patterns.append(pattern)
                 if !routed.isEmpty, !routed.contains(where: { pattern.matches(CoordinationRequestName($0)) }),
-                    let nearest = Suggestion.closest(to: text, among: Self.patternCandidates(routed))
+                    let nearest = Suggestion.closest(to: text, among: Manifest.patternCandidates(routed))
                 {
                     report(
                         .badGuard, at: place,
@@ -73,19 +73,6 @@ extension ManifestParser {
             }
         }
         return valid && !elements.isEmpty ? patterns : nil
-    }
-
-    /// The patterns a typo may have meant: each routed name, and each of its dotted prefixes with `.*`.
-    private static func patternCandidates(_ routed: Set<String>) -> Set<String> {
-        var candidates = routed
-        for name in routed {
-            var prefix = ""
-            for part in name.split(separator: ".").dropLast() {
-                prefix += part + "."
-                candidates.insert(prefix + "*")
-            }
-        }
-        return candidates
     }
 
     /// `"KEY"` (a dependency), `{"dependency": "KEY"}` or `{"context": "PATH"}`.
@@ -120,6 +107,20 @@ extension ManifestParser {
 }
 
 extension Manifest {
+    /// The guard request patterns a typo may have meant: each of `routed`, and each of its dotted prefixes
+    /// with `.*`.
+    package static func patternCandidates(_ routed: Set<String>) -> Set<String> {
+        var candidates = routed
+        for name in routed {
+            var prefix = ""
+            for part in name.split(separator: ".").dropLast() {
+                prefix += part + "."
+                candidates.insert(prefix + "*")
+            }
+        }
+        return candidates
+    }
+
     /// The manifest's own guards whose redirect no route handles, each a ``ManifestError/Kind/badGuard`` at
     /// its place (`guards[0].redirect`) naming the nearest routed request.
     ///

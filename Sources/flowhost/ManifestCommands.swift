@@ -41,6 +41,7 @@ enum ManifestCommands {
         for empty in report.composition?.emptyDirectories ?? [] { printWarning(empty.warning(file: path)) }
         for unmatched in report.composition?.unmatchedLibraries ?? [] { printWarning(unmatched.warning(file: path)) }
         for typo in report.requestTypos { printWarning(typo.description) }
+        for unmatched in report.unmatchedGuardPatterns { printWarning(unmatched.description) }
         for unused in report.unusedDeclarations { printError("\(path): note: \(unused.description)") }
         guard let manifest = report.manifest, report.isValid else {
             if report.manifestErrors.isEmpty && !report.pluginsNotBuilt {

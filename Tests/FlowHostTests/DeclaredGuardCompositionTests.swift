@@ -121,6 +121,22 @@ struct DeclaredGuardCompositionTests {
             ])
     }
 
+    @Test func aGuardPatternMatchingNoRoutedRequestIsAWarningNamingThePluginThatDeclaredIt() throws {
+        var elsewhere = signedIn
+        elsewhere.requests = ["catalog.*", "catlog.detail"]
+        let plugins = [catalog(guards: [elsewhere]), auth]
+        let composition = try compose("{}", plugins)
+
+        let warnings = UnmatchedGuardPattern.find(
+            in: composition.manifest, sources: composition.guardSources, routed: composition.handledRequests,
+            plugins: Dictionary(uniqueKeysWithValues: plugins.map { ($0.name, $0) }))
+
+        #expect(
+            warnings.map(\.description) == [
+                "/plugins.d/catalog.so: warning: plugin 'catalog' declares guard 'signedIn' with pattern 'catlog.detail', which matches no routed request (did you mean 'catalog.detail'?); it can only apply to requests a plugin's child flow routes without declaring them"
+            ])
+    }
+
     @Test func aRefusedPluginsGuardsAreSetAside() throws {
         let composition = try compose("{}", [catalog(guards: [signedIn], requires: ["auth": "^2"]), auth])
 
