@@ -21,6 +21,11 @@ package struct FileIdentity: Sendable, Hashable {
     package init?(path: String) {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
+        self.init(status: status)
+    }
+
+    /// The identity of the file `status` describes.
+    package init(status: stat) {
         self.init(
             device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
             modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
@@ -42,5 +47,23 @@ package struct FileIdentity: Sendable, Hashable {
             let modified = json["mtime"]?.string.flatMap({ Int64($0) })
         else { return nil }
         self.init(device: device, inode: inode, size: size, modified: modified)
+    }
+}
+
+/// A file's ``FileIdentity`` with its status-change time (ctime): what tells a file left as it was from one
+/// written, touched or renamed over since, without reading it. The status-change time moves with every write
+/// and every change of the file's times, so that a file written again with its modification time put back
+/// (`touch -r`, `cp -p` over it) is told too, which the identity alone does not tell.
+package struct FileStamp: Sendable, Hashable {
+    package var identity: FileIdentity
+    /// The status-change time in nanoseconds since the epoch.
+    package var changed: Int64
+
+    /// The stamp of the file at `path` (following symbolic links), or `nil` if it cannot be stat'ed.
+    package init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        identity = FileIdentity(status: status)
+        changed = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
     }
 }

@@ -79,12 +79,8 @@ package enum PluginLoader {
     private static func open(_ image: String, source: String, contents: [UInt8], checkingDependencies: Bool)
         throws(PluginLoadError) -> LoadedPlugin
     {
-        try ELFCheck.check(image, contents: contents)
-        let dependencies = try ELFDynamicSymbols.check(image, contents: contents)
-        if checkingDependencies {
-            try PluginDependencies.check(image, dependencies, origin: parentDirectory(of: image))
-        }
-        try PluginABIMarker.check(image, contents: contents)
+        try check(
+            image, contents: contents, checkingDependencies: checkingDependencies, origin: parentDirectory(of: image))
         // Its constructors and entry point may start threads before its code range is known (below): under
         // a supervisor, the crash handler finds the code of the file opened, so a crash there is laid at it.
         flowhost_crash_loading_begin(image)
@@ -112,6 +108,27 @@ package enum PluginLoader {
             path: source, flowKitVersion: version, description: registration.description, image: image)
         plugin.codeRange = PluginImages.codeRange(holding: symbol)
         return plugin
+    }
+
+    /// Checks `copy`'s bytes as loading them would before `dlopen`, without running any of their code: the
+    /// ELF header, the entry point among the dynamic symbols, the libraries it needs (unless the copy allows
+    /// insecure ones) and the FlowKit version it carries. Its file's permissions were checked as it was read.
+    ///
+    /// - Throws: ``PluginLoadError`` naming the library the copy was read from, in the words loading uses.
+    package static func check(_ copy: PluginCopy) throws(PluginLoadError) {
+        try check(copy.source, contents: copy.bytes, checkingDependencies: !copy.allowsInsecure)
+    }
+
+    /// The checks of `contents`, the bytes of `file`, that come before `dlopen`; `origin` is what `$ORIGIN`
+    /// stands for in the file the loader opens (see ``PluginDependencies``).
+    private static func check(
+        _ file: String, contents: [UInt8], checkingDependencies: Bool,
+        origin: String = PluginDependencies.pluginOrigin
+    ) throws(PluginLoadError) {
+        try ELFCheck.check(file, contents: contents)
+        let dependencies = try ELFDynamicSymbols.check(file, contents: contents)
+        if checkingDependencies { try PluginDependencies.check(file, dependencies, origin: origin) }
+        try PluginABIMarker.check(file, contents: contents)
     }
 
     /// A hint for the common `dlopen` failures.
