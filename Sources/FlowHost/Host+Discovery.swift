@@ -96,8 +96,7 @@ extension Host {
         for name in changedInPlace {
             if let failure = next.plugin(named: name)?.probeFailure, !failure.isIncompleteFile {
                 // Its probe refused it (it crashed, hung, is quarantined, ...): not opened in this process.
-                stats.refusedReloads += 1
-                let event = HostEvent.reloadRefused(plugin: name, failure)
+                let event = watchedRefusal(of: name, failure)
                 onEvent?(event)
                 events.append(event)
             } else {

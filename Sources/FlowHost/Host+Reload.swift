@@ -136,7 +136,7 @@ extension Host {
             guard let slot = registry.slot(name) else { continue }
             if case .dropped? = outOfUse(name) { continue }
             add(slot.entry.library, of: name)
-            // Before the watch: a change after it is then seen against the bytes found here.
+            // Before the watch: a change after it is then seen against the file found here (its stamp only).
             registry.noteUnloadedLibrary(of: name)
         }
         // A plugin the manifest's `plugins` lists that discovery refused before it ever loaded (its library
@@ -201,16 +201,42 @@ extension Host {
         }
     }
 
-    /// Reloads `name` now; while its file looks incomplete, tries again a few times in a task.
+    /// Reloads `name` now; while its file looks incomplete, tries again a few times in a task. A plugin not
+    /// loaded yet is not loaded: its library is checked instead (``takeWatchedChange(of:landedAt:)``).
     func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant) {
         do {
-            reportWatched(try attemptReload(name, landedAt: landedAt))
+            reportWatched(try takeWatchedChange(of: name, landedAt: landedAt))
         } catch  where error.isIncompleteFile {
             Task { await retryReload(name, landedAt: landedAt) }
         } catch {
-            stats.refusedReloads += 1
-            onEvent?(.reloadRefused(plugin: name, error))
+            onEvent?(watchedRefusal(of: name, error))
         }
+    }
+
+    /// Takes a change to the watched library of plugin `name`: reloads a plugin loaded (or refused); checks
+    /// the library of one not loaded yet without loading it, since plugins load on first use and the new
+    /// library will be the one loaded then (``PluginRegistry/checkUnloadedLibrary(of:)``). No reload is
+    /// counted for it.
+    ///
+    /// - Throws: ``PluginLoadError`` for a reload refused or a library loading would refuse.
+    private func takeWatchedChange(of name: String, landedAt: ContinuousClock.Instant) throws(PluginLoadError)
+        -> HostEvent
+    {
+        guard case .notLoaded? = registry.status(of: name) else { return try attemptReload(name, landedAt: landedAt) }
+        switch try registry.checkUnloadedLibrary(of: name) {
+        case .unchanged: return .pluginUnchanged(plugin: name)
+        case .changed(let file): return .unloadedLibraryChanged(plugin: name, file: file, refusal: nil)
+        }
+    }
+
+    /// The event of a watched change to the library of plugin `name` refused with `error`: a refused reload,
+    /// counted, or for a plugin not loaded yet the refusal its first use would meet, which is no reload.
+    func watchedRefusal(of name: String, _ error: PluginLoadError) -> HostEvent {
+        guard case .notLoaded? = registry.status(of: name) else {
+            stats.refusedReloads += 1
+            return .reloadRefused(plugin: name, error)
+        }
+        return .unloadedLibraryChanged(plugin: name, file: error.file, refusal: error)
     }
 
     /// Reports what a change to a watched library did: nothing when its content is unchanged (a `touch`, the
@@ -224,18 +250,18 @@ extension Host {
     /// (``discoveryChanged(_:landedAt:)``): longer each time, 2.25 s in all.
     static let retryDelays: [Duration] = (1...9).map { .milliseconds(50 * $0) }
 
-    /// Tries the reload of `name` again, waiting longer each time, while its file looks incomplete.
+    /// Tries the reload (or check: ``takeWatchedChange(of:landedAt:)``) of `name` again, waiting longer each
+    /// time, while its file looks incomplete.
     private func retryReload(_ name: String, landedAt: ContinuousClock.Instant) async {
         for (attempt, delay) in Self.retryDelays.enumerated() {
             try? await Task.sleep(for: delay)
             do {
-                reportWatched(try attemptReload(name, landedAt: landedAt))
+                reportWatched(try takeWatchedChange(of: name, landedAt: landedAt))
                 return
             } catch  where attempt < Self.retryDelays.count - 1 && error.isIncompleteFile {
                 continue
             } catch {
-                stats.refusedReloads += 1
-                onEvent?(.reloadRefused(plugin: name, error))
+                onEvent?(watchedRefusal(of: name, error))
                 return
             }
         }

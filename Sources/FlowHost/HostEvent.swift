@@ -14,6 +14,10 @@ package enum HostEvent: Sendable, CustomStringConvertible {
     case pluginUnchanged(plugin: String)
     /// A reload of `plugin` was refused; the previous generation keeps serving.
     case reloadRefused(plugin: String, PluginLoadError)
+    /// The watched library of `plugin`, not loaded yet, changed (`file`): it was checked as loading checks it
+    /// before any of its code runs, and not loaded. Without `refusal`, the plugin will load it on first use;
+    /// with one, that load would be refused for it. No reload is counted.
+    case unloadedLibraryChanged(plugin: String, file: String, refusal: PluginLoadError?)
     /// A reloaded manifest replaced the routing table; `servicesChanged` when its `services` differ from
     /// those of the manifest it replaced, which a reload does not start or stop (a restart does).
     case manifestReloaded(file: String, routes: Int, servicesChanged: Bool = false)
@@ -48,6 +52,9 @@ package enum HostEvent: Sendable, CustomStringConvertible {
                 + (services.isEmpty ? "" : "; restarted services: \(services.joined(separator: ", "))")
         case .pluginUnchanged(let plugin): "plugin '\(plugin)' is unchanged; nothing reloaded"
         case .reloadRefused(_, let error): "reload refused: \(error)"
+        case .unloadedLibraryChanged(let plugin, let file, let refusal):
+            refusal.map { "plugin '\(plugin)' is not loaded yet, and its new library would be refused: \($0)" }
+                ?? "plugin '\(plugin)' is not loaded yet: its new library \(file) will load on first use"
         case .manifestReloaded(let file, let routes, let servicesChanged):
             "reloaded manifest \(file): \(routes) routes"
                 + (servicesChanged ? "; services changed: restart flowhost to start or stop them" : "")
@@ -74,6 +81,17 @@ package enum HostEvent: Sendable, CustomStringConvertible {
         case .discoveryProblem(let error, let services):
             "discovery: \(error)"
                 + (services.isEmpty ? "" : "; stopped services: \(services.joined(separator: ", "))")
+        }
+    }
+}
+
+extension HostEvent {
+    /// Whether the event says a plugin's library was refused: a reload refused, or the changed library of a
+    /// plugin not loaded yet that its first use would refuse.
+    package var isRefusal: Bool {
+        switch self {
+        case .reloadRefused, .unloadedLibraryChanged(_, _, .some): true
+        default: false
         }
     }
 }

@@ -31,11 +31,7 @@ extension PluginRegistry {
             throw PluginLoadError(
                 file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
         }
-        // A plugin not loaded yet is compared with its library as the watch found it: a file closed after
-        // writing with the same bytes (a `touch`, a descriptor some other process held) loads nothing.
-        var current = slot.fingerprint
-        if case .notLoaded = slot.status { current = current ?? slot.unloadedFingerprint }
-        let (plugin, fingerprint) = try vettedCopy(of: slot, unlessFingerprintIs: force ? nil : current)
+        let (plugin, fingerprint) = try vettedCopy(of: slot, unlessFingerprintIs: force ? nil : slot.fingerprint)
         guard let plugin else { return .unchanged }
         let managers = Set(plugin.description.managers.map(\.name))
         let services = Set(plugin.description.services.map(\.name))
@@ -60,18 +56,6 @@ extension PluginRegistry {
         slot.reloadedImage = slot.images
         slot.servingImage = slot.images
         return .reloaded(generation: slot.images)
-    }
-
-    /// Notes the fingerprint of the library of plugin `name` while no image of it is loaded, for a watched
-    /// change to the file to be told from one that leaves its bytes as they were: the plugin loads on its first
-    /// request, not because its file was touched. Nothing is noted of a plugin loaded or refused, or a library
-    /// that cannot be read (its change then loads it, as before).
-    package func noteUnloadedLibrary(of name: String) {
-        guard let slot = slots[name], case .notLoaded = slot.status,
-            let source = try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: name),
-            let copy = try? PluginCopy(reading: source, allowInsecure: allowsInsecurePlugins)
-        else { return }
-        slot.unloadedFingerprint = copy.fingerprint
     }
 
     /// The first plugin (by name) whose current generation was opened past ``maxImagesPerPlugin``, because

@@ -35,9 +35,10 @@ package final class PluginRegistry {
         /// The fingerprint of the source library the current image was copied from (see
         /// ``PluginCopy/fingerprint``), which tells an unchanged library on reload.
         var fingerprint: UInt64?
-        /// The fingerprint of the library as the watch found it before any image was loaded
-        /// (``PluginRegistry/noteUnloadedLibrary(of:)``), which tells an unchanged library until one is.
-        var unloadedFingerprint: UInt64?
+        /// The library as the watch last knew it while no image was loaded
+        /// (``PluginRegistry/noteUnloadedLibrary(of:)``, ``PluginRegistry/checkUnloadedLibrary(of:)``), which
+        /// tells an unchanged library until one is.
+        var unloadedLibrary: UnloadedLibrary?
         /// The SHA-256 of the current image's bytes, once asked for (traces name the build), with the
         /// generation it belongs to.
         var sha256: (generation: Int, digest: String)?

@@ -53,10 +53,19 @@ extension HostShell {
             return Reply(lines: ["plugin '\(plugin)': generation \(generation) serves", topLine], status: .ok)
         case .discovered:
             return Reply(lines: ["plugin '\(plugin)': discovered, its routes are live", topLine], status: .ok)
+        case .awaitsFirstUse:
+            return Reply(
+                lines: ["plugin '\(plugin)': not loaded yet; its new library will load on first use", topLine],
+                status: .ok)
         case .refused(let reason, let said):
             // Said once: a refusal printed before the wait began is pointed to, not said again.
             let why = said ? " before the wait began; the 'reload refused' line above says why" : ": \(reason)"
             return Reply(lines: [], status: .error("waited for plugin '\(plugin)', but its reload was refused\(why)"))
+        case .wouldBeRefused(let reason):
+            return Reply(
+                lines: [],
+                status: .error(
+                    "waited for plugin '\(plugin)', not loaded yet, but its new library would be refused: \(reason)"))
         case .removed(let library):
             return Self.removed(plugin, library)
         case .withdrawn(let reason):

@@ -91,7 +91,7 @@ package final class HostShell {
             self.endWaitIfWithdrawn(by: event)
             if self.isExecuting {
                 self.eventLog.append(consume event)
-            } else if awaited, case .reloadRefused = event {
+            } else if awaited, event.isRefusal {
                 // The wait's error says why, once: `waited for plugin 'P', but its reload was refused: ...`.
             } else {
                 self.onUnpromptedLines?(self.lines(describing: [event]))

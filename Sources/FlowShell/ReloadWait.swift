@@ -15,6 +15,11 @@ final class ReloadWait {
         case reloaded(generation: Int)
         /// The plugin appeared in a discovered directory and its routes went live.
         case discovered
+        /// The plugin is not loaded yet and its library changed: nothing was loaded, and the new library will
+        /// load on first use.
+        case awaitsFirstUse
+        /// The plugin is not loaded yet and its new library is one that loading would refuse, for `reason`.
+        case wouldBeRefused(String)
         /// The reload was refused, for `reason`. `said`: a line printed before the wait took it said why
         /// (the refusal's own line, or the error of the `reload` command refused), so the wait need not
         /// say it again.
@@ -51,6 +56,8 @@ final class ReloadWait {
             record(.refused(error.description, said: said), of: plugin)
         case .pluginDiscovered(let plugin, _, _, _, _):
             record(.discovered, of: plugin)
+        case .unloadedLibraryChanged(let plugin, _, let refusal):
+            record(refusal.map { .wouldBeRefused($0.description) } ?? .awaitsFirstUse, of: plugin)
         case .pluginRemoved(let plugin, let file, _, _):
             record(.removed(file: file), of: plugin)
         default:

@@ -47,6 +47,18 @@ struct DocumentedOutputTests {
         #expect(try Self.prose("docs/authoring.md").contains("refused with `\(abi6)`"), "the guide's ABI 6 refusal")
     }
 
+    @Test func theLinesOfANewLibraryOfAPluginNotLoadedYetAreTheOnesTheDocsQuote() throws {
+        let accepted = HostEvent.unloadedLibraryChanged(plugin: "greeter", file: "/srv/app/libGreeter.so", refusal: nil)
+        let error = PluginLoadError(file: "/srv/app/libGreeter.so", kind: .notELF, message: "not an ELF file")
+        let refused = HostEvent.unloadedLibraryChanged(
+            plugin: "greeter", file: "/srv/app/libGreeter.so", refusal: error)
+        let reloading = try Self.prose("manifests/README.md")
+
+        #expect(reloading.contains("`\(accepted.description)`"), "manifests/README.md quotes another line")
+        let refusal = refused.description.dropLast(error.description.count)
+        #expect(reloading.contains("`\(refusal)` and the refusal"), "manifests/README.md quotes another refusal")
+    }
+
     @Test func theForgedHeaderTheCLIDocQuotesIsWhatValidatePrints() throws {
         let library = try BuildProducts.path(of: "libBadForgedHeaderPlugin.so")
         let run = try Subprocess.flowhost(["inspect", library])

@@ -3,11 +3,22 @@ import Testing
 
 /// A reload refused under `flowhost run --supervise --watch`: what it prints, once.
 struct SupervisedReloadRefusalTests {
-    /// A script waits for the greeter's next generation, and a broken build lands: the wait's error says
-    /// why the reload was refused, and the refusal's own line does not say it again.
+    /// A script loads the greeter (signed in, past its guard) and waits for its next generation, and a broken
+    /// build lands: the wait's error says why the reload was refused, and the refusal's own line does not say
+    /// it again. (Not loaded, the greeter would not be reloaded: its new library would only be checked.)
     @Test func aRefusedReloadAScriptWaitsForIsOneError() throws {
         let scenario = try ReloadPastCapTests.Scenario()
-        let script = try scenario.directory.file("app.flow", containing: "wait reload greeter 20\nstack\n")
+        let script = try scenario.directory.file(
+            "app.flow",
+            containing: """
+                act signIn
+                act submit {"user": "grace"}
+                expect outcome unhandled
+                send greet
+                wait reload greeter 20
+                stack
+
+                """)
         let run = try ChildProcess.flowhost(
             ["run", scenario.manifest, "--supervise", "--watch", "--script", script], connection: .pipes,
             environment: [
@@ -27,7 +38,7 @@ struct SupervisedReloadRefusalTests {
         #expect(mentions.count == 1, "\(lines)")
         #expect(
             mentions.first?.hasPrefix(
-                "\(script):1: error: waited for plugin 'greeter', but its reload was refused: \(scenario.library): ")
+                "\(script):5: error: waited for plugin 'greeter', but its reload was refused: \(scenario.library): ")
                 == true, "\(lines)")
     }
 }

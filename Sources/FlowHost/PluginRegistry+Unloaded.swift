@@ -1,0 +1,82 @@
+import HostSupport
+import PluginLoading
+
+/// A watched library of a plugin not loaded yet: a change to it is checked, not loaded. The plugin loads on
+/// its first request, from the library there then, as every plugin does; until then nothing of the new
+/// library runs, and the watch only says whether that load would be refused.
+extension PluginRegistry {
+    /// What the watch knows of the library of a plugin not loaded yet.
+    struct UnloadedLibrary {
+        /// The file's stamp when it was last looked at: a change event that leaves it as it was (a file
+        /// opened for writing and closed unwritten) is no change, and nothing is read.
+        var stamp: FileStamp
+        /// The fingerprint of its bytes (``PluginCopy/fingerprint``), once a change made them read: a change
+        /// that leaves them as they were (the same build copied again) is no change either. `nil` until then,
+        /// so that starting the watch reads no library.
+        var fingerprint: UInt64?
+    }
+
+    /// What a change to the library of a plugin not loaded yet came to.
+    package enum UnloadedLibraryCheck: Sendable, Equatable {
+        /// The file, or its bytes, are as the watch last knew them.
+        case unchanged
+        /// The library at `file` changed and passes every check loading makes before it runs plugin code: the
+        /// plugin will load it on first use.
+        case changed(file: String)
+    }
+
+    /// Notes the stamp of the library of plugin `name` while no image of it is loaded, for a watched change to
+    /// the file to be told from an event that left it as it was: the plugin loads on its first request, not
+    /// because its file was closed after writing. Only the file's status is read (one `stat`), so that
+    /// watching a thousand plugins reads none of their libraries. Nothing is noted of a plugin loaded or
+    /// refused, or of a library not there.
+    package func noteUnloadedLibrary(of name: String) {
+        guard let slot = slots[name], case .notLoaded = slot.status,
+            let source = try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: name),
+            let stamp = FileStamp(path: source)
+        else { return }
+        slot.unloadedLibrary = UnloadedLibrary(stamp: stamp)
+    }
+
+    /// Checks the changed library of plugin `name`, not loaded yet, as loading it would before any of its code
+    /// runs, without loading it: its file and permissions, the manifest's `sha256` pin, the quarantine, its ELF
+    /// headers and entry point, the libraries it needs and the FlowKit it was built against. What a probe or
+    /// the load itself would find (a constructor that crashes, an unmet requirement) waits for the first use.
+    ///
+    /// A library that passes is noted, so that the next change is compared with it; one refused is
+    /// forgotten, so that the next change is checked, even back to the bytes known before.
+    ///
+    /// - Throws: ``PluginLoadError``, the refusal loading would give, naming the file.
+    package func checkUnloadedLibrary(of name: String) throws(PluginLoadError) -> UnloadedLibraryCheck {
+        guard let slot = slots[name] else {
+            throw PluginLoadError(
+                file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
+        }
+        let known = slot.unloadedLibrary
+        slot.unloadedLibrary = nil
+        let source = try searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: name)
+        // Stamped before the bytes are read: a file replaced in between is read again at its own event.
+        guard let stamp = FileStamp(path: source) else {
+            throw PluginLoadError(file: source, kind: .notFound, message: "plugin library not found")
+        }
+        if let known, known.stamp == stamp {
+            slot.unloadedLibrary = known
+            return .unchanged
+        }
+        let copy = try PluginCopy(reading: source, allowInsecure: allowsInsecurePlugins)
+        let fingerprint = copy.fingerprint
+        if let known, known.fingerprint == fingerprint {
+            slot.unloadedLibrary = UnloadedLibrary(stamp: stamp, fingerprint: fingerprint)
+            return .unchanged
+        }
+        try copy.verify(sha256: slot.entry.sha256)
+        if let quarantine = prober?.quarantine ?? quarantine,
+            let listed = quarantine.entry(for: source, identity: stamp.identity)
+        {
+            throw quarantine.refusal(listed)
+        }
+        try PluginLoader.check(copy)
+        slot.unloadedLibrary = UnloadedLibrary(stamp: stamp, fingerprint: fingerprint)
+        return .changed(file: source)
+    }
+}
