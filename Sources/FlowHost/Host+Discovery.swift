@@ -111,13 +111,24 @@ extension Host {
 
     /// Takes a reloaded manifest that discovers plugins: composes it, adopts it and reports it; `nil` for
     /// one that discovers nothing.
-    func recompose(_ declared: Manifest) -> HostEvent? {
+    ///
+    /// - Throws: The errors the parser leaves to discovery (``PluginComposition/composedManifestErrors``): its
+    ///   start requests, deep links' first steps and guard redirects that no composed route handles. `validate`
+    ///   and `run`'s start refuse such a manifest, so a reload does too, as it does a listing manifest the parser
+    ///   refuses for them, and the composition in force stays.
+    func recompose(_ declared: Manifest) throws(ManifestErrors) -> HostEvent? {
         guard
             let next = PluginComposition.discovered(
                 by: declared, searchPath: registry.searchPath, prober: discoveryProber,
                 allowInsecurePlugins: registry.allowsInsecurePlugins, previous: composition,
                 awaiting: vanishedLibraries.waiting)
         else { return nil }
+        let unrouted = next.composedManifestErrors
+        if !unrouted.isEmpty {
+            throw ManifestErrors(
+                Array(unrouted.prefix(ManifestErrors.maxListed)),
+                omitted: max(0, unrouted.count - ManifestErrors.maxListed))
+        }
         let previous = composition ?? next
         experiments.update(next.manifest.experiments)
         let events = adopt(next, after: previous)

@@ -75,8 +75,9 @@ extension Host {
     }
 
     /// Reads the manifest file again. A valid one replaces the routing table and the guards in one step;
-    /// an invalid one, or one naming a manager or service its plugin does not export
-    /// (``unexported(in:)``), is reported and changes nothing. Requests held for a redirect stay held, judged by
+    /// an invalid one, one naming a manager or service its plugin does not export (``unexported(in:)``), or
+    /// one that discovers plugins whose start requests, deep links' first steps or guard redirects no composed
+    /// route handles (``recompose(_:)``), is reported and changes nothing. Requests held for a redirect stay held, judged by
     /// the guard that redirected them.
     ///
     /// Services are not restarted: a change to `services` takes effect at the next start. A manifest that
@@ -97,7 +98,7 @@ extension Host {
             let declared = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
             let unexported = unexported(in: declared)
             if !unexported.isEmpty { throw ManifestErrors(unexported) }
-            if let composed = recompose(declared) { return composed }
+            if let composed = try recompose(declared) { return composed }
             composition = nil
             deletedLibraries = [:]  // said only of a plugin discovery refuses
             registry.follow(nil)
