@@ -36,7 +36,7 @@ package struct DuplicateTrace: Sendable, Hashable, CustomStringConvertible {
         var seen: [FileIdentity: String] = [:]
         for file in files {
             guard let identity = FileIdentity(path: file) else { continue }
-            let key = FileIdentity(device: identity.device, inode: identity.inode, size: 0, modified: 0)
+            let key = identity.file
             if let first = seen[key] { return DuplicateTrace(first: first, second: file, kind: .sameFile) }
             seen[key] = file
         }

@@ -31,6 +31,11 @@ package struct FileIdentity: Sendable, Hashable {
             modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
     }
 
+    /// The file itself, whatever it holds: this identity with its size and modification time left at zero.
+    /// Two paths whose ``file`` is equal reach one file: through a symbolic link, a hard link, or a directory
+    /// reached by two names.
+    package var file: FileIdentity { FileIdentity(device: device, inode: inode, size: 0, modified: 0) }
+
     /// `{"device", "inode", "size", "mtime"}`; numbers as strings, since a JSON number is a double.
     package var json: [String: JSONValue] {
         [

@@ -43,7 +43,11 @@ package struct PluginDiscovery {
         guard manifest.discovers else { return }
         prober.beginBatch()  // the registry cache is written once, when every library is probed
         defer { prober.endBatch() }
+        // Each library once, by path and by file: one reached again, under the same path or another name (a
+        // discovered directory that links to another one discovered, a link to a library), is the plugin
+        // found first, not a second plugin of its name.
         var seen = Set<String>()
+        var seenFiles = Set<FileIdentity>()
         for (index, entry) in manifest.discover.enumerated() {
             let places: [(String, Bool)] =
                 switch entry.place {
@@ -72,7 +76,9 @@ package struct PluginDiscovery {
                 for name in names where Self.matches(name, entry.libraries) {
                     let path = directory == "/" ? "/" + name : directory + "/" + name
                     guard !Self.isDirectory(path) else { continue }
-                    guard seen.insert(path).inserted else {
+                    guard seen.insert(path).inserted,
+                        FileIdentity(path: path).map({ seenFiles.insert($0.file).inserted }) ?? true
+                    else {
                         found = true
                         continue
                     }

@@ -24,8 +24,16 @@ package struct PluginSearchPath: Sendable, Hashable {
         var directories = manifest.pluginPath + flags
         directories += (environment ?? "").split(separator: ":").map(String.init)
         if let executableDirectory { directories.append(executableDirectory) }
+        // A directory reached by two names is searched once, under the name it has first: `.build/debug` is a
+        // link to the build directory flowhost itself is in, and discovering the search path would take each
+        // library there for a second plugin of its name (`duplicatePlugin`). One not there now is kept.
         var seen = Set<String>()
-        return PluginSearchPath(directories.filter { seen.insert($0).inserted })
+        var seenFiles = Set<FileIdentity>()
+        return PluginSearchPath(
+            directories.filter { directory in
+                guard seen.insert(directory).inserted else { return false }
+                return FileIdentity(path: directory).map { seenFiles.insert($0.file).inserted } ?? true
+            })
     }
 
     /// Where ``locate(_:relativeTo:plugin:)`` looks for `library`, in order: a path (containing `/`)
