@@ -160,6 +160,9 @@ package struct PluginComposition: Sendable {
     package internal(set) var broken: [PluginLoadError] = []
     /// The directories discovery read.
     package internal(set) var directories: [String] = []
+    /// The discovered directories that could not be read: not there, unreadable, refused as others can
+    /// write them. Each is also a problem.
+    package internal(set) var unreadDirectories: [PluginLoadError] = []
     /// The directories named in `discover` that hold no plugin library: warnings.
     package internal(set) var emptyDirectories: [EmptyDiscoveredDirectory] = []
     /// The names without wildcards in a `discover` entry's `libraries` that name no file there: warnings.
@@ -187,6 +190,7 @@ package struct PluginComposition: Sendable {
         emptyDirectories = discovery.empty
         unmatchedLibraries = discovery.unmatched
         problems = discovery.problems
+        unreadDirectories = discovery.problems
         collectPlugins(discovery, previous: previous, awaiting: awaiting)
         let refused = resolveRequirements()
         let known = Set(plugins.filter(\.isActive).map(\.name))

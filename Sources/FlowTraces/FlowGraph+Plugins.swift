@@ -33,15 +33,16 @@ extension FlowGraph {
     /// declare, as precedence leaves them. A plugin that cannot be read (missing, not built, refused,
     /// quarantined) costs only its modules: the manifest's routes to it are drawn all the same.
     ///
-    /// - Returns: The graph, and the plugins it lacks the modules of, one each (one for all when the
-    ///   bundled plugins are not built).
+    /// - Returns: The graph, the plugins it lacks the modules of, one each (one for all when the bundled
+    ///   plugins are not built), and the discovered directories that could not be read (not there,
+    ///   unreadable, refused), whatever plugins they were to hold being drawn from the manifest alone.
     @MainActor
     package static func reading(
         _ manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber,
         executableDirectory: String? = ProcessInfoLite.executableDirectory()
-    ) -> (graph: FlowGraph, unread: [UnreadPlugin]) {
+    ) -> (graph: FlowGraph, unread: [UnreadPlugin], unreadDirectories: [PluginLoadError]) {
         if let unbuilt = searchPath.unbuiltPlugins(of: manifest, executableDirectory: executableDirectory) {
-            return (FlowGraph(manifest: manifest), [UnreadPlugin(plugin: nil, error: unbuilt)])
+            return (FlowGraph(manifest: manifest), [UnreadPlugin(plugin: nil, error: unbuilt)], [])
         }
         var probed: [String: ProbedPlugin] = [:]
         var unread: [UnreadPlugin] = []
@@ -75,6 +76,6 @@ extension FlowGraph {
         }
         var graph = FlowGraph(manifest: drawn, composition: composed)
         graph.add(plugins: probed)
-        return (graph, unread)
+        return (graph, unread, composed?.unreadDirectories ?? [])
     }
 }

@@ -17,7 +17,9 @@ enum GraphCommand {
         The plugins are read by probes in child processes (cached, as for validate), never loaded here;
         a manifest that discovers plugins is drawn with the routes they declare. A plugin that cannot be
         read (missing, not built, refused, quarantined) is one note on standard error, and the graph is
-        drawn without its modules (exit 0). --no-plugins draws from the manifest alone.
+        drawn without its modules (exit 0); so is a discovered directory that cannot be read (not there,
+        refused), one line on standard error as validate prints it. --no-plugins draws from the manifest
+        alone.
 
         Each --trace FILE (recorded with flowhost run --trace) adds what running showed: the modules
         each manager presented, the child flows it opened, the requests it made, and the transitions
@@ -54,6 +56,8 @@ enum GraphCommand {
             let read = FlowGraph.reading(manifest, searchPath: searchPath(manifest, parsed), prober: try prober(parsed))
             graph = read.graph
             for plugin in read.unread { printWarning("flowhost: note: \(plugin)") }
+            // A discovered directory that cannot be read names no plugin: printed as validate prints it.
+            for directory in read.unreadDirectories { printWarning(directory.description) }
         }
         for file in parsed.options["--trace", default: []] {
             graph.add(try ReplayCommand.readTrace(file))

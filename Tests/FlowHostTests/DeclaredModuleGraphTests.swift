@@ -17,9 +17,10 @@ struct DeclaredModuleGraphTests {
         let prober = PluginProber(
             executable: try BuildProducts.path(of: "flowhost"),
             cache: ProbeCache(directory: CacheDirectory(path: directory.path + "/cache")), quarantine: nil)
-        return FlowGraph.reading(
+        let read = FlowGraph.reading(
             try Manifest.load(path: Repository.path("manifests/demo.json")),
             searchPath: PluginSearchPath([BuildProducts.directory]), prober: prober)
+        return (read.graph, read.unread)
     }
 
     private func edge(_ graph: FlowGraph, _ from: String, _ to: String, _ kind: FlowGraph.EdgeKind) -> FlowGraph.Edge? {

@@ -1,0 +1,50 @@
+import FlowKit
+import Glibc
+import Testing
+
+/// `graph` draws a discovering manifest whatever its discovered directories hold, exit 0, as it does when a
+/// plugin cannot be read; but a directory it could not read is said on standard error, as `validate` says
+/// it, rather than left out of the picture without a word.
+@MainActor
+struct GraphDiscoveryWarningTests {
+    @Test func aDiscoveredDirectoryNotThereIsSaidAsValidateSaysIt() throws {
+        let lab = try DropInLab()
+        try lab.add("libWelcomePlugin.so")
+        let manifest = try lab.directory.file(
+            "gone.json",
+            containing: #"{"manifestVersion": 1, "discover": ["plugins.d", "gone.d"], "start": ["launch"]}"#)
+        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
+
+        let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
+        let graph = try Subprocess.flowhost(["graph", manifest, "--format", "json"], environment: environment)
+
+        #expect(validate.status == 65)
+        #expect(graph.status == 0)
+        #expect(
+            graph.errorLines == [
+                "\(lab.directory.path)/gone.d: discovered directory not found; create it, or fix \"discover\" "
+                    + "(relative directories are relative to the manifest)"
+            ])
+        #expect(graph.errorLines.first == validate.errorLines.first)
+        let nodes = try #require(try JSONValue(parsing: graph.standardOutput)["nodes"]?.array)
+        #expect(nodes.contains { $0["id"] == "module:welcome" }, "the other directory's plugin is drawn")
+    }
+
+    /// A discovered directory refused as another user's: its refusal, which names who could add a plugin.
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+    func aRefusedDiscoveredDirectoryIsSaidAsValidateSaysIt() throws {
+        let lab = try DropInLab()
+        try lab.add("libWelcomePlugin.so")
+        try #require(chown(lab.plugins, 4321, 4321) == 0)
+        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
+
+        let validate = try Subprocess.flowhost(["validate", lab.manifestPath], environment: environment)
+        let graph = try Subprocess.flowhost(["graph", lab.manifestPath], environment: environment)
+
+        #expect(validate.status == 65)
+        #expect(graph.status == 0)
+        #expect(graph.errorLines.count == 1, "\(graph.standardError)")
+        #expect(graph.errorLines.first == validate.errorLines.first)
+        #expect(graph.errorLines.first?.hasPrefix("\(lab.plugins): discovered directory refused: ") == true)
+    }
+}
