@@ -127,11 +127,10 @@ package struct PluginScaffold: Sendable {
         }
         let existed = stat(directory, &status) == 0
         try Self.makeDirectories(directory)
-        if let problem = PathTrust.problem(directory, ending: .privateDirectory) {
+        if let problem = PathTrust.untrusted(directory, ending: .privateDirectory) {
             if !existed { rmdir(directory) }  // made here, in a place others can change: not left behind
-            throw FlowError(
-                "\(directory): \(problem); whoever can change it can change the package, whose Package.swift building runs; choose another --dir"
-            )
+            let who = problem.writers.map { "; \($0) can change the package, whose Package.swift building runs" }
+            throw FlowError("\(directory): \(problem)\(who ?? ""); choose another --dir")
         }
         for (path, contents) in files {
             let full = directory + "/" + path

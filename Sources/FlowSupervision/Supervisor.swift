@@ -142,8 +142,9 @@ package enum Supervisor {
             guard error.isUntrusted else {
                 throw FlowError("cannot create a directory in \(error.base): \(error.reason)")
             }
+            let who = error.writers.map { "; \($0) can change the snapshot a restart restores" }
             throw FlowError(
-                "cannot keep its files in \(error.base): \(error.reason); whoever can change it can change the snapshot a restart restores; set TMPDIR to a directory of your own"
+                "cannot keep its files in \(error.base): \(error.reason)\(who ?? ""); set TMPDIR to a directory of your own"
             )
         }
     }

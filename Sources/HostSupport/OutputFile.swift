@@ -12,10 +12,12 @@ package enum OutputFile {
     /// else what ``PathTrust`` finds on the way to it; `nil` when only root and `user` can change it.
     package static func directoryProblem(of path: String, user: uid_t = geteuid()) -> String? {
         let directory = parentDirectory(of: path)
-        guard let problem = PathTrust.problem(directory, ending: .file, user: user) else { return nil }
+        guard let problem = PathTrust.untrusted(directory, ending: .file, user: user) else { return nil }
         var status = stat()
         guard stat(directory, &status) == 0 else { return String(cString: strerror(errno)) }
-        return "\(problem); whoever can change it can make flowhost write elsewhere; choose a directory of your own"
+        // Who can send the write elsewhere, as the problem named them; nobody when it could not be examined.
+        let who = problem.writers.map { "; \($0) can make flowhost write elsewhere" } ?? ""
+        return "\(problem)\(who); choose a directory of your own"
     }
 
     /// Why the entry at `path` may not be emptied or replaced, completing "cannot write FILE: "; `nil` when

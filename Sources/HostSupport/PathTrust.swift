@@ -30,19 +30,20 @@ package enum PathTrust {
     /// What makes a path untrustworthy: the phrase naming the entry, and who other than root and the user
     /// can write it.
     package struct Problem: Sendable, Hashable, CustomStringConvertible {
-        /// `directory /srv/plugins is writable by others (mode 0777) and owned by uid 0`.
+        /// `directory /srv/plugins (mode 0777) is writable by others and owned by 'root' (uid 0)`.
         package var description: String
-        /// Who else can change the entry, for a refusal to say instead of "whoever can write there":
-        /// `any user`, `the members of group 'staff' (gid 50)`, `its owner, 'nobody' (uid 65534),`; `nil` when
-        /// the entry could not be examined, so that nobody can be named.
+        /// Who else can change the entry, for a refusal to say after the description instead of "whoever
+        /// can write there", as they are named there: `any user`, `its owner`, `the group's members`, `that
+        /// user` (an ACL's), `that group's members`; `nil` when the entry could not be examined, so that nobody
+        /// can be named.
         package var writers: String?
     }
 
     /// The most symbolic links followed, as Linux's own limit (`ELOOP`).
     private static let linkLimit = 40
 
-    /// What makes `path` untrustworthy for `user`, as one phrase naming the entry, its owner and its mode
-    /// (`directory /srv/plugins is writable by others (mode 0777) and owned by uid 0`); `nil` when every entry
+    /// What makes `path` untrustworthy for `user`, as one phrase naming the entry, its mode and its owner
+    /// (`directory /srv/plugins (mode 0777) is writable by others and owned by 'root' (uid 0)`); `nil` when every entry
     /// on it is trusted.
     ///
     /// A path that cannot be resolved is not trusted either: another user renaming their directory back and
@@ -58,14 +59,14 @@ package enum PathTrust {
         return walk(path, ending: ending, user: user, resolved: &resolved)
     }
 
-    /// ``problem(_:ending:user:)``, and where `path` leads when it is trusted: its absolute path with every
+    /// ``untrusted(_:ending:user:)``, and where `path` leads when it is trusted: its absolute path with every
     /// link followed and no `.` or `..`, which ``check(_:in:ending:user:)`` takes.
     package static func check(_ path: String, ending: Ending, user: uid_t = geteuid())
-        -> (problem: String?, resolved: String?)
+        -> (problem: Problem?, resolved: String?)
     {
         var resolved = "/"
         let problem = walk(path, ending: ending, user: user, resolved: &resolved)
-        return (problem?.description, problem == nil ? resolved : nil)
+        return (problem, problem == nil ? resolved : nil)
     }
 
     /// ``check(_:ending:user:)`` of the entry `name` in `directory`, which is where a path that check found
@@ -73,7 +74,7 @@ package enum PathTrust {
     /// entry itself is looked at, rather than every one from `/` again (the loader's subdirectories of each
     /// directory of a plugin's search path, on every load). A link gets the whole walk.
     package static func check(_ name: String, in directory: String, ending: Ending, user: uid_t = geteuid())
-        -> (problem: String?, resolved: String?)
+        -> (problem: Problem?, resolved: String?)
     {
         let entry = directory == "/" ? "/" + name : directory + "/" + name
         var status = stat()
@@ -81,7 +82,7 @@ package enum PathTrust {
             !name.utf8.contains(UInt8(ascii: "/")), lstat(entry, &status) == 0, status.st_mode & S_IFMT != S_IFLNK
         else { return check(entry, ending: ending, user: user) }
         let problem = problem(entry, status, user: user, isEnd: true, ending: ending)
-        return (problem?.description, problem == nil ? entry : nil)
+        return (problem, problem == nil ? entry : nil)
     }
 
     /// The walk of ``check(_:ending:user:)``: what is wrong, or `nil` with where the path leads in `resolved`.
@@ -145,30 +146,35 @@ package enum PathTrust {
     }
 
     /// What is wrong with `entry` itself, or `nil`.
+    ///
+    /// The problem names the owner and the group by name where they have one (``userName(_:)``,
+    /// ``groupName(_:)``), with the mode after the entry: `file /srv/lib.so (mode 0755) is owned by 'nobody'
+    /// (uid 65534), neither root nor uid 1000`. Its ``Problem/writers`` then point back at who it named
+    /// (`its owner`) rather than name them twice in one line.
     private static func problem(_ entry: String, _ status: stat, user: uid_t, isEnd: Bool, ending: Ending)
         -> Problem?
     {
         let mode = status.st_mode
         let isDirectory = mode & S_IFMT == S_IFDIR
-        let what = isDirectory ? "directory" : "file"
-        let owner = "owned by uid \(status.st_uid)"
+        let what = "\(isDirectory ? "directory" : "file") \(entry)"
+        let owner = "owned by \(userName(status.st_uid))"
         if !isTrusted(status.st_uid, user: user) {
             return Problem(
-                description: "\(what) \(entry) is \(owner) (\(modeText(mode))), neither root nor uid \(user)",
-                writers: "its owner, \(userName(status.st_uid)),")
+                description: "\(what) (\(modeText(mode))) is \(owner), neither root nor uid \(user)",
+                writers: "its owner")
         }
         // Others may write a directory with the sticky bit, unless it must be private.
         let shared = isDirectory && mode & S_ISVTX != 0 && !(isEnd && ending == .privateDirectory)
         if mode & S_IWOTH != 0, !shared {
             return Problem(
-                description: "\(what) \(entry) is writable by others (\(modeText(mode))) and \(owner)",
-                writers: "any user")
+                description: "\(what) (\(modeText(mode))) is writable by others and \(owner)", writers: "any user")
         }
         // The sticky bit holds the group's members back as it does everyone else.
         if mode & S_IWGRP != 0, !shared, !isPrivateGroup(status.st_gid, of: status.st_uid) {
             return Problem(
-                description: "\(what) \(entry) is writable by group \(status.st_gid) (\(modeText(mode))) and \(owner)",
-                writers: "the members of \(groupName(status.st_gid))")
+                description:
+                    "\(what) (\(modeText(mode))) is writable by \(groupName(status.st_gid)) and \(owner)",
+                writers: "the group's members")
         }
         // An ACL lets its named users and groups write only within its mask, which the mode's group bits show
         // once there is an ACL (0775 for `setfacl -m u:NAME:rwx`): without group write, nobody else can write
@@ -179,15 +185,15 @@ package enum PathTrust {
             case .user(let uid) where isTrusted(uid, user: user): continue
             case .group(let gid) where isPrivateGroup(gid, of: status.st_uid): continue
             default:
-                let named =
+                let (named, writers) =
                     switch writer {
-                    case .user(let uid): userName(uid)
-                    case .group(let gid): "the members of \(groupName(gid))"
+                    case .user(let uid): (userName(uid), "that user")
+                    case .group(let gid): (groupName(gid), "that group's members")
                     }
                 return Problem(
                     description:
-                        "\(what) \(entry) lets \(writer) write it through its access control list (setfacl) and is \(owner)",
-                    writers: named)
+                        "\(what), \(owner), lets \(named) write it through its access control list (setfacl)",
+                    writers: writers)
             }
         }
         return nil
@@ -205,8 +211,8 @@ package enum PathTrust {
         }
         return Problem(
             description:
-                "symbolic link \(link) is owned by uid \(status.st_uid), neither root nor uid \(user), in directory \(directory), which others can write (\(modeText(directoryStatus.st_mode)))",
-            writers: "its owner, \(userName(status.st_uid)),")
+                "symbolic link \(link) is owned by \(userName(status.st_uid)), neither root nor uid \(user), in directory \(directory), which others can write (\(modeText(directoryStatus.st_mode)))",
+            writers: "its owner")
     }
 
     /// `'nobody' (uid 65534)`, or `uid 4321` for a uid no account has.

@@ -17,6 +17,9 @@ package enum PrivateTemporaryDirectory {
         package var reason: String
         /// Whether the directory could be made but others can change the path to it.
         package var isUntrusted: Bool
+        /// Who can change the path to it, as ``PathTrust/Problem/writers`` names them after ``reason``; `nil`
+        /// when the directory was not made, or the entry at fault could not be examined.
+        package var writers: String? = nil
     }
 
     /// `$TMPDIR`, or `/tmp` when it is not set or empty.
@@ -33,9 +36,9 @@ package enum PrivateTemporaryDirectory {
             throw Failure(base: base, reason: String(cString: strerror(errno)), isUntrusted: false)
         }
         let directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if let problem = PathTrust.problem(directory, ending: .privateDirectory) {
+        if let problem = PathTrust.untrusted(directory, ending: .privateDirectory) {
             rmdir(directory)
-            throw Failure(base: base, reason: problem, isUntrusted: true)
+            throw Failure(base: base, reason: problem.description, isUntrusted: true, writers: problem.writers)
         }
         return directory
     }

@@ -171,10 +171,13 @@ package struct PluginCopy {
                     file: source, kind: .unreadable,
                     message: "cannot create a directory for a private copy in \(error.base): \(error.reason)")
             }
+            let who = error.writers.map {
+                "; \($0) can put another library in the copy's place before it is loaded"
+            }
             throw PluginLoadError(
                 file: source, kind: .insecure,
                 message:
-                    "cannot make a private copy of it in \(error.base): \(error.reason); whoever can change it can put another library in the copy's place before it is loaded; set TMPDIR to a directory of your own"
+                    "cannot make a private copy of it in \(error.base): \(error.reason)\(who ?? ""); set TMPDIR to a directory of your own"
             )
         }
         var keepsDirectory = false

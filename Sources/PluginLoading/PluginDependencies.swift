@@ -89,19 +89,26 @@ struct PluginDependencies: Equatable {
     /// Why a plugin is refused: a place others could write, which the problem names, or a place flowhost
     /// cannot tell, and so cannot check, which the problem says.
     private enum Problem {
-        /// Others could write the place the text names (the last it names, when it names a chain).
-        case writable(String)
+        /// Others could write the place the text names (the last it names, when it names a chain): who they
+        /// are as ``PathTrust/Problem/writers`` says, `nil` when that place could not be examined.
+        case writable(String, writers: String?)
         /// flowhost cannot tell a place the loader may take code from; the text says which, and why not.
         case unknown(String)
 
+        /// `CONTEXT, and PROBLEM`: what ``PathTrust`` found with a place, after where the loader looks there.
+        static func writable(_ context: String, _ problem: PathTrust.Problem) -> Problem {
+            .writable("\(context), and \(problem)", writers: problem.writers)
+        }
+
         /// The refusal's line, after its library's name: a writable place's ends with who can choose the
-        /// plugin's code, since the place was named; an unknown one with its reason alone, since there is no
-        /// place to name.
+        /// plugin's code (`any user`, `its owner`), as the problem named them; one that names nobody (a place
+        /// that could not be examined) and an unknown one with its reason alone.
         var refusal: String {
             switch self {
-            case .writable(let problem):
-                "\(problem); whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
-            case .unknown(let problem): "\(problem); pass --allow-insecure-plugins to load it anyway"
+            case .writable(let problem, let writers):
+                let who = writers.map { "; \($0) can choose code the plugin runs" } ?? ""
+                return "\(problem)\(who); pass --allow-insecure-plugins to load it anyway"
+            case .unknown(let problem): return "\(problem); pass --allow-insecure-plugins to load it anyway"
             }
         }
     }
@@ -168,7 +175,7 @@ struct PluginDependencies: Equatable {
             }
             if path.utf8.contains(UInt8(ascii: "/")) {
                 if let problem = fileProblem(path, user: user) {
-                    return .writable("the loader opens \(wanted(path)) by its path, and \(problem)")
+                    return .writable("the loader opens \(wanted(path)) by its path", problem)
                 }
                 // One the loader cannot load (not there, another machine's) fails the load: nothing of it runs.
                 guard (try? ELFCheck.check(path)) != nil else { continue }
@@ -189,7 +196,7 @@ struct PluginDependencies: Equatable {
                     var status = stat()
                     guard lstat(candidate, &status) == 0 else { continue }
                     if let problem = fileProblem(candidate, user: user) {
-                        return .writable("the loader finds \(wanted(name)) at \(candidate) (\(source)), and \(problem)")
+                        return .writable("the loader finds \(wanted(name)) at \(candidate) (\(source))", problem)
                     }
                     // One the loader cannot load (another machine's, a 32-bit one) it passes over, as here.
                     guard (try? ELFCheck.check(candidate)) != nil else { continue }
@@ -213,15 +220,6 @@ struct PluginDependencies: Equatable {
         let read = expanded.map { ", which the loader opens as \($0)" } ?? ""
         return
             "\(who) needs \(name)\(read), and flowhost cannot tell what the loader makes of `\(token)` there, so cannot check who can write the file it opens"
-    }
-
-    /// The first of the loader's tokens flowhost does not resolve in `entry` (`$LIB`, `$PLATFORM`), as `$NAME`.
-    private static func unresolvedToken(in entry: String) -> String? {
-        let bytes = Array(entry.utf8)
-        for index in bytes.indices where bytes[index] == UInt8(ascii: "$") {
-            if let (token, _) = token(at: index, in: bytes), token != "ORIGIN" { return "$" + token }
-        }
-        return nil
     }
 
     /// The first problem with what the library at `path`, found and accepted by ``ELFCheck``, needs in turn;
@@ -285,9 +283,7 @@ struct PluginDependencies: Equatable {
             }
             let directory = entry.isEmpty ? "." : expanded
             if let problem = directoryProblem(directory, user: user, trusted: &trusted) {
-                return (
-                    directories, .writable("the loader looks for \(what) in \(directory) (\(source)), and \(problem)")
-                )
+                return (directories, .writable("the loader looks for \(what) in \(directory) (\(source))", problem))
             }
             // A plugin's memfd copy sits in the kernel's list of descriptors, which has no subdirectories.
             let subdirectories = directory == pluginOrigin ? [] : LoaderSubdirectories.of(directory)
@@ -296,8 +292,7 @@ struct PluginDependencies: Equatable {
                     return (
                         directories,
                         .writable(
-                            "the loader looks for \(what) in \(subdirectory), below \(directory) (\(source)), and \(problem)"
-                        )
+                            "the loader looks for \(what) in \(subdirectory), below \(directory) (\(source))", problem)
                     )
                 }
             }
@@ -336,64 +331,10 @@ struct PluginDependencies: Equatable {
         return parentDirectory(of: path)
     }()
 
-    /// `entry` as the loader reads it, with `$ORIGIN` replaced by `origin`; `nil` when it names `$LIB` or
-    /// `$PLATFORM`, which the loader expands to names of its own.
-    ///
-    /// As in the loader, a token is one of its names after a `$`, either in braces (`${ORIGIN}`) or followed by
-    /// something that cannot continue a name (`$ORIGINAL` is none); any other `$` stays as it is.
-    static func expanding(_ entry: String, origin: String) -> String? {
-        let bytes = Array(entry.utf8)
-        // Most entries have no `$`, and cost only this scan.
-        guard bytes.contains(UInt8(ascii: "$")) else { return entry }
-        var expanded: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "$"), let (token, end) = token(at: index, in: bytes) else {
-                expanded.append(bytes[index])
-                index += 1
-                continue
-            }
-            guard token == "ORIGIN" else { return nil }
-            expanded.append(contentsOf: origin.utf8)
-            index = end
-        }
-        return String(decoding: expanded, as: UTF8.self)
-    }
-
-    /// The loader's names for what it expands in a path.
-    private static let tokens = ["ORIGIN", "PLATFORM", "LIB"]
-
-    /// The token the `$` at `dollar` starts, and where it ends; `nil` when it starts none.
-    private static func token(at dollar: Int, in bytes: [UInt8]) -> (String, end: Int)? {
-        let braced = dollar + 1 < bytes.count && bytes[dollar + 1] == UInt8(ascii: "{")
-        let start = braced ? dollar + 2 : dollar + 1
-        for token in tokens {
-            let end = start + token.utf8.count
-            guard end <= bytes.count, bytes[start..<end].elementsEqual(token.utf8) else { continue }
-            if braced {
-                guard end < bytes.count, bytes[end] == UInt8(ascii: "}") else { continue }
-                return (token, end + 1)
-            }
-            guard end == bytes.count || !continuesName(bytes[end]) else { continue }
-            return (token, end)
-        }
-        return nil
-    }
-
-    /// Whether `byte` could continue a token's name (a letter, a digit or `_`), so that the name is not the token.
-    private static func continuesName(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
-            true
-        default: false
-        }
-    }
-
     /// What is wrong with the library file at `path`, as with a plugin library's own file; when it is not
     /// there, whether others could put it there.
-    private static func fileProblem(_ path: String, user: uid_t) -> String? {
-        PathTrust.problem(path, ending: .file, user: user).flatMap { problemOrCreatable(path, $0, user: user) }
+    private static func fileProblem(_ path: String, user: uid_t) -> PathTrust.Problem? {
+        PathTrust.untrusted(path, ending: .file, user: user).flatMap { problemOrCreatable(path, $0, user: user) }
     }
 
     /// What is wrong with `directory`, where the loader looks for a library: others may add to it, or, when
@@ -403,7 +344,7 @@ struct PluginDependencies: Equatable {
     ///   directory there (the loader's subdirectories come after the directory each is in) has only its own
     ///   entry looked at (``PathTrust/check(_:in:ending:user:)``); one found trusted is added.
     private static func directoryProblem(_ directory: String, user: uid_t, trusted: inout [String: String])
-        -> String?
+        -> PathTrust.Problem?
     {
         // A plugin's memfd copy sits in the kernel's list of this process's descriptors, which nobody adds to.
         guard directory != pluginOrigin else { return nil }
@@ -422,7 +363,9 @@ struct PluginDependencies: Equatable {
     /// `problem`, which ``PathTrust`` found with `path`, when something is there; when nothing is, whether
     /// others could put it there. A symbolic link is something, though it leads nowhere: where it leads is
     /// what PathTrust judged, and another user may be keeping that away only while flowhost looks.
-    private static func problemOrCreatable(_ path: String, _ problem: String, user: uid_t) -> String? {
+    private static func problemOrCreatable(_ path: String, _ problem: PathTrust.Problem, user: uid_t)
+        -> PathTrust.Problem?
+    {
         var status = stat()
         return lstat(path, &status) == 0 ? problem : creatableProblem(path, user: user)
     }
@@ -430,14 +373,16 @@ struct PluginDependencies: Equatable {
     /// Whether others could make `path`, which is not there: the nearest entry above it that is there (a link
     /// that leads nowhere included, which someone may make lead somewhere) must be a directory only root and
     /// the user can add to.
-    private static func creatableProblem(_ path: String, user: uid_t) -> String? {
+    private static func creatableProblem(_ path: String, user: uid_t) -> PathTrust.Problem? {
         var existing = parentDirectory(of: path)
         var status = stat()
         while lstat(existing, &status) != 0, existing != "/", existing != "." {
             existing = parentDirectory(of: existing)
         }
-        return PathTrust.problem(existing, ending: .privateDirectory, user: user).map {
-            "\(path) is not there, but others could make it: \($0)"
+        return PathTrust.untrusted(existing, ending: .privateDirectory, user: user).map {
+            var problem = $0
+            problem.description = "\(path) is not there, but others could make it: \(problem.description)"
+            return problem
         }
     }
 

@@ -23,7 +23,7 @@ enum PluginPermissions {
                 + refusal(problem, can: "add a plugin", anyway: "load from it anyway"))
     }
 
-    /// `PROBLEM; any user can replace the plugin's code; pass --allow-insecure-plugins to load it anyway`:
+    /// `PROBLEM; its owner can replace the plugin's code; pass --allow-insecure-plugins to load it anyway`:
     /// who can do what, as ``PathTrust/Problem/writers`` names them; a problem that names nobody (an entry
     /// that could not be examined) says only why.
     private static func refusal(_ problem: PathTrust.Problem, can what: String, anyway: String) -> String {

@@ -109,7 +109,8 @@ struct DropInCommandTests {
         #expect(run.status == 65)
         #expect(run.errorLines.count == 3, "\(run.errorLines)")
         #expect(
-            run.errorLines.first?.hasPrefix("\(open)/libWelcomePlugin.so: directory \(open) is writable by others")
+            run.errorLines.first?.hasPrefix(
+                "\(open)/libWelcomePlugin.so: directory \(open) (mode 0777) is writable by others")
                 == true)
         #expect(
             run.errorLines.dropFirst() == [

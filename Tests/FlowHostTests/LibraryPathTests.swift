@@ -10,7 +10,7 @@ import Testing
 @MainActor
 struct LibraryPathTests {
     private let refusalEnd =
-        "; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
+        "; any user can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
 
     /// The end of a refusal about a place flowhost cannot tell, which names no place to write.
     private let unknownEnd = "; pass --allow-insecure-plugins to load it anyway"
@@ -23,7 +23,7 @@ struct LibraryPathTests {
     }
 
     private func writable(_ directory: String) -> String {
-        "directory \(directory) is writable by others (mode 0777) and owned by uid \(geteuid())"
+        "directory \(directory) (mode 0777) is writable by others and owned by \(PathTrust.userName(geteuid()))"
     }
 
     /// What the plugin needs: `libFlowKiX.so`, which nothing has loaded, looked for along `searchPath`.

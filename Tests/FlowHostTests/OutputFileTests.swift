@@ -89,11 +89,14 @@ struct OutputFileTests {
         #expect(traced.status == 73)
         #expect(
             traced.errorLines == [
-                "flowhost: \(link)/notes.txt: cannot write the trace: symbolic link \(link) is owned by uid 4321, neither root nor uid 0, in directory \(shared), which others can write (mode 1777); whoever can change it can make flowhost write elsewhere; choose a directory of your own"
+                "flowhost: \(link)/notes.txt: cannot write the trace: symbolic link \(link) is owned by uid 4321, neither root nor uid 0, in directory \(shared), which others can write (mode 1777); its owner can make flowhost write elsewhere; choose a directory of your own"
             ])
         let intoTheirs = try Subprocess.flowhost(demo + ["--trace", theirs + "/t.jsonl"])
         #expect(intoTheirs.status == 73)
-        #expect(intoTheirs.standardError.contains("directory \(theirs) is owned by uid 4321 (mode 0777)"))
+        #expect(
+            intoTheirs.standardError.contains(
+                "directory \(theirs) (mode 0777) is owned by uid 4321, neither root nor uid 0; its owner can make flowhost write elsewhere;"
+            ))
 
         let script = try directory.file("save.flow", containing: "save \(link)/notes.txt\n")
         let saved = try Subprocess.flowhost(["run", Repository.path("manifests/demo.json"), "--script", script])
@@ -120,7 +123,7 @@ struct OutputFileTests {
         #expect(run.status == 73)
         #expect(
             run.errorLines == [
-                "flowhost: t.jsonl: cannot write the trace: the current directory cannot be examined (No such file or directory), so whether others can change it is unknown; whoever can change it can make flowhost write elsewhere; choose a directory of your own"
+                "flowhost: t.jsonl: cannot write the trace: the current directory cannot be examined (No such file or directory), so whether others can change it is unknown; choose a directory of your own"
             ])
     }
 

@@ -46,9 +46,9 @@ struct PluginCopyTests {
         }
         #expect(error?.kind == .insecure)
         #expect(
-            error?.message.hasPrefix(
-                "cannot make a private copy of it in \(shared.path): directory \(shared.path) is writable by others")
-                == true, "\(String(describing: error))")
+            error?.message
+                == "cannot make a private copy of it in \(shared.path): directory \(shared.path) (mode 0777) is writable by others and owned by \(PathTrust.userName(geteuid())); any user can put another library in the copy's place before it is loaded; set TMPDIR to a directory of your own"
+        )
         #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path).isEmpty)
 
         // With it, as /tmp has, they cannot rename or remove what is not theirs.
@@ -73,7 +73,7 @@ struct PluginCopyTests {
         #expect(refused.status != 0)
         #expect(
             refused.standardError.contains(
-                "libWelcomePlugin.so: cannot make a private copy of it in \(shared.path): directory \(shared.path) is writable by others"
+                "libWelcomePlugin.so: cannot make a private copy of it in \(shared.path): directory \(shared.path) (mode 0777) is writable by others"
             ), "\(refused.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path).isEmpty)
 

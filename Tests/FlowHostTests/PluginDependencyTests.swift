@@ -16,7 +16,7 @@ struct PluginDependencyTests {
     }
 
     private let refusalEnd =
-        "; whoever can write there can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
+        "; any user can choose code the plugin runs; pass --allow-insecure-plugins to load it anyway"
 
     /// The end of a refusal about a place flowhost cannot tell, which names no place to write.
     let unknownEnd = "; pass --allow-insecure-plugins to load it anyway"
@@ -109,7 +109,8 @@ struct PluginDependencyTests {
         #expect(chmod(parent, 0o777) == 0)
         let refused = try scenario.flowhost(["validate", scenario.manifest])
         #expect(refused.status == 65)
-        let problem = "directory \(parent) is writable by others (mode 0777) and owned by uid \(geteuid())"
+        let problem =
+            "directory \(parent) (mode 0777) is writable by others and owned by \(PathTrust.userName(geteuid()))"
         #expect(
             refused.errorLines.first
                 == "\(library): the loader looks for libraries in \(entry) (the plugin's search path), and \(entry) is not there, but others could make it: \(problem)\(refusalEnd)"
@@ -137,7 +138,7 @@ struct PluginDependencyTests {
         expectRefused(
             library,
             for:
-                "the loader looks for libraries in \(link) (the plugin's search path), and directory \(open) is writable by others (mode 0777) and owned by uid \(geteuid())"
+                "the loader looks for libraries in \(link) (the plugin's search path), and directory \(open) (mode 0777) is writable by others and owned by \(PathTrust.userName(geteuid()))"
         )
     }
 
@@ -269,7 +270,7 @@ struct PluginDependencyTests {
         expectRefused(
             library,
             for:
-                "the loader looks for libraries in \(entry)/\(subdirectory), below \(entry) (the plugin's search path), and directory \(path) is writable by others (mode 0777) and owned by uid \(geteuid())"
+                "the loader looks for libraries in \(entry)/\(subdirectory), below \(entry) (the plugin's search path), and directory \(path) (mode 0777) is writable by others and owned by \(PathTrust.userName(geteuid()))"
         )
     }
 

@@ -18,7 +18,7 @@ struct PluginOwnershipTests {
         #expect(validate.status == 65)
         #expect(
             validate.errorLines.first
-                == "\(lab.library): file \(lab.library) is owned by uid 4321 (mode 0755), neither root nor uid 0; its owner, uid 4321, can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+                == "\(lab.library): file \(lab.library) (mode 0755) is owned by uid 4321, neither root nor uid 0; its owner can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
         )
         #expect(try Subprocess.flowhost(["inspect", lab.library]).status == 65)
         let run = try Subprocess.flowhost(["run", lab.manifest, "--script", lab.script])
@@ -35,7 +35,7 @@ struct PluginOwnershipTests {
         #expect(validate.status == 65)
         #expect(
             validate.errorLines.first?.hasPrefix(
-                "\(lab.library): directory \(lab.directory) is owned by uid 4321 (mode 0755), neither root nor uid 0;")
+                "\(lab.library): directory \(lab.directory) (mode 0755) is owned by uid 4321, neither root nor uid 0;")
                 == true)
     }
 
@@ -71,7 +71,7 @@ struct PluginOwnershipTests {
         #expect(validate.status == 65)
         #expect(
             validate.errorLines.first
-                == "\(lab.directory): discovered directory refused: directory \(lab.directory) is writable by others (mode 1777) and owned by uid 0; any user can add a plugin; pass --allow-insecure-plugins to load from it anyway"
+                == "\(lab.directory): discovered directory refused: directory \(lab.directory) (mode 1777) is writable by others and owned by 'root' (uid 0); any user can add a plugin; pass --allow-insecure-plugins to load from it anyway"
         )
         #expect(try Subprocess.flowhost(["validate", manifest, "--allow-insecure-plugins"]).status == 0)
     }
@@ -87,7 +87,7 @@ struct PluginOwnershipTests {
         #expect(validate.status == 65)
         #expect(
             validate.errorLines.first
-                == "\(lab.library): directory \(lab.directory) lets uid 4321 write it through its access control list (setfacl) and is owned by uid 0; uid 4321 can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+                == "\(lab.library): directory \(lab.directory), owned by 'root' (uid 0), lets uid 4321 write it through its access control list (setfacl); that user can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
         )
     }
 
@@ -135,7 +135,8 @@ struct PluginOwnershipTests {
         #expect(validate.status == 65)
         #expect(
             validate.errorLines.first?.hasPrefix(
-                "\(lab.library): file \(lab.library) is writable by group 4321 (mode 0664) and owned by uid 0;")
+                "\(lab.library): file \(lab.library) (mode 0664) is writable by group 4321 and owned by 'root' (uid 0);"
+            )
                 == true)
     }
 
@@ -153,7 +154,7 @@ struct PluginOwnershipTests {
         #expect(validate.status == 65)
         #expect(
             validate.errorLines.first?.hasPrefix(
-                "\(lab.directory): discovered directory refused: directory \(lab.directory) is writable by group 4321 (mode 1775) and owned by uid 0;"
+                "\(lab.directory): discovered directory refused: directory \(lab.directory) (mode 1775) is writable by group 4321 and owned by 'root' (uid 0);"
             ) == true, "\(validate.errorLines)")
     }
 
@@ -166,8 +167,8 @@ struct PluginOwnershipTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(
             run.errorLines == [
-                "flowhost: warning: manifest \(lab.manifest): file \(lab.manifest) is owned by uid 4321 (mode 0644), neither root nor uid 0; its owner, uid 4321, can change what flowhost runs",
-                "flowhost: warning: script \(lab.script): file \(lab.script) is owned by uid 4321 (mode 0644), neither root nor uid 0; its owner, uid 4321, can change what flowhost runs",
+                "flowhost: warning: manifest \(lab.manifest): file \(lab.manifest) (mode 0644) is owned by uid 4321, neither root nor uid 0; its owner can change what flowhost runs",
+                "flowhost: warning: script \(lab.script): file \(lab.script) (mode 0644) is owned by uid 4321, neither root nor uid 0; its owner can change what flowhost runs",
             ])
         let trace = lab.temporary.path + "/run.jsonl"
         try #require(
@@ -175,7 +176,7 @@ struct PluginOwnershipTests {
         try #require(chown(trace, Self.stranger, 0) == 0)
         #expect(
             try Subprocess.flowhost(["replay", trace, "--manifest", lab.manifest]).errorLines.first
-                == "flowhost: warning: trace \(trace): file \(trace) is owned by uid 4321 (mode 0644), neither root nor uid 0; its owner, uid 4321, can change what flowhost runs"
+                == "flowhost: warning: trace \(trace): file \(trace) (mode 0644) is owned by uid 4321, neither root nor uid 0; its owner can change what flowhost runs"
         )
         let snapshot = lab.temporary.path + "/session.json"
         let saving = try lab.temporary.file("save.flow", containing: "save \(snapshot)\n")
@@ -185,14 +186,14 @@ struct PluginOwnershipTests {
         #expect(restored.status == 0, "\(restored.standardError)")
         #expect(
             restored.errorLines.last
-                == "flowhost: warning: snapshot \(snapshot): file \(snapshot) is owned by uid 4321 (mode 0644), neither root nor uid 0; its owner, uid 4321, can change what flowhost runs"
+                == "flowhost: warning: snapshot \(snapshot): file \(snapshot) (mode 0644) is owned by uid 4321, neither root nor uid 0; its owner can change what flowhost runs"
         )
         let restoring = try lab.temporary.file("restore.flow", containing: "restore \(snapshot)\n")
         let restoredInShell = try Subprocess.flowhost(["run", lab.manifest, "--script", restoring])
         #expect(restoredInShell.status == 0, "\(restoredInShell.standardError)")
         #expect(
             restoredInShell.outputLines.contains(
-                "  warning: snapshot \(snapshot): file \(snapshot) is owned by uid 4321 (mode 0644), neither root nor uid 0; its owner, uid 4321, can change what flowhost runs"
+                "  warning: snapshot \(snapshot): file \(snapshot) (mode 0644) is owned by uid 4321, neither root nor uid 0; its owner can change what flowhost runs"
             ), "\(restoredInShell.standardOutput)")
         let allowed = try Subprocess.flowhost(
             ["run", lab.manifest, "--script", lab.script, "--allow-insecure-plugins"])

@@ -1,4 +1,5 @@
 import Glibc
+import HostSupport
 import Testing
 
 @testable import PluginLoading
@@ -13,7 +14,7 @@ struct PluginPermissionsTests {
         #expect(refused.status == 65)
         #expect(
             refused.errorLines.first
-                == "\(lab.library): directory \(lab.directory) is writable by others (mode 0777) and owned by uid \(geteuid()); any user can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+                == "\(lab.library): directory \(lab.directory) (mode 0777) is writable by others and owned by \(PathTrust.userName(geteuid())); any user can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
         )
         #expect(try Subprocess.flowhost(["validate", lab.manifest, "--allow-insecure-plugins"]).status == 0)
         #expect(try Subprocess.flowhost(["inspect", lab.library]).status == 65)
@@ -30,7 +31,7 @@ struct PluginPermissionsTests {
         try #require(chmod(lab.library, 0o666) == 0)
         let run = try Subprocess.flowhost(["validate", lab.manifest])
         #expect(run.status == 65)
-        #expect(run.errorLines.first?.contains("file \(lab.library) is writable by others (mode 0666)") == true)
+        #expect(run.errorLines.first?.contains("file \(lab.library) (mode 0666) is writable by others") == true)
     }
 
     /// A directory another user renames away and back between flowhost's check and its read was trusted while

@@ -4,7 +4,8 @@ import Testing
 @testable import PluginLoading
 
 /// A refusal names who, besides root and the user, could replace the plugin: the owner by their account's
-/// name, the group by its name, or any user; not "whoever can write there". Making another user's or
+/// name, the group by its name, or any user, in its first clause, and its last says what they could do (`its
+/// owner can replace the plugin's code`); not "whoever can write there". Making another user's or
 /// group's file takes root, as CI is.
 @Suite(.enabled(if: geteuid() == 0, "chown to another user needs root"))
 struct PluginPermissionsWritersTests {
@@ -16,7 +17,7 @@ struct PluginPermissionsWritersTests {
         let error = try #require(throws: PluginLoadError.self) { try PluginPermissions.check(lab.library) }
         #expect(
             error.message
-                == "file \(lab.library) is owned by uid \(nobody) (mode 0755), neither root nor uid 0; its owner, 'nobody' (uid \(nobody)), can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+                == "file \(lab.library) (mode 0755) is owned by 'nobody' (uid \(nobody)), neither root nor uid 0; its owner can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
         )
     }
 
@@ -29,7 +30,7 @@ struct PluginPermissionsWritersTests {
         #expect(validate.status == 65)
         #expect(
             validate.errorLines.first
-                == "\(lab.library): directory \(lab.directory) is writable by group \(staff) (mode 0775) and owned by uid 0; the members of group 'staff' (gid \(staff)) can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+                == "\(lab.library): directory \(lab.directory) (mode 0775) is writable by group 'staff' (gid \(staff)) and owned by 'root' (uid 0); the group's members can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
         )
     }
 
@@ -45,7 +46,7 @@ struct PluginPermissionsWritersTests {
         #expect(validate.status == 65)
         #expect(
             validate.errorLines.first
-                == "\(lab.directory): discovered directory refused: directory \(lab.directory) is owned by uid \(nobody) (mode 0755), neither root nor uid 0; its owner, 'nobody' (uid \(nobody)), can add a plugin; pass --allow-insecure-plugins to load from it anyway"
+                == "\(lab.directory): discovered directory refused: directory \(lab.directory) (mode 0755) is owned by 'nobody' (uid \(nobody)), neither root nor uid 0; its owner can add a plugin; pass --allow-insecure-plugins to load from it anyway"
         )
     }
 }

@@ -43,7 +43,7 @@ struct PrivateCacheTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(
             run.errorLinesWithoutNotes == [
-                "flowhost: warning: the cache directory \(planted) is not used: directory \(planted) is owned by uid 4321 (mode 0777), neither root nor uid 0; remove it, or make it yours with mode 0700; plugins are probed every time and nothing is quarantined"
+                "flowhost: warning: the cache directory \(planted) is not used: directory \(planted) (mode 0777) is owned by uid 4321, neither root nor uid 0; remove it, or make it yours with mode 0700; plugins are probed every time and nothing is quarantined"
             ])
         #expect(!run.standardError.contains("\u{1B}"))
     }
@@ -82,7 +82,7 @@ struct PrivateCacheTests {
         #expect(run.status == 0)
         #expect(
             run.errorLines.first?.hasPrefix(
-                "flowhost: warning: the cache directory \(cache)/flowhost is not used: directory \(cache)/flowhost is writable by others (mode 0777)"
+                "flowhost: warning: the cache directory \(cache)/flowhost is not used: directory \(cache)/flowhost (mode 0777) is writable by others"
             ) == true, "\(run.standardError)")
         #expect(access(cache + "/flowhost/" + ProbeCache.fileName, F_OK) != 0)  // nothing written there
     }

@@ -102,7 +102,7 @@ struct ScaffoldTests {
 
         #expect(
             throws: FlowError(
-                "\(theirs): directory \(theirs) is owned by uid 4321 (mode 0777), neither root nor uid 0; whoever can change it can change the package, whose Package.swift building runs; choose another --dir"
+                "\(theirs): directory \(theirs) (mode 0777) is owned by uid 4321, neither root nor uid 0; its owner can change the package, whose Package.swift building runs; choose another --dir"
             )
         ) {
             try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: theirs)
@@ -141,7 +141,7 @@ struct ScaffoldTests {
 
         #expect(
             throws: FlowError(
-                "\(theirs): directory \(theirs) is owned by uid 4321 (mode 0777), neither root nor uid 0; building a package on it would run code others can change; pass --flowkit PATH/TO/FlowHost/FlowKit"
+                "\(theirs): directory \(theirs) (mode 0777) is owned by uid 4321, neither root nor uid 0; building a package on it would run code others can change; pass --flowkit PATH/TO/FlowHost/FlowKit"
             )
         ) {
             try PluginScaffold.checkoutFlowKit(above: shared + "/rel")

@@ -1,4 +1,5 @@
 import Glibc
+import HostSupport
 import Testing
 
 @testable import FlowHost
@@ -288,7 +289,7 @@ struct SupervisedRunTests {
         #expect(run.status == 70)
         #expect(
             run.errorLines == [
-                "flowhost: cannot supervise: cannot keep its files in \(shared): directory \(shared) is writable by others (mode 0777) and owned by uid \(geteuid()); whoever can change it can change the snapshot a restart restores; set TMPDIR to a directory of your own"
+                "flowhost: cannot supervise: cannot keep its files in \(shared): directory \(shared) (mode 0777) is writable by others and owned by \(PathTrust.userName(geteuid())); any user can change the snapshot a restart restores; set TMPDIR to a directory of your own"
             ])
         #expect(rmdir(shared) == 0, "nothing left in it")
     }
