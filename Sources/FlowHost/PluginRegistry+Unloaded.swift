@@ -30,8 +30,15 @@ extension PluginRegistry {
     /// because its file was closed after writing. Only the file's status is read (one `stat`), so that
     /// watching a thousand plugins reads none of their libraries. Nothing is noted of a plugin loaded or
     /// refused, or of a library not there.
+    ///
+    /// Each slot is noted once, when the watch first covers it: the watch is made anew when discovery is read
+    /// again or the manifest reloaded, which a change to the library itself does in a manifest that discovers,
+    /// before the change is checked (``checkUnloadedLibrary(of:)``); noted again then, the new file would be
+    /// taken for the one known, and its change said nowhere.
     package func noteUnloadedLibrary(of name: String) {
-        guard let slot = slots[name], case .notLoaded = slot.status,
+        guard let slot = slots[name], !slot.unloadedLibraryNoted else { return }
+        slot.unloadedLibraryNoted = true
+        guard case .notLoaded = slot.status,
             let source = try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: name),
             let stamp = FileStamp(path: source)
         else { return }

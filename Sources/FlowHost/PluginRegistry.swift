@@ -39,6 +39,10 @@ package final class PluginRegistry {
         /// (``PluginRegistry/noteUnloadedLibrary(of:)``, ``PluginRegistry/checkUnloadedLibrary(of:)``), which
         /// tells an unchanged library until one is.
         var unloadedLibrary: UnloadedLibrary?
+        /// Whether ``PluginRegistry/noteUnloadedLibrary(of:)`` noted this slot's library (or found none): it
+        /// notes once, so that a watch made anew (discovery read again, the manifest reloaded) does not take
+        /// a change still to be checked for the library as it was.
+        var unloadedLibraryNoted = false
         /// The SHA-256 of the current image's bytes, once asked for (traces name the build), with the
         /// generation it belongs to.
         var sha256: (generation: Int, digest: String)?
