@@ -231,12 +231,16 @@ extension Host {
     }
 
     /// The event of a watched change to the library of plugin `name` refused with `error`: a refused reload,
-    /// counted, or for a plugin not loaded yet the refusal its first use would meet, which is no reload.
+    /// counted, or for a plugin not loaded yet the refusal its first use would meet, which is no reload. A
+    /// refused library of a plugin not loaded yet is forgotten, as ``PluginRegistry/checkUnloadedLibrary(of:)``
+    /// forgets one it refuses: so is one whose probe discovery refused, so that the library known before,
+    /// back, is said again.
     func watchedRefusal(of name: String, _ error: PluginLoadError) -> HostEvent {
         guard case .notLoaded? = registry.status(of: name) else {
             stats.refusedReloads += 1
             return .reloadRefused(plugin: name, error)
         }
+        registry.forgetUnloadedLibrary(of: name)
         return .unloadedLibraryChanged(plugin: name, file: error.file, refusal: error)
     }
 

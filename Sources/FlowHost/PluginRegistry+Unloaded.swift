@@ -45,6 +45,12 @@ extension PluginRegistry {
         slot.unloadedLibrary = UnloadedLibrary(stamp: stamp)
     }
 
+    /// Forgets what the watch knew of the library of plugin `name`, refused: its next change is checked, even
+    /// back to the bytes known before.
+    package func forgetUnloadedLibrary(of name: String) {
+        slots[name]?.unloadedLibrary = nil
+    }
+
     /// Checks the changed library of plugin `name`, not loaded yet, as loading it would before any of its code
     /// runs, without loading it: its file and permissions, the manifest's `sha256` pin, the quarantine, its ELF
     /// headers and entry point, the libraries it needs and the FlowKit it was built against. What a probe or

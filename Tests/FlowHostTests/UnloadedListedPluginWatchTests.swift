@@ -27,6 +27,26 @@ struct UnloadedListedPluginWatchTests {
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
         #expect(host.coordinator.router.top?.content["version"] == 2, "the first use loads the new library")
     }
+
+    /// A build whose probe crashes is said refused; the good build put back is said again, though its bytes
+    /// are those the watch knew before the refusal.
+    @Test func theBuildKnownBeforeARefusedOneIsSaidAgainWhenItIsBack() async throws {
+        let lab = try BrokenListedPluginTests.lab()
+        let host = try lab.host()
+        let changes = try Self.changes(of: host)
+        defer { host.stop() }
+
+        try lab.replaceListed(with: "libGreeterPluginV2.so")
+        try await Self.waitFor(changes, count: 1)
+        try lab.replaceListed(with: "libBadSegfaultPlugin.so")
+        try await Self.waitFor(changes, count: 2)
+        try lab.replaceListed(with: "libGreeterPluginV2.so")
+        try await Self.waitFor(changes, count: 3)
+
+        #expect(changes.lines.count == 3, "\(changes.lines)")
+        #expect(changes.lines.dropFirst().first?.contains("would be refused") == true, "\(changes.lines)")
+        #expect(changes.lines.last == changes.lines.first, "\(changes.lines)")
+    }
 }
 
 // MARK: - Test Helpers
