@@ -104,9 +104,10 @@ package struct RoutingTable: Sendable {
     }
 
     /// What `validate` reports as errors and the table only hints at, one line each, as `validate` prints
-    /// them: for a manifest that discovers plugins, its start requests and guard redirects that no composed
-    /// route handles, then every problem discovery found (a discovered directory not there, a library it
-    /// cannot probe, a conflict, an unmet requirement). `list` prints them on standard error.
+    /// them: for a manifest that discovers plugins, its start requests, deep links' first steps and guard
+    /// redirects that no composed route handles (``PluginComposition/composedManifestErrors``), then every
+    /// problem discovery found (a discovered directory not there, a library it cannot probe, a conflict, an
+    /// unmet requirement). `list` prints them on standard error.
     package var errors: [String] {
         guard let composition else { return [] }
         return composition.composedManifestErrors.map(\.description) + composition.problems.map(\.description)
