@@ -203,11 +203,13 @@ package struct PluginComposition: Sendable {
         }
         effective.routes = routes
         effective.services = services
-        effective.guards = composeGuards(routed: Set(routes.map(\.request.rawValue)))
         self.manifest = effective
-        // After the routes are in ``manifest``: a deep link's first step may be any request they handle.
-        let deepLinks = composeDeepLinks(routed: handledRequests)
-        self.manifest.deepLinks = deepLinks
+        // Once the routes are in ``manifest``: a guard's redirect and a deep link's first step may be any
+        // request they handle, a failing route's included (its plugin's problem says why it fails), as for the
+        // manifest's own (``composedManifestErrors``).
+        let routed = handledRequests
+        self.manifest.guards = composeGuards(routed: routed)
+        self.manifest.deepLinks = composeDeepLinks(routed: routed)
         var seen = Set<PluginLoadError>()
         problems = problems.filter { seen.insert($0).inserted }
     }

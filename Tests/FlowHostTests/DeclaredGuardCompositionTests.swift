@@ -110,6 +110,16 @@ struct DeclaredGuardCompositionTests {
         )
     }
 
+    @Test func aGuardRedirectingToARouteThatFailsIsNotReportedAgainAsUnrouted() throws {
+        // Two plugins declare `auth.signIn`: the route fails with their conflict, which says why; the guard's
+        // redirect reaches it, as the manifest's own guard's would.
+        let rival = plugin("rival", routes: [DeclaredRoute("auth.signIn", manager: "SignIn")])
+        let composition = try compose("{}", [catalog(guards: [signedIn], requires: [:]), auth, rival])
+
+        #expect(composition.manifest.guards.count == 1)
+        #expect(composition.problems.map(\.kind) == [.conflict], "\(composition.problems)")
+    }
+
     @Test func aGuardRedirectingToAMisspeltRequestNamesTheNearestRoutedOne() throws {
         let misspelt = DeclaredGuard(
             "signedIn", requests: ["catalog.*"], unless: .context("user"), redirect: "auth.sigIn")
