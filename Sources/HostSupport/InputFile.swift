@@ -123,8 +123,10 @@ package enum InputFile {
         guard fstat(descriptor, &status) == 0 else { throw failure(errno, what: what) }
         try check(status, what: what, limit: Int.max)
         guard status.st_uid == geteuid() else {
+            // The owner by name where they have one, as the trust refusals name them.
             throw Failure(
-                kind: .unreadable, message: "\(what) is owned by uid \(status.st_uid), not by you (uid \(geteuid()))")
+                kind: .unreadable,
+                message: "\(what) is owned by \(PathTrust.userName(status.st_uid)), not by you (uid \(geteuid()))")
         }
         let start = max(0, Int(status.st_size) - max(0, limit))
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size) - start)

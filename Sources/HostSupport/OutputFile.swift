@@ -32,9 +32,10 @@ package enum OutputFile {
     static func problem(_ status: stat, user: uid_t = geteuid()) -> String? {
         switch status.st_mode & S_IFMT {
         case S_IFREG:
+            // The owner by name where they have one, as the trust refusals name them (``PathTrust/userName(_:)``).
             guard status.st_uid == user else {
                 return
-                    "it is owned by uid \(status.st_uid), not by uid \(user), and flowhost does not replace another user's file"
+                    "it is owned by \(PathTrust.userName(status.st_uid)), not by uid \(user), and flowhost does not replace another user's file"
             }
             return nil
         case S_IFLNK:

@@ -118,6 +118,22 @@ struct LineHistoryTests {
         #expect(try LineHistory.load(from: theirs).entries == [#"send payments.transfer {"to": "mallory"}"#])
     }
 
+    /// Another user's history file whose owner has an account is refused naming the account, as the trust
+    /// refusals name it, rather than by a bare uid.
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+    func anotherUsersFileIsRefusedNamingTheirAccount() throws {
+        let directory = try TemporaryDirectory()
+        let theirs = try directory.file("history", containing: "stats\n")
+        let nobody = try #require(getpwnam("nobody")).pointee.pw_uid
+        try #require(chown(theirs, nobody, 0) == 0)
+        #expect(
+            throws: FlowError(
+                "history file \(theirs) is owned by 'nobody' (uid \(nobody)), not by you (uid \(geteuid()))")
+        ) {
+            try LineHistory.load(from: theirs)
+        }
+    }
+
     @Test func aHugeFileIsReadFromItsEndOnly() throws {
         // 8 GiB of nothing (sparse), then two entries: reading it all would take minutes and the memory.
         let directory = try TemporaryDirectory()

@@ -71,6 +71,25 @@ struct OutputFileTests {
         #expect(try readText(theirs) == "theirs\n")
     }
 
+    /// Another user's file whose owner has an account is refused naming the account, as the trust refusals
+    /// name it, rather than by a bare uid the reader would have to look up.
+    @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
+    func anotherUsersFileIsRefusedNamingTheirAccount() throws {
+        let directory = try TemporaryDirectory()
+        let theirs = try directory.file("theirs.jsonl", containing: "theirs\n")
+        let nobody = try #require(getpwnam("nobody")).pointee.pw_uid
+        try #require(chown(theirs, nobody, 0) == 0)
+
+        let traced = try Subprocess.flowhost(demo + ["--trace", theirs])
+
+        #expect(traced.status == 73)
+        #expect(
+            traced.errorLines == [
+                "flowhost: \(theirs): cannot write the trace: it is owned by 'nobody' (uid \(nobody)), not by uid 0, and flowhost does not replace another user's file"
+            ])
+        #expect(try readText(theirs) == "theirs\n")
+    }
+
     /// `/tmp/traces`, another user's link to the user's own directory: writing `/tmp/traces/notes.txt` would
     /// overwrite the user's file. Nor is anything written into a directory another user owns.
     @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
