@@ -25,4 +25,11 @@ extension PluginComposition {
         let discovery = PluginDiscovery(manifest: manifest, searchPath: searchPath, prober: prober)
         return PluginComposition(manifest: manifest, discovery: discovery, previous: previous, awaiting: awaiting)
     }
+
+    /// The warning lines, for the manifest `file`, of what discovery found that leaves the manifest valid:
+    /// each directory that holds no plugin library, then each `libraries` name without wildcards that names
+    /// no file. One list, so that `validate`, `run` and `graph` print the same lines.
+    package func discoveryWarnings(file: String) -> [String] {
+        emptyDirectories.map { $0.warning(file: file) } + unmatchedLibraries.map { $0.warning(file: file) }
+    }
 }

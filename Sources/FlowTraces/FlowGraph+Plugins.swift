@@ -34,15 +34,16 @@ extension FlowGraph {
     /// quarantined) costs only its modules: the manifest's routes to it are drawn all the same.
     ///
     /// - Returns: The graph, the plugins it lacks the modules of, one each (one for all when the bundled
-    ///   plugins are not built), and the discovered directories that could not be read (not there,
-    ///   unreadable, refused), whatever plugins they were to hold being drawn from the manifest alone.
+    ///   plugins are not built), and, for a manifest that discovers plugins, the composition drawn: its
+    ///   ``PluginComposition/unreadDirectories`` (whatever plugins they were to hold drawn from the manifest
+    ///   alone) and its ``PluginComposition/discoveryWarnings(file:)`` are what `validate` says of them.
     @MainActor
     package static func reading(
         _ manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber,
         executableDirectory: String? = ProcessInfoLite.executableDirectory()
-    ) -> (graph: FlowGraph, unread: [UnreadPlugin], unreadDirectories: [PluginLoadError]) {
+    ) -> (graph: FlowGraph, unread: [UnreadPlugin], composition: PluginComposition?) {
         if let unbuilt = searchPath.unbuiltPlugins(of: manifest, executableDirectory: executableDirectory) {
-            return (FlowGraph(manifest: manifest), [UnreadPlugin(plugin: nil, error: unbuilt)], [])
+            return (FlowGraph(manifest: manifest), [UnreadPlugin(plugin: nil, error: unbuilt)], nil)
         }
         var probed: [String: ProbedPlugin] = [:]
         var unread: [UnreadPlugin] = []
@@ -76,6 +77,6 @@ extension FlowGraph {
         }
         var graph = FlowGraph(manifest: drawn, composition: composed)
         graph.add(plugins: probed)
-        return (graph, unread, composed?.unreadDirectories ?? [])
+        return (graph, unread, composed)
     }
 }

@@ -1,3 +1,4 @@
+import FlowComposition
 import FlowHost
 import FlowKit
 import FlowShell
@@ -18,8 +19,9 @@ enum GraphCommand {
         a manifest that discovers plugins is drawn with the routes they declare. A plugin that cannot be
         read (missing, not built, refused, quarantined) is one note on standard error, and the graph is
         drawn without its modules (exit 0); so is a discovered directory that cannot be read (not there,
-        refused), one line on standard error as validate prints it. --no-plugins draws from the manifest
-        alone.
+        refused), one line on standard error as validate prints it, as are validate's warnings of a
+        discovered directory that holds no plugin library and of a discover libraries name that names no
+        file. --no-plugins draws from the manifest alone.
 
         Each --trace FILE (recorded with flowhost run --trace) adds what running showed: the modules
         each manager presented, the child flows it opened, the requests it made, and the transitions
@@ -56,8 +58,10 @@ enum GraphCommand {
             let read = FlowGraph.reading(manifest, searchPath: searchPath(manifest, parsed), prober: try prober(parsed))
             graph = read.graph
             for plugin in read.unread { printWarning("flowhost: note: \(plugin)") }
-            // A discovered directory that cannot be read names no plugin: printed as validate prints it.
-            for directory in read.unreadDirectories { printWarning(directory.description) }
+            // A discovered directory that cannot be read names no plugin; it, one that holds no plugin library
+            // and a library name that names no file are printed as validate prints them.
+            for directory in read.composition?.unreadDirectories ?? [] { printWarning(directory.description) }
+            for warning in read.composition?.discoveryWarnings(file: path) ?? [] { printWarning(warning) }
         }
         for file in parsed.options["--trace", default: []] {
             graph.add(try ReplayCommand.readTrace(file))

@@ -38,8 +38,7 @@ enum ManifestCommands {
         }
         for problem in report.problems { printError(problem) }
         for conflict in report.contextConflicts { printError("\(path): warning: \(conflict)") }
-        for empty in report.composition?.emptyDirectories ?? [] { printWarning(empty.warning(file: path)) }
-        for unmatched in report.composition?.unmatchedLibraries ?? [] { printWarning(unmatched.warning(file: path)) }
+        for warning in report.composition?.discoveryWarnings(file: path) ?? [] { printWarning(warning) }
         for typo in report.requestTypos { printWarning(typo.description) }
         for unmatched in report.unmatchedGuardPatterns { printWarning(unmatched.description) }
         for unused in report.unusedDeclarations { printError("\(path): note: \(unused.description)") }

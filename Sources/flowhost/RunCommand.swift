@@ -1,3 +1,4 @@
+import FlowComposition
 import FlowHost
 import FlowKit
 import FlowShell
@@ -130,10 +131,7 @@ enum RunCommand {
             quarantine: link == nil ? nil : CacheDirectory.standard().map(PluginQuarantine.init))
         host.maxManifestSize = maxSize
         for problem in host.problems { printError(problem.description) }
-        for empty in host.composition?.emptyDirectories ?? [] { printWarning(empty.warning(file: manifestPath)) }
-        for unmatched in host.composition?.unmatchedLibraries ?? [] {
-            printWarning(unmatched.warning(file: manifestPath))
-        }
+        for warning in host.composition?.discoveryWarnings(file: manifestPath) ?? [] { printWarning(warning) }
         // A discovering manifest's start requests, deep links' first steps and guard redirects are checked once its
         // routes are composed, as the parser checks a listed one's: one that no route handles makes the manifest
         // invalid, exit 65, before anything starts. A restored session sends no start requests, but its deep links

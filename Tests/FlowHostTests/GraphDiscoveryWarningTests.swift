@@ -3,8 +3,9 @@ import Glibc
 import Testing
 
 /// `graph` draws a discovering manifest whatever its discovered directories hold, exit 0, as it does when a
-/// plugin cannot be read; but a directory it could not read is said on standard error, as `validate` says
-/// it, rather than left out of the picture without a word.
+/// plugin cannot be read; but a directory it could not read, one that holds no plugin library and a
+/// `libraries` name that names no file are said on standard error, as `validate` says them, rather than left
+/// out of the picture without a word.
 @MainActor
 struct GraphDiscoveryWarningTests {
     @Test func aDiscoveredDirectoryNotThereIsSaidAsValidateSaysIt() throws {
@@ -46,5 +47,34 @@ struct GraphDiscoveryWarningTests {
         #expect(graph.errorLines.count == 1, "\(graph.standardError)")
         #expect(graph.errorLines.first == validate.errorLines.first)
         #expect(graph.errorLines.first?.hasPrefix("\(lab.plugins): discovered directory refused: ") == true)
+    }
+
+    /// A directory that holds no plugin library, and a `libraries` name that names no file: `validate`'s
+    /// warnings, the same lines, and the graph of what was discovered.
+    @Test func anEmptyDirectoryAndAnUnmatchedLibraryNameAreWarnedOfAsValidateWarns() throws {
+        let lab = try DropInLab()
+        try lab.add("libWelcomePlugin.so")
+        try #require(mkdir(lab.directory.path + "/empty.d", 0o755) == 0)
+        let manifest = try lab.directory.file(
+            "warned.json",
+            containing: #"{"manifestVersion": 1, "discover": [{"directory": "plugins.d", "libraries": "#
+                + #"["libWelcomePlugin.so", "libNope.so"]}, "empty.d"]}"#)
+        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
+
+        let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
+        let graph = try Subprocess.flowhost(["graph", manifest, "--format", "json"], environment: environment)
+
+        #expect(validate.status == 0)
+        #expect(graph.status == 0)
+        #expect(
+            graph.errorLines == [
+                "\(manifest): warning: discover[1]: \(lab.directory.path)/empty.d holds no plugin library (*.so), "
+                    + "so nothing was discovered there",
+                "\(manifest): warning: discover[0].libraries[1]: no file is named 'libNope.so' in \(lab.plugins), "
+                    + "so nothing was discovered by that name",
+            ])
+        #expect(graph.errorLines == validate.errorLinesWithoutNotes)
+        let nodes = try #require(try JSONValue(parsing: graph.standardOutput)["nodes"]?.array)
+        #expect(nodes.contains { $0["id"] == "module:welcome" }, "the discovered plugin is drawn")
     }
 }
