@@ -10,9 +10,13 @@ import HostSupport
 package struct PluginSearchPath: Sendable, Hashable {
     /// The directories, searched first to last.
     package var directories: [String]
+    /// Those of ``directories`` that the manifest's `pluginPath` gave, which a relative entry there resolves
+    /// from the manifest's directory: a missing one is said to be (``locate(_:relativeTo:plugin:)``).
+    package var manifestDirectories: Set<String>
 
-    package init(_ directories: [String]) {
+    package init(_ directories: [String], manifestDirectories: Set<String> = []) {
         self.directories = directories
+        self.manifestDirectories = manifestDirectories
     }
 
     /// The standard search path for `manifest`.
@@ -33,7 +37,7 @@ package struct PluginSearchPath: Sendable, Hashable {
             directories.filter { directory in
                 guard seen.insert(directory).inserted else { return false }
                 return FileIdentity(path: directory).map { seenFiles.insert($0.file).inserted } ?? true
-            })
+            }, manifestDirectories: Set(manifest.pluginPath))
     }
 
     /// Where ``locate(_:relativeTo:plugin:)`` looks for `library`, in order: a path (containing `/`)
@@ -61,16 +65,23 @@ package struct PluginSearchPath: Sendable, Hashable {
                 message: "\(what) not found; check the path in the manifest")
         }
         // A directory that is not there is said to be: a mistyped --plugin-path is the likely cause.
+        let missing = directories.filter { access($0, F_OK) != 0 && errno == ENOENT }
         let searched =
             directories.isEmpty
             ? "no directories"
-            : directories.map { access($0, F_OK) == 0 || errno != ENOENT ? $0 : "\($0) (not there)" }
-                .joined(separator: ", ")
+            : directories.map { missing.contains($0) ? "\($0) (not there)" : $0 }.joined(separator: ", ")
+        // A `pluginPath` entry missing below the manifest's directory is most likely relative, written as if read
+        // from where flowhost runs (`.build/debug` in a manifest outside the plugin's package).
+        let base = baseDirectory.hasSuffix("/") ? baseDirectory : baseDirectory + "/"
+        let relativeToManifest = missing.contains { manifestDirectories.contains($0) && $0.hasPrefix(base) }
         // Built in its package but not on the search path: running from the package without --plugin-path.
         let advice =
             Self.builtLibrary(named: library, near: [baseDirectory, currentDirectory()]).map {
                 "found \($0.library): pass --plugin-path \($0.directory)"
-            } ?? "build it with `swift build` or add its directory with --plugin-path"
+            }
+            ?? (relativeToManifest
+                ? "a relative \"pluginPath\" entry is read from the manifest's directory, \(baseDirectory): fix the entry, or add the library's directory with --plugin-path"
+                : "build it with `swift build` or add its directory with --plugin-path")
         throw PluginLoadError(
             file: library, kind: .notFound, message: "\(what) not found (searched: \(searched)); \(advice)")
     }

@@ -2,6 +2,7 @@ import FlowKit
 import Glibc
 import Testing
 
+@testable import FlowManifest
 @testable import HostSupport
 @testable import PluginLoading
 
@@ -225,6 +226,25 @@ struct PluginLoaderTests {
         #expect(
             error?.description
                 == "libGone.so: plugin library not found (searched: /nowhere/a (not there), /); build it with `swift build` or add its directory with --plugin-path"
+        )
+    }
+
+    /// A directory missing below the manifest's is most likely a relative `pluginPath` entry written as if it
+    /// were read from where flowhost runs: the advice says where it is read from.
+    @Test func missingLibraryWithAPluginPathMissingBesideTheManifestSaysWhereRelativeEntriesAreRead() throws {
+        let app = try TemporaryDirectory()
+        let manifest = try Manifest.parse(
+            #"{"manifestVersion": 1, "pluginPath": [".build/debug"], "plugins": {}, "routes": []}"#,
+            path: app.path + "/app.json")
+        let searchPath = PluginSearchPath.standard(manifest: manifest, environment: nil, executableDirectory: "/")
+
+        let error = #expect(throws: PluginLoadError.self) {
+            try searchPath.locate("libGreeting.so", relativeTo: app.path, plugin: "greeting")
+        }
+
+        #expect(
+            error?.description
+                == "libGreeting.so: library of plugin 'greeting' not found (searched: \(app.path)/.build/debug (not there), /); a relative \"pluginPath\" entry is read from the manifest's directory, \(app.path): fix the entry, or add the library's directory with --plugin-path"
         )
     }
 
