@@ -6,6 +6,8 @@ import Glibc
 /// Each directory has a watch while it exists. One that is missing (not made yet, deleted, moved away)
 /// is awaited instead: its nearest existing ancestor is watched for entries made or moved in, and when the
 /// directory is back it is watched again and reported, so that whoever reads it sees what it holds now.
+/// A directory reached by two names (one a link to it) has one watch, which inotify gives both: a change
+/// in it is reported under each name it is watched by, and the watch stays while either name is watched.
 /// Kept by the watcher's reading thread alone.
 struct DirectoryWatches: Sendable {
     private let inotify: Int32
@@ -13,8 +15,8 @@ struct DirectoryWatches: Sendable {
     private var wanted: Set<String> = []
     /// The directories all of whose files are reported.
     private var wholly: Set<String> = []
-    /// Watch descriptor -> the directory it watches.
-    private var watched: [Int32: String] = [:]
+    /// Watch descriptor -> the names of the directory it watches, in the order they were watched.
+    private var watched: [Int32: [String]] = [:]
     /// Watch descriptor of an existing ancestor -> the ancestor, and the missing directories under it.
     private var awaiting: [Int32: (ancestor: String, missing: Set<String>)] = [:]
 
@@ -42,7 +44,7 @@ struct DirectoryWatches: Sendable {
         }
         wanted = Set(files + candidates)
         wholly = Set(whole)
-        let kept = Set(watched.values).union(awaiting.values.flatMap(\.missing))
+        let kept = Set(watched.values.joined()).union(awaiting.values.flatMap(\.missing))
         for directory in kept.subtracting(needed).sorted() { forget(directory) }
         // Every watch takes the same events, deletions and moves out too: one kept needs no change.
         for (index, directory) in needed.enumerated() where !kept.contains(directory) {
@@ -50,11 +52,13 @@ struct DirectoryWatches: Sendable {
         }
     }
 
-    /// Stops watching `directory`, or awaiting it; an ancestor's watch stays while it awaits another.
+    /// Stops watching `directory`, or awaiting it; a watch stays while it watches the directory under another
+    /// name, and an ancestor's while it awaits another.
     private mutating func forget(_ directory: String) {
-        for (descriptor, path) in watched where path == directory {
-            watched[descriptor] = nil
-            if awaiting[descriptor] == nil { inotify_rm_watch(inotify, descriptor) }
+        for (descriptor, names) in watched where names.contains(directory) {
+            let others = names.filter { $0 != directory }
+            watched[descriptor] = others.isEmpty ? nil : others
+            if others.isEmpty && awaiting[descriptor] == nil { inotify_rm_watch(inotify, descriptor) }
         }
         for (descriptor, entry) in awaiting where entry.missing.contains(directory) {
             awaiting[descriptor]?.missing.remove(directory)
@@ -112,17 +116,19 @@ struct DirectoryWatches: Sendable {
                 for file in wanted.sorted() where access(file, F_OK) == 0 { report(file) }
                 continue
             }
-            if let directory = watched[event.wd] {
+            if let directories = watched[event.wd] {
                 if event.mask & Self.gone != 0 {
-                    for path in lost(event.wd, directory, moved: event.mask & UInt32(IN_MOVE_SELF) != 0) {
+                    for path in lost(event.wd, directories, moved: event.mask & UInt32(IN_MOVE_SELF) != 0) {
                         report(path)
                     }
                 } else if !name.isEmpty {
-                    let path = directory + "/" + name
                     // Written, deleted or moved in or out: a wanted file too, which a linker deletes first.
                     let listed = event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) != 0
-                    if listed && (wanted.contains(path) || (wholly.contains(directory) && !name.hasPrefix("."))) {
-                        report(path)
+                    for directory in directories where listed {
+                        let path = directory + "/" + name
+                        if wanted.contains(path) || (wholly.contains(directory) && !name.hasPrefix(".")) {
+                            report(path)
+                        }
                     }
                 }
             }
@@ -149,13 +155,15 @@ struct DirectoryWatches: Sendable {
         return changed
     }
 
-    /// The watch `descriptor` of `directory` ended: awaits the directory, or watches it again when it is
-    /// already back; returns what to report.
-    private mutating func lost(_ descriptor: Int32, _ directory: String, moved: Bool) -> [String] {
+    /// The watch `descriptor` of `directories` (the names of one directory) ended: awaits each name, or
+    /// watches it again when it is already back; returns what to report.
+    private mutating func lost(_ descriptor: Int32, _ directories: [String], moved: Bool) -> [String] {
         watched[descriptor] = nil
         // A directory moved away keeps its watch, which would follow it; the name is what is watched.
         if moved { inotify_rm_watch(inotify, descriptor) }
-        return (wholly.contains(directory) ? [directory + "/"] : []) + returned(directory)
+        return directories.flatMap { directory in
+            (wholly.contains(directory) ? [directory + "/"] : []) + returned(directory)
+        }
     }
 
     /// Watches `directory` again if it is back (or awaits it); what to report when it is back: itself when
@@ -174,7 +182,8 @@ struct DirectoryWatches: Sendable {
             | IN_MASK_ADD
         let descriptor = inotify_add_watch(inotify, directory, UInt32(mask))
         guard descriptor >= 0 else { return false }
-        watched[descriptor] = directory
+        // A name of a directory already watched gets its watch: the change is reported under both names.
+        if watched[descriptor]?.contains(directory) != true { watched[descriptor, default: []].append(directory) }
         return true
     }
 
