@@ -25,7 +25,7 @@ extension ManifestParser {
                 self.name($0, at: path + ".name", what: "guard name", hint: "omit \"name\" to call it \(path)")
             }
             let patterns = required("requests", in: members, at: path).flatMap {
-                requestPatterns($0, at: path + ".requests", routed: routed)
+                requestPatterns($0, at: path + ".requests", routed: routed, routes: routes)
             }
             let condition = required("unless", in: members, at: path).flatMap {
                 self.condition($0, at: path + ".unless")
@@ -40,9 +40,12 @@ extension ManifestParser {
         return guards
     }
 
-    /// The patterns of `requests`; `nil`, reported, when any is bad or there is none.
-    private mutating func requestPatterns(_ value: JSONValue, at path: String, routed: Set<String>) -> [RequestPattern]?
-    {
+    /// The patterns of `requests`; `nil`, reported, when any is bad or there is none. A pattern that matches
+    /// none of `routed` but is near one of them, or near a prefix pattern of one, is reported naming the first
+    /// of `routes` the near one matches (``misspeltPatternMessage(_:near:routes:)``).
+    private mutating func requestPatterns(
+        _ value: JSONValue, at path: String, routed: Set<String>, routes: [Manifest.Route]
+    ) -> [RequestPattern]? {
         let elements = elements(of: value, at: path)
         if case .array = value, elements.isEmpty {
             report(.badGuard, at: path, "a guard needs at least one request pattern, such as \"catalog.*\"")
@@ -62,9 +65,7 @@ extension ManifestParser {
                 if !routed.isEmpty, !routed.contains(where: { pattern.matches(CoordinationRequestName($0)) }),
                     let nearest = Suggestion.closest(to: text, among: Manifest.patternCandidates(routed))
                 {
-                    report(
-                        .badGuard, at: place,
-                        "\(quoted(text)) matches no routed request; did you mean \(quoted(nearest))?")
+                    report(.badGuard, at: place, Self.misspeltPatternMessage(text, near: nearest, routes: routes))
                     valid = false
                 }
             } catch {
@@ -73,6 +74,19 @@ extension ManifestParser {
             }
         }
         return valid && !elements.isEmpty ? patterns : nil
+    }
+
+    /// What a ``ManifestError/Kind/badGuard`` says of the pattern `text` that matches no routed request but
+    /// is near `nearest` (a routed request, or a prefix pattern of one): the first of `routes` that `nearest`
+    /// matches, since either may be the one misspelt, and a hint to copy the route's request would spread a
+    /// typo of the route into the guard:
+    /// `"catalog.detail" matches no routed request; routes[2].request is "catalog.detial": is one of the two misspelt?`.
+    static func misspeltPatternMessage(_ text: String, near nearest: String, routes: [Manifest.Route]) -> String {
+        let start = "\(quoted(text)) matches no routed request; "
+        guard let near = try? RequestPattern(nearest), let route = routes.first(where: { near.matches($0.request) })
+        else { return start + "did you mean \(quoted(nearest))?" }
+        return start
+            + "routes[\(route.index)].request is \(quoted(route.request.rawValue)): is one of the two misspelt?"
     }
 
     /// `"KEY"` (a dependency), `{"dependency": "KEY"}` or `{"context": "PATH"}`.
