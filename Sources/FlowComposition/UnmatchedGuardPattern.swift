@@ -54,9 +54,7 @@ package struct UnmatchedGuardPattern: Sendable, Hashable, CustomStringConvertibl
         in manifest: Manifest, sources: [String: PluginComposition.Source] = [:], routed: Set<String>,
         plugins: [String: ProbedPlugin]
     ) -> [UnmatchedGuardPattern] {
-        let known = plugins.values.reduce(into: routed) { known, plugin in
-            known.formUnion(plugin.childFlowRoutes.map(\.request.rawValue))
-        }
+        let known = ProbedPlugin.knownRequests(routed: routed, childFlowsOf: plugins.values)
         let candidates = Manifest.patternCandidates(known)
         var found: [UnmatchedGuardPattern] = []
         for (index, redirectGuard) in manifest.guards.enumerated() {

@@ -83,6 +83,16 @@ package enum JSONDocument {
                             "message": .string(unmatched.message),
                         ]
                     }
+                    + report.unroutedDeepLinkSteps.map { step in
+                        [
+                            "kind": "unroutedDeepLinkStep", "file": .string(step.file),
+                            "path": step.place.map(JSONValue.string) ?? .null,
+                            "plugin": step.plugin.map(JSONValue.string) ?? .null,
+                            "pattern": .string(step.pattern), "request": .string(step.request),
+                            "suggestion": step.suggestion.map(JSONValue.string) ?? .null,
+                            "message": .string(step.message),
+                        ]
+                    }
                     + report.unusedDeclarations.map { unused in
                         [
                             "kind": "declarationsNotInEffect", "plugin": .string(unused.plugin),

@@ -34,6 +34,9 @@ package struct ValidationReport: Sendable {
     /// Guard request patterns that match no routed request (``UnmatchedGuardPattern``): warnings, which leave
     /// the manifest valid.
     package var unmatchedGuardPatterns: [UnmatchedGuardPattern] = []
+    /// Deep links' later steps that no route handles nor any plugin declares a child flow routes
+    /// (``UnroutedDeepLinkStep``): warnings, which leave the manifest valid.
+    package var unroutedDeepLinkSteps: [UnroutedDeepLinkStep] = []
     /// For a manifest that lists its plugins and discovers none, what each loaded plugin declares that the
     /// manifest does not use (routes, services to start, guards, deep links): notes, which leave it valid.
     package var unusedDeclarations: [UnusedDeclarations] = []
@@ -97,6 +100,9 @@ package struct ValidationReport: Sendable {
             unmatchedGuardPatterns = UnmatchedGuardPattern.find(
                 in: composition.manifest, sources: composition.guardSources, routed: composition.handledRequests,
                 plugins: known)
+            unroutedDeepLinkSteps = UnroutedDeepLinkStep.find(
+                in: composition.manifest, sources: composition.deepLinkSources, routed: composition.handledRequests,
+                plugins: known)
         } else if let prober {
             let survey = PluginSurvey(manifest: manifest, searchPath: searchPath, prober: prober)
             pluginErrors = PluginLoadError.unique(survey.problems + survey.requirementProblems)
@@ -106,8 +112,9 @@ package struct ValidationReport: Sendable {
             let probes = survey.results.compactMapValues { try? $0.get() }
             requestTypos = RequestTypo.find(in: manifest, routes: manifest.routes, plugins: probes)
             unusedDeclarations = UnusedDeclarations.find(in: manifest, plugins: probes)
-            unmatchedGuardPatterns = UnmatchedGuardPattern.find(
-                in: manifest, routed: Set(manifest.routes.map(\.request.rawValue)), plugins: probes)
+            let routed = Set(manifest.routes.map(\.request.rawValue))
+            unmatchedGuardPatterns = UnmatchedGuardPattern.find(in: manifest, routed: routed, plugins: probes)
+            unroutedDeepLinkSteps = UnroutedDeepLinkStep.find(in: manifest, routed: routed, plugins: probes)
         } else {
             let registry = PluginRegistry(
                 manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins)
@@ -122,8 +129,9 @@ package struct ValidationReport: Sendable {
             }
             requestTypos = RequestTypo.find(in: manifest, routes: manifest.routes, plugins: loaded)
             unusedDeclarations = UnusedDeclarations.find(in: manifest, plugins: loaded)
-            unmatchedGuardPatterns = UnmatchedGuardPattern.find(
-                in: manifest, routed: Set(manifest.routes.map(\.request.rawValue)), plugins: loaded)
+            let routed = Set(manifest.routes.map(\.request.rawValue))
+            unmatchedGuardPatterns = UnmatchedGuardPattern.find(in: manifest, routed: routed, plugins: loaded)
+            unroutedDeepLinkSteps = UnroutedDeepLinkStep.find(in: manifest, routed: routed, plugins: loaded)
         }
     }
 

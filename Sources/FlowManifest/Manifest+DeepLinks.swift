@@ -59,7 +59,8 @@ extension Manifest {
     /// request: a link that fails at its first step wherever it is opened from, since nothing it opens yet could
     /// route it.
     ///
-    /// Only the first step is checked. ``FlowKit/BaseFlowCoordinator/open(deepLink:)`` sends every step from
+    /// Only the first step is an error (a later one nothing known routes is a warning of `validate`, which
+    /// knows what plugins declare their child flows route). ``FlowKit/BaseFlowCoordinator/open(deepLink:)`` sends every step from
     /// the module then visible, through that module's coordinator, so a later step may be routed by the
     /// mapping of a child flow an earlier step opened (the welcome plugin's onboarding routes its pages
     /// itself), which a plugin need not declare and only its code knows. The first step leaves the root's

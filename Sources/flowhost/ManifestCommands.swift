@@ -41,6 +41,7 @@ enum ManifestCommands {
         for warning in report.composition?.discoveryWarnings(file: path) ?? [] { printWarning(warning) }
         for typo in report.requestTypos { printWarning(typo.description) }
         for unmatched in report.unmatchedGuardPatterns { printWarning(unmatched.description) }
+        for step in report.unroutedDeepLinkSteps { printWarning(step.description) }
         for unused in report.unusedDeclarations { printError("\(path): note: \(unused.description)") }
         guard let manifest = report.manifest, report.isValid else {
             if report.manifestErrors.isEmpty && !report.pluginsNotBuilt {
