@@ -98,6 +98,14 @@ package enum JSONDocument {
                             "kind": "declarationsNotInEffect", "plugin": .string(unused.plugin),
                             "message": .string(unused.description),
                         ]
+                    }
+                    + report.unroutedSends.map { unrouted in
+                        [
+                            "kind": "unroutedRequest", "plugin": .string(unrouted.plugin),
+                            "module": .string(unrouted.module), "request": .string(unrouted.request),
+                            "action": unrouted.action.map(JSONValue.string) ?? .null,
+                            "message": .string(unrouted.description),
+                        ]
                     }),
         ]
     }

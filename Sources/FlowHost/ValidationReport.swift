@@ -40,6 +40,9 @@ package struct ValidationReport: Sendable {
     /// For a manifest that lists its plugins and discovers none, what each loaded plugin declares that the
     /// manifest does not use (routes, services to start, guards, deep links): notes, which leave it valid.
     package var unusedDeclarations: [UnusedDeclarations] = []
+    /// Requests the plugins' modules send that no route in force handles and that are near no routed one
+    /// (``UnroutedSend``): notes, which leave the manifest valid.
+    package var unroutedSends: [UnroutedSend] = []
 
     /// Checks the manifest at `path`, then loads every plugin it declares, found through the search path
     /// `searchPath` makes for it, and checks every route's manager and every service.
@@ -94,9 +97,9 @@ package struct ValidationReport: Sendable {
             contextConflicts = ContextKeyConflict.conflicts(among: composition.manifest.services) {
                 composition.plugin(named: $0)?.probe?.contextKeys
             }
-            requestTypos = RequestTypo.find(
-                in: manifest, routes: composition.manifest.routes,
-                plugins: survey.results.compactMapValues { try? $0.get() })
+            let probes = survey.results.compactMapValues { try? $0.get() }
+            requestTypos = RequestTypo.find(in: manifest, routes: composition.manifest.routes, plugins: probes)
+            unroutedSends = UnroutedSend.find(routes: composition.manifest.routes, plugins: probes, typos: requestTypos)
             unmatchedGuardPatterns = UnmatchedGuardPattern.find(
                 in: composition.manifest, sources: composition.guardSources, routed: composition.handledRequests,
                 plugins: known)
@@ -111,6 +114,7 @@ package struct ValidationReport: Sendable {
             }
             let probes = survey.results.compactMapValues { try? $0.get() }
             requestTypos = RequestTypo.find(in: manifest, routes: manifest.routes, plugins: probes)
+            unroutedSends = UnroutedSend.find(routes: manifest.routes, plugins: probes, typos: requestTypos)
             unusedDeclarations = UnusedDeclarations.find(in: manifest, plugins: probes)
             let routed = Set(manifest.routes.map(\.request.rawValue))
             unmatchedGuardPatterns = UnmatchedGuardPattern.find(in: manifest, routed: routed, plugins: probes)
@@ -128,6 +132,7 @@ package struct ValidationReport: Sendable {
                 if case .loaded(let plugin)? = registry.status(of: name) { loaded[name] = ProbedPlugin(plugin) }
             }
             requestTypos = RequestTypo.find(in: manifest, routes: manifest.routes, plugins: loaded)
+            unroutedSends = UnroutedSend.find(routes: manifest.routes, plugins: loaded, typos: requestTypos)
             unusedDeclarations = UnusedDeclarations.find(in: manifest, plugins: loaded)
             let routed = Set(manifest.routes.map(\.request.rawValue))
             unmatchedGuardPatterns = UnmatchedGuardPattern.find(in: manifest, routed: routed, plugins: loaded)

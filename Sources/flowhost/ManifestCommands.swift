@@ -43,6 +43,7 @@ enum ManifestCommands {
         for unmatched in report.unmatchedGuardPatterns { printWarning(unmatched.description) }
         for step in report.unroutedDeepLinkSteps { printWarning(step.description) }
         for unused in report.unusedDeclarations { printError("\(path): note: \(unused.description)") }
+        for unrouted in report.unroutedSends { printError("\(path): note: \(unrouted)") }
         guard let manifest = report.manifest, report.isValid else {
             if report.manifestErrors.isEmpty && !report.pluginsNotBuilt {
                 let count = report.pluginErrors.count
