@@ -135,16 +135,20 @@ package final class HostShell {
 
     private func startReply(_ outcomes: [(request: CoordinationRequest, outcome: CoordinationOutcome)]) -> Reply {
         var status = Status.ok
+        var restated = false
         lastOutcome = nil
-        for (request, outcome) in outcomes {
+        for (index, (request, outcome)) in outcomes.enumerated() {
             lastOutcome = outcome
             do throws(FlowError) {
                 try check(outcome, of: request.name, what: "start request \(request.name)")
             } catch {
-                if status == .ok { status = .error(error.message) }
+                guard status == .ok else { continue }
+                status = .error(error.message)
+                // The error says what the line of the last request would, when it is this one: printed once.
+                restated = index == outcomes.count - 1
             }
         }
-        return Reply(lines: lines(describing: events) + [topLine], status: status)
+        return Reply(lines: lines(describing: events, restated: restated) + [topLine], status: status)
     }
 
     var topLine: String { "top: \(host.coordinator.router.top?.name.rawValue ?? "(nothing)")" }

@@ -1,0 +1,24 @@
+import Testing
+
+/// A start request that fails before any manager takes it (its plugin's library not found) is said once: by
+/// the run's error, which names the manifest and the start request, not by its event line as well.
+struct StartFailureOutputTests {
+    @Test func aStartRequestWhosePluginsLibraryIsMissingIsSaidOnce() throws {
+        let directory = try TemporaryDirectory()
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"welcome": "libWelcomeMissing.so"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}], "start": ["launch"]}
+                """)
+        let run = try Subprocess.run(
+            BuildProducts.path(of: "flowhost"), ["run", manifest], input: "",
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 1, "as docs/cli.md says of a start request that fails")
+        let said = (run.outputLines + run.errorLines).filter { $0.contains("library of plugin 'welcome' not found") }
+        #expect(said.count == 1, "\(said)")
+        #expect(said.first?.hasPrefix("\(manifest): start request launch failed: libWelcomeMissing.so: ") == true)
+        #expect(run.outputLines.filter { !$0.isEmpty } == ["  top: (nothing)"], "\(run.outputLines)")
+    }
+}
