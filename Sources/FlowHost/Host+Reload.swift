@@ -23,6 +23,7 @@ extension Host {
             event = try attemptReload(name, landedAt: nil, force: force)
         } catch {
             stats.refusedReloads += 1
+            refusedSinceServing.insert(name)
             event = .reloadRefused(plugin: name, error)
         }
         onEvent?(event)
@@ -40,6 +41,7 @@ extension Host {
         switch try registry.reload(name, requiredManagers: managers, requiredServices: services, force: force) {
         case .reloaded(let generation):
             stats.reloads += 1
+            refusedSinceServing.remove(name)
             let replaced = replaceServices(of: name)
             replaceBackgroundManagers(of: name, retiring: previous)
             retargetChildFlows(of: name, retiring: previous)
@@ -47,7 +49,11 @@ extension Host {
                 plugin: name, generation: generation, file: registry.library(of: name) ?? name,
                 swapTime: landedAt.map { .now - $0 }, services: replaced)
         case .unchanged:
-            return .pluginUnchanged(plugin: name)
+            // Back to the bytes that serve after a refusal: said, since the refusal was the last word on it.
+            guard refusedSinceServing.remove(name) != nil, let generation = registry.servingGeneration(of: name) else {
+                return .pluginUnchanged(plugin: name)
+            }
+            return .libraryRestored(plugin: name, generation: generation)
         }
     }
 
@@ -238,6 +244,7 @@ extension Host {
     func watchedRefusal(of name: String, _ error: PluginLoadError) -> HostEvent {
         guard case .notLoaded? = registry.status(of: name) else {
             stats.refusedReloads += 1
+            refusedSinceServing.insert(name)
             return .reloadRefused(plugin: name, error)
         }
         registry.forgetUnloadedLibrary(of: name)
@@ -245,7 +252,8 @@ extension Host {
     }
 
     /// Reports what a change to a watched library did: nothing when its content is unchanged (a `touch`, the
-    /// same bytes written again, a second event of one write), which only a `reload` command says.
+    /// same bytes written again, a second event of one write), which only a `reload` command says. Bytes back
+    /// to those that serve after a refused reload are ``HostEvent/libraryRestored(plugin:generation:)``, said.
     private func reportWatched(_ event: HostEvent) {
         if case .pluginUnchanged = event { return }
         onEvent?(event)

@@ -14,6 +14,9 @@ package enum HostEvent: Sendable, CustomStringConvertible {
     case pluginUnchanged(plugin: String)
     /// A reload of `plugin` was refused; the previous generation keeps serving.
     case reloadRefused(plugin: String, PluginLoadError)
+    /// After a refused reload of `plugin`, its watched library is back to the bytes `generation`, the one that
+    /// serves, was loaded from: nothing was loaded, and the refusal said last no longer stands.
+    case libraryRestored(plugin: String, generation: Int)
     /// The watched library of `plugin`, not loaded yet, changed (`file`): it was checked as loading checks it
     /// before any of its code runs, and not loaded. Without `refusal`, the plugin will load it on first use;
     /// with one, that load would be refused for it. No reload is counted.
@@ -52,6 +55,8 @@ package enum HostEvent: Sendable, CustomStringConvertible {
                 + (services.isEmpty ? "" : "; restarted services: \(services.joined(separator: ", "))")
         case .pluginUnchanged(let plugin): "plugin '\(plugin)' is unchanged; nothing reloaded"
         case .reloadRefused(_, let error): "reload refused: \(error)"
+        case .libraryRestored(let plugin, let generation):
+            "plugin '\(plugin)': its library is back to the build generation \(generation) was loaded from; generation \(generation) keeps serving"
         case .unloadedLibraryChanged(let plugin, let file, let refusal):
             refusal.map { "plugin '\(plugin)' is not loaded yet, and its new library would be refused: \($0)" }
                 ?? "plugin '\(plugin)' is not loaded yet: its new library \(file) will load on first use"

@@ -51,6 +51,13 @@ extension HostShell {
         switch result {
         case .reloaded(let generation):
             return Reply(lines: ["plugin '\(plugin)': generation \(generation) serves", topLine], status: .ok)
+        case .restored(let generation):
+            return Reply(
+                lines: [
+                    "plugin '\(plugin)': generation \(generation) keeps serving; its library is back to the build it was loaded from",
+                    topLine,
+                ],
+                status: .ok)
         case .discovered:
             return Reply(lines: ["plugin '\(plugin)': discovered, its routes are live", topLine], status: .ok)
         case .awaitsFirstUse:

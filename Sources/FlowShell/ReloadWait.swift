@@ -3,9 +3,10 @@ import FlowHost
 /// The shell's `wait reload PLUGIN [SECONDS]`: lets a script wait for a watched plugin's next generation, or
 /// for a plugin dropped into a discovered directory to go live.
 ///
-/// It keeps the reloads, refused reloads, discoveries and removals the host reports per plugin. A wait ends at
-/// once when the plugin was reloaded, or its reload refused, since the start or since the last wait for it ended
-/// (the file may land while the script runs an earlier command), else at the next reload, refusal, removal,
+/// It keeps the reloads, refused reloads, libraries restored after a refusal, discoveries and removals the host
+/// reports per plugin. A wait ends at once when the plugin was reloaded, or its reload refused, since the start
+/// or since the last wait for it ended (the file may land while the script runs an earlier command), else at
+/// the next reload, refusal, library back to the generation that serves after a refusal, removal,
 /// manifest edit that drops or excludes it (``withdraw(_:reason:)``) or the timeout, whichever comes first.
 /// When several happened, the latest counts.
 @MainActor
@@ -13,6 +14,8 @@ final class ReloadWait {
     /// How a wait ended.
     enum Result: Equatable {
         case reloaded(generation: Int)
+        /// After a refused reload, the library is back to the bytes `generation`, which serves, was loaded from.
+        case restored(generation: Int)
         /// The plugin appeared in a discovered directory and its routes went live.
         case discovered
         /// The plugin is not loaded yet and its library changed: nothing was loaded, and the new library will
@@ -54,6 +57,8 @@ final class ReloadWait {
             record(.reloaded(generation: generation), of: plugin)
         case .reloadRefused(let plugin, let error):
             record(.refused(error.description, said: said), of: plugin)
+        case .libraryRestored(let plugin, let generation):
+            record(.restored(generation: generation), of: plugin)
         case .pluginDiscovered(let plugin, _, _, _, _):
             record(.discovered, of: plugin)
         case .unloadedLibraryChanged(let plugin, _, let refusal):

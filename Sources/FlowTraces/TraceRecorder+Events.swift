@@ -18,7 +18,7 @@ extension TraceRecorder {
             if let digest = digest(of: plugin) { line.add("digest", digest) }
             if let swapTime { line.add("swapNs", swapTime.nanoseconds) }
         case .pluginUnchanged(let plugin): line.add("plugin", plugin)
-        case .unloadedLibraryChanged: break  // not written (``TraceEvent/Kind/init(_:)``)
+        case .unloadedLibraryChanged, .libraryRestored: break  // not written (``TraceEvent/Kind/init(_:)``)
         case .reloadRefused(let plugin, let error):
             line.add("plugin", plugin)
             line.add("error", error.description)
@@ -231,7 +231,7 @@ extension TraceEvent.Kind {
         case .pluginUnchanged: self = .pluginUnchanged
         case .reloadRefused: self = .reloadRefused
         // Nothing was loaded nor refused: what the host runs is as it was, and a replay has nothing to compare.
-        case .unloadedLibraryChanged: return nil
+        case .unloadedLibraryChanged, .libraryRestored: return nil
         case .manifestReloaded: self = .manifestReloaded
         case .manifestRejected: self = .manifestRejected
         case .pluginDiscovered: self = .pluginDiscovered

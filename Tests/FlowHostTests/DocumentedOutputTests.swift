@@ -35,6 +35,12 @@ struct DocumentedOutputTests {
         #expect(guide.contains("was compiled against (`\(current)`;"), "the guide's FlowKit version")
     }
 
+    @Test func theLineTheGuideQuotesForALibraryBackAfterARefusalIsTheHostsOwn() throws {
+        let line = HostEvent.libraryRestored(plugin: "greeting", generation: 2).description
+
+        #expect(try Self.prose("docs/authoring.md").contains("`\(line)`"), "docs/authoring.md does not quote `\(line)`")
+    }
+
     @Test func theRefusalsTheDocsQuoteAreTheHostsOwn() throws {
         let older = FlowKitVersion(major: 1, minor: 2)
         let newer = try #require(PluginFlowKit.version(FlowKitVersion(major: 1, minor: 4)).refusal(host: older))
