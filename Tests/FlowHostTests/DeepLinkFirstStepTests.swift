@@ -4,7 +4,8 @@ import Testing
 /// error the manifest's other unrouted requests get (`unroutedStart`, a guard's `badGuard` redirect), from
 /// `validate` and at `run`'s start, exit 65: from the parser for a manifest that lists its routes, once its
 /// routes are composed for one that discovers plugins, and as a plugin problem for a link a plugin declares.
-/// A later step is not checked: the child flow an earlier step opens may route it.
+/// A later step is only a warning (``UnroutedDeepLinkStepTests``): the child flow an earlier step opens may
+/// route it.
 @MainActor
 struct DeepLinkFirstStepTests {
     /// The welcome plugin's start, and its tour, whose pages its onboarding sub-flow routes itself.
@@ -18,16 +19,8 @@ struct DeepLinkFirstStepTests {
     func validateAndRunRefuseADeepLinkWhoseFirstStepNoRouteHandles(discovering: Bool) throws {
         let lab = try DropInLab(members: Self.links)
         try lab.add("libWelcomePlugin.so")
-        let manifest =
-            discovering
-            ? lab.manifestPath
-            : try lab.directory.file(
-                "listed.json",
-                containing: #"""
-                    {"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"welcome": "libWelcomePlugin.so"},
-                     "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
-                                {"request": "onboarding.show", "plugin": "welcome", "manager": "Onboarding"}],
-                    """# + Self.links + "}")
+        let manifest = try lab.welcomeManifest(
+            Self.links, discovering: discovering, routes: ["launch": "Launch", "onboarding.show": "Onboarding"])
         let error =
             "\(manifest): deepLinks[1].requests[0]: no route handles \"lanch\", the deep link's first step; "
             + "did you mean \"launch\"?"

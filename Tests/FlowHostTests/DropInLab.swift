@@ -62,6 +62,21 @@ struct DropInLab {
 
     func manifest() throws -> Manifest { try Manifest.load(path: manifestPath) }
 
+    /// The manifest a test of `validate` or `run` reads with `members` (deep links, guards, a start): the lab's
+    /// own, which discovers `plugins.d`, when `discovering`; else `listed.json` beside it, which lists the
+    /// welcome plugin from `plugins.d` and routes `routes` (request to manager) to it.
+    func welcomeManifest(
+        _ members: String, discovering: Bool, routes: KeyValuePairs<String, String> = ["launch": "Launch"]
+    ) throws -> String {
+        guard !discovering else { return manifestPath }
+        let routed = routes.map { #"{"request": "\#($0.key)", "plugin": "welcome", "manager": "\#($0.value)"}"# }
+        return try directory.file(
+            "listed.json",
+            containing:
+                #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"welcome": "libWelcomePlugin.so"}, "#
+                + #""routes": ["# + routed.joined(separator: ", ") + "], " + members + "}")
+    }
+
     /// Runs `flowhost` with `arguments` to completion, with its cache (probes, quarantine) in the lab.
     func flowhost(_ arguments: [String]) throws -> Subprocess {
         try Subprocess.flowhost(arguments, environment: ["XDG_CACHE_HOME": directory.path + "/xdg"])

@@ -17,15 +17,7 @@ struct UnmatchedGuardPatternTests {
     func validateWarnsOfAGuardPatternThatMatchesNoRoutedRequest(discovering: Bool) throws {
         let lab = try DropInLab(members: Self.guards)
         try lab.add("libWelcomePlugin.so")
-        let manifest =
-            discovering
-            ? lab.manifestPath
-            : try lab.directory.file(
-                "listed.json",
-                containing: #"""
-                    {"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"welcome": "libWelcomePlugin.so"},
-                     "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}],
-                    """# + Self.guards + "}")
+        let manifest = try lab.welcomeManifest(Self.guards, discovering: discovering)
         let warning =
             "\(manifest): warning: guards[0].requests[0]: pattern 'checkout.*' of guard 'paid' matches no routed "
             + "request; it can only apply to requests a plugin's child flow routes without declaring them"

@@ -22,15 +22,7 @@ struct UnroutedDeepLinkStepTests {
     func validateWarnsOfALaterStepNothingKnownRoutes(discovering: Bool) throws {
         let lab = try DropInLab(members: Self.deepLinks)
         try lab.add("libWelcomePlugin.so")
-        let manifest =
-            discovering
-            ? lab.manifestPath
-            : try lab.directory.file(
-                "listed.json",
-                containing: #"""
-                    {"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"welcome": "libWelcomePlugin.so"},
-                     "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}],
-                    """# + Self.deepLinks + "}")
+        let manifest = try lab.welcomeManifest(Self.deepLinks, discovering: discovering)
         let warning =
             "\(manifest): warning: deepLinks[0].requests[1]: no route handles \"lanch\" and no plugin declares a "
             + "child flow that routes it; did you mean \"launch\"?"
