@@ -13,14 +13,13 @@ struct EmptyDiscoveredDirectoryTests {
         _ = try lab.directory.file("empty.d/libFlowKit.so", containing: try BuildProducts.bytes(of: "libFlowKit.so"))
         let manifest = try lab.directory.file(
             "two.json", containing: #"{"manifestVersion": 1, "discover": ["plugins.d", "empty.d"]}"#)
-        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
         let warning =
             "\(manifest): warning: discover[1]: \(lab.directory.path)/empty.d holds no plugin library (*.so), "
             + "so nothing was discovered there"
 
-        let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
-        let json = try Subprocess.flowhost(["validate", "--json", manifest], environment: environment)
-        let run = try Subprocess.flowhost(["run", manifest], environment: environment)
+        let validate = try lab.flowhost(["validate", manifest])
+        let json = try lab.flowhost(["validate", "--json", manifest])
+        let run = try lab.flowhost(["run", manifest])
 
         #expect(validate.status == 0)
         #expect(validate.errorLinesWithoutNotes == [warning])

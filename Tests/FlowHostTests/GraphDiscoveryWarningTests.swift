@@ -14,10 +14,9 @@ struct GraphDiscoveryWarningTests {
         let manifest = try lab.directory.file(
             "gone.json",
             containing: #"{"manifestVersion": 1, "discover": ["plugins.d", "gone.d"], "start": ["launch"]}"#)
-        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
 
-        let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
-        let graph = try Subprocess.flowhost(["graph", manifest, "--format", "json"], environment: environment)
+        let validate = try lab.flowhost(["validate", manifest])
+        let graph = try lab.flowhost(["graph", manifest, "--format", "json"])
 
         #expect(validate.status == 65)
         #expect(graph.status == 0)
@@ -37,10 +36,9 @@ struct GraphDiscoveryWarningTests {
         let lab = try DropInLab()
         try lab.add("libWelcomePlugin.so")
         try #require(chown(lab.plugins, 4321, 4321) == 0)
-        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
 
-        let validate = try Subprocess.flowhost(["validate", lab.manifestPath], environment: environment)
-        let graph = try Subprocess.flowhost(["graph", lab.manifestPath], environment: environment)
+        let validate = try lab.flowhost(["validate", lab.manifestPath])
+        let graph = try lab.flowhost(["graph", lab.manifestPath])
 
         #expect(validate.status == 65)
         #expect(graph.status == 0)
@@ -59,10 +57,9 @@ struct GraphDiscoveryWarningTests {
             "warned.json",
             containing: #"{"manifestVersion": 1, "discover": [{"directory": "plugins.d", "libraries": "#
                 + #"["libWelcomePlugin.so", "libNope.so"]}, "empty.d"]}"#)
-        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
 
-        let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
-        let graph = try Subprocess.flowhost(["graph", manifest, "--format", "json"], environment: environment)
+        let validate = try lab.flowhost(["validate", manifest])
+        let graph = try lab.flowhost(["graph", manifest, "--format", "json"])
 
         #expect(validate.status == 0)
         #expect(graph.status == 0)

@@ -12,14 +12,13 @@ struct ListExitCodeTests {
         let manifest = try lab.directory.file(
             "gone.json",
             containing: #"{"manifestVersion": 1, "discover": ["plugins.d", "gone.d"], "start": ["launch"]}"#)
-        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
         let error =
             "\(lab.directory.path)/gone.d: discovered directory not found; create it, or fix \"discover\" "
             + "(relative directories are relative to the manifest)"
 
-        let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
-        let list = try Subprocess.flowhost(["list", manifest], environment: environment)
-        let json = try Subprocess.flowhost(["list", manifest, "--json"], environment: environment)
+        let validate = try lab.flowhost(["validate", manifest])
+        let list = try lab.flowhost(["list", manifest])
+        let json = try lab.flowhost(["list", manifest, "--json"])
 
         #expect(validate.status == 65)
         #expect(validate.errorLines.first == error)
@@ -38,11 +37,10 @@ struct ListExitCodeTests {
         try lab.add("libWelcomePlugin.so")
         let manifest = try lab.directory.file(
             "lunch.json", containing: #"{"manifestVersion": 1, "discover": ["plugins.d"], "start": ["lunch"]}"#)
-        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
 
-        let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
-        let list = try Subprocess.flowhost(["list", manifest], environment: environment)
-        let json = try Subprocess.flowhost(["list", manifest, "--json"], environment: environment)
+        let validate = try lab.flowhost(["validate", manifest])
+        let list = try lab.flowhost(["list", manifest])
+        let json = try lab.flowhost(["list", manifest, "--json"])
 
         #expect(validate.status == 65)
         #expect(list.status == 65)
@@ -54,7 +52,7 @@ struct ListExitCodeTests {
         // Discovery as the manifest wants it: nothing to say, exit 0.
         let fine = try lab.directory.file(
             "fine.json", containing: #"{"manifestVersion": 1, "discover": ["plugins.d"], "start": ["launch"]}"#)
-        let listed = try Subprocess.flowhost(["list", fine], environment: environment)
+        let listed = try lab.flowhost(["list", fine])
         #expect(listed.status == 0)
         #expect(listed.standardError.isEmpty)
     }

@@ -14,7 +14,6 @@ struct UnmatchedLibraryNameTests {
             "names.json",
             containing: #"{"manifestVersion": 1, "discover": [{"directory": "plugins.d", "libraries": "#
                 + libraries + "}]}")
-        let environment = ["XDG_CACHE_HOME": lab.directory.path + "/xdg"]
         let warnings = [
             "\(manifest): warning: discover[0].libraries[1]: no file is named 'libAuthPlugn.so' in \(lab.plugins), "
                 + "so nothing was discovered by that name; did you mean 'libAuthPlugin.so'?",
@@ -22,9 +21,9 @@ struct UnmatchedLibraryNameTests {
                 + "so nothing was discovered by that name",
         ]
 
-        let validate = try Subprocess.flowhost(["validate", manifest], environment: environment)
-        let json = try Subprocess.flowhost(["validate", "--json", manifest], environment: environment)
-        let run = try Subprocess.flowhost(["run", manifest], environment: environment)
+        let validate = try lab.flowhost(["validate", manifest])
+        let json = try lab.flowhost(["validate", "--json", manifest])
+        let run = try lab.flowhost(["run", manifest])
 
         #expect(validate.status == 0)
         #expect(validate.errorLinesWithoutNotes == warnings)
