@@ -23,7 +23,7 @@ extension Host {
             event = try attemptReload(name, landedAt: nil, force: force)
         } catch {
             stats.refusedReloads += 1
-            refusedSinceServing.insert(name)
+            registry.noteRefusedReload(of: name)
             event = .reloadRefused(plugin: name, error)
         }
         onEvent?(event)
@@ -41,7 +41,6 @@ extension Host {
         switch try registry.reload(name, requiredManagers: managers, requiredServices: services, force: force) {
         case .reloaded(let generation):
             stats.reloads += 1
-            refusedSinceServing.remove(name)
             let replaced = replaceServices(of: name)
             replaceBackgroundManagers(of: name, retiring: previous)
             retargetChildFlows(of: name, retiring: previous)
@@ -50,7 +49,7 @@ extension Host {
                 swapTime: landedAt.map { .now - $0 }, services: replaced)
         case .unchanged:
             // Back to the bytes that serve after a refusal: said, since the refusal was the last word on it.
-            guard refusedSinceServing.remove(name) != nil, let generation = registry.servingGeneration(of: name) else {
+            guard let generation = registry.takeRefusalSinceServing(of: name) else {
                 return .pluginUnchanged(plugin: name)
             }
             return .libraryRestored(plugin: name, generation: generation)
@@ -244,7 +243,7 @@ extension Host {
     func watchedRefusal(of name: String, _ error: PluginLoadError) -> HostEvent {
         guard case .notLoaded? = registry.status(of: name) else {
             stats.refusedReloads += 1
-            refusedSinceServing.insert(name)
+            registry.noteRefusedReload(of: name)
             return .reloadRefused(plugin: name, error)
         }
         registry.forgetUnloadedLibrary(of: name)

@@ -66,10 +66,6 @@ package final class Host {
     /// The libraries of plugins in use that vanished under ``watch()``, waited for before they are said
     /// removed, and the changes to discovery held meanwhile, in order (``discoveryChanged(_:landedAt:)``).
     var vanishedLibraries: (waiting: Set<String>, held: [(path: String, landedAt: ContinuousClock.Instant)]) = ([], [])
-    /// The plugins whose last reload was refused while an earlier generation kept serving: a watched library
-    /// back to that generation's bytes is then said (``HostEvent/libraryRestored(plugin:generation:)``), not
-    /// skipped as a `touch` is.
-    var refusedSinceServing: Set<String> = []
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
     /// The manager types of each plugin's previous generations, by plugin.

@@ -55,7 +55,25 @@ extension PluginRegistry {
         advanceGeneration(of: slot)
         slot.reloadedImage = slot.images
         slot.servingImage = slot.images
+        slot.refusedSinceServing = false
         return .reloaded(generation: slot.images)
+    }
+
+    /// Notes that a reload of plugin `name` was refused while a generation of it serves, so that its library
+    /// back to that generation's bytes is said (``takeRefusalSinceServing(of:)``). Nothing for a plugin with
+    /// no generation serving, nor one the manifest does not declare.
+    func noteRefusedReload(of name: String) {
+        guard servingGeneration(of: name) != nil else { return }
+        slots[name]?.refusedSinceServing = true
+    }
+
+    /// The generation that serves plugin `name`, when a reload of it was refused since that generation
+    /// served (``noteRefusedReload(of:)``), and forgets the refusal; `nil` otherwise. A manifest edit that
+    /// gives the plugin a fresh slot (its entry changed) forgets it too: the refusal was of another entry.
+    func takeRefusalSinceServing(of name: String) -> Int? {
+        guard let slot = slots[name], slot.refusedSinceServing else { return nil }
+        slot.refusedSinceServing = false
+        return servingGeneration(of: name)
     }
 
     /// The first plugin (by name) whose current generation was opened past ``maxImagesPerPlugin``, because

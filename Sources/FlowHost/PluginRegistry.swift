@@ -35,6 +35,9 @@ package final class PluginRegistry {
         /// The fingerprint of the source library the current image was copied from (see
         /// ``PluginCopy/fingerprint``), which tells an unchanged library on reload.
         var fingerprint: UInt64?
+        /// Whether a reload was refused since ``servingImage`` began to serve
+        /// (``PluginRegistry/noteRefusedReload(of:)``): a slot made anew for an edited entry has none.
+        var refusedSinceServing = false
         /// The library as the watch last knew it while no image was loaded
         /// (``PluginRegistry/noteUnloadedLibrary(of:)``, ``PluginRegistry/checkUnloadedLibrary(of:)``), which
         /// tells an unchanged library until one is.

@@ -84,6 +84,34 @@ struct RestoredLibraryWatchTests {
             restored.lines.first
                 == "plugin 'greeter': generation 1 keeps serving; its library is back to the build it was loaded from")
     }
+
+    @Test func aPluginWhoseEntryIsEditedAfterARefusalHasNoRestorationToSay() throws {
+        let lab = try SwapLab(
+            initial: "GreeterPluginV2", extraRoute: #"{"request": "bye", "plugin": "greeter", "manager": "Farewell"}"#)
+        let host = try lab.host()
+        host.coordinator.requestCoordination("bye", from: .app)
+        var events: [HostEvent] = []
+        host.onEvent = { events.append($0) }
+
+        // V1 exports no 'Farewell', still routed: refused.
+        try lab.install("GreeterPluginV1")
+        host.reloadWhenComplete("greeter", landedAt: .now)
+        // An entry naming the same file another way, without 'bye': a fresh slot, whose first use loads V1.
+        try lab.writeManifest(
+            #"{"manifestVersion": 1, "plugins": {"greeter": "./libGreeter.so"}, "routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}]}"#
+        )
+        host.reloadManifest()
+        host.coordinator.requestCoordination("greet", from: .app)
+        let before = events
+        events.removeAll()
+        // V1's bytes written again: nothing was refused since they were loaded, so nothing is back.
+        try lab.install("GreeterPluginV1")
+        host.reloadWhenComplete("greeter", landedAt: .now)
+
+        #expect(before.first?.isRefusal == true, "\(before)")
+        #expect(host.registry.servingGeneration(of: "greeter") == 1)
+        #expect(events.isEmpty, "\(events)")
+    }
 }
 
 // MARK: - Test Helpers
