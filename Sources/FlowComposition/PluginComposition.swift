@@ -56,6 +56,15 @@ package struct PluginComposition: Sendable {
             case .plugin(let name): name
             }
         }
+
+        /// The plugin that declared the guard or deep link `key` of `sources`, `nil` for the manifest's own, and
+        /// the file a line about it names: that plugin's library, else `manifest`'s file.
+        package static func declarer(
+            of key: String, in sources: [String: Source], manifest: Manifest, plugins: [String: ProbedPlugin]
+        ) -> (plugin: String?, file: String) {
+            guard case .plugin(let name)? = sources[key] else { return (nil, manifest.path) }
+            return (name, plugins[name]?.path ?? manifest.path)
+        }
     }
 
     /// A plugin the manifest declares or discovery found, and what became of it.

@@ -58,13 +58,13 @@ package struct UnmatchedGuardPattern: Sendable, Hashable, CustomStringConvertibl
         let candidates = Manifest.patternCandidates(known)
         var found: [UnmatchedGuardPattern] = []
         for (index, redirectGuard) in manifest.guards.enumerated() {
-            var plugin: String?
-            if case .plugin(let name)? = sources[redirectGuard.name] { plugin = name }
+            let (plugin, file) = PluginComposition.Source.declarer(
+                of: redirectGuard.name, in: sources, manifest: manifest, plugins: plugins)
             for (patternIndex, pattern) in redirectGuard.requests.enumerated()
             where !known.contains(where: { pattern.matches(CoordinationRequestName($0)) }) {
                 found.append(
                     UnmatchedGuardPattern(
-                        file: plugin.map { plugins[$0]?.path ?? manifest.path } ?? manifest.path,
+                        file: file,
                         place: plugin == nil ? "guards[\(index)].requests[\(patternIndex)]" : nil, plugin: plugin,
                         guardName: redirectGuard.name, pattern: pattern.text,
                         suggestion: Suggestion.closest(to: pattern.text, among: candidates)))

@@ -63,12 +63,12 @@ package struct UnroutedDeepLinkStep: Sendable, Hashable, CustomStringConvertible
         var found: [UnroutedDeepLinkStep] = []
         for (index, link) in manifest.deepLinks.routes.enumerated() {
             let pattern = link.pattern.description
-            var plugin: String?
-            if case .plugin(let name)? = sources[pattern] { plugin = name }
+            let (plugin, file) = PluginComposition.Source.declarer(
+                of: pattern, in: sources, manifest: manifest, plugins: plugins)
             for (step, request) in link.steps.enumerated().dropFirst() where !known.contains(request.name.rawValue) {
                 found.append(
                     UnroutedDeepLinkStep(
-                        file: plugin.map { plugins[$0]?.path ?? manifest.path } ?? manifest.path,
+                        file: file,
                         place: plugin == nil ? "deepLinks[\(index)].requests[\(step)]" : nil, plugin: plugin,
                         pattern: pattern, step: step, request: request.name.rawValue,
                         suggestion: Suggestion.closest(to: request.name.rawValue, among: known)))

@@ -34,8 +34,8 @@ package struct UnroutedSend: Sendable, Hashable, CustomStringConvertible {
     package static func find(
         routes: [Manifest.Route], plugins: [String: ProbedPlugin], typos: [RequestTypo]
     ) -> [UnroutedSend] {
-        let handled = Set(routes.map(\.request.rawValue))
-            .union(plugins.values.flatMap(\.childFlowRoutes).map(\.request.rawValue))
+        let handled = ProbedPlugin.knownRequests(
+            routed: Set(routes.map(\.request.rawValue)), childFlowsOf: plugins.values)
         // A send RequestTypo warns of, or the one a mistyped route is near: one mistake, one warning.
         let warned = Set(typos.map { $0.place == nil ? $0.request : $0.nearest })
         var found: [UnroutedSend] = []
