@@ -81,7 +81,7 @@ struct DropInCommandTests {
         #expect(run.status == 65)
         let plugins = lab.plugins
         #expect(
-            run.errorLines == [
+            run.errorLinesWithoutNotes == [
                 "\(plugins)/libCatalogPlugin.so: plugin 'catalog' requires plugin 'auth' ^1.0, which is not there; add it to a discovered directory or to \"plugins\"",
                 "\(plugins)/libSettingsPlugin.so: plugin 'settings' requires plugin 'auth' >=1.0 <2, which is not there; add it to a discovered directory or to \"plugins\"",
                 "\(plugins)/libExpressPlugin.so: plugin 'express' requires plugin 'catalog' ^1.0, which is refused; it is not loaded either",
@@ -107,13 +107,13 @@ struct DropInCommandTests {
             ["validate", lab.manifestPath], environment: ["XDG_CACHE_HOME": lab.directory.path + "/cache"])
 
         #expect(run.status == 65)
-        #expect(run.errorLines.count == 3, "\(run.errorLines)")
+        #expect(run.errorLinesWithoutNotes.count == 3, "\(run.errorLines)")
         #expect(
-            run.errorLines.first?.hasPrefix(
+            run.errorLinesWithoutNotes.first?.hasPrefix(
                 "\(open)/libWelcomePlugin.so: directory \(open) (mode 0777) is writable by others")
                 == true)
         #expect(
-            run.errorLines.dropFirst() == [
+            run.errorLinesWithoutNotes.dropFirst() == [
                 "\(lab.manifestPath): routes[1] names plugin 'nosuch', which is neither in \"plugins\" nor found in a discovered directory; known plugins: auth",
                 "\(lab.manifestPath): 2 problems found",
             ])
