@@ -156,8 +156,10 @@ package enum PathTrust {
     {
         let mode = status.st_mode
         let isDirectory = mode & S_IFMT == S_IFDIR
-        let what = "\(isDirectory ? "directory" : "file") \(entry)"
-        let owner = "owned by \(userName(status.st_uid))"
+        // Made only for a problem: naming the owner reads the account database, and every entry on every
+        // path checked (each load and hot swap) comes here.
+        var what: String { "\(isDirectory ? "directory" : "file") \(entry)" }
+        var owner: String { "owned by \(userName(status.st_uid))" }
         if !isTrusted(status.st_uid, user: user) {
             return Problem(
                 description: "\(what) (\(modeText(mode))) is \(owner), neither root nor uid \(user)",
