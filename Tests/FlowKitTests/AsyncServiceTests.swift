@@ -4,12 +4,17 @@ import Testing
 /// Services that await: in order, in reverse, within `serviceTimeout`, and the synchronous ones unchanged.
 @MainActor
 struct AsyncServiceTests {
+    /// For the tests of order rather than of the timeout: their services resume on the main actor, which
+    /// other suites' tests hold while they wait for a process, at times for longer than the default 5 s.
+    private static let noTimeout: Duration = .seconds(600)
+
     @Test func asyncServicesStartInOrderAndStopInReverseAmongSyncOnes() async {
         let log = Log()
         let coordinator = BaseFlowCoordinator(services: [
             RecordingService("first", log: log), AwaitingService("second", log: log), PlainService(log: log),
             AwaitingService("last", log: log),
         ])
+        coordinator.serviceTimeout = Self.noTimeout
 
         #expect(await coordinator.startAndWait().isEmpty)
         #expect(coordinator.isRunning)
@@ -75,6 +80,7 @@ struct AsyncServiceTests {
             [RequestRoute(.work): route("Work", WorkingManager.self)], services: [RecordingService("parent", log: log)])
         parent.setDependency(.log, log)
         let child = BaseFlowCoordinator(name: "child", services: [AwaitingService("child", log: log)])
+        child.serviceTimeout = Self.noTimeout
         parent.openChild(child, style: .modal)
         parent.requestCoordination(.work, from: .app)
 
