@@ -27,8 +27,10 @@ struct LinkedDirectoryWatchTests {
             let staging = try directory.file(
                 ".staging.so", containing: BuildProducts.bytes(of: "libGreeterPlugin\(version).so"))
             try #require(rename(staging, plugins + "/libGreeter.so") == 0)
+            // The wait's own reply, not the reload's line: a slow shell (under a sanitizer) may read this wait
+            // after both reloads, and the next wait would then outlast the input's end.
             try shell.send("wait reload greeter 30\n")
-            try shell.waitFor("reloaded plugin 'greeter': generation \(generation)", within: .seconds(40))
+            try shell.waitFor("plugin 'greeter': generation \(generation) serves", within: .seconds(40))
         }
         shell.closeInput()
         #expect(try shell.waitForExit() == .exited(0))
