@@ -200,7 +200,8 @@ package struct PluginComposition: Sendable {
         unmatchedLibraries = discovery.unmatched
         problems = discovery.problems
         unreadDirectories = discovery.problems
-        collectPlugins(discovery, previous: previous, awaiting: awaiting)
+        // A library gone between the directory's read and its probe is waited for as one seen to vanish.
+        collectPlugins(discovery, previous: previous, awaiting: awaiting.union(discovery.vanished))
         let refused = resolveRequirements()
         let known = Set(plugins.filter(\.isActive).map(\.name))
         let routes = composeRoutes(known: known, refused: refused)

@@ -80,6 +80,10 @@ extension Host {
             case (.failed?, .active?) where plugin.probeFailure == nil:
                 // A load that failed is tried again once its file is fixed, as a watched library's is.
                 if isChanged(name) { changedInPlace.append(name) }
+            case (.notLoaded?, .active?) where plugin.probeFailure?.isIncompleteFile != true:
+                // The library of one not loaded yet is checked, as a listed one's is, and loads on first use; one
+                // still being written stays a discovery problem, and is checked once it is whole.
+                if isChanged(name) { changedInPlace.append(name) }
             default: continue
             }
         }

@@ -34,6 +34,12 @@ package struct PluginDiscovery {
     nonisolated package private(set) var empty: [EmptyDiscoveredDirectory] = []
     /// The names without wildcards in `libraries` that name no file in any directory their entry read.
     nonisolated package private(set) var unmatched: [UnmatchedLibraryName] = []
+    /// The libraries (absolute paths) that were there when their directory was read, or their `plugins` entry
+    /// located, but not when they were probed: a linker or `cp` replacing one deletes it first, and whatever
+    /// else it writes beside it makes a watching host read discovery again meanwhile. Not a problem: as a
+    /// library that vanished and is waited for, its plugin stays as it was (``PluginComposition``'s
+    /// `awaiting`), and the file's own change, when it is back, is taken then.
+    nonisolated package private(set) var vanished: Set<String> = []
 
     /// Reads the directories `manifest` discovers and probes what they hold, and the plugins it declares.
     ///
@@ -88,6 +94,9 @@ package struct PluginDiscovery {
                         found = true
                     } catch  where error.kind == .missingEntry {
                         skipped.append(error)
+                    } catch  where error.kind == .notFound && !Self.isNamed(path) {
+                        vanished.insert(path)
+                        found = true
                     } catch {
                         let error = error.discovered(in: directory)
                         libraries.append(Library(path: path, directory: directory, probe: .failure(error)))
@@ -103,13 +112,18 @@ package struct PluginDiscovery {
         }
         for name in manifest.plugins.keys.sorted() {
             guard let entry = manifest.plugins[name] else { continue }
+            var located: String?
             do throws(PluginLoadError) {
                 let path = try searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: name)
+                located = path
                 if let pin = entry.sha256 {
                     try PluginCopy(reading: path, allowInsecure: prober.allowInsecure).verify(sha256: pin)
                 }
                 declared[name] = .success(try prober.probe(path, pin: entry.sha256))
             } catch {
+                if error.kind == .notFound, let located, !Self.isNamed(located) {
+                    vanished.insert(Manifest.absolutePath(located))
+                }
                 declared[name] = .failure(error)
             }
         }
@@ -118,13 +132,15 @@ package struct PluginDiscovery {
     /// What a discovery found, given: for tests of what is made of it (``PluginComposition``).
     init(
         libraries: [Library], declared: [String: Result<ProbedPlugin, PluginLoadError>] = [:],
-        skipped: [PluginLoadError] = [], problems: [PluginLoadError] = [], directories: [String] = []
+        skipped: [PluginLoadError] = [], problems: [PluginLoadError] = [], directories: [String] = [],
+        vanished: Set<String> = []
     ) {
         self.libraries = libraries
         self.declared = declared
         self.skipped = skipped
         self.problems = problems
         self.directories = directories
+        self.vanished = vanished
     }
 
     /// The sorted names in `directory` that do not start with a dot; `nil` when it cannot be read, which is
@@ -226,5 +242,12 @@ package struct PluginDiscovery {
     private static func isDirectory(_ path: String) -> Bool {
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Whether `path` names something, if only a link that leads nowhere (which is a problem to report, not a
+    /// library that vanished).
+    private static func isNamed(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
     }
 }

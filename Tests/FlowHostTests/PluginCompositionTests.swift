@@ -239,6 +239,19 @@ struct PluginCompositionTests {
         #expect(back.sources[key("greet")] == .plugin("greeter"))
     }
 
+    /// A linker deletes a library before it writes the new one, and a watching host may read the directory
+    /// meanwhile: a library there when its directory was read but gone when probed is waited for, not a problem.
+    @Test func aLibraryGoneBetweenItsDirectorysReadAndItsProbeKeepsItsPluginAsItWas() throws {
+        let greeter = plugin("greeter", routes: [DeclaredRoute("greet", manager: "Greet")])
+        let before = try compose("{}", [greeter])
+
+        let after = try compose("{}", [], vanished: [greeter.path], previous: before)
+
+        #expect(after.problems.isEmpty, "\(after.problems)")
+        #expect(after.plugin(named: "greeter")?.isActive == true, "kept for its library's return")
+        #expect(after.sources[key("greet")] == .plugin("greeter"))
+    }
+
     @Test func aLibraryThatCannotBeProbedIsAProblemAndTheOthersCompose() throws {
         let broken = PluginDiscovery.Library(
             path: "/plugins.d/bad.so", directory: "/plugins.d",
@@ -342,11 +355,13 @@ struct PluginCompositionTests {
 
     func compose(
         _ members: String, _ plugins: [ProbedPlugin] = [],
-        declared: [String: Result<ProbedPlugin, PluginLoadError>] = [:], previous: PluginComposition? = nil
+        declared: [String: Result<ProbedPlugin, PluginLoadError>] = [:], vanished: Set<String> = [],
+        previous: PluginComposition? = nil
     ) throws -> PluginComposition {
         PluginComposition(
             manifest: try manifest(members),
-            discovery: PluginDiscovery(libraries: plugins.map(library), declared: declared),
+            discovery: PluginDiscovery(
+                libraries: plugins.map(library), declared: declared, directories: ["/plugins.d"], vanished: vanished),
             previous: previous)
     }
 }
