@@ -192,6 +192,8 @@ extension Host {
     /// editor moves the manifest away before it writes the new one, and a library the manifest lists, in one
     /// that does not discover, keeps serving from its loaded copy.
     func changed(_ path: String, landedAt: ContinuousClock.Instant) {
+        // A manifest named relatively is read where the run started, wherever plugin code went since.
+        WorkingDirectory.restore()
         if path == watched.manifest {
             if access(path, F_OK) == 0 { _ = reloadManifest() }
         } else if let slash = path.lastIndex(of: "/"), watchedDirectories.contains(String(path[..<slash])) {

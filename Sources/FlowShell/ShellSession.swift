@@ -132,6 +132,7 @@ package final class ShellSession {
                 return .scriptFailed
             }
         }
+        comeBack()
         if let supervisor {
             // At its prompt, Ctrl-C is taken between commands too: the one that ends a `wait` typed there may
             // come before this host has read the line (the supervisor takes it from the Enter on).
@@ -204,8 +205,10 @@ package final class ShellSession {
             } else {
                 endInterrupts()
             }
+            comeBack()
             let reply = await perform(line, "\(source):\(lineNumber)")
             emit(reply, to: line)
+            comeBack()  // before a supervisor's snapshot is saved, and the next command
             switch reply.status {
             case .ok: break
             case .quit:
@@ -230,6 +233,14 @@ package final class ShellSession {
         await host.stopAndWait()
         supervisor?.exiting(quitting ? .quit : .endOfInput, token: quitting ? token : nil)
         return .ok
+    }
+
+    /// Changes back to the directory the run started in when plugin code changed the working directory
+    /// (``WorkingDirectory``), and says so: the run's relative paths (`save`, `restore`, the manifest) name
+    /// files there.
+    private func comeBack() {
+        WorkingDirectory.restore()
+        if let departure = WorkingDirectory.takeDeparture() { printWarning("flowhost: warning: \(departure)") }
     }
 
     // MARK: - Ctrl-C

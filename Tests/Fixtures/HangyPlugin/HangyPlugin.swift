@@ -5,8 +5,8 @@ import Synchronization
 
 // A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so
 // probing passes it) but whose managers misbehave in every way that is not a crash: they spin, stop the
-// host, close its descriptors, fork a child that holds them, forge the supervisor's messages, or call
-// `exit` on a background thread. The ones that come back present a module named after the manager.
+// host, close its descriptors, fork a child that holds them, forge the supervisor's messages, call
+// `exit` on a background thread, or change the process's working directory. The ones that come back present a module named after the manager.
 
 /// Presents `module`, the manager's sign that it returned.
 @MainActor
@@ -122,6 +122,15 @@ final class ExitLaterManager: FlowManager {
     }
 }
 
+/// Changes the process's working directory to the one `HANGY_WANDER_TO` names (else `/`), as a library that
+/// works in a directory of its own might, then returns normally.
+final class WanderManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        _ = chdir(getenv("HANGY_WANDER_TO").map { String(cString: $0) } ?? "/")
+        return presenting(self, "wandered")
+    }
+}
+
 final class ExitZeroManager: ExitManager {
     override class var status: Int32 { 0 }
 }
@@ -144,5 +153,6 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("CloseLink", CloseLinkManager.self), ManagerFactory("Fork", ForkManager.self),
                 ManagerFactory("Forge", ForgeManager.self), ManagerFactory("ExitZero", ExitZeroManager.self),
                 ManagerFactory("ExitThree", ExitThreeManager.self), ManagerFactory("ExitLater", ExitLaterManager.self),
+                ManagerFactory("Wander", WanderManager.self),
             ]))
 }
