@@ -236,11 +236,15 @@ package final class ShellSession {
     }
 
     /// Changes back to the directory the run started in when plugin code changed the working directory
-    /// (``WorkingDirectory``), and says so: the run's relative paths (`save`, `restore`, the manifest) name
-    /// files there.
+    /// (``WorkingDirectory``), and sets back the file creation mask (``FileCreationMask``), and says so: the
+    /// run's relative paths (`save`, `restore`, the manifest) name files there, and the files it makes get the
+    /// permissions the person's mask gives.
     private func comeBack() {
         WorkingDirectory.restore()
-        if let departure = WorkingDirectory.takeDeparture() { printWarning("flowhost: warning: \(departure)") }
+        FileCreationMask.restore()
+        for departure in [WorkingDirectory.takeDeparture(), FileCreationMask.takeDeparture()].compactMap(\.self) {
+            printWarning("flowhost: warning: \(departure)")
+        }
     }
 
     // MARK: - Ctrl-C

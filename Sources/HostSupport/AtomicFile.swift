@@ -57,11 +57,19 @@ package enum AtomicFile {
         }
     }
 
-    /// The permissions a new file gets under the process's umask: `0o666` less what the mask removes.
+    /// The permissions a new file gets under the umask flowhost started with (``FileCreationMask``), else
+    /// the process's: `0o666` less what the mask removes. Not the process's mask when it was kept, since
+    /// plugin code may have changed it (`umask(0)` would make a snapshot any user can change).
     package static var defaultMode: mode_t {
-        let mask = umask(0)
+        0o666 & ~(FileCreationMask.current ?? processMask())
+    }
+
+    /// The process's umask. Reading it means setting it for a moment: to 0077, so that a file another thread
+    /// makes meanwhile is private rather than open to all.
+    private static func processMask() -> mode_t {
+        let mask = umask(0o077)
         umask(mask)
-        return 0o666 & ~mask
+        return mask
     }
 
     private static func failure(_ step: String) -> Failure {

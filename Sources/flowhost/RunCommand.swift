@@ -123,9 +123,10 @@ enum RunCommand {
                 printWarning("flowhost: warning: \(error.message); a crash cannot be laid at a plugin's door")
             }
         }
-        // Before any plugin code runs: the directory the run's relative paths name, which a plugin's `chdir`
-        // does not move.
+        // Before any plugin code runs: the directory the run's relative paths name and the file creation mask,
+        // which a plugin's `chdir` or `umask` does not change.
         WorkingDirectory.keep()
+        FileCreationMask.keep()
         // Under a supervisor, what crashed a host is refused even with --trust, from the first load on.
         let host = Host(
             manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),

@@ -7,7 +7,7 @@ import Testing
 /// would write wherever the plugin went (`/tmp`, where others can read it and put their own for the next
 /// `restore snap.json`), and `reload manifest` would read another manifest, or none.
 struct WorkingDirectoryTests {
-    /// A manifest named relatively, `app.json` in ``start``, routing `hangy.wander`; and the directory the
+    /// A manifest named relatively, `app.json` in ``start``, routing `hangy.wander` and `hangy.unmask`; and the directory the
     /// plugin goes to, ``elsewhere``, another temporary directory.
     struct Scenario {
         let start: TemporaryDirectory
@@ -26,18 +26,20 @@ struct WorkingDirectoryTests {
                     {"manifestVersion": 1,
                      "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)"},
                      "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
-                                {"request": "hangy.wander", "plugin": "hangy", "manager": "Wander"}],
+                                {"request": "hangy.wander", "plugin": "hangy", "manager": "Wander"},
+                                {"request": "hangy.unmask", "plugin": "hangy", "manager": "Unmask"}],
                      "start": ["launch"]}
                     """)
         }
 
-        /// Runs `flowhost run app.json --script app.flow` in ``start``, with `lines` as the script.
+        /// Runs `flowhost run app.json --script app.flow` in ``start``, with umask 022 and `lines` as the script.
         func run(_ lines: String) throws -> Subprocess {
             _ = try start.file("app.flow", containing: lines)
             return try Subprocess.run(
                 "/bin/sh",
                 [
-                    "-c", #"cd "$1" && shift && exec "$@""#, "sh", start.path, BuildProducts.path(of: "flowhost"),
+                    "-c", #"umask 022 && cd "$1" && shift && exec "$@""#, "sh", start.path,
+                    BuildProducts.path(of: "flowhost"),
                     "run", "app.json", "--script", "app.flow",
                 ],
                 environment: [
@@ -65,7 +67,7 @@ struct WorkingDirectoryTests {
         let scenario = try Scenario()
         let run = try scenario.run("send hangy.wander\nreload manifest\nsend hangy.wander\n")
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput.contains("reloaded manifest app.json: 2 routes"), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("reloaded manifest app.json: 3 routes"), "\(run.standardOutput)")
         #expect(run.errorLines.filter { $0 == scenario.warning }.count == 2, "\(run.standardError)")
     }
 }

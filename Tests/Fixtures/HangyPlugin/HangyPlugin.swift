@@ -6,7 +6,7 @@ import Synchronization
 // A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so
 // probing passes it) but whose managers misbehave in every way that is not a crash: they spin, stop the
 // host, close its descriptors, fork a child that holds them, forge the supervisor's messages, call
-// `exit` on a background thread, or change the process's working directory. The ones that come back present a module named after the manager.
+// `exit` on a background thread, or change the process's working directory or file creation mask. The ones that come back present a module named after the manager.
 
 /// Presents `module`, the manager's sign that it returned.
 @MainActor
@@ -131,6 +131,15 @@ final class WanderManager: FlowManager {
     }
 }
 
+/// Sets the process's file creation mask to 0, as a library that wants its files open to all might, then
+/// returns normally.
+final class UnmaskManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        umask(0)
+        return presenting(self, "unmasked")
+    }
+}
+
 final class ExitZeroManager: ExitManager {
     override class var status: Int32 { 0 }
 }
@@ -153,6 +162,6 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("CloseLink", CloseLinkManager.self), ManagerFactory("Fork", ForkManager.self),
                 ManagerFactory("Forge", ForgeManager.self), ManagerFactory("ExitZero", ExitZeroManager.self),
                 ManagerFactory("ExitThree", ExitThreeManager.self), ManagerFactory("ExitLater", ExitLaterManager.self),
-                ManagerFactory("Wander", WanderManager.self),
+                ManagerFactory("Wander", WanderManager.self), ManagerFactory("Unmask", UnmaskManager.self),
             ]))
 }
