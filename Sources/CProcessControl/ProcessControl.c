@@ -76,3 +76,17 @@ int flowhost_memfd_create(const char *name, unsigned int flags) {
 int flowhost_tgkill(pid_t process, pid_t thread, int signal) {
     return (int)syscall(SYS_tgkill, (long)process, (long)thread, (long)signal);
 }
+
+int flowhost_wait_for_children(void) {
+    struct sigaction current;
+    if (sigaction(SIGCHLD, NULL, &current) != 0) return -1;
+    if (current.sa_handler != SIG_IGN && (current.sa_flags & SA_NOCLDWAIT) == 0) return 0;
+    struct sigaction waiting = current;
+    waiting.sa_flags &= ~SA_NOCLDWAIT;
+    if (current.sa_handler == SIG_IGN) {
+        memset(&waiting, 0, sizeof waiting);
+        waiting.sa_handler = SIG_DFL;
+        sigemptyset(&waiting.sa_mask);
+    }
+    return sigaction(SIGCHLD, &waiting, NULL) == 0 ? 1 : -1;
+}

@@ -1,3 +1,4 @@
+import CProcessControl
 import Glibc
 
 /// How to start a program with `posix_spawn`, and starting it: the one place the host, its supervisor, the
@@ -58,7 +59,13 @@ package struct ProcessLaunch {
     }
 
     /// Starts the program and returns its process ID; the caller waits for it.
+    ///
+    /// A SIGCHLD that plugin code ignored (`signal(SIGCHLD, SIG_IGN)`, so that its helpers leave no zombies)
+    /// is set back first (``flowhost_wait_for_children()``): the kernel would otherwise reap the child itself,
+    /// the caller could not learn how it ended (every probe failed as `lost the probe process`), and its
+    /// process ID, which a probe's process group is killed by, could be another process's.
     package func start() throws(Failure) -> pid_t {
+        _ = flowhost_wait_for_children()
         var fileActions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&fileActions)
         defer { posix_spawn_file_actions_destroy(&fileActions) }

@@ -1,6 +1,7 @@
 // What the host needs of the process that the Glibc module does not give it: prctl(2), since Swift does not
-// import variadic C functions; dl_iterate_phdr(3) and pipe2(2), which glibc declares only for _GNU_SOURCE; and
-// memfd_create(2) and tgkill(2), which glibc before 2.27 and 2.30 lacks.
+// import variadic C functions; dl_iterate_phdr(3) and pipe2(2), which glibc declares only for _GNU_SOURCE;
+// memfd_create(2) and tgkill(2), which glibc before 2.27 and 2.30 lacks; and sigaction(2)'s SIG_IGN and
+// SA_NOCLDWAIT, which Swift sees only as casts and numbers.
 #pragma once
 #include <sys/types.h>
 
@@ -36,3 +37,9 @@ int flowhost_memfd_create(const char *name, unsigned int flags);
 
 /// tgkill(2): sends `signal` to thread `thread` of process `process`; returns 0, or -1 with errno set.
 int flowhost_tgkill(pid_t process, pid_t thread, int signal);
+
+/// Makes SIGCHLD's disposition one under which this process can wait for its children: ignored (SIG_IGN),
+/// or with SA_NOCLDWAIT, the kernel reaps each child as it ends, so that waitpid(2) finds none and its process
+/// ID may be another process's at once. An ignored SIGCHLD goes back to SIG_DFL; a handler keeps running
+/// without SA_NOCLDWAIT. Returns 1 when it changed the disposition, 0 when it was already so, -1 with errno set.
+int flowhost_wait_for_children(void);

@@ -6,7 +6,8 @@ import Synchronization
 // A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so
 // probing passes it) but whose managers misbehave in every way that is not a crash: they spin, stop the
 // host, close its descriptors, fork a child that holds them, forge the supervisor's messages, call
-// `exit` on a background thread, or change the process's working directory or file creation mask. The ones that come back present a module named after the manager.
+// `exit` on a background thread, change the process's working directory or file creation mask, or ignore
+// SIGCHLD. The ones that come back present a module named after the manager.
 
 /// Presents `module`, the manager's sign that it returned.
 @MainActor
@@ -140,6 +141,15 @@ final class UnmaskManager: FlowManager {
     }
 }
 
+/// Ignores SIGCHLD, as a library that starts helpers and wants no zombies might, then returns normally: the
+/// kernel then reaps every child of the process itself.
+final class IgnoreChildrenManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        signal(SIGCHLD, SIG_IGN)
+        return presenting(self, "ignoringChildren")
+    }
+}
+
 final class ExitZeroManager: ExitManager {
     override class var status: Int32 { 0 }
 }
@@ -163,5 +173,6 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("Forge", ForgeManager.self), ManagerFactory("ExitZero", ExitZeroManager.self),
                 ManagerFactory("ExitThree", ExitThreeManager.self), ManagerFactory("ExitLater", ExitLaterManager.self),
                 ManagerFactory("Wander", WanderManager.self), ManagerFactory("Unmask", UnmaskManager.self),
+                ManagerFactory("IgnoreChildren", IgnoreChildrenManager.self),
             ]))
 }

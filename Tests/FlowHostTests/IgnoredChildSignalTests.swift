@@ -1,0 +1,32 @@
+import Glibc
+import Testing
+
+/// A plugin that ignores SIGCHLD (the HangyPlugin fixture's `IgnoreChildren` manager), so that the kernel
+/// reaps the process's children itself, does not make the host lose its probes: the probe of a plugin loaded
+/// afterwards is waited for as before. Otherwise every later probe failed (`cannot probe it: lost the probe
+/// process`), refusing good plugins and every reload, and the probe's process group was killed after its
+/// leader was reaped, when its number could be another process's.
+struct IgnoredChildSignalTests {
+    @Test func aPluginLoadedAfterAnotherIgnoredChildSignalsIsProbedAndServes() throws {
+        let directory = try TemporaryDirectory()
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+        let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1,
+                 "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)", "crashy": "\(crashy)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
+                            {"request": "hangy.ignore", "plugin": "hangy", "manager": "IgnoreChildren"},
+                            {"request": "crashy.fragile", "plugin": "crashy", "manager": "Fragile"}],
+                 "start": ["launch"]}
+                """)
+        let script = try directory.file("app.flow", containing: "send hangy.ignore\nsend crashy.fragile\n")
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--script", script],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("presented fragile (inline)"), "\(run.standardOutput)")
+    }
+}
