@@ -7,8 +7,8 @@ import Testing
 /// would write wherever the plugin went (`/tmp`, where others can read it and put their own for the next
 /// `restore snap.json`), and `reload manifest` would read another manifest, or none.
 struct WorkingDirectoryTests {
-    /// A manifest named relatively, `app.json` in ``start``, routing `hangy.wander` and `hangy.unmask`; and the directory the
-    /// plugin goes to, ``elsewhere``, another temporary directory.
+    /// A manifest named relatively, `app.json` in ``start``, routing `hangy.wander`, `hangy.wanderlater` and
+    /// `hangy.unmask`; and the directory the plugin goes to, ``elsewhere``, another temporary directory.
     struct Scenario {
         let start: TemporaryDirectory
         let other: TemporaryDirectory
@@ -18,34 +18,51 @@ struct WorkingDirectoryTests {
             start = try TemporaryDirectory()
             other = try TemporaryDirectory()
             elsewhere = other.path
+            try writeManifest()
+        }
+
+        /// Writes `app.json`, with `extra` routes after the scenario's own.
+        func writeManifest(extra: [String] = []) throws {
             let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
             let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+            let routes =
+                [
+                    #"{"request": "launch", "plugin": "welcome", "manager": "Launch"}"#,
+                    #"{"request": "hangy.wander", "plugin": "hangy", "manager": "Wander"}"#,
+                    #"{"request": "hangy.wanderlater", "plugin": "hangy", "manager": "WanderLater"}"#,
+                    #"{"request": "hangy.unmask", "plugin": "hangy", "manager": "Unmask"}"#,
+                ] + extra
             _ = try start.file(
                 "app.json",
                 containing: """
                     {"manifestVersion": 1,
                      "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)"},
-                     "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
-                                {"request": "hangy.wander", "plugin": "hangy", "manager": "Wander"},
-                                {"request": "hangy.unmask", "plugin": "hangy", "manager": "Unmask"}],
+                     "routes": [\(routes.joined(separator: ", "))],
                      "start": ["launch"]}
                     """)
+        }
+
+        /// The command line that runs `flowhost run app.json` with `options` in ``start``, with umask 022.
+        func commandLine(_ options: [String]) throws -> [String] {
+            [
+                "-c", #"umask 022 && cd "$1" && shift && exec "$@""#, "sh", start.path,
+                try BuildProducts.path(of: "flowhost"), "run", "app.json",
+            ] + options
+        }
+
+        /// The environment of a run: where the plugin goes, and a cache and state of the run's own.
+        var environment: [String: String] {
+            [
+                "HANGY_WANDER_TO": elsewhere, "XDG_CACHE_HOME": start.path + "/cache",
+                "XDG_STATE_HOME": start.path + "/state",
+            ]
         }
 
         /// Runs `flowhost run app.json --script app.flow` in ``start``, with umask 022 and `lines` as the script.
         func run(_ lines: String) throws -> Subprocess {
             _ = try start.file("app.flow", containing: lines)
             return try Subprocess.run(
-                "/bin/sh",
-                [
-                    "-c", #"umask 022 && cd "$1" && shift && exec "$@""#, "sh", start.path,
-                    BuildProducts.path(of: "flowhost"),
-                    "run", "app.json", "--script", "app.flow",
-                ],
-                environment: [
-                    "HANGY_WANDER_TO": elsewhere, "XDG_CACHE_HOME": start.path + "/cache",
-                    "XDG_STATE_HOME": start.path + "/state",
-                ])
+                "/bin/sh", commandLine(["--script", "app.flow"]), environment: environment.mapValues { $0 })
         }
 
         /// The warning the host prints when it changes back.
@@ -67,7 +84,27 @@ struct WorkingDirectoryTests {
         let scenario = try Scenario()
         let run = try scenario.run("send hangy.wander\nreload manifest\nsend hangy.wander\n")
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput.contains("reloaded manifest app.json: 3 routes"), "\(run.standardOutput)")
+        #expect(run.standardOutput.contains("reloaded manifest app.json: 4 routes"), "\(run.standardOutput)")
         #expect(run.errorLines.filter { $0 == scenario.warning }.count == 2, "\(run.standardError)")
+    }
+
+    @Test func aWatchedManifestIsReadWhereTheRunStartedAfterAPluginThreadChangedTheWorkingDirectory() throws {
+        let scenario = try Scenario()
+        let go = scenario.other.path + "/go"
+        var environment = scenario.environment
+        environment["HANGY_WANDER_GO"] = go
+        let shell = try ChildProcess(
+            executable: "/bin/sh", arguments: scenario.commandLine(["--watch"]), connection: .pipes,
+            environment: environment)
+        try shell.waitFor("top: welcome")
+        try shell.send("send hangy.wanderlater\n")
+        try shell.waitFor("top: wanderingLater")
+        // Between commands, the plugin's thread changes the working directory; then the manifest is edited.
+        _ = try scenario.other.file("go", containing: "")
+        try shell.waitFor("wandered off")
+        try scenario.writeManifest(extra: [#"{"request": "hangy.again", "plugin": "hangy", "manager": "Wander"}"#])
+        try shell.waitFor("reloaded manifest app.json: 5 routes")
+        shell.closeInput()
+        #expect(try shell.waitForExit() == .exited(0))
     }
 }

@@ -132,6 +132,22 @@ final class WanderManager: FlowManager {
     }
 }
 
+/// Returns at once, leaving a thread that waits for the file `HANGY_WANDER_GO` names, then changes the
+/// process's working directory to the one `HANGY_WANDER_TO` names and writes `wandered off` to standard
+/// output: between commands, outside any call into the plugin.
+final class WanderLaterManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        guard let go = getenv("HANGY_WANDER_GO").map({ String(cString: $0) }) else { return presenting(self, "stayed") }
+        let target = getenv("HANGY_WANDER_TO").map { String(cString: $0) } ?? "/"
+        DispatchQueue.global().async {
+            while access(go, F_OK) != 0 { usleep(10_000) }
+            _ = chdir(target)
+            _ = Array("wandered off\n".utf8).withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        }
+        return presenting(self, "wanderingLater")
+    }
+}
+
 /// Sets the process's file creation mask to 0, as a library that wants its files open to all might, then
 /// returns normally.
 final class UnmaskManager: FlowManager {
@@ -172,7 +188,8 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("CloseLink", CloseLinkManager.self), ManagerFactory("Fork", ForkManager.self),
                 ManagerFactory("Forge", ForgeManager.self), ManagerFactory("ExitZero", ExitZeroManager.self),
                 ManagerFactory("ExitThree", ExitThreeManager.self), ManagerFactory("ExitLater", ExitLaterManager.self),
-                ManagerFactory("Wander", WanderManager.self), ManagerFactory("Unmask", UnmaskManager.self),
+                ManagerFactory("Wander", WanderManager.self), ManagerFactory("WanderLater", WanderLaterManager.self),
+                ManagerFactory("Unmask", UnmaskManager.self),
                 ManagerFactory("IgnoreChildren", IgnoreChildrenManager.self),
             ]))
 }
