@@ -15,11 +15,26 @@ struct DescriptorIdentity: Sendable, Equatable {
         (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
     }
 
-    /// The file at `path`, links followed (`/proc/PID/fd/N`: what another process's descriptor refers to).
-    init?(path: String) {
+    /// What another process's descriptor is, as `/proc/PID/fd/N` shows it.
+    enum Seen: Equatable {
+        case open(DescriptorIdentity)
+        /// The process has no descriptor of that number.
+        case closed
+        /// `/proc` does not show it: the process is not dumpable (its executable cannot be read by its user, or
+        /// plugin code called `prctl(PR_SET_DUMPABLE, 0)`), and only a process that may trace it sees its
+        /// descriptors.
+        case hidden
+    }
+
+    /// What descriptor `number` of process `pid` refers to.
+    static func seen(_ number: Int, of pid: pid_t) -> Seen {
         var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
+        guard stat("/proc/\(pid)/fd/\(number)", &status) == 0 else { return errno == ENOENT ? .closed : .hidden }
+        return .open(DescriptorIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)))
+    }
+
+    private init(device: UInt64, inode: UInt64) {
+        (self.device, self.inode) = (device, inode)
     }
 
     /// The identities of this process's standard input, output and error and its supervisor link.

@@ -197,13 +197,18 @@ final class SupervisedHost: Sendable {
     }
 
     /// The first of the host's descriptors 0 to 3 that is no longer what it was given (a plugin closed or
-    /// replaced it); `nil` when all are, or when they cannot be seen (no `/proc`, or the host has ended).
+    /// replaced it); `nil` when all are, or when they cannot be seen (no `/proc`, the host has ended, or it is
+    /// not dumpable: a hang of such a host is a hang, not a descriptor lost).
     func changedDescriptor() -> Int32? {
         reaping.whileRunning { () -> Int32? in
             guard Self.isRunning(pid) else { return nil }
             for (number, given) in descriptors.enumerated() {
                 guard let given else { continue }
-                if DescriptorIdentity(path: "/proc/\(pid)/fd/\(number)") != given { return Int32(number) }
+                switch DescriptorIdentity.seen(number, of: pid) {
+                case .open(let identity) where identity == given: continue
+                case .hidden: continue
+                case .open, .closed: return Int32(number)
+                }
             }
             return nil
         } ?? nil
