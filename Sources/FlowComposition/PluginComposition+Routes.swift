@@ -170,15 +170,30 @@ extension PluginComposition {
     package var unroutedStarts: [ManifestError] {
         let keys = handledRouteKeys
         let fromApp = keys.filter { ($0.module ?? .app) == .app }
-        return declared.unroutedStarts(
-            routedFromApp: Set(fromApp.map(\.request.rawValue)), routed: Set(keys.map(\.request.rawValue)))
+        return blamingUnreadDirectories(
+            declared.unroutedStarts(
+                routedFromApp: Set(fromApp.map(\.request.rawValue)), routed: Set(keys.map(\.request.rawValue))))
+    }
+
+    /// `errors`, each a request no route handles, with a note of the `discover` entries whose directory could
+    /// not be read (``unreadDirectories``, reported first): a plugin there, a misspelt directory's, may be the
+    /// one meant to route it, so the error is likely a consequence rather than a cause of its own.
+    private func blamingUnreadDirectories(_ errors: [ManifestError]) -> [ManifestError] {
+        let places = unreadDirectories.compactMap(\.place)
+        guard !places.isEmpty else { return errors }
+        let entries = places.count == 1 ? places[0] : places.joined(separator: ", ")
+        return errors.map { error in
+            var error = error
+            error.message += " (perhaps a plugin of \(entries), whose directory could not be read)"
+            return error
+        }
     }
 
     /// The manifest's own guards whose redirect no route it composes to handles: the
     /// ``ManifestError/Kind/badGuard`` errors the parser leaves to discovery, worded alike. The guards plugins
     /// declare are checked as they are composed, as plugin problems (``PluginLoadError/Kind/unroutedRedirect``).
     package var unroutedRedirects: [ManifestError] {
-        declared.unroutedRedirects(routed: handledRequests)
+        blamingUnreadDirectories(declared.unroutedRedirects(routed: handledRequests))
     }
 
     /// The manifest's own deep links whose first step no route it composes to handles: the
@@ -187,7 +202,7 @@ extension PluginComposition {
     /// plugins declare are checked as they are composed, as plugin problems
     /// (``PluginLoadError/Kind/unroutedDeepLink``).
     package var unroutedDeepLinks: [ManifestError] {
-        declared.unroutedDeepLinks(routed: handledRequests)
+        blamingUnreadDirectories(declared.unroutedDeepLinks(routed: handledRequests))
     }
 
     /// The routes that handle a request in the composition: those it routes, and those that fail (a

@@ -104,13 +104,15 @@ package struct RoutingTable: Sendable {
     }
 
     /// What `validate` reports as errors and the table only hints at, one line each, as `validate` prints
-    /// them: for a manifest that discovers plugins, its start requests, deep links' first steps and guard
-    /// redirects that no composed route handles (``PluginComposition/composedManifestErrors``), then every
-    /// problem discovery found (a discovered directory not there, a library it cannot probe, a conflict, an
-    /// unmet requirement). `list` prints them on standard error.
+    /// them: for a manifest that discovers plugins, the discovered directories it could not read (the cause of
+    /// much that follows), its start requests, deep links' first steps and guard redirects that no composed
+    /// route handles (``PluginComposition/composedManifestErrors``), then every other problem discovery found
+    /// (a library it cannot probe, a conflict, an unmet requirement). `list` prints them on standard error.
     package var errors: [String] {
         guard let composition else { return [] }
-        return composition.composedManifestErrors.map(\.description) + composition.problems.map(\.description)
+        let unread = composition.unreadDirectories
+        return unread.map(\.description) + composition.composedManifestErrors.map(\.description)
+            + composition.problems.filter { !unread.contains($0) }.map(\.description)
     }
 
     /// Whether `list` exits 65, as `validate` would: there are ``errors``, or a plugin failed to load (the

@@ -149,9 +149,13 @@ package struct ValidationReport: Sendable {
         pluginsNotBuilt || manifestErrors.contains { $0.kind == .fileNotFound }
     }
 
-    /// Every problem as a one-line description, the manifest's first.
+    /// Every problem as a one-line description: the discovered directories that cannot be read first, as the
+    /// cause of what follows from them (a start request no route handles when its plugin's directory is
+    /// misspelt), then the manifest's, then the plugins'.
     package var problems: [String] {
         let omitted = ManifestErrors(manifestErrors, omitted: omittedManifestErrors).omittedLine
-        return manifestErrors.map(\.description) + (omitted.map { [$0] } ?? []) + pluginErrors.map(\.description)
+        let unread = composition?.unreadDirectories ?? []
+        return unread.map(\.description) + manifestErrors.map(\.description) + (omitted.map { [$0] } ?? [])
+            + pluginErrors.filter { !unread.contains($0) }.map(\.description)
     }
 }

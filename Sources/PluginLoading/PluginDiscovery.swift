@@ -63,7 +63,8 @@ package struct PluginDiscovery {
             var read: [(directory: String, names: [String])] = []
             for (directory, required) in places {
                 guard
-                    let (names, notUTF8) = readDirectory(directory, required: required, checked: !prober.allowInsecure)
+                    let (names, notUTF8) = readDirectory(
+                        directory, required: required ? (manifest, index) : nil, checked: !prober.allowInsecure)
                 else { continue }
                 read.append((directory, names))
                 if !directories.contains(directory) { directories.append(directory) }
@@ -144,21 +145,26 @@ package struct PluginDiscovery {
     }
 
     /// The sorted names in `directory` that do not start with a dot; `nil` when it cannot be read, which is
-    /// a problem when the directory is `required`, or when others could write it (unless not `checked`,
+    /// a problem when the directory is `required` (named by the entry of that index in that manifest's
+    /// `discover`, where the problem is said to be), or when others could write it (unless not `checked`,
     /// `--allow-insecure-plugins`), which is a problem always.
-    private mutating func readDirectory(_ directory: String, required: Bool, checked: Bool)
+    private mutating func readDirectory(_ directory: String, required: (Manifest, Int)?, checked: Bool)
         -> (names: [String], notUTF8: [[UInt8]])?
     {
         guard let listing = Self.listing(of: directory) else {
-            if required {
-                let reason = errno == ENOENT ? "not found" : String(cString: strerror(errno))
+            if let (manifest, index) = required {
+                let missing = errno == ENOENT
+                let reason = missing ? "not found" : "cannot be read: " + String(cString: strerror(errno))
+                // A typo's likely fix, written as the manifest would write it; else what to do.
+                let near = missing ? NearestPath.suggestion(for: directory, directory: true) : nil
                 let hint =
-                    errno == ENOENT
-                    ? "; create it, or fix \"discover\" (relative directories are relative to the manifest)" : ""
+                    near.map { "; did you mean \(quoted(NearestPath.relative($0, to: manifest.directory)))?" }
+                    ?? (missing
+                        ? "; create it, or fix \"discover\" (relative directories are relative to the manifest)" : "")
                 problems.append(
                     PluginLoadError(
-                        file: directory, kind: errno == ENOENT ? .notFound : .unreadable,
-                        message: "discovered directory \(reason)\(hint)"))
+                        file: manifest.path, kind: missing ? .notFound : .unreadable,
+                        message: "discovered directory \(directory) \(reason)\(hint)", place: "discover[\(index)]"))
             }
             return nil
         }

@@ -22,7 +22,7 @@ struct GraphDiscoveryWarningTests {
         #expect(graph.status == 0)
         #expect(
             graph.errorLines == [
-                "\(lab.directory.path)/gone.d: discovered directory not found; create it, or fix \"discover\" "
+                "\(manifest): discover[1]: discovered directory \(lab.directory.path)/gone.d not found; create it, or fix \"discover\" "
                     + "(relative directories are relative to the manifest)"
             ])
         #expect(graph.errorLines.first == validate.errorLines.first)

@@ -13,7 +13,7 @@ struct ListExitCodeTests {
             "gone.json",
             containing: #"{"manifestVersion": 1, "discover": ["plugins.d", "gone.d"], "start": ["launch"]}"#)
         let error =
-            "\(lab.directory.path)/gone.d: discovered directory not found; create it, or fix \"discover\" "
+            "\(manifest): discover[1]: discovered directory \(lab.directory.path)/gone.d not found; create it, or fix \"discover\" "
             + "(relative directories are relative to the manifest)"
 
         let validate = try lab.flowhost(["validate", manifest])

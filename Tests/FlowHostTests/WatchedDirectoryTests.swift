@@ -21,7 +21,7 @@ struct WatchedDirectoryTests {
 
         try #require(unlink(library) == 0 && rmdir(plugins) == 0)
         try shell.waitFor("plugin 'greeter' removed")
-        try shell.waitFor("discovery: \(plugins): discovered directory not found")
+        try shell.waitFor("discovery: \(manifest): discover[0]: discovered directory \(plugins) not found")
         try #require(mkdir(plugins, 0o755) == 0)
         _ = try directory.file("plugins.d/libGreeter.so", containing: BuildProducts.bytes(of: "libGreeterPluginV1.so"))
 
