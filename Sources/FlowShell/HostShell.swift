@@ -140,6 +140,14 @@ package final class HostShell {
         for (index, (request, outcome)) in outcomes.enumerated() {
             lastOutcome = outcome
             do throws(FlowError) {
+                if case .failed(let error) = outcome,
+                    let problem = host.problems.first(where: { $0.description == error.message })
+                {
+                    // Its plugin failed to load its service, which `run` printed at the start: referred to, not
+                    // said again.
+                    requestFailed = true
+                    throw FlowError("start request \(request.name) failed: \(problem.file) did not load (said above)")
+                }
                 try check(outcome, of: request.name, what: "start request \(request.name)")
             } catch {
                 guard status == .ok else { continue }

@@ -21,4 +21,28 @@ struct StartFailureOutputTests {
         #expect(said.first?.hasPrefix("\(manifest): start request launch failed: libWelcomeMissing.so: ") == true)
         #expect(run.outputLines.filter { !$0.isEmpty } == ["  top: (nothing)"], "\(run.outputLines)")
     }
+
+    /// A plugin that runs a service fails to load at the start, which `run` says then; the start request its
+    /// routes fail refers back to that line rather than saying the same failure again.
+    @Test func aStartRequestWhosePluginsServiceFailedToLoadRefersBackToIt() throws {
+        let directory = try TemporaryDirectory()
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"catalog": "libCatalogMissing.so"},
+                 "routes": [{"request": "home.show", "plugin": "catalog", "manager": "Home"}],
+                 "services": [{"plugin": "catalog", "service": "Store"}], "start": ["home.show"]}
+                """)
+        let run = try Subprocess.run(
+            BuildProducts.path(of: "flowhost"), ["run", manifest], input: "",
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 1)
+        let said = (run.outputLines + run.errorLines).filter { $0.contains("library of plugin 'catalog' not found") }
+        #expect(said.count == 1, "\(said)")
+        #expect(said.first?.hasPrefix("libCatalogMissing.so: ") == true, "the service's line, at the start")
+        #expect(
+            run.errorLines.last
+                == "\(manifest): start request home.show failed: libCatalogMissing.so did not load (said above)")
+    }
 }
