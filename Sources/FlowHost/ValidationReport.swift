@@ -138,6 +138,26 @@ package struct ValidationReport: Sendable {
             unmatchedGuardPatterns = UnmatchedGuardPattern.find(in: manifest, routed: routed, plugins: loaded)
             unroutedDeepLinkSteps = UnroutedDeepLinkStep.find(in: manifest, routed: routed, plugins: loaded)
         }
+        pluginErrors = Self.placingMissingPaths(pluginErrors, of: manifest)
+    }
+
+    /// `errors` with each library of a `plugins` entry that is a path to no file said at its place in the
+    /// manifest, as a name a plugin does not export is: the path is the manifest's mistake
+    /// (`app.json: plugins.trip: library /app/libTrp.so not found; did you mean libTrip.so?`).
+    static func placingMissingPaths(_ errors: [PluginLoadError], of manifest: Manifest) -> [PluginLoadError] {
+        let paths = manifest.plugins.filter { $0.value.library.contains("/") }.map { name, entry in
+            (name, Manifest.normalisedPath(entry.library, relativeTo: manifest.directory))
+        }
+        return errors.map { error in
+            guard error.kind == .notFound, error.place == nil,
+                let (name, path) = paths.first(where: { $0.1 == error.file })
+            else { return error }
+            let what = "library of plugin '\(name)' not found"
+            guard error.message.hasPrefix(what) else { return error }
+            return PluginLoadError(
+                file: manifest.path, kind: .notFound,
+                message: "library \(path) not found" + error.message.dropFirst(what.count), place: "plugins.\(name)")
+        }
     }
 
     /// Whether nothing is wrong.

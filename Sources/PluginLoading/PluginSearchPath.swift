@@ -60,9 +60,18 @@ package struct PluginSearchPath: Sendable, Hashable {
             if errno == ELOOP { throw Self.loop(path, what) }
         }
         if library.contains("/") {
+            // A misspelt file name is the likely cause: what is there instead, if anything near.
+            let path = Manifest.normalisedPath(library, relativeTo: baseDirectory)
+            // A misspelt directory: the path near it that is there, as the manifest would write it.
+            let hint =
+                access(parentDirectory(of: path), F_OK) != 0
+                ? NearestPath.suggestion(for: path, directory: false).map {
+                    "; did you mean \(NearestPath.relative($0, to: baseDirectory))?"
+                } ?? Self.missingLibraryHint(path)
+                : Self.missingLibraryHint(path)
             throw PluginLoadError(
-                file: Manifest.normalisedPath(library, relativeTo: baseDirectory), kind: .notFound,
-                message: "\(what) not found; check the path in the manifest")
+                file: path, kind: .notFound,
+                message: "\(what) not found" + (hint.isEmpty ? "; check the path in the manifest" : hint))
         }
         // A directory that is not there is said to be: a mistyped --plugin-path is the likely cause.
         let missing = directories.filter { access($0, F_OK) != 0 && errno == ENOENT }

@@ -113,26 +113,6 @@ enum ManifestCommands {
         return code
     }
 
-    /// What `inspect` was likely meant for when the absolute `path` is not there: the library of that name in
-    /// its directory's SwiftPM build directory (`inspect libGreeting.so` in the plugin's package), the nearest
-    /// library in its directory (a misspelt name), or that the directory is not there either (a SwiftPM build
-    /// directory: the plugin is not built yet).
-    static func missingLibraryHint(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
-        let name = String(path[path.index(after: slash)...])
-        if let built = PluginSearchPath.builtLibrary(named: name, near: [directory]) {
-            return "; did you mean \(built.library)?"
-        }
-        guard let names = PluginDiscovery.names(in: directory) else {
-            guard errno == ENOENT else { return "" }
-            let unbuilt = directory.hasSuffix("/.build/debug") || directory.hasSuffix("/.build/release")
-            return "; \(directory) is not there either" + (unbuilt ? ": build the plugin first (`swift build`)" : "")
-        }
-        return Suggestion.closest(to: name, among: names.filter { $0.hasSuffix(".so") }).map { "; did you mean \($0)?" }
-            ?? ""
-    }
-
     /// Prints a plugin library's description.
     static func inspect(_ arguments: [String]) throws(Exit) -> ExitCode {
         let parsed = try Arguments(arguments, spec: FlowHostCommandLine.inspect)
@@ -152,7 +132,7 @@ enum ManifestCommands {
         }
         guard access(path, F_OK) == 0 else {
             guard errno == ELOOP else {
-                let message = "plugin library not found" + missingLibraryHint(path)
+                let message = "plugin library not found" + PluginSearchPath.missingLibraryHint(path)
                 throw fail(.inputMissing, PluginLoadError(file: path, kind: .notFound, message: message))
             }
             let message = "plugin library path is a symbolic link loop (ELOOP: too many levels of symbolic links)"

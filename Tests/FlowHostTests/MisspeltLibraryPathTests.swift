@@ -1,0 +1,65 @@
+import Glibc
+import Testing
+
+/// A `plugins` entry whose library path is misspelt is the manifest's mistake: `validate` says it at its place
+/// there, as it says a name a plugin does not export, and suggests the file or directory near it that is
+/// there, as `inspect` does for its argument.
+struct MisspeltLibraryPathTests {
+    /// A directory `Trip/.build/debug` holding `libTrip.so` (a copy of the welcome plugin), and a manifest
+    /// whose `trip` plugin is the library at `library`.
+    private func lab(library: String) throws -> (directory: TemporaryDirectory, manifest: String) {
+        let directory = try TemporaryDirectory()
+        for made in ["Trip", "Trip/.build", "Trip/.build/debug"] {
+            try #require(mkdir(directory.path + "/" + made, 0o755) == 0)
+        }
+        _ = try directory.file(
+            "Trip/.build/debug/libTrip.so", containing: BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"trip": "\(library)"},
+                 "routes": [{"request": "launch", "plugin": "trip", "manager": "Launch"}], "start": ["launch"]}
+                """)
+        return (directory, manifest)
+    }
+
+    private func validate(_ directory: TemporaryDirectory, _ manifest: String) throws -> Subprocess {
+        try Subprocess.flowhost(["validate", manifest], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+    }
+
+    @Test func aMisspeltFileNameIsSaidAtItsPlaceWithTheFileNearIt() throws {
+        let (directory, manifest) = try lab(library: "Trip/.build/debug/libTrp.so")
+
+        let run = try validate(directory, manifest)
+
+        #expect(run.status == 65)
+        #expect(
+            run.errorLines.first
+                == "\(manifest): plugins.trip: library \(directory.path)/Trip/.build/debug/libTrp.so not found; "
+                + "did you mean libTrip.so?")
+    }
+
+    @Test func aMisspeltDirectoryIsSaidAtItsPlaceWithThePathNearIt() throws {
+        let (directory, manifest) = try lab(library: "Trp/.build/debug/libTrip.so")
+
+        let run = try validate(directory, manifest)
+
+        #expect(run.status == 65)
+        #expect(
+            run.errorLines.first
+                == "\(manifest): plugins.trip: library \(directory.path)/Trp/.build/debug/libTrip.so not found; "
+                + "did you mean Trip/.build/debug/libTrip.so?")
+    }
+
+    /// Nothing near: what to do, as before.
+    @Test func aPathWithNothingNearSaysToCheckIt() throws {
+        let (directory, manifest) = try lab(library: "Trip/.build/debug/libSomethingElse.so")
+
+        let run = try validate(directory, manifest)
+
+        #expect(
+            run.errorLines.first
+                == "\(manifest): plugins.trip: library \(directory.path)/Trip/.build/debug/libSomethingElse.so "
+                + "not found; check the path in the manifest")
+    }
+}
