@@ -169,6 +169,13 @@ package struct ValidationReport: Sendable {
         pluginsNotBuilt || manifestErrors.contains { $0.kind == .fileNotFound }
     }
 
+    /// How many problems there are: those ``problems`` lists, and the manifest's it leaves out.
+    package var problemCount: Int {
+        let unread = composition?.unreadDirectories ?? []
+        return unread.count + manifestErrors.count + omittedManifestErrors
+            + pluginErrors.filter { !unread.contains($0) }.count
+    }
+
     /// Every problem as a one-line description: the discovered directories that cannot be read first, as the
     /// cause of what follows from them (a start request no route handles when its plugin's directory is
     /// misspelt), then the manifest's, then the plugins'.

@@ -45,8 +45,10 @@ enum ManifestCommands {
         for unused in report.unusedDeclarations { printError("\(path): note: \(unused.description)") }
         for unrouted in report.unroutedSends { printError("\(path): note: \(unrouted)") }
         guard let manifest = report.manifest, report.isValid else {
-            if report.manifestErrors.isEmpty && !report.pluginsNotBuilt {
-                let count = report.pluginErrors.count
+            // Every validate that read the manifest and found it wanting ends so, whatever failed: the manifest,
+            // its discovery or its plugins. A file that cannot be read, or plugins not built, is one line alone.
+            if !report.manifestErrors.contains(where: { unread.contains($0.kind) }) && !report.pluginsNotBuilt {
+                let count = report.problemCount
                 printError("\(path): \(count) problem\(count == 1 ? "" : "s") found")
             }
             return code

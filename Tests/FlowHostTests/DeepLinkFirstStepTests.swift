@@ -30,7 +30,9 @@ struct DeepLinkFirstStepTests {
         let run = try lab.flowhost(["run", manifest])
 
         #expect(validate.status == 65)
-        #expect(validate.errorLinesWithoutNotes == [error], "the tour's second step is not reported")
+        #expect(
+            validate.errorLinesWithoutNotes == [error, "\(manifest): 1 problem found"],
+            "the tour's second step is not reported")
         #expect(validate.standardOutput.isEmpty)
         #expect(json.status == 65)
         #expect(json.standardOutput.contains(#""kind": "badDeepLink""#))

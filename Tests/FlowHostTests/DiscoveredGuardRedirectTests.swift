@@ -19,7 +19,7 @@ struct DiscoveredGuardRedirectTests {
         let supervised = try lab.flowhost(["run", manifest, "--supervise"])
 
         #expect(validate.status == 65)
-        #expect(validate.errorLinesWithoutNotes == [error])
+        #expect(validate.errorLinesWithoutNotes == [error, "\(manifest): 1 problem found"])
         #expect(validate.standardOutput.isEmpty)
         #expect(json.status == 65)
         #expect(json.standardOutput.contains(#""kind": "badGuard""#))

@@ -21,7 +21,8 @@ struct MisspeltGuardPatternTests {
         #expect(run.status == 65)
         #expect(
             run.errorLines == [
-                "\(path): guards[0].requests[0]: \"catalog.detail\" matches no routed request; routes[2].request is \"catalog.detial\": is one of the two misspelt?"
+                "\(path): guards[0].requests[0]: \"catalog.detail\" matches no routed request; routes[2].request is \"catalog.detial\": is one of the two misspelt?",
+                "\(path): 1 problem found",
             ])
     }
 }

@@ -107,7 +107,8 @@ struct ShellRoughEdgeScriptTests {
         #expect(run.status == 65)
         #expect(
             run.errorLines == [
-                #"\#(file): missing required keys "plugins" and "routes"; list the plugins and route requests to their managers, or discover plugins that declare their routes with "discover": ["DIRECTORY"]"#
+                #"\#(file): missing required keys "plugins" and "routes"; list the plugins and route requests to their managers, or discover plugins that declare their routes with "discover": ["DIRECTORY"]"#,
+                "\(file): 1 problem found",
             ])
     }
 }
