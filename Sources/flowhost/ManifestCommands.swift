@@ -263,9 +263,35 @@ func maxManifestSize(_ arguments: Arguments) throws(Exit) -> Int {
     return bytes
 }
 
-/// The standard plugin search path with the command's `--plugin-path` directories.
+/// The standard plugin search path with the command's `--plugin-path` directories, warning once of each of
+/// those that is not a directory (``warnOfMissingPluginPaths(_:)``).
+@MainActor
 func searchPath(_ manifest: Manifest, _ arguments: Arguments) -> PluginSearchPath {
-    .standard(manifest: manifest, flags: arguments.options["--plugin-path", default: []].map(Manifest.absolutePath))
+    warnOfMissingPluginPaths(arguments)
+    return .standard(
+        manifest: manifest, flags: arguments.options["--plugin-path", default: []].map(Manifest.absolutePath))
+}
+
+/// Warns, a line each, of the `--plugin-path` directories that are not there or not directories: one typed
+/// on the command line is meant to hold plugins, and a typo there would otherwise pass without a word
+/// (the manifest's own `pluginPath` entries that are missing stay silent: manifests/README.md says why). A
+/// supervised host leaves it to its supervisor, which said it already.
+@MainActor
+func warnOfMissingPluginPaths(_ arguments: Arguments) {
+    guard ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil else { return }
+    var warned = Set<String>()
+    for directory in arguments.options["--plugin-path", default: []] where warned.insert(directory).inserted {
+        var info = stat()
+        let problem: String
+        if stat(directory, &info) != 0 {
+            problem = errno == ENOENT ? "is not there" : "cannot be read: " + String(cString: strerror(errno))
+        } else if info.st_mode & S_IFMT != S_IFDIR {
+            problem = "is not a directory"
+        } else {
+            continue
+        }
+        printWarning("flowhost: warning: --plugin-path \(directory) \(problem); no plugin is found there")
+    }
 }
 
 /// Prints rows as aligned columns.
