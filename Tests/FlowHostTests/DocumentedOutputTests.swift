@@ -41,6 +41,25 @@ struct DocumentedOutputTests {
         #expect(try Self.prose("docs/authoring.md").contains("`\(line)`"), "docs/authoring.md does not quote `\(line)`")
     }
 
+    /// A reload of a plugin with services prints its services' stop and start, then the reload's line with
+    /// the services restarted: the form the guide and docs/reload.md quote besides the one without.
+    @Test func theReloadLinesOfAPluginWithServicesAreTheOnesTheDocsQuote() throws {
+        func reloaded(_ plugin: String, _ library: String, services: [String]) -> String {
+            HostEvent.pluginReloaded(
+                plugin: plugin, generation: 2, file: ".../\(library)", swapTime: .milliseconds(7), services: services
+            ).description.replacingOccurrences(of: #"\(7[.0-9]* ms"#, with: "(N ms", options: .regularExpression)
+        }
+        let guide = try Self.prose("docs/authoring.md")
+        let reload = try Self.prose("docs/reload.md")
+
+        #expect(guide.contains("`\(reloaded("greeting", "libGreeting.so", services: []))`"))
+        #expect(guide.contains("`\(reloaded("trip", "libTrip.so", services: ["trip.Store"]))`"))
+        #expect(guide.contains("`\(FlowEvent.serviceStopped("trip.Store").description)`"))
+        #expect(guide.contains("`\(FlowEvent.serviceStarted("trip.Store").description)`"))
+        #expect(reload.contains("`\(reloaded("settings", "libSettingsPlugin.so", services: ["settings.Analytics"]))`"))
+        #expect(reload.contains("`\(FlowEvent.serviceStopped("settings.Analytics").description)`"))
+    }
+
     @Test func theRefusalsTheDocsQuoteAreTheHostsOwn() throws {
         let older = FlowKitVersion(major: 1, minor: 2)
         let newer = try #require(PluginFlowKit.version(FlowKitVersion(major: 1, minor: 4)).refusal(host: older))
