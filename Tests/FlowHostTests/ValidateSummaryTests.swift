@@ -22,15 +22,19 @@ struct ValidateSummaryTests {
         #expect(try JSONValue(parsing: json.standardOutput)["errors"]?.array?.count == 2)
     }
 
+    /// The directory not there, and the start request it leaves unrouted: a discovery problem and a manifest
+    /// error, counted together.
     @Test func aDiscoveredDirectoryNotThereEndsWithTheCount() throws {
         let directory = try TemporaryDirectory()
-        let manifest = try directory.file("app.json", containing: #"{"manifestVersion": 1, "discover": ["gone.d"]}"#)
+        let manifest = try directory.file(
+            "app.json", containing: #"{"manifestVersion": 1, "discover": ["gone.d"], "start": ["launch"]}"#)
 
         let validate = try Subprocess.flowhost(
             ["validate", manifest], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
 
         #expect(validate.status == 65)
-        #expect(validate.errorLines.last == "\(manifest): 1 problem found")
+        #expect(validate.errorLines.count == 3)
+        #expect(validate.errorLines.last == "\(manifest): 2 problems found")
     }
 
     /// A manifest that cannot be read is one line alone: there is nothing to count.
