@@ -10,8 +10,9 @@ package struct DuplicateTrace: Sendable, Hashable, CustomStringConvertible {
     package enum Kind: Sendable, Hashable {
         /// One file: the same device and inode.
         case sameFile
-        /// Two files with the same header: a copy (whole, or of a trace still being written); since
-        /// flowhost writes a random ``Trace/recordingId()`` in each header, never two recordings.
+        /// Two files with the same header, which holds a `recording` id: a copy (whole, or of a trace still
+        /// being written); since flowhost writes a random ``Trace/recordingId()`` in each header, never two
+        /// recordings.
         case sameRecording
     }
 
@@ -44,10 +45,12 @@ package struct DuplicateTrace: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The first of `files` whose header, in `headers` (in the same order), equals an earlier one's: only the
-    /// first line of each file is compared, so traces of any size cost nothing more.
+    /// first line of each file is compared, so traces of any size cost nothing more. A header without a
+    /// `recording` id (a trace written before flowhost wrote one) is never taken for a copy: two runs begun
+    /// in the same second wrote the same header then, and both are recordings of their own.
     package static func sameRecording(in files: [String], headers: [TraceEvent]) -> DuplicateTrace? {
         var seen: [TraceEvent: String] = [:]
-        for (file, header) in zip(files, headers) {
+        for (file, header) in zip(files, headers) where header["recording"] != nil {
             if let first = seen[header] { return DuplicateTrace(first: first, second: file, kind: .sameRecording) }
             seen[header] = file
         }

@@ -94,6 +94,31 @@ struct DuplicateTraceTests {
             DuplicateTrace.sameRecording(in: ["a", "b"], headers: [headers[0], headers[0]])
                 == DuplicateTrace(first: "a", second: "b", kind: .sameRecording))
     }
+
+    /// A trace written before headers held `recording` is never taken for a copy: two runs of one script begun
+    /// in the same second wrote the same header then, and refusing them (exit 64, with no way round) would
+    /// leave such traces unreadable together. Named twice by one file's names, it is still refused.
+    @Test func twoOlderTracesWithTheSameHeaderAreBothRead() throws {
+        let first = try Recording()
+        let second = try Recording()
+        var header = try #require(try TraceReader(path: first.trace).header.json.object)
+        header["recording"] = nil
+        let older = JSONValue.object(header).description
+        func body(of trace: String) throws -> String {
+            try readText(trace).split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+                .joined(separator: "\n")
+        }
+        let a = try first.directory.file("a.jsonl", containing: older + "\n" + (try body(of: first.trace)))
+        let b = try first.directory.file("b.jsonl", containing: older + "\n" + (try body(of: second.trace)))
+
+        let report = try Subprocess.flowhost(["experiments", "report", a, b])
+        #expect(report.status == 0, "\(report.standardError)")
+        #expect(report.outputLines.first == "goal: catalog.detail, from 2 traces")
+        let graph = try Subprocess.flowhost(
+            ["graph", "manifests/experiment.json", "--no-plugins", "--trace", a, "--trace", b])
+        #expect(graph.status == 0, "\(graph.standardError)")
+        #expect(try Subprocess.flowhost(["experiments", "report", a, a]).status == 64)
+    }
 }
 
 // MARK: - Test Helpers
