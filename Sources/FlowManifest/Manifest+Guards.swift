@@ -77,13 +77,15 @@ extension ManifestParser {
     }
 
     /// What a ``ManifestError/Kind/badGuard`` says of the pattern `text` that matches no routed request but
-    /// is near `nearest` (a routed request, or a prefix pattern of one): the first of `routes` that `nearest`
-    /// matches, since either may be the one misspelt, and a hint to copy the route's request would spread a
-    /// typo of the route into the guard:
+    /// is near `nearest` (a routed request, or a prefix pattern of one). When `nearest` matches one request, the
+    /// first of `routes` that routes it, since either may be the one misspelt, and a hint to copy the route's
+    /// request would spread a typo of the route into the guard:
     /// `"catalog.detail" matches no routed request; routes[2].request is "catalog.detial": is one of the two misspelt?`.
+    /// When it matches several, they agree on what the guard differs from: `did you mean "catalog.*"?`.
     static func misspeltPatternMessage(_ text: String, near nearest: String, routes: [Manifest.Route]) -> String {
         let start = "\(quoted(text)) matches no routed request; "
-        guard let near = try? RequestPattern(nearest), let route = routes.first(where: { near.matches($0.request) })
+        let matching = (try? RequestPattern(nearest)).map { near in routes.filter { near.matches($0.request) } } ?? []
+        guard let route = matching.first, Set(matching.map(\.request)).count == 1
         else { return start + "did you mean \(quoted(nearest))?" }
         return start
             + "routes[\(route.index)].request is \(quoted(route.request.rawValue)): is one of the two misspelt?"

@@ -63,7 +63,7 @@ struct ManifestGuardTests {
                 "\(ManifestTests.file): guards[1].requests: a guard needs at least one request pattern, such as \"catalog.*\"",
                 "\(ManifestTests.file): guards[1].unless: a condition needs exactly one of \"context\" or \"dependency\", found both",
                 "\(ManifestTests.file): guards[1].redirect: no route handles \"auth.sigIn\"; did you mean \"auth.signIn\"?",
-                "\(ManifestTests.file): guards[2].requests[0]: \"catlog.*\" matches no routed request; routes[1].request is \"catalog.list\": is one of the two misspelt?",
+                "\(ManifestTests.file): guards[2].requests[0]: \"catlog.*\" matches no routed request; did you mean \"catalog.*\"?",
                 "\(ManifestTests.file): guards[2].unless: a condition needs exactly one of \"context\" or \"dependency\", found neither",
                 "\(ManifestTests.file): guards[3]: unknown key \"request\"; did you mean \"requests\"?",
                 "\(ManifestTests.file): guards[3].unless: unknown key \"contxt\"; did you mean \"context\"?",
