@@ -68,11 +68,12 @@ extension HostShell {
             // Said once: a refusal printed before the wait began is pointed to, not said again.
             let why = said ? " before the wait began; the 'reload refused' line above says why" : ": \(reason)"
             return Reply(lines: [], status: .error("waited for plugin '\(plugin)', but its reload was refused\(why)"))
-        case .wouldBeRefused(let reason):
+        case .wouldBeRefused(let reason, let said):
+            let why = said ? " before the wait began; the line above says why" : ": \(reason)"
             return Reply(
                 lines: [],
                 status: .error(
-                    "waited for plugin '\(plugin)', not loaded yet, but its new library would be refused: \(reason)"))
+                    "waited for plugin '\(plugin)', not loaded yet, but its new library would be refused\(why)"))
         case .removed(let library):
             return Self.removed(plugin, library)
         case .withdrawn(let reason):

@@ -3,12 +3,12 @@ import FlowHost
 /// The shell's `wait reload PLUGIN [SECONDS]`: lets a script wait for a watched plugin's next generation, or
 /// for a plugin dropped into a discovered directory to go live.
 ///
-/// It keeps the reloads, refused reloads, libraries restored after a refusal, discoveries and removals the host
-/// reports per plugin. A wait ends at once when the plugin was reloaded, or its reload refused, since the start
-/// or since the last wait for it ended (the file may land while the script runs an earlier command), else at
-/// the next reload, refusal, library back to the generation that serves after a refusal, removal,
-/// manifest edit that drops or excludes it (``withdraw(_:reason:)``) or the timeout, whichever comes first.
-/// When several happened, the latest counts.
+/// It keeps what the host reports per plugin: reloads, refused reloads, libraries back to the generation that
+/// serves after a refusal, discoveries, removals, and the checked new libraries of plugins not loaded yet. A
+/// wait ends at once with one of these seen since the start or since the last wait for it ended (the file may
+/// land while the script runs an earlier command), else at the next one, a manifest edit that drops or
+/// excludes the plugin (``withdraw(_:reason:)``) or the timeout, whichever comes first. When several
+/// happened, the latest counts.
 @MainActor
 final class ReloadWait {
     /// How a wait ended.
@@ -22,7 +22,8 @@ final class ReloadWait {
         /// load on first use.
         case awaitsFirstUse
         /// The plugin is not loaded yet and its new library is one that loading would refuse, for `reason`.
-        case wouldBeRefused(String)
+        /// `said` as for ``refused(_:said:)``: the line that said so was printed before the wait took it.
+        case wouldBeRefused(String, said: Bool)
         /// The reload was refused, for `reason`. `said`: a line printed before the wait took it said why
         /// (the refusal's own line, or the error of the `reload` command refused), so the wait need not
         /// say it again.
@@ -62,7 +63,7 @@ final class ReloadWait {
         case .pluginDiscovered(let plugin, _, _, _, _):
             record(.discovered, of: plugin)
         case .unloadedLibraryChanged(let plugin, _, let refusal):
-            record(refusal.map { .wouldBeRefused($0.description) } ?? .awaitsFirstUse, of: plugin)
+            record(refusal.map { .wouldBeRefused($0.description, said: said) } ?? .awaitsFirstUse, of: plugin)
         case .pluginRemoved(let plugin, let file, _, _):
             record(.removed(file: file), of: plugin)
         default:
@@ -131,8 +132,10 @@ final class ReloadWait {
     /// Keeps `outcome`; `true` when it ended a pending wait.
     private func record(_ outcome: Result, of plugin: String) -> Bool {
         var outcome = outcome
-        if pending?.plugin == plugin, case .refused(let reason, _) = outcome {
-            outcome = .refused(reason, said: false)  // The wait's error says why; nothing else does.
+        // The wait's error says why; nothing else does.
+        if pending?.plugin == plugin {
+            if case .refused(let reason, _) = outcome { outcome = .refused(reason, said: false) }
+            if case .wouldBeRefused(let reason, _) = outcome { outcome = .wouldBeRefused(reason, said: false) }
         }
         outcomes[plugin, default: []].append(outcome)
         guard pending?.plugin == plugin, let outcome = takeOutcome(of: plugin) else { return false }

@@ -42,4 +42,31 @@ extension ReloadWaitTests {
             "\(message)")
         #expect(shell.host.stats.refusedReloads == 0)
     }
+
+    /// The refusal a not-loaded plugin's new library would meet, printed between commands before a wait for
+    /// the plugin began: the wait points to that line rather than saying the refusal again, as it does a
+    /// refused reload's.
+    @Test func aWouldBeRefusedLinePrintedBeforeTheWaitIsPointedToNotSaidAgain() async throws {
+        let lab = try SwapLab()
+        let shell = HostShell(host: try lab.host())
+        let unprompted = PrintedLines()
+        shell.onUnpromptedLines = { unprompted.lines += $0 }
+        let staging = try lab.directory.file(
+            "libGreeter.so.tmp", containing: BuildProducts.bytes(of: "libGreeterPluginV2.so"))
+        try #require(chmod(staging, 0o666) == 0)
+        try #require(rename(staging, lab.library) == 0)
+        shell.host.reloadWhenComplete("greeter", landedAt: .now)  // as the watch takes the change
+
+        let reply = await shell.perform("wait reload greeter 20")
+
+        #expect(unprompted.lines.count == 1, "\(unprompted.lines)")
+        #expect(
+            unprompted.lines.first?.hasPrefix(
+                "plugin 'greeter' is not loaded yet, and its new library would be refused: \(lab.library): ") == true)
+        #expect(
+            reply.status
+                == .error(
+                    "waited for plugin 'greeter', not loaded yet, but its new library would be refused before the wait began; the line above says why"
+                ))
+    }
 }

@@ -211,6 +211,6 @@ extension ReloadWaitTests {
 
 /// What a shell printed between commands.
 @MainActor
-private final class PrintedLines {
+final class PrintedLines {
     var lines: [String] = []
 }
