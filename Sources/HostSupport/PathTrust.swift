@@ -160,13 +160,14 @@ package enum PathTrust {
         // path checked (each load and hot swap) comes here.
         var what: String { "\(isDirectory ? "directory" : "file") \(entry)" }
         var owner: String { "owned by \(userName(status.st_uid))" }
-        if !isTrusted(status.st_uid, user: user) {
-            return Problem(
-                description: "\(what) (\(modeText(mode))) is \(owner), neither root nor uid \(user)",
-                writers: "its owner")
-        }
         // Others may write a directory with the sticky bit, unless it must be private.
         let shared = isDirectory && mode & S_ISVTX != 0 && !(isEnd && ending == .privateDirectory)
+        if !isTrusted(status.st_uid, user: user) {
+            // Its mode, shown, may let more than its owner write it: any user, then, is who can.
+            return Problem(
+                description: "\(what) (\(modeText(mode))) is \(owner), neither root nor uid \(user)",
+                writers: mode & S_IWOTH != 0 && !shared ? "any user" : "its owner")
+        }
         if mode & S_IWOTH != 0, !shared {
             return Problem(
                 description: "\(what) (\(modeText(mode))) is writable by others and \(owner)", writers: "any user")

@@ -21,6 +21,20 @@ struct PluginPermissionsWritersTests {
         )
     }
 
+    /// Another account's library that others can write too: any user, not only its owner, could replace it,
+    /// and the refusal says so rather than name the owner alone.
+    @Test func aLibraryOfAnotherAccountThatAnyUserCanWriteSaysAnyUserCan() throws {
+        let lab = try PluginLab()
+        let nobody = try #require(getpwnam("nobody")).pointee.pw_uid
+        try #require(chown(lab.library, nobody, 0) == 0 && chmod(lab.library, 0o777) == 0)
+
+        let error = try #require(throws: PluginLoadError.self) { try PluginPermissions.check(lab.library) }
+        #expect(
+            error.message
+                == "file \(lab.library) (mode 0777) is owned by 'nobody' (uid \(nobody)), neither root nor uid 0; any user can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+        )
+    }
+
     @Test func aDirectoryItsGroupCanWriteNamesTheGroup() throws {
         let lab = try PluginLab()
         let staff = try #require(getgrnam("staff")).pointee.gr_gid

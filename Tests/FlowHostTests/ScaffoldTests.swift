@@ -102,7 +102,7 @@ struct ScaffoldTests {
 
         #expect(
             throws: FlowError(
-                "\(theirs): directory \(theirs) (mode 0777) is owned by uid 4321, neither root nor uid 0; its owner can change the package, whose Package.swift building runs; choose another --dir"
+                "\(theirs): directory \(theirs) (mode 0777) is owned by uid 4321, neither root nor uid 0; any user can change the package, whose Package.swift building runs; choose another --dir"
             )
         ) {
             try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: theirs)
