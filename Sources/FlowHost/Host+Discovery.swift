@@ -36,7 +36,8 @@ extension Host {
     /// lists, while its entry there is unchanged (see ``PluginComposition``). Reports each change
     /// (``HostEvent/pluginDiscovered(plugin:file:routes:services:setAside:)``,
     /// ``HostEvent/pluginRemoved(plugin:file:routes:services:)``, ``HostEvent/reloadRefused(plugin:_:)``,
-    /// ``HostEvent/discoveryProblem(_:stoppedServices:)``).
+    /// ``HostEvent/discoveryProblem(_:stoppedServices:)``). A manifest edit held for want of the routes it
+    /// names is then read again (``retryHeldManifestEdit()``), its events reported but not returned.
     ///
     /// - Parameter changed: The file that changed, when a watcher saw one: reloaded if it is a loaded
     ///   plugin's library.
@@ -110,7 +111,20 @@ extension Host {
                 Task { self.reloadWhenComplete(name, landedAt: landedAt ?? .now) }
             }
         }
+        retryHeldManifestEdit()
         return events
+    }
+
+    /// Reads again the manifest edit rejected because no composed route handled a request it names
+    /// (``heldManifestEdit``), now that discovery changed: taken, and said as a manifest reload, when the
+    /// plugins found now route what it names; still rejected, said nothing more, since its rejection was.
+    func retryHeldManifestEdit() {
+        guard heldManifestEdit,
+            let declared = try? Manifest.load(path: manifest.path, maxSize: maxManifestSize),
+            unexported(in: declared).isEmpty,
+            case .manifestReloaded? = try? recompose(declared)
+        else { return }
+        if watcher?.isStopped == false { try? watch() }
     }
 
     /// Takes a reloaded manifest that discovers plugins: composes it, adopts it and reports it; `nil` for
@@ -128,6 +142,7 @@ extension Host {
                 awaiting: vanishedLibraries.waiting)
         else { return nil }
         let unrouted = next.composedManifestErrors
+        heldManifestEdit = !unrouted.isEmpty
         if !unrouted.isEmpty {
             throw ManifestErrors(
                 Array(unrouted.prefix(ManifestErrors.maxListed)),

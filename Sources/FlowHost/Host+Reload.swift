@@ -99,6 +99,7 @@ extension Host {
 
     private func readManifestAgain() -> HostEvent {
         let event: HostEvent
+        heldManifestEdit = false  // this read replaces any edit held
         do throws(ManifestErrors) {
             let declared = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
             let unexported = unexported(in: declared)

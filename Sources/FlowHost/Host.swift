@@ -77,6 +77,10 @@ package final class Host {
     /// the file they were loaded from: while discovery refuses one with that same error, it is removed, not
     /// refused (``outOfUse(_:)``, `stats`).
     var deletedLibraries: [String: (error: PluginLoadError, library: String)] = [:]
+    /// Whether the last manifest edit read was rejected only because no composed route handles a request it
+    /// names (``recompose(_:)``): it is read again when discovery changes (``retryHeldManifestEdit()``), since
+    /// the plugin that routes the request may land after the edit, as a build saved with it does.
+    var heldManifestEdit = false
     /// Probes the libraries of discovered directories (see ``Host+Discovery``).
     var discoveryProber: PluginProber?
     /// Where the host records which plugin it is calling into, for a supervisor to read after a crash

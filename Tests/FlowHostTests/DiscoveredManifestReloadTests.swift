@@ -57,6 +57,33 @@ struct DiscoveredManifestReloadTests {
         #expect(host.manifest.deepLinks.routes.count == 1, "the good edit is taken")
     }
 
+    /// An edit that names a request of a plugin still being built, saved before the build lands: rejected
+    /// then, it is taken once discovery finds the plugin that routes it, rather than left unread until the
+    /// manifest is saved again.
+    @Test func anEditRejectedForWantOfAPluginsRoutesIsTakenWhenThePluginLands() async throws {
+        let lab = try DropInLab(members: #""start": ["launch"]"#)
+        try lab.add("libWelcomePlugin.so")
+        let host = try lab.host()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+
+        try lab.writeManifest(
+            members: #""start": ["launch"], "deepLinks": [{"pattern": "demo://signin", "requests": ["auth.signIn"]}]"#)
+        let rejection = await events.nextLine()
+        try lab.add("libAuthPlugin.so")
+        // The edit is read again as the plugin's discovery is taken, in the same turn of the main actor.
+        var lines: [String] = []
+        while let line = await events.nextLine() {
+            lines.append(line)
+            if line.hasPrefix("discovered plugin 'auth'") { break }
+        }
+
+        #expect(rejection?.hasPrefix("manifest edit rejected") == true, "\(rejection ?? "no event")")
+        try #require(host.manifest.deepLinks.routes.count == 1, "the edit is taken: \(lines)")
+        let reload = await events.nextLine()
+        #expect(reload == "reloaded manifest \(lab.manifestPath): 5 routes")
+    }
+
     @Test func theShellsReloadManifestFailsForSuchAnEdit() throws {
         let lab = try DropInLab(members: #""start": ["launch"]"#)
         try lab.add("libWelcomePlugin.so")
