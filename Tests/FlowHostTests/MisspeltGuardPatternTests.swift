@@ -46,7 +46,8 @@ struct MisspeltGuardPatternTests {
         #expect(run.status == 65)
         #expect(
             run.errorLines == [
-                "\(path): guards[0].requests[0]: \"catalg.*\" matches no routed request; did you mean \"catalog.*\"?"
+                "\(path): guards[0].requests[0]: \"catalg.*\" matches no routed request; did you mean \"catalog.*\"?",
+                "\(path): 1 problem found",
             ])
     }
 }
