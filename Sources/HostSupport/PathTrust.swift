@@ -163,10 +163,19 @@ package enum PathTrust {
         // Others may write a directory with the sticky bit, unless it must be private.
         let shared = isDirectory && mode & S_ISVTX != 0 && !(isEnd && ending == .privateDirectory)
         if !isTrusted(status.st_uid, user: user) {
-            // Its mode, shown, may let more than its owner write it: any user, then, is who can.
+            // Its mode, shown, may let more than its owner write it: any user, or its group's members too.
+            let writers =
+                if shared || mode & (S_IWOTH | S_IWGRP) == 0 {
+                    "its owner"
+                } else if mode & S_IWOTH != 0 {
+                    "any user"
+                } else if isPrivateGroup(status.st_gid, of: status.st_uid) {
+                    "its owner"
+                } else {
+                    "its owner and the members of \(groupName(status.st_gid))"
+                }
             return Problem(
-                description: "\(what) (\(modeText(mode))) is \(owner), neither root nor uid \(user)",
-                writers: mode & S_IWOTH != 0 && !shared ? "any user" : "its owner")
+                description: "\(what) (\(modeText(mode))) is \(owner), neither root nor uid \(user)", writers: writers)
         }
         if mode & S_IWOTH != 0, !shared {
             return Problem(

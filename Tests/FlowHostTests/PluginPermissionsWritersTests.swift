@@ -35,6 +35,20 @@ struct PluginPermissionsWritersTests {
         )
     }
 
+    /// Another account's library its group can write: the group's members could replace it as well.
+    @Test func aLibraryOfAnotherAccountThatItsGroupCanWriteNamesTheGroupToo() throws {
+        let lab = try PluginLab()
+        let nobody = try #require(getpwnam("nobody")).pointee.pw_uid
+        let staff = try #require(getgrnam("staff")).pointee.gr_gid
+        try #require(chown(lab.library, nobody, staff) == 0 && chmod(lab.library, 0o775) == 0)
+
+        let error = try #require(throws: PluginLoadError.self) { try PluginPermissions.check(lab.library) }
+        #expect(
+            error.message
+                == "file \(lab.library) (mode 0775) is owned by 'nobody' (uid \(nobody)), neither root nor uid 0; its owner and the members of group 'staff' (gid \(staff)) can replace the plugin's code; pass --allow-insecure-plugins to load it anyway"
+        )
+    }
+
     @Test func aDirectoryItsGroupCanWriteNamesTheGroup() throws {
         let lab = try PluginLab()
         let staff = try #require(getgrnam("staff")).pointee.gr_gid
