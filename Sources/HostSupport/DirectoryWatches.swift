@@ -6,6 +6,8 @@ import Glibc
 /// Each directory has a watch while it exists. One that is missing (not made yet, deleted, moved away)
 /// is awaited instead: its nearest existing ancestor is watched for entries made or moved in, and when the
 /// directory is back it is watched again and reported, so that whoever reads it sees what it holds now.
+/// A link on its way that leads nowhere (its target deleted) is followed: where it leads is awaited too, since
+/// making the target again does not touch the link.
 /// A directory reached by two names (one a link to it) has one watch, which inotify gives both: a change
 /// in it is reported under each name it is watched by, and the watch stays while either name is watched.
 /// Kept by the watcher's reading thread alone.
@@ -17,8 +19,18 @@ struct DirectoryWatches: Sendable {
     private var wholly: Set<String> = []
     /// Watch descriptor -> the names of the directory it watches, in the order they were watched.
     private var watched: [Int32: [String]] = [:]
-    /// Watch descriptor of an existing ancestor -> the ancestor, and the missing directories under it.
-    private var awaiting: [Int32: (ancestor: String, missing: Set<String>)] = [:]
+    /// Watch descriptor of an existing ancestor -> the ancestor, and the missing directories awaited under it.
+    private var awaiting: [Int32: (ancestor: String, missing: Set<Awaited>)] = [:]
+
+    /// A missing directory, and the path under an ancestor whose making it waits for: its own, or where a link
+    /// on its way leads.
+    private struct Awaited: Hashable {
+        var directory: String
+        var path: String
+    }
+
+    /// How many links a path to an awaited directory may lead through, as the kernel follows at most 40.
+    private static let linkLimit = 40
 
     /// Events that say a watch's directory itself is gone (deleted, or moved elsewhere).
     private static let gone = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)
@@ -44,7 +56,7 @@ struct DirectoryWatches: Sendable {
         }
         wanted = Set(files + candidates)
         wholly = Set(whole)
-        let kept = Set(watched.values.joined()).union(awaiting.values.flatMap(\.missing))
+        let kept = Set(watched.values.joined()).union(awaiting.values.flatMap { $0.missing.map(\.directory) })
         for directory in kept.subtracting(needed).sorted() { forget(directory) }
         // Every watch takes the same events, deletions and moves out too: one kept needs no change.
         for (index, directory) in needed.enumerated() where !kept.contains(directory) {
@@ -60,12 +72,16 @@ struct DirectoryWatches: Sendable {
             watched[descriptor] = others.isEmpty ? nil : others
             if others.isEmpty && awaiting[descriptor] == nil { inotify_rm_watch(inotify, descriptor) }
         }
-        for (descriptor, entry) in awaiting where entry.missing.contains(directory) {
-            awaiting[descriptor]?.missing.remove(directory)
-            if awaiting[descriptor]?.missing.isEmpty == true {
-                awaiting[descriptor] = nil
-                if watched[descriptor] == nil { inotify_rm_watch(inotify, descriptor) }
-            }
+        stopAwaiting(directory)
+    }
+
+    /// Stops awaiting `directory` under each ancestor; an ancestor's watch stays while it awaits another
+    /// directory or is watched itself.
+    private mutating func stopAwaiting(_ directory: String) {
+        for (descriptor, entry) in awaiting where entry.missing.contains(where: { $0.directory == directory }) {
+            let others = entry.missing.filter { $0.directory != directory }
+            awaiting[descriptor] = others.isEmpty ? nil : (entry.ancestor, others)
+            if others.isEmpty && watched[descriptor] == nil { inotify_rm_watch(inotify, descriptor) }
         }
     }
 
@@ -75,25 +91,57 @@ struct DirectoryWatches: Sendable {
     /// - Throws: ``FlowError`` naming the directory when inotify refuses for another reason (a limit, a
     ///   permission).
     private mutating func watch(_ directory: String) throws(FlowError) -> Bool {
-        if add(directory) { return true }
+        // Back: what awaited it under other ancestors (a link's own and its target's) awaits it no more.
+        if add(directory) {
+            stopAwaiting(directory)
+            return true
+        }
         guard errno == ENOENT || errno == ENOTDIR else { throw failure(directory) }
-        var ancestor = parentDirectory(of: directory)
+        try awaitCreation(of: directory, at: directory, links: 0)
+        // Made between the first try and the ancestors' watches, which then saw nothing.
+        guard add(directory) else { return false }
+        stopAwaiting(directory)
+        return true
+    }
+
+    /// Awaits the missing `directory` at `path` (itself, or where a link on its way leads): under the nearest
+    /// existing ancestor of `path`, and, where a link on the way leads nowhere, where that link leads too
+    /// (as far as it can be watched), since the link is not touched when its target is made again.
+    ///
+    /// - Throws: ``FlowError`` naming the ancestor when inotify refuses it for another reason than its absence.
+    private mutating func awaitCreation(of directory: String, at path: String, links: Int) throws(FlowError) {
+        var missing = path
         while true {
+            if links < Self.linkLimit, path.hasPrefix(missing), let target = Self.danglingTarget(of: missing) {
+                try? awaitCreation(of: directory, at: target + path.dropFirst(missing.count), links: links + 1)
+            }
+            let ancestor = parentDirectory(of: missing)
             let mask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_MASK_ADD
             let descriptor = inotify_add_watch(inotify, ancestor, UInt32(mask))
             if descriptor >= 0 {
-                awaiting[descriptor, default: (ancestor, [])].missing.insert(directory)
-                break
+                awaiting[descriptor, default: (ancestor, [])].missing.insert(Awaited(directory: directory, path: path))
+                return
             }
             guard errno == ENOENT || errno == ENOTDIR, ancestor != parentDirectory(of: ancestor) else {
                 throw failure(ancestor)
             }
-            ancestor = parentDirectory(of: ancestor)
+            missing = ancestor
         }
-        // Made between the first try and the ancestor's watch, which then saw nothing.
-        guard add(directory) else { return false }
-        for key in awaiting.keys { awaiting[key]?.missing.remove(directory) }
-        return true
+    }
+
+    /// Where the link `path` leads, when it is a link that leads nowhere (its target missing); else nil.
+    private static func danglingTarget(of path: String) -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, stat(path, &status) != 0 else {
+            return nil
+        }
+        var bytes = [CChar](repeating: 0, count: Int(PATH_MAX))
+        let count = readlink(path, &bytes, bytes.count)
+        guard count > 0 else { return nil }
+        let target = String(decoding: bytes[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if target.hasPrefix("/") { return target }
+        let parent = parentDirectory(of: path)
+        return parent == "." ? target : (parent == "/" ? "" : parent) + "/" + target
     }
 
     /// The watched files and directories that the events in `events` changed, each once, in order: a
@@ -139,16 +187,20 @@ struct DirectoryWatches: Sendable {
                     if event.mask & UInt32(IN_MOVE_SELF) != 0, watched[event.wd] == nil {
                         inotify_rm_watch(inotify, event.wd)
                     }
-                    for directory in missing.sorted() { for path in returned(directory) { report(path) } }
+                    for directory in Set(missing.map(\.directory)).sorted() {
+                        for path in returned(directory) { report(path) }
+                    }
                 } else if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0, !name.isEmpty {
                     let entry = ancestor == "." ? name : (ancestor == "/" ? "" : ancestor) + "/" + name
-                    let appeared = missing.filter { $0 == entry || $0.hasPrefix(entry + "/") }
+                    let appeared = missing.filter { $0.path == entry || $0.path.hasPrefix(entry + "/") }
                     awaiting[event.wd]?.missing.subtract(appeared)
                     if awaiting[event.wd]?.missing.isEmpty == true {
                         awaiting[event.wd] = nil
                         if watched[event.wd] == nil { inotify_rm_watch(inotify, event.wd) }
                     }
-                    for directory in appeared.sorted() { for path in returned(directory) { report(path) } }
+                    for directory in Set(appeared.map(\.directory)).sorted() {
+                        for path in returned(directory) { report(path) }
+                    }
                 }
             }
         }
