@@ -7,7 +7,9 @@ import Glibc
 /// is awaited instead: its nearest existing ancestor is watched for entries made or moved in, and when the
 /// directory is back it is watched again and reported, so that whoever reads it sees what it holds now.
 /// A link on its way that leads nowhere (its target deleted) is followed: where it leads is awaited too, since
-/// making the target again does not touch the link.
+/// making the target again does not touch the link. A directory watched under the name of a link has its
+/// link's directory watched too: a link deleted or replaced (`ln -sfn`) moves the name to where it leads now,
+/// and is reported as the directory going or coming back.
 /// A directory reached by two names (one a link to it) has one watch, which inotify gives both: a change
 /// in it is reported under each name it is watched by, and the watch stays while either name is watched.
 /// Kept by the watcher's reading thread alone.
@@ -28,6 +30,9 @@ struct DirectoryWatches: Sendable {
         var directory: String
         var path: String
     }
+
+    /// Watch descriptor of a link's directory -> the directory, and the watched names that are links in it.
+    private var linkParents: [Int32: (parent: String, links: Set<String>)] = [:]
 
     /// How many links a path to an awaited directory may lead through, as the kernel follows at most 40.
     private static let linkLimit = 40
@@ -70,9 +75,21 @@ struct DirectoryWatches: Sendable {
         for (descriptor, names) in watched where names.contains(directory) {
             let others = names.filter { $0 != directory }
             watched[descriptor] = others.isEmpty ? nil : others
-            if others.isEmpty && awaiting[descriptor] == nil { inotify_rm_watch(inotify, descriptor) }
+            if others.isEmpty { release(descriptor) }
+        }
+        for (descriptor, entry) in linkParents where entry.links.contains(directory) {
+            let others = entry.links.subtracting([directory])
+            linkParents[descriptor] = others.isEmpty ? nil : (entry.parent, others)
+            if others.isEmpty { release(descriptor) }
         }
         stopAwaiting(directory)
+    }
+
+    /// Removes the watch `descriptor` when it neither watches a directory nor awaits one nor watches links.
+    private func release(_ descriptor: Int32) {
+        if watched[descriptor] == nil && awaiting[descriptor] == nil && linkParents[descriptor] == nil {
+            inotify_rm_watch(inotify, descriptor)
+        }
     }
 
     /// Stops awaiting `directory` under each ancestor; an ancestor's watch stays while it awaits another
@@ -81,7 +98,7 @@ struct DirectoryWatches: Sendable {
         for (descriptor, entry) in awaiting where entry.missing.contains(where: { $0.directory == directory }) {
             let others = entry.missing.filter { $0.directory != directory }
             awaiting[descriptor] = others.isEmpty ? nil : (entry.ancestor, others)
-            if others.isEmpty && watched[descriptor] == nil { inotify_rm_watch(inotify, descriptor) }
+            if others.isEmpty { release(descriptor) }
         }
     }
 
@@ -132,9 +149,7 @@ struct DirectoryWatches: Sendable {
     /// Where the link `path` leads, when it is a link that leads nowhere (its target missing); else nil.
     private static func danglingTarget(of path: String) -> String? {
         var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK, stat(path, &status) != 0 else {
-            return nil
-        }
+        guard isLink(path), stat(path, &status) != 0 else { return nil }
         var bytes = [CChar](repeating: 0, count: Int(PATH_MAX))
         let count = readlink(path, &bytes, bytes.count)
         guard count > 0 else { return nil }
@@ -196,11 +211,23 @@ struct DirectoryWatches: Sendable {
                     awaiting[event.wd]?.missing.subtract(appeared)
                     if awaiting[event.wd]?.missing.isEmpty == true {
                         awaiting[event.wd] = nil
-                        if watched[event.wd] == nil { inotify_rm_watch(inotify, event.wd) }
+                        release(event.wd)
                     }
                     for directory in Set(appeared.map(\.directory)).sorted() {
                         for path in returned(directory) { report(path) }
                     }
+                }
+            }
+            if let (parent, links) = linkParents[event.wd] {
+                let entry = parent == "." ? name : (parent == "/" ? "" : parent) + "/" + name
+                // A link made, deleted or renamed over; or its directory gone, which took it along.
+                let touched = event.mask & UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) != 0
+                let relinked = event.mask & Self.gone != 0 ? links : (touched ? links.filter { $0 == entry } : [])
+                for link in relinked.sorted() {
+                    // The name leaves the watch of where it led, and is watched where it leads now.
+                    forget(link)
+                    if wholly.contains(link) { report(link + "/") }
+                    for path in returned(link) { report(path) }
                 }
             }
         }
@@ -236,7 +263,24 @@ struct DirectoryWatches: Sendable {
         guard descriptor >= 0 else { return false }
         // A name of a directory already watched gets its watch: the change is reported under both names.
         if watched[descriptor]?.contains(directory) != true { watched[descriptor, default: []].append(directory) }
+        if Self.isLink(directory) { watchLink(directory) }
         return true
+    }
+
+    /// Watches the directory of the link `name` for the link's deletion or replacement, as far as it can
+    /// (the name stays watched where it leads when it cannot).
+    private mutating func watchLink(_ name: String) {
+        let parent = parentDirectory(of: name)
+        let mask = IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR | IN_MASK_ADD
+        let descriptor = inotify_add_watch(inotify, parent, UInt32(mask))
+        guard descriptor >= 0 else { return }
+        linkParents[descriptor, default: (parent, [])].links.insert(name)
+    }
+
+    /// Whether `path` is a symbolic link.
+    private static func isLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
     }
 
     private func failure(_ directory: String) -> FlowError {
