@@ -264,21 +264,20 @@ func maxManifestSize(_ arguments: Arguments) throws(Exit) -> Int {
 }
 
 /// The standard plugin search path with the command's `--plugin-path` directories, warning once of each of
-/// those that is not a directory (``warnOfMissingPluginPaths(_:)``).
+/// those that is not a directory (``warnOfMissingPluginPaths(_:)``) unless not `warning`: a supervised host
+/// leaves that to its supervisor, which said it already.
 @MainActor
-func searchPath(_ manifest: Manifest, _ arguments: Arguments) -> PluginSearchPath {
-    warnOfMissingPluginPaths(arguments)
+func searchPath(_ manifest: Manifest, _ arguments: Arguments, warning: Bool = true) -> PluginSearchPath {
+    if warning { warnOfMissingPluginPaths(arguments) }
     return .standard(
         manifest: manifest, flags: arguments.options["--plugin-path", default: []].map(Manifest.absolutePath))
 }
 
 /// Warns, a line each, of the `--plugin-path` directories that are not there or not directories: one typed
 /// on the command line is meant to hold plugins, and a typo there would otherwise pass without a word
-/// (the manifest's own `pluginPath` entries that are missing stay silent: manifests/README.md says why). A
-/// supervised host leaves it to its supervisor, which said it already.
+/// (the manifest's own `pluginPath` entries that are missing stay silent: manifests/README.md says why).
 @MainActor
 func warnOfMissingPluginPaths(_ arguments: Arguments) {
-    guard ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil else { return }
     var warned = Set<String>()
     for directory in arguments.options["--plugin-path", default: []] where warned.insert(directory).inserted {
         var info = stat()

@@ -103,7 +103,9 @@ enum RunCommand {
             throw Exit(.software, "flowhost: \(error.message)")
         }
         let watching = parsed.flags.contains("--watch")
-        let plugins = searchPath(manifest, parsed)
+        // A supervised host's supervisor has warned of a missing --plugin-path already (the link, read above,
+        // took the variables that tell it is supervised out of the environment).
+        let plugins = searchPath(manifest, parsed, warning: link == nil)
         if let unbuilt = plugins.unbuiltPlugins(of: manifest) { throw Exit(.inputMissing, unbuilt.description) }
         // --trust loads without probing; discovery still probes, to read what libraries declare unloaded.
         let probing = try prober(parsed)

@@ -2,9 +2,10 @@ import Testing
 
 /// A `--plugin-path` directory that is not there, or is not a directory, is warned of in one line naming it,
 /// by every command that searches the plugin path; the exit code is what it would be without it. A manifest's
-/// own `pluginPath` entry that is missing stays silent.
+/// own `pluginPath` entry that is missing stays silent. A supervised run warns once, in its supervisor: its host
+/// is told apart by the link it reads, which takes the supervisor's variables out of the environment first.
 struct MissingPluginPathTests {
-    @Test(arguments: [["validate"], ["list"], ["run"], ["graph"]])
+    @Test(arguments: [["validate"], ["list"], ["run"], ["run", "--supervise"], ["graph"]])
     func aPluginPathNotThereIsWarnedOfOnce(_ command: [String]) throws {
         let directory = try TemporaryDirectory()
         let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
