@@ -132,7 +132,7 @@ package final class ShellSession {
                 return .scriptFailed
             }
         }
-        comeBack()
+        HostShell.comeBack()
         if let supervisor {
             // At its prompt, Ctrl-C is taken between commands too: the one that ends a `wait` typed there may
             // come before this host has read the line (the supervisor takes it from the Enter on).
@@ -205,10 +205,10 @@ package final class ShellSession {
             } else {
                 endInterrupts()
             }
-            comeBack()
+            HostShell.comeBack()
             let reply = await perform(line, "\(source):\(lineNumber)")
             emit(reply, to: line)
-            comeBack()  // before a supervisor's snapshot is saved, and the next command
+            HostShell.comeBack()  // before a supervisor's snapshot is saved, and the next command
             switch reply.status {
             case .ok: break
             case .quit:
@@ -233,18 +233,6 @@ package final class ShellSession {
         await host.stopAndWait()
         supervisor?.exiting(quitting ? .quit : .endOfInput, token: quitting ? token : nil)
         return .ok
-    }
-
-    /// Changes back to the directory the run started in when plugin code changed the working directory
-    /// (``WorkingDirectory``), and sets back the file creation mask (``FileCreationMask``), and says so: the
-    /// run's relative paths (`save`, `restore`, the manifest) name files there, and the files it makes get the
-    /// permissions the person's mask gives.
-    private func comeBack() {
-        WorkingDirectory.restore()
-        FileCreationMask.restore()
-        for departure in [WorkingDirectory.takeDeparture(), FileCreationMask.takeDeparture()].compactMap(\.self) {
-            printWarning("flowhost: warning: \(departure)")
-        }
     }
 
     // MARK: - Ctrl-C

@@ -162,6 +162,7 @@ package final class SubjectRunner {
         var reply = await shell.startAndWait(tracing: trace)
         if let stopped = failure(reply, line: 0) { return stopped }
         if let openURL {
+            HostShell.comeBack()
             reply = await shell.perform("open \(openURL)", tracing: trace)
             if let stopped = failure(reply, line: 0) { return stopped }
         }
@@ -174,6 +175,9 @@ package final class SubjectRunner {
                 guard HostShell.expectsOutcome(command) else { return failed }
                 held = nil
             }
+            // Plugin code may have changed the working directory or the file creation mask since the last
+            // command: a `save FILE` names a file where the run started, as a script run without subjects does.
+            HostShell.comeBack()
             if let trace, line.isInput {
                 reply = await shell.perform(input: command, tracing: trace, at: line.at)
             } else {

@@ -80,6 +80,22 @@ struct WorkingDirectoryTests {
         #expect(run.errorLines.filter { $0 == scenario.warning }.count == 1, "\(run.standardError)")
     }
 
+    /// Each subject's script of `run --subjects` is a run of its own commands: its `save` writes where the run
+    /// started too (without the change back there: `snap.json` in the plugin's directory, said nothing of).
+    @Test func aSubjectsSaveWritesWhereTheRunStartedAfterAPluginChangedTheWorkingDirectory() throws {
+        let scenario = try Scenario()
+        _ = try scenario.start.file("app.flow", containing: "send hangy.wander\nsave snap-$SUBJECT.json\n")
+        let run = try Subprocess.run(
+            "/bin/sh", scenario.commandLine(["--script", "app.flow", "--subjects", "2"]),
+            environment: scenario.environment.mapValues { $0 })
+        #expect(run.status == 0, "\(run.standardError)")
+        for subject in ["subject-0001", "subject-0002"] {
+            #expect(access(scenario.start.path + "/snap-\(subject).json", F_OK) == 0, "\(run.standardError)")
+            #expect(access(scenario.elsewhere + "/snap-\(subject).json", F_OK) != 0)
+        }
+        #expect(run.errorLines.filter { $0 == scenario.warning }.count == 2, "\(run.standardError)")
+    }
+
     @Test func reloadManifestReadsTheRunsManifestAfterAPluginChangedTheWorkingDirectory() throws {
         let scenario = try Scenario()
         let run = try scenario.run("send hangy.wander\nreload manifest\nsend hangy.wander\n")
