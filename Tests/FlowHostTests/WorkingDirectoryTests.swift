@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 
@@ -94,6 +95,23 @@ struct WorkingDirectoryTests {
             #expect(access(scenario.elsewhere + "/snap-\(subject).json", F_OK) != 0)
         }
         #expect(run.errorLines.filter { $0 == scenario.warning }.count == 2, "\(run.standardError)")
+    }
+
+    /// A start directory removed during the run has no path any more: the warning says so, and names it as it
+    /// was, rather than `changed it back to /` (the path of a directory `getcwd` cannot find, taken as is).
+    @Test func theWarningSaysTheStartDirectoryWasRemovedRatherThanNamingRoot() throws {
+        let scenario = try Scenario()
+        let shell = try ChildProcess(
+            executable: "/bin/sh", arguments: scenario.commandLine([]), connection: .pipes,
+            environment: scenario.environment)
+        try shell.waitFor("top: welcome")
+        try FileManager.default.removeItem(atPath: scenario.start.path)
+        try shell.send("send hangy.wander\n")
+        try shell.waitFor(
+            "flowhost: warning: plugin code changed the host's working directory to \(scenario.elsewhere); changed it back to the directory the run started in, \(scenario.start.path), which has been removed since, so the run's relative paths name nothing"
+        )
+        shell.closeInput()
+        #expect(try shell.waitForExit() == .exited(0))
     }
 
     @Test func reloadManifestReadsTheRunsManifestAfterAPluginChangedTheWorkingDirectory() throws {
