@@ -181,10 +181,14 @@ extension PluginComposition {
     private func blamingUnreadDirectories(_ errors: [ManifestError]) -> [ManifestError] {
         let places = unreadDirectories.compactMap(\.place)
         guard !places.isEmpty else { return errors }
-        let entries = places.count == 1 ? places[0] : places.joined(separator: ", ")
+        // `discover[0]`, `discover[0] or discover[2]`, `discover[0], discover[1] or discover[2]`.
+        let entries =
+            places.count == 1
+            ? places[0] : places.dropLast().joined(separator: ", ") + " or " + places[places.count - 1]
+        let whose = places.count == 1 ? "whose directory" : "whose directories"
         return errors.map { error in
             var error = error
-            error.message += " (perhaps a plugin of \(entries), whose directory could not be read)"
+            error.message += " (perhaps a plugin of \(entries), \(whose) could not be read)"
             return error
         }
     }

@@ -52,6 +52,23 @@ struct MisspeltDiscoveredDirectoryTests {
         #expect(list.errorLines == [cause(lab, manifest), consequence(manifest)])
     }
 
+    /// Two directories not there are both named as where the plugin may be, in the plural (not `discover[0],
+    /// discover[1], whose directory could not be read`).
+    @Test func twoUnreadDirectoriesAreNamedInThePlural() throws {
+        let lab = try DropInLab()
+        let manifest = try lab.directory.file(
+            "two.json", containing: #"{"manifestVersion": 1, "discover": ["plugns.d", "other"], "start": ["launch"]}"#)
+
+        let validate = try lab.flowhost(["validate", manifest])
+
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLines.contains(
+                "\(manifest): start[0]: no route handles \"launch\" from the app, which sends the start requests "
+                    + "(perhaps a plugin of discover[0] or discover[1], whose directories could not be read)"),
+            "\(validate.errorLines)")
+    }
+
     /// A directory with nothing near keeps the hint of what to do.
     @Test func aDirectoryWithNothingNearSaysToCreateIt() throws {
         let lab = try DropInLab()
