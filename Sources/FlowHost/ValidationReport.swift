@@ -149,11 +149,13 @@ package struct ValidationReport: Sendable {
             (name, Manifest.normalisedPath(entry.library, relativeTo: manifest.directory))
         }
         return errors.map { error in
+            // The entry of that path whose plugin the error names: two entries may list the same library.
             guard error.kind == .notFound, error.place == nil,
-                let (name, path) = paths.first(where: { $0.1 == error.file })
+                let (name, path) = paths.first(where: {
+                    $0.1 == error.file && error.message.hasPrefix("library of plugin '\($0.0)' not found")
+                })
             else { return error }
             let what = "library of plugin '\(name)' not found"
-            guard error.message.hasPrefix(what) else { return error }
             return PluginLoadError(
                 file: manifest.path, kind: .notFound,
                 message: "library \(path) not found" + error.message.dropFirst(what.count), place: "plugins.\(name)")

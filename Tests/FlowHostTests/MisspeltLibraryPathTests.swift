@@ -27,6 +27,32 @@ struct MisspeltLibraryPathTests {
         try Subprocess.flowhost(["validate", manifest], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
     }
 
+    /// Two entries listing the same misspelt path are each said at their own place, not one of them by the
+    /// absolute path alone (the one the other entry's place was found for first).
+    @Test func twoEntriesOfTheSameMisspeltPathAreEachSaidAtTheirPlace() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/Trip", 0o755) == 0)
+        _ = try directory.file("Trip/libTrip.so", containing: BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"a": "Trp/libTrip.so", "b": "Trp/libTrip.so"},
+                 "routes": [{"request": "a.x", "plugin": "a", "manager": "Launch"},
+                            {"request": "b.x", "plugin": "b", "manager": "Launch"}]}
+                """)
+
+        let run = try validate(directory, manifest)
+
+        #expect(run.status == 65)
+        #expect(
+            run.errorLines.dropLast().sorted()
+                == ["a", "b"].map {
+                    "\(manifest): plugins.\($0): library \(directory.path)/Trp/libTrip.so not found; "
+                        + "did you mean Trip/libTrip.so?"
+                })
+        #expect(run.errorLines.last == "\(manifest): 2 problems found")
+    }
+
     @Test func aMisspeltFileNameIsSaidAtItsPlaceWithTheFileNearIt() throws {
         let (directory, manifest) = try lab(library: "Trip/.build/debug/libTrp.so")
 
