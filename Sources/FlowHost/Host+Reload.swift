@@ -131,6 +131,9 @@ extension Host {
     /// being written (truncated, or not yet an ELF file) is tried again a few times before the reload is
     /// refused.
     package func watch() throws(FlowError) {
+        // A manifest named relatively is watched where the run started: plugin code that ran as the host started
+        // (a service made) may have changed directory before the first command changed it back.
+        WorkingDirectory.restore()
         var libraries: [(name: String, path: String)] = []
         var candidates: Set<String> = []
         func add(_ library: String, of name: String) {

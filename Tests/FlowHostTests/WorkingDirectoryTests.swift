@@ -122,6 +122,33 @@ struct WorkingDirectoryTests {
         #expect(run.errorLines.filter { $0 == scenario.warning }.count == 2, "\(run.standardError)")
     }
 
+    /// A service made as the host starts (the fixture's `Wanderer`, which changes directory as it is made) runs
+    /// before any command changes back: `--watch` watches the manifest where the run started all the same
+    /// (without the change back in `Host.watch`, it watched `app.json` in the service's directory, and an edit
+    /// of the run's manifest was never read).
+    @Test func aWatchedManifestIsTheRunsAfterAServiceChangedTheWorkingDirectoryAtTheStart() throws {
+        let scenario = try Scenario()
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+        func manifest(routes: Int) -> String {
+            let extra = (0..<routes).map { #", {"request": "hangy.w\#($0)", "plugin": "hangy", "manager": "Wander"}"# }
+            return """
+                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}\(extra.joined())],
+                 "services": [{"plugin": "hangy", "service": "Wanderer"}], "start": ["launch"]}
+                """
+        }
+        _ = try scenario.start.file("app.json", containing: manifest(routes: 0))
+        let shell = try ChildProcess(
+            executable: "/bin/sh", arguments: scenario.commandLine(["--watch"]), connection: .pipes,
+            environment: scenario.environment)
+        try shell.waitFor("top: welcome")
+        _ = try scenario.start.file("app.json", containing: manifest(routes: 1))
+        try shell.waitFor("reloaded manifest app.json: 2 routes")
+        shell.closeInput()
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
     @Test func aWatchedManifestIsReadWhereTheRunStartedAfterAPluginThreadChangedTheWorkingDirectory() throws {
         let scenario = try Scenario()
         let go = scenario.other.path + "/go"

@@ -132,6 +132,14 @@ final class WanderManager: FlowManager {
     }
 }
 
+/// Changes the process's working directory as it is made, to the one `HANGY_WANDER_TO` names (else `/`): plugin
+/// code that runs as the host starts, before any command.
+final class WandererService: CoordinatorServiceProtocol {
+    init() { _ = chdir(getenv("HANGY_WANDER_TO").map { String(cString: $0) } ?? "/") }
+    func start(with coordinator: any FlowCoordinator) {}
+    func stop() {}
+}
+
 /// Returns at once, leaving a thread that waits for the file `HANGY_WANDER_GO` names, then changes the
 /// process's working directory to the one `HANGY_WANDER_TO` names and writes `wandered off` to standard
 /// output: between commands, outside any call into the plugin.
@@ -191,5 +199,6 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("Wander", WanderManager.self), ManagerFactory("WanderLater", WanderLaterManager.self),
                 ManagerFactory("Unmask", UnmaskManager.self),
                 ManagerFactory("IgnoreChildren", IgnoreChildrenManager.self),
-            ]))
+            ],
+            services: [ServiceFactory("Wanderer") { WandererService() }]))
 }
