@@ -11,9 +11,11 @@ extension PluginComposition {
     ///     process. A standard prober when none is given.
     ///   - allowInsecurePlugins: Lets the prober take libraries others could replace.
     ///   - previous: The composition this one follows while the host runs (see
-    ///     ``init(manifest:discovery:previous:awaiting:)``).
+    ///     ``init(manifest:discovery:previous:awaiting:refusing:)``).
     ///   - awaiting: The libraries of plugins in use that vanished and are waited for (see
-    ///     ``init(manifest:discovery:previous:awaiting:)``).
+    ///     ``init(manifest:discovery:previous:awaiting:refusing:)``).
+    /// - Returns: The composition; after `previous`, with each library refused whose new declarations leave
+    ///   a request the manifest sends unrouted (``droppedRoutes(after:)``), its previous declarations kept.
     @MainActor
     package static func discovered(
         by manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber? = nil,
@@ -23,7 +25,20 @@ extension PluginComposition {
         let prober = prober ?? .standard()
         if allowInsecurePlugins { prober.allowInsecure = true }
         let discovery = PluginDiscovery(manifest: manifest, searchPath: searchPath, prober: prober)
-        return PluginComposition(manifest: manifest, discovery: discovery, previous: previous, awaiting: awaiting)
+        var composition = PluginComposition(
+            manifest: manifest, discovery: discovery, previous: previous, awaiting: awaiting)
+        guard let previous else { return composition }
+        // A rebuilt library that would leave unrouted what the manifest sends is refused, as a manifest edit
+        // doing so is: its plugin keeps its last build's declarations. A refusal changes the composition, so
+        // it is checked again, until no other library is refused (each library is refused once at most).
+        var refusing: [String: PluginLoadError] = [:]
+        while true {
+            let dropped = composition.droppedRoutes(after: previous).filter { refusing[$0.key] == nil }
+            if dropped.isEmpty { return composition }
+            refusing.merge(dropped) { first, _ in first }
+            composition = PluginComposition(
+                manifest: manifest, discovery: discovery, previous: previous, awaiting: awaiting, refusing: refusing)
+        }
     }
 
     /// The warning lines, for the manifest `file`, of what discovery found that leaves the manifest valid:

@@ -211,7 +211,7 @@ extension PluginComposition {
 
     /// The routes that handle a request in the composition: those it routes, and those that fail (a
     /// conflict, a refused or removed plugin), which handle theirs by failing with why.
-    private var handledRouteKeys: [RouteKey] {
+    var handledRouteKeys: [RouteKey] {
         manifest.routes.map { RouteKey($0.request, from: $0.module) } + failing.keys
     }
 

@@ -188,9 +188,12 @@ package struct PluginComposition: Sendable {
     ///   one of them and not there is kept in use as it was, neither removed nor refused, while the manifest
     ///   keeps it (its `plugins` entry unchanged, for one listed there; its directory still read, and it not
     ///   excluded nor listed, for one discovered), so that its services keep running for the reload that follows its return.
+    /// - Parameter refusing: Libraries (by path, as found) whose probe is taken as failed with the error given,
+    ///   although it succeeded: a build refused for what it declares (``droppedRoutes(after:)``), which keeps
+    ///   what the previous probe found, as a library that cannot be probed does.
     package init(
         manifest: Manifest, discovery: PluginDiscovery, previous: PluginComposition? = nil,
-        awaiting: Set<String> = []
+        awaiting: Set<String> = [], refusing: [String: PluginLoadError] = [:]
     ) {
         declared = manifest
         self.manifest = manifest
@@ -201,7 +204,8 @@ package struct PluginComposition: Sendable {
         problems = discovery.problems
         unreadDirectories = discovery.problems
         // A library gone between the directory's read and its probe is waited for as one seen to vanish.
-        collectPlugins(discovery, previous: previous, awaiting: awaiting.union(discovery.vanished))
+        collectPlugins(
+            discovery, previous: previous, awaiting: awaiting.union(discovery.vanished), refusing: refusing)
         let refused = resolveRequirements()
         let known = Set(plugins.filter(\.isActive).map(\.name))
         let routes = composeRoutes(known: known, refused: refused)
@@ -251,8 +255,16 @@ package struct PluginComposition: Sendable {
     // MARK: - Plugins
 
     private mutating func collectPlugins(
-        _ discovery: PluginDiscovery, previous: PluginComposition?, awaiting: Set<String>
+        _ discovery: PluginDiscovery, previous: PluginComposition?, awaiting: Set<String>,
+        refusing: [String: PluginLoadError]
     ) {
+        // A probe refused for what it found is a failed one; `path` is the library's, as found.
+        func refused(_ probe: Result<ProbedPlugin, PluginLoadError>, at path: String? = nil)
+            -> Result<ProbedPlugin, PluginLoadError>
+        {
+            guard case .success(let probed) = probe, let refusal = refusing[path ?? probed.path] else { return probe }
+            return .failure(refusal)
+        }
         // The plugin of `previous` called `name`, in use, whose library vanished and is waited for: kept.
         func awaited(_ name: String, listed: Bool) -> Plugin? {
             previous?.plugins.first { plugin in
@@ -261,7 +273,7 @@ package struct PluginComposition: Sendable {
             }
         }
         for name in declared.plugins.keys.sorted() {
-            switch discovery.declared[name] {
+            switch discovery.declared[name].map({ refused($0) }) {
             case .success(let probe)?:
                 plugins.append(Plugin(name: name, library: probe.path, directory: nil, probe: probe, state: .active))
             case .failure(let error)?:
@@ -286,7 +298,9 @@ package struct PluginComposition: Sendable {
                 return true
             }.map { ($0.library, $0) },
             uniquingKeysWith: { first, _ in first })
-        var libraries = discovery.libraries.map { (path: $0.path, directory: $0.directory, probe: $0.probe) }
+        var libraries = discovery.libraries.map {
+            (path: $0.path, directory: $0.directory, probe: refused($0.probe, at: $0.path))
+        }
         for error in discovery.skipped {
             // Written over with a library that is not a plugin: the plugin's file, broken.
             guard let directory = probedBefore[error.file]?.directory else { continue }

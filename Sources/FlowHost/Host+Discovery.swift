@@ -33,7 +33,10 @@ extension Host {
     /// live and its services start, a removed one's routes fail (its image stays loaded) and its services
     /// stop, a replaced one is reloaded. A library written over with one that cannot be probed is a refused
     /// reload: the loaded generation keeps serving. So is the library of a plugin the manifest's `plugins`
-    /// lists, while its entry there is unchanged (see ``PluginComposition``). Reports each change
+    /// lists, while its entry there is unchanged (see ``PluginComposition``). So is a library rebuilt without the
+    /// route of a request the manifest sends (a start request, a deep link's first step, a guard's redirect)
+    /// that its build before routed, which a manifest edit may not leave unrouted either
+    /// (``PluginComposition/droppedRoutes(after:)``): its plugin keeps that build's declarations. Reports each change
     /// (``HostEvent/pluginDiscovered(plugin:file:routes:services:setAside:)``,
     /// ``HostEvent/pluginRemoved(plugin:file:routes:services:)``, ``HostEvent/reloadRefused(plugin:_:)``,
     /// ``HostEvent/discoveryProblem(_:stoppedServices:)``). A manifest edit held for want of the routes it

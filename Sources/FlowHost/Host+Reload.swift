@@ -250,6 +250,11 @@ extension Host {
         guard case .notLoaded? = registry.status(of: name) else {
             stats.refusedReloads += 1
             registry.noteRefusedReload(of: name)
+            var error = error
+            // A build refused for what it declares is whole and probed: say which generation stays.
+            if error.kind == .droppedRoute, let generation = registry.servingGeneration(of: name) {
+                error.message += "; generation \(generation) keeps serving"
+            }
             return .reloadRefused(plugin: name, error)
         }
         registry.forgetUnloadedLibrary(of: name)

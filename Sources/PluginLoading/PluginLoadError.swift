@@ -23,6 +23,10 @@ package struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertib
         /// route handles. Two plugins declaring a guard or deep link differently is a `conflict` too.
         case conflict, unmetRequirement, requirementCycle, duplicatePlugin, badPreference, removed, unroutedRedirect
         case unroutedDeepLink
+        /// Found by discovery while the host runs: a plugin's rebuilt library no longer routes a request the
+        /// manifest itself sends (a start request, a deep link's first step, a guard's redirect) that its
+        /// previous build routed; the reload is refused.
+        case droppedRoute
     }
 
     /// The library file, as found (or as written in the manifest when it was not found).
