@@ -56,7 +56,12 @@ extension RunCommand {
         guard !quiet else { return summary.failure == nil ? .ok : .scriptFailed }
         let ids = SubjectRunner.subjects(count)
         let range = count == 1 ? ids[0] : "\(ids[0]) ... \(ids[count - 1])"
-        let stopped = summary.failure.map { "stopped at \($0.subject), after \(summary.completed)" }
+        let completed = summary.completed
+        let stopped = summary.failure.map { failure in
+            completed == 0
+                ? "stopped at \(failure.subject), the first"
+                : "stopped at \(failure.subject), after \(completed) subject\(completed == 1 ? "" : "s") ran to the end"
+        }
         print(
             "ran \(script.name) for \(count) subject\(count == 1 ? "" : "s") (\(range)): \(stopped ?? "every one to the end")"
         )
