@@ -98,10 +98,16 @@ package struct Trace: Sendable {
     package static func parse(_ text: String, file: String) throws(TraceError) -> Trace {
         var events: [TraceEvent] = []
         var number = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, line) in lines.enumerated() {
             number += 1
             guard !line.isEmpty else { continue }
-            events.append(try event(String(line), file: file, line: number))
+            do {
+                events.append(try event(String(line), file: file, line: number))
+            } catch {
+                // The last line, with no newline after it: the end of a file cut short.
+                throw index == lines.count - 1 ? error.cutShort : error
+            }
         }
         guard let header = events.first else {
             throw TraceError("the trace is empty; record one with flowhost run --trace FILE", file: file)

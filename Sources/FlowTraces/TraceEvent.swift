@@ -173,6 +173,17 @@ package struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
         self.line = line
     }
 
+    /// This error of the trace's last line, which no newline ends: when that line is not JSON, said to be cut
+    /// short, as the end of a trace copied (or written) only in part is, rather than left to read as a line
+    /// written wrong.
+    var cutShort: TraceError {
+        // A first line that is not JSON is most likely another kind of file, which its own hint says.
+        guard message.hasPrefix("not JSON: "), let line, line > 1 else { return self }
+        return TraceError(
+            message + "; it is the trace's last line, cut short: the file was copied or written only in part",
+            file: file, line: line)
+    }
+
     /// `FILE:LINE: message`, with what is known of the place.
     package var description: String {
         switch (file, line) {

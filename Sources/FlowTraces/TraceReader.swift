@@ -118,8 +118,9 @@ package final class TraceReader {
                 return try Trace.event(line, file: file, line: number)
             } catch {
                 // A line further down that is not UTF-8 comes first, as it does for a trace read whole.
+                let isLast = try Self.line(from: lines, file: file) == nil
                 while try Self.line(from: lines, file: file) != nil {}
-                throw error
+                throw isLast && lines.endsWithoutNewline ? error.cutShort : error
             }
         }
         return nil

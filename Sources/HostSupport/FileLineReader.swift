@@ -9,6 +9,9 @@ import Glibc
 package final class FileLineReader {
     /// The number of the line ``next()`` returned last, from 1.
     package private(set) var lineNumber = 0
+    /// Whether the line ``next()`` returned last is the file's last and ends without a `\n`, as a file cut
+    /// short (copied or written only in part) ends.
+    package private(set) var endsWithoutNewline = false
 
     private let descriptor: Int32
     private let what: String
@@ -67,6 +70,7 @@ package final class FileLineReader {
                 let line = Array(buffer[start...])
                 start = buffer.count
                 lineNumber += 1
+                endsWithoutNewline = true
                 return line
             }
             try fill()

@@ -116,6 +116,28 @@ struct TraceStreamingTests {
         #expect(replay.outputLines.first?.hasPrefix("replay identical: 30 sessions (their starts and ") == true)
     }
 
+    /// A trace copied only in part ends in the middle of a line, with no newline after it: that line is said
+    /// to be cut short, read whole or line by line; a last line ended by a newline is a line written wrong.
+    @Test func aTraceCutShortInTheMiddleOfALineIsSaidToBe() throws {
+        let directory = try TemporaryDirectory()
+        let header = #"{"goal":"done","input":0,"kind":"trace","session":0,"t":0,"version":1}"#
+        let event = #"{"input":0,"kind":"session","session":1,"t":5}"#
+        let text = header + "\n" + event + "\n" + event.prefix(20)
+        let cut = try directory.file("cut.jsonl", containing: text)
+        let wrong = try directory.file("wrong.jsonl", containing: header + "\n" + event + "\n{oops\n")
+        let cutShort =
+            "not JSON: unterminated string; it is the trace's last line, cut short: the file was copied or written only in part"
+
+        #expect(throws: TraceError(cutShort, file: cut, line: 3)) { try Trace.parse(text, file: cut) }
+        for command in [["experiments", "report"], ["replay"]] {
+            let run = try Subprocess.flowhost(command + [cut])
+            #expect(run.status == 65, "\(command)")
+            #expect(run.errorLines == ["flowhost: \(cut):3: \(cutShort)"], "\(command)")
+        }
+        let written = try Subprocess.flowhost(["experiments", "report", wrong])
+        #expect(written.errorLines == ["flowhost: \(wrong):3: not JSON: expected string key in object"])
+    }
+
     @Test func aLineThatIsNotAnEventIsNamedAsWhenTheTraceWasReadWhole() throws {
         let directory = try TemporaryDirectory()
         let header = #"{"goal":"done","input":0,"kind":"trace","session":0,"t":0,"version":1}"#
