@@ -59,11 +59,17 @@ extension ExperimentReport {
         return lines
     }
 
-    /// For standard error: a trace whose run stopped early, a goal no request of the traces' was ever handled
-    /// as, and one warning per experiment whose sample ratio is a mismatch.
+    /// For standard error: a trace whose run stopped early, an experiment set up differently in two traces, a
+    /// goal no request of the traces' was ever handled as, and one warning per experiment whose sample ratio
+    /// is a mismatch.
     package var warnings: [String] {
         var warnings = shortTraces.map {
             "\($0.file) holds \($0.sessions) of the \($0.subjects) subjects its run was to simulate: the run stopped early, and its last subject may be cut short"
+        }
+        for setup in differentSetups {
+            warnings.append(
+                "experiment '\(setup.experiment)' is set up differently in \(setup.first) and \(setup.other) (its variants, weights, subject or salt): their subjects are reported together under \(setup.first)'s set-up; report each set-up on its own"
+            )
         }
         if let unhandledGoal {
             let hint = unhandledGoal.nearest.map { "; did you mean '\($0)'?" } ?? ""

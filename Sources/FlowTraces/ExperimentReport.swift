@@ -92,6 +92,17 @@ package struct ExperimentReport: Sendable {
     /// The traces that hold fewer sessions than their header's `subjects` announce: the run stopped early.
     package var shortTraces: [ShortTrace] = []
 
+    /// The experiments set up one way in one trace and another way in a later one, each with those two traces:
+    /// their subjects are reported together, under the first trace's set-up (``traces`` order).
+    package var differentSetups: [DifferentSetup] = []
+
+    /// An experiment set up differently in two traces (its subject, salt, variants or weights).
+    package struct DifferentSetup: Sendable, Hashable {
+        package var experiment: String
+        package var first: String
+        package var other: String
+    }
+
     /// A trace of fewer subjects than its run was to simulate.
     package struct ShortTrace: Sendable, Hashable {
         package var file: String
@@ -168,7 +179,17 @@ package struct ExperimentReport: Sendable {
         self.traces = files
         var configured: [(name: String, subject: String, variants: [(name: String, weight: Int)])] = []
         var seen = Set<String>()
-        for header in headers {
+        var setUp: [String: (file: String, experiment: JSONValue)] = [:]
+        for (file, header) in zip(files, headers) {
+            for (name, experiment) in (header["experiments"]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
+                if let first = setUp[name] {
+                    if first.experiment != experiment, !differentSetups.contains(where: { $0.experiment == name }) {
+                        differentSetups.append(DifferentSetup(experiment: name, first: first.file, other: file))
+                    }
+                    continue
+                }
+                setUp[name] = (file, experiment)
+            }
             for (name, experiment) in (header["experiments"]?.object ?? [:]).sorted(by: { $0.key < $1.key })
             where seen.insert(name).inserted {
                 let variants = (experiment["variants"]?.array ?? []).compactMap { variant in

@@ -64,7 +64,9 @@ enum GraphCommand {
             for warning in read.composition?.discoveryWarnings(file: path) ?? [] { printWarning(warning) }
         }
         for file in parsed.options["--trace", default: []] {
-            graph.add(try ReplayCommand.readTrace(file))
+            let trace = try ReplayCommand.readTrace(file)
+            warnIfRecordedWithAnother(trace, file: file, than: path)
+            graph.add(trace)
         }
         switch format {
         // The names a trace brings are anyone's text: printed without control characters.
@@ -73,5 +75,25 @@ enum GraphCommand {
         default: print(PrintableText.sanitized(graph.dot, keepingNewlines: true), terminator: "")
         }
         return .ok
+    }
+
+    /// Warns when the trace in `file` was recorded with another manifest than `manifest`, the one its counts
+    /// are drawn on: its requests, plugins and experiments are another app's, and this one's routes look
+    /// untaken. A manifest not there any more (a trace from another machine) or the same bytes under another
+    /// name (a copy, a checkout elsewhere) is taken for the same.
+    private static func warnIfRecordedWithAnother(_ trace: Trace, file: String, than manifest: String) {
+        guard let recorded = trace.manifestPath(tracedIn: file),
+            let recordedIdentity = FileIdentity(path: recorded), let identity = FileIdentity(path: manifest),
+            recordedIdentity.file != identity.file
+        else { return }
+        let limit = 16 << 20
+        if let bytes = try? InputFile.read(recorded, what: "manifest", limit: limit),
+            let ours = try? InputFile.read(manifest, what: "manifest", limit: limit), bytes == ours
+        {
+            return
+        }
+        printWarning(
+            "flowhost: warning: \(file) was recorded with \(recorded), not \(manifest): what it adds to the graph is another manifest's run"
+        )
     }
 }

@@ -1,0 +1,63 @@
+import Testing
+
+/// Traces read together with what they were not recorded with: a report of traces whose experiment is set up
+/// differently in each, and a graph of a trace recorded with another manifest, each say so in a warning
+/// rather than mix them without a word.
+@MainActor
+struct TracesOfAnotherSetUpTests {
+    /// A trace of 10 subjects of manifests/experiment.json, or of `manifest`, at `name` in `directory`.
+    private func record(
+        _ name: String, in directory: TemporaryDirectory, manifest: String = "manifests/experiment.json"
+    )
+        throws -> String
+    {
+        let path = directory.path + "/" + name
+        let run = try Subprocess.flowhost(
+            [
+                "run", manifest, "--subjects", "10", "--script", "manifests/experiment.flow", "--quiet",
+                "--plugin-path", BuildProducts.directory, "--trace", path,
+            ], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+        try #require(run.status == 0, "\(run.standardError)")
+        return path
+    }
+
+    @Test func aReportOfTracesWhoseExperimentIsSetUpDifferentlyWarns() throws {
+        let directory = try TemporaryDirectory()
+        let original = try readText(Repository.path("manifests/experiment.json"))
+        let resalted = try directory.file(
+            "experiment.json", containing: original.replacing(#""salt": "create-flow-1""#, with: #""salt": "other""#))
+        let first = try record("first.jsonl", in: directory)
+        let again = try record("again.jsonl", in: directory)
+        let other = try record("other.jsonl", in: directory, manifest: resalted)
+
+        let mixed = try Subprocess.flowhost(["experiments", "report", first, other])
+        let alike = try Subprocess.flowhost(["experiments", "report", first, again])
+
+        #expect(mixed.status == 0)
+        #expect(
+            mixed.errorLines.contains(
+                "flowhost: warning: experiment 'create-flow' is set up differently in \(first) and \(other) (its variants, weights, subject or salt): their subjects are reported together under \(first)'s set-up; report each set-up on its own"
+            ), "\(mixed.errorLines)")
+        #expect(alike.errorLines.filter { !$0.isEmpty }.isEmpty, "\(alike.errorLines)")
+    }
+
+    @Test func aGraphOfATraceRecordedWithAnotherManifestWarns() throws {
+        let directory = try TemporaryDirectory()
+        let trace = try record("t.jsonl", in: directory)
+        let copy = try directory.file(
+            "experiment.json", containing: try readText(Repository.path("manifests/experiment.json")))
+
+        let other = try Subprocess.flowhost(
+            ["graph", "manifests/demo.json", "--trace", trace, "--plugin-path", BuildProducts.directory])
+        let same = try Subprocess.flowhost(
+            ["graph", copy, "--trace", trace, "--no-plugins"])
+
+        #expect(other.status == 0)
+        #expect(
+            other.errorLines.contains(
+                "flowhost: warning: \(trace) was recorded with \(Repository.path("manifests/experiment.json")), not manifests/demo.json: what it adds to the graph is another manifest's run"
+            ), "\(other.errorLines)")
+        #expect(same.status == 0)
+        #expect(same.errorLines.filter { !$0.isEmpty }.isEmpty, "a copy of the same bytes: \(same.errorLines)")
+    }
+}
