@@ -16,11 +16,14 @@ struct UndumpableHostTests {
     @Test(.enabled(if: canRunAsAnotherUser, "running as another user needs root and setpriv"))
     func aHangInAHostWhoseExecutableItsUserCannotReadIsBlamedAsAHang() throws {
         let directory = try TemporaryDirectory()
-        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
-        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+        // Copies, not the build's own files: uid 4321 may not reach the checkout (a fresh clone in a
+        // directory of mode 0700, as CI makes).
         let flowhost = try directory.file("flowhost", containing: BuildProducts.bytes(of: "flowhost"))
         try #require(chmod(flowhost, 0o711) == 0)
-        try #require(symlink(BuildProducts.path(of: "libFlowKit.so"), directory.path + "/libFlowKit.so") == 0)
+        let (welcome, hangy, _) = (
+            try copy("libWelcomePlugin.so", into: directory), try copy("libHangyPlugin.so", into: directory),
+            try copy("libFlowKit.so", into: directory)
+        )
         let manifest = try directory.file(
             "app.json",
             containing: """
@@ -52,5 +55,12 @@ struct UndumpableHostTests {
                 "\(script):1: plugin 'hangy' (\(hangy)) hung for 5 s in hangy.Spin; quarantined; restarting",
                 "\(script): 1 plugin crash during the script: hangy.Spin (hung for 5 s)",
             ])
+    }
+
+    /// A copy of the built library `name` in `directory`, readable by all, as the loader needs it.
+    private func copy(_ name: String, into directory: TemporaryDirectory) throws -> String {
+        let path = try directory.file(name, containing: BuildProducts.bytes(of: name))
+        try #require(chmod(path, 0o755) == 0)
+        return path
     }
 }
