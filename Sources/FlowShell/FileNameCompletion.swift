@@ -21,9 +21,7 @@ enum FileNameCompletion {
         var looked = 0
         while looked < entryLimit, let entry = readdir(stream) {
             looked += 1
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
             guard name != ".", name != "..", name.hasPrefix(prefix), prefix.hasPrefix(".") || !name.hasPrefix("."),
                 !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else { continue }

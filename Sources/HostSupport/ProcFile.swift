@@ -26,9 +26,7 @@ package enum ProcFile {
         defer { closedir(tasks) }
         var children: [pid_t] = []
         while let entry = readdir(tasks) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
             guard Int(name) != nil else { continue }
             let listed = contents(of: "/proc/\(pid)/task/\(name)/children")
             children += String(decoding: listed, as: UTF8.self).split(separator: " ").compactMap { pid_t($0) }

@@ -192,7 +192,7 @@ package struct PluginDiscovery {
         var names: [String] = []
         var notUTF8: [[UInt8]] = []
         while let entry = readdir(stream) {
-            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            let bytes = directoryEntryName(entry)
             guard bytes.first != UInt8(ascii: ".") else { continue }
             if let name = String(validating: bytes, as: UTF8.self) {
                 names.append(name)

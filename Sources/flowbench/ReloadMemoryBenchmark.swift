@@ -70,9 +70,7 @@ enum ReloadMemoryBenchmark {
     private static func remove(_ path: String) {
         if let directory = opendir(path) {
             while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-                }
+                let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
                 if name != "." && name != ".." { remove(path + "/" + name) }
             }
             closedir(directory)

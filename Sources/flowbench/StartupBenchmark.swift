@@ -101,9 +101,7 @@ enum StartupBenchmark {
         guard let stream = opendir(directory) else { return }
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
             if name != "." && name != ".." { names.append(name) }
         }
         closedir(stream)

@@ -119,9 +119,7 @@ final class ChildProcess {
         let own = dirfd(directory)
         var descriptors: [Int32] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
             if let fd = Int32(name), fd != own { descriptors.append(fd) }
         }
         return descriptors

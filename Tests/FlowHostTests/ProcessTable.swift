@@ -1,4 +1,5 @@
 import Glibc
+import HostSupport
 
 /// Processes as `/proc` shows them, for tests that look for what a flowhost started: a probe, a supervised
 /// host, a helper a plugin forked.
@@ -9,9 +10,7 @@ enum ProcessTable {
         guard let proc = opendir("/proc") else { return nil }
         defer { closedir(proc) }
         while let entry = readdir(proc) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
             guard let pid = Int32(name), let stat = try? readText("/proc/\(name)/stat") else { continue }
             // `PID (COMMAND) STATE PPID ...`: the parent follows the state, after the last parenthesis.
             let fields = stat[stat.index(after: stat.lastIndex(of: ")") ?? stat.startIndex)...].split(separator: " ")
