@@ -30,15 +30,22 @@ extension Host {
         return event
     }
 
+    /// - Parameter skippingRefused: Open nothing, and say nothing, when the library is the build last refused
+    ///   for what it does not export (``PluginRegistry/ReloadResult/refusedBefore``): a watched change's, since
+    ///   a linker's one build is several file events, each of which would map another image and say the
+    ///   same refusal again.
     private func attemptReload(
-        _ name: String, landedAt: ContinuousClock.Instant?, force: Bool = false
+        _ name: String, landedAt: ContinuousClock.Instant?, force: Bool = false, skippingRefused: Bool = false
     ) throws(PluginLoadError) -> HostEvent {
         let managers = manifest.managerReferences.filter { $0.plugin == name }.map(\.manager)
         let services = manifest.services.filter { $0.plugin == name }.map(\.service)
         let previous = registry.status(of: name).flatMap {
             if case .loaded(let plugin) = $0 { plugin } else { nil }
         }
-        switch try registry.reload(name, requiredManagers: managers, requiredServices: services, force: force) {
+        let result = try registry.reload(
+            name, requiredManagers: managers, requiredServices: services, force: force,
+            skippingRefused: skippingRefused)
+        switch result {
         case .reloaded(let generation):
             stats.reloads += 1
             let replaced = replaceServices(of: name)
@@ -53,6 +60,8 @@ extension Host {
                 return .pluginUnchanged(plugin: name)
             }
             return .libraryRestored(plugin: name, generation: generation)
+        case .refusedBefore:
+            return .pluginUnchanged(plugin: name)  // its refusal was said when it landed
         }
     }
 
@@ -234,7 +243,9 @@ extension Host {
     private func takeWatchedChange(of name: String, landedAt: ContinuousClock.Instant) throws(PluginLoadError)
         -> HostEvent
     {
-        guard case .notLoaded? = registry.status(of: name) else { return try attemptReload(name, landedAt: landedAt) }
+        guard case .notLoaded? = registry.status(of: name) else {
+            return try attemptReload(name, landedAt: landedAt, skippingRefused: true)
+        }
         switch try registry.checkUnloadedLibrary(of: name) {
         case .unchanged: return .pluginUnchanged(plugin: name)
         case .changed(let file): return .unloadedLibraryChanged(plugin: name, file: file, refusal: nil)

@@ -13,6 +13,22 @@ extension PluginRegistry {
         case reloaded(generation: Int)
         /// The library's content is the one already loaded; nothing was opened.
         case unchanged
+        /// The library's content is the build last refused, and the manifest still requires of it what it
+        /// lacked (``PluginRegistry/RefusedBuild``); nothing was opened. Only without `force`, for a watched
+        /// change.
+        case refusedBefore
+    }
+
+    /// A build refused for a manager or service it does not export: its fingerprint, and the managers and
+    /// services the manifest required of the plugin then. A manifest edit that requires others (drops the
+    /// route to the missing manager) makes the same bytes worth opening again.
+    struct RefusedBuild: Equatable {
+        /// The fingerprint of the refused library's bytes (``PluginCopy/fingerprint``).
+        let fingerprint: UInt64
+        /// The managers the manifest routed to the plugin when the build was refused.
+        let requiredManagers: [String]
+        /// The services the manifest started from the plugin when the build was refused.
+        let requiredServices: [String]
     }
 
     /// Loads a new generation of plugin `name` from its library file and switches its routes to it.
@@ -22,19 +38,36 @@ extension PluginRegistry {
     /// step on the main actor; on any failure the current generation keeps serving.
     ///
     /// - Throws: ``PluginLoadError``, including when the plugin reached ``maxImagesPerPlugin``.
-    /// - Parameter force: Load a new generation even when the library's content is the one loaded.
+    /// - Parameters:
+    ///   - force: Load a new generation even when the library's content is the one loaded.
+    ///   - skippingRefused: Open nothing when the library's content is the build last refused for what it
+    ///     does not export and the same is still required of it (``ReloadResult/refusedBefore``): what a
+    ///     watched change asks, since one build lands as several file events.
     @discardableResult
     package func reload(
-        _ name: String, requiredManagers: [String] = [], requiredServices: [String] = [], force: Bool = false
+        _ name: String, requiredManagers: [String] = [], requiredServices: [String] = [], force: Bool = false,
+        skippingRefused: Bool = false
     ) throws(PluginLoadError) -> ReloadResult {
         guard let slot = slots[name] else {
             throw PluginLoadError(
                 file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
         }
-        let (plugin, fingerprint) = try vettedCopy(of: slot, unlessFingerprintIs: force ? nil : slot.fingerprint)
-        guard let plugin else { return .unchanged }
+        let required = (managers: requiredManagers, services: requiredServices)
+        let refused = slot.refusedBuild.flatMap { build in
+            skippingRefused && !force && build.requiredManagers == required.managers
+                && build.requiredServices == required.services ? build.fingerprint : nil
+        }
+        let (plugin, fingerprint) = try vettedCopy(
+            of: slot, unlessFingerprintIs: force ? nil : slot.fingerprint, orRefused: refused)
+        guard let plugin else { return fingerprint == refused ? .refusedBefore : .unchanged }
         let managers = Set(plugin.description.managers.map(\.name))
         let services = Set(plugin.description.services.map(\.name))
+        if requiredManagers.contains(where: { !managers.contains($0) })
+            || requiredServices.contains(where: { !services.contains($0) })
+        {
+            slot.refusedBuild = RefusedBuild(
+                fingerprint: fingerprint, requiredManagers: requiredManagers, requiredServices: requiredServices)
+        }
         if let missing = requiredManagers.first(where: { !managers.contains($0) }) {
             throw PluginLoadError(
                 file: sourcePath(of: name) ?? plugin.path, kind: .unknownManager,
@@ -56,6 +89,7 @@ extension PluginRegistry {
         slot.reloadedImage = slot.images
         slot.servingImage = slot.images
         slot.refusedSinceServing = false
+        slot.refusedBuild = nil
         return .reloaded(generation: slot.images)
     }
 
@@ -123,16 +157,18 @@ extension PluginRegistry {
     /// are hashed with SHA-256 only when the manifest pins them.
     ///
     /// - Parameter probedDigest: The SHA-256 of the bytes a probe loaded: other bytes are not opened.
-    /// - Returns: The plugin (nil when the content's fingerprint equals `unchanged`) and the fingerprint; `nil`
-    ///   when the bytes are not the ones probed.
-    func openCopy(of slot: Slot, unlessFingerprintIs unchanged: UInt64? = nil, probedDigest: String? = nil)
-        throws(PluginLoadError) -> (plugin: LoadedPlugin?, fingerprint: UInt64)?
-    {
+    /// - Parameter refused: The fingerprint of a build refused before, not to be opened again either.
+    /// - Returns: The plugin (nil when the content's fingerprint equals `unchanged` or `refused`) and the
+    ///   fingerprint; `nil` when the bytes are not the ones probed.
+    func openCopy(
+        of slot: Slot, unlessFingerprintIs unchanged: UInt64? = nil, orRefused refused: UInt64? = nil,
+        probedDigest: String? = nil
+    ) throws(PluginLoadError) -> (plugin: LoadedPlugin?, fingerprint: UInt64)? {
         let source = try searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)
         let copy = try PluginCopy(reading: source, allowInsecure: allowsInsecurePlugins)
         if let probedDigest, copy.sha256 != probedDigest { return nil }
         let fingerprint = copy.fingerprint
-        if fingerprint == unchanged { return (nil, fingerprint) }
+        if fingerprint == unchanged || fingerprint == refused { return (nil, fingerprint) }
         try copy.verify(sha256: slot.entry.sha256)
         // Images of its earlier libraries count too: moving the library to another file does not reset them.
         let opened = slot.openedImages

@@ -38,6 +38,10 @@ package final class PluginRegistry {
         /// Whether a reload was refused since ``servingImage`` began to serve
         /// (``PluginRegistry/noteRefusedReload(of:)``): a slot made anew for an edited entry has none.
         var refusedSinceServing = false
+        /// The build a reload last refused for a manager or service it does not export, and what the manifest
+        /// required of it then: the same bytes, still required of the same, are not opened again by a watched
+        /// change (a linker's one build is several file events), since each open maps an image for good.
+        var refusedBuild: RefusedBuild?
         /// The library as the watch last knew it while no image was loaded
         /// (``PluginRegistry/noteUnloadedLibrary(of:)``, ``PluginRegistry/checkUnloadedLibrary(of:)``), which
         /// tells an unchanged library until one is.

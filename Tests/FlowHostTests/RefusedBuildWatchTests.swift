@@ -1,0 +1,48 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+@testable import FlowManifest
+
+/// One build of a plugin lands as several watched file events (a linker deletes its output, makes it, and
+/// closes it written), each of which takes the library again. A build refused for a manager it does not export
+/// is refused once: the same bytes are not opened again for the next event of the same build, since each open
+/// maps an image for good and counts towards the cap. The fixtures: V2 of the greeter exports `Farewell`,
+/// V1 does not.
+@MainActor
+struct RefusedBuildWatchTests {
+    @Test func aRefusedBuildSeenAgainByTheWatchIsNeitherOpenedNorSaidAgain() throws {
+        let lab = try SwapLab(
+            initial: "GreeterPluginV2", extraRoute: #"{"request": "bye", "plugin": "greeter", "manager": "Farewell"}"#)
+        let host = try lab.host()
+        host.coordinator.requestCoordination("bye", from: .app)
+        var said: [String] = []
+        host.onEvent = { said.append($0.description) }
+
+        try lab.install("GreeterPluginV1")
+        for _ in 1...3 { host.reloadWhenComplete("greeter", landedAt: .now) }  // the events of one build
+
+        #expect(
+            said == [
+                "reload refused: \(lab.library): the new generation of plugin 'greeter' exports no manager 'Farewell', which is still routed to it; the previous generation keeps serving"
+            ])
+        #expect(host.stats.refusedReloads == 1)
+        #expect(host.registry.images(of: "greeter") == 2, "the serving image and the refused build's, once")
+        #expect(host.coordinator.requestCoordination("bye", from: .app) == .handled(manager: "greeter.Farewell"))
+
+        // A reload asked for tries the same build again, and says so.
+        guard case .reloadRefused = host.reloadPlugin("greeter", force: true) else {
+            throw TestFailure("a reload asked for should try the refused build again")
+        }
+        #expect(host.stats.refusedReloads == 2)
+
+        // Once the manifest no longer routes what the build lacks, its bytes written again load.
+        try lab.writeManifest(lab.manifest(routes: #"{"request": "greet", "plugin": "greeter", "manager": "Greeter"}"#))
+        #expect(host.reloadManifest().description.hasPrefix("reloaded manifest"))
+        said = []
+        try lab.install("GreeterPluginV1")
+        host.reloadWhenComplete("greeter", landedAt: .now)
+        #expect(said.count == 1)
+        #expect(said.first?.hasPrefix("reloaded plugin 'greeter': generation 4") == true, "\(said)")
+    }
+}
