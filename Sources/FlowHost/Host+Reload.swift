@@ -230,7 +230,9 @@ extension Host {
         } catch  where error.isIncompleteFile {
             Task { await retryReload(name, landedAt: landedAt) }
         } catch {
-            onEvent?(watchedRefusal(of: name, error))
+            // Taken whether or not anyone listens: it counts the refusal and notes it for the plugin.
+            let refusal = watchedRefusal(of: name, error)
+            onEvent?(refusal)
         }
     }
 
@@ -295,7 +297,8 @@ extension Host {
             } catch  where attempt < Self.retryDelays.count - 1 && error.isIncompleteFile {
                 continue
             } catch {
-                onEvent?(watchedRefusal(of: name, error))
+                let refusal = watchedRefusal(of: name, error)
+                onEvent?(refusal)
                 return
             }
         }

@@ -45,4 +45,20 @@ struct RefusedBuildWatchTests {
         #expect(said.count == 1)
         #expect(said.first?.hasPrefix("reloaded plugin 'greeter': generation 4") == true, "\(said)")
     }
+
+    @Test func aWatchedRefusalIsCountedWithNoOneListening() throws {
+        let lab = try SwapLab(
+            initial: "GreeterPluginV2", extraRoute: #"{"request": "bye", "plugin": "greeter", "manager": "Farewell"}"#)
+        let host = try lab.host()  // an embedder's host: no onEvent
+        host.coordinator.requestCoordination("bye", from: .app)
+
+        try lab.install("GreeterPluginV1")
+        host.reloadWhenComplete("greeter", landedAt: .now)
+
+        #expect(host.stats.refusedReloads == 1)
+        try lab.install("GreeterPluginV2")
+        guard case .libraryRestored = host.reloadPlugin("greeter") else {
+            throw TestFailure("the bytes that serve, back after a refusal, should be said to be")
+        }
+    }
 }
