@@ -34,6 +34,28 @@ extension Host {
         return errors
     }
 
+    /// The managers of routes and experiment variants that `manifest` names and that a plugin already loaded
+    /// (its services started it) does not export, each at its place in the file, as `run --eager` says them:
+    /// loading nothing more, this says at the start what would otherwise fail only when the route is first
+    /// used, naming the plugin's library rather than the manifest's line.
+    static func unexportedByLoadedPlugins(in manifest: Manifest, registry: PluginRegistry) -> [PluginLoadError] {
+        var problems: [PluginLoadError] = []
+        for reference in manifest.exportReferences() where !reference.isService {
+            guard let place = reference.place, let slot = registry.slot(reference.plugin),
+                case .loaded(let plugin) = slot.status
+            else { continue }
+            let names = plugin.description.managers.map(\.name)
+            guard !names.contains(reference.name) else { continue }
+            problems.append(
+                PluginLoadError(
+                    file: manifest.path, kind: .unknownManager,
+                    message: PluginLoadError.notExported(
+                        "manager", reference.name, by: reference.plugin, exports: names),
+                    place: place))
+        }
+        return problems
+    }
+
     /// The managers and services of plugin `plugin` as `manifest` declares it; `nil` when they cannot be
     /// known without loading it.
     private func exports(of plugin: String, in manifest: Manifest) -> PluginExports? {

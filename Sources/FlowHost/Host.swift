@@ -154,7 +154,10 @@ package final class Host {
             }
         }
         self.runningServices = services
-        if eager { problems += Host.check(manifest: manifest, registry: registry) }
+        problems +=
+            eager
+            ? Host.check(manifest: manifest, registry: registry)
+            : Host.unexportedByLoadedPlugins(in: manifest, registry: registry)
         self.coordinator = BaseFlowCoordinator(name: manifest.name ?? "host", services: services.map(\.service))
         if let timeout = manifest.serviceTimeout { coordinator.serviceTimeout = timeout }
         self.problems = PluginLoadError.unique(problems)
