@@ -128,6 +128,11 @@ package struct Trace: Sendable {
             return try TraceEvent(json: try JSONValue(parsing: text))
         } catch let error as JSONSyntaxError {
             // A first line that is not JSON is most likely another kind of file: say what a trace is.
+            if line == 1, isManifest(file) {
+                throw TraceError(
+                    "it is a manifest, not a trace: give a trace (flowhost run \(file) --trace FILE writes one)",
+                    file: file)
+            }
             let hint = line == 1 ? "; a trace has one JSON object per line, as flowhost run --trace FILE writes it" : ""
             throw TraceError("not JSON: \(error.reason)\(hint)", file: file, line: line)
         } catch let error as TraceError {
@@ -135,6 +140,16 @@ package struct Trace: Sendable {
         } catch {
             throw TraceError("\(error)", file: file, line: line)
         }
+    }
+
+    /// Whether the file at `path` is a manifest, given where a trace goes (`flowhost replay app.json`): one JSON
+    /// object, over several lines, with a `manifestVersion`. Read only once its first line is found not to be
+    /// JSON, and at most a manifest's size.
+    private static func isManifest(_ path: String) -> Bool {
+        guard let bytes = try? InputFile.read(path, what: "manifest file", limit: Manifest.defaultMaxSize),
+            case .object(let members)? = try? JSONValue(parsing: String(decoding: bytes, as: UTF8.self))
+        else { return false }
+        return members["manifestVersion"] != nil
     }
 
     /// The events grouped into sessions (``TraceSessionBuilder``).

@@ -158,13 +158,13 @@ struct TraceTests {
         #expect(throws: TraceError("not JSON: expected string key in object", file: "t.jsonl", line: 2)) {
             _ = try Trace.parse(header + "\n{oops\n", file: "t.jsonl")
         }
-        // A pretty-printed JSON file, such as a manifest, given as a trace.
+        // A pretty-printed JSON file given as a trace (a manifest is said to be one: ManifestGivenAsTraceTests).
         #expect(
             throws: TraceError(
                 "not JSON: unexpected end of input; a trace has one JSON object per line, as flowhost run --trace FILE writes it",
-                file: "app.json", line: 1)
+                file: "data.json", line: 1)
         ) {
-            _ = try Trace.parse("{\n  \"manifestVersion\": 1\n}\n", file: "app.json")
+            _ = try Trace.parse("{\n  \"items\": 1\n}\n", file: "data.json")
         }
         #expect(
             throws: TraceError("a 'input' event needs \"t\", a whole number of 0 or more", file: "t.jsonl", line: 2)
