@@ -88,14 +88,17 @@ extension FlowGraph {
     }
 
     /// `text` as a dot string: quoted, with quotes and backslashes escaped and newlines as `\n`.
+    ///
+    /// It goes by Unicode scalars, not characters: a quote followed by a combining mark is one character,
+    /// which is not `"`, and copied whole it would end the string early.
     static func dotQuoted(_ text: String) -> String {
         var quoted = "\""
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "\"": quoted += "\\\""
             case "\\": quoted += "\\\\"
             case "\n": quoted += "\\n"
-            default: quoted.append(character)
+            default: quoted.unicodeScalars.append(scalar)
             }
         }
         return quoted + "\""
@@ -110,7 +113,7 @@ extension FlowGraph {
         for (index, node) in nodes.enumerated() { ids[node.id] = "n\(index)" }
         var lines = ["flowchart LR"]
         func declaration(_ node: Node) -> String {
-            let label = Self.mermaidQuoted(self.lines(of: node).joined(separator: "<br/>"))
+            let label = Self.mermaidQuoted(self.lines(of: node).joined(separator: "\n"))
             let id = ids[node.id]!
             return
                 switch node.kind
@@ -140,9 +143,22 @@ extension FlowGraph {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `text` as a quoted Mermaid label: a quote becomes `#quot;`.
+    /// `text` as a quoted Mermaid label: a quote becomes `#quot;`, `<` and `>` `#lt;` and `#gt;`, and each
+    /// newline `<br/>`. A name read from a trace may hold any of them: left as they are, a newline would end
+    /// the label's line, and what follows be read as Mermaid statements (a `click` link on a node), and a tag
+    /// as HTML. It goes by Unicode scalars, as ``dotQuoted(_:)`` does.
     static func mermaidQuoted(_ text: String) -> String {
-        "\"" + text.replacingAll("\"", with: "#quot;") + "\""
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "#quot;"
+            case "<": quoted += "#lt;"
+            case ">": quoted += "#gt;"
+            case "\n": quoted += "<br/>"
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
     }
 
     // MARK: - JSON
