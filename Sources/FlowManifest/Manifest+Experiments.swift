@@ -5,7 +5,7 @@ extension ManifestParser {
     static let experimentKeys = ["salt", "subject", "variants"]
     static let variantKeys = ["manager", "name", "plugin", "weight"]
     /// The largest weight: keeps the sum of any experiment's weights far from overflowing.
-    static let maximumWeight = 1_000_000
+    package static let maximumWeight = 1_000_000
 
     mutating func experiments(_ value: JSONValue?, declared: Set<String>?) -> [String: Manifest.Experiment] {
         guard let value else { return [:] }

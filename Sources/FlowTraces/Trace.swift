@@ -57,6 +57,29 @@ package struct Trace: Sendable {
         return "trace format version \(version) is not one this flowhost reads (1 to \(formatVersion))"
     }
 
+    /// Why the experiments `header` records cannot be what a manifest set up, if they cannot: a variant's
+    /// weight that is not a whole number from 0 to the manifest's largest, or weights that add up to 0.
+    /// `experiments report` would otherwise compare the exposures with such weights (a negative one's
+    /// chi-square is `nan`, a fraction was taken as 0) and call the run's assignment broken.
+    static func unreadableExperiments(of header: TraceEvent) -> String? {
+        for (name, experiment) in (header["experiments"]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let variants = experiment["variants"]?.array ?? []
+            if !variants.isEmpty, variants.allSatisfy({ $0["weight"] == 0 }) {
+                return
+                    "experiment '\(name)': the variants' weights add up to 0; a manifest gives at least one a weight above 0"
+            }
+            for (index, variant) in variants.enumerated() {
+                guard let weight = variant["weight"],
+                    weight.int.map((0...ManifestParser.maximumWeight).contains) != true
+                else { continue }
+                let which = variant["name"]?.string.map { "'\($0)'" } ?? "\(index)"
+                return
+                    "experiment '\(name)' variant \(which) has weight \(weight); a manifest's weights are whole numbers from 0 to \(ManifestParser.maximumWeight)"
+            }
+        }
+        return nil
+    }
+
     /// The manifest the trace was recorded with: its absolute path (relative, as the run was given it, in
     /// older traces).
     package var manifest: String? { header["manifest"]?.string }
@@ -115,7 +138,9 @@ package struct Trace: Sendable {
         guard header.kind == .trace else {
             throw TraceError("the first line is a '\(header.kind)' event, not the trace header", file: file, line: 1)
         }
-        if let unreadable = unreadableVersion(of: header) { throw TraceError(unreadable, file: file, line: 1) }
+        if let unreadable = unreadableVersion(of: header) ?? unreadableExperiments(of: header) {
+            throw TraceError(unreadable, file: file, line: 1)
+        }
         let rest = Array(events.dropFirst())
         return Trace(file: file, header: header, events: rest, sessions: group(rest))
     }

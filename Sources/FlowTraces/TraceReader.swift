@@ -51,7 +51,7 @@ package final class TraceReader {
         if header.kind != .trace {
             problem = TraceError(
                 "the first line is a '\(header.kind)' event, not the trace header", file: path, line: 1)
-        } else if let unreadable = Trace.unreadableVersion(of: header) {
+        } else if let unreadable = Trace.unreadableVersion(of: header) ?? Trace.unreadableExperiments(of: header) {
             problem = TraceError(unreadable, file: path, line: 1)
         }
         if let problem {
