@@ -165,6 +165,9 @@ enum ManifestCommands {
 
     /// Prints what `inspect` says of `plugin`.
     private static func describe(_ plugin: ProbedPlugin) {
+        // What a plugin declares is anyone's text, and inspect is how one looks at a plugin before trusting
+        // it: printed without control characters.
+        func print(_ line: String) { Swift.print(PrintableText.sanitized(line)) }
         print("plugin:   \(plugin.name) \(plugin.version)")
         print("library:  \(plugin.path)")
         print("flowkit:  \(plugin.flowKitVersion) (this flowhost has \(FlowKitVersion.current))")
