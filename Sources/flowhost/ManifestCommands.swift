@@ -109,7 +109,9 @@ enum ManifestCommands {
             printJSON(JSONDocument.routes(table))
         } else {
             printTable(table.rows)
-            for line in table.failureLines + table.declarationLines + table.notes { print(line) }
+            for line in table.failureLines + table.declarationLines + table.notes {
+                print(PrintableText.sanitized(line))
+            }
             for error in table.errors { printError(error) }
         }
         return code
@@ -296,8 +298,9 @@ func warnOfMissingPluginPaths(_ arguments: Arguments) {
     }
 }
 
-/// Prints rows as aligned columns.
+/// Prints rows as aligned columns, without control characters: a cell may hold what a plugin declares.
 func printTable(_ rows: [[String]]) {
+    let rows = rows.map { $0.map { PrintableText.sanitized($0) } }
     let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
     for row in rows {
         let cells = row.enumerated().map { index, cell in
