@@ -30,8 +30,10 @@ package struct SnapshotFileError: Error, Hashable, Sendable, CustomStringConvert
         self.message = message
     }
 
-    /// `FILE: message`.
-    package var description: String { "\(file): \(message)" }
+    /// `FILE: message`, on one line: a message that quotes the snapshot (a screen's `style`) has its control
+    /// characters, newlines included, as `?`, so that what someone wrote in a snapshot cannot print a line
+    /// of its own under the error.
+    package var description: String { "\(file): \(PrintableText.sanitized(message))" }
 }
 
 extension HostSnapshot {

@@ -1,4 +1,5 @@
 import FlowKit
+import HostSupport
 
 /// One line of a trace (`flowhost run --trace FILE`): what happened, when, and which input caused it.
 ///
@@ -184,9 +185,12 @@ package struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
             file: file, line: line)
     }
 
-    /// `FILE:LINE: message`, with what is known of the place.
+    /// `FILE:LINE: message`, with what is known of the place, on one line: a message that quotes the trace
+    /// (an event's kind) has its control characters, newlines included, as `?`, so that what someone wrote
+    /// in a trace cannot print a line of its own under the error (`flowhost: ...`, a line flowhost never said).
     package var description: String {
-        switch (file, line) {
+        let message = PrintableText.sanitized(message)
+        return switch (file, line) {
         case (let file?, let line?): "\(file):\(line): \(message)"
         case (let file?, nil): "\(file): \(message)"
         default: message
