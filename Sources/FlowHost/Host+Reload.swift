@@ -30,10 +30,10 @@ extension Host {
         return event
     }
 
-    /// - Parameter skippingRefused: Open nothing, and say nothing, when the library is the build last refused
-    ///   for what it does not export (``PluginRegistry/ReloadResult/refusedBefore``): a watched change's, since
-    ///   a linker's one build is several file events, each of which would map another image and say the
-    ///   same refusal again.
+    /// - Parameter skippingRefused: Open nothing, and say nothing, when the library is the build a watched
+    ///   change last refused for what its bytes are (``PluginRegistry/ReloadResult/refusedBefore``): a watched
+    ///   change's, since a linker's one build is several file events, each of which would probe it, map
+    ///   another image and say the same refusal again.
     private func attemptReload(
         _ name: String, landedAt: ContinuousClock.Instant?, force: Bool = false, skippingRefused: Bool = false
     ) throws(PluginLoadError) -> HostEvent {
@@ -255,7 +255,9 @@ extension Host {
     }
 
     /// The event of a watched change to the library of plugin `name` refused with `error`: a refused reload,
-    /// counted, or for a plugin not loaded yet the refusal its first use would meet, which is no reload. A
+    /// counted, its build remembered so that the next events of the same build say nothing
+    /// (``PluginRegistry/noteRefusedBuild(of:_:)``), or for a plugin not loaded yet the refusal its first
+    /// use would meet, which is no reload. A
     /// refused library of a plugin not loaded yet is forgotten, as ``PluginRegistry/checkUnloadedLibrary(of:)``
     /// forgets one it refuses: so is one whose probe discovery refused, so that the library known before,
     /// back, is said again.
@@ -263,6 +265,7 @@ extension Host {
         guard case .notLoaded? = registry.status(of: name) else {
             stats.refusedReloads += 1
             registry.noteRefusedReload(of: name)
+            registry.noteRefusedBuild(of: name, error)
             var error = error
             // A build refused for what it declares is whole and probed: say which generation stays.
             if error.kind == .droppedRoute, let generation = registry.servingGeneration(of: name) {

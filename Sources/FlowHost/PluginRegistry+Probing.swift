@@ -28,23 +28,21 @@ extension PluginRegistry {
     }
 
     /// Probes the slot's library, loads the plugins it requires, then opens a private copy of it, unless its
-    /// content's fingerprint is `unchanged` (or `refused`); the copy is opened only if its bytes are the ones the probe
+    /// content's fingerprint is `unchanged`; the copy is opened only if its bytes are the ones the probe
     /// loaded (their SHA-256, taken only when there is a probe). A file that changed in between (a build
     /// still writing, someone swapping it) is probed again, up to 3 times.
     ///
     /// Its requirements are read from the probe, so that a plugin whose requirements are not met never
     /// runs here; without a prober (`--trust`), from the plugin opened, which is then refused all the same.
     ///
-    /// - Returns: The plugin (nil when the content's fingerprint is `unchanged` or `refused`) and the fingerprint.
-    func vettedCopy(of slot: Slot, unlessFingerprintIs unchanged: UInt64? = nil, orRefused refused: UInt64? = nil)
+    /// - Returns: The plugin (nil when the content's fingerprint is `unchanged`) and the fingerprint.
+    func vettedCopy(of slot: Slot, unlessFingerprintIs unchanged: UInt64? = nil)
         throws(PluginLoadError) -> (plugin: LoadedPlugin?, fingerprint: UInt64)
     {
         for _ in 1...3 {
             let probed = try vet(slot)
             if let probed { try meetRequirements(of: slot, probed.requires, library: probed.path) }
-            if let opened = try openCopy(
-                of: slot, unlessFingerprintIs: unchanged, orRefused: refused, probedDigest: probed?.digest)
-            {
+            if let opened = try openCopy(of: slot, unlessFingerprintIs: unchanged, probedDigest: probed?.digest) {
                 if probed == nil, let plugin = opened.plugin {
                     try meetRequirements(of: slot, plugin.description.requires, library: plugin.path)
                 }

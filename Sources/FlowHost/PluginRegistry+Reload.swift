@@ -13,15 +13,15 @@ extension PluginRegistry {
         case reloaded(generation: Int)
         /// The library's content is the one already loaded; nothing was opened.
         case unchanged
-        /// The library's content is the build last refused, and the manifest still requires of it what it
-        /// lacked (``PluginRegistry/RefusedBuild``); nothing was opened. Only without `force`, for a watched
-        /// change.
+        /// The library's content is the build a watched change last refused for what its bytes are, and the
+        /// manifest still requires of it what it did then (``PluginRegistry/RefusedBuild``); nothing was
+        /// opened nor probed. Only without `force`, for a watched change.
         case refusedBefore
     }
 
-    /// A build refused for a manager or service it does not export: its fingerprint, and the managers and
-    /// services the manifest required of the plugin then. A manifest edit that requires others (drops the
-    /// route to the missing manager) makes the same bytes worth opening again.
+    /// A build a watched reload refused for what its bytes are (``PluginLoadError/isOfTheBytes``): its
+    /// fingerprint, and the managers and services the manifest required of the plugin then. A manifest edit
+    /// that requires others (drops the route to a missing manager) makes the same bytes worth opening again.
     struct RefusedBuild: Equatable {
         /// The fingerprint of the refused library's bytes (``PluginCopy/fingerprint``).
         let fingerprint: UInt64
@@ -40,9 +40,10 @@ extension PluginRegistry {
     /// - Throws: ``PluginLoadError``, including when the plugin reached ``maxImagesPerPlugin``.
     /// - Parameters:
     ///   - force: Load a new generation even when the library's content is the one loaded.
-    ///   - skippingRefused: Open nothing when the library's content is the build last refused for what it
-    ///     does not export and the same is still required of it (``ReloadResult/refusedBefore``): what a
-    ///     watched change asks, since one build lands as several file events.
+    ///   - skippingRefused: Open nothing, and probe nothing, when the library's content is the build a
+    ///     watched change last refused (``noteRefusedBuild(of:_:)``) and the same is still required of it
+    ///     (``ReloadResult/refusedBefore``): what a watched change asks, since one build lands as several file
+    ///     events. The content read is kept, for ``noteRefusedBuild(of:_:)`` to remember if it is refused.
     @discardableResult
     package func reload(
         _ name: String, requiredManagers: [String] = [], requiredServices: [String] = [], force: Bool = false,
@@ -52,22 +53,20 @@ extension PluginRegistry {
             throw PluginLoadError(
                 file: manifest.path, kind: .notFound, message: "no plugin named '\(name)' in the manifest")
         }
-        let required = (managers: requiredManagers, services: requiredServices)
-        let refused = slot.refusedBuild.flatMap { build in
-            skippingRefused && !force && build.requiredManagers == required.managers
-                && build.requiredServices == required.services ? build.fingerprint : nil
+        slot.watchedAttempt = nil
+        if skippingRefused && !force, let fingerprint = libraryFingerprint(of: slot) {
+            let attempt = RefusedBuild(
+                fingerprint: fingerprint, requiredManagers: requiredManagers, requiredServices: requiredServices)
+            if attempt == slot.refusedBuild { return .refusedBefore }
+            slot.watchedAttempt = attempt
         }
-        let (plugin, fingerprint) = try vettedCopy(
-            of: slot, unlessFingerprintIs: force ? nil : slot.fingerprint, orRefused: refused)
-        guard let plugin else { return fingerprint == refused ? .refusedBefore : .unchanged }
+        let (plugin, fingerprint) = try vettedCopy(of: slot, unlessFingerprintIs: force ? nil : slot.fingerprint)
+        guard let plugin else {
+            slot.watchedAttempt = nil
+            return .unchanged
+        }
         let managers = Set(plugin.description.managers.map(\.name))
         let services = Set(plugin.description.services.map(\.name))
-        if requiredManagers.contains(where: { !managers.contains($0) })
-            || requiredServices.contains(where: { !services.contains($0) })
-        {
-            slot.refusedBuild = RefusedBuild(
-                fingerprint: fingerprint, requiredManagers: requiredManagers, requiredServices: requiredServices)
-        }
         if let missing = requiredManagers.first(where: { !managers.contains($0) }) {
             throw PluginLoadError(
                 file: sourcePath(of: name) ?? plugin.path, kind: .unknownManager,
@@ -90,7 +89,30 @@ extension PluginRegistry {
         slot.servingImage = slot.images
         slot.refusedSinceServing = false
         slot.refusedBuild = nil
+        slot.watchedAttempt = nil
         return .reloaded(generation: slot.images)
+    }
+
+    /// Remembers the build that the last watched reload of plugin `name` (``reload(_:requiredManagers:requiredServices:force:skippingRefused:)``
+    /// with `skippingRefused`) read, now refused with `error` and said: the next file events of the same
+    /// build are then ``ReloadResult/refusedBefore``. Only a refusal of the bytes themselves
+    /// (``PluginLoadError/isOfTheBytes``), and only if the library still holds the bytes that reload read:
+    /// a build that landed since is tried at its own event.
+    func noteRefusedBuild(of name: String, _ error: PluginLoadError) {
+        guard let slot = slots[name], let attempt = slot.watchedAttempt else { return }
+        slot.watchedAttempt = nil
+        guard error.isOfTheBytes, libraryFingerprint(of: slot) == attempt.fingerprint else { return }
+        slot.refusedBuild = attempt
+    }
+
+    /// The fingerprint of the bytes of the slot's library file as it is now (``PluginCopy/fingerprint``);
+    /// `nil` when it cannot be read. Read whatever its permissions: it is compared, never opened.
+    private func libraryFingerprint(of slot: Slot) -> UInt64? {
+        guard
+            let source = try? searchPath.locate(
+                slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)
+        else { return nil }
+        return try? PluginCopy(reading: source, allowInsecure: true).fingerprint
     }
 
     /// Notes that a reload of plugin `name` was refused while a generation of it serves, so that its library
@@ -157,18 +179,16 @@ extension PluginRegistry {
     /// are hashed with SHA-256 only when the manifest pins them.
     ///
     /// - Parameter probedDigest: The SHA-256 of the bytes a probe loaded: other bytes are not opened.
-    /// - Parameter refused: The fingerprint of a build refused before, not to be opened again either.
-    /// - Returns: The plugin (nil when the content's fingerprint equals `unchanged` or `refused`) and the
-    ///   fingerprint; `nil` when the bytes are not the ones probed.
+    /// - Returns: The plugin (nil when the content's fingerprint equals `unchanged`) and the fingerprint;
+    ///   `nil` when the bytes are not the ones probed.
     func openCopy(
-        of slot: Slot, unlessFingerprintIs unchanged: UInt64? = nil, orRefused refused: UInt64? = nil,
-        probedDigest: String? = nil
+        of slot: Slot, unlessFingerprintIs unchanged: UInt64? = nil, probedDigest: String? = nil
     ) throws(PluginLoadError) -> (plugin: LoadedPlugin?, fingerprint: UInt64)? {
         let source = try searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)
         let copy = try PluginCopy(reading: source, allowInsecure: allowsInsecurePlugins)
         if let probedDigest, copy.sha256 != probedDigest { return nil }
         let fingerprint = copy.fingerprint
-        if fingerprint == unchanged || fingerprint == refused { return (nil, fingerprint) }
+        if fingerprint == unchanged { return (nil, fingerprint) }
         try copy.verify(sha256: slot.entry.sha256)
         // Images of its earlier libraries count too: moving the library to another file does not reset them.
         let opened = slot.openedImages

@@ -38,10 +38,13 @@ package final class PluginRegistry {
         /// Whether a reload was refused since ``servingImage`` began to serve
         /// (``PluginRegistry/noteRefusedReload(of:)``): a slot made anew for an edited entry has none.
         var refusedSinceServing = false
-        /// The build a reload last refused for a manager or service it does not export, and what the manifest
-        /// required of it then: the same bytes, still required of the same, are not opened again by a watched
+        /// The build a watched reload last refused for what its bytes are, and what the manifest required of
+        /// it then: the same bytes, still required of the same, are neither opened nor said again by a watched
         /// change (a linker's one build is several file events), since each open maps an image for good.
         var refusedBuild: RefusedBuild?
+        /// The build the running watched reload read, remembered as ``refusedBuild`` if it is refused
+        /// (``PluginRegistry/noteRefusedBuild(of:_:)``).
+        var watchedAttempt: RefusedBuild?
         /// The library as the watch last knew it while no image was loaded
         /// (``PluginRegistry/noteUnloadedLibrary(of:)``, ``PluginRegistry/checkUnloadedLibrary(of:)``), which
         /// tells an unchanged library until one is.

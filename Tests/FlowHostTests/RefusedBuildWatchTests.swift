@@ -1,4 +1,5 @@
 import FlowKit
+import Glibc
 import Testing
 
 @testable import FlowHost
@@ -44,6 +45,39 @@ struct RefusedBuildWatchTests {
         host.reloadWhenComplete("greeter", landedAt: .now)
         #expect(said.count == 1)
         #expect(said.first?.hasPrefix("reloaded plugin 'greeter': generation 4") == true, "\(said)")
+    }
+
+    /// Any refusal of the bytes themselves, here an entry point that returns no description, is said once
+    /// per build; a refusal that the same bytes may pass later, here the file's permissions, is not remembered.
+    @Test func aBuildRefusedForItsBytesIsSaidOnceAndARefusalOfItsFileIsNotRemembered() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        host.coordinator.requestCoordination("greet", from: .app)
+        var said: [String] = []
+        host.onEvent = { said.append($0.description) }
+
+        try lab.install("BadNullEntryPlugin")
+        for _ in 1...3 { host.reloadWhenComplete("greeter", landedAt: .now) }  // the events of one build
+
+        #expect(said.count == 1, "\(said)")
+        #expect(said.first?.contains("its entry point returned a null pointer") == true, "\(said)")
+        #expect(host.stats.refusedReloads == 1)
+        #expect(host.registry.images(of: "greeter") == 2, "the serving image and the refused build's, once")
+        guard case .reloadRefused = host.reloadPlugin("greeter", force: true) else {
+            throw TestFailure("a reload asked for should try the refused build again")
+        }
+        #expect(host.stats.refusedReloads == 2)
+
+        // Refused for its file's mode, not its bytes: the same bytes, once the mode is fixed, load.
+        try lab.install("GreeterPluginV2")
+        #expect(chmod(lab.library, 0o666) == 0)
+        said = []
+        host.reloadWhenComplete("greeter", landedAt: .now)
+        #expect(said.count == 1 && said.first?.contains("writable") == true, "\(said)")
+        #expect(chmod(lab.library, 0o644) == 0)
+        said = []
+        host.reloadWhenComplete("greeter", landedAt: .now)
+        #expect(said.count == 1 && said.first?.hasPrefix("reloaded plugin 'greeter'") == true, "\(said)")
     }
 
     @Test func aWatchedRefusalIsCountedWithNoOneListening() throws {
