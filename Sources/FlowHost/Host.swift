@@ -83,6 +83,9 @@ package final class Host {
     var heldManifestEdit = false
     /// Probes the libraries of discovered directories (see ``Host+Discovery``).
     var discoveryProber: PluginProber?
+    /// The plugins each manager of a child flow was seen handling a request for, by the name FlowKit reports
+    /// it under, which has no plugin (``noteChildManager(_:of:)``, ``userFacingManagerName(_:)``).
+    var childManagerPlugins: [String: Set<String>] = [:]
     /// Where the host records which plugin it is calling into, for a supervisor to read after a crash
     /// (`flowhost run --supervise`); `nil`, the default, records nothing.
     ///

@@ -27,7 +27,7 @@ extension Host {
             "handled": .number(Double(handled)), "unhandled": .number(Double(stats.unhandled)),
             "failed": .number(Double(stats.failed)), "queued": .number(Double(stats.queued)),
             "deadLettered": .number(Double(stats.deadLettered)),
-            "byManager": .object(stats.handled.mapValues { .number(Double($0)) }),
+            "byManager": .object(handledByManager.mapValues { .number(Double($0)) }),
         ]
         let reloads: JSONValue = [
             "succeeded": .number(Double(stats.reloads)), "refused": .number(Double(stats.refusedReloads)),

@@ -34,7 +34,11 @@ extension HostShell {
             let place = nesting.enter(event)
             let plugin = servingPlugin(event, within: plugins.last ?? nil)
             switch event {
-            case .flow(.handling), .flow(.redirecting): plugins.append(plugin)
+            case .flow(.handling(_, _, let manager, _)):
+                // A child flow's manager, named without its plugin: its later lines and `stats` name it so too.
+                if let plugin, host.plugin(ofManager: manager) == nil { host.noteChildManager(manager, of: plugin) }
+                plugins.append(plugin)
+            case .flow(.redirecting): plugins.append(plugin)
             default: if place.closes { _ = plugins.popLast() }
             }
             if case .flow(.managerEnded(let manager, .finished)) = event, manager == place.handler { continue }
@@ -108,6 +112,12 @@ extension HostShell {
             return closing
                 ? nil
                 : "\(held.request.name) from \(held.module): held until the flow of \(held.redirect.name), under way, completes"
+        case .managerEnded(let manager, let reason):
+            return FlowEvent.managerEnded(host.userFacingManagerName(manager), reason: reason).description
+        case .managerTaskFailed(let manager, let error):
+            return FlowEvent.managerTaskFailed(host.userFacingManagerName(manager), error: error).description
+        case .presentRefused(let module, let manager):
+            return FlowEvent.presentRefused(module, manager: host.userFacingManagerName(manager)).description
         default:
             return flow.description
         }

@@ -187,9 +187,13 @@ extension HostShell {
         let matches: (ShellOutcome) -> Bool
         switch (word, rest) {
         case ("handled", ""): matches = { $0.outcome?.isHandled == true }
-        // The rest of the line: an experiment's variant is reported as "catalog.CreateItem [flow:classic]".
+        // The rest of the line: an experiment's variant is reported as "catalog.CreateItem [flow:classic]". A
+        // child flow's manager as its `handled by` line names it (`catalog.CreateForm`), or as FlowKit does.
         case ("handled", _) where preposition == "by" && !name.isEmpty:
-            matches = { $0.outcome == .handled(manager: name) }
+            matches = { [host] in
+                guard case .handled(let manager)? = $0.outcome else { return false }
+                return manager == name || host.userFacingManagerName(manager) == name
+            }
         case ("unhandled", ""): matches = { $0.outcome == .unhandled }
         case ("queued", ""): matches = { $0.outcome?.isQueued == true }
         case ("failed", ""):
@@ -218,6 +222,10 @@ extension HostShell {
             return .expectationFailed("expectation failed: the last command sent no request, expected '\(expected)'")
         }
         let outcome = heldFates.resolve(lastOutcome)
-        return matches(outcome) ? .ok : failed("outcome", is: "'\(outcome)'", expected: "'\(expected)'")
+        guard !matches(outcome) else { return .ok }
+        guard case .handled(let manager)? = outcome.outcome else {
+            return failed("outcome", is: "'\(outcome)'", expected: "'\(expected)'")
+        }
+        return failed("outcome", is: "'handled by \(host.userFacingManagerName(manager))'", expected: "'\(expected)'")
     }
 }
