@@ -37,7 +37,7 @@ extension PluginComposition {
             let name = plugin.name
             for route in probe.routes {
                 let key = RouteKey(route.request, from: route.from)
-                if var problem = probe.routeProblem(route) {
+                if var problem = probe.unprintableNameProblem(route) ?? probe.routeProblem(route) {
                     problem.file = plugin.library
                     problems.append(problem)
                     continue

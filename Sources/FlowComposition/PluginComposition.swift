@@ -209,6 +209,13 @@ package struct PluginComposition: Sendable {
         let refused = resolveRequirements()
         let known = Set(plugins.filter(\.isActive).map(\.name))
         let routes = composeRoutes(known: known, refused: refused)
+        for plugin in declaringPlugins {
+            problems += (plugin.probe?.unprintableModuleProblems ?? []).map { problem in
+                var problem = problem
+                problem.file = plugin.library
+                return problem
+            }
+        }
         let services = composeServices(known: known, refused: refused)
         var effective = manifest
         effective.plugins = manifest.plugins.filter { known.contains($0.key) }

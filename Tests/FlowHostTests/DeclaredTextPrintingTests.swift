@@ -3,7 +3,7 @@ import Testing
 
 /// `inspect` is how one looks at a plugin before trusting it, and `list` shows the routes discovered plugins
 /// declare: what a plugin declares (its version, the names of its modules, actions and requests) is printed
-/// without the terminal escapes it may hold.
+/// without the terminal escapes it may hold, and a discovered route whose names hold one is refused.
 @MainActor
 struct DeclaredTextPrintingTests {
     @Test func inspectPrintsADeclaredEscapeSequenceAsQuestionMarks() throws {
@@ -30,7 +30,9 @@ struct DeclaredTextPrintingTests {
         #expect(!inspect.standardOutput.contains("\u{1B}"))
     }
 
-    @Test func listPrintsADiscoveredRouteWithAnEscapeSequenceAsQuestionMarks() throws {
+    /// Such a route is a composition problem (as a manifest's name with a control character is its error), said
+    /// with the name escaped, and not listed.
+    @Test func listRefusesADiscoveredRouteWithAnEscapeSequenceQuotingItEscaped() throws {
         let directory = try TemporaryDirectory()
         try #require(mkdir(directory.path + "/plugins", 0o755) == 0)
         _ = try directory.file(
@@ -49,8 +51,14 @@ struct DeclaredTextPrintingTests {
 
         let list = try Subprocess.flowhost(["list", manifest], environment: environment)
 
-        #expect(list.status == 0, "\(list.standardError)")
-        #expect(list.outputLines.dropFirst().first?.hasPrefix("greet?]0;PWNED?  ") == true, "\(list.standardOutput)")
-        #expect(!list.standardOutput.contains("\u{1B}"))
+        #expect(list.status == 65, "\(list.standardError)")
+        #expect(
+            list.errorLines.contains {
+                $0.hasSuffix(
+                    #"libGreeterPluginV1.so: plugin 'greeter' declares a route for "greet\u001b]0;PWNED\u0007" whose request name contains the control character U+001B; names must be printable; it is not routed"#
+                )
+            }, "\(list.standardError)")
+        #expect(!list.standardOutput.contains("greet"), "\(list.standardOutput)")
+        #expect(!list.standardOutput.contains("\u{1B}") && !list.standardError.contains("\u{1B}"))
     }
 }
