@@ -20,7 +20,9 @@ enum ReplayCommand {
         the summary names it. Plugins are looked for where the recorded run looked for them, unless
         --plugin-path DIR says where. Use it to check a rebuilt plugin (--plugin-path DIR) or another
         manifest (--manifest MANIFEST; by default the one recorded) against recorded sessions before
-        swapping it in.
+        swapping it in. The trace names the manifest it was recorded with, and so what code runs: without
+        --manifest, replay says which manifest it loads (and where the trace has it look for plugins)
+        before it loads anything; give --manifest for a trace someone else wrote.
 
         Exits 0 with a one-line summary when everything happened as recorded; 1 at the first divergence,
         printing the step, what was expected, what happened instead, and the screen at that point, and,
@@ -71,6 +73,12 @@ enum ReplayCommand {
             let error = TraceError(
                 "the manifest it records, '\(recorded)', is not there; give --manifest MANIFEST", file: file)
             throw fail(.inputMissing, error.json(file: file), "flowhost: \(error.description)")
+        }
+        // The trace, anyone's text, chose what runs: said before it is loaded, one line whatever the paths hold.
+        let recordedManifest = parsed.options["--manifest"] == nil ? path : nil
+        let recordedPlugins = parsed.options["--plugin-path"] == nil ? trace.pluginPath ?? [] : []
+        if let note = Self.recordedChoiceNote(manifest: recordedManifest, pluginPath: recordedPlugins) {
+            printWarning(PrintableText.sanitized("flowhost: note: " + note))
         }
         let manifest = try loadManifest(
             path, maxSize: try maxManifestSize(parsed),
@@ -145,6 +153,25 @@ enum ReplayCommand {
                 for line in divergence.recordedScreen { print("    \(line)") }
             }
             return .scriptFailed
+        }
+    }
+
+    /// What replay takes from the trace's header rather than the command line, said before anything is loaded:
+    /// the manifest (`manifest`, `nil` when `--manifest` gave one) and the directories plugins are looked for
+    /// in (`pluginPath`, empty when `--plugin-path` gave them or the trace records none). A trace is anyone's
+    /// text, and what it names is code that runs; `nil` when the command line chose both.
+    static func recordedChoiceNote(manifest: String?, pluginPath: [String]) -> String? {
+        let plugins = pluginPath.isEmpty ? nil : "plugins looked for in \(pluginPath.joined(separator: ", "))"
+        switch (manifest, plugins) {
+        case (let manifest?, let plugins?):
+            return
+                "replaying against the manifest the trace records, \(manifest), with \(plugins) as it records; --manifest MANIFEST and --plugin-path DIR choose others"
+        case (let manifest?, nil):
+            return "replaying against the manifest the trace records, \(manifest); --manifest MANIFEST chooses another"
+        case (nil, let plugins?):
+            return "replaying with \(plugins), as the trace records; --plugin-path DIR chooses others"
+        case (nil, nil):
+            return nil
         }
     }
 
