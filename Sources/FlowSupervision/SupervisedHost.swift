@@ -207,6 +207,7 @@ final class SupervisedHost: Sendable {
                 switch DescriptorIdentity.seen(number, of: pid) {
                 case .open(let identity) where identity == given: continue
                 case .hidden: continue
+                case .ended: return nil  // it ended since isRunning: its end closed them, not plugin code
                 case .open, .closed: return Int32(number)
                 }
             }
@@ -227,7 +228,7 @@ final class SupervisedHost: Sendable {
     }
 
     /// Whether `pid` runs (or is stopped): it has not ended, as far as `/proc/PID/stat` tells.
-    private static func isRunning(_ pid: pid_t) -> Bool {
+    static func isRunning(_ pid: pid_t) -> Bool {
         let stat = ProcFile.contents(of: "/proc/\(pid)/stat")
         guard let paren = stat.lastIndex(of: UInt8(ascii: ")")), paren + 2 < stat.count else { return false }
         return ![UInt8(ascii: "Z"), UInt8(ascii: "X")].contains(stat[paren + 2])
