@@ -219,6 +219,10 @@ package final class TraceReplay {
 
     /// Runs one recorded input on `shell`.
     private func perform(_ input: Trace.Input, in shell: HostShell, recorder: TraceRecorder) async {
+        // Plugin code may have changed the working directory or the file creation mask since the last input: a
+        // `reload manifest` of a manifest given relatively, or a `restore FILE`, names a file where the replay
+        // started, as in the run recorded (``HostShell/comeBack()``).
+        HostShell.comeBack()
         let command = input.command
         if input.number == 0, command.hasPrefix("restore ") {
             let file = String(command.dropFirst(8))

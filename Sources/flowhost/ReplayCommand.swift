@@ -97,6 +97,10 @@ enum ReplayCommand {
         if let unbuilt = plugins.unbuiltPlugins(of: manifest) {
             throw fail(.inputMissing, unbuilt.json, manifest: path, unbuilt.description)
         }
+        // Before any plugin code runs: the directory the replay's relative paths name (a manifest given
+        // relatively, which a recorded `reload manifest` reads again; a recorded `restore FILE`) and the mask.
+        WorkingDirectory.keep()
+        FileCreationMask.keep()
         let replay = TraceReplay(
             reader: trace, manifest: manifest, searchPath: plugins,
             prober: parsed.flags.contains("--trust") ? nil : try prober(parsed),
