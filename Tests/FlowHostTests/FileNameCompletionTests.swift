@@ -1,0 +1,22 @@
+import Glibc
+import Testing
+
+@testable import FlowShell
+
+/// The file names Tab offers: only names the line can hold as they are.
+struct FileNameCompletionTests {
+    /// `snap\xFF.json` would be offered as `snap\u{FFFD}.json`, a name that file does not have: `restore` of
+    /// it reads another file, or none.
+    @Test func aNameThatIsNotUTF8IsNotOffered() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.file("snap.json", containing: "{}")
+        let bytes = Array((directory.path + "/snap").utf8) + [0xFF] + Array(".json".utf8) + [0]
+        let descriptor = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600) }
+        }
+        try #require(descriptor >= 0)
+        close(descriptor)
+
+        #expect(FileNameCompletion.candidates(for: directory.path + "/sn") == [directory.path + "/snap.json"])
+    }
+}
