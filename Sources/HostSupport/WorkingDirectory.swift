@@ -22,16 +22,35 @@ package enum WorkingDirectory {
     /// Set by ``keep()``.
     private static let kept = Mutex<Kept?>(nil)
 
-    /// Where plugin code had taken the process when ``restore()`` last changed back (`nil` inside: a directory
-    /// since removed), until it is taken.
-    private static let departure = Mutex<String??>(nil)
+    /// How ``restore()`` last changed back, until it is taken.
+    private struct Departure {
+        /// Where plugin code had taken the process; `nil`: a directory since removed.
+        var left: String?
+        /// How the host came back, if it did.
+        var way: Way
+    }
+
+    /// How ``restore()`` came back to the start's directory.
+    private enum Way {
+        /// Through the descriptor held open, as it should.
+        case descriptor
+        /// Through the start's path, the descriptor lost (plugin code closed it or put another file in its place).
+        case path
+        /// Not at all: the descriptor is lost, and the start's path leads elsewhere or nowhere.
+        case notBack
+    }
+
+    /// Set by ``restore()``, taken by ``takeDeparture()``.
+    private static let departure = Mutex<Departure?>(nil)
+
+    /// The `O_PATH` flag, which the Glibc module does not export: a directory one may enter but not list is
+    /// held too.
+    private static let pathOnly: Int32 = 0o10_000_000
 
     /// Remembers the current directory as the one ``restore()`` changes back to. Once, before plugin code runs.
     package static func keep() {
         kept.withLock { kept in
             guard kept == nil else { return }
-            // O_PATH, which the Glibc module does not export: a directory one may enter but not list is kept too.
-            let pathOnly: Int32 = 0o10_000_000
             let descriptor = open(".", pathOnly | O_DIRECTORY | O_CLOEXEC)
             guard descriptor >= 0 else { return }
             var status = stat()
@@ -43,37 +62,63 @@ package enum WorkingDirectory {
         }
     }
 
-    /// Changes back to the directory ``keep()`` remembered when the process is elsewhere; where it was is kept
-    /// for ``takeDeparture()``. Nothing happens when the directory was not kept, or its descriptor no longer
-    /// leads to it (plugin code closed or replaced it).
+    /// Changes back to the directory ``keep()`` remembered when the process is elsewhere; where it was, and
+    /// how it came back, is kept for ``takeDeparture()``. Nothing happens when the directory was not kept.
+    ///
+    /// When plugin code closed the descriptor held open, or put another file in its place (`dup2`), the host
+    /// changes back by the start's path instead, if that path still leads to the start's directory, and holds
+    /// it open anew; else it goes back where plugin code had taken it, and says so.
     package static func restore() {
-        guard let kept = kept.withLock({ $0 }) else { return }
-        var now = stat()
-        var start = stat()
-        guard stat(".", &now) != 0 || FileIdentity(status: now).file != kept.identity else { return }
-        guard fstat(kept.descriptor, &start) == 0, FileIdentity(status: start).file == kept.identity else { return }
-        let left = path()
-        guard fchdir(kept.descriptor) == 0 else { return }
-        departure.withLock { $0 = left }
+        kept.withLock { kept in
+            guard let start = kept, start.descriptor >= 0 else { return }
+            var status = stat()
+            guard stat(".", &status) != 0 || FileIdentity(status: status).file != start.identity else { return }
+            let left = path()
+            if fstat(start.descriptor, &status) == 0, FileIdentity(status: status).file == start.identity,
+                fchdir(start.descriptor) == 0
+            {
+                departure.withLock { $0 = Departure(left: left, way: .descriptor) }
+                return
+            }
+            // The descriptor is lost; its number may be the plugin's now, and is not closed.
+            let here = open(".", pathOnly | O_DIRECTORY | O_CLOEXEC)
+            defer { if here >= 0 { close(here) } }
+            if chdir(start.path) == 0, stat(".", &status) == 0, FileIdentity(status: status).file == start.identity {
+                let descriptor = open(".", pathOnly | O_DIRECTORY | O_CLOEXEC)
+                kept?.descriptor = descriptor
+                departure.withLock { $0 = Departure(left: left, way: .path) }
+                return
+            }
+            if here >= 0 { _ = fchdir(here) }
+            // Nothing leads back any more: said once, and not tried again.
+            kept?.descriptor = -1
+            departure.withLock { $0 = Departure(left: left, way: .notBack) }
+        }
     }
 
     /// The message about the last change back, once: `plugin code changed the host's working directory to
     /// /tmp; changed it back to /home/ada/app, which the run's relative paths name`; `nil` when there was none
     /// since the last call. A directory since removed has no path, which is said rather than `/`.
     package static func takeDeparture() -> String? {
-        let left = departure.withLock { value in
+        let taken = departure.withLock { value in
             defer { value = nil }
             return value
         }
-        guard let left else { return nil }
-        let to = left ?? "a directory since removed"
+        guard let taken else { return nil }
+        let to = taken.left ?? "a directory since removed"
+        let start = kept.withLock { $0?.path } ?? "?"
+        let lost = "plugin code closed or replaced the host's descriptor of the directory the run started in"
+        if taken.way == .notBack {
+            return
+                "plugin code changed the host's working directory to \(to); \(lost), and its path \(start) leads to another directory or none, so the host cannot change back: the run's relative paths name files in \(path() ?? "a directory since removed")"
+        }
         guard let back = path() else {
-            let start = kept.withLock { $0?.path } ?? "?"
             return
                 "plugin code changed the host's working directory to \(to); changed it back to the directory the run started in, \(start), which has been removed since, so the run's relative paths name nothing"
         }
+        let how = taken.way == .path ? " (by its path: \(lost))" : ""
         return
-            "plugin code changed the host's working directory to \(to); changed it back to \(back), which the run's relative paths name"
+            "plugin code changed the host's working directory to \(to); changed it back to \(back)\(how), which the run's relative paths name"
     }
 
     /// The path of the working directory; `nil` when it has been removed (`getcwd` fails), where

@@ -132,6 +132,28 @@ final class WanderManager: FlowManager {
     }
 }
 
+/// Puts `/` in the place of each descriptor of the host that leads to the working directory (the one the host
+/// holds to change back through), or closes each when `HANGY_UNHOLD` is `close`, then changes the working
+/// directory as ``WanderManager`` does.
+final class WanderUnheldManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        var here = stat()
+        _ = stat(".", &here)
+        let closing = getenv("HANGY_UNHOLD").map { String(cString: $0) } == "close"
+        let root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        for descriptor in Int32(3)..<Int32(1024) where descriptor != root {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0, status.st_dev == here.st_dev, status.st_ino == here.st_ino else {
+                continue
+            }
+            if closing { close(descriptor) } else { dup2(root, descriptor) }
+        }
+        close(root)
+        _ = chdir(getenv("HANGY_WANDER_TO").map { String(cString: $0) } ?? "/")
+        return presenting(self, "wanderedUnheld")
+    }
+}
+
 /// Changes the process's working directory as it is made, to the one `HANGY_WANDER_TO` names (else `/`): plugin
 /// code that runs as the host starts, before any command.
 final class WandererService: CoordinatorServiceProtocol {
@@ -196,7 +218,9 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("CloseLink", CloseLinkManager.self), ManagerFactory("Fork", ForkManager.self),
                 ManagerFactory("Forge", ForgeManager.self), ManagerFactory("ExitZero", ExitZeroManager.self),
                 ManagerFactory("ExitThree", ExitThreeManager.self), ManagerFactory("ExitLater", ExitLaterManager.self),
-                ManagerFactory("Wander", WanderManager.self), ManagerFactory("WanderLater", WanderLaterManager.self),
+                ManagerFactory("Wander", WanderManager.self),
+                ManagerFactory("WanderUnheld", WanderUnheldManager.self),
+                ManagerFactory("WanderLater", WanderLaterManager.self),
                 ManagerFactory("Unmask", UnmaskManager.self),
                 ManagerFactory("IgnoreChildren", IgnoreChildrenManager.self),
             ],
