@@ -20,7 +20,7 @@ package enum Console {
     }
 }
 
-/// Prints `message` to standard error, its first line in red: an error, then any usage text plain.
+/// Prints `message` to standard error as one line in red: an error.
 @MainActor
 package func printError(_ message: String) {
     writeError(message, paint: Console.errors.error)
@@ -43,15 +43,23 @@ package func printFailure(_ message: String) {
     writeError(message, paint: Console.errors.failure)
 }
 
+/// Prints `usage`, the program's own text that follows an error about a command line, to standard error as it
+/// is, lines and all.
+package func printUsage(_ usage: String) {
+    flushOutput()
+    _ = (usage + "\n").withCString { write(STDERR_FILENO, $0, strlen($0)) }
+}
+
 /// Prints `document` to standard output: the one thing a `--json` command prints there.
 package func printJSON(_ document: JSONValue) {
     print(document.prettyDescription)
 }
 
+/// Writes `message` to standard error as one line, painted: its control characters, newlines among them, as
+/// `?` (``PrintableText/sanitized(_:keepingNewlines:)``), since a message quotes paths and names others chose,
+/// and a newline in one would start a line of their own, such as a forged `flowhost: ...`.
 private func writeError(_ message: String, paint: (String) -> String) {
     flushOutput()  // Keep stdout and stderr in order when both go to one terminal or file.
-    let message = PrintableText.sanitized(message, keepingNewlines: true)
-    let newline = message.firstIndex(of: "\n") ?? message.endIndex
-    let line = paint(String(message[..<newline])) + message[newline...] + "\n"
+    let line = paint(PrintableText.sanitized(message)) + "\n"
     _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
 }

@@ -7,6 +7,9 @@ struct Exit: Error {
     /// For a usage error, what is wrong with the command line, without the usage line: what `--json`
     /// output reports.
     var problem: String?
+    /// For a usage error, the usage text printed after ``message``, as it is: the program's own lines, where
+    /// ``message`` is printed as one line, whatever the arguments it quotes hold.
+    var usage: String?
 
     init(_ code: ExitCode, _ message: String? = nil) {
         self.code = code
@@ -15,8 +18,9 @@ struct Exit: Error {
 
     /// A wrong command line: `flowhost: problem`, then the usage line.
     static func usage(_ problem: String, _ usage: String) -> Exit {
-        var exit = Exit(.usage, "flowhost: \(problem)\n\(usage)")
+        var exit = Exit(.usage, "flowhost: \(problem)")
         exit.problem = problem
+        exit.usage = usage
         return exit
     }
 }

@@ -76,6 +76,7 @@ struct FlowHostCommand {
                 printJSON(JSONDocument.usage(problem))
             }
             if let message = error.message { printError(message) }
+            if let usage = error.usage { printUsage(usage) }
             code = error.code
         }
         CrashBreadcrumb.exitIsDeliberate()
