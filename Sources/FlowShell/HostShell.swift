@@ -28,6 +28,9 @@ package final class HostShell {
         /// Whether the reply is a document for a program to read (`stats --json`): printed as it is, not
         /// indented as replies are.
         package var isDocument = false
+        /// The error as a trace records it, when ``status``'s refers to a line printed before it, which the
+        /// trace does not hold: said whole (``TraceRecorder``); `nil` when ``status``'s is whole already.
+        package var tracedError: String?
 
         package init(lines: [String], status: Status) {
             self.lines = lines
@@ -136,27 +139,34 @@ package final class HostShell {
     private func startReply(_ outcomes: [(request: CoordinationRequest, outcome: CoordinationOutcome)]) -> Reply {
         var status = Status.ok
         var restated = false
+        var traced: String?
         lastOutcome = nil
         for (index, (request, outcome)) in outcomes.enumerated() {
             lastOutcome = outcome
+            var whole: String?
             do throws(FlowError) {
                 if case .failed(let error) = outcome,
                     let problem = host.problems.first(where: { $0.description == error.message })
                 {
                     // Its plugin failed to load its service, which `run` printed at the start: referred to, not
-                    // said again.
+                    // said again. A trace holds no such line, so it gets the failure whole.
                     requestFailed = true
-                    throw FlowError("start request \(request.name) failed: \(problem.file) did not load (said above)")
+                    let failed = "start request \(request.name) failed: \(problem.file) did not load"
+                    whole = "\(failed): \(problem.message)"
+                    throw FlowError("\(failed) (said above)")
                 }
                 try check(outcome, of: request.name, what: "start request \(request.name)")
             } catch {
                 guard status == .ok else { continue }
                 status = .error(error.message)
+                traced = whole
                 // The error says what the line of the last request would, when it is this one: printed once.
                 restated = index == outcomes.count - 1
             }
         }
-        return Reply(lines: lines(describing: events, restated: restated) + [topLine], status: status)
+        var reply = Reply(lines: lines(describing: events, restated: restated) + [topLine], status: status)
+        reply.tracedError = traced
+        return reply
     }
 
     var topLine: String { "top: \(host.coordinator.router.top?.name.rawValue ?? "(nothing)")" }

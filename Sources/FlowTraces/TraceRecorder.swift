@@ -248,10 +248,15 @@ package final class TraceRecorder {
         }
     }
 
-    /// Records what the input left on screen and how it went (`status`, `error`, `outcome`), and ends it.
+    /// Records what the input left on screen and how it went (`status`, `error`, `outcome`), and ends it: an
+    /// error that refers to a line printed above it as its ``HostShell/Reply/tracedError`` says it whole.
     package func endInput(_ reply: HostShell.Reply) {
         inputIsOpen = false
-        writeScreen(status: reply.status)
+        if case .error = reply.status, let whole = reply.tracedError {
+            writeScreen(status: .error(whole))
+        } else {
+            writeScreen(status: reply.status)
+        }
     }
 
     /// Ends the trace: closes an input a reload opened.

@@ -45,4 +45,30 @@ struct StartFailureOutputTests {
             run.errorLines.last
                 == "\(manifest): start request home.show failed: libCatalogMissing.so did not load (said above)")
     }
+
+    /// A trace holds no line above the start request's error to refer back to: its screen line says the load
+    /// failure whole, while the terminal keeps the short line.
+    @Test func aTracedStartRequestWhosePluginsServiceFailedToLoadSaysWhy() throws {
+        let directory = try TemporaryDirectory()
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"catalog": "libCatalogMissing.so"},
+                 "routes": [{"request": "home.show", "plugin": "catalog", "manager": "Home"}],
+                 "services": [{"plugin": "catalog", "service": "Store"}], "start": ["home.show"]}
+                """)
+        let trace = directory.path + "/t.jsonl"
+        let run = try Subprocess.run(
+            BuildProducts.path(of: "flowhost"), ["run", manifest, "--trace", trace], input: "",
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 1)
+        #expect(run.errorLines.last?.hasSuffix("libCatalogMissing.so did not load (said above)") == true)
+        let text = try readText(trace)
+        #expect(!text.contains("said above"))
+        #expect(
+            text.contains(
+                #""error":"start request home.show failed: libCatalogMissing.so did not load: library of plugin 'catalog' not found"#
+            ), "\(text)")
+    }
 }
