@@ -81,7 +81,9 @@ extension ExperimentReport {
             }
     }
 
-    /// The report as one JSON document: `{"goal", "traces", "experiments": [...], "errors": []}`.
+    /// The report as one JSON document: `{"goal", "traces", "experiments": [...], "warnings": [...],
+    /// "errors": []}`, `warnings` what ``warnings`` says on standard error, for a program that reads only the
+    /// document.
     package var json: JSONValue {
         func number(_ value: Double?) -> JSONValue {
             guard let value, value.isFinite else { return .null }
@@ -118,16 +120,17 @@ extension ExperimentReport {
         }
         return [
             "goal": .string(goal), "traces": .array(traces.map(JSONValue.string)), "experiments": .array(experiments),
-            "errors": [],
+            "warnings": .array(warnings.map(JSONValue.string)), "errors": [],
         ]
     }
 
     /// `experiments report --json` when there is no report: a report's document with no experiment,
-    /// `{"errors": [ERROR...], "goal", "traces", "experiments": []}`, `goal` `null` when it is not known yet.
+    /// `{"errors": [ERROR...], "goal", "traces", "experiments": [], "warnings": []}`, `goal` `null` when it is
+    /// not known yet.
     package static func json(errors: [JSONValue], traces: [String], goal: String?) -> JSONValue {
         [
             "goal": goal.map(JSONValue.string) ?? .null, "traces": .array(traces.map(JSONValue.string)),
-            "experiments": [], "errors": .array(errors),
+            "experiments": [], "warnings": [], "errors": .array(errors),
         ]
     }
 

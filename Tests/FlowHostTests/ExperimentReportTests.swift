@@ -291,7 +291,7 @@ struct ExperimentReportTests {
                 "errors": [
                     ["file": "missing.jsonl", "kind": "trace", "message": "trace file not found", "path": .null]
                 ],
-                "experiments": [], "goal": .null, "traces": ["missing.jsonl"],
+                "experiments": [], "goal": .null, "traces": ["missing.jsonl"], "warnings": [],
             ])
 
         let directory = try TemporaryDirectory()

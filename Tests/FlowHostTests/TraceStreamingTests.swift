@@ -175,7 +175,7 @@ struct TraceStreamingTests {
             #expect(
                 try JSONValue(parsing: json.standardOutput) == [
                     "errors": [["file": .string(path), "kind": "trace", "message": .string(message), "path": .null]],
-                    "experiments": [], "goal": .null, "traces": [.string(path)],
+                    "experiments": [], "goal": .null, "traces": [.string(path)], "warnings": [],
                 ])
         }
     }

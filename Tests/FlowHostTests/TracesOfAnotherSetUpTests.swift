@@ -1,3 +1,4 @@
+import FlowKit
 import Testing
 
 /// Traces read together with what they were not recorded with: a report of traces whose experiment is set up
@@ -39,6 +40,30 @@ struct TracesOfAnotherSetUpTests {
                 "flowhost: warning: experiment 'create-flow' is set up differently in \(first) and \(other) (its variants, weights, subject or salt): their subjects are reported together under \(first)'s set-up; report each set-up on its own"
             ), "\(mixed.errorLines)")
         #expect(alike.errorLines.filter { !$0.isEmpty }.isEmpty, "\(alike.errorLines)")
+    }
+
+    /// `--json` carries the warnings in the document's `warnings`, for a program that reads only the document;
+    /// it is there, empty, when there are none.
+    @Test func aJSONReportOfTracesWhoseExperimentIsSetUpDifferentlyHoldsTheWarning() throws {
+        let directory = try TemporaryDirectory()
+        let original = try readText(Repository.path("manifests/experiment.json"))
+        let resalted = try directory.file(
+            "experiment.json", containing: original.replacing(#""salt": "create-flow-1""#, with: #""salt": "other""#))
+        let first = try record("first.jsonl", in: directory)
+        let again = try record("again.jsonl", in: directory)
+        let other = try record("other.jsonl", in: directory, manifest: resalted)
+
+        let mixed = try Subprocess.flowhost(["experiments", "report", first, other, "--json"])
+        let alike = try Subprocess.flowhost(["experiments", "report", first, again, "--json"])
+
+        #expect(mixed.status == 0)
+        #expect(
+            try JSONValue(parsing: mixed.standardOutput)["warnings"] == [
+                .string(
+                    "experiment 'create-flow' is set up differently in \(first) and \(other) (its variants, weights, subject or salt): their subjects are reported together under \(first)'s set-up; report each set-up on its own"
+                )
+            ])
+        #expect(try JSONValue(parsing: alike.standardOutput)["warnings"] == [])
     }
 
     @Test func aGraphOfATraceRecordedWithAnotherManifestWarns() throws {
