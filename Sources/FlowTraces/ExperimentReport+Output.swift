@@ -6,7 +6,8 @@ extension ExperimentReport {
     /// The report as lines: per experiment, a table of its variants, each variant against the control, and
     /// the sample-ratio check, whose mismatch is shouted.
     package var lines: [String] {
-        let files = traces.count == 1 ? "1 trace (\(traces[0]))" : "\(traces.count) traces"
+        // Every trace is named, as one is: the header says which recordings the figures come from.
+        let files = "\(traces.count) trace\(traces.count == 1 ? "" : "s") (\(traces.joined(separator: ", ")))"
         var lines = ["goal: \(goal), from \(files)"]
         if experiments.isEmpty {
             lines.append("no experiments: the traces' manifests declare none and no one was exposed")

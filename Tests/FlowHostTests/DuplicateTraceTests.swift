@@ -83,7 +83,7 @@ struct DuplicateTraceTests {
 
         let report = try Subprocess.flowhost(["experiments", "report", first.trace, second.trace])
         #expect(report.status == 0, "\(report.standardError)")
-        #expect(report.outputLines.first == "goal: catalog.detail, from 2 traces")
+        #expect(report.outputLines.first == "goal: catalog.detail, from 2 traces (\(first.trace), \(second.trace))")
 
         // The same headers but for the id: not a copy.
         var other = try #require(headers[0].json.object)
@@ -113,7 +113,7 @@ struct DuplicateTraceTests {
 
         let report = try Subprocess.flowhost(["experiments", "report", a, b])
         #expect(report.status == 0, "\(report.standardError)")
-        #expect(report.outputLines.first == "goal: catalog.detail, from 2 traces")
+        #expect(report.outputLines.first == "goal: catalog.detail, from 2 traces (\(a), \(b))")
         let graph = try Subprocess.flowhost(
             ["graph", "manifests/experiment.json", "--no-plugins", "--trace", a, "--trace", b])
         #expect(graph.status == 0, "\(graph.standardError)")
