@@ -36,7 +36,8 @@ enum ManifestCommands {
             printJSON(JSONDocument.validation(report))
             return code
         }
-        for problem in report.problems { printError(problem) }
+        let missing = Set(report.manifestErrors.filter { $0.kind == .fileNotFound }.map(\.description))
+        for problem in report.problems { printError(missing.contains(problem) ? "flowhost: " + problem : problem) }
         for conflict in report.contextConflicts { printError("\(path): warning: \(conflict)") }
         for warning in report.composition?.discoveryWarnings(file: path) ?? [] { printWarning(warning) }
         for typo in report.requestTypos { printWarning(typo.description) }
@@ -252,11 +253,18 @@ func loadManifest(
         if let json {
             printJSON(json(error))
         } else {
-            for problem in error.errors { printError(problem.description) }
+            for problem in error.errors { printError(printed(problem)) }
             if let omitted = error.omittedLine { printError(omitted) }
         }
         throw Exit(error.errors.contains { $0.kind == .fileNotFound } ? .inputMissing : .invalidInput)
     }
+}
+
+/// A manifest's error as the command line prints it: a manifest that is not there is flowhost's error about an
+/// argument, `flowhost: FILE: manifest file not found`, as a missing trace is; a problem in the file is said at
+/// its place, `FILE: PATH: message`, as a compiler does.
+func printed(_ error: ManifestError) -> String {
+    error.kind == .fileNotFound ? "flowhost: \(error.description)" : error.description
 }
 
 /// The command's `--max-manifest-size`, or the default of 16 MiB.

@@ -46,9 +46,9 @@ struct ColorTests {
         let never = try Subprocess.flowhost(["validate", missing, "--color", "never"])
         let always = try Subprocess.flowhost(["--color=always", "validate", missing])
 
-        #expect(auto.standardError == "\(missing): manifest file not found\n")
+        #expect(auto.standardError == "flowhost: \(missing): manifest file not found\n")
         #expect(never.standardError == auto.standardError)
-        #expect(always.standardError == "\u{1B}[31m\(missing): manifest file not found\u{1B}[0m\n")
+        #expect(always.standardError == "\u{1B}[31mflowhost: \(missing): manifest file not found\u{1B}[0m\n")
         #expect([auto.status, never.status, always.status] == [66, 66, 66])
     }
 
@@ -58,8 +58,10 @@ struct ColorTests {
         let noColor = try Subprocess.flowhost(
             arguments, environment: ["TERM": "xterm", "NO_COLOR": "1"], terminal: true)
 
-        #expect(terminal.standardOutput.contains(Self.escape + "31m/nonexistent/app.json: manifest file not found"))
-        #expect(noColor.standardOutput.contains("/nonexistent/app.json: manifest file not found"))
+        #expect(
+            terminal.standardOutput.contains(
+                Self.escape + "31mflowhost: /nonexistent/app.json: manifest file not found"))
+        #expect(noColor.standardOutput.contains("flowhost: /nonexistent/app.json: manifest file not found"))
         #expect(!noColor.standardOutput.contains(Self.escape))
     }
 

@@ -44,6 +44,6 @@ struct ValidateSummaryTests {
         let validate = try Subprocess.flowhost(["validate", directory.path + "/nothere.json"])
 
         #expect(validate.status == 66)
-        #expect(validate.errorLines == ["\(directory.path)/nothere.json: manifest file not found"])
+        #expect(validate.errorLines == ["flowhost: \(directory.path)/nothere.json: manifest file not found"])
     }
 }
