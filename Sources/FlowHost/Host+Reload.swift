@@ -257,10 +257,10 @@ extension Host {
     /// The event of a watched change to the library of plugin `name` refused with `error`: a refused reload,
     /// counted, its build remembered so that the next events of the same build say nothing
     /// (``PluginRegistry/noteRefusedBuild(of:_:)``), or for a plugin not loaded yet the refusal its first
-    /// use would meet, which is no reload. A
-    /// refused library of a plugin not loaded yet is forgotten, as ``PluginRegistry/checkUnloadedLibrary(of:)``
-    /// forgets one it refuses: so is one whose probe discovery refused, so that the library known before,
-    /// back, is said again.
+    /// use would meet, which is no reload: its bytes, refused for what they are, are remembered in the same
+    /// way so that the next events of the same build say nothing
+    /// (``PluginRegistry/noteRefusedUnloadedLibrary(of:_:)``), and what the watch knew of its library before
+    /// is forgotten, so that the library known before, back, is said again.
     func watchedRefusal(of name: String, _ error: PluginLoadError) -> HostEvent {
         guard case .notLoaded? = registry.status(of: name) else {
             stats.refusedReloads += 1
@@ -273,7 +273,7 @@ extension Host {
             }
             return .reloadRefused(plugin: name, error)
         }
-        registry.forgetUnloadedLibrary(of: name)
+        registry.noteRefusedUnloadedLibrary(of: name, error)
         return .unloadedLibraryChanged(plugin: name, file: error.file, refusal: error)
     }
 

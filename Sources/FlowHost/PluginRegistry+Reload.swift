@@ -107,7 +107,7 @@ extension PluginRegistry {
 
     /// The fingerprint of the bytes of the slot's library file as it is now (``PluginCopy/fingerprint``);
     /// `nil` when it cannot be read. Read whatever its permissions: it is compared, never opened.
-    private func libraryFingerprint(of slot: Slot) -> UInt64? {
+    func libraryFingerprint(of slot: Slot) -> UInt64? {
         guard
             let source = try? searchPath.locate(
                 slot.entry.library, relativeTo: manifest.directory, plugin: slot.entry.name)

@@ -16,6 +16,15 @@ extension PluginRegistry {
         var fingerprint: UInt64?
     }
 
+    /// What ``PluginRegistry/checkUnloadedLibrary(of:)`` last read and refused: the library, and the refusal
+    /// it threw, which ``PluginRegistry/noteRefusedUnloadedLibrary(of:_:)`` remembers if it is the one said.
+    struct UnloadedRefusal {
+        /// The library as it was read: its stamp, and the fingerprint of the bytes refused.
+        let library: UnloadedLibrary
+        /// The refusal of those bytes.
+        let error: PluginLoadError
+    }
+
     /// What a change to the library of a plugin not loaded yet came to.
     package enum UnloadedLibraryCheck: Sendable, Equatable {
         /// The file, or its bytes, are as the watch last knew them.
@@ -45,10 +54,23 @@ extension PluginRegistry {
         slot.unloadedLibrary = UnloadedLibrary(stamp: stamp)
     }
 
-    /// Forgets what the watch knew of the library of plugin `name`, refused: its next change is checked, even
-    /// back to the bytes known before.
-    package func forgetUnloadedLibrary(of name: String) {
-        slots[name]?.unloadedLibrary = nil
+    /// Notes that a watched change to the library of plugin `name`, not loaded yet, was said refused with
+    /// `error`. The bytes ``checkUnloadedLibrary(of:)`` refused with that same error, for what they are
+    /// (``PluginLoadError/isOfTheBytes``), and still in the file, are remembered: a linker's one build is
+    /// several file events, and the next ones then say nothing, as for a loaded plugin
+    /// (``noteRefusedBuild(of:_:)``). Anything else is forgotten, as is any library known before the refusal
+    /// (a refusal of the file's mode, or one discovery's probe gave): its next change is checked, even back to
+    /// the bytes known before. `reload` of the plugin still tries, and says, the bytes remembered.
+    package func noteRefusedUnloadedLibrary(of name: String, _ error: PluginLoadError) {
+        guard let slot = slots[name] else { return }
+        let refusal = slot.unloadedRefusal
+        slot.unloadedRefusal = nil
+        slot.unloadedLibrary = nil
+        guard let refusal, refusal.error == error, error.isOfTheBytes,
+            let fingerprint = refusal.library.fingerprint, libraryFingerprint(of: slot) == fingerprint
+        else { return }
+        // Known as any library is: the same bytes are no change, other bytes (those known before too) are one.
+        slot.unloadedLibrary = refusal.library
     }
 
     /// Checks the changed library of plugin `name`, not loaded yet, as loading it would before any of its code
@@ -56,8 +78,9 @@ extension PluginRegistry {
     /// headers and entry point, the libraries it needs and the FlowKit it was built against. What a probe or
     /// the load itself would find (a constructor that crashes, an unmet requirement) waits for the first use.
     ///
-    /// A library that passes is noted, so that the next change is compared with it; one refused is
-    /// forgotten, so that the next change is checked, even back to the bytes known before.
+    /// A library that passes is noted, so that the next change is compared with it; one refused is kept for
+    /// ``noteRefusedUnloadedLibrary(of:_:)``, which remembers it or forgets it once the refusal is said. Bytes
+    /// remembered refused are ``UnloadedLibraryCheck/unchanged`` too: their refusal was said when they landed.
     ///
     /// - Throws: ``PluginLoadError``, the refusal loading would give, naming the file.
     package func checkUnloadedLibrary(of name: String) throws(PluginLoadError) -> UnloadedLibraryCheck {
@@ -67,6 +90,7 @@ extension PluginRegistry {
         }
         let known = slot.unloadedLibrary
         slot.unloadedLibrary = nil
+        slot.unloadedRefusal = nil
         let source = try searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: name)
         // Stamped before the bytes are read: a file replaced in between is read again at its own event.
         guard let stamp = FileStamp(path: source) else {
@@ -82,14 +106,20 @@ extension PluginRegistry {
             slot.unloadedLibrary = UnloadedLibrary(stamp: stamp, fingerprint: fingerprint)
             return .unchanged
         }
-        try copy.verify(sha256: slot.entry.sha256)
-        if let quarantine = prober?.quarantine ?? quarantine,
-            let listed = quarantine.entry(for: source, identity: stamp.identity)
-        {
-            throw quarantine.refusal(listed)
+        let read = UnloadedLibrary(stamp: stamp, fingerprint: fingerprint)
+        do throws(PluginLoadError) {
+            try copy.verify(sha256: slot.entry.sha256)
+            if let quarantine = prober?.quarantine ?? quarantine,
+                let listed = quarantine.entry(for: source, identity: stamp.identity)
+            {
+                throw quarantine.refusal(listed)
+            }
+            try PluginLoader.check(copy)
+        } catch {
+            slot.unloadedRefusal = UnloadedRefusal(library: read, error: error)
+            throw error
         }
-        try PluginLoader.check(copy)
-        slot.unloadedLibrary = UnloadedLibrary(stamp: stamp, fingerprint: fingerprint)
+        slot.unloadedLibrary = read
         return .changed(file: source)
     }
 }

@@ -49,6 +49,9 @@ package final class PluginRegistry {
         /// (``PluginRegistry/noteUnloadedLibrary(of:)``, ``PluginRegistry/checkUnloadedLibrary(of:)``), which
         /// tells an unchanged library until one is.
         var unloadedLibrary: UnloadedLibrary?
+        /// The library ``PluginRegistry/checkUnloadedLibrary(of:)`` last refused, with its refusal, until
+        /// ``PluginRegistry/noteRefusedUnloadedLibrary(of:_:)`` remembers or forgets it.
+        var unloadedRefusal: UnloadedRefusal?
         /// Whether ``PluginRegistry/noteUnloadedLibrary(of:)`` noted this slot's library (or found none): it
         /// notes once, so that a watch made anew (discovery read again, the manifest reloaded) does not take
         /// a change still to be checked for the library as it was.

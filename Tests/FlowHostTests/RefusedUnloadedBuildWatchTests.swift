@@ -1,0 +1,99 @@
+import Glibc
+import Testing
+
+@testable import FlowHost
+
+/// Under `--watch`, one build of a plugin not loaded yet lands as several file events (a linker deletes its
+/// output, makes it, writes it in place and closes it; a build renamed into place may be touched after), each
+/// of which checks the library again. A build that loading would refuse for what its bytes are is said once,
+/// as a loaded plugin's is (``RefusedBuildWatchTests``), and so is a build that will load on first use; a
+/// refusal of the file, not its bytes, is said at each event; `reload` still tries, and says, the build
+/// refused. The fixtures: `BadDataEntryPlugin` exports its entry point as data, which the check before any
+/// code runs refuses.
+@MainActor
+struct RefusedUnloadedBuildWatchTests {
+    @Test func aBuildOfAPluginNotLoadedYetIsSaidOncePerBuildRefusedOrNot() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        var said: [String] = []
+        host.onEvent = { said.append($0.description) }
+
+        try Self.link("BadDataEntryPlugin", in: lab, host: host)
+
+        let refusal = "plugin 'greeter' is not loaded yet, and its new library would be refused: "
+        #expect(said.count == 1, "\(said)")
+        #expect(said.first?.hasPrefix(refusal) == true && said.first?.contains("not a function") == true, "\(said)")
+
+        // A good build after it is said, once, though the linker's events are as many.
+        said = []
+        try Self.link("GreeterPluginV2", in: lab, host: host)
+        #expect(said == ["plugin 'greeter' is not loaded yet: its new library \(lab.library) will load on first use"])
+
+        // The refused bytes back, renamed into place then touched: said again, once.
+        said = []
+        try lab.install("BadDataEntryPlugin")
+        host.reloadWhenComplete("greeter", landedAt: .now)
+        try Self.touch(lab.library)
+        host.reloadWhenComplete("greeter", landedAt: .now)
+        #expect(said.count == 1 && said.first?.hasPrefix(refusal) == true, "\(said)")
+        guard case .notLoaded? = host.registry.status(of: "greeter") else {
+            throw TestFailure("greeter is \(String(describing: host.registry.status(of: "greeter")))")
+        }
+        #expect(host.registry.images(of: "greeter") == 0, "a check opens no image")
+
+        // A reload asked for tries the build refused, and says so.
+        guard case .reloadRefused(_, let error) = host.reloadPlugin("greeter") else {
+            throw TestFailure("a reload asked for should try the refused build")
+        }
+        #expect(error.message.contains("not a function"), "\(error)")
+    }
+
+    /// A build refused for its file's mode, which the same bytes pass once it is fixed, is not remembered:
+    /// each event says it. Nor is the build refused for its bytes before it, once the mode's refusal was said:
+    /// the mode fixed, those bytes are said refused again.
+    @Test func aRefusalOfTheFileIsSaidAtEachEventAndForgetsTheBuildRefusedBefore() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        var said: [String] = []
+        host.onEvent = { said.append($0.description) }
+
+        try lab.install("BadDataEntryPlugin")
+        for _ in 1...2 { host.reloadWhenComplete("greeter", landedAt: .now) }  // the events of one build
+        #expect(said.count == 1 && said.first?.contains("not a function") == true, "\(said)")
+
+        said = []
+        #expect(chmod(lab.library, 0o666) == 0)
+        for _ in 1...2 { host.reloadWhenComplete("greeter", landedAt: .now) }
+        #expect(said.count == 2 && said.allSatisfy { $0.contains("writable") }, "\(said)")
+
+        said = []
+        #expect(chmod(lab.library, 0o644) == 0)
+        host.reloadWhenComplete("greeter", landedAt: .now)
+        #expect(said.count == 1 && said.first?.contains("not a function") == true, "\(said)")
+    }
+}
+
+// MARK: - Test Helpers
+
+extension RefusedUnloadedBuildWatchTests {
+    /// Writes a build of `product` over the lab's library as a linker does, taking each event that leaves a
+    /// whole file as the watch would: the file deleted and made anew (empty, so not taken), written in place
+    /// (IN_MODIFY), closed (IN_CLOSE_WRITE), then touched (IN_ATTRIB).
+    static func link(_ product: String, in lab: SwapLab, host: Host) throws {
+        let bytes = try BuildProducts.bytes(of: "lib\(product).so")
+        #expect(unlink(lab.library) == 0)
+        let descriptor = open(lab.library, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(descriptor >= 0)
+        try #require(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
+        host.reloadWhenComplete("greeter", landedAt: .now)
+        close(descriptor)
+        host.reloadWhenComplete("greeter", landedAt: .now)
+        try touch(lab.library)
+        host.reloadWhenComplete("greeter", landedAt: .now)
+    }
+
+    /// Sets the file's times to now, as `touch` does, which changes its status too.
+    static func touch(_ path: String) throws {
+        try #require(utimensat(AT_FDCWD, path, nil, 0) == 0)
+    }
+}
