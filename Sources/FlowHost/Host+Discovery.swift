@@ -1,6 +1,7 @@
 import FlowComposition
 import FlowKit
 import FlowManifest
+import HostSupport
 import PluginLoading
 
 /// Discovery in a running host: the manifest composed with what its discovered plugins declare, routes that
@@ -48,6 +49,8 @@ extension Host {
     @discardableResult
     package func rediscover(changed: String? = nil, landedAt: ContinuousClock.Instant? = nil) -> [HostEvent] {
         guard let previous = composition else { return [] }
+        // Before the probes: a library still so when its probe's refusal is said holds the bytes probed.
+        let probing = changed.flatMap { FileStamp(path: $0) }
         guard
             let next = PluginComposition.discovered(
                 by: previous.declared, searchPath: registry.searchPath, prober: discoveryProber,
@@ -103,7 +106,15 @@ extension Host {
         }
         for name in changedInPlace {
             if let failure = next.plugin(named: name)?.probeFailure, !failure.isIncompleteFile {
-                // Its probe refused it (it crashed, hung, is quarantined, ...): not opened in this process.
+                // Its probe refused it (it crashed, hung, is quarantined, ...): not opened in this process. One
+                // not loaded yet says a build refused for its bytes once, however many file events it is.
+                if case .notLoaded? = registry.status(of: name) {
+                    guard registry.takeUnloadedProbeRefusal(of: name, failure, probing: probing) else { continue }
+                    let event = HostEvent.unloadedLibraryChanged(plugin: name, file: failure.file, refusal: failure)
+                    onEvent?(event)
+                    events.append(event)
+                    continue
+                }
                 let event = watchedRefusal(of: name, failure)
                 onEvent?(event)
                 events.append(event)

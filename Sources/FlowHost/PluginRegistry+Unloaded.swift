@@ -14,6 +14,10 @@ extension PluginRegistry {
         /// that leaves them as they were (the same build copied again) is no change either. `nil` until then,
         /// so that starting the watch reads no library.
         var fingerprint: UInt64?
+        /// The refusal discovery's probe gave these bytes, said (``takeUnloadedProbeRefusal(of:_:probing:)``):
+        /// the same refusal of the same bytes again says nothing, and a check of them is a change, since a
+        /// probe finds what the check does not. `nil` for a library the check passed or refused.
+        var probeRefusal: PluginLoadError? = nil
     }
 
     /// What ``PluginRegistry/checkUnloadedLibrary(of:)`` last read and refused: the library, and the refusal
@@ -58,9 +62,10 @@ extension PluginRegistry {
     /// `error`. The bytes ``checkUnloadedLibrary(of:)`` refused with that same error, for what they are
     /// (``PluginLoadError/isOfTheBytes``), and still in the file, are remembered: a linker's one build is
     /// several file events, and the next ones then say nothing, as for a loaded plugin
-    /// (``noteRefusedBuild(of:_:)``). Anything else is forgotten, as is any library known before the refusal
-    /// (a refusal of the file's mode, or one discovery's probe gave): its next change is checked, even back to
-    /// the bytes known before. `reload` of the plugin still tries, and says, the bytes remembered.
+    /// (``noteRefusedBuild(of:_:)``). Anything else is forgotten (a refusal of the file's mode, say), as is any
+    /// library known before the refusal: its next change is checked, even back to the bytes known before.
+    /// (A refusal that discovery's probe gave is taken by ``takeUnloadedProbeRefusal(of:_:probing:)``.)
+    /// `reload` of the plugin still tries, and says, the bytes remembered.
     package func noteRefusedUnloadedLibrary(of name: String, _ error: PluginLoadError) {
         guard let slot = slots[name] else { return }
         let refusal = slot.unloadedRefusal
@@ -71,6 +76,40 @@ extension PluginRegistry {
         else { return }
         // Known as any library is: the same bytes are no change, other bytes (those known before too) are one.
         slot.unloadedLibrary = refusal.library
+    }
+
+    /// Takes the refusal `error` that discovery's probe gave the changed library of plugin `name`, not loaded
+    /// yet: whether to say it. A refusal of the bytes themselves (``PluginLoadError/isOfTheBytes``) is
+    /// remembered with the fingerprint of those bytes, so that the next file events of the same build (a
+    /// linker's close, a `touch`) say nothing, as a check's refusal is (``noteRefusedUnloadedLibrary(of:_:)``);
+    /// so is the quarantine its crash left on the same file, that crash's news. Only when the file's stamp is
+    /// still `stamp`, taken before the probe: the bytes read then are the ones probed. Anything else is said
+    /// and forgotten, as is what the watch knew of the library before.
+    ///
+    /// - Parameter stamp: The stamp of the library's file before discovery probed it; `nil` if unknown.
+    package func takeUnloadedProbeRefusal(of name: String, _ error: PluginLoadError, probing stamp: FileStamp?)
+        -> Bool
+    {
+        guard let slot = slots[name] else { return true }
+        let known = slot.unloadedLibrary
+        slot.unloadedLibrary = nil
+        slot.unloadedRefusal = nil
+        guard let stamp,
+            let source = try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: name),
+            FileStamp(path: source) == stamp
+        else { return true }
+        if error.kind == .quarantined, let known, known.stamp == stamp,
+            let crash = known.probeRefusal, crash.kind == .crashed || crash.kind == .exited
+        {
+            slot.unloadedLibrary = known
+            return false
+        }
+        guard error.isOfTheBytes,
+            let fingerprint = try? PluginCopy(reading: source, allowInsecure: true).fingerprint,
+            FileStamp(path: source) == stamp
+        else { return true }
+        slot.unloadedLibrary = UnloadedLibrary(stamp: stamp, fingerprint: fingerprint, probeRefusal: error)
+        return known?.fingerprint != fingerprint || known?.probeRefusal != error
     }
 
     /// Checks the changed library of plugin `name`, not loaded yet, as loading it would before any of its code
@@ -96,13 +135,13 @@ extension PluginRegistry {
         guard let stamp = FileStamp(path: source) else {
             throw PluginLoadError(file: source, kind: .notFound, message: "plugin library not found")
         }
-        if let known, known.stamp == stamp {
+        if let known, known.probeRefusal == nil, known.stamp == stamp {
             slot.unloadedLibrary = known
             return .unchanged
         }
         let copy = try PluginCopy(reading: source, allowInsecure: allowsInsecurePlugins)
         let fingerprint = copy.fingerprint
-        if let known, known.fingerprint == fingerprint {
+        if let known, known.probeRefusal == nil, known.fingerprint == fingerprint {
             slot.unloadedLibrary = UnloadedLibrary(stamp: stamp, fingerprint: fingerprint)
             return .unchanged
         }

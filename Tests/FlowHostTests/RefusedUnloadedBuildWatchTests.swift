@@ -71,6 +71,34 @@ struct RefusedUnloadedBuildWatchTests {
         host.reloadWhenComplete("greeter", landedAt: .now)
         #expect(said.count == 1 && said.first?.contains("not a function") == true, "\(said)")
     }
+
+    /// In a manifest that discovers, the probe refuses a bad build before any check: said once too, a crash
+    /// with the quarantine it leaves on the same file included, and a good build after it is said.
+    @Test(arguments: ["BadDataEntryPlugin", "BadSegfaultPlugin"])
+    func aDiscoveredBuildOfAPluginNotLoadedYetThatItsProbeRefusesIsSaidOncePerBuild(_ product: String)
+        async throws
+    {
+        let lab = try DropInLab()
+        let library = try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let host = try lab.host()
+        var said: [String] = []
+        host.onEvent = { event in
+            if case .unloadedLibraryChanged = event { said.append(event.description) }
+        }
+
+        try Self.link(product, at: library) { host.rediscover(changed: library, landedAt: .now) }
+        #expect(said.count == 1, "\(said)")
+        #expect(
+            said.first?.hasPrefix("plugin 'greeter' is not loaded yet, and its new library would be refused: ") == true)
+
+        said = []
+        try Self.link("GreeterPluginV2", at: library) { host.rediscover(changed: library, landedAt: .now) }
+        for _ in 0..<1000 where said.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(said == ["plugin 'greeter' is not loaded yet: its new library \(library) will load on first use"])
+        guard case .notLoaded? = host.registry.status(of: "greeter") else {
+            throw TestFailure("greeter is \(String(describing: host.registry.status(of: "greeter")))")
+        }
+    }
 }
 
 // MARK: - Test Helpers
@@ -80,16 +108,22 @@ extension RefusedUnloadedBuildWatchTests {
     /// whole file as the watch would: the file deleted and made anew (empty, so not taken), written in place
     /// (IN_MODIFY), closed (IN_CLOSE_WRITE), then touched (IN_ATTRIB).
     static func link(_ product: String, in lab: SwapLab, host: Host) throws {
+        try link(product, at: lab.library) { host.reloadWhenComplete("greeter", landedAt: .now) }
+    }
+
+    /// Writes a build of `product` over the library at `path` as a linker does, calling `event` for each
+    /// event that leaves a whole file (``link(_:in:host:)``).
+    static func link(_ product: String, at path: String, event: () -> Void) throws {
         let bytes = try BuildProducts.bytes(of: "lib\(product).so")
-        #expect(unlink(lab.library) == 0)
-        let descriptor = open(lab.library, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        #expect(unlink(path) == 0)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try #require(descriptor >= 0)
         try #require(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
-        host.reloadWhenComplete("greeter", landedAt: .now)
+        event()
         close(descriptor)
-        host.reloadWhenComplete("greeter", landedAt: .now)
-        try touch(lab.library)
-        host.reloadWhenComplete("greeter", landedAt: .now)
+        event()
+        try touch(path)
+        event()
     }
 
     /// Sets the file's times to now, as `touch` does, which changes its status too.
