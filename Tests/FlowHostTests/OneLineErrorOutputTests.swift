@@ -17,7 +17,7 @@ struct OneLineErrorOutputTests {
 
         #expect(run.status == 66)
         #expect(
-            run.errorLines == ["\(directory.path)/x?flowhost: all good/app.json: manifest file not found"],
+            run.errorLines == ["flowhost: \(directory.path)/x?flowhost: all good/app.json: manifest file not found"],
             "\(run.standardError)")
     }
 
