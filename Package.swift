@@ -68,7 +68,15 @@ let package = Package(
         // The terminal and a line editor, knowing nothing of flows.
         .target(name: "LineEditing", dependencies: [flowKit, "HostSupport"]),
         // The shell: its commands on a host, help and completion.
-        .target(name: "FlowShell", dependencies: [flowKit, "HostSupport", "FlowHost", "LineEditing"]),
+        // Members of another module's types only through an import of it (SE-0444): the shell reads `Manifest`'s
+        // fields through `host.manifest`, and without the import an incremental build that changed Manifest's
+        // layout left the shell reading the old offsets (a SIGSEGV on the first `open`).
+        .target(
+            name: "FlowShell",
+            dependencies: [
+                flowKit, "HostSupport", "FlowManifest", "PluginLoading", "FlowComposition", "FlowHost", "LineEditing",
+            ],
+            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
         // Traces: recording, replay, graphs, experiment reports.
         .target(
             name: "FlowTraces",
@@ -80,7 +88,7 @@ let package = Package(
             name: "FlowSupervision",
             dependencies: [
                 flowKit, "HostSupport", "PluginLoading", "FlowHost", "LineEditing", "FlowShell", "CProcessControl",
-            ]),
+            ], swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
         // The supervised host's crash handler: async-signal-safe, so in C.
         .target(name: "CCrashHandler"),
         .target(name: "CExtendedAttributes"),

@@ -1,4 +1,6 @@
+import FlowHost
 import FlowKit
+import FlowManifest
 import HostSupport
 import LineEditing
 

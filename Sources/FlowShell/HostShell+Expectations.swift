@@ -1,4 +1,6 @@
+import FlowHost
 import FlowKit
+import HostSupport
 
 /// `expect`: the checks a script makes of what is on screen and of what became of its last request.
 ///

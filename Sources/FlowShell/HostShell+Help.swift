@@ -1,4 +1,6 @@
+import FlowHost
 import FlowKit
+import FlowManifest
 
 /// The shell's `help`: every command, or one command's forms, as the table of ``commands`` says them.
 extension HostShell {

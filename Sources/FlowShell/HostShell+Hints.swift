@@ -1,4 +1,7 @@
+import FlowHost
 import FlowKit
+import FlowManifest
+import PluginLoading
 
 /// What the shell suggests when a name looks mistyped: a request no route handles, an action the
 /// visible module lacks, a sender module that is nowhere to be seen.

@@ -1,4 +1,7 @@
+import FlowComposition
+import FlowHost
 import FlowKit
+import FlowManifest
 
 /// The shell's navigation commands: `back` in its three forms, deep links as JSON and as URLs.
 extension HostShell {

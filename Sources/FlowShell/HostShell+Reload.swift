@@ -1,5 +1,7 @@
 import FlowHost
 import FlowKit
+import FlowManifest
+import PluginLoading
 
 /// The `reload` command, and the refusal its error says, so that the command's events need not.
 extension HostShell {

@@ -1,5 +1,6 @@
 import FlowHost
 import FlowKit
+import FlowManifest
 import HostSupport
 
 /// `save FILE`, `restore FILE`, and starting at a snapshot (`flowhost run --restore FILE`).

@@ -1,6 +1,7 @@
 import FlowHost
 import FlowKit
 import HostSupport
+import PluginLoading
 
 /// The command language of `flowhost run`: one command per line, typed at a prompt or read from a script.
 ///

@@ -1,4 +1,5 @@
 import FlowHost
+import PluginLoading
 
 /// The shell's `wait reload PLUGIN [SECONDS]`: lets a script wait for a watched plugin's next generation, or
 /// for a plugin dropped into a discovered directory to go live.

@@ -1,3 +1,5 @@
+import HostSupport
+
 /// One line of the shell's help: a form of a command and what it does. The table of them
 /// (``HostShell/commands``) is the one source of the help text, of the command words Tab offers and of the
 /// "did you mean" for a mistyped command.
