@@ -1,9 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Settings every target shares: Swift 6 mode is set package-wide below; these add the strictest checks.
+/// Settings every Swift target shares: Swift 6 mode is set package-wide below; these add the strictest checks.
+///
+/// `MemberImportVisibility` (SE-0444): a file uses the members of another module's types only if it imports that
+/// module. An incremental build recompiles a file after a change of a struct's stored properties only when the file
+/// imports the struct's module; the shell once read `Manifest`'s fields through `host.manifest` without importing
+/// `FlowManifest`, kept the old field offsets after a field was added, and crashed with SIGSEGV at its first `open`.
 let sharedSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny")
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 /// The bundled plugins. Each one is its own dynamic library product, loaded by the host with dlopen.
@@ -68,15 +74,11 @@ let package = Package(
         // The terminal and a line editor, knowing nothing of flows.
         .target(name: "LineEditing", dependencies: [flowKit, "HostSupport"]),
         // The shell: its commands on a host, help and completion.
-        // Members of another module's types only through an import of it (SE-0444): the shell reads `Manifest`'s
-        // fields through `host.manifest`, and without the import an incremental build that changed Manifest's
-        // layout left the shell reading the old offsets (a SIGSEGV on the first `open`).
         .target(
             name: "FlowShell",
             dependencies: [
                 flowKit, "HostSupport", "FlowManifest", "PluginLoading", "FlowComposition", "FlowHost", "LineEditing",
-            ],
-            swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
+            ]),
         // Traces: recording, replay, graphs, experiment reports.
         .target(
             name: "FlowTraces",
@@ -88,7 +90,7 @@ let package = Package(
             name: "FlowSupervision",
             dependencies: [
                 flowKit, "HostSupport", "PluginLoading", "FlowHost", "LineEditing", "FlowShell", "CProcessControl",
-            ], swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]),
+            ]),
         // The supervised host's crash handler: async-signal-safe, so in C.
         .target(name: "CCrashHandler"),
         .target(name: "CExtendedAttributes"),

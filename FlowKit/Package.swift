@@ -14,7 +14,10 @@ let package = Package(
     targets: [
         .target(
             name: "FlowKit",
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .unsafeFlags(["-enable-library-evolution"])])
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
+                .unsafeFlags(["-enable-library-evolution"]),
+            ])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,7 +16,10 @@ let package = Package(
         .target(
             name: "FlowKitTesting",
             dependencies: [.product(name: "FlowKit", package: "FlowKit")],
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .unsafeFlags(["-enable-library-evolution"])])
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
+                .unsafeFlags(["-enable-library-evolution"]),
+            ])
     ],
     swiftLanguageModes: [.v6]
 )

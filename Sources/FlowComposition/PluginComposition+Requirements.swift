@@ -1,4 +1,5 @@
 import FlowKit
+import FlowManifest
 import PluginLoading
 
 /// Requirements: which plugins are refused for want of another, and the order the rest load in.

@@ -1,3 +1,4 @@
+import FlowManifest
 import PluginLoading
 
 extension Host {

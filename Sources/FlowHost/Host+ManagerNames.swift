@@ -1,4 +1,5 @@
 import FlowKit
+import PluginLoading
 
 /// Managers as a user reads them: `plugin.Manager`. FlowKit names a manager routed by the manifest so
 /// (the host makes it under that name), but a manager of a plugin's child flow by the name the child's own

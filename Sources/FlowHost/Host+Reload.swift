@@ -1,3 +1,4 @@
+import FlowComposition
 import FlowKit
 import FlowManifest
 import Glibc

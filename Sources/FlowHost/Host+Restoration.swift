@@ -1,4 +1,5 @@
 import FlowKit
+import FlowManifest
 
 /// What ``Host/restore(_:)`` made of a ``HostSnapshot``.
 package struct HostRestoration: Sendable, Hashable {

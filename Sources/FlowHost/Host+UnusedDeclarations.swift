@@ -1,4 +1,5 @@
 import FlowComposition
+import FlowManifest
 import PluginLoading
 
 /// What the plugins of a manifest that lists them declare and it does not use: what a failing `open`

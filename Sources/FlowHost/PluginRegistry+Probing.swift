@@ -1,3 +1,5 @@
+import FlowKit
+import FlowManifest
 import HostSupport
 import PluginLoading
 

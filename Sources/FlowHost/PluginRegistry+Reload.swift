@@ -1,4 +1,5 @@
 import FlowKit
+import FlowManifest
 import Glibc
 import HostSupport
 import PluginLoading

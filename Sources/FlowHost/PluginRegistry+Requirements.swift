@@ -1,4 +1,6 @@
 import FlowComposition
+import FlowKit
+import FlowManifest
 import PluginLoading
 
 /// Requirements between plugins: a plugin's requirements are loaded before it, and a requirement that is

@@ -1,5 +1,7 @@
 import FlowComposition
+import FlowKit
 import FlowManifest
+import PluginLoading
 
 /// The manifest's routes as `flowhost list` shows them: one entry per route, or per variant of the
 /// experiment a route points to, with who declared it (the manifest or a discovered plugin), the library

@@ -1,4 +1,5 @@
 import FlowComposition
+import FlowKit
 import FlowManifest
 import HostSupport
 import PluginLoading

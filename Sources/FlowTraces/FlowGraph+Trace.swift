@@ -1,4 +1,5 @@
 import FlowKit
+import FlowShell
 
 /// What traces add to a flow graph: the passages people took, counted.
 extension FlowGraph {

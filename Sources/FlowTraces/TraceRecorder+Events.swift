@@ -1,5 +1,8 @@
 import FlowHost
 import FlowKit
+import FlowManifest
+import FlowShell
+import PluginLoading
 
 /// How each ``HostEvent`` becomes the members of a trace line. The recorder adds what only it knows: the
 /// time, the input, the nesting, the requests by their ids, the plugin behind a manager and how long its

@@ -1,3 +1,4 @@
+import FlowHost
 import FlowKit
 import FlowShell
 

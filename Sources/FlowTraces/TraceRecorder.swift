@@ -4,6 +4,7 @@ import FlowManifest
 import FlowShell
 import Glibc
 import HostSupport
+import PluginLoading
 
 /// Turns what a ``HostShell`` and its ``Host`` do into trace lines (``TraceLine``), in order, for a sink: a
 /// ``TraceWriter`` (`flowhost run --trace FILE`), or a list of events that a replay compares.

@@ -1,4 +1,5 @@
 import FlowKit
+import FlowManifest
 
 /// Comparing exposures whose subjects a redacted trace records as pseudonyms.
 extension TraceReplay {

@@ -1,3 +1,5 @@
+import FlowKit
+
 /// Groups a trace's events into sessions as they are read: a `session` line starts a session, as does an
 /// event of another session than the one before it; an `input` line starts an input, its `screen` line ends
 /// it; any other event joins the last input of its session with its number (late ones included), or the

@@ -4,6 +4,7 @@ import FlowKit
 import FlowShell
 import FlowTraces
 import HostSupport
+import PluginLoading
 
 /// `flowhost graph MANIFEST [--trace FILE]... [--format dot|mermaid|json]`: the app's flow as a graph, with
 /// the modules its plugins declare.

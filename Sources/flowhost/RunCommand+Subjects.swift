@@ -1,5 +1,6 @@
 import FlowHost
 import FlowKit
+import FlowManifest
 import FlowShell
 import FlowTraces
 import HostSupport

@@ -1,6 +1,7 @@
 import FlowComposition
 import FlowHost
 import FlowKit
+import FlowManifest
 import FlowShell
 import FlowSupervision
 import FlowTraces

@@ -1,4 +1,5 @@
 import FlowKit
+import FlowManifest
 import Testing
 
 @testable import FlowHost

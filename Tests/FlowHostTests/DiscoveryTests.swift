@@ -1,5 +1,8 @@
 import FlowKit
+import FlowManifest
+import Foundation
 import Glibc
+import PluginLoading
 import Testing
 
 @testable import FlowComposition

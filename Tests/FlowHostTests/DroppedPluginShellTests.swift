@@ -1,3 +1,4 @@
+import LineEditing
 import Testing
 
 @testable import FlowHost

@@ -1,4 +1,5 @@
 import FlowKit
+import HostSupport
 import Testing
 
 @testable import FlowManifest

@@ -1,5 +1,6 @@
 import FlowKit
 import Glibc
+import HostSupport
 import Testing
 
 @testable import FlowManifest

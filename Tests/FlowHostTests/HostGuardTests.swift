@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 import Testing
 
 @testable import FlowHost

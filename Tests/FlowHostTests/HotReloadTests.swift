@@ -149,7 +149,7 @@ struct HotReloadTests {
         var events: [HostEvent] = []
         for library in ["libB.so", "libGreeter.so"] {
             try lab.writeManifest(
-                lab.manifest(routes: lab.routes).replacingOccurrences(of: "libGreeter.so", with: library))
+                lab.manifest(routes: lab.routes).replacing("libGreeter.so", with: library))
             events.append(host.reloadManifest())
             events.append(host.reloadPlugin("greeter"))
         }

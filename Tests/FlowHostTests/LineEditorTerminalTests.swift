@@ -1,4 +1,5 @@
 import Glibc
+import HostSupport
 import Testing
 
 /// The prompt of `flowhost run` on a pseudo-terminal, typed at as a person would: editing keys, history

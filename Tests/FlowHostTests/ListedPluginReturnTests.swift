@@ -1,4 +1,7 @@
+import FlowKit
+import FlowManifest
 import Glibc
+import LineEditing
 import Testing
 
 @testable import FlowHost

@@ -1,4 +1,7 @@
+import FlowComposition
 import FlowKit
+import FlowManifest
+import PluginLoading
 import Testing
 
 @testable import FlowHost

@@ -1,4 +1,5 @@
 import Glibc
+import LineEditing
 import Testing
 
 @testable import FlowHost

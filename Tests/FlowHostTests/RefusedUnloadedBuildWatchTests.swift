@@ -1,4 +1,5 @@
 import Glibc
+import PluginLoading
 import Testing
 
 @testable import FlowHost

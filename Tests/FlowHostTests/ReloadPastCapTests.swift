@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 

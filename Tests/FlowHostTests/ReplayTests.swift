@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 import Glibc
 import Testing
 

@@ -1,5 +1,6 @@
 import FlowKit
 import Glibc
+import LineEditing
 import Testing
 
 @testable import FlowHost

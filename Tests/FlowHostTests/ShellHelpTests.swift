@@ -1,4 +1,5 @@
 import FlowKit
+import LineEditing
 import Testing
 
 @testable import FlowHost

@@ -1,3 +1,5 @@
+import FlowKit
+import Foundation
 import Glibc
 import HostSupport
 import Testing

@@ -1,3 +1,4 @@
+import FlowKit
 import Glibc
 import Testing
 

@@ -1,3 +1,4 @@
+import FlowManifest
 import Glibc
 import Testing
 
