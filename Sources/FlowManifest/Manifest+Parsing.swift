@@ -116,9 +116,12 @@ package struct ManifestParser {
         checkNeedsDiscovery(top)
 
         let appName = top["name"].flatMap { name($0, at: "name", what: "name", hint: "omit \"name\" instead") }
+        var relativePluginPath = Set<String>()
         let pluginPath = elements(of: top["pluginPath"], at: "pluginPath").compactMap { index, entry in
             name(entry, at: "pluginPath[\(index)]", what: "plugin path entry").map {
-                Manifest.normalisedPath($0, relativeTo: directory)
+                let path = Manifest.normalisedPath($0, relativeTo: directory)
+                if !$0.hasPrefix("/") { relativePluginPath.insert(path) }
+                return path
             }
         }
         // A manifest that discovers needs neither; one that does not needs both, and may have meant to discover.
@@ -153,13 +156,15 @@ package struct ManifestParser {
                 checkStartRouted($0, at: "start[\(index)]", routes: routes)
             }
         }
-        return Manifest(
+        var manifest = Manifest(
             path: file, directory: directory, manifestVersion: Manifest.supportedVersion, name: appName,
             pluginPath: pluginPath, plugins: plugins, routes: routes, services: services, start: start,
             experiments: experiments, deepLinks: deepLinks(top["deepLinks"], routes: routes),
             guards: guards(top["guards"], routes: routes),
             serviceTimeout: top["serviceTimeout"].flatMap { serviceTimeout($0) }, discover: discover,
             exclude: exclusions(top["exclude"], declared: declared), prefer: preferences(top["prefer"]))
+        manifest.relativePluginPath = relativePluginPath
+        return manifest
     }
 
     /// `serviceTimeout`: seconds above 0, to the millisecond.

@@ -18,6 +18,9 @@ package struct Manifest: Sendable, Hashable {
     /// Directories to search for plugin libraries, first to last: absolute and lexically normalised,
     /// relative ones resolved against ``directory``. Empty when the manifest gives none.
     package var pluginPath: [String]
+    /// Those of ``pluginPath`` the manifest wrote as relative paths, as resolved there: one missing is most
+    /// likely written as if read from where flowhost runs, which an absolute one cannot be.
+    package var relativePluginPath: Set<String> = []
     /// The declared plugins by name.
     package var plugins: [String: PluginEntry]
     /// The routes, in the order the manifest lists them.

@@ -13,10 +13,16 @@ package struct PluginSearchPath: Sendable, Hashable {
     /// Those of ``directories`` that the manifest's `pluginPath` gave, which a relative entry there resolves
     /// from the manifest's directory: a missing one is said to be (``locate(_:relativeTo:plugin:)``).
     package var manifestDirectories: Set<String>
+    /// Those of ``manifestDirectories`` that the manifest wrote as relative paths: a missing one is said to be
+    /// read from the manifest's directory, an absolute one to be not there.
+    package var relativeManifestDirectories: Set<String>
 
-    package init(_ directories: [String], manifestDirectories: Set<String> = []) {
+    package init(
+        _ directories: [String], manifestDirectories: Set<String> = [], relativeManifestDirectories: Set<String> = []
+    ) {
         self.directories = directories
         self.manifestDirectories = manifestDirectories
+        self.relativeManifestDirectories = relativeManifestDirectories
     }
 
     /// The standard search path for `manifest`.
@@ -37,7 +43,7 @@ package struct PluginSearchPath: Sendable, Hashable {
             directories.filter { directory in
                 guard seen.insert(directory).inserted else { return false }
                 return FileIdentity(path: directory).map { seenFiles.insert($0.file).inserted } ?? true
-            }, manifestDirectories: Set(manifest.pluginPath))
+            }, manifestDirectories: Set(manifest.pluginPath), relativeManifestDirectories: manifest.relativePluginPath)
     }
 
     /// Where ``locate(_:relativeTo:plugin:)`` looks for `library`, in order: a path (containing `/`)
@@ -79,10 +85,14 @@ package struct PluginSearchPath: Sendable, Hashable {
             directories.isEmpty
             ? "no directories"
             : directories.map { missing.contains($0) ? "\($0) (not there)" : $0 }.joined(separator: ", ")
-        // A `pluginPath` entry missing below the manifest's directory is most likely relative, written as if read
-        // from where flowhost runs (`.build/debug` in a manifest outside the plugin's package).
+        // A relative `pluginPath` entry missing below the manifest's directory was most likely written as if read
+        // from where flowhost runs (`.build/debug` in a manifest outside the plugin's package). An absolute one
+        // is read as written: it is not there, not built into yet or misspelt.
         let base = baseDirectory.hasSuffix("/") ? baseDirectory : baseDirectory + "/"
-        let relativeToManifest = missing.contains { manifestDirectories.contains($0) && $0.hasPrefix(base) }
+        let relativeToManifest = missing.contains { relativeManifestDirectories.contains($0) && $0.hasPrefix(base) }
+        let absoluteEntry = missing.first {
+            manifestDirectories.contains($0) && !relativeManifestDirectories.contains($0)
+        }
         // Built in its package but not on the search path: running from the package without --plugin-path.
         let advice =
             Self.builtLibrary(named: library, near: [baseDirectory, currentDirectory()]).map {
@@ -90,7 +100,9 @@ package struct PluginSearchPath: Sendable, Hashable {
             }
             ?? (relativeToManifest
                 ? "a relative \"pluginPath\" entry is read from the manifest's directory, \(baseDirectory): fix the entry, or add the library's directory with --plugin-path"
-                : "build it with `swift build` or add its directory with --plugin-path")
+                : absoluteEntry.map {
+                    "the manifest's \"pluginPath\" entry \($0) is not there: build the library into it with `swift build`, fix the entry, or add the library's directory with --plugin-path"
+                } ?? "build it with `swift build` or add its directory with --plugin-path")
         throw PluginLoadError(
             file: library, kind: .notFound, message: "\(what) not found (searched: \(searched)); \(advice)")
     }

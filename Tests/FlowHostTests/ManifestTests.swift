@@ -68,7 +68,7 @@ import Testing
               "start": [ "launch", { "request": "catalog.show", "payload": { "filter": "new" } } ]
             }
             """#
-        let expected = Manifest(
+        var expected = Manifest(
             path: Self.file, directory: "/srv/demo/manifests", manifestVersion: 1, name: "demo",
             pluginPath: ["/srv/demo/.build/debug", "/opt/flow/plugins", "/srv/demo/manifests/plugins"],
             plugins: [
@@ -87,6 +87,7 @@ import Testing
             services: [.init(plugin: "auth", service: "Session")],
             start: [CoordinationRequest("launch"), CoordinationRequest("catalog.show", payload: ["filter": "new"])]
         )
+        expected.relativePluginPath = ["/srv/demo/.build/debug", "/srv/demo/manifests/plugins"]
         #expect(try Manifest.parse(text, path: Self.file) == expected)
     }
 

@@ -248,6 +248,25 @@ struct PluginLoaderTests {
         )
     }
 
+    /// An absolute `pluginPath` entry is read as written, wherever it is: missing below the manifest's directory,
+    /// it is said to be not there, not to be read from the manifest's directory.
+    @Test func missingLibraryWithAnAbsolutePluginPathMissingBesideTheManifestSaysTheEntryIsNotThere() throws {
+        let app = try TemporaryDirectory()
+        let manifest = try Manifest.parse(
+            #"{"manifestVersion": 1, "pluginPath": ["\#(app.path)/gone"], "plugins": {}, "routes": []}"#,
+            path: app.path + "/app.json")
+        let searchPath = PluginSearchPath.standard(manifest: manifest, environment: nil, executableDirectory: "/")
+
+        let error = #expect(throws: PluginLoadError.self) {
+            try searchPath.locate("libGreeting.so", relativeTo: app.path, plugin: "greeting")
+        }
+
+        #expect(
+            error?.description
+                == "libGreeting.so: library of plugin 'greeting' not found (searched: \(app.path)/gone (not there), /); the manifest's \"pluginPath\" entry \(app.path)/gone is not there: build the library into it with `swift build`, fix the entry, or add the library's directory with --plugin-path"
+        )
+    }
+
     /// A library built in the manifest's package (`swift build -c release` here) but not on the search path
     /// is pointed to, with the --plugin-path that finds it, instead of advice to build it.
     @Test func missingLibraryBuiltBesideTheManifestSaysWhichPluginPathFindsIt() throws {
