@@ -26,14 +26,17 @@ extension HostShell {
         }
     }
 
-    /// Applies the deep link the manifest's `deepLinks` map `url` to.
+    /// Applies the deep link the manifest's `deepLinks` map `url` to. A URL none of them matches fails
+    /// naming the declared links that would have matched but are not in force: a listed plugin's, or a
+    /// discovered plugin's that the composition set aside (a conflict, `exclude.deepLinks`).
     func open(url: String) throws(FlowError) -> String {
         guard !url.isEmpty, !url.contains(where: \.isWhitespace) else { throw FlowError("usage: open URL") }
         let requests: [CoordinationRequest]
         do {
             requests = try host.manifest.deepLinks.requests(for: url)
         } catch {
-            throw FlowError(error.message + unusedDeepLinkHint(for: url))
+            let setAside = host.composition?.setAsideDeepLinkHint(for: url) ?? ""
+            throw FlowError(error.message + unusedDeepLinkHint(for: url) + setAside)
         }
         return try apply(deepLink: requests)
     }
