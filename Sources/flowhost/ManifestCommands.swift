@@ -178,7 +178,12 @@ enum ManifestCommands {
         for manager in plugin.managers where !manager.requirements.isEmpty {
             print("  \(manager.name) requires \(manager.requirements.joined(separator: ", "))")
         }
-        print("services: \(plugin.services.isEmpty ? "none" : plugin.services.joined(separator: ", "))")
+        // Each service with the context keys it declares: what `validate` warns of when two started services
+        // declare one, so an author can see a clash coming from the two plugins alone.
+        let services = plugin.services.map { service in
+            service + (plugin.contextKeys[service].map { " (context: \($0.joined(separator: ", ")))" } ?? "")
+        }
+        print("services: \(services.isEmpty ? "none" : services.joined(separator: ", "))")
         print(plugin.routes.isEmpty && plugin.childFlowRoutes.isEmpty ? "routes:   none" : "routes:")
         for route in plugin.routes + plugin.childFlowRoutes {
             let flow = route.childFlow.map { " (in child flow \($0.rawValue))" } ?? ""

@@ -145,4 +145,18 @@ struct DropInCommandTests {
         #expect(json["plugin"]?["startServices"] == [["name": "Analytics", "after": ["auth.Session"]]])
         #expect(json["plugin"]?["requires"] == ["auth": ">=1.0 <2"])
     }
+
+    /// The context keys a service declares (`ServiceFactory(_:contextKeys:make:)`) are printed with it, as
+    /// `--json` gives them: two plugins' inspections show a key both provide before a manifest starts both.
+    @Test func inspectPrintsTheContextKeysEachServiceDeclares() throws {
+        let cache = try TemporaryDirectory()
+        let library = try BuildProducts.path(of: "libAuthPlugin.so")
+
+        let text = try flowhost(["inspect", library], cache: cache)
+
+        #expect(text.status == 0)
+        #expect(
+            text.standardOutput.split(separator: "\n").contains("services: Session (context: user, locked)"),
+            "\(text.standardOutput)")
+    }
 }
