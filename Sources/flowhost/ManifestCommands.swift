@@ -130,8 +130,9 @@ enum ManifestCommands {
         let json = parsed.flags.contains("--json")
         // Absolute, so that dlopen opens this file rather than searching its library path for the name.
         let path = Manifest.absolutePath(try parsed.single("PLUGIN.so"))
+        // A library that is not there is flowhost's error about its argument, said as a missing manifest is.
         func fail(_ code: ExitCode, _ error: PluginLoadError) -> Exit {
-            guard json else { return Exit(code, error.description) }
+            guard json else { return Exit(code, (error.kind == .notFound ? "flowhost: " : "") + error.description) }
             printJSON(JSONDocument.plugin(library: path, error: error))
             return Exit(code)
         }

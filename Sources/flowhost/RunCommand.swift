@@ -216,24 +216,31 @@ enum RunCommand {
         return seconds == 0 ? nil : .milliseconds(Int((seconds * 1000).rounded()))
     }
 
-    /// The snapshot file of `--restore`: exit 66 when it is missing or unreadable, 65 when it is invalid.
+    /// The snapshot file of `--restore`: exit 66 when it is missing or unreadable, 65 when it is invalid. One that
+    /// is not there is flowhost's error about its argument, said with the `flowhost:` prefix, as a missing
+    /// manifest is.
     private static func readSnapshot(_ path: String) throws(Exit) -> (file: String, snapshot: HostSnapshot) {
         do {
             return (path, try HostSnapshot.load(path: path))
         } catch {
-            throw Exit(error.kind == .invalid ? .invalidInput : .inputMissing, error.description)
+            let prefix = error.kind == .notFound ? "flowhost: " : ""
+            throw Exit(error.kind == .invalid ? .invalidInput : .inputMissing, prefix + error.description)
         }
     }
 
     /// The lines of the script at `path`: a regular file of at most `limit` bytes (`--max-manifest-size`);
-    /// exit 66 when it is missing, 65 when it is a FIFO, a device, a directory, too large or not UTF-8 text.
+    /// exit 66 when it is missing (said with the `flowhost:` prefix, as a missing manifest is), 65 when it is a
+    /// FIFO, a device, a directory, too large or not UTF-8 text.
     private static func readScript(_ path: String, limit: Int) throws(Exit) -> (name: String, lines: [String]) {
         let bytes: [UInt8]
         do {
             bytes = try InputFile.read(path, what: "script file", limit: limit)
         } catch {
             let hint = error.kind == .tooLarge ? "; pass --max-manifest-size BYTES to read it anyway" : ""
-            throw Exit(error.kind == .notFound ? .inputMissing : .invalidInput, "\(path): \(error.message)\(hint)")
+            let missing = error.kind == .notFound
+            throw Exit(
+                missing ? .inputMissing : .invalidInput,
+                "\(missing ? "flowhost: " : "")\(path): \(error.message)\(hint)")
         }
         if let (line, column) = InputFile.firstInvalidUTF8(in: bytes) {
             throw Exit(.invalidInput, "\(path):\(line): not UTF-8 text: an invalid byte at column \(column)")

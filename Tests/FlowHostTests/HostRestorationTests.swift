@@ -256,7 +256,7 @@ struct RunRestoreTests {
         let bad = try Subprocess.flowhost(["run", manifest, "--restore", invalid])
 
         #expect(missing.status == 66)
-        #expect(missing.errorLines == ["\(directory.path)/none.json: snapshot file not found"])
+        #expect(missing.errorLines == ["flowhost: \(directory.path)/none.json: snapshot file not found"])
         #expect(bad.status == 65)
         #expect(bad.errorLines == ["\(invalid): invalid snapshot: 'version' must be a whole number"])
     }

@@ -168,6 +168,6 @@ struct InputLimitTests {
 
         let missing = try Subprocess.flowhost(["run", manifest, "--script", directory.path + "/none.flow"])
         #expect(missing.status == 66)
-        #expect(missing.errorLines == ["\(directory.path)/none.flow: script file not found"])
+        #expect(missing.errorLines == ["flowhost: \(directory.path)/none.flow: script file not found"])
     }
 }

@@ -15,7 +15,8 @@ struct InspectMissingLibraryTests {
         #expect(run.status == 66)
         #expect(
             run.errorLines
-                == ["\(directory.path)/libGreting.so: plugin library not found; did you mean libGreeting.so?"])
+                == ["flowhost: \(directory.path)/libGreting.so: plugin library not found; did you mean libGreeting.so?"]
+        )
     }
 
     @Test func aLibraryInABuildDirectoryThatIsNotThereSaysToBuildFirst() throws {
@@ -27,7 +28,7 @@ struct InspectMissingLibraryTests {
         #expect(run.status == 66)
         #expect(
             run.errorLines == [
-                "\(library): plugin library not found; \(directory.path)/.build/debug is not there either: "
+                "flowhost: \(library): plugin library not found; \(directory.path)/.build/debug is not there either: "
                     + "build the plugin first (`swift build`)"
             ])
     }
@@ -54,7 +55,7 @@ struct InspectMissingLibraryTests {
         #expect(inspect.status == 66)
         #expect(
             inspect.errorLines == [
-                "\(package.path)/libGreeting.so: plugin library not found; did you mean .build/debug/libGreeting.so?"
+                "flowhost: \(package.path)/libGreeting.so: plugin library not found; did you mean .build/debug/libGreeting.so?"
             ])
         #expect(validate.status == 65)
         #expect(
