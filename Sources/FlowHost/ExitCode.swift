@@ -7,8 +7,8 @@ package enum ExitCode: Int32, CaseIterable {
     case scriptFailed = 1
     /// The command line is wrong.
     case usage = 64
-    /// The manifest, a plugin, a snapshot (`run --restore`), a trace or a script is invalid; or the directory
-    /// `new-plugin` would write is not empty.
+    /// The manifest, a plugin, a snapshot (`run --restore`), a trace or a script is invalid, or is there but
+    /// cannot be read (a directory, past its size limit); or the directory `new-plugin` would write is not empty.
     case invalidInput = 65
     /// A file named on the command line (a manifest, a script, a snapshot, a trace, a library to `inspect`) does
     /// not exist, or the bundled plugins are not built. A library that a manifest names and that is missing is

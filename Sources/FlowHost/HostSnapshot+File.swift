@@ -9,7 +9,8 @@ package struct SnapshotFileError: Error, Hashable, Sendable, CustomStringConvert
     package enum Kind: String, Hashable, Sendable {
         /// The file does not exist (exit 66).
         case notFound
-        /// The file cannot be read: a directory, no permission (exit 66).
+        /// The file cannot be read: a directory, too large, no permission (exit 65, as a manifest, a script or a
+        /// trace that cannot be read).
         case unreadable
         /// Not a snapshot, not JSON, a member missing or of the wrong type, a version this flowhost does not
         /// read (exit 65).

@@ -216,15 +216,15 @@ enum RunCommand {
         return seconds == 0 ? nil : .milliseconds(Int((seconds * 1000).rounded()))
     }
 
-    /// The snapshot file of `--restore`: exit 66 when it is missing or unreadable, 65 when it is invalid. One that
-    /// is not there is flowhost's error about its argument, said with the `flowhost:` prefix, as a missing
-    /// manifest is.
+    /// The snapshot file of `--restore`: exit 66 when it is missing, 65 when it cannot be read (a directory, too
+    /// large) or is invalid, as for a manifest, a script or a trace. One that is not there is flowhost's error
+    /// about its argument, said with the `flowhost:` prefix, as a missing manifest is.
     private static func readSnapshot(_ path: String) throws(Exit) -> (file: String, snapshot: HostSnapshot) {
         do {
             return (path, try HostSnapshot.load(path: path))
         } catch {
-            let prefix = error.kind == .notFound ? "flowhost: " : ""
-            throw Exit(error.kind == .invalid ? .invalidInput : .inputMissing, prefix + error.description)
+            let missing = error.kind == .notFound
+            throw Exit(missing ? .inputMissing : .invalidInput, (missing ? "flowhost: " : "") + error.description)
         }
     }
 
