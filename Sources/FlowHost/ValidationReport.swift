@@ -182,10 +182,17 @@ package struct ValidationReport: Sendable {
     /// Every problem as a one-line description: the discovered directories that cannot be read first, as the
     /// cause of what follows from them (a start request no route handles when its plugin's directory is
     /// misspelt), then the manifest's, then the plugins'.
-    package var problems: [String] {
+    package var problems: [String] { problems(describing: \.description) }
+
+    /// Every problem as a one-line description, in the order of ``problems``, each of the manifest's as
+    /// `describe` says it: the command line says a missing manifest as its own error about its argument.
+    ///
+    /// - Parameter describe: The line for one of the manifest's problems.
+    /// - Returns: The lines, one a problem, then the line that counts the manifest's problems left out.
+    package func problems(describing describe: (ManifestError) -> String) -> [String] {
         let omitted = ManifestErrors(manifestErrors, omitted: omittedManifestErrors).omittedLine
         let unread = composition?.unreadDirectories ?? []
-        return unread.map(\.description) + manifestErrors.map(\.description) + (omitted.map { [$0] } ?? [])
+        return unread.map(\.description) + manifestErrors.map(describe) + (omitted.map { [$0] } ?? [])
             + pluginErrors.filter { !unread.contains($0) }.map(\.description)
     }
 }

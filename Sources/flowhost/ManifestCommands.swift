@@ -36,8 +36,7 @@ enum ManifestCommands {
             printJSON(JSONDocument.validation(report))
             return code
         }
-        let missing = Set(report.manifestErrors.filter { $0.kind == .fileNotFound }.map(\.description))
-        for problem in report.problems { printError(missing.contains(problem) ? "flowhost: " + problem : problem) }
+        for problem in report.problems(describing: printed) { printError(problem) }
         for conflict in report.contextConflicts { printError("\(path): warning: \(conflict)") }
         for warning in report.composition?.discoveryWarnings(file: path) ?? [] { printWarning(warning) }
         for typo in report.requestTypos { printWarning(typo.description) }
