@@ -35,8 +35,9 @@ extension HostShell {
             let plugin = servingPlugin(event, within: plugins.last ?? nil)
             switch event {
             case .flow(.handling(_, _, let manager, _)):
-                // A child flow's manager, named without its plugin: its later lines and `stats` name it so too.
-                if let plugin, host.plugin(ofManager: manager) == nil { host.noteChildManager(manager, of: plugin) }
+                // A child flow's manager, named without its plugin: its later lines and `stats` name it so too
+                // (noteChildManager leaves a name that has its plugin alone).
+                if let plugin { host.noteChildManager(manager, of: plugin) }
                 plugins.append(plugin)
             case .flow(.redirecting): plugins.append(plugin)
             default: if place.closes { _ = plugins.popLast() }
