@@ -78,7 +78,7 @@ enum ReplayCommand {
         let recordedManifest = parsed.options["--manifest"] == nil ? path : nil
         let recordedPlugins = parsed.options["--plugin-path"] == nil ? trace.pluginPath ?? [] : []
         if let note = Self.recordedChoiceNote(manifest: recordedManifest, pluginPath: recordedPlugins) {
-            printWarning(PrintableText.sanitized("flowhost: note: " + note))
+            printWarning("flowhost: note: " + note)
         }
         let manifest = try loadManifest(
             path, maxSize: try maxManifestSize(parsed),
