@@ -8,7 +8,8 @@ import PluginLoading
 /// A guard is known by its name and a deep link by its pattern as written. The manifest's entry of the same
 /// name or pattern overrides a plugin's; `exclude.guards` and `exclude.deepLinks` leave one out. Plugins
 /// that declare the same one alike share it; declared differently, it is a conflict: none of them is taken,
-/// and the problem says how the manifest settles it.
+/// and the problem says how the manifest settles it. A guard in conflict fails closed until then: a
+/// ``ConflictingGuard`` refuses the requests any of the declarations would guard.
 extension PluginComposition {
     /// A guard or deep link a plugin declares that is not taken as declared, and why.
     package struct DeclarationSetAside: Sendable {
@@ -26,14 +27,26 @@ extension PluginComposition {
         package var reason: SetAside.Reason
     }
 
+    /// The guards the host installs: ``conflictingGuards`` first, so that a request one of them guards is
+    /// refused before any other guard acts on it (redirects it to sign in, say), then ``manifest``'s guards.
+    package var guards: [any RequestGuard] {
+        conflictingGuards + manifest.guards
+    }
+
     /// The manifest's guards, then the plugins' in load order; records where each comes from and reports
     /// a declared guard that is malformed (not installed) or redirects to a request no route in `routed`
     /// handles.
     mutating func composeGuards(routed: Set<String>) -> [RedirectGuard] {
         var guards = declared.guards
-        let taken = compose(
+        let (taken, conflicts) = compose(
             .guard, written: guards.map(\.name), at: "guards", excluded: declared.exclude.guards, key: \.name,
             declared: \.guards, sources: \.guardSources)
+        conflictingGuards = conflicts.map { name, list in
+            ConflictingGuard(
+                name: name,
+                declarations: list.map { ($0.plugin, self.plugin(named: $0.plugin)?.library ?? declared.path, $0.item) }
+            )
+        }
         for (plugin, declaredGuard) in taken {
             do {
                 guards.append(try declaredGuard.redirectGuard())
@@ -61,7 +74,7 @@ extension PluginComposition {
     /// says why only the first step is checked).
     mutating func composeDeepLinks(routed: Set<String>) -> DeepLinkMapping {
         var routes = declared.deepLinks.routes
-        let taken = compose(
+        let (taken, _) = compose(
             .deepLink, written: routes.map(\.pattern.description), at: "deepLinks",
             excluded: declared.exclude.deepLinks, key: \.pattern, declared: \.deepLinks, sources: \.deepLinkSources)
         for (plugin, link) in taken {
@@ -96,13 +109,14 @@ extension PluginComposition {
     /// What the active plugins declare by `declared`, each keyed by `key`, in load order, with the plugin
     /// that declared it: not the ones the manifest has one of (`written`, the keys of its entries at
     /// `place`) or `excluded` names (set aside), shared when plugins declare one alike, none of them when
-    /// they differ (a conflict). Records in `sources` who made each.
+    /// they differ (a conflict, returned with each plugin's declaration). Records in `sources` who made each.
     private mutating func compose<Item: Equatable>(
         _ kind: DeclarationSetAside.Kind, written: [String], at place: String, excluded: [String],
         key: KeyPath<Item, String>, declared: KeyPath<ProbedPlugin, [Item]>,
         sources: WritableKeyPath<PluginComposition, [String: Source]>
-    ) -> [(plugin: String, item: Item)] {
+    ) -> (taken: [(plugin: String, item: Item)], conflicts: [(key: String, [(plugin: String, item: Item)])]) {
         var taken: [(plugin: String, item: Item)] = []
+        var conflicts: [(key: String, [(plugin: String, item: Item)])] = []
         var writtenAt: [String: Int] = [:]
         for (index, name) in written.enumerated() {
             writtenAt[name] = index
@@ -136,11 +150,13 @@ extension PluginComposition {
             guard let list = candidates[name], let first = list.first else { continue }
             guard list.allSatisfy({ $0.item == first.item }) else {
                 let names = list.map(\.plugin)
+                // A guard fails closed (``ConflictingGuard``); a deep link nobody declares just matches nothing.
+                let consequence = kind == .guard ? " and the requests they guard are refused" : ""
                 problems.append(
                     PluginLoadError(
                         file: self.declared.path, kind: .conflict,
                         message:
-                            "plugins \(names.map { "'\($0)'" }.joined(separator: ", ")) declare the \(kind) '\(name)' differently, so none is taken; write it in the manifest's \"\(place)\", which overrides theirs, or leave it out with \"exclude\": {\"\(place)\": [\(quoted(name))]}"
+                            "plugins \(names.map { "'\($0)'" }.joined(separator: ", ")) declare the \(kind) '\(name)' differently, so none is taken\(consequence); write it in the manifest's \"\(place)\", which overrides theirs, or leave it out with \"exclude\": {\"\(place)\": [\(quoted(name))]}"
                     ))
                 for entry in list {
                     declarationsSetAside.append(
@@ -148,11 +164,12 @@ extension PluginComposition {
                             kind: kind, key: name, plugin: entry.plugin,
                             reason: .conflict(with: names.filter { $0 != entry.plugin })))
                 }
+                conflicts.append((name, list))
                 continue
             }
             taken.append(first)
             self[keyPath: sources][name] = .plugin(first.plugin)
         }
-        return taken
+        return (taken, conflicts)
     }
 }

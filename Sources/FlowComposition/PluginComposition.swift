@@ -21,7 +21,8 @@ import PluginLoading
 ///   picks one.
 /// - **Guards and deep links**: the manifest's, then those the plugins declare in requirement order, unless
 ///   the manifest has one of the same name (a guard) or pattern (a deep link), or `exclude.guards` or
-///   `exclude.deepLinks` names it. Plugins declaring one differently is a conflict: none is taken.
+///   `exclude.deepLinks` names it. Plugins declaring one differently is a conflict: none is taken, and the
+///   requests a guard in conflict would guard are refused (``ConflictingGuard``), as a conflicting route fails.
 /// - **Services**: the manifest's `services` in its order, then those the plugins ask to start
 ///   (``FlowKit/PluginDescription/startServices``), in requirement order, each after the services its
 ///   `after` names.
@@ -152,6 +153,8 @@ package struct PluginComposition: Sendable {
     package internal(set) var guardSources: [String: Source] = [:]
     /// Who made each deep link of ``manifest``, by pattern.
     package internal(set) var deepLinkSources: [String: Source] = [:]
+    /// Guards plugins declare differently, unsettled by the manifest, that refuse what they would guard.
+    package internal(set) var conflictingGuards: [ConflictingGuard] = []
     /// Declared guards and deep links not taken as declared.
     package internal(set) var declarationsSetAside: [DeclarationSetAside] = []
     /// Routes that fail with an error when used: conflicts, and routes of refused or removed plugins.

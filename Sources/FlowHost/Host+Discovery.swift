@@ -181,7 +181,7 @@ extension Host {
         coordinator.mapping = mapping(for: next.manifest)
         // With the plugins that come and go, so do the guards they declare (deep links are read from the
         // manifest at each use).
-        coordinator.guards = next.manifest.guards
+        coordinator.guards = next.guards
         // A plugin said removed for its deleted library stays so only while discovery refuses it with that
         // same error and its entry is unchanged: not once it is back, nor once its entry is edited (to a file
         // that is not there either, which is its problem) or dropped (removed from the manifest).

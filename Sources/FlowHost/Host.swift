@@ -165,7 +165,7 @@ package final class Host {
         if let timeout = manifest.serviceTimeout { coordinator.serviceTimeout = timeout }
         self.problems = PluginLoadError.unique(problems)
         coordinator.mapping = mapping(for: manifest)
-        coordinator.guards = manifest.guards
+        coordinator.guards = composition?.guards ?? manifest.guards
         // Any moment may be saved (`save FILE`), so the host always records what restores its screens.
         coordinator.isRestorable = true
         relay.host = self
