@@ -35,8 +35,11 @@ extension HostShell {
         do {
             requests = try host.manifest.deepLinks.requests(for: url)
         } catch {
-            let setAside = host.composition?.setAsideDeepLinkHint(for: url) ?? ""
-            throw FlowError(error.message + unusedDeepLinkHint(for: url) + setAside)
+            let hints = unusedDeepLinkHint(for: url) + (host.composition?.setAsideDeepLinkHint(for: url) ?? "")
+            // Declared they are, by the plugins the hints name: what the manifest lacks is one in force.
+            let undeclared = "; no deep link patterns are declared"
+            guard !hints.isEmpty, error.message.hasSuffix(undeclared) else { throw FlowError(error.message + hints) }
+            throw FlowError(error.message.dropLast(undeclared.count) + "; no deep link is in force" + hints)
         }
         return try apply(deepLink: requests)
     }

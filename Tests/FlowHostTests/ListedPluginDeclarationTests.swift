@@ -50,7 +50,7 @@ struct ListedPluginDeclarationTests {
 
         #expect(
             run.errorLines.contains(
-                "<stdin>:1: error: no deep link matches 'demo://items/7'; no deep link patterns are declared; plugin 'catalog' declares 'demo://items/{id:int}', which is not used: a manifest that lists its plugins uses only its own deepLinks (add it there, or discover the plugin)"
+                "<stdin>:1: error: no deep link matches 'demo://items/7'; no deep link is in force; plugin 'catalog' declares 'demo://items/{id:int}', which is not used: a manifest that lists its plugins uses only its own deepLinks (add it there, or discover the plugin)"
             ), "stderr: \(run.standardError)")
     }
 }
