@@ -150,13 +150,14 @@ extension PluginComposition {
             guard let list = candidates[name], let first = list.first else { continue }
             guard list.allSatisfy({ $0.item == first.item }) else {
                 let names = list.map(\.plugin)
+                let named = names.map { "'\($0)' (\(self.plugin(named: $0)?.library ?? self.declared.path))" }
                 // A guard fails closed (``ConflictingGuard``); a deep link nobody declares just matches nothing.
                 let consequence = kind == .guard ? " and the requests they guard are refused" : ""
                 problems.append(
                     PluginLoadError(
                         file: self.declared.path, kind: .conflict,
                         message:
-                            "plugins \(names.map { "'\($0)'" }.joined(separator: ", ")) declare the \(kind) '\(name)' differently, so none is taken\(consequence); write it in the manifest's \"\(place)\", which overrides theirs, or leave it out with \"exclude\": {\"\(place)\": [\(quoted(name))]}"
+                            "plugins \(named.joined(separator: ", ")) declare the \(kind) '\(name)' differently, so none is taken\(consequence); write it in the manifest's \"\(place)\", which overrides theirs, or leave it out with \"exclude\": {\"\(place)\": [\(quoted(name))]}"
                     ))
                 for entry in list {
                     declarationsSetAside.append(

@@ -147,9 +147,12 @@ extension PluginComposition {
         return error
     }
 
-    /// The error of a route that several plugins declare and nothing picks.
+    /// The error of a route that several plugins declare and nothing picks: each plugin with its manager and
+    /// library, as other problems of composition name the files.
     private func conflict(_ key: RouteKey, _ list: [(plugin: String, manager: String)]) -> PluginLoadError {
-        let names = list.map { "'\($0.plugin)' (\($0.plugin).\($0.manager))" }
+        let names = list.map { entry in
+            "'\(entry.plugin)' (\(entry.plugin).\(entry.manager) in \(plugin(named: entry.plugin)?.library ?? declared.path))"
+        }
         let both =
             names.count == 2
             ? "\(names[0]) and \(names[1]) both"

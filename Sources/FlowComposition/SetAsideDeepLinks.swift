@@ -1,4 +1,5 @@
 import FlowKit
+import FlowManifest
 
 /// Why a URL that no deep link in force matches would have matched one a plugin declares: the declaration
 /// was set aside (two plugins declaring the pattern differently, the manifest's `exclude.deepLinks`, a
@@ -19,7 +20,10 @@ extension PluginComposition {
             guard (try? DeepLinkPattern(aside.key))?.match(url) != nil else { continue }
             switch aside.reason {
             case .conflict(let others):
-                let plugins = ([aside.plugin] + others).map { "'\($0)'" }.joined(separator: ", ")
+                let plugins = ([aside.plugin] + others).map {
+                    "'\($0)' (\(plugin(named: $0)?.library ?? declared.path))"
+                }
+                .joined(separator: ", ")
                 clauses.append(
                     "plugins \(plugins) declare '\(aside.key)' differently, so none is taken: write it in the manifest's deepLinks, which overrides theirs"
                 )

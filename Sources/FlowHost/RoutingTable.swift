@@ -156,6 +156,11 @@ package struct RoutingTable: Sendable {
         return failures.isEmpty ? [] : ["plugins that do not load:"] + failures
     }
 
+    /// `'a', 'b'`: plugin names quoted, in order.
+    private static func names(_ plugins: [String]) -> String {
+        plugins.map { "'\($0)'" }.joined(separator: ", ")
+    }
+
     /// The guards and deep links, as lines for people under the table, each with who declared it:
     /// `  signedIn: catalog.* unless context user: redirect to auth.signIn (declared by catalog)`.
     package var declarationLines: [String] {
@@ -176,18 +181,41 @@ package struct RoutingTable: Sendable {
         var lines: [String] = []
         if !composition.setAside.isEmpty {
             lines.append("declared routes set aside:")
+            // A conflict is one line, at its first plugin's entry, naming them all: not one line per plugin.
+            var saidConflicts = Set<PluginComposition.RouteKey>()
             for aside in composition.setAside {
-                var reason = aside.reason.description
-                if case .conflict = aside.reason { reason += "; the route fails until the manifest picks one" }
+                guard case .conflict = aside.reason else {
+                    lines.append(
+                        "  \(aside.key.shellName) -> \(aside.plugin).\(aside.manager), declared by \(aside.plugin): \(aside.reason)"
+                    )
+                    continue
+                }
+                guard saidConflicts.insert(aside.key).inserted else { continue }
+                let conflicting = composition.setAside.filter { entry in
+                    guard entry.key == aside.key, case .conflict = entry.reason else { return false }
+                    return true
+                }
+                let targets = conflicting.map { "\($0.plugin).\($0.manager)" }.joined(separator: ", ")
                 lines.append(
-                    "  \(aside.key.shellName) -> \(aside.plugin).\(aside.manager), declared by \(aside.plugin): \(reason)"
+                    "  \(aside.key.shellName) -> \(targets), declared by plugins \(Self.names(conflicting.map(\.plugin))): in conflict; the route fails until the manifest picks one"
                 )
             }
         }
         if !composition.declarationsSetAside.isEmpty {
             lines.append("declared guards and deep links set aside:")
+            var saidConflicts = Set<String>()
             for aside in composition.declarationsSetAside {
-                lines.append("  \(aside.kind) \(aside.key), declared by \(aside.plugin): \(aside.reason)")
+                guard case .conflict(let others) = aside.reason else {
+                    lines.append("  \(aside.kind) \(aside.key), declared by \(aside.plugin): \(aside.reason)")
+                    continue
+                }
+                guard saidConflicts.insert("\(aside.kind) \(aside.key)").inserted else { continue }
+                let outcome =
+                    aside.kind == .guard
+                    ? "the requests they guard are refused" : "none is taken"
+                lines.append(
+                    "  \(aside.kind) \(aside.key), declared differently by plugins \(Self.names([aside.plugin] + others)): in conflict; \(outcome) until the manifest settles it"
+                )
             }
         }
         let unused = composition.plugins.filter { !$0.isActive }

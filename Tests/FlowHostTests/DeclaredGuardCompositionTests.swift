@@ -74,7 +74,7 @@ struct DeclaredGuardCompositionTests {
         #expect(differing.manifest.guards.isEmpty)
         #expect(
             differing.problems.map(\.description) == [
-                #"/app.json: plugins 'catalog', 'express' declare the guard 'signedIn' differently, so none is taken and the requests they guard are refused; write it in the manifest's "guards", which overrides theirs, or leave it out with "exclude": {"guards": ["signedIn"]}"#
+                #"/app.json: plugins 'catalog' (/plugins.d/catalog.so), 'express' (/plugins.d/express.so) declare the guard 'signedIn' differently, so none is taken and the requests they guard are refused; write it in the manifest's "guards", which overrides theirs, or leave it out with "exclude": {"guards": ["signedIn"]}"#
             ])
         #expect(
             differing.declarationsSetAside.map(\.reason.description) == [

@@ -88,7 +88,8 @@ struct DiscoveryTests {
 
         #expect(
             conflicted.problems.map(\.message) == [
-                #"plugins 'catalog' (catalog.CreateItem) and 'express' (express.ExpressCreate) both declare a route for "catalog.create"; pick one with "prefer": [{"request": "catalog.create", "plugin": "catalog"}], or route it in the manifest"#
+                "plugins 'catalog' (catalog.CreateItem in \(lab.plugins)/libCatalogPlugin.so) and 'express' (express.ExpressCreate in \(lab.plugins)/libExpressPlugin.so) "
+                    + #"both declare a route for "catalog.create"; pick one with "prefer": [{"request": "catalog.create", "plugin": "catalog"}], or route it in the manifest"#
             ])
         guard case .failed(let error) = conflicted.coordinator.requestCoordination("catalog.create", from: .app) else {
             throw TestFailure("catalog.create did not fail")

@@ -144,7 +144,7 @@ struct PluginCompositionTests {
         let composition = try compose("{}", plugins)
 
         let message =
-            #"plugins 'catalog' (catalog.CreateItem) and 'express' (express.ExpressCreate) both declare a route for "catalog.create"; pick one with "prefer": [{"request": "catalog.create", "plugin": "catalog"}], or route it in the manifest"#
+            #"plugins 'catalog' (catalog.CreateItem in /plugins.d/catalog.so) and 'express' (express.ExpressCreate in /plugins.d/express.so) both declare a route for "catalog.create"; pick one with "prefer": [{"request": "catalog.create", "plugin": "catalog"}], or route it in the manifest"#
         #expect(composition.problems.map(\.message) == [message])
         #expect(composition.problems.map(\.kind) == [.conflict])
         #expect(composition.failing[key("catalog.create")]?.message == message, "the route fails, naming both")
