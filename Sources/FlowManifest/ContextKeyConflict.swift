@@ -10,10 +10,16 @@ package struct ContextKeyConflict: Sendable, Hashable, CustomStringConvertible {
     package var shadowed: [String]
 
     /// `warning: context key 'user' is provided by auth.Session and onboarding.Profile; ...`.
+    ///
+    /// The advice is the one thing a manifest decides that puts another service first: its `services` start
+    /// before those discovered plugins ask to start (whose order is requirement order, ties by name, which
+    /// the manifest cannot change), in its order (``PluginComposition``'s rules).
     package var description: String {
         let others = shadowed.joined(separator: ", ")
+        let which = shadowed.count == 1 ? others : "another"
+        let it = shadowed.count == 1 ? "it" : "that one"
         return
-            "context key '\(key)' is provided by \(winner) and \(others); \(winner), started first, gives it, and guards and modules never read \(others)'s; start the one that should give it first, or rename the key in the other"
+            "context key '\(key)' is provided by \(winner) and \(others); \(winner), started first, gives it, and guards and modules never read \(others)'s; to have \(which) give it, list \(it) in the manifest's \"services\" ahead of \(winner) (the services listed there start first, in their order), or rename the key in one of them"
     }
 
     /// The conflicts among `services`, in the order they start, each plugin's services declaring the keys

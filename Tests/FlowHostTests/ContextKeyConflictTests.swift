@@ -1,6 +1,7 @@
 import FlowKit
 import Testing
 
+@testable import FlowComposition
 @testable import FlowManifest
 @testable import PluginLoading
 
@@ -23,11 +24,32 @@ struct ContextKeyConflictTests {
 
         #expect(
             conflicts.map(\.description) == [
-                "context key 'user' is provided by auth.Session and onboarding.Profile; auth.Session, started first, gives it, and guards and modules never read onboarding.Profile's; start the one that should give it first, or rename the key in the other"
+                "context key 'user' is provided by auth.Session and onboarding.Profile; auth.Session, started first, gives it, and guards and modules never read onboarding.Profile's; to have onboarding.Profile give it, list it in the manifest's \"services\" ahead of auth.Session (the services listed there start first, in their order), or rename the key in one of them"
             ])
         #expect(
             ContextKeyConflict.conflicts(among: services.reversed()) { keys[$0] }.first?.winner == "onboarding.Profile")
         #expect(ContextKeyConflict.conflicts(among: Array(services.prefix(2))) { keys[$0] }.isEmpty)
+    }
+
+    @Test func listingTheShadowedDiscoveredServiceInTheManifestsServicesMakesItGiveTheKey() throws {
+        // As the warning advises: discovered, auth (by name) starts its Session first; listed, Profile does.
+        let auth = plugin("auth", service: "Session", keys: ["user"])
+        let onboarding = plugin("onboarding", service: "Profile", keys: ["user"])
+        func winner(_ members: String) throws -> String? {
+            let composition = PluginComposition(
+                manifest: try Manifest.parse(
+                    #"{"manifestVersion": 1, "discover": ["plugins.d"]"# + members + "}", path: "/app.json"),
+                discovery: PluginDiscovery(
+                    libraries: [auth, onboarding].map {
+                        PluginDiscovery.Library(path: $0.path, directory: "/plugins.d", probe: .success($0))
+                    }, declared: [:]))
+            return ContextKeyConflict.conflicts(among: composition.manifest.services) {
+                composition.plugin(named: $0)?.probe?.contextKeys
+            }.first?.winner
+        }
+
+        #expect(try winner("") == "auth.Session")
+        #expect(try winner(#", "services": [{"plugin": "onboarding", "service": "Profile"}]"#) == "onboarding.Profile")
     }
 
     @Test func aServicesContextKeysGoThroughItsProbe() throws {
@@ -40,5 +62,16 @@ struct ContextKeyConflictTests {
 
         #expect(probe["contextKeys"] == ["Session": ["user", "locked"]])
         #expect(ProbedPlugin(json: probe, path: library)?.contextKeys == ["Session": ["user", "locked"]])
+    }
+
+    // MARK: - Test Helpers
+
+    /// A probed plugin that exports and asks to start `service`, which declares the context `keys`.
+    private func plugin(_ name: String, service: String, keys: [String]) -> ProbedPlugin {
+        var probe = ProbedPlugin(
+            path: "/plugins.d/\(name).so", name: name, version: "1.0.0", flowKitVersion: .current, managers: [],
+            services: [service], routes: [], startServices: [ServiceStart(service)], requires: [:])
+        probe.contextKeys = [service: keys]
+        return probe
     }
 }
