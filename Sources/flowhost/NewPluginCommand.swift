@@ -65,7 +65,8 @@ enum NewPluginCommand {
         }
         print("created plugin package \(name) in \(directory)")
         for file in scaffold.files { print("  \(file.path)") }
-        let flowhost = ProcessInfoLite.executableDirectory().map { $0 + "/flowhost" } ?? "flowhost"
+        let flowhost = PluginScaffold.flowhostCommand(
+            executable: ProcessInfoLite.executablePath(), path: ProcessInfoLite.environment("PATH"))
         print(
             """
 
