@@ -10,6 +10,8 @@ import FlowKit
 package struct ConflictingGuard: Sendable, Hashable {
     /// The name the plugins give the guard.
     package var name: String
+    /// The plugins that declare it differently, in load order.
+    package var plugins: [String]
     /// Every request pattern of every declaration of it that parses: what any of them would guard.
     package var requests: [RequestPattern]
     /// Why the requests are refused, without the guard's name (the coordinator puts it first):
@@ -23,6 +25,7 @@ package struct ConflictingGuard: Sendable, Hashable {
     ///   - declarations: Each plugin's name, library and declaration of it, in load order.
     package init(name: String, declarations: [(plugin: String, library: String, declared: DeclaredGuard)]) {
         self.name = name
+        plugins = declarations.map(\.plugin)
         var patterns: [RequestPattern] = []
         for text in declarations.flatMap(\.declared.requests) {
             guard let pattern = try? RequestPattern(text), !patterns.contains(pattern) else { continue }
@@ -43,5 +46,13 @@ extension ConflictingGuard: RequestGuard {
     {
         guard requests.contains(where: { $0.matches(request.name) }) else { return .proceed }
         return .reject(FlowError(reason))
+    }
+}
+
+extension ConflictingGuard: CustomStringConvertible {
+    /// What it does, as `flowhost list` and `graph` show it beside the guards in force:
+    /// `catalog.*, express.*: refused`.
+    package var description: String {
+        "\(requests.map(\.text).joined(separator: ", ")): refused"
     }
 }

@@ -9,9 +9,10 @@ import PluginLoading
 package enum JSONDocument {
     /// `validate --json`:
     /// `{"errors", "warnings", "manifest", "valid", "plugins", "routes", "services", "guards": [{"name",
-    /// "declaredBy"}], "deepLinks": [{"pattern", "declaredBy"}]}`, the counts and lists `null` when the
-    /// manifest could not be read; for a manifest that discovers plugins, those of what it composes to,
-    /// `declaredBy` saying `manifest` or the plugin. A warning (`{"kind": "contextConflict", "key", "winner",
+    /// "declaredBy", "refuses", "conflict"}], "deepLinks": [{"pattern", "declaredBy"}]}`, the counts and lists
+    /// `null` when the manifest could not be read; for a manifest that discovers plugins, those of what it
+    /// composes to, `declaredBy` saying `manifest` or the plugin, and the guards in conflict first
+    /// (``refusing(_:by:)``). A warning (`{"kind": "contextConflict", "key", "winner",
     /// "shadowed", "message"}`) leaves it valid.
     package static func validation(_ report: ValidationReport) -> JSONValue {
         func count(_ count: Int?) -> JSONValue { count.map { .number(Double($0)) } ?? .null }
@@ -19,9 +20,15 @@ package enum JSONDocument {
         let source = { (source: PluginComposition.Source?) in JSONValue.string((source ?? .manifest).description) }
         let guards = manifest.map { manifest in
             JSONValue.array(
-                manifest.guards.map {
-                    ["name": .string($0.name), "declaredBy": source(report.composition?.guardSources[$0.name])]
-                })
+                (report.composition?.conflictingGuards ?? []).map {
+                    JSONValue.object(refusing($0.name, by: $0.plugins))
+                }
+                    + manifest.guards.map {
+                        [
+                            "name": .string($0.name), "declaredBy": source(report.composition?.guardSources[$0.name]),
+                            "refuses": false, "conflict": .null,
+                        ]
+                    })
         }
         let deepLinks = manifest.map { manifest in
             JSONValue.array(
@@ -111,7 +118,7 @@ package enum JSONDocument {
     }
 
     /// `list --json`: `{"errors": [], "manifest", "routes": [ROUTE...], "guards": [{"name", "summary",
-    /// "declaredBy"}], "deepLinks": [{"pattern", "summary", "declaredBy"}], "discovery"}`, each route
+    /// "declaredBy", "refuses", "conflict"}], "deepLinks": [{"pattern", "summary", "declaredBy"}], "discovery"}`, each route
     /// `{"request", "from", "plugin", "manager", "experiment", "declaredBy", "library", "status", "error"}`;
     /// `discovery` is `null` for a manifest that discovers nothing (see ``discovery(_:)``).
     package static func routes(_ table: RoutingTable) -> JSONValue {
@@ -136,10 +143,15 @@ package enum JSONDocument {
         return [
             "manifest": .string(table.manifest), "routes": .array(routes),
             "guards": .array(
-                table.guards.map {
-                    [
-                        "name": .string($0.key), "summary": .string($0.summary),
-                        "declaredBy": .string($0.declaredBy.description),
+                table.guards.map { declaration -> JSONValue in
+                    guard declaration.conflict.isEmpty else {
+                        var guarded = refusing(declaration.key, by: declaration.conflict)
+                        guarded["summary"] = .string(declaration.summary)
+                        return .object(guarded)
+                    }
+                    return [
+                        "name": .string(declaration.key), "summary": .string(declaration.summary),
+                        "declaredBy": .string(declaration.declaredBy.description), "refuses": false, "conflict": .null,
                     ]
                 }),
             "deepLinks": .array(
@@ -151,6 +163,18 @@ package enum JSONDocument {
                 }),
             "discovery": table.composition.map(discovery) ?? .null,
             "errors": .array(ManifestErrors.json(table.composition?.composedManifestErrors ?? [], omitted: 0)),
+        ]
+    }
+
+    /// A guard `plugins` declare differently, which refuses the requests any of them would guard
+    /// (``FlowComposition/ConflictingGuard``), as `validate --json` and `list --json` list it among the
+    /// guards: `{"name", "declaredBy": "catalog, express", "refuses": true, "conflict": {"plugins":
+    /// ["catalog", "express"]}}`. `declaredBy` names the plugins as a declaration set aside's `by` does; a
+    /// guard in force has `"refuses": false` and `"conflict": null`.
+    static func refusing(_ name: String, by plugins: [String]) -> [String: JSONValue] {
+        [
+            "name": .string(name), "declaredBy": .string(plugins.joined(separator: ", ")), "refuses": true,
+            "conflict": ["plugins": .array(plugins.map(JSONValue.string))],
         ]
     }
 

@@ -45,9 +45,13 @@ package struct RoutingTable: Sendable {
         /// link opens.
         package var summary: String
         package var declaredBy: PluginComposition.Source
+        /// For a guard plugins declare differently (``FlowComposition/ConflictingGuard``): those plugins, in
+        /// load order. It refuses the requests it matches, and `declaredBy` says nothing then. Empty otherwise.
+        package var conflict: [String] = []
     }
 
-    /// The guards in force, in order.
+    /// The guards the host installs, in the order it consults them: those in conflict, which refuse what
+    /// they match, then those in force.
     package var guards: [Declaration]
     /// The deep links in force, in order.
     package var deepLinks: [Declaration]
@@ -81,11 +85,18 @@ package struct RoutingTable: Sendable {
             }
             return entry
         }
-        guards = manifest.guards.map { guarded in
+        let refusing = (composition?.conflictingGuards ?? []).map { conflicting in
             Declaration(
-                key: guarded.name, summary: guarded.description,
-                declaredBy: composition?.guardSources[guarded.name] ?? .manifest)
+                key: conflicting.name, summary: conflicting.description, declaredBy: .manifest,
+                conflict: conflicting.plugins)
         }
+        guards =
+            refusing
+            + manifest.guards.map { guarded in
+                Declaration(
+                    key: guarded.name, summary: guarded.description,
+                    declaredBy: composition?.guardSources[guarded.name] ?? .manifest)
+            }
         deepLinks = manifest.deepLinks.routes.map { link in
             Declaration(
                 key: link.pattern.description, summary: link.steps.map(\.name.rawValue).joined(separator: ", "),
@@ -162,12 +173,20 @@ package struct RoutingTable: Sendable {
     }
 
     /// The guards and deep links, as lines for people under the table, each with who declared it:
-    /// `  signedIn: catalog.* unless context user: redirect to auth.signIn (declared by catalog)`.
+    /// `  signedIn: catalog.* unless context user: redirect to auth.signIn (declared by catalog)`; a guard in
+    /// conflict with what it refuses and the plugins: `  signedIn: catalog.*, express.*: refused (declared
+    /// differently by plugins 'catalog', 'express')`.
     package var declarationLines: [String] {
         var lines: [String] = []
         for (title, declarations) in [("guards:", guards), ("deep links:", deepLinks)] where !declarations.isEmpty {
             lines.append(title)
-            lines += declarations.map { "  \($0.key): \($0.summary) (declared by \($0.declaredBy))" }
+            lines += declarations.map { declaration in
+                let by =
+                    declaration.conflict.isEmpty
+                    ? "declared by \(declaration.declaredBy)"
+                    : "declared differently by plugins \(Self.names(declaration.conflict))"
+                return "  \(declaration.key): \(declaration.summary) (\(by))"
+            }
         }
         return lines
     }

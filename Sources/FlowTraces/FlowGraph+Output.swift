@@ -16,6 +16,7 @@ extension FlowGraph {
     private func lines(of node: Node) -> [String] {
         var lines = node.label.split(separator: "\n").map(String.init)
         if let plugin = node.declaredBy { lines.append("declared by \(plugin)") }
+        if !node.conflict.isEmpty { lines.append("declared differently by \(node.conflict.joined(separator: ", "))") }
         if !node.untakenActions.isEmpty { lines.append("not taken: " + node.untakenActions.joined(separator: ", ")) }
         return lines
     }
@@ -52,7 +53,7 @@ extension FlowGraph {
                 case .module: "shape=note"
                 case .child: "shape=box3d"
                 case .experiment: "shape=diamond"
-                case .guard: "shape=octagon"
+                case .guard: node.conflict.isEmpty ? "shape=octagon" : "shape=octagon, color=\"#c0392b\", penwidth=2"
                 }
             return
                 "\(Self.dotQuoted(node.id)) [label=\(Self.dotQuoted(self.lines(of: node).joined(separator: "\n"))), \(shape)];"
@@ -164,14 +165,18 @@ extension FlowGraph {
     // MARK: - JSON
 
     /// The graph as one JSON document: `{"manifest", "traces", "nodes": [{"id", "kind", "label", "plugin",
-    /// "declaredBy", "untakenActions"}], "edges": [{"from", "to", "kind", "label", "count", "static"}]}`;
-    /// `count` is `null` without traces, 0 for an edge never taken.
+    /// "declaredBy", "refuses", "conflict", "untakenActions"}], "edges": [{"from", "to", "kind", "label",
+    /// "count", "static"}]}`; `count` is `null` without traces, 0 for an edge never taken. A guard plugins
+    /// declare differently has `"refuses": true` and `"conflict": {"plugins": [...]}`; every other node
+    /// `false` and `null`.
     package var json: JSONValue {
         let nodes = nodes.map { node -> JSONValue in
             [
                 "id": .string(node.id), "kind": .string(node.kind.rawValue), "label": .string(node.label),
                 "plugin": node.plugin.map(JSONValue.string) ?? .null,
                 "declaredBy": node.declaredBy.map(JSONValue.string) ?? .null,
+                "refuses": .bool(!node.conflict.isEmpty),
+                "conflict": node.conflict.isEmpty ? .null : ["plugins": .array(node.conflict.map(JSONValue.string))],
                 "untakenActions": .array(node.untakenActions.map(JSONValue.string)),
             ]
         }

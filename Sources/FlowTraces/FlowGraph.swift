@@ -64,6 +64,9 @@ package struct FlowGraph: Sendable, Hashable {
         package var plugin: String?
         /// For a guard or a deep link a discovered plugin declared: that plugin.
         package var declaredBy: String?
+        /// For a guard plugins declare differently (``FlowComposition/ConflictingGuard``): those plugins. It
+        /// refuses the requests it watches, and redirects nowhere. Empty otherwise.
+        package var conflict: [String] = []
         /// For a module, with traces: its actions that nobody triggered.
         package var untakenActions: [String] = []
     }
@@ -123,7 +126,7 @@ package struct FlowGraph: Sendable, Hashable {
     ///
     /// - Parameter composition: For a manifest composed with the plugins it discovers, their composition,
     ///   whose ``PluginComposition/manifest`` is `manifest`: it says which plugin declared each guard and
-    ///   deep link.
+    ///   deep link, and adds the guards plugins declare differently, which refuse what they watch.
     package init(manifest: Manifest, composition: PluginComposition? = nil) {
         self.manifest = manifest.path
         if !manifest.start.isEmpty {
@@ -156,6 +159,15 @@ package struct FlowGraph: Sendable, Hashable {
             }
         }
         let requests = nodes.filter { $0.kind == .request }.map(\.label)
+        // Before the guards in force, as the host consults them: each refuses the requests it watches.
+        for conflicting in composition?.conflictingGuards ?? [] {
+            let node = node("guard:\(conflicting.name)", .guard, "guard \(conflicting.name)\nrefuses: in conflict")
+            nodes[nodeIndex[node]!].conflict = conflicting.plugins
+            for request in requests
+            where conflicting.requests.contains(where: { $0.matches(CoordinationRequestName(request)) }) {
+                edge(requestNode(request), node, .watches, "")
+            }
+        }
         for guardRule in manifest.guards {
             let node = node("guard:\(guardRule.name)", .guard, "guard \(guardRule.name)\nunless \(guardRule.unless)")
             declare(node, by: composition?.guardSources[guardRule.name])

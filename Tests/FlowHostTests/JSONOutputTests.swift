@@ -24,7 +24,8 @@ struct JSONOutputTests {
         #expect(
             document == [
                 "manifest": .string(path), "valid": true, "plugins": 4, "routes": 11, "services": 3, "errors": [],
-                "warnings": document["warnings"] ?? [], "guards": [["name": "signedIn", "declaredBy": "manifest"]],
+                "warnings": document["warnings"] ?? [],
+                "guards": [["name": "signedIn", "declaredBy": "manifest", "refuses": false, "conflict": nil]],
                 "deepLinks": [
                     ["pattern": "demo://items/new", "declaredBy": "manifest"],
                     ["pattern": "demo://items/{id:int}", "declaredBy": "manifest"],
@@ -38,7 +39,8 @@ struct JSONOutputTests {
         let text = try Subprocess.flowhost(["validate", path])
 
         #expect(status == 0)
-        #expect(document["guards"] == [["name": "signedIn", "declaredBy": "catalog"]])
+        #expect(
+            document["guards"] == [["name": "signedIn", "declaredBy": "catalog", "refuses": false, "conflict": nil]])
         #expect(document["deepLinks"]?.array?.compactMap { $0["declaredBy"] } == ["catalog", "catalog"])
         #expect(
             text.outputLines.first
