@@ -4,6 +4,7 @@ import Testing
 @testable import FlowComposition
 @testable import FlowHost
 @testable import FlowManifest
+@testable import HostSupport
 @testable import PluginLoading
 
 /// A guard two discovered plugins declare differently fails closed: the requests either declaration would
@@ -31,6 +32,32 @@ struct ConflictingGuardTests {
         #expect(
             host.coordinator.requestCoordination("other.thing", from: .app) == .unhandled,
             "a request neither declaration guards is not refused")
+    }
+
+    /// The host that starts with the conflict installs it before the first request, not only on a discovery
+    /// change: the libraries are real files whose probes the prober's cache holds, made up to declare the
+    /// guard each its own way, as a probe of two such plugins would find them.
+    @Test func aHostThatStartsWithTheConflictRefusesAGuardedRequestAtTheFirstRequest() throws {
+        let lab = try DropInLab()
+        let cache = try #require(lab.prober.cache)
+        for (name, declared) in [("catalog", catalogGuard), ("express", expressGuard)] {
+            let path = try lab.add("libWelcomePlugin.so", as: "lib\(name).so")
+            var probed = ProbedPlugin(
+                path: path, name: name, version: "1.0.0", flowKitVersion: .current, managers: [], services: [],
+                guards: [declared])
+            probed.digest = "ab12"
+            cache.store(probed, identity: try #require(FileIdentity(path: path)), pin: nil)
+        }
+
+        let host = try lab.host()
+
+        #expect(host.composition?.conflictingGuards.map(\.name) == ["signedIn"])
+        let outcome = host.coordinator.requestCoordination("catalog.detail", from: .app)
+        guard case .failed(let error) = outcome else {
+            Issue.record("a request the guard would guard is refused, not \(outcome)")
+            return
+        }
+        #expect(error.message.hasPrefix("rejected by guard 'signedIn': plugins 'catalog' ("), "\(error.message)")
     }
 
     @Test func aManifestGuardOfThatNameOverridesBothAndGuardsItsRequests() throws {
