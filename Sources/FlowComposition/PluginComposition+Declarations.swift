@@ -34,8 +34,8 @@ extension PluginComposition {
     }
 
     /// The manifest's guards, then the plugins' in load order; records where each comes from and reports
-    /// a declared guard that is malformed (not installed) or redirects to a request no route in `routed`
-    /// handles.
+    /// a declared guard that is malformed (not installed, in conflict or not) or redirects to a request no
+    /// route in `routed` handles.
     mutating func composeGuards(routed: Set<String>) -> [RedirectGuard] {
         var guards = declared.guards
         let (taken, conflicts) = compose(
@@ -46,6 +46,16 @@ extension PluginComposition {
                 name: name,
                 declarations: list.map { ($0.plugin, self.plugin(named: $0.plugin)?.library ?? declared.path, $0.item) }
             )
+        }
+        // The patterns of a declaration in conflict are what its ``ConflictingGuard`` refuses: one that does not
+        // parse refuses nothing (all of them, and the guard refuses nothing at all), so it is said as a taken
+        // declaration's is, or that would go unseen behind the conflict's own line.
+        for (plugin, declaredGuard) in conflicts.flatMap(\.1) {
+            do {
+                _ = try declaredGuard.redirectGuard()
+            } catch {
+                problems.append(declarationProblem(plugin, "declares a guard that is not installed: \(error.message)"))
+            }
         }
         for (plugin, declaredGuard) in taken {
             do {

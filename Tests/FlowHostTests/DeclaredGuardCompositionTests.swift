@@ -99,6 +99,28 @@ struct DeclaredGuardCompositionTests {
             ])
     }
 
+    /// A guard in conflict refuses what its declarations' patterns match: a pattern that does not parse refuses
+    /// nothing, so each declaration that has one is reported as a taken one would be, after the conflict.
+    /// Before, only the conflict was said, and a guard in conflict whose every pattern was malformed refused
+    /// nothing without a word.
+    @Test func aMalformedDeclarationInConflictIsReportedNamingThePlugin() throws {
+        let catalogWild = DeclaredGuard("wild", requests: ["cat*"], unless: .context("user"), redirect: "auth.signIn")
+        var expressWild = catalogWild
+        expressWild.requests = ["express*"]
+
+        let composition = try compose(
+            "{}",
+            [catalog(guards: [catalogWild]), auth, plugin("express", guards: [expressWild], requires: ["auth": "*"])])
+
+        #expect(composition.conflictingGuards.map(\.requests) == [[]], "no pattern parses: it refuses nothing")
+        #expect(
+            composition.problems.map(\.description).dropFirst() == [
+                "/plugins.d/catalog.so: plugin 'catalog' declares a guard that is not installed: guard 'wild': request pattern 'cat*': '*' must be the whole last segment, as in 'catalog.*', or the whole pattern",
+                "/plugins.d/express.so: plugin 'express' declares a guard that is not installed: guard 'wild': request pattern 'express*': '*' must be the whole last segment, as in 'catalog.*', or the whole pattern",
+            ])
+        #expect(composition.problems.first?.kind == .conflict)
+    }
+
     @Test func aGuardRedirectingToARequestNoRouteHandlesIsReported() throws {
         let composition = try compose("{}", [catalog(guards: [signedIn], requires: [:])])
 
