@@ -2,6 +2,7 @@
 #include "CProcessControl.h"
 
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,4 +90,40 @@ int flowhost_wait_for_children(void) {
         sigemptyset(&waiting.sa_mask);
     }
     return sigaction(SIGCHLD, &waiting, NULL) == 0 ? 1 : -1;
+}
+
+static pthread_mutex_t child_signal_lock = PTHREAD_MUTEX_INITIALIZER;
+static int child_signal_holds;
+static int child_handler_held;
+static struct sigaction held_child_handler;
+
+void flowhost_hold_child_signal(void) {
+    pthread_mutex_lock(&child_signal_lock);
+    if (child_signal_holds++ == 0) {
+        struct sigaction current;
+        // sa_handler and sa_sigaction share their storage: either is a function when it is neither of these.
+        if (sigaction(SIGCHLD, NULL, &current) == 0 && current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN) {
+            held_child_handler = current;
+            held_child_handler.sa_flags &= ~SA_NOCLDWAIT;
+            struct sigaction plain;
+            memset(&plain, 0, sizeof plain);
+            plain.sa_handler = SIG_DFL;
+            sigemptyset(&plain.sa_mask);
+            child_handler_held = sigaction(SIGCHLD, &plain, NULL) == 0;
+        }
+    }
+    pthread_mutex_unlock(&child_signal_lock);
+}
+
+void flowhost_release_child_signal(void) {
+    pthread_mutex_lock(&child_signal_lock);
+    if (child_signal_holds > 0 && --child_signal_holds == 0 && child_handler_held) {
+        child_handler_held = 0;
+        struct sigaction current;
+        if (sigaction(SIGCHLD, NULL, &current) == 0 && current.sa_handler == SIG_DFL &&
+            sigaction(SIGCHLD, &held_child_handler, NULL) == 0) {
+            kill(getpid(), SIGCHLD);
+        }
+    }
+    pthread_mutex_unlock(&child_signal_lock);
 }

@@ -1,3 +1,4 @@
+import CProcessControl
 import FlowKit
 import Glibc
 import HostSupport
@@ -71,6 +72,11 @@ struct ProbeProcess {
                 .duplicate(writer, onto: answerDescriptor),
             ])
         launch.newProcessGroup = true
+        // A plugin's SIGCHLD handler that reaps every child (`waitpid(-1, ...)`, as a library that starts
+        // helpers may install) would take the probe's end first, and a good plugin probed after it would be
+        // refused as `lost the probe process`: it is out of the way until the probe is reaped.
+        flowhost_hold_child_signal()
+        defer { flowhost_release_child_signal() }
         let pid: pid_t
         do {
             pid = try launch.start()
@@ -112,7 +118,9 @@ struct ProbeProcess {
             var none = pollfd(fd: -1, events: 0, revents: 0)
             _ = poll(&none, 0, 5)
         }
-        guard let status = reap(pid) else { throw failure(path, "lost the probe process") }
+        guard let status = reap(pid) else {
+            throw failure(path, "lost the probe process: other code in the host (a plugin's) waited for it")
+        }
         if status & 0x7F != 0 { return .crashed(signal: status & 0x7F) }
         let exitStatus = (status >> 8) & 0xFF
         // Its hello comes first, before the library is loaded; then the answer, if loading it returned.

@@ -5,7 +5,9 @@ import Testing
 /// reaps the process's children itself, does not make the host lose its probes: the probe of a plugin loaded
 /// afterwards is waited for as before. Otherwise every later probe failed (`cannot probe it: lost the probe
 /// process`), refusing good plugins and every reload, and the probe's process group was killed after its
-/// leader was reaped, when its number could be another process's.
+/// leader was reaped, when its number could be another process's. Nor does one whose own SIGCHLD handler reaps
+/// every child (the `ReapChildren` manager, `waitpid(-1, ...)` until none is left), which took the probe's end
+/// first: the plugin probed next was refused (`cannot probe it: lost the probe process`) and the script failed.
 struct IgnoredChildSignalTests {
     @Test func aPluginLoadedAfterAnotherIgnoredChildSignalsIsProbedAndServes() throws {
         let directory = try TemporaryDirectory()
@@ -28,5 +30,29 @@ struct IgnoredChildSignalTests {
             environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("presented fragile (inline)"), "\(run.standardOutput)")
+    }
+
+    @Test func aPluginLoadedAfterAnotherReapedEveryChildInItsOwnHandlerIsProbedAndServes() throws {
+        let directory = try TemporaryDirectory()
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+        let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1,
+                 "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)", "crashy": "\(crashy)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
+                            {"request": "hangy.reap", "plugin": "hangy", "manager": "ReapChildren"},
+                            {"request": "crashy.fragile", "plugin": "crashy", "manager": "Fragile"}],
+                 "start": ["launch"]}
+                """)
+        let script = try directory.file("app.flow", containing: "send hangy.reap\nsend crashy.fragile\n")
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--script", script],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("presented fragile (inline)"), "\(run.standardOutput)")
+        #expect(!run.standardError.contains("lost the probe process"), "\(run.standardError)")
     }
 }

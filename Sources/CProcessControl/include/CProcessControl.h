@@ -1,7 +1,8 @@
 // What the host needs of the process that the Glibc module does not give it: prctl(2), since Swift does not
 // import variadic C functions; dl_iterate_phdr(3) and pipe2(2), which glibc declares only for _GNU_SOURCE;
 // memfd_create(2) and tgkill(2), which glibc before 2.27 and 2.30 lacks; and sigaction(2)'s SIG_IGN and
-// SA_NOCLDWAIT, which Swift sees only as casts and numbers.
+// SA_NOCLDWAIT, which Swift sees only as casts and numbers; and a lock around SIGCHLD's disposition while the
+// host waits for a probe.
 #pragma once
 #include <sys/types.h>
 
@@ -43,3 +44,13 @@ int flowhost_tgkill(pid_t process, pid_t thread, int signal);
 /// ID may be another process's at once. An ignored SIGCHLD goes back to SIG_DFL; a handler keeps running
 /// without SA_NOCLDWAIT. Returns 1 when it changed the disposition, 0 when it was already so, -1 with errno set.
 int flowhost_wait_for_children(void);
+
+/// Takes a SIGCHLD handler that code in the process installed (a plugin's, which may reap every child with
+/// `waitpid(-1, ...)`) out of the way while the caller waits for a child of its own: SIGCHLD is SIG_DFL until
+/// the last of the callers holding it calls flowhost_release_child_signal(). Holds nest, across threads.
+void flowhost_hold_child_signal(void);
+
+/// Ends a flowhost_hold_child_signal(): the last one puts back the handler it took (unless code changed the
+/// disposition meanwhile, which is then kept) and sends the process a SIGCHLD, so that the handler hears of
+/// its own children that ended while it was away.
+void flowhost_release_child_signal(void);

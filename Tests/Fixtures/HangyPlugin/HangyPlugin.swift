@@ -196,6 +196,18 @@ final class IgnoreChildrenManager: FlowManager {
     }
 }
 
+/// Reaps every child of the process from a SIGCHLD handler of its own, as a library that starts helpers and
+/// wants no zombies might (`waitpid(-1, ..., WNOHANG)` until none is left), then returns normally: a child the
+/// host waits for may be reaped by it first.
+final class ReapChildrenManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        signal(SIGCHLD) { _ in
+            while waitpid(-1, nil, WNOHANG) > 0 {}
+        }
+        return presenting(self, "reapingChildren")
+    }
+}
+
 final class ExitZeroManager: ExitManager {
     override class var status: Int32 { 0 }
 }
@@ -223,6 +235,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("WanderLater", WanderLaterManager.self),
                 ManagerFactory("Unmask", UnmaskManager.self),
                 ManagerFactory("IgnoreChildren", IgnoreChildrenManager.self),
+                ManagerFactory("ReapChildren", ReapChildrenManager.self),
             ],
             services: [ServiceFactory("Wanderer") { WandererService() }]))
 }
