@@ -1,6 +1,7 @@
 #define _GNU_SOURCE  // dl_iterate_phdr, pipe2
 #include "CProcessControl.h"
 
+#include <execinfo.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
@@ -126,4 +127,32 @@ void flowhost_release_child_signal(void) {
         }
     }
     pthread_mutex_unlock(&child_signal_lock);
+}
+
+// Per thread: a thread's fork is its own, and the child keeps only the forking thread's copy.
+static __thread void *fork_frames[32];
+static __thread int fork_frame_count;
+static volatile sig_atomic_t forked_child;
+
+static void note_fork_caller(void) { fork_frame_count = backtrace(fork_frames, 32); }
+
+static void note_forked_child(void) { forked_child = 1; }
+
+int flowhost_watch_forks(void) {
+    static int watching;
+    if (watching) return 0;
+    // backtrace(3) loads the unwinder the first time it is called: now, not in a fork.
+    void *first[1];
+    backtrace(first, 1);
+    if (pthread_atfork(note_fork_caller, NULL, note_forked_child) != 0) return -1;
+    watching = 1;
+    return 0;
+}
+
+int flowhost_is_forked_child(void) { return forked_child; }
+
+int flowhost_fork_frames(void **frames, int capacity) {
+    int count = fork_frame_count < capacity ? fork_frame_count : capacity;
+    for (int index = 0; index < count; index++) frames[index] = fork_frames[index];
+    return count;
 }

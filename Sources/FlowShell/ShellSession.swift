@@ -2,6 +2,7 @@ import FlowHost
 import Glibc
 import HostSupport
 import LineEditing
+import PluginLoading
 
 /// What a session tells the supervisor that started its process, at the points of their protocol
 /// (FlowSupervision's `SupervisorLink`).
@@ -113,10 +114,12 @@ package final class ShellSession {
         // A `wait reload` returns at once for a reload the host this one replaces at the cap saw.
         if let supervisor { shell.reloadWait.carryOver(reloadsOf: supervisor.takeUnwaitedReloads()) }
         var started = await start()
+        ForkedChild.endIfCameBack(in: "the start")
         var failedIn = failedIn
         emit(started)
         if started.status == .ok, let url {
             started = await perform("open \(url)", nil)
+            ForkedChild.endIfCameBack(in: "`open \(PrintableText.sanitized(url))`")
             failedIn = "\(manifestPath): "
             emit(started)
         }
@@ -207,6 +210,8 @@ package final class ShellSession {
             }
             HostShell.comeBack()
             let reply = await perform(line, "\(source):\(lineNumber)")
+            // Before its output: a child plugin code forked that came back would print it again.
+            ForkedChild.endIfCameBack(in: "`\(PrintableText.sanitized(line))` (\(source):\(lineNumber))")
             emit(reply, to: line)
             HostShell.comeBack()  // before a supervisor's snapshot is saved, and the next command
             switch reply.status {

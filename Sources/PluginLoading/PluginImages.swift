@@ -19,6 +19,8 @@ package enum PluginImages {
         package var lines: [String] = []
         var services: Set<String> = []
         var ranges: [(start: UInt64, end: UInt64)] = []
+        /// The plugin and library of each range, in the same order.
+        var owners: [(plugin: String, library: String)] = []
         /// The breadcrumb page's address, once attached.
         var page: UInt?
         var written = 0
@@ -35,6 +37,7 @@ package enum PluginImages {
         state.withLock { state in
             state.lines.append(line)
             state.ranges.append((range.lowerBound, range.upperBound))
+            state.owners.append((plugin, library))
             if state.page != nil { flowhost_crash_add_range(range.lowerBound, range.upperBound) }
             write(&state)
         }
@@ -77,6 +80,15 @@ package enum PluginImages {
             state.written += 1
         }
         page.storeBytes(of: UInt32(length).littleEndian, toByteOffset: linesOffset, as: UInt32.self)
+    }
+
+    /// The plugin, and its library (the file found through the search path), whose image noted so far holds
+    /// the code at `address`; `nil` for code of no plugin's.
+    package static func plugin(holdingCodeAt address: UInt64) -> (plugin: String, library: String)? {
+        state.withLock { state in
+            state.ranges.indices.first { state.ranges[$0].start <= address && address < state.ranges[$0].end }
+                .map { state.owners[$0] }
+        }
     }
 
     /// The code range of the loaded image that holds `address` (an entry point's): its executable segments.

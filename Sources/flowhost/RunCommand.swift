@@ -130,6 +130,8 @@ enum RunCommand {
         // which a plugin's `chdir` or `umask` does not change.
         WorkingDirectory.keep()
         FileCreationMask.keep()
+        // A child plugin code forks that comes back into the host's code ends itself, naming the plugin.
+        ForkedChild.watch()
         // Under a supervisor, what crashed a host is refused even with --trust, from the first load on.
         let host = Host(
             manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),

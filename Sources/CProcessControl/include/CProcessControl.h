@@ -2,7 +2,8 @@
 // import variadic C functions; dl_iterate_phdr(3) and pipe2(2), which glibc declares only for _GNU_SOURCE;
 // memfd_create(2) and tgkill(2), which glibc before 2.27 and 2.30 lacks; and sigaction(2)'s SIG_IGN and
 // SA_NOCLDWAIT, which Swift sees only as casts and numbers; and a lock around SIGCHLD's disposition while the
-// host waits for a probe.
+// host waits for a probe; and a note of each fork(2), to tell a child plugin code forked that came back into
+// the host's code.
 #pragma once
 #include <sys/types.h>
 
@@ -54,3 +55,15 @@ void flowhost_hold_child_signal(void);
 /// disposition meanwhile, which is then kept) and sends the process a SIGCHLD, so that the handler hears of
 /// its own children that ended while it was away.
 void flowhost_release_child_signal(void);
+
+/// Notes each fork(2) from now on (pthread_atfork(3)): the forking thread's return addresses, before it forks,
+/// and, in the child, that it is one. A process started with posix_spawn, vfork or clone runs no such note.
+/// Returns 0, or -1 when the notes cannot be installed. Once per process.
+int flowhost_watch_forks(void);
+
+/// 1 in a process made by fork(2) since flowhost_watch_forks(), from a process that watched forks; else 0.
+int flowhost_is_forked_child(void);
+
+/// Copies at most `capacity` of the return addresses the thread that made this process had as it called
+/// fork(2), innermost first, to `frames`; returns how many.
+int flowhost_fork_frames(void **frames, int capacity);

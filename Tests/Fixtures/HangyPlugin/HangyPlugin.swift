@@ -208,6 +208,22 @@ final class ReapChildrenManager: FlowManager {
     }
 }
 
+/// Forks a child meant to run a helper program that is not there: the `execv` fails and the child, as a common
+/// bug has it, returns normally instead of calling `_exit`, on into the host's code; the parent returns too. The
+/// child is killed by an alarm 5 s later whatever it does, so that a test of a host that lets it run on fails
+/// rather than waits for it for ever.
+final class ForkReturnManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        if fork() == 0 {
+            alarm(5)
+            let path = "/nonexistent/hangy-helper"
+            var arguments: [UnsafeMutablePointer<CChar>?] = [strdup(path), nil]
+            _ = execv(path, &arguments)
+        }
+        return presenting(self, "forkedBack")
+    }
+}
+
 final class ExitZeroManager: ExitManager {
     override class var status: Int32 { 0 }
 }
@@ -236,6 +252,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("Unmask", UnmaskManager.self),
                 ManagerFactory("IgnoreChildren", IgnoreChildrenManager.self),
                 ManagerFactory("ReapChildren", ReapChildrenManager.self),
+                ManagerFactory("ForkReturn", ForkReturnManager.self),
             ],
             services: [ServiceFactory("Wanderer") { WandererService() }]))
 }
