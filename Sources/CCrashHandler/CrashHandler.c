@@ -4,6 +4,7 @@
 #include "CCrashHandler.h"
 
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <link.h>
@@ -275,6 +276,23 @@ static void handle_exit(int status, void *argument) {
     walk_frames(record, frame);
     scan_stack(record, frame);
     finish_record(record);
+}
+
+static void (*unsupervised_exit_report)(int status, void *const *frames, int count);
+
+/// Runs on the thread that called exit, in a host with no crash page: hands exit's caller to the report.
+static void handle_unsupervised_exit(int status, void *argument) {
+    (void)argument;
+    if (crash_page != NULL || __atomic_load_n(&deliberate_exit, __ATOMIC_ACQUIRE)) return;
+    void *frames[FLOWHOST_CRASH_MAX_FRAMES];
+    int count = backtrace(frames, FLOWHOST_CRASH_MAX_FRAMES);
+    unsupervised_exit_report(status, frames, count);
+}
+
+int flowhost_watch_unsupervised_exits(void (*report)(int status, void *const *frames, int count)) {
+    if (unsupervised_exit_report != NULL) return 0;
+    unsupervised_exit_report = report;
+    return on_exit(handle_unsupervised_exit, NULL) == 0 ? 0 : -1;
 }
 
 int flowhost_crash_install(void *page) {

@@ -132,6 +132,8 @@ enum RunCommand {
         FileCreationMask.keep()
         // A child plugin code forks that comes back into the host's code ends itself, naming the plugin.
         ForkedChild.watch()
+        // Plugin code's `exit` ends an unsupervised run with a line and status 70, not silently with its status.
+        UnsupervisedExit.watch()
         // Under a supervisor, what crashed a host is refused even with --trust, from the first load on.
         let host = Host(
             manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),

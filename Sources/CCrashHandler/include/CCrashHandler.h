@@ -111,4 +111,10 @@ int32_t flowhost_crash_thread_id(void);
 /// Marks the exit that follows as the host's own: the exit handler then records nothing.
 void flowhost_crash_exit_is_deliberate(void);
 
+/// For a host with no breadcrumb page (not supervised): calls `report` with the status and the calling
+/// thread's return addresses (innermost first) when the process exits through an exit(3) not marked as the
+/// host's own (flowhost_crash_exit_is_deliberate()), that is plugin code's; `report` may end the process with
+/// _exit(2). Returns 0, or -1 when the handler cannot be registered. Once per process.
+int flowhost_watch_unsupervised_exits(void (*report)(int status, void *const *frames, int count));
+
 #endif
