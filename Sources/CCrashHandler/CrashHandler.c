@@ -279,11 +279,15 @@ static void handle_exit(int status, void *argument) {
 }
 
 static void (*unsupervised_exit_report)(int status, void *const *frames, int count);
+/// The process that watches its exits: a child that plugin code forked runs the handler too, and its `exit`
+/// is its own end, not the run's.
+static pid_t unsupervised_exit_process;
 
 /// Runs on the thread that called exit, in a host with no crash page: hands exit's caller to the report.
 static void handle_unsupervised_exit(int status, void *argument) {
     (void)argument;
     if (crash_page != NULL || __atomic_load_n(&deliberate_exit, __ATOMIC_ACQUIRE)) return;
+    if ((pid_t)syscall(SYS_getpid) != unsupervised_exit_process) return;
     void *frames[FLOWHOST_CRASH_MAX_FRAMES];
     int count = backtrace(frames, FLOWHOST_CRASH_MAX_FRAMES);
     unsupervised_exit_report(status, frames, count);
@@ -292,6 +296,7 @@ static void handle_unsupervised_exit(int status, void *argument) {
 int flowhost_watch_unsupervised_exits(void (*report)(int status, void *const *frames, int count)) {
     if (unsupervised_exit_report != NULL) return 0;
     unsupervised_exit_report = report;
+    unsupervised_exit_process = (pid_t)syscall(SYS_getpid);
     return on_exit(handle_unsupervised_exit, NULL) == 0 ? 0 : -1;
 }
 

@@ -31,4 +31,26 @@ struct UnsupervisedExitTests {
             ])
         #expect(run.outputLines.contains("> send hangy.exit0"), "\(run.standardOutput)")
     }
+
+    /// A child plugin code forks that ends with `exit(0)` ends as it means to: its `exit` is not the run's.
+    @Test func aForkedChildThatCallsExitZeroEndsWithZeroAndTheRunGoesOn() throws {
+        let directory = try TemporaryDirectory()
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1,
+                 "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
+                            {"request": "hangy.forkExit", "plugin": "hangy", "manager": "ForkExit"}],
+                 "start": ["launch"]}
+                """)
+        let script = try directory.file("app.flow", containing: "send hangy.forkExit\nexpect top childExitedWith0\n")
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--script", script],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.errorLines.isEmpty, "\(run.standardError)")
+    }
 }

@@ -224,6 +224,18 @@ final class ForkReturnManager: FlowManager {
     }
 }
 
+/// Forks a child that ends at once with `exit(0)`, as a helper that has done its work does, waits for it, and
+/// presents `childExitedWith` and its status.
+final class ForkExitManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        let child = fork()
+        if child == 0 { exit(0) }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        return presenting(self, "childExitedWith\((status >> 8) & 0xFF)")
+    }
+}
+
 final class ExitZeroManager: ExitManager {
     override class var status: Int32 { 0 }
 }
@@ -253,6 +265,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("IgnoreChildren", IgnoreChildrenManager.self),
                 ManagerFactory("ReapChildren", ReapChildrenManager.self),
                 ManagerFactory("ForkReturn", ForkReturnManager.self),
+                ManagerFactory("ForkExit", ForkExitManager.self),
             ],
             services: [ServiceFactory("Wanderer") { WandererService() }]))
 }
