@@ -159,10 +159,15 @@ static void find_loading_code(void) {
     syscall(SYS_close, (long)descriptor);
 }
 
-/// Whether the calling thread is the one to record: the first to ask. Another waits, at most a second, for
+/// The host the page is the breadcrumb of: a child that plugin code forked shares the page and runs these
+/// handlers too, and what it records (its own `exit`, its crash) is not the host's end.
+static pid_t crash_process;
+
+/// Whether the calling thread is the one to record: the first to ask (in the host, not a child it forked). Another waits, at most a second, for
 /// that one to finish, so that the process does not end (by this thread's signal or exit) with the record
 /// half written; the first does not wait for itself (a crash in its own handler).
 static int begin_handling(void) {
+    if ((pid_t)syscall(SYS_getpid) != crash_process) return 0;
     int32_t self = (int32_t)syscall(SYS_gettid);
     int32_t first = 0;
     if (__atomic_compare_exchange_n(&handling, &first, self, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return 1;
@@ -305,6 +310,7 @@ int flowhost_crash_install(void *page) {
         errno = EINVAL;
         return -1;
     }
+    crash_process = (pid_t)syscall(SYS_getpid);
     crash_page = page;
     stack_t alternate;
     memset(&alternate, 0, sizeof alternate);

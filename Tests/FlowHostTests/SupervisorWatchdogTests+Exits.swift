@@ -32,6 +32,29 @@ extension SupervisorWatchdogTests {
         #expect(run.outputLines.last { $0.hasPrefix("> ") } == "> expect content page 2")
     }
 
+    /// A child hangy forks that ends with `exit(0)` runs the host's exit handler too, whose record went on the
+    /// page the child shares with the host: the host's later `_exit` in crashy's call, which leaves no record,
+    /// was laid at hangy's code, and hangy.ForkExit quarantined, rather than at the call under way.
+    @Test func aForkedChildsExitLeavesNoRecordThatBlamesItsPluginForTheHostsLaterExit() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script(
+            """
+            send onboarding.show
+            send hangy.forkexit
+            send crashy.underscoreexit
+
+            """)
+
+        let (run, _) = try scenario.supervise(script)
+
+        let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
+        #expect(
+            run.errorLines.filter { $0.hasPrefix(script) } == [
+                "\(script):3: plugin 'crashy' (\(crashy)) called exit(3) in crashy.UnderscoreExit; quarantined; restarting",
+                "\(script): 1 plugin crash during the script: crashy.UnderscoreExit (exit(3))",
+            ], "\(run.standardError)")
+    }
+
     @Test func anExitOutsideAnyPluginCallIsLaidAtThePluginWhoseThreadCalledItAndTheScriptGoesOn() throws {
         let scenario = try Scenario()
         // hangy.exitlater leaves a thread that calls exit(3) a second later, while `wait` waits: no call into

@@ -21,13 +21,14 @@ struct SupervisorWatchdogTests {
             let managers = [
                 "Spin", "SpinAtExit", "Stop", "CloseInput", "CloseOutput", "CloseError", "CloseLink", "Fork", "Forge",
                 "ExitZero",
-                "ExitThree", "ExitLater",
+                "ExitThree", "ExitLater", "ForkExit",
             ]
             let routes =
                 [
                     #"{"request": "launch", "plugin": "welcome", "manager": "Launch"}"#,
                     #"{"request": "onboarding.show", "plugin": "welcome", "manager": "Onboarding"}"#,
                     #"{"request": "crashy.trap", "plugin": "crashy", "manager": "Trap"}"#,
+                    #"{"request": "crashy.underscoreexit", "plugin": "crashy", "manager": "UnderscoreExit"}"#,
                 ]
                 + managers.map { #"{"request": "hangy.\#($0.lowercased())", "plugin": "hangy", "manager": "\#($0)"}"# }
             let starts = start.map { "\"\($0)\"" }.joined(separator: ", ")

@@ -1,10 +1,10 @@
 import FlowKit
 import Glibc
 
-// A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so
-// probing passes it) but whose code traps once called, in every place a plugin's code runs: a manager's
-// start, a module's action, a manager's end, a thread or a task of its own after its manager returned, a
-// lifecycle event, a service's importState; exit(3) on a thread of its own; and a forged restart at the cap.
+// A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so probing
+// passes it) but whose code traps once called, in every place a plugin's code runs: a manager's start, a module's
+// action, a manager's end, a thread or a task of its own after its manager returned, a lifecycle event, a
+// service's importState; exit(3) on a thread of its own, _exit(3) in its call; and a forged restart at the cap.
 
 /// Traps as it starts: the host process dies of SIGILL.
 final class TrapManager: FlowManager {
@@ -162,6 +162,13 @@ private func startThread(_ body: @escaping @Sendable () -> Void) {
     pthread_detach(thread)
 }
 
+/// Ends the host with `_exit(3)` as it starts, which runs no exit handler: no record of its caller is left.
+final class UnderscoreExitManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        _exit(3)
+    }
+}
+
 @c(flowkit_plugin_entry)
 public func flowkitPluginEntry() -> UnsafeRawPointer {
     PluginEntry.export(
@@ -173,6 +180,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("Tasky", TaskyManager.self), ManagerFactory("Quitter", QuitterManager.self),
                 ManagerFactory("Spin", SpinManager.self), ManagerFactory("SpinLater", SpinLaterManager.self),
                 ManagerFactory("Forger", ForgerManager.self),
+                ManagerFactory("UnderscoreExit", UnderscoreExitManager.self),
             ],
             services: [ServiceFactory("Moody") { MoodyService() }, ServiceFactory("Keeper") { KeeperService() }]))
 }
