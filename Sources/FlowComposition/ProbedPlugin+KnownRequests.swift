@@ -1,3 +1,4 @@
+import FlowKit
 import PluginLoading
 
 extension ProbedPlugin {
