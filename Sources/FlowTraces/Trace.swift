@@ -106,20 +106,26 @@ package struct Trace: Sendable {
     /// Reads the whole trace at `path`, a regular file of any size, through a ``TraceReader``.
     ///
     /// - Throws: ``TraceError`` naming the file, and the line for a line that is not UTF-8 text or not an
-    ///   event.
+    ///   event, or whose session another began after (``TraceSessionBuilder``).
     package static func load(path: String) throws(TraceError) -> Trace {
         let reader = try TraceReader(path: path)
         var events: [TraceEvent] = []
-        while let event = try reader.next() { events.append(event) }
-        return Trace(file: path, header: reader.header, events: events, sessions: group(events))
+        var lines: [Int] = []
+        while let event = try reader.next() {
+            events.append(event)
+            lines.append(reader.lineNumber)
+        }
+        return Trace(
+            file: path, header: reader.header, events: events, sessions: try group(events, lines: lines, file: path))
     }
 
     /// Parses the text of a trace.
     ///
-    /// - Throws: ``TraceError`` for an empty trace, a line that is not an event, or a first line that is
-    ///   not a header of a format this flowhost reads.
+    /// - Throws: ``TraceError`` for an empty trace, a line that is not an event, a first line that is not a
+    ///   header of a format this flowhost reads, or a line whose session another began after.
     package static func parse(_ text: String, file: String) throws(TraceError) -> Trace {
         var events: [TraceEvent] = []
+        var numbers: [Int] = []
         var number = 0
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         for (index, line) in lines.enumerated() {
@@ -127,6 +133,7 @@ package struct Trace: Sendable {
             guard !line.isEmpty else { continue }
             do {
                 events.append(try event(String(line), file: file, line: number))
+                numbers.append(number)
             } catch {
                 // The last line, with no newline after it: the end of a file cut short.
                 throw index == lines.count - 1 ? error.cutShort : error
@@ -142,7 +149,9 @@ package struct Trace: Sendable {
             throw TraceError(unreadable, file: file, line: 1)
         }
         let rest = Array(events.dropFirst())
-        return Trace(file: file, header: header, events: rest, sessions: group(rest))
+        return Trace(
+            file: file, header: header, events: rest,
+            sessions: try group(rest, lines: Array(numbers.dropFirst()), file: file))
     }
 
     /// The event a line of a trace holds.
@@ -178,11 +187,18 @@ package struct Trace: Sendable {
     }
 
     /// The events grouped into sessions (``TraceSessionBuilder``).
-    private static func group(_ events: [TraceEvent]) -> [Session] {
+    ///
+    /// - Parameter lines: The line of `file` each event is on.
+    /// - Throws: ``TraceError`` naming `file` and the line of an event whose session another began after.
+    private static func group(_ events: [TraceEvent], lines: [Int], file: String) throws(TraceError) -> [Session] {
         var builder = TraceSessionBuilder()
         var sessions: [Session] = []
-        for event in events {
-            if let session = builder.add(event, keeping: { _ in true }) { sessions.append(session) }
+        for (event, line) in zip(events, lines) {
+            do {
+                if let session = try builder.add(event, keeping: { _ in true }) { sessions.append(session) }
+            } catch {
+                throw TraceError(error.message, file: file, line: line)
+            }
         }
         if let session = builder.finish() { sessions.append(session) }
         return sessions

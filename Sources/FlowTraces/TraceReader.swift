@@ -55,10 +55,14 @@ package final class TraceReader {
             problem = TraceError(unreadable, file: path, line: 1)
         }
         if let problem {
-            try readToEnd()
+            // Only a line further down that is not an event comes first (interleaved sessions do not).
+            while try next() != nil {}
             throw problem
         }
     }
+
+    /// The number of the line ``next()`` returned last, from 1.
+    package var lineNumber: Int { lines.lineNumber }
 
     /// The next event after the header; `nil` at the end.
     ///
@@ -73,10 +77,18 @@ package final class TraceReader {
     ///
     /// - Parameter keep: Which events, besides the `session` and `input` lines, the session keeps; a caller
     ///   that needs a few kinds keeps the memory of the others.
-    /// - Throws: ``TraceError`` naming the file and the line.
+    /// - Throws: ``TraceError`` naming the file and the line, also for a line of a session that another began
+    ///   after (``TraceSessionBuilder``), once the rest of the file is found to be events.
     package func nextSession(keeping keep: (TraceEvent) -> Bool = { _ in true }) throws(TraceError) -> Trace.Session? {
         while let event = try next() {
-            if let session = sessions.add(event, keeping: keep) { return session }
+            let line = lines.lineNumber
+            do {
+                if let session = try sessions.add(event, keeping: keep) { return session }
+            } catch {
+                // A line further down that is not an event comes first, as it does for a trace read whole.
+                while try next() != nil {}
+                throw TraceError(error.message, file: file, line: line)
+            }
         }
         return sessions.finish()
     }
