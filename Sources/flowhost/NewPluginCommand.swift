@@ -36,6 +36,9 @@ enum NewPluginCommand {
             if let problem = PluginScaffold.untrusted(flowKit: given) {
                 printWarning("flowhost: warning: \(given): \(problem); building the new package runs its Package.swift")
             }
+            if let problem = PluginScaffold.versionProblem(flowKit: given) {
+                printWarning("flowhost: warning: \(given): \(problem)")
+            }
             flowKit = given
         } else {
             let found: String?
