@@ -179,6 +179,13 @@ package final class Host {
         }
     }
 
+    /// Writes to the registry cache the probes this host's lazy loads have kept pending, if its last write is
+    /// a second old (``ProbeCache/writeIfDue()``); the shell calls it at the end of each input.
+    package func writeDueProbes() {
+        registry.prober?.cache?.writeIfDue()
+        if discoveryProber !== registry.prober { discoveryProber?.cache?.writeIfDue() }
+    }
+
     /// Starts the services, then sends the manifest's `start` requests in order, from the `app` module.
     ///
     /// Services that await start in the background; ``startAndWait()`` waits for them first.

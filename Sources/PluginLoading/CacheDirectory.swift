@@ -12,7 +12,8 @@ import HostSupport
 /// never write over each other's entries: their changes follow one another. A lock not had within
 /// ``lockPatience`` (a host stopped while it held it) is done without, as before there was one: the last
 /// rename then wins, and the other's new entry is simply probed again later.
-/// The registry is read once per process and written once per batch of probes (``ProbeCache``); the
+/// The registry is read once per process and written once per batch of probes, or at most about once a
+/// second for probes made one at a time (``ProbeCache``); the
 /// quarantine, small and usually absent, is read at each probe.
 package struct CacheDirectory: Sendable {
     /// The directory's path.
@@ -60,9 +61,20 @@ package struct CacheDirectory: Sendable {
     /// Re-reads file `name`, lets `change` edit its entries and writes them back atomically, holding the
     /// directory's lock throughout, so that a change another process makes meanwhile is not lost.
     ///
+    /// - Parameter creatingDirectory: Whether to make the directory (and its parents) when it is missing.
     /// - Throws: ``FlowError`` naming the file or directory that could not be written.
-    func update(_ name: String, _ change: (inout [String: JSONValue]) -> Void) throws(FlowError) {
-        try makeDirectories()
+    func update(_ name: String, creatingDirectory: Bool = true, _ change: (inout [String: JSONValue]) -> Void)
+        throws(FlowError)
+    {
+        if creatingDirectory {
+            try makeDirectories()
+        } else {
+            var status = stat()
+            guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+                throw FlowError("cannot write \(path)/\(name): the directory is gone")
+            }
+            if let problem { throw FlowError(problem) }
+        }
         let lock = lockDirectory()
         defer { if lock >= 0 { close(lock) } }
         var entries = self.entries(of: name)

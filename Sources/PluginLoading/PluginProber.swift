@@ -38,7 +38,8 @@ package final class PluginProber {
         let directory = CacheDirectory.standard()
         return PluginProber(
             executable: ProcessInfoLite.executablePath() ?? "/proc/self/exe", timeout: timeout,
-            cache: useCache ? directory.map(ProbeCache.init) : nil, quarantine: directory.map(PluginQuarantine.init))
+            cache: useCache ? directory.map { ProbeCache(directory: $0) } : nil,
+            quarantine: directory.map(PluginQuarantine.init))
     }
 
     /// Opens a batch of probes: what they find is written to the cache once, at the matching ``endBatch()``,

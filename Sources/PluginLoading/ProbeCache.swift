@@ -12,14 +12,22 @@ import HostSupport
 ///
 /// The file is read once, at the first lookup, and the entries kept: a thousand lookups cost one read and
 /// parse, not a thousand. Stores are written once per batch (``beginBatch()`` to ``endBatch()``: an eager
-/// start, `validate`, a discovery), or at once outside a batch (the lazy first load of a plugin). A write
-/// re-reads the file, adds the entries stored since the last write to what is there now (another host's
-/// entries are kept), drops the entries whose library is gone or has changed since it was probed, and
-/// replaces the file atomically (``CacheDirectory``). Entries another host writes after the read are not
-/// seen until the next process: their libraries are probed again, and the entries rewritten.
+/// start, `validate`, a discovery). Outside a batch (the lazy first load of a plugin) a store is written at
+/// once when the last write is ``writeInterval`` old, else kept pending for ``writeIfDue()`` (the end of each
+/// shell input) or the process's exit: each write costs the whole file, so a run that first loads a thousand
+/// plugins one by one writes it about once a second rather than a thousand times. A write re-reads the file,
+/// adds the entries stored since the last write to what is there now (another host's entries are kept),
+/// drops the entries whose library is gone or has changed since it was probed, and replaces the file
+/// atomically (``CacheDirectory``). Entries another host writes after the read are not
+/// seen until the next process: their libraries are probed again, and the entries rewritten. Entries still
+/// pending when the process is killed or crashes are lost, and their libraries only probed again.
 package final class ProbeCache: Sendable {
     package static let fileName = "registry.json"
+    /// The shortest time between two writes of stores made outside a batch.
+    package static let writeInterval: Duration = .seconds(1)
     package let directory: CacheDirectory
+    private let interval: Duration
+    private let now: @Sendable () -> ContinuousClock.Instant
     private let state = PthreadMutex(State())
 
     private struct State: Sendable {
@@ -29,11 +37,25 @@ package final class ProbeCache: Sendable {
         var unwritten: [String: JSONValue] = [:]
         /// How many batches are open; stores are written when the last one ends.
         var batches = 0
+        /// When the file was last written (or a write failed); `nil` before.
+        var lastWrite: ContinuousClock.Instant?
         var reads = 0
         var writes = 0
     }
 
-    package init(directory: CacheDirectory) { self.directory = directory }
+    /// A cache in `directory`.
+    ///
+    /// - Parameters:
+    ///   - writeInterval: The shortest time between two writes of stores made outside a batch.
+    ///   - now: The clock those times are read from (a test's own, to count writes without waiting).
+    package init(
+        directory: CacheDirectory, writeInterval: Duration = ProbeCache.writeInterval,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
+        self.directory = directory
+        self.interval = writeInterval
+        self.now = now
+    }
 
     /// How many times this cache read the file.
     package var reads: Int { state.withLock { $0.reads } }
@@ -57,18 +79,30 @@ package final class ProbeCache: Sendable {
         return plugin
     }
 
-    /// Records a successful probe, written at the end of the batch, or now outside one.
+    /// Records a successful probe, written at the end of the batch; outside one, now when the last write is
+    /// ``writeInterval`` old, else later (``writeIfDue()``, ``writePending()``, at the latest at exit).
     package func store(_ plugin: ProbedPlugin, identity: FileIdentity, pin: String?) {
         let entry: JSONValue = [
             "file": .object(identity.json), "digest": pin.map(JSONValue.string) ?? .null, "plugin": plugin.json,
         ]
-        let batched = state.withLock { state in
+        let due = state.withLock { state in
             state.entries?[plugin.path] = entry
             state.unwritten[plugin.path] = entry
-            return state.batches > 0
+            PendingAtExit.keep(self)
+            return state.batches == 0 && isDue(state)
         }
-        if !batched { write() }
+        if due { write() }
     }
+
+    /// Writes the stores kept pending outside a batch if the last write is ``writeInterval`` old; the shell
+    /// calls it at the end of each input.
+    package func writeIfDue() {
+        let due = state.withLock { state in state.batches == 0 && !state.unwritten.isEmpty && isDue(state) }
+        if due { write() }
+    }
+
+    /// Writes the stores not written yet, now: when the host ends.
+    package func writePending() { write() }
 
     /// Opens a batch: stores are kept until the matching ``endBatch()``. Batches nest; the outermost one
     /// writes.
@@ -85,20 +119,56 @@ package final class ProbeCache: Sendable {
         if last { write() }
     }
 
+    /// Whether the last write is ``writeInterval`` old (or there was none).
+    private func isDue(_ state: State) -> Bool {
+        state.lastWrite.map { now() - $0 >= interval } ?? true
+    }
+
     /// Writes the entries stored since the last write, merged into the file as it is now, without the
     /// entries whose library is gone or changed; a cache that cannot be written is left as it is.
-    private func write() {
+    ///
+    /// - Parameter creatingDirectory: Whether to make the cache directory when it is missing; at exit it is
+    ///   not, since it was made by this cache's first write and someone has removed it since.
+    fileprivate func write(creatingDirectory: Bool = true) {
         let unwritten = state.withLock { state in
-            defer { state.unwritten = [:] }
+            defer {
+                state.unwritten = [:]
+                PendingAtExit.forget(self)
+            }
             return state.unwritten
         }
         guard !unwritten.isEmpty else { return }
-        let written: Void? = try? directory.update(Self.fileName) { entries in
+        defer { state.withLock { $0.lastWrite = now() } }
+        let written: Void? = try? directory.update(Self.fileName, creatingDirectory: creatingDirectory) { entries in
             entries.merge(unwritten) { $1 }
             entries = entries.filter { path, entry in
                 entry["file"].flatMap(FileIdentity.init(json:)).map { FileIdentity(path: path) == $0 } ?? false
             }
         }
         if written != nil { state.withLock { $0.writes += 1 } }
+    }
+}
+
+/// The caches holding stores not yet written, written when the process exits (`exit`, not `_exit` nor a
+/// crash), so that a host that ends, normally or on an error, keeps what it probed.
+private enum PendingAtExit {
+    private static let caches = PthreadMutex<[ObjectIdentifier: ProbeCache]>([:])
+    /// Asks for ``writeAll()`` at exit, once, when the first cache is kept.
+    private static let registration: Void = { atexit { PendingAtExit.writeAll() } }()
+
+    /// Keeps `cache` until its stores are written.
+    static func keep(_ cache: ProbeCache) {
+        _ = registration
+        caches.withLock { $0[ObjectIdentifier(cache)] = cache }
+    }
+
+    /// Forgets `cache`, whose stores are written.
+    static func forget(_ cache: ProbeCache) {
+        caches.withLock { $0[ObjectIdentifier(cache)] = nil }
+    }
+
+    /// Writes each kept cache's stores, into its directory only if that is still there.
+    private static func writeAll() {
+        for cache in caches.withLock({ Array($0.values) }) { cache.write(creatingDirectory: false) }
     }
 }

@@ -260,6 +260,7 @@ struct DeclaredModuleGraphTests {
         var probed = try prober.probe(library)
         probed.modules.append(DeclaredModule("itemList", presentedBy: "Lists"))
         cache.store(probed, identity: try #require(FileIdentity(path: library)), pin: nil)
+        cache.writePending()  // within a second of the probe's own write, the store would wait
 
         let run = try Subprocess.flowhost(
             ["validate", manifest], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])

@@ -21,6 +21,7 @@ struct InspectProblemsTests {
         probed.startServices.append(ServiceStart("Stock"))
         probed.modules.append(DeclaredModule("lists", presentedBy: "Lists"))
         cache.store(probed, identity: try #require(FileIdentity(path: library)), pin: nil)
+        cache.writePending()  // within a second of the probe's own write, the store would wait
         let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
         let managers = probed.managers.map(\.name).joined(separator: ", ")
 
