@@ -153,8 +153,15 @@ package final class ProbeCache: Sendable {
 /// crash), so that a host that ends, normally or on an error, keeps what it probed.
 private enum PendingAtExit {
     private static let caches = PthreadMutex<[ObjectIdentifier: ProbeCache]>([:])
+    /// The process that asked for ``writeAll()``: a child that plugin code forks runs exit handlers too, and
+    /// its exit is not the host's (another thread of the host may have held a lock the child would wait for).
+    /// Read first by ``registration``, in the host.
+    private static let host = getpid()
     /// Asks for ``writeAll()`` at exit, once, when the first cache is kept.
-    private static let registration: Void = { atexit { PendingAtExit.writeAll() } }()
+    private static let registration: Void = {
+        _ = host
+        atexit { PendingAtExit.writeAll() }
+    }()
 
     /// Keeps `cache` until its stores are written.
     static func keep(_ cache: ProbeCache) {
@@ -169,6 +176,7 @@ private enum PendingAtExit {
 
     /// Writes each kept cache's stores, into its directory only if that is still there.
     private static func writeAll() {
+        guard getpid() == host else { return }
         for cache in caches.withLock({ Array($0.values) }) { cache.write(creatingDirectory: false) }
     }
 }
