@@ -2,6 +2,7 @@ import FlowHost
 import FlowKit
 import FlowManifest
 import FlowShell
+import HostSupport
 import PluginLoading
 
 /// Runs a recorded trace again (`flowhost replay TRACE`): feeds its inputs (the start, commands, actions,
@@ -145,6 +146,11 @@ package final class TraceReplay {
                     sentPlaceholder = .init(step: input.number, at: input.record["at"]?.string, command: input.command)
                 }
                 await perform(input, in: shell, recorder: recorder)
+                // Before anything is compared or printed: a child plugin code forked that came back would go on
+                // replaying, and print the result a second time.
+                let step = input.number == 0 ? "the start" : "`\(PrintableText.sanitized(input.command))`"
+                ForkedChild.endIfCameBack(
+                    in: "\(step) (step \(input.number) of session \(session.number) of the replay)")
                 let replayed = box.events.filter { $0.kind != .input }.map { payloads.replayed.resolve($0) }
                 let screen = replayed.last { $0.kind == .screen }
                 let got = replayed.filter { $0.kind != .screen && $0["late"] != true }

@@ -98,9 +98,10 @@ enum ReplayCommand {
             throw fail(.inputMissing, unbuilt.json, manifest: path, unbuilt.description)
         }
         // Before any plugin code runs: the directory the replay's relative paths name (a manifest given
-        // relatively, which a recorded `reload manifest` reads again; a recorded `restore FILE`) and the mask.
-        WorkingDirectory.keep()
-        FileCreationMask.keep()
+        // relatively, which a recorded `reload manifest` reads again; a recorded `restore FILE`) and the mask;
+        // a forked child that comes back, and plugin code's `exit`, each said in a line naming the plugin, as
+        // in a run: replay runs the plugins' code too.
+        PluginCodeWatch.begin()
         let replay = TraceReplay(
             reader: trace, manifest: manifest, searchPath: plugins,
             prober: parsed.flags.contains("--trust") ? nil : try prober(parsed),

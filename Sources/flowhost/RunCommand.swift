@@ -127,13 +127,9 @@ enum RunCommand {
             }
         }
         // Before any plugin code runs: the directory the run's relative paths name and the file creation mask,
-        // which a plugin's `chdir` or `umask` does not change.
-        WorkingDirectory.keep()
-        FileCreationMask.keep()
-        // A child plugin code forks that comes back into the host's code ends itself, naming the plugin.
-        ForkedChild.watch()
-        // Plugin code's `exit` ends an unsupervised run with a line and status 70, not silently with its status.
-        UnsupervisedExit.watch()
+        // which a plugin's `chdir` or `umask` does not change; a forked child that comes back, and plugin code's
+        // `exit`, each said in a line naming the plugin.
+        PluginCodeWatch.begin()
         // Under a supervisor, what crashed a host is refused even with --trust, from the first load on.
         let host = Host(
             manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),

@@ -1,0 +1,18 @@
+import HostSupport
+import PluginLoading
+
+/// What a command that loads plugins into the host's process keeps and watches before any plugin code runs:
+/// `run` and `replay` both run plugins' code, and both get the same.
+enum PluginCodeWatch {
+    /// Keeps the working directory and the file creation mask, which a plugin's `chdir` or `umask` does not
+    /// change for the host (``WorkingDirectory``, ``FileCreationMask``); ends a child plugin code forks that
+    /// comes back into the host's code, naming the plugin (``ForkedChild``); and makes plugin code's `exit`
+    /// end the command with a line and status 70, not silently with its status (``UnsupervisedExit``).
+    /// Once, before the first plugin is loaded or probed in the process.
+    static func begin() {
+        WorkingDirectory.keep()
+        FileCreationMask.keep()
+        ForkedChild.watch()
+        UnsupervisedExit.watch()
+    }
+}
