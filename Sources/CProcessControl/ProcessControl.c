@@ -1,6 +1,7 @@
 #define _GNU_SOURCE  // dl_iterate_phdr, pipe2
 #include "CProcessControl.h"
 
+#include <errno.h>
 #include <execinfo.h>
 #include <link.h>
 #include <pthread.h>
@@ -154,5 +155,39 @@ int flowhost_is_forked_child(void) { return forked_child; }
 int flowhost_fork_frames(void **frames, int capacity) {
     int count = fork_frame_count < capacity ? fork_frame_count : capacity;
     for (int index = 0; index < count; index++) frames[index] = fork_frames[index];
+    return count;
+}
+
+static pthread_mutex_t kept_signal_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction kept_actions[NSIG];
+static unsigned char kept_signals[NSIG];
+
+int flowhost_keep_signal_action(int number) {
+    if (number <= 0 || number >= NSIG) {
+        errno = EINVAL;
+        return -1;
+    }
+    pthread_mutex_lock(&kept_signal_lock);
+    int result = sigaction(number, NULL, &kept_actions[number]);
+    kept_signals[number] = result == 0;
+    pthread_mutex_unlock(&kept_signal_lock);
+    return result;
+}
+
+int flowhost_put_back_signal_actions(int *replaced, int capacity) {
+    int count = 0;
+    pthread_mutex_lock(&kept_signal_lock);
+    for (int number = 1; number < NSIG; number++) {
+        if (!kept_signals[number]) continue;
+        struct sigaction current;
+        if (sigaction(number, NULL, &current) != 0) continue;
+        // sa_handler and sa_sigaction share their storage: the pointer and SA_SIGINFO say which handler runs.
+        const struct sigaction *kept = &kept_actions[number];
+        if (current.sa_handler == kept->sa_handler && (current.sa_flags & SA_SIGINFO) == (kept->sa_flags & SA_SIGINFO))
+            continue;
+        if (sigaction(number, kept, NULL) != 0) continue;
+        if (count < capacity) replaced[count++] = number;
+    }
+    pthread_mutex_unlock(&kept_signal_lock);
     return count;
 }

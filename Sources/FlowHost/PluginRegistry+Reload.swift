@@ -202,6 +202,9 @@ extension PluginRegistry {
         }
         let file = source.split(separator: "/").last.map(String.init) ?? slot.entry.name
         let stem = file.hasSuffix(".so") ? String(file.dropLast(3)) : file
+        // Its constructors and entry point may have set the host's handlers of faults aside: put back at once,
+        // so that a crash of its code later is still laid at it.
+        defer { SignalHandlers.putBack(by: "plugin '\(slot.entry.name)' (\(source))", "as it loaded") }
         do {
             // Under a supervisor, a constructor or entry point that crashes the host is laid at this library.
             var plugin = try CrashBreadcrumb.loading(plugin: slot.entry.name, library: source) {

@@ -15,4 +15,13 @@ extension HostShell {
             printWarning("flowhost: warning: \(departure)")
         }
     }
+
+    /// Puts back the host's signal handlers that plugin code replaced in `place` (``` `send x` (app.flow:1) ```,
+    /// `the start`), or in a plugin's load since the last check, and says which, one line each
+    /// (``SignalHandlers``). Called after each input, before its output, by whatever runs them; one `sigaction`
+    /// per handler the host installed.
+    package static func putBackSignalHandlers(in place: String) {
+        SignalHandlers.putBack(by: "plugin code", "in \(place)")
+        for departure in SignalHandlers.takeDepartures() { printWarning("flowhost: warning: \(departure)") }
+    }
 }

@@ -115,11 +115,13 @@ package final class ShellSession {
         if let supervisor { shell.reloadWait.carryOver(reloadsOf: supervisor.takeUnwaitedReloads()) }
         var started = await start()
         ForkedChild.endIfCameBack(in: "the start")
+        HostShell.putBackSignalHandlers(in: "the start")
         var failedIn = failedIn
         emit(started)
         if started.status == .ok, let url {
             started = await perform("open \(url)", nil)
             ForkedChild.endIfCameBack(in: "`open \(PrintableText.sanitized(url))`")
+            HostShell.putBackSignalHandlers(in: "`open \(PrintableText.sanitized(url))`")
             failedIn = "\(manifestPath): "
             emit(started)
         }
@@ -211,7 +213,9 @@ package final class ShellSession {
             HostShell.comeBack()
             let reply = await perform(line, "\(source):\(lineNumber)")
             // Before its output: a child plugin code forked that came back would print it again.
-            ForkedChild.endIfCameBack(in: "`\(PrintableText.sanitized(line))` (\(source):\(lineNumber))")
+            let place = "`\(PrintableText.sanitized(line))` (\(source):\(lineNumber))"
+            ForkedChild.endIfCameBack(in: place)
+            HostShell.putBackSignalHandlers(in: place)
             emit(reply, to: line)
             HostShell.comeBack()  // before a supervisor's snapshot is saved, and the next command
             switch reply.status {

@@ -92,7 +92,11 @@ final class TerminalMode: Sendable {
 
     private static func installHandlers() {
         guard !handlersInstalled.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        for signal in terminating { install(restoreAndResignal, for: signal) }
+        for signal in terminating where install(restoreAndResignal, for: signal) {
+            // Put back after a plugin's load or a command that replaced it (``SignalHandlers``). Not SIGTSTP's,
+            // which ``suspend`` takes down and puts up itself.
+            SignalHandlers.keep([signal])
+        }
         install(suspend, for: SIGTSTP)
         install(wake, for: SIGCONT)
         install(wake, for: SIGWINCH)
@@ -107,16 +111,19 @@ final class TerminalMode: Sendable {
 
     /// Installs `handler` for `signal`, keeping the action it replaces; a signal the program was started
     /// ignoring (as `nohup` does) stays ignored.
-    private static func install(_ handler: Handler, for signal: Int32) {
+    ///
+    /// - Returns: Whether it installed the handler.
+    @discardableResult
+    private static func install(_ handler: Handler, for signal: Int32) -> Bool {
         let previous = previousActions + Int(signal)
-        guard sigaction(signal, nil, previous) == 0, !previous.pointee.isIgnore else { return }
+        guard sigaction(signal, nil, previous) == 0, !previous.pointee.isIgnore else { return false }
         var action = sigaction()
         action.__sigaction_handler.sa_sigaction = handler
         // On the alternate stack where there is one, so that a stack overflow still gives the modes back.
         action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK
         sigemptyset(&action.sa_mask)
         ownActions[Int(signal)] = action
-        sigaction(signal, &action, nil)
+        return sigaction(signal, &action, nil) == 0
     }
 }
 

@@ -1,6 +1,7 @@
 internal import CCrashHandler
 import FlowKit
 import Glibc
+import HostSupport
 
 /// Where a supervised host is in plugin code, and what crashed it, kept in a shared memory page that
 /// outlives the process: after the host dies of a signal or exits unasked, its supervisor reads which
@@ -131,6 +132,8 @@ package final class CrashBreadcrumb {
         }
         handlesCrashes = true
         Self.installed = self
+        // Put back after a plugin's load or a command that replaced them (``SignalHandlers``).
+        SignalHandlers.keep([SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGSYS, SIGQUIT])
         PluginImages.attach(page: page)
     }
 

@@ -3,7 +3,7 @@
 // memfd_create(2) and tgkill(2), which glibc before 2.27 and 2.30 lacks; and sigaction(2)'s SIG_IGN and
 // SA_NOCLDWAIT, which Swift sees only as casts and numbers; and a lock around SIGCHLD's disposition while the
 // host waits for a probe; and a note of each fork(2), to tell a child plugin code forked that came back into
-// the host's code.
+// the host's code; and the host's own signal actions, to put back those plugin code replaced.
 #pragma once
 #include <sys/types.h>
 
@@ -67,3 +67,13 @@ int flowhost_is_forked_child(void);
 /// Copies at most `capacity` of the return addresses the thread that made this process had as it called
 /// fork(2), innermost first, to `frames`; returns how many.
 int flowhost_fork_frames(void **frames, int capacity);
+
+/// Records the action signal `number` has now as the host's own, for flowhost_put_back_signal_actions(); returns
+/// 0, or -1 with errno set. The host calls it for each handler it installs, after installing it.
+int flowhost_keep_signal_action(int number);
+
+/// Puts back each action recorded with flowhost_keep_signal_action() whose handler (or SA_SIGINFO) is no longer
+/// the one installed, as when plugin code set the signal to SIG_DFL or to a handler of its own; writes the
+/// numbers of the signals it put back, lowest first, to `replaced` (at most `capacity`) and returns how many.
+/// One sigaction(2) per recorded signal when nothing changed.
+int flowhost_put_back_signal_actions(int *replaced, int capacity);

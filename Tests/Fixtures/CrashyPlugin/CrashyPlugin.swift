@@ -169,9 +169,26 @@ final class UnderscoreExitManager: FlowManager {
     }
 }
 
+/// Sets the signals of faults back to their default action, as a library with a crash reporter of its own (or
+/// one that wants core dumps) might, and presents `signalsDefault`: a crash after it kills the host with no
+/// handler of the host's to say whose code crashed.
+final class SignalsDefaultManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        setFaultSignalsToDefault()
+        return .present(self.module("signalsDefault", content: ["state": "fine"]), .inline)
+    }
+}
+
+/// SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP back to `SIG_DFL`.
+func setFaultSignalsToDefault() {
+    for number in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP] { signal(number, SIG_DFL) }
+}
+
 @c(flowkit_plugin_entry)
 public func flowkitPluginEntry() -> UnsafeRawPointer {
-    PluginEntry.export(
+    // As a library whose runtime takes the signals of faults as it loads does.
+    if getenv("CRASHY_SIGNALS_DEFAULT_AT_LOAD") != nil { setFaultSignalsToDefault() }
+    return PluginEntry.export(
         PluginDescription(
             name: "crashy", version: "1.0.0",
             managers: [
@@ -181,6 +198,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("Spin", SpinManager.self), ManagerFactory("SpinLater", SpinLaterManager.self),
                 ManagerFactory("Forger", ForgerManager.self),
                 ManagerFactory("UnderscoreExit", UnderscoreExitManager.self),
+                ManagerFactory("SignalsDefault", SignalsDefaultManager.self),
             ],
             services: [ServiceFactory("Moody") { MoodyService() }, ServiceFactory("Keeper") { KeeperService() }]))
 }
