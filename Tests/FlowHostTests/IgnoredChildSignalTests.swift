@@ -55,4 +55,43 @@ struct IgnoredChildSignalTests {
         #expect(run.standardOutput.contains("presented fragile (inline)"), "\(run.standardOutput)")
         #expect(!run.standardError.contains("lost the probe process"), "\(run.standardError)")
     }
+
+    /// The handler set aside while the host waits for a probe is put back after, and sent one SIGCHLD, for the
+    /// children of its own that ended meanwhile (the `CountChildSignals` manager's handler counts what it hears):
+    /// the probe's own end, while the handler was away, reached no one, so it hears exactly that one.
+    @Test func aChildSignalHandlerSetAsideForAProbeIsPutBackAndHearsOneSignalAfter() throws {
+        let directory = try TemporaryDirectory()
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+        let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1,
+                 "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)", "crashy": "\(crashy)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
+                            {"request": "hangy.count", "plugin": "hangy", "manager": "CountChildSignals"},
+                            {"request": "hangy.heard", "plugin": "hangy", "manager": "ChildSignals"},
+                            {"request": "crashy.fragile", "plugin": "crashy", "manager": "Fragile"}],
+                 "start": ["launch"]}
+                """)
+        // crashy is probed at its first request, with the handler installed; hangy before it, without.
+        let script = try directory.file(
+            "app.flow",
+            containing: """
+                send hangy.count
+                send hangy.heard
+                expect top childSignals0
+                send crashy.fragile
+                expect top fragile
+                send hangy.heard
+                expect top childSignals1
+
+                """)
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--script", script],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
+        #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
+        #expect(run.errorLines.isEmpty, "\(run.standardError)")
+    }
 }

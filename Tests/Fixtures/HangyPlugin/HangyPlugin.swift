@@ -7,7 +7,8 @@ import Synchronization
 // probing passes it) but whose managers misbehave in every way that is not a crash: they spin, stop the
 // host, close its descriptors, fork a child that holds them, forge the supervisor's messages, call
 // `exit` on a background thread, change the process's working directory or file creation mask, or ignore
-// SIGCHLD. The ones that come back present a module named after the manager.
+// SIGCHLD (or reap every child in a handler, and count what it hears). The ones that come back present a module
+// named after the manager.
 
 /// Presents `module`, the manager's sign that it returned.
 @MainActor
@@ -208,6 +209,28 @@ final class ReapChildrenManager: FlowManager {
     }
 }
 
+/// How many times ``CountChildSignalsManager``'s SIGCHLD handler ran.
+private let childSignalsHeard = Atomic<Int>(0)
+
+/// Installs a SIGCHLD handler that counts the signals it hears and reaps every child, as a plugin that wants no
+/// zombies might, then presents `countingChildSignals`.
+final class CountChildSignalsManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        signal(SIGCHLD) { _ in
+            childSignalsHeard.add(1, ordering: .relaxed)
+            while waitpid(-1, nil, WNOHANG) > 0 {}
+        }
+        return presenting(self, "countingChildSignals")
+    }
+}
+
+/// Presents `childSignalsN`, N the number of times ``CountChildSignalsManager``'s handler ran.
+final class ChildSignalsManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        presenting(self, "childSignals\(childSignalsHeard.load(ordering: .relaxed))")
+    }
+}
+
 /// Forks a child meant to run a helper program that is not there: the `execv` fails and the child, as a common
 /// bug has it, returns normally instead of calling `_exit`, on into the host's code; the parent returns too. The
 /// child is killed by an alarm 5 s later whatever it does, so that a test of a host that lets it run on fails
@@ -266,6 +289,8 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("ReapChildren", ReapChildrenManager.self),
                 ManagerFactory("ForkReturn", ForkReturnManager.self),
                 ManagerFactory("ForkExit", ForkExitManager.self),
+                ManagerFactory("CountChildSignals", CountChildSignalsManager.self),
+                ManagerFactory("ChildSignals", ChildSignalsManager.self),
             ],
             services: [ServiceFactory("Wanderer") { WandererService() }]))
 }
