@@ -3,7 +3,7 @@ import Testing
 @testable import FlowKit
 
 /// An event goes to the nearest listener, its coordinator's or an ancestor's, which each coordinator knows
-/// rather than looks for: a plugin can nest thousands of child flows under the host's listener, and walking up
+/// rather than looks for, and on from it to the listeners above: a plugin can nest thousands of child flows under the host's listener, and walking up
 /// from each event made opening 16,000 of them take 38 s in a debug build. Which listener hears what is unchanged
 /// as listeners are set, changed and removed, before or after the children open.
 @MainActor
@@ -99,7 +99,9 @@ struct NestedListenerTests {
         #expect(deepest.listeningAncestor === root)
     }
 
-    @Test func theNearestListenerHearsAsListenersAreSetChangedAndRemoved() {
+    /// The listeners of a coordinator and its ancestors each hear its events, outermost first, as they are set,
+    /// changed and removed (``ListenerChainTests`` for more).
+    @Test func theListenersAboveHearAsListenersAreSetChangedAndRemoved() {
         let root = BaseFlowCoordinator(name: "app")
         let child = BaseFlowCoordinator(name: "child")
         let grandchild = BaseFlowCoordinator(name: "grandchild")
@@ -127,8 +129,9 @@ struct NestedListenerTests {
 
         #expect(
             heard == [
-                "root: presented a (inline)", "child: presented b (inline)", "child: presented c (inline)",
-                "new root: presented d (inline)", "grandchild: presented e (inline)",
+                "root: presented a (inline)", "root: presented b (inline)", "child: presented b (inline)",
+                "new root: presented c (inline)", "child: presented c (inline)", "new root: presented d (inline)",
+                "new root: presented e (inline)", "grandchild: presented e (inline)",
                 "new root: child grandchild finished: cancelled", "new root: removed nobody", "new root: removed a",
                 "new root: removed b", "new root: removed c", "new root: removed d", "new root: removed e",
                 "new root: presented f (inline)",

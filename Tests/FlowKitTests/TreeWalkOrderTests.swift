@@ -27,7 +27,7 @@ struct TreeWalkOrderTests {
     }
 
     /// What a flow's `onResult` changes while the flows around it finish counts for those finished after it: a
-    /// listener it gives their parent hears them, and a parent it finishes at once is finished twice, the second
+    /// listener it gives their parent hears them (after the root's, which hears them too), and a parent it finishes at once is finished twice, the second
     /// time with the rest of the first.
     @Test func whatAFlowsResultChangesCountsForTheFlowsFinishedAfterIt() {
         let tree = Tree()
@@ -48,7 +48,8 @@ struct TreeWalkOrderTests {
                 "result a2 cancelled",
                 "stop service of a1x", "event child a1x finished: cancelled", "event removed a1x",
                 "focus a1 from a1x", "result a1x cancelled",
-                "stop service of a1", "focus a from a1", "result a1 cancelled",
+                "stop service of a1", "event child a1 finished: cancelled", "event removed a1", "focus a from a1",
+                "result a1 cancelled",
                 "stop service of a", #"event child a finished: completed "early""#, "event removed a",
                 "focus root from a", #"result a completed "early""#,
                 #"event child a finished: completed "late""#, "focus root from a",

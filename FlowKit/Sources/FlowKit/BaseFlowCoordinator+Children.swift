@@ -33,7 +33,7 @@ extension BaseFlowCoordinator {
         // it abandoned (a reopened child waiting on async work is not finished by a back elsewhere).
         child.presentedCount = 0
         if child.treeRouter !== treeRouter {
-            if child.treeRouter.isTraced || child.onEvent != nil { treeRouter.isTraced = true }
+            if child.treeRouter.isTraced || child.eventSink != nil { treeRouter.isTraced = true }
             child.treeRouter = treeRouter
             child.presence = PresenterRecord(child)
         }

@@ -1,10 +1,11 @@
-/// Where a coordinator's events go: its own listener, else its nearest ancestor's; and what else a coordinator
-/// learns from its parent (its guard chain).
+/// Where a coordinator's events go: its own listener, else its nearest ancestor's, which hands each on to every
+/// listener above it (``EventSink/above``); and what else a coordinator learns from its parent (its guard chain).
 ///
-/// Each coordinator keeps which ancestor that is (``listeningAncestor``), learned from its parent when it is
-/// opened and told again to its descendants when a listener is set or removed above them, so that an event is
-/// one lookup however deep its coordinator is nested: a plugin can nest thousands of child flows in one
-/// request, each sending events under the host's listener, and walking up from each made that quadratic.
+/// Each coordinator keeps which ancestor that is (``listeningAncestor``), and its own listener the next one up's link,
+/// learned from its parent when it is opened and told again to its descendants when a listener is set or removed
+/// above them, so that an event is one lookup however deep its coordinator is nested: a plugin can nest thousands
+/// of child flows in one request, each sending events under the host's listener, and walking up from each made
+/// that quadratic.
 /// Only the descendants for which something changed are told: a nesting built from the inside out (inner flows
 /// opened, then the outer one opened in its parent) would otherwise be walked again at each level.
 extension BaseFlowCoordinator {
@@ -58,7 +59,7 @@ extension BaseFlowCoordinator {
     /// Learns which ancestor listens and the guard chain from the parent (none without one).
     ///
     /// - Returns: Whether what its children inherit from it changed: its guard chain, or its listening ancestor
-    ///   when it has no listener of its own.
+    ///   when it has no listener of its own (with one, its children hear through it whatever is above).
     private func learnFromParent() -> Bool {
         Self.listenerLinks &+= 1
         let ancestor = hasParent ? parent?.listeningForChildren : nil
@@ -67,6 +68,9 @@ extension BaseFlowCoordinator {
             listeningAncestor = ancestor
             changed = eventSink == nil
         }
+        // Its own listener hands events up to the ancestor's: the one set, or the next one up, when one was set or
+        // removed in between.
+        if let eventSink, eventSink.above !== ancestor?.listenerLink { eventSink.above = ancestor?.listenerLink }
         return refreshOwnGuardChain() || changed
     }
 }

@@ -23,36 +23,60 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// Called with a request that neither this coordinator nor any ancestor could route.
     public var unhandledRequestHandler: (@MainActor (CoordinationRequest, Coordinated) -> Void)?
     /// Called with every event of this coordinator and its descendants; `nil` (the default) costs nothing.
+    ///
+    /// Every listener from an event's coordinator up to the root hears it, outermost first: a plugin's listener on
+    /// its child flow hears that flow's events after the host's (the shell's, a trace's) listener on the root has,
+    /// so that the events of requests it sends in reply come after the event it replies to. A FlowKit before 1.4 gave
+    /// an event to the nearest listener only, so a listener on a child flow took its events from the host.
+    ///
+    /// Reading it gives this coordinator's own listener, not those above: a listener that wraps the one it
+    /// replaces (`let old = flow.onEvent; flow.onEvent = { e in log(e); old?(e) }`) calls only that one.
     public var onEvent: (@MainActor (FlowEvent) -> Void)? {
         get {
-            guard let eventSink else { return nil }
-            return { @MainActor event in eventSink(event) }
+            guard let send = eventSink?.send else { return nil }
+            return { @MainActor event in send(event) }
         }
-        set {
-            eventSink = newValue.map { listener in EventSink { @MainActor event in listener(event) } }
-            if newValue != nil { treeRouter.isTraced = true }
-        }
+        set { listen(newValue.map { listener in { @MainActor event in listener(event) } }) }
     }
     /// Called with every event of this coordinator and its descendants, as ``onEvent`` is, but handed over
     /// rather than lent: a listener that keeps the events (in an array, a trace) moves each one in, where
     /// one of ``onEvent`` copies it. Setting either replaces the other. Since FlowKit 1.2.
+    ///
+    /// With listeners above this coordinator too, each of them gets its own copy of an event and this one the
+    /// event itself.
     ///
     /// ```swift
     /// coordinator.onEventToKeep = { event in events.append(event) }  // moved, not copied
     /// ```
     public var onEventToKeep: (@MainActor (consuming FlowEvent) -> Void)? {
         get { eventSink?.send }
-        set {
-            eventSink = newValue.map(EventSink.init)
-            if newValue != nil { treeRouter.isTraced = true }
+        set { listen(newValue) }
+    }
+    /// Sets, replaces or removes this coordinator's listener: one replaced keeps its ``listenerLink``, the place
+    /// the listeners below hand their events up to, so that none of them is told.
+    private func listen(_ send: (@MainActor (consuming FlowEvent) -> Void)?) {
+        guard let send else {
+            listenerLink = nil  // before the descendants are told, which they read
+            eventSink = nil
+            return
         }
+        treeRouter.isTraced = true
+        let sink = EventSink(send, above: listeningAncestor?.listenerLink)
+        if let listenerLink {
+            listenerLink.sink = sink
+        } else {
+            listenerLink = ListenerLink(sink)
+        }
+        eventSink = sink
     }
     /// ``onEvent`` or ``onEventToKeep``, boxed.
     private(set) var eventSink: EventSink? {
-        // Only a listener set or removed changes which ancestor the descendants hear from; one replaced changes
-        // nothing for them.
+        // Only a listener set or removed changes which ancestor the descendants hear from, and where theirs hand
+        // events up to; one replaced changes nothing for them.
         didSet { if (oldValue == nil) != (eventSink == nil) { refreshDescendants() } }
     }
+    /// Where the listeners of the descendants hand events up to, while this coordinator listens.
+    private(set) var listenerLink: ListenerLink?
     /// The nearest ancestor with an event listener (``eventSink``), kept as parents and listeners are set
     /// (`+Listeners`), so that an event finds its listener without walking up a nesting thousands deep. Weak, as
     /// ``parent`` is: an ancestor that is gone listens no more.
