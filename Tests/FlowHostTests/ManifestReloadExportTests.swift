@@ -24,7 +24,7 @@ struct ManifestReloadExportTests {
         }
         #expect(
             errors.errors.map(\.description) == [
-                "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter'; it exports: Greeter, Poller",
+                "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter'; it exports: Composer, Greeter, Poller",
                 "\(lab.manifestPath): services[0].service: plugin 'greeter' exports no service 'Stuk'; it exports: Stuck",
             ])
         #expect(errors.errors.map(\.kind) == [.unknownManager, .unknownService])
@@ -73,7 +73,7 @@ struct ManifestReloadExportTests {
         #expect(
             reply.lines.prefix(3) == [
                 "manifest edit rejected, the routes in force are unchanged:",
-                "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter'; it exports: Greeter, Poller",
+                "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter'; it exports: Composer, Greeter, Poller",
                 "\(lab.manifestPath): services[0].service: plugin 'greeter' exports no service 'Stuk'; it exports: Stuck",
             ])
     }
@@ -82,7 +82,7 @@ struct ManifestReloadExportTests {
         let lab = try SwapLab()
         try lab.writeManifest(Self.misspelt)
         let expected = [
-            "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter'; it exports: Greeter, Poller",
+            "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter'; it exports: Composer, Greeter, Poller",
             "\(lab.manifestPath): services[0].service: plugin 'greeter' exports no service 'Stuk'; it exports: Stuck",
         ]
 

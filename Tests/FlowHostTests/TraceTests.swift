@@ -217,11 +217,19 @@ final class TracedRun {
     let shell: HostShell
     let recorder: TraceRecorder
 
-    init(
+    convenience init(
         _ manifest: String, redacting keys: Set<String> = [], maxPayload: Int? = TraceRecorder.defaultMaxPayload,
         also sink: (@MainActor (TraceEvent) -> Void)? = nil
     ) throws {
-        host = try FlowHost.Host.bundled(manifest)
+        self.init(host: try FlowHost.Host.bundled(manifest), redacting: keys, maxPayload: maxPayload, also: sink)
+    }
+
+    /// `host` and a shell on it, recorded.
+    init(
+        host: FlowHost.Host, redacting keys: Set<String> = [], maxPayload: Int? = TraceRecorder.defaultMaxPayload,
+        also sink: (@MainActor (TraceEvent) -> Void)? = nil
+    ) {
+        self.host = host
         shell = HostShell(host: host)
         let box = EventBox()
         recorder = TraceRecorder(redaction: TraceRedaction(keys: keys), maxPayload: maxPayload) { line in

@@ -32,6 +32,27 @@ final class PollerManager: FlowManager {
     }
 }
 
+/// Opens a `compose` child flow, modal, with a listener of its own (as a plugin that logs its flow's events does),
+/// whose Greeter shows `greeting` for `compose`: the listener hears the flow's events, and so must the host's
+/// shell and traces. Works until the flow finishes.
+final class ComposerManager: FlowManager {
+    /// How many of the flow's events its listener heard, shown as the greeting's `heard`.
+    private var heard = 0
+
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        let flow = BaseFlowCoordinator(
+            name: "compose", mapping: [RequestRoute("compose"): ManagerFactory("Greeter", GreeterManager.self)])
+        flow.onEvent = { [weak self] _ in self?.heard += 1 }
+        coordinator.openChild(flow, style: .modal, onResult: { [weak self] in self?.finish(with: $0) })
+        guard flow.requestCoordination("compose", from: "composer").isHandled else {
+            flow.finish(with: .cancelled)
+            throw FlowError("the compose flow showed nothing")
+        }
+        flow.router.top?.content = ["version": .number(Double(generation)), "heard": .number(Double(heard))]
+        return .working
+    }
+}
+
 /// An async service whose stop never returns, for the timeout of `flowhost run`.
 final class StuckService: AsyncCoordinatorService {
     func start(with coordinator: any FlowCoordinator) async throws {}
@@ -47,7 +68,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
             name: "greeter", version: "\(generation).0.0",
             managers: [
                 ManagerFactory("Greeter", GreeterManager.self),
-                ManagerFactory("Poller", PollerManager.self),
+                ManagerFactory("Poller", PollerManager.self), ManagerFactory("Composer", ComposerManager.self),
             ] + extraManagers,
             services: [ServiceFactory("Stuck") { StuckService() }],
             // What a manifest that discovers it routes; Stuck is never asked to start (it would hang a stop).
