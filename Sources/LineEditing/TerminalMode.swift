@@ -100,7 +100,10 @@ final class TerminalMode: Sendable {
         install(suspend, for: SIGTSTP)
         install(wake, for: SIGCONT)
         install(wake, for: SIGWINCH)
+        HostProcess.remember()
         atexit {
+            // A child plugin code forked (a helper that calls exit) shares the terminal with the host's prompt.
+            guard HostProcess.isThisOne else { return }
             if currentMode.exchange(Mode.saved.rawValue, ordering: .sequentiallyConsistent) != Mode.saved.rawValue {
                 _ = tcsetattr(signalContext.pointee.input, TCSADRAIN, &signalContext.pointee.saved)
             }

@@ -214,7 +214,10 @@ package struct PluginCopy {
             kept.append(directory)
             return kept.count == 1
         }
-        if isFirst { atexit { PluginCopy.removeKeptDirectories() } }
+        guard isFirst else { return }
+        HostProcess.remember()
+        // A child plugin code forked exits with the host's directories still in use.
+        atexit { if HostProcess.isThisOne { PluginCopy.removeKeptDirectories() } }
     }
 
     /// Removes the directories kept for images (empty: each copy was removed once opened). Called at exit, when

@@ -55,6 +55,7 @@ package final class ProbeCache: Sendable {
         self.directory = directory
         self.interval = writeInterval
         self.now = now
+        HostProcess.remember()
     }
 
     /// How many times this cache read the file.
@@ -80,7 +81,7 @@ package final class ProbeCache: Sendable {
     }
 
     /// Records a successful probe, written at the end of the batch; outside one, now when the last write is
-    /// ``writeInterval`` old, else later (``writeIfDue()``, ``writePending()``, at the latest at exit).
+    /// ``writeInterval`` old, else later (``writeIfDue()``, at the latest at exit).
     package func store(_ plugin: ProbedPlugin, identity: FileIdentity, pin: String?) {
         let entry: JSONValue = [
             "file": .object(identity.json), "digest": pin.map(JSONValue.string) ?? .null, "plugin": plugin.json,
@@ -101,7 +102,7 @@ package final class ProbeCache: Sendable {
         if due { write() }
     }
 
-    /// Writes the stores not written yet, now: when the host ends.
+    /// Writes the stores not written yet, now (tests; the host writes them at exit).
     package func writePending() { write() }
 
     /// Opens a batch: stores are kept until the matching ``endBatch()``. Batches nest; the outermost one
@@ -130,6 +131,9 @@ package final class ProbeCache: Sendable {
     /// - Parameter creatingDirectory: Whether to make the cache directory when it is missing; at exit it is
     ///   not, since it was made by this cache's first write and someone has removed it since.
     fileprivate func write(creatingDirectory: Bool = true) {
+        // A child plugin code forked that came back into the host's code (an input's end writes what is due)
+        // would wait for ever on a lock another thread of the host held at the fork.
+        guard HostProcess.isThisOne else { return }
         let unwritten = state.withLock { state in
             defer {
                 state.unwritten = [:]
@@ -153,13 +157,9 @@ package final class ProbeCache: Sendable {
 /// crash), so that a host that ends, normally or on an error, keeps what it probed.
 private enum PendingAtExit {
     private static let caches = PthreadMutex<[ObjectIdentifier: ProbeCache]>([:])
-    /// The process that asked for ``writeAll()``: a child that plugin code forks runs exit handlers too, and
-    /// its exit is not the host's (another thread of the host may have held a lock the child would wait for).
-    /// Read first by ``registration``, in the host.
-    private static let host = getpid()
     /// Asks for ``writeAll()`` at exit, once, when the first cache is kept.
     private static let registration: Void = {
-        _ = host
+        HostProcess.remember()
         atexit { PendingAtExit.writeAll() }
     }()
 
@@ -176,7 +176,6 @@ private enum PendingAtExit {
 
     /// Writes each kept cache's stores, into its directory only if that is still there.
     private static func writeAll() {
-        guard getpid() == host else { return }
         for cache in caches.withLock({ Array($0.values) }) { cache.write(creatingDirectory: false) }
     }
 }

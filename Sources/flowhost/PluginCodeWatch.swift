@@ -7,9 +7,11 @@ enum PluginCodeWatch {
     /// Keeps the working directory and the file creation mask, which a plugin's `chdir` or `umask` does not
     /// change for the host (``WorkingDirectory``, ``FileCreationMask``); ends a child plugin code forks that
     /// comes back into the host's code, naming the plugin (``ForkedChild``); and makes plugin code's `exit`
-    /// end the command with a line and status 70, not silently with its status (``UnsupervisedExit``).
+    /// end the command with a line and status 70, not silently with its status (``UnsupervisedExit``); and
+    /// notes which process is the host, whose exit handlers a forked child skips (``HostProcess``).
     /// Once, before the first plugin is loaded or probed in the process.
     static func begin() {
+        HostProcess.remember()
         WorkingDirectory.keep()
         FileCreationMask.keep()
         ForkedChild.watch()
