@@ -26,6 +26,16 @@ package struct PthreadMutex<Value> {
         }
     }
 
+    /// Runs `body` with the value if the lock is free now, holding it; `nil`, without waiting, when another thread
+    /// holds it. For a child that plugin code forked, which never sees a lock held at the fork given back.
+    package func withLockIfFree<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result? {
+        try storage.withUnsafeMutablePointers { value, mutex in
+            guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
+
     /// The value (the header) and the mutex (the one element) in one heap object, whose address never moves.
     private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         static func make(_ initialValue: Value) -> Storage {

@@ -19,15 +19,12 @@ package enum ForkedChild {
     package static var isThisProcess: Bool { flowhost_is_forked_child() != 0 }
 
     /// The plugin whose code called `fork`: the first of the forking thread's return addresses that is in a
-    /// plugin's image; `nil` when none is.
+    /// plugin's image; `nil` when none is, or when a thread held the images' lock as the process forked.
     package static func forker() -> (plugin: String, library: String)? {
         var frames = [UnsafeMutableRawPointer?](repeating: nil, count: 32)
         let count = Int(flowhost_fork_frames(&frames, Int32(frames.count)))
-        for frame in frames.prefix(count) {
-            guard let frame else { continue }
-            if let owner = PluginImages.plugin(holdingCodeAt: UInt64(UInt(bitPattern: frame))) { return owner }
-        }
-        return nil
+        let addresses = frames.prefix(count).compactMap { $0.map { UInt64(UInt(bitPattern: $0)) } }
+        return PluginImages.plugin(holdingCodeAtFirstOf: addresses)
     }
 
     /// The line a child that came back prints, in `place` (`send hangy.fork`, `the start`).

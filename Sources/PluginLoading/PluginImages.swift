@@ -91,6 +91,24 @@ package enum PluginImages {
         }
     }
 
+    /// The plugin, and its library, whose image holds the code at the first of `addresses` that one holds; `nil`
+    /// when none does, or when another thread holds the images' lock: for a child that plugin code forked, where
+    /// a lock held at the fork (a plugin loading on another thread) is never given back.
+    package static func plugin(holdingCodeAtFirstOf addresses: [UInt64]) -> (plugin: String, library: String)? {
+        typealias Owner = (plugin: String, library: String)
+        let found = state.withLockIfFree { state -> Owner? in
+            for address in addresses {
+                if let index = state.ranges.indices.first(where: {
+                    state.ranges[$0].start <= address && address < state.ranges[$0].end
+                }) {
+                    return state.owners[index]
+                }
+            }
+            return nil
+        }
+        return found ?? nil
+    }
+
     /// The code range of the loaded image that holds `address` (an entry point's): its executable segments.
     package static func codeRange(holding address: UnsafeRawPointer) -> Range<UInt64>? {
         var start: UInt64 = 0
