@@ -118,16 +118,17 @@ void flowhost_hold_child_signal(void) {
 }
 
 void flowhost_release_child_signal(void) {
+    int put_back = 0;
     pthread_mutex_lock(&child_signal_lock);
     if (child_signal_holds > 0 && --child_signal_holds == 0 && child_handler_held) {
         child_handler_held = 0;
         struct sigaction current;
-        if (sigaction(SIGCHLD, NULL, &current) == 0 && current.sa_handler == SIG_DFL &&
-            sigaction(SIGCHLD, &held_child_handler, NULL) == 0) {
-            kill(getpid(), SIGCHLD);
-        }
+        put_back = sigaction(SIGCHLD, NULL, &current) == 0 && current.sa_handler == SIG_DFL &&
+                   sigaction(SIGCHLD, &held_child_handler, NULL) == 0;
     }
     pthread_mutex_unlock(&child_signal_lock);
+    // Unlocked: the handler may run on this thread at once, and may wait for a probe of its own.
+    if (put_back) kill(getpid(), SIGCHLD);
 }
 
 // Per thread: a thread's fork is its own, and the child keeps only the forking thread's copy.
