@@ -25,10 +25,18 @@ final class EventSink {
         send(event)
     }
 
-    /// Hands `event` to the listeners above: out of line, so that the one-listener path stays as short as it was.
+    /// Hands `event` to the listeners above, outermost first, each its own copy: in a loop, not by each calling
+    /// the next, so that a nesting thousands of listeners deep does not take a stack frame per listener; out of
+    /// line, so that the one-listener path stays as short as it was.
     @MainActor @inline(never)
     private func sendAbove(_ event: consuming FlowEvent) {
-        above!.sink(event)
+        var chain: [EventSink] = []
+        var link = above
+        while let next = link {
+            chain.append(next.sink)
+            link = next.sink.above
+        }
+        for sink in chain.reversed() { sink.send(copy event) }
     }
 }
 
