@@ -203,6 +203,9 @@ final class IgnoreChildrenManager: FlowManager {
 final class ReapChildrenManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         signal(SIGCHLD) { _ in
+            // As a handler must: waitpid's ECHILD at the end is not the interrupted code's errno.
+            let interrupted = errno
+            defer { errno = interrupted }
             while waitpid(-1, nil, WNOHANG) > 0 {}
         }
         return presenting(self, "reapingChildren")
@@ -217,6 +220,8 @@ private let childSignalsHeard = Atomic<Int>(0)
 final class CountChildSignalsManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         signal(SIGCHLD) { _ in
+            let interrupted = errno
+            defer { errno = interrupted }
             childSignalsHeard.add(1, ordering: .relaxed)
             while waitpid(-1, nil, WNOHANG) > 0 {}
         }
