@@ -45,7 +45,7 @@ extension SupervisorWatchdogTests {
 
             """)
 
-        let (run, _) = try scenario.supervise(script)
+        let (run, _) = try scenario.supervise(script, environment: Sanitizer.forkedHelperEnvironment)
 
         let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
         #expect(

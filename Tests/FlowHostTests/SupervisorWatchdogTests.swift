@@ -49,13 +49,17 @@ struct SupervisorWatchdogTests {
             try directory.file("app.flow", containing: lines)
         }
 
-        /// Runs `flowhost run MANIFEST --supervise --script SCRIPT` with `options`; how long it took.
-        func supervise(_ script: String, _ options: [String] = []) throws -> (run: Subprocess, elapsed: Duration) {
+        /// Runs `flowhost run MANIFEST --supervise --script SCRIPT` with `options`, and `extra` in its environment;
+        /// how long it took.
+        func supervise(_ script: String, _ options: [String] = [], environment extra: [String: String] = [:]) throws
+            -> (run: Subprocess, elapsed: Duration)
+        {
             let clock = ContinuousClock()
             var run: Subprocess?
             let elapsed = try clock.measure {
                 run = try Subprocess.flowhost(
-                    ["run", manifest, "--supervise", "--script", script] + options, environment: environment)
+                    ["run", manifest, "--supervise", "--script", script] + options,
+                    environment: environment.merging(extra) { $1 })
             }
             return (try #require(run), elapsed)
         }

@@ -49,7 +49,8 @@ struct UnsupervisedExitTests {
         let script = try directory.file("app.flow", containing: "send hangy.forkExit\nexpect top childExitedWith0\n")
         let run = try Subprocess.flowhost(
             ["run", manifest, "--script", script],
-            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"]
+                .merging(Sanitizer.forkedHelperEnvironment) { $1 })
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.errorLines.isEmpty, "\(run.standardError)")
     }

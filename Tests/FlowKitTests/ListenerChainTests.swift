@@ -31,7 +31,7 @@ struct ListenerChainTests {
         var recorded: [String] = []
         root.openChild(child, style: .modal, onResult: nil)
         root.onEvent = { recorded.append($0.description) }
-        child.onEvent = { event in
+        child.onEvent = { [unowned child] event in
             if case .presented("page", _) = event {
                 child.present(FlowModule("reply", coordination: child), style: .inline, by: nil)
             }
