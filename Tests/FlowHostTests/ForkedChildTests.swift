@@ -9,29 +9,15 @@ import Testing
 /// so that a host that lets it run on fails the test rather than hangs it).
 struct ForkedChildTests {
     @Test func aForkedChildThatComesBackEndsWithOneLineNamingThePluginAndTheOutputIsNotDoubled() throws {
-        let directory = try TemporaryDirectory()
-        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
-        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
-        let manifest = try directory.file(
-            "app.json",
-            containing: """
-                {"manifestVersion": 1,
-                 "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)"},
-                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
-                            {"request": "hangy.fork", "plugin": "hangy", "manager": "ForkReturn"}],
-                 "start": ["launch"]}
-                """)
-        let script = try directory.file("app.flow", containing: "send hangy.fork\nstack\n")
-        let run = try Subprocess.flowhost(
-            ["run", manifest, "--script", script],
-            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
+        let lab = try FixtureRun(request: "hangy.fork", manager: "ForkReturn", script: "send hangy.fork\nstack\n")
+        let run = lab.run
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.outputLines.filter { $0.contains("presented forkedBack") }.count == 1, "\(run.standardOutput)")
         #expect(run.outputLines.filter { $0.contains("stack: welcome > forkedBack") }.count == 1)
         #expect(
             run.errorLines == [
-                "flowhost: plugin 'hangy' (\(hangy)) forked the host, and the child came back into the host's code in "
-                    + "`send hangy.fork` (\(script):1) instead of running a program or calling _exit; ended the child "
+                "flowhost: plugin 'hangy' (\(lab.hangy)) forked the host, and the child came back into the host's code in "
+                    + "`send hangy.fork` (\(lab.script):1) instead of running a program or calling _exit; ended the child "
                     + "(the host goes on)"
             ], "\(run.standardError)")
     }

@@ -10,47 +10,19 @@ import Testing
 /// first: the plugin probed next was refused (`cannot probe it: lost the probe process`) and the script failed.
 struct IgnoredChildSignalTests {
     @Test func aPluginLoadedAfterAnotherIgnoredChildSignalsIsProbedAndServes() throws {
-        let directory = try TemporaryDirectory()
-        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
-        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
-        let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
-        let manifest = try directory.file(
-            "app.json",
-            containing: """
-                {"manifestVersion": 1,
-                 "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)", "crashy": "\(crashy)"},
-                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
-                            {"request": "hangy.ignore", "plugin": "hangy", "manager": "IgnoreChildren"},
-                            {"request": "crashy.fragile", "plugin": "crashy", "manager": "Fragile"}],
-                 "start": ["launch"]}
-                """)
-        let script = try directory.file("app.flow", containing: "send hangy.ignore\nsend crashy.fragile\n")
-        let run = try Subprocess.flowhost(
-            ["run", manifest, "--script", script],
-            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
+        let run = try FixtureRun(
+            routes: [("hangy.ignore", "hangy", "IgnoreChildren"), ("crashy.fragile", "crashy", "Fragile")],
+            script: "send hangy.ignore\nsend crashy.fragile\n"
+        ).run
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("presented fragile (inline)"), "\(run.standardOutput)")
     }
 
     @Test func aPluginLoadedAfterAnotherReapedEveryChildInItsOwnHandlerIsProbedAndServes() throws {
-        let directory = try TemporaryDirectory()
-        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
-        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
-        let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
-        let manifest = try directory.file(
-            "app.json",
-            containing: """
-                {"manifestVersion": 1,
-                 "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)", "crashy": "\(crashy)"},
-                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
-                            {"request": "hangy.reap", "plugin": "hangy", "manager": "ReapChildren"},
-                            {"request": "crashy.fragile", "plugin": "crashy", "manager": "Fragile"}],
-                 "start": ["launch"]}
-                """)
-        let script = try directory.file("app.flow", containing: "send hangy.reap\nsend crashy.fragile\n")
-        let run = try Subprocess.flowhost(
-            ["run", manifest, "--script", script],
-            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
+        let run = try FixtureRun(
+            routes: [("hangy.reap", "hangy", "ReapChildren"), ("crashy.fragile", "crashy", "Fragile")],
+            script: "send hangy.reap\nsend crashy.fragile\n"
+        ).run
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("presented fragile (inline)"), "\(run.standardOutput)")
         #expect(!run.standardError.contains("lost the probe process"), "\(run.standardError)")
@@ -60,25 +32,13 @@ struct IgnoredChildSignalTests {
     /// children of its own that ended meanwhile (the `CountChildSignals` manager's handler counts what it hears):
     /// the probe's own end, while the handler was away, reached no one, so it hears exactly that one.
     @Test func aChildSignalHandlerSetAsideForAProbeIsPutBackAndHearsOneSignalAfter() throws {
-        let directory = try TemporaryDirectory()
-        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
-        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
-        let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
-        let manifest = try directory.file(
-            "app.json",
-            containing: """
-                {"manifestVersion": 1,
-                 "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)", "crashy": "\(crashy)"},
-                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
-                            {"request": "hangy.count", "plugin": "hangy", "manager": "CountChildSignals"},
-                            {"request": "hangy.heard", "plugin": "hangy", "manager": "ChildSignals"},
-                            {"request": "crashy.fragile", "plugin": "crashy", "manager": "Fragile"}],
-                 "start": ["launch"]}
-                """)
         // crashy is probed at its first request, with the handler installed; hangy before it, without.
-        let script = try directory.file(
-            "app.flow",
-            containing: """
+        let run = try FixtureRun(
+            routes: [
+                ("hangy.count", "hangy", "CountChildSignals"), ("hangy.heard", "hangy", "ChildSignals"),
+                ("crashy.fragile", "crashy", "Fragile"),
+            ],
+            script: """
                 send hangy.count
                 send hangy.heard
                 expect top childSignals0
@@ -87,10 +47,8 @@ struct IgnoredChildSignalTests {
                 send hangy.heard
                 expect top childSignals1
 
-                """)
-        let run = try Subprocess.flowhost(
-            ["run", manifest, "--script", script],
-            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
+                """
+        ).run
         #expect(run.status == 0, "\(run.standardOutput)\(run.standardError)")
         #expect(run.errorLines.isEmpty, "\(run.standardError)")
     }

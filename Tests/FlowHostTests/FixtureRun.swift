@@ -1,0 +1,43 @@
+/// A `flowhost run` without a supervisor of a manifest that starts with the welcome plugin's `Launch` and routes
+/// each of `routes` to a manager of the HangyPlugin or CrashyPlugin fixture, with a script and a cache and state
+/// of its own: how the tests of plugin code that misbehaves in the host's process (exits, forks, takes SIGCHLD)
+/// run it.
+struct FixtureRun {
+    /// A request routed to `manager` of `plugin` (`hangy` or `crashy`).
+    typealias Route = (request: String, plugin: String, manager: String)
+
+    /// The HangyPlugin fixture's library, as the host names it.
+    let hangy: String
+    /// The script's path, as its lines' places name it.
+    let script: String
+    /// The finished run.
+    let run: Subprocess
+
+    init(routes: [Route], script lines: String, environment extra: [String: String] = [:]) throws {
+        let directory = try TemporaryDirectory()
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+        let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
+        let routed = routes.map {
+            #"{"request": "\#($0.request)", "plugin": "\#($0.plugin)", "manager": "\#($0.manager)"}"#
+        }
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1,
+                 "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)", "crashy": "\(crashy)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}, \(routed.joined(separator: ", "))],
+                 "start": ["launch"]}
+                """)
+        script = try directory.file("app.flow", containing: lines)
+        run = try Subprocess.flowhost(
+            ["run", manifest, "--script", script],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"]
+                .merging(extra) { $1 })
+    }
+
+    /// A run whose one request, besides the start, is `request`, routed to the HangyPlugin fixture's `manager`.
+    init(request: String, manager: String, script lines: String, environment extra: [String: String] = [:]) throws {
+        try self.init(routes: [(request, "hangy", manager)], script: lines, environment: extra)
+    }
+}
