@@ -13,7 +13,10 @@ struct FixtureRun {
     /// The finished run.
     let run: Subprocess
 
-    init(routes: [Route], script lines: String, environment extra: [String: String] = [:]) throws {
+    init(
+        routes: [Route], script lines: String, arguments: [String] = [], inputDescriptor: Int32? = nil,
+        environment extra: [String: String] = [:]
+    ) throws {
         let directory = try TemporaryDirectory()
         let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
         hangy = try BuildProducts.path(of: "libHangyPlugin.so")
@@ -31,13 +34,19 @@ struct FixtureRun {
                 """)
         script = try directory.file("app.flow", containing: lines)
         run = try Subprocess.flowhost(
-            ["run", manifest, "--script", script],
+            ["run", manifest, "--script", script] + arguments, inputDescriptor: inputDescriptor,
             environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"]
                 .merging(extra) { $1 })
     }
 
     /// A run whose one request, besides the start, is `request`, routed to the HangyPlugin fixture's `manager`.
-    init(request: String, manager: String, script lines: String, environment extra: [String: String] = [:]) throws {
-        try self.init(routes: [(request, "hangy", manager)], script: lines, environment: extra)
+    init(
+        request: String, manager: String, script lines: String, arguments: [String] = [], inputDescriptor: Int32? = nil,
+        environment extra: [String: String] = [:]
+    ) throws {
+        try self.init(
+            routes: [(request, "hangy", manager)], script: lines, arguments: arguments,
+            inputDescriptor: inputDescriptor,
+            environment: extra)
     }
 }

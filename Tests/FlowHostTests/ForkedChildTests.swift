@@ -22,3 +22,33 @@ struct ForkedChildTests {
             ], "\(run.standardError)")
     }
 }
+
+/// The same in `run --subjects`, which runs each subject's script itself: before, the child that came back ran
+/// the remaining subjects as a host of its own, and forked in each, so that N subjects made 2^N processes, each
+/// printing the run's summary and writing the trace.
+struct ForkedChildInSubjectsTests {
+    @Test func eachSubjectsChildThatComesBackEndsAndTheRunIsWrittenOnce() throws {
+        let traces = try TemporaryDirectory()
+        let trace = traces.path + "/run.jsonl"
+        let lab = try FixtureRun(
+            request: "hangy.fork", manager: "ForkReturn", script: "send hangy.fork\nexpect top forkedBack\n",
+            arguments: ["--subjects", "3", "--trace", trace])
+        let run = lab.run
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.outputLines.filter { $0.hasPrefix("ran ") }
+                == ["ran \(lab.script) for 3 subjects (subject-0001 ... subject-0003): every one to the end"],
+            "\(run.standardOutput)")
+        #expect(
+            run.errorLines.sorted()
+                == ["subject-0001", "subject-0002", "subject-0003"].map {
+                    "flowhost: plugin 'hangy' (\(lab.hangy)) forked the host, and the child came back into the host's "
+                        + "code in `send hangy.fork` (\(lab.script):1) for \($0) instead of running a program or calling "
+                        + "_exit; ended the child (the host goes on)"
+                }, "\(run.standardError)")
+        let sessions = try readText(trace).split(separator: "\n").filter {
+            $0.contains(#""kind":"session""#)
+        }
+        #expect(sessions.count == 3, "\(sessions)")
+    }
+}
