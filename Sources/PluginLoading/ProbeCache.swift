@@ -98,6 +98,9 @@ package final class ProbeCache: Sendable {
     /// Writes the stores kept pending outside a batch if the last write is ``writeInterval`` old; the shell
     /// calls it at the end of each input.
     package func writeIfDue() {
+        // Before the lock: a child plugin code forked that came back here would wait for ever on a lock another
+        // thread of the host held at the fork, and write nothing anyway (``write(creatingDirectory:)``).
+        guard HostProcess.isThisOne else { return }
         let due = state.withLock { state in state.batches == 0 && !state.unwritten.isEmpty && isDue(state) }
         if due { write() }
     }
@@ -176,6 +179,8 @@ private enum PendingAtExit {
 
     /// Writes each kept cache's stores, into its directory only if that is still there.
     private static func writeAll() {
+        // A forked child's `exit` writes nothing, and takes no lock another thread held at the fork.
+        guard HostProcess.isThisOne else { return }
         for cache in caches.withLock({ Array($0.values) }) { cache.write(creatingDirectory: false) }
     }
 }
