@@ -147,13 +147,17 @@ package final class CrashBreadcrumb {
     /// (``Crumb/loading(plugin:library:)``) on the breadcrumb whose crash handler is installed: a library whose
     /// constructor or entry point crashes, exits or hangs the process is then named, rather than the call
     /// that needed it loaded or nobody (a host loads the plugins of its services, and with `--eager` all of
-    /// them, before it has a breadcrumb of its own). Without an installed crash handler, just runs `body`.
+    /// them, before it has a breadcrumb of its own). Without an installed crash handler, just runs `body`;
+    /// either way, an `exit` it calls names the plugin (``PluginImages/opening(plugin:library:_:)``,
+    /// ``UnsupervisedExit``).
     @MainActor
     package static func loading<T, E: Error>(plugin: String, library: String, _ body: () throws(E) -> T) throws(E)
         -> T
     {
-        guard let installed else { return try body() }
-        return try installed.within(.loading(plugin: plugin, library: library), body)
+        try PluginImages.opening(plugin: plugin, library: library) { () throws(E) -> T in
+            guard let installed else { return try body() }
+            return try installed.within(.loading(plugin: plugin, library: library), body)
+        }
     }
 
     /// The crumb on top now, if any.

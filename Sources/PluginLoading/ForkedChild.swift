@@ -1,5 +1,6 @@
 import CProcessControl
 import Glibc
+import HostSupport
 
 /// A process that plugin code forked from the host and that came back into the host's code, rather than
 /// running a program (`exec`) or ending (`_exit`): a helper whose `execv` failed, in the usual bug, returns
@@ -29,7 +30,7 @@ package enum ForkedChild {
 
     /// The line a child that came back prints, in `place` (`send hangy.fork`, `the start`).
     package static func report(in place: String) -> String {
-        let subject = forker().map { "plugin '\($0.plugin)' (\($0.library))" } ?? "plugin code"
+        let subject = forker().map { PrintableText.sanitized("plugin '\($0.plugin)' (\($0.library))") } ?? "plugin code"
         return "flowhost: \(subject) forked the host, and the child came back into the host's code in \(place) "
             + "instead of running a program or calling _exit; ended the child (the host goes on)"
     }

@@ -1,4 +1,5 @@
 internal import CCrashHandler
+import Glibc
 import HostSupport
 
 /// Every plugin image this process opened, with the plugin it was opened for and its code's addresses, for
@@ -105,6 +106,30 @@ package enum PluginImages {
                 }
             }
             return nil
+        }
+        return found ?? nil
+    }
+
+    /// The plugin whose library a thread is opening now, and that thread (``opening(plugin:library:_:)``).
+    private static let openingNow = PthreadMutex<(plugin: String, library: String, thread: pthread_t)?>(nil)
+
+    /// Runs `body`, which opens `plugin`'s `library` on this thread: its constructors and entry point run there
+    /// before its image is noted, so that ``openingOnThisThread()`` names it meanwhile.
+    package static func opening<T, E: Error>(plugin: String, library: String, _ body: () throws(E) -> T) throws(E)
+        -> T
+    {
+        openingNow.withLock { $0 = (plugin, library, pthread_self()) }
+        defer { openingNow.withLock { $0 = nil } }
+        return try body()
+    }
+
+    /// The plugin whose library the calling thread is opening (``opening(plugin:library:_:)``), if it is: code
+    /// of that library's constructors or entry point, which no image noted yet holds. `nil` without waiting
+    /// when another thread holds the lock.
+    package static func openingOnThisThread() -> (plugin: String, library: String)? {
+        let found = openingNow.withLockIfFree { opening -> (plugin: String, library: String)? in
+            guard let opening, pthread_equal(opening.thread, pthread_self()) != 0 else { return nil }
+            return (opening.plugin, opening.library)
         }
         return found ?? nil
     }

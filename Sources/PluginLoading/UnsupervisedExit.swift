@@ -1,5 +1,7 @@
 internal import CCrashHandler
-import Glibc
+// glibc's `stdout` and `stderr` are C globals that Swift cannot prove safe; the streams lock themselves.
+@preconcurrency import Glibc
+import HostSupport
 
 /// An `exit` that plugin code calls in a host with no supervisor (`flowhost run` without `--supervise`), on
 /// any thread: without a word, the run ended there with the status the plugin gave, `0` as often as not, so
@@ -22,8 +24,13 @@ package enum UnsupervisedExit {
                 caller = PluginImages.plugin(holdingCodeAt: UInt64(UInt(bitPattern: frame)))
                 if caller != nil { break }
             }
+            // A constructor or entry point, as its library opens, before its image is noted.
+            if caller == nil { caller = PluginImages.openingOnThisThread() }
             let line = Array((UnsupervisedExit.report(status: status, caller: caller) + "\n").utf8)
-            fflush(nil)
+            // The host's output, and only it: `fflush(nil)` would also wait for standard input's lock, which a
+            // thread blocked reading a line holds, and the run would end only when one was typed.
+            fflush(stdout)
+            fflush(stderr)
             _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
             _exit(UnsupervisedExit.status)
         }
@@ -31,7 +38,11 @@ package enum UnsupervisedExit {
 
     /// The line for an `exit(status)` called by `caller`'s code, or by code of no plugin's known.
     package static func report(status: Int32, caller: (plugin: String, library: String)?) -> String {
-        let subject = caller.map { "plugin '\($0.plugin)' (\($0.library))" } ?? "code that is not flowhost's"
+        // Its name and library (discovery takes any UTF-8 file name) without control characters: the line is
+        // written raw, not through the console that cleans the others.
+        let subject =
+            caller.map { PrintableText.sanitized("plugin '\($0.plugin)' (\($0.library))") }
+            ?? "code that is not flowhost's"
         return "flowhost: \(subject) called exit(\(status)) in the host's process; the run ended there, "
             + "unfinished (exit \(Self.status))"
     }

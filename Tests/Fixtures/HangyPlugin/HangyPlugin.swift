@@ -111,6 +111,20 @@ class ExitManager: FlowManager {
     }
 }
 
+/// Calls `exit(0)` on one thread while another waits for a line of standard input, holding its stream's lock
+/// as glibc's `getline` does while it blocks: a host whose exit handler flushed every stream (`fflush(NULL)`)
+/// waited for that lock, so the run ended only when a line was typed. An `alarm` of 5 s ends a process that
+/// waits, so that a test of it fails rather than hangs.
+final class ExitWhileReadingManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        alarm(5)
+        DispatchQueue.global().async { _ = readLine() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { exit(0) }
+        sleep(10)
+        return presenting(self, "survived")
+    }
+}
+
 /// Returns at once, leaving a thread that calls `exit(3)` a second later, outside any call into the plugin;
 /// once only, when the file `HANGY_EXIT_ONCE` names does not exist yet (it creates it), so that the
 /// restarted host's replay of this step does not do it again.
@@ -286,6 +300,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("CloseLink", CloseLinkManager.self), ManagerFactory("Fork", ForkManager.self),
                 ManagerFactory("Forge", ForgeManager.self), ManagerFactory("ExitZero", ExitZeroManager.self),
                 ManagerFactory("ExitThree", ExitThreeManager.self), ManagerFactory("ExitLater", ExitLaterManager.self),
+                ManagerFactory("ExitWhileReading", ExitWhileReadingManager.self),
                 ManagerFactory("Wander", WanderManager.self),
                 ManagerFactory("WanderUnheld", WanderUnheldManager.self),
                 ManagerFactory("WanderLater", WanderLaterManager.self),
