@@ -6,12 +6,15 @@ import HostSupport
 /// flowhost's cache directory, `$XDG_CACHE_HOME/flowhost` (default `~/.cache/flowhost`), and its JSON files:
 /// the registry of probe results (``ProbeCache``) and the quarantine (``PluginQuarantine``).
 ///
-/// Each file is one JSON object of entries keyed by library path. A change takes the directory's lock
-/// (`flock`), re-reads the file, applies itself to what is there now and replaces the file atomically (a
-/// temporary file renamed over it), so two hosts sharing the directory never see a half-written file and
-/// never write over each other's entries: their changes follow one another. A lock not had within
-/// ``lockPatience`` (a host stopped while it held it) is done without, as before there was one: the last
-/// rename then wins, and the other's new entry is simply probed again later.
+/// Each file is one JSON object of entries keyed by library path. A change takes the directory's lock (a record
+/// lock on its empty file `lock`, ``RecordLock``), re-reads the file, applies itself to what is there now and
+/// replaces the file atomically (a temporary file renamed over it), so two hosts sharing the directory never see
+/// a half-written file and never write over each other's entries: their changes follow one another. A lock not
+/// had within ``lockPatience`` (a host stopped while it held it) is done without, as before there was one: the
+/// last rename then wins, and the other's new entry is simply probed again later. The lock is the process's, not
+/// a descriptor's: a child that plugin code forks while a change holds it (a helper left running with the
+/// descriptors it inherited) does not hold it, and makes no later change wait, as it did with a `flock` on the
+/// directory.
 /// The registry is read once per process and written once per batch of probes, or at most about once a
 /// second for probes made one at a time (``ProbeCache``); the
 /// quarantine, small and usually absent, is read at each probe.
@@ -58,6 +61,9 @@ package struct CacheDirectory: Sendable {
     /// How long a change waits for the directory's lock before it goes on without it.
     static let lockPatience: Duration = .seconds(2)
 
+    /// The empty file in the directory whose record lock (``RecordLock``) is the directory's lock.
+    static let lockFileName = "lock"
+
     /// Re-reads file `name`, lets `change` edit its entries and writes them back atomically, holding the
     /// directory's lock throughout, so that a change another process makes meanwhile is not lost.
     ///
@@ -75,34 +81,18 @@ package struct CacheDirectory: Sendable {
             }
             if let problem { throw FlowError(problem) }
         }
-        let lock = lockDirectory()
-        defer { if lock >= 0 { close(lock) } }
-        var entries = self.entries(of: name)
-        change(&entries)
         let file = path + "/" + name
-        let document: JSONValue = ["version": 1, "entries": .object(entries)]
-        do {
-            try AtomicFile.write(Array((document.prettyDescription + "\n").utf8), to: file, mode: 0o600)
-        } catch {
-            throw FlowError("cannot write \(file): \(error.reason)")
-        }
-    }
-
-    /// A descriptor of the directory holding its exclusive `flock`, which closing it gives back; -1 when the
-    /// directory cannot be opened or the lock was not had within ``lockPatience``.
-    private func lockDirectory() -> Int32 {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return -1 }
-        let clock = ContinuousClock()
-        let deadline = clock.now + Self.lockPatience
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, clock.now < deadline else {
-                close(descriptor)
-                return -1
+        try RecordLock.withLock(of: path + "/" + Self.lockFileName, patience: Self.lockPatience) {
+            (_) throws(FlowError) in
+            var entries = self.entries(of: name)
+            change(&entries)
+            let document: JSONValue = ["version": 1, "entries": .object(entries)]
+            do throws(AtomicFile.Failure) {
+                try AtomicFile.write(Array((document.prettyDescription + "\n").utf8), to: file, mode: 0o600)
+            } catch {
+                throw FlowError("cannot write \(file): \(error.reason)")
             }
-            usleep(1_000)
         }
-        return descriptor
     }
 
     private func makeDirectories() throws(FlowError) {
