@@ -14,9 +14,11 @@ import Glibc
 /// those of two processes do. And closing any descriptor of the file drops the process's lock on it, so the
 /// lock file is opened only here, under that mutex, and closed when the lock is given back.
 package enum RecordLock {
-    /// Held while a thread of this process holds (or waits for) a record lock: a record lock does not keep
-    /// the threads of its own process out.
-    private static let holder = PthreadMutex(())
+    /// Held while a thread of this process holds (or waits for) a record lock, since a record lock does not
+    /// keep the threads of its own process out; its value is the descriptor through which the lock is held, -1
+    /// when it is not. (Not an empty value: ThreadSanitizer takes the access to a value of no size for one to
+    /// the mutex beside it, and reports a race.)
+    private static let holder = PthreadMutex<Int32>(-1)
 
     /// Runs `body` holding the exclusive lock of the file `path`, made (empty, with permissions 0600) if it is
     /// missing; after `patience` without it, or when the file cannot be opened or is not a regular file of this
@@ -30,10 +32,14 @@ package enum RecordLock {
     package static func withLock<Result, Failure: Error>(
         of path: String, patience: Duration, _ body: (_ locked: Bool) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        let outcome: Swift.Result<Result, Failure> = holder.withLock { _ in
+        let outcome: Swift.Result<Result, Failure> = holder.withLock { held in
             let descriptor = lock(path, patience: patience)
+            held = descriptor
             // Closing the descriptor gives the lock back.
-            defer { if descriptor >= 0 { close(descriptor) } }
+            defer {
+                if descriptor >= 0 { close(descriptor) }
+                held = -1
+            }
             do throws(Failure) {
                 return .success(try body(descriptor >= 0))
             } catch {
