@@ -169,9 +169,16 @@ enum RunCommand {
         }
         let tracing = trace?.recorder
         shell.onServiceProblem = { problem in printError("flowhost: \(problem)") }
+        // At a prompt the trace goes to its file after each input, not only when its buffer fills: the person
+        // waits there, and a run ended by a signal (the terminal closed, a kill, Ctrl-C) keeps what was typed.
+        let flushesEachInput = interactive ? trace?.writer : nil
         let session = ShellSession(
             shell: shell, quiet: quiet, interactive: interactive, supervisor: link,
-            perform: { [shell] line, place in await shell.perform(line, tracing: tracing, at: place) })
+            perform: { [shell] line, place in
+                let reply = await shell.perform(line, tracing: tracing, at: place)
+                flushesEachInput?.flush()
+                return reply
+            })
         if watching {
             do {
                 try host.watch()
@@ -181,13 +188,16 @@ enum RunCommand {
         }
         return await session.run(
             start: {
+                let reply: HostShell.Reply
                 if let restoring {
-                    shell.start(
+                    reply = shell.start(
                         restoring: restoring.snapshot,
                         from: link.flatMap(\.restoredSnapshot) ?? restoring.file, tracing: tracing)
                 } else {
-                    await shell.startAndWait(tracing: tracing)
+                    reply = await shell.startAndWait(tracing: tracing)
                 }
+                flushesEachInput?.flush()
+                return reply
             },
             // A failed restore names its snapshot file; failed start requests and deep links, the manifest.
             failedIn: restoring == nil ? "\(manifest.path): " : "", manifestPath: manifest.path,
