@@ -53,6 +53,8 @@ struct FlowHostCommand {
         """
 
     static func main() async {
+        // Before any file is opened: one opened as a closed standard output would get everything printed.
+        StandardDescriptors.openClosedOnes()
         let given = Array(CommandLine.arguments.dropFirst())
         var arguments = given
         let code: ExitCode
