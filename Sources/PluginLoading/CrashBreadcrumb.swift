@@ -103,7 +103,13 @@ package final class CrashBreadcrumb {
         let descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw Self.failure("cannot create \(path)") }
         defer { close(descriptor) }
-        guard ftruncate(descriptor, off_t(Self.pageSize)) == 0 else { throw Self.failure("cannot size \(path)") }
+        // Allocated, not only sized: a page of a sparse file on a full file system (`$TMPDIR` on a full tmpfs)
+        // maps, and the host's first write to it is then a SIGBUS, at every restart.
+        let allocated = posix_fallocate(descriptor, 0, off_t(Self.pageSize))
+        guard allocated == 0 else {
+            errno = allocated
+            throw Self.failure("cannot size \(path)")
+        }
         guard let mapped = mmap(nil, Self.pageSize, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
             mapped != MAP_FAILED
         else { throw Self.failure("cannot map \(path)") }
