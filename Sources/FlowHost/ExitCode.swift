@@ -21,4 +21,7 @@ package enum ExitCode: Int32, CaseIterable {
     case software = 70
     /// An output file (`run --trace FILE`) cannot be created.
     case cannotCreate = 73
+    /// An output file (`run --trace FILE`) could not be written whole (a full disk): a run that went well
+    /// otherwise ends with this, so that what reads the trace next is not handed a part of it as the whole.
+    case outputCutShort = 74
 }

@@ -20,6 +20,8 @@ package final class TraceWriter {
     private var written = 0
     private var descriptor: Int32
     private var buffer: [UInt8] = []
+    /// How many bytes the file holds: the buffers written so far.
+    private var fileSize = 0
     private static let bufferSize = 256 * 1024
 
     /// Creates (or empties) the file at `path` for writing, with the permissions a new file gets; a symbolic
@@ -63,11 +65,23 @@ package final class TraceWriter {
         guard descriptor >= 0, !buffer.isEmpty else { return }
         guard DescriptorWriter.writeAll(buffer, to: descriptor) else {
             failure = TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
+            cutToLastWholeLine()
             Glibc.close(descriptor)
             descriptor = -1
             return
         }
+        fileSize += buffer.count
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Takes a line the failed write left half written (a full disk takes part of a buffer) off the end of
+    /// the file, so that the trace ends at its last whole line, as a run's trace does when the run is killed.
+    private func cutToLastWholeLine() {
+        let end = lseek(descriptor, 0, SEEK_CUR)
+        guard end >= fileSize else { return }
+        let written = buffer.prefix(Int(end) - fileSize)
+        let whole = written.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+        _ = ftruncate(descriptor, off_t(fileSize + whole))
     }
 
     /// Flushes and closes the file; writing after this does nothing.

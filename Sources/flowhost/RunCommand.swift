@@ -67,6 +67,21 @@ enum RunCommand {
         """ + HostShell.help(openExample: nil).joined(separator: "\n")
 
     static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
+        // The trace is closed when the run ends, whether it returns or throws; a trace cut short changes the
+        // code a run that went well returns (``RunTrace/close(after:)``).
+        var trace: RunTrace?
+        let code: ExitCode
+        do {
+            code = try await run(arguments, tracing: &trace)
+        } catch {
+            _ = trace?.close(after: .ok)
+            throw error
+        }
+        return trace?.close(after: code) ?? code
+    }
+
+    /// The run of ``run(_:)``, which sets `traced` to the run's trace as soon as it is open.
+    private static func run(_ arguments: [String], tracing traced: inout RunTrace?) async throws(Exit) -> ExitCode {
         let parsed = try Arguments(arguments, spec: FlowHostCommandLine.run)
         if parsed.flags.contains("--help") {
             print(usage + "\n" + details)
@@ -95,7 +110,7 @@ enum RunCommand {
         if let script { runFiles.append(RunFile("script", script.name)) }
         let restored = restoring.map { [RunFile("snapshot", $0.file)] } ?? []
         let trace = try RunTrace.open(parsed, sparing: runFiles + restored)
-        defer { trace?.close() }
+        traced = trace
         let savedOverNever = runFiles + (trace.map { [RunFile("trace", $0.writer.path)] } ?? [])
         let link: SupervisorLink?
         do {

@@ -56,12 +56,14 @@ struct RunTrace {
         return RunTrace(writer: writer, recorder: recorder)
     }
 
-    /// Ends the trace and closes the file; a write that failed is reported once, as a warning.
-    func close() {
+    /// Ends the trace and closes the file, after a run that ended with `code`. A write that failed is said in
+    /// one line, and a run that went well then ends with ``ExitCode/outputCutShort`` (74): its trace is not
+    /// whole; another failure's code stands.
+    func close(after code: ExitCode) -> ExitCode {
         recorder.finish()
         writer.close()
-        if let failure = writer.failure {
-            printWarning("flowhost: warning: \(failure.description); the trace is cut short")
-        }
+        guard let failure = writer.failure else { return code }
+        printError("flowhost: \(failure.description); the trace is cut short")
+        return code == .ok ? .outputCutShort : code
     }
 }

@@ -1,0 +1,34 @@
+import Glibc
+import Testing
+
+/// `run --trace FILE` with FILE on a file system that fills up during the run (a 12 KiB one, for a trace of
+/// some 50 KB).
+struct FullDiskTraceTests {
+    @Test(.enabled(if: geteuid() == 0, "mounting a small file system needs root"))
+    func aTraceCutShortByAFullDiskEndsAtAWholeLineAndTheRunExits74() throws {
+        let directory = try TemporaryDirectory()
+        let full = directory.path + "/full"
+        try #require(mkdir(full, 0o700) == 0)
+        try #require(mount("tmpfs", full, "tmpfs", 0, "size=12k,mode=0700") == 0)
+        defer { umount2(full, Int32(MNT_DETACH)) }
+        let trace = full + "/run.jsonl"
+
+        let run = try Subprocess.flowhost(
+            [
+                "run", Repository.path("manifests/demo.json"), "--script", Repository.path("manifests/demo.flow"),
+                "--quiet", "--trace", trace,
+            ], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        // Before, the run exited 0 with a warning, and the trace's last line was half written.
+        #expect(run.status == 74, "\(run.standardError)")
+        #expect(
+            run.errorLines == [
+                "flowhost: \(trace): cannot write the trace: No space left on device; the trace is cut short"
+            ], "\(run.standardError)")
+        let written = try readText(trace)
+        #expect(!written.isEmpty && written.hasSuffix("\n"), "\(written.suffix(200))")
+        let replay = try Subprocess.flowhost(
+            ["replay", trace], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+        #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
+    }
+}
