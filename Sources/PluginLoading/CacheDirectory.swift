@@ -36,7 +36,23 @@ package struct CacheDirectory: Sendable {
 
     /// Why the directory is not used, as one line naming it; `nil` when it is private or not made yet.
     package var problem: String? {
-        PrivateDirectory.problem(path).map { PrivateDirectory.refusal(path, $0, purpose: "cache").message }
+        let problem = PrivateDirectory.problem(path) ?? notADirectory
+        return problem.map { PrivateDirectory.refusal(path, $0, purpose: "cache").message }
+    }
+
+    /// A file at the directory's path, or on the way to it (`XDG_CACHE_HOME` naming a file): nothing could be
+    /// kept there, and the cache's writes, which fail without a word (a cache is rebuilt, never an error), would
+    /// never say so.
+    private var notADirectory: String? {
+        var status = stat()
+        var place = path
+        while stat(place, &status) != 0 {
+            let parent = parentDirectory(of: place)
+            guard parent != place else { return nil }
+            place = parent
+        }
+        guard status.st_mode & S_IFMT != S_IFDIR else { return nil }
+        return place == path ? "it is not a directory" : "\(place) is not a directory"
     }
 
     /// The entries of file `name` whose keys are absolute paths; empty when it is missing, unreadable, not

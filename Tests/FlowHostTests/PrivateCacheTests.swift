@@ -86,6 +86,27 @@ struct PrivateCacheTests {
             ) == true, "\(run.standardError)")
         #expect(access(cache + "/flowhost/" + ProbeCache.fileName, F_OK) != 0)  // nothing written there
     }
+
+    /// `XDG_CACHE_HOME` naming a file, or a file where the cache directory would be: nothing could be kept, and
+    /// the warning says so. Before, the registry and the quarantine were never written, without a word.
+    @Test(arguments: ["file", "flowhost"])
+    func aFileWhereTheCacheDirectoryWouldBeIsWarnedOf(planted: String) throws {
+        let lab = try CacheLab()
+        let cache = lab.temporary.path + "/cache"
+        try #require(mkdir(cache, 0o700) == 0)
+        let file = try lab.temporary.file("cache/\(planted)", containing: Array("not a directory".utf8))
+        let home = planted == "file" ? file : cache
+
+        let run = try lab.flowhost(["validate", lab.manifest], cache: home)
+
+        #expect(run.status == 0)
+        let problem = planted == "file" ? "\(file) is not a directory" : "it is not a directory"
+        #expect(
+            run.errorLines.first
+                == "flowhost: warning: the cache directory \(home)/flowhost is not used: \(problem); remove it, or make "
+                + "it yours with mode 0700; plugins are probed every time and nothing is quarantined",
+            "\(run.standardError)")
+    }
 }
 
 /// A copy of the welcome plugin and a manifest for it; each run names its own cache.
