@@ -97,15 +97,22 @@ package struct SupervisorLink {
         try CrashBreadcrumb(path: Self.breadcrumbPath(in: directory))
     }
 
-    /// Saves where `host` is, for a restart to come back to; a failure is a warning, since the run goes on.
+    /// Saves where `host` is, for a restart to come back to; a failure is a warning, since the run goes on,
+    /// said once until a save works again (a full `$TMPDIR` fails every save, after every command).
     @MainActor
     package func save(_ host: Host) {
         do {
             try host.snapshot().write(to: Self.snapshotPath(in: directory), durable: false)
+            Self.saveFailed = false
         } catch {
+            guard !Self.saveFailed else { return }
+            Self.saveFailed = true
             printWarning("flowhost: warning: \(error.description); a restart after a crash starts afresh")
         }
     }
+
+    /// Whether the last ``save(_:)`` failed, and said so.
+    @MainActor private static var saveFailed = false
 
     /// Tells the supervisor `message`.
     package func send(_ message: SupervisorMessage) {

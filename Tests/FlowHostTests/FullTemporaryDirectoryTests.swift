@@ -34,5 +34,8 @@ struct FullTemporaryDirectoryTests {
         #expect(!run.standardError.contains("SIGBUS"))
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("breadcrumb: No space left on device"))
+        // Every command's snapshot fails too: said once, not after each of them.
+        let unsaved = run.errorLines.filter { $0.hasSuffix("a restart after a crash starts afresh") }
+        #expect(unsaved.count == 1, "\(run.standardError)")
     }
 }
