@@ -1,3 +1,4 @@
+import CProcessControl
 import FlowHost
 import FlowKit
 import FlowShell
@@ -58,6 +59,7 @@ package enum Supervisor {
             return .software
         }
         defer { remove(directory) }
+        removeWhenTerminated(directory)
         signal(SIGPIPE, SIG_IGN)  // A host that dies while a command is written to it is reported, not fatal.
 
         let input = CommandInput(script: script)
@@ -149,13 +151,28 @@ package enum Supervisor {
         }
     }
 
-    private static func remove(_ directory: String) {
-        for file in [
+    /// The files the supervisor may keep in its directory.
+    private static func files(in directory: String) -> [String] {
+        [
             SupervisorLink.snapshotPath(in: directory), SupervisorLink.breadcrumbPath(in: directory),
             SupervisorLink.unwaitedReloadsPath(in: directory),
-        ] {
-            unlink(file)
-        }
+        ]
+    }
+
+    private static func remove(_ directory: String) {
+        _ = flowhost_remove_when_terminated(nil, 0)
+        for file in files(in: directory) { unlink(file) }
         rmdir(directory)
+    }
+
+    /// Removes the directory, with the session's state in its snapshot, when a signal ends the supervisor
+    /// (SIGTERM, the terminal closed, Ctrl-C while a command runs), which runs no `defer`; before the prompt's
+    /// handlers of the same signals, which restore the terminal first and then hand the signal on to this.
+    private static func removeWhenTerminated(_ directory: String) {
+        // Copied by the call, which keeps them for the handler.
+        let copies = (files(in: directory) + [directory]).map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        let paths: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
+        _ = paths.withUnsafeBufferPointer { flowhost_remove_when_terminated($0.baseAddress, Int32($0.count)) }
     }
 }

@@ -1,0 +1,61 @@
+// The supervisor's private directory (its snapshot, its breadcrumb), removed when a signal ends the supervisor:
+// a `defer` does not run then, and the directory, with the session's state in its snapshot, stayed in $TMPDIR.
+#include "CProcessControl.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { capacity = 8 };
+static const int signals[] = {SIGTERM, SIGHUP, SIGINT};
+enum { signal_count = sizeof(signals) / sizeof(signals[0]) };
+
+// Written once, before the handlers are installed; read only by the handler, while the count says.
+static char *removed[capacity];
+static volatile sig_atomic_t removed_count;
+static struct sigaction previous[signal_count];
+static int installed;
+
+static void remove_and_resignal(int number) {
+    int saved = errno;
+    int count = removed_count;
+    for (int index = 0; index < count; index++) {
+        if (index == count - 1) rmdir(removed[index]); else unlink(removed[index]);
+    }
+    for (int index = 0; index < signal_count; index++) {
+        // Blocked while this handler runs: delivered, with the action before this one, as it returns.
+        if (signals[index] == number) sigaction(number, &previous[index], NULL);
+    }
+    errno = saved;
+    raise(number);
+}
+
+int flowhost_remove_when_terminated(const char *const *paths, int count) {
+    if (count == 0) {
+        removed_count = 0;  // the copies stay: a handler running now may be reading them
+        return 0;
+    }
+    if (count < 0 || count > capacity || installed) {
+        errno = installed ? EBUSY : EINVAL;
+        return -1;
+    }
+    for (int index = 0; index < count; index++) {
+        removed[index] = strdup(paths[index]);
+        if (removed[index] == NULL) return -1;
+    }
+    for (int index = 0; index < signal_count; index++) {
+        if (sigaction(signals[index], NULL, &previous[index]) != 0) return -1;
+        if (previous[index].sa_handler == SIG_IGN) continue;  // nohup's, say: stays ignored
+        struct sigaction action;
+        memset(&action, 0, sizeof(action));
+        action.sa_handler = remove_and_resignal;
+        sigfillset(&action.sa_mask);
+        action.sa_flags = SA_RESTART;
+        if (sigaction(signals[index], &action, NULL) != 0) return -1;
+    }
+    installed = 1;
+    removed_count = count;
+    return 0;
+}
