@@ -12,11 +12,15 @@ package enum StandardDescriptors {
     package static func openClosedOnes() {
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
             guard fcntl(descriptor, F_GETFD) == -1, errno == EBADF else { continue }
-            let null = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+            // Closed on exec as every descriptor flowhost opens is, until it is the standard one, which the
+            // programs flowhost starts inherit.
+            let null = open("/dev/null", (descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY) | O_CLOEXEC)
             guard null >= 0 else { continue }
             // The lowest free descriptor: `descriptor` itself, since those below it are open by now.
-            if null != descriptor {
-                dup2(null, descriptor)
+            if null == descriptor {
+                _ = fcntl(descriptor, F_SETFD, 0)
+            } else {
+                dup2(null, descriptor)  // the copy is not closed on exec
                 close(null)
             }
         }
