@@ -10,9 +10,12 @@ import HostSupport
 /// twice, loses its descriptors or exits without having said it would, the supervisor says so, naming the
 /// plugin whose code was running (from the host's ``CrashBreadcrumb`` page, ``SupervisorIncident``),
 /// quarantines the entry point that crashed, starts a new host at the snapshot saved after the last command,
-/// and goes on reading commands: the person is back on the same screen, and that entry point fails cleanly. More than ``restartLimit`` restarts within
-/// ``restartWindow``, or more than ``capRestartLimit`` restarts at the cap of generations within it with no
-/// command carried out between them, and it gives up with exit 70.
+/// and goes on reading commands: the person is back on the same screen, and that entry point fails cleanly.
+/// More than ``restartLimit`` restarts within ``restartWindow``, or more than ``capRestartLimit`` restarts at
+/// the cap of generations within it with no command carried out between them, and it gives up with exit 70.
+/// A host that dies of SIGPIPE writing to the standard output it shares with the supervisor, when no one
+/// reads that any more (``BrokenPipe``), is no incident: the supervisor ends by SIGPIPE too, as a run without
+/// `--supervise` does.
 @MainActor
 package enum Supervisor {
     static let restartLimit = 5
@@ -80,7 +83,14 @@ package enum Supervisor {
                 environment: environment(directory: directory, source: hostSource, restart: restart, token: token),
                 onLines: input.printAbove, passesErrorsWhole: usesOwnBacktracer)
         }
-        return await session.run()
+        let code = await session.run()
+        if session.outputClosed {
+            // The host is gone: what is left is this process's own end, its files removed first.
+            input.close()
+            remove(directory)
+            BrokenPipe.endProcess()
+        }
+        return code
     }
 
     /// The run's arguments for a host: without `--supervise` and `--script` (the supervisor reads the

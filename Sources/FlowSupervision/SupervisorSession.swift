@@ -47,6 +47,10 @@ final class SupervisorSession {
     /// Set when the session gives up (the host speaks another wire protocol, or asks to restart at the cap
     /// too often): it ends with exit 70 once the host is gone.
     private var givingUp = false
+    /// Set when the host died of SIGPIPE with the supervisor's standard output, which the host shares, a pipe
+    /// or socket no one reads any more (``BrokenPipe``): no incident. The session ends at once, its exit code
+    /// moot: the supervisor then ends by SIGPIPE (``Supervisor/run(_:script:hangTimeout:)``).
+    private(set) var outputClosed = false
     private(set) var host: SupervisedHost?
     /// The token of the current host's start, which its ``SupervisorMessage/restarting(plugin:generation:cap:token:)`` carries.
     private var startToken = ""
@@ -259,6 +263,11 @@ final class SupervisorSession {
             case .exited(let status):
                 if case .exiting = phase { return finish(status: status) }
                 cause = .exited(status: status, when: when)
+            case .signaled(SIGPIPE) where BrokenPipe.isBroken(STDOUT_FILENO):
+                // It wrote to the standard output it shares with the supervisor, which no one reads now: ended
+                // as a run without `--supervise` would be, quietly: no restart, no blame, no quarantine.
+                outputClosed = true
+                return .software
             case .signaled(let signal) where ProcessInfoLite.signalsFromOutside.contains(signal):
                 cause = .stoppedFromOutside(signal: signal)
             case .signaled(let signal):
