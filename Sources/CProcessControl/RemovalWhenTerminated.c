@@ -1,4 +1,4 @@
-// The supervisor's private directory (its snapshot, its breadcrumb), removed when a signal ends the supervisor:
+// The supervisor's private directory (its snapshot, its breadcrumb), removed when SIGTERM or SIGHUP ends it:
 // a `defer` does not run then, and the directory, with the session's state in its snapshot, stayed in $TMPDIR.
 #include "CProcessControl.h"
 
@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 enum { capacity = 8 };
-static const int signals[] = {SIGTERM, SIGHUP, SIGINT};
+// Not SIGINT: Ctrl-C during a `wait` typed at the prompt is taken for a while as the wait's end
+// (`KeyboardInterrupt`, which installs a handler of its own only where SIGINT has its default action).
+static const int signals[] = {SIGTERM, SIGHUP};
 enum { signal_count = sizeof(signals) / sizeof(signals[0]) };
 
 // Written once, before the handlers are installed; read only by the handler, while the count says.

@@ -175,9 +175,10 @@ package enum Supervisor {
         rmdir(directory)
     }
 
-    /// Removes the directory, with the session's state in its snapshot, when a signal ends the supervisor
-    /// (SIGTERM, the terminal closed, Ctrl-C while a command runs), which runs no `defer`; before the prompt's
-    /// handlers of the same signals, which restore the terminal first and then hand the signal on to this.
+    /// Removes the directory, with the session's state in its snapshot, when SIGTERM or SIGHUP (the terminal
+    /// closed) ends the supervisor, which runs no `defer`; before the prompt's handlers of the same signals,
+    /// which restore the terminal first and then hand the signal on to this. Not SIGINT, which a `wait` typed
+    /// at the prompt takes for a while (``KeyboardInterrupt``).
     private static func removeWhenTerminated(_ directory: String) {
         // Copied by the call, which keeps them for the handler.
         let copies = (files(in: directory) + [directory]).map { strdup($0) }

@@ -2,11 +2,11 @@ import Glibc
 import Testing
 
 /// A supervisor at its prompt ended by a signal, as a person or a system ends it: the terminal closed (SIGHUP),
-/// a stop from a service manager (SIGTERM), Ctrl-C's signal. It removes its directory in `$TMPDIR`, whose
+/// a stop from a service manager (SIGTERM). It removes its directory in `$TMPDIR`, whose
 /// snapshot holds the session's state, as its normal end does; before, a `defer` that no signal runs was all
 /// that removed it, and each such end left one behind.
 struct SupervisorTerminationTests {
-    @Test(arguments: [SIGHUP, SIGTERM, SIGINT])
+    @Test(arguments: [SIGHUP, SIGTERM])
     func aSignalLeavesNoDirectoryOfTheSupervisorsBehind(signal: Int32) throws {
         let directory = try TemporaryDirectory()
         let temporary = directory.path + "/tmp"

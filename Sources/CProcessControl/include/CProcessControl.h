@@ -78,8 +78,8 @@ int flowhost_keep_signal_action(int number);
 /// One sigaction(2) per recorded signal when nothing changed.
 int flowhost_put_back_signal_actions(int *replaced, int capacity);
 
-/// Removes `paths` (files first, then the directory that holds them, last) when the process is ended by SIGTERM,
-/// SIGHUP or SIGINT, then lets the signal do what it did before: the handler puts back the action it replaced
+/// Removes `paths` (files first, then the directory that holds them, last) when the process is ended by SIGTERM
+/// or SIGHUP, then lets the signal do what it did before: the handler puts back the action it replaced
 /// and raises the signal again. The paths are copied; at most 8; once per process. A signal the process ignores
 /// stays ignored. With `count` 0, removes nothing from then on (the handlers stay, and only chain). Returns 0, or
 /// -1 with errno set.
