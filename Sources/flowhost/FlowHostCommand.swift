@@ -55,6 +55,9 @@ struct FlowHostCommand {
     static func main() async {
         // Before any file is opened: one opened as a closed standard output would get everything printed.
         StandardDescriptors.openClosedOnes()
+        // Before the line editor's handler and a supervised host's crash handler, which end the process through
+        // it: the Swift runtime's backtracer took SIGQUIT, and returned from a `kill -QUIT` with flowhost running.
+        QuitSignal.endsTheProcess()
         let given = Array(CommandLine.arguments.dropFirst())
         var arguments = given
         let code: ExitCode

@@ -282,7 +282,7 @@ struct LineEditorTerminalTests {
         #expect(try terminal.isCooked())
     }
 
-    @Test(arguments: [(SIGTERM, true), (SIGHUP, true), (SIGINT, true), (SIGKILL, false)])
+    @Test(arguments: [(SIGTERM, true), (SIGHUP, true), (SIGINT, true), (SIGQUIT, true), (SIGKILL, false)])
     func aSignalEndsTheProgramAndTheModesAreGivenBackUnlessItCannotBeCaught(signal: Int32, restored: Bool) throws {
         let directory = try TemporaryDirectory()
         let shell = try start(in: directory)
