@@ -31,6 +31,22 @@ struct Subprocess {
             environment: environment, terminal: terminal)
     }
 
+    /// This process's environment, which a program the tests start gets before its own variables, without
+    /// `NO_COLOR`, so that a developer's setting does not change the results.
+    static func inheritedVariables() -> [String: String] {
+        var variables: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") {
+                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        variables["NO_COLOR"] = nil
+        return variables
+    }
+
     /// Runs `executable` with `arguments` and waits for it.
     ///
     /// - Parameters:
@@ -47,16 +63,7 @@ struct Subprocess {
         _ executable: String, _ arguments: [String], input: String? = nil, inputDescriptor: Int32? = nil,
         environment: [String: String?] = [:], terminal: Bool = false, entries: [[UInt8]] = []
     ) throws -> Subprocess {
-        var variables: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
-        variables["NO_COLOR"] = nil
+        var variables = inheritedVariables()
         for (name, value) in environment { variables[name] = value }
         Sanitizer.setChildOptions(in: &variables)
 

@@ -49,16 +49,7 @@ private final class PipedRun {
     private let errors: Int32
 
     init(_ arguments: [String], environment: [String: String]) throws {
-        var variables: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
-        variables["NO_COLOR"] = nil
+        var variables = Subprocess.inheritedVariables()
         variables.merge(environment) { $1 }
         Sanitizer.setChildOptions(in: &variables)
         let pipes = try (0..<3).map { _ in try #require(PipeDescriptors.make()) }

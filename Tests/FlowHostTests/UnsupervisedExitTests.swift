@@ -14,10 +14,7 @@ struct UnsupervisedExitTests {
         let run = lab.run
         #expect(run.status == 70, "\(run.standardError)")
         #expect(
-            run.errorLines == [
-                "flowhost: plugin 'hangy' (\(lab.hangy)) called exit(0) in the host's process; the run ended there, "
-                    + "unfinished (exit 70)"
-            ])
+            run.errorLines == [Self.line(plugin: "hangy", library: lab.hangy)])
         #expect(run.outputLines.contains("> send hangy.exit0"), "\(run.standardOutput)")
     }
 
@@ -46,10 +43,7 @@ struct UnsupervisedExitTests {
         let run = lab.run
         #expect(run.status == 70, "\(run.standardError)")
         #expect(
-            run.errorLines == [
-                "flowhost: plugin 'hangy' (\(lab.hangy)) called exit(0) in the host's process; the run ended there, "
-                    + "unfinished (exit 70)"
-            ])
+            run.errorLines == [Self.line(plugin: "hangy", library: lab.hangy)])
     }
 
     /// A library whose constructor calls `exit`, loaded with `--trust` (no probe process to take it first): the
@@ -73,10 +67,13 @@ struct UnsupervisedExitTests {
             environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
         #expect(run.status == 70, "\(run.standardError)")
         #expect(
-            run.errorLines == [
-                "flowhost: plugin 'bad' (\(bad)) called exit(0) in the host's process; the run ended there, "
-                    + "unfinished (exit 70)"
-            ], "\(run.standardError)")
+            run.errorLines == [Self.line(plugin: "bad", library: bad)], "\(run.standardError)")
+    }
+
+    /// The line for plugin `plugin`'s `exit(0)`.
+    private static func line(plugin: String, library: String) -> String {
+        "flowhost: plugin '\(plugin)' (\(library)) called exit(0) in the host's process; the run ended there, "
+            + "unfinished (exit 70)"
     }
 
     /// The line is written raw, as the process ends, not through the console that cleans every other line: a
