@@ -16,20 +16,9 @@ package enum QuitSignal {
     /// process through it.
     package static func endsTheProcess() {
         var current = sigaction()
-        guard sigaction(SIGQUIT, nil, &current) == 0, !current.ignores else { return }
+        guard sigaction(SIGQUIT, nil, &current) == 0, !current.ignoresTheSignal else { return }
         var standard = sigaction()
         sigemptyset(&standard.sa_mask)
         sigaction(SIGQUIT, &standard, nil)
-    }
-}
-
-extension sigaction {
-    /// Whether this action ignores the signal (its handler is `SIG_IGN`).
-    fileprivate var ignores: Bool {
-        var handler = __sigaction_handler
-        var ignore = SIG_IGN
-        return withUnsafeBytes(of: &handler) { current in
-            withUnsafeBytes(of: &ignore) { current.elementsEqual($0.prefix(current.count)) }
-        }
     }
 }

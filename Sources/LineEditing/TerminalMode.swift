@@ -119,7 +119,7 @@ final class TerminalMode: Sendable {
     @discardableResult
     private static func install(_ handler: Handler, for signal: Int32) -> Bool {
         let previous = previousActions + Int(signal)
-        guard sigaction(signal, nil, previous) == 0, !previous.pointee.isIgnore else { return false }
+        guard sigaction(signal, nil, previous) == 0, !previous.pointee.ignoresTheSignal else { return false }
         var action = sigaction()
         action.__sigaction_handler.sa_sigaction = handler
         // On the alternate stack where there is one, so that a stack overflow still gives the modes back.
@@ -256,11 +256,4 @@ private func wakeReader() {
 private func writeNewline() {
     var newline: (UInt8, UInt8) = (0x0D, 0x0A)
     _ = withUnsafeBytes(of: &newline) { write(signalContext.pointee.output, $0.baseAddress, 2) }
-}
-
-extension sigaction {
-    /// Whether this action ignores the signal.
-    fileprivate var isIgnore: Bool {
-        unsafeBitCast(__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
-    }
 }
