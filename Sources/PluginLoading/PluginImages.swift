@@ -86,28 +86,26 @@ package enum PluginImages {
     /// The plugin, and its library (the file found through the search path), whose image noted so far holds
     /// the code at `address`; `nil` for code of no plugin's.
     package static func plugin(holdingCodeAt address: UInt64) -> (plugin: String, library: String)? {
-        state.withLock { state in
-            state.ranges.indices.first { state.ranges[$0].start <= address && address < state.ranges[$0].end }
-                .map { state.owners[$0] }
-        }
+        state.withLock { owner(of: address, in: $0) }
     }
 
     /// The plugin, and its library, whose image holds the code at the first of `addresses` that one holds; `nil`
     /// when none does, or when another thread holds the images' lock: for a child that plugin code forked, where
     /// a lock held at the fork (a plugin loading on another thread) is never given back.
     package static func plugin(holdingCodeAtFirstOf addresses: [UInt64]) -> (plugin: String, library: String)? {
-        typealias Owner = (plugin: String, library: String)
-        let found = state.withLockIfFree { state -> Owner? in
+        let found = state.withLockIfFree { state -> (plugin: String, library: String)? in
             for address in addresses {
-                if let index = state.ranges.indices.first(where: {
-                    state.ranges[$0].start <= address && address < state.ranges[$0].end
-                }) {
-                    return state.owners[index]
-                }
+                if let owner = owner(of: address, in: state) { return owner }
             }
             return nil
         }
         return found ?? nil
+    }
+
+    /// The plugin and library of the image noted in `state` whose code holds `address`.
+    private static func owner(of address: UInt64, in state: State) -> (plugin: String, library: String)? {
+        state.ranges.indices.first { state.ranges[$0].start <= address && address < state.ranges[$0].end }
+            .map { state.owners[$0] }
     }
 
     /// The plugin whose library a thread is opening now, and that thread (``opening(plugin:library:_:)``).
