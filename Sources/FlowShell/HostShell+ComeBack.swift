@@ -1,4 +1,5 @@
 import HostSupport
+import PluginLoading
 
 extension HostShell {
     /// Changes back to the directory the run started in when plugin code changed the working directory
@@ -20,6 +21,14 @@ extension HostShell {
     /// `the start`), or in a plugin's load since the last check, and says which, one line each
     /// (``SignalHandlers``). Called after each input, before its output, by whatever runs them; one `sigaction`
     /// per handler the host installed.
+    /// What whatever runs inputs checks after each one, in `place`, before its output: a child that plugin code
+    /// forked and that came back into the host's code ends itself (``ForkedChild``), rather than go on as a
+    /// second host and print the output again; signal handlers that plugin code replaced are put back.
+    package static func checkAfterInput(in place: String) {
+        ForkedChild.endIfCameBack(in: place)
+        putBackSignalHandlers(in: place)
+    }
+
     package static func putBackSignalHandlers(in place: String) {
         SignalHandlers.putBack(by: "plugin code", "in \(place)")
         for departure in SignalHandlers.takeDepartures() { printWarning("flowhost: warning: \(departure)") }

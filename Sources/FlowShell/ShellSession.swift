@@ -114,14 +114,12 @@ package final class ShellSession {
         // A `wait reload` returns at once for a reload the host this one replaces at the cap saw.
         if let supervisor { shell.reloadWait.carryOver(reloadsOf: supervisor.takeUnwaitedReloads()) }
         var started = await start()
-        ForkedChild.endIfCameBack(in: "the start")
-        HostShell.putBackSignalHandlers(in: "the start")
+        HostShell.checkAfterInput(in: "the start")
         var failedIn = failedIn
         emit(started)
         if started.status == .ok, let url {
             started = await perform("open \(url)", nil)
-            ForkedChild.endIfCameBack(in: "`open \(PrintableText.sanitized(url))`")
-            HostShell.putBackSignalHandlers(in: "`open \(PrintableText.sanitized(url))`")
+            HostShell.checkAfterInput(in: "`open \(PrintableText.sanitized(url))`")
             failedIn = "\(manifestPath): "
             emit(started)
         }
@@ -214,8 +212,7 @@ package final class ShellSession {
             let reply = await perform(line, "\(source):\(lineNumber)")
             // Before its output: a child plugin code forked that came back would print it again.
             let place = "`\(PrintableText.sanitized(line))` (\(source):\(lineNumber))"
-            ForkedChild.endIfCameBack(in: place)
-            HostShell.putBackSignalHandlers(in: place)
+            HostShell.checkAfterInput(in: place)
             emit(reply, to: line)
             HostShell.comeBack()  // before a supervisor's snapshot is saved, and the next command
             switch reply.status {

@@ -3,7 +3,6 @@ import FlowKit
 import FlowManifest
 import FlowShell
 import HostSupport
-import PluginLoading
 
 /// Runs a script once per simulated subject (`flowhost run --subjects N --script FILE`): each subject gets
 /// a fresh host (sharing one ``PluginRegistry``, so plugins load once), and `$SUBJECT` in the script
@@ -161,12 +160,12 @@ package final class SubjectRunner {
             }
         }
         var reply = await shell.startAndWait(tracing: trace)
-        Self.checkAfterInput(in: "the start", for: subject)
+        HostShell.checkAfterInput(in: "the start for \(subject)")
         if let stopped = failure(reply, line: 0) { return stopped }
         if let openURL {
             HostShell.comeBack()
             reply = await shell.perform("open \(openURL)", tracing: trace)
-            Self.checkAfterInput(in: "`open \(PrintableText.sanitized(openURL))`", for: subject)
+            HostShell.checkAfterInput(in: "`open \(PrintableText.sanitized(openURL))` for \(subject)")
             if let stopped = failure(reply, line: 0) { return stopped }
         }
         // A request that failed or found no route, held while the next line may expect that outcome, as a
@@ -186,22 +185,12 @@ package final class SubjectRunner {
             } else {
                 reply = await shell.perform(command)
             }
-            Self.checkAfterInput(in: "`\(PrintableText.sanitized(command))` (\(line.at))", for: subject)
+            HostShell.checkAfterInput(in: "`\(PrintableText.sanitized(command))` (\(line.at)) for \(subject)")
             if reply.status == .quit { break }
             guard let stopped = failure(reply, line: index + 1) else { continue }
             guard reply.isRequestFailure else { return stopped }
             held = stopped
         }
         return held
-    }
-
-    /// What a script run without subjects checks after each input (``ShellSession``), before the next: a child
-    /// that plugin code forked and that came back into the host's code ends itself (``ForkedChild``), rather
-    /// than run the remaining subjects a second time and write into the trace; signal handlers that plugin code
-    /// replaced are put back.
-    private static func checkAfterInput(in place: String, for subject: String) {
-        let place = "\(place) for \(subject)"
-        ForkedChild.endIfCameBack(in: place)
-        HostShell.putBackSignalHandlers(in: place)
     }
 }
