@@ -120,15 +120,28 @@ void flowhost_hold_child_signal(void) {
 void flowhost_release_child_signal(void) {
     int put_back = 0;
     pthread_mutex_lock(&child_signal_lock);
-    if (child_signal_holds > 0 && --child_signal_holds == 0 && child_handler_held) {
-        child_handler_held = 0;
+    if (child_signal_holds > 0 && --child_signal_holds == 0) {
         struct sigaction current;
-        put_back = sigaction(SIGCHLD, NULL, &current) == 0 && current.sa_handler == SIG_DFL &&
-                   sigaction(SIGCHLD, &held_child_handler, NULL) == 0;
+        if (sigaction(SIGCHLD, NULL, &current) == 0 && current.sa_handler == SIG_DFL) {
+            // A probe's end is still pending when the thread that started it blocks SIGCHLD (a dispatch worker
+            // does) and no other thread has taken it yet: a handler installed after would run for a child that
+            // was never its own. Setting the disposition that ignores it again discards what is pending.
+            sigaction(SIGCHLD, &current, NULL);
+            put_back = child_handler_held && sigaction(SIGCHLD, &held_child_handler, NULL) == 0;
+        }
+        child_handler_held = 0;
     }
     pthread_mutex_unlock(&child_signal_lock);
-    // Unlocked: the handler may run on this thread at once, and may wait for a probe of its own.
-    if (put_back) kill(getpid(), SIGCHLD);
+    if (!put_back) return;
+    // Raised on this thread with SIGCHLD let through for the moment, the signal reaches the handler before this
+    // returns (sent to the process, it waited for whichever thread took it next, and the probe's caller went on
+    // first); unlocked, since the handler may wait for a probe of its own.
+    sigset_t child, previous;
+    sigemptyset(&child);
+    sigaddset(&child, SIGCHLD);
+    pthread_sigmask(SIG_UNBLOCK, &child, &previous);
+    raise(SIGCHLD);
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
 }
 
 // Per thread: a thread's fork is its own, and the child keeps only the forking thread's copy.
