@@ -14,7 +14,8 @@ import Synchronization
 /// The way out: ``restore()`` on the normal paths, an `atexit` handler for any `exit()`, and signal
 /// handlers that restore the modes and then let the signal do what it did before (SIGINT, unless a
 /// `KeyboardInterrupt` catch takes it: the modes then stay as they are; SIGTERM,
-/// SIGHUP, SIGQUIT, and the crashes SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP). SIGTSTP restores
+/// SIGHUP, SIGQUIT, and the crashes SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS; one of the crashes'
+/// that another process sent ends the program by it: ``SentFaultSignal``). SIGTSTP restores
 /// them before the program stops and SIGCONT makes them raw or quiet again; SIGCONT and SIGWINCH also wake the
 /// reader through ``wakeDescriptor`` so that it draws the line again. One per process: signal handlers are
 /// process-wide.
@@ -87,7 +88,7 @@ final class TerminalMode: Sendable {
     // MARK: - Signals
 
     private static let terminating = [
-        SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP,
+        SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS,
     ]
 
     private static func installHandlers() {
@@ -199,6 +200,18 @@ private func restoreAndResignal(_ signal: Int32, _ info: SignalInformation?, _: 
     if was != .saved {
         setModes(.saved)
         if was == .raw { writeNewline() }
+    }
+    // A fault's signal another process sent (`kill -SEGV`) ends the program by it: raised again here, the
+    // handler behind (the runtime's backtracer) would take it for this process's own, report a crash that was
+    // none, and return with the program running on.
+    let fault: Bool
+    switch signal {
+    case SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP: fault = true
+    default: fault = false
+    }
+    if fault, SentFaultSignal.cameFromAnotherProcess(info) {
+        SentFaultSignal.endByIt(signal)
+        return
     }
     sigaction(signal, previousActions + Int(signal), nil)
     let raisedByHardware: Bool

@@ -58,6 +58,9 @@ struct FlowHostCommand {
         // Before the line editor's handler and a supervised host's crash handler, which end the process through
         // it: the Swift runtime's backtracer took SIGQUIT, and returned from a `kill -QUIT` with flowhost running.
         QuitSignal.endsTheProcess()
+        // The same for a fault's signal another process sent (`kill -SEGV`): the backtracer reported a crash that
+        // was none and returned, with flowhost running on.
+        SentFaultSignal.endsTheProcess()
         let given = Array(CommandLine.arguments.dropFirst())
         var arguments = given
         let code: ExitCode

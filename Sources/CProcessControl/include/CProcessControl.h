@@ -5,6 +5,7 @@
 // host waits for a probe; and a note of each fork(2), to tell a child plugin code forked that came back into
 // the host's code; and the host's own signal actions, to put back those plugin code replaced.
 #pragma once
+#include <signal.h>
 #include <sys/types.h>
 
 /// Has the kernel kill this process (SIGKILL, which it cannot block or ignore) when its parent ends, and
@@ -78,6 +79,23 @@ int flowhost_keep_signal_action(int number);
 /// numbers of the signals it put back, lowest first, to `replaced` (at most `capacity`) and returns how many.
 /// One sigaction(2) per recorded signal when nothing changed.
 int flowhost_put_back_signal_actions(int *replaced, int capacity);
+
+/// 1 when `info` is a signal another process sent (kill(2), sigqueue(3), tgkill(2): si_code SI_USER, SI_QUEUE or
+/// SI_TKILL, si_pid not this process), such as `kill -SEGV PID`; 0 for a fault the hardware raised, a signal this
+/// process raised itself (abort(3), raise(3)) and `NULL`. Async-signal-safe.
+int flowhost_signal_is_from_another_process(const siginfo_t *info);
+
+/// Sets signal `number` to its default action and sends it to the calling thread, so that the process ends by
+/// it; in a handler of that signal (which blocks it), as the handler returns. Async-signal-safe.
+void flowhost_end_by_signal(int number);
+
+/// Puts a handler in front of the ones SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP have now (the Swift
+/// runtime's backtracer's; a signal with its default action or ignored is left alone): such a signal that
+/// another process sent ends the process by it, at once and without the backtracer's crash report, which blamed
+/// whatever the receiving thread was running and then returned with the process running on (a sent signal does
+/// not recur as a fault does). A fault goes on to the handler behind as before; a signal the process raised
+/// itself too, and then ends it. Returns 0, or -1 with errno set.
+int flowhost_end_by_sent_faults(void);
 
 /// Removes `paths` (files first, then the directory that holds them, last) when the process is ended by SIGTERM
 /// or SIGHUP, then lets the signal do what it did before: the handler puts back the action it replaced
