@@ -235,7 +235,9 @@ static void handle_signal(int number, siginfo_t *info, void *context) {
         begin_record(record, FLOWHOST_CRASH_SIGNAL, number);
         if (info != NULL) {
             record->code = info->si_code;
-            record->address = (uint64_t)(uintptr_t)info->si_addr;
+            // A signal sent by kill, sigqueue or tgkill has no faulting address, but a sender to tell apart.
+            int sent = info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL;
+            record->address = sent ? (uint64_t)(uint32_t)info->si_pid : (uint64_t)(uintptr_t)info->si_addr;
         }
         const ucontext_t *ucontext = context;
         if (ucontext != NULL) {

@@ -30,8 +30,9 @@ struct SupervisorIncident {
         case lostDescriptor(Int32)
         /// Plugin code closed descriptor 3, the link; killed.
         case linkClosed
-        /// Ended by SIGINT, SIGTERM, SIGHUP or SIGKILL from outside (or the kernel, out of memory): no plugin
-        /// is known to be at fault.
+        /// Ended by SIGINT, SIGTERM, SIGHUP or SIGKILL from outside (or the kernel, out of memory), or by a
+        /// fault's signal that another process sent (`kill -SEGV`, as the host's crash handler recorded its
+        /// sender): no plugin is known to be at fault.
         case stoppedFromOutside(signal: Int32)
     }
 

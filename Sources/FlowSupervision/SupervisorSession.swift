@@ -270,6 +270,10 @@ final class SupervisorSession {
                 return .software
             case .signaled(let signal) where ProcessInfoLite.signalsFromOutside.contains(signal):
                 cause = .stoppedFromOutside(signal: signal)
+            case .signaled(let signal) where signal != SIGQUIT && page?.crash?.wasSentFromOutside(signal) == true:
+                // `kill -SEGV HOST` is no plugin's crash, whatever the thread that received it was running. Not
+                // SIGQUIT, which the watchdog sends, and a person to learn what a spinning host runs.
+                cause = .stoppedFromOutside(signal: signal)
             case .signaled(let signal):
                 cause = .crashed(signal: signal)
             }

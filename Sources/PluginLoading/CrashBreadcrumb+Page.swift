@@ -124,6 +124,8 @@ extension CrashBreadcrumb {
         package var pc: UInt64
         /// The thread it happened on (its `gettid`).
         package var thread: Int32
+        /// The host's process id (its `getpid`).
+        package var process: Int32
         /// Return addresses by walking frame pointers, innermost first.
         package var frames: [UInt64]
         /// Plugin code addresses found by scanning the stack up from where it happened.
@@ -131,6 +133,20 @@ extension CrashBreadcrumb {
 
         static let offset = Int(FLOWHOST_CRASH_RECORD_OFFSET)
         static let magic: UInt32 = 0x5243_4846
+
+        /// The process that sent the signal, when it was sent by `kill`, `sigqueue` or `tgkill` (the handler
+        /// writes it in place of the faulting address); `nil` for a fault the hardware raised, and an exit.
+        package var sender: Int32? {
+            guard case .signal = kind, [SI_USER, SI_QUEUE, SI_TKILL].contains(Int(code)) else { return nil }
+            return Int32(truncatingIfNeeded: address)
+        }
+
+        /// Whether it is signal `number` that another process sent (`kill -SEGV`), not a fault of the host's,
+        /// nor a signal it raised itself (`abort`).
+        package func wasSentFromOutside(_ number: Int32) -> Bool {
+            guard case .signal(number) = kind, let sender else { return false }
+            return sender != process
+        }
 
         /// The addresses that say whose code it was, most telling first: the program counter, the frames,
         /// the stack scan.
@@ -156,6 +172,7 @@ extension CrashBreadcrumb {
             address = load(16, as: UInt64.self)
             pc = load(24, as: UInt64.self)
             thread = load(32, as: Int32.self)
+            process = load(36, as: Int32.self)
             let frameCount = min(Int(load(40, as: UInt32.self)), 32)
             let scannedCount = min(Int(load(44, as: UInt32.self)), 16)
             frames = (0..<frameCount).map { load(48 + 8 * $0, as: UInt64.self) }

@@ -8,7 +8,8 @@ import Testing
 /// 128+N in a shell), promptly, at a prompt with the terminal's modes given back, and without a crash report: the
 /// Swift runtime's backtracer reported `Bad pointer dereference at` the sender's process id, waited 30 s for a key
 /// on a terminal, then returned with flowhost running on (the signal does not recur as a fault does). SIGSYS,
-/// which the backtracer does not take, ended it with the terminal left raw. (SIGQUIT: `QuitSignalTests`.)
+/// which the backtracer does not take, ended it with the terminal left raw. A supervised host that receives one is
+/// restarted as one stopped from outside, the plugin whose call it was in not blamed. (SIGQUIT: `QuitSignalTests`.)
 struct SentFaultSignalTests {
     static let faults = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
 
@@ -46,5 +47,47 @@ struct SentFaultSignalTests {
 
         #expect(try run.waitForExit(within: .seconds(5)) == .signalled(signal))
         #expect(!String(decoding: run.transcript, as: UTF8.self).contains("Program crashed"))
+    }
+
+    /// The host is in a plugin's call (a manager that spins) when the signal comes: a crash there would be laid at
+    /// that manager and quarantine it.
+    @Test(arguments: faults)
+    func aFaultSignalSentToASupervisedHostInAPluginsCallIsNotLaidAtThePlugin(signal: Int32) throws {
+        let state = try TemporaryDirectory()
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+        let manifest = try state.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
+                            {"request": "hangy.spin", "plugin": "hangy", "manager": "Spin"}],
+                 "start": ["launch"]}
+                """)
+        let script = try state.file("app.flow", containing: "send hangy.spin\nexpect top welcome\n")
+        let run = try ChildProcess.flowhost(
+            ["run", manifest, "--supervise", "--hang-timeout", "0", "--script", script], connection: .pipes,
+            environment: state.environment().merging(["TMPDIR": state.path]) { $1 })
+        try run.waitFor("> send hangy.spin", within: .seconds(30))
+        let host = try #require(ProcessTable.child(of: run.pid, arguments: ["run"], within: 500))
+        let directory = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: state.path).first {
+                $0.hasPrefix("flowhost-supervisor-")
+            })
+        // Until the host has entered the manager's call.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while CrashBreadcrumb.Page(path: "\(state.path)/\(directory)/breadcrumb")?.crumb == nil {
+            try #require(ContinuousClock.now < deadline, "the host did not call the manager")
+            usleep(10_000)
+        }
+
+        kill(host, signal)
+
+        #expect(try run.waitForExit(within: .seconds(20)) == .exited(0))
+        let printed = String(decoding: run.transcript, as: UTF8.self)
+        let name = ProcessInfoLite.signalName(signal)
+        #expect(printed.contains("\(script):1: the host was stopped by \(name); restarting"), "\(printed)")
+        #expect(!printed.contains("quarantined"), "\(printed)")
+        #expect(!printed.contains("plugin crash during the script"), "\(printed)")
     }
 }

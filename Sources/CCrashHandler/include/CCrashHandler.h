@@ -44,7 +44,8 @@ typedef struct {
     int32_t number;
     /// The signal's si_code (SI_USER, SI_TKILL, SEGV_MAPERR, ...); 0 for an exit.
     int32_t code;
-    /// The signal's si_addr (the faulting address for SIGSEGV and SIGBUS); 0 for an exit.
+    /// The signal's si_addr (the faulting address for SIGSEGV and SIGBUS); for a signal sent by kill, sigqueue
+    /// or tgkill (code SI_USER, SI_QUEUE or SI_TKILL), the sender's process id (si_pid); 0 for an exit.
     uint64_t address;
     /// The program counter when the signal came; 0 for an exit.
     uint64_t pc;
