@@ -11,6 +11,7 @@
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 int flowhost_die_with_parent(pid_t parent) {
@@ -118,30 +119,38 @@ void flowhost_hold_child_signal(void) {
 }
 
 void flowhost_release_child_signal(void) {
-    int put_back = 0;
-    pthread_mutex_lock(&child_signal_lock);
-    if (child_signal_holds > 0 && --child_signal_holds == 0) {
-        struct sigaction current;
-        if (sigaction(SIGCHLD, NULL, &current) == 0 && current.sa_handler == SIG_DFL) {
-            // A probe's end is still pending when the thread that started it blocks SIGCHLD (a dispatch worker
-            // does) and no other thread has taken it yet: a handler installed after would run for a child that
-            // was never its own. Setting the disposition that ignores it again discards what is pending.
-            sigaction(SIGCHLD, &current, NULL);
-            put_back = child_handler_held && sigaction(SIGCHLD, &held_child_handler, NULL) == 0;
-        }
-        child_handler_held = 0;
-    }
-    pthread_mutex_unlock(&child_signal_lock);
-    if (!put_back) return;
-    // Raised on this thread with SIGCHLD let through for the moment, the signal reaches the handler before this
-    // returns (sent to the process, it waited for whichever thread took it next, and the probe's caller went on
-    // first); unlocked, since the handler may wait for a probe of its own.
+    int put_back = 0, taken = 0;
     sigset_t child, previous;
     sigemptyset(&child);
     sigaddset(&child, SIGCHLD);
-    pthread_sigmask(SIG_UNBLOCK, &child, &previous);
-    raise(SIGCHLD);
-    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    pthread_mutex_lock(&child_signal_lock);
+    if (child_signal_holds > 0 && --child_signal_holds == 0) {
+        // A probe's end stays pending when the thread that started it blocks SIGCHLD (a dispatch worker does)
+        // until another thread takes it: a handler installed meanwhile would run for a child never its own. Taken
+        // here, which leaves the disposition as it is.
+        pthread_sigmask(SIG_BLOCK, &child, &previous);
+        const struct timespec now = {0, 0};
+        while (sigtimedwait(&child, NULL, &now) == SIGCHLD) taken = 1;
+        pthread_sigmask(SIG_SETMASK, &previous, NULL);
+        struct sigaction current;
+        put_back = child_handler_held && sigaction(SIGCHLD, NULL, &current) == 0 && current.sa_handler == SIG_DFL &&
+                   sigaction(SIGCHLD, &held_child_handler, NULL) == 0;
+        child_handler_held = 0;
+    }
+    pthread_mutex_unlock(&child_signal_lock);
+    if (put_back) {
+        // Raised on this thread with SIGCHLD let through for the moment, the signal reaches the handler before
+        // this returns (sent to the process, it waited for whichever thread took it next, and the probe's caller
+        // went on first); unlocked, since the handler may wait for a probe of its own.
+        pthread_sigmask(SIG_UNBLOCK, &child, &previous);
+        raise(SIGCHLD);
+        pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    } else if (taken) {
+        // What was taken may have been the end of a child of code that waits for SIGCHLD blocked (a signalfd,
+        // sigwaitinfo): sent again, it stays pending for that code where every thread blocks it, and is discarded
+        // at once where one does not (SIG_DFL ignores it).
+        kill(getpid(), SIGCHLD);
+    }
 }
 
 // Per thread: a thread's fork is its own, and the child keeps only the forking thread's copy.

@@ -52,10 +52,11 @@ int flowhost_wait_for_children(void);
 /// the last of the callers holding it calls flowhost_release_child_signal(). Holds nest, across threads.
 void flowhost_hold_child_signal(void);
 
-/// Ends a flowhost_hold_child_signal(): the last one discards a SIGCHLD still pending for the callers' children
-/// (unless code changed the disposition meanwhile, which is then kept), puts back the handler it took and raises
-/// SIGCHLD on the calling thread, so that the handler hears of its own children that ended while it was away,
-/// and of none of the callers', before this returns.
+/// Ends a flowhost_hold_child_signal(): the last one takes a SIGCHLD still pending for the callers' children, puts
+/// back the handler it took (unless code changed the disposition meanwhile, which is then kept) and raises SIGCHLD
+/// on the calling thread, so that the handler hears of its own children that ended while it was away, and of none
+/// of the callers', before this returns. With no handler to put back, a SIGCHLD it took is sent to the process
+/// again, for code that waits for it blocked (signalfd(2), sigwaitinfo(2)).
 void flowhost_release_child_signal(void);
 
 /// Notes each fork(2) from now on (pthread_atfork(3)): the forking thread's return addresses, before it forks,
