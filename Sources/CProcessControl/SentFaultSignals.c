@@ -4,6 +4,7 @@
 #include "CProcessControl.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -31,23 +32,37 @@ void flowhost_end_by_signal(int number) {
     syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)syscall(SYS_gettid), (long)number);
 }
 
+void flowhost_run_signal_action(const struct sigaction *action, int number, siginfo_t *info, void *context) {
+    int handles = (action->sa_flags & SA_SIGINFO) ? action->sa_sigaction != NULL
+                                                   : action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN;
+    if (!handles) return;
+    // With the mask the kernel would have given it: the handler's own, and the signal unless SA_NODEFER.
+    sigset_t mask = action->sa_mask, previous;
+    if (!(action->sa_flags & SA_NODEFER)) sigaddset(&mask, number);
+    pthread_sigmask(SIG_BLOCK, &mask, &previous);
+    if (action->sa_flags & SA_NODEFER) {
+        sigset_t itself;
+        sigemptyset(&itself);
+        sigaddset(&itself, number);
+        pthread_sigmask(SIG_UNBLOCK, &itself, NULL);
+    }
+    if (action->sa_flags & SA_SIGINFO) {
+        action->sa_sigaction(number, info, context);
+    } else {
+        action->sa_handler(number);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+}
+
 static void end_when_sent(int number, siginfo_t *info, void *context) {
     int saved = errno;
     if (!flowhost_signal_is_from_another_process(info)) {
-        const struct sigaction *previous = &behind[number];
-        sigaction(number, previous, NULL);
-        // A fault recurs as this returns, and the handler behind reports it, as before.
-        if (info != NULL && info->si_code > 0) {
-            errno = saved;
-            return;
-        }
-        // Raised by this process (abort(3), or plugin code's raise(3)): the report of the handler behind, then
-        // the end the signal asks for, which the backtracer, returning, would not bring.
-        if (previous->sa_flags & SA_SIGINFO) {
-            previous->sa_sigaction(number, info, context);
-        } else if (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN) {
-            previous->sa_handler(number);
-        }
+        // A fault, or a signal this process raised (abort(3), plugin code's raise(3)): the report of the handler
+        // behind, called here rather than left to a fault that recurs as this returns, since not every one does
+        // (int3's SIGTRAP has the program counter past it already); then the end the signal asks for, which the
+        // backtracer, returning, would not bring.
+        sigaction(number, &behind[number], NULL);
+        flowhost_run_signal_action(&behind[number], number, info, context);
     }
     flowhost_end_by_signal(number);
     errno = saved;

@@ -24,6 +24,15 @@ package enum SentFaultSignal {
         flowhost_signal_is_from_another_process(info) != 0
     }
 
+    /// Runs `action`, the one a handler of `signal` went in front of, as the kernel would have run it for `info`
+    /// and `context`: nothing for `SIG_DFL` and `SIG_IGN`. Safe in a signal handler.
+    package static func run(
+        _ action: UnsafePointer<sigaction>, for signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?,
+        _ context: UnsafeMutableRawPointer?
+    ) {
+        flowhost_run_signal_action(action, signal, info, context)
+    }
+
     /// Ends the process by `signal`, with its default action: in a handler of `signal`, as the handler
     /// returns. Safe in a signal handler.
     package static func endByIt(_ signal: Int32) {

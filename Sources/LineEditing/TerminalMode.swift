@@ -192,8 +192,8 @@ private let currentMode = Atomic<UInt8>(Mode.saved.rawValue)
 private let handlersInstalled = Atomic<Bool>(false)
 
 /// Restores the modes, then lets the signal do what it did before this handler: end the program (or run
-/// the crash reporter). A fault the hardware raised recurs on return; any other signal is raised again.
-private func restoreAndResignal(_ signal: Int32, _ info: SignalInformation?, _: UnsafeMutableRawPointer?) {
+/// the crash reporter, and then end it).
+private func restoreAndResignal(_ signal: Int32, _ info: SignalInformation?, _ context: UnsafeMutableRawPointer?) {
     // Ctrl-C while a command that can be interrupted waits (`wait reload`): that command's to take.
     if signal == SIGINT, KeyboardInterrupt.claim() { return }
     let was = Mode(rawValue: currentMode.exchange(Mode.saved.rawValue, ordering: .sequentiallyConsistent))
@@ -201,26 +201,20 @@ private func restoreAndResignal(_ signal: Int32, _ info: SignalInformation?, _: 
         setModes(.saved)
         if was == .raw { writeNewline() }
     }
-    // A fault's signal another process sent (`kill -SEGV`) ends the program by it: raised again here, the
-    // handler behind (the runtime's backtracer) would take it for this process's own, report a crash that was
-    // none, and return with the program running on.
-    let fault: Bool
-    switch signal {
-    case SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP: fault = true
-    default: fault = false
-    }
-    if fault, SentFaultSignal.cameFromAnotherProcess(info) {
-        SentFaultSignal.endByIt(signal)
-        return
-    }
     sigaction(signal, previousActions + Int(signal), nil)
-    let raisedByHardware: Bool
     switch signal {
-    case SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP: raisedByHardware = (info?.pointee.si_code ?? 0) > 0
-    default: raisedByHardware = false
+    case SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP:
+        // A fault's handler behind (the crash reporter) is called from here, not left to the fault recurring as
+        // this returns, which not every one does (int3's SIGTRAP), nor raised again, which would make one that
+        // another process sent (`kill -SEGV`) look like this process's own: a report of a crash that was none.
+        if !SentFaultSignal.cameFromAnotherProcess(info) {
+            SentFaultSignal.run(previousActions + Int(signal), for: signal, info, context)
+        }
+        SentFaultSignal.endByIt(signal)
+    default:
+        // Blocked while this handler runs: delivered, with the previous action, as it returns.
+        raise(signal)
     }
-    // Blocked while this handler runs: delivered, with the previous action, as it returns.
-    if !raisedByHardware { raise(signal) }
 }
 
 /// SIGTSTP (Ctrl-Z, which the reader sends, or a `kill -TSTP`): the person's modes while stopped, raw or

@@ -90,12 +90,18 @@ int flowhost_signal_is_from_another_process(const siginfo_t *info);
 /// it; in a handler of that signal (which blocks it), as the handler returns. Async-signal-safe.
 void flowhost_end_by_signal(int number);
 
+/// Runs `action` for signal `number` (`info` and `context` as a SA_SIGINFO handler is given them) the way the kernel
+/// would have run it, its mask blocked meanwhile, and the signal too unless SA_NODEFER: a handler that a handler
+/// of `number` put itself in front of. Nothing for SIG_DFL and SIG_IGN. Async-signal-safe.
+void flowhost_run_signal_action(const struct sigaction *action, int number, siginfo_t *info, void *context);
+
 /// Puts a handler in front of the ones SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT and SIGTRAP have now (the Swift
 /// runtime's backtracer's; a signal with its default action or ignored is left alone): such a signal that
 /// another process sent ends the process by it, at once and without the backtracer's crash report, which blamed
 /// whatever the receiving thread was running and then returned with the process running on (a sent signal does
-/// not recur as a fault does). A fault goes on to the handler behind as before; a signal the process raised
-/// itself too, and then ends it. Returns 0, or -1 with errno set.
+/// not recur as a fault does). A fault, or a signal the process raised itself, goes on to the handler behind as
+/// before, called from this one (a fault does not always recur: int3's SIGTRAP), and then ends the process by it.
+/// Returns 0, or -1 with errno set.
 int flowhost_end_by_sent_faults(void);
 
 /// Removes `paths` (files first, then the directory that holds them, last) when the process is ended by SIGTERM

@@ -169,6 +169,15 @@ final class UnderscoreExitManager: FlowManager {
     }
 }
 
+/// Raises SIGSEGV on its own thread (`raise(3)`), as a library's check that ends a program "with a crash" may:
+/// no fault recurs when the crash reporter returns.
+final class RaiseManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        raise(SIGSEGV)
+        return .present(self.module("raisedAndWentOn", content: ["state": "fine"]), .inline)
+    }
+}
+
 /// Sets the signals of faults back to their default action, as a library with a crash reporter of its own (or
 /// one that wants core dumps) might, and presents `signalsDefault`: a crash after it kills the host with no
 /// handler of the host's to say whose code crashed.
@@ -199,6 +208,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("Forger", ForgerManager.self),
                 ManagerFactory("UnderscoreExit", UnderscoreExitManager.self),
                 ManagerFactory("SignalsDefault", SignalsDefaultManager.self),
+                ManagerFactory("Raise", RaiseManager.self),
             ],
             services: [ServiceFactory("Moody") { MoodyService() }, ServiceFactory("Keeper") { KeeperService() }]))
 }

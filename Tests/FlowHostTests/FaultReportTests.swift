@@ -1,0 +1,48 @@
+import Glibc
+import Testing
+
+/// A fault in plugin code in a run without `--supervise` gets the Swift runtime's crash report and ends flowhost
+/// by its signal, whether or not the fault would happen again when the report's handler returns: the handler in
+/// front of the report's (which tells a fault from a signal another process sent, `SentFaultSignalTests`) and the
+/// line editor's call the report's handler themselves and then end the process. Before, they left it to the
+/// fault recurring as they returned, and a fault that does not recur let flowhost run on after the report, or
+/// with none: `raise(SIGSEGV)` in plugin code, and a breakpoint (int3, whose SIGTRAP leaves the program counter
+/// past it) in a plugin's entry point, which then returned as though nothing had happened.
+struct FaultReportTests {
+    /// `send` of a request to a CrashyPlugin manager that traps (a fault that recurs: the report ended the run
+    /// before too) or raises SIGSEGV on its own thread, then a line the run must not reach.
+    @Test(arguments: [("Trap", SIGILL), ("Raise", SIGSEGV)])
+    func aFaultInAManagerEndsTheRunByItsSignalAfterTheReport(manager: String, signal: Int32) throws {
+        let run = try FixtureRun(
+            routes: [("crashy.fault", "crashy", manager)], script: "send crashy.fault\nstack\n"
+        ).run
+        expectEndedByFault(run, signal)
+    }
+
+    @Test func aBreakpointInAPluginsEntryPointEndsTheRunBySIGTRAPAfterTheReport() throws {
+        let directory = try TemporaryDirectory()
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let breakpoint = try BuildProducts.path(of: "libBadBreakpointPlugin.so")
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "breakpoint": "\(breakpoint)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
+                            {"request": "stop", "plugin": "breakpoint", "manager": "Stop"}],
+                 "start": ["launch"]}
+                """)
+        let script = try directory.file("app.flow", containing: "send stop\nstack\n")
+        // With --trust the library opens in flowhost's own process, not in a probe's.
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--trust", "--script", script],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
+        expectEndedByFault(run, SIGTRAP)
+    }
+
+    private func expectEndedByFault(_ run: Subprocess, _ signal: Int32) {
+        #expect(run.status == 128 + signal, "\(run.standardOutput)\(run.standardError)")
+        #expect(run.standardError.contains("Program crashed"), "\(run.standardError)")
+        // The script's `stack` after the fault never ran.
+        #expect(!run.standardOutput.contains("> stack"), "\(run.standardOutput)")
+    }
+}
