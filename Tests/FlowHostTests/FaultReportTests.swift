@@ -8,6 +8,11 @@ import Testing
 /// fault recurring as they returned, and a fault that does not recur let flowhost run on after the report, or
 /// with none: `raise(SIGSEGV)` in plugin code, and a breakpoint (int3, whose SIGTRAP leaves the program counter
 /// past it) in a plugin's entry point, which then returned as though nothing had happened.
+///
+/// Not under a sanitizer: there the runtime's report cannot be made (under ThreadSanitizer the `clone` that starts
+/// `swift-backtrace` fails a check of TSan's, under AddressSanitizer the process ends with status 1 in it), and the
+/// `swift-backtrace` left behind waits for ever on the dead process, holding its standard error open.
+@Suite(.disabled(if: Sanitizer.current != nil, "the runtime's crash report cannot be made under a sanitizer"))
 struct FaultReportTests {
     /// `send` of a request to a CrashyPlugin manager that traps (a fault that recurs: the report ended the run
     /// before too) or raises SIGSEGV on its own thread, then a line the run must not reach.
