@@ -120,13 +120,15 @@ package struct ExperimentReport: Sendable {
     package init(traces: [Trace], goal: String) {
         var tally = Tally(goal: goal)
         for trace in traces {
-            for session in trace.sessions { tally.read(session) }
+            // Read as the files are read line by line; the trace was read whole, so its sessions follow.
+            var order = TraceSessionOrder()
+            for event in trace.events { tally.read(event, beginsSession: (try? order.follow(event)) ?? true) }
         }
         self.init(files: traces.map(\.file), headers: traces.map(\.header), tally: tally, goal: goal)
     }
 
     /// The report of the traces in `files` for `goal`, read line by line: what it keeps is a few figures per
-    /// subject, and the exposures and goals of one session at a time.
+    /// subject, and the exposures of the session being read, whatever its size (``TraceReader/nextInOrder()``).
     ///
     /// - Parameter headers: The files' headers, in order (``TraceReader/headers(of:)``).
     /// - Throws: ``TraceError`` for the first line of the files, in order, that is not an event.
@@ -134,15 +136,13 @@ package struct ExperimentReport: Sendable {
         -> ExperimentReport
     {
         var tally = Tally(goal: goal)
-        // Not `tally.matters`: a closure holding a copy of the tally would make each session copy its counts.
-        let matters = { (event: TraceEvent) in Tally.matters(event, goal: goal) }
         var short: [ShortTrace] = []
         for (index, file) in files.enumerated() {
             let reader = try TraceReader(path: file)
             var sessions = 0
-            while let session = try reader.nextSession(keeping: matters) {
-                tally.read(session)
-                sessions += 1
+            while let (event, begins) = try reader.nextInOrder() {
+                tally.read(event, beginsSession: begins)
+                if begins { sessions += 1 }
             }
             if let subjects = headers[index]["subjects"]?.int, sessions < subjects {
                 short.append(ShortTrace(file: file, sessions: sessions, subjects: subjects))
@@ -165,10 +165,8 @@ package struct ExperimentReport: Sendable {
         var names = Set<String>()
         for file in files {
             let reader = try TraceReader(path: file)
-            while let session = try reader.nextSession(keeping: { $0.kind == .handled }) {
-                for input in session.inputs {
-                    for event in input.events { if let name = event["request"]?.string { names.insert(name) } }
-                }
+            while let (event, _) = try reader.nextInOrder() {
+                if event.kind == .handled, let name = event["request"]?.string { names.insert(name) }
             }
         }
         return names
@@ -262,32 +260,29 @@ private struct Tally {
 
     init(goal: String) { self.goal = goal }
 
-    /// Whether the tally reads `event`: an exposure, or the goal handled.
-    static func matters(_ event: TraceEvent, goal: String) -> Bool {
-        event.kind == .exposure || (event.kind == .handled && event["request"]?.string == goal)
-    }
+    /// experiment -> the subject exposed last in the session being read, with the input and time of its
+    /// exposure.
+    private var current: [String: (subject: String, input: Int, time: UInt64)] = [:]
 
-    /// Counts the exposures and goals of `session`.
-    mutating func read(_ session: Trace.Session) {
-        // experiment -> the subject exposed last in this session, with the input and time of its exposure.
-        var current: [String: (subject: String, input: Int, time: UInt64)] = [:]
-        for input in session.inputs {
-            for event in input.events {
-                if event.kind == .exposure, let experiment = event["experiment"]?.string,
-                    let subject = event["subject"]?.string, let variant = event["variant"]?.string
-                {
-                    if exposures[experiment]?[subject] == nil {
-                        exposures[experiment, default: [:]][subject] = Subject(variant: variant)
-                    }
-                    current[experiment] = (subject, input.number, event.time)
-                } else if event.kind == .handled, event["request"]?.string == goal {
-                    for (experiment, exposure) in current
-                    where exposures[experiment]?[exposure.subject]?.reached == nil {
-                        exposures[experiment]?[exposure.subject]?.reached = (
-                            input.number - exposure.input + 1, event.time &- exposure.time
-                        )
-                    }
-                }
+    /// Counts `event`, the next event read, if it is an exposure or the goal handled: steps are counted by
+    /// the events' `input`, so that nothing of a session but its exposures is kept.
+    ///
+    /// - Parameter beginsSession: Whether `event` begins a session (``TraceSessionOrder``): an exposure
+    ///   counts towards the goals of its session only.
+    mutating func read(_ event: TraceEvent, beginsSession: Bool) {
+        if beginsSession { current = [:] }
+        if event.kind == .exposure, let experiment = event["experiment"]?.string,
+            let subject = event["subject"]?.string, let variant = event["variant"]?.string
+        {
+            if exposures[experiment]?[subject] == nil {
+                exposures[experiment, default: [:]][subject] = Subject(variant: variant)
+            }
+            current[experiment] = (subject, event.input, event.time)
+        } else if event.kind == .handled, event["request"]?.string == goal {
+            for (experiment, exposure) in current where exposures[experiment]?[exposure.subject]?.reached == nil {
+                exposures[experiment]?[exposure.subject]?.reached = (
+                    event.input &- exposure.input &+ 1, event.time &- exposure.time
+                )
             }
         }
     }

@@ -30,6 +30,7 @@ package final class TraceReader {
 
     private let lines: FileLineReader
     private var sessions = TraceSessionBuilder()
+    private var order = TraceSessionOrder()
 
     /// Opens the trace at `path` and reads its header.
     ///
@@ -93,14 +94,35 @@ package final class TraceReader {
         return sessions.finish()
     }
 
-    /// Reads the rest of the file, to learn whether every line is an event.
+    /// The next event after the header, and whether it begins a session (``TraceSessionOrder``); `nil` at
+    /// the end. Nothing of the session is kept, so that a caller that needs a few figures of each event reads
+    /// a session of any size, a million inputs someone wrote in one, in the same memory.
+    ///
+    /// Do not mix with ``next()`` or ``nextSession(keeping:)``.
+    ///
+    /// - Throws: ``TraceError`` naming the file and the line, also for a line of a session that another began
+    ///   after, once the rest of the file is found to be events, as ``nextSession(keeping:)`` does.
+    package func nextInOrder() throws(TraceError) -> (event: TraceEvent, beginsSession: Bool)? {
+        guard let event = try next() else { return nil }
+        let line = lines.lineNumber
+        do {
+            return (event, try order.follow(event))
+        } catch {
+            while try next() != nil {}
+            throw TraceError(error.message, file: file, line: line)
+        }
+    }
+
+    /// Reads the rest of the file, to learn whether every line is an event, in the memory of its longest line.
     ///
     /// - Returns: How many sessions the lines read hold.
     /// - Throws: ``TraceError`` for the first line that is not.
     @discardableResult
     package func readToEnd() throws(TraceError) -> Int {
         var count = 0
-        while try nextSession(keeping: { _ in false }) != nil { count += 1 }
+        while let (_, begins) = try nextInOrder() {
+            if begins { count += 1 }
+        }
         return count
     }
 

@@ -10,6 +10,7 @@ import FlowKit
 /// the lines switched sessions, the events after the switch would start a session of their own, apart from
 /// their inputs, and a report would silently count nobody exposed and no goal reached.
 struct TraceSessionBuilder {
+    private var order = TraceSessionOrder()
     private var current: Trace.Session?
     /// The index in `current.inputs` of the last input with each number.
     private var inputIndex: [Int: Int] = [:]
@@ -19,11 +20,11 @@ struct TraceSessionBuilder {
     /// - Parameter keep: Whether to keep `event` when it is neither a `session` nor an `input` line.
     /// - Returns: The session it ended by starting another.
     /// - Throws: ``TraceError``, without a file or a line (the caller knows them), when `event` belongs to a
-    ///   session that another began after, or begins the session under way a second time.
+    ///   session that another began after, or begins the session under way a second time
+    ///   (``TraceSessionOrder``).
     mutating func add(_ event: TraceEvent, keeping keep: (TraceEvent) -> Bool) throws(TraceError) -> Trace.Session? {
-        if let problem = Self.interleaving(event, after: current) { throw TraceError(problem) }
         var ended: Trace.Session?
-        if event.kind == .session || current == nil || current?.number != event.session {
+        if try order.follow(event) {
             ended = current
             current = Trace.Session(
                 number: event.session, subject: event.kind == .session ? event["subject"]?.string : nil, inputs: [])
@@ -46,23 +47,6 @@ struct TraceSessionBuilder {
             current?.inputs[index].events.append(event)
         }
         return ended
-    }
-
-    /// Why `event` cannot follow the lines of `current`, the session under way, if it cannot: an event of an
-    /// earlier session than it, or a second `session` line of it. A header (a trace's lines after another's,
-    /// as `cat` joins them) begins anew.
-    private static func interleaving(_ event: TraceEvent, after current: Trace.Session?) -> String? {
-        guard let current, event.kind != .trace else { return nil }
-        let hint =
-            "flowhost writes each session's lines together, so this file's sessions are interleaved (traces merged line by line?); give each trace as it was recorded"
-        if event.kind == .session, event.session == current.number {
-            return "session \(event.session) begins a second time: \(hint)"
-        }
-        if event.kind != .session, event.session < current.number {
-            return
-                "an event of session \(event.session) ('\(event.kind)') after session \(current.number) began: \(hint)"
-        }
-        return nil
     }
 
     /// The session being built, now ended by the end of the trace.
