@@ -8,9 +8,26 @@ extension FlowGraph {
     /// actions and the requests they sent). From now on the static edges nobody took are never-taken
     /// (``Edge/isNeverTaken``), and modules list the actions nobody triggered.
     package mutating func add(_ trace: Trace) {
+        var sessions = trace.sessions.makeIterator()
+        add { sessions.next() }
+    }
+
+    /// Adds the trace `trace` reads, as ``add(_:)`` adds a trace read whole, one session at a time: a trace of
+    /// any size is read in the memory of its largest session.
+    ///
+    /// - Throws: ``TraceError`` for the first line that is not an event, or whose session another began
+    ///   after (``TraceReader/nextSession(keeping:)``); the graph then holds some of the trace's sessions.
+    package mutating func add(reading trace: TraceReader) throws(TraceError) {
+        try add { () throws(TraceError) in try trace.nextSession() }
+    }
+
+    /// Adds the sessions `nextSession` gives, until it gives `nil`.
+    private mutating func add<Failure: Error>(sessions nextSession: () throws(Failure) -> Trace.Session?)
+        throws(Failure)
+    {
         beginTrace()
         var reader = TraceGraphReader(patterns: nodes.filter { $0.kind == .deepLink }.map(\.label))
-        for session in trace.sessions {
+        while let session = try nextSession() {
             for input in session.inputs { reader.read(input, into: &self) }
         }
         var seen = moduleActions

@@ -65,9 +65,15 @@ enum GraphCommand {
             for warning in read.composition?.discoveryWarnings(file: path) ?? [] { printWarning(warning) }
         }
         for file in parsed.options["--trace", default: []] {
-            let trace = try ReplayCommand.readTrace(file)
-            warnIfRecordedWithAnother(trace, file: file, than: path)
-            graph.add(trace)
+            // Read one session at a time, as replay and report read them: a trace is anyone's, of any size.
+            do {
+                let trace = try TraceReader(path: file)
+                try graph.add(reading: trace)
+                warnIfRecordedWithAnother(trace, file: file, than: path)
+            } catch {
+                let missing = error.message.hasSuffix("not found")
+                throw Exit(missing ? .inputMissing : .invalidInput, "flowhost: \(error.description)")
+            }
         }
         switch format {
         // The names a trace brings are anyone's text: printed without control characters.
@@ -82,8 +88,8 @@ enum GraphCommand {
     /// are drawn on: its requests, plugins and experiments are another app's, and this one's routes look
     /// untaken. A manifest not there any more (a trace from another machine) or the same bytes under another
     /// name (a copy, a checkout elsewhere) is taken for the same.
-    private static func warnIfRecordedWithAnother(_ trace: Trace, file: String, than manifest: String) {
-        guard let recorded = trace.manifestPath(tracedIn: file),
+    private static func warnIfRecordedWithAnother(_ trace: TraceReader, file: String, than manifest: String) {
+        guard let recorded = trace.manifestPath(),
             let recordedIdentity = FileIdentity(path: recorded), let identity = FileIdentity(path: manifest),
             recordedIdentity.file != identity.file
         else { return }

@@ -179,14 +179,4 @@ enum ReplayCommand {
             return nil
         }
     }
-
-    /// The trace at `path`: exit 66 when it is missing, 65 when it is not a trace.
-    static func readTrace(_ path: String) throws(Exit) -> Trace {
-        do {
-            return try Trace.load(path: path)
-        } catch {
-            let missing = error.message.hasSuffix("not found")
-            throw Exit(missing ? .inputMissing : .invalidInput, "flowhost: \(error.description)")
-        }
-    }
 }

@@ -2,7 +2,8 @@ import Testing
 
 /// A trace is anyone's text, and one session of it can be as large as its writer likes: `experiments report`
 /// and the pass of `replay` that checks a trace before replaying it keep nothing of a session but the few
-/// figures they need, so a session of any size is read in the same memory.
+/// figures they need, so a session of any size is read in the same memory; `graph --trace` keeps one session
+/// at a time, so a trace of any size is read in the memory of its largest session.
 ///
 /// Each test runs `flowhost` with its data segment limited (`ulimit -d`, which since Linux 4.7 counts every
 /// private writable mapping, `malloc`'s large blocks among them) to 64 MiB: a report keeping the session's
@@ -62,5 +63,26 @@ struct LargeSessionMemoryTests {
 
         #expect(replay.status == 65, "\(replay.standardError.prefix(300))")
         #expect(replay.errorLines == ["flowhost: \(path):2005: not JSON: unexpected character 'g'"])
+    }
+
+    /// 2,000 sessions of one input each, with a member of 2,500 numbers (10 MB of text).
+    static func manySessions() -> String {
+        let pad = Array(repeating: "0", count: 2_500).joined(separator: ",")
+        var text = #"{"kind":"trace","t":0,"session":0,"input":0,"version":2}"# + "\n"
+        for session in 1...2_000 {
+            text += #"{"kind":"session","t":1,"session":\#(session),"input":0}"# + "\n"
+            text += #"{"kind":"input","t":2,"session":\#(session),"input":0,"command":"start","pad":[\#(pad)]}"# + "\n"
+        }
+        return text
+    }
+
+    @Test func aGraphReadsATraceOneSessionAtATime() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("many.jsonl", containing: Self.manySessions())
+
+        let graph = try Self.limited(["graph", "manifests/demo.json", "--no-plugins", "--trace", path])
+
+        #expect(graph.status == 0, "\(graph.standardError.prefix(300))")
+        #expect(graph.outputLines.first == "digraph flow {", "\(graph.standardOutput.prefix(300))")
     }
 }
