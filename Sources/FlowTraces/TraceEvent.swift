@@ -61,7 +61,8 @@ package struct TraceEvent: Sendable, Hashable {
     /// Reads an event from the object of one line.
     ///
     /// - Throws: ``TraceError`` (without a file or line) when `json` is not an object with a string
-    ///   `kind` and whole numbers `t`, `session` and `input`.
+    ///   `kind` and whole numbers `t`, `session` and `input`, or when a member readers read has another type
+    ///   than flowhost writes it as (``memberTypes``).
     package init(json: JSONValue) throws(TraceError) {
         guard case .object(var object) = json else {
             throw TraceError("an event must be a JSON object, not \(json.typeName)")
@@ -78,6 +79,7 @@ package struct TraceEvent: Sendable, Hashable {
         let time = try count("t")
         let session = try count("session")
         let input = try count("input")
+        if let problem = Self.wrongMember(in: object, kind: kind) { throw TraceError(problem) }
         self.init(Kind(rawValue: kind), time: UInt64(time), session: session, input: input, fields: object)
     }
 }
