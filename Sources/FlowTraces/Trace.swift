@@ -5,8 +5,8 @@ import HostSupport
 
 /// A trace read back: its header and its events, grouped into sessions and inputs.
 ///
-/// `graph --trace` reads traces whole with ``load(path:)``; `replay` and `experiments report` read them one
-/// session at a time with a ``TraceReader``.
+/// `replay` and `graph --trace` read traces one session at a time with a ``TraceReader``, and
+/// `experiments report` one event at a time; ``load(path:)`` reads one whole, for tests.
 package struct Trace: Sendable {
     /// One run of the script on a fresh host.
     package struct Session: Sendable {
