@@ -33,11 +33,11 @@ struct LargeSessionMemoryTests {
         return text
     }
 
-    /// `flowhost ARGUMENTS` with its data segment limited to ``dataLimit``.
-    static func limited(_ arguments: [String]) throws -> Subprocess {
+    /// `flowhost ARGUMENTS` with its data segment limited to `limit` KiB.
+    static func limited(_ arguments: [String], limit: Int = dataLimit) throws -> Subprocess {
         try Subprocess.run(
             "/bin/sh",
-            ["-c", #"ulimit -d \#(dataLimit) && exec "$0" "$@""#, BuildProducts.path(of: "flowhost")]
+            ["-c", #"ulimit -d \#(limit) && exec "$0" "$@""#, BuildProducts.path(of: "flowhost")]
                 + arguments)
     }
 
@@ -84,5 +84,28 @@ struct LargeSessionMemoryTests {
 
         #expect(graph.status == 0, "\(graph.standardError.prefix(300))")
         #expect(graph.outputLines.first == "digraph flow {", "\(graph.standardOutput.prefix(300))")
+    }
+
+    /// A goal nobody reached, in a trace that handled 40 requests of names a megabyte long: the report says
+    /// which handled request is nearest without keeping every name it read (in 32 MiB: keeping them takes 40).
+    @Test func aGoalNobodyReachedIsLookedForAmongLongNamesInLittleMemory() throws {
+        let directory = try TemporaryDirectory()
+        let long = String(repeating: "x", count: 1 << 20)
+        var text = #"{"kind":"trace","t":0,"session":0,"input":0,"version":2,"goal":"done"}"# + "\n"
+        text += #"{"kind":"session","t":1,"session":1,"input":0}"# + "\n"
+        text += #"{"kind":"input","t":2,"session":1,"input":0,"command":"start"}"# + "\n"
+        for index in 0..<40 {
+            text += #"{"kind":"handled","t":3,"session":1,"input":0,"request":"\#(index)\#(long)"}"# + "\n"
+        }
+        text += #"{"kind":"handled","t":3,"session":1,"input":0,"request":"dome"}"# + "\n"
+        let path = try directory.file("names.jsonl", containing: text)
+
+        let report = try Self.limited(["experiments", "report", path], limit: 32 * 1_024)
+
+        #expect(report.status == 0, "\(report.standardError.prefix(300))")
+        #expect(
+            report.errorLines == [
+                "flowhost: warning: no request named 'done' was handled in these traces, so nobody reached it; did you mean 'dome'?"
+            ])
     }
 }
