@@ -40,10 +40,15 @@ extension TraceEvent {
     /// Why the members of a `kind` line, `fields`, are not what flowhost writes, if they are not: a member of
     /// ``memberTypes`` of another type. `null` is read as the member left out, as hand-written traces have it.
     static func wrongMember(in fields: [String: JSONValue], kind: String) -> String? {
-        for (name, value) in fields.sorted(by: { $0.key < $1.key }) where !value.isNull {
-            guard let type = memberTypes[name], !type.holds(value) else { continue }
-            return "a '\(kind)' event's \"\(name)\" must be \(type), not \(value.typeName)"
+        func isWrong(_ name: String, _ value: JSONValue) -> Bool {
+            guard let type = memberTypes[name] else { return false }
+            return !value.isNull && !type.holds(value)
         }
-        return nil
+        // Sorted only once one is wrong, so that every line is not sorted to read it: the first by name.
+        guard fields.contains(where: isWrong),
+            let (name, value) = fields.sorted(by: { $0.key < $1.key }).first(where: isWrong),
+            let type = memberTypes[name]
+        else { return nil }
+        return "a '\(kind)' event's \"\(name)\" must be \(type), not \(value.typeName)"
     }
 }
