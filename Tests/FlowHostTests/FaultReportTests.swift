@@ -25,22 +25,11 @@ struct FaultReportTests {
     }
 
     @Test func aBreakpointInAPluginsEntryPointEndsTheRunBySIGTRAPAfterTheReport() throws {
-        let directory = try TemporaryDirectory()
-        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
-        let breakpoint = try BuildProducts.path(of: "libBadBreakpointPlugin.so")
-        let manifest = try directory.file(
-            "app.json",
-            containing: """
-                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "breakpoint": "\(breakpoint)"},
-                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
-                            {"request": "stop", "plugin": "breakpoint", "manager": "Stop"}],
-                 "start": ["launch"]}
-                """)
-        let script = try directory.file("app.flow", containing: "send stop\nstack\n")
         // With --trust the library opens in flowhost's own process, not in a probe's.
-        let run = try Subprocess.flowhost(
-            ["run", manifest, "--trust", "--script", script],
-            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "XDG_STATE_HOME": directory.path + "/state"])
+        let run = try FixtureRun(
+            routes: [("stop", "breakpoint", "Stop")], script: "send stop\nstack\n", arguments: ["--trust"],
+            plugins: ["breakpoint": "libBadBreakpointPlugin.so"]
+        ).run
         expectEndedByFault(run, SIGTRAP)
     }
 

@@ -3,7 +3,7 @@
 /// of its own: how the tests of plugin code that misbehaves in the host's process (exits, forks, takes SIGCHLD)
 /// run it.
 struct FixtureRun {
-    /// A request routed to `manager` of `plugin` (`hangy` or `crashy`).
+    /// A request routed to `manager` of `plugin` (`hangy`, `crashy`, or one of the run's other `plugins`).
     typealias Route = (request: String, plugin: String, manager: String)
 
     /// The HangyPlugin fixture's library, as the host names it.
@@ -13,14 +13,20 @@ struct FixtureRun {
     /// The finished run.
     let run: Subprocess
 
+    /// - Parameter plugins: More plugins, by name, each the file name of a library the build made
+    ///   (`libBadBreakpointPlugin.so`).
     init(
         routes: [Route], script lines: String, arguments: [String] = [], inputDescriptor: Int32? = nil,
-        environment extra: [String: String] = [:]
+        environment extra: [String: String] = [:], plugins: [String: String] = [:]
     ) throws {
         let directory = try TemporaryDirectory()
-        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
         hangy = try BuildProducts.path(of: "libHangyPlugin.so")
-        let crashy = try BuildProducts.path(of: "libCrashyPlugin.so")
+        var libraries = [("welcome", try BuildProducts.path(of: "libWelcomePlugin.so")), ("hangy", hangy)]
+        libraries.append(("crashy", try BuildProducts.path(of: "libCrashyPlugin.so")))
+        for (name, file) in plugins.sorted(by: { $0.key < $1.key }) {
+            libraries.append((name, try BuildProducts.path(of: file)))
+        }
+        let listed = libraries.map { #""\#($0.0)": "\#($0.1)""# }
         let routed = routes.map {
             #"{"request": "\#($0.request)", "plugin": "\#($0.plugin)", "manager": "\#($0.manager)"}"#
         }
@@ -28,7 +34,7 @@ struct FixtureRun {
             "app.json",
             containing: """
                 {"manifestVersion": 1,
-                 "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)", "crashy": "\(crashy)"},
+                 "plugins": {\(listed.joined(separator: ", "))},
                  "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}, \(routed.joined(separator: ", "))],
                  "start": ["launch"]}
                 """)
