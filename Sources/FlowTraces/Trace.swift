@@ -143,7 +143,8 @@ package struct Trace: Sendable {
             throw TraceError("the trace is empty; record one with flowhost run --trace FILE", file: file)
         }
         guard header.kind == .trace else {
-            throw TraceError("the first line is a '\(header.kind)' event, not the trace header", file: file, line: 1)
+            throw TraceError(
+                "the first line is an event of kind '\(header.kind)', not the trace header", file: file, line: 1)
         }
         if let unreadable = unreadableVersion(of: header) ?? unreadableExperiments(of: header) {
             throw TraceError(unreadable, file: file, line: 1)

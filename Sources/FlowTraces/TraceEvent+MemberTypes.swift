@@ -49,6 +49,6 @@ extension TraceEvent {
             let (name, value) = fields.sorted(by: { $0.key < $1.key }).first(where: isWrong),
             let type = memberTypes[name]
         else { return nil }
-        return "a '\(kind)' event's \"\(name)\" must be \(type), not \(value.typeName)"
+        return "the '\(kind)' event's \"\(name)\" must be \(type), not \(value.typeName)"
     }
 }

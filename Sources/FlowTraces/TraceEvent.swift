@@ -72,7 +72,7 @@ package struct TraceEvent: Sendable, Hashable {
         }
         func count(_ name: String) throws(TraceError) -> Int {
             guard let value = object.removeValue(forKey: name), let number = value.int, number >= 0 else {
-                throw TraceError("a '\(kind)' event needs \"\(name)\", a whole number of 0 or more")
+                throw TraceError("the '\(kind)' event needs \"\(name)\", a whole number of 0 or more")
             }
             return number
         }

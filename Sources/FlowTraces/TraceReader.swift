@@ -51,7 +51,7 @@ package final class TraceReader {
         var problem: TraceError?
         if header.kind != .trace {
             problem = TraceError(
-                "the first line is a '\(header.kind)' event, not the trace header", file: path, line: 1)
+                "the first line is an event of kind '\(header.kind)', not the trace header", file: path, line: 1)
         } else if let unreadable = Trace.unreadableVersion(of: header) ?? Trace.unreadableExperiments(of: header) {
             problem = TraceError(unreadable, file: path, line: 1)
         }

@@ -13,7 +13,8 @@ struct OneLineFileErrorTests {
 
         let error = try #require(throws: TraceError.self) { _ = try Trace.parse(text, file: "t.jsonl") }
         #expect(
-            error.description == "t.jsonl:1: the first line is a 'x?flowhost: all good' event, not the trace header")
+            error.description
+                == "t.jsonl:1: the first line is an event of kind 'x?flowhost: all good', not the trace header")
     }
 
     @Test func aSnapshotErrorQuotingANewlineIsOneLine() throws {

@@ -13,19 +13,19 @@ struct TraceMemberTypeTests {
     @Test(arguments: [
         (
             #"{"kind":"input","t":1,"session":1,"input":0,"command":12}"#,
-            #"a 'input' event's "command" must be a string, not number"#
+            #"the 'input' event's "command" must be a string, not number"#
         ),
         (
             #"{"kind":"exposure","t":1,"session":1,"input":0,"experiment":"e","variant":"a","subject":{"id":1}}"#,
-            #"a 'exposure' event's "subject" must be a string, not object"#
+            #"the 'exposure' event's "subject" must be a string, not object"#
         ),
         (
             #"{"kind":"handled","t":1,"session":1,"input":0,"request":"done","requestId":-1}"#,
-            #"a 'handled' event's "requestId" must be a whole number of 0 or more, not number"#
+            #"the 'handled' event's "requestId" must be a whole number of 0 or more, not number"#
         ),
         (
             #"{"kind":"input","t":1,"session":1,"input":0,"command":"start","unprompted":"yes"}"#,
-            #"a 'input' event's "unprompted" must be true or false, not string"#
+            #"the 'input' event's "unprompted" must be true or false, not string"#
         ),
     ])
     func aMemberOfAnotherTypeIsRefusedNamingTheLine(line: String, message: String) {
@@ -46,7 +46,7 @@ struct TraceMemberTypeTests {
 
         #expect(replay.status == 65)
         #expect(
-            replay.errorLines == [#"flowhost: \#(path):3: a 'input' event's "command" must be a string, not array"#])
+            replay.errorLines == [#"flowhost: \#(path):3: the 'input' event's "command" must be a string, not array"#])
     }
 
     @Test func whatFlowhostWritesIsOfTheseTypes() throws {

@@ -167,7 +167,7 @@ struct TraceTests {
             _ = try Trace.parse("{\n  \"items\": 1\n}\n", file: "data.json")
         }
         #expect(
-            throws: TraceError("a 'input' event needs \"t\", a whole number of 0 or more", file: "t.jsonl", line: 2)
+            throws: TraceError("the 'input' event needs \"t\", a whole number of 0 or more", file: "t.jsonl", line: 2)
         ) {
             _ = try Trace.parse(header + "\n" + #"{"kind":"input","session":1,"input":1}"#, file: "t.jsonl")
         }
