@@ -1,16 +1,36 @@
 /// Text from files that others may have written, made safe to print: control characters (terminal escapes
-/// among them) become `?`.
+/// among them) and Unicode's bidirectional controls become `?`.
 package enum PrintableText {
     /// Whether `scalar` is a C0 or C1 control character or DEL.
     package static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
-    /// `text` with each control character replaced by `?`, but for newlines when `keepingNewlines`: text read
-    /// from a file someone else may have written (a trace, a snapshot) printed without its escape sequences,
-    /// which would set the terminal's title, clear it, or hide a line.
+    /// Whether `scalar` is one of Unicode's bidirectional controls: the marks (U+200E, U+200F, U+061C), the
+    /// embeddings and overrides (U+202A to U+202E) and the isolates (U+2066 to U+2069). Printed as they are,
+    /// they make a terminal show a line's characters in another order than they were written ("Trojan
+    /// Source"): a name in a trace could show as another, or move the text after it.
+    package static func isBidirectionalControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// Whether `scalar` is not printed as it is: a control character (``isControl(_:)``) or a bidirectional
+    /// control (``isBidirectionalControl(_:)``).
+    package static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        isControl(scalar) || isBidirectionalControl(scalar)
+    }
+
+    /// `text` with each control character and bidirectional control replaced by `?`, but for newlines when
+    /// `keepingNewlines`: text read from a file someone else may have written (a trace, a snapshot) printed
+    /// without its escape sequences, which would set the terminal's title, clear it, or hide a line, and
+    /// without the controls that would reorder what the terminal shows.
     package static func sanitized(_ text: String, keepingNewlines: Bool = false) -> String {
-        func replaced(_ scalar: Unicode.Scalar) -> Bool { isControl(scalar) && !(keepingNewlines && scalar == "\n") }
+        func replaced(_ scalar: Unicode.Scalar) -> Bool {
+            isUnprintable(scalar) && !(keepingNewlines && scalar == "\n")
+        }
         guard text.unicodeScalars.contains(where: replaced) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars { result.append(replaced(scalar) ? "?" : scalar) }
@@ -20,8 +40,9 @@ package enum PrintableText {
 
 extension PrintableText {
     /// `bytes`, a name from the file system, as text to print: its UTF-8 as it is, but for a byte that is not
-    /// part of UTF-8, and each byte of a control character, as `\xFF`, and a backslash as `\\`, so that no two
-    /// names print the same and none prints an escape sequence.
+    /// part of UTF-8, and each byte of a control character or a bidirectional control (``isUnprintable(_:)``),
+    /// as `\xFF`, and a backslash as `\\`, so that no two names print the same and none prints an escape
+    /// sequence or reorders the line.
     package static func escaping(_ bytes: [UInt8]) -> String {
         var result = ""
         var parser = Unicode.UTF8.ForwardParser()
@@ -37,7 +58,7 @@ extension PrintableText {
             switch parser.parseScalar(from: &iterator) {
             case .valid(let encoded):
                 let scalar = Unicode.UTF8.decode(encoded)
-                if isControl(scalar) {
+                if isUnprintable(scalar) {
                     escape(bytes[offset..<offset + encoded.count])
                 } else {
                     result += scalar == "\\" ? "\\\\" : String(scalar)
