@@ -61,7 +61,7 @@ package struct TraceEvent: Sendable, Hashable {
     /// Reads an event from the object of one line.
     ///
     /// - Throws: ``TraceError`` (without a file or line) when `json` is not an object with a string
-    ///   `kind` and whole numbers `t`, `session` and `input`, or when a member readers read has another type
+    ///   `kind` and whole numbers `t` (up to ``maxTime``), `session` and `input`, or when a member readers read has another type
     ///   than flowhost writes it as (``memberTypes``).
     package init(json: JSONValue) throws(TraceError) {
         guard case .object(var object) = json else {
@@ -76,12 +76,25 @@ package struct TraceEvent: Sendable, Hashable {
             }
             return number
         }
-        let time = try count("t")
+        // Not `count`: a `t` past `Int.max` would be refused as not a whole number, and one past 2^53 read as
+        // another number than written.
+        guard let time = object.removeValue(forKey: "t")?.double, time >= 0, time.rounded() == time,
+            time <= Double(Self.maxTime)
+        else {
+            throw TraceError(
+                "the '\(kind)' event needs \"t\", a whole number of nanoseconds from 0 to \(Self.maxTime) (2^53 - 1, about 104 days): the largest a JSON number holds exactly"
+            )
+        }
         let session = try count("session")
         let input = try count("input")
         if let problem = Self.wrongMember(in: object, kind: kind) { throw TraceError(problem) }
         self.init(Kind(rawValue: kind), time: UInt64(time), session: session, input: input, fields: object)
     }
+
+    /// The largest `t` a trace holds, 2^53 - 1 nanoseconds (about 104 days): past it a JSON number (a
+    /// `Double` to flowhost, and to most JSON readers) no longer holds every whole number, and a `t` would be
+    /// read as another than written.
+    package static let maxTime: UInt64 = (1 << 53) - 1
 }
 
 extension TraceEvent {

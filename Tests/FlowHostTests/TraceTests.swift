@@ -167,7 +167,9 @@ struct TraceTests {
             _ = try Trace.parse("{\n  \"items\": 1\n}\n", file: "data.json")
         }
         #expect(
-            throws: TraceError("the 'input' event needs \"t\", a whole number of 0 or more", file: "t.jsonl", line: 2)
+            throws: TraceError(
+                "the 'input' event needs \"t\", a whole number of nanoseconds from 0 to 9007199254740991 (2^53 - 1, about 104 days): the largest a JSON number holds exactly",
+                file: "t.jsonl", line: 2)
         ) {
             _ = try Trace.parse(header + "\n" + #"{"kind":"input","session":1,"input":1}"#, file: "t.jsonl")
         }
