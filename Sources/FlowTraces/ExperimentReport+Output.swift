@@ -47,8 +47,12 @@ extension ExperimentReport {
             let observed = ratio.observed.map(String.init).joined(separator: " : ")
             let weights = experiment.variants.map { "\($0.weight)" }.joined(separator: " : ")
             let fit =
-                "chi-square \(Self.fixed(ratio.statistic, 2)), \(ratio.degreesOfFreedom) df, \(Self.pValue(ratio.p))"
-            if ratio.isMismatch {
+                "chi-square \(Self.fixed(ratio.statistic, 2)), \(ratio.degreesOfFreedom) df, \(Self.pValue(ratio.p ?? 1))"
+            if let untested = ratio.untested {
+                // No weights at all: "for weights 0 : 0" would read as weights someone set.
+                let against = experiment.variants.contains { $0.weight > 0 } ? " for weights \(weights)" : ""
+                lines.append("  sample ratio: \(observed) exposed\(against); no sample-ratio test: \(untested)")
+            } else if ratio.isMismatch {
                 lines.append("  !! SAMPLE RATIO MISMATCH: \(observed) exposed for weights \(weights); \(fit)")
                 lines.append(
                     "  !! the assignment or the logging is broken, so the figures above cannot be trusted: find out why first"
@@ -78,7 +82,7 @@ extension ExperimentReport {
         }
         return warnings
             + experiments.filter(\.sampleRatio.isMismatch).map {
-                "experiment '\($0.name)' has a sample ratio mismatch (\(Self.pValue($0.sampleRatio.p))); do not trust its figures"
+                "experiment '\($0.name)' has a sample ratio mismatch (\(Self.pValue($0.sampleRatio.p ?? 0))); do not trust its figures"
             }
     }
 
@@ -114,8 +118,9 @@ extension ExperimentReport {
                 "sampleRatio": [
                     "observed": .array(ratio.observed.map { .number(Double($0)) }),
                     "expected": .array(ratio.expected.map { .number($0) }), "chiSquare": number(ratio.statistic),
-                    "degreesOfFreedom": .number(Double(ratio.degreesOfFreedom)), "p": .number(ratio.p),
-                    "mismatch": .bool(ratio.isMismatch),
+                    "degreesOfFreedom": .number(Double(ratio.degreesOfFreedom)), "p": number(ratio.p),
+                    "mismatch": .bool(ratio.isMismatch), "tested": .bool(ratio.untested == nil),
+                    "reason": ratio.untested.map(JSONValue.string) ?? .null,
                 ],
             ]
         }

@@ -15,7 +15,8 @@ import FlowKit
 ///   input did both); time is from the exposure event to the goal's `handled` event.
 /// - The weights are the first trace's (its header holds the manifest's experiments). A ratio whose
 ///   chi-square p-value is below ``mismatchThreshold`` is a sample-ratio mismatch: the assignment or the
-///   logging is broken, and the other figures cannot be trusted.
+///   logging is broken, and the other figures cannot be trusted. With fewer than two variants of positive
+///   weight there is no test (``SampleRatio/untested``).
 package struct ExperimentReport: Sendable {
     /// One arm's figures.
     package struct Variant: Sendable, Hashable {
@@ -57,9 +58,14 @@ package struct ExperimentReport: Sendable {
         package var expected: [Double]
         package var statistic: Double
         package var degreesOfFreedom: Int
-        package var p: Double
+        /// The chi-square test's p-value; `nil` when there is no test (``untested``).
+        package var p: Double?
         /// Whether p is below ``ExperimentReport/mismatchThreshold``.
         package var isMismatch: Bool
+        /// Why the exposures were not tested against the weights, when they were not: with fewer than two
+        /// variants of positive weight (an experiment of one variant, or one the traces' manifests do not set
+        /// up) the test has no degree of freedom, and its p-value would say nothing.
+        package var untested: String?
     }
 
     /// One experiment's report.
@@ -117,12 +123,21 @@ package struct ExperimentReport: Sendable {
     }
 
     /// The report of `traces`, read whole, for `goal`.
-    package init(traces: [Trace], goal: String) {
+    ///
+    /// - Throws: ``TraceError`` naming the trace's file (a trace read whole has no line numbers) for a goal
+    ///   handled before an exposure of its session, as ``read(_:headers:goal:)`` does.
+    package init(traces: [Trace], goal: String) throws(TraceError) {
         var tally = Tally(goal: goal)
         for trace in traces {
             // Read as the files are read line by line; the trace was read whole, so its sessions follow.
             var order = TraceSessionOrder()
-            for event in trace.events { tally.read(event, beginsSession: (try? order.follow(event)) ?? true) }
+            for event in trace.events {
+                do {
+                    try tally.read(event, beginsSession: (try? order.follow(event)) ?? true)
+                } catch {
+                    throw TraceError(error.message, file: trace.file)
+                }
+            }
         }
         self.init(files: traces.map(\.file), headers: traces.map(\.header), tally: tally, goal: goal)
     }
@@ -131,7 +146,8 @@ package struct ExperimentReport: Sendable {
     /// subject, and the exposures of the session being read, whatever its size (``TraceReader/nextInOrder()``).
     ///
     /// - Parameter headers: The files' headers, in order (``TraceReader/headers(of:)``).
-    /// - Throws: ``TraceError`` for the first line of the files, in order, that is not an event.
+    /// - Throws: ``TraceError`` for the first line of the files, in order, that is not an event, or that is
+    ///   the goal handled before an exposure of its session (an earlier `t` or `input`).
     package static func read(_ files: [String], headers: [TraceEvent], goal: String) throws(TraceError)
         -> ExperimentReport
     {
@@ -141,7 +157,14 @@ package struct ExperimentReport: Sendable {
             let reader = try TraceReader(path: file)
             var sessions = 0
             while let (event, begins) = try reader.nextInOrder() {
-                tally.read(event, beginsSession: begins)
+                do {
+                    try tally.read(event, beginsSession: begins)
+                } catch {
+                    // A line further down that is not an event comes first, as it does for interleaved sessions.
+                    let line = reader.lineNumber
+                    while try reader.next() != nil {}
+                    throw TraceError(error.message, file: file, line: line)
+                }
                 if begins { sessions += 1 }
             }
             if let subjects = headers[index]["subjects"]?.int, sessions < subjects {
@@ -251,9 +274,16 @@ package struct ExperimentReport: Sendable {
         let weights = variants.map { Double($0.weight) }
         let fit = Statistics.chiSquareGoodnessOfFit(observed: observed, weights: weights)
         let total = weights.reduce(0, +)
+        let untested: String? =
+            switch weights.count(where: { $0 > 0 }) {
+            case 0: "the traces' manifests do not set this experiment up, so no weights say what to expect"
+            case 1: "only one variant has a weight, so there is no ratio to check"
+            default: nil
+            }
         let ratio = SampleRatio(
             observed: observed, expected: weights.map { total > 0 ? $0 / total : 0 }, statistic: fit.statistic,
-            degreesOfFreedom: fit.degreesOfFreedom, p: fit.p, isMismatch: fit.p < mismatchThreshold)
+            degreesOfFreedom: fit.degreesOfFreedom, p: untested == nil ? fit.p : nil,
+            isMismatch: untested == nil && fit.p < mismatchThreshold, untested: untested)
         return Experiment(
             name: name, subject: subject, variants: variants, comparisons: comparisons, sampleRatio: ratio)
     }
@@ -282,7 +312,11 @@ private struct Tally {
     ///
     /// - Parameter beginsSession: Whether `event` begins a session (``TraceSessionOrder``): an exposure
     ///   counts towards the goals of its session only.
-    mutating func read(_ event: TraceEvent, beginsSession: Bool) {
+    /// - Throws: ``TraceError``, without a file or a line (the caller knows them), when `event` is the goal
+    ///   handled at an earlier `t` or `input` than an exposure of its session read before it: flowhost writes
+    ///   a session's lines as they happen, so its times and inputs never go back, and the time or steps to
+    ///   the goal would be negative.
+    mutating func read(_ event: TraceEvent, beginsSession: Bool) throws(TraceError) {
         if beginsSession { current = [:] }
         if event.kind == .exposure, let experiment = event["experiment"]?.string,
             let subject = event["subject"]?.string, let variant = event["variant"]?.string
@@ -292,9 +326,16 @@ private struct Tally {
             }
             current[experiment] = (subject, event.input, event.time)
         } else if event.kind == .handled, event["request"]?.string == goal {
+            // In the experiments' order, so that the error names the same exposure on every run.
+            for (experiment, exposure) in current.sorted(by: { $0.key < $1.key })
+            where event.time < exposure.time || event.input < exposure.input {
+                throw TraceError(
+                    "the goal '\(goal)' was handled at t \(event.time) (input \(event.input)), before subject '\(exposure.subject)' was exposed to experiment '\(experiment)' at t \(exposure.time) (input \(exposure.input)) on a line before: a session's times and inputs only grow as flowhost writes them, so the trace was edited or its lines reordered; give each trace as it was recorded"
+                )
+            }
             for (experiment, exposure) in current where exposures[experiment]?[exposure.subject]?.reached == nil {
                 exposures[experiment]?[exposure.subject]?.reached = (
-                    event.input &- exposure.input &+ 1, event.time &- exposure.time
+                    event.input - exposure.input + 1, event.time - exposure.time
                 )
             }
         }

@@ -21,7 +21,8 @@ enum ExperimentsCommand {
         --goal REQUEST defaults to the goal the traced script names in a line `# goal: REQUEST`.
         --json prints one JSON document instead (its shape: docs/traces.md). Exit 0 with a report, also one
         that warns; 64 for a wrong command line, one that names a trace twice included (the same file by two
-        names, or a copy: the same header); 66 for a missing trace, 65 for a file that is not a trace.
+        names, or a copy: the same header); 66 for a missing trace, 65 for a file that is not a trace, or not
+        one as recorded (a goal handled before the exposure it would count for).
         """
 
     static func run(_ arguments: [String]) throws(Exit) -> ExitCode {

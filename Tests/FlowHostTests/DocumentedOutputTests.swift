@@ -270,7 +270,7 @@ struct DocumentedOutputTests {
             ])
         }
         let text = lines.map(\.description).joined(separator: "\n") + "\n"
-        let report = ExperimentReport(traces: [try Trace.parse(text, file: "skewed.jsonl")], goal: "done")
+        let report = try ExperimentReport(traces: [try Trace.parse(text, file: "skewed.jsonl")], goal: "done")
         let doc = try readText(Repository.path("docs/traces.md"))
         let shown = try #require(
             doc.components(separatedBy: "A skewed trace (70 : 30 exposed for 50 : 50):").dropFirst().first?

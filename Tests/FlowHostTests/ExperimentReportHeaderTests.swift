@@ -13,7 +13,8 @@ struct ExperimentReportHeaderTests {
         ]
 
         #expect(
-            ExperimentReport(traces: traces, goal: "done").lines.first == "goal: done, from 2 traces (a.jsonl, b.jsonl)"
+            try ExperimentReport(traces: traces, goal: "done").lines.first
+                == "goal: done, from 2 traces (a.jsonl, b.jsonl)"
         )
     }
 }

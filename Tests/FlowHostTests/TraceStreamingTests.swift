@@ -80,7 +80,7 @@ struct TraceStreamingTests {
         #expect(events.last?.kind == .screen)
 
         let report = try Subprocess.flowhost(["experiments", "report", path])
-        let expected = ExperimentReport(traces: [try Trace.parse(text, file: path)], goal: "done")
+        let expected = try ExperimentReport(traces: [try Trace.parse(text, file: path)], goal: "done")
         #expect(report.status == 0, "\(report.standardError)")
         #expect(report.standardOutput == expected.lines.joined(separator: "\n") + "\n")
     }
@@ -102,7 +102,7 @@ struct TraceStreamingTests {
         let larger = try InputFile.read(paths[1], what: "trace", limit: 1 << 30).count
         #expect(larger > 64 * 1_024, "larger than the reader's buffer")
 
-        let whole = ExperimentReport(traces: try paths.map { try Trace.load(path: $0) }, goal: "catalog.detail")
+        let whole = try ExperimentReport(traces: try paths.map { try Trace.load(path: $0) }, goal: "catalog.detail")
         #expect(whole.experiments.first?.exposed == 45)
         let printed = try Subprocess.flowhost(["experiments", "report"] + paths)
         #expect(printed.status == 0, "\(printed.standardError)")
