@@ -63,6 +63,10 @@ package enum Supervisor {
         }
         defer { remove(directory) }
         removeWhenTerminated(directory)
+        let held = AbandonedSupervisorDirectories.hold(directory)
+        defer { if held >= 0 { close(held) } }
+        AbandonedSupervisorDirectories.remove(
+            in: PrivateTemporaryDirectory.base, except: directory, files: { files(in: $0) })
         signal(SIGPIPE, SIG_IGN)  // A host that dies while a command is written to it is reported, not fatal.
 
         let input = CommandInput(script: script)
@@ -149,7 +153,7 @@ package enum Supervisor {
     /// could rename it away and put a snapshot of theirs in its place for a restart.
     private static func privateDirectory() throws(FlowError) -> String {
         do {
-            return try PrivateTemporaryDirectory.make(prefix: "flowhost-supervisor")
+            return try PrivateTemporaryDirectory.make(prefix: AbandonedSupervisorDirectories.prefix)
         } catch {
             guard error.isUntrusted else {
                 throw FlowError("cannot create a directory in \(error.base): \(error.reason)")
@@ -165,7 +169,7 @@ package enum Supervisor {
     private static func files(in directory: String) -> [String] {
         [
             SupervisorLink.snapshotPath(in: directory), SupervisorLink.breadcrumbPath(in: directory),
-            SupervisorLink.unwaitedReloadsPath(in: directory),
+            SupervisorLink.unwaitedReloadsPath(in: directory), AbandonedSupervisorDirectories.lockPath(in: directory),
         ]
     }
 
