@@ -61,6 +61,8 @@ struct FlowHostCommand {
         // The same for a fault's signal another process sent (`kill -SEGV`): the backtracer reported a crash that
         // was none and returned, with flowhost running on.
         SentFaultSignal.endsTheProcess()
+        // Every command that loads plugins keeps a descriptor open for each image (each generation a reload loads).
+        DescriptorLimit.raiseToHardLimit()
         let given = Array(CommandLine.arguments.dropFirst())
         var arguments = given
         let code: ExitCode

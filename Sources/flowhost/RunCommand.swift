@@ -129,8 +129,6 @@ enum RunCommand {
         if parsed.flags.contains("--supervise"), link == nil {
             return await Supervisor.run(arguments, script: script, hangTimeout: hangTimeout)
         }
-        // One descriptor stays open for each image of each plugin loaded, each generation a reload loads too.
-        DescriptorLimit.raiseToHardLimit()
         // Under a supervisor, commands come from it: typed at its prompt when it has no script.
         let interactive = link.map { $0.source == nil } ?? (script == nil && isatty(STDIN_FILENO) == 1)
         // Under a supervisor, the crash handler goes in before any plugin code runs (services load now).
