@@ -15,10 +15,20 @@ struct LineDisplay: Equatable, Sendable {
         let room = max(1, width - promptWidth - 1)
         let characters = buffer.characters
         let widths = characters.map(Self.columns(of:))
+        // Running sums, not a sum per step: a pasted line of 20,000 characters, or End on one, took seconds
+        // summing its widths again for each character scrolled past.
         scroll = min(scroll, buffer.cursor)
-        while widths[scroll..<buffer.cursor].reduce(0, +) > room { scroll += 1 }
+        var beforeCursor = widths[scroll..<buffer.cursor].reduce(0, +)
+        while beforeCursor > room {
+            beforeCursor -= widths[scroll]
+            scroll += 1
+        }
         // Show as much as fits: scroll back when the text from an earlier character still fits.
-        while scroll > 0, widths[(scroll - 1)...].reduce(0, +) <= room { scroll -= 1 }
+        var fromScroll = widths[scroll...].reduce(0, +)
+        while scroll > 0, fromScroll + widths[scroll - 1] <= room {
+            scroll -= 1
+            fromScroll += widths[scroll]
+        }
 
         var shown = ""
         var used = 0

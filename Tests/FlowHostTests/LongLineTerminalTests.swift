@@ -1,0 +1,27 @@
+import Testing
+
+/// A very long line at the prompt, as pasted (a large JSON payload): the line editor keeps up with it.
+struct LongLineTerminalTests {
+    /// 30,000 characters pasted, then Home and End across all of them, take as long as a short line would:
+    /// scrolling to the cursor once summed the widths again for every character it scrolled past, and End
+    /// on such a line froze the prompt (and every line printed above it) for most of a minute.
+    @Test func homeAndEndOnAPastedLineOfThirtyThousandCharactersDoNotFreezeThePrompt() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try ChildProcess.flowhost(
+            ["run", Repository.path("manifests/demo.json")], environment: directory.environment())
+        try shell.waitFor("top: welcome")
+        try shell.waitFor("flowhost> ")
+        let before = TerminalScreen(shell.transcript).rows
+
+        // Home, End, then Ctrl-U clears the line; `stack` shows that every key before it was handled.
+        try shell.send("# " + String(repeating: "y", count: 30_000) + "\u{1B}[H\u{1B}[F\u{15}stack\r")
+
+        try shell.waitFor("top: welcome", within: .seconds(10))
+        try shell.waitFor("flowhost> ")
+        #expect(
+            TerminalScreen(shell.transcript).rows
+                == before.dropLast() + ["flowhost> stack", "  stack: welcome", "  top: welcome", "flowhost>"])
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+}
