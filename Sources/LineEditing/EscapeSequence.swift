@@ -2,8 +2,8 @@
 /// where no line editor runs): an arrow key arrives as `ESC [ D`, which no command means.
 package enum EscapeSequence {
     /// `line` without its escape sequences: a control sequence (`ESC [`, parameters, one final byte), a
-    /// single shift (`ESC O` and one character), or `ESC` and any one other character (Alt with a key); an
-    /// `ESC` that ends the line goes too. The rest is kept as typed.
+    /// single shift (`ESC O` and one character), or `ESC` and any one other character (Alt with a key, all of
+    /// its bytes); an `ESC` that ends the line goes too. The rest is kept as typed.
     package static func stripped(from line: String) -> String {
         guard line.utf8.contains(0x1B) else { return line }
         var kept: [UInt8] = []
@@ -18,6 +18,9 @@ package enum EscapeSequence {
                 // Parameters and intermediates (0x20-0x3F) up to the final byte (0x40-0x7E).
                 while let next = bytes.next(), (0x20...0x3F).contains(next) {}
             case UInt8(ascii: "O"): _ = bytes.next()
+            case let lead? where lead >= 0xC0:
+                // Alt with a character of several bytes (Alt-é): the rest of its bytes go too.
+                for _ in 1..<(lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2) { _ = bytes.next() }
             default: break
             }
         }

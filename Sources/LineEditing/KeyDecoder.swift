@@ -113,6 +113,14 @@ struct KeyDecoder: Sendable {
         case UInt8(ascii: "b"): return .complete(.wordLeft, length: 2)
         case UInt8(ascii: "f"): return .complete(.wordRight, length: 2)
         case 0x7F, 0x08: return .complete(.deleteWordBackward, length: 2)
+        case 0xC0...:
+            // Alt with a character of several bytes (Alt-é): all of them go, not a stray continuation byte
+            // that would enter the line as U+FFFD.
+            var end = start + 2
+            let length = pending[start + 1] >= 0xF0 ? 4 : pending[start + 1] >= 0xE0 ? 3 : 2
+            while end < start + 1 + length, end < pending.count, pending[end] & 0xC0 == 0x80 { end += 1 }
+            if end == pending.count, end < start + 1 + length { return .incomplete }
+            return .complete(nil, length: end - start)
         default: return .complete(nil, length: 2)  // Alt with a key that means nothing here.
         }
     }
