@@ -96,6 +96,10 @@ struct KeyDecoder: Sendable {
         guard start + 1 < pending.count else { return .incomplete }
         switch pending[start + 1] {
         case UInt8(ascii: "["):
+            // The Linux console's F1 to F5: `ESC [ [` and a letter, which would otherwise enter the line.
+            if start + 2 < pending.count, pending[start + 2] == UInt8(ascii: "[") {
+                return start + 3 < pending.count ? .complete(nil, length: 4) : .incomplete
+            }
             // CSI: parameter bytes, intermediate bytes, one final byte.
             var end = start + 2
             while end < pending.count, (0x20...0x3F).contains(pending[end]) { end += 1 }
