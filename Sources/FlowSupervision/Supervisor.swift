@@ -65,8 +65,7 @@ package enum Supervisor {
         removeWhenTerminated(directory)
         let held = AbandonedSupervisorDirectories.hold(directory)
         defer { if held >= 0 { close(held) } }
-        AbandonedSupervisorDirectories.remove(
-            in: PrivateTemporaryDirectory.base, except: directory, files: { files(in: $0) })
+        AbandonedSupervisorDirectories.remove(in: PrivateTemporaryDirectory.base, except: directory)
         signal(SIGPIPE, SIG_IGN)  // A host that dies while a command is written to it is reported, not fatal.
 
         let input = CommandInput(script: script)

@@ -79,6 +79,8 @@ package struct SupervisorLink {
             isRestartAtCap: restart == capRestart,
             restartsAtCap: supervisor?.capabilities.contains(WireProtocol.Capability.restartAtCap.rawValue) == true,
             startToken: ProcessInfoLite.environment(tokenVariable) ?? "")
+        // The directory is in use while this host runs, also after its supervisor has ended.
+        AbandonedSupervisorDirectories.share(directory)
         for variable in [directoryVariable, sourceVariable, restartVariable, tokenVariable] { unsetenv(variable) }
         unsetenv(WireProtocol.environmentVariable)
         link.write(WireProtocol.line(WireProtocol.Hello(program: FlowHostVersion.line)))

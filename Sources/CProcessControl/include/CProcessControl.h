@@ -110,3 +110,10 @@ int flowhost_end_by_sent_faults(void);
 /// stays ignored. With `count` 0, removes nothing from then on (the handlers stay, and only chain). Returns 0, or
 /// -1 with errno set.
 int flowhost_remove_when_terminated(const char *const *paths, int count);
+
+/// Takes a lock of the whole file open as `descriptor`, shared (`exclusive` 0) or exclusive, without waiting: an
+/// open file description lock (F_OFD_SETLK), held until the last descriptor of that description closes, not
+/// dropped when the process closes another descriptor of the file, and held by a child that inherits it. Returns
+/// 0, or -1 with errno set (EAGAIN: someone holds a lock that conflicts).
+int flowhost_lock_description(int descriptor, int exclusive);
+
