@@ -16,7 +16,8 @@ import FlowKit
 /// - The weights are the first trace's (its header holds the manifest's experiments). A ratio whose
 ///   chi-square p-value is below ``mismatchThreshold`` is a sample-ratio mismatch: the assignment or the
 ///   logging is broken, and the other figures cannot be trusted. With fewer than two variants of positive
-///   weight there is no test (``SampleRatio/untested``).
+///   weight there is no test (``SampleRatio/untested``), unless a subject was exposed to a variant of weight 0
+///   in an experiment that has weights: that is a mismatch.
 package struct ExperimentReport: Sendable {
     /// One arm's figures.
     package struct Variant: Sendable, Hashable {
@@ -274,10 +275,12 @@ package struct ExperimentReport: Sendable {
         let weights = variants.map { Double($0.weight) }
         let fit = Statistics.chiSquareGoodnessOfFit(observed: observed, weights: weights)
         let total = weights.reduce(0, +)
+        // A subject exposed to a variant of weight 0 is a mismatch however many variants have a weight.
+        let exposedAtNoWeight = zip(observed, weights).contains { $0 > 0 && $1 == 0 }
         let untested: String? =
             switch weights.count(where: { $0 > 0 }) {
             case 0: "the traces' manifests do not set this experiment up, so no weights say what to expect"
-            case 1: "only one variant has a weight, so there is no ratio to check"
+            case 1 where !exposedAtNoWeight: "only one variant has a weight, so there is no ratio to check"
             default: nil
             }
         let ratio = SampleRatio(

@@ -61,8 +61,8 @@ package struct TraceEvent: Sendable, Hashable {
     /// Reads an event from the object of one line.
     ///
     /// - Throws: ``TraceError`` (without a file or line) when `json` is not an object with a string
-    ///   `kind` and whole numbers `t` (up to ``maxTime``), `session` and `input`, or when a member readers read has another type
-    ///   than flowhost writes it as (``memberTypes``).
+    ///   `kind` and whole numbers `t` (below ``timeBound``), `session` and `input`, or when a member readers
+    ///   read has another type than flowhost writes it as (``memberTypes``).
     package init(json: JSONValue) throws(TraceError) {
         guard case .object(var object) = json else {
             throw TraceError("an event must be a JSON object, not \(json.typeName)")
@@ -76,14 +76,12 @@ package struct TraceEvent: Sendable, Hashable {
             }
             return number
         }
-        // Not `count`: a `t` past `Int.max` would be refused as not a whole number, and one past 2^53 read as
-        // another number than written.
+        // Not `count`: a `t` past `Int.max` would be refused as not a whole number.
         guard let time = object.removeValue(forKey: "t")?.double, time >= 0, time.rounded() == time,
-            time <= Double(Self.maxTime)
+            time < Self.timeBound
         else {
             throw TraceError(
-                "the '\(kind)' event needs \"t\", a whole number of nanoseconds from 0 to \(Self.maxTime) (2^53 - 1, about 104 days): the largest a JSON number holds exactly"
-            )
+                "the '\(kind)' event needs \"t\", a whole number of nanoseconds from 0 to below 2^63 (about 292 years)")
         }
         let session = try count("session")
         let input = try count("input")
@@ -91,10 +89,10 @@ package struct TraceEvent: Sendable, Hashable {
         self.init(Kind(rawValue: kind), time: UInt64(time), session: session, input: input, fields: object)
     }
 
-    /// The largest `t` a trace holds, 2^53 - 1 nanoseconds (about 104 days): past it a JSON number (a
-    /// `Double` to flowhost, and to most JSON readers) no longer holds every whole number, and a `t` would be
-    /// read as another than written.
-    package static let maxTime: UInt64 = (1 << 53) - 1
+    /// The bound of a `t`, 2^63 nanoseconds (about 292 years), below which a time converts to `UInt64` and
+    /// `Int`. A JSON number is a `Double` to flowhost, as to most JSON readers: times up to 2^53 - 1 (about 104
+    /// days) are read exactly, later ones to within a few microseconds at most, as a long recording reaches them.
+    package static let timeBound = 9_223_372_036_854_775_808.0
 }
 
 extension TraceEvent {

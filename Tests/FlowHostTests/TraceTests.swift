@@ -168,7 +168,7 @@ struct TraceTests {
         }
         #expect(
             throws: TraceError(
-                "the 'input' event needs \"t\", a whole number of nanoseconds from 0 to 9007199254740991 (2^53 - 1, about 104 days): the largest a JSON number holds exactly",
+                "the 'input' event needs \"t\", a whole number of nanoseconds from 0 to below 2^63 (about 292 years)",
                 file: "t.jsonl", line: 2)
         ) {
             _ = try Trace.parse(header + "\n" + #"{"kind":"input","session":1,"input":1}"#, file: "t.jsonl")

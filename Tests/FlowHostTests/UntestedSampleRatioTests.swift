@@ -47,6 +47,22 @@ struct UntestedSampleRatioTests {
         #expect(report.warnings.isEmpty)
     }
 
+    /// Weights 100 : 0 and subjects exposed to both: the variant of weight 0 should never have been given.
+    @Test func exposuresToAVariantOfWeightZeroAreAMismatchWithOneWeightedVariant() throws {
+        let header =
+            #"{"kind":"trace","t":0,"session":0,"input":0,"version":2,"goal":"done","experiments":"#
+            + #"{"e":{"subject":"user.id","salt":"s","variants":[{"name":"control","plugin":"p","manager":"M","weight":100},"#
+            + #"{"name":"off","plugin":"p","manager":"N","weight":0}]}}}"#
+        let sessions = (1...6).map { Self.session($0, "e", $0.isMultiple(of: 2) ? "off" : "control", "s\($0)") }
+        let text = ([header] + sessions).joined(separator: "\n") + "\n"
+        let report = try ExperimentReport(traces: [try Trace.parse(text, file: "zero.jsonl")], goal: "done")
+
+        let ratio = try #require(report.experiments.first?.sampleRatio)
+        #expect(ratio.untested == nil)
+        #expect(ratio.isMismatch)
+        #expect(report.warnings.contains { $0.contains("experiment 'e' has a sample ratio mismatch") })
+    }
+
     @Test func flowhostPrintsNoTestAndItsJSONSaysWhy() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.file("one.jsonl", containing: Self.text)
