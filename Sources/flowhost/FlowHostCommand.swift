@@ -62,7 +62,7 @@ struct FlowHostCommand {
         // was none and returned, with flowhost running on.
         SentFaultSignal.endsTheProcess()
         // Every command that loads plugins keeps a descriptor open for each image (each generation a reload loads).
-        DescriptorLimit.raiseToHardLimit()
+        DescriptorLimit.raise()
         let given = Array(CommandLine.arguments.dropFirst())
         var arguments = given
         let code: ExitCode
