@@ -8,12 +8,13 @@ import HostSupport
 /// A supervisor removes its directory when it ends normally, or by SIGTERM or SIGHUP; the other signals end it
 /// with no code of its own run, and each such end left a directory, with the session's snapshot in it. On a
 /// machine whose supervisors are often killed (a service manager's SIGKILL after its stop timeout, a crash loop
-/// ended by hand) they piled up without bound. So the supervisor and each host it starts hold a shared lock on a
-/// file in the directory for as long as they live (a lock of the open file description, which the kernel gives
-/// back however the process ends, and no other descriptor's `close` drops), and a supervisor starting removes
-/// the directories of its user on whose lock file it can take an exclusive lock: nobody uses them. A host
-/// outlives a killed supervisor by a few seconds (``SupervisorLink/endWhenOrphaned(grace:)``), saving its
-/// snapshot there meanwhile; its lock keeps the directory until it ends.
+/// ended by hand) they piled up without bound. So the supervisor holds a shared lock on a file in the directory
+/// for as long as it lives, a lock of the open file description, which the kernel gives back however the process
+/// ends and no other descriptor's `close` drops; each host it starts inherits the description, from its start
+/// (``SupervisorLink/lockDescriptor``), and holds the lock with it. A supervisor starting removes the
+/// directories of its user on whose lock file it can take an exclusive lock: nobody uses them. A host outlives a
+/// killed supervisor by a few seconds (``SupervisorLink/endWhenOrphaned(grace:)``), saving its snapshot there
+/// meanwhile; the lock keeps the directory until it ends.
 ///
 /// The sweep works through descriptors of the directory, not paths: the name in `$TMPDIR` may be removed and
 /// made again meanwhile, by another sweep and then by anyone who can write there. Only a directory of this user's
@@ -23,7 +24,7 @@ enum AbandonedSupervisorDirectories {
     /// The prefix of a supervisor's directory's name in `$TMPDIR`.
     static let prefix = "flowhost-supervisor"
     /// The lock file's name in a supervisor's directory.
-    private static let lockName = "lock"
+    static let lockName = "lock"
 
     /// The lock file in `directory`.
     static func lockPath(in directory: String) -> String { directory + "/" + lockName }
@@ -34,33 +35,46 @@ enum AbandonedSupervisorDirectories {
     /// The file is locked under a name of its own, then renamed to its name: a supervisor sweeping meanwhile
     /// never finds it there unlocked.
     ///
-    /// - Returns: The descriptor holding the lock, to be kept open (closing it gives the lock back); -1 when it
-    ///   could not be made or locked, and the directory is then only not removed by others.
+    /// - Returns: The descriptor holding the lock, 10 or above and closed on `exec` (each host is given it as
+    ///   ``SupervisorLink/lockDescriptor``), to be kept open: closing it gives the lock back; -1 when it could not
+    ///   be made or locked, and the directory is then only not removed by others.
     static func hold(_ directory: String) -> Int32 {
         let staging = directory + "/" + lockName + ".new"
-        let descriptor = open(staging, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { return -1 }
-        guard flowhost_lock_description(descriptor, 0) == 0, rename(staging, lockPath(in: directory)) == 0 else {
-            close(descriptor)
+        let opened = open(staging, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard opened >= 0 else { return -1 }
+        // Above the descriptors a host is given: `dup2` onto the number it already has would keep FD_CLOEXEC.
+        let descriptor = fcntl(opened, F_DUPFD_CLOEXEC, 10)
+        close(opened)
+        guard descriptor >= 0, flowhost_lock_description(descriptor, 0) == 0,
+            rename(staging, lockPath(in: directory)) == 0
+        else {
+            if descriptor >= 0 { close(descriptor) }
             unlink(staging)
             return -1
         }
         return descriptor
     }
 
-    /// Takes a shared lock on the lock file the supervisor made in `directory`, for the rest of this process's
-    /// life (a host: its descriptor is closed on `exec`, so that programs plugin code starts do not keep it).
-    /// Nothing is held when the file is not there or not this user's.
-    static func share(_ directory: String) {
-        let descriptor = open(lockPath(in: directory), O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+    /// Keeps the lock a host was given as `descriptor` (``SupervisorLink/lockDescriptor``) for the rest of its
+    /// life, closed on `exec`, so that programs plugin code starts do not hold it; when `descriptor` is not the
+    /// lock file in `directory`, it is left as it is.
+    static func keep(_ descriptor: Int32, of directory: String) {
+        var given = stat()
+        var file = stat()
+        guard fstat(descriptor, &given) == 0, lstat(lockPath(in: directory), &file) == 0,
+            given.st_dev == file.st_dev, given.st_ino == file.st_ino
+        else { return }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    }
+
+    /// Removes the supervisor's own `directory` as it ends: every file in it (a snapshot's temporary file a
+    /// killed host left too), the lock last, then the directory; one that cannot be emptied keeps its lock, for
+    /// a later sweep.
+    static func removeOwn(_ directory: String) {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { return }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_uid == geteuid(),
-            flowhost_lock_description(descriptor, 0) == 0
-        else {
-            close(descriptor)
-            return
-        }
+        defer { close(descriptor) }
+        if flowhost_empty_directory(descriptor, lockName) == 0 { rmdir(directory) }
     }
 
     /// Removes, in `base`, each supervisor's directory of this user that nobody uses, but `own`.
@@ -93,13 +107,7 @@ enum AbandonedSupervisorDirectories {
             // Still linked once locked: another sweep that removed it first let its lock go as it ended.
             fstat(lock, &status) == 0, status.st_nlink > 0
         else { return }
-        let entries = names(in: directory)
-        guard entries.allSatisfy({ !isDirectory($0, in: directory) }) else { return }
-        // The lock file last: a directory left with others in it is still recognised, and swept again.
-        for entry in entries where entry != lockName {
-            guard unlinkat(directory, entry, 0) == 0 else { return }
-        }
-        guard unlinkat(directory, lockName, 0) == 0 else { return }
+        guard flowhost_empty_directory(directory, lockName) == 0 else { return }
         // By name only while the name is still this directory.
         var named = stat()
         guard fstatat(base, name, &named, AT_SYMLINK_NOFOLLOW) == 0, named.st_dev == found.st_dev,
@@ -119,18 +127,10 @@ enum AbandonedSupervisorDirectories {
         rewinddir(stream)
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
             if name != "." && name != ".." { names.append(name) }
         }
         return names
     }
 
-    /// Whether `name` in the directory open as `directory` is a directory (not following a symbolic link), or
-    /// cannot be looked at: either way, what holds it is left.
-    private static func isDirectory(_ name: String, in directory: Int32) -> Bool {
-        var status = stat()
-        return fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) != 0 || status.st_mode & S_IFMT == S_IFDIR
-    }
 }

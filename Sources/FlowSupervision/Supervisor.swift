@@ -84,7 +84,7 @@ package enum Supervisor {
                 executable: executable,
                 arguments: ["run"] + hostArguments(arguments, restoring: restoring ? snapshot : nil),
                 environment: environment(directory: directory, source: hostSource, restart: restart, token: token),
-                onLines: input.printAbove, passesErrorsWhole: usesOwnBacktracer)
+                lock: held, onLines: input.printAbove, passesErrorsWhole: usesOwnBacktracer)
         }
         let code = await session.run()
         if session.outputClosed {
@@ -164,18 +164,9 @@ package enum Supervisor {
         }
     }
 
-    /// The files the supervisor may keep in its directory.
-    private static func files(in directory: String) -> [String] {
-        [
-            SupervisorLink.snapshotPath(in: directory), SupervisorLink.breadcrumbPath(in: directory),
-            SupervisorLink.unwaitedReloadsPath(in: directory), AbandonedSupervisorDirectories.lockPath(in: directory),
-        ]
-    }
-
     private static func remove(_ directory: String) {
-        _ = flowhost_remove_when_terminated(nil, 0)
-        for file in files(in: directory) { unlink(file) }
-        rmdir(directory)
+        _ = flowhost_remove_when_terminated(nil, nil)
+        AbandonedSupervisorDirectories.removeOwn(directory)
     }
 
     /// Removes the directory, with the session's state in its snapshot, when SIGTERM or SIGHUP (the terminal
@@ -183,10 +174,6 @@ package enum Supervisor {
     /// which restore the terminal first and then hand the signal on to this. Not SIGINT, which a `wait` typed
     /// at the prompt takes for a while (``KeyboardInterrupt``).
     private static func removeWhenTerminated(_ directory: String) {
-        // Copied by the call, which keeps them for the handler.
-        let copies = (files(in: directory) + [directory]).map { strdup($0) }
-        defer { for copy in copies { free(copy) } }
-        let paths: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
-        _ = paths.withUnsafeBufferPointer { flowhost_remove_when_terminated($0.baseAddress, Int32($0.count)) }
+        _ = flowhost_remove_when_terminated(directory, AbandonedSupervisorDirectories.lockName)
     }
 }

@@ -34,6 +34,10 @@ package struct SupervisorLink {
     /// has a limit of its own for that reason (``Supervisor/capRestartLimit``).
     static let tokenVariable = "FLOWHOST_SUPERVISOR_TOKEN"
     static let controlDescriptor: Int32 = 3
+    /// The supervisor's lock on its directory, which the host holds from its start (the same open file
+    /// description), so that the directory is not taken for one a killed supervisor left while the host runs
+    /// (``AbandonedSupervisorDirectories``).
+    static let lockDescriptor: Int32 = 4
 
     /// The supervisor's private directory: the snapshot and the breadcrumb.
     let directory: String
@@ -80,7 +84,7 @@ package struct SupervisorLink {
             restartsAtCap: supervisor?.capabilities.contains(WireProtocol.Capability.restartAtCap.rawValue) == true,
             startToken: ProcessInfoLite.environment(tokenVariable) ?? "")
         // The directory is in use while this host runs, also after its supervisor has ended.
-        AbandonedSupervisorDirectories.share(directory)
+        AbandonedSupervisorDirectories.keep(lockDescriptor, of: directory)
         for variable in [directoryVariable, sourceVariable, restartVariable, tokenVariable] { unsetenv(variable) }
         unsetenv(WireProtocol.environmentVariable)
         link.write(WireProtocol.line(WireProtocol.Hello(program: FlowHostVersion.line)))

@@ -1,4 +1,5 @@
 import Glibc
+import HostSupport
 import Testing
 
 /// A supervisor ended by SIGKILL (a service manager's stop timeout, the kernel out of memory) runs no code of its
@@ -113,9 +114,7 @@ struct AbandonedSupervisorDirectoryTests {
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()

@@ -1,13 +1,18 @@
 import Glibc
+import HostSupport
 import Testing
 
 /// A supervisor at its prompt ended by a signal, as a person or a system ends it: the terminal closed (SIGHUP),
 /// a stop from a service manager (SIGTERM). It removes its directory in `$TMPDIR`, whose
 /// snapshot holds the session's state, as its normal end does; before, a `defer` that no signal runs was all
 /// that removed it, and each such end left one behind.
+///
+/// With a file in it that the supervisor does not write itself (a snapshot's temporary file, left by a host killed
+/// as it saved), the directory went on being left, and without its lock, so that no later supervisor swept it.
 struct SupervisorTerminationTests {
-    @Test(arguments: [SIGHUP, SIGTERM])
-    func aSignalLeavesNoDirectoryOfTheSupervisorsBehind(signal: Int32) throws {
+    /// `signal` 0: `quit` typed at the prompt.
+    @Test(arguments: [SIGHUP, SIGTERM, 0], [false, true])
+    func aSignalLeavesNoDirectoryOfTheSupervisorsBehind(signal: Int32, withStrayFile: Bool) throws {
         let directory = try TemporaryDirectory()
         let temporary = directory.path + "/tmp"
         try #require(mkdir(temporary, 0o700) == 0)
@@ -16,11 +21,18 @@ struct SupervisorTerminationTests {
             environment: directory.environment().merging(["TMPDIR": temporary]) { $1 })
         try shell.waitFor("top: welcome")
         try shell.waitFor("flowhost> ")
-        #expect(try Self.entries(of: temporary).contains { $0.hasPrefix("flowhost-supervisor-") })
+        let own = try #require(try Self.entries(of: temporary).first { $0.hasPrefix("flowhost-supervisor-") })
+        if withStrayFile {
+            _ = try directory.file("tmp/\(own)/snapshot.json.tmp-AbCdEf", containing: "{}")
+        }
 
-        shell.signal(signal)
-
-        #expect(try shell.waitForExit() == .signalled(signal))
+        if signal == 0 {
+            try shell.send("quit\r")
+            #expect(try shell.waitForExit() == .exited(0))
+        } else {
+            shell.signal(signal)
+            #expect(try shell.waitForExit() == .signalled(signal))
+        }
         #expect(try Self.entries(of: temporary) == [])
     }
 
@@ -29,9 +41,7 @@ struct SupervisorTerminationTests {
         defer { closedir(stream) }
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
             if name != "." && name != ".." { names.append(name) }
         }
         return names

@@ -104,12 +104,17 @@ void flowhost_run_signal_action(const struct sigaction *action, int number, sigi
 /// Returns 0, or -1 with errno set.
 int flowhost_end_by_sent_faults(void);
 
-/// Removes `paths` (files first, then the directory that holds them, last) when the process is ended by SIGTERM
-/// or SIGHUP, then lets the signal do what it did before: the handler puts back the action it replaced
-/// and raises the signal again. The paths are copied; at most 8; once per process. A signal the process ignores
-/// stays ignored. With `count` 0, removes nothing from then on (the handlers stay, and only chain). Returns 0, or
-/// -1 with errno set.
-int flowhost_remove_when_terminated(const char *const *paths, int count);
+/// Unlinks every entry of the directory open as `directory` (not following links), the one named `last` after
+/// all the others, so that a directory that cannot be emptied (a subdirectory in it) keeps `last`. Safe in a
+/// signal handler. Returns 0 when it is empty, or -1 with errno set.
+int flowhost_empty_directory(int directory, const char *last);
+
+/// Removes `directory` when the process is ended by SIGTERM or SIGHUP: emptied as flowhost_empty_directory(,
+/// `last`) does, then removed; then lets the signal do what it did before: the handler puts back the action it
+/// replaced and raises the signal again. The strings are copied; once per process. A signal the process ignores
+/// stays ignored. With `directory` NULL, removes nothing from then on (the handlers stay, and only chain).
+/// Returns 0, or -1 with errno set.
+int flowhost_remove_when_terminated(const char *directory, const char *last);
 
 /// Takes a lock of the whole file open as `descriptor`, shared (`exclusive` 0) or exclusive, without waiting: an
 /// open file description lock (F_OFD_SETLK), held until the last descriptor of that description closes, not
