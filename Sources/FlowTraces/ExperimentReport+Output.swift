@@ -47,7 +47,9 @@ extension ExperimentReport {
             let observed = ratio.observed.map(String.init).joined(separator: " : ")
             let weights = experiment.variants.map { "\($0.weight)" }.joined(separator: " : ")
             let fit =
-                "chi-square \(Self.fixed(ratio.statistic, 2)), \(ratio.degreesOfFreedom) df, \(Self.pValue(ratio.p ?? 1))"
+                ratio.statistic.isFinite
+                ? "chi-square \(Self.fixed(ratio.statistic, 2)), \(ratio.degreesOfFreedom) df, \(Self.pValue(ratio.p ?? 1))"
+                : "subjects exposed to a variant of weight 0"
             if let untested = ratio.untested {
                 // No weights at all: "for weights 0 : 0" would read as weights someone set.
                 let against = experiment.variants.contains { $0.weight > 0 } ? " for weights \(weights)" : ""

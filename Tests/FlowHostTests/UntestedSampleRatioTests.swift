@@ -5,7 +5,8 @@ import Testing
 
 /// A sample-ratio test needs two variants of positive weight: with one (an experiment of one variant, or one
 /// the traces' manifests do not set up, whose variants all weigh 0) the chi-square has no degree of freedom,
-/// and the report says there is no test rather than print `chi-square inf, 0 df` or shout a mismatch.
+/// and the report says there is no test rather than print `chi-square inf, 0 df` or shout a mismatch; unless
+/// subjects were exposed to a variant of weight 0, which is a mismatch however many variants have a weight.
 @MainActor
 struct UntestedSampleRatioTests {
     /// A header whose experiment `e` has the one variant `only`, then three subjects exposed to it (the last
@@ -60,6 +61,10 @@ struct UntestedSampleRatioTests {
         let ratio = try #require(report.experiments.first?.sampleRatio)
         #expect(ratio.untested == nil)
         #expect(ratio.isMismatch)
+        #expect(
+            report.lines.contains(
+                "  !! SAMPLE RATIO MISMATCH: 3 : 3 exposed for weights 100 : 0; subjects exposed to a variant of weight 0"
+            ))
         #expect(report.warnings.contains { $0.contains("experiment 'e' has a sample ratio mismatch") })
     }
 
