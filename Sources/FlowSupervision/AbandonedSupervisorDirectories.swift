@@ -118,7 +118,7 @@ enum AbandonedSupervisorDirectories {
 
     /// The names in the directory open as `descriptor`, but `.` and `..`.
     private static func names(in descriptor: Int32) -> [String] {
-        let copy = dup(descriptor)
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0, let stream = fdopendir(copy) else {
             if copy >= 0 { close(copy) }
             return []
