@@ -1,5 +1,5 @@
+import Foundation
 import Glibc
-import HostSupport
 import Testing
 
 /// A supervisor ended by SIGKILL (a service manager's stop timeout, the kernel out of memory) runs no code of its
@@ -40,16 +40,7 @@ struct AbandonedSupervisorDirectoryTests {
         let temporary = directory.path + "/tmp"
         try #require(mkdir(temporary, 0o700) == 0)
         let environment = directory.environment().merging(["TMPDIR": temporary]) { $1 }
-        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
-        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
-        let manifest = try directory.file(
-            "app.json",
-            containing: """
-                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)"},
-                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
-                            {"request": "hangy.spin", "plugin": "hangy", "manager": "Spin"}],
-                 "start": ["launch"]}
-                """)
+        let manifest = try directory.spinningManifest()
         let script = try directory.file("app.flow", containing: "send hangy.spin\n")
         let killed = try ChildProcess.flowhost(
             ["run", manifest, "--supervise", "--hang-timeout", "0", "--script", script], connection: .pipes,
@@ -110,13 +101,6 @@ struct AbandonedSupervisorDirectoryTests {
     }
 
     private static func entries(of path: String) throws -> [String] {
-        let stream = try #require(opendir(path))
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
+        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
     }
 }

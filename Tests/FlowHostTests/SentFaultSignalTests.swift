@@ -54,16 +54,7 @@ struct SentFaultSignalTests {
     @Test(arguments: faults)
     func aFaultSignalSentToASupervisedHostInAPluginsCallIsNotLaidAtThePlugin(signal: Int32) throws {
         let state = try TemporaryDirectory()
-        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
-        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
-        let manifest = try state.file(
-            "app.json",
-            containing: """
-                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)"},
-                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
-                            {"request": "hangy.spin", "plugin": "hangy", "manager": "Spin"}],
-                 "start": ["launch"]}
-                """)
+        let manifest = try state.spinningManifest()
         let script = try state.file("app.flow", containing: "send hangy.spin\nexpect top welcome\n")
         let run = try ChildProcess.flowhost(
             ["run", manifest, "--supervise", "--hang-timeout", "0", "--script", script], connection: .pipes,

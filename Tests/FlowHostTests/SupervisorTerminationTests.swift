@@ -1,5 +1,5 @@
+import Foundation
 import Glibc
-import HostSupport
 import Testing
 
 /// A supervisor at its prompt ended by a signal, as a person or a system ends it: the terminal closed (SIGHUP),
@@ -37,13 +37,6 @@ struct SupervisorTerminationTests {
     }
 
     private static func entries(of path: String) throws -> [String] {
-        let stream = try #require(opendir(path))
-        defer { closedir(stream) }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
+        try FileManager.default.contentsOfDirectory(atPath: path).sorted()
     }
 }

@@ -64,6 +64,21 @@ final class TemporaryDirectory {
 }
 
 extension TemporaryDirectory {
+    /// A manifest `app.json` whose start request shows the welcome plugin's screen and whose `hangy.spin` holds
+    /// the main thread in the hangy plugin's `Spin` manager for good: its path.
+    func spinningManifest() throws -> String {
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+        return try file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
+                            {"request": "hangy.spin", "plugin": "hangy", "manager": "Spin"}],
+                 "start": ["launch"]}
+                """)
+    }
+
     /// Writes `text` to a file called `name` and returns its path.
     func file(_ name: String, containing text: String) throws -> String {
         try file(name, containing: Array(text.utf8))
