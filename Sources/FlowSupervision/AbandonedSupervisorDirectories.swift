@@ -132,5 +132,4 @@ enum AbandonedSupervisorDirectories {
         }
         return names
     }
-
 }
