@@ -23,6 +23,9 @@ package struct Palette: Sendable, Hashable {
     /// A word to find at a glance, such as the module on top.
     package func emphasis(_ text: String) -> String { paint(text, "1") }
 
+    /// A mark that stands apart from any text around it: in reverse video.
+    package func mark(_ text: String) -> String { paint(text, "7") }
+
     /// `text` between the SGR sequence `code` and a reset.
     private func paint(_ text: String, _ code: String) -> String {
         guard isEnabled, !text.isEmpty else { return text }

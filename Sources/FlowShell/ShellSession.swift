@@ -80,7 +80,12 @@ package final class ShellSession {
             shell.onUnpromptedLines = { [weak shell] lines in
                 if !quiet {
                     // At a supervisor's prompt, the supervisor prints them above the line being typed.
-                    if let supervisor, interactive { supervisor.printAbove(lines) } else { Self.emit(lines) }
+                    if let supervisor, interactive {
+                        supervisor.printAbove(lines)
+                    } else {
+                        endUnfinishedRow(palette: Console.output)
+                        Self.emit(lines)
+                    }
                 }
                 // A reload between commands that went past the cap of generations: restart now.
                 if let supervisor, let shell {
@@ -115,11 +120,13 @@ package final class ShellSession {
         if let supervisor { shell.reloadWait.carryOver(reloadsOf: supervisor.takeUnwaitedReloads()) }
         var started = await start()
         HostShell.checkAfterInput(in: "the start")
+        endUnfinishedRow(palette: Console.output)
         var failedIn = failedIn
         emit(started)
         if started.status == .ok, let url {
             started = await perform("open \(url)", nil)
             HostShell.checkAfterInput(in: "`open \(PrintableText.sanitized(url))`")
+            endUnfinishedRow(palette: Console.output)
             failedIn = "\(manifestPath): "
             emit(started)
         }
@@ -213,6 +220,7 @@ package final class ShellSession {
             // Before its output: a child plugin code forked that came back would print it again.
             let place = "`\(PrintableText.sanitized(line))` (\(source):\(lineNumber))"
             HostShell.checkAfterInput(in: place)
+            endUnfinishedRow(palette: Console.output)
             emit(reply, to: line)
             HostShell.comeBack()  // before a supervisor's snapshot is saved, and the next command
             switch reply.status {

@@ -6,3 +6,21 @@
 package func flushOutput() {
     fflush(stdout)
 }
+
+/// Flushes standard output and, when it is a terminal, makes sure that what is printed next starts a row: plugin
+/// code that printed text without a newline after it (`print(_:terminator:)` with an empty terminator) left the
+/// cursor after that text, and the shell's next line would run on from there, or the prompt's `\r` would draw over
+/// it. Such text stays where it is, marked at its end with `%` (in reverse video with `palette`), as zsh marks a
+/// command's output that did not end its line; a row that nothing was printed on is left as it is.
+///
+/// It needs no answer from the terminal: `%` and one space short of the width fill a row from its first column
+/// exactly, the cursor staying on that row, and from any other column wrap onto the next row; `\r` and erasing to
+/// the end of the row then leave the cursor at the start of an empty row either way.
+package func endUnfinishedRow(palette: Palette) {
+    flushOutput()
+    guard isatty(STDOUT_FILENO) == 1 else { return }
+    var size = winsize()
+    let width = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+    let text = palette.mark("%") + String(repeating: " ", count: width - 1) + "\r\u{1B}[K"
+    _ = text.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
+}

@@ -67,14 +67,20 @@ extension TemporaryDirectory {
     /// A manifest `app.json` whose start request shows the welcome plugin's screen and whose `hangy.spin` holds
     /// the main thread in the hangy plugin's `Spin` manager for good: its path.
     func spinningManifest() throws -> String {
+        try hangyManifest(["hangy.spin": "Spin"])
+    }
+
+    /// A manifest `app.json` whose start request shows the welcome plugin's screen and that routes each request
+    /// of `routes` to its manager of the hangy plugin: its path.
+    func hangyManifest(_ routes: KeyValuePairs<String, String>) throws -> String {
         let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
         let hangy = try BuildProducts.path(of: "libHangyPlugin.so")
+        let routed = routes.map { #", {"request": "\#($0.key)", "plugin": "hangy", "manager": "\#($0.value)"}"# }
         return try file(
             "app.json",
             containing: """
                 {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "hangy": "\(hangy)"},
-                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"},
-                            {"request": "hangy.spin", "plugin": "hangy", "manager": "Spin"}],
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}\(routed.joined())],
                  "start": ["launch"]}
                 """)
     }

@@ -6,9 +6,9 @@ import Synchronization
 // A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so
 // probing passes it) but whose managers misbehave in every way that is not a crash: they spin, stop the
 // host, close its descriptors, fork a child that holds them, forge the supervisor's messages, call
-// `exit` on a background thread, change the process's working directory or file creation mask, or ignore
-// SIGCHLD (or reap every child in a handler, and count what it hears). The ones that come back present a module
-// named after the manager.
+// `exit` on a background thread, change the process's working directory or file creation mask, print half a
+// line, or ignore SIGCHLD (or reap every child in a handler, and count what it hears). The ones that come back
+// present a module named after the manager.
 
 /// Presents `module`, the manager's sign that it returned.
 @MainActor
@@ -193,6 +193,15 @@ final class WanderLaterManager: FlowManager {
     }
 }
 
+/// Prints `half a line` to standard output with no newline after it, as `print(_:terminator:)` with an empty
+/// terminator does, then returns normally.
+final class UnendedLineManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        print("half a line", terminator: "")
+        return presenting(self, "unended")
+    }
+}
+
 /// Sets the process's file creation mask to 0, as a library that wants its files open to all might, then
 /// returns normally.
 final class UnmaskManager: FlowManager {
@@ -305,6 +314,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("WanderUnheld", WanderUnheldManager.self),
                 ManagerFactory("WanderLater", WanderLaterManager.self),
                 ManagerFactory("Unmask", UnmaskManager.self),
+                ManagerFactory("UnendedLine", UnendedLineManager.self),
                 ManagerFactory("IgnoreChildren", IgnoreChildrenManager.self),
                 ManagerFactory("ReapChildren", ReapChildrenManager.self),
                 ManagerFactory("ForkReturn", ForkReturnManager.self),
