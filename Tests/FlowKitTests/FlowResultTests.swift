@@ -69,6 +69,33 @@ struct FlowResultTests {
         #expect(parent.router.state.top == "home")
     }
 
+    /// A flow that a handler finishes while it is already finishing (its child's `onResult`, called as the child
+    /// is cancelled, finishes it with its own result) finishes once: the parent hears of it once, regains its
+    /// focus once, and the flow's result is the one its opener was handed. It finished a second time, with the
+    /// result it was first asked to, once the walk came back to it.
+    @Test func aFlowFinishedByItsChildsHandlerWhileFinishingFinishesOnce() {
+        let parent = parentShowingHome()
+        var events: [String] = []
+        var regained: [String] = []
+        var results: [FlowResult] = []
+        parent.onEvent = { events.append($0.description) }
+        parent.onRegainFocus = { regained.append($0.name) }
+        let outer = BaseFlowCoordinator(name: "outer")
+        let inner = BaseFlowCoordinator(name: "inner")
+        parent.openChild(outer, style: .inline) { results.append($0) }
+        outer.requestCoordination(.showList, payload: ["module": "outerScreen"], from: .app)
+        outer.openChild(inner, style: .modal) { _ in outer.finish(with: .failed(FlowError("from inner"))) }
+        inner.requestCoordination(.showList, payload: ["module": "innerScreen"], from: .app)
+
+        outer.finish(with: .completed("done"))
+
+        #expect(results == [.failed(FlowError("from inner"))])
+        #expect(outer.result == results.first)
+        #expect(regained == ["outer"])
+        #expect(events.filter { $0.hasPrefix("child outer finished") } == ["child outer finished: failed: from inner"])
+        #expect(parent.router.state.top == "home")
+    }
+
     @Test func childrenOfAFinishingChildAreCancelled() {
         let parent = parentShowingHome()
         let child = BaseFlowCoordinator(name: "child")

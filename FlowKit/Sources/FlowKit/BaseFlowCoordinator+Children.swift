@@ -63,7 +63,8 @@ extension BaseFlowCoordinator {
     /// Ends this child flow with `result`: finishes its own children first (they are cancelled), stops it,
     /// removes everything it presented, ends the managers it held (working, or with those modules) as
     /// ``ManagerEndReason/coordinatorFinished``, calls the parent's ``didRegainFocus(fromChild:)``, then
-    /// the opener's `onResult`. Does nothing on a coordinator without a parent.
+    /// the opener's `onResult`. Does nothing on a coordinator without a parent. A flow finishes once: when a
+    /// handler called on the way (a child's `onResult`) finishes it first, that call's result is the flow's.
     public func finish(with result: FlowResult) {
         guard let parent else { return }
         // Each flow finishing, its children first (last opened first) and each of theirs, is an entry of this
@@ -105,6 +106,12 @@ extension BaseFlowCoordinator {
     /// Ends this child flow, whose children ``finish(with:)`` has finished: what it does after them.
     private func completeFinishing(_ flow: FinishingFlow, _ walk: inout FinishWalk) {
         let parent = flow.parent
+        // Finished meanwhile, by a handler the walk called (a child's `onResult` that finishes this flow): a flow
+        // finishes once, with the result its opener was handed.
+        guard self.parent === parent else {
+            flow.root.endRedirectStep(flow.step)
+            return
+        }
         stopRunning()
         self.result = flow.result
         var removed = treeRouter.removeModules(presentedBy: presence)
