@@ -67,6 +67,31 @@ struct ManagerTaskTests {
         #expect(coordinator.router.state.modals.isEmpty)
     }
 
+    /// The same with nothing else holding the child flow once it finished: the manager's task, which the await
+    /// kept from seeing its cancellation, builds its module (`self.module(...)` reads the manager's coordinator)
+    /// before `present` refuses. The finished flow was freed under it and that read ended the process; an ended
+    /// manager now keeps its coordinator, which goes once the manager does.
+    @Test func aManagerEndedMidAwaitReachesItsCoordinatorAfterTheFinishedFlowWasLetGo() async {
+        let (coordinator, log, gate) = coordinator()
+        weak var finished: BaseFlowCoordinator?
+        do {
+            let child = BaseFlowCoordinator(name: "child")
+            finished = child
+            coordinator.openChild(child, style: .modal)
+            child.requestCoordination("load", from: .app)
+        }
+        #expect(await gate.next() == "awaiting")
+
+        finished?.finish(with: .cancelled)
+        gate.open(with: "profile")
+
+        #expect(log.ends == ["loader: its coordinator finished"])
+        #expect(await gate.next() == "refused profile")
+        for _ in 0..<1_000 where finished != nil { await Task.yield() }
+        #expect(finished == nil, "the flow goes with its last manager")
+        #expect(coordinator.router.state.stack == ["list"])
+    }
+
     @Test func aTaskThatThrowsIsReportedAndFinishesItsWorkingManager() async {
         let (coordinator, log, gate) = coordinator()
         var events: [FlowEvent] = []
