@@ -202,6 +202,13 @@ final class UnendedLineManager: FlowManager {
     }
 }
 
+/// Prints `half a line` to standard output as it starts, with no newline after it, as ``UnendedLineManager``
+/// does: plugin code that runs between commands when a reload starts the plugin's services again.
+final class HalfLineService: CoordinatorServiceProtocol {
+    func start(with coordinator: any FlowCoordinator) { print("half a line", terminator: "") }
+    func stop() {}
+}
+
 /// Sets the process's file creation mask to 0, as a library that wants its files open to all might, then
 /// returns normally.
 final class UnmaskManager: FlowManager {
@@ -322,5 +329,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("CountChildSignals", CountChildSignalsManager.self),
                 ManagerFactory("ChildSignals", ChildSignalsManager.self),
             ],
-            services: [ServiceFactory("Wanderer") { WandererService() }]))
+            services: [
+                ServiceFactory("Wanderer") { WandererService() }, ServiceFactory("HalfLine") { HalfLineService() },
+            ]))
 }
