@@ -43,9 +43,11 @@ extension CrashBreadcrumb.Page {
     /// holding the first of the crash record's addresses that a plugin's image holds; then where, from the
     /// crumb on top when it is that plugin's, else (a lifecycle event) the plugin's services, else (a thread or
     /// a task of its own) its last crumb. Without plugin code on the stack, the crumb on top, as it names the
-    /// call the host was in, unless it is a load: with no record, or one of another thread, nothing shows the
-    /// library's code ran (another plugin's thread may have called `_exit`, or crashed in libc or the
-    /// runtime), so nobody is blamed. `nil`: nobody.
+    /// call the host was in, when the record is of the thread making that call (or there is none) and the call
+    /// is not a load; a record of another thread shows no code of that call's, nor of any plugin's (a thread
+    /// that crashed in libc or the runtime, or called `exit`), and a load without a record of its thread shows
+    /// nothing of its library's (another plugin's thread may have called `_exit`): nobody is blamed. `nil`:
+    /// nobody.
     package var culprit: CrashCulprit? {
         // On the thread that calls into plugins, the crumb on top is the call; on another, it is not.
         let onCallingThread = crash.map { crumbThread == 0 || $0.thread == crumbThread } ?? true
@@ -65,7 +67,9 @@ extension CrashBreadcrumb.Page {
             return CrashCulprit(crumb, onAnotherThread: true)
         }
         guard let image = crash?.addresses.lazy.compactMap(image(holding:)).first else {
-            guard let crumb, !crumb.plugin.isEmpty, !crumb.isLoading else { return nil }
+            // Only on the call's own thread: on another (a thread whose code is libc's, or the runtime's), the
+            // call under way is a bystander, and blaming it would quarantine a plugin that did nothing.
+            guard let crumb, !crumb.plugin.isEmpty, !crumb.isLoading, onCallingThread else { return nil }
             return CrashCulprit(crumb)
         }
         if let crumb, crumb.plugin == image.plugin, onCallingThread {

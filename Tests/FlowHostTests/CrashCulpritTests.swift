@@ -40,11 +40,16 @@ struct CrashCulpritTests {
         #expect(culprit.entryPoints == [.manager("Trap")])
     }
 
-    @Test func withoutPluginCodeOnTheStackTheCallOnTopIsBlamedAndWithoutOneNobody() throws {
-        let inCall = try Page.written { $0.enter(welcome) }.crash(signal: SIGSEGV, pc: 0x1, thread: 4242)
-        let idle = try Page.written { _ in }.crash(signal: SIGSEGV, pc: 0x1, thread: 4242)
+    /// Without plugin code on the stack, the call on top is blamed for a crash on its own thread only: a thread
+    /// whose code is libc's (a plugin's thread started at `strlen`) that crashes while the host is in another
+    /// plugin's call laid the crash at that call, and quarantined a plugin that did nothing.
+    @Test func withoutPluginCodeOnTheStackTheCallOnTopIsBlamedOnlyOnItsOwnThread() throws {
+        let inCall = try Page.written { $0.enter(welcome) }.crash(signal: SIGSEGV, pc: 0x1, thread: Page.callingThread)
+        let besideCall = try Page.written { $0.enter(welcome) }.crash(signal: SIGSEGV, pc: 0x1, thread: 4242)
+        let idle = try Page.written { _ in }.crash(signal: SIGSEGV, pc: 0x1, thread: Page.callingThread)
 
         #expect(try inCall.read().culprit?.plugin == "welcome")
+        #expect(try besideCall.read().culprit == nil)
         #expect(try idle.read().culprit == nil)
     }
 
