@@ -15,7 +15,6 @@ package final class FileLineReader {
 
     private let descriptor: Int32
     private let what: String
-    private let chunkSize: Int
     private let maxLineLength: Int
     /// Bytes read and not yet returned: `buffer[start...]`.
     private var buffer: [UInt8] = []
@@ -23,6 +22,9 @@ package final class FileLineReader {
     /// Where the search for the next `\n` resumes: the bytes from `start` to it hold none.
     private var scanned = 0
     private var atEnd = false
+    /// What one `read` fills (`chunkSize` bytes), made once: growing `buffer` by a chunk of zeros for each read
+    /// is slow in a debug build.
+    private var scratch: [UInt8]
 
     /// A reader of the regular file at `path`, checked and opened as ``InputFile/openRegular(_:what:)`` does.
     ///
@@ -36,8 +38,8 @@ package final class FileLineReader {
     {
         descriptor = try InputFile.openRegular(path, what: what)
         self.what = what
-        self.chunkSize = max(1, chunkSize)
         self.maxLineLength = maxLineLength
+        scratch = [UInt8](repeating: 0, count: max(1, chunkSize))
     }
 
     deinit { close(descriptor) }
@@ -82,25 +84,19 @@ package final class FileLineReader {
             kind: .tooLarge, message: "\(what) has a line longer than the limit of \(maxLineLength) bytes")
     }
 
-    /// Drops the bytes already returned and appends up to ``chunkSize`` more; notes the end of the file.
+    /// Drops the bytes already returned and appends up to a chunk more; notes the end of the file.
     private func fill() throws(InputFile.Failure) {
         if start > 0 {
             buffer.removeFirst(start)
             scanned -= start
             start = 0
         }
-        let kept = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: chunkSize))
         var got = -1
         while got < 0 {
-            got = buffer[kept...].withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if got < 0 && errno != EINTR {
-                let code = errno
-                buffer.removeLast(chunkSize)
-                throw InputFile.failure(code, what: what)
-            }
+            got = scratch.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if got < 0 && errno != EINTR { throw InputFile.failure(errno, what: what) }
         }
-        buffer.removeLast(chunkSize - got)
+        buffer.append(contentsOf: scratch[..<got])
         if got == 0 { atEnd = true }
     }
 }

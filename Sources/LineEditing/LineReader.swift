@@ -30,6 +30,9 @@ package final class LineReader: Sendable {
 
     private struct State {
         var pending: [UInt8] = []
+        /// What one `read` fills, made once: growing `pending` by a buffer of zeros for each read cost 10 ms in
+        /// a debug build, for every command a supervisor sent.
+        var scratch: [UInt8]
         /// Where the next line starts in `pending`.
         var start = 0
         var ended = false
@@ -42,13 +45,14 @@ package final class LineReader: Sendable {
     package let maxLineLength: Int
     /// The most bytes one `read` asks for: the bound on what is read beyond the line returned.
     package let bufferSize: Int
-    private let state = PthreadMutex(State())
+    private let state: PthreadMutex<State>
 
     /// Lines of `descriptor`, which stays open (the caller closes it).
     package init(descriptor: Int32, maxLineLength: Int = defaultMaxLineLength, bufferSize: Int = 64 * 1024) {
         self.descriptor = descriptor
         self.maxLineLength = max(1, maxLineLength)
         self.bufferSize = max(1, bufferSize)
+        state = PthreadMutex(State(scratch: [UInt8](repeating: 0, count: self.bufferSize)))
     }
 
     /// The next line without its newline (nor a `\r` before it), blocking until it is complete; `nil` at
@@ -80,11 +84,9 @@ package final class LineReader: Sendable {
                 searched -= state.start
                 state.start = 0
             }
-            let count = state.pending.count
-            state.pending.append(contentsOf: repeatElement(0, count: bufferSize))
-            let got = state.pending[count...].withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let got = state.scratch.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             let code = errno
-            state.pending.removeLast(bufferSize - max(got, 0))
+            if got > 0 { state.pending.append(contentsOf: state.scratch[..<got]) }
             if got == 0 {
                 state.ended = true
             } else if got < 0 && code == EAGAIN {
