@@ -229,6 +229,17 @@ final class SupervisedHost: Sendable {
         } ?? false
     }
 
+    /// Whether the host's output takes nothing more for now: standard output, which the host shares with the
+    /// supervisor, or the supervisor's standard error, to which it relays the host's, is a pipe or a terminal
+    /// that is full (a pager left on one screen, a reader that has not started, Ctrl-S). A host that writes
+    /// there waits for its reader, which is no hang of its own.
+    func outputIsBlocked() -> Bool {
+        var outputs = [STDOUT_FILENO, STDERR_FILENO].map { pollfd(fd: $0, events: Int16(POLLOUT), revents: 0) }
+        guard poll(&outputs, nfds_t(outputs.count), 0) >= 0 else { return false }
+        // Neither writable nor in error (a reader gone makes writes fail at once, which blocks nothing).
+        return outputs.contains { $0.revents == 0 }
+    }
+
     /// Whether `pid` runs (or is stopped): it has not ended, as far as `/proc/PID/stat` tells.
     static func isRunning(_ pid: pid_t) -> Bool {
         let stat = ProcFile.contents(of: "/proc/\(pid)/stat")

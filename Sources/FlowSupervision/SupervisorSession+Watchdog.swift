@@ -39,8 +39,10 @@ extension SupervisorSession {
     /// its main thread, so that a crash handler records where it hung, then SIGKILL after a grace.
     func hung(token: String) {
         guard token == phase.deadline, killedFor == nil, let host, let hangTimeout else { return }
-        if host.isProbing() {
-            arm(token: token, allowing: .zero)  // The probe has a timeout of its own.
+        // The probe has a timeout of its own; a host waiting for its output's reader is not hung either, and
+        // gets the timeout again from now: the reader decides when it goes on.
+        if host.isProbing() || host.outputIsBlocked() {
+            arm(token: token, allowing: .zero)
             return
         }
         let seconds = SupervisorIncident.seconds(hangTimeout)

@@ -278,6 +278,27 @@ struct SupervisorWatchdogTests {
         #expect(run.unmatchedOutput().contains("<stdin>: 1 plugin crash during the script: crashy.Trap (SIGILL)"))
     }
 
+    /// A host whose standard output is a pipe that nobody reads yet (a pager left on one screen, a reader that
+    /// has not started) waits for it in `write`: the watchdog took that for a hang, killed the host and restarted
+    /// it over and over, counting each as a crash. It now waits for the reader too, and the script ends well.
+    @Test func aHostWaitingForItsOutputsReaderIsNotHung() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script(String(repeating: "show\n", count: 1_000))
+        let flowhost = try BuildProducts.path(of: "flowhost")
+        // The pipe (64 KiB) fills within the first commands; its reader starts after three hang timeouts.
+        let command = """
+            { '\(flowhost)' run '\(scenario.manifest)' --supervise --hang-timeout 2 --script '\(script)'; \
+            echo "status $?" >&2; } | { sleep 6; wc -c; }
+            """
+
+        let run = try Subprocess.run("/bin/sh", ["-c", command], environment: scenario.environment)
+
+        #expect(!run.standardError.contains("hung"), "\(run.standardError)")
+        #expect(!run.standardError.contains("restarting"), "\(run.standardError)")
+        #expect(run.errorLines.last == "status 0")
+        #expect((Int(run.outputLines.first ?? "") ?? 0) > 100_000)
+    }
+
     @Test func aCommandWaitingForAPluginsProbeIsSlowNotHung() throws {
         let scenario = try Scenario()
         let bad = try BuildProducts.path(of: "libBadHangPlugin.so")
