@@ -33,6 +33,9 @@ package struct SupervisorLink {
     /// A forged restart at the cap, which the supervisor does not count among the restarts after an incident,
     /// has a limit of its own for that reason (``Supervisor/capRestartLimit``).
     static let tokenVariable = "FLOWHOST_SUPERVISOR_TOKEN"
+    /// The host's end of the link, on which it writes its messages: closed on `exec` once the host has started
+    /// (``fromEnvironment()``), so that no program that plugin code starts holds it (and, outliving the host,
+    /// keeps the supervisor from seeing the link close).
     static let controlDescriptor: Int32 = 3
     /// The supervisor's lock on its directory, which the host holds from its start (the same open file
     /// description), so that the directory is not taken for one a killed supervisor left while the host runs
@@ -85,6 +88,7 @@ package struct SupervisorLink {
             startToken: ProcessInfoLite.environment(tokenVariable) ?? "")
         // The directory is in use while this host runs, also after its supervisor has ended.
         AbandonedSupervisorDirectories.keep(lockDescriptor, of: directory)
+        _ = fcntl(controlDescriptor, F_SETFD, FD_CLOEXEC)
         for variable in [directoryVariable, sourceVariable, restartVariable, tokenVariable] { unsetenv(variable) }
         unsetenv(WireProtocol.environmentVariable)
         link.write(WireProtocol.line(WireProtocol.Hello(program: FlowHostVersion.line)))
