@@ -139,22 +139,26 @@ package final class CommandInput {
         }
     }
 
-    /// Standard input, line by line, each read when it is asked for (so that a fast writer waits for the
+    /// Standard input (or a supervisor's commands), line by line, each read when it is asked for (so that a fast writer waits for the
     /// host instead of filling memory), off the main actor so that timers and reloads go on meanwhile.
     ///
     /// A line longer than ``LineReader/defaultMaxLineLength`` ends the stream with ``LineReader/Failure``.
     /// From a terminal (read plainly when `TERM` is `dumb`), escape sequences are dropped
     /// (``EscapeSequence/stripped(from:)``).
     ///
-    /// - Parameter numbered: Whether the lines come from a supervisor, each after its number, a token and
-    ///   tabs (``SupervisorLink/command(in:)``): those may be that much longer, the supervisor having checked
-    ///   the line typed.
-    package static func standardInputLines(numbered: Bool = false) -> AsyncThrowingStream<String, any Error> {
+    /// - Parameters:
+    ///   - descriptor: Standard input, or the descriptor a supervisor sends its commands on.
+    ///   - numbered: Whether the lines come from a supervisor, each after its number, a token and tabs
+    ///     (``SupervisorLink/command(in:)``): those may be that much longer, the supervisor having checked the
+    ///     line typed.
+    package static func standardInputLines(from descriptor: Int32 = STDIN_FILENO, numbered: Bool = false)
+        -> AsyncThrowingStream<String, any Error>
+    {
         let reader = LineReader(
-            descriptor: STDIN_FILENO, maxLineLength: LineReader.defaultMaxLineLength + (numbered ? 64 : 0))
+            descriptor: descriptor, maxLineLength: LineReader.defaultMaxLineLength + (numbered ? 64 : 0))
         // Typed at a terminal without the line editor (`TERM=dumb`): the keys it does not edit with, such as
         // the arrows, arrive as escape sequences, which are dropped rather than read as part of the command.
-        let typed = isatty(STDIN_FILENO) == 1
+        let typed = isatty(descriptor) == 1
         return AsyncThrowingStream {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global().async {

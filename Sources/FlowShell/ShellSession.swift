@@ -10,6 +10,8 @@ import PluginLoading
 package protocol ShellSessionSupervisor {
     /// The token of the host's start, which its `ready` carries.
     var startToken: String { get }
+    /// The descriptor the supervisor's commands come on.
+    var commandInput: Int32 { get }
     /// Whether this host was started again after one crashed.
     var isRestart: Bool { get }
     /// The command in a line the supervisor sent, with its number and token; nil for any other line.
@@ -166,7 +168,8 @@ package final class ShellSession {
         var input =
             editor == nil
             ? (script.map { CommandInput.lines(of: $0.lines) }
-                ?? CommandInput.standardInputLines(numbered: supervisor != nil)).makeAsyncIterator()
+                ?? supervisor.map { CommandInput.standardInputLines(from: $0.commandInput, numbered: true) }
+                ?? CommandInput.standardInputLines()).makeAsyncIterator()
             : nil
         // A request that failed or found no route in a script, held while the next command may expect that
         // outcome (``HostShell/expectsOutcome(_:)``): any other command stops the run there, as the end does.

@@ -50,8 +50,10 @@ final class SupervisedHost: Sendable {
     private let commands: Int32
     private let inputClosed = Atomic(false)
     private let reaping = Reaping()
-    /// What the host's descriptors 0 to 3 were when it started: the pipes, and this process's output.
-    private let descriptors: [DescriptorIdentity?]
+    /// What the host's descriptors 0 to 3 and 5 may be, by number, from its start: the pipes, this process's
+    /// output, and for standard input also `/dev/null`, which a host reading its commands on
+    /// ``SupervisorLink/commandDescriptor`` puts there.
+    private let descriptors: [(number: Int32, accepted: [DescriptorIdentity])]
     private let errors: StandardErrorRelay
 
     /// The last fatal error the host's runtime reported, and its stack trace, once it has ended.
@@ -98,7 +100,9 @@ final class SupervisedHost: Sendable {
         var launch = ProcessLaunch(
             executable: executable, arguments: arguments, environmentBytes: environment,
             actions: [
+                // Both: a host of an earlier build reads standard input (WireProtocol.Capability.commandDescriptor).
                 .duplicate(input[0], onto: STDIN_FILENO),
+                .duplicate(input[0], onto: SupervisorLink.commandDescriptor),
                 .duplicate(errorOutput[1], onto: STDERR_FILENO),
                 .duplicate(control[1], onto: SupervisorLink.controlDescriptor),
             ] + (lock >= 0 ? [.duplicate(lock, onto: SupervisorLink.lockDescriptor)] : []))
@@ -118,10 +122,18 @@ final class SupervisedHost: Sendable {
         }
         self.pid = pid
         commands = input[1]
-        descriptors =
-            [input[1], STDOUT_FILENO].map(DescriptorIdentity.init(descriptor:)) + [
-                errorIdentity, DescriptorIdentity(descriptor: control[0]),
-            ]
+        let commandPipe = DescriptorIdentity(descriptor: input[1])
+        let nothing = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let devNull = DescriptorIdentity(descriptor: nothing)
+        if nothing >= 0 { close(nothing) }
+        let given: [(Int32, [DescriptorIdentity?])] = [
+            (STDIN_FILENO, [commandPipe, devNull]),
+            (STDOUT_FILENO, [DescriptorIdentity(descriptor: STDOUT_FILENO)]),
+            (STDERR_FILENO, [errorIdentity]),
+            (SupervisorLink.controlDescriptor, [DescriptorIdentity(descriptor: control[0])]),
+            (SupervisorLink.commandDescriptor, [commandPipe]),
+        ]
+        descriptors = given.map { ($0.0, $0.1.compactMap { $0 }) }.filter { !$0.accepted.isEmpty }
         let errors = StandardErrorRelay(reader: errorOutput[0], passesEverything: passesErrorsWhole)
         self.errors = errors
         let (events, continuation) = AsyncStream<Event>.makeStream()
@@ -198,19 +210,18 @@ final class SupervisedHost: Sendable {
         }
     }
 
-    /// The first of the host's descriptors 0 to 3 that is no longer what it was given (a plugin closed or
-    /// replaced it); `nil` when all are, or when they cannot be seen (no `/proc`, the host has ended, or it is
-    /// not dumpable: a hang of such a host is a hang, not a descriptor lost).
+    /// The first of the host's descriptors 0 to 3 and 5 that is no longer what it was given (a plugin closed
+    /// or replaced it); `nil` when all are, or when they cannot be seen (no `/proc`, the host has ended, or it
+    /// is not dumpable: a hang of such a host is a hang, not a descriptor lost).
     func changedDescriptor() -> Int32? {
         reaping.whileRunning { () -> Int32? in
             guard Self.isRunning(pid) else { return nil }
-            for (number, given) in descriptors.enumerated() {
-                guard let given else { continue }
-                switch DescriptorIdentity.seen(number, of: pid) {
-                case .open(let identity) where identity == given: continue
+            for (number, accepted) in descriptors {
+                switch DescriptorIdentity.seen(Int(number), of: pid) {
+                case .open(let identity) where accepted.contains(identity): continue
                 case .hidden: continue
                 case .ended: return nil  // it ended since isRunning: its end closed them, not plugin code
-                case .open, .closed: return Int32(number)
+                case .open, .closed: return number
                 }
             }
             return nil
@@ -356,8 +367,13 @@ final class SupervisedHost: Sendable {
 }
 
 extension SupervisorMessage {
-    /// Whether the values are ones a host sends: a lost descriptor is one of the standard three.
+    /// Whether the values are ones a host sends: a lost descriptor is one of the standard three, or the
+    /// commands'.
     fileprivate var isWellFormed: Bool {
-        if case .lost(let descriptor, _) = self { (0...2).contains(descriptor) } else { true }
+        if case .lost(let descriptor, _) = self {
+            (0...2).contains(descriptor) || descriptor == SupervisorLink.commandDescriptor
+        } else {
+            true
+        }
     }
 }

@@ -26,7 +26,7 @@ struct SupervisorIncident {
         case hung(seconds: String, when: String)
         /// Stopped a second time with `signal` after it was continued once; killed.
         case stoppedAgain(signal: Int32)
-        /// Plugin code closed or replaced descriptor 0, 1 or 2; the host exited or was killed.
+        /// Plugin code closed or replaced descriptor 0, 1, 2 or 5 (the commands); the host exited or was killed.
         case lostDescriptor(Int32)
         /// Plugin code closed descriptor 3, the link; killed.
         case linkClosed
@@ -150,7 +150,8 @@ struct SupervisorIncident {
         switch descriptor {
         case 0: "standard input"
         case 1: "standard output"
-        default: "standard error"
+        case 2: "standard error"
+        default: "input of commands"
         }
     }
 

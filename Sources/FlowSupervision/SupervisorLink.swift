@@ -6,7 +6,7 @@ import HostSupport
 import PluginLoading
 
 /// The host's side of `flowhost run --supervise`: a host the supervisor started reads its commands from
-/// standard input, tells the supervisor when each one is done (``SupervisorMessage``), saves a snapshot after
+/// ``commandDescriptor`` (standard input, from a supervisor of an earlier build), tells the supervisor when each one is done (``SupervisorMessage``), saves a snapshot after
 /// each, and keeps a breadcrumb of the plugin it is calling into, so that after a crash the supervisor can
 /// name the plugin, quarantine it and restart the host on the same screen.
 ///
@@ -41,6 +41,9 @@ package struct SupervisorLink {
     /// description), so that the directory is not taken for one a killed supervisor left while the host runs
     /// (``AbandonedSupervisorDirectories``).
     static let lockDescriptor: Int32 = 4
+    /// Where the host reads its commands (``WireProtocol/Capability/commandDescriptor``), closed on `exec`; its
+    /// standard input is then `/dev/null`, so that plugin code that reads standard input takes no command.
+    static let commandDescriptor: Int32 = 5
 
     /// The supervisor's private directory: the snapshot and the breadcrumb.
     let directory: String
@@ -55,6 +58,11 @@ package struct SupervisorLink {
     /// Whether the supervisor restarts this host when it reaches the cap of generations of a plugin
     /// (``WireProtocol/Capability/restartAtCap``).
     package let restartsAtCap: Bool
+    /// The descriptor the host reads its commands from: ``commandDescriptor``, or standard input when the
+    /// supervisor puts them only there.
+    package let commandInput: Int32
+    /// What ``commandInput`` was when the host started.
+    let commands: DescriptorIdentity?
     /// What a restarted host's restore names its snapshot by: `nil` when this host is no restart.
     package var restoredSnapshot: String? {
         guard isRestart else { return nil }
@@ -81,10 +89,15 @@ package struct SupervisorLink {
         let supervisor = ProcessInfoLite.environment(WireProtocol.environmentVariable).flatMap {
             WireProtocol.Hello(environment: $0, program: "its supervisor")
         }
+        // Before the descriptors are noted: standard input changes.
+        let commandInput =
+            supervisor?.capabilities.contains(WireProtocol.Capability.commandDescriptor.rawValue) == true
+            ? takeCommandDescriptor() : STDIN_FILENO
         let link = SupervisorLink(
             directory: directory, source: source.isEmpty ? nil : source, isRestart: restart != nil,
             isRestartAtCap: restart == capRestart,
             restartsAtCap: supervisor?.capabilities.contains(WireProtocol.Capability.restartAtCap.rawValue) == true,
+            commandInput: commandInput, commands: DescriptorIdentity(descriptor: commandInput),
             startToken: ProcessInfoLite.environment(tokenVariable) ?? "")
         // The directory is in use while this host runs, also after its supervisor has ended.
         AbandonedSupervisorDirectories.keep(lockDescriptor, of: directory)
@@ -100,6 +113,18 @@ package struct SupervisorLink {
         }
         endWhenOrphaned()
         return link
+    }
+
+    /// Keeps ``commandDescriptor``, closed on `exec`, for the commands, and puts `/dev/null` on standard input,
+    /// where the supervisor put them too (for a host of an earlier build); the descriptor to read them from.
+    private static func takeCommandDescriptor() -> Int32 {
+        _ = fcntl(commandDescriptor, F_SETFD, FD_CLOEXEC)
+        let nothing = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if nothing >= 0 {
+            dup2(nothing, STDIN_FILENO)  // without FD_CLOEXEC: programs plugin code starts get it as theirs
+            close(nothing)
+        }
+        return commandDescriptor
     }
 
     /// The breadcrumb the host keeps for the supervisor.
@@ -134,11 +159,13 @@ package struct SupervisorLink {
         DescriptorWriter.writeAll(Array((line + "\n").utf8), to: Self.controlDescriptor)
     }
 
-    /// The first of standard input, output and error that plugin code closed or replaced since the host
-    /// started; `nil` when none.
+    /// The first of standard input, output and error, then the commands' descriptor, that plugin code closed or
+    /// replaced since the host started; `nil` when none.
     func changedDescriptor() -> Int32? {
         let now = DescriptorIdentity.linked()
-        return (0...2).first { now[$0] != descriptors[$0] }.map(Int32.init)
+        if let changed = (0...2).first(where: { now[$0] != descriptors[$0] }) { return Int32(changed) }
+        guard commandInput != STDIN_FILENO, DescriptorIdentity(descriptor: commandInput) != commands else { return nil }
+        return commandInput
     }
 
     /// Tells the supervisor, when plugin code closed or replaced one of the host's standard descriptors, and

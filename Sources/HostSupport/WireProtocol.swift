@@ -14,7 +14,7 @@ package enum WireProtocol {
     /// Raised whenever a message changes in a way the other side would misread.
     package static let version = 1
     /// What this build's side of each conversation can do.
-    package static let capabilities: Set<Capability> = [.probe, .supervisedHost, .restartAtCap]
+    package static let capabilities: Set<Capability> = [.probe, .supervisedHost, .restartAtCap, .commandDescriptor]
     /// The variable in which a parent tells its child the protocol it speaks: `VERSION CAPABILITY,...`.
     package static let environmentVariable = "FLOWHOST_WIRE_PROTOCOL"
 
@@ -28,6 +28,12 @@ package enum WireProtocol {
         /// ``SupervisorMessage/restarting(plugin:generation:cap:token:)``. A host whose supervisor lacks it
         /// refuses the reload past the cap instead, as before.
         case restartAtCap = "restart-at-cap"
+        /// Commands on descriptor 5 (`SupervisorLink.commandDescriptor`): a supervisor that has it puts the pipe
+        /// of commands there as well as on the host's standard input; a host whose supervisor has it reads them
+        /// there, and puts `/dev/null` on its standard input before any plugin code runs, so that plugin code
+        /// reading standard input (a library's console prompt) reads nothing rather than the host's commands. A
+        /// host of an earlier build reads its standard input, as before.
+        case commandDescriptor = "command-descriptor"
 
         package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     }
@@ -124,7 +130,8 @@ package enum WireProtocol {
 }
 
 /// What a supervised host tells its supervisor, after its ``WireProtocol/Hello``, one per line on descriptor
-/// 3; the supervisor sends commands the other way, on the host's standard input, as
+/// 3; the supervisor sends commands the other way, on the host's descriptor 5 (and, for a host of an earlier
+/// build, its standard input: ``WireProtocol/Capability/commandDescriptor``), as
 /// `LINE-NUMBER<tab>TOKEN<tab>COMMAND` lines.
 ///
 /// Plugin code runs in the host and can write to descriptor 3 too, so a message that moves the supervisor on
@@ -151,8 +158,8 @@ package enum SupervisorMessage: Codable, Equatable, Sendable {
     /// host has saved its snapshot, between commands, and exits next, to be started again at that snapshot
     /// (giving the old generations' memory back). `token`: the start's. No incident: nothing failed.
     case restarting(plugin: String, generation: Int, cap: Int, token: String)
-    /// Plugin code closed or replaced the host's `descriptor` (0 to 2) while it ran the command sent with
-    /// `token` (or while it started: the start's token); the host exits next.
+    /// Plugin code closed or replaced the host's `descriptor` (0 to 2, or 5, its commands) while it ran the
+    /// command sent with `token` (or while it started: the start's token); the host exits next.
     case lost(descriptor: Int32, token: String)
 
     /// Why a host exits on purpose.

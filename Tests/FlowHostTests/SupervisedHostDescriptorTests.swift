@@ -24,7 +24,8 @@ struct SupervisedHostDescriptorTests {
 
     /// The `flags:` field of `/proc/PID/fdinfo/DESCRIPTOR`, in octal there.
     private static func flags(of descriptor: Int, in pid: pid_t) -> Int? {
-        guard let file = fopen("/proc/\(pid)/fdinfo/\(descriptor)", "re") else { return nil }
+        let path = "/proc/\(pid)/fdinfo/\(descriptor)"
+        guard let file = fopen(path, "re") else { return nil }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 256)
         while fgets(&line, Int32(line.count), file) != nil {

@@ -21,7 +21,7 @@ struct SupervisorWatchdogTests {
             let managers = [
                 "Spin", "SpinAtExit", "Stop", "CloseInput", "CloseOutput", "CloseError", "CloseLink", "Fork", "Forge",
                 "ExitZero",
-                "ExitThree", "ExitLater", "ForkExit",
+                "ExitThree", "ExitLater", "ForkExit", "CloseCommands", "ReadInput",
             ]
             let routes =
                 [
@@ -195,6 +195,7 @@ struct SupervisorWatchdogTests {
 
     @Test(arguments: [
         ("closeinput", "standard input", 0), ("closeoutput", "standard output", 1), ("closeerror", "standard error", 2),
+        ("closecommands", "input of commands", 5),
     ])
     func aPluginThatClosesAStandardDescriptorGetsTheHostRestartedAndNoInputIsLost(
         request: String, name: String, descriptor: Int
@@ -225,6 +226,29 @@ struct SupervisorWatchdogTests {
                 "> expect stack welcome > onboardingPage", "> act next", "> expect content page 2",
             ])
         #expect(elapsed < .seconds(30))
+    }
+
+    /// Plugin code that reads standard input (a library's console prompt, on a thread of its own) read the
+    /// supervisor's next command there, token and all, and the host waited for it until the watchdog killed it,
+    /// for every command after. The host reads its commands on a descriptor of their own now, and standard
+    /// input is `/dev/null`: the plugin reads nothing, and the script runs to its end.
+    @Test func aPluginThatReadsStandardInputTakesNoCommand() throws {
+        let scenario = try Scenario()
+        let script = try scenario.script(
+            """
+            send hangy.readinput
+            send onboarding.show
+            expect stack welcome > readingInput > onboardingPage
+            act next
+            expect content page 2
+
+            """)
+
+        let (run, _) = try scenario.supervise(script, ["--hang-timeout", "5"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.outputLines.contains("read 0 bytes of standard input"))
+        #expect(run.outputLines.filter { $0.hasPrefix("> ") }.count == 5)
     }
 
     @Test func aPluginThatClosesTheLinkGetsTheHostRestartedInsteadOfADeadlock() throws {

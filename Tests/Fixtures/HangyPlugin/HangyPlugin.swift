@@ -70,6 +70,25 @@ final class CloseLinkManager: CloseManager {
     override class var descriptor: Int32 { 3 }
 }
 
+/// Closes descriptor 5, where a supervised host reads its commands.
+final class CloseCommandsManager: CloseManager {
+    override class var descriptor: Int32 { 5 }
+}
+
+/// Starts a thread that reads standard input, as a library that prompts on the console might, and writes
+/// `read N bytes of standard input` to standard output once its `read` returns; then returns normally.
+final class ReadInputManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        DispatchQueue.global().async {
+            var bytes = [UInt8](repeating: 0, count: 4096)
+            let count = bytes.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            let line = Array("read \(count) bytes of standard input\n".utf8)
+            _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        }
+        return presenting(self, "readingInput")
+    }
+}
+
 /// Forks a child that holds every descriptor for 20 s, then returns normally.
 final class ForkManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
@@ -314,6 +333,8 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("CloseOutput", CloseOutputManager.self),
                 ManagerFactory("CloseError", CloseErrorManager.self),
                 ManagerFactory("CloseLink", CloseLinkManager.self), ManagerFactory("Fork", ForkManager.self),
+                ManagerFactory("CloseCommands", CloseCommandsManager.self),
+                ManagerFactory("ReadInput", ReadInputManager.self),
                 ManagerFactory("Forge", ForgeManager.self), ManagerFactory("ExitZero", ExitZeroManager.self),
                 ManagerFactory("ExitThree", ExitThreeManager.self), ManagerFactory("ExitLater", ExitLaterManager.self),
                 ManagerFactory("ExitWhileReading", ExitWhileReadingManager.self),
