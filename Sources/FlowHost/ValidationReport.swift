@@ -142,12 +142,17 @@ package struct ValidationReport: Sendable {
         pluginErrors = Self.placingMissingPaths(pluginErrors, of: manifest)
     }
 
-    /// `errors` with each library of a `plugins` entry that is a path to no file said at its place in the
-    /// manifest, as a name a plugin does not export is: the path is the manifest's mistake
-    /// (`app.json: plugins.trip: library /app/libTrp.so not found; did you mean libTrip.so?`).
+    /// `errors` with each library of a `plugins` entry that is a path to no file, or a file name found in no
+    /// directory searched, said at its place in the manifest, as a name a plugin does not export is: the entry
+    /// is the manifest's mistake (`app.json: plugins.trip: library /app/libTrp.so not found; did you mean
+    /// libTrip.so?`, `app.json: plugins.trip: library libTrp.so not found (searched: ...); did you mean
+    /// libTrip.so?`).
     static func placingMissingPaths(_ errors: [PluginLoadError], of manifest: Manifest) -> [PluginLoadError] {
-        let paths = manifest.plugins.filter { $0.value.library.contains("/") }.map { name, entry in
-            (name, Manifest.normalisedPath(entry.library, relativeTo: manifest.directory))
+        let paths = manifest.plugins.map { name, entry in
+            let library = entry.library
+            return (
+                name, library.contains("/") ? Manifest.normalisedPath(library, relativeTo: manifest.directory) : library
+            )
         }
         return errors.map { error in
             // The entry of that path whose plugin the error names: two entries may list the same library.

@@ -1,3 +1,4 @@
+import FlowKit
 import FlowManifest
 import Glibc
 import HostSupport
@@ -94,21 +95,32 @@ package struct PluginSearchPath: Sendable, Hashable {
             manifestDirectories.contains($0) && !relativeManifestDirectories.contains($0)
         }
         // Built in its package but not on the search path: running from the package without --plugin-path.
-        let advice =
-            Self.builtLibrary(named: library, near: [baseDirectory, currentDirectory()]).map {
-                "found \($0.library): pass --plugin-path \($0.directory)"
+        let built = Self.builtLibrary(named: library, near: [baseDirectory, currentDirectory()]).map {
+            "found \($0.library): pass --plugin-path \($0.directory)"
+        }
+        let entryAdvice: String? =
+            relativeToManifest
+            ? "a relative \"pluginPath\" entry is read from the manifest's directory, \(baseDirectory): fix the entry, or add the library's directory with --plugin-path"
+            : absoluteEntry.map {
+                "the manifest's \"pluginPath\" entry \($0) is not there: build the library into it with `swift build`, fix the entry, or add the library's directory with --plugin-path"
             }
-            ?? (relativeToManifest
-                ? "a relative \"pluginPath\" entry is read from the manifest's directory, \(baseDirectory): fix the entry, or add the library's directory with --plugin-path"
-                : absoluteEntry.map {
-                    "the manifest's \"pluginPath\" entry \($0) is not there: build the library into it with `swift build`, fix the entry, or add the library's directory with --plugin-path"
-                } ?? "build it with `swift build` or add its directory with --plugin-path")
+        // A misspelt name: the library near it in a directory searched, as for a path.
+        let nearest = nearestLibrary(to: library).map { "did you mean \($0)?" }
+        let advice =
+            built ?? entryAdvice ?? nearest ?? "build it with `swift build` or add its directory with --plugin-path"
         throw PluginLoadError(
             file: library, kind: .notFound, message: "\(what) not found (searched: \(searched)); \(advice)")
     }
 }
 
 extension PluginSearchPath {
+    /// The library file name in the searched directories nearest to `library`, a name found in none of them:
+    /// what a misspelt bare name in the manifest was likely meant to be; `nil` when none is near.
+    func nearestLibrary(to library: String) -> String? {
+        let names = directories.flatMap { PluginDiscovery.names(in: $0) ?? [] }.filter { $0.hasSuffix(".so") }
+        return Suggestion.closest(to: library, among: Set(names).sorted())
+    }
+
     /// The error for a path that goes round a loop of symbolic links.
     fileprivate static func loop(_ path: String, _ what: String) -> PluginLoadError {
         PluginLoadError(

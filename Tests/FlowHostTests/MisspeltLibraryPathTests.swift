@@ -88,4 +88,35 @@ struct MisspeltLibraryPathTests {
                 == "\(manifest): plugins.trip: library \(directory.path)/Trip/.build/debug/libSomethingElse.so "
                 + "not found; check the path in the manifest")
     }
+
+    /// A misspelt bare file name, found in no directory searched, is the manifest's mistake too: `validate` says
+    /// it at its place, and each place that says it suggests the library near it in a directory searched.
+    @Test func aMisspeltBareNameIsSaidAtItsPlaceWithTheLibraryNearIt() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/lib", 0o755) == 0)
+        _ = try directory.file("lib/libTrip.so", containing: BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "pluginPath": ["\(directory.path)/lib"], "plugins": {"trip": "libTrp.so"},
+                 "routes": [{"request": "launch", "plugin": "trip", "manager": "Launch"}], "start": ["launch"]}
+                """)
+        let searched = "(searched: \(directory.path)/lib, \(BuildProducts.directory))"
+
+        let validated = try validate(directory, manifest)
+        let ran = try Subprocess.flowhost(
+            ["run", manifest], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(validated.status == 65)
+        #expect(
+            validated.errorLines
+                == [
+                    "\(manifest): plugins.trip: library libTrp.so not found \(searched); did you mean libTrip.so?",
+                    "\(manifest): 1 problem found",
+                ])
+        #expect(
+            ran.errorLines.last
+                == "\(manifest): start request launch failed: libTrp.so: library of plugin 'trip' not found "
+                + "\(searched); did you mean libTrip.so?")
+    }
 }
