@@ -10,6 +10,8 @@ import FlowKit
 /// ```
 extension ManifestParser {
     static let deepLinkKeys = ["pattern", "requests"]
+    /// The Swift API's spelling of a deep link's keys: `DeclaredDeepLink(_:opens:)`.
+    static let deepLinkSynonyms = ["opens": "requests"]
 
     /// The deep links, in the manifest's order. `routes` are the parsed routes, which each link's first step
     /// must name (``Manifest/unroutedDeepLinks(routed:)`` says why only the first).
@@ -21,7 +23,8 @@ extension ManifestParser {
         var firstIndex: [String: Int] = [:]
         for (index, element) in elements(of: value, at: "deepLinks") {
             let path = "deepLinks[\(index)]"
-            guard let members = object(element, at: path, allowed: Self.deepLinkKeys) else { continue }
+            guard let members = object(element, at: path, allowed: Self.deepLinkKeys, synonyms: Self.deepLinkSynonyms)
+            else { continue }
             let text = requiredName("pattern", in: members, at: path, what: "pattern")
             let steps = required("requests", in: members, at: path).map { requests in
                 elements(of: requests, at: path + ".requests").compactMap { step, element in

@@ -13,14 +13,18 @@ extension ManifestParser {
     // MARK: Values
 
     /// The members of `value`, having reported its unknown keys; `nil`, reported, if it is not an object.
+    ///
+    /// - Parameter synonyms: Keys that are no typo of an allowed one but another spelling of it (the Swift API's),
+    ///   each with the allowed key it means: `"opens"` for a deep link's `"requests"`.
     mutating func object(
-        _ value: JSONValue, at path: String, allowed: [String], or alternative: String? = nil
+        _ value: JSONValue, at path: String, allowed: [String], or alternative: String? = nil,
+        synonyms: [String: String] = [:]
     ) -> [String: JSONValue]? {
         guard case .object(let members) = value else {
             wrongType(alternative.map { "\($0) or object" } ?? "object", value, at: path)
             return nil
         }
-        checkKeys(of: members, at: path, allowed: allowed)
+        checkKeys(of: members, at: path, allowed: allowed, synonyms: synonyms)
         return members
     }
 
@@ -92,14 +96,17 @@ extension ManifestParser {
         return nil
     }
 
-    mutating func checkKeys(of members: [String: JSONValue], at path: String?, allowed: [String]) {
+    mutating func checkKeys(
+        of members: [String: JSONValue], at path: String?, allowed: [String], synonyms: [String: String] = [:]
+    ) {
         // Sorted only to report unknown keys in order: most objects have none.
         guard !members.keys.allSatisfy(allowed.contains) else { return }
         for key in members.keys.sorted() where !allowed.contains(key) {
             // The edit distance costs the product of the lengths: no search for a key that is no typo.
             let closest =
-                key.count > Suggestion.maxNameLength
-                ? nil : allowed.map { ($0, Suggestion.editDistance(key, $0)) }.min { $0.1 < $1.1 }
+                synonyms[key].map { ($0, 0) }
+                ?? (key.count > Suggestion.maxNameLength
+                    ? nil : allowed.map { ($0, Suggestion.editDistance(key, $0)) }.min { $0.1 < $1.1 })
             let hint =
                 if let closest, closest.1 <= 2 {
                     "did you mean \(quoted(closest.0))?"

@@ -56,4 +56,15 @@ struct ManifestDeepLinkTests {
                 "\(ManifestTests.file): deepLinks[4]: missing required key \"requests\"",
             ])
     }
+
+    /// `opens`, the Swift API's word (`DeclaredDeepLink(_:opens:)`), is no typo of `requests` but another
+    /// spelling of it: the key the manifest takes is suggested, and it alone is said, not its absence too.
+    @Test func theSwiftSpellingOfRequestsIsAnsweredWithTheManifestsKey() {
+        let text = manifest(deepLinks: #"[{"pattern": "demo://about", "opens": ["home.show"]}]"#)
+
+        #expect(
+            base.errors(in: text) == [
+                "\(ManifestTests.file): deepLinks[0]: unknown key \"opens\"; did you mean \"requests\"?"
+            ])
+    }
 }
