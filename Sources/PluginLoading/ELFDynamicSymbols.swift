@@ -46,6 +46,14 @@ enum ELFDynamicSymbols {
                         "is a program (it names an interpreter), not a plugin library; build the plugin as a `.library(type: .dynamic)` product"
                 )
             }
+            // FlowKit's own library, given for the plugin that links it: no entry point to add there.
+            if try dynamic.isFlowKit() {
+                throw PluginLoadError(
+                    file: file.path, kind: .missingEntry,
+                    message:
+                        "has no entry point '\(symbol)': it is FlowKit itself, the library plugins link, not a plugin; give the path of a plugin's lib<Name>.so"
+                )
+            }
             throw PluginLoadError(
                 file: file.path, kind: .missingEntry,
                 message:
@@ -223,6 +231,15 @@ enum ELFDynamicSymbols {
         }
 
         /// The defined dynamic symbol `name`'s type, through the hash table the loader uses.
+        /// Whether the file is FlowKit's own library: named so, and defining FlowKit's `PluginEntry` (a plugin
+        /// that links FlowKit only refers to it, unless it links FlowKit in statically, when it is named otherwise).
+        func isFlowKit() throws(PluginLoadError) -> Bool {
+            let name = file.path.split(separator: "/").last.map(String.init) ?? file.path
+            guard name == "libFlowKit.so" || name.hasPrefix("libFlowKit.so.") else { return false }
+            // The nominal type descriptor of FlowKit.PluginEntry.
+            return try lookup("$s7FlowKit11PluginEntryOMn") != nil
+        }
+
         func lookup(_ name: String) throws(PluginLoadError) -> (type: UInt8, section: UInt16)? {
             let wanted = Array(name.utf8)
             if let gnuHash { return try lookupGNU(wanted, table: gnuHash) }

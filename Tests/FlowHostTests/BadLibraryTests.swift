@@ -157,11 +157,24 @@ struct BadLibraryTests {
     }
 
     @Test func foreignLibraryIsRefusedBeforeItsConstructorsRun() throws {
-        // libFlowKit.so is a real shared object with constructors, and no plugin entry point.
-        let library = try BuildProducts.path(of: "libFlowKit.so")
+        // libFlowKit.so is a real shared object with constructors, and no plugin entry point: under another
+        // name, a library that is no plugin yet.
+        let directory = try TemporaryDirectory()
+        let library = try directory.file("libForeign.so", containing: BuildProducts.bytes(of: "libFlowKit.so"))
         let (line, scenario) = try validate(library)
         #expect(line.hasPrefix("\(library): has no entry point 'flowkit_plugin_entry'; add `@c(flowkit_plugin_entry)"))
         #expect(scenario.probes == 1)
+    }
+
+    /// FlowKit's own library, given where a plugin's belongs, is said to be FlowKit: no advice to add an entry
+    /// point to it.
+    @Test func flowKitsOwnLibraryIsSaidToBeNoPlugin() throws {
+        let library = try BuildProducts.path(of: "libFlowKit.so")
+        let (line, _) = try validate(library)
+        #expect(
+            line
+                == "\(library): has no entry point 'flowkit_plugin_entry': it is FlowKit itself, the library plugins link, not a plugin; give the path of a plugin's lib<Name>.so"
+        )
     }
 
     // MARK: - Files the tests damage

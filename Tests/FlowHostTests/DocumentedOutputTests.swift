@@ -137,7 +137,7 @@ struct DocumentedOutputTests {
             ("libBadExitPlugin.so", "constructor calls `exit(0)`", 0),
             // Probed above: unchanged since, so quarantined.
             ("libBadSegfaultPlugin.so", "a quarantined file, unchanged", 0),
-            ("libFlowKit.so", "no entry symbol (libpam, libFlowKit)", 0),
+            ("libFlowKit.so", "FlowKit's own library (libFlowKit.so)", 0),
             ("libBadDataEntryPlugin.so", "entry symbol is data", 0),
             ("libBadNullEntryPlugin.so", "entry returns NULL, a forged header", 0),
         ]
