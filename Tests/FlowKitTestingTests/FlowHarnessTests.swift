@@ -240,6 +240,23 @@ extension FlowHarnessTests {
         }
     }
 
+    /// The loop docs/authoring.md section 7 shows for the deep links a plugin declares, which a harness does
+    /// not install by itself.
+    @Test func aPluginsDeclaredDeepLinksInstallWithALoop() throws {
+        var plugin = testPlugin
+        plugin.deepLinks = [
+            DeclaredDeepLink(
+                "test://screens/{name}", opens: [CoordinationRequest("screen.show", payload: ["module": "{name}"])])
+        ]
+        let harness = FlowHarness(plugin: plugin)
+        harness.route("screen.show", to: "Show")
+
+        for link in plugin.deepLinks { harness.deepLink(link.pattern, to: link.requests) }
+        try harness.open(url: "test://screens/detail")
+
+        #expect(harness.top == "detail")
+    }
+
     @Test func badPatternIsAnIssueAtTheCallSite() {
         let harness = FlowHarness(plugin: testPlugin)
 
