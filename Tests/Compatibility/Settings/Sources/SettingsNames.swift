@@ -10,6 +10,9 @@ extension CoordinationRequestName {
     static let editNickname: Self = "settings.nickname"
     static let nicknameForm: Self = "nickname.form"
     static let showNickname: Self = "settings.nicknameShown"
+    static let showEvents: Self = "settings.events"
+    static let eventLog: Self = "events.log"
+    static let eventPing: Self = "events.ping"
 }
 
 /// The modules this plugin presents.
@@ -18,9 +21,15 @@ extension Coordinated {
     static let about: Self = "about"
     static let nicknameForm: Self = "nicknameForm"
     static let nickname: Self = "nickname"
+    static let eventLog: Self = "eventLog"
 }
 
 /// The dependency through which the about screen finds the analytics.
 extension DependencyKey {
     static let analytics: Self = "settings.analytics"
+}
+
+/// The dependency through which the event log's screen finds what the events flow's listener heard.
+extension TypedDependencyKey where Value == EventLog {
+    static let eventLog = TypedDependencyKey("settings.eventLog")
 }

@@ -9,6 +9,7 @@ let description = PluginDescription(
         ManagerFactory("About", AboutManager.self),
         ManagerFactory("Nickname", NicknameManager.self),
         ManagerFactory("NicknameShown", NicknameShownManager.self),
+        ManagerFactory("Events", EventsManager.self),
     ],
     services: [
         ServiceFactory("Analytics") { AnalyticsService() }
