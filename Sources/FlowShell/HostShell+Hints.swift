@@ -32,16 +32,10 @@ extension HostShell {
     }
 
     /// That `module`, lacking `action`, was made by an older generation of its plugin than the one serving:
-    /// its actions are that generation's, and sending its request again makes it anew. Said only when the
-    /// serving generation may have the action: when it declares the module, one of its sends is by `action`;
-    /// an undeclared module's actions cannot be known without making it.
+    /// its actions are that generation's, and sending its request again makes it anew.
     func olderScreenHint(_ action: String, on module: FlowModule) -> String? {
         guard module.action(named: action) == nil, let made = moduleMakers.made[module.name],
-            let serving = host.registry.servingGeneration(of: made.plugin), serving != made.generation,
-            case .loaded(let plugin)? = host.registry.status(of: made.plugin)
-        else { return nil }
-        let declarations = plugin.description.modules.filter { $0.module.rawValue == module.name.rawValue }
-        guard declarations.isEmpty || declarations.contains(where: { $0.sends.contains { $0.action == action } })
+            let serving = host.registry.servingGeneration(of: made.plugin), serving != made.generation
         else { return nil }
         return
             "this screen was made by generation \(made.generation) of '\(made.plugin)' (now \(serving)): send its request again to get the new one"

@@ -29,17 +29,4 @@ struct OlderScreenActionTests {
             shell.execute("act wave").status == .error("module 'greeting' has no action 'wave' (it has: complete)"),
             "the new screen is the serving generation's")
     }
-
-    /// An action the serving generation's declaration of the module does not have either gets no hint: sending
-    /// the request again would not give it.
-    @Test func anActionTheNewGenerationDeclaresNotGetsNoHint() throws {
-        let lab = try SwapLab()
-        let shell = HostShell(host: try lab.host())
-        #expect(shell.execute("send greet").status == .ok)
-        try lab.install("GreeterPluginV2")
-        #expect(shell.host.reloadPlugin("greeter").isReloaded)
-
-        #expect(
-            shell.execute("act open").status == .error("module 'greeting' has no action 'open' (it has: complete)"))
-    }
 }

@@ -3,4 +3,3 @@ import FlowKit
 let generation = 1
 let extraManagers: [ManagerFactory] = []
 let extraRoutes: [DeclaredRoute] = []
-let extraModules: [DeclaredModule] = []

@@ -72,5 +72,5 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
             ] + extraManagers,
             services: [ServiceFactory("Stuck") { StuckService() }],
             // What a manifest that discovers it routes; Stuck is never asked to start (it would hang a stop).
-            routes: [DeclaredRoute("greet", manager: "Greeter")] + extraRoutes, modules: extraModules))
+            routes: [DeclaredRoute("greet", manager: "Greeter")] + extraRoutes))
 }
