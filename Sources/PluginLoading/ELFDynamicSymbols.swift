@@ -230,7 +230,6 @@ enum ELFDynamicSymbols {
             throw file.corrupt("a name at \(offset) in the string table does not end within the table or 4,096 bytes")
         }
 
-        /// The defined dynamic symbol `name`'s type, through the hash table the loader uses.
         /// Whether the file is FlowKit's own library: named so, and defining FlowKit's `PluginEntry` (a plugin
         /// that links FlowKit only refers to it, unless it links FlowKit in statically, when it is named otherwise).
         func isFlowKit() throws(PluginLoadError) -> Bool {
@@ -240,6 +239,7 @@ enum ELFDynamicSymbols {
             return try lookup("$s7FlowKit11PluginEntryOMn") != nil
         }
 
+        /// The defined dynamic symbol `name`'s type, through the hash table the loader uses.
         func lookup(_ name: String) throws(PluginLoadError) -> (type: UInt8, section: UInt16)? {
             let wanted = Array(name.utf8)
             if let gnuHash { return try lookupGNU(wanted, table: gnuHash) }
