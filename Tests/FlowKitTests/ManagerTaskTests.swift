@@ -69,8 +69,8 @@ struct ManagerTaskTests {
 
     /// The same with nothing else holding the child flow once it finished: the manager's task, which the await
     /// kept from seeing its cancellation, builds its module (`self.module(...)` reads the manager's coordinator)
-    /// before `present` refuses. The finished flow was freed under it and that read ended the process; an ended
-    /// manager now keeps its coordinator, which goes once the manager does.
+    /// before `present` refuses. The finished flow was freed under it and that read ended the process; the task
+    /// now holds the coordinator until it returns, and the flow goes then.
     @Test func aManagerEndedMidAwaitReachesItsCoordinatorAfterTheFinishedFlowWasLetGo() async {
         let (coordinator, log, gate) = coordinator()
         weak var finished: BaseFlowCoordinator?
@@ -88,7 +88,7 @@ struct ManagerTaskTests {
         #expect(log.ends == ["loader: its coordinator finished"])
         #expect(await gate.next() == "refused profile")
         for _ in 0..<1_000 where finished != nil { await Task.yield() }
-        #expect(finished == nil, "the flow goes with its last manager")
+        #expect(finished == nil, "the flow goes with the task")
         #expect(coordinator.router.state.stack == ["list"])
     }
 

@@ -34,8 +34,14 @@ extension FlowManager {
     public func task(_ body: @escaping @MainActor () async throws -> Void) -> Task<Void, Never> {
         let key = ManagerTasks.nextKey
         ManagerTasks.nextKey += 1
+        // The manager does not hold its coordinator; the task does, while it runs, so that a body whose await did
+        // not heed the cancellation can still read it (`self.module(...)`) after the flow was finished and let go.
+        let coordinator = coordinator
         let task = Task { @MainActor in
-            defer { if case .running(let tasks) = self.lifetime { tasks.running[key] = nil } }
+            defer {
+                if case .running(let tasks) = self.lifetime { tasks.running[key] = nil }
+                withExtendedLifetime(coordinator) {}
+            }
             guard !Task.isCancelled else { return }
             do {
                 try await body()

@@ -1,22 +1,19 @@
-/// What a ``FlowManager`` keeps of its own life: whether it ended and why, the tasks it started, and once it
-/// ended, its coordinator.
+/// What a ``FlowManager`` keeps of its own life: whether it ended and why, and the tasks it started.
 ///
-/// A value of two words, with no allocation until the manager starts a task: the request path makes and
-/// releases a manager per request, and a manager that outgrows its allocation size class costs it more than
-/// the few instructions that set this.
+/// A value of one word, with no allocation until the manager starts a task: the request path makes and
+/// releases a manager per request, and a manager that outgrows its allocation size class, or is retained
+/// once more, costs it more than the few instructions that set this.
 enum ManagerLifetime {
     /// Held, and no task started.
     case held
     /// Held, with the tasks started.
     case running(ManagerTasks)
-    /// Let go, for this reason, keeping the coordinator it worked for: ``FlowManager/coordinator`` does not hold
-    /// it, and a manager can outlive its end (a task of its whose await did not heed the cancellation, a closure
-    /// of the plugin's), then read it. Nothing in the coordinator's tree holds an ended manager, so no cycle.
-    case ended(ManagerEndReason, keeping: AnyObject)
+    /// Let go, for this reason.
+    case ended(ManagerEndReason)
 
     /// Why the manager ended; `nil` while it is held.
     var endReason: ManagerEndReason? {
-        if case .ended(let reason, _) = self { return reason }
+        if case .ended(let reason) = self { return reason }
         return nil
     }
 }
@@ -37,9 +34,9 @@ extension FlowManager {
     func recordEnd(_ reason: ManagerEndReason) -> Bool {
         switch lifetime {
         case .held:
-            lifetime = .ended(reason, keeping: coordinator)
+            lifetime = .ended(reason)
         case .running(let tasks):
-            lifetime = .ended(reason, keeping: coordinator)
+            lifetime = .ended(reason)
             for task in tasks.running.values { task.cancel() }
         case .ended:
             return false

@@ -55,9 +55,10 @@ public enum ManagerStep {
 /// A ready-made base for managers: keeps the coordinator and offers the common steps.
 @MainActor
 open class FlowManager: RequestCoordinatorManager {
-    /// The coordinator this manager works for. It outlives the manager: the coordinator's tree holds the manager
-    /// while it works, and an ended manager keeps its coordinator (a task whose await did not heed the
-    /// cancellation reads it when it comes back).
+    /// The coordinator this manager works for. It outlives the manager while the coordinator's tree holds the
+    /// manager, and while a task the manager started with ``task(_:)`` runs (one whose await did not heed the
+    /// cancellation reads it when it comes back, after the manager ended). Code of your own that keeps a manager
+    /// beyond that (a closure on another queue) checks ``hasEnded`` before it reads this.
     public unowned let coordinator: any FlowCoordinator
     /// Whether it ended and why, and the tasks it started. See ``ManagerLifetime``.
     var lifetime = ManagerLifetime.held
