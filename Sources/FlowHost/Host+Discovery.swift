@@ -50,7 +50,7 @@ extension Host {
     package func rediscover(changed: String? = nil, landedAt: ContinuousClock.Instant? = nil) -> [HostEvent] {
         guard let previous = composition else { return [] }
         // Before the probes: a library still so when its probe's refusal is said holds the bytes probed.
-        let probing = changed.flatMap { FileStamp(path: $0) }
+        let probing = changed.flatMap { FileIdentity(path: $0) }
         guard
             let next = PluginComposition.discovered(
                 by: previous.declared, searchPath: registry.searchPath, prober: discoveryProber,

@@ -10,7 +10,7 @@ extension PluginRegistry {
     struct UnloadedLibrary {
         /// The file's stamp when it was last looked at: a change event that leaves it as it was (a file
         /// opened for writing and closed unwritten) is no change, and nothing is read.
-        var stamp: FileStamp
+        var stamp: FileIdentity
         /// The fingerprint of its bytes (``PluginCopy/fingerprint``), once a change made them read: a change
         /// that leaves them as they were (the same build copied again) is no change either. `nil` until then,
         /// so that starting the watch reads no library.
@@ -54,7 +54,7 @@ extension PluginRegistry {
         slot.unloadedLibraryNoted = true
         guard case .notLoaded = slot.status,
             let source = try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: name),
-            let stamp = FileStamp(path: source)
+            let stamp = FileIdentity(path: source)
         else { return }
         slot.unloadedLibrary = UnloadedLibrary(stamp: stamp)
     }
@@ -88,7 +88,7 @@ extension PluginRegistry {
     /// and forgotten, as is what the watch knew of the library before.
     ///
     /// - Parameter stamp: The stamp of the library's file before discovery probed it; `nil` if unknown.
-    package func takeUnloadedProbeRefusal(of name: String, _ error: PluginLoadError, probing stamp: FileStamp?)
+    package func takeUnloadedProbeRefusal(of name: String, _ error: PluginLoadError, probing stamp: FileIdentity?)
         -> Bool
     {
         guard let slot = slots[name] else { return true }
@@ -97,7 +97,7 @@ extension PluginRegistry {
         slot.unloadedRefusal = nil
         guard let stamp,
             let source = try? searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: name),
-            FileStamp(path: source) == stamp
+            FileIdentity(path: source) == stamp
         else { return true }
         if error.kind == .quarantined, let known, known.stamp == stamp,
             let crash = known.probeRefusal, crash.kind == .crashed || crash.kind == .exited
@@ -107,7 +107,7 @@ extension PluginRegistry {
         }
         guard error.isOfTheBytes,
             let fingerprint = try? PluginCopy(reading: source, allowInsecure: true).fingerprint,
-            FileStamp(path: source) == stamp
+            FileIdentity(path: source) == stamp
         else { return true }
         slot.unloadedLibrary = UnloadedLibrary(stamp: stamp, fingerprint: fingerprint, probeRefusal: error)
         return known?.fingerprint != fingerprint || known?.probeRefusal != error
@@ -133,7 +133,7 @@ extension PluginRegistry {
         slot.unloadedRefusal = nil
         let source = try searchPath.locate(slot.entry.library, relativeTo: manifest.directory, plugin: name)
         // Stamped before the bytes are read: a file replaced in between is read again at its own event.
-        guard let stamp = FileStamp(path: source) else {
+        guard let stamp = FileIdentity(path: source) else {
             throw PluginLoadError(file: source, kind: .notFound, message: "plugin library not found")
         }
         if let known, known.probeRefusal == nil, known.stamp == stamp {
@@ -150,7 +150,7 @@ extension PluginRegistry {
         do throws(PluginLoadError) {
             try copy.verify(sha256: slot.entry.sha256)
             if let quarantine = prober?.quarantine ?? quarantine,
-                let listed = quarantine.entry(for: source, identity: stamp.identity)
+                let listed = quarantine.entry(for: source, identity: stamp)
             {
                 throw quarantine.refusal(listed)
             }

@@ -58,11 +58,16 @@ package final class PluginProber {
 
     /// The description of the plugin library at `path`, from the cache or a probe.
     ///
-    /// - Parameter pin: The SHA-256 the manifest pins the library to, already checked; part of the cache key.
+    /// - Parameters:
+    ///   - pin: The SHA-256 the manifest pins the library to, already checked; part of the cache key.
+    ///   - fresh: Whether to probe even when the cache has an entry for the file as it is now: the bytes read
+    ///     since were not the ones that entry describes, so it is not to be believed again.
     /// - Throws: ``PluginLoadError``: the loader's refusals, ``PluginLoadError/Kind/crashed``,
     ///   ``PluginLoadError/Kind/exited``, ``PluginLoadError/Kind/timedOut``,
     ///   ``PluginLoadError/Kind/quarantined`` or ``PluginLoadError/Kind/probeFailed``.
-    package func probe(_ path: String, pin: String? = nil) throws(PluginLoadError) -> ProbedPlugin {
+    package func probe(_ path: String, pin: String? = nil, fresh: Bool = false) throws(PluginLoadError)
+        -> ProbedPlugin
+    {
         guard let identity = FileIdentity(path: path) else {
             throw PluginLoadError(file: path, kind: .notFound, message: "plugin library not found")
         }
@@ -75,7 +80,7 @@ package final class PluginProber {
             throw PluginLoadError(path, error)
         }
         if !allowInsecure { try PluginPermissions.check(path) }
-        if let cached = cache?.lookup(path, identity: identity, pin: pin) {
+        if !fresh, let cached = cache?.lookup(path, identity: identity, pin: pin) {
             // The file is as it was probed, but where it leads the loader may have changed hands since.
             if !allowInsecure { try PluginDependencies.check(path, try ELFDynamicSymbols.dependencies(of: path)) }
             return cached
