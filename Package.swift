@@ -20,11 +20,13 @@ let bundledPlugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsP
 let fixturePlugins = ["GreeterPluginV1", "GreeterPluginV2", "StaticSDKPlugin", "CrashyPlugin", "HangyPlugin"]
 
 /// Bad libraries, in C, that the host must survive: constructors that abort, segfault, exit, hang, fork a
-/// helper that holds the probe's pipe or start a thread that segfaults, an entry point that traps or stops at
-/// a breakpoint, an entry symbol that is data, an entry that returns null or a forged header.
+/// helper that holds the probe's pipe, start a thread that segfaults, close descriptors they never opened or
+/// stop their process, an entry point that traps or stops at a breakpoint, an entry symbol that is data, an
+/// entry that returns null or a forged header.
 let badLibraries = [
     "BadAbortPlugin", "BadSegfaultPlugin", "BadExitPlugin", "BadHangPlugin", "BadTrapPlugin", "BadBreakpointPlugin",
     "BadDataEntryPlugin", "BadNullEntryPlugin", "BadForgedHeaderPlugin", "BadForkPlugin", "BadThreadPlugin",
+    "BadClosedDescriptorsPlugin", "BadStopPlugin",
 ]
 
 /// A library the tests preload into flowhost: `memfd_create` fails, as on a kernel without memfds.

@@ -23,6 +23,9 @@ package enum PluginProbe {
     package static func serve(path: String, program: String, allowInsecure: Bool) -> Never {
         // The hello first, before any of the library's code runs: nothing it does can forge or hide it.
         send(WireProtocol.Hello(program: program))
+        // The pipe the hello went down: the library's code may close it, or open something else in its place.
+        var answerPipe = stat()
+        guard fstat(ProbeProcess.answerDescriptor, &answerPipe) == 0 else { _exit(70) }
         // Out of reach of a terminal's Ctrl-C in its own process group, a probe ends with the flowhost that
         // asked, however that ends: a signal it sends itself (an alarm) the plugin's code could block.
         if let parent = ProcessInfoLite.environment(ProbeProcess.parentVariable).flatMap({ pid_t($0) }),
@@ -40,16 +43,19 @@ package enum PluginProbe {
         if let problem {
             send(
                 WireProtocol.ProbeAnswer.error(
-                    kind: PluginLoadError.Kind.probeFailed.rawValue, message: "cannot probe it: \(problem)"))
+                    kind: PluginLoadError.Kind.probeFailed.rawValue, message: "cannot probe it: \(problem)"),
+                down: answerPipe)
         } else {
             do {
                 // Checked again here, as the parent was asked to: the libraries the plugin needs are looked for
                 // from where this process's copy of it is, which is what `$ORIGIN` means to its loader.
                 send(
                     WireProtocol.ProbeAnswer.plugin(
-                        ProbedPlugin(try PluginLoader.load(path: path, allowInsecure: allowInsecure)).json))
+                        ProbedPlugin(try PluginLoader.load(path: path, allowInsecure: allowInsecure)).json),
+                    down: answerPipe)
             } catch {
-                send(WireProtocol.ProbeAnswer.error(kind: error.kind.rawValue, message: error.message))
+                send(
+                    WireProtocol.ProbeAnswer.error(kind: error.kind.rawValue, message: error.message), down: answerPipe)
             }
         }
         // No destructors, no atexit handlers: nothing of the plugin's runs after the answer. The directory of a
@@ -62,5 +68,20 @@ package enum PluginProbe {
     private static func send(_ message: some Encodable) {
         let line = WireProtocol.line(message) + "\n"
         guard DescriptorWriter.writeAll(Array(line.utf8), to: ProbeProcess.answerDescriptor) else { _exit(70) }
+    }
+
+    /// Writes the answer `message` as a line for the parent, if the answer descriptor is still `pipe`, the one
+    /// the hello went down; otherwise (the library's code closed it, or opened another file in its place), or
+    /// when the write fails, exits with ``ProbeProcess/unanswerableStatus``, which the parent tells from a
+    /// constructor's own `exit`.
+    private static func send(_ message: some Encodable, down pipe: stat) {
+        var status = stat()
+        guard fstat(ProbeProcess.answerDescriptor, &status) == 0, status.st_dev == pipe.st_dev,
+            status.st_ino == pipe.st_ino
+        else { _exit(ProbeProcess.unanswerableStatus) }
+        let line = WireProtocol.line(message) + "\n"
+        guard DescriptorWriter.writeAll(Array(line.utf8), to: ProbeProcess.answerDescriptor) else {
+            _exit(ProbeProcess.unanswerableStatus)
+        }
     }
 }

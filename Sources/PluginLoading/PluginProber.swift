@@ -118,6 +118,11 @@ package final class PluginProber {
         case .crashed(let signal):
             kind = .crashed
             reason = "crashed with \(ProcessInfoLite.signalName(signal))"
+        case .exited(let status) where status == ProbeProcess.unanswerableStatus:
+            kind = .exited
+            reason = "closed or replaced the descriptor its probe answers on"
+            hint =
+                ", so the probe could not answer (it exited with status \(status)): a constructor or its entry point closes descriptors it did not open"
         case .exited(let status):
             kind = .exited
             reason = "exited with status \(status)"
@@ -126,6 +131,11 @@ package final class PluginProber {
             kind = .timedOut
             reason = "hung for \(Self.seconds(timeout))"
             hint = " (a constructor or its entry point does not return)"
+        case .stopped(let signal):
+            kind = .timedOut
+            reason = "was stopped by \(ProcessInfoLite.signalName(signal))"
+            hint =
+                " and still was after \(Self.seconds(timeout)) (a constructor or its entry point stopped its process, or someone sent it the signal)"
         }
         var message = "\(reason) while loading in a probe process\(hint)"
         if let contents = try? InputFile.read(path, what: "plugin library", limit: PluginCopy.maxLibrarySize),
@@ -136,7 +146,7 @@ package final class PluginProber {
         if let quarantine, (try? quarantine.add(path, kind: kind, reason: reason + " when it was probed")) != nil {
             message += "; quarantined until the file changes, or run `flowhost quarantine clear \(path)`"
         }
-        if kind == .timedOut { message += "; if it is only slow, raise --probe-timeout" }
+        if case .timedOut = outcome { message += "; if it is only slow, raise --probe-timeout" }
         throw PluginLoadError(file: path, kind: kind, message: message)
     }
 

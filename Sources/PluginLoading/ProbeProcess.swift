@@ -24,10 +24,18 @@ struct ProbeProcess {
         case exited(status: Int32)
         /// The child did not finish within the timeout and was killed.
         case timedOut
+        /// The child was stopped by `signal` (a constructor's `raise(SIGSTOP)`) and still was at the timeout;
+        /// it was killed.
+        case stopped(signal: Int32)
     }
 
     /// The descriptor the child writes its answer to.
     static let answerDescriptor: Int32 = 3
+
+    /// The status a child exits with when it cannot write its answer, the library's code having closed or
+    /// replaced ``answerDescriptor``: not 70 (`EX_SOFTWARE`) nor another of the statuses a constructor's
+    /// `exit` usually gives, so that the two are told apart.
+    static let unanswerableStatus: Int32 = 86
 
     /// The child's environment variable giving this process's ID: out of reach of a terminal's Ctrl-C in its
     /// own process group, the child has the kernel kill it when this process ends (`PR_SET_PDEATHSIG`), so a
@@ -136,11 +144,23 @@ struct ProbeProcess {
         return .answered(parsed)
     }
 
-    /// Kills a child that ran out of time, and its group, and reaps it.
+    /// Kills a child that ran out of time, and its group, and reaps it; ``Outcome/stopped(signal:)`` when it
+    /// was stopped rather than busy.
     private static func kill(_ pid: pid_t) -> Outcome {
+        let stop = stopSignal(pid)
         _ = Glibc.kill(pid, SIGKILL)
         _ = reap(pid)
-        return .timedOut
+        return stop.map { .stopped(signal: $0) } ?? .timedOut
+    }
+
+    /// The signal that stopped the child, if it is stopped, leaving that to be waited for.
+    private static func stopSignal(_ pid: pid_t) -> Int32? {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG | WNOWAIT) != 0 {
+            if errno != EINTR { return nil }
+        }
+        guard info.si_code == CLD_STOPPED else { return nil }
+        return info._sifields._sigchld.si_status
     }
 
     /// Whether the child has ended (or can no longer be waited for), leaving it to be reaped.

@@ -74,6 +74,25 @@ struct BadLibraryTests {
                 + quarantineHint(library) + "; if it is only slow, raise --probe-timeout")
     }
 
+    /// The probe's own exit when it cannot answer is not taken for a constructor's `exit`.
+    @Test func constructorThatClosesTheProbesDescriptorsIsNamedSo() throws {
+        let library = try BuildProducts.path(of: "libBadClosedDescriptorsPlugin.so")
+        let (line, _) = try validate(library)
+        #expect(
+            line
+                == "\(library): closed or replaced the descriptor its probe answers on while loading in a probe process, so the probe could not answer (it exited with status 86): a constructor or its entry point closes descriptors it did not open"
+                + quarantineHint(library))
+    }
+
+    @Test func constructorThatStopsItsProcessIsNamedSo() throws {
+        let library = try BuildProducts.path(of: "libBadStopPlugin.so")
+        let (line, _) = try validate(library, ["--probe-timeout", "0.5"], probedWelcomeFirst: true)
+        #expect(
+            line
+                == "\(library): was stopped by SIGSTOP while loading in a probe process and still was after 0.5 s (a constructor or its entry point stopped its process, or someone sent it the signal)"
+                + quarantineHint(library))
+    }
+
     @Test func entrySymbolThatIsDataIsRefusedWithoutLoading() throws {
         let library = try BuildProducts.path(of: "libBadDataEntryPlugin.so")
         let (line, scenario) = try validate(library)

@@ -135,6 +135,10 @@ struct DocumentedOutputTests {
         }
         var rows: [(library: String, row: String, span: Int)] = [
             ("libBadExitPlugin.so", "constructor calls `exit(0)`", 0),
+            (
+                "libBadClosedDescriptorsPlugin.so",
+                "constructor closes descriptors it did not open (0 to 10), or opens another file in place of one", 0
+            ),
             // Probed above: unchanged since, so quarantined.
             ("libBadSegfaultPlugin.so", "a quarantined file, unchanged", 0),
             ("libFlowKit.so", "FlowKit's own library (libFlowKit.so)", 0),
