@@ -250,9 +250,13 @@ package enum PathTrust {
     /// `manifest PATH: PROBLEM; any user can change what flowhost runs`, the warning about an
     /// input that decides what flowhost runs (a manifest, a script, a snapshot, a trace to replay) when others
     /// could change it; `nil` when they cannot.
-    package static func warning(about path: String, what: String) -> String? {
+    ///
+    /// - Parameter writes: Whether the file can also make flowhost write files (a script's `save`): the
+    ///   warning then says that whoever can change it chooses which of the user's files are written too.
+    package static func warning(about path: String, what: String, writes: Bool = false) -> String? {
         untrusted(path, ending: .file).map { problem in
-            "\(what) \(path): \(problem)" + (problem.writers.map { "; \($0) can change what flowhost runs" } ?? "")
+            let change = writes ? "what flowhost runs and which of your files it writes" : "what flowhost runs"
+            return "\(what) \(path): \(problem)" + (problem.writers.map { "; \($0) can change \(change)" } ?? "")
         }
     }
 

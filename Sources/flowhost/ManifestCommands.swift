@@ -237,11 +237,13 @@ enum ManifestCommands {
 ///
 /// Called once the file has been read, so that a missing file gets only its error; checked before, a path
 /// another user renames away and back would be missing for the check, and read when it is back.
+///
+/// - Parameter writes: Whether the file can also make flowhost write files (a script's `save`).
 @MainActor
-func warnIfOthersCanChange(_ path: String, what: String, _ parsed: Arguments) {
+func warnIfOthersCanChange(_ path: String, what: String, writes: Bool = false, _ parsed: Arguments) {
     guard !parsed.flags.contains("--allow-insecure-plugins"),
         ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil,
-        let warning = PathTrust.warning(about: path, what: what)
+        let warning = PathTrust.warning(about: path, what: what, writes: writes)
     else { return }
     printWarning("flowhost: warning: " + warning)
 }

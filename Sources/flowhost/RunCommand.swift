@@ -94,7 +94,7 @@ enum RunCommand {
         warnIfOthersCanChange(manifestPath, what: "manifest", parsed)
         let script = try parsed.options["--script"]?.last.map { path throws(Exit) in
             let script = try readScript(path, limit: maxSize)
-            warnIfOthersCanChange(path, what: "script", parsed)
+            warnIfOthersCanChange(path, what: "script", writes: true, parsed)
             return script
         }
         let restoring = try parsed.options["--restore"]?.last.map { path throws(Exit) in

@@ -168,7 +168,8 @@ struct PluginOwnershipTests {
         #expect(
             run.errorLines == [
                 "flowhost: warning: manifest \(lab.manifest): file \(lab.manifest) (mode 0644) is owned by uid 4321, neither root nor uid 0; its owner can change what flowhost runs",
-                "flowhost: warning: script \(lab.script): file \(lab.script) (mode 0644) is owned by uid 4321, neither root nor uid 0; its owner can change what flowhost runs",
+                // A script's `save` writes over any file of the user's it names.
+                "flowhost: warning: script \(lab.script): file \(lab.script) (mode 0644) is owned by uid 4321, neither root nor uid 0; its owner can change what flowhost runs and which of your files it writes",
             ])
         let trace = lab.temporary.path + "/run.jsonl"
         try #require(
