@@ -37,6 +37,9 @@ package enum PathTrust {
         /// user` (an ACL's), `that group's members`; `nil` when the entry could not be examined, so that nobody
         /// can be named.
         package var writers: String?
+        /// The entry the description names, for a refusal's cure to name it (`remove /srv/plugins`); `nil` when
+        /// no entry could be examined.
+        package var entry: String? = nil
     }
 
     /// The most symbolic links followed, as Linux's own limit (`ELOOP`).
@@ -121,8 +124,8 @@ package enum PathTrust {
                 guard let target = String(validating: bytes, as: UTF8.self) else {
                     return Problem(
                         description:
-                            "symbolic link \(entry) leads to \(PrintableText.escaping(bytes)), a name that is not UTF-8, so whether others can change where it leads is unknown"
-                    )
+                            "symbolic link \(entry) leads to \(PrintableText.escaping(bytes)), a name that is not UTF-8, so whether others can change where it leads is unknown",
+                        entry: entry)
                 }
                 if target.hasPrefix("/") {
                     directory = "/"
@@ -175,18 +178,20 @@ package enum PathTrust {
                     "its owner and the members of \(groupName(status.st_gid))"
                 }
             return Problem(
-                description: "\(what) (\(modeText(mode))) is \(owner), neither root nor uid \(user)", writers: writers)
+                description: "\(what) (\(modeText(mode))) is \(owner), neither root nor uid \(user)", writers: writers,
+                entry: entry)
         }
         if mode & S_IWOTH != 0, !shared {
             return Problem(
-                description: "\(what) (\(modeText(mode))) is writable by others and \(owner)", writers: "any user")
+                description: "\(what) (\(modeText(mode))) is writable by others and \(owner)", writers: "any user",
+                entry: entry)
         }
         // The sticky bit holds the group's members back as it does everyone else.
         if mode & S_IWGRP != 0, !shared, !isPrivateGroup(status.st_gid, of: status.st_uid) {
             return Problem(
                 description:
                     "\(what) (\(modeText(mode))) is writable by \(groupName(status.st_gid)) and \(owner)",
-                writers: "the group's members")
+                writers: "the group's members", entry: entry)
         }
         // An ACL lets its named users and groups write only within its mask, which the mode's group bits show
         // once there is an ACL (0775 for `setfacl -m u:NAME:rwx`): without group write, nobody else can write
@@ -205,7 +210,7 @@ package enum PathTrust {
                 return Problem(
                     description:
                         "\(what), \(owner), lets \(named) write it through its access control list (setfacl)",
-                    writers: writers)
+                    writers: writers, entry: entry)
             }
         }
         return nil
@@ -224,7 +229,7 @@ package enum PathTrust {
         return Problem(
             description:
                 "symbolic link \(link) is owned by \(userName(status.st_uid)), neither root nor uid \(user), in directory \(directory), which others can write (\(modeText(directoryStatus.st_mode)))",
-            writers: "its owner")
+            writers: "its owner", entry: link)
     }
 
     /// `'nobody' (uid 65534)`, or `uid 4321` for a uid no account has.

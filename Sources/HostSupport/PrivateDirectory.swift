@@ -9,15 +9,15 @@ package enum PrivateDirectory {
     /// Why the directory at `path` may not be used; `nil` when it is private, or is not there yet and would be
     /// made in a directory only root and the user can change (see ``prepare(_:for:)``), or is something other
     /// than a directory: nothing can be read from it, and writing there says why it cannot.
-    package static func problem(_ path: String, user: uid_t = geteuid()) -> String? {
+    package static func problem(_ path: String, user: uid_t = geteuid()) -> PathTrust.Problem? {
         var status = stat()
         guard stat(path, &status) == 0 else {
             var parent = parentDirectory(of: path)
             while parent != "/" && parent != "." && stat(parent, &status) != 0 { parent = parentDirectory(of: parent) }
-            return PathTrust.problem(parent, ending: .file, user: user)
+            return PathTrust.untrusted(parent, ending: .file, user: user)
         }
         guard status.st_mode & S_IFMT == S_IFDIR else { return nil }
-        return PathTrust.problem(path, ending: .privateDirectory, user: user)
+        return PathTrust.untrusted(path, ending: .privateDirectory, user: user)
     }
 
     /// Creates the directory at `path` and the parents it lacks (`0700`), then checks it as ``problem(_:user:)``
@@ -37,7 +37,7 @@ package enum PrivateDirectory {
             slash = next
             var status = stat()
             if stat(component, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { continue }
-            if let problem = PathTrust.problem(parent, ending: .file) {
+            if let problem = PathTrust.untrusted(parent, ending: .file) {
                 throw refusal(path, problem, purpose: purpose)
             }
             guard mkdir(component, 0o700) == 0 || errno == EEXIST else {
@@ -48,9 +48,11 @@ package enum PrivateDirectory {
         if let problem = problem(path) { throw refusal(path, problem, purpose: purpose) }
     }
 
-    /// The error for `path`, refused for `problem`, kept for `purpose` ("cache").
-    package static func refusal(_ path: String, _ problem: String, purpose: String) -> FlowError {
+    /// The error for `path`, refused for `problem`, kept for `purpose` ("cache"). Its cure names the entry at
+    /// fault, which may be a directory or link on the way to `path` rather than `path` itself.
+    package static func refusal(_ path: String, _ problem: PathTrust.Problem, purpose: String) -> FlowError {
         FlowError(
-            "the \(purpose) directory \(path) is not used: \(problem); remove it, or make it yours with mode 0700")
+            "the \(purpose) directory \(path) is not used: \(problem); remove \(problem.entry ?? path), or make it yours with mode 0700"
+        )
     }
 }

@@ -36,14 +36,16 @@ package struct CacheDirectory: Sendable {
 
     /// Why the directory is not used, as one line naming it; `nil` when it is private or not made yet.
     package var problem: String? {
-        let problem = PrivateDirectory.problem(path) ?? notADirectory
-        return problem.map { PrivateDirectory.refusal(path, $0, purpose: "cache").message }
+        if let problem = PrivateDirectory.problem(path) {
+            return PrivateDirectory.refusal(path, problem, purpose: "cache").message
+        }
+        return notADirectory.map { "the cache directory \(path) is not used: \($0.problem); remove \($0.file)" }
     }
 
     /// A file at the directory's path, or on the way to it (`XDG_CACHE_HOME` naming a file): nothing could be
     /// kept there, and the cache's writes, which fail without a word (a cache is rebuilt, never an error), would
     /// never say so.
-    private var notADirectory: String? {
+    private var notADirectory: (problem: String, file: String)? {
         var status = stat()
         var place = path
         while stat(place, &status) != 0 {
@@ -52,7 +54,7 @@ package struct CacheDirectory: Sendable {
             place = parent
         }
         guard status.st_mode & S_IFMT != S_IFDIR else { return nil }
-        return place == path ? "it is not a directory" : "\(place) is not a directory"
+        return (place == path ? "it is not a directory" : "\(place) is not a directory", place)
     }
 
     /// The entries of file `name` whose keys are absolute paths; empty when it is missing, unreadable, not

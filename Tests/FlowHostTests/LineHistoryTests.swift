@@ -60,7 +60,7 @@ struct LineHistoryTests {
 
         #expect(
             throws: FlowError(
-                "the history directory \(state) is not used: directory \(state) (mode 0777) is writable by others and owned by \(PathTrust.userName(geteuid())); remove it, or make it yours with mode 0700"
+                "the history directory \(state) is not used: directory \(state) (mode 0777) is writable by others and owned by \(PathTrust.userName(geteuid())); remove \(state), or make it yours with mode 0700"
             )
         ) { try LineHistory.load(from: path) }
         #expect(throws: FlowError.self) { try LineHistory(["show"]).save(to: path) }

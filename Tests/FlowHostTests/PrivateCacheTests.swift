@@ -43,7 +43,7 @@ struct PrivateCacheTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(
             run.errorLinesWithoutNotes == [
-                "flowhost: warning: the cache directory \(planted) is not used: directory \(planted) (mode 0777) is owned by uid 4321, neither root nor uid 0; remove it, or make it yours with mode 0700; plugins are probed every time and nothing is quarantined"
+                "flowhost: warning: the cache directory \(planted) is not used: directory \(planted) (mode 0777) is owned by uid 4321, neither root nor uid 0; remove \(planted), or make it yours with mode 0700; plugins are probed every time and nothing is quarantined"
             ])
         #expect(!run.standardError.contains("\u{1B}"))
     }
@@ -66,7 +66,7 @@ struct PrivateCacheTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(
             run.errorLinesWithoutNotes == [
-                "flowhost: warning: the cache directory \(link)/flowhost is not used: symbolic link \(link) is owned by uid 4321, neither root nor uid 0, in directory \(shared), which others can write (mode 1777); remove it, or make it yours with mode 0700; plugins are probed every time and nothing is quarantined"
+                "flowhost: warning: the cache directory \(link)/flowhost is not used: symbolic link \(link) is owned by uid 4321, neither root nor uid 0, in directory \(shared), which others can write (mode 1777); remove \(link), or make it yours with mode 0700; plugins are probed every time and nothing is quarantined"
             ])
         #expect(access(theirs + "/flowhost", F_OK) != 0, "nothing made in their directory")
     }
@@ -87,6 +87,22 @@ struct PrivateCacheTests {
         #expect(access(cache + "/flowhost/" + ProbeCache.fileName, F_OK) != 0)  // nothing written there
     }
 
+    /// `XDG_CACHE_HOME` another user's directory: the cache directory in it is refused, and the cure names the
+    /// directory at fault, not "it", which read as the cache directory.
+    @Test func theCureNamesTheDirectoryAtFault() throws {
+        let lab = try CacheLab()
+        let home = lab.temporary.path + "/theirs"
+        try #require(mkdir(home, 0o755) == 0 && chown(home, 4321, 4321) == 0)
+
+        let run = try lab.flowhost(["validate", lab.manifest], cache: home)
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.errorLinesWithoutNotes.first
+                == "flowhost: warning: the cache directory \(home)/flowhost is not used: directory \(home) (mode 0755) is owned by uid 4321, neither root nor uid 0; remove \(home), or make it yours with mode 0700; plugins are probed every time and nothing is quarantined"
+        )
+    }
+
     /// `XDG_CACHE_HOME` naming a file, or a file where the cache directory would be: nothing could be kept, and
     /// the warning says so. Before, the registry and the quarantine were never written, without a word.
     @Test(arguments: ["file", "flowhost"])
@@ -103,8 +119,8 @@ struct PrivateCacheTests {
         let problem = planted == "file" ? "\(file) is not a directory" : "it is not a directory"
         #expect(
             run.errorLines.first
-                == "flowhost: warning: the cache directory \(home)/flowhost is not used: \(problem); remove it, or make "
-                + "it yours with mode 0700; plugins are probed every time and nothing is quarantined",
+                == "flowhost: warning: the cache directory \(home)/flowhost is not used: \(problem); remove "
+                + "\(planted == "file" ? file : home + "/flowhost"); plugins are probed every time and nothing is quarantined",
             "\(run.standardError)")
     }
 }
