@@ -157,11 +157,14 @@ package struct PluginCopy {
     /// An image that stays keeps the directory's name as its `$ORIGIN`, where the loader looks for what the
     /// plugin's code opens by name later: removed, the directory could be made again in `$TMPDIR` by anyone.
     /// So it stays, empty and private, for as long as the image: the life of the process, at whose exit it is
-    /// removed (``removeKeptDirectories()``).
+    /// removed (``removeKeptDirectories()``). A process that ends without its `atexit` handlers (a crash, a
+    /// kill, a probe's library crashing it) leaves it, with its ``CopyDirectoryLock`` let go, for the first
+    /// private copy of a later process to remove.
     func withPrivateFile<Result>(
         label: String, in base: String = PrivateTemporaryDirectory.base,
         _ body: (String) throws(PluginLoadError) -> (Result, keepsMapping: Bool)
     ) throws(PluginLoadError) -> Result {
+        CopyDirectoryLock.sweepOnce(in: base)
         let directory: String
         do {
             directory = try PrivateTemporaryDirectory.make(prefix: "flowhost-\(getpid())", in: base)
@@ -180,8 +183,16 @@ package struct PluginCopy {
                     "cannot make a private copy of it in \(error.base): \(error.reason)\(who ?? ""); set TMPDIR to a directory of your own"
             )
         }
+        let lock = CopyDirectoryLock.hold(directory)
         var keepsDirectory = false
-        defer { if keepsDirectory { Self.keep(directory) } else { rmdir(directory) } }
+        defer {
+            if keepsDirectory {
+                Self.keep(directory, lock: lock)
+            } else {
+                CopyDirectoryLock.release(lock, in: directory)
+                rmdir(directory)
+            }
+        }
         let path = "\(directory)/\(label)"
         let descriptor = NewFile.create(path, mode: 0o500)
         guard descriptor >= 0 else {
@@ -205,13 +216,15 @@ package struct PluginCopy {
         }
     }
 
-    /// The private directories kept for the images loaded from them, removed at exit.
-    private static let keptDirectories = PthreadMutex<[String]>([])
+    /// The private directories kept for the images loaded from them, with the descriptors holding their locks,
+    /// removed at exit.
+    private static let keptDirectories = PthreadMutex<[(directory: String, lock: Int32)]>([])
 
-    /// Keeps `directory` until the process exits; the first one kept asks for their removal then.
-    private static func keep(_ directory: String) {
+    /// Keeps `directory`, and its `lock`, until the process exits; the first one kept asks for their removal
+    /// then.
+    private static func keep(_ directory: String, lock: Int32) {
         let isFirst = keptDirectories.withLock { kept in
-            kept.append(directory)
+            kept.append((directory, lock))
             return kept.count == 1
         }
         guard isFirst else { return }
@@ -224,7 +237,10 @@ package struct PluginCopy {
     /// no more plugin code is loaded, and by a probe before it exits without `atexit` handlers.
     package static func removeKeptDirectories() {
         keptDirectories.withLock { kept in
-            for directory in kept { rmdir(directory) }
+            for (directory, lock) in kept {
+                CopyDirectoryLock.release(lock, in: directory)
+                rmdir(directory)
+            }
             kept.removeAll()
         }
     }
