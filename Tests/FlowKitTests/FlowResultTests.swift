@@ -96,6 +96,29 @@ struct FlowResultTests {
         #expect(parent.router.state.top == "home")
     }
 
+    /// The same, with the opener's handler opening the flow again at once (a retry): the new opening stays open,
+    /// and its handler hears nothing of the first one's finish. The walk that was finishing the flow finished the
+    /// new opening with its own result.
+    @Test func aFlowOpenedAgainByItsOpenersHandlerWhileFinishingStaysOpen() {
+        let parent = parentShowingHome()
+        var first: [FlowResult] = []
+        var second: [FlowResult] = []
+        let outer = BaseFlowCoordinator(name: "outer")
+        let inner = BaseFlowCoordinator(name: "inner")
+        parent.openChild(outer, style: .inline) { result in
+            first.append(result)
+            parent.openChild(outer, style: .inline) { second.append($0) }
+        }
+        outer.openChild(inner, style: .modal) { _ in outer.finish(with: .failed(FlowError("from inner"))) }
+
+        outer.finish(with: .completed("done"))
+
+        #expect(first == [.failed(FlowError("from inner"))])
+        #expect(second.isEmpty)
+        #expect(outer.parent === parent)
+        #expect(parent.childCoordinators.count == 1)
+    }
+
     @Test func childrenOfAFinishingChildAreCancelled() {
         let parent = parentShowingHome()
         let child = BaseFlowCoordinator(name: "child")

@@ -27,6 +27,7 @@ extension BaseFlowCoordinator {
             return
         }
         child.parent = self
+        child.openings += 1
         child.finishHandler = onResult
         child.result = nil
         // Reopened, it has shown nothing yet, as a new one: only once it shows a screen can that screen going leave
@@ -64,7 +65,8 @@ extension BaseFlowCoordinator {
     /// removes everything it presented, ends the managers it held (working, or with those modules) as
     /// ``ManagerEndReason/coordinatorFinished``, calls the parent's ``didRegainFocus(fromChild:)``, then
     /// the opener's `onResult`. Does nothing on a coordinator without a parent. A flow finishes once: when a
-    /// handler called on the way (a child's `onResult`) finishes it first, that call's result is the flow's.
+    /// handler called on the way (a child's `onResult`) finishes it first, that call's result is the flow's, and
+    /// if it is opened again meanwhile, the new opening stays open.
     public func finish(with result: FlowResult) {
         guard let parent else { return }
         // Each flow finishing, its children first (last opened first) and each of theirs, is an entry of this
@@ -100,15 +102,16 @@ extension BaseFlowCoordinator {
         let step = root.beginRedirectStep()
         return FinishingFlow(
             coordinator: self, result: result, parent: parent, root: root, foundAt: walk.now(),
-            step: step, children: children.reversed())
+            step: step, children: children.reversed(), opening: openings)
     }
 
     /// Ends this child flow, whose children ``finish(with:)`` has finished: what it does after them.
     private func completeFinishing(_ flow: FinishingFlow, _ walk: inout FinishWalk) {
         let parent = flow.parent
         // Finished meanwhile, by a handler the walk called (a child's `onResult` that finishes this flow): a flow
-        // finishes once, with the result its opener was handed.
-        guard self.parent === parent else {
+        // finishes once, with the result its opener was handed; and one its opener then opened again is another
+        // opening, which this walk leaves open.
+        guard self.parent === parent, openings == flow.opening else {
             flow.root.endRedirectStep(flow.step)
             return
         }
@@ -169,12 +172,15 @@ private final class FinishingFlow {
     /// Its children when it began finishing, last opened first, and how many of them were taken.
     let children: [BaseFlowCoordinator]
     var next = 0
+    /// The coordinator's ``BaseFlowCoordinator/openings`` when it began finishing.
+    let opening: Int
 
     init(
         coordinator: BaseFlowCoordinator, result: FlowResult, parent: BaseFlowCoordinator, root: BaseFlowCoordinator,
-        foundAt: Int, step: RedirectState?, children: [BaseFlowCoordinator]
+        foundAt: Int, step: RedirectState?, children: [BaseFlowCoordinator], opening: Int
     ) {
         self.coordinator = coordinator
+        self.opening = opening
         self.result = result
         self.parent = parent
         self.root = root

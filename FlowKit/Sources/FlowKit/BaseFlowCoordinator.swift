@@ -150,6 +150,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The sequence number of the restoration step that opened this coordinator as a child, recorded
     /// while restoration is on.
     var restorationSequence: Int?
+    /// How many times this coordinator was opened as a child: a walk finishing it finishes the opening it began
+    /// on, not one a handler opened meanwhile (``finish(with:)``).
+    var openings = 0
     nonisolated let inbox = RequestInbox()
     /// ``mapping`` indexed for the request path.
     private(set) var routes: RouteTable
