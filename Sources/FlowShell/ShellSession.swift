@@ -77,8 +77,9 @@ package final class ShellSession {
             shell.onUnpromptedLines = { [weak shell] lines in
                 // Plugin code that ran meanwhile (a reload's services) may have left half a line in standard
                 // output's buffer: on a row of its own, above the prompt, rather than glued to a later command's.
-                editor.printAbove(redrawing: quiet) { endUnfinishedRow(palette: Console.output) }
-                if !quiet { editor.printAbove(CommandInput.above(lines)) }
+                let printed = quiet ? [] : CommandInput.above(lines)
+                editor.printAbove(redrawing: printed.isEmpty) { endUnfinishedRow(palette: Console.output) }
+                editor.printAbove(printed)
                 if let shell { editor.completer = shell.completer }  // a reloaded manifest changes the routes
             }
         } else {

@@ -77,4 +77,21 @@ struct UnendedOutputLineTerminalTests {
         try shell.send("quit\r")
         #expect(try shell.waitForExit() == .exited(0))
     }
+
+    /// A terminal that may not wrap at its margin as the mark needs (`TERM=dumb`, an Emacs shell buffer) gets
+    /// nothing: every command printed the mark's spaces and erase sequence there, plugin output or not.
+    @Test func aDumbTerminalGetsNoMark() throws {
+        let directory = try TemporaryDirectory()
+        let manifest = try directory.hangyManifest(["hangy.unended": "UnendedLine"])
+        let shell = try ChildProcess.flowhost(
+            ["run", manifest], environment: directory.environment(term: "dumb"))
+        try shell.waitFor("flowhost> ")
+        try shell.send("send hangy.unended\n")
+        try shell.waitFor("top: unended")
+        try shell.send("quit\n")
+        #expect(try shell.waitForExit() == .exited(0))
+        let output = String(decoding: shell.transcript, as: UTF8.self)
+        #expect(output.contains("half a line  hangy.unended from welcome"), "left as the plugin wrote it")
+        #expect(!output.contains("%"))
+    }
 }
