@@ -117,9 +117,14 @@ package struct SupervisorLink {
 
     /// Keeps ``commandDescriptor``, closed on `exec`, for the commands, and puts `/dev/null` on standard input,
     /// where the supervisor put them too (for a host of an earlier build); the descriptor to read them from.
+    /// Without `/dev/null` (a chroot, a sandbox), an empty pipe whose writing end is closed: it reads as ended too.
     private static func takeCommandDescriptor() -> Int32 {
         _ = fcntl(commandDescriptor, F_SETFD, FD_CLOEXEC)
-        let nothing = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        var nothing = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if nothing < 0, let pipe = PipeDescriptors.make() {
+            close(pipe.write)
+            nothing = pipe.read
+        }
         if nothing >= 0 {
             dup2(nothing, STDIN_FILENO)  // without FD_CLOEXEC: programs plugin code starts get it as theirs
             close(nothing)

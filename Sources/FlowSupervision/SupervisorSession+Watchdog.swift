@@ -39,16 +39,20 @@ extension SupervisorSession {
     /// its main thread, so that a crash handler records where it hung, then SIGKILL after a grace.
     func hung(token: String) {
         guard token == phase.deadline, killedFor == nil, let host, let hangTimeout else { return }
-        // The probe has a timeout of its own; a host waiting for its output's reader is not hung either, and
-        // gets the timeout again from now: the reader decides when it goes on.
-        if host.isProbing() || host.outputIsBlocked() {
-            arm(token: token, allowing: .zero)
+        if host.isProbing() {
+            arm(token: token, allowing: .zero)  // The probe has a timeout of its own.
             return
         }
         let seconds = SupervisorIncident.seconds(hangTimeout)
         // A plugin that closed a descriptor while a child it forked holds the pipe: no end, no message.
         if let descriptor = host.changedDescriptor() {
             kill(for: descriptor == SupervisorLink.controlDescriptor ? .linkClosed : .lostDescriptor(descriptor))
+            return
+        }
+        // Nor is a host that waits for its output's reader hung: it gets the timeout again from now, the reader
+        // deciding when it goes on.
+        if host.waitsForOutputReader() {
+            arm(token: token, allowing: .zero)
             return
         }
         killedFor = .hung(seconds: seconds, when: when)

@@ -19,18 +19,23 @@ package enum ProcFile {
         return Array(bytes[..<count])
     }
 
+    /// The threads of process `pid`, by their IDs; empty when it has ended (or `/proc` hides them).
+    package static func threads(of pid: pid_t) -> [pid_t] {
+        guard let tasks = opendir("/proc/\(pid)/task") else { return [] }
+        defer { closedir(tasks) }
+        var threads: [pid_t] = []
+        while let entry = readdir(tasks) {
+            if let thread = pid_t(String(decoding: directoryEntryName(entry), as: UTF8.self)) { threads.append(thread) }
+        }
+        return threads
+    }
+
     /// The children of process `pid`, as its threads list them (`/proc/PID/task/TID/children`: each thread
     /// names the children it started), in that order; empty when `pid` has ended.
     package static func children(of pid: pid_t) -> [pid_t] {
-        guard let tasks = opendir("/proc/\(pid)/task") else { return [] }
-        defer { closedir(tasks) }
-        var children: [pid_t] = []
-        while let entry = readdir(tasks) {
-            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
-            guard Int(name) != nil else { continue }
-            let listed = contents(of: "/proc/\(pid)/task/\(name)/children")
-            children += String(decoding: listed, as: UTF8.self).split(separator: " ").compactMap { pid_t($0) }
+        threads(of: pid).flatMap { thread in
+            let listed = contents(of: "/proc/\(pid)/task/\(thread)/children")
+            return String(decoding: listed, as: UTF8.self).split(separator: " ").compactMap { pid_t($0) }
         }
-        return children
     }
 }

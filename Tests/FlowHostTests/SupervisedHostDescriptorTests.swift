@@ -1,11 +1,12 @@
 import Glibc
 import Testing
 
-/// The descriptors a supervisor gives its host beyond the standard three: the link (3) and the lock on the
-/// supervisor's directory (4). The host keeps both, closed on `exec`: a program that plugin code starts holds
-/// neither (it held the link's write end, so the supervisor could not see the host's end of it).
+/// The descriptors a supervisor gives its host beyond the standard three: the link (3), the lock on the
+/// supervisor's directory (4) and the commands (5). The host keeps them, closed on `exec`: a program that plugin
+/// code starts holds none (it held the link's write end, so the supervisor could not see the host's end of it),
+/// and its standard input is `/dev/null`, not the commands.
 struct SupervisedHostDescriptorTests {
-    @Test func theLinkAndTheLockAreClosedOnExecInTheHost() throws {
+    @Test func theLinkTheLockAndTheCommandsAreClosedOnExecInTheHost() throws {
         let directory = try TemporaryDirectory()
         let supervisor = try ChildProcess.flowhost(
             ["run", Repository.path("manifests/demo.json"), "--supervise"], connection: .pipes,
@@ -13,10 +14,14 @@ struct SupervisedHostDescriptorTests {
         try supervisor.waitFor("top: welcome")
         let host = try #require(ProcessTable.child(of: supervisor.pid, arguments: ["run"], within: 500))
 
-        for descriptor in [3, 4] {
+        for descriptor in [3, 4, 5] {
             let flags = try #require(Self.flags(of: descriptor, in: host), "descriptor \(descriptor) is open")
             #expect(flags & Int(O_CLOEXEC) != 0, "descriptor \(descriptor): flags \(String(flags, radix: 8))")
         }
+        var input = [CChar](repeating: 0, count: 256)
+        let length = readlink("/proc/\(host)/fd/0", &input, input.count)
+        let target = String(decoding: input.prefix(max(length, 0)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #expect(target == "/dev/null")
 
         try supervisor.send("quit\n")
         #expect(try supervisor.waitForExit() == .exited(0))

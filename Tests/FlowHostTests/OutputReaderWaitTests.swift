@@ -1,0 +1,26 @@
+import Testing
+
+@testable import FlowSupervision
+
+/// What the watchdog reads from `/proc/PID/syscall` of a supervised host's main thread: a host in a `write` to its
+/// standard output or error waits for the reader of that output (its deadline moves on); one that runs, or waits
+/// for anything else, is held by its own code, and a hang is a hang even while the output is full.
+struct OutputReaderWaitTests {
+    @Test func aWriteToStandardOutputOrErrorIsAWaitForTheReader() {
+        #if arch(x86_64)
+            #expect(SupervisedHost.isWritingOutput(syscall: "1 0x1 0x7f43d8804000 0x20000 0x0\n") == true)
+            #expect(SupervisedHost.isWritingOutput(syscall: "20 0x2 0x7ffe5 0x2 0x0\n") == true)
+            #expect(SupervisedHost.isWritingOutput(syscall: "1 0x3 0x7f43d8804000 0x20000 0x0") == false)
+            #expect(SupervisedHost.isWritingOutput(syscall: "0 0x1 0x7f43d8804000 0x20000 0x0") == false)
+        #endif
+    }
+
+    @Test func aThreadThatRunsOrIsStoppedOutsideACallWaitsForNoReader() {
+        #expect(SupervisedHost.isWritingOutput(syscall: "running\n") == false)
+        #expect(SupervisedHost.isWritingOutput(syscall: "-1 0x7ffdde34a268 0x7faedb75d132\n") == false)
+    }
+
+    @Test func anUnreadableLineSaysNothing() {
+        #expect(SupervisedHost.isWritingOutput(syscall: "") == nil)
+    }
+}
