@@ -139,8 +139,9 @@ package final class CommandInput {
         }
     }
 
-    /// Standard input (or a supervisor's commands), line by line, each read when it is asked for (so that a fast writer waits for the
-    /// host instead of filling memory), off the main actor so that timers and reloads go on meanwhile.
+    /// Standard input (or a supervisor's commands), line by line, each read when it is asked for (so that a fast
+    /// writer waits for the host instead of filling memory), off the main actor so that timers and reloads go on
+    /// meanwhile.
     ///
     /// A line longer than ``LineReader/defaultMaxLineLength`` ends the stream with ``LineReader/Failure``.
     /// From a terminal (read plainly when `TERM` is `dumb`), escape sequences are dropped

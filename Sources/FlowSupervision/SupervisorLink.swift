@@ -6,9 +6,10 @@ import HostSupport
 import PluginLoading
 
 /// The host's side of `flowhost run --supervise`: a host the supervisor started reads its commands from
-/// ``commandDescriptor`` (standard input, from a supervisor of an earlier build), tells the supervisor when each one is done (``SupervisorMessage``), saves a snapshot after
-/// each, and keeps a breadcrumb of the plugin it is calling into, so that after a crash the supervisor can
-/// name the plugin, quarantine it and restart the host on the same screen.
+/// ``commandDescriptor`` (standard input, from a supervisor of an earlier build), tells the supervisor when each
+/// one is done (``SupervisorMessage``), saves a snapshot after each, and keeps a breadcrumb of the plugin it is
+/// calling into, so that after a crash the supervisor can name the plugin, quarantine it and restart the host on
+/// the same screen.
 ///
 /// The supervisor passes its state directory and what it reads commands from in the environment; the host
 /// removes the variables, so that nothing it starts (probes, plugins' children) takes them for its own
