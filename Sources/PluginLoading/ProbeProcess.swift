@@ -101,12 +101,18 @@ struct ProbeProcess {
         // The answer is complete once the child has exited: its end of the pipe closes then, unless a process
         // it started holds it, so the child is looked at whenever the pipe is quiet for a moment.
         var exited = false
+        // Set when the pipe cannot be read (other code in the host closed or replaced its descriptor): what the
+        // child said is lost, which says nothing of the library, so nothing is laid at it.
+        var unreadable: Int32?
         while !exited {
             let left = deadline - now()
             guard left > 0 else { return kill(pid) }
             var polled = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
             let ready = poll(&polled, 1, Int32(min(left * 1000, 20).rounded(.up)))
-            if ready < 0 && errno != EINTR { break }
+            if ready < 0 && errno != EINTR {
+                unreadable = errno
+                break
+            }
             guard ready > 0 else {
                 exited = hasExited(pid)
                 continue
@@ -116,9 +122,16 @@ struct ProbeProcess {
                 answer += buffer[..<count]
                 // An answer is a few kilobytes; a child that writes without end is not a probe.
                 if answer.count > 16 << 20 { return kill(pid) }
-            } else if count == 0 || errno != EINTR {
+            } else if count == 0 {
+                break
+            } else if errno != EINTR {
+                unreadable = errno
                 break
             }
+        }
+        if let unreadable {
+            _ = reap(pid)
+            throw failure(path, "cannot read its probe's answer: \(String(cString: strerror(unreadable)))")
         }
         if exited { readWaiting(reader, into: &answer) }
         while !hasExited(pid) {
