@@ -14,12 +14,9 @@ import HostSupport
 /// image, holds too until it ends. The first private copy a process makes first removes the directories of
 /// its user in that place on whose lock file it can take an exclusive lock: nobody uses them.
 ///
-/// The sweep works through descriptors of the directory, not paths, and follows no link: the name may be
-/// removed and made again meanwhile, by another sweep and then by anyone who can write there. Only a
-/// directory named as a copy's, of this user's, with mode 0700 and a lock file is emptied, and only of files:
-/// one without a lock file (being made by a process that has not locked it yet, or left by an earlier
-/// flowhost build) or holding a directory is left. (``AbandonedSupervisorDirectories`` does the same for a
-/// supervisor's directory.)
+/// The sweep is ``AbandonedLockedDirectories``'s, of the directories named as a copy's: through descriptors,
+/// following no link, of this user's private directories with a lock file only, and only of files (a
+/// supervisor's directories are swept the same way).
 enum CopyDirectoryLock {
     /// The lock file's name in a copy's directory; a copy's own name ends in `.so`.
     static let lockName = "lock"
@@ -63,12 +60,7 @@ enum CopyDirectoryLock {
 
     /// Removes, in `base`, each copy's directory of this user that nobody uses.
     static func remove(in base: String) {
-        let baseDescriptor = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard baseDescriptor >= 0 else { return }
-        defer { close(baseDescriptor) }
-        for name in names(in: baseDescriptor) where isCopyDirectoryName(name) {
-            removeIfAbandoned(name, in: baseDescriptor)
-        }
+        AbandonedLockedDirectories.remove(in: base, lockName: lockName, where: isCopyDirectoryName)
     }
 
     /// Whether `name` is one ``PrivateTemporaryDirectory`` gives a copy's directory: `flowhost-PID-XXXXXX`
@@ -77,47 +69,5 @@ enum CopyDirectoryLock {
         let parts = name.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
         return parts.count == 3 && parts[0] == "flowhost" && !parts[1].isEmpty
             && parts[1].allSatisfy { $0.isASCII && $0.isNumber } && parts[2].utf8.count == 6
-    }
-
-    /// Removes directory `name` of `base` when it is this user's private directory and nobody holds its lock.
-    private static func removeIfAbandoned(_ name: String, in base: Int32) {
-        let directory = openat(base, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard directory >= 0 else { return }
-        defer { close(directory) }
-        var found = stat()
-        guard fstat(directory, &found) == 0, found.st_uid == geteuid(), found.st_mode & 0o777 == 0o700 else { return }
-        let lock = openat(directory, lockName, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard lock >= 0 else { return }
-        defer { close(lock) }
-        var status = stat()
-        guard fstat(lock, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
-            flowhost_lock_description(lock, 1) == 0,
-            // Still linked once locked: its owner, or another sweep, that removed it first let its lock go then.
-            fstat(lock, &status) == 0, status.st_nlink > 0
-        else { return }
-        guard flowhost_empty_directory(directory, lockName) == 0 else { return }
-        // By name only while the name is still this directory.
-        var named = stat()
-        guard fstatat(base, name, &named, AT_SYMLINK_NOFOLLOW) == 0, named.st_dev == found.st_dev,
-            named.st_ino == found.st_ino
-        else { return }
-        unlinkat(base, name, AT_REMOVEDIR)
-    }
-
-    /// The names in the directory open as `descriptor`, but `.` and `..`.
-    private static func names(in descriptor: Int32) -> [String] {
-        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        guard copy >= 0, let stream = fdopendir(copy) else {
-            if copy >= 0 { close(copy) }
-            return []
-        }
-        defer { closedir(stream) }
-        rewinddir(stream)
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
     }
 }
