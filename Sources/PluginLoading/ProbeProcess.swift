@@ -146,7 +146,11 @@ struct ProbeProcess {
         let exitStatus = (status >> 8) & 0xFF
         // Its hello comes first, before the library is loaded; then the answer, if loading it returned.
         let lines = String(decoding: answer, as: UTF8.self).split(separator: "\n").map(String.init)
-        guard let first = lines.first else { return .exited(status: exitStatus) }
+        // Its hello goes before any of the library's code runs: a child that said nothing at all never got that
+        // far (the executable is no flowhost that probes, or it failed as it started), whatever the library is.
+        guard let first = lines.first else {
+            return .incompatible("the probe process said nothing and exited with status \(exitStatus)")
+        }
         guard let hello = WireProtocol.message(WireProtocol.Hello.self, in: first) else {
             return .incompatible("the probe did not say which wire protocol it speaks (an older or another flowhost?)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PluginLoading
 import Testing
 
 @testable import FlowHost
@@ -112,13 +113,27 @@ extension FlowHost.Host {
     @MainActor
     static func bundled(_ manifest: String, eager: Bool = false) throws -> FlowHost.Host {
         let manifest = try Manifest.load(path: Repository.path(manifest))
-        return FlowHost.Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]), eager: eager)
+        return FlowHost.Host(
+            manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]), eager: eager,
+            discoveryProber: try PluginProber.forTests())
     }
 
     /// A host on manifest text, finding plugins beside the test binary.
     @MainActor
     static func parsing(_ text: String) throws -> FlowHost.Host {
         let manifest = try Manifest.parse(text, path: Repository.path("manifests/test.json"))
-        return FlowHost.Host(manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]))
+        return FlowHost.Host(
+            manifest: manifest, searchPath: PluginSearchPath([BuildProducts.directory]),
+            discoveryProber: try PluginProber.forTests())
+    }
+}
+
+extension PluginProber {
+    /// A prober for a host a test makes in its own process: the built `flowhost` probes, with no cache and no
+    /// quarantine. Without one, discovery probed with ``standard(timeout:useCache:)``, which runs this very
+    /// executable, the test binary: it answered nothing, and each library it probed was quarantined, as having
+    /// exited without describing itself, in the cache of the person running the tests.
+    static func forTests() throws -> PluginProber {
+        PluginProber(executable: try BuildProducts.path(of: "flowhost"), cache: nil, quarantine: nil)
     }
 }
