@@ -46,6 +46,13 @@ package struct FileIdentity: Sendable, Hashable {
     /// two names.
     package var file: FileIdentity { FileIdentity(device: device, inode: inode, size: 0, modified: 0, changed: 0) }
 
+    /// What the file holds, as far as its metadata tells: this identity without its status-change time, which a
+    /// `chmod`, a hard link or a rename moves too. What a quarantine compares, so that it holds through those; a
+    /// file written again, even with its modification time put back, is refused all the same, the safe side.
+    package var content: FileIdentity {
+        FileIdentity(device: device, inode: inode, size: size, modified: modified, changed: 0)
+    }
+
     /// `{"device", "inode", "size", "mtime", "ctime"}`; numbers as strings, since a JSON number is a double.
     package var json: [String: JSONValue] {
         [
@@ -54,15 +61,16 @@ package struct FileIdentity: Sendable, Hashable {
         ]
     }
 
-    /// The identity in a cache or quarantine entry; `nil` for one without all five, as an older flowhost
-    /// wrote them without the status-change time: such an entry matches no file, and is found again.
+    /// The identity in a cache or quarantine entry; `nil` for one without the first four.
     package init?(json: JSONValue) {
         guard let device = json["device"]?.string.flatMap({ UInt64($0) }),
             let inode = json["inode"]?.string.flatMap({ UInt64($0) }),
             let size = json["size"]?.string.flatMap({ Int64($0) }),
-            let modified = json["mtime"]?.string.flatMap({ Int64($0) }),
-            let changed = json["ctime"]?.string.flatMap({ Int64($0) })
+            let modified = json["mtime"]?.string.flatMap({ Int64($0) })
         else { return nil }
+        // An entry written by an earlier flowhost has no status-change time: 0, which no file has, so that it
+        // matches no file as it is now, but keeps its ``content``.
+        let changed = json["ctime"]?.string.flatMap { Int64($0) } ?? 0
         self.init(device: device, inode: inode, size: size, modified: modified, changed: changed)
     }
 }

@@ -6,8 +6,9 @@ import HostSupport
 /// supervised host, until their file changes: `quarantine.json` in the ``CacheDirectory``, listed and
 /// cleared with `flowhost quarantine list|clear`.
 ///
-/// An entry holds the library's ``FileIdentity`` when it was quarantined; once the file differs (rebuilt,
-/// copied over, touched) the entry no longer applies, and the next change to the file drops it. A
+/// An entry holds the library's ``FileIdentity`` when it was quarantined; once the file's content differs
+/// (``FileIdentity/content``: rebuilt, copied over, touched) the entry no longer applies, and the next change to
+/// the file drops it. A `chmod`, a hard link or a rename, which change only the status-change time, keep it. A
 /// supervisor that saw a plugin crash a running host quarantines the entry point that crashed (a manager,
 /// an action, a service) with ``add(_:kind:reason:entryPoint:)``; the rest of the plugin goes on working.
 /// A library with ``wholeLibraryThreshold`` entry points quarantined is quarantined whole.
@@ -41,7 +42,7 @@ package struct PluginQuarantine: Sendable {
         package var entryPoint: PluginEntryPoint?
 
         /// Whether the file is still the one that was quarantined, so that it is refused.
-        package var isCurrent: Bool { FileIdentity(path: library) == identity }
+        package var isCurrent: Bool { FileIdentity(path: library)?.content == identity.content }
     }
 
     /// What ``add(_:kind:reason:entryPoint:)`` quarantined.
@@ -120,14 +121,16 @@ package struct PluginQuarantine: Sendable {
     /// The entry that refuses the whole library at `path` as its file is now (`identity`), if any.
     package func entry(for path: String, identity: FileIdentity?) -> Entry? {
         guard let identity else { return nil }
-        return entries().first { $0.library == path && $0.identity == identity && $0.entryPoint == nil }
+        return entries().first {
+            $0.library == path && $0.identity.content == identity.content && $0.entryPoint == nil
+        }
     }
 
     /// The entry points of the library at `path` refused as its file is now (`identity`).
     package func entryPoints(of path: String, identity: FileIdentity?) -> [PluginEntryPoint: Entry] {
         guard let identity else { return [:] }
         var refused: [PluginEntryPoint: Entry] = [:]
-        for entry in entries() where entry.library == path && entry.identity == identity {
+        for entry in entries() where entry.library == path && entry.identity.content == identity.content {
             if let entryPoint = entry.entryPoint { refused[entryPoint] = entry }
         }
         return refused
@@ -153,7 +156,7 @@ package struct PluginQuarantine: Sendable {
         try directory.update(Self.fileName) { entries in
             // Entries whose file changed no longer refuse anything.
             entries = entries.filter { library, value in
-                value["file"].flatMap(FileIdentity.init(json:)) == FileIdentity(path: library)
+                value["file"].flatMap(FileIdentity.init(json:))?.content == FileIdentity(path: library)?.content
             }
             var value = entries[path]?.object ?? [:]
             value["file"] = .object(identity.json)

@@ -7,8 +7,9 @@ import HostSupport
 ///
 /// An entry is keyed by the library's path and holds its ``FileIdentity`` (device, inode, size, mtime and
 /// ctime) and, when the manifest pins it, the pinned digest; a lookup whose file or pin differs misses, and
-/// the next store replaces the entry. An entry an older flowhost wrote, without the ctime, misses too. Only successful probes are cached: a refusal is quick to find again, and a
-/// library that crashed, exited or hung goes to the ``PluginQuarantine`` instead.
+/// the next store replaces the entry. An entry an older flowhost wrote, without the ctime, misses too. Only
+/// successful probes are cached: a refusal is quick to find again, and a library that crashed, exited or hung
+/// goes to the ``PluginQuarantine`` instead.
 ///
 /// The file is read once, at the first lookup, and the entries kept: a thousand lookups cost one read and
 /// parse, not a thousand. Stores are written once per batch (``beginBatch()`` to ``endBatch()``: an eager
