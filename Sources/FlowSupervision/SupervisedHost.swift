@@ -243,23 +243,36 @@ final class SupervisedHost: Sendable {
     /// Whether the host waits for the reader of its output: one of its threads (the one printing a command's
     /// reply, which need not be the main thread) is in a `write` to standard output or error
     /// (`/proc/PID/task/TID/syscall`), a pipe or a terminal that is full (a pager left on one screen, a reader that
-    /// has not started, Ctrl-S). That is no hang of the host's; a host whose code spins while its output happens
-    /// to be full is. When no thread's system call can be seen (a host that is not dumpable, a kernel that hides
-    /// them), whether standard output, which the host shares with the supervisor, or the supervisor's standard
-    /// error, to which it relays the host's, takes nothing more.
+    /// has not started, Ctrl-S), and none runs. That is no hang of the host's; a host with a thread that spins
+    /// (the command's, or a plugin's) while output waits is hung all the same. When no thread's system call can
+    /// be seen (a host that is not dumpable, a kernel that hides them), whether standard output, which the host
+    /// shares with the supervisor, or the supervisor's standard error, to which it relays the host's, takes
+    /// nothing more.
     func waitsForOutputReader() -> Bool {
         var seen = false
+        var writing = false
         for thread in ProcFile.threads(of: pid) {
-            let call = String(decoding: ProcFile.contents(of: "/proc/\(pid)/task/\(thread)/syscall"), as: UTF8.self)
-            guard let writing = Self.isWritingOutput(syscall: call) else { continue }
-            if writing { return true }
+            let task = "/proc/\(pid)/task/\(thread)"
+            if Self.isRunning(stat: String(decoding: ProcFile.contents(of: task + "/stat"), as: UTF8.self)) {
+                return false
+            }
+            let call = String(decoding: ProcFile.contents(of: task + "/syscall"), as: UTF8.self)
+            guard let writes = Self.isWritingOutput(syscall: call) else { continue }
             seen = true
+            writing = writing || writes
         }
-        if seen { return false }
+        if seen { return writing }
         var outputs = [STDOUT_FILENO, STDERR_FILENO].map { pollfd(fd: $0, events: Int16(POLLOUT), revents: 0) }
         guard poll(&outputs, nfds_t(outputs.count), 0) >= 0 else { return false }
         // Neither writable nor in error (a reader gone makes writes fail at once, which blocks nothing).
         return outputs.contains { $0.revents == 0 }
+    }
+
+    /// Whether `/proc/PID/task/TID/stat`'s line says the thread runs (state `R`); the state follows the name in
+    /// parentheses, which may hold any character.
+    static func isRunning(stat line: String) -> Bool {
+        guard let close = line.lastIndex(of: ")") else { return false }
+        return line[line.index(after: close)...].split(separator: " ").first == "R"
     }
 
     /// Whether `/proc/PID/syscall`'s line says the thread is in `write` or `writev` to descriptor 1 or 2;

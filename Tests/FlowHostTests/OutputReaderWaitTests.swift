@@ -23,4 +23,11 @@ struct OutputReaderWaitTests {
     @Test func anUnreadableLineSaysNothing() {
         #expect(SupervisedHost.isWritingOutput(syscall: "") == nil)
     }
+
+    @Test func aThreadThatRunsIsToldFromItsStatLine() {
+        #expect(SupervisedHost.isRunning(stat: "4242 (flowhost) R 1 4242 4242 0 -1 4194560 ...\n"))
+        #expect(!SupervisedHost.isRunning(stat: "4243 (a (b) c) S 1 4242 4242 0 -1 ...\n"))
+        #expect(SupervisedHost.isRunning(stat: "4244 (x) R) R 1 ...\n"))
+        #expect(!SupervisedHost.isRunning(stat: ""))
+    }
 }
