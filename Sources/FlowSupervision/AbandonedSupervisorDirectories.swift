@@ -17,7 +17,7 @@ import HostSupport
 /// meanwhile; the lock keeps the directory until it ends.
 ///
 /// The sweep is ``AbandonedLockedDirectories``'s: through descriptors, of this user's private directories with a
-/// lock file only, and only of files.
+/// lock file only, removing only files.
 enum AbandonedSupervisorDirectories {
     /// The prefix of a supervisor's directory's name in `$TMPDIR`.
     static let prefix = "flowhost-supervisor"

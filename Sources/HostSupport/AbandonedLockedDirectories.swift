@@ -7,9 +7,10 @@ import Glibc
 ///
 /// It works through descriptors of the directories, not paths: a name in the shared place may be removed and made
 /// again meanwhile, by another sweep and then by anyone who can write there. Only a directory of this user's with
-/// mode 0700 and a lock file is emptied, and only of files (`flowhost_empty_directory`, the lock last): one without
-/// a lock file (being made by a process that has not locked it yet, or left by an earlier flowhost build) or
-/// holding a directory is left. The supervisors' directories and the private copies' use it.
+/// mode 0700 and a lock file is touched, one without (being made by a process that has not locked it yet, or left
+/// by an earlier flowhost build) is left; its files are removed (`flowhost_empty_directory`), the lock last, and
+/// one that also holds a directory keeps that, its lock and itself. The supervisors' directories and the private
+/// copies' use it.
 package enum AbandonedLockedDirectories {
     /// Removes, in `base`, each directory whose name `isCandidate` accepts that is this user's and nobody uses.
     package static func remove(in base: String, lockName: String, where isCandidate: (String) -> Bool) {

@@ -15,7 +15,7 @@ import HostSupport
 /// its user in that place on whose lock file it can take an exclusive lock: nobody uses them.
 ///
 /// The sweep is ``AbandonedLockedDirectories``'s, of the directories named as a copy's: through descriptors,
-/// following no link, of this user's private directories with a lock file only, and only of files (a
+/// following no link, of this user's private directories with a lock file only, removing only files (a
 /// supervisor's directories are swept the same way).
 enum CopyDirectoryLock {
     /// The lock file's name in a copy's directory; a copy's own name ends in `.so`.

@@ -57,8 +57,14 @@ struct AbandonedCopyDirectoryTests {
             try #require(lock >= 0)
             close(lock)
         }
-        // Named as one, but a link: never followed.
-        try #require(symlink(abandoned, base + "/flowhost-3-dddddd") == 0)
+        // Named as one, but a link to an abandoned-looking directory elsewhere: never followed, so that is left.
+        let elsewhere = try TemporaryDirectory()
+        let target = elsewhere.path + "/flowhost-4-eeeeee"
+        try #require(mkdir(target, 0o700) == 0)
+        let targetLock = open(target + "/lock", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(targetLock >= 0)
+        close(targetLock)
+        try #require(symlink(target, base + "/flowhost-3-dddddd") == 0)
 
         CopyDirectoryLock.remove(in: base)
 
@@ -67,6 +73,7 @@ struct AbandonedCopyDirectoryTests {
         #expect(lstat(unlocked, &status) == 0)
         #expect(lstat(supervisor + "/lock", &status) == 0)
         #expect(lstat(base + "/flowhost-3-dddddd", &status) == 0)
+        #expect(lstat(target + "/lock", &status) == 0, "what the link leads to: left")
         #expect(lstat(abandoned, &status) != 0, "abandoned: removed")
     }
 }
