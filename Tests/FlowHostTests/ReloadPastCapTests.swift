@@ -193,7 +193,9 @@ struct ReloadPastCapTests {
         try host.send("wait reload greeter\r")
         var printed = ""
         repeat {
-            printed += try host.waitFor("top: greeting")
+            // A new host's start, restore and probe of the new build: over 10 s once under AddressSanitizer with
+            // the rest of the suite running (CI, 2026-12-02), 1.2 s alone.
+            printed += try host.waitFor("top: greeting", within: .seconds(30))
         } while !printed.contains(" serves") || !printed.contains("the screen is as saved")
         transcript += printed
         try host.waitFor("flowhost> ")
