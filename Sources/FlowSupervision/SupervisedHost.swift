@@ -253,9 +253,7 @@ final class SupervisedHost: Sendable {
         var writing = false
         for thread in ProcFile.threads(of: pid) {
             let task = "/proc/\(pid)/task/\(thread)"
-            if Self.isRunning(stat: String(decoding: ProcFile.contents(of: task + "/stat"), as: UTF8.self)) {
-                return false
-            }
+            if ProcFile.state(inStat: ProcFile.contents(of: task + "/stat")) == UInt8(ascii: "R") { return false }
             let call = String(decoding: ProcFile.contents(of: task + "/syscall"), as: UTF8.self)
             guard let writes = Self.isWritingOutput(syscall: call) else { continue }
             seen = true
@@ -266,13 +264,6 @@ final class SupervisedHost: Sendable {
         guard poll(&outputs, nfds_t(outputs.count), 0) >= 0 else { return false }
         // Neither writable nor in error (a reader gone makes writes fail at once, which blocks nothing).
         return outputs.contains { $0.revents == 0 }
-    }
-
-    /// Whether `/proc/PID/task/TID/stat`'s line says the thread runs (state `R`); the state follows the name in
-    /// parentheses, which may hold any character.
-    static func isRunning(stat line: String) -> Bool {
-        guard let close = line.lastIndex(of: ")") else { return false }
-        return line[line.index(after: close)...].split(separator: " ").first == "R"
     }
 
     /// Whether `/proc/PID/syscall`'s line says the thread is in `write` or `writev` to descriptor 1 or 2;
@@ -295,9 +286,8 @@ final class SupervisedHost: Sendable {
 
     /// Whether `pid` runs (or is stopped): it has not ended, as far as `/proc/PID/stat` tells.
     static func isRunning(_ pid: pid_t) -> Bool {
-        let stat = ProcFile.contents(of: "/proc/\(pid)/stat")
-        guard let paren = stat.lastIndex(of: UInt8(ascii: ")")), paren + 2 < stat.count else { return false }
-        return ![UInt8(ascii: "Z"), UInt8(ascii: "X")].contains(stat[paren + 2])
+        guard let state = ProcFile.state(inStat: ProcFile.contents(of: "/proc/\(pid)/stat")) else { return false }
+        return ![UInt8(ascii: "Z"), UInt8(ascii: "X")].contains(state)
     }
 
     /// Reads lines from `reader` and hands each to `body`, until `wake` is closed (the host has ended);

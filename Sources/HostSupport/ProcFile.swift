@@ -19,6 +19,14 @@ package enum ProcFile {
         return Array(bytes[..<count])
     }
 
+    /// The state letter of a process or thread (`R` running, `S` sleeping, `Z` a zombie...) in its `stat` file's
+    /// `contents` (`/proc/PID/stat`, `/proc/PID/task/TID/stat`): the field after the name in parentheses, which may
+    /// hold any character; `nil` when there is none (unreadable).
+    package static func state(inStat contents: [UInt8]) -> UInt8? {
+        guard let paren = contents.lastIndex(of: UInt8(ascii: ")")), paren + 2 < contents.count else { return nil }
+        return contents[paren + 2]
+    }
+
     /// The threads of process `pid`, by their IDs; empty when it has ended (or `/proc` hides them).
     package static func threads(of pid: pid_t) -> [pid_t] {
         guard let tasks = opendir("/proc/\(pid)/task") else { return [] }

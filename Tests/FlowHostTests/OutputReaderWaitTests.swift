@@ -1,10 +1,12 @@
+import HostSupport
 import Testing
 
 @testable import FlowSupervision
 
-/// What the watchdog reads from `/proc/PID/syscall` of a supervised host's main thread: a host in a `write` to its
-/// standard output or error waits for the reader of that output (its deadline moves on); one that runs, or waits
-/// for anything else, is held by its own code, and a hang is a hang even while the output is full.
+/// What the watchdog reads from `/proc/PID/task/TID/syscall` and `stat` of a supervised host's threads: a host
+/// with a thread in a `write` to its standard output or error, and none running, waits for the reader of that
+/// output (its deadline moves on); one with a thread that runs, or that waits for anything else, is held by its
+/// own code, and a hang is a hang even while the output is full.
 struct OutputReaderWaitTests {
     @Test func aWriteToStandardOutputOrErrorIsAWaitForTheReader() {
         #if arch(x86_64)
@@ -25,9 +27,12 @@ struct OutputReaderWaitTests {
     }
 
     @Test func aThreadThatRunsIsToldFromItsStatLine() {
-        #expect(SupervisedHost.isRunning(stat: "4242 (flowhost) R 1 4242 4242 0 -1 4194560 ...\n"))
-        #expect(!SupervisedHost.isRunning(stat: "4243 (a (b) c) S 1 4242 4242 0 -1 ...\n"))
-        #expect(SupervisedHost.isRunning(stat: "4244 (x) R) R 1 ...\n"))
-        #expect(!SupervisedHost.isRunning(stat: ""))
+        func state(_ line: String) -> Character? {
+            ProcFile.state(inStat: Array(line.utf8)).map { Character(UnicodeScalar($0)) }
+        }
+        #expect(state("4242 (flowhost) R 1 4242 4242 0 -1 4194560 ...\n") == "R")
+        #expect(state("4243 (a (b) c) S 1 4242 4242 0 -1 ...\n") == "S")
+        #expect(state("4244 (x) R) Z 1 ...\n") == "Z")
+        #expect(state("") == nil)
     }
 }
