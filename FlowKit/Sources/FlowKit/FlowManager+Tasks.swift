@@ -26,8 +26,9 @@ extension FlowManager {
     ///
     /// An error `body` throws, other than cancellation, is reported as
     /// ``FlowEvent/managerTaskFailed(_:error:)``, and finishes the manager if it is still working (it was
-    /// waiting for the task, and nothing else would end it). A manager that has ended starts nothing: the
-    /// task returned is cancelled and never runs `body`.
+    /// waiting for the task, and nothing else would end it); under a coordinator of your own rather than a
+    /// ``BaseFlowCoordinator``, which has no events to report it in, it is dropped. A manager that has ended
+    /// starts nothing: the task returned is cancelled and never runs `body`.
     ///
     /// - Returns: The task, to cancel it earlier; there is no need to keep it.
     @discardableResult

@@ -29,7 +29,7 @@ final class ModuleLookup {
     private final class Shown {
         /// Not retained, nor weakly referenced (which would give every module a side table, and every retain of one
         /// the slow path): a stack of the router holds the module while ``count`` is above zero, and it is read
-        /// only then.
+        /// only then. `ModuleLookupLifetimeTests` frees a module the lookup would read first, under ASan in CI.
         unowned(unsafe) let module: FlowModule
         /// How many times the router shows it.
         var count = 0
