@@ -117,6 +117,23 @@ struct ManagerTaskTests {
         #expect(coordinator.activeManagerCount == 1)
     }
 
+    @Test func aTaskThatThrowsTellsWhoAskedThatTheRequestFailed() async {
+        let (coordinator, _, gate) = coordinator()
+        var results: [FlowResult] = []
+        let (answered, didAnswer) = AsyncStream<Void>.makeStream()
+        coordinator.requestCoordination(CoordinationRequest("fail"), from: "list") { result in
+            results.append(result)
+            didAnswer.yield()
+        }
+        #expect(await gate.next() == "awaiting")
+
+        gate.open(with: "go")
+        var iterator = answered.makeAsyncIterator()
+        await iterator.next(isolation: #isolation)
+
+        #expect(results == [.failed(FlowError("offline"))], "not .completed(null): the work failed")
+    }
+
     @Test func anEndedManagerStartsNoTaskAndPresentsNothing() async throws {
         let (coordinator, log, _) = coordinator()
         coordinator.requestCoordination(.showList, payload: ["module": "detail"], from: "list")

@@ -191,9 +191,9 @@ extension BaseFlowCoordinator {
     /// Reports that a task `manager` started failed, and finishes the manager if it is still working: it
     /// was waiting for the task, and nothing else would ever end it.
     func taskFailed(_ manager: FlowManager, _ error: any Error) {
-        sink?(
-            .managerTaskFailed(
-                ManagerLedger.name(of: manager, in: treeRouter.ledger.names), error: FlowError(wrapping: error)))
-        if working.contains(where: { $0 === manager }) { finish(manager) }
+        let failure = FlowError(wrapping: error)
+        sink?(.managerTaskFailed(ManagerLedger.name(of: manager, in: treeRouter.ledger.names), error: failure))
+        // Whoever asked for its request hears that it failed, as when `start` throws, not `.completed(null)`.
+        if working.contains(where: { $0 === manager }) { finish(manager, with: .failed(failure)) }
     }
 }

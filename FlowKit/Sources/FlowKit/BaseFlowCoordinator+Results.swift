@@ -5,7 +5,8 @@ extension BaseFlowCoordinator {
     /// the manager that handled it ends: with the result it gave to ``finish(_:with:)``
     /// (``FlowManager/finish(with:)``), ``FlowResult/completed(_:)`` with `null` when it finished without
     /// one, ``FlowResult/cancelled`` when it was dismissed, its coordinator finished or a reload replaced it,
-    /// and ``FlowResult/failed(_:)-enum.case`` when its `start` threw.
+    /// and ``FlowResult/failed(_:)-enum.case`` when its `start` threw or, while it was working, a task it
+    /// started with ``FlowManager/task(_:)`` threw.
     ///
     /// `onResult` is never called when the request was not handled at once (no route, queued, redirected or
     /// rewritten by a guard): the returned outcome says what became of it.

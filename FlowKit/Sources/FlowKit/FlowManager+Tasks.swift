@@ -26,7 +26,8 @@ extension FlowManager {
     ///
     /// An error `body` throws, other than cancellation, is reported as
     /// ``FlowEvent/managerTaskFailed(_:error:)``, and finishes the manager if it is still working (it was
-    /// waiting for the task, and nothing else would end it); under a coordinator of your own rather than a
+    /// waiting for the task, and nothing else would end it), with ``FlowResult/failed(_:)-enum.case`` for
+    /// whoever asked for its request with a result handler; under a coordinator of your own rather than a
     /// ``BaseFlowCoordinator``, which has no events to report it in, it is dropped. A manager that has ended
     /// starts nothing: the task returned is cancelled and never runs `body`.
     ///
