@@ -129,6 +129,49 @@ struct AsyncServiceTests {
         #expect(new.counter == 7)
         #expect(coordinator.services.first === new)
     }
+
+    @Test func aRestoreReplacingAnAsyncServiceAwaitsItAndReportsAStartThatThrows() async {
+        let log = Log()
+        let gate = Gate()
+        let old = ReportingService(gate: gate, log: log, name: "old")
+        let coordinator = BaseFlowCoordinator(services: [old])
+        coordinator.serviceTimeout = Self.noTimeout
+        var events: [FlowEvent] = []
+        coordinator.onEvent = { events.append($0) }
+        await coordinator.startAndWait()
+        #expect(await gate.next() == "old.start")
+        events.removeAll()
+
+        #expect(coordinator.replaceService(old, with: FailingService(), importing: nil))
+        #expect(!events.contains(.serviceStarted("FailingService")), "not reported started before it ran")
+        await coordinator.stopAndWait()
+
+        #expect(await gate.next() == "old.stop")
+        #expect(
+            events.prefix(2) == [
+                .serviceStopped("ReportingService"),
+                .serviceProblem(
+                    ServiceProblem(service: "FailingService", kind: .startFailed(FlowError("port 8080 is taken")))),
+            ], "the old one stops before the new one starts, whose error is reported, not dropped")
+    }
+
+    @Test func aRestoreReplacingAnAsyncServiceGivesTheNewOneTheSavedStateAtOnce() async {
+        let log = Log()
+        let gate = Gate()
+        let old = ReportingService(gate: gate, log: log, name: "old")
+        let coordinator = BaseFlowCoordinator(services: [old])
+        coordinator.serviceTimeout = Self.noTimeout
+        await coordinator.startAndWait()
+        #expect(await gate.next() == "old.start")
+        let new = ReportingService(gate: gate, log: log, name: "new")
+
+        #expect(coordinator.replaceService(old, with: new, importing: .number(3)))
+        #expect(new.counter == 3, "taken before the call returns, as a host blames a crash in importState on it")
+        #expect(await gate.next() == "old.stop")
+        #expect(await gate.next() == "new.start")
+        #expect(log.entries == ["old.start", "old.stop", "new.start"])
+        await coordinator.stopAndWait()
+    }
 }
 
 // MARK: - Test Helpers

@@ -282,16 +282,28 @@ extension BaseFlowCoordinator {
         _ old: any CoordinatorServiceProtocol, with new: any CoordinatorServiceProtocol, importing state: JSONValue?
     ) -> Bool {
         guard let index = services.firstIndex(where: { $0 === old }) else { return false }
-        if isRunning {
+        let running = isRunning
+        // An async service is stopped and started as `replaceService(_:with:)` does, awaited in the background
+        // in that order, within the timeout, a start that throws reported: its synchronous `start(with:)`
+        // would drop the error, and the events would say it started before it ran.
+        let awaits = old is any AsyncCoordinatorService || new is any AsyncCoordinatorService
+        if running, !awaits {
             old.stop()
-            sink?(.serviceStopped(String(describing: type(of: old))))
+            sink?(.serviceStopped(Self.name(of: old)))
         }
+        // At once, even for an async service: the caller (a host blaming a crash on it) sees it take the state.
         if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
         services[index] = new
         appointContextProviders()
-        if isRunning {
+        guard running else { return true }
+        guard awaits else {
             new.start(with: self)
-            sink?(.serviceStarted(String(describing: type(of: new))))
+            sink?(.serviceStarted(Self.name(of: new)))
+            return true
+        }
+        inBackground { coordinator in
+            await coordinator.stopService(old)
+            await coordinator.startService(new)
         }
         return true
     }
