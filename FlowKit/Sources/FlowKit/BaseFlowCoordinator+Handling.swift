@@ -29,7 +29,12 @@ extension BaseFlowCoordinator {
             EventSink.send(.handling(request, from: module, manager: managerName, coordinator: name), to: sink)
         }
         // Held by this call while `start` runs, so that it cannot end before it has answered.
-        if let flow { flow.holdCount += 1 } else { starting.append(ObjectIdentifier(manager)) }
+        if let flow {
+            flow.holdCount += 1
+            flow.startingCount += 1
+        } else {
+            starting.append(ObjectIdentifier(manager))
+        }
         let step: ManagerStep
         do {
             step = try manager.start(request, from: module)
@@ -37,9 +42,14 @@ extension BaseFlowCoordinator {
             return startFailed(request, from: module, manager, flow: flow, error, sink: sink)
         }
         if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
+        let finishedInStart = endStart(of: manager, flow: flow)
         switch consume step {
         case .present(let presented, let style):
             present(presented, style: style, by: consume manager, flow: consume flow, sink: sink)
+        case .working where finishedInStart:
+            // It finished while it started (`finish()` from a child flow's `onResult` that ran at once): it
+            // has nothing left to end it, so it ends now rather than working for ever.
+            endIfReleased(manager, flow: flow, reason: .finished, sink: sink)
         case .working:
             addWorking(manager)
             treeRouter.recorder?.noteWorking(manager)
@@ -70,12 +80,27 @@ extension BaseFlowCoordinator {
             ? nil : enqueue(request, from: module, waitingFor: requirements, missing, deepLink: deepLink)
     }
 
+    /// Notes that the `start` of `manager` (`flow` when it is a ``FlowManager``) returned.
+    ///
+    /// - Returns: Whether it asked to finish while it started.
+    private func endStart(of manager: any RequestCoordinatorManager, flow: FlowManager?) -> Bool {
+        if let flow {
+            flow.startingCount -= 1
+            guard flow.finishedWhileStarting, flow.startingCount == 0 else { return false }
+            flow.finishedWhileStarting = false
+            return true
+        }
+        guard !finishedWhileStarting.isEmpty else { return false }
+        return finishedWhileStarting.remove(ObjectIdentifier(manager)) != nil
+    }
+
     /// Lets go of `manager`, whose `start` threw `error`: the request failed.
     private func startFailed(
         _ request: CoordinationRequest, from module: Coordinated, _ manager: any RequestCoordinatorManager,
         flow: FlowManager?, _ error: any Error, sink: EventSink?
     ) -> CoordinationOutcome {
         if let flow { flow.holdCount -= 1 } else { starting.removeLast() }
+        _ = endStart(of: manager, flow: flow)
         let error = FlowError(wrapping: error)
         treeRouter.ledger.give(.failed(error), to: manager)
         endIfReleased(manager, flow: flow, reason: .finished, sink: sink)

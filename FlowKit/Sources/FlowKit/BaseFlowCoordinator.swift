@@ -137,6 +137,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     /// The managers whose `start` this coordinator is running, innermost last: it holds each until `start`
     /// returns, so a manager that finishes or loses its modules meanwhile has not ended yet.
     var starting: [ObjectIdentifier] = []
+    /// Those of ``starting`` that asked to finish while their `start` ran: one that then answers `.working`
+    /// has finished all the same (``FlowManager``s keep this themselves).
+    var finishedWhileStarting: Set<ObjectIdentifier> = []
     /// Where this coordinator's inline modules go, and how it was opened.
     var anchor: Router.LayerID
     var style: PresentationStyle = .root
@@ -326,7 +329,15 @@ open class BaseFlowCoordinator: FlowCoordinator {
         // layer (one of thousands of flows finishing, as a restore replaces them, would walk them all).
         let flow = manager as? FlowManager
         let removed = flow?.holdCount == 0 ? [] : treeRouter.removeModules { $0.manager === manager }
-        guard wasWorking || !removed.isEmpty else { return }
+        guard wasWorking || !removed.isEmpty else {
+            // Held only by its `start`: it finishes when `start` returns, unless it presents.
+            if let flow {
+                if flow.startingCount > 0 { flow.finishedWhileStarting = true }
+            } else if starting.contains(ObjectIdentifier(manager)) {
+                finishedWhileStarting.insert(ObjectIdentifier(manager))
+            }
+            return
+        }
         let sink = self.sink
         if let sink { for module in removed { sink(.removed(module.name)) } }
         endIfReleased(manager, flow: flow, reason: .finished, sink: sink)

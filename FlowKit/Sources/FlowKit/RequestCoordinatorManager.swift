@@ -69,6 +69,11 @@ open class FlowManager: RequestCoordinatorManager {
     /// entry went, a coordinator letting go of this manager looks for more entries of it (a factory that made
     /// it for two requests); its screens alone never make it look.
     var workingCount = 0
+    /// How many of ``holdCount`` are the `start` of it under way, and whether it asked to finish meanwhile: a
+    /// manager that finished while it started (a child flow it opened ended at once) and then answers
+    /// `.working` has finished, rather than working with nothing to end it.
+    var startingCount = 0
+    var finishedWhileStarting = false
     /// The name events report this manager under, recorded when its request was handled while someone
     /// listened.
     var reportedName: String?
