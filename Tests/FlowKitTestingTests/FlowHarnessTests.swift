@@ -240,6 +240,25 @@ extension FlowHarnessTests {
         }
     }
 
+    /// A URL only a declared link matches: the harness installs none, and says which and how to map it rather
+    /// than "no deep link patterns are declared".
+    @Test func aURLOnlyADeclaredLinkMatchesNamesItAndTheLoopThatMapsIt() throws {
+        var plugin = testPlugin
+        plugin.deepLinks = [DeclaredDeepLink("test://screens/{name}", opens: [CoordinationRequest("screen.show")])]
+        let harness = FlowHarness(plugin: plugin)
+
+        #expect(
+            throws: FlowError(
+                "no deep link matches 'test://screens/x'; plugin 'test' declares"
+                    + " 'test://screens/{name}', which this harness does not map: map the links it declares with"
+                    + " deepLink(_:to:) (for link in plugin.deepLinks { harness.deepLink(link.pattern, to:"
+                    + " link.requests) })")
+        ) { try harness.open(url: "test://screens/x") }
+        #expect(throws: FlowError("no deep link matches 'other://x'; no deep link patterns are declared")) {
+            try harness.open(url: "other://x")
+        }
+    }
+
     /// The loop docs/authoring.md section 7 shows for the deep links a plugin declares, which a harness does
     /// not install by itself.
     @Test func aPluginsDeclaredDeepLinksInstallWithALoop() throws {

@@ -29,10 +29,35 @@ extension FlowHarness {
 
     /// Applies the deep link that ``deepLinks`` map `url` to.
     ///
-    /// - Throws: ``FlowError`` when no pattern matches, naming the nearest one.
+    /// - Throws: ``FlowError`` when no pattern matches, naming the nearest one, and a link a plugin of the
+    ///   harness declares that matches `url` but was not mapped with ``deepLink(_:to:)``.
     @discardableResult
     public func open(url: String) throws(FlowError) -> DeepLinkResult {
-        open(deepLink: try deepLinks.requests(for: url))
+        let steps: [CoordinationRequest]
+        do {
+            steps = try deepLinks.requests(for: url)
+        } catch {
+            guard let hint = unmappedDeclaredLinkHint(for: url) else { throw error }
+            // "No deep link patterns are declared" is of the harness's mapping, and the plugin does declare one.
+            let none = "; no deep link patterns are declared"
+            let message = error.message.hasSuffix(none) ? String(error.message.dropLast(none.count)) : error.message
+            throw FlowError(message + hint)
+        }
+        return open(deepLink: steps)
+    }
+
+    /// `; plugin 'trip' declares 'trip://items/{id:int}', which this harness does not map: ...` when a
+    /// declared link matches `url`: the harness, unlike a manifest that discovers the plugin, installs none.
+    private func unmappedDeclaredLinkHint(for url: String) -> String? {
+        for plugin in plugins {
+            for link in plugin.deepLinks where (try? DeepLinkPattern(link.pattern))?.match(url) != nil {
+                return
+                    "; plugin '\(plugin.name)' declares '\(link.pattern)', which this harness does not map: map the links"
+                    + " it declares with deepLink(_:to:) (for link in plugin.deepLinks { harness.deepLink(link.pattern,"
+                    + " to: link.requests) })"
+            }
+        }
+        return nil
     }
 
     /// Pops the visible stack down to its first module.
