@@ -167,3 +167,70 @@ struct ListenerChainTests {
         #expect(newRoot == ["presented again (inline)"])
     }
 }
+
+/// A child flow's listener hears its own screens go and its own managers end, whichever coordinator the person
+/// went back or dismissed through, and when the flow finishes: they were sent to the listeners of the coordinator
+/// the person acted on, or of the parent, so that a listener keeping a child's shown modules went stale.
+@MainActor
+struct ChildListenerHearsItsOwnEndsTests {
+    private func opened(_ style: PresentationStyle) -> (root: BaseFlowCoordinator, child: BaseFlowCoordinator) {
+        let root = BaseFlowCoordinator(name: "app")
+        root.start()
+        let child = BaseFlowCoordinator(name: "child", mapping: [RequestRoute("page"): route("Page", PageManager.self)])
+        root.openChild(child, style: style, onResult: nil)
+        return (root, child)
+    }
+
+    @Test func dismissedThroughTheRoot() throws {
+        let (root, child) = opened(.modal)
+        var heard: [String] = []
+        child.onEvent = { heard.append($0.description) }
+        child.requestCoordination(CoordinationRequest("page"), from: "start")
+        heard = []
+
+        try root.dismiss()
+
+        #expect(heard.contains("removed page"), "\(heard)")
+        #expect(heard.contains { $0.hasPrefix("ended Page") }, "\(heard)")
+    }
+
+    @Test func wentBackFromThroughTheRoot() throws {
+        let (root, child) = opened(.modal)
+        var heard: [String] = []
+        child.onEvent = { heard.append($0.description) }
+        child.requestCoordination(CoordinationRequest("page"), from: "start")
+        heard = []
+
+        try root.back()
+
+        #expect(heard.contains("removed page"), "\(heard)")
+        #expect(heard.contains { $0.hasPrefix("ended Page") }, "\(heard)")
+    }
+
+    @Test func finished() {
+        let (root, child) = opened(.inline)
+        var heard: [String] = []
+        var rootHeard: [String] = []
+        root.onEvent = { rootHeard.append($0.description) }
+        child.onEvent = { heard.append($0.description) }
+        child.requestCoordination(CoordinationRequest("page"), from: "start")
+        heard = []
+        rootHeard = []
+
+        child.finish(with: .completed(.null))
+
+        #expect(heard.contains("removed page"), "\(heard)")
+        #expect(heard.contains { $0.hasPrefix("ended Page") }, "\(heard)")
+        #expect(!heard.contains { $0.hasPrefix("child child finished") }, "its finishing is its parent's event")
+        #expect(rootHeard.first?.hasPrefix("child child finished") == true, "\(rootHeard)")
+        #expect(rootHeard.contains("removed page"), "the root hears them as before: \(rootHeard)")
+    }
+}
+
+/// Presents `page` inline.
+@MainActor
+private final class PageManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        .present(self.module("page"), .inline)
+    }
+}

@@ -126,9 +126,11 @@ extension BaseFlowCoordinator {
         walk.madeChange()
         self.presence.parent = nil
         let sink = parent.sink
+        // Its finishing is the parent's event; its screens going and its managers ending are its own.
+        let ownSink = sinkAfterLeaving(parent)
         sink?(.childFinished(name, result: flow.result))
-        if let sink { for module in removed { sink(.removed(module.name)) } }
-        parent.endReleased(released, reason: .coordinatorFinished, sink: sink)
+        if let ownSink { for module in removed { ownSink(.removed(module.name)) } }
+        parent.endReleased(released, reason: .coordinatorFinished, sink: ownSink)
         parent.didRegainFocus(fromChild: self)
         let handler = finishHandler
         finishHandler = nil

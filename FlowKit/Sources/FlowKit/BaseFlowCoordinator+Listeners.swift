@@ -33,6 +33,15 @@ extension BaseFlowCoordinator {
         return listeningAncestor?.eventSink
     }
 
+    /// Where this coordinator's own events go once it has left `parent` (a finished child flow's screens going, its
+    /// managers ending): to its own listener, after the listeners above it as while it was open; to those alone
+    /// when it has none. `nil` when nobody in the tree listens.
+    func sinkAfterLeaving(_ parent: BaseFlowCoordinator) -> EventSink? {
+        guard treeRouter.isTraced else { return nil }
+        guard let eventSink else { return parent.sink }
+        return EventSink(eventSink.send, above: parent.listeningForChildren?.listenerLink)
+    }
+
     /// The ancestor whose listener a child of this coordinator hears from: this one, when it listens.
     private var listeningForChildren: BaseFlowCoordinator? {
         eventSink != nil ? self : listeningAncestor

@@ -59,7 +59,7 @@ extension BaseFlowCoordinator {
     /// Reports a removed module, ends its manager if nothing else holds it, and finishes the children it
     /// leaves with nothing on screen, as cancelled: the person went back or dismissed.
     func didRemove(_ module: FlowModule) {
-        let sink = self.sink
+        let sink = treeRouter.isTraced ? listener(of: module) : nil
         if sink != nil { EventSink.send(.removed(module.name), to: sink) }
         // A ``FlowManager`` ends through its own count of holds, without going through the protocol.
         if let flow = module.heldManager {
@@ -77,12 +77,25 @@ extension BaseFlowCoordinator {
     /// them.
     func didRemove(_ modules: [FlowModule]) {
         guard !modules.isEmpty else { return }
-        let sink = self.sink
-        if sink != nil {
-            for module in modules { EventSink.send(.removed(module.name), to: sink) }
+        guard treeRouter.isTraced else {
+            endReleased(modules.compactMap(\.manager), reason: .dismissed, sink: nil)
+            return finishAbandonedChildrenOfRoot(with: .cancelled)
         }
-        endReleased(modules.compactMap(\.manager), reason: .dismissed, sink: sink)
+        let sinks = modules.map(listener(of:))
+        for (module, sink) in zip(modules, sinks) { EventSink.send(.removed(module.name), to: sink) }
+        var seen = Set<ObjectIdentifier>()
+        for (module, sink) in zip(modules, sinks) {
+            guard let manager = module.manager, seen.insert(ObjectIdentifier(manager)).inserted else { continue }
+            endIfReleased(manager, reason: .dismissed, sink: sink)
+        }
         finishAbandonedChildrenOfRoot(with: .cancelled)
+    }
+
+    /// Where the events of `module` leaving go: its coordinator's listeners, which a child flow's own listener is
+    /// one of, whichever coordinator the person went back or dismissed through; this one's when its coordinator
+    /// is gone. Read only while someone in the tree listens (``Router/isTraced``).
+    private func listener(of module: FlowModule) -> EventSink? {
+        (module.coordination as? BaseFlowCoordinator)?.listener ?? listener
     }
 
     /// Finishes the children that modules leaving left abandoned, when any can have been (see
