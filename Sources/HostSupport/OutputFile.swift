@@ -79,6 +79,17 @@ package enum OutputFile {
                         "it has \(status.st_nlink) hard links, and emptying it would empty the file under its other names; remove it or choose another path"
                 ))
         }
+        // Another run writing the same file (two jobs given one path) holds this lock while it writes: emptying
+        // the file under it would leave a hole of NULs and the two runs' lines mixed, each run saying it wrote
+        // its trace. A file system without locks (an error other than the lock being held) is written as before.
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK {
+            close(descriptor)
+            return .failure(
+                Refusal(
+                    reason:
+                        "another process is writing it (a run holds a lock on its trace while it writes it); wait for that run to end, or choose another path"
+                ))
+        }
         guard ftruncate(descriptor, 0) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)

@@ -51,6 +51,27 @@ struct OutputFileTests {
         #expect(run.errorLines == ["flowhost: \(fifo): cannot write the trace: it is a FIFO, not a regular file"])
     }
 
+    /// Two runs given one trace path (two jobs started with the same `--trace t.jsonl`): the second emptied the
+    /// file under the first, which went on writing at its offset, leaving NULs and both runs' lines, and both
+    /// said they wrote their trace. The run writing it holds a lock (here the test's), and the second is refused.
+    @Test func aTraceAnotherRunIsWritingIsNotEmptied() throws {
+        let directory = try TemporaryDirectory()
+        let trace = try directory.file("trace.jsonl", containing: "being written\n")
+        let writing = open(trace, O_WRONLY | O_CLOEXEC)
+        try #require(writing >= 0)
+        defer { close(writing) }
+        try #require(flock(writing, LOCK_EX | LOCK_NB) == 0)
+
+        let run = try Subprocess.flowhost(demo + ["--trace", trace])
+
+        #expect(run.status == 73)
+        #expect(
+            run.errorLines == [
+                "flowhost: \(trace): cannot write the trace: another process is writing it (a run holds a lock on its trace while it writes it); wait for that run to end, or choose another path"
+            ])
+        #expect(try readText(trace) == "being written\n")
+    }
+
     @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
     func anotherUsersFileIsNeitherEmptiedByATraceNorReplacedByASave() throws {
         let directory = try TemporaryDirectory()
