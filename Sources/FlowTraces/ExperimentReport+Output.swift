@@ -71,7 +71,7 @@ extension ExperimentReport {
     /// is a mismatch.
     package var warnings: [String] {
         var warnings = shortTraces.map {
-            "\($0.file) holds \($0.sessions) of the \($0.subjects) subjects its run was to simulate: the run stopped early, and its last subject may be cut short"
+            "\($0.line == 1 ? $0.file : "the trace joined at \($0.file):\($0.line)") holds \($0.sessions) of the \($0.subjects) subjects its run was to simulate: the run stopped early, and its last subject may be cut short"
         }
         for setup in differentSetups {
             warnings.append(

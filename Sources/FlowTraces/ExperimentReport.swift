@@ -113,6 +113,8 @@ package struct ExperimentReport: Sendable {
     /// A trace of fewer subjects than its run was to simulate.
     package struct ShortTrace: Sendable, Hashable {
         package var file: String
+        /// The line of its header: 1, or where a trace joined to the one before it begins.
+        package var line: Int = 1
         package var sessions: Int
         package var subjects: Int
     }
@@ -156,7 +158,15 @@ package struct ExperimentReport: Sendable {
         var short: [ShortTrace] = []
         for (index, file) in files.enumerated() {
             let reader = try TraceReader(path: file)
-            var sessions = 0
+            // Traces joined whole (`cat a.jsonl b.jsonl`): each header begins a recording with subjects of its own.
+            var recording = (line: 1, subjects: headers[index]["subjects"]?.int, sessions: 0)
+            func endRecording() {
+                if let subjects = recording.subjects, recording.sessions < subjects {
+                    short.append(
+                        ShortTrace(
+                            file: file, line: recording.line, sessions: recording.sessions, subjects: subjects))
+                }
+            }
             while let (event, begins) = try reader.nextInOrder() {
                 do {
                     try tally.read(event, beginsSession: begins)
@@ -166,11 +176,14 @@ package struct ExperimentReport: Sendable {
                     while try reader.next() != nil {}
                     throw TraceError(error.message, file: file, line: line)
                 }
-                if begins { sessions += 1 }
+                if event.kind == .trace {
+                    endRecording()
+                    recording = (reader.lineNumber, event["subjects"]?.int, 0)
+                } else if begins {
+                    recording.sessions += 1
+                }
             }
-            if let subjects = headers[index]["subjects"]?.int, sessions < subjects {
-                short.append(ShortTrace(file: file, sessions: sessions, subjects: subjects))
-            }
+            endRecording()
         }
         var report = ExperimentReport(files: files, headers: headers, tally: tally, goal: goal)
         report.shortTraces = short

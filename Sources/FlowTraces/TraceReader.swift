@@ -120,8 +120,9 @@ package final class TraceReader {
     @discardableResult
     package func readToEnd() throws(TraceError) -> Int {
         var count = 0
-        while let (_, begins) = try nextInOrder() {
-            if begins { count += 1 }
+        while let (event, begins) = try nextInOrder() {
+            // A header (traces joined whole) begins no session, though the events after it begin one.
+            if begins, event.kind != .trace { count += 1 }
         }
         return count
     }

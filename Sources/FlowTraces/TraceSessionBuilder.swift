@@ -26,6 +26,12 @@ struct TraceSessionBuilder {
         var ended: Trace.Session?
         if try order.follow(event) {
             ended = current
+            // A header (traces joined whole) begins no session, with no inputs to replay: its lines after it do.
+            if event.kind == .trace {
+                current = nil
+                inputIndex = [:]
+                return ended
+            }
             current = Trace.Session(
                 number: event.session, subject: event.kind == .session ? event["subject"]?.string : nil, inputs: [])
             inputIndex = [:]

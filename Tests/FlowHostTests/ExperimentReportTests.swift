@@ -171,6 +171,25 @@ struct ExperimentReportTests {
             short.errorLines.first
                 == "flowhost: warning: \(stopped) holds 30 of the 40 subjects its run was to simulate: the run stopped early, and its last subject may be cut short"
         )
+        // Joined whole to a whole trace, before it or after it, the stopped run is still said, where the sessions
+        // of both were counted against the first header's subjects, and each header counted as a session.
+        let whole = lines.joined(separator: "\n") + "\n"
+        let stoppedText = try readText(stopped)
+        for (name, text, line) in [
+            ("stoppedLast.jsonl", whole + stoppedText, lines.count + 1), ("stoppedFirst.jsonl", stoppedText + whole, 1),
+        ] {
+            let joined = try directory.file(name, containing: text)
+            let read = try Subprocess.flowhost(["experiments", "report", joined])
+            let place = line == 1 ? joined : "the trace joined at \(joined):\(line)"
+            #expect(read.status == 0)
+            #expect(
+                read.errorLines.filter { !$0.isEmpty }
+                    == [
+                        "flowhost: warning: \(place) holds 30 of the 40 subjects its run was to simulate: the run stopped early, and its last subject may be cut short"
+                    ])
+            // The sessions a replay says it replays: the second header begins none.
+            #expect(try TraceReader(path: joined).readToEnd() == 70)
+        }
 
         // A mistyped goal: nobody reaches it, and the report says why rather than show 0% alone.
         let mistyped = try Subprocess.flowhost(["experiments", "report", path, "--goal", "catalog.detial"])

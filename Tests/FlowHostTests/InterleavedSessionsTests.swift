@@ -43,6 +43,9 @@ struct InterleavedSessionsTests {
         let figures = try ExperimentReport.read(
             [sequential], headers: try TraceReader.headers(of: [sequential]), goal: "done")
         #expect(figures.experiments.first?.variants.map(\.reached) == [1, 2])
+        // The second header begins no session of its own (a replay said it replayed one more, with no input).
+        #expect(try Trace.load(path: sequential).sessions.map(\.number) == [1, 2, 1])
+        #expect(try TraceReader(path: sequential).readToEnd() == 3)
     }
 
     /// Two traces merged whose sessions have the same numbers: the second `session 1` line is the first sign.
