@@ -38,6 +38,8 @@ extension Host {
     private func attemptReload(
         _ name: String, landedAt: ContinuousClock.Instant?, force: Bool = false, skippingRefused: Bool = false
     ) throws(PluginLoadError) -> HostEvent {
+        swapsUnderWay += 1
+        defer { swapsUnderWay -= 1 }
         let managers = manifest.managerReferences.filter { $0.plugin == name }.map(\.manager)
         let services = manifest.services.filter { $0.plugin == name }.map(\.service)
         let previous = registry.status(of: name).flatMap {

@@ -66,6 +66,14 @@ package final class Host {
     /// The libraries of plugins in use that vanished under ``watch()``, waited for before they are said
     /// removed, and the changes to discovery held meanwhile, in order (``discoveryChanged(_:landedAt:)``).
     var vanishedLibraries: (waiting: Set<String>, held: [(path: String, landedAt: ContinuousClock.Instant)]) = ([], [])
+    /// How many reloads are swapping a plugin's generation in now (``isSwappingGenerations``).
+    var swapsUnderWay = 0
+    /// Whether a reload is swapping a plugin's generation in: its new image is open, and its services,
+    /// background managers and child flows are being moved to it, which reports flow events (a service
+    /// stopped, then started). A host that restarts itself at the cap of generations waits until it is not,
+    /// else its snapshot would be saved, and the host exit, with a service stopped and not yet replaced, and
+    /// the reload's own event (which a `wait reload` in the new host takes for done) never said.
+    package var isSwappingGenerations: Bool { swapsUnderWay > 0 }
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
     /// The manager types of each plugin's previous generations, by plugin.

@@ -253,7 +253,10 @@ extension SupervisorLink: ShellSessionSupervisor {
     }
 
     package func restartPastCap(_ host: Host, unwaitedReloads: [String]) {
-        guard restartsAtCap, let (plugin, generation) = host.registry.pastCap else { return }
+        // Not in the middle of a reload's swap (its services' events come before its own): at its event.
+        guard restartsAtCap, !host.isSwappingGenerations, let (plugin, generation) = host.registry.pastCap else {
+            return
+        }
         restart(
             host, plugin: plugin, generation: generation, cap: host.registry.maxImagesPerPlugin,
             unwaitedReloads: unwaitedReloads)
