@@ -67,7 +67,7 @@ package struct CacheDirectory: Sendable {
         // A cache file is small and the user's own; anything else there (a link, a FIFO, a huge file, another
         // user's file) is not read.
         guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
-            status.st_size < 64 << 20, let bytes = try? Manifest.readFile(file),
+            status.st_size < Self.maxFileSize, let bytes = try? Manifest.readFile(file, maxSize: Self.maxFileSize),
             let text = String(validating: bytes, as: UTF8.self),
             let entries = (try? JSONValue(parsing: text))?["entries"]?.object
         else { return [:] }
@@ -75,6 +75,11 @@ package struct CacheDirectory: Sendable {
             path.hasPrefix("/") && !path.unicodeScalars.contains(where: PrintableText.isControl)
         }
     }
+
+    /// The largest cache file read, in bytes: a registry of some 30,000 libraries. The file is read with this
+    /// limit too, not a manifest's (16 MiB): one larger than that read as empty, and the next change wrote
+    /// only its own entries over it, dropping every other library's.
+    static let maxFileSize = 64 << 20
 
     /// How long a change waits for the directory's lock before it goes on without it.
     static let lockPatience: Duration = .seconds(2)
