@@ -42,6 +42,29 @@ package struct CacheDirectory: Sendable {
         return notADirectory.map { "the cache directory \(path) is not used: \($0.problem); remove \($0.file)" }
     }
 
+    /// Why each of the cache's files (the registry, the quarantine) that is there is never read nor replaced,
+    /// as one line naming it: a symbolic link, another user's file, anything but a regular file of the user's.
+    /// Its reads give nothing and its writes fail without a word (a cache is rebuilt, never an error), so the
+    /// registry that is a link (to a dotfiles copy) or root's (after a `sudo`) made every start probe every
+    /// plugin, for good, and nothing said why.
+    package var unusableFiles: [String] {
+        guard problem == nil else { return [] }
+        return [ProbeCache.fileName, PluginQuarantine.fileName].compactMap { name in
+            let file = path + "/" + name
+            var status = stat()
+            guard lstat(file, &status) == 0 else { return nil }
+            let problem: String
+            switch status.st_mode & S_IFMT {
+            case S_IFREG:
+                guard status.st_uid != geteuid() else { return nil }
+                problem = "it is owned by \(PathTrust.userName(status.st_uid)), not by uid \(geteuid())"
+            case S_IFLNK: problem = "it is a symbolic link"
+            default: problem = "it is not a regular file"
+            }
+            return "the cache file \(file) is neither read nor replaced: \(problem); remove it"
+        }
+    }
+
     /// A file at the directory's path, or on the way to it (`XDG_CACHE_HOME` naming a file): nothing could be
     /// kept there, and the cache's writes, which fail without a word (a cache is rebuilt, never an error), would
     /// never say so.

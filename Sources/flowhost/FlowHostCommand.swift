@@ -147,8 +147,12 @@ struct FlowHostCommand {
         let readers: Set = ["run", "replay", "graph", "validate", "list", "inspect", "quarantine"]
         guard readers.contains(command), !arguments.contains("--help"),
             ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil,
-            let problem = CacheDirectory.standard()?.problem
+            let directory = CacheDirectory.standard()
         else { return }
+        guard let problem = directory.problem else {
+            for unusable in directory.unusableFiles { printWarning("flowhost: warning: \(unusable)") }
+            return
+        }
         printWarning("flowhost: warning: \(problem); plugins are probed every time and nothing is quarantined")
     }
 

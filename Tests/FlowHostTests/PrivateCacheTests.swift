@@ -48,6 +48,25 @@ struct PrivateCacheTests {
         #expect(!run.standardError.contains("\u{1B}"))
     }
 
+    /// A registry that is a link (to a copy kept with the user's dotfiles) in the user's own private cache is
+    /// neither read nor replaced: every start probed every plugin, for good, without a word. It is said.
+    @Test func aRegistryThatIsALinkIsSaidToBeUnused() throws {
+        let lab = try CacheLab()
+        let cache = lab.temporary.path + "/cache"
+        #expect(try lab.flowhost(["validate", lab.manifest], cache: cache).status == 0)
+        let registry = cache + "/flowhost/" + ProbeCache.fileName
+        try #require(rename(registry, lab.temporary.path + "/kept.json") == 0)
+        try #require(symlink(lab.temporary.path + "/kept.json", registry) == 0)
+
+        let run = try lab.flowhost(["validate", lab.manifest], cache: cache)
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.errorLinesWithoutNotes == [
+                "flowhost: warning: the cache file \(registry) is neither read nor replaced: it is a symbolic link; remove it"
+            ])
+    }
+
     /// `XDG_CACHE_HOME` in a shared directory, where another user put a link of theirs to a directory of theirs
     /// first: flowhost makes nothing through it (the link's target would get an empty `flowhost/` of the
     /// user's, where its owner chose).
