@@ -16,7 +16,7 @@ struct AbandonedCacheTemporaryTests {
         let fresh = cache.path + "/registry.json.tmp-ZyXwVu987654"
         let other = cache.path + "/quarantine.json.tmp-AbCdEf123456"
         for file in [abandoned, fresh, other] {
-            let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            let descriptor = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             try #require(descriptor >= 0)
             close(descriptor)
         }
