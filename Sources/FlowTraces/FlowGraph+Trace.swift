@@ -8,28 +8,32 @@ extension FlowGraph {
     /// actions and the requests they sent). From now on the static edges nobody took are never-taken
     /// (``Edge/isNeverTaken``), and modules list the actions nobody triggered.
     package mutating func add(_ trace: Trace) {
-        var sessions = trace.sessions.makeIterator()
-        add { sessions.next() }
+        var inputs = trace.sessions.lazy.flatMap(\.inputs).makeIterator()
+        add { inputs.next() }
     }
 
-    /// Adds the trace `trace` reads, as ``add(_:)`` adds a trace read whole, one session at a time: a trace of
-    /// any size is read in the memory of its largest session.
+    /// Adds the trace `trace` reads, as ``add(_:)`` adds a trace read whole, one input at a time
+    /// (``TraceReader/nextStep()``): a trace of any size, a session of any length, is read in the memory of its
+    /// largest input.
     ///
     /// - Throws: ``TraceError`` for the first line that is not an event, or whose session another began
-    ///   after (``TraceReader/nextSession(keeping:)``); the graph then holds some of the trace's sessions.
+    ///   after; the graph then holds some of the trace's inputs.
     package mutating func add(reading trace: TraceReader) throws(TraceError) {
-        try add { () throws(TraceError) in try trace.nextSession() }
+        try add { () throws(TraceError) -> Trace.Input? in
+            while let step = try trace.nextStep() {
+                if case .input(let input) = step { return input }
+            }
+            return nil
+        }
     }
 
-    /// Adds the sessions `nextSession` gives, until it gives `nil`.
-    private mutating func add<Failure: Error>(sessions nextSession: () throws(Failure) -> Trace.Session?)
+    /// Adds the inputs `nextInput` gives, until it gives `nil`.
+    private mutating func add<Failure: Error>(inputs nextInput: () throws(Failure) -> Trace.Input?)
         throws(Failure)
     {
         beginTrace()
         var reader = TraceGraphReader(patterns: nodes.filter { $0.kind == .deepLink }.map(\.label))
-        while let session = try nextSession() {
-            for input in session.inputs { reader.read(input, into: &self) }
-        }
+        while let input = try nextInput() { reader.read(input, into: &self) }
         var seen = moduleActions
         var taken = takenActions
         for (module, actions) in reader.seen { seen[module, default: []].append(contentsOf: actions) }

@@ -14,7 +14,10 @@ struct RequestPayloads {
     mutating func resolve(_ event: TraceEvent) -> TraceEvent {
         guard let id = event["requestId"]?.int else { return event }
         guard let known = written[id] else {
-            written[id] = Self.names.reduce(into: [:]) { members, name in members[name] = event[name] }
+            // Only a request with a payload is remembered: a session of many requests without one (most) is
+            // replayed in the same memory however long it is.
+            let members = Self.names.reduce(into: [:]) { members, name in members[name] = event[name] }
+            if !members.isEmpty { written[id] = members }
             return event
         }
         var event = event

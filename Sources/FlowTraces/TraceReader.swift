@@ -1,8 +1,9 @@
 import FlowKit
 import HostSupport
 
-/// Reads a trace file line by line: its header when opened, then one event or one session at a time, so
-/// that a trace of any size is read in the memory of its longest line and of the state the caller keeps.
+/// Reads a trace file line by line: its header when opened, then one event, or one session's start or input
+/// (``TraceStep``), at a time, so that a trace of any size is read in the memory of its longest line and of the
+/// state the caller keeps.
 ///
 /// It finds what ``Trace/parse(_:file:)`` finds in the same text, with the same precedence: the first line
 /// that is not UTF-8 text, else the first line that is not an event, else an empty trace, else a header it
@@ -29,8 +30,10 @@ package final class TraceReader {
     package func manifestPath() -> String? { Trace.manifestPath(manifest, tracedIn: file) }
 
     private let lines: FileLineReader
-    private var sessions = TraceSessionBuilder()
     private var order = TraceSessionOrder()
+    private var steps = TraceStepBuilder()
+    /// The steps read but not returned yet, in order: an event completes at most two.
+    private var readySteps: [TraceStep] = []
 
     /// Opens the trace at `path` and reads its header.
     ///
@@ -72,36 +75,34 @@ package final class TraceReader {
         try Self.event(from: lines, file: file)
     }
 
-    /// The next session, its events grouped as ``Trace/sessions`` groups them; `nil` at the end.
+    /// The next session's start or input, with the events it caused (``TraceStep``); `nil` at the end.
     ///
-    /// Do not mix with ``next()``.
+    /// Do not mix with ``next()`` or ``nextInOrder()``.
     ///
-    /// - Parameter keep: Which events, besides the `session` and `input` lines, the session keeps; a caller
-    ///   that needs a few kinds keeps the memory of the others.
     /// - Throws: ``TraceError`` naming the file and the line, also for a line of a session that another began
-    ///   after (``TraceSessionBuilder``), once the rest of the file is found to be events.
-    package func nextSession(keeping keep: (TraceEvent) -> Bool = { _ in true }) throws(TraceError) -> Trace.Session? {
-        while let event = try next() {
+    ///   after (``TraceSessionOrder``), once the rest of the file is found to be events.
+    package func nextStep() throws(TraceError) -> TraceStep? {
+        while readySteps.isEmpty {
+            guard let event = try next() else { return steps.finish() }
             let line = lines.lineNumber
             do {
-                if let session = try sessions.add(event, keeping: keep) { return session }
+                try steps.add(event, to: &readySteps)
             } catch {
-                // A line further down that is not an event comes first, as it does for a trace read whole.
                 while try next() != nil {}
                 throw TraceError(error.message, file: file, line: line)
             }
         }
-        return sessions.finish()
+        return readySteps.removeFirst()
     }
 
     /// The next event after the header, and whether it begins a session (``TraceSessionOrder``); `nil` at
     /// the end. Nothing of the session is kept, so that a caller that needs a few figures of each event reads
     /// a session of any size, a million inputs someone wrote in one, in the same memory.
     ///
-    /// Do not mix with ``next()`` or ``nextSession(keeping:)``.
+    /// Do not mix with ``next()`` or ``nextStep()``.
     ///
     /// - Throws: ``TraceError`` naming the file and the line, also for a line of a session that another began
-    ///   after, once the rest of the file is found to be events, as ``nextSession(keeping:)`` does.
+    ///   after, once the rest of the file is found to be events, as ``nextStep()`` does.
     package func nextInOrder() throws(TraceError) -> (event: TraceEvent, beginsSession: Bool)? {
         guard let event = try next() else { return nil }
         let line = lines.lineNumber

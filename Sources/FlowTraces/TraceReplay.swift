@@ -33,7 +33,8 @@ package final class TraceReplay {
     private let allowInsecurePlugins: Bool
     /// The sessions not replayed yet: in memory, or in the file still to read.
     private let sessions: (loaded: [Trace.Session], reader: TraceReader?)
-    private var nextLoaded = 0
+    /// Where ``nextLoadedStep()`` is in `sessions.loaded`: the session, and its next input (`nil` before its start).
+    private var nextLoaded: (session: Int, input: Int?) = (0, nil)
     /// Why the rest of the trace could not be read, when it could not: the replay stopped there.
     package private(set) var readFailure: TraceError?
     /// What the trace redacts (its header's `redacted`), with one salt for the whole replay, so that the same
@@ -102,117 +103,138 @@ package final class TraceReplay {
     }
 
     /// Replays every session, each on a fresh host, and stops at the first divergence.
+    ///
+    /// Reads the trace one input at a time (``TraceStep``), so that a session of any length is replayed in the
+    /// memory of one input.
     package func run() async -> ReplayResult {
         var summary = ReplaySummary(sessions: 0, inputs: 0, events: 0, rebuilt: [])
         var registry: PluginRegistry?
         var recordedDigests: [String: String] = [:]
         var replayedDigests: [String: String] = [:]
         let unknownKinds = Self.kindsUnknown(toFlowKit: header["flowKit"]?.string)
-        // A session ahead, to know the last: a trace cut short ends in its last input.
-        var upcoming = nextSession()
-        while let session = upcoming {
-            upcoming = nextSession()
-            let host = Host(
-                manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins, prober: prober,
-                registry: registry)
-            registry = host.registry
-            let shell = HostShell(host: host)
-            shell.writesSnapshots = false
-            shell.waitsForReloads = false
-            let box = ReplayBox()
-            let recorder = TraceRecorder(redaction: redaction, maxPayload: header["maxPayload"]?.int) {
-                // A line the recorder wrote is an object with a kind, a time, a session and an input: an event.
-                box.events.append(try! $0.event())
+        var session: ReplayedSession?
+        // A step ahead, to know the last: a trace cut short ends in its last input.
+        var upcoming = nextStep()
+        while let step = upcoming {
+            upcoming = nextStep()
+            let input: Trace.Input
+            switch step {
+            case .session(let number, let subject):
+                if let ended = session { await ended.host.stopAndWait() }
+                let host = Host(
+                    manifest: manifest, searchPath: searchPath, allowInsecurePlugins: allowInsecurePlugins,
+                    prober: prober, registry: registry)
+                registry = host.registry
+                session = ReplayedSession(
+                    number: number, subject: subject, host: host, redaction: redaction,
+                    maxPayload: header["maxPayload"]?.int, recordedRoot: header["root"]?.string ?? "")
+                summary.sessions += 1
+                continue
+            case .input(let read):
+                input = read
             }
-            var payloads = (recorded: RequestPayloads(), replayed: RequestPayloads())
-            recorder.beginSession(shell, subject: session.subject)
-            let roots = (
-                recorded: header["root"]?.string ?? "", replayed: host.coordinator.name
-            )
-            defer { summary.sessions += 1 }
-            // The first input of the session that sent the placeholder in place of a redacted value.
-            var sentPlaceholder: ReplayDivergence.SentPlaceholder?
-            for input in session.inputs {
-                // The trace's last input without its screen line is where the recorded run stopped (Ctrl-C, a
-                // kill): the trace has only part of what it did, and nothing to compare the rest with.
-                if input.screen == nil, upcoming == nil, input.number == session.inputs.last?.number {
-                    summary.cutShort = ReplaySummary.CutShort(
-                        session: session.number, subject: session.subject, step: input.number,
-                        command: input.record["command"]?.string ?? "")
-                    break
-                }
-                box.events.removeAll()
-                if sentPlaceholder == nil, !redaction.isEmpty, TraceRedaction.sendsPlaceholder(input.command) {
-                    sentPlaceholder = .init(step: input.number, at: input.record["at"]?.string, command: input.command)
-                }
-                await perform(input, in: shell, recorder: recorder)
-                // Before anything is compared or printed: a child plugin code forked that came back would go on
-                // replaying, and print the result a second time.
-                let step = input.number == 0 ? "the start" : "`\(PrintableText.sanitized(input.command))`"
-                ForkedChild.endIfCameBack(
-                    in: "\(step) (step \(input.number) of session \(session.number) of the replay)")
-                let replayed = box.events.filter { $0.kind != .input }.map { payloads.replayed.resolve($0) }
-                let screen = replayed.last { $0.kind == .screen }
-                let got = replayed.filter { $0.kind != .screen && $0["late"] != true }
-                var expected = input.events.map { payloads.recorded.resolve($0) }.filter { $0["late"] != true }
-                // Kinds the trace's FlowKit could not report are left out on both sides, so that neither has
-                // a line the other cannot: the trace's own, should it have some, as the replay's.
-                var compared = got
-                if !unknownKinds.isEmpty {
-                    expected = expected.filter { !unknownKinds.contains($0.kind) }
-                    compared = compared.filter { !unknownKinds.contains($0.kind) }
-                }
-                // Counted before an unprompted input's filter, as the replay always counted them; less the
-                // kinds left out, which the trace's own count never had (a 1.3 demo trace: 174, not 190).
-                let counted = compared.count
-                if input.record["unprompted"] == true {
-                    expected = expected.filter { Self.reloadKinds.contains($0.kind) }
-                    compared = compared.filter { Self.reloadKinds.contains($0.kind) }
-                }
-                for event in input.events where event.kind == .handling {
-                    if let plugin = event["plugin"]?.string, let digest = event["digest"]?.string {
-                        recordedDigests[plugin] = recordedDigests[plugin] ?? digest
-                    }
-                }
-                for event in got where event.kind == .handling {
-                    if let plugin = event["plugin"]?.string, let digest = event["digest"]?.string {
-                        replayedDigests[plugin] = replayedDigests[plugin] ?? digest
-                    }
-                }
-                summary.inputs += 1
-                if input.number > 0 { summary.steps += 1 }
-                summary.events += counted
-                if var divergence = compare(
-                    expected, compared, screens: (input.screen, screen), input: input, session: session, roots: roots)
-                {
-                    await host.stopAndWait()
-                    divergence.replayed = summary
-                    divergence.sentPlaceholder = sentPlaceholder
-                    divergence.replayed.sessions += 1
-                    divergence.replayed.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
-                    return .diverged(divergence)
+            // Every input follows its session's start (``TraceStepBuilder``).
+            guard let session else { continue }
+            session.inputs += 1
+            // The trace's last input without its screen line is where the recorded run stopped (Ctrl-C, a
+            // kill): the trace has only part of what it did, and nothing to compare the rest with.
+            if input.screen == nil, upcoming == nil {
+                summary.cutShort = ReplaySummary.CutShort(
+                    session: session.number, subject: session.subject, step: input.number,
+                    command: input.record["command"]?.string ?? "")
+                break
+            }
+            session.box.events.removeAll()
+            if session.sentPlaceholder == nil, !redaction.isEmpty, TraceRedaction.sendsPlaceholder(input.command) {
+                session.sentPlaceholder = .init(
+                    step: input.number, at: input.record["at"]?.string, command: input.command)
+            }
+            await perform(input, in: session.shell, recorder: session.recorder)
+            // Before anything is compared or printed: a child plugin code forked that came back would go on
+            // replaying, and print the result a second time.
+            let described = input.number == 0 ? "the start" : "`\(PrintableText.sanitized(input.command))`"
+            ForkedChild.endIfCameBack(
+                in: "\(described) (step \(input.number) of session \(session.number) of the replay)")
+            let replayed = session.box.events.filter { $0.kind != .input }.map { session.payloads.replayed.resolve($0) }
+            let screen = replayed.last { $0.kind == .screen }
+            let got = replayed.filter { $0.kind != .screen && $0["late"] != true }
+            var expected = input.events.map { session.payloads.recorded.resolve($0) }.filter { $0["late"] != true }
+            // Kinds the trace's FlowKit could not report are left out on both sides, so that neither has
+            // a line the other cannot: the trace's own, should it have some, as the replay's.
+            var compared = got
+            if !unknownKinds.isEmpty {
+                expected = expected.filter { !unknownKinds.contains($0.kind) }
+                compared = compared.filter { !unknownKinds.contains($0.kind) }
+            }
+            // Counted before an unprompted input's filter, as the replay always counted them; less the
+            // kinds left out, which the trace's own count never had (a 1.3 demo trace: 174, not 190).
+            let counted = compared.count
+            if input.record["unprompted"] == true {
+                expected = expected.filter { Self.reloadKinds.contains($0.kind) }
+                compared = compared.filter { Self.reloadKinds.contains($0.kind) }
+            }
+            for event in input.events where event.kind == .handling {
+                if let plugin = event["plugin"]?.string, let digest = event["digest"]?.string {
+                    recordedDigests[plugin] = recordedDigests[plugin] ?? digest
                 }
             }
-            await host.stopAndWait()
+            for event in got where event.kind == .handling {
+                if let plugin = event["plugin"]?.string, let digest = event["digest"]?.string {
+                    replayedDigests[plugin] = replayedDigests[plugin] ?? digest
+                }
+            }
+            summary.inputs += 1
+            if input.number > 0 { summary.steps += 1 }
+            summary.events += counted
+            if var divergence = compare(
+                expected, compared, screens: (input.screen, screen), input: input, session: session)
+            {
+                // The session's steps, counted by reading the rest of its inputs: the divergence says how far
+                // into it the replay came.
+                var inputs = session.inputs
+                while case .input = upcoming {
+                    inputs += 1
+                    upcoming = nextStep()
+                }
+                divergence.steps = inputs - 1
+                await session.host.stopAndWait()
+                divergence.replayed = summary
+                divergence.sentPlaceholder = session.sentPlaceholder
+                divergence.replayed.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
+                return .diverged(divergence)
+            }
         }
+        if let session { await session.host.stopAndWait() }
         summary.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
         return .identical(summary)
     }
 
-    /// The next session to replay; `nil` at the end, or when the trace cannot be read further
-    /// (``readFailure``).
-    private func nextSession() -> Trace.Session? {
-        guard let reader = sessions.reader else {
-            guard nextLoaded < sessions.loaded.count else { return nil }
-            defer { nextLoaded += 1 }
-            return sessions.loaded[nextLoaded]
-        }
+    /// The next step to replay; `nil` at the end, or when the trace cannot be read further (``readFailure``).
+    private func nextStep() -> TraceStep? {
+        guard let reader = sessions.reader else { return nextLoadedStep() }
         do {
-            return try reader.nextSession()
+            return try reader.nextStep()
         } catch {
             readFailure = error
             return nil
         }
+    }
+
+    /// The next step of the sessions read whole: each session's start, then its inputs.
+    private func nextLoadedStep() -> TraceStep? {
+        while nextLoaded.session < sessions.loaded.count {
+            let session = sessions.loaded[nextLoaded.session]
+            guard let index = nextLoaded.input else {
+                nextLoaded.input = 0
+                return .session(number: session.number, subject: session.subject)
+            }
+            if index < session.inputs.count {
+                nextLoaded.input = index + 1
+                return .input(session.inputs[index])
+            }
+            nextLoaded = (nextLoaded.session + 1, nil)
+        }
+        return nil
     }
 
     /// The plugins whose library digest, by plugin, differs between the recording and the replay.
@@ -250,12 +272,13 @@ package final class TraceReplay {
     /// The first difference between what `input` caused when recorded and when replayed, if any.
     private func compare(
         _ expected: [TraceEvent], _ got: [TraceEvent], screens: (recorded: TraceEvent?, replayed: TraceEvent?),
-        input: Trace.Input, session: Trace.Session, roots: (recorded: String, replayed: String)
+        input: Trace.Input, session: ReplayedSession
     ) -> ReplayDivergence? {
+        let roots = session.roots
         func divergence(expected: String, got: String) -> ReplayDivergence {
             ReplayDivergence(
                 session: session.number, subject: session.subject, step: input.number,
-                steps: session.inputs.count - 1, command: input.command, at: input.record["at"]?.string,
+                steps: session.inputs - 1, command: input.command, at: input.record["at"]?.string,
                 expected: expected, got: got, screen: screens.replayed?.screenLines ?? [],
                 recordedScreen: screens.recorded?.screenLines ?? [])
         }
@@ -344,4 +367,41 @@ package final class TraceReplay {
 @MainActor
 private final class ReplayBox {
     var events: [TraceEvent] = []
+}
+
+/// A session being replayed: its fresh host and shell, the recorder that writes what the replay does, and what
+/// the comparison of its inputs keeps from one to the next.
+@MainActor
+private final class ReplayedSession {
+    let number: Int
+    let subject: String?
+    let host: Host
+    let shell: HostShell
+    let box = ReplayBox()
+    let recorder: TraceRecorder
+    /// The root coordinator's name in the recording and in the replay, which are not compared.
+    let roots: (recorded: String, replayed: String)
+    var payloads = (recorded: RequestPayloads(), replayed: RequestPayloads())
+    /// The first input of the session that sent the placeholder in place of a redacted value.
+    var sentPlaceholder: ReplayDivergence.SentPlaceholder?
+    /// How many of its inputs were read.
+    var inputs = 0
+
+    init(
+        number: Int, subject: String?, host: Host, redaction: TraceRedaction, maxPayload: Int?, recordedRoot: String
+    ) {
+        self.number = number
+        self.subject = subject
+        self.host = host
+        shell = HostShell(host: host)
+        shell.writesSnapshots = false
+        shell.waitsForReloads = false
+        let box = box
+        recorder = TraceRecorder(redaction: redaction, maxPayload: maxPayload) {
+            // A line the recorder wrote is an object with a kind, a time, a session and an input: an event.
+            box.events.append(try! $0.event())
+        }
+        roots = (recordedRoot, host.coordinator.name)
+        recorder.beginSession(shell, subject: subject)
+    }
 }

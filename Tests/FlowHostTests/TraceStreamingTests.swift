@@ -52,19 +52,28 @@ struct TraceStreamingTests {
             report.errorLines == ["flowhost: \(path):1: trace file has a line longer than the limit of 16777216 bytes"])
     }
 
-    @Test func aTraceLargerThanTheBufferGivesTheSessionsOfTheTraceReadWhole() throws {
+    /// Read a step at a time (`replay`, `graph --trace`), a trace gives the sessions and inputs it gives read whole.
+    @Test func aTraceLargerThanTheBufferGivesTheInputsOfTheTraceReadWhole() throws {
         let directory = try TemporaryDirectory()
         let text = try Self.fixedText()
         let path = try directory.file("fixed.jsonl", containing: text)
         let whole = try Trace.parse(text, file: path)
+        let expected = whole.sessions.flatMap { session in
+            ["session \(session.number) of \(session.subject ?? "-")"] + session.inputs.map(Self.lines)
+        }
+        #expect(expected.count > 2 * whole.sessions.count, "sessions of several inputs")
         for chunk in [5, 97] {
             #expect(text.utf8.count > 20 * chunk)
             let reader = try TraceReader(path: path, chunkSize: chunk)
             #expect(reader.header == whole.header)
-            var sessions: [Trace.Session] = []
-            while let session = try reader.nextSession() { sessions.append(session) }
-            #expect(sessions.map(Self.lines) == whole.sessions.map(Self.lines), "chunks of \(chunk) bytes")
-            #expect(sessions.map(\.subject) == whole.sessions.map(\.subject))
+            var steps: [String] = []
+            while let step = try reader.nextStep() {
+                switch step {
+                case .session(let number, let subject): steps.append("session \(number) of \(subject ?? "-")")
+                case .input(let input): steps.append(Self.lines(input))
+                }
+            }
+            #expect(steps == expected, "chunks of \(chunk) bytes")
         }
     }
 
@@ -200,10 +209,8 @@ struct TraceStreamingTests {
         return ([trace.header] + trace.events).map(\.line).joined(separator: "\n") + "\n"
     }
 
-    /// A session's lines, input by input.
-    private static func lines(_ session: Trace.Session) -> [String] {
-        session.inputs.flatMap { input in
-            [input.record.line] + input.events.map(\.line) + [input.screen?.line ?? "-"]
-        } + session.stray.map(\.line)
+    /// An input's lines: its own, its events', its screen's.
+    private static func lines(_ input: Trace.Input) -> String {
+        ([input.record.line] + input.events.map(\.line) + [input.screen?.line ?? "-"]).joined(separator: "\n")
     }
 }
