@@ -10,6 +10,8 @@ extension BaseFlowCoordinator {
     /// its routes. `onResult` runs once, when the child has finished, after
     /// ``didRegainFocus(fromChild:)``, with how it ended: ``FlowResult/completed(_:)`` with its value when it
     /// called ``finish(with:)``, ``FlowResult/cancelled`` when the person dismissed it or backed out of it.
+    /// An `.inline` child whose managers all finished and left nothing on screen finishes on its own, with
+    /// `.completed(null)`; a `.modal` or `.tab` child keeps its layer, empty, until it finishes or is dismissed.
     /// It is the place for the manager that opened the child to carry on. Opening a child that is already
     /// open does nothing, nor does opening this coordinator or one of its ancestors (a cycle).
     public func openChild(
