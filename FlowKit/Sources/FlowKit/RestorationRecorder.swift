@@ -160,6 +160,10 @@ final class RestorationRecorder {
         if !working.isEmpty { working[ObjectIdentifier(manager)] = nil }
     }
 
+    /// The steps of the managers still working: requests under way, which a snapshot keeps, so that a restore
+    /// sends them again rather than losing them.
+    var workingSteps: Dictionary<ObjectIdentifier, Int>.Values { working.values }
+
     /// Forgets every working manager: the presentation they worked for was cleared.
     func forgetWorkingManagers() {
         working.removeAll()
