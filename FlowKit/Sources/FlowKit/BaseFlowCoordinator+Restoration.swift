@@ -48,10 +48,10 @@ extension BaseFlowCoordinator {
 
         // The steps of what is on screen and open, and of the requests under way (a manager working on what it
         // will show), in the order they were taken; then the tab each first shows a screen in, in layer order.
-        let sequences = Set(
+        var sequences = Set(
             router.modules.compactMap(\.restorationSequence)
                 + openChildren.compactMap(\.coordinator.restorationSequence))
-            .union(router.recorder?.workingSteps ?? [:].values)
+        if let working = router.recorder?.workingSteps { sequences.formUnion(working) }
         let ordered = sequences.sorted().compactMap { router.recorder?.step($0) }
         let index = Dictionary(uniqueKeysWithValues: ordered.enumerated().map { ($1.sequence, $0) })
         var firstTab: [Int: Int?] = [:]
