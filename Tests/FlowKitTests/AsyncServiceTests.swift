@@ -172,6 +172,44 @@ struct AsyncServiceTests {
         #expect(log.entries == ["old.start", "old.stop", "new.start"])
         await coordinator.stopAndWait()
     }
+
+    /// A reload's replacement of an async service handed the state over in the background, after the old one
+    /// stopped: a snapshot taken meanwhile (a host's restart at its cap of generations saves one) saved the new
+    /// service's empty state.
+    @Test func aReloadReplacingAnAsyncServiceHandsTheStateOverAtOnce() async {
+        let log = Log()
+        let gate = Gate()
+        let old = ReportingService(gate: gate, log: log, name: "old")
+        old.counter = 5
+        let coordinator = BaseFlowCoordinator(services: [old])
+        coordinator.serviceTimeout = Self.noTimeout
+        await coordinator.startAndWait()
+        #expect(await gate.next() == "old.start")
+        let new = ReportingService(gate: gate, log: log, name: "new")
+
+        #expect(coordinator.replaceService(old, with: new))
+        #expect(new.counter == 5, "a snapshot taken before the background work ran saves the state handed over")
+        #expect(log.entries == ["old.start"], "the stop and the start are still to come")
+        await coordinator.serviceWorkDone()
+        #expect(log.entries == ["old.start", "old.stop", "new.start"])
+        await coordinator.stopAndWait()
+    }
+
+    @Test func serviceWorkDoneAwaitsTheReplacementsQueuedInTheBackground() async {
+        let log = Log()
+        let gate = Gate()
+        let first = ReportingService(gate: gate, log: log, name: "first")
+        let coordinator = BaseFlowCoordinator(services: [first])
+        coordinator.serviceTimeout = Self.noTimeout
+        await coordinator.serviceWorkDone()  // nothing to await
+        coordinator.start()
+        let second = ReportingService(gate: gate, log: log, name: "second")
+        #expect(coordinator.replaceService(first, with: second, importing: nil))
+
+        await coordinator.serviceWorkDone()
+        #expect(log.entries == ["first.start", "first.stop", "second.start"])
+        await coordinator.stopAndWait()
+    }
 }
 
 // MARK: - Test Helpers

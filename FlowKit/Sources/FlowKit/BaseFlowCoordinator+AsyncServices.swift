@@ -45,6 +45,23 @@ extension BaseFlowCoordinator {
         return problems
     }
 
+    /// Returns once the service work running in the background is done: the starts, stops and replacements
+    /// that ``start()``, ``stop()`` and ``replaceService(_:with:)`` left to it, each within ``serviceTimeout``,
+    /// and any queued while it waited.
+    ///
+    /// What a caller that replaced an ``AsyncCoordinatorService`` awaits before it relies on the new one: the
+    /// dependencies it sets once started, its context. Returns at once when there is none.
+    public func serviceWorkDone() async {
+        while let work = backgroundServiceWork {
+            await work.value
+            // Work queued meanwhile ran after this one: wait for it too. Nothing queued since: done.
+            if backgroundServiceWork == work {
+                backgroundServiceWork = nil
+                return
+            }
+        }
+    }
+
     // MARK: - One service
 
     /// Starts `service`, awaiting an async one at most ``serviceTimeout``, and reports how it went.

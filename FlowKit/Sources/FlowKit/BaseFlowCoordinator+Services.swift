@@ -69,7 +69,9 @@ extension BaseFlowCoordinator {
     /// `new` takes over `old`'s state when both are ``StateHandoff``, provides context in `old`'s place when
     /// it is a provider, and starts if the coordinator is running.
     ///
-    /// When either is an ``AsyncCoordinatorService``, both steps run in the background, in that order.
+    /// When either is an ``AsyncCoordinatorService``, the stop and the start run in the background, in that
+    /// order (``serviceWorkDone()`` awaits them); `new` takes the state at once all the same, so that a snapshot
+    /// taken meanwhile saves the state handed over, not the empty state of a service that has not received it.
     ///
     /// - Returns: Whether `old` was one of this coordinator's services.
     @discardableResult
@@ -83,19 +85,17 @@ extension BaseFlowCoordinator {
             old.stop()
             sink?(.serviceStopped(Self.name(of: old)))
         }
+        if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
         services[index] = new
         appointContextProviders()
-        guard running, awaits else {
-            if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
-            if running {
-                new.start(with: self)
-                sink?(.serviceStarted(Self.name(of: new)))
-            }
+        guard running else { return true }
+        guard awaits else {
+            new.start(with: self)
+            sink?(.serviceStarted(Self.name(of: new)))
             return true
         }
         inBackground { coordinator in
             await coordinator.stopService(old)
-            if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
             await coordinator.startService(new)
         }
         return true
