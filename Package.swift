@@ -16,8 +16,11 @@ let sharedSettings: [SwiftSetting] = [
 let bundledPlugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin", "ExpressPlugin"]
 
 /// Plugins only the tests load: two generations of one plugin, for hot swap, one with its own FlowKit, and one
-/// whose code traps once called, for supervised runs.
-let fixturePlugins = ["GreeterPluginV1", "GreeterPluginV2", "StaticSDKPlugin", "CrashyPlugin", "HangyPlugin"]
+/// whose code traps once called, for supervised runs, and one whose route needs what an async service sets, for
+/// restores.
+let fixturePlugins = [
+    "GreeterPluginV1", "GreeterPluginV2", "StaticSDKPlugin", "CrashyPlugin", "HangyPlugin", "TripPlugin",
+]
 
 /// Bad libraries, in C, that the host must survive: constructors that abort, segfault, exit, hang, fork a
 /// helper that holds the probe's pipe, start a thread that segfaults, close descriptors they never opened or

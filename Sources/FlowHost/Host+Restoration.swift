@@ -26,8 +26,12 @@ extension Host {
     }
 
     /// Starts the host at `snapshot` rather than at the manifest's `start` requests: the services take
-    /// their saved state and start, the experiment assignments come back, then the snapshot's steps are
-    /// replayed through the current routes.
+    /// their saved state and start, awaited as ``startAndWait()`` awaits them, the experiment assignments
+    /// come back, then the snapshot's steps are replayed through the current routes.
+    ///
+    /// The steps replay once every service has started (or failed, or taken longer than the manifest's
+    /// `serviceTimeout`): a route that needs a dependency an ``AsyncCoordinatorService`` sets as it starts
+    /// finds it set, as it did when the snapshot was saved.
     ///
     /// The start requests are not sent: the steps already hold the one that began the saved session when
     /// its screens are still shown, and sending it again would only be replaced.
@@ -35,7 +39,7 @@ extension Host {
     /// - Throws: ``FlowError`` when the snapshot's version is not one this flowhost reads; the host is
     ///   not started.
     @discardableResult
-    package func start(restoring snapshot: HostSnapshot) throws(FlowError) -> HostRestoration {
+    package func start(restoring snapshot: HostSnapshot) async throws(FlowError) -> HostRestoration {
         try Self.check(snapshot)
         var restored: [String] = []
         for (ref, service) in runningServices {
@@ -46,7 +50,7 @@ extension Host {
             if took { restored.append(ref.reportedName) }
         }
         experiments.restore(snapshot.experiments)
-        coordinator.start()
+        await coordinator.startAndWait()
         return HostRestoration(
             report: try coordinator.restore(snapshot.flow), restoredServices: restored,
             unusedServiceStates: unused(snapshot, restored), manifest: snapshot.manifest)
@@ -57,10 +61,14 @@ extension Host {
     /// that takes its saved state (or none), the experiment assignments are the snapshot's, and its steps
     /// are replayed. Plugin generations, routes and stats are kept. Starts a host that was not started.
     ///
+    /// The steps replay once the services replaced have stopped and their replacements have started, each
+    /// awaited at most the manifest's `serviceTimeout` when it is an ``AsyncCoordinatorService``: the screens
+    /// come back with the new services, not with the ones they replace.
+    ///
     /// - Throws: ``FlowError`` when the snapshot's version is not one this flowhost reads; nothing changes.
     @discardableResult
-    package func restore(_ snapshot: HostSnapshot) throws(FlowError) -> HostRestoration {
-        guard coordinator.isRunning else { return try start(restoring: snapshot) }
+    package func restore(_ snapshot: HostSnapshot) async throws(FlowError) -> HostRestoration {
+        guard coordinator.isRunning else { return try await start(restoring: snapshot) }
         try Self.check(snapshot)
         var restored: [String] = []
         for index in runningServices.indices {
@@ -76,6 +84,9 @@ extension Host {
                 if state != nil, new is any StateHandoff { restored.append(ref.reportedName) }
             }
         }
+        // The old async services stop and the new ones start in the background: awaited, so that the steps
+        // replay with the new ones started (their dependencies set) and none of them meets an old one stopping.
+        await coordinator.serviceWorkDone()
         experiments.restore(snapshot.experiments)
         return HostRestoration(
             report: try coordinator.restore(snapshot.flow), restoredServices: restored,

@@ -8,16 +8,18 @@ extension HostShell {
     /// Starts the host at `snapshot`, read from `file`, instead of at the manifest's start requests, and
     /// describes what happened: the replayed steps, then the report.
     ///
+    /// The services are awaited before the steps replay (``Host/start(restoring:)``).
+    ///
     /// The reply's status is an error when a step could not be restored or the screen differs from the
     /// saved one, so that a script stops there.
-    package func start(restoring snapshot: HostSnapshot, from file: String) -> Reply {
+    package func start(restoring snapshot: HostSnapshot, from file: String) async -> Reply {
         eventLog.removeAll()
         isExecuting = true
         defer { isExecuting = false }
         lastOutcome = nil
         let restoration: HostRestoration
         do {
-            restoration = try host.start(restoring: snapshot)
+            restoration = try await host.start(restoring: snapshot)
         } catch {
             return Reply(lines: [], status: .error("\(file): \(error.message)"))
         }
@@ -53,13 +55,15 @@ extension HostShell {
         return lines
     }
 
-    /// `restore FILE`: brings the running host back to the snapshot in FILE.
+    /// `restore FILE`: brings the running host back to the snapshot in FILE, once the services it replaces
+    /// have stopped and their replacements started (``Host/restore(_:)``): run by ``perform(_:)``, which
+    /// awaits, not by ``execute(_:)``.
     ///
     /// - Returns: The report's lines and the top line; an error status naming the first step that could not
     ///   be restored, when one could not.
     /// - Throws: ``FlowError`` when the file cannot be read or is not a snapshot this flowhost reads;
     ///   nothing changes.
-    func restore(_ typed: String) throws(FlowError) -> Reply {
+    func restore(_ typed: String) async throws(FlowError) -> Reply {
         guard !typed.isEmpty else { throw FlowError("usage: restore FILE") }
         let file = typed.expandingHome()
         let snapshot: HostSnapshot
@@ -71,7 +75,7 @@ extension HostShell {
         lastOutcome = nil
         let restoration: HostRestoration
         do {
-            restoration = try host.restore(snapshot)
+            restoration = try await host.restore(snapshot)
         } catch {
             throw FlowError("\(file): \(error.message)")
         }
@@ -79,6 +83,25 @@ extension HostShell {
         // As `flowhost run --restore` warns, once the file is read.
         let warning = host.registry.allowsInsecurePlugins ? nil : PathTrust.warning(about: file, what: "snapshot")
         return reply(to: restoration, from: file, lines: warning.map { ["warning: " + $0] } ?? [])
+    }
+
+    /// Runs `restore FILE` as ``execute(_:)`` runs a command: its reply describes the events it caused, the
+    /// services' stops and starts among them, then the report.
+    func performRestore(_ arguments: String) async -> Reply {
+        eventLog.removeAll()
+        requestFailed = false
+        restatedRefusal = nil
+        restatedProblem = nil
+        isExecuting = true
+        defer { isExecuting = false }
+        do {
+            let restored = try await restore(arguments)
+            return Reply(lines: lines(describing: events) + restored.lines, status: restored.status)
+        } catch {
+            // A refused restore changed nothing: its error alone, unless something happened meanwhile.
+            let lines = lines(describing: describedEvents)
+            return Reply(lines: lines.isEmpty ? [] : lines + [topLine], status: .error(error.message))
+        }
     }
 
     /// The lines describing `restoration` after `lines`, then the top line; an error status naming the

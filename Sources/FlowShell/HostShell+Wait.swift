@@ -7,12 +7,14 @@ extension HostShell {
     package static let defaultReloadWait: Duration = .seconds(10)
 
     /// Runs one command line like ``execute(_:)``, and the commands that wait for something to happen
-    /// (`wait reload PLUGIN [SECONDS]`) without blocking the main actor meanwhile. At its end, the probes the
-    /// line's first loads kept pending are written to the registry cache if its last write is a second old.
+    /// (`wait reload PLUGIN [SECONDS]`, `restore FILE`, which awaits the services it replaces) without
+    /// blocking the main actor meanwhile. At its end, the probes the line's first loads kept pending are
+    /// written to the registry cache if its last write is a second old.
     package func perform(_ line: String) async -> Reply {
         defer { host.writeDueProbes() }
         guard let command = Self.command(in: line) else { return execute(line) }
         let (word, rest) = command.splitFirstWord()
+        if word == "restore" { return await performRestore(rest) }
         guard word == "wait" else { return execute(line) }
         return await wait(rest)
     }

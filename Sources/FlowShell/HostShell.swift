@@ -218,8 +218,8 @@ package final class HostShell {
             case "reload": try reload(rest)
             case "save": output += try save(rest)
             case "restore":
-                let restored = try restore(rest)
-                return Reply(lines: lines(describing: events) + restored.lines, status: restored.status)
+                // It awaits the services it replaces and their replacements (``performRestore(_:)``).
+                throw FlowError("restore awaits the services: run it with perform(_:), not execute(_:)")
             case "stats":
                 var reply = Reply(lines: try host.statsLines(arguments: rest), status: .ok)
                 reply.isDocument = rest == "--json"

@@ -46,10 +46,12 @@ extension HostShell {
 
     /// Starts the host at a snapshot as ``start(restoring:from:)`` does, recorded in `trace` as input 0,
     /// `restore FILE`.
-    package func start(restoring snapshot: HostSnapshot, from file: String, tracing trace: TraceRecorder?) -> Reply {
-        guard let trace else { return start(restoring: snapshot, from: file) }
+    package func start(restoring snapshot: HostSnapshot, from file: String, tracing trace: TraceRecorder?) async
+        -> Reply
+    {
+        guard let trace else { return await start(restoring: snapshot, from: file) }
         trace.beginInput("restore \(file)", isStart: true)
-        let reply = start(restoring: snapshot, from: file)
+        let reply = await start(restoring: snapshot, from: file)
         trace.endInput(reply)
         return reply
     }

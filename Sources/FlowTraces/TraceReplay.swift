@@ -256,7 +256,7 @@ package final class TraceReplay {
             let file = String(command.dropFirst(8))
             do {
                 let snapshot = try HostSnapshot.load(path: file)
-                _ = shell.start(restoring: snapshot, from: file, tracing: recorder)
+                _ = await shell.start(restoring: snapshot, from: file, tracing: recorder)
             } catch {
                 recorder.beginInput(command, isStart: true)
                 recorder.endInput(HostShell.Reply(lines: [], status: .error(error.description)))

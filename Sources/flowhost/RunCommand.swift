@@ -205,7 +205,7 @@ enum RunCommand {
             start: {
                 let reply: HostShell.Reply
                 if let restoring {
-                    reply = shell.start(
+                    reply = await shell.start(
                         restoring: restoring.snapshot,
                         from: link.flatMap(\.restoredSnapshot) ?? restoring.file, tracing: tracing)
                 } else {

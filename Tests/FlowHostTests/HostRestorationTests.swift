@@ -36,14 +36,14 @@ struct HostRestorationTests {
         return shell
     }
 
-    @Test func savedDemoRestoresIntoANewHostWithTheSameScreenUserAndItems() throws {
+    @Test func savedDemoRestoresIntoANewHostWithTheSameScreenUserAndItems() async throws {
         let shell = try walkedDemo()
         let directory = try TemporaryDirectory()
         let file = directory.path + "/session.json"
 
         let saved = shell.execute("save \(file)")
         let next = HostShell(host: try Host.bundled("manifests/demo.json"))
-        let restored = next.start(restoring: try HostSnapshot.load(path: file), from: file)
+        let restored = await next.start(restoring: try HostSnapshot.load(path: file), from: file)
 
         #expect(saved.lines.first == "saved \(file): 4 steps, 3 service states, 0 experiment assignments")
         #expect(restored.status == .ok, "\(restored.lines)")
@@ -56,7 +56,7 @@ struct HostRestorationTests {
         try run(next, ["tab 0", #"expect content title "Tent""#, "back", #"expect content items.3.title "Tent""#])
     }
 
-    @Test func restoreScriptRunsToTheEndWithEveryExpectationMet() throws {
+    @Test func restoreScriptRunsToTheEndWithEveryExpectationMet() async throws {
         let shell = try started()
         let directory = try TemporaryDirectory()
         let script = try readText(Repository.path("manifests/restore.flow")).replacingOccurrences(
@@ -64,7 +64,7 @@ struct HostRestorationTests {
         var stacks: [[String]] = []
 
         for (number, line) in script.split(separator: "\n").enumerated() {
-            let reply = shell.execute(String(line))
+            let reply = await shell.perform(String(line))
             if line == "stack" { stacks.append(reply.lines) }
             #expect(
                 reply.status == .ok || reply.status == .quit, "restore.flow:\(number + 1): \(line) -> \(reply.lines)")
@@ -73,7 +73,7 @@ struct HostRestorationTests {
         #expect(stacks.first == stacks.last, "restoring shows the stack saved")
     }
 
-    @Test func restoreInTheRunningHostComesBackFromSignedOut() throws {
+    @Test func restoreInTheRunningHostComesBackFromSignedOut() async throws {
         let shell = try walkedDemo()
         let directory = try TemporaryDirectory()
         let file = directory.path + "/session.json"
@@ -81,7 +81,7 @@ struct HostRestorationTests {
         let stack = shell.execute("stack").lines
         try run(shell, ["dismiss", "back", "act signOut", "expect stack welcome"])
 
-        let reply = shell.execute("restore \(file)")
+        let reply = await shell.perform("restore \(file)")
 
         #expect(reply.status == .ok, "\(reply.lines)")
         #expect(shell.execute("expect outcome handled by catalog.CreateItem").status == .ok, "the last step's")
@@ -92,14 +92,14 @@ struct HostRestorationTests {
         try run(shell, ["dismiss", "back", #"expect content user "grace""#])
     }
 
-    @Test func aSignInFlowTheSettingsActionOpenedComesBackAsThatFlow() throws {
+    @Test func aSignInFlowTheSettingsActionOpenedComesBackAsThatFlow() async throws {
         let shell = try started()
         let directory = try TemporaryDirectory()
         let file = directory.path + "/session.json"
         try run(shell, ["act signIn", #"act submit {"user": "grace"}"#, "tab 1", "act switchUser", "save \(file)"])
         try run(shell, ["back", "expect stack settings"])
 
-        let reply = shell.execute("restore \(file)")
+        let reply = await shell.perform("restore \(file)")
         let flows = shell.host.coordinator.children.map { ($0.name, $0.childCoordinators.map(\.name)) }
         let submitted = shell.execute(#"act submit {"user": "ada"}"#)
 
@@ -109,7 +109,7 @@ struct HostRestorationTests {
         try run(shell, ["expect stack settings", #"expect content user "ada""#])
     }
 
-    @Test func restoreStepThatNoLongerRoutesIsReportedAndTheRestIsRestored() throws {
+    @Test func restoreStepThatNoLongerRoutesIsReportedAndTheRestIsRestored() async throws {
         let shell = try walkedDemo()
         let snapshot = shell.host.snapshot()
         // The same app, but the About screen is no longer routed.
@@ -121,7 +121,7 @@ struct HostRestorationTests {
         let host = try Host.parsing(withoutAbout)
         let next = HostShell(host: host)
 
-        let reply = next.start(restoring: snapshot, from: "session.json")
+        let reply = await next.start(restoring: snapshot, from: "session.json")
 
         #expect(
             reply.status
@@ -143,7 +143,7 @@ struct HostRestorationTests {
         #expect(host.snapshot().flow.steps.map(\.request.name) == ["home.show", "catalog.detail", "catalog.create"])
     }
 
-    @Test func experimentAssignmentsComeBackWithoutNewExposures() throws {
+    @Test func experimentAssignmentsComeBackWithoutNewExposures() async throws {
         let shell = try started("manifests/experiment.json")
         try run(shell, ["act signIn", #"act submit {"user": "ada"}"#, "act create"])
         let snapshot = shell.host.snapshot()
@@ -152,7 +152,7 @@ struct HostRestorationTests {
         let host = try Host.bundled("manifests/experiment.json")
         var exposures: [Exposure] = []
         host.onEvent = { if case .exposure(let exposure) = $0 { exposures.append(exposure) } }
-        let restoration = try host.start(restoring: try HostSnapshot(json: snapshot.json))
+        let restoration = try await host.start(restoring: try HostSnapshot(json: snapshot.json))
 
         #expect(restoration.report.isComplete, "\(restoration.report)")
         #expect(host.experiments.assignments == ["create-flow": ["ada": "classic"]])
@@ -176,7 +176,7 @@ struct HostRestorationTests {
                 ))
     }
 
-    @Test func unreadableSnapshotFilesAreOneLineErrorsNamingTheFileAndTheCause() throws {
+    @Test func unreadableSnapshotFilesAreOneLineErrorsNamingTheFileAndTheCause() async throws {
         let directory = try TemporaryDirectory()
         let newer = try directory.file(
             "newer.json",
@@ -216,9 +216,10 @@ struct HostRestorationTests {
             }
         }
         let shell = try started()
-        #expect(shell.execute("restore \(newer)").status == .error("\(newer): \(cases[4].2)"))
-        #expect(shell.execute("restore \(selectedTab)").status == .error("\(selectedTab): \(cases[7].2)"))
-        #expect(shell.execute("restore").status == .error("usage: restore FILE"))
+        #expect(await shell.perform("restore \(newer)").status == .error("\(newer): \(cases[4].2)"))
+        #expect(await shell.perform("restore \(selectedTab)").status == .error("\(selectedTab): \(cases[7].2)"))
+        #expect(await shell.perform("restore").status == .error("usage: restore FILE"))
+        #expect(await shell.perform("restore").lines.isEmpty, "a refused restore's error alone")
         #expect(shell.execute("expect stack welcome").status == .ok, "a refused restore changes nothing")
     }
 }
