@@ -50,7 +50,7 @@ extension BaseFlowCoordinator {
     /// and any queued while it waited.
     ///
     /// What a caller that replaced an ``AsyncCoordinatorService`` awaits before it relies on the new one: the
-    /// dependencies it sets once started, its context. Returns at once when there is none.
+    /// dependencies it sets once started, its context. Returns at once when there is none. Since FlowKit 1.5.
     public func serviceWorkDone() async {
         while let work = backgroundServiceWork {
             await work.value
