@@ -42,6 +42,12 @@ struct HeldFates {
         self.resuming = nil
     }
 
+    /// Notes that `held`'s redirect was cancelled for `reason`, as a host restarted at the cap takes it over
+    /// (``ShellCarryOver``).
+    mutating func cancelled(_ held: HeldRequest, reason: String) {
+        fates[held.id] = .cancelled(reason: reason)
+    }
+
     /// What became of a request whose outcome was `outcome`: a redirected request's later fate, followed
     /// through any further redirects.
     func resolve(_ outcome: CoordinationOutcome) -> ShellOutcome {
