@@ -25,11 +25,11 @@ package protocol ShellSessionSupervisor {
     /// Whether the supervisor restarts the host when a plugin reaches the cap of generations.
     var restartsAtCap: Bool { get }
     /// Between commands: when a plugin of `host` went past the cap of generations, saves the snapshot and
-    /// `unwaitedReloads` (the plugins whose reload no `wait reload` returned yet), tells the supervisor and
-    /// exits, to be started again at the same screen; otherwise returns.
-    func restartPastCap(_ host: Host, unwaitedReloads: [String])
-    /// In a host restarted at the cap: the `unwaitedReloads` its predecessor saved, once.
-    func takeUnwaitedReloads() -> [String]
+    /// what of the session a script can observe (``ShellCarryOver``), tells the supervisor and exits, to be
+    /// started again at the same screen; otherwise returns. `carryOver` is asked only then.
+    func restartPastCap(_ host: Host, carryOver: () -> ShellCarryOver)
+    /// In a host restarted at the cap: what of the session its predecessor saved, once; empty otherwise.
+    func takeCarryOver() -> ShellCarryOver
 }
 
 /// A run of the shell on a started host, as `flowhost run` makes it once it has parsed its arguments: the
@@ -51,6 +51,10 @@ package final class ShellSession {
     private let editor: LineEditor?
     /// While Ctrl-C ends a `wait reload` rather than the program (``takeInterrupts()``).
     private var interrupts: KeyboardInterrupt.Catch?
+    /// A request that failed or found no route in a script, held while the next command may expect that
+    /// outcome (``HostShell/expectsOutcome(_:)``): any other command stops the run there, as the end does.
+    /// The reply's error and the command's line.
+    private var held: ShellCarryOver.HeldFailure?
 
     /// A session of `shell`, which prints what happens between commands from now on.
     ///
@@ -83,7 +87,7 @@ package final class ShellSession {
                 if let shell { editor.completer = shell.completer }  // a reloaded manifest changes the routes
             }
         } else {
-            shell.onUnpromptedLines = { [weak shell] lines in
+            shell.onUnpromptedLines = { [weak self] lines in
                 if !quiet {
                     // At a supervisor's prompt, the supervisor prints them above the line being typed.
                     if let supervisor, interactive {
@@ -94,8 +98,8 @@ package final class ShellSession {
                     }
                 }
                 // A reload between commands that went past the cap of generations: restart now.
-                if let supervisor, let shell {
-                    supervisor.restartPastCap(shell.host, unwaitedReloads: shell.reloadWait.unwaitedReloads)
+                if let supervisor, let self {
+                    supervisor.restartPastCap(self.shell.host) { self.carryOver() }
                 }
             }
         }
@@ -122,8 +126,11 @@ package final class ShellSession {
     ) async -> ExitCode {
         let host = shell.host
         defer { editor?.close() }
-        // A `wait reload` returns at once for a reload the host this one replaces at the cap saw.
-        if let supervisor { shell.reloadWait.carryOver(reloadsOf: supervisor.takeUnwaitedReloads()) }
+        // What the host this one replaces at the cap kept between commands: a `wait reload` returns at once for
+        // a reload it saw; the last outcome (after the start's) and a held failure are its.
+        let carried = supervisor?.takeCarryOver() ?? ShellCarryOver()
+        shell.reloadWait.carryOver(reloadsOf: carried.unwaitedReloads)
+        held = carried.heldFailure
         var started = await start()
         HostShell.checkAfterInput(in: "the start")
         endUnfinishedRow(palette: Console.output)
@@ -148,6 +155,7 @@ package final class ShellSession {
                 return .scriptFailed
             }
         }
+        if carried.holdsSession { shell.takeOver(carried) }
         HostShell.comeBack()
         if let supervisor {
             // At its prompt, Ctrl-C is taken between commands too: the one that ends a `wait` typed there may
@@ -172,9 +180,6 @@ package final class ShellSession {
                 ?? supervisor.map { CommandInput.standardInputLines(from: $0.commandInput, numbered: true) }
                 ?? CommandInput.standardInputLines()).makeAsyncIterator()
             : nil
-        // A request that failed or found no route in a script, held while the next command may expect that
-        // outcome (``HostShell/expectsOutcome(_:)``): any other command stops the run there, as the end does.
-        var held: (reply: HostShell.Reply, line: Int)?
         /// Ends the run at the failure `reply` of the command on `line`. A supervisor is told while the command
         /// read last is under way, by its `token`; at the end of the input (`nil`), that the input ended.
         func stop(_ reply: HostShell.Reply, line: Int, token: String?) async -> ExitCode {
@@ -212,7 +217,7 @@ package final class ShellSession {
             }
             if let failed = held, HostShell.command(in: line) != nil {
                 guard HostShell.expectsOutcome(line) else {
-                    return await stop(failed.reply, line: failed.line, token: token)
+                    return await stop(Self.reply(failing: failed), line: failed.line, token: token)
                 }
                 held = nil
             }
@@ -240,20 +245,32 @@ package final class ShellSession {
                     if case .error = reply.status { printError("error: \(message)") }
                     break
                 }
-                guard reply.isRequestFailure else { return await stop(reply, line: lineNumber, token: token) }
-                held = (reply, lineNumber)
+                guard reply.isRequestFailure, case .error(let message) = reply.status else {
+                    return await stop(reply, line: lineNumber, token: token)
+                }
+                held = ShellCarryOver.HeldFailure(message: message, line: lineNumber)
             }
             shell.reloadWait.forgetInterrupt()  // One that came after the wait ended, too late for it.
             if supervisor != nil, interactive { takeInterrupts() } else { endInterrupts() }
             supervisor?.finished(token, isStart: false, host: host, completer: shell.completer)
             // A reload during the command (`reload`, `wait reload`) went past the cap of generations.
-            supervisor?.restartPastCap(host, unwaitedReloads: shell.reloadWait.unwaitedReloads)
+            supervisor?.restartPastCap(host) { carryOver() }
         }
         endInterrupts()
-        if let failed = held { return await stop(failed.reply, line: failed.line, token: nil) }
+        if let failed = held { return await stop(Self.reply(failing: failed), line: failed.line, token: nil) }
         await host.stopAndWait()
         supervisor?.exiting(quitting ? .quit : .endOfInput, token: quitting ? token : nil)
         return .ok
+    }
+
+    /// What a script can observe of the session between commands, for a host restarted at the cap.
+    private func carryOver() -> ShellCarryOver {
+        shell.carryOver(heldFailure: held)
+    }
+
+    /// The reply that ends the run at `failure`.
+    private static func reply(failing failure: ShellCarryOver.HeldFailure) -> HostShell.Reply {
+        HostShell.Reply(lines: [], status: .error(failure.message))
     }
 
     // MARK: - Ctrl-C

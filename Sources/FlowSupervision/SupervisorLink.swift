@@ -78,6 +78,9 @@ package struct SupervisorLink {
     static func breadcrumbPath(in directory: String) -> String { directory + "/breadcrumb" }
     /// The plugins whose reload no `wait reload` returned yet, one a line, from a host restarted at the cap.
     static func unwaitedReloadsPath(in directory: String) -> String { directory + "/unwaited-reloads" }
+    /// What else of the session a script can observe (``ShellCarryOver``), from a host restarted at the cap;
+    /// written after ``unwaitedReloadsPath(in:)``, which hosts of earlier builds read (and write) alone.
+    static func carryOverPath(in directory: String) -> String { directory + "/carry-over.json" }
 
     /// The link the environment describes, or `nil` when no supervisor started this process. The host's
     /// ``WireProtocol/Hello`` is its first message, before any plugin code runs.
@@ -196,17 +199,21 @@ package struct SupervisorLink {
         send(.exiting(reason, token: token))
     }
 
-    /// Saves where `host` is, tells the supervisor that plugin `plugin` reached the cap of `cap`
-    /// generations and generation `generation` serves it, and exits: the supervisor starts a new host at the
-    /// snapshot, which opens each plugin's newest library once. Called between commands only. Services are
-    /// not stopped (as after a crash): the snapshot holds their state, which the new host's take.
+    /// Saves where `host` is and what of the session a script can observe (`carryOver`), tells the supervisor
+    /// that plugin `plugin` reached the cap of `cap` generations and generation `generation` serves it, and
+    /// exits: the supervisor starts a new host at the snapshot, which opens each plugin's newest library once
+    /// and takes `carryOver` over. Called between commands only. Services are not stopped (as after a crash):
+    /// the snapshot holds their state, which the new host's take.
     @MainActor
-    package func restart(_ host: Host, plugin: String, generation: Int, cap: Int, unwaitedReloads: [String])
+    package func restart(_ host: Host, plugin: String, generation: Int, cap: Int, carryOver: ShellCarryOver)
         -> Never
     {
         save(host)
-        let unwaited = unwaitedReloads.map { $0 + "\n" }.joined()
+        // The unwaited reloads alone too, for a new host of an earlier build; the rest after them (see
+        // ``takeCarryOver()``).
+        let unwaited = carryOver.unwaitedReloads.map { $0 + "\n" }.joined()
         try? AtomicFile.write(Array(unwaited.utf8), to: Self.unwaitedReloadsPath(in: directory), mode: 0o600)
+        try? AtomicFile.write(Array(carryOver.json.utf8), to: Self.carryOverPath(in: directory), mode: 0o600)
         send(.restarting(plugin: plugin, generation: generation, cap: cap, token: startToken))
         Self.exitAsTheHost(.ok)
     }
@@ -252,22 +259,44 @@ extension SupervisorLink: ShellSessionSupervisor {
         send(.lines(lines))
     }
 
-    package func restartPastCap(_ host: Host, unwaitedReloads: [String]) {
+    package func restartPastCap(_ host: Host, carryOver: () -> ShellCarryOver) {
         // Not in the middle of a reload's swap (its services' events come before its own): at its event.
         guard restartsAtCap, !host.isSwappingGenerations, let (plugin, generation) = host.registry.pastCap else {
             return
         }
         restart(
             host, plugin: plugin, generation: generation, cap: host.registry.maxImagesPerPlugin,
-            unwaitedReloads: unwaitedReloads)
+            carryOver: carryOver())
     }
 
-    package func takeUnwaitedReloads() -> [String] {
-        let path = Self.unwaitedReloadsPath(in: directory)
-        defer { unlink(path) }
-        guard isRestartAtCap, let bytes = try? InputFile.read(path, what: "unwaited reloads", limit: 1 << 20) else {
-            return []
+    /// What the host this one replaces at the cap saved of its session. Its carry-over is taken only when
+    /// written no earlier than its unwaited reloads: a host of an earlier build between them reads and writes
+    /// only those, and leaves an older one's carry-over, which is not this predecessor's.
+    package func takeCarryOver() -> ShellCarryOver {
+        let unwaitedPath = Self.unwaitedReloadsPath(in: directory)
+        let carryOverPath = Self.carryOverPath(in: directory)
+        defer {
+            unlink(unwaitedPath)
+            unlink(carryOverPath)
         }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard isRestartAtCap, let unwaited = Self.modified(unwaitedPath) else { return ShellCarryOver() }
+        if let written = Self.modified(carryOverPath), written >= unwaited,
+            let bytes = try? InputFile.read(carryOverPath, what: "the session's carry-over", limit: 1 << 20),
+            let carried = ShellCarryOver(json: String(decoding: bytes, as: UTF8.self))
+        {
+            return carried
+        }
+        guard let bytes = try? InputFile.read(unwaitedPath, what: "unwaited reloads", limit: 1 << 20) else {
+            return ShellCarryOver()
+        }
+        return ShellCarryOver(
+            unwaitedReloads: String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init))
+    }
+
+    /// When the file at `path` was last modified, in nanoseconds; `nil` when it is not there.
+    private static func modified(_ path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return status.st_mtim.tv_sec * 1_000_000_000 + status.st_mtim.tv_nsec
     }
 }
