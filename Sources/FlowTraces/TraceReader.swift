@@ -43,7 +43,8 @@ package final class TraceReader {
     package init(path: String, chunkSize: Int = 64 * 1024) throws(TraceError) {
         file = path
         do {
-            lines = try FileLineReader(path: path, what: "trace file", chunkSize: chunkSize)
+            lines = try FileLineReader(
+                path: path, what: "trace file", chunkSize: chunkSize, maxLineLength: Self.maxLineLength)
         } catch {
             throw TraceError(error.message, file: path)
         }

@@ -7,7 +7,8 @@ import HostSupport
 /// The file is created (or emptied) when the writer is made, so that a run that cannot write its trace
 /// stops before it starts. Lines are flushed when the buffer fills and by ``close()``; a run that stops
 /// before ``close()`` loses what is buffered. A write that fails stops the writing and is kept in
-/// ``failure`` for the caller to report once.
+/// ``failure`` for the caller to report once, and so does a line longer than its readers read
+/// (``TraceReader/maxLineLength``), which is not written: the trace ends at the line before it.
 @MainActor
 package final class TraceWriter {
     /// The trace file, as given.
@@ -22,15 +23,21 @@ package final class TraceWriter {
     private var buffer: [UInt8] = []
     /// How many bytes the file holds: the buffers written so far.
     private var fileSize = 0
+    /// The longest line written; a longer one stops the writing.
+    private let maxLineLength: Int
     private static let bufferSize = 256 * 1024
 
     /// Creates (or empties) the file at `path` for writing, with the permissions a new file gets; a symbolic
     /// link, a FIFO, a device, a directory or another user's file there is refused (``OutputFile``), and so
     /// is one of `sparing`, the files the run reads (its manifest, its script).
     ///
+    /// - Parameter maxLineLength: The most bytes a line may have (tests make it small).
     /// - Throws: ``TraceError`` naming the file and the reason.
-    package init(path: String, sparing: [RunFile] = []) throws(TraceError) {
+    package init(path: String, sparing: [RunFile] = [], maxLineLength: Int = TraceReader.maxLineLength)
+        throws(TraceError)
+    {
         self.path = path
+        self.maxLineLength = maxLineLength
         switch OutputFile.openEmptied(path, mode: 0o666, sparing: sparing) {
         case .success(let opened): descriptor = opened
         case .failure(let refusal): throw TraceError("cannot write the trace: \(refusal.reason)", file: path)
@@ -40,7 +47,7 @@ package final class TraceWriter {
 
     /// Appends `line`.
     package func write(_ line: TraceLine) {
-        guard descriptor >= 0 else { return }
+        guard descriptor >= 0, fits(line.members.count + 2, kind: Self.kind(of: line)) else { return }
         written += 1
         line.write(into: &buffer)
         endLine()
@@ -48,10 +55,34 @@ package final class TraceWriter {
 
     /// Appends `event` as one line.
     package func write(_ event: TraceEvent) {
-        guard descriptor >= 0 else { return }
+        let text = event.line
+        guard descriptor >= 0, fits(text.utf8.count, kind: "\(event.kind)") else { return }
         written += 1
-        buffer.append(contentsOf: event.line.utf8)
+        buffer.append(contentsOf: text.utf8)
         endLine()
+    }
+
+    /// Whether a line of `length` bytes (without its newline) is one the readers read; if not, writes what is
+    /// buffered, which ends at a whole line, and stops the writing with a ``failure`` that says why.
+    private func fits(_ length: Int, kind: @autoclosure () -> String) -> Bool {
+        guard length > maxLineLength else { return true }
+        flush()
+        guard descriptor >= 0 else { return false }
+        failure = TraceError(
+            "cannot write the trace: a line of \(length) bytes (an event of kind '\(kind())') is longer than the"
+                + " \(maxLineLength) bytes its readers read", file: path)
+        Glibc.close(descriptor)
+        descriptor = -1
+        return false
+    }
+
+    /// The kind of `line`, which begins with it (``TraceLine/start(kind:time:)``).
+    private static func kind(of line: TraceLine) -> String {
+        let members = line.members
+        let prefix = Array(#""kind":""#.utf8)
+        guard members.starts(with: prefix) else { return "?" }
+        let name = members[prefix.count...].prefix { $0 != UInt8(ascii: "\"") }
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// Ends the line appended last, and writes the buffer once it is full.

@@ -49,7 +49,9 @@ struct TraceStreamingTests {
 
         #expect(report.status == 65)
         #expect(
-            report.errorLines == ["flowhost: \(path):1: trace file has a line longer than the limit of 16777216 bytes"])
+            report.errorLines == [
+                "flowhost: \(path):1: trace file has a line longer than the limit of 101711872 bytes"
+            ])
     }
 
     /// Read a step at a time (`replay`, `graph --trace`), a trace gives the sessions and inputs it gives read whole.
