@@ -109,7 +109,11 @@ enum RunCommand {
         var runFiles = [RunFile("manifest", manifestPath)]
         if let script { runFiles.append(RunFile("script", script.name)) }
         let restored = restoring.map { [RunFile("snapshot", $0.file)] } ?? []
-        let trace = try RunTrace.open(parsed, sparing: runFiles + restored)
+        // Nor over a plugin library the run is about to load (the search path is said once, further on).
+        let libraries =
+            parsed.options["--trace"] == nil
+            ? [] : searchPath(manifest, parsed, warning: false).libraryFiles(of: manifest)
+        let trace = try RunTrace.open(parsed, sparing: runFiles + restored + libraries)
         traced = trace
         let savedOverNever = runFiles + (trace.map { [RunFile("trace", $0.writer.path)] } ?? [])
         let link: SupervisorLink?

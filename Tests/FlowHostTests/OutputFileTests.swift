@@ -1,3 +1,4 @@
+import FlowManifest
 import Glibc
 import HostSupport
 import Testing
@@ -251,5 +252,56 @@ struct OutputFileTests {
 
     private var demo: [String] {
         ["run", Repository.path("manifests/demo.json"), "--script", Repository.path("manifests/demo.flow"), "--quiet"]
+    }
+}
+
+/// `run --trace` given a plugin library the run is about to load, listed or discovered: refused (73) before
+/// anything is written, as the run's manifest is, where the trace used to empty the library.
+struct TraceOverPluginLibraryTests {
+    @Test func aTraceIsNotWrittenOverAListedPluginsLibrary() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/plugs", 0o755) == 0)
+        let original = Array(
+            try Manifest.readFile(try BuildProducts.path(of: "libSettingsPlugin.so"), maxSize: 1 << 30))
+        let library = try directory.file("plugs/libSettingsPlugin.so", containing: original)
+        let manifest = try directory.file("demo.json", containing: try readText(Repository.path("manifests/demo.json")))
+        let script = try directory.file("demo.flow", containing: "expect top welcome\n")
+
+        let run = try Subprocess.flowhost(
+            [
+                "run", manifest, "--plugin-path", directory.path + "/plugs", "--script", script, "--quiet", "--trace",
+                library,
+            ], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 73, "\(run.standardError)")
+        #expect(
+            run.errorLines == [
+                "flowhost: \(library): cannot write the trace: it is the run's library of plugin 'settings' (\(library)); write to a file of its own"
+            ])
+        #expect(Array(try Manifest.readFile(library, maxSize: 1 << 30)) == original)
+    }
+
+    @Test func aTraceIsNotWrittenOverADiscoveredLibrary() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/plugs", 0o755) == 0)
+        let original = Array(try Manifest.readFile(try BuildProducts.path(of: "libWelcomePlugin.so"), maxSize: 1 << 30))
+        let library = try directory.file("plugs/libWelcomePlugin.so", containing: original)
+        let manifest = try directory.file(
+            "found.json",
+            containing: #"{"manifestVersion": 1, "name": "found", "discover": ["plugs"], "start": ["launch"]}"#)
+        let script = try directory.file("found.flow", containing: "expect top welcome\n")
+
+        let run = try Subprocess.flowhost(
+            [
+                "run", manifest, "--script", script, "--quiet", "--trace",
+                directory.path + "/plugs/./libWelcomePlugin.so",
+            ],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 73, "\(run.standardError)")
+        #expect(
+            run.errorLines.first?.hasSuffix("it is the run's plugin library (\(library)); write to a file of its own")
+                == true, "\(run.standardError)")
+        #expect(Array(try Manifest.readFile(library, maxSize: 1 << 30)) == original)
     }
 }
