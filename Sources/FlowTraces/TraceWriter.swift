@@ -15,10 +15,14 @@ package final class TraceWriter {
     package let path: String
     /// Why writing stopped, if it did.
     package private(set) var failure: TraceError?
-    /// How many events were written.
-    package var count: Int { written }
-    /// ``count``'s storage, private so that the compiler sees every access to it and checks none at run time.
+    /// How many events were written: those the file holds and those buffered for it. Once writing stopped,
+    /// those the file holds, its whole lines, which may be fewer than were given (a full disk).
+    package var count: Int { written + buffered }
+    /// How many lines the file holds; private, as ``buffered``, so that the compiler sees every access to it and
+    /// checks none at run time.
     private var written = 0
+    /// How many lines the buffer holds.
+    private var buffered = 0
     private var descriptor: Int32
     private var buffer: [UInt8] = []
     /// How many bytes the file holds: the buffers written so far.
@@ -48,7 +52,7 @@ package final class TraceWriter {
     /// Appends `line`.
     package func write(_ line: TraceLine) {
         guard descriptor >= 0, fits(line.members.count + 2, kind: Self.kind(of: line)) else { return }
-        written += 1
+        buffered += 1
         line.write(into: &buffer)
         endLine()
     }
@@ -57,7 +61,7 @@ package final class TraceWriter {
     package func write(_ event: TraceEvent) {
         let text = event.line
         guard descriptor >= 0, fits(text.utf8.count, kind: "\(event.kind)") else { return }
-        written += 1
+        buffered += 1
         buffer.append(contentsOf: text.utf8)
         endLine()
     }
@@ -97,11 +101,14 @@ package final class TraceWriter {
         guard DescriptorWriter.writeAll(buffer, to: descriptor) else {
             failure = TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
             cutToLastWholeLine()
+            buffered = 0
             Glibc.close(descriptor)
             descriptor = -1
             return
         }
         fileSize += buffer.count
+        written += buffered
+        buffered = 0
         buffer.removeAll(keepingCapacity: true)
     }
 
@@ -110,9 +117,10 @@ package final class TraceWriter {
     private func cutToLastWholeLine() {
         let end = lseek(descriptor, 0, SEEK_CUR)
         guard end >= fileSize else { return }
-        let written = buffer.prefix(Int(end) - fileSize)
-        let whole = written.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+        let part = buffer.prefix(Int(end) - fileSize)
+        let whole = part.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
         _ = ftruncate(descriptor, off_t(fileSize + whole))
+        written += part.prefix(whole).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
     }
 
     /// Flushes and closes the file; writing after this does nothing.

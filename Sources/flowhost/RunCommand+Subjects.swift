@@ -70,7 +70,12 @@ extension RunCommand {
             let counts = variants.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
             print("exposures: \(experiment): \(counts.joined(separator: ", "))")
         }
-        if let trace { print("trace: \(trace.writer.path) (\(trace.writer.count) events)") }
+        if let trace {
+            // What the file holds: a write that fails (a full disk) leaves fewer lines than were recorded.
+            trace.writer.flush()
+            let cutShort = trace.writer.failure == nil ? "" : " written before it was cut short"
+            print("trace: \(trace.writer.path) (\(trace.writer.count) events\(cutShort))")
+        }
         return summary.failure == nil ? .ok : .scriptFailed
     }
 }

@@ -32,3 +32,30 @@ struct FullDiskTraceTests {
         #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
     }
 }
+
+/// `run --subjects N --trace FILE` on a file system that fills up: the summary's count of events is what
+/// the file holds, not what was recorded.
+struct FullDiskSubjectsTraceTests {
+    @Test(.enabled(if: geteuid() == 0, "mounting a small file system needs root"))
+    func theSummaryCountsTheEventsTheTraceHolds() throws {
+        let directory = try TemporaryDirectory()
+        let full = directory.path + "/full"
+        try #require(mkdir(full, 0o700) == 0)
+        try #require(mount("tmpfs", full, "tmpfs", 0, "size=200k,mode=0700") == 0)
+        defer { umount2(full, Int32(MNT_DETACH)) }
+        let trace = full + "/run.jsonl"
+
+        let run = try Subprocess.flowhost(
+            [
+                "run", Repository.path("manifests/experiment.json"), "--script",
+                Repository.path("manifests/experiment.flow"), "--subjects", "200", "--trace", trace,
+            ], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 74, "\(run.standardError)")
+        let lines = try readText(trace).split(separator: "\n").count
+        // Before, it said the events recorded, some thousands more than the file held.
+        #expect(
+            run.standardOutput.split(separator: "\n").last
+                == "trace: \(trace) (\(lines) events written before it was cut short)", "\(run.standardOutput)")
+    }
+}
