@@ -33,9 +33,15 @@ enum ExperimentsCommand {
             return .ok
         }
         let json = parsed.flags.contains("--json")
+        // A wrong command line gives the document a report gives, with no experiment and the error, as a missing
+        // trace does: a program reading `experiments` finds it either way.
         func usage(_ problem: String) -> Exit {
-            if json { printJSON(JSONDocument.usage(problem)) }
-            return json ? Exit(.usage) : Exit.usage(problem, spec.usage)
+            guard json else { return Exit.usage(problem, spec.usage) }
+            printJSON(
+                ExperimentReport.json(
+                    errors: JSONDocument.usage(problem)["errors"]?.array ?? [],
+                    traces: Array(parsed.positional.dropFirst()), goal: parsed.options["--goal"]?.last))
+            return Exit(.usage)
         }
         guard let verb = parsed.positional.first else { throw usage("missing 'report'") }
         guard verb == "report" else {

@@ -35,7 +35,8 @@ struct DuplicateTraceTests {
                         "file": .null, "kind": "usage", "path": .null,
                         "message": .string("'\(hard)' is the same file as '\(trace)'; give each trace once"),
                     ]
-                ]
+                ],
+                "experiments": [], "goal": .null, "traces": [.string(trace), .string(hard)], "warnings": [],
             ])
 
         let graph = try Subprocess.flowhost(

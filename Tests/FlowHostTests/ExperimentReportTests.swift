@@ -294,6 +294,28 @@ struct ExperimentReportTests {
         #expect(SubjectRunner.subjects(3) == ["subject-0001", "subject-0002", "subject-0003"])
     }
 
+    /// With --json, a wrong command line (exit 64: no goal, goals that differ, a trace given twice) gives the
+    /// document a report gives, with no experiment, as a missing trace does, where it gave only `errors`.
+    @Test func aUsageErrorWithJSONGivesTheReportsDocument() throws {
+        let directory = try TemporaryDirectory()
+        let one = try directory.file("one.jsonl", containing: TraceText(weights: [1], goal: "a").text)
+        let other = try directory.file("other.jsonl", containing: TraceText(weights: [1], goal: "b").text)
+        let goalless = try directory.file("goalless.jsonl", containing: TraceText(weights: [1], goal: nil).text)
+
+        for (files, goal) in [([one, other], nil), ([goalless], nil), ([one, one], "a" as String?)] {
+            let run = try Subprocess.flowhost(
+                ["experiments", "report", "--json"] + files + (goal.map { ["--goal", $0] } ?? []))
+
+            #expect(run.status == 64, "\(files)")
+            let document = try JSONValue(parsing: run.standardOutput)
+            #expect(document["experiments"] == [], "\(document)")
+            #expect(document["warnings"] == [])
+            #expect(document["traces"] == .array(files.map(JSONValue.string)))
+            #expect(document["goal"] == (goal.map(JSONValue.string) ?? .null))
+            #expect(document["errors"]?[0]?["kind"] == "usage")
+        }
+    }
+
     @Test func subjectsNeedAScriptAndACount() throws {
         let noScript = try Subprocess.flowhost(["run", "manifests/experiment.json", "--subjects", "3"])
         #expect(noScript.status == 64)
