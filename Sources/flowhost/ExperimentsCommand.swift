@@ -19,7 +19,8 @@ enum ExperimentsCommand {
         then the assignment or the logging is broken and nothing else in the report can be trusted.
 
         --goal REQUEST defaults to the goal the traced script names in a line `# goal: REQUEST`.
-        --json prints one JSON document instead (its shape: docs/traces.md). Exit 0 with a report, also one
+        --json prints one JSON document instead (its shape: docs/traces.md). An empty trace (a run killed
+        before it wrote its header) among others is left out with a warning. Exit 0 with a report, also one
         that warns; 64 for a wrong command line, one that names a trace twice included (the same file by two
         names, or a copy: the same header); 66 for a missing trace, 65 for a file that is not a trace, or not
         one as recorded (a goal handled before the exposure it would count for).
@@ -47,10 +48,14 @@ enum ExperimentsCommand {
         guard verb == "report" else {
             throw usage("unknown experiments command '\(verb)'; the only one is 'report'")
         }
-        let files = Array(parsed.positional.dropFirst())
-        guard !files.isEmpty else { throw usage("missing TRACE: the trace files to report on") }
+        let given = Array(parsed.positional.dropFirst())
+        guard !given.isEmpty else { throw usage("missing TRACE: the trace files to report on") }
         // One recording named twice would be read twice: refused before reading, by name or by its header.
-        if let same = DuplicateTrace.sameFile(in: files) { throw usage(same.description) }
+        if let same = DuplicateTrace.sameFile(in: given) { throw usage(same.description) }
+        // An empty trace among others (a run killed before it wrote its header) is left out with a warning, as
+        // SQL over the traces' lines leaves it; alone, or when every one is, it is the error it is.
+        let empty = given.count > 1 ? given.filter(TraceReader.isEmpty) : []
+        let files = empty.count == given.count ? given : given.filter { !empty.contains($0) }
         // Read line by line, in two passes: the headers (the goal and the experiments), then the events.
         func failure(_ error: TraceError) -> Exit {
             let missing = error.message.hasSuffix("not found")
@@ -86,12 +91,13 @@ enum ExperimentsCommand {
                     : "--goal REQUEST is needed: the traces name different goals, \(goals.sorted().joined(separator: " and "))"
             )
         }
-        let report: ExperimentReport
+        var report: ExperimentReport
         do {
             report = try ExperimentReport.read(files, headers: headers, goal: goal)
         } catch {
             throw failure(error)
         }
+        if files.count < given.count { report.emptyTraces = empty }
         for warning in report.warnings { printWarning("flowhost: warning: \(warning)") }
         if json {
             printJSON(report.json)

@@ -316,6 +316,33 @@ struct ExperimentReportTests {
         }
     }
 
+    /// A run killed before it wrote its header leaves an empty trace: among others it is left out with a
+    /// warning naming it (exit 0), where it failed the whole report (65, "the trace is empty"); alone, or
+    /// with only empty ones, it is still that error.
+    @Test func anEmptyTraceAmongOthersIsLeftOutWithAWarning() throws {
+        let directory = try TemporaryDirectory()
+        let trace = try directory.file("one.jsonl", containing: TraceText(weights: [1], goal: "a").text)
+        let empty = try directory.file("killed.jsonl", containing: "")
+        let blank = try directory.file("blank.jsonl", containing: "\n")
+        let warning = "\(empty) is empty (a run killed before it wrote its header): the report leaves it out"
+
+        let report = try Subprocess.flowhost(["experiments", "report", empty, trace])
+        let json = try Subprocess.flowhost(["experiments", "report", trace, empty, "--json"])
+        let alone = try Subprocess.flowhost(["experiments", "report", empty])
+        let onlyEmpty = try Subprocess.flowhost(["experiments", "report", empty, blank])
+
+        #expect(report.status == 0, "\(report.standardError)")
+        #expect(report.errorLines.first == "flowhost: warning: \(warning)", "\(report.standardError)")
+        #expect(report.standardOutput.contains("1 trace (\(trace))"), "\(report.standardOutput)")
+        #expect(json.status == 0, "\(json.standardError)")
+        let document = try JSONValue(parsing: json.standardOutput)
+        #expect(document["traces"] == [.string(trace)])
+        #expect(document["warnings"]?[0] == .string(warning))
+        #expect(alone.status == 65)
+        #expect(onlyEmpty.status == 65)
+        #expect(onlyEmpty.errorLines.first?.hasPrefix("flowhost: \(empty): the trace is empty") == true)
+    }
+
     @Test func subjectsNeedAScriptAndACount() throws {
         let noScript = try Subprocess.flowhost(["run", "manifests/experiment.json", "--subjects", "3"])
         #expect(noScript.status == 64)
