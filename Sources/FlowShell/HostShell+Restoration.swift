@@ -88,11 +88,7 @@ extension HostShell {
     /// Runs `restore FILE` as ``execute(_:)`` runs a command: its reply describes the events it caused, the
     /// services' stops and starts among them, then the report.
     func performRestore(_ arguments: String) async -> Reply {
-        eventLog.removeAll()
-        requestFailed = false
-        restatedRefusal = nil
-        restatedProblem = nil
-        isExecuting = true
+        beginCommand()
         defer { isExecuting = false }
         do {
             let restored = try await restore(arguments)

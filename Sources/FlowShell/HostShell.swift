@@ -186,15 +186,21 @@ package final class HostShell {
         return word == "expect" && rest.splitFirstWord().0 == "outcome"
     }
 
-    /// Runs one command line. Blank lines and `#` comments do nothing.
-    @discardableResult
-    package func execute(_ line: String) -> Reply {
-        guard let trimmed = Self.command(in: line) else { return Reply(lines: [], status: .ok) }
+    /// Forgets what the command before this one caused and said, and notes that a command runs (until
+    /// `isExecuting` is set back).
+    func beginCommand() {
         eventLog.removeAll()
         requestFailed = false
         restatedRefusal = nil
         restatedProblem = nil
         isExecuting = true
+    }
+
+    /// Runs one command line. Blank lines and `#` comments do nothing.
+    @discardableResult
+    package func execute(_ line: String) -> Reply {
+        guard let trimmed = Self.command(in: line) else { return Reply(lines: [], status: .ok) }
+        beginCommand()
         defer { isExecuting = false }
         let (command, rest) = trimmed.splitFirstWord()
         var status = Status.ok
