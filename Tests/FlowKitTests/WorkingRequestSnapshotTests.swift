@@ -38,7 +38,8 @@ struct WorkingRequestSnapshotTests {
         #expect(restoring.activeManagerCount == 2, "home's manager shows home; load's works")
 
         // Once its work is done and it showed its screen, the request is saved for that screen, once.
-        try #require(LoadingManager.last).present(LoadingManager.last!.module("detail"), style: .inline)
+        let loading = try #require(log.loading)
+        loading.present(loading.module("detail"), style: .inline)
         #expect(restoring.snapshot().steps.map(\.request.name) == ["home", "load"])
         #expect(restoring.router.state.stack == ["home", "detail"])
     }
@@ -48,7 +49,7 @@ struct WorkingRequestSnapshotTests {
         let saving = app(log)
         saving.requestCoordination(CoordinationRequest("home"), from: "start")
         saving.requestCoordination(CoordinationRequest("load", payload: ["id": 7]), from: "home")
-        try #require(LoadingManager.last).finish()
+        try #require(log.loading).finish()
 
         #expect(saving.snapshot().steps.map(\.request.name) == ["home"])
     }
@@ -58,10 +59,11 @@ extension TypedDependencyKey<StartLog> {
     fileprivate static let startLog = Self("working.startLog")
 }
 
-/// The ids `load` was started with, in order.
+/// The ids `load` was started with, in order, and the manager that handles it last.
 @MainActor
 private final class StartLog {
     var loads: [Int] = []
+    weak var loading: LoadingManager?
 }
 
 @MainActor
@@ -74,11 +76,10 @@ private final class HomeManager: FlowManager {
 /// Works, as one awaiting a server would; the test presents for it when its work is done.
 @MainActor
 private final class LoadingManager: FlowManager {
-    static var last: LoadingManager?
-
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
-        coordinator.dependencies[.startLog]?.loads.append(request.payload["id"]?.int ?? 0)
-        Self.last = self
+        let log = coordinator.dependencies[.startLog]
+        log?.loads.append(request.payload["id"]?.int ?? 0)
+        log?.loading = self
         return .working
     }
 }
