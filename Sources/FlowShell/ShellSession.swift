@@ -55,6 +55,9 @@ package final class ShellSession {
     /// outcome (``HostShell/expectsOutcome(_:)``): any other command stops the run there, as the end does.
     /// The reply's error and the command's line.
     private var held: ShellCarryOver.HeldFailure?
+    /// Whether a command is under way: a reload its lines report between commands may restart the host at the
+    /// cap of generations, one during a command (a `wait reload`, which awaits it) only once the command ended.
+    private var runsCommand = false
 
     /// A session of `shell`, which prints what happens between commands from now on.
     ///
@@ -97,8 +100,10 @@ package final class ShellSession {
                         Self.emit(lines)
                     }
                 }
-                // A reload between commands that went past the cap of generations: restart now.
-                if let supervisor, let self {
+                // A reload between commands that went past the cap of generations: restart now. One during a
+                // command (a `wait reload` it ends) restarts once the command has replied, below: restarted
+                // now, the command would be sent again to a host that never saw the reload it waits for.
+                if let supervisor, let self, !self.runsCommand {
                     supervisor.restartPastCap(self.shell.host) { self.carryOver() }
                 }
             }
@@ -228,7 +233,9 @@ package final class ShellSession {
                 endInterrupts()
             }
             HostShell.comeBack()
+            runsCommand = true
             let reply = await perform(line, "\(source):\(lineNumber)")
+            runsCommand = false
             // Before its output: a child plugin code forked that came back would print it again.
             let place = "`\(PrintableText.sanitized(line))` (\(source):\(lineNumber))"
             HostShell.checkAfterInput(in: place)
