@@ -112,10 +112,12 @@ private struct JSONParser {
             }
             let keyStart = index
             let key = try parseString()
-            if members[key] != nil { throw error("duplicate key \(JSONValue.string(key))", at: keyStart) }
             skipWhitespace()
             guard consume(UInt8(ascii: ":")) else { throw unexpected("expected ':' after object key") }
-            members[key] = try parseValue()
+            // One hash a member: the key is looked up once, as the value goes in.
+            guard members.updateValue(try parseValue(), forKey: key) == nil else {
+                throw error("duplicate key \(JSONValue.string(key))", at: keyStart)
+            }
             skipWhitespace()
             if consume(UInt8(ascii: "}")) { return leaveContainer(.object(members)) }
             guard consume(UInt8(ascii: ",")) else { throw unexpected("expected ',' or '}' after object member") }

@@ -57,6 +57,7 @@ final class RouteTable {
 
     init(_ mapping: RequestCoordinatorMappingDictionary) {
         var routes: [CoordinationRequestName: (ManagerFactory?, [Coordinated: ManagerFactory])] = [:]
+        routes.reserveCapacity(mapping.count)
         for (route, factory) in mapping {
             if let module = route.module {
                 routes[route.request, default: (nil, [:])].1[module] = factory
