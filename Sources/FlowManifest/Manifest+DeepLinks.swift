@@ -18,6 +18,7 @@ extension ManifestParser {
     mutating func deepLinks(_ value: JSONValue?, routes manifestRoutes: [Manifest.Route]) -> DeepLinkMapping {
         // Discovered plugins declare routes of their own, known only once their directories are read: checked
         // then, with the routes the manifest composes to (`Manifest.unroutedDeepLinks`).
+        guard let value else { return DeepLinkMapping([]) }
         let routed = discovering ? nil : Set(manifestRoutes.map(\.request.rawValue))
         var routes: [DeepLinkMapping.Route] = []
         var firstIndex: [String: Int] = [:]

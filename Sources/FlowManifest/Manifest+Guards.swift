@@ -16,6 +16,7 @@ extension ManifestParser {
     mutating func guards(_ value: JSONValue?, routes: [Manifest.Route]) -> [RedirectGuard] {
         // Discovered plugins declare routes of their own, known only once their directories are read: redirects
         // are checked then, with the routes the manifest composes to (`Manifest.unroutedRedirects`).
+        guard let value else { return [] }
         let routed = discovering ? [] : Set(routes.map(\.request.rawValue))
         var guards: [RedirectGuard] = []
         for (index, element) in elements(of: value, at: "guards") {

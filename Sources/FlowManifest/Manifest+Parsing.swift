@@ -137,6 +137,7 @@ package struct ManifestParser {
         if let value = needsBoth ? required("plugins", in: top, at: nil) : top["plugins"] ?? .object([:]) {
             if case .object(let entries) = value {
                 declared = Set(entries.keys)
+                plugins.reserveCapacity(entries.count)
                 for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
                     plugins[name] = plugin(name, entry, at: Self.path("plugins", key: name))
                 }
@@ -185,39 +186,45 @@ package struct ManifestParser {
 
     // MARK: Sections
 
-    mutating func plugin(_ name: String, _ value: JSONValue, at path: String) -> Manifest.PluginEntry? {
-        if name.isEmpty { report(.emptyName, at: path, "plugin name must not be empty") }
-        guard checkCharacters(name, at: path, what: "plugin name") else { return nil }
+    mutating func plugin(
+        _ name: String, _ value: JSONValue, at path: @autoclosure () -> String
+    ) -> Manifest.PluginEntry? {
+        if name.isEmpty { report(.emptyName, at: path(), "plugin name must not be empty") }
+        guard checkCharacters(name, at: path(), what: "plugin name") else { return nil }
         if case .string = value {
-            return self.name(value, at: path, what: "library").map { Manifest.PluginEntry(name: name, library: $0) }
+            return self.name(value, at: path(), what: "library").map { Manifest.PluginEntry(name: name, library: $0) }
         }
-        guard let members = object(value, at: path, allowed: Self.pluginKeys, or: "string") else { return nil }
-        let library = requiredName("library", in: members, at: path, what: "library")
+        guard let members = object(value, at: path(), allowed: Self.pluginKeys, or: "string") else { return nil }
+        let library = requiredName("library", in: members, at: path(), what: "library")
         var sha256: String?
-        if let value = members["sha256"], let text = string(value, at: path + ".sha256") {
+        if let value = members["sha256"], let text = string(value, at: path() + ".sha256") {
             sha256 = text.lowercased()
             if text.count != 64 || !text.allSatisfy({ $0.isASCII && $0.isHexDigit }) {
                 let hint = "give the library's SHA-256 as sha256sum prints it"
-                report(.badChecksum, at: path + ".sha256", "\(quoted(text)) is not 64 hexadecimal digits; \(hint)")
+                report(.badChecksum, at: path() + ".sha256", "\(quoted(text)) is not 64 hexadecimal digits; \(hint)")
             }
         }
         return library.map { Manifest.PluginEntry(name: name, library: $0, sha256: sha256) }
     }
 
     mutating func routes(_ value: JSONValue, declared: Set<String>?, experiments: Set<String>) -> [Manifest.Route] {
+        let elements = elements(of: value, at: "routes")
         var routes: [Manifest.Route] = []
+        routes.reserveCapacity(elements.count)
         var firstIndex: [RouteKey: Int] = [:]  // the index of the route that declared each first
-        for (index, element) in elements(of: value, at: "routes") {
-            let path = "routes[\(index)]"
-            guard let members = object(element, at: path, allowed: Self.routeKeys) else { continue }
-            let request = requiredName("request", in: members, at: path, what: "request name")
+        firstIndex.reserveCapacity(elements.count)
+        for (index, element) in elements {
+            func path() -> String { "routes[\(index)]" }  // built only for a message
+            guard let members = object(element, at: path(), allowed: Self.routeKeys) else { continue }
+            let request = requiredName("request", in: members, at: path(), what: "request name")
             let module = members["from"].flatMap {
-                name($0, at: path + ".from", what: "module name", hint: "omit \"from\" to match every module")
+                name($0, at: path() + ".from", what: "module name", hint: "omit \"from\" to match every module")
             }
             if let experiment = members["experiment"] {
-                guard let request, let name = experimentRoute(experiment, members, at: path, experiments: experiments)
+                guard let request,
+                    let name = experimentRoute(experiment, members, at: path(), experiments: experiments)
                 else { continue }
-                if checkDuplicate(request, module, members, at: path, index: index, firstIndex: &firstIndex) {
+                if checkDuplicate(request, module, members, at: path(), index: index, firstIndex: &firstIndex) {
                     routes.append(
                         Manifest.Route(
                             request: CoordinationRequestName(rawValue: request),
@@ -226,12 +233,12 @@ package struct ManifestParser {
                 }
                 continue
             }
-            let plugin = requiredName("plugin", in: members, at: path, what: "plugin name")
-            let manager = requiredName("manager", in: members, at: path, what: "manager name")
+            let plugin = requiredName("plugin", in: members, at: path(), what: "plugin name")
+            let manager = requiredName("manager", in: members, at: path(), what: "manager name")
             if let request {
-                _ = checkDuplicate(request, module, members, at: path, index: index, firstIndex: &firstIndex)
+                _ = checkDuplicate(request, module, members, at: path(), index: index, firstIndex: &firstIndex)
             }
-            checkDeclared(plugin, at: path + ".plugin", declared: declared)
+            checkDeclared(plugin, at: path() + ".plugin", declared: declared)
             if let request, let plugin, let manager {
                 routes.append(
                     Manifest.Route(
@@ -251,15 +258,15 @@ package struct ManifestParser {
 
     /// Reports a second route for the same request and module; returns whether the route is the first.
     mutating func checkDuplicate(
-        _ request: String, _ module: String?, _ members: [String: JSONValue], at path: String, index: Int,
-        firstIndex: inout [RouteKey: Int]
+        _ request: String, _ module: String?, _ members: [String: JSONValue], at path: @autoclosure () -> String,
+        index: Int, firstIndex: inout [RouteKey: Int]
     ) -> Bool {
         guard members["from"] == nil || module != nil else { return false }
         let key = RouteKey(request: request, module: module)
         if let first = firstIndex[key] {
             let from = module.map { " from \(quoted($0))" } ?? ""
             report(
-                .duplicateRoute, at: path,
+                .duplicateRoute, at: path(),
                 "duplicate route for \(quoted(request))\(from), first declared at routes[\(first)]")
             return false
         }
@@ -298,14 +305,14 @@ package struct ManifestParser {
         return request
     }
 
-    mutating func checkDeclared(_ plugin: String?, at path: String, declared: Set<String>?) {
+    mutating func checkDeclared(_ plugin: String?, at path: @autoclosure () -> String, declared: Set<String>?) {
         // A discovered plugin is known only once its directory is read: discovery reports it missing.
         guard !discovering, let plugin, let declared, !declared.contains(plugin) else { return }
         let hint =
             declared.isEmpty
             ? "\"plugins\" is empty"
             : "declared plugins are " + declared.sorted().map(quoted).joined(separator: ", ")
-        report(.undeclaredPlugin, at: path, "plugin \(quoted(plugin)) is not declared in \"plugins\"; \(hint)")
+        report(.undeclaredPlugin, at: path(), "plugin \(quoted(plugin)) is not declared in \"plugins\"; \(hint)")
     }
 }
 

@@ -241,23 +241,25 @@ extension Manifest {
     /// - Parameter declared: The manifest as written, where the places of services are counted, when this
     ///   one is composed with what plugins declare (its services are then the file's that are used, then
     ///   those the plugins ask to start).
-    package func exportReferences(declared: Manifest? = nil) -> [ExportReference] {
-        var references = routes.compactMap { route in
-            route.plugin.map {
-                ExportReference(
-                    plugin: $0, name: route.manager ?? "", isService: false,
-                    place: route.index >= 0 ? "routes[\(route.index)].manager" : nil)
-            }
+    /// - Parameter plugins: Only the references to these plugins, when given: their places are the only ones
+    ///   written out, which for a manifest of many routes is most of the work.
+    package func exportReferences(declared: Manifest? = nil, of plugins: Set<String>? = nil) -> [ExportReference] {
+        func wanted(_ plugin: String) -> Bool { plugins?.contains(plugin) ?? true }
+        var references = routes.compactMap { route -> ExportReference? in
+            guard let plugin = route.plugin, wanted(plugin) else { return nil }
+            return ExportReference(
+                plugin: plugin, name: route.manager ?? "", isService: false,
+                place: route.index >= 0 ? "routes[\(route.index)].manager" : nil)
         }
         for experiment in experiments.values.sorted(by: { $0.name < $1.name }) {
-            for (index, variant) in experiment.variants.enumerated() {
+            for (index, variant) in experiment.variants.enumerated() where wanted(variant.plugin) {
                 let place = ManifestParser.path("experiments", key: experiment.name) + ".variants[\(index)].manager"
                 references.append(
                     ExportReference(plugin: variant.plugin, name: variant.manager, isService: false, place: place))
             }
         }
         let written = (declared ?? self).services
-        for service in services {
+        for service in services where wanted(service.plugin) {
             references.append(
                 ExportReference(
                     plugin: service.plugin, name: service.service, isService: true,

@@ -17,14 +17,14 @@ extension ManifestParser {
     /// - Parameter synonyms: Keys that are no typo of an allowed one but another spelling of it (the Swift API's),
     ///   each with the allowed key it means: `"opens"` for a deep link's `"requests"`.
     mutating func object(
-        _ value: JSONValue, at path: String, allowed: [String], or alternative: String? = nil,
+        _ value: JSONValue, at path: @autoclosure () -> String, allowed: [String], or alternative: String? = nil,
         synonyms: [String: String] = [:]
     ) -> [String: JSONValue]? {
         guard case .object(let members) = value else {
-            wrongType(alternative.map { "\($0) or object" } ?? "object", value, at: path)
+            wrongType(alternative.map { "\($0) or object" } ?? "object", value, at: path())
             return nil
         }
-        checkKeys(of: members, at: path, allowed: allowed, synonyms: synonyms)
+        checkKeys(of: members, at: path(), allowed: allowed, synonyms: synonyms)
         return members
     }
 
@@ -36,27 +36,29 @@ extension ManifestParser {
         return []
     }
 
-    mutating func string(_ value: JSONValue, at path: String) -> String? {
+    mutating func string(_ value: JSONValue, at path: @autoclosure () -> String) -> String? {
         if case .string(let text) = value { return text }
-        wrongType("string", value, at: path)
+        wrongType("string", value, at: path())
         return nil
     }
 
     /// A string that must not be empty nor contain control characters, `what` naming it in the message.
-    mutating func name(_ value: JSONValue, at path: String, what: String, hint: String? = nil) -> String? {
-        guard let text = string(value, at: path) else { return nil }
+    mutating func name(
+        _ value: JSONValue, at path: @autoclosure () -> String, what: String, hint: String? = nil
+    ) -> String? {
+        guard let text = string(value, at: path()) else { return nil }
         guard !text.isEmpty else {
-            report(.emptyName, at: path, "\(what) must not be empty" + (hint.map { "; \($0)" } ?? ""))
+            report(.emptyName, at: path(), "\(what) must not be empty" + (hint.map { "; \($0)" } ?? ""))
             return nil
         }
-        return checkCharacters(text, at: path, what: what) ? text : nil
+        return checkCharacters(text, at: path(), what: what) ? text : nil
     }
 
     /// Reports a NUL or other control character in name or path `text`; returns whether there is none.
     ///
     /// A NUL would cut the string short where it meets C (`"libA.so\u0000.evil"` opens `libA.so`), and the
     /// other control characters would garble the messages and listings that print it.
-    mutating func checkCharacters(_ text: String, at path: String, what: String) -> Bool {
+    mutating func checkCharacters(_ text: String, at path: @autoclosure () -> String, what: String) -> Bool {
         guard Self.hasControlCharacter(text) else { return true }
         guard let bad = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) else {
             return true
@@ -64,7 +66,7 @@ extension ManifestParser {
         let code = String(bad.value, radix: 16, uppercase: true)
         let scalar = "U+" + String(repeating: "0", count: max(0, 4 - code.count)) + code
         report(
-            .controlCharacter, at: path,
+            .controlCharacter, at: path(),
             "\(what) \(quoted(text)) contains the control character \(scalar); names and paths must be printable")
         return false
     }
@@ -84,20 +86,23 @@ extension ManifestParser {
         return text.utf8.withContiguousStorageIfAvailable(scan) ?? scan(text.utf8)
     }
 
-    mutating func requiredName(_ key: String, in members: [String: JSONValue], at path: String, what: String)
-        -> String?
-    {
-        required(key, in: members, at: path).flatMap { name($0, at: Self.path(path, key: key), what: what) }
+    mutating func requiredName(
+        _ key: String, in members: [String: JSONValue], at path: @autoclosure () -> String, what: String
+    ) -> String? {
+        required(key, in: members, at: path()).flatMap { name($0, at: Self.path(path(), key: key), what: what) }
     }
 
-    package mutating func required(_ key: String, in members: [String: JSONValue], at path: String?) -> JSONValue? {
+    package mutating func required(
+        _ key: String, in members: [String: JSONValue], at path: @autoclosure () -> String?
+    ) -> JSONValue? {
         if let value = members[key] { return value }
-        report(.missingKey, at: path, "missing required key \"\(key)\"")
+        report(.missingKey, at: path(), "missing required key \"\(key)\"")
         return nil
     }
 
     mutating func checkKeys(
-        of members: [String: JSONValue], at path: String?, allowed: [String], synonyms: [String: String] = [:]
+        of members: [String: JSONValue], at path: @autoclosure () -> String?, allowed: [String],
+        synonyms: [String: String] = [:]
     ) {
         // Sorted only to report unknown keys in order: most objects have none.
         guard !members.keys.allSatisfy(allowed.contains) else { return }
@@ -113,22 +118,25 @@ extension ManifestParser {
                 } else {
                     "the keys allowed here are " + allowed.map(quoted).joined(separator: ", ")
                 }
-            report(.unknownKey, at: path, "unknown key \(quoted(key)); \(hint)")
+            report(.unknownKey, at: path(), "unknown key \(quoted(key)); \(hint)")
         }
     }
 
     // MARK: Reporting
 
-    mutating func report(_ kind: ManifestError.Kind, at path: String?, _ message: @autoclosure () -> String) {
+    /// Reports a problem at `path` (built only then: a manifest's paths are many, its problems few).
+    mutating func report(
+        _ kind: ManifestError.Kind, at path: @autoclosure () -> String?, _ message: @autoclosure () -> String
+    ) {
         guard errors.count < ManifestErrors.maxListed else {
             omitted += 1
             return
         }
-        errors.append(ManifestError(file: file, path: path, kind: kind, message: message()))
+        errors.append(ManifestError(file: file, path: path(), kind: kind, message: message()))
     }
 
-    mutating func wrongType(_ expected: String, _ value: JSONValue, at path: String?) {
-        report(.wrongType, at: path, "expected \(expected), found \(value.typeName)")
+    mutating func wrongType(_ expected: String, _ value: JSONValue, at path: @autoclosure () -> String?) {
+        report(.wrongType, at: path(), "expected \(expected), found \(value.typeName)")
     }
 
     /// `path` followed by `.key`, or by `["key"]` when the key is not a plain identifier.
