@@ -39,8 +39,13 @@ extension Host {
     /// loading nothing more, this says at the start what would otherwise fail only when the route is first
     /// used, naming the plugin's library rather than the manifest's line.
     static func unexportedByLoadedPlugins(in manifest: Manifest, registry: PluginRegistry) -> [PluginLoadError] {
+        let loaded = Set(
+            registry.slots.compactMap { name, slot in
+                if case .loaded = slot.status { name } else { nil }
+            })
+        guard !loaded.isEmpty else { return [] }
         var problems: [PluginLoadError] = []
-        for reference in manifest.exportReferences() where !reference.isService {
+        for reference in manifest.exportReferences(of: loaded) where !reference.isService {
             guard let place = reference.place, let slot = registry.slot(reference.plugin),
                 case .loaded(let plugin) = slot.status
             else { continue }

@@ -326,6 +326,7 @@ package final class Host {
     /// The coordinator's routing table for `manifest`.
     func mapping(for manifest: Manifest) -> RequestCoordinatorMappingDictionary {
         var mapping = RequestCoordinatorMappingDictionary()
+        mapping.reserveCapacity(manifest.routes.count)
         for route in manifest.routes {
             let key = route.module.map { RequestRoute(route.request, from: $0) } ?? RequestRoute(route.request)
             switch route.target {
