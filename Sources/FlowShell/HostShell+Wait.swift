@@ -10,9 +10,14 @@ extension HostShell {
     /// (`wait reload PLUGIN [SECONDS]`, `restore FILE`, which awaits the services it replaces) without
     /// blocking the main actor meanwhile. At its end, the probes the line's first loads kept pending are
     /// written to the registry cache if its last write is a second old.
+    ///
+    /// A command first awaits the service work a reload left running (``FlowKit/BaseFlowCoordinator/serviceWorkDone()``):
+    /// a replaced async service sets its dependencies only once started, and until then an action would reach the
+    /// service being stopped, and a manager of the new generation would find the old one's dependency.
     package func perform(_ line: String) async -> Reply {
         defer { host.writeDueProbes() }
         guard let command = Self.command(in: line) else { return execute(line) }
+        await host.coordinator.serviceWorkDone()
         let (word, rest) = command.splitFirstWord()
         if word == "restore" { return await performRestore(rest) }
         guard word == "wait" else { return execute(line) }
