@@ -149,6 +149,28 @@ struct AsyncServiceRestorationTests {
         #expect(snapshot.flow.services["trip.Bookings"] == ["trips": ["Lisbon", "Oslo"]])
     }
 
+    @MainActor @Test func aNewGenerationFindingTheOldGenerationsDependencySaysWhoseItIs() async throws {
+        let scenario = try Scenario()
+        let host = Host(
+            manifest: try Manifest.load(path: scenario.manifest),
+            searchPath: PluginSearchPath([BuildProducts.directory]), versioned: true)
+        await host.startAndWait()
+
+        #expect(host.reloadPlugin("trip", force: true).isReloaded)
+        // The new service sets `trip.bookings` once started, 200 ms from now: until then it is the old one's.
+        let outcome = host.coordinator.requestCoordination("trip.booking", from: "welcome")
+
+        guard case .failed(let error) = outcome else {
+            Issue.record("not failed: \(outcome)")
+            return
+        }
+        #expect(
+            error.message
+                == "dependency 'trip.bookings' is a BookingsService of another copy of its plugin (each generation a reload loads has types of its own); the Bookings service sets it once started"
+        )
+        await host.stopAndWait()
+    }
+
     @Test func aSupervisedRestartAfterACrashAwaitsTheAsyncServiceBeforeItReplays() throws {
         let scenario = try Scenario(crashy: true)
 

@@ -52,7 +52,13 @@ public struct DependencyValues: @unchecked Sendable {
     func value<T>(of key: DependencyKey, as type: T.Type, hint: String) throws(FlowError) -> T {
         guard let value = storage[key] else { throw FlowError("dependency '\(key)' is not set; \(hint)") }
         guard let typed = value as? T else {
-            throw FlowError("dependency '\(key)' is a \(Swift.type(of: value)), not a \(T.self); \(hint)")
+            let found = Swift.type(of: value)
+            // Each copy of a plugin a reload loads has types of its own, named as the other copies' are.
+            let what =
+                String(reflecting: found) == String(reflecting: T.self)
+                ? "a \(found) of another copy of its plugin (each generation a reload loads has types of its own)"
+                : "a \(found), not a \(T.self)"
+            throw FlowError("dependency '\(key)' is \(what); \(hint)")
         }
         return typed
     }
