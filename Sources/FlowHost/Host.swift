@@ -276,9 +276,11 @@ package final class Host {
     /// The plugin of manager `name` (as reported, `plugin.Manager`): the name before its first dot, when the
     /// registry knows a plugin of that name; `nil` for a manager no plugin's route names so (a child flow's).
     package func plugin(ofManager name: String) -> String? {
-        guard let dot = name.firstIndex(of: ".") else { return nil }
+        // Read on every flow event (the shell's ``ModuleMakers``): the dot found among the bytes, and the plugin
+        // looked up without copying its status out.
+        guard let dot = name.utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
         let plugin = String(name[..<dot])
-        return registry.status(of: plugin) == nil ? nil : plugin
+        return registry.declares(plugin) ? plugin : nil
     }
 
     /// `event` with any service named as the manifest names it (`auth.Session`) rather than by its type

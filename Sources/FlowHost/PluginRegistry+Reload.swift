@@ -154,7 +154,7 @@ extension PluginRegistry {
     /// The generation of plugin `name` that serves (as `reload` and `wait reload` number them: the first
     /// image loaded is 1); `nil` while none is loaded.
     package func servingGeneration(of name: String) -> Int? {
-        guard let slot = slots[name], case .loaded = slot.status, slot.servingImage > 0 else { return nil }
+        guard let slot = slots[name], slot.isLoaded, slot.servingImage > 0 else { return nil }
         return slot.servingImage
     }
 

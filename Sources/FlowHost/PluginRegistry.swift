@@ -17,7 +17,14 @@ package final class PluginRegistry {
     /// One plugin of the manifest. Bindings keep a reference to it and notice new generations.
     final class Slot {
         let entry: Manifest.PluginEntry
-        var status: Status = .notLoaded
+        var status: Status = .notLoaded {
+            didSet {
+                if case .loaded = status { isLoaded = true } else { isLoaded = false }
+            }
+        }
+        /// Whether ``status`` is `.loaded`, read without copying the loaded plugin out of it (its description
+        /// is FlowKit's, copied through its value witnesses): what each flow event asks.
+        private(set) var isLoaded = false
         /// Bumped whenever `status` changes, so cached resolutions know they are stale.
         var generation = 0
         /// How many images of this plugin were opened; all but the current one are leaked on purpose.
