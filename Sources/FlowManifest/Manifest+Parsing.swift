@@ -208,12 +208,12 @@ package struct ManifestParser {
     }
 
     mutating func routes(_ value: JSONValue, declared: Set<String>?, experiments: Set<String>) -> [Manifest.Route] {
-        let elements = elements(of: value, at: "routes")
+        let written = elements(of: value, at: "routes")
         var routes: [Manifest.Route] = []
-        routes.reserveCapacity(elements.count)
+        routes.reserveCapacity(written.count)
         var firstIndex: [RouteKey: Int] = [:]  // the index of the route that declared each first
-        firstIndex.reserveCapacity(elements.count)
-        for (index, element) in elements {
+        firstIndex.reserveCapacity(written.count)
+        for (index, element) in written {
             func path() -> String { "routes[\(index)]" }  // built only for a message
             guard let members = object(element, at: path(), allowed: Self.routeKeys) else { continue }
             let request = requiredName("request", in: members, at: path(), what: "request name")
