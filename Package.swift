@@ -122,14 +122,22 @@ let package = Package(
             name: "PluginFlowTests",
             dependencies: hostTargets + [flowKit, .product(name: "FlowKitTesting", package: "FlowKitTesting")]),
     ] + bundledPlugins.map { .target(name: $0, dependencies: [flowKit], path: "Plugins/\($0)") }
-        + fixturePlugins.map { .target(name: $0, dependencies: [flowKit], path: "Tests/Fixtures/\($0)") }
+        + fixturePlugins.map {
+            .target(
+                name: $0, dependencies: [flowKit] + ($0 == "CrashyPlugin" ? ["CrashyThreads"] : []),
+                path: "Tests/Fixtures/\($0)")
+        }
+        // The crashy plugin's threads that need C: a start routine that jumps into libc (a tail call).
+        + [.target(name: "CrashyThreads", path: "Tests/Fixtures/CrashyThreads")]
         + (badLibraries + preloadLibraries).map {
             .target(name: $0, path: "Tests/Fixtures/\($0)", publicHeadersPath: ".")
         },
     swiftLanguageModes: [.v6]
 )
 
-let cTargets: Set = ["CCrashHandler", "CExtendedAttributes", "CProcessControl", "CPseudoTerminal", "CSHA256"]
+let cTargets: Set = [
+    "CCrashHandler", "CExtendedAttributes", "CProcessControl", "CPseudoTerminal", "CSHA256", "CrashyThreads",
+]
 for target in package.targets
 where !(badLibraries + preloadLibraries).contains(target.name) && !cTargets.contains(target.name) {
     var settings = target.swiftSettings ?? []

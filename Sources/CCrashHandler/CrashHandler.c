@@ -3,7 +3,9 @@
 #define _GNU_SOURCE
 #include "CCrashHandler.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <execinfo.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -49,6 +51,36 @@ static long read_memory(uint64_t address, void *into, size_t count) {
     struct iovec local = {into, count};
     struct iovec remote = {(void *)(uintptr_t)address, count};
     return syscall(SYS_process_vm_readv, (long)syscall(SYS_getpid), &local, 1UL, &remote, 1UL, 0UL);
+}
+
+/// Where a thread's descriptor (glibc's struct pthread) holds its start routine and its thread id, from the
+/// descriptions glibc exports for libthread_db (`{bits, count, offset}`); start_routine_offset 0: not known.
+static uint32_t start_routine_offset;
+static uint32_t thread_id_offset;
+
+/// Reads the offsets, once, when glibc describes both fields as a pointer and a 32-bit id.
+static void find_thread_descriptor_fields(void) {
+    const uint32_t *routine = dlsym(RTLD_DEFAULT, "_thread_db_pthread_start_routine");
+    const uint32_t *thread = dlsym(RTLD_DEFAULT, "_thread_db_pthread_tid");
+    const uint32_t *size = dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread");
+    if (routine == NULL || thread == NULL || size == NULL) return;
+    if (routine[0] != 8 * sizeof(void *) || routine[1] != 1 || thread[0] != 32 || thread[1] != 1) return;
+    if (routine[2] + sizeof(void *) > *size || thread[2] + sizeof(int32_t) > *size) return;
+    thread_id_offset = thread[2];
+    start_routine_offset = routine[2];
+}
+
+/// The calling thread's start routine, or 0: its descriptor is the one pthread_self(3) names (read from the
+/// thread pointer), and only when that descriptor's id is this thread's (a thread that plugin code made with a
+/// bare clone(2) shares its creator's).
+static uint64_t start_routine(int32_t thread) {
+    if (start_routine_offset == 0) return 0;
+    uint64_t descriptor = (uint64_t)(uintptr_t)pthread_self();
+    int32_t id = 0;
+    uint64_t routine = 0;
+    if (read_memory(descriptor + thread_id_offset, &id, sizeof id) != (long)sizeof id || id != thread) return 0;
+    if (read_memory(descriptor + start_routine_offset, &routine, sizeof routine) != (long)sizeof routine) return 0;
+    return routine;
 }
 
 static flowhost_crash_loading *loading_of_page(void) {
@@ -192,6 +224,7 @@ static void begin_record(flowhost_crash_record *record, uint32_t kind, int32_t n
     record->process = (int32_t)syscall(SYS_getpid);
     record->frameCount = 0;
     record->scannedCount = 0;
+    record->startRoutine = start_routine(record->thread);
     find_loading_code();
 }
 
@@ -313,6 +346,7 @@ int flowhost_crash_install(void *page) {
         return -1;
     }
     crash_process = (pid_t)syscall(SYS_getpid);
+    find_thread_descriptor_fields();
     crash_page = page;
     stack_t alternate;
     memset(&alternate, 0, sizeof alternate);
@@ -405,7 +439,8 @@ _Static_assert(offsetof(flowhost_crash_record, thread) == 32, "record layout");
 _Static_assert(offsetof(flowhost_crash_record, frameCount) == 40, "record layout");
 _Static_assert(offsetof(flowhost_crash_record, frames) == 48, "record layout");
 _Static_assert(offsetof(flowhost_crash_record, scanned) == 304, "record layout");
-_Static_assert(sizeof(flowhost_crash_record) == 432, "record layout");
+_Static_assert(offsetof(flowhost_crash_record, startRoutine) == 432, "record layout");
+_Static_assert(sizeof(flowhost_crash_record) == 440, "record layout");
 _Static_assert(FLOWHOST_CRASH_RECORD_OFFSET + sizeof(flowhost_crash_record) <= FLOWHOST_CRASH_LOADING_OFFSET,
                "the library being loaded follows the record");
 _Static_assert(FLOWHOST_CRASH_LOADING_OFFSET + sizeof(flowhost_crash_loading) <= FLOWHOST_CRASH_RANGES_OFFSET,

@@ -130,6 +130,9 @@ extension CrashBreadcrumb {
         package var frames: [UInt64]
         /// Plugin code addresses found by scanning the stack up from where it happened.
         package var scanned: [UInt64]
+        /// The start routine of the thread it happened on (what `pthread_create` was given), read from the
+        /// thread's descriptor; 0 when not known (the main thread).
+        package var startRoutine: UInt64
 
         static let offset = Int(FLOWHOST_CRASH_RECORD_OFFSET)
         static let magic: UInt32 = 0x5243_4846
@@ -149,11 +152,14 @@ extension CrashBreadcrumb {
         }
 
         /// The addresses that say whose code it was, most telling first: the program counter, the frames,
-        /// the stack scan.
-        package var addresses: [UInt64] { (pc == 0 ? [] : [pc]) + frames + scanned }
+        /// the stack scan, and last the thread's start routine, its outermost frame (gone from the stack when
+        /// the routine jumped into libc's code, or out of the scan's reach below a deep stack).
+        package var addresses: [UInt64] {
+            (pc == 0 ? [] : [pc]) + frames + scanned + (startRoutine == 0 ? [] : [startRoutine])
+        }
 
         init?(bytes: [UInt8]) {
-            guard bytes.count >= Self.offset + 432 else { return nil }
+            guard bytes.count >= Self.offset + 440 else { return nil }
             func load<T: FixedWidthInteger>(_ at: Int, as: T.Type) -> T {
                 var value: T = 0
                 for index in 0..<MemoryLayout<T>.size {
@@ -177,6 +183,7 @@ extension CrashBreadcrumb {
             let scannedCount = min(Int(load(44, as: UInt32.self)), 16)
             frames = (0..<frameCount).map { load(48 + 8 * $0, as: UInt64.self) }
             scanned = (0..<scannedCount).map { load(304 + 8 * $0, as: UInt64.self) }
+            startRoutine = load(432, as: UInt64.self)
         }
     }
 }

@@ -32,8 +32,10 @@ struct Page {
         return page
     }
 
-    func crash(signal: Int32, pc: UInt64, frames: [UInt64] = [], thread: Int32) throws -> Page {
-        try record(kind: 1, number: signal, pc: pc, frames: frames, thread: thread)
+    func crash(signal: Int32, pc: UInt64, frames: [UInt64] = [], thread: Int32, startRoutine: UInt64 = 0) throws
+        -> Page
+    {
+        try record(kind: 1, number: signal, pc: pc, frames: frames, thread: thread, startRoutine: startRoutine)
     }
 
     func crash(exit status: Int32, frames: [UInt64], thread: Int32) throws -> Page {
@@ -51,7 +53,9 @@ struct Page {
 
     func read() throws -> CrashBreadcrumb.Page { try #require(CrashBreadcrumb.Page(path: path)) }
 
-    private func record(kind: UInt32, number: Int32, pc: UInt64, frames: [UInt64], thread: Int32) throws -> Page {
+    private func record(
+        kind: UInt32, number: Int32, pc: UInt64, frames: [UInt64], thread: Int32, startRoutine: UInt64 = 0
+    ) throws -> Page {
         var bytes = try bytes()
         let base = 1024
         Self.put(0x5243_4846 as UInt32, at: base, in: &bytes)
@@ -61,6 +65,7 @@ struct Page {
         Self.put(UInt32(bitPattern: thread), at: base + 32, in: &bytes)
         Self.put(UInt32(frames.count), at: base + 40, in: &bytes)
         for (index, frame) in frames.enumerated() { Self.put(frame, at: base + 48 + 8 * index, in: &bytes) }
+        Self.put(startRoutine, at: base + 432, in: &bytes)
         try write(bytes)
         return self
     }

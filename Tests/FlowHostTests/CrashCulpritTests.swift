@@ -53,6 +53,28 @@ struct CrashCulpritTests {
         #expect(try idle.read().culprit == nil)
     }
 
+    /// A thread with no plugin code on its stack whose start routine is a plugin's (it jumped into libc) is that
+    /// plugin's thread; one whose start routine is libc's (or unknown, 0) is still nobody's, and a frame on the
+    /// stack comes before the start routine.
+    @Test func aThreadWhoseStartRoutineIsAPluginsIsLaidAtThatPluginWhenNoFrameIs() throws {
+        // The host is in welcome's manager, after crashy's; the thread crashes in libc (0x7000).
+        func crash(frames: [UInt64], startRoutine: UInt64) throws -> Page {
+            try Page.written {
+                $0.enter(crashy)
+                $0.leave()
+                $0.enter(welcome)
+            }.crash(signal: SIGABRT, pc: 0x1, frames: frames, thread: 4242, startRoutine: startRoutine)
+        }
+        let started = try crash(frames: [0x7000], startRoutine: 0x5100)
+        let atLibc = try crash(frames: [0x7000], startRoutine: 0x7100)
+        let framed = try crash(frames: [0x2010], startRoutine: 0x5100)
+
+        #expect(try started.read().culprit?.place == "a background thread, after crashy.Trap")
+        #expect(try started.read().culprit?.entryPoints == [.manager("Trap")])
+        #expect(try atLibc.read().culprit == nil)
+        #expect(try framed.read().culprit?.plugin == "welcome")
+    }
+
     @Test func aCrashInALifecycleEventIsLaidAtTheServicesOfThePluginWhoseCodeRan() throws {
         let page = try Page.written {
             $0.enter(CrashBreadcrumb.Crumb(plugin: "", library: "", place: "lifecycle event 'background'"))

@@ -51,6 +51,33 @@ struct SupervisedCrashBlameTests {
         #expect(list.first?.hasPrefix("\(scenario.crashy): manager 'Later': crashed with SIGSEGV") == true, "\(list)")
     }
 
+    /// A thread whose start routine is the plugin's but jumped into libc (`setcontext()` through a function
+    /// pointer, a tail call, going on at `abort()` on a stack of its own) crashes with only libc's frames on its
+    /// stack: its start routine, in the thread's descriptor, is the evidence, and the crash is laid at the plugin
+    /// rather than at nobody (`the host crashed with SIGABRT`).
+    @Test func anAbortInLibcOnAThreadWhoseStartRoutineIsThePluginsIsLaidAtIt() throws {
+        let scenario = try Scenario()
+        let (run, script) = try scenario.supervise(
+            """
+            send onboarding.show
+            send crashy.abortinlibc
+            wait reload crashy 5
+            expect top onboardingPage
+            send crashy.fragile
+            expect top fragile
+
+            """)
+
+        #expect(wentOnToTheEnd(run), "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.contains("restarting") } == [
+                "\(script):3: plugin 'crashy' (\(scenario.crashy)) crashed with SIGABRT in a background thread, after crashy.AbortInLibc; quarantined; restarting"
+            ])
+        let list = try scenario.quarantineList()
+        #expect(
+            list.first?.hasPrefix("\(scenario.crashy): manager 'AbortInLibc': crashed with SIGABRT") == true, "\(list)")
+    }
+
     @Test func anExitOnAThreadThePluginStartedIsReportedLikeACrashAndTheRestOfThePluginWorks() throws {
         let scenario = try Scenario()
         let (run, script) = try scenario.supervise(

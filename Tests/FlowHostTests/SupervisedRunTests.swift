@@ -37,7 +37,9 @@ struct SupervisedRunTests {
                 #"{"request": "crashy.trap", "plugin": "crashy", "manager": "Trap"}"#,
                 #"{"request": "crashy.fragile", "plugin": "crashy", "manager": "Fragile"}"#,
             ]
-            for manager in ["Later", "Tasky", "Quitter", "Sticky", "Spin", "SpinLater", "Forger", "SignalsDefault"] {
+            for manager in [
+                "Later", "Tasky", "Quitter", "Sticky", "Spin", "SpinLater", "Forger", "SignalsDefault", "AbortInLibc",
+            ] {
                 routes.append(
                     #"{"request": "crashy.\#(manager.lowercased())", "plugin": "crashy", "manager": "\#(manager)"}"#)
             }

@@ -59,6 +59,12 @@ typedef struct {
     /// Words on the stack, from the stack pointer up, that fall in a plugin code range: the frames that the
     /// walk cannot reach through code built without frame pointers (libc's, for one).
     uint64_t scanned[FLOWHOST_CRASH_MAX_SCANNED];
+    /// The start routine of the thread it happened on, the function pthread_create(3) was given, read from the
+    /// thread's descriptor at the offset glibc publishes for debuggers (`_thread_db_pthread_start_routine`, as
+    /// libthread_db reads it), once the descriptor's thread id is checked to be this thread's; 0 when unknown
+    /// (the main thread, a C library without those offsets). The thread's outermost frame, gone when it jumped
+    /// into other code (a tail call, a coroutine's stack) or out of the scan's reach.
+    uint64_t startRoutine;
 } flowhost_crash_record;
 
 /// One plugin image's code, [start, end).

@@ -1,10 +1,10 @@
+import CrashyThreads
 import FlowKit
 import Glibc
 
-// A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so probing
-// passes it) but whose code traps once called, in every place a plugin's code runs: a manager's start, a module's
-// action, a manager's end, a thread or a task of its own after its manager returned, a lifecycle event, a
-// service's importState; exit(3) on a thread of its own, _exit(3) in its call; and a forged restart at the cap.
+// A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (probes pass it)
+// but traps once called, wherever its code runs: a manager's start, an action, a manager's end, a thread (one in libc)
+// or task of its own later, a lifecycle event, importState; exit(3) on its thread, _exit(3); a forged cap restart.
 
 /// Traps as it starts: the host process dies of SIGILL.
 final class TrapManager: FlowManager {
@@ -144,6 +144,15 @@ private func startEnvironment() -> [String] {
     return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
 }
 
+/// Starts a thread that, 500 ms after the manager returned, aborts in libc with no frame of the plugin's on its
+/// stack: its start routine, the plugin's, jumped into libc, which goes on at `abort()` (`CrashyThreads`).
+final class AbortInLibcManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        precondition(crashy_start_thread_that_aborts_in_libc() == 0, "cannot start a thread")
+        return .finished
+    }
+}
+
 /// Runs `body` on a new, detached thread.
 private func startThread(_ body: @escaping @Sendable () -> Void) {
     final class Box: Sendable {
@@ -209,6 +218,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("UnderscoreExit", UnderscoreExitManager.self),
                 ManagerFactory("SignalsDefault", SignalsDefaultManager.self),
                 ManagerFactory("Raise", RaiseManager.self),
+                ManagerFactory("AbortInLibc", AbortInLibcManager.self),
             ],
             services: [ServiceFactory("Moody") { MoodyService() }, ServiceFactory("Keeper") { KeeperService() }]))
 }
