@@ -133,9 +133,9 @@ package final class PluginProber {
             hint = " (a constructor or its entry point does not return)"
         case .stopped(let signal):
             kind = .timedOut
-            reason = "was stopped by \(ProcessInfoLite.signalName(signal))"
+            reason = "was stopped by \(ProcessInfoLite.signalName(signal)) twice"
             hint =
-                " and still was after \(Self.seconds(timeout)) (a constructor or its entry point stopped its process, or someone sent it the signal)"
+                ", continued with SIGCONT after the first (a constructor or its entry point stops its process, or someone sent it the signal)"
         }
         var message = "\(reason) while loading in a probe process\(hint)"
         if let contents = try? InputFile.read(path, what: "plugin library", limit: PluginCopy.maxLibrarySize),

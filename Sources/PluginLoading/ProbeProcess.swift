@@ -24,8 +24,8 @@ struct ProbeProcess {
         case exited(status: Int32)
         /// The child did not finish within the timeout and was killed.
         case timedOut
-        /// The child was stopped by `signal` (a constructor's `raise(SIGSTOP)`) and still was at the timeout;
-        /// it was killed.
+        /// The child was stopped (a constructor's `raise(SIGSTOP)`), continued once with SIGCONT, and stopped
+        /// again, by `signal`; it was killed at once, without waiting for the timeout.
         case stopped(signal: Int32)
     }
 
@@ -104,6 +104,16 @@ struct ProbeProcess {
         // Set when the pipe cannot be read (other code in the host closed or replaced its descriptor): what the
         // child said is lost, which says nothing of the library, so nothing is laid at it.
         var unreadable: Int32?
+        // A stopped child is quiet too: it is continued once (a stop may be someone's `kill -STOP`), as the
+        // supervisor continues its host, and a second stop ends the probe at once rather than at the timeout.
+        var continued = false
+        func stoppedAgain() -> Int32? {
+            guard let signal = takeStop(pid) else { return nil }
+            if continued { return signal }
+            continued = true
+            _ = Glibc.kill(pid, SIGCONT)
+            return nil
+        }
         while !exited {
             let left = deadline - now()
             guard left > 0 else { return kill(pid) }
@@ -115,6 +125,7 @@ struct ProbeProcess {
             }
             guard ready > 0 else {
                 exited = hasExited(pid)
+                if !exited, let signal = stoppedAgain() { return kill(pid, stoppedBy: signal) }
                 continue
             }
             let count = read(reader, &buffer, buffer.count)
@@ -136,6 +147,7 @@ struct ProbeProcess {
         if exited { readWaiting(reader, into: &answer) }
         while !hasExited(pid) {
             guard now() < deadline else { return kill(pid) }
+            if let signal = stoppedAgain() { return kill(pid, stoppedBy: signal) }
             var none = pollfd(fd: -1, events: 0, revents: 0)
             _ = poll(&none, 0, 5)
         }
@@ -161,19 +173,18 @@ struct ProbeProcess {
         return .answered(parsed)
     }
 
-    /// Kills a child that ran out of time, and its group, and reaps it; ``Outcome/stopped(signal:)`` when it
-    /// was stopped rather than busy.
-    private static func kill(_ pid: pid_t) -> Outcome {
-        let stop = stopSignal(pid)
+    /// Kills a child that ran out of time, or that stopped a second time (`stoppedBy`), and its group, and reaps it.
+    private static func kill(_ pid: pid_t, stoppedBy signal: Int32? = nil) -> Outcome {
         _ = Glibc.kill(pid, SIGKILL)
         _ = reap(pid)
-        return stop.map { .stopped(signal: $0) } ?? .timedOut
+        return signal.map { .stopped(signal: $0) } ?? .timedOut
     }
 
-    /// The signal that stopped the child, if it is stopped, leaving that to be waited for.
-    private static func stopSignal(_ pid: pid_t) -> Int32? {
+    /// The signal that stopped the child since this was last asked (`waitid` with `WSTOPPED`, which takes the
+    /// stop's report: a later stop is reported anew), or `nil` when it has not stopped.
+    private static func takeStop(_ pid: pid_t) -> Int32? {
         var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG | WNOWAIT) != 0 {
+        while waitid(P_PID, id_t(pid), &info, WSTOPPED | WNOHANG) != 0 {
             if errno != EINTR { return nil }
         }
         guard info.si_code == CLD_STOPPED else { return nil }

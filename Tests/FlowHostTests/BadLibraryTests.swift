@@ -84,13 +84,34 @@ struct BadLibraryTests {
                 + quarantineHint(library))
     }
 
-    @Test func constructorThatStopsItsProcessIsNamedSo() throws {
+    /// A stop is seen at once (not at the probe's timeout) and continued once, as the supervisor continues its
+    /// host; a second stop quarantines the library at once.
+    @Test func constructorThatStopsItsProcessTwiceIsNamedSoAtOnce() throws {
         let library = try BuildProducts.path(of: "libBadStopPlugin.so")
-        let (line, _) = try validate(library, ["--probe-timeout", "0.5"], probedWelcomeFirst: true)
+        let started = ContinuousClock.now
+        let (line, _) = try validate(library, ["--probe-timeout", "30"], probedWelcomeFirst: true)
         #expect(
             line
-                == "\(library): was stopped by SIGSTOP while loading in a probe process and still was after 0.5 s (a constructor or its entry point stopped its process, or someone sent it the signal)"
+                == "\(library): was stopped by SIGSTOP twice while loading in a probe process, continued with SIGCONT after the first (a constructor or its entry point stops its process, or someone sent it the signal)"
                 + quarantineHint(library))
+        #expect(ContinuousClock.now - started < .seconds(20), "the probe waited for its timeout")
+    }
+
+    /// A single stop is continued, and the library is judged by what it does next: here, its entry's null pointer.
+    @Test func constructorThatStopsItsProcessOnceIsContinued() throws {
+        let library = try BuildProducts.path(of: "libBadStopPlugin.so")
+        let directory = try TemporaryDirectory()
+        let started = ContinuousClock.now
+        let run = try Subprocess.flowhost(
+            ["inspect", library, "--probe-timeout", "30"],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache", "BAD_STOP_ONCE": "1"])
+
+        #expect(run.status == 65)
+        #expect(
+            run.errorLines == [
+                "\(library): its entry point returned a null pointer; return `PluginEntry.export(description)`"
+            ])
+        #expect(ContinuousClock.now - started < .seconds(20), "the probe waited for its timeout")
     }
 
     @Test func entrySymbolThatIsDataIsRefusedWithoutLoading() throws {
