@@ -112,12 +112,18 @@ static void walk_frames(flowhost_crash_record *record, uint64_t frame) {
     }
 }
 
-/// Scans up to 256 KiB of stack from `stack` up, page by page while readable, for words in plugin code.
+/// Scans up to 256 KiB of stack from `stack` up, page by page while readable, for words in plugin code; on a
+/// thread pthread_create(3) made, not past the thread's descriptor, which glibc puts at the top of the stack it
+/// maps for it (the routine is read from it apart): past it lies another mapping, a heap's, say, whose words
+/// (a closure's code pointer) are no frame of this thread's, and laid its crash at a plugin that never ran on it.
 static void scan_stack(flowhost_crash_record *record, uint64_t stack) {
     uint64_t address = stack & ~(uint64_t)7;
-    const uint64_t end = address + 256 * 1024;
+    uint64_t end = address + 256 * 1024;
+    const uint64_t descriptor = (uint64_t)(uintptr_t)pthread_self();
+    if (descriptor > address && descriptor < end) end = descriptor;
     while (address < end && record->scannedCount < FLOWHOST_CRASH_MAX_SCANNED) {
         uint64_t page_end = (address | 4095) + 1;
+        if (page_end > end) page_end = end;
         size_t count = (size_t)(page_end - address);
         if (count > sizeof scan_buffer) count = sizeof scan_buffer;
         long got = read_memory(address, scan_buffer, count);
