@@ -44,6 +44,10 @@ struct SupervisorIncident {
     /// The load of a library under way when the host ended, when nothing shows that library is to blame:
     /// the line names it, and quarantines nothing.
     var loading: CrashBreadcrumb.Crumb?
+    /// Whether nobody is blamed for a crash recorded on a thread other than the one calling into plugins: one
+    /// with no plugin code on its stack nor as its start routine (a thread started at libc's own function, a
+    /// worker's running libc's code), whose creator nothing records. The line says so.
+    var onAnonymousThread = false
 
     /// The incident `cause`, blamed from the breadcrumb `page` of the host that ended, whose runtime
     /// reported `fatalError` (``SupervisedHost/fatalError``).
@@ -63,6 +67,11 @@ struct SupervisorIncident {
         // The watchdog's SIGQUIT lands on the loading thread whoever holds it up: not evidence.
         if case .hung = cause, culprit?.whileLoading == true { culprit = nil }
         if culprit == nil, isPluginFault, let crumb = page?.crumb, crumb.isLoading { loading = crumb }
+        if case .crashed = cause, culprit == nil, loading == nil, let page, let crash = page.crash,
+            case .signal = crash.kind, page.crumbThread != 0, crash.thread != page.crumbThread
+        {
+            onAnonymousThread = true
+        }
     }
 
     /// Whether it counts in the summary of a script: everything but a host stopped from outside.
@@ -80,7 +89,13 @@ struct SupervisorIncident {
         switch cause {
         case .crashed(let signal):
             let fatal = fatalError.map { " (\($0))" } ?? ""
-            return blame("crashed with \(ProcessInfoLite.signalName(signal))", kind: .crashed, detail: fatal)
+            let anonymous =
+                onAnonymousThread
+                ? " on a thread with no plugin code on its stack nor as its start routine (not a plugin call's; its"
+                    + " creator is not recorded): laid at no plugin; to learn whose thread it is, run it without"
+                    + " --supervise under a debugger" : ""
+            return blame(
+                "crashed with \(ProcessInfoLite.signalName(signal))", kind: .crashed, detail: fatal + anonymous)
         case .exited(let status, let when):
             guard culprit != nil else {
                 return "the host exited with status \(status)\(during ?? " \(when)")\(notLaid)"

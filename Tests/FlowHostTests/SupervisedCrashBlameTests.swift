@@ -78,6 +78,28 @@ struct SupervisedCrashBlameTests {
             list.first?.hasPrefix("\(scenario.crashy): manager 'AbortInLibc': crashed with SIGABRT") == true, "\(list)")
     }
 
+    /// A thread the plugin started at libc's `abort()` itself has nothing of the plugin's, on its stack or as its
+    /// start routine; its creator, the only evidence, is not recorded: nobody is blamed, and the line says why
+    /// and what to do, rather than only `the host crashed with SIGABRT`.
+    @Test func aCrashOnAThreadStartedAtLibcsOwnFunctionSaysWhyNobodyIsBlamed() throws {
+        let scenario = try Scenario()
+        let (run, script) = try scenario.supervise(
+            """
+            send onboarding.show
+            send crashy.abortatlibc
+            wait reload crashy 5
+            expect top onboardingPage
+
+            """)
+
+        #expect(wentOnToTheEnd(run), "\(run.standardError)")
+        #expect(
+            run.errorLines.filter { $0.contains("restarting") } == [
+                "\(script):3: the host crashed with SIGABRT on a thread with no plugin code on its stack nor as its start routine (not a plugin call's; its creator is not recorded): laid at no plugin; to learn whose thread it is, run it without --supervise under a debugger; restarting"
+            ])
+        #expect(try scenario.quarantineList() == ["no library is quarantined"])
+    }
+
     @Test func anExitOnAThreadThePluginStartedIsReportedLikeACrashAndTheRestOfThePluginWorks() throws {
         let scenario = try Scenario()
         let (run, script) = try scenario.supervise(

@@ -39,6 +39,7 @@ struct SupervisedRunTests {
             ]
             for manager in [
                 "Later", "Tasky", "Quitter", "Sticky", "Spin", "SpinLater", "Forger", "SignalsDefault", "AbortInLibc",
+                "AbortAtLibc",
             ] {
                 routes.append(
                     #"{"request": "crashy.\#(manager.lowercased())", "plugin": "crashy", "manager": "\#(manager)"}"#)

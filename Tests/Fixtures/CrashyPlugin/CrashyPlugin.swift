@@ -153,6 +153,15 @@ final class AbortInLibcManager: FlowManager {
     }
 }
 
+/// Starts a thread that, 500 ms after the manager returned, starts one at libc's `abort()` itself
+/// (`CrashyThreads`): only its creator was the plugin's.
+final class AbortAtLibcManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        precondition(crashy_start_thread_at_libc_abort() == 0, "cannot start a thread")
+        return .finished
+    }
+}
+
 /// Runs `body` on a new, detached thread.
 private func startThread(_ body: @escaping @Sendable () -> Void) {
     final class Box: Sendable {
@@ -219,6 +228,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("SignalsDefault", SignalsDefaultManager.self),
                 ManagerFactory("Raise", RaiseManager.self),
                 ManagerFactory("AbortInLibc", AbortInLibcManager.self),
+                ManagerFactory("AbortAtLibc", AbortAtLibcManager.self),
             ],
             services: [ServiceFactory("Moody") { MoodyService() }, ServiceFactory("Keeper") { KeeperService() }]))
 }

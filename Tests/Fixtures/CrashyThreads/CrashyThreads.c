@@ -39,3 +39,25 @@ int crashy_start_thread_that_aborts_in_libc(void) {
     if (started == 0) pthread_detach(thread);
     return started;
 }
+
+/// Waits until the manager has long returned, then starts the thread at abort(3), on a stack larger than any
+/// glibc keeps for reuse: a fresh one, with no words left on it by a thread that ran a plugin's code before (the
+/// stack scan would take one for a frame).
+static void *start_at_abort_later(void *argument) {
+    (void)argument;
+    usleep(500000);
+    pthread_attr_t attributes;
+    if (pthread_attr_init(&attributes) != 0) return NULL;
+    pthread_attr_setstacksize(&attributes, 64 << 20);
+    pthread_t thread;
+    if (pthread_create(&thread, &attributes, (void *(*)(void *))abort, NULL) == 0) pthread_join(thread, NULL);
+    pthread_attr_destroy(&attributes);
+    return NULL;
+}
+
+int crashy_start_thread_at_libc_abort(void) {
+    pthread_t thread;
+    int started = pthread_create(&thread, NULL, start_at_abort_later, NULL);
+    if (started == 0) pthread_detach(thread);
+    return started;
+}

@@ -7,3 +7,8 @@
 /// with only libc's frames on its stack, far from the thread's descriptor. Returns 0, or pthread_create(3)'s
 /// error.
 int crashy_start_thread_that_aborts_in_libc(void);
+
+/// Starts a thread that, 500 ms later, starts another whose start routine is libc's abort(3) itself: nothing of the
+/// plugin's on its stack nor as its start routine; only its creator, which nothing records, was the plugin's.
+/// Returns 0, or pthread_create(3)'s error.
+int crashy_start_thread_at_libc_abort(void);
