@@ -217,7 +217,7 @@ package final class TraceRecorder {
         self.shell = shell
         emit(.session) { line in
             line.add("root", shell.host.coordinator.name)
-            if let subject { line.add("subject", subject) }
+            if let subject { line.add("subject", redaction.sessionSubject(subject)) }
         }
         let listener = shell.host.onEvent
         let flowListener = shell.host.onFlowEvent

@@ -7,7 +7,8 @@ import HostSupport
 /// An experiment's subjects are an exception, so that a redacted trace still reports: when a part of the
 /// experiment's subject path (`user.id`) is a redacted key, each subject becomes a pseudonym
 /// (`subject-3f2a9c01b7d4`), the same for the same subject throughout the trace, and different in every
-/// trace (a random salt, never written, is mixed in).
+/// trace (a random salt, never written, is mixed in). A simulated subject's id on its `session` line is one
+/// whenever anything is redacted (``sessionSubject(_:)``).
 package struct TraceRedaction: Sendable, Hashable {
     /// The member names whose values are left out.
     package var keys: Set<String>
@@ -75,6 +76,19 @@ package struct TraceRedaction: Sendable, Hashable {
     /// through a redacted key, else as it is.
     package func subject(_ subject: String, path: String) -> String {
         guard pseudonymises(path: path) else { return subject }
-        return "subject-" + SHA256.hex(Array((salt + "\u{0}" + subject).utf8)).prefix(12)
+        return pseudonym(of: subject)
+    }
+
+    /// A simulated subject (`--subjects`) as a session's line records it: a pseudonym when anything is
+    /// redacted, else as it is. The id stands for a person, and a script can put it under any member
+    /// (`act submit {"user": "$SUBJECT"}`), so a redacted trace never holds it; the pseudonym is the one
+    /// the subject's exposures have, when an experiment's subject path is redacted.
+    package func sessionSubject(_ subject: String) -> String {
+        isEmpty ? subject : pseudonym(of: subject)
+    }
+
+    /// `subject-` and 12 hexadecimal digits of the salted digest of `subject`.
+    private func pseudonym(of subject: String) -> String {
+        "subject-" + SHA256.hex(Array((salt + "\u{0}" + subject).utf8)).prefix(12)
     }
 }

@@ -26,7 +26,8 @@ struct RedactedReplayTests {
 
     /// With `--subjects`, each subject signs in with its own id, which the trace redacts; the replay signs
     /// every one in with the placeholder, whose variant is `express`. Subject 3 was `classic`: the replay
-    /// diverges there, at the exposure, and names the input that sent the placeholder.
+    /// diverges there, at the exposure, and names the input that sent the placeholder, and the session's
+    /// subject by the pseudonym the trace records for it (its exposure's).
     @Test func aRedactedSubjectsTraceDivergesWhereTheRecordedVariantWasAnotherNamingTheRedactedInput() throws {
         let (directory, path, environment) = try Self.record(
             "manifests/experiment.json", script: "manifests/experiment.flow", "--subjects", "6")
@@ -49,7 +50,7 @@ struct RedactedReplayTests {
                  "manifest": "\(try Self.recordedManifest(path))", "rebuilt": [], "result": "diverged",
                  "sessions": 3, "trace": "\(path)",
                  "divergence": {
-                   "session": 3, "subject": "subject-0003", "step": 3, "steps": 5,
+                   "session": 3, "subject": "\(recorded)", "step": 3, "steps": 5,
                    "at": "manifests/experiment.flow:25", "command": "act create",
                    "expected": "exposure: subject '\(recorded)' in experiment 'create-flow' gets variant 'classic'",
                    "got": "exposure: subject '\(replayed)' in experiment 'create-flow' gets variant 'express'",
@@ -70,7 +71,7 @@ struct RedactedReplayTests {
         try #require(lines.count > 4, "\(text.standardOutput)")
         #expect(
             lines[0]
-                == "replay of \(path) against \(try Self.recordedManifest(path)) diverged at step 3 of 5 of session 3 (subject subject-0003) (manifests/experiment.flow:25): act create"
+                == "replay of \(path) against \(try Self.recordedManifest(path)) diverged at step 3 of 5 of session 3 (subject \(recorded)) (manifests/experiment.flow:25): act create"
         )
         #expect(
             lines[1] == "  expected: exposure: subject '\(recorded)' in experiment 'create-flow' gets variant 'classic'"
