@@ -9,8 +9,8 @@ import HostSupport
 /// becomes the subject's id. With a ``TraceRecorder`` every subject is one session of the same trace, which
 /// is what `flowhost experiments report` reads.
 ///
-/// Ids are `subject-0001`, `subject-0002`, ...: the same on every run, so that a run is reproducible, and
-/// spread over the variants by the experiments' hash as real ids would be.
+/// Ids are `subject-0001`, `subject-0002`, ...: the same on every run whatever its number of subjects, so that a
+/// run is reproducible, and spread over the variants by the experiments' hash as real ids would be.
 @MainActor
 package final class SubjectRunner {
     /// Where the run stopped: a subject's script failed at a line.
@@ -67,13 +67,14 @@ package final class SubjectRunner {
         lines = script.enumerated().map { ScriptLine($1, at: "\(source):\($0 + 1)") }
     }
 
-    /// The ids of `count` subjects: `subject-0001` and on, zero-padded to at least four digits.
+    /// The ids of `count` subjects: `subject-0001` and on, each number zero-padded to four digits
+    /// (`subject-9999`, then `subject-10000`). A subject's id does not depend on `count`: runs of different sizes
+    /// share their first subjects, as traces of one population do, and report them once.
     package static func subjects(_ count: Int) -> [String] {
-        let width = max(4, String(count).count)
         guard count > 0 else { return [] }
         return (1...count).map { number in
             let digits = String(number)
-            return "subject-" + String(repeating: "0", count: width - digits.count) + digits
+            return "subject-" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
         }
     }
 

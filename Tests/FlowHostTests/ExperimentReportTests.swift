@@ -259,7 +259,7 @@ struct ExperimentReportTests {
         let manifest = try Manifest.load(path: Repository.path("manifests/experiment.json"))
         var experiment = try #require(manifest.experiments["create-flow"])
         let subjects = SubjectRunner.subjects(10_000)
-        #expect(subjects.first == "subject-00001" && subjects.last == "subject-10000")
+        #expect(subjects.first == "subject-0001" && subjects.last == "subject-10000")
 
         for weights in [[50, 50], [70, 30], [1, 1, 2]] {
             experiment.variants = weights.enumerated().map { index, weight in
@@ -461,5 +461,20 @@ private struct TraceText {
             event("screen", input: input, ["status": "ok"])
         }
         return last
+    }
+}
+
+/// A simulated subject's id is the same whatever the number of subjects a run simulates.
+@MainActor
+struct SubjectIdTests {
+    /// Runs of 300 and of 20,000 subjects simulate the same first 300 people: a report of both traces counts
+    /// each of them once, as the SQL over them does.
+    @Test func aSubjectsIdDoesNotDependOnHowManySubjectsTheRunSimulates() {
+        let small = SubjectRunner.subjects(300)
+        let large = SubjectRunner.subjects(20_000)
+        #expect(Array(large.prefix(300)) == small)
+        #expect(large[9_998] == "subject-9999" && large[9_999] == "subject-10000" && large.last == "subject-20000")
+        #expect(SubjectRunner.subjects(1_000_000).last == "subject-1000000")
+        #expect(Set(large).count == large.count)
     }
 }
