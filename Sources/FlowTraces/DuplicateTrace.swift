@@ -4,7 +4,8 @@ import HostSupport
 /// Two trace arguments that hold one recording: the same file by two names (a path given twice, a symbolic
 /// or hard link), or a copy of it. Reading both would count the recording twice (the flow graph's edge
 /// counts; the traces an experiment report says it read, and its warnings, though a subject counts once
-/// there anyway), so the commands that read several traces refuse them, naming both.
+/// there anyway), so the commands that read several traces refuse them, naming both. A recording found again
+/// further into a file (traces joined whole) is read once, with a warning (``TraceReader/recordings``).
 package struct DuplicateTrace: Sendable, Hashable, CustomStringConvertible {
     /// How the two are one recording.
     package enum Kind: Sendable, Hashable {

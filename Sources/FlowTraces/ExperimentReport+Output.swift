@@ -66,13 +66,15 @@ extension ExperimentReport {
         return lines
     }
 
-    /// For standard error: a trace left out because it is empty, a trace whose run stopped early, an experiment
+    /// For standard error: a trace left out because it is empty, a recording joined twice and read once, a trace
+    /// whose run stopped early, an experiment
     /// set up differently in two traces, a goal no request of the traces' was ever handled as, and one warning
     /// per experiment whose sample ratio is a mismatch.
     package var warnings: [String] {
         var warnings = emptyTraces.map {
             "\($0) is empty (a run killed before it wrote its header): the report leaves it out"
         }
+        warnings += repeatedRecordings.map(\.description)
         warnings += shortTraces.map {
             "\($0.line == 1 ? $0.file : "the trace joined at \($0.file):\($0.line)") holds \($0.sessions) of the \($0.subjects) subjects its run was to simulate: the run stopped early, and its last subject may be cut short"
         }

@@ -103,6 +103,10 @@ package struct ExperimentReport: Sendable {
     /// The traces that hold fewer sessions than their header's `subjects` announce: the run stopped early.
     package var shortTraces: [ShortTrace] = []
 
+    /// The parts of files of traces joined whole that hold a recording read before, and were read once, there
+    /// (``TraceReader/recordings``).
+    package var repeatedRecordings: [RepeatedRecording] = []
+
     /// The experiments set up one way in one trace and another way in a later one, each with those two traces:
     /// their subjects are reported together, under the first trace's set-up (``traces`` order).
     package var differentSetups: [DifferentSetup] = []
@@ -160,8 +164,12 @@ package struct ExperimentReport: Sendable {
     {
         var tally = Tally(goal: goal)
         var short: [ShortTrace] = []
+        var recordings: [TraceEvent: TracePlace] = [:]
+        var repeated: [RepeatedRecording] = []
         for (index, file) in files.enumerated() {
             let reader = try TraceReader(path: file)
+            // A recording joined twice (`cat a.jsonl a.jsonl`) is read once, as graph and replay read it.
+            reader.recordings.merge(recordings) { _, earlier in earlier }
             // Traces joined whole (`cat a.jsonl b.jsonl`): each header begins a recording with subjects of its own.
             var recording = (line: 1, subjects: headers[index]["subjects"]?.int, sessions: 0)
             func endRecording() {
@@ -188,9 +196,12 @@ package struct ExperimentReport: Sendable {
                 }
             }
             endRecording()
+            recordings = reader.recordings
+            repeated += reader.repeatedRecordings
         }
         var report = ExperimentReport(files: files, headers: headers, tally: tally, goal: goal)
         report.shortTraces = short
+        report.repeatedRecordings = repeated
         if report.experiments.allSatisfy({ $0.variants.allSatisfy { $0.reached == 0 } }) {
             // Nobody reached it: a second pass, only then, tells a goal nobody reached from one never handled.
             report.unhandledGoal = try unhandledGoal(goal, in: files)

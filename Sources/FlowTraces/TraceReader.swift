@@ -29,6 +29,17 @@ package final class TraceReader {
     /// Where ``manifest`` is (``Trace/manifestPath(tracedIn:)``).
     package func manifestPath() -> String? { Trace.manifestPath(manifest, tracedIn: file) }
 
+    /// The recordings read so far, by header (one with a `recording` id), each with where it begins. A part of
+    /// the file (traces joined whole, `cat a.jsonl a.jsonl`) whose header is one of them holds a recording read
+    /// already: its lines are skipped (``repeatedRecordings``), so that each recording is read once, as
+    /// ``DuplicateTrace`` has each read once when two files hold it. A caller that reads several files gives
+    /// each reader the recordings of the ones before.
+    package var recordings: [TraceEvent: TracePlace] = [:]
+    /// The parts skipped as recordings read already, in the order read.
+    package private(set) var repeatedRecordings: [RepeatedRecording] = []
+    /// Whether the lines read are of a part skipped as a recording read already.
+    private var skippingPart = false
+
     private let lines: FileLineReader
     private var order = TraceSessionOrder()
     private var steps = TraceStepBuilder()
@@ -52,6 +63,9 @@ package final class TraceReader {
             throw TraceError("the trace is empty; record one with flowhost run --trace FILE", file: path)
         }
         header = first
+        if first.kind == .trace, first["recording"] != nil {
+            recordings[first] = TracePlace(file: path, line: lines.lineNumber)
+        }
         var problem: TraceError?
         if header.kind != .trace {
             problem = TraceError(
@@ -84,7 +98,7 @@ package final class TraceReader {
     ///   after (``TraceSessionOrder``), once the rest of the file is found to be events.
     package func nextStep() throws(TraceError) -> TraceStep? {
         while readySteps.isEmpty {
-            guard let event = try next() else { return steps.finish() }
+            guard let event = try nextOnce() else { return steps.finish() }
             let line = lines.lineNumber
             do {
                 try steps.add(event, to: &readySteps)
@@ -105,7 +119,7 @@ package final class TraceReader {
     /// - Throws: ``TraceError`` naming the file and the line, also for a line of a session that another began
     ///   after, once the rest of the file is found to be events, as ``nextStep()`` does.
     package func nextInOrder() throws(TraceError) -> (event: TraceEvent, beginsSession: Bool)? {
-        guard let event = try next() else { return nil }
+        guard let event = try nextOnce() else { return nil }
         let line = lines.lineNumber
         do {
             return (event, try order.follow(event))
@@ -113,6 +127,28 @@ package final class TraceReader {
             while try next() != nil {}
             throw TraceError(error.message, file: file, line: line)
         }
+    }
+
+    /// ``next()``, but the lines of a part whose header is one of ``recordings``: a recording read already.
+    private func nextOnce() throws(TraceError) -> TraceEvent? {
+        while let event = try next() {
+            guard event.kind == .trace else {
+                if skippingPart { continue }
+                return event
+            }
+            let place = TracePlace(file: file, line: lines.lineNumber)
+            if event["recording"] != nil {
+                if let first = recordings[event] {
+                    repeatedRecordings.append(RepeatedRecording(at: place, first: first))
+                    skippingPart = true
+                    continue
+                }
+                recordings[event] = place
+            }
+            skippingPart = false
+            return event
+        }
+        return nil
     }
 
     /// Reads the rest of the file, to learn whether every line is an event, in the memory of its longest line.
@@ -177,5 +213,28 @@ package final class TraceReader {
             throw TraceError("not UTF-8 text: an invalid byte at column \(column)", file: file, line: lines.lineNumber)
         }
         return text
+    }
+}
+
+/// A line of a trace file.
+package struct TracePlace: Sendable, Hashable {
+    package var file: String
+    package var line: Int
+}
+
+/// A part of a trace file that holds a recording read before, in the same file or an earlier one: a trace joined
+/// whole to a copy of itself (`cat a.jsonl a.jsonl`), or to a copy of another file given. Read twice, it would be
+/// counted twice (a flow graph's edges) and replayed twice, so it is skipped, with a warning.
+package struct RepeatedRecording: Sendable, Hashable, CustomStringConvertible {
+    /// Where its header is again, and where it was first.
+    package var at: TracePlace
+    package var first: TracePlace
+
+    /// `joined.jsonl:107: the trace joined here holds the same recording as line 1 (its header is the same: a
+    /// copy); it is read once, there`.
+    package var description: String {
+        let first = first.file == at.file ? "line \(first.line)" : "\(first.file):\(first.line)"
+        return
+            "\(at.file):\(at.line): the trace joined here holds the same recording as \(first) (its header is the same: a copy); it is read once, there"
     }
 }

@@ -29,7 +29,8 @@ enum GraphCommand {
         people took (a module's action to the request it sent), each edge with how many times it was
         taken. With traces, the manifest's and the declarations' edges nobody took are marked 'never
         taken' (dashed), and modules list the actions nobody triggered. A trace given twice (the same file
-        by two names, or a copy: the same header) is a usage error, exit 64: its counts would double.
+        by two names, or a copy: the same header) is a usage error, exit 64: its counts would double. A
+        recording a file of traces joined whole holds twice is counted once, with a warning.
 
         --format dot (the default) is Graphviz's language: flowhost graph demo.json | dot -Tsvg > flow.svg
         (Graphviz is not needed for anything else). mermaid is a flowchart for a Markdown ```mermaid block.
@@ -64,11 +65,16 @@ enum GraphCommand {
             for directory in read.composition?.unreadDirectories ?? [] { printWarning(directory.description) }
             for warning in read.composition?.discoveryWarnings(file: path) ?? [] { printWarning(warning) }
         }
+        var recordings: [TraceEvent: TracePlace] = [:]
         for file in parsed.options["--trace", default: []] {
             // Read one session at a time, as replay and report read them: a trace is anyone's, of any size.
             do {
                 let trace = try TraceReader(path: file)
+                // A recording joined twice (`cat a.jsonl a.jsonl`) is counted once, as report and replay read it.
+                trace.recordings.merge(recordings) { _, earlier in earlier }
                 try graph.add(reading: trace)
+                recordings = trace.recordings
+                for repeated in trace.repeatedRecordings { printWarning("flowhost: warning: \(repeated)") }
                 warnIfRecordedWithAnother(trace, file: file, than: path)
             } catch {
                 let missing = error.message.hasSuffix("not found")

@@ -28,8 +28,9 @@ enum ReplayCommand {
         printing the step, what was expected, what happened instead, and the screen at that point, and,
         for a trace recorded with --trace-redact, the input that sent the placeholder in place of a value
         the trace leaves out, when there was one before: what depends on that value can differ. With
-        --json, prints one JSON document instead, errors included, with the same exit code. The trace
-        format and the document's shape: docs/traces.md.
+        --json, prints one JSON document instead, errors included, with the same exit code. A recording
+        a file of traces joined whole (cat a.jsonl a.jsonl) holds twice is replayed once, with a warning.
+        The trace format and the document's shape: docs/traces.md.
         """
 
     static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
@@ -49,13 +50,17 @@ enum ReplayCommand {
         // and to count the sessions; then one session at a time as they are replayed.
         let trace: TraceReader
         let sessions: Int
+        let checked: TraceReader
         do {
-            sessions = try TraceReader(path: file).readToEnd()
+            checked = try TraceReader(path: file)
+            sessions = try checked.readToEnd()
             trace = try TraceReader(path: file)
         } catch {
             let code: ExitCode = error.message.hasSuffix("not found") ? .inputMissing : .invalidInput
             throw fail(code, error.json(file: file), "flowhost: \(error.description)")
         }
+        // A recording joined twice (`cat a.jsonl a.jsonl`) is replayed once, as graph and report read it once.
+        for repeated in checked.repeatedRecordings { printWarning("flowhost: warning: \(repeated)") }
         // A trace's inputs are run, as a script's are.
         warnIfOthersCanChange(file, what: "trace", parsed)
         guard let recorded = parsed.options["--manifest"]?.last ?? trace.manifest else {
