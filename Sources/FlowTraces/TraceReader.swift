@@ -29,6 +29,11 @@ package final class TraceReader {
     /// Where ``manifest`` is (``Trace/manifestPath(tracedIn:)``).
     package func manifestPath() -> String? { Trace.manifestPath(manifest, tracedIn: file) }
 
+    /// Where the manifest `header` records is: the header of a part of the file (``joinedHeaders``).
+    package func manifestPath(recordedIn header: TraceEvent) -> String? {
+        Trace.manifestPath(header["manifest"]?.string, tracedIn: file)
+    }
+
     /// The recordings read so far, by header (one with a `recording` id), each with where it begins. A part of
     /// the file (traces joined whole, `cat a.jsonl a.jsonl`) whose header is one of them holds a recording read
     /// already: its lines are skipped (``repeatedRecordings``), so that each recording is read once, as
@@ -37,6 +42,9 @@ package final class TraceReader {
     package var recordings: [TraceEvent: TracePlace] = [:]
     /// The parts skipped as recordings read already, in the order read.
     package private(set) var repeatedRecordings: [RepeatedRecording] = []
+    /// The headers of the parts read after the first (traces joined whole), with their lines, but those of
+    /// ``repeatedRecordings``.
+    package private(set) var joinedHeaders: [(line: Int, header: TraceEvent)] = []
     /// Whether the lines read are of a part skipped as a recording read already.
     private var skippingPart = false
 
@@ -146,6 +154,7 @@ package final class TraceReader {
                 recordings[event] = place
             }
             skippingPart = false
+            joinedHeaders.append((place.line, event))
             return event
         }
         return nil

@@ -24,8 +24,8 @@ import PluginLoading
 /// on the value it stands for can differ.
 @MainActor
 package final class TraceReplay {
-    /// The header of the trace being replayed.
-    package let header: TraceEvent
+    /// The header of the trace being replayed; in a file of traces joined whole, of the part being replayed.
+    package private(set) var header: TraceEvent
     /// The manifest the inputs are replayed against.
     package let manifest: Manifest
     private let searchPath: PluginSearchPath
@@ -37,9 +37,9 @@ package final class TraceReplay {
     private var nextLoaded: (session: Int, input: Int?) = (0, nil)
     /// Why the rest of the trace could not be read, when it could not: the replay stopped there.
     package private(set) var readFailure: TraceError?
-    /// What the trace redacts (its header's `redacted`), with one salt for the whole replay, so that the same
-    /// replayed subject has the same pseudonym in every session, as in the recording.
-    let redaction: TraceRedaction
+    /// What the trace redacts (its header's `redacted`), with one salt for the whole replay of a recording, so
+    /// that the same replayed subject has the same pseudonym in every session, as in the recording.
+    private(set) var redaction: TraceRedaction
     /// Each recorded pseudonym of an exposure's subject, and the replayed pseudonym it was first compared
     /// with: a recorded subject must be replayed as one subject throughout the trace.
     var pseudonyms: [String: String] = [:]
@@ -111,7 +111,7 @@ package final class TraceReplay {
         var registry: PluginRegistry?
         var recordedDigests: [String: String] = [:]
         var replayedDigests: [String: String] = [:]
-        let unknownKinds = Self.kindsUnknown(toFlowKit: header["flowKit"]?.string)
+        var unknownKinds = Self.kindsUnknown(toFlowKit: header["flowKit"]?.string)
         var session: ReplayedSession?
         // A step ahead, to know the last: a trace cut short ends in its last input.
         var upcoming = nextStep()
@@ -132,6 +132,14 @@ package final class TraceReplay {
                 continue
             case .input(let read):
                 input = read
+            case .header(let joined):
+                // A trace joined whole after the one before: its sessions are replayed as its header says they
+                // were recorded, and its pseudonyms, salted for it, map anew.
+                header = joined
+                redaction = TraceRedaction(keys: Set(joined["redacted"]?.array?.compactMap(\.string) ?? []))
+                pseudonyms.removeAll()
+                unknownKinds = Self.kindsUnknown(toFlowKit: joined["flowKit"]?.string)
+                continue
             }
             // Every input follows its session's start (``TraceStepBuilder``).
             guard let session else { continue }

@@ -8,6 +8,9 @@ package enum TraceStep: Sendable {
     case session(number: Int, subject: String?)
     /// One of its inputs, complete.
     case input(Trace.Input)
+    /// A trace joined whole to the one before it (`cat a.jsonl b.jsonl`) begins: its header, which says how its
+    /// sessions were recorded (what it redacts, its payload limit, its FlowKit).
+    case header(TraceEvent)
 }
 
 /// Makes ``TraceStep``s of a trace's events as they are read, grouping them as ``TraceSessionBuilder`` does: a
@@ -30,7 +33,10 @@ struct TraceStepBuilder {
         if try order.follow(event) {
             endInput(to: &ready)
             // A header (traces joined whole) begins no session: the lines after it do.
-            if event.kind == .trace { return }
+            if event.kind == .trace {
+                ready.append(.header(event))
+                return
+            }
             let subject = event.kind == .session ? event["subject"]?.string : nil
             ready.append(.session(number: event.session, subject: subject))
             if event.kind == .session { return }

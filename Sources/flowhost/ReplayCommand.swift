@@ -28,9 +28,11 @@ enum ReplayCommand {
         printing the step, what was expected, what happened instead, and the screen at that point, and,
         for a trace recorded with --trace-redact, the input that sent the placeholder in place of a value
         the trace leaves out, when there was one before: what depends on that value can differ. With
-        --json, prints one JSON document instead, errors included, with the same exit code. A recording
-        a file of traces joined whole (cat a.jsonl a.jsonl) holds twice is replayed once, with a warning.
-        The trace format and the document's shape: docs/traces.md.
+        --json, prints one JSON document instead, errors included, with the same exit code. A file of
+        traces joined whole (cat a.jsonl b.jsonl) is replayed part by part, each as its header says it was
+        recorded, a recording it holds twice once, with a warning; one whose parts were recorded with
+        different manifests (or plugin directories) is refused, exit 65, unless --manifest (or
+        --plugin-path) chooses for them all. The trace format and the document's shape: docs/traces.md.
         """
 
     static func run(_ arguments: [String]) async throws(Exit) -> ExitCode {
@@ -61,6 +63,12 @@ enum ReplayCommand {
         }
         // A recording joined twice (`cat a.jsonl a.jsonl`) is replayed once, as graph and report read it once.
         for repeated in checked.repeatedRecordings { printWarning("flowhost: warning: \(repeated)") }
+        if let error = Self.joinedPartOfAnotherRun(
+            checked, manifestGiven: parsed.options["--manifest"] != nil,
+            pluginPathGiven: parsed.options["--plugin-path"] != nil)
+        {
+            throw fail(.invalidInput, error.json(file: file), "flowhost: \(error.description)")
+        }
         // A trace's inputs are run, as a script's are.
         warnIfOthersCanChange(file, what: "trace", parsed)
         guard let recorded = parsed.options["--manifest"]?.last ?? trace.manifest else {
@@ -164,6 +172,43 @@ enum ReplayCommand {
             }
             return .scriptFailed
         }
+    }
+
+    /// The first part of a file of traces joined whole (`cat a.jsonl b.jsonl`) that was recorded with another
+    /// manifest than the first part (unless `--manifest` chose one for them all), or with plugins looked for in
+    /// other directories (unless `--plugin-path` did): a replay runs the file against one manifest and one
+    /// plugin path, which would replay that part against the first part's app, and diverge where its own
+    /// did not; `nil` when each part was recorded as the first.
+    static func joinedPartOfAnotherRun(_ trace: TraceReader, manifestGiven: Bool, pluginPathGiven: Bool)
+        -> TraceError?
+    {
+        let first = trace.manifestPath() ?? trace.manifest
+        func sameManifest(_ path: String?) -> Bool {
+            guard path != first else { return true }
+            guard let path, let first, let one = FileIdentity(path: path), let other = FileIdentity(path: first)
+            else { return false }
+            return one.file == other.file
+        }
+        for (index, part) in trace.joinedHeaders.enumerated() {
+            let manifest = part.header["manifest"]?.string
+            let path = trace.manifestPath(recordedIn: part.header) ?? manifest
+            let advice = "replay each recording as a file of its own"
+            if !manifestGiven, !sameManifest(path) {
+                return TraceError(
+                    "the trace joined here (part \(index + 2) of the file) was recorded with the manifest \(manifest ?? "(none)"), not \(trace.manifest ?? "(none)") as the first part: a replay runs a file against one manifest; \(advice), or give --manifest MANIFEST for them all",
+                    file: trace.file, line: part.line)
+            }
+            let pluginPath = part.header["pluginPath"]?.array?.compactMap(\.string) ?? []
+            if !pluginPathGiven, pluginPath != trace.pluginPath ?? [] {
+                func described(_ directories: [String]) -> String {
+                    directories.isEmpty ? "none" : directories.joined(separator: ", ")
+                }
+                return TraceError(
+                    "the trace joined here (part \(index + 2) of the file) was recorded with plugin directories \(described(pluginPath)), not \(described(trace.pluginPath ?? [])) as the first part: a replay looks for plugins in one place; \(advice), or give --plugin-path DIR for them all",
+                    file: trace.file, line: part.line)
+            }
+        }
+        return nil
     }
 
     /// What replay takes from the trace's header rather than the command line, said before anything is loaded:

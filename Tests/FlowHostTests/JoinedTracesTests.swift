@@ -2,7 +2,8 @@ import FlowKit
 import Testing
 
 /// Files of traces joined whole (`cat a.jsonl b.jsonl`): a recording joined twice is read once by graph, report
-/// and replay alike, with a warning naming the file.
+/// and replay alike, with a warning naming the file; each part is replayed as its own header says it was
+/// recorded, and parts of runs of different manifests are refused by replay, naming the file and the part.
 struct JoinedTracesTests {
     /// `cat a.jsonl a.jsonl`: one recording twice, which `DuplicateTrace` (first lines only) did not see, so
     /// graph counted every transition twice and replay replayed every session twice.
@@ -49,6 +50,53 @@ struct JoinedTracesTests {
         #expect(document["warnings"] == [.string(reportWarning)])
         #expect(document["experiments"] == (try JSONValue(parsing: single.standardOutput))["experiments"])
         #expect(report.errorLines == ["flowhost: warning: " + reportWarning])
+    }
+
+    /// A redacted recording joined before one that is not: the second part's screens show the value, and were
+    /// replayed with the first part's redaction, which left it out, so the replay diverged at its first screen.
+    @Test func eachJoinedPartIsReplayedAsItsOwnHeaderSaysItWasRecorded() throws {
+        let directory = try TemporaryDirectory()
+        let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
+        let redacted = try Self.record(
+            directory, "redacted", "manifests/demo.json", "manifests/demo.flow", environment, "--trace-redact", "user",
+            "--trace-redact", "currentUser")
+        let plain = try Self.record(directory, "plain", "manifests/demo.json", "manifests/demo.flow", environment)
+        let joined = try directory.file("joined.jsonl", containing: try readText(redacted) + readText(plain))
+
+        let replay = try Subprocess.flowhost(["replay", joined, "--json"], environment: environment)
+
+        #expect(replay.status == 0, "\(replay.standardOutput)")
+        let document = try JSONValue(parsing: replay.standardOutput)
+        #expect(document["result"] == "identical" && document["sessions"] == 2, "\(replay.standardOutput)")
+    }
+
+    /// A replay runs a file against one manifest: a part recorded with another is refused in one line naming
+    /// the file, the line and the part, exit 65, unless --manifest chooses one for them all.
+    @Test func partsRecordedWithDifferentManifestsAreRefusedNamingTheFileAndThePart() throws {
+        let directory = try TemporaryDirectory()
+        let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
+        let demo = try Self.record(directory, "demo", "manifests/demo.json", "manifests/demo.flow", environment)
+        let experiment = try Self.record(
+            directory, "experiment", "manifests/experiment.json", "manifests/experiment.flow", environment)
+        let demoText = try readText(demo)
+        let joined = try directory.file("joined.jsonl", containing: demoText + readText(experiment))
+        let line = demoText.split(separator: "\n").count + 1
+        let manifest = { (name: String) in Repository.path("manifests/\(name).json") }
+
+        let replay = try Subprocess.flowhost(["replay", joined], environment: environment)
+
+        #expect(replay.status == 65)
+        #expect(replay.standardOutput.isEmpty)
+        #expect(
+            replay.errorLines.last
+                == "flowhost: \(joined):\(line): the trace joined here (part 2 of the file) was recorded with the manifest \(manifest("experiment")), not \(manifest("demo")) as the first part: a replay runs a file against one manifest; replay each recording as a file of its own, or give --manifest MANIFEST for them all"
+        )
+        let json = try Subprocess.flowhost(["replay", joined, "--json"], environment: environment)
+        #expect(json.status == 65)
+        #expect(try JSONValue(parsing: json.standardOutput)["errors"]?[0]?["kind"] == "trace")
+        let chosen = try Subprocess.flowhost(
+            ["replay", joined, "--manifest", "manifests/demo.json", "--json"], environment: environment)
+        #expect(chosen.status == 1, "the experiment's part diverges against the demo: \(chosen.standardOutput)")
     }
 
     // MARK: - Test Helpers

@@ -73,6 +73,7 @@ struct TraceStreamingTests {
                 switch step {
                 case .session(let number, let subject): steps.append("session \(number) of \(subject ?? "-")")
                 case .input(let input): steps.append(Self.lines(input))
+                case .header: continue
                 }
             }
             #expect(steps == expected, "chunks of \(chunk) bytes")
