@@ -28,11 +28,14 @@ extension HostShell {
         return reply(to: restoration, from: file, lines: lines(describing: events, reported: true))
     }
 
-    /// `save FILE`: writes the host's snapshot to FILE, atomically (unless ``writesSnapshots`` is off).
+    /// `save FILE`: writes the host's snapshot to FILE, atomically (unless ``writesSnapshots`` is off), but
+    /// not over one of ``runFiles`` or a plugin library the host may load (``Host/libraryFiles``).
     package func save(_ typed: String) throws(FlowError) -> [String] {
         guard !typed.isEmpty else { throw FlowError("usage: save FILE") }
         let file = typed.expandingHome()
-        if let spared = RunFile.first(in: runFiles, at: file) {
+        // Nor over a plugin library the host may load: the library's place would then hold a snapshot, which
+        // the next load (a reload, --watch, the next run) refuses.
+        if let spared = RunFile.first(in: runFiles + host.libraryFiles, at: file) {
             throw FlowError("\(file): not saved: \(spared.refusal)")
         }
         let snapshot = host.snapshot()

@@ -1,0 +1,113 @@
+import FlowManifest
+import Glibc
+import HostSupport
+import PluginLoading
+import Testing
+
+@testable import FlowHost
+@testable import FlowShell
+
+/// `save FILE` given a plugin library the run may load, listed or discovered, by any spelling: refused with
+/// one line, the shell going on, and the library left as it was, as `--trace` refuses it. Before, the
+/// snapshot was renamed over the library, which the next load (a reload, `--watch`, the next run) refused.
+struct SaveOverPluginLibraryTests {
+    @Test func aSaveIsNotWrittenOverAListedPluginsLibrary() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/plugs", 0o755) == 0)
+        for name in ["Welcome", "Auth", "Catalog", "Settings"] {
+            _ = try directory.file(
+                "plugs/lib\(name)Plugin.so", containing: try BuildProducts.bytes(of: "lib\(name)Plugin.so"))
+        }
+        let library = directory.path + "/plugs/libSettingsPlugin.so"
+        let original = try Manifest.readFile(library, maxSize: 1 << 30)
+        let manifest = try directory.file("demo.json", containing: try readText(Repository.path("manifests/demo.json")))
+        let script = try directory.file(
+            "save.flow",
+            containing: "save \(directory.path)/plugs/../plugs/libSettingsPlugin.so\n")
+
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--plugin-path", directory.path + "/plugs", "--script", script, "--quiet"],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines == [
+                "\(script):1: error: \(directory.path)/plugs/../plugs/libSettingsPlugin.so: not saved: it is the run's library of plugin 'settings' (\(library)); write to a file of its own"
+            ], "\(run.standardError)")
+        #expect(try Manifest.readFile(library, maxSize: 1 << 30) == original)
+    }
+
+    /// A library dropped into a discovered directory after the start is one the host may load next
+    /// (`--watch`, a manifest reload): refused too, since the files are looked up at each `save`.
+    @MainActor @Test func aSaveIsNotWrittenOverALibraryDroppedIntoADiscoveredDirectory() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/plugs", 0o755) == 0)
+        _ = try directory.file(
+            "plugs/libWelcomePlugin.so", containing: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let text = #"{"manifestVersion": 1, "name": "found", "discover": ["plugs"], "start": ["launch"]}"#
+        let manifest = try Manifest.parse(text, path: directory.path + "/found.json")
+        let host = FlowHost.Host(
+            manifest: manifest, searchPath: PluginSearchPath([]), discoveryProber: try PluginProber.forTests())
+        let shell = HostShell(host: host)
+        try #require(shell.start().status == .ok)
+        let dropped = try directory.file(
+            "plugs/libSettingsPlugin.so", containing: try BuildProducts.bytes(of: "libSettingsPlugin.so"))
+        let original = try Manifest.readFile(dropped, maxSize: 1 << 30)
+        let link = directory.path + "/settings.so"
+        try #require(symlink(dropped, link) == 0)
+
+        let reply = shell.execute("save \(dropped)")
+        let viaLink = shell.execute("save \(link)")
+
+        #expect(
+            reply.status
+                == .error(
+                    "\(dropped): not saved: it is the run's plugin library (\(dropped)); write to a file of its own"))
+        #expect(
+            viaLink.status
+                == .error("\(link): not saved: it is the run's plugin library (\(dropped)); write to a file of its own")
+        )
+        #expect(try Manifest.readFile(dropped, maxSize: 1 << 30) == original)
+        #expect(shell.execute("save \(directory.path)/session.json").status == .ok)
+    }
+}
+
+/// `save FILE` on a file system that is full: one line naming the file and the cause, the previous file as it
+/// was and no temporary file left beside it.
+struct FullDiskSaveTests {
+    @Test(.enabled(if: geteuid() == 0, "mounting a small file system needs root"))
+    func aSaveOnAFullDiskKeepsThePreviousFileAndLeavesNoTemporaryOne() throws {
+        let directory = try TemporaryDirectory()
+        let full = directory.path + "/full"
+        try #require(mkdir(full, 0o700) == 0)
+        try #require(mount("tmpfs", full, "tmpfs", 0, "size=12k,mode=0700") == 0)
+        defer { umount2(full, Int32(MNT_DETACH)) }
+        let saved = try directory.file("full/session.json", containing: "old\n")
+        // Most of the 12 KiB taken: what is left is less than the snapshot needs.
+        _ = try directory.file("full/filler", containing: String(repeating: "x", count: 6000))
+        let script = try directory.file("save.flow", containing: "save \(saved)\n")
+
+        let run = try Subprocess.flowhost(
+            ["run", Repository.path("manifests/demo.json"), "--script", script, "--quiet"],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(
+            run.errorLines == [
+                "\(script):1: error: \(saved): cannot write snapshot file: cannot write the temporary file: No space left on device"
+            ], "\(run.standardError)")
+        #expect(try readText(saved) == "old\n")
+        #expect(try Self.entries(of: full) == ["filler", "session.json"])
+    }
+
+    private static func entries(of directory: String) throws -> [String] {
+        let handle = try #require(opendir(directory))
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+}
