@@ -19,7 +19,7 @@ package enum ExitCode: Int32, CaseIterable {
     /// flowhost builds: ``WireProtocol``). Never a host's own status: a host that
     /// exits without having said so is reported and restarted.
     case software = 70
-    /// An output file (`run --trace FILE`) cannot be created.
+    /// An output file (`run --trace FILE`) cannot be created, or `new-plugin`'s package cannot be written.
     case cannotCreate = 73
     /// An output file (`run --trace FILE`) could not be written whole (a full disk): a run that went well
     /// otherwise ends with this, so that what reads the trace next is not handed a part of it as the whole.

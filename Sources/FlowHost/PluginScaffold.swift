@@ -109,64 +109,6 @@ package struct PluginScaffold: Sendable {
             (".gitignore", ".build/\nPackage.resolved\n"),
         ]
     }
-
-    /// Writes the package into `directory`, which must not exist yet or be empty, and be the user's alone.
-    ///
-    /// Whoever can change the package's directory can change its `Package.swift`, which `swift build` runs:
-    /// an empty directory another user made (`/tmp/Greeting`, mode 0777), or their link to one, is refused
-    /// as a plugin's directory is (``PathTrust``).
-    ///
-    /// - Throws: ``FlowError`` naming the path that could not be written.
-    package func write(into directory: String) throws(FlowError) {
-        var status = stat()
-        if stat(directory, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
-            throw FlowError("\(directory) exists and is not a directory; choose another --dir or name")
-        }
-        if let entries = try? Self.entries(of: directory), !entries.isEmpty {
-            throw FlowError("\(directory) already exists and is not empty; choose another --dir or name")
-        }
-        let existed = stat(directory, &status) == 0
-        try Self.makeDirectories(directory)
-        if let problem = PathTrust.untrusted(directory, ending: .privateDirectory) {
-            if !existed { rmdir(directory) }  // made here, in a place others can change: not left behind
-            let who = problem.writers.map { "; \($0) can change the package, whose Package.swift building runs" }
-            throw FlowError("\(directory): \(problem)\(who ?? ""); choose another --dir")
-        }
-        for (path, contents) in files {
-            let full = directory + "/" + path
-            try Self.makeDirectories(String(full[..<full.lastIndex(of: "/")!]))
-            // A new file only: a link or file someone put there since the directory was found empty is refused.
-            let descriptor = NewFile.create(full, mode: 0o644)
-            guard descriptor >= 0 else {
-                throw FlowError("\(full): cannot create: \(String(cString: strerror(errno)))")
-            }
-            defer { close(descriptor) }
-            guard DescriptorWriter.writeAll(Array(contents.utf8), to: descriptor) else {
-                throw FlowError("\(full): cannot write: \(String(cString: strerror(errno)))")
-            }
-        }
-    }
-
-    private static func entries(of directory: String) throws -> [String] {
-        guard let handle = opendir(directory) else { throw FlowError("no directory") }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = String(decoding: directoryEntryName(entry), as: UTF8.self)
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
-    private static func makeDirectories(_ path: String) throws(FlowError) {
-        var current = path.hasPrefix("/") ? "" : "."
-        for part in path.split(separator: "/") {
-            current += "/" + part
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw FlowError("\(current): cannot create directory: \(String(cString: strerror(errno)))")
-            }
-        }
-    }
 }
 
 // MARK: - Templates

@@ -49,7 +49,8 @@ struct FlowHostCommand {
                     supervised script saw a plugin crash, hang or exit), 64 usage, 65 invalid manifest,
                     plugin, snapshot or trace, 66 a file named on the command line missing or plugins not
                     built, 70 a supervised host kept crashing (the supervisor gave up), 73 the trace file
-                    cannot be created, 74 it could not be written whole (a full disk)
+                    or new-plugin's package cannot be created, 74 the trace could not be written whole (a
+                    full disk)
         """
 
     static func main() async {

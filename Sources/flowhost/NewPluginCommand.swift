@@ -15,6 +15,8 @@ enum NewPluginCommand {
         snippet and a README. `swift build` in it makes libNAME.so; `swift test` passes as it is.
         --flowkit is the FlowKit package to depend on by path (default: the FlowKit/ directory of the
         FlowHost checkout this flowhost was built in).
+        PATH must be empty or new, and yours alone (exit 65). A package that cannot be written whole
+        (a full disk) exits 73, and what was made of it is removed.
         """
 
     static func run(_ arguments: [String]) throws(Exit) -> ExitCode {
@@ -64,7 +66,10 @@ enum NewPluginCommand {
         do {
             try scaffold.write(into: directory)
         } catch {
-            throw Exit(.invalidInput, "flowhost: \(error.message)")
+            // A directory refused is the person's to change (65); one that cannot be written (a full disk) is not
+            // created, as a trace that cannot be (73), and nothing of it is left.
+            let code: ExitCode = if case .refused = error { .invalidInput } else { .cannotCreate }
+            throw Exit(code, "flowhost: \(error.message)")
         }
         print("created plugin package \(name) in \(directory)")
         for file in scaffold.files { print("  \(file.path)") }

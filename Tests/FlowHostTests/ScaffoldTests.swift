@@ -87,7 +87,10 @@ struct ScaffoldTests {
         let directory = try TemporaryDirectory()
         _ = try directory.file("keep.txt", containing: "mine")
 
-        #expect(throws: FlowError("\(directory.path) already exists and is not empty; choose another --dir or name")) {
+        #expect(
+            throws: PluginScaffold.WriteFailure.refused(
+                FlowError("\(directory.path) already exists and is not empty; choose another --dir or name"))
+        ) {
             try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: directory.path)
         }
     }
@@ -101,9 +104,10 @@ struct ScaffoldTests {
         try #require(mkdir(theirs, 0o755) == 0 && chmod(theirs, 0o777) == 0 && chown(theirs, 4321, 4321) == 0)
 
         #expect(
-            throws: FlowError(
-                "\(theirs): directory \(theirs) (mode 0777) is owned by uid 4321, neither root nor uid 0; any user can change the package, whose Package.swift building runs; choose another --dir"
-            )
+            throws: PluginScaffold.WriteFailure.refused(
+                FlowError(
+                    "\(theirs): directory \(theirs) (mode 0777) is owned by uid 4321, neither root nor uid 0; any user can change the package, whose Package.swift building runs; choose another --dir"
+                ))
         ) {
             try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: theirs)
         }
@@ -111,7 +115,7 @@ struct ScaffoldTests {
 
         // Made in a directory of theirs, the package's directory is refused, and not left behind.
         let inTheirs = theirs + "/Greeting"
-        #expect(throws: FlowError.self) {
+        #expect(throws: PluginScaffold.WriteFailure.self) {
             try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: inTheirs)
         }
         #expect(access(inTheirs, F_OK) != 0)
