@@ -20,7 +20,8 @@ package enum AtomicFile {
     ///   goes without.
     /// - Throws: ``Failure``, also when what is at `path` is not a regular file of the user's own
     ///   (``OutputFile``): a symbolic link is not replaced, nor a FIFO, device or directory, nor another user's
-    ///   file, nor a file in a directory others can change. The temporary file is removed.
+    ///   file, nor a file another run is writing as its trace, nor a file in a directory others can change.
+    ///   The temporary file is removed.
     package static func write(_ bytes: [UInt8], to path: String, mode: mode_t, durable: Bool = false) throws(Failure) {
         try write(bytes, to: path, mode: mode, durable: durable, whileOpen: { _ in })
     }
@@ -33,7 +34,9 @@ package enum AtomicFile {
         if let problem = OutputFile.directoryProblem(of: path) {
             throw Failure(step: "cannot write in its directory", reason: problem)
         }
-        if let problem = OutputFile.problem(path) { throw Failure(step: "cannot replace it", reason: problem) }
+        if let problem = OutputFile.problem(path) ?? OutputFile.writerProblem(path) {
+            throw Failure(step: "cannot replace it", reason: problem)
+        }
         // Closed on exec (``NewFile``): a process started meanwhile from another thread would hold it open and
         // close it later, which a watcher of the directory takes for a new write.
         guard let (descriptor, temporary) = NewFile.createUnique(prefix: path + ".tmp-", mode: 0o600) else {

@@ -81,14 +81,10 @@ package enum OutputFile {
         }
         // Another run writing the same file (two jobs given one path) holds this lock while it writes: emptying
         // the file under it would leave a hole of NULs and the two runs' lines mixed, each run saying it wrote
-        // its trace. A file system without locks (an error other than the lock being held) is written as before.
-        if flock(descriptor, LOCK_EX | LOCK_NB) != 0, errno == EWOULDBLOCK {
+        // its trace. Taken here, it is held for as long as the descriptor is open.
+        if let problem = lockProblem(descriptor, LOCK_EX) {
             close(descriptor)
-            return .failure(
-                Refusal(
-                    reason:
-                        "another process is writing it (a run holds a lock on its trace while it writes it); wait for that run to end, or choose another path"
-                ))
+            return .failure(Refusal(reason: problem))
         }
         guard ftruncate(descriptor, 0) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -97,6 +93,26 @@ package enum OutputFile {
         }
         _ = fcntl(descriptor, F_SETFL, O_WRONLY)  // writes to a regular file block as usual
         return .success(descriptor)
+    }
+
+    /// Why the file at `path` may not be replaced while another process writes it: a run writing it as its
+    /// trace holds a lock on it (``openEmptied(_:mode:sparing:)``), and a file renamed over it would leave
+    /// that run writing a file nobody can read any more, saying it wrote its trace. `nil` when nothing is
+    /// there, it cannot be opened, or nobody holds a lock on it.
+    static func writerProblem(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }  // and the shared lock taken with it
+        return lockProblem(descriptor, LOCK_SH)
+    }
+
+    /// Why the file open at `descriptor` is another process's to write: the reason when `operation`
+    /// (`LOCK_EX`, `LOCK_SH`) cannot be had for the lock another holds, else `nil` with the lock taken. A file
+    /// system without locks (an error other than the lock being held) is written as before.
+    private static func lockProblem(_ descriptor: Int32, _ operation: Int32) -> String? {
+        guard flock(descriptor, operation | LOCK_NB) != 0, errno == EWOULDBLOCK else { return nil }
+        return
+            "another process is writing it (a run holds a lock on its trace while it writes it); wait for that run to end, or choose another path"
     }
 
     /// Why a file could not be opened for writing.

@@ -73,6 +73,30 @@ struct OutputFileTests {
         #expect(try readText(trace) == "being written\n")
     }
 
+    /// `save t.jsonl` while another run writes its trace there: renamed over it, the snapshot left that run
+    /// writing a file no name reaches, which said at its end that it wrote its trace. The lock it holds
+    /// refuses the save, the shell going on.
+    @MainActor @Test func aSaveDoesNotReplaceATraceAnotherRunIsWriting() throws {
+        let directory = try TemporaryDirectory()
+        let trace = try directory.file("trace.jsonl", containing: "being written\n")
+        let writing = open(trace, O_WRONLY | O_CLOEXEC)
+        try #require(writing >= 0)
+        defer { close(writing) }
+        try #require(flock(writing, LOCK_EX | LOCK_NB) == 0)
+        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        try #require(shell.start().status == .ok)
+
+        let reply = shell.execute("save \(trace)")
+
+        #expect(
+            reply.status
+                == .error(
+                    "\(trace): cannot write snapshot file: cannot replace it: another process is writing it (a run holds a lock on its trace while it writes it); wait for that run to end, or choose another path"
+                ))
+        #expect(try readText(trace) == "being written\n")
+        #expect(shell.execute("show").status == .ok)
+    }
+
     @Test(.enabled(if: geteuid() == 0, "chown to another user needs root"))
     func anotherUsersFileIsNeitherEmptiedByATraceNorReplacedByASave() throws {
         let directory = try TemporaryDirectory()
