@@ -10,4 +10,10 @@ extension Host {
     package var libraryFiles: [RunFile] {
         registry.searchPath.libraryFiles(of: composition?.declared ?? manifest)
     }
+
+    /// Why `save` may not write a new file at `path`: a `discover` entry of the manifest in force takes its name
+    /// there (``PluginSearchPath/discoveredNameProblem(of:manifest:)``); `nil` when none does.
+    package func discoveredNameProblem(of path: String) -> String? {
+        registry.searchPath.discoveredNameProblem(of: path, manifest: composition?.declared ?? manifest)
+    }
 }

@@ -14,12 +14,7 @@ extension PluginSearchPath {
             }
         }
         for entry in manifest.discover {
-            let directories: [String] =
-                switch entry.place {
-                case .directory(let directory): [directory]
-                case .searchPath: self.directories
-                }
-            for directory in directories {
+            for directory in directories(of: entry) {
                 for name in PluginDiscovery.names(in: directory) ?? []
                 where PluginDiscovery.matches(name, entry.libraries) {
                     let path = (directory.hasSuffix("/") ? directory : directory + "/") + name

@@ -12,12 +12,14 @@ struct RunTrace {
     let recorder: TraceRecorder
 
     /// The trace the command line asks for; `nil` without `--trace`. Its file may not be one of `sparing`, the
-    /// files the run reads.
+    /// files the run reads, nor where `refusal` (given the path) finds a reason not to write.
     ///
     /// - Throws: ``Exit`` 64 for `--trace-redact` or `--trace-max-payload` without `--trace`, a size that is
     ///   not a number of bytes or `none`, or `--trace` with `--supervise`; 73 when the file
-    ///   cannot be created, or is one of `sparing`.
-    static func open(_ parsed: Arguments, sparing: [RunFile]) throws(Exit) -> RunTrace? {
+    ///   cannot be created, is one of `sparing`, or `refusal` refuses it.
+    static func open(
+        _ parsed: Arguments, sparing: [RunFile], refusal: (String) -> String? = { _ in nil }
+    ) throws(Exit) -> RunTrace? {
         let keys = parsed.options["--trace-redact", default: []]
         let maxPayload = parsed.options["--trace-max-payload"]?.last
         guard let path = parsed.options["--trace"]?.last else {
@@ -43,6 +45,10 @@ struct RunTrace {
                 throw Exit.usage(
                     "--trace-max-payload needs a number of bytes or 'none', not '\(maxPayload)'", parsed.usage)
             }
+        }
+        // One of `sparing` is said as such by the writer, which checks the file it opens.
+        if RunFile.first(in: sparing, at: path) == nil, let problem = refusal(path) {
+            throw Exit(.cannotCreate, "flowhost: \(path): cannot write the trace: \(problem)")
         }
         let writer: TraceWriter
         do {

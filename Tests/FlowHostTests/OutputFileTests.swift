@@ -328,4 +328,28 @@ struct TraceOverPluginLibraryTests {
                 == true, "\(run.standardError)")
         #expect(Array(try Manifest.readFile(library, maxSize: 1 << 30)) == original)
     }
+
+    /// A new trace whose name the manifest's `discover` entry takes there: the next discovery would probe it.
+    @Test func aTraceIsNotWrittenWhereTheManifestDiscoversLibraries() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/plugs", 0o755) == 0)
+        _ = try directory.file(
+            "plugs/libWelcomePlugin.so", containing: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let manifest = try directory.file(
+            "found.json",
+            containing: #"{"manifestVersion": 1, "name": "found", "discover": ["plugs"], "start": ["launch"]}"#)
+        let script = try directory.file("found.flow", containing: "expect top welcome\n")
+        let trace = directory.path + "/plugs/run.so"
+
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--script", script, "--quiet", "--trace", trace],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 73, "\(run.standardError)")
+        #expect(
+            run.errorLines == [
+                "flowhost: \(trace): cannot write the trace: the manifest discovers plugin libraries there ('*.so' in \(directory.path)/plugs), and would take it for one; choose another name or directory"
+            ])
+        #expect(access(trace, F_OK) != 0)
+    }
 }

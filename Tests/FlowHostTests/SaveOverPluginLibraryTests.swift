@@ -70,4 +70,30 @@ struct SaveOverPluginLibraryTests {
         #expect(try Manifest.readFile(dropped, maxSize: 1 << 30) == original)
         #expect(shell.execute("save \(directory.path)/session.json").status == .ok)
     }
+
+    /// A new file whose name a `discover` entry takes, in its directory by any spelling: the next discovery
+    /// (`--watch`, the next run) would probe the snapshot as a plugin library. Another name there is saved.
+    @MainActor @Test func aSaveIsNotWrittenWhereTheManifestDiscoversLibraries() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/plugs", 0o755) == 0)
+        _ = try directory.file(
+            "plugs/libWelcomePlugin.so", containing: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        let text = #"{"manifestVersion": 1, "name": "found", "discover": ["plugs"], "start": ["launch"]}"#
+        let manifest = try Manifest.parse(text, path: directory.path + "/found.json")
+        let host = FlowHost.Host(
+            manifest: manifest, searchPath: PluginSearchPath([]), discoveryProber: try PluginProber.forTests())
+        let shell = HostShell(host: host)
+        try #require(shell.start().status == .ok)
+        let named = directory.path + "/plugs/../plugs/session.so"
+
+        let reply = shell.execute("save \(named)")
+
+        #expect(
+            reply.status
+                == .error(
+                    "\(named): not saved: the manifest discovers plugin libraries there ('*.so' in \(directory.path)/plugs), and would take it for one; choose another name or directory"
+                ))
+        #expect(access(directory.path + "/plugs/session.so", F_OK) != 0)
+        #expect(shell.execute("save \(directory.path)/plugs/session.json").status == .ok)
+    }
 }
