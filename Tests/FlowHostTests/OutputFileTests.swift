@@ -174,6 +174,40 @@ struct OutputFileTests {
         #expect(access(theirs + "/t.jsonl", F_OK) != 0)
     }
 
+    /// Another user's links in a sticky directory (`/tmp`), where the file goes: one to a file of the user's,
+    /// one to nothing (which writing through would create where the link's owner chose). Neither a save nor a
+    /// trace goes through them, nor creates the dangling one's target.
+    @MainActor @Test(.enabled(if: geteuid() == 0, "lchown to another user needs root"))
+    func anotherUsersLinkInAStickyDirectoryIsNotWrittenThrough() throws {
+        let directory = try TemporaryDirectory()
+        let shared = directory.path + "/shared"
+        try #require(mkdir(shared, 0o755) == 0 && chmod(shared, 0o1777) == 0)
+        let victim = try directory.file("victim", containing: "keep\n")
+        let planted = shared + "/session.json"
+        let dangling = shared + "/run.jsonl"
+        let created = directory.path + "/created"
+        try #require(symlink(victim, planted) == 0 && lchown(planted, 4321, 4321) == 0)
+        try #require(symlink(created, dangling) == 0 && lchown(dangling, 4321, 4321) == 0)
+        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        try #require(shell.start().status == .ok)
+        let link = "it is a symbolic link, which flowhost does not write through; remove it or choose another path"
+
+        #expect(
+            shell.execute("save \(planted)").status
+                == .error("\(planted): cannot write snapshot file: cannot replace it: \(link)"))
+        #expect(
+            shell.execute("save \(dangling)").status
+                == .error("\(dangling): cannot write snapshot file: cannot replace it: \(link)"))
+        let traced = try Subprocess.flowhost(demo + ["--trace", dangling])
+        #expect(traced.status == 73)
+        #expect(traced.errorLines == ["flowhost: \(dangling): cannot write the trace: \(link)"])
+
+        #expect(try readText(victim) == "keep\n")
+        #expect(access(created, F_OK) != 0)
+        // The shell goes on, and a name of the user's own there is written.
+        #expect(shell.execute("save \(shared)/mine.json").status == .ok)
+    }
+
     /// A relative path is written from the current directory, whatever its name: one whose name cannot be had
     /// (here removed; another user can move it below a directory the user cannot read) cannot be checked.
     @Test func aRelativeTraceIsRefusedWhenTheCurrentDirectoryCannotBeNamed() throws {
