@@ -11,7 +11,9 @@ import Testing
 /// one line, the shell going on, and the library left as it was, as `--trace` refuses it. Before, the
 /// snapshot was renamed over the library, which the next load (a reload, `--watch`, the next run) refused.
 struct SaveOverPluginLibraryTests {
-    @Test func aSaveIsNotWrittenOverAListedPluginsLibrary() throws {
+    /// Supervised too, where the host the supervisor runs does the `save`.
+    @Test(arguments: [[], ["--supervise"]])
+    func aSaveIsNotWrittenOverAListedPluginsLibrary(supervision: [String]) throws {
         let directory = try TemporaryDirectory()
         try #require(mkdir(directory.path + "/plugs", 0o755) == 0)
         for name in ["Welcome", "Auth", "Catalog", "Settings"] {
@@ -26,7 +28,7 @@ struct SaveOverPluginLibraryTests {
             containing: "save \(directory.path)/plugs/../plugs/libSettingsPlugin.so\n")
 
         let run = try Subprocess.flowhost(
-            ["run", manifest, "--plugin-path", directory.path + "/plugs", "--script", script, "--quiet"],
+            ["run", manifest, "--plugin-path", directory.path + "/plugs", "--script", script, "--quiet"] + supervision,
             environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
 
         #expect(run.status == 1, "\(run.standardError)")
