@@ -13,7 +13,9 @@ package enum AtomicFile {
         package var description: String { "\(step): \(reason)" }
     }
 
-    /// Replaces the file at `path` with `bytes`, with permissions `mode`.
+    /// Replaces the file at `path` with `bytes`, with permissions `mode`, less what the file it replaces
+    /// lacks: a file the user made private (`chmod 600 session.json`) stays so, where a new file of the
+    /// umask's `0644` would have let everyone read what was saved over it.
     ///
     /// - Parameter durable: Flush the bytes to the disk before the rename, so that a crash cannot leave an
     ///   empty file in its place. Worth it for what is written rarely; the history, written on every line,
@@ -49,7 +51,9 @@ package enum AtomicFile {
             return error
         }
         guard DescriptorWriter.writeAll(bytes, to: descriptor) else { throw abandon("cannot write the temporary file") }
-        guard fchmod(descriptor, mode) == 0 else { throw abandon("cannot set the temporary file's permissions") }
+        guard fchmod(descriptor, mode & replacedMode(path)) == 0 else {
+            throw abandon("cannot set the temporary file's permissions")
+        }
         if durable, fsync(descriptor) != 0 { throw abandon("cannot flush the temporary file") }
         whileOpen(descriptor)
         close(descriptor)
@@ -73,6 +77,14 @@ package enum AtomicFile {
         let mask = umask(0o077)
         umask(mask)
         return mask
+    }
+
+    /// The permission bits of the regular file at `path`, which a file replacing it keeps at most; all of
+    /// them when there is none.
+    private static func replacedMode(_ path: String) -> mode_t {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return 0o7777 }
+        return status.st_mode & 0o777
     }
 
     private static func failure(_ step: String) -> Failure {
