@@ -38,10 +38,13 @@ extension PluginScaffold {
         if let entries = try? Self.entries(of: directory), !entries.isEmpty {
             throw .refused(FlowError("\(directory) already exists and is not empty; choose another --dir or name"))
         }
-        // What this call made, in the order made: removed in reverse when it cannot finish.
-        var made: [String] = []
+        // What this call made, in the order made: removed in reverse when it cannot finish, each as what it was
+        // made (a directory by rmdir, which removes only an empty directory, whatever was put in its place).
+        var made: [(path: String, isDirectory: Bool)] = []
         func undo() {
-            for path in made.reversed() where unlink(path) != 0 { rmdir(path) }
+            for (path, isDirectory) in made.reversed() {
+                if isDirectory { rmdir(path) } else { unlink(path) }
+            }
         }
         do throws(FlowError) {
             try Self.makeDirectories(directory, made: &made)
@@ -67,11 +70,13 @@ extension PluginScaffold {
     }
 
     /// Creates the new file `path` with `contents`, flushed to the disk, and adds it to `made`.
-    private static func create(_ path: String, containing contents: String, made: inout [String]) throws(FlowError) {
+    private static func create(
+        _ path: String, containing contents: String, made: inout [(path: String, isDirectory: Bool)]
+    ) throws(FlowError) {
         // A new file only: a link or file someone put there since the directory was found empty is refused.
         let descriptor = NewFile.create(path, mode: 0o644)
         guard descriptor >= 0 else { throw FlowError("\(path): cannot create: \(String(cString: strerror(errno)))") }
-        made.append(path)
+        made.append((path, false))
         defer { close(descriptor) }
         guard DescriptorWriter.writeAll(Array(contents.utf8), to: descriptor), fsync(descriptor) == 0 else {
             throw FlowError("\(path): cannot write: \(String(cString: strerror(errno)))")
@@ -90,12 +95,14 @@ extension PluginScaffold {
     }
 
     /// Makes `path` and the directories it lacks on the way, adding each one made to `made`.
-    private static func makeDirectories(_ path: String, made: inout [String]) throws(FlowError) {
+    private static func makeDirectories(_ path: String, made: inout [(path: String, isDirectory: Bool)])
+        throws(FlowError)
+    {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/" + part
             if mkdir(current, 0o755) == 0 {
-                made.append(current)
+                made.append((current, true))
             } else if errno != EEXIST {
                 throw FlowError("\(current): cannot create directory: \(String(cString: strerror(errno)))")
             }

@@ -119,6 +119,11 @@ struct ScaffoldTests {
             try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: inTheirs)
         }
         #expect(access(inTheirs, F_OK) != 0)
+        // Nor the directories made on the way to it.
+        #expect(throws: PluginScaffold.WriteFailure.self) {
+            try PluginScaffold(name: "Greeting", flowKitPath: "/f").write(into: theirs + "/apps/Greeting")
+        }
+        #expect(access(theirs + "/apps", F_OK) != 0)
     }
 
     /// The FlowKit a new package builds on is found by walking up from flowhost's directory: the first found,
