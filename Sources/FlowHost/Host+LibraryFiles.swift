@@ -11,9 +11,9 @@ extension Host {
         registry.searchPath.libraryFiles(of: composition?.declared ?? manifest)
     }
 
-    /// Why `save` may not write a new file at `path`: a `discover` entry of the manifest in force takes its name
-    /// there (``PluginSearchPath/discoveredNameProblem(of:manifest:)``); `nil` when none does.
-    package func discoveredNameProblem(of path: String) -> String? {
-        registry.searchPath.discoveredNameProblem(of: path, manifest: composition?.declared ?? manifest)
+    /// Why `save` may not write a new file at `path`: a run on the manifest in force looks for a plugin
+    /// library there (``PluginSearchPath/libraryNameProblem(of:manifest:)``); `nil` when none does.
+    package func libraryNameProblem(of path: String) -> String? {
+        registry.searchPath.libraryNameProblem(of: path, manifest: composition?.declared ?? manifest)
     }
 }

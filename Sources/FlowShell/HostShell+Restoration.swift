@@ -30,7 +30,7 @@ extension HostShell {
 
     /// `save FILE`: writes the host's snapshot to FILE, atomically (unless ``writesSnapshots`` is off), but
     /// not over one of ``runFiles`` or a plugin library the host may load (``Host/libraryFiles``), nor where
-    /// the manifest discovers libraries (``Host/discoveredNameProblem(of:)``).
+    /// a run looks for plugin libraries (``Host/libraryNameProblem(of:)``).
     package func save(_ typed: String) throws(FlowError) -> [String] {
         guard !typed.isEmpty else { throw FlowError("usage: save FILE") }
         let file = typed.expandingHome()
@@ -39,7 +39,7 @@ extension HostShell {
         if let spared = RunFile.first(in: runFiles + host.libraryFiles, at: file) {
             throw FlowError("\(file): not saved: \(spared.refusal)")
         }
-        if let problem = host.discoveredNameProblem(of: file) { throw FlowError("\(file): not saved: \(problem)") }
+        if let problem = host.libraryNameProblem(of: file) { throw FlowError("\(file): not saved: \(problem)") }
         let snapshot = host.snapshot()
         do {
             if writesSnapshots { try snapshot.write(to: file) }

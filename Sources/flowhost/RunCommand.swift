@@ -110,12 +110,12 @@ enum RunCommand {
         if let script { runFiles.append(RunFile("script", script.name)) }
         let restored = restoring.map { [RunFile("snapshot", $0.file)] } ?? []
         // Nor over a plugin library the run is about to load (the search path is said once, further on), nor
-        // where the manifest discovers libraries.
+        // where a later run would look for one.
         let traceSearchPath = parsed.options["--trace"] == nil ? nil : searchPath(manifest, parsed, warning: false)
         let libraries = traceSearchPath?.libraryFiles(of: manifest) ?? []
         let trace = try RunTrace.open(
             parsed, sparing: runFiles + restored + libraries,
-            refusal: { traceSearchPath?.discoveredNameProblem(of: $0, manifest: manifest) })
+            refusal: { traceSearchPath?.libraryNameProblem(of: $0, manifest: manifest) })
         traced = trace
         let savedOverNever = runFiles + (trace.map { [RunFile("trace", $0.writer.path)] } ?? [])
         let link: SupervisorLink?

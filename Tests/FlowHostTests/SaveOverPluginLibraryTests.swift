@@ -73,6 +73,33 @@ struct SaveOverPluginLibraryTests {
         #expect(shell.execute("save \(directory.path)/session.json").status == .ok)
     }
 
+    /// A new file where a listed plugin's library is looked for, in a directory searched before the one that
+    /// holds it: the next run would find the snapshot first and take it for the library.
+    @MainActor @Test func aSaveIsNotWrittenWhereAListedLibraryIsLookedFor() throws {
+        let directory = try TemporaryDirectory()
+        let first = directory.path + "/first"
+        try #require(mkdir(first, 0o755) == 0)
+        let text = #"""
+            {"manifestVersion": 1, "plugins": {"welcome": "libWelcomePlugin.so"},
+             "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}], "start": ["launch"]}
+            """#
+        let manifest = try Manifest.parse(text, path: directory.path + "/app.json")
+        let host = FlowHost.Host(manifest: manifest, searchPath: PluginSearchPath([first, BuildProducts.directory]))
+        let shell = HostShell(host: host)
+        try #require(shell.start().status == .ok)
+        let named = first + "/libWelcomePlugin.so"
+
+        let reply = shell.execute("save \(named)")
+
+        #expect(
+            reply.status
+                == .error(
+                    "\(named): not saved: the run looks for the library of plugin 'welcome' there (\(named)), and would take it for that library; choose another name or directory"
+                ))
+        #expect(access(named, F_OK) != 0)
+        #expect(shell.execute("save \(first)/session.json").status == .ok)
+    }
+
     /// A new file whose name a `discover` entry takes, in its directory by any spelling: the next discovery
     /// (`--watch`, the next run) would probe the snapshot as a plugin library. Another name there is saved.
     @MainActor @Test func aSaveIsNotWrittenWhereTheManifestDiscoversLibraries() throws {
