@@ -46,8 +46,9 @@ struct RunTrace {
                     "--trace-max-payload needs a number of bytes or 'none', not '\(maxPayload)'", parsed.usage)
             }
         }
-        // One of `sparing` is said as such by the writer, which checks the file it opens.
-        if RunFile.first(in: sparing, at: path) == nil, let problem = refusal(path) {
+        // One of `sparing` is said as such before the writer opens it (flowhost's own executable, running, cannot
+        // be opened to write: "Text file busy"); the writer checks the file it opens again.
+        if let problem = RunFile.first(in: sparing, at: path)?.refusal ?? refusal(path) {
             throw Exit(.cannotCreate, "flowhost: \(path): cannot write the trace: \(problem)")
         }
         let writer: TraceWriter

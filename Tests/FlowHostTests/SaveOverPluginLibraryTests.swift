@@ -126,3 +126,33 @@ struct SaveOverPluginLibraryTests {
         #expect(shell.execute("save \(directory.path)/plugs/session.json").status == .ok)
     }
 }
+
+/// `save` and `--trace` given flowhost's own executable: the save renamed a snapshot over it, so that the run's
+/// next probe, a supervisor's restart and every later command ran a JSON file ('Permission denied'); the
+/// trace said only 'Text file busy'. Both now say it is the run's flowhost executable. A copy runs, so that the
+/// build's own is never at stake.
+struct SaveOverExecutableTests {
+    @Test func neitherASaveNorATraceIsWrittenOverFlowhostItself() throws {
+        let directory = try TemporaryDirectory()
+        let program = try directory.file("flowhost", containing: try BuildProducts.bytes(of: "flowhost"))
+        try #require(chmod(program, 0o755) == 0)
+        _ = try directory.file("libFlowKit.so", containing: try BuildProducts.bytes(of: "libFlowKit.so"))
+        let original = try BuildProducts.bytes(of: "flowhost")
+        let script = try directory.file("save.flow", containing: "save \(directory.path)/./flowhost\n")
+        let given = [
+            "run", Repository.path("manifests/demo.json"), "--plugin-path", BuildProducts.directory, "--script", script,
+            "--quiet",
+        ]
+        let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
+        let refusal = "it is the run's flowhost executable (\(program)); write to a file of its own"
+
+        let saved = try Subprocess.run(program, given, environment: environment)
+        let traced = try Subprocess.run(program, given + ["--trace", program], environment: environment)
+
+        #expect(saved.status == 1, "\(saved.standardError)")
+        #expect(saved.errorLines == ["\(script):1: error: \(directory.path)/./flowhost: not saved: \(refusal)"])
+        #expect(traced.status == 73, "\(traced.standardError)")
+        #expect(traced.errorLines == ["flowhost: \(program): cannot write the trace: \(refusal)"])
+        #expect(try Manifest.readFile(program, maxSize: 1 << 30) == original)
+    }
+}
