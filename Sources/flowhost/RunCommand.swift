@@ -108,8 +108,12 @@ enum RunCommand {
         // the snapshot it restores either, which a `save` may replace.
         var runFiles = [RunFile("manifest", manifestPath)]
         if let script { runFiles.append(RunFile("script", script.name)) }
-        // Nor over flowhost itself, which probes and a supervisor's restarts run again.
-        if let program = ProcessInfoLite.executablePath() { runFiles.append(RunFile("flowhost executable", program)) }
+        // Nor over flowhost itself, which probes and a supervisor's restarts run again, nor the FlowKit beside it,
+        // which they load (its runpath's `$ORIGIN`).
+        if let program = ProcessInfoLite.executablePath() {
+            runFiles.append(RunFile("flowhost executable", program))
+            runFiles.append(RunFile("FlowKit library", parentDirectory(of: program) + "/libFlowKit.so"))
+        }
         let restored = restoring.map { [RunFile("snapshot", $0.file)] } ?? []
         // Nor over a plugin library the run is about to load (the search path is said once, further on), nor
         // where a later run would look for one.

@@ -127,7 +127,7 @@ struct SaveOverPluginLibraryTests {
     }
 }
 
-/// `save` and `--trace` given flowhost's own executable: the save renamed a snapshot over it, so that the run's
+/// `save` and `--trace` given flowhost's own executable (or the FlowKit beside it): the save renamed a snapshot over it, so that the run's
 /// next probe, a supervisor's restart and every later command ran a JSON file ('Permission denied'); the
 /// trace said only 'Text file busy'. Both now say it is the run's flowhost executable. A copy runs, so that the
 /// build's own is never at stake.
@@ -154,5 +154,16 @@ struct SaveOverExecutableTests {
         #expect(traced.status == 73, "\(traced.standardError)")
         #expect(traced.errorLines == ["flowhost: \(program): cannot write the trace: \(refusal)"])
         #expect(try Manifest.readFile(program, maxSize: 1 << 30) == original)
+
+        // Nor the FlowKit beside it, which those load.
+        let flowKit = directory.path + "/libFlowKit.so"
+        let overFlowKit = try directory.file("flowkit.flow", containing: "save \(flowKit)\n")
+        let savedOverFlowKit = try Subprocess.run(
+            program, given.dropLast(3) + ["--script", overFlowKit, "--quiet"], environment: environment)
+        #expect(
+            savedOverFlowKit.errorLines == [
+                "\(overFlowKit):1: error: \(flowKit): not saved: it is the run's FlowKit library (\(flowKit)); write to a file of its own"
+            ], "\(savedOverFlowKit.standardError)")
+        #expect(try Manifest.readFile(flowKit, maxSize: 1 << 30) == (try BuildProducts.bytes(of: "libFlowKit.so")))
     }
 }
