@@ -39,9 +39,9 @@ struct SaveOverPluginLibraryTests {
         #expect(try Manifest.readFile(library, maxSize: 1 << 30) == original)
     }
 
-    /// A library dropped into a discovered directory after the start is one the host may load next
-    /// (`--watch`, a manifest reload): refused too, since the files are looked up at each `save`.
-    @MainActor @Test func aSaveIsNotWrittenOverALibraryDroppedIntoADiscoveredDirectory() throws {
+    /// A started shell on a manifest that discovers `plugs/` in a directory of its own, which holds the welcome
+    /// plugin's library.
+    @MainActor private func discoveringShell() throws -> (TemporaryDirectory, HostShell) {
         let directory = try TemporaryDirectory()
         try #require(mkdir(directory.path + "/plugs", 0o755) == 0)
         _ = try directory.file(
@@ -52,6 +52,13 @@ struct SaveOverPluginLibraryTests {
             manifest: manifest, searchPath: PluginSearchPath([]), discoveryProber: try PluginProber.forTests())
         let shell = HostShell(host: host)
         try #require(shell.start().status == .ok)
+        return (directory, shell)
+    }
+
+    /// A library dropped into a discovered directory after the start is one the host may load next
+    /// (`--watch`, a manifest reload): refused too, since the files are looked up at each `save`.
+    @MainActor @Test func aSaveIsNotWrittenOverALibraryDroppedIntoADiscoveredDirectory() throws {
+        let (directory, shell) = try discoveringShell()
         let dropped = try directory.file(
             "plugs/libSettingsPlugin.so", containing: try BuildProducts.bytes(of: "libSettingsPlugin.so"))
         let original = try Manifest.readFile(dropped, maxSize: 1 << 30)
@@ -103,16 +110,7 @@ struct SaveOverPluginLibraryTests {
     /// A new file whose name a `discover` entry takes, in its directory by any spelling: the next discovery
     /// (`--watch`, the next run) would probe the snapshot as a plugin library. Another name there is saved.
     @MainActor @Test func aSaveIsNotWrittenWhereTheManifestDiscoversLibraries() throws {
-        let directory = try TemporaryDirectory()
-        try #require(mkdir(directory.path + "/plugs", 0o755) == 0)
-        _ = try directory.file(
-            "plugs/libWelcomePlugin.so", containing: try BuildProducts.bytes(of: "libWelcomePlugin.so"))
-        let text = #"{"manifestVersion": 1, "name": "found", "discover": ["plugs"], "start": ["launch"]}"#
-        let manifest = try Manifest.parse(text, path: directory.path + "/found.json")
-        let host = FlowHost.Host(
-            manifest: manifest, searchPath: PluginSearchPath([]), discoveryProber: try PluginProber.forTests())
-        let shell = HostShell(host: host)
-        try #require(shell.start().status == .ok)
+        let (directory, shell) = try discoveringShell()
         let named = directory.path + "/plugs/../plugs/session.so"
 
         let reply = shell.execute("save \(named)")
