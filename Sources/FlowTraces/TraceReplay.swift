@@ -316,7 +316,8 @@ package final class TraceReplay {
             }
         }
         if let recorded = screens.recorded, let replayed = screens.replayed,
-            Self.comparable(recorded, root: roots.recorded) != Self.comparable(replayed, root: roots.replayed)
+            Self.comparableScreen(recorded, root: roots.recorded, command: input.command, replayed: replayed)
+                != Self.comparableScreen(replayed, root: roots.replayed, command: input.command, replayed: replayed)
         {
             let (was, now) = Self.firstDifference(recorded.screenLines, replayed.screenLines)
             return divergence(expected: "the screen: " + was, got: "the screen: " + now)
@@ -343,6 +344,21 @@ package final class TraceReplay {
         fields["kind"] = .string(event.kind.rawValue)
         if fields["coordinator"]?.string == root { fields["coordinator"] = "(root)" }
         if fields["root"] != nil { fields["root"] = "(root)" }
+        return fields
+    }
+
+    /// What of the screen line `screen` is compared, as ``comparable(_:root:like:)``, but for a `save` that
+    /// the replay took (`replayed`, ok): without its status and error, since the replay writes nothing
+    /// (``HostShell/writesSnapshots``) and so cannot fail where the recorded run's writing did (a directory
+    /// gone, a full disk, a file that was the recorded run's own).
+    static func comparableScreen(
+        _ screen: TraceEvent, root: String, command: String, replayed: TraceEvent
+    ) -> [String: JSONValue] {
+        var fields = comparable(screen, root: root)
+        if replayed["status"]?.string == "ok", command.split(separator: " ", maxSplits: 1).first == "save" {
+            fields["status"] = nil
+            fields["error"] = nil
+        }
         return fields
     }
 
