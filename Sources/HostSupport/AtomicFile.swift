@@ -3,6 +3,10 @@ import Glibc
 /// Writing a whole file so that a reader sees the old content or the new, never part of it: the bytes go to a
 /// temporary file beside it, which is then renamed over it. The snapshot, the probe cache and the prompt's
 /// history are written this way.
+///
+/// A writer killed between the temporary file's creation and its rename (`kill -9`, the OOM killer, a
+/// supervisor's SIGKILL) leaves the temporary file, a whole copy, beside the file: the next write of the same
+/// file removes those it finds a minute old (``abandonedTemporaryAge``).
 package enum AtomicFile {
     /// Which step failed, and the system's reason.
     package struct Failure: Error {
@@ -18,8 +22,8 @@ package enum AtomicFile {
     /// umask's `0644` would have let everyone read what was saved over it.
     ///
     /// - Parameter durable: Flush the bytes to the disk before the rename, so that a crash cannot leave an
-    ///   empty file in its place. Worth it for what is written rarely; the history, written on every line,
-    ///   goes without.
+    ///   empty file in its place, and the directory after it, so that a power cut cannot undo the rename.
+    ///   Worth it for what is written rarely; the history, written on every line, goes without.
     /// - Throws: ``Failure``, also when what is at `path` is not a regular file of the user's own
     ///   (``OutputFile``): a symbolic link is not replaced, nor a FIFO, device or directory, nor another user's
     ///   file, nor a file another run is writing as its trace, nor a file in a directory others can change.
@@ -39,6 +43,7 @@ package enum AtomicFile {
         if let problem = OutputFile.problem(path) ?? OutputFile.writerProblem(path) {
             throw Failure(step: "cannot replace it", reason: problem)
         }
+        removeAbandonedTemporaries(of: path)
         // Closed on exec (``NewFile``): a process started meanwhile from another thread would hold it open and
         // close it later, which a watcher of the directory takes for a new write.
         guard let (descriptor, temporary) = NewFile.createUnique(prefix: path + ".tmp-", mode: 0o600) else {
@@ -61,6 +66,48 @@ package enum AtomicFile {
             let error = failure("cannot rename the temporary file over it")
             unlink(temporary)
             throw error
+        }
+        if durable, !flushDirectory(of: path) { throw failure("replaced, but cannot flush its directory") }
+    }
+
+    /// Flushes the directory holding `path` to the disk (its entries: the rename). A file system that cannot
+    /// flush a directory says so with `EINVAL`, and has nothing to flush.
+    private static func flushDirectory(of path: String) -> Bool {
+        let descriptor = open(parts(of: path).directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0 || errno == EINVAL
+    }
+
+    /// The directory `path` is in (`.` for a bare name) and its name there.
+    private static func parts(of path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        return (directory, String(path[path.index(after: slash)...]))
+    }
+
+    /// How old, in seconds, a temporary file (`NAME.tmp-XXXXXXXXXXXX`) must be to be taken for one a killed
+    /// writer left: no write takes that long.
+    package static let abandonedTemporaryAge: Int = 60
+
+    /// Removes the temporary files of `path` that killed writers left: regular files of this user, a minute
+    /// old, named as ``write(_:to:mode:durable:)`` names them. A younger one may be another writer's at work
+    /// (the probe cache writes under a lock, but goes on without it after two seconds).
+    private static func removeAbandonedTemporaries(of path: String) {
+        let (directory, name) = parts(of: path)
+        guard let stream = opendir(directory) else { return }
+        defer { closedir(stream) }
+        let prefix = Array((name + ".tmp-").utf8)
+        let now = time(nil)
+        while let entry = readdir(stream) {
+            let bytes = directoryEntryName(entry)
+            guard bytes.count == prefix.count + 12, bytes.starts(with: prefix) else { continue }
+            let file = directory + "/" + String(decoding: bytes, as: UTF8.self)
+            var status = stat()
+            guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
+                now - status.st_mtim.tv_sec >= abandonedTemporaryAge
+            else { continue }
+            unlink(file)
         }
     }
 

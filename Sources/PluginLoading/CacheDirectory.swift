@@ -130,7 +130,6 @@ package struct CacheDirectory: Sendable {
         let file = path + "/" + name
         try RecordLock.withLock(of: path + "/" + Self.lockFileName, patience: Self.lockPatience) {
             (_) throws(FlowError) in
-            removeAbandonedTemporaries(of: name)
             var entries = self.entries(of: name)
             change(&entries)
             let document: JSONValue = ["version": 1, "entries": .object(entries)]
@@ -139,31 +138,6 @@ package struct CacheDirectory: Sendable {
             } catch {
                 throw FlowError("cannot write \(file): \(error.reason)")
             }
-        }
-    }
-
-    /// How old a temporary file of a change (``AtomicFile``'s `NAME.tmp-XXXXXXXXXXXX`) must be to be taken for
-    /// one a writer killed between its creation and its rename left: no change takes that long.
-    static let abandonedTemporaryAge: Int = 60
-
-    /// Removes the temporary files of `name` that writers left, each a copy of the whole file (a registry of
-    /// megabytes): a host killed while it wrote (the supervisor's SIGKILL, the OOM killer, a kill -9) leaves
-    /// one, and nothing else ever removed them. Only regular files of this user, a minute old: a writer that
-    /// went on without the lock (``lockPatience``) may be writing a newer one.
-    private func removeAbandonedTemporaries(of name: String) {
-        guard let stream = opendir(path) else { return }
-        defer { closedir(stream) }
-        let prefix = Array((name + ".tmp-").utf8)
-        let now = time(nil)
-        while let entry = readdir(stream) {
-            let bytes = directoryEntryName(entry)
-            guard bytes.count == prefix.count + 12, bytes.starts(with: prefix) else { continue }
-            let file = path + "/" + String(decoding: bytes, as: UTF8.self)
-            var status = stat()
-            guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid(),
-                now - status.st_mtim.tv_sec >= Self.abandonedTemporaryAge
-            else { continue }
-            unlink(file)
         }
     }
 
