@@ -24,6 +24,8 @@ extension FlowHarness {
 
     /// Brings this harness to `snapshot`: gives each added service its saved state, starts the harness,
     /// then replays the snapshot's steps through this harness's routes (what was presented goes first).
+    /// An ``AsyncCoordinatorService`` starts in the background meanwhile, so the steps do not meet what it
+    /// sets as it starts: ``restoreAndWait(_:sourceLocation:)`` awaits it first, as a host does.
     ///
     /// Services take their state before they start, so restore into a harness that has not started;
     /// restoring saved service state into a started one records an `Issue` at `sourceLocation` and leaves
@@ -35,11 +37,7 @@ extension FlowHarness {
     public func restore(
         _ snapshot: FlowSnapshot, sourceLocation: SourceLocation = #_sourceLocation
     ) throws(FlowError) -> RestorationReport {
-        guard (1...FlowSnapshot.currentVersion).contains(snapshot.version) else {
-            throw FlowError(
-                "snapshot version \(snapshot.version) is not one this FlowKit reads (1 to \(FlowSnapshot.currentVersion))"
-            )
-        }
+        try Self.check(snapshot)
         if hasStarted {
             let saved = namedServices.filter { snapshot.services[$0.name] != nil }.map(\.name)
             if !saved.isEmpty {
@@ -52,6 +50,43 @@ extension FlowHarness {
             start()
         }
         return try coordinator.restore(snapshot)
+    }
+
+    /// ``restore(_:sourceLocation:)`` as a host restores: each added service's start awaited (an
+    /// ``AsyncCoordinatorService``'s `start(with:)`, within the coordinator's `serviceTimeout`) before the
+    /// steps replay, so that a step needing a dependency a service sets as it starts finds it set, and its
+    /// screen shows what it would after `flowhost run --restore`. A service that fails to start, or does not
+    /// start in time, records an `Issue` at `sourceLocation`; the steps are replayed all the same. In a
+    /// started harness, it awaits the service work under way, then restores as ``restore(_:sourceLocation:)``
+    /// does. Since FlowKit 1.6.
+    ///
+    /// - Returns: What could not be restored, and why; the screen it came to against the saved one.
+    /// - Throws: ``FlowError`` when the snapshot's version is not one this FlowKit reads.
+    @discardableResult
+    public func restoreAndWait(
+        _ snapshot: FlowSnapshot, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws(FlowError) -> RestorationReport {
+        guard !hasStarted else {
+            for problem in await services.asyncStartsDone() {
+                Issue.record("\(problem)", sourceLocation: sourceLocation)
+            }
+            return try restore(snapshot, sourceLocation: sourceLocation)
+        }
+        try Self.check(snapshot)
+        for (service, name) in namedServices { snapshot.restoreState(of: service, as: name) }
+        for problem in await startAndWait() {
+            Issue.record("\(problem)", sourceLocation: sourceLocation)
+        }
+        return try coordinator.restore(snapshot)
+    }
+
+    /// Throws when `snapshot`'s version is not one this FlowKit reads.
+    private static func check(_ snapshot: FlowSnapshot) throws(FlowError) {
+        guard (1...FlowSnapshot.currentVersion).contains(snapshot.version) else {
+            throw FlowError(
+                "snapshot version \(snapshot.version) is not one this FlowKit reads (1 to \(FlowSnapshot.currentVersion))"
+            )
+        }
     }
 
     /// The added services with the names their state is saved under.

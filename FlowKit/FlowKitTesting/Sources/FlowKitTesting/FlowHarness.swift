@@ -148,9 +148,23 @@ public final class FlowHarness {
     }
 
     /// Starts the services in the order they were added. The first ``send(_:from:payload:)`` does it too.
+    /// An ``AsyncCoordinatorService`` starts in the background, after the synchronous ones, as a
+    /// coordinator's does; ``startAndWait()`` awaits it.
     public func start() {
         hasStarted = true
         coordinator.start()
+    }
+
+    /// Starts the harness as a host does: each added service started in order, an
+    /// ``AsyncCoordinatorService``'s `start(with:)` awaited within the coordinator's `serviceTimeout`, so
+    /// that what the services set as they start is set when it returns (``start()`` leaves async services to
+    /// start in the background). Since FlowKit 1.6.
+    ///
+    /// - Returns: The services that failed to start or did not start in time, in order.
+    @discardableResult
+    public func startAndWait() async -> [ServiceProblem] {
+        start()
+        return await services.asyncStartsDone()
     }
 
     /// Stops the services in reverse order and dead-letters the requests still waiting for dependencies.
