@@ -164,6 +164,11 @@ enum ReplayCommand {
                     "  note: step \(input.step)\(place), \(input.command), sent the placeholder where the recorded run sent a value the trace leaves out: what depends on that value can differ"
                 )
             }
+            for plugin in divergence.replayed.rebuilt {
+                print(
+                    "  note: plugin '\(plugin.plugin)' is another build than recorded (sha256 \(plugin.recorded.prefix(12)) then, \(plugin.replayed.prefix(12)) now): the difference may be the new build's"
+                )
+            }
             print("  the screen at that point:")
             for line in divergence.screen { print("    \(line)") }
             if divergence.recordedScreen != divergence.screen {
