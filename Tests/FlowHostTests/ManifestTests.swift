@@ -163,7 +163,7 @@ import Testing
     @Test func invalidJSONAndDuplicateKeysAreReportedWithLineAndColumn() {
         #expect(
             errors(in: "{\n  \"manifestVersion\": 1,\n}") == [
-                "\(Self.file): not valid JSON: line 3, column 1: trailing comma in object"
+                "\(Self.file): not valid JSON: line 2, column 23: trailing comma in object"
             ])
         #expect(kinds(in: "[") == [.notJSON])
         #expect(

@@ -95,9 +95,11 @@ private struct JSONParser {
             elements.append(try parseValue())
             skipWhitespace()
             if consume(UInt8(ascii: "]")) { return leaveContainer(.array(elements)) }
+            let comma = index
             guard consume(UInt8(ascii: ",")) else { throw unexpected("expected ',' or ']' after array element") }
             skipWhitespace()
-            if !isAtEnd, bytes[index] == UInt8(ascii: "]") { throw error("trailing comma in array") }
+            // Said at the comma, the character to delete, rather than at the bracket, which may be lines below.
+            if !isAtEnd, bytes[index] == UInt8(ascii: "]") { throw error("trailing comma in array", at: comma) }
         }
     }
 
@@ -120,9 +122,10 @@ private struct JSONParser {
             }
             skipWhitespace()
             if consume(UInt8(ascii: "}")) { return leaveContainer(.object(members)) }
+            let comma = index
             guard consume(UInt8(ascii: ",")) else { throw unexpected("expected ',' or '}' after object member") }
             skipWhitespace()
-            if !isAtEnd, bytes[index] == UInt8(ascii: "}") { throw error("trailing comma in object") }
+            if !isAtEnd, bytes[index] == UInt8(ascii: "}") { throw error("trailing comma in object", at: comma) }
         }
     }
 
