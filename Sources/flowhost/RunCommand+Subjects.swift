@@ -74,7 +74,7 @@ extension RunCommand {
             // What the file holds: a write that fails (a full disk) leaves fewer lines than were recorded.
             trace.writer.flush()
             let cutShort = trace.writer.failure == nil ? "" : " written before it was cut short"
-            print("trace: \(trace.writer.path) (\(trace.writer.count) events\(cutShort))")
+            print("trace: \(trace.writer.path) (\(trace.writer.count) lines\(cutShort))")
         }
         return summary.failure == nil ? .ok : .scriptFailed
     }

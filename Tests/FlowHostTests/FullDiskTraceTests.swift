@@ -56,6 +56,6 @@ struct FullDiskSubjectsTraceTests {
         // Before, it said the events recorded, some thousands more than the file held.
         #expect(
             run.standardOutput.split(separator: "\n").last
-                == "trace: \(trace) (\(lines) events written before it was cut short)", "\(run.standardOutput)")
+                == "trace: \(trace) (\(lines) lines written before it was cut short)", "\(run.standardOutput)")
     }
 }
