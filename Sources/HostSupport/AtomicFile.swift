@@ -88,7 +88,7 @@ package enum AtomicFile {
 
     /// How old, in seconds, a temporary file (`NAME.tmp-XXXXXXXXXXXX`) must be to be taken for one a killed
     /// writer left: no write takes that long.
-    package static let abandonedTemporaryAge: Int = 60
+    private static let abandonedTemporaryAge: Int = 60
 
     /// Removes the temporary files of `path` that killed writers left: regular files of this user, a minute
     /// old, named as ``write(_:to:mode:durable:)`` names them. A younger one may be another writer's at work
