@@ -5,13 +5,16 @@ extension PluginSearchPath {
     /// What a library path that is not there was likely meant to be, as a hint to add to "not found": the
     /// library of that name in its directory's SwiftPM build directory (`inspect libGreeting.so` in the
     /// plugin's package), the nearest library in its directory (a misspelt name), or that the directory is
-    /// not there either (a SwiftPM build directory: the plugin is not built yet); empty when none applies.
+    /// not there either (``missingDirectoryHint(_:manifestDirectory:)``); empty when none applies.
     ///
     /// `inspect` gives it for its argument, and a manifest's `plugins` entry that is a path for that path.
     ///
-    /// - Parameter path: An absolute path that is not there.
+    /// - Parameters:
+    ///   - path: An absolute path that is not there.
+    ///   - manifestDirectory: The directory of the manifest whose `plugins` entry wrote `path` as a relative
+    ///     path, which is read from there; `nil` for an absolute entry or a path given on the command line.
     /// - Returns: `; did you mean libGreeting.so?` and the like, or an empty string.
-    package static func missingLibraryHint(_ path: String) -> String {
+    package static func missingLibraryHint(_ path: String, manifestDirectory: String? = nil) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "" }
         let directory = slash == path.startIndex ? "/" : String(path[..<slash])
         let name = String(path[path.index(after: slash)...])
@@ -20,10 +23,36 @@ extension PluginSearchPath {
         }
         guard let names = PluginDiscovery.names(in: directory) else {
             guard errno == ENOENT else { return "" }
-            let unbuilt = directory.hasSuffix("/.build/debug") || directory.hasSuffix("/.build/release")
-            return "; \(directory) is not there either" + (unbuilt ? ": build the plugin first (`swift build`)" : "")
+            return "; " + missingDirectoryHint(directory, manifestDirectory: manifestDirectory)
         }
         return Suggestion.closest(to: name, among: names.filter { $0.hasSuffix(".so") }).map { "; did you mean \($0)?" }
             ?? ""
+    }
+
+    /// Why `directory`, which holds a library path that is not there, is not there either.
+    ///
+    /// A SwiftPM build directory (`PACKAGE/.build/debug`, `PACKAGE/.build/release`) of a package that is there
+    /// (beside `PACKAGE/Package.swift`) is not built yet: build the plugin first. Without that package, building
+    /// would not help: the path names a package directory that is not there, or a directory that is not a package,
+    /// and a relative `plugins` entry is most likely written as if read from where flowhost runs rather than
+    /// from the manifest's directory (`Greeting/...` for `../Greeting/...`), which is then said.
+    ///
+    /// - Parameters:
+    ///   - directory: An absolute directory that is not there.
+    ///   - manifestDirectory: The manifest's directory, for a library path its `plugins` entry wrote as relative.
+    /// - Returns: The hint, without the `; ` that joins it to "not found".
+    static func missingDirectoryHint(_ directory: String, manifestDirectory: String?) -> String {
+        let relative =
+            manifestDirectory.map { " (a relative library path is read from the manifest's directory, \($0))" } ?? ""
+        guard let build = buildDirectories.first(where: { directory.hasSuffix("/" + $0) }) else {
+            return "\(directory) is not there either" + relative
+        }
+        let parent = String(directory.dropLast(build.count + 1))
+        let package = parent.isEmpty ? "/" : parent
+        if access(package + "/Package.swift", F_OK) == 0 {
+            return "\(directory) is not there either: build the plugin first (`swift build`)"
+        }
+        guard access(package, F_OK) == 0 else { return "package directory \(package) is not there" + relative }
+        return "\(directory) is not there either, and \(package) is not a package: it has no Package.swift" + relative
     }
 }

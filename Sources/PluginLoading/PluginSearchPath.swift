@@ -69,13 +69,15 @@ package struct PluginSearchPath: Sendable, Hashable {
         if library.contains("/") {
             // A misspelt file name is the likely cause: what is there instead, if anything near.
             let path = Manifest.normalisedPath(library, relativeTo: baseDirectory)
+            // A relative entry is read from the manifest's directory, which a hint about a missing directory says.
+            let manifestDirectory = library.hasPrefix("/") ? nil : baseDirectory
             // A misspelt directory: the path near it that is there, as the manifest would write it.
             let hint =
                 access(parentDirectory(of: path), F_OK) != 0
                 ? NearestPath.suggestion(for: path, directory: false).map {
                     "; did you mean \(NearestPath.relative($0, to: baseDirectory))?"
-                } ?? Self.missingLibraryHint(path)
-                : Self.missingLibraryHint(path)
+                } ?? Self.missingLibraryHint(path, manifestDirectory: manifestDirectory)
+                : Self.missingLibraryHint(path, manifestDirectory: manifestDirectory)
             throw PluginLoadError(
                 file: path, kind: .notFound,
                 message: "\(what) not found" + (hint.isEmpty ? "; check the path in the manifest" : hint))

@@ -3,7 +3,7 @@ import Testing
 
 /// `flowhost inspect` of a library that is not there says what was likely meant: the library of that name in
 /// the SwiftPM build directory beside it, a misspelt name's nearest library beside it, or a build directory
-/// that is not there because the plugin is not built yet.
+/// that is not there because the plugin is not built yet, or because no package is where the path says.
 struct InspectMissingLibraryTests {
     @Test func aMisspeltLibrarySuggestsTheNearestOneBesideIt() throws {
         let directory = try TemporaryDirectory()
@@ -19,8 +19,10 @@ struct InspectMissingLibraryTests {
         )
     }
 
+    /// The package is there (its `Package.swift`), not built yet.
     @Test func aLibraryInABuildDirectoryThatIsNotThereSaysToBuildFirst() throws {
         let directory = try TemporaryDirectory()
+        _ = try directory.file("Package.swift", containing: "// swift-tools-version: 6.0\n")
         let library = directory.path + "/.build/debug/libGreeting.so"
 
         let run = try Subprocess.flowhost(["inspect", library])
@@ -30,6 +32,42 @@ struct InspectMissingLibraryTests {
             run.errorLines == [
                 "flowhost: \(library): plugin library not found; \(directory.path)/.build/debug is not there either: "
                     + "build the plugin first (`swift build`)"
+            ])
+    }
+
+    /// A path into the build directory of a package directory that is not there (`Greeting/...` run from
+    /// beside the package, meant `../Greeting/...`): building would not make it, and `inspect`'s argument is
+    /// read from the current directory, so nothing is said of a manifest's.
+    @Test func aBuildDirectoryOfAPackageDirectoryThatIsNotThereSaysTheDirectoryIsNotThere() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/bad", 0o755) == 0)
+        let run = try Subprocess.run(
+            "/bin/sh",
+            [
+                "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", directory.path + "/bad",
+                try BuildProducts.path(of: "flowhost"), "inspect", "Greeting/.build/debug/libGreeting.so",
+            ])
+
+        #expect(run.status == 66)
+        #expect(
+            run.errorLines == [
+                "flowhost: \(directory.path)/bad/Greeting/.build/debug/libGreeting.so: plugin library not found; "
+                    + "package directory \(directory.path)/bad/Greeting is not there"
+            ])
+    }
+
+    /// A build directory in a directory without a `Package.swift`: no package is there to build.
+    @Test func aBuildDirectoryOfADirectoryThatIsNoPackageSaysItIsNotAPackage() throws {
+        let directory = try TemporaryDirectory()
+        let library = directory.path + "/.build/release/libGreeting.so"
+
+        let run = try Subprocess.flowhost(["inspect", library])
+
+        #expect(run.status == 66)
+        #expect(
+            run.errorLines == [
+                "flowhost: \(library): plugin library not found; \(directory.path)/.build/release is not there either, "
+                    + "and \(directory.path) is not a package: it has no Package.swift"
             ])
     }
 
