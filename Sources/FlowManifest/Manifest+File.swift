@@ -27,7 +27,8 @@ extension Manifest {
         }
     }
 
-    /// The text of `bytes`, or a `notJSON` error at the line and column of the first invalid UTF-8 byte.
+    /// The text of `bytes`, or a `notJSON` error at the line and column of the first invalid UTF-8 byte (with
+    /// a hint when `bytes` are a shared library, given where its manifest goes).
     static func decodeUTF8(_ bytes: [UInt8], file: String) throws(ManifestErrors) -> String {
         if let text = String(validating: bytes, as: UTF8.self) { return text }  // fast; the walk finds where
         var parser = Unicode.UTF8.ForwardParser()
@@ -42,7 +43,8 @@ extension Manifest {
                 return String(decoding: bytes, as: UTF8.self)
             case .error:
                 let reason = JSONSyntaxError(line: line, column: column, reason: "invalid UTF-8")
-                throw ManifestErrors([ManifestError(file: file, kind: .notJSON, message: "not valid JSON: \(reason)")])
+                let message = "not valid JSON: \(reason)" + libraryHint(bytes)
+                throw ManifestErrors([ManifestError(file: file, kind: .notJSON, message: message)])
             }
         }
     }

@@ -35,9 +35,8 @@ extension Manifest {
         do {
             json = try JSONValue(parsing: text)
         } catch {
-            throw ManifestErrors([
-                ManifestError(file: path, kind: .notJSON, message: "not valid JSON: \(error)" + traceHint(text))
-            ])
+            let message = "not valid JSON: \(error)" + mistakenFileHint(text, path: path)
+            throw ManifestErrors([ManifestError(file: path, kind: .notJSON, message: message)])
         }
         let directory = normalisedPath("..", relativeTo: absolutePath(path))  // the file's parent
         var parser = ManifestParser(file: path, directory: directory)
@@ -46,15 +45,6 @@ extension Manifest {
             throw ManifestErrors(Self.saidOnce(parser.errors), omitted: parser.omitted)
         }
         return manifest
-    }
-
-    /// A hint for `text` that is not a manifest but a trace (one JSON object a line, the first its header),
-    /// given where a manifest goes (`flowhost graph TRACE`, the manifest forgotten); empty otherwise.
-    static func traceHint(_ text: String) -> String {
-        guard let firstLine = text.split(separator: "\n", maxSplits: 1).first,
-            case .object(let header)? = try? JSONValue(parsing: String(firstLine)), header["kind"] == "trace"
-        else { return "" }
-        return "; it is a trace (flowhost run --trace writes them), not a manifest: give the manifest first"
     }
 
     /// `errors` without a missing key that a misspelling of it, reported as an unknown key in the same object,
