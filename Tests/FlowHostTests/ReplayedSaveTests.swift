@@ -18,10 +18,7 @@ struct ReplayedSaveTests {
         let trace = try await ReplayTests.record(lab, ["send greet", "save " + snapshot])
         _ = try lab.directory.file("notes.txt", containing: "mine")
 
-        let result = await TraceReplay(
-            trace: trace, manifest: try Manifest.load(path: lab.manifestPath),
-            searchPath: PluginSearchPath([lab.directory.path])
-        ).run()
+        let result = try await replay(trace, in: lab)
 
         guard case .identical(let summary) = result else { throw TestFailure("expected identical, got \(result)") }
         #expect(summary.inputs == 3)
@@ -36,10 +33,7 @@ struct ReplayedSaveTests {
         let trace = try await ReplayTests.record(lab, ["send greet", save, "send greet"], failing: [save])
         #expect(trace.sessions[0].inputs[2].screen?["error"]?.string?.contains("cannot write") == true)
 
-        let result = await TraceReplay(
-            trace: trace, manifest: try Manifest.load(path: lab.manifestPath),
-            searchPath: PluginSearchPath([lab.directory.path])
-        ).run()
+        let result = try await replay(trace, in: lab)
 
         guard case .identical(let summary) = result else { throw TestFailure("expected identical, got \(result)") }
         #expect(summary.inputs == 4)
@@ -55,13 +49,18 @@ struct ReplayedSaveTests {
         #expect(edited != lines)
         let trace = try Trace.parse(edited.joined(separator: "\n"), file: "edited.jsonl")
 
-        let result = await TraceReplay(
-            trace: trace, manifest: try Manifest.load(path: lab.manifestPath),
-            searchPath: PluginSearchPath([lab.directory.path])
-        ).run()
+        let result = try await replay(trace, in: lab)
 
         guard case .diverged(let divergence) = result else { throw TestFailure("expected a divergence, got \(result)") }
         #expect(divergence.step == 2)
         #expect(divergence.got.contains("usage: save FILE"))
+    }
+
+    /// `trace` replayed against the lab's manifest and plugins.
+    private func replay(_ trace: Trace, in lab: SwapLab) async throws -> ReplayResult {
+        await TraceReplay(
+            trace: trace, manifest: try Manifest.load(path: lab.manifestPath),
+            searchPath: PluginSearchPath([lab.directory.path])
+        ).run()
     }
 }
