@@ -30,4 +30,26 @@ struct EmptyDiscoveredDirectoryTests {
         #expect(run.status == 0)
         #expect(run.errorLines == [warning])
     }
+
+    /// A plugin's package given for its build directory (`"discover": ["../Greeting"]`) says where the
+    /// libraries are, and that `swift build` makes them when they are not there yet.
+    @Test func aPackageDirectorySaysToDiscoverItsBuildDirectory() throws {
+        let lab = try DropInLab()
+        try lab.add("libWelcomePlugin.so")
+        try #require(mkdir(lab.directory.path + "/Greeting", 0o755) == 0)
+        _ = try lab.directory.file("Greeting/Package.swift", containing: "// swift-tools-version:6.0\n")
+        let manifest = try lab.directory.file(
+            "app.json", containing: #"{"manifestVersion": 1, "discover": ["plugins.d", "Greeting"]}"#)
+        let package = lab.directory.path + "/Greeting"
+        let found =
+            "\(manifest): warning: discover[1]: \(package) holds no plugin library (*.so), so nothing was discovered there; it is a Swift package: discover its build directory, \(package)/.build/debug"
+
+        let unbuilt = try lab.flowhost(["validate", manifest])
+        try #require(mkdir(package + "/.build", 0o755) == 0 && mkdir(package + "/.build/debug", 0o755) == 0)
+        let built = try lab.flowhost(["validate", manifest])
+
+        #expect(unbuilt.status == 0)
+        #expect(unbuilt.errorLinesWithoutNotes == [found + " (`swift build` there makes it)"])
+        #expect(built.errorLinesWithoutNotes == [found])
+    }
 }
