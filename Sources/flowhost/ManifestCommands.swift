@@ -268,10 +268,17 @@ func loadManifest(
 }
 
 /// A manifest's error as the command line prints it: a manifest that is not there is flowhost's error about an
-/// argument, `flowhost: FILE: manifest file not found`, as a missing trace is; a problem in the file is said at
+/// argument, `flowhost: FILE: manifest file not found`, as a missing trace is, with the file near its name that
+/// is there (`; did you mean app.json?`, as the argument would be written); a problem in the file is said at
 /// its place, `FILE: PATH: message`, as a compiler does.
 func printed(_ error: ManifestError) -> String {
-    error.kind == .fileNotFound ? "flowhost: \(error.description)" : error.description
+    guard error.kind == .fileNotFound else { return error.description }
+    let typed = error.file
+    guard let near = NearestPath.suggestion(for: Manifest.absolutePath(typed), directory: false) else {
+        return "flowhost: \(error.description)"
+    }
+    let written = typed.hasPrefix("/") ? near : NearestPath.relative(near, to: Manifest.absolutePath("."))
+    return "flowhost: \(error.description); did you mean \(written)?"
 }
 
 /// The command's `--max-manifest-size`, or the default of 16 MiB.
