@@ -89,6 +89,21 @@ struct FlowHarnessAsyncServiceTests {
         var cancellations = slow.cancellations.makeAsyncIterator()
         #expect(await cancellations.next() != nil, "the start was cancelled")
     }
+
+    @Test func stopAndWaitReturnsOnceTheAsyncServicesHaveStopped() async throws {
+        let harness = FlowHarness(plugin: plugin)
+        let flushing = FlushingService()
+        harness.addService(flushing)
+        await harness.startAndWait()
+
+        harness.stop()
+        #expect(!flushing.flushed, "stop() leaves it stopping in the background")
+        let problems = await harness.stopAndWait()
+
+        #expect(problems.isEmpty)
+        #expect(flushing.flushed)
+        #expect(harness.events.map(\.description).suffix(1) == ["service FlushingService stopped"])
+    }
 }
 
 // MARK: - Test Helpers
@@ -161,4 +176,16 @@ private final class SlowService: AsyncCoordinatorService {
         }
     }
     func stop() async {}
+}
+
+/// A service whose stop flushes after an await.
+@MainActor
+private final class FlushingService: AsyncCoordinatorService {
+    var flushed = false
+
+    func start(with coordinator: any FlowCoordinator) async throws {}
+    func stop() async {
+        await Task.yield()
+        flushed = true
+    }
 }

@@ -67,7 +67,7 @@ extension FlowHarness {
         _ snapshot: FlowSnapshot, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws(FlowError) -> RestorationReport {
         guard !hasStarted else {
-            for problem in await services.asyncStartsDone() {
+            for problem in await services.backgroundWorkDone() {
                 Issue.record("\(problem)", sourceLocation: sourceLocation)
             }
             return try restore(snapshot, sourceLocation: sourceLocation)

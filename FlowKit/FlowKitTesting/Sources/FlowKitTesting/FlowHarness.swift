@@ -67,6 +67,7 @@ public final class FlowHarness {
             }
         }
         services.report = { [weak self] event in self?.events.append(event) }
+        services.owner = coordinator
     }
 
     /// A harness that can name the managers and services of `plugin`.
@@ -164,12 +165,25 @@ public final class FlowHarness {
     @discardableResult
     public func startAndWait() async -> [ServiceProblem] {
         start()
-        return await services.asyncStartsDone()
+        return await services.backgroundWorkDone()
     }
 
     /// Stops the services in reverse order and dead-letters the requests still waiting for dependencies.
+    /// An ``AsyncCoordinatorService`` stops in the background, after the synchronous ones, as a
+    /// coordinator's does; ``stopAndWait()`` awaits it.
     public func stop() {
         coordinator.stop()
+    }
+
+    /// Stops the harness as a host does: ``stop()``, then each async service's `stop()` awaited within the
+    /// coordinator's `serviceTimeout`, so that what a service does as it stops (a flush, a last write) is
+    /// done when it returns. Since FlowKit 1.6.
+    ///
+    /// - Returns: The services that did not stop in time, and any start still under way that failed.
+    @discardableResult
+    public func stopAndWait() async -> [ServiceProblem] {
+        stop()
+        return await services.backgroundWorkDone()
     }
 
     // MARK: - Acting

@@ -7,7 +7,8 @@ import FlowKit
 /// harness, so this stands in for them. It does what the coordinator would: starts them in order (each
 /// reported as `serviceStarted` with its own type name; an ``AsyncCoordinatorService`` in the background,
 /// after the synchronous ones, each awaited within the coordinator's `serviceTimeout`, one that throws or
-/// takes longer reported as `serviceProblem`), stops them in reverse, passes lifecycle events
+/// takes longer reported as `serviceProblem`), stops them in reverse (an async one in the background too,
+/// after the synchronous ones, `serviceProblem` when it takes longer), passes lifecycle events
 /// on (each service that heard one reported as `lifecycleDelivered`), and merges the context of the
 /// context providers among them, as the coordinator merges its providers': each contributes its keys, and a
 /// key two provide is the one added first's.
@@ -19,11 +20,13 @@ final class FlowHarnessServices: ContextProviderProtocol, CoordinatorServiceLife
     var contextOverride: CoordinatorContext?
     /// Where service events go, since this service cannot reach the coordinator's listener.
     var report: (@MainActor (FlowEvent) -> Void)?
+    /// The harness's coordinator, whose `serviceTimeout` bounds each async start and stop.
+    weak var owner: BaseFlowCoordinator?
     /// The coordinator while it runs.
     private weak var coordinator: (any FlowCoordinator)?
-    /// The async services' starts, one after another, in the background.
-    private var asyncStarts: Task<Void, Never>?
-    /// The problems of the async starts since ``asyncStartsDone()`` last returned them.
+    /// The async services' starts and stops, one after another, in the background.
+    private var backgroundWork: Task<Void, Never>?
+    /// The problems of that work since ``backgroundWorkDone()`` last returned them.
     private var problems: [ServiceProblem] = []
 
     var context: CoordinatorContext {
@@ -47,23 +50,37 @@ final class FlowHarnessServices: ContextProviderProtocol, CoordinatorServiceLife
         for service in services where service is any AsyncCoordinatorService { start(service, with: coordinator) }
     }
 
-    /// Returns once the async services' starts under way are done, with the problems they had since it last
-    /// returned.
-    func asyncStartsDone() async -> [ServiceProblem] {
-        while let work = asyncStarts {
+    func stop() {
+        coordinator = nil
+        var later: [any AsyncCoordinatorService] = []
+        for service in services.reversed() {
+            if let service = service as? any AsyncCoordinatorService {
+                later.append(service)
+            } else {
+                service.stop()
+                report?(.serviceStopped(Self.name(of: service)))
+            }
+        }
+        for service in later {
+            let name = Self.name(of: service)
+            inBackground(name, done: .serviceStopped(name)) { timeout in
+                switch await Self.run(within: timeout, { await service.stop() }) {
+                case .done, .failed: nil
+                case .timedOut: .stopTimedOut(timeout)
+                }
+            }
+        }
+    }
+
+    /// Returns once the async services' starts and stops under way are done, with the problems they had since
+    /// it last returned.
+    func backgroundWorkDone() async -> [ServiceProblem] {
+        while let work = backgroundWork {
             await work.value
-            if asyncStarts == work { asyncStarts = nil }
+            if backgroundWork == work { backgroundWork = nil }
         }
         defer { problems.removeAll() }
         return problems
-    }
-
-    func stop() {
-        coordinator = nil
-        for service in services.reversed() {
-            service.stop()
-            report?(.serviceStopped(Self.name(of: service)))
-        }
     }
 
     func willEnterBackground() { lifecycle(.willEnterBackground) { $0.willEnterBackground() } }
@@ -78,41 +95,68 @@ final class FlowHarnessServices: ContextProviderProtocol, CoordinatorServiceLife
             report?(.serviceStarted(Self.name(of: service)))
             return
         }
-        let previous = asyncStarts
-        let timeout = (coordinator as? BaseFlowCoordinator)?.serviceTimeout ?? .seconds(5)
-        asyncStarts = Task { @MainActor [weak self] in
-            await previous?.value
-            let problem = await Self.start(awaited, with: coordinator, within: timeout)
-            guard let self else { return }
-            if let problem { problems.append(problem) }
-            report?(problem.map(FlowEvent.serviceProblem) ?? .serviceStarted(Self.name(of: awaited)))
+        let name = Self.name(of: service)
+        inBackground(name, done: .serviceStarted(name)) { timeout in
+            switch await Self.run(within: timeout, { try await awaited.start(with: coordinator) }) {
+            case .done: nil
+            case .failed(let error): .startFailed(FlowError(wrapping: error))
+            case .timedOut: .startTimedOut(timeout)
+            }
         }
     }
 
-    /// Awaits `service`'s start for at most `timeout`: a start still running then is cancelled and left behind,
-    /// as the coordinator leaves it.
-    private static func start(
-        _ service: any AsyncCoordinatorService, with coordinator: any FlowCoordinator, within timeout: Duration
-    ) async -> ServiceProblem? {
-        let (outcomes, continuation) = AsyncStream<ServiceProblem.Kind?>.makeStream()
-        let starting = Task { @MainActor in
+    /// Runs `work` after the background work before it, within the owner's `serviceTimeout`, and reports
+    /// `done`, or the problem of the service `name` that `work` comes to.
+    private func inBackground(
+        _ name: String, done: FlowEvent, _ work: @escaping @MainActor (Duration) async -> ServiceProblem.Kind?
+    ) {
+        let previous = backgroundWork
+        let timeout = owner?.serviceTimeout ?? .seconds(5)
+        backgroundWork = Task { @MainActor [weak self] in
+            await previous?.value
+            let kind = await work(timeout)
+            guard let self else { return }
+            if let kind {
+                let problem = ServiceProblem(service: name, kind: kind)
+                problems.append(problem)
+                report?(.serviceProblem(problem))
+            } else {
+                report?(done)
+            }
+        }
+    }
+
+    /// How a piece of background work ended.
+    private enum Outcome {
+        case done
+        case failed(any Error)
+        case timedOut
+    }
+
+    /// Runs `work` on the main actor for at most `timeout`: work still running then is cancelled and left
+    /// behind, as the coordinator leaves it, so that one stuck service holds up no other.
+    private static func run(
+        within timeout: Duration, _ work: @escaping @MainActor () async throws -> Void
+    ) async -> Outcome {
+        let (outcomes, continuation) = AsyncStream<Outcome>.makeStream()
+        let running = Task { @MainActor in
             do {
-                try await service.start(with: coordinator)
-                continuation.yield(nil)
+                try await work()
+                continuation.yield(.done)
             } catch {
-                continuation.yield(.startFailed(FlowError(wrapping: error)))
+                continuation.yield(.failed(error))
             }
         }
         let timer = Task {
             try? await Task.sleep(for: timeout)
-            if !Task.isCancelled { continuation.yield(.startTimedOut(timeout)) }
+            if !Task.isCancelled { continuation.yield(.timedOut) }
         }
         var iterator = outcomes.makeAsyncIterator()
-        let outcome = await iterator.next() ?? nil
+        let outcome = await iterator.next() ?? .timedOut
         continuation.finish()
         timer.cancel()
-        if case .startTimedOut = outcome { starting.cancel() }
-        return outcome.map { ServiceProblem(service: name(of: service), kind: $0) }
+        if case .timedOut = outcome { running.cancel() }
+        return outcome
     }
 
     /// Delivers `event` to each lifecycle service, reporting each after it heard it, as the coordinator does.
