@@ -40,6 +40,21 @@ struct FlowHarnessAsyncServiceTests {
         #expect(next.topModule?.content["user"] == "grace", "the step met the service started, its state restored")
     }
 
+    /// A snapshot `flowhost` saved names the service as the host does, `account.Accounts`: its state is found.
+    @Test func aSnapshotTheHostSavedGivesTheServiceItsState() async throws {
+        let walked = harness()
+        await walked.startAndWait()
+        walked.send("account.show")
+        try walked.perform("rename", payload: ["to": "grace"])
+        var saved = walked.snapshot()
+        saved.services = ["account.Accounts": try #require(saved.services["AccountsService"])]
+
+        let next = harness()
+        try await next.restoreAndWait(saved)
+
+        #expect(next.topModule?.content["user"] == "grace")
+    }
+
     /// What the synchronous `restore` does, for comparison: the steps replay while the service still starts.
     @Test func restoreReplaysTheStepsBeforeAnAsyncServiceHasStarted() async throws {
         let walked = harness()

@@ -46,7 +46,7 @@ extension FlowHarness {
                     sourceLocation: sourceLocation)
             }
         } else {
-            for (service, name) in namedServices { snapshot.restoreState(of: service, as: name) }
+            restoreServiceStates(from: snapshot)
             start()
         }
         return try coordinator.restore(snapshot)
@@ -73,11 +73,23 @@ extension FlowHarness {
             return try restore(snapshot, sourceLocation: sourceLocation)
         }
         try Self.check(snapshot)
-        for (service, name) in namedServices { snapshot.restoreState(of: service, as: name) }
+        restoreServiceStates(from: snapshot)
         for problem in await startAndWait() {
             Issue.record("\(problem)", sourceLocation: sourceLocation)
         }
         return try coordinator.restore(snapshot)
+    }
+
+    /// Gives each added service the state `snapshot` saved for it: under its type name, as ``snapshot()``
+    /// saves it, or, for a service added by name, under the name a host gives it (`greeting.Store`), as in a
+    /// snapshot `flowhost` saved.
+    private func restoreServiceStates(from snapshot: FlowSnapshot) {
+        for (service, name) in namedServices {
+            if snapshot.restoreState(of: service, as: name) { continue }
+            if let hostName = hostServiceNames[ObjectIdentifier(service)] {
+                snapshot.restoreState(of: service, as: hostName)
+            }
+        }
     }
 
     /// Throws when `snapshot`'s version is not one this FlowKit reads.

@@ -52,6 +52,9 @@ public final class FlowHarness {
 
     let services = FlowHarnessServices()
     var hasStarted = false
+    /// The names a host gives the services added by name (`greeting.Store`: the plugin's, then the
+    /// service's), under which a snapshot the host saved holds their state.
+    var hostServiceNames: [ObjectIdentifier: String] = [:]
 
     /// A harness that can name the managers and services of `plugins`, or of none.
     public init(plugins: [PluginDescription] = []) {
@@ -145,6 +148,9 @@ public final class FlowHarness {
         }
         let service = factory.make()
         addService(service)
+        if let owner = plugins.first(where: { $0.service(named: name) != nil }) {
+            hostServiceNames[ObjectIdentifier(service)] = "\(owner.name).\(name)"
+        }
         return service
     }
 
