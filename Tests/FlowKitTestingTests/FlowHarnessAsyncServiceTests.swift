@@ -8,7 +8,7 @@ import Testing
 struct FlowHarnessAsyncServiceTests {
     /// A harness routing `account.show` to `Account`, with an `Accounts` service, not started.
     private func harness() -> FlowHarness {
-        let harness = FlowHarness(plugin: plugin)
+        let harness = Self.patientHarness()
         harness.route("account.show", to: "Account")
         harness.addService(named: "Accounts")
         return harness
@@ -75,7 +75,7 @@ struct FlowHarnessAsyncServiceTests {
         await walked.startAndWait()
         walked.send("account.show")
         let saved = walked.snapshot()
-        let next = FlowHarness(plugin: plugin)
+        let next = Self.patientHarness()
         next.route("account.show", to: "Account")
         next.addService(BrokenService())
 
@@ -106,7 +106,7 @@ struct FlowHarnessAsyncServiceTests {
     }
 
     @Test func stopAndWaitReturnsOnceTheAsyncServicesHaveStopped() async throws {
-        let harness = FlowHarness(plugin: plugin)
+        let harness = Self.patientHarness()
         let flushing = FlushingService()
         harness.addService(flushing)
         await harness.startAndWait()
@@ -122,6 +122,17 @@ struct FlowHarnessAsyncServiceTests {
 }
 
 // MARK: - Test Helpers
+
+extension FlowHarnessAsyncServiceTests {
+    /// A harness whose services have ten minutes to start and stop, not the default 5 s: in a parallel run of
+    /// the whole suite under ThreadSanitizer, the main actor, where a start resumes after its await, was held
+    /// longer than 5 s.
+    static func patientHarness() -> FlowHarness {
+        let harness = FlowHarness(plugin: plugin)
+        harness.coordinator.serviceTimeout = .seconds(600)
+        return harness
+    }
+}
 
 private let accounts = TypedDependencyKey<Accounts>("accounts")
 
