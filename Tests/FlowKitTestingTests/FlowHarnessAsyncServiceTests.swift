@@ -150,9 +150,9 @@ private let plugin = PluginDescription(
 private final class AccountManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         let user = coordinator.dependencies[accounts].map { JSONValue.string($0.user) } ?? .null
-        let coordinator = self.coordinator
         let rename = ModuleAction("rename") { module, payload in
-            guard let service = coordinator.dependencies[accountsService], let name = payload["to"]?.string else {
+            guard let service = self.coordinator.dependencies[accountsService], let name = payload["to"]?.string
+            else {
                 return nil
             }
             service.user = name
