@@ -15,11 +15,13 @@ let sharedSettings: [SwiftSetting] = [
 /// The bundled plugins. Each one is its own dynamic library product, loaded by the host with dlopen.
 let bundledPlugins = ["WelcomePlugin", "AuthPlugin", "CatalogPlugin", "SettingsPlugin", "ExpressPlugin"]
 
-/// Plugins only the tests load: two generations of one plugin, for hot swap, one with its own FlowKit, and one
+/// Plugins only the tests load: two generations of one plugin, for hot swap, and a broken build of it (a route to a
+/// manager it does not export), for a refused one; one with its own FlowKit, and one
 /// whose code traps once called, for supervised runs, and one whose route needs what an async service sets, for
 /// restores.
 let fixturePlugins = [
-    "GreeterPluginV1", "GreeterPluginV2", "StaticSDKPlugin", "CrashyPlugin", "HangyPlugin", "TripPlugin",
+    "GreeterPluginV1", "GreeterPluginV2", "GreeterPluginV3", "StaticSDKPlugin", "CrashyPlugin", "HangyPlugin",
+    "TripPlugin",
 ]
 
 /// Bad libraries, in C, that the host must survive: constructors that abort, segfault, exit, hang, fork a

@@ -15,7 +15,8 @@ extension PluginComposition {
     ///   - awaiting: The libraries of plugins in use that vanished and are waited for (see
     ///     ``init(manifest:discovery:previous:awaiting:refusing:)``).
     /// - Returns: The composition; after `previous`, with each library refused whose new declarations leave
-    ///   a request the manifest sends unrouted (``droppedRoutes(after:)``), its previous declarations kept.
+    ///   a request the manifest sends unrouted (``droppedRoutes(after:)``) or name a manager or service it no
+    ///   longer exports (``brokenRebuilds(after:)``), its previous declarations kept.
     @MainActor
     package static func discovered(
         by manifest: Manifest, searchPath: PluginSearchPath, prober: PluginProber? = nil,
@@ -29,11 +30,14 @@ extension PluginComposition {
             manifest: manifest, discovery: discovery, previous: previous, awaiting: awaiting)
         guard let previous else { return composition }
         // A rebuilt library that would leave unrouted what the manifest sends is refused, as a manifest edit
-        // doing so is: its plugin keeps its last build's declarations. A refusal changes the composition, so
+        // doing so is, and so is one that declares what it no longer exports (``brokenRebuilds(after:)``): its
+        // plugin keeps its last build's declarations. A refusal changes the composition, so
         // it is checked again, until no other library is refused (each library is refused once at most).
         var refusing: [String: PluginLoadError] = [:]
         while true {
-            let dropped = composition.droppedRoutes(after: previous).filter { refusing[$0.key] == nil }
+            let refusals = composition.droppedRoutes(after: previous).merging(
+                composition.brokenRebuilds(after: previous), uniquingKeysWith: { first, _ in first })
+            let dropped = refusals.filter { refusing[$0.key] == nil }
             if dropped.isEmpty { return composition }
             refusing.merge(dropped) { first, _ in first }
             composition = PluginComposition(

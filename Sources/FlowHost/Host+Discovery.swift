@@ -115,7 +115,9 @@ extension Host {
                     events.append(event)
                     continue
                 }
-                let event = watchedRefusal(of: name, failure)
+                // A probe refuses with none of these kinds: the composition refused the build it probed.
+                let forDeclarations = [.droppedRoute, .unknownManager, .unknownService].contains(failure.kind)
+                let event = watchedRefusal(of: name, failure, forDeclarations: forDeclarations)
                 onEvent?(event)
                 events.append(event)
             } else {

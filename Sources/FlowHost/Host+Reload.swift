@@ -264,14 +264,17 @@ extension Host {
     /// way so that the next events of the same build say nothing
     /// (``PluginRegistry/noteRefusedUnloadedLibrary(of:_:)``), and what the watch knew of its library before
     /// is forgotten, so that the library known before, back, is said again.
-    func watchedRefusal(of name: String, _ error: PluginLoadError) -> HostEvent {
+    ///
+    /// - Parameter forDeclarations: Whether the build was refused for what it declares, by the composition
+    ///   (``PluginComposition/droppedRoutes(after:)``, ``PluginComposition/brokenRebuilds(after:)``): it is
+    ///   whole and probed, so the refusal says which generation stays.
+    func watchedRefusal(of name: String, _ error: PluginLoadError, forDeclarations: Bool = false) -> HostEvent {
         guard case .notLoaded? = registry.status(of: name) else {
             stats.refusedReloads += 1
             registry.noteRefusedReload(of: name)
             registry.noteRefusedBuild(of: name, error)
             var error = error
-            // A build refused for what it declares is whole and probed: say which generation stays.
-            if error.kind == .droppedRoute, let generation = registry.servingGeneration(of: name) {
+            if forDeclarations, let generation = registry.servingGeneration(of: name) {
                 error.message += "; generation \(generation) keeps serving"
             }
             return .reloadRefused(plugin: name, error)

@@ -1,0 +1,1 @@
+../GreeterPluginV1/GreeterPlugin.swift
