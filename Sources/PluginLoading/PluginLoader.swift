@@ -133,6 +133,13 @@ package enum PluginLoader {
 
     /// A hint for the common `dlopen` failures.
     private static func dlopenHint(_ reason: String) -> String {
+        // `swift test --sanitize=...` builds into the same .build/debug as `swift build`, over the plugin.
+        if ["undefined symbol: __asan_", "undefined symbol: __tsan_", "undefined symbol: __ubsan_"].contains(
+            where: reason.contains)
+        {
+            return
+                "; the plugin was built with a sanitizer (swift test --sanitize=... writes the libraries of swift build unless given a --scratch-path of its own): build it again with swift build, and run sanitized tests with --scratch-path .build/sanitized"
+        }
         if reason.contains("undefined symbol") {
             return "; the plugin needs a symbol this process lacks: rebuild it against this host's FlowKit"
         }

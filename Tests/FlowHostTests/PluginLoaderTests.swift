@@ -391,4 +391,27 @@ extension PluginLoaderTests {
                 == "the dynamic loader refused it: \(library): undefined symbol: flowkit_missing; the plugin needs a symbol this process lacks: rebuild it against this host's FlowKit"
         )
     }
+
+    /// A plugin `swift test --sanitize=address` built over the one `swift build` made needs the sanitizer's
+    /// runtime, which flowhost does not load: the hint says so, not that FlowKit is another build. (The symbol
+    /// is one no sanitizer defines, so that the test means the same in a sanitized test run.)
+    @Test(.enabled(if: hasCCompiler, "needs a C compiler to build a library with an unresolved symbol"))
+    func aSanitizersUnresolvedSymbolSaysThePluginWasBuiltWithASanitizer() throws {
+        let directory = try TemporaryDirectory()
+        let source = try directory.file(
+            "sanitized.c",
+            containing:
+                "extern int __asan_flowhost_missing;\nint flowkit_plugin_entry(void) { return __asan_flowhost_missing; }\n"
+        )
+        let library = directory.path + "/libSanitized.so"
+        let compiler = try Subprocess.run("/usr/bin/cc", ["-shared", "-fPIC", "-o", library, source])
+        try #require(compiler.status == 0, "cc: \(compiler.standardError)")
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: library) }
+
+        #expect(
+            error?.message
+                == "the dynamic loader refused it: \(library): undefined symbol: __asan_flowhost_missing; the plugin was built with a sanitizer (swift test --sanitize=... writes the libraries of swift build unless given a --scratch-path of its own): build it again with swift build, and run sanitized tests with --scratch-path .build/sanitized"
+        )
+    }
 }
