@@ -24,12 +24,13 @@ extension TraceRecorder {
         case .unloadedLibraryChanged, .libraryRestored: break  // not written (``TraceEvent/Kind/init(_:)``)
         case .reloadRefused(let plugin, let error):
             line.add("plugin", plugin)
-            line.add("error", error.description)
+            line.add("error", redaction.redact(text: error.description))
         case .manifestReloaded(let file, let routes, let servicesChanged):
             line.add("manifest", file)
             line.add("routes", routes)
             if servicesChanged { line.add("servicesChanged", true) }
-        case .manifestRejected(let errors): line.add("errors", strings: errors.errors.lazy.map(\.description))
+        case .manifestRejected(let errors):
+            line.add("errors", strings: errors.errors.lazy.map { self.redaction.redact(text: $0.description) })
         case .pluginDiscovered(let plugin, let file, let routes, let services, let setAside):
             line.add("plugin", plugin)
             line.add("library", file)
@@ -48,7 +49,7 @@ extension TraceRecorder {
             line.add("routes", strings: routes)
             line.add("services", strings: services)
         case .discoveryProblem(let error, let services):
-            line.add("error", error.description)
+            line.add("error", redaction.redact(text: error.description))
             if !services.isEmpty { line.add("services", strings: services) }
         case .exposure(let exposure):
             let path = shell?.host.manifest.experiments[exposure.experiment]?.subject ?? ""
@@ -80,13 +81,13 @@ extension TraceRecorder {
             line.add("reason", Self.reason(reason))
         case .managerTaskFailed(let name, let error):
             manager(name, nil, loaded: false, into: &line)
-            line.add("error", error.message)
+            line.add("error", redaction.redact(text: error.message))
         case .presentRefused(let module, let manager):
             self.manager(manager, nil, loaded: false, into: &line)
             line.add("module", module.rawValue)
         case .serviceProblem(let problem):
             line.add("service", problem.service)
-            line.add("problem", problem.description)
+            line.add("problem", redaction.redact(text: problem.description))
         case .lifecycleDelivered(let lifecycleEvent, let name):
             line.add("service", name)
             line.add("event", lifecycleEvent.rawValue)
@@ -185,7 +186,7 @@ extension TraceRecorder {
             line.add("result") { json in
                 json.object {
                     $0.member("error", first: true)
-                    $0.string(error.message)
+                    $0.string(redaction.redact(text: error.message))
                     $0.member("status")
                     $0.literal(#""failed""#)
                 }

@@ -78,14 +78,14 @@ extension TraceRecorder {
             self.manager(manager, coordinator, loaded: false, into: &line)
         case .failed(let request, let module, let error):
             closeRequest(request, module, at: time, into: &line)
-            line.add("error", error.message)
+            line.add("error", redaction.redact(text: error.message))
         case .held(let held):
             if let last = open.last, last.request == held.request, last.module == held.module { open.removeLast() }
             writeHeld(held, forget: false, into: &line)
         case .resuming(let held):
             writeHeld(held, forget: true, into: &line)
         case .redirectCancelled(let held, let reason):
-            line.add("reason", reason)
+            line.add("reason", redaction.redact(text: reason))
             writeHeld(held, forget: true, into: &line)
         case .queued(let request, let module, let keys):
             lastRequestId += 1
@@ -95,7 +95,7 @@ extension TraceRecorder {
         case .replaying(let request, let module):
             writeQueued(request, module, into: &line)
         case .deadLettered(let letter):
-            line.add("reason", letter.reason)
+            line.add("reason", redaction.redact(text: letter.reason))
             writeQueued(letter.request, letter.module, into: &line)
         case .unhandled(let request, let module):
             lastRequestId += 1

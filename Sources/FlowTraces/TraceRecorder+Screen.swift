@@ -14,13 +14,13 @@ extension TraceRecorder {
             case .ok, .quit: line.add("status") { $0.literal(#""ok""#) }
             case .error(let message):
                 line.add("status") { $0.literal(#""error""#) }
-                line.add("error", message)
+                line.add("error", redaction.redact(text: message))
             case .expectationFailed(let message):
                 line.add("status") { $0.literal(#""expectationFailed""#) }
-                line.add("error", message)
+                line.add("error", redaction.redact(text: message))
             }
             guard let shell, let router, let presentation else { return }
-            if let outcome = shell.lastOutcome { line.add("outcome", outcome.description) }
+            if let outcome = shell.lastOutcome { line.add("outcome", redaction.redact(text: outcome.description)) }
             line.add(members: presentation)
             if let top = router.top { addPayload("content", digestName: "contentDigest", top.content, into: &line) }
         }

@@ -27,8 +27,10 @@ import PluginLoading
 /// is marked `late` and belongs to the input before it.
 @MainActor
 package final class TraceRecorder {
-    /// What the recorder leaves out of the trace.
-    package let redaction: TraceRedaction
+    /// What the recorder leaves out of the trace: in a session of a simulated subject, its id too
+    /// (``TraceRedaction/hiding(subject:)``), which ``beginSession(_:subject:asRecorded:)`` sets. Every payload,
+    /// result, content, command and error goes through it.
+    package private(set) var redaction: TraceRedaction
     /// The size in bytes above which a payload, a result or a screen's content is written as its size and
     /// digest (`--trace-max-payload`); `nil` writes every one whole.
     package let maxPayload: Int?
@@ -204,8 +206,14 @@ package final class TraceRecorder {
 
     /// Starts the next session, on `shell` (a fresh host): listens to its host from now on.
     ///
-    /// - Parameter subject: The subject `$SUBJECT` stands for in this session, with `--subjects`.
-    package func beginSession(_ shell: HostShell, subject: String? = nil) {
+    /// - Parameters:
+    ///   - subject: The subject `$SUBJECT` stands for in this session, with `--subjects`. When anything is
+    ///     redacted, the session's lines hold its pseudonym wherever they would hold it whole
+    ///     (``TraceRedaction/hiding(subject:)``).
+    ///   - asRecorded: Whether `subject` is as a trace recorded it (a replay's), a pseudonym already when
+    ///     anything is redacted: written as it is, and not looked for, since the replay sends and must show
+    ///     it as recorded.
+    package func beginSession(_ shell: HostShell, subject: String? = nil, asRecorded: Bool = false) {
         closeUnprompted()
         session += 1
         input = 0
@@ -215,9 +223,10 @@ package final class TraceRecorder {
         queued.removeAll(keepingCapacity: true)
         childOwners.removeAll(keepingCapacity: true)
         self.shell = shell
+        redaction = redaction.hiding(subject: asRecorded ? nil : subject)
         emit(.session) { line in
             line.add("root", shell.host.coordinator.name)
-            if let subject { line.add("subject", redaction.sessionSubject(subject)) }
+            if let subject { line.add("subject", asRecorded ? subject : redaction.sessionSubject(subject)) }
         }
         let listener = shell.host.onEvent
         let flowListener = shell.host.onFlowEvent

@@ -20,7 +20,8 @@ import PluginLoading
 /// task finishing) are not compared; for an input a watched file caused, only the reload is. A trace
 /// with redacted members replays the placeholder the trace holds: an exposure's pseudonymised subject is
 /// compared by the pseudonym it maps to (``pseudonymousSubjects(_:_:)``), and a divergence after an input
-/// that sent the placeholder names that input (``ReplayDivergence/sentPlaceholder``), since what depends
+/// that sent the placeholder (or, with `--subjects`, the session's subject's pseudonym, which the trace
+/// holds in place of its id) names that input (``ReplayDivergence/sentPlaceholder``), since what depends
 /// on the value it stands for can differ.
 @MainActor
 package final class TraceReplay {
@@ -153,7 +154,12 @@ package final class TraceReplay {
                 break
             }
             session.box.events.removeAll()
-            if session.sentPlaceholder == nil, !redaction.isEmpty, TraceRedaction.sendsPlaceholder(input.command) {
+            // With `--subjects`, the trace holds the subject's pseudonym where the run sent its id
+            // (``TraceRedaction/hiding(subject:)``): the replay sends the pseudonym, a stand-in as the placeholder is.
+            if session.sentPlaceholder == nil, !redaction.isEmpty,
+                TraceRedaction.sendsPlaceholder(input.command)
+                    || session.subject.map({ TraceRedaction.sends(subject: $0, in: input.command) }) == true
+            {
                 session.sentPlaceholder = .init(
                     step: input.number, at: input.record["at"]?.string, command: input.command)
             }
@@ -426,6 +432,6 @@ private final class ReplayedSession {
             box.events.append(try! $0.event())
         }
         roots = (recordedRoot, host.coordinator.name)
-        recorder.beginSession(shell, subject: subject)
+        recorder.beginSession(shell, subject: subject, asRecorded: true)
     }
 }
