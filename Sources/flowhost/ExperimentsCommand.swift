@@ -18,7 +18,8 @@ enum ExperimentsCommand {
         exposures against the configured weights warns loudly of a sample-ratio mismatch (p below 0.001):
         then the assignment or the logging is broken and nothing else in the report can be trusted.
 
-        --goal REQUEST defaults to the goal the traced script names in a line `# goal: REQUEST`.
+        --goal REQUEST defaults to the goal the traced script names in a line `# goal: REQUEST`; it is given
+        once (twice is a wrong command line).
         --json prints one JSON document instead (its shape: docs/traces.md). An empty trace (a run killed
         before it wrote its header) among others is left out with a warning. Exit 0 with a report, also one
         that warns; 64 for a wrong command line, one that names a trace twice included (the same file by two
@@ -28,7 +29,18 @@ enum ExperimentsCommand {
 
     static func run(_ arguments: [String]) throws(Exit) -> ExitCode {
         let spec = FlowHostCommandLine.experiments
-        let parsed = try Arguments(arguments, spec: spec)
+        let parsed: Arguments
+        do {
+            parsed = try Arguments(arguments, spec: spec)
+        } catch {
+            // A command line that does not parse (an unknown option, `--goal` twice) gives the document the
+            // command's other usage errors give: nothing of it is known, not even the traces.
+            guard arguments.contains("--json"), let problem = error.problem else { throw error }
+            printJSON(
+                ExperimentReport.json(
+                    errors: JSONDocument.usage(problem)["errors"]?.array ?? [], traces: [], goal: nil))
+            throw Exit(.usage)
+        }
         if parsed.flags.contains("--help") {
             print(spec.usage + "\n" + details)
             return .ok
