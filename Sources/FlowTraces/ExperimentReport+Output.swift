@@ -27,21 +27,25 @@ extension ExperimentReport {
             for variant in experiment.variants {
                 rows.append([
                     variant.name, "\(variant.weight)", "\(variant.exposed)", "\(variant.reached)",
-                    Self.percent(variant.conversion),
-                    "\(Self.percent(variant.interval.lower)) - \(Self.percent(variant.interval.upper))",
+                    variant.conversion.map(Self.percent) ?? "n/a",
+                    variant.interval.map { "\(Self.percent($0.lower)) - \(Self.percent($0.upper))" } ?? "n/a",
                     variant.medianSteps.map { Self.fixed($0, $0.rounded() == $0 ? 0 : 1) } ?? "-",
                     variant.medianTimeNanoseconds.map { Self.fixed($0 / 1e6, 2) + " ms" } ?? "-",
                 ])
             }
             lines += Self.table(rows).map { "  " + $0 }
             for comparison in experiment.comparisons {
-                let points = comparison.difference * 100
-                let test = comparison.p.map { p in
-                    " (two-proportion z-test: z = \(Self.fixed(comparison.z ?? 0, 2)), \(Self.pValue(p)))"
+                let versus = "  \(comparison.variant) vs \(comparison.control): "
+                // An arm with no subjects has no conversion to compare: not a difference from 0%.
+                guard let difference = comparison.difference, let z = comparison.z, let p = comparison.p else {
+                    lines.append(versus + "not compared: an arm has no subjects")
+                    continue
                 }
+                let points = difference * 100
                 lines.append(
-                    "  \(comparison.variant) vs \(comparison.control): \(points >= 0 ? "+" : "")\(Self.fixed(points, 1)) points"
-                        + (test ?? ", not tested: an arm has no subjects"))
+                    versus
+                        + "\(points >= 0 ? "+" : "")\(Self.fixed(points, 1)) points (two-proportion z-test: z = \(Self.fixed(z, 2)), \(Self.pValue(p)))"
+                )
             }
             let ratio = experiment.sampleRatio
             let observed = ratio.observed.map(String.init).joined(separator: " : ")
@@ -106,15 +110,15 @@ extension ExperimentReport {
                 [
                     "name": .string(variant.name), "weight": .number(Double(variant.weight)),
                     "exposed": .number(Double(variant.exposed)), "reached": .number(Double(variant.reached)),
-                    "conversion": .number(variant.conversion),
-                    "interval": ["lower": .number(variant.interval.lower), "upper": .number(variant.interval.upper)],
+                    "conversion": number(variant.conversion),
+                    "interval": ["lower": number(variant.interval?.lower), "upper": number(variant.interval?.upper)],
                     "medianSteps": number(variant.medianSteps), "medianTimeNs": number(variant.medianTimeNanoseconds),
                 ]
             }
             let comparisons = experiment.comparisons.map { comparison -> JSONValue in
                 [
                     "variant": .string(comparison.variant), "control": .string(comparison.control),
-                    "difference": .number(comparison.difference), "z": number(comparison.z), "p": number(comparison.p),
+                    "difference": number(comparison.difference), "z": number(comparison.z), "p": number(comparison.p),
                 ]
             }
             let ratio = experiment.sampleRatio

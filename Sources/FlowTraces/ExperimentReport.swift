@@ -27,9 +27,10 @@ package struct ExperimentReport: Sendable {
         /// Subjects exposed, and those who reached the goal.
         package var exposed: Int
         package var reached: Int
-        /// `reached / exposed` (0 when none were exposed), and its 95% Wilson interval.
-        package var conversion: Double
-        package var interval: Interval
+        /// `reached / exposed`, and its 95% Wilson interval; `nil` when none were exposed: 0 of 0 is no
+        /// conversion at all, not one of 0%.
+        package var conversion: Double?
+        package var interval: Interval?
         /// The medians over the subjects who reached the goal; `nil` when none did.
         package var medianSteps: Double?
         package var medianTimeNanoseconds: Double?
@@ -45,8 +46,9 @@ package struct ExperimentReport: Sendable {
     package struct Comparison: Sendable, Hashable {
         package var variant: String
         package var control: String
-        /// The variant's conversion less the control's, as a proportion (0.05 is 5 points).
-        package var difference: Double
+        /// The variant's conversion less the control's, as a proportion (0.05 is 5 points); `nil` when either
+        /// arm has no subjects, and so no conversion.
+        package var difference: Double?
         /// The two-proportion z-test; `nil` when either arm has no subjects.
         package var z: Double?
         package var p: Double?
@@ -286,8 +288,8 @@ package struct ExperimentReport: Sendable {
             return Variant(
                 name: variant, weight: weightOf[variant] ?? 0, exposed: exposed.count,
                 reached: reached.count,
-                conversion: exposed.isEmpty ? 0 : Double(reached.count) / Double(exposed.count),
-                interval: Interval(lower: wilson.lower, upper: wilson.upper),
+                conversion: exposed.isEmpty ? nil : Double(reached.count) / Double(exposed.count),
+                interval: exposed.isEmpty ? nil : Interval(lower: wilson.lower, upper: wilson.upper),
                 medianSteps: Statistics.median(reached.map { Double($0.steps) }),
                 medianTimeNanoseconds: Statistics.median(reached.map { Double($0.nanoseconds) }))
         }
@@ -295,9 +297,9 @@ package struct ExperimentReport: Sendable {
             let control = variants[0]
             let test = Statistics.twoProportionTest(
                 successes: control.reached, of: control.exposed, against: variant.reached, of: variant.exposed)
+            let difference = variant.conversion.flatMap { converted in control.conversion.map { converted - $0 } }
             return Comparison(
-                variant: variant.name, control: control.name, difference: variant.conversion - control.conversion,
-                z: test?.z, p: test?.p)
+                variant: variant.name, control: control.name, difference: difference, z: test?.z, p: test?.p)
         }
         let observed = variants.map(\.exposed)
         let weights = variants.map { Double($0.weight) }
