@@ -72,7 +72,7 @@ extension ExperimentReport {
 
     /// For standard error: a trace left out because it is empty, a recording joined twice and read once, a trace
     /// whose run stopped early, an experiment
-    /// set up differently in two traces, a goal no request of the traces' was ever handled as, and one warning
+    /// set up differently in two traces, traces whose subjects cannot be matched (``unmatchedSubjects``), a goal no request of the traces' was ever handled as, and one warning
     /// per experiment whose sample ratio is a mismatch.
     package var warnings: [String] {
         var warnings = emptyTraces.map {
@@ -85,6 +85,18 @@ extension ExperimentReport {
         for setup in differentSetups {
             warnings.append(
                 "experiment '\(setup.experiment)' is set up differently in \(setup.first) and \(setup.other) (its variants, weights, subject or salt): their subjects are reported together under \(setup.first)'s set-up; report each set-up on its own"
+            )
+        }
+        if let unmatched = unmatchedSubjects {
+            func list(_ names: [String]) -> String {
+                names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
+            }
+            let one = unmatched.pseudonymised.count == 1
+            let experiments =
+                "experiment\(unmatched.experiments.count == 1 ? "" : "s") \(list(unmatched.experiments.map { "'\($0)'" }))"
+            let plain = unmatched.plain.isEmpty ? "" : ", and \(list(unmatched.plain)) as they are"
+            warnings.append(
+                "\(list(unmatched.pseudonymised)) record\(one ? "s" : "") the subjects of \(experiments) as pseudonyms (--trace-redact),\(one ? "" : " each") under a salt of its own\(plain): the same subject in two of these traces cannot be matched, and is counted once per trace"
             )
         }
         if let unhandledGoal {

@@ -113,6 +113,53 @@ package struct ExperimentReport: Sendable {
     /// their subjects are reported together, under the first trace's set-up (``traces`` order).
     package var differentSetups: [DifferentSetup] = []
 
+    /// Set when traces reported together record an experiment's subjects as pseudonyms (`--trace-redact` of a
+    /// part of its subject path) each with a salt of its own, or one as pseudonyms and another as they are:
+    /// the same subject in two of them cannot be matched, and counts once per trace.
+    package var unmatchedSubjects: UnmatchedSubjects?
+
+    /// The traces (a file, or `file:line` for one joined whole after another) whose subjects cannot be
+    /// matched with each other's, in ``traces`` order.
+    package struct UnmatchedSubjects: Sendable, Hashable {
+        /// Those that record the subjects as pseudonyms, each under its own salt (never written).
+        package var pseudonymised: [String]
+        /// Those that record the same experiments' subjects as they are.
+        package var plain: [String]
+        /// The experiments whose subjects these are, by name.
+        package var experiments: [String]
+
+        /// The traces whose subjects cannot be matched, from `recordings`: each recording's name and header.
+        /// `nil` when every experiment's subjects are pseudonymised in one of them at most, and then not also
+        /// recorded as they are in another.
+        static func find(in recordings: [(name: String, header: TraceEvent)]) -> UnmatchedSubjects? {
+            // experiment -> whether each recording that sets it up pseudonymises its subjects.
+            var byExperiment: [String: [(name: String, pseudonymised: Bool)]] = [:]
+            for (name, header) in recordings {
+                let keys = Set((header["redacted"]?.array ?? []).compactMap(\.string))
+                for (experiment, setUp) in header["experiments"]?.object ?? [:] {
+                    let path = setUp["subject"]?.string ?? ""
+                    byExperiment[experiment, default: []].append(
+                        (name, TraceRedaction.pseudonymises(path: path, keys: keys)))
+                }
+            }
+            var pseudonymised = Set<String>()
+            var plain = Set<String>()
+            var experiments: [String] = []
+            for (experiment, traces) in byExperiment.sorted(by: { $0.key < $1.key })
+            where traces.count > 1 && traces.contains(where: \.pseudonymised) {
+                experiments.append(experiment)
+                for trace in traces {
+                    if trace.pseudonymised { pseudonymised.insert(trace.name) } else { plain.insert(trace.name) }
+                }
+            }
+            guard !pseudonymised.isEmpty else { return nil }
+            let names = recordings.map(\.name)
+            return UnmatchedSubjects(
+                pseudonymised: names.filter(pseudonymised.contains),
+                plain: names.filter { plain.contains($0) && !pseudonymised.contains($0) }, experiments: experiments)
+        }
+    }
+
     /// An experiment set up differently in two traces (its subject, salt, variants or weights).
     package struct DifferentSetup: Sendable, Hashable {
         package var experiment: String
@@ -153,6 +200,7 @@ package struct ExperimentReport: Sendable {
             }
         }
         self.init(files: traces.map(\.file), headers: traces.map(\.header), tally: tally, goal: goal)
+        unmatchedSubjects = UnmatchedSubjects.find(in: traces.map { ($0.file, $0.header) })
     }
 
     /// The report of the traces in `files` for `goal`, read line by line: what it keeps is a few figures per
@@ -168,6 +216,8 @@ package struct ExperimentReport: Sendable {
         var short: [ShortTrace] = []
         var recordings: [TraceEvent: TracePlace] = [:]
         var repeated: [RepeatedRecording] = []
+        // Each recording read, by name: its file, or where it is joined to the one before it.
+        var read: [(name: String, header: TraceEvent)] = []
         for (index, file) in files.enumerated() {
             let reader = try TraceReader(path: file)
             // A recording joined twice (`cat a.jsonl a.jsonl`) is read once, as graph and replay read it.
@@ -200,10 +250,13 @@ package struct ExperimentReport: Sendable {
             endRecording()
             recordings = reader.recordings
             repeated += reader.repeatedRecordings
+            read.append((file, headers[index]))
+            read += reader.joinedHeaders.map { ("\(file):\($0.line)", $0.header) }
         }
         var report = ExperimentReport(files: files, headers: headers, tally: tally, goal: goal)
         report.shortTraces = short
         report.repeatedRecordings = repeated
+        report.unmatchedSubjects = UnmatchedSubjects.find(in: read)
         if report.experiments.allSatisfy({ $0.variants.allSatisfy { $0.reached == 0 } }) {
             // Nobody reached it: a second pass, only then, tells a goal nobody reached from one never handled.
             report.unhandledGoal = try unhandledGoal(goal, in: files)

@@ -173,7 +173,11 @@ package struct TraceRedaction: Sendable, Hashable {
     }
 
     /// Whether the subjects of an experiment whose subject path is `path` are recorded as pseudonyms.
-    package func pseudonymises(path: String) -> Bool {
+    package func pseudonymises(path: String) -> Bool { Self.pseudonymises(path: path, keys: keys) }
+
+    /// Whether a trace that redacts `keys` (its header's `redacted`) records the subjects of an experiment whose
+    /// subject path is `path` as pseudonyms.
+    package static func pseudonymises(path: String, keys: Set<String>) -> Bool {
         !keys.isEmpty && path.split(separator: ".").contains(where: { keys.contains(String($0)) })
     }
 

@@ -161,4 +161,43 @@ struct RedactedSubjectsTests {
         #expect(redaction.subject("bob", path: "device") == "bob")
         #expect(TraceRedaction(keys: []).hiding(subject: "ada").redact(text: "ada") == "ada", "nothing redacted")
     }
+
+    /// Each redacted trace pseudonymises with a salt of its own, never written: the same subjects in two runs
+    /// were counted twice (600 subjects exposed for two runs of the same 300), without a word. The report
+    /// cannot match them, so it says so, once, naming the traces, and in `--json`'s warnings.
+    @Test func redactedTracesReportedTogetherWarnThatTheirSubjectsCannotBeMatched() throws {
+        let directory = try TemporaryDirectory()
+        let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
+        var traces: [String] = []
+        for (name, redact) in [("a.jsonl", true), ("b.jsonl", true), ("plain.jsonl", false)] {
+            let path = directory.path + "/" + name
+            let run = try Subprocess.flowhost(
+                [
+                    "run", "manifests/experiment.json", "--subjects", "4", "--script", "manifests/experiment.flow",
+                    "--quiet", "--trace", path,
+                ] + (redact ? ["--trace-redact", "user"] : []), environment: environment)
+            try #require(run.status == 0, "\(run.standardError)")
+            traces.append(path)
+        }
+        let (a, b, plain) = (traces[0], traces[1], traces[2])
+        let warning =
+            "\(a) and \(b) record the subjects of experiment 'create-flow' as pseudonyms (--trace-redact), each under a salt of its own: the same subject in two of these traces cannot be matched, and is counted once per trace"
+
+        let text = try Subprocess.flowhost(["experiments", "report", a, b], environment: environment)
+        #expect(text.status == 0)
+        #expect(text.errorLines == ["flowhost: warning: \(warning)"])
+        #expect(text.standardOutput.contains("8 subjects exposed"), "\(text.standardOutput)")
+        let json = try Subprocess.flowhost(["experiments", "report", a, b, "--json"], environment: environment)
+        #expect(try JSONValue(parsing: json.standardOutput)["warnings"] == [.string(warning)])
+
+        // A plain trace with a redacted one cannot be matched either.
+        let mixed = try Subprocess.flowhost(["experiments", "report", plain, a], environment: environment)
+        #expect(
+            mixed.errorLines == [
+                "flowhost: warning: \(a) records the subjects of experiment 'create-flow' as pseudonyms (--trace-redact), under a salt of its own, and \(plain) as they are: the same subject in two of these traces cannot be matched, and is counted once per trace"
+            ])
+        // One redacted trace matches its own subjects: nothing to say.
+        let alone = try Subprocess.flowhost(["experiments", "report", a], environment: environment)
+        #expect(alone.status == 0 && alone.errorLines == [])
+    }
 }
