@@ -9,7 +9,8 @@ import Testing
 @MainActor
 struct RepeatedOptionTests {
     @Test func aGoalGivenTwiceIsAUsageErrorNamingTheOption() throws {
-        let trace = try TemporaryDirectory().file("t.jsonl", containing: "")
+        let directory = try TemporaryDirectory()
+        let trace = try directory.file("t.jsonl", containing: TraceText(weights: [1, 1], goal: "a").text)
         let problem = "--goal is given twice, as 'a' and as 'b': give it once"
 
         let text = try Subprocess.flowhost(["experiments", "report", trace, "--goal", "a", "--goal=b"])
