@@ -14,12 +14,18 @@ enum ExperimentsCommand {
         and variant: the subjects exposed, those who reached the goal (a request named REQUEST handled after
         their exposure, in the same session), the conversion with its 95% Wilson interval, the median steps
         (inputs, from the exposing one to the one that reached the goal) and time to the goal. Each variant
-        is compared with the first, the control, by a two-proportion z-test. A chi-square test of the
+        is compared with the first, the control, by a two-proportion z-test; an arm no subject was exposed to
+        has no conversion (n/a; null with --json) and is not compared. A chi-square test of the
         exposures against the configured weights warns loudly of a sample-ratio mismatch (p below 0.001):
         then the assignment or the logging is broken and nothing else in the report can be trusted.
 
         --goal REQUEST defaults to the goal the traced script names in a line `# goal: REQUEST`; it is given
         once (twice is a wrong command line).
+
+        Traces recorded with --trace-redact of the subject hold each subject as a pseudonym salted per trace:
+        reported together (or with a trace that does not redact it) the same subject counts once per trace,
+        and a warning says so.
+
         --json prints one JSON document instead (its shape: docs/traces.md). An empty trace (a run killed
         before it wrote its header) among others is left out with a warning. Exit 0 with a report, also one
         that warns; 64 for a wrong command line, one that names a trace twice included (the same file by two
