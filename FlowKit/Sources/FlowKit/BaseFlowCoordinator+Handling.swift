@@ -16,10 +16,16 @@ extension BaseFlowCoordinator {
         let sink = self.sink
         // With restoration on, the outermost request under way is the step that restores what it leads to.
         let isStep = treeRouter.beginRestorationStep(request, from: module, in: self)
-        defer { if isStep { treeRouter.recorder?.end() } }
+        // A manager whose result a module's action waits for, kept to tell, once the step ends, whether it
+        // still owes that result (see ``RestorationRecorder/endStep(awaiting:in:)``).
+        var owing: (any RequestCoordinatorManager)?
+        defer { if isStep { treeRouter.recorder?.endStep(awaiting: owing, in: self) } }
         let manager = resolved.make(self)
         let flow = resolved.makesFlowManagers ? manager as? FlowManager : nil
-        if let onResult = continuation.onResult { treeRouter.ledger.awaitResult(of: manager, onResult) }
+        if let onResult = continuation.onResult {
+            treeRouter.ledger.awaitResult(of: manager, onResult)
+            if isStep { owing = manager }
+        }
         if sink != nil {
             if let flow {
                 flow.reportedName = managerName

@@ -38,6 +38,13 @@ struct ManagerLedger {
         if resultHandlers[id] != nil { results[id] = result }
     }
 
+    /// Whether someone still waits for the result of `manager`'s request: it has not ended.
+    @MainActor
+    func owesResult(_ manager: any RequestCoordinatorManager) -> Bool {
+        if let flow = manager as? FlowManager { return flow.resultHandler != nil }
+        return resultHandlers[ObjectIdentifier(manager)] != nil
+    }
+
     /// Takes the handler of `manager`'s request, if one waits, with the result to hand it.
     mutating func takeResult(of manager: any RequestCoordinatorManager, ending reason: ManagerEndReason)
         -> (handler: @MainActor (FlowResult) -> Void, result: FlowResult)?

@@ -57,7 +57,7 @@ final class RestorationRecorder {
 
     /// Notes that `coordinator` starts handling `request` from `sender`.
     ///
-    /// - Returns: Whether this is the outermost request, whose end the caller must report with ``end()``.
+    /// - Returns: Whether this is the outermost request, whose end the caller must report with ``endStep(awaiting:in:)``.
     func begin(_ request: CoordinationRequest, from sender: Coordinated, in coordinator: BaseFlowCoordinator)
         -> Bool
     {
@@ -72,9 +72,16 @@ final class RestorationRecorder {
         return true
     }
 
-    /// Ends the step ``begin(_:from:in:)`` began.
-    func end() {
+    /// Ends the step ``begin(_:from:in:)`` began in `coordinator`, whose request's manager is `owing` when a
+    /// module's action asked for the request with `onResult`. While that manager still owes the result (it
+    /// presented a form, say, and finishes with what is typed there), the action under way becomes the step:
+    /// replaying the request alone would bring the form back with no one to hear its result, where performing
+    /// the action again asks for it as the action did. A manager that gave its result at once (an item added)
+    /// leaves its request the step it was, so that the action, which may do it again, is not replayed for it.
+    func endStep(awaiting owing: (any RequestCoordinatorManager)?, in coordinator: BaseFlowCoordinator) {
         current = nil
+        guard let owing, action != nil, coordinator.treeRouter.ledger.owesResult(owing) else { return }
+        _ = stepUnderWay(in: coordinator.rootCoordinator)
     }
 
     /// Notes that `module`'s action `name` starts, in `coordinator`, outside any request.

@@ -180,7 +180,7 @@ public final class Router {
 
     /// Begins the restoration step of `request` when restoration is on and no request is under way.
     ///
-    /// - Returns: Whether it did: the caller then ends it (`recorder?.end()`).
+    /// - Returns: Whether it did: the caller then ends it (`recorder?.endStep(awaiting:in:)`).
     func beginRestorationStep(
         _ request: CoordinationRequest, from module: Coordinated, in coordinator: BaseFlowCoordinator
     ) -> Bool {
