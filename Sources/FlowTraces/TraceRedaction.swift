@@ -82,10 +82,8 @@ package struct TraceRedaction: Sendable, Hashable {
     /// (or of the whole command, when its JSON does not parse) or a whole string of the JSON.
     package func redact(command: String) -> String {
         guard !keys.isEmpty else { return command }
-        guard let start = command.firstIndex(where: { $0 == "{" || $0 == "[" }),
-            let json = try? JSONValue(parsing: String(command[start...]))
-        else { return redact(text: command) }
-        return redact(text: String(command[..<start])) + redact(json).description
+        guard let (text, json) = Self.parts(of: command) else { return redact(text: command) }
+        return redact(text: text) + redact(json).description
     }
 
     /// Text the trace writes as it is, such as an error message or an outcome, with the session's subject
@@ -106,10 +104,17 @@ package struct TraceRedaction: Sendable, Hashable {
             }
         }
         func inText(_ text: String) -> Bool { replacingWhole(subject, with: "", in: text) != text }
+        guard let (text, json) = parts(of: command) else { return inText(command) }
+        return inText(text) || holds(json)
+    }
+
+    /// A command's text before the JSON it carries, and that JSON (`act submit` and `{"user": "ada"}`); `nil`
+    /// for a command without JSON, or whose JSON does not parse.
+    private static func parts(of command: String) -> (text: String, json: JSONValue)? {
         guard let start = command.firstIndex(where: { $0 == "{" || $0 == "[" }),
             let json = try? JSONValue(parsing: String(command[start...]))
-        else { return inText(command) }
-        return inText(String(command[..<start])) || holds(json)
+        else { return nil }
+        return (String(command[..<start]), json)
     }
 
     /// `text` with each whole occurrence of `word` replaced by `replacement`. An occurrence is whole when no
@@ -166,9 +171,7 @@ package struct TraceRedaction: Sendable, Hashable {
             default: value == placeholder
             }
         }
-        guard let start = command.firstIndex(where: { $0 == "{" || $0 == "[" }),
-            let json = try? JSONValue(parsing: String(command[start...]))
-        else { return false }
+        guard let (_, json) = parts(of: command) else { return false }
         return holds(json)
     }
 
