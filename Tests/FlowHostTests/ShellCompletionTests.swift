@@ -42,7 +42,8 @@ struct ShellCompletionTests {
     }
 
     @Test func afterSendTheRoutedRequests() {
-        #expect(candidates("send catalog.") == ["catalog.create", "catalog.detail", "catalog.list"])
+        #expect(
+            candidates("send catalog.") == ["catalog.create", "catalog.detail", "catalog.item.add", "catalog.list"])
         #expect(candidates("send auth.signIn f") == ["from"])
     }
 
