@@ -71,7 +71,7 @@ extension ExperimentReport {
     }
 
     /// For standard error: a trace left out because it is empty, a recording joined twice and read once, a trace
-    /// whose run stopped early, an experiment set up differently in two traces, traces whose subjects cannot be
+    /// whose run stopped early, one a run is still writing, an experiment set up differently in two traces, traces whose subjects cannot be
     /// matched (``unmatchedSubjects``), a goal no request of the traces' was ever handled as, and one warning per
     /// experiment whose sample ratio is a mismatch.
     package var warnings: [String] {
@@ -81,6 +81,13 @@ extension ExperimentReport {
         warnings += repeatedRecordings.map(\.description)
         warnings += shortTraces.map {
             "\($0.line == 1 ? $0.file : "the trace joined at \($0.file):\($0.line)") holds \($0.sessions) of the \($0.subjects) subjects its run was to simulate: the run stopped early, and its last subject may be cut short"
+        }
+        warnings += tracesInProgress.map { trace in
+            let recorded =
+                trace.subjects.map { "\(trace.sessions) of its \($0) subjects" }
+                ?? "\(trace.sessions) session\(trace.sessions == 1 ? "" : "s")"
+            return
+                "\(trace.file) is still being written by a run, which has recorded \(recorded) so far: the report counts those; report again once the run has ended"
         }
         for setup in differentSetups {
             warnings.append(

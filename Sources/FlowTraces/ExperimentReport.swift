@@ -105,6 +105,9 @@ package struct ExperimentReport: Sendable {
     /// The traces that hold fewer sessions than their header's `subjects` announce: the run stopped early.
     package var shortTraces: [ShortTrace] = []
 
+    /// The traces a run was still writing when they were read: the report holds what they held then.
+    package var tracesInProgress: [TraceInProgress] = []
+
     /// The parts of files of traces joined whole that hold a recording read before, and were read once, there
     /// (``TraceReader/recordings``).
     package var repeatedRecordings: [RepeatedRecording] = []
@@ -176,6 +179,15 @@ package struct ExperimentReport: Sendable {
         package var subjects: Int
     }
 
+    /// A trace a run was still writing (``TraceReader/isBeingWritten``), with how far its run had got.
+    package struct TraceInProgress: Sendable, Hashable {
+        package var file: String
+        /// The sessions its last recording, the run's, held when it was read.
+        package var sessions: Int
+        /// The subjects the run is to simulate, when its header says (`run --subjects`).
+        package var subjects: Int?
+    }
+
     /// A goal the traces never handled a request as.
     package struct UnhandledGoal: Sendable, Hashable {
         /// The handled request nearest to the goal by name, when one is near enough to be what was meant.
@@ -214,6 +226,7 @@ package struct ExperimentReport: Sendable {
     {
         var tally = Tally(goal: goal)
         var short: [ShortTrace] = []
+        var inProgress: [TraceInProgress] = []
         var recordings: [TraceEvent: TracePlace] = [:]
         var repeated: [RepeatedRecording] = []
         // Each recording read, by name: its file, or where it is joined to the one before it.
@@ -247,7 +260,13 @@ package struct ExperimentReport: Sendable {
                     recording.sessions += 1
                 }
             }
-            endRecording()
+            if reader.isBeingWritten {
+                // Its last recording is the run's, which has not stopped: it is where the run has got to.
+                inProgress.append(
+                    TraceInProgress(file: file, sessions: recording.sessions, subjects: recording.subjects))
+            } else {
+                endRecording()
+            }
             recordings = reader.recordings
             repeated += reader.repeatedRecordings
             read.append((file, headers[index]))
@@ -255,6 +274,7 @@ package struct ExperimentReport: Sendable {
         }
         var report = ExperimentReport(files: files, headers: headers, tally: tally, goal: goal)
         report.shortTraces = short
+        report.tracesInProgress = inProgress
         report.repeatedRecordings = repeated
         report.unmatchedSubjects = UnmatchedSubjects.find(in: read)
         if report.experiments.allSatisfy({ $0.variants.allSatisfy { $0.reached == 0 } }) {

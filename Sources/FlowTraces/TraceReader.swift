@@ -26,6 +26,10 @@ package final class TraceReader {
         return directories.compactMap(\.string)
     }
 
+    /// Whether a run is still writing the trace: it holds the lock a run's trace writer takes
+    /// (``TraceWriter``), so the file ends where the run has got to, not where it stopped.
+    package var isBeingWritten: Bool { lines.isLockedByWriter }
+
     /// Where ``manifest`` is (``Trace/manifestPath(tracedIn:)``).
     package func manifestPath() -> String? { Trace.manifestPath(manifest, tracedIn: file) }
 

@@ -44,6 +44,15 @@ package final class FileLineReader {
 
     deinit { close(descriptor) }
 
+    /// Whether another open file holds an exclusive `flock` on the file: a writer that locks what it writes
+    /// while it writes it (a run its trace, ``OutputFile/openEmptied(_:mode:sparing:)``) has not finished.
+    /// Asked, not held: a shared lock kept while reading would turn away the next writer of the path.
+    package var isLockedByWriter: Bool {
+        guard flock(descriptor, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        flock(descriptor, LOCK_UN)
+        return false
+    }
+
     /// The next line, without its `\n`; `nil` at the end of the file.
     ///
     /// - Throws: ``InputFile/Failure`` when reading fails, or when the next line is longer than the limit

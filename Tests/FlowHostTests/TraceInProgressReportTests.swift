@@ -1,0 +1,58 @@
+import Glibc
+import Testing
+
+@testable import FlowTraces
+
+/// `experiments report` of a trace a `--subjects` run is still writing: it said the run had stopped early and
+/// its last subject might be cut short, when the run was only part way. A run's trace writer holds a lock on
+/// the file while it writes it; the report asks for it, and says the run is still going.
+@MainActor
+struct TraceInProgressReportTests {
+    @Test func aTraceItsRunIsStillWritingIsSaidToBeInProgressNotStopped() throws {
+        let directory = try TemporaryDirectory()
+        let whole = directory.path + "/whole.jsonl"
+        let run = try Subprocess.flowhost([
+            "run", Repository.path("manifests/experiment.json"), "--subjects", "4",
+            "--script", Repository.path("manifests/experiment.flow"), "--quiet", "--trace", whole,
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        // The first three subjects, as a run part way through its fourth has written them.
+        let lines = try readText(whole).split(separator: "\n")
+        let fourth = try #require(lines.firstIndex { $0.hasPrefix(#"{"kind":"session","#) && $0.contains(#""session":4,"#) })
+        let path = directory.path + "/running.jsonl"
+
+        let writer = try TraceWriter(path: path)
+        for line in lines[..<fourth] { writer.write(try TraceEvent(line: Array(line.utf8))) }
+        writer.flush()
+        let running = try Subprocess.flowhost(["experiments", "report", path])
+
+        #expect(running.status == 0)
+        #expect(
+            running.errorLines == [
+                "flowhost: warning: \(path) is still being written by a run, which has recorded 3 of its 4 subjects so far: the report counts those; report again once the run has ended"
+            ])
+        #expect(running.standardOutput.contains("3 subjects"), "\(running.standardOutput)")
+
+        // Once the writer has closed the file, what it holds is a run that stopped there.
+        writer.close()
+        let stopped = try Subprocess.flowhost(["experiments", "report", path])
+        #expect(
+            stopped.errorLines == [
+                "flowhost: warning: \(path) holds 3 of the 4 subjects its run was to simulate: the run stopped early, and its last subject may be cut short"
+            ])
+    }
+
+    /// Asking leaves the file free: a run may start writing it the moment the report has read it.
+    @Test func askingWhetherARunIsWritingTakesNoLock() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("t.jsonl", containing: TraceText(weights: [1, 1], goal: "a").text)
+
+        let reader = try TraceReader(path: path)
+        #expect(!reader.isBeingWritten)
+
+        let writer = try TraceWriter(path: path)
+        #expect(reader.isBeingWritten)
+        writer.close()
+        #expect(!reader.isBeingWritten)
+    }
+}
