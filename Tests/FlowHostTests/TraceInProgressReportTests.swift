@@ -18,7 +18,8 @@ struct TraceInProgressReportTests {
         #expect(run.status == 0, "\(run.standardError)")
         // The first three subjects, as a run part way through its fourth has written them.
         let lines = try readText(whole).split(separator: "\n")
-        let fourth = try #require(lines.firstIndex { $0.hasPrefix(#"{"kind":"session","#) && $0.contains(#""session":4,"#) })
+        let fourth = try #require(
+            lines.firstIndex { $0.hasPrefix(#"{"kind":"session","#) && $0.contains(#""session":4,"#) })
         let path = directory.path + "/running.jsonl"
 
         let writer = try TraceWriter(path: path)
