@@ -227,6 +227,8 @@ package struct ExperimentReport: Sendable {
         var tally = Tally(goal: goal)
         var short: [ShortTrace] = []
         var inProgress: [TraceInProgress] = []
+        // Where each experiment whose set-up changed within a trace (a reload, or a session after one) first did.
+        var setUpChanges: [String: String] = [:]
         var recordings: [TraceEvent: TracePlace] = [:]
         var repeated: [RepeatedRecording] = []
         // Each recording read, by name: its file, or where it is joined to the one before it.
@@ -244,7 +246,17 @@ package struct ExperimentReport: Sendable {
                             file: file, line: recording.line, sessions: recording.sessions, subjects: subjects))
                 }
             }
+            var setUp = headers[index]["experiments"]?.object ?? [:]
             while let (event, begins) = try reader.nextInOrder() {
+                if case .object(let recorded)? = event["experiments"] {
+                    // A header begins a recording of its own (traces joined whole); a reload's or a session's
+                    // set-up changes the one in force.
+                    for name in Set(setUp.keys).union(recorded.keys)
+                    where event.kind != .trace && setUp[name] != recorded[name] && setUpChanges[name] == nil {
+                        setUpChanges[name] = "\(file):\(reader.lineNumber)"
+                    }
+                    setUp = recorded
+                }
                 do {
                     try tally.read(event, beginsSession: begins)
                 } catch {
@@ -272,7 +284,8 @@ package struct ExperimentReport: Sendable {
             read.append((file, headers[index]))
             read += reader.joinedHeaders.map { ("\(file):\($0.line)", $0.header) }
         }
-        var report = ExperimentReport(files: files, headers: headers, tally: tally, goal: goal)
+        var report = ExperimentReport(
+            files: files, headers: headers, tally: tally, goal: goal, setUpChanges: setUpChanges)
         report.shortTraces = short
         report.tracesInProgress = inProgress
         report.repeatedRecordings = repeated
@@ -312,7 +325,9 @@ package struct ExperimentReport: Sendable {
         return UnhandledGoal(nearest: nearest?.name)
     }
 
-    private init(files: [String], headers: [TraceEvent], tally: Tally, goal: String) {
+    private init(
+        files: [String], headers: [TraceEvent], tally: Tally, goal: String, setUpChanges: [String: String] = [:]
+    ) {
         self.goal = goal
         self.traces = files
         var configured: [(name: String, subject: String, variants: [(name: String, weight: Int)])] = []
@@ -340,12 +355,15 @@ package struct ExperimentReport: Sendable {
             configured.append((name, "", []))
         }
         experiments = configured.map { experiment in
-            Self.experiment(experiment.name, subject: experiment.subject, variants: experiment.variants, tally: tally)
+            Self.experiment(
+                experiment.name, subject: experiment.subject, variants: experiment.variants, tally: tally,
+                setUpChangedAt: setUpChanges[experiment.name])
         }
     }
 
     private static func experiment(
-        _ name: String, subject: String, variants configured: [(name: String, weight: Int)], tally: Tally
+        _ name: String, subject: String, variants configured: [(name: String, weight: Int)], tally: Tally,
+        setUpChangedAt: String? = nil
     ) -> Experiment {
         // The subjects by variant, gathered once: a trace names any number of variants.
         let byVariant = Dictionary(grouping: (tally.exposures[name] ?? [:]).values, by: \.variant)
@@ -381,10 +399,14 @@ package struct ExperimentReport: Sendable {
         // A subject exposed to a variant of weight 0 is a mismatch however many variants have a weight.
         let exposedAtNoWeight = zip(observed, weights).contains { $0 > 0 && $1 == 0 }
         let untested: String? =
-            switch weights.count(where: { $0 > 0 }) {
-            case 0: "the traces' manifests do not set this experiment up, so no weights say what to expect"
-            case 1 where !exposedAtNoWeight: "only one variant has a weight, so there is no ratio to check"
-            default: nil
+            if let setUpChangedAt {
+                "its set-up changed during the run (at \(setUpChangedAt)), so no one set of weights says what to expect"
+            } else {
+                switch weights.count(where: { $0 > 0 }) {
+                case 0: "the traces' manifests do not set this experiment up, so no weights say what to expect"
+                case 1 where !exposedAtNoWeight: "only one variant has a weight, so there is no ratio to check"
+                default: nil
+                }
             }
         let ratio = SampleRatio(
             observed: observed, expected: weights.map { total > 0 ? $0 / total : 0 }, statistic: fit.statistic,

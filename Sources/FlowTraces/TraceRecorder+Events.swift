@@ -29,6 +29,7 @@ extension TraceRecorder {
             line.add("manifest", file)
             line.add("routes", routes)
             if servicesChanged { line.add("servicesChanged", true) }
+            recordExperimentsIfChanged(into: &line)
         case .manifestRejected(let errors):
             line.add("errors", strings: errors.errors.lazy.map { self.redaction.redact(text: $0.description) })
         case .pluginDiscovered(let plugin, let file, let routes, let services, let setAside):

@@ -68,6 +68,9 @@ package final class TraceRecorder {
     /// The plugin whose manager opened each child coordinator, by the child's name: a manager registered
     /// in a child's own mapping has no plugin in its name.
     var childOwners: [String: String] = [:]
+    /// The experiments as the trace last recorded them: the header's, then those of a reload or a session
+    /// that changed them (``recordExperimentsIfChanged(into:)``).
+    private var recordedExperiments: [String: Manifest.Experiment] = [:]
     /// The parts of each manager name seen: parsed once.
     var managerNames: [String: ManagerName] = [:]
     /// The members each manager was last written with, while the registry they came from is unchanged.
@@ -170,19 +173,7 @@ package final class TraceRecorder {
         for name in host.registry.pluginNames {
             plugins[name] = ["library": host.registry.library(of: name).map(JSONValue.string) ?? .null]
         }
-        var experiments: [String: JSONValue] = [:]
-        for (name, experiment) in manifest.experiments {
-            experiments[name] = [
-                "subject": .string(experiment.subject), "salt": .string(experiment.salt),
-                "variants": .array(
-                    experiment.variants.map {
-                        [
-                            "name": .string($0.name), "plugin": .string($0.plugin), "manager": .string($0.manager),
-                            "weight": .number(Double($0.weight)),
-                        ]
-                    }),
-            ]
-        }
+        recordedExperiments = manifest.experiments
         emit(.trace, time: 0) { line in
             line.add("version", Trace.formatVersion)
             line.add("flowhost", FlowHostVersion.number)
@@ -192,7 +183,7 @@ package final class TraceRecorder {
             line.add("plugins", json: .object(plugins))
             let own = ProcessInfoLite.executableDirectory()
             line.add("pluginPath", strings: host.registry.searchPath.directories.filter { $0 != own })
-            line.add("experiments", json: .object(experiments))
+            line.add("experiments", json: Self.setUp(of: manifest.experiments))
             line.add("redacted", strings: redaction.keys.sorted())
             line.add("maxPayload", json: maxPayload.map { .number(Double($0)) } ?? .null)
             line.add("startedAt", Int(Glibc.time(nil)))
@@ -202,6 +193,33 @@ package final class TraceRecorder {
             if let goal { line.add("goal", goal) }
             if let subjects { line.add("subjects", subjects) }
         }
+    }
+
+    /// Adds the member `experiments` (``setUp(of:)``) when the session's host has them set up otherwise than
+    /// the trace last recorded: a reload changed them, or a session after one starts from the run's manifest
+    /// again. A report tests the exposures against the weights they were assigned with.
+    func recordExperimentsIfChanged(into line: inout TraceLine) {
+        guard let experiments = shell?.host.manifest.experiments, experiments != recordedExperiments else { return }
+        recordedExperiments = experiments
+        line.add("experiments", json: Self.setUp(of: experiments))
+    }
+
+    /// The experiments as a trace records them, in its header and where a reload changed them: each one's
+    /// subject, salt and variants with their plugins, managers and weights, by name.
+    static func setUp(of experiments: [String: Manifest.Experiment]) -> JSONValue {
+        .object(
+            experiments.mapValues { experiment in
+                [
+                    "subject": .string(experiment.subject), "salt": .string(experiment.salt),
+                    "variants": .array(
+                        experiment.variants.map {
+                            [
+                                "name": .string($0.name), "plugin": .string($0.plugin),
+                                "manager": .string($0.manager), "weight": .number(Double($0.weight)),
+                            ]
+                        }),
+                ]
+            })
     }
 
     /// Starts the next session, on `shell` (a fresh host): listens to its host from now on.
@@ -227,6 +245,7 @@ package final class TraceRecorder {
         emit(.session) { line in
             line.add("root", shell.host.coordinator.name)
             if let subject { line.add("subject", asRecorded ? subject : redaction.sessionSubject(subject)) }
+            recordExperimentsIfChanged(into: &line)
         }
         let listener = shell.host.onEvent
         let flowListener = shell.host.onFlowEvent

@@ -1,0 +1,81 @@
+import FlowKit
+import FlowManifest
+import PluginLoading
+import Testing
+
+@testable import FlowHost
+@testable import FlowShell
+@testable import FlowTraces
+
+/// An experiment's weights changed while a run recorded (its manifest edited and reloaded): the report tested
+/// every exposure against the weights of the trace's header, and flagged a sample-ratio mismatch that was only
+/// the new weights at work. The trace now records a set-up where a reload, or a session after one, changes it,
+/// and the report says why it does not test that experiment's ratio.
+@MainActor
+struct ChangedWeightsReportTests {
+    @Test func weightsChangedByAReloadAreNotTestedAgainstTheHeadersWeights() async throws {
+        let directory = try TemporaryDirectory()
+        let even = try readText(Repository.path("manifests/experiment.json"))
+        let path = try directory.file("experiment.json", containing: even)
+        let tracePath = directory.path + "/t.jsonl"
+        let writer = try TraceWriter(path: tracePath)
+        let recorder = TraceRecorder { writer.write($0) }
+        /// A host of the manifest as the file holds it now, or of `manifest`.
+        func host(_ manifest: Manifest? = nil) throws -> FlowHost.Host {
+            FlowHost.Host(
+                manifest: try manifest ?? Manifest.load(path: path),
+                searchPath: PluginSearchPath([BuildProducts.directory]), discoveryProber: try PluginProber.forTests())
+        }
+        /// A session of `subject`, exposed as it creates an item; `before` runs after its start.
+        func session(_ subject: String, on host: FlowHost.Host, before: String? = nil) async throws {
+            let shell = HostShell(host: host)
+            recorder.beginSession(shell, subject: subject)
+            _ = await shell.startAndWait(tracing: recorder)
+            for line in [before, "act signIn", #"act submit {"user": "\#(subject)"}"#, "act create"] {
+                guard let line else { continue }
+                let reply = await shell.perform(line, tracing: recorder)
+                if case .error(let message) = reply.status { Issue.record("\(subject): \(line): \(message)") }
+            }
+        }
+
+        let first = try host()
+        recorder.header(for: first, goal: "catalog.create")
+        for index in 1...20 { try await session("s\(index)", on: try host(first.manifest)) }
+        // Every subject to the classic flow from now on.
+        _ = try directory.file(
+            "experiment.json",
+            containing: even.replacing(#""weight": 50 },"#, with: #""weight": 100 },"#)
+                .replacing(#""weight": 50 }"#, with: #""weight": 0 }"#))
+        try await session("s21", on: try host(first.manifest), before: "reload manifest")
+        for index in 22...60 { try await session("s\(index)", on: try host()) }
+        // A session that starts from the first set-up again, as each of a --subjects run does after one that
+        // reloaded: its session line records it.
+        try await session("s61", on: try host(first.manifest))
+        writer.close()
+
+        let lines = try readText(tracePath).split(separator: "\n")
+        let reload = try #require(lines.firstIndex { $0.contains(#""kind":"manifestReloaded""#) })
+        let reloaded = try TraceEvent(line: Array(lines[reload].utf8))
+        #expect(
+            reloaded["experiments"]?["create-flow"]?["variants"]?.array?.map { $0["weight"] } == [100, 0],
+            "\(reloaded)")
+        // The sessions after the reload start from the manifest the reload read: nothing new to record.
+        let recorded = lines.filter { $0.contains(#""experiments":"#) }
+        #expect(recorded.count == 3, "the header, the reload and the last session")
+        #expect(recorded.last?.hasPrefix(#"{"kind":"session","#) == true)
+        #expect(recorded.last?.contains(#""subject":"s61""#) == true)
+
+        let report = try Subprocess.flowhost(["experiments", "report", tracePath, "--json"])
+        #expect(report.status == 0, "\(report.standardError)")
+        let document = try JSONValue(parsing: report.standardOutput)
+        let ratio = document["experiments"]?[0]?["sampleRatio"]
+        #expect(ratio?["tested"] == false)
+        #expect(ratio?["mismatch"] == false)
+        #expect(
+            ratio?["reason"]
+                == .string(
+                    "its set-up changed during the run (at \(tracePath):\(reload + 1)), so no one set of weights says what to expect"
+                ))
+        #expect(document["warnings"] == [], "\(document["warnings"] ?? .null)")
+    }
+}
