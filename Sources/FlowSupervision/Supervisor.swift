@@ -140,7 +140,8 @@ package enum Supervisor {
             "\(WireProtocol.environmentVariable)=\(WireProtocol.Hello.ours)",
         ]
         switch restart {
-        case .afterIncident: environment.append("\(SupervisorLink.restartVariable)=1")
+        case .afterIncident(let ending):
+            environment.append("\(SupervisorLink.restartVariable)=\(ending.rawValue)")
         case .atCap: environment.append("\(SupervisorLink.restartVariable)=\(SupervisorLink.capRestart)")
         case nil: break
         }

@@ -37,6 +37,16 @@ struct SupervisorIncident {
     }
 
     var cause: Cause
+    /// How the host ended, as its restart names the snapshot it restores.
+    var ending: SupervisorLink.Ending {
+        switch cause {
+        case .crashed: .crash
+        case .hung: .hang
+        case .exited: .exit
+        case .stoppedAgain, .stoppedFromOutside: .stop
+        case .lostDescriptor, .linkClosed: .ended
+        }
+    }
     /// Whose code the host was running when it ended; `nil`: nobody's known.
     var culprit: CrashCulprit?
     /// For a crash, the fatal error the runtime reported.

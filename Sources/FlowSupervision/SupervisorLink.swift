@@ -19,11 +19,25 @@ package struct SupervisorLink {
     /// The script's name for messages (`app.flow`), `<stdin>` for piped input, or empty when a person types
     /// at the supervisor's prompt.
     static let sourceVariable = "FLOWHOST_SUPERVISOR_SOURCE"
-    /// Set when the host is a restart after a crash (`1`), or after its predecessor reached the cap of
-    /// generations of a plugin (``capRestart``), so that a restored step that fails is a warning.
+    /// Set when the host is a restart after an incident (how its predecessor ended, an ``Ending``), or after its
+    /// predecessor reached the cap of generations of a plugin (``capRestart``), so that a restored step that
+    /// fails is a warning.
     static let restartVariable = "FLOWHOST_SUPERVISOR_RESTART"
     /// The value of ``restartVariable`` for a restart at the cap of generations.
     static let capRestart = "cap"
+
+    /// How the host before a restart after an incident ended, as the restart names its snapshot: `the
+    /// snapshot saved before the hang`, not before a crash there was none of. Any other value of
+    /// ``restartVariable`` (`1`, from a supervisor that did not say) is ``ended``.
+    package enum Ending: String, Sendable {
+        case crash
+        case hang
+        case exit
+        /// Stopped from outside, or stopped again after it was continued.
+        case stop
+        /// Lost a descriptor, or anything a supervisor did not say.
+        case ended
+    }
     /// The token of the host's start, which its ``SupervisorMessage/ready(_:token:)`` carries (and its
     /// `exiting` when its start fails, its ``SupervisorMessage/restarting(plugin:generation:cap:token:)``).
     ///
@@ -52,7 +66,9 @@ package struct SupervisorLink {
     /// prompt: only then does a failed command not end the run.
     package let source: String?
     /// Whether this host replaces one that crashed (or one that reached the cap of generations).
-    package let isRestart: Bool
+    package var isRestart: Bool { isRestartAtCap || ending != nil }
+    /// How the host this one replaces ended, when it replaces one after an incident.
+    package let ending: Ending?
     /// Whether this host replaces one that reached the cap of generations of a plugin, rather than one
     /// that crashed.
     package let isRestartAtCap: Bool
@@ -66,8 +82,16 @@ package struct SupervisorLink {
     let commands: DescriptorIdentity?
     /// What a restarted host's restore names its snapshot by: `nil` when this host is no restart.
     package var restoredSnapshot: String? {
-        guard isRestart else { return nil }
-        return isRestartAtCap ? "the snapshot saved at the cap of generations" : "the snapshot saved before the crash"
+        if isRestartAtCap { return "the snapshot saved at the cap of generations" }
+        return ending.map {
+            switch $0 {
+            case .crash: "the snapshot saved before the crash"
+            case .hang: "the snapshot saved before the hang"
+            case .exit: "the snapshot saved before the host exited"
+            case .stop: "the snapshot saved before the host was stopped"
+            case .ended: "the snapshot saved before the host ended"
+            }
+        }
     }
     /// The token of the host's start.
     package let startToken: String
@@ -98,7 +122,8 @@ package struct SupervisorLink {
             supervisor?.capabilities.contains(WireProtocol.Capability.commandDescriptor.rawValue) == true
             ? takeCommandDescriptor() : STDIN_FILENO
         let link = SupervisorLink(
-            directory: directory, source: source.isEmpty ? nil : source, isRestart: restart != nil,
+            directory: directory, source: source.isEmpty ? nil : source,
+            ending: restart == nil || restart == capRestart ? nil : Ending(rawValue: restart ?? "") ?? .ended,
             isRestartAtCap: restart == capRestart,
             restartsAtCap: supervisor?.capabilities.contains(WireProtocol.Capability.restartAtCap.rawValue) == true,
             commandInput: commandInput, commands: DescriptorIdentity(descriptor: commandInput),

@@ -19,8 +19,9 @@ final class SupervisorSession {
 
     /// Why a host is started again at the snapshot.
     enum Restart {
-        /// The one before crashed, hung, stopped twice, lost a descriptor or exited unasked.
-        case afterIncident
+        /// The one before crashed, hung, stopped twice, lost a descriptor or exited unasked: `ending` says
+        /// which, as the restarted host names the snapshot it restores (``SupervisorLink/restoredSnapshot``).
+        case afterIncident(ending: SupervisorLink.Ending)
         /// The one before reached the cap of generations of a plugin, and asked for it.
         case atCap
     }
@@ -306,7 +307,7 @@ final class SupervisorSession {
             return .software
         }
         say([report + "; restarting"] + trace, thenPrompt: false)
-        return start(restart: .afterIncident) ? nil : .software
+        return start(restart: .afterIncident(ending: incident.ending)) ? nil : .software
     }
 
     /// The session's exit code for a host that exited on purpose with `status`: 65 for input that ended on a

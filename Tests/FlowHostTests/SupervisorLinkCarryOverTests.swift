@@ -12,7 +12,8 @@ import Testing
 struct SupervisorLinkCarryOverTests {
     static func link(in directory: TemporaryDirectory, atCap: Bool = true) -> SupervisorLink {
         SupervisorLink(
-            directory: directory.path, source: "<stdin>", isRestart: true, isRestartAtCap: atCap, restartsAtCap: true,
+            directory: directory.path, source: "<stdin>", ending: atCap ? nil : .crash, isRestartAtCap: atCap,
+            restartsAtCap: true,
             commandInput: STDIN_FILENO, commands: nil, startToken: "")
     }
 

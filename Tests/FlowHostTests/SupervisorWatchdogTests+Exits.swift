@@ -29,6 +29,10 @@ extension SupervisorWatchdogTests {
                     + "hangy.\(manager); quarantined; restarting",
                 "\(script): 1 plugin crash during the script: a background thread, after hangy.\(manager) (exit(\(status)))",
             ])
+        // Named by how the host ended: it exited, nothing crashed.
+        #expect(
+            run.outputLines.contains { $0.hasSuffix("(from the snapshot saved before the host exited)") },
+            "\(run.standardOutput)")
         #expect(run.outputLines.last { $0.hasPrefix("> ") } == "> expect content page 2")
     }
 

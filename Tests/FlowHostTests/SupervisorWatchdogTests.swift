@@ -96,7 +96,7 @@ struct SupervisorWatchdogTests {
             ])
         #expect(
             run.outputLines.contains(
-                "  restored 3 of 3 steps; the screen is as saved (from the snapshot saved before the crash)"))
+                "  restored 3 of 3 steps; the screen is as saved (from the snapshot saved before the hang)"))
         #expect(elapsed < .seconds(30), "a hang of 5 s is noticed, not left to run forever")
         #expect(
             try scenario.quarantined().first?.hasPrefix(
