@@ -72,8 +72,9 @@ extension ExperimentReport {
 
     /// For standard error: a trace left out because it is empty, a recording joined twice and read once, a trace
     /// whose run stopped early, one a run is still writing, an experiment set up differently in two traces, traces whose subjects cannot be
-    /// matched (``unmatchedSubjects``), a goal no request of the traces' was ever handled as, and one warning per
-    /// experiment whose sample ratio is a mismatch.
+    /// matched (``unmatchedSubjects``), a goal no request of the traces' was ever handled as, and per experiment
+    /// one warning per variant whose request failed for any of its subjects (``Variant/failed``), then one if its
+    /// sample ratio is a mismatch.
     package var warnings: [String] {
         var warnings = emptyTraces.map {
             "\($0) is empty (a run killed before it wrote its header): the report leaves it out"
@@ -110,10 +111,21 @@ extension ExperimentReport {
             let hint = unhandledGoal.nearest.map { "; did you mean '\($0)'?" } ?? ""
             warnings.append("no request named '\(goal)' was handled in these traces, so nobody reached it\(hint)")
         }
-        return warnings
-            + experiments.filter(\.sampleRatio.isMismatch).map {
-                "experiment '\($0.name)' has a sample ratio mismatch (\(Self.pValue($0.sampleRatio.p ?? 0))); do not trust its figures"
+        for experiment in experiments {
+            for variant in experiment.variants where variant.failed > 0 {
+                let failure = variant.firstFailure.map { " (\($0.request): \($0.error))" } ?? ""
+                let some = variant.failed < variant.exposed ? " for those subjects" : ""
+                warnings.append(
+                    "experiment '\(experiment.name)' variant '\(variant.name)' failed for \(variant.failed) of its \(variant.exposed) exposed subjects\(failure): its figures measure the failure\(some), not the variant"
+                )
             }
+            if experiment.sampleRatio.isMismatch {
+                warnings.append(
+                    "experiment '\(experiment.name)' has a sample ratio mismatch (\(Self.pValue(experiment.sampleRatio.p ?? 0))); do not trust its figures"
+                )
+            }
+        }
+        return warnings
     }
 
     /// The report as one JSON document: `{"goal", "traces", "experiments": [...], "warnings": [...],

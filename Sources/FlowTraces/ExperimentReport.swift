@@ -18,6 +18,9 @@ import FlowKit
 ///   logging is broken, and the other figures cannot be trusted. With fewer than two variants of positive
 ///   weight there is no test (``SampleRatio/untested``), unless a subject was exposed to a variant of weight 0
 ///   in an experiment that has weights: that is a mismatch.
+/// - A subject's request failed when the request its exposure routed to a variant, or one a manager of that
+///   variant started on later in the same session, failed (``RoutedRequests``); it counts once, for the
+///   variant of its first exposure, and only when the request was routed to that variant.
 package struct ExperimentReport: Sendable {
     /// One arm's figures.
     package struct Variant: Sendable, Hashable {
@@ -34,6 +37,10 @@ package struct ExperimentReport: Sendable {
         /// The medians over the subjects who reached the goal; `nil` when none did.
         package var medianSteps: Double?
         package var medianTimeNanoseconds: Double?
+        /// The exposed subjects whose request the experiment routed to this variant failed (its manager could
+        /// not be made, or threw), each counted once, and the first such failure read; `nil` when none did.
+        package var failed: Int = 0
+        package var firstFailure: RequestFailure?
     }
 
     /// A confidence interval of a proportion.
@@ -376,13 +383,15 @@ package struct ExperimentReport: Sendable {
             let exposed = byVariant[variant] ?? []
             let reached = exposed.compactMap(\.reached)
             let wilson = Statistics.wilsonInterval(successes: reached.count, trials: exposed.count)
+            let failures = tally.failures[name]?[variant]
             return Variant(
                 name: variant, weight: weightOf[variant] ?? 0, exposed: exposed.count,
                 reached: reached.count,
                 conversion: exposed.isEmpty ? nil : Double(reached.count) / Double(exposed.count),
                 interval: exposed.isEmpty ? nil : Interval(lower: wilson.lower, upper: wilson.upper),
                 medianSteps: Statistics.median(reached.map { Double($0.steps) }),
-                medianTimeNanoseconds: Statistics.median(reached.map { Double($0.nanoseconds) }))
+                medianTimeNanoseconds: Statistics.median(reached.map { Double($0.nanoseconds) }),
+                failed: failures?.subjects ?? 0, firstFailure: failures?.first)
         }
         let comparisons = variants.dropFirst().map { variant -> Comparison in
             let control = variants[0]
@@ -417,17 +426,24 @@ package struct ExperimentReport: Sendable {
     }
 }
 
-/// The exposures and goals read from traces, by experiment and subject.
+/// The exposures, goals and failed requests read from traces, by experiment and subject.
 private struct Tally {
     struct Subject {
         var variant: String
         var reached: (steps: Int, nanoseconds: UInt64)?
+        /// Whether a request routed to its variant failed, so that it counts once in ``Tally/failures``.
+        var failed = false
     }
 
     /// The goal request.
     let goal: String
     /// experiment -> subject -> what became of it.
     var exposures: [String: [String: Subject]] = [:]
+    /// experiment -> variant -> the subjects whose request routed to it failed, and the first failure: a
+    /// count, whatever the number of failures.
+    var failures: [String: [String: (subjects: Int, first: ExperimentReport.RequestFailure)]] = [:]
+    /// The experiments' requests in the session being read.
+    private var requests = ExperimentReport.RoutedRequests()
 
     init(goal: String) { self.goal = goal }
 
@@ -435,8 +451,9 @@ private struct Tally {
     /// exposure.
     private var current: [String: (subject: String, input: Int, time: UInt64)] = [:]
 
-    /// Counts `event`, the next event read, if it is an exposure or the goal handled: steps are counted by
-    /// the events' `input`, so that nothing of a session but its exposures is kept.
+    /// Counts `event`, the next event read, if it is an exposure, the goal handled, or the failure of a
+    /// request routed to a variant: steps are counted by the events' `input`, so that nothing of a session but
+    /// its exposures and its experiments' requests under way is kept.
     ///
     /// - Parameter beginsSession: Whether `event` begins a session (``TraceSessionOrder``): an exposure
     ///   counts towards the goals of its session only.
@@ -445,7 +462,11 @@ private struct Tally {
     ///   a session's lines as they happen, so its times and inputs never go back, and the time or steps to
     ///   the goal would be negative.
     mutating func read(_ event: TraceEvent, beginsSession: Bool) throws(TraceError) {
-        if beginsSession { current = [:] }
+        if beginsSession {
+            current = [:]
+            requests.beginSession()
+        }
+        countFailure(requests.read(event))
         if event.kind == .exposure, let experiment = event["experiment"]?.string,
             let subject = event["subject"]?.string, let variant = event["variant"]?.string
         {
@@ -467,5 +488,18 @@ private struct Tally {
                 )
             }
         }
+    }
+
+    /// Counts `failed`, a request routed to a variant that failed, for the subject exposed last in the session
+    /// to its experiment, once, when that subject counts in that variant.
+    private mutating func countFailure(
+        _ failed: (experiment: String, variant: String, failure: ExperimentReport.RequestFailure)?
+    ) {
+        guard let failed, let subject = current[failed.experiment]?.subject,
+            let exposure = exposures[failed.experiment]?[subject], exposure.variant == failed.variant,
+            !exposure.failed
+        else { return }
+        exposures[failed.experiment]?[subject]?.failed = true
+        failures[failed.experiment, default: [:]][failed.variant, default: (0, failed.failure)].subjects += 1
     }
 }
