@@ -71,10 +71,10 @@ extension ExperimentReport {
     }
 
     /// For standard error: a trace left out because it is empty, a recording joined twice and read once, a trace
-    /// whose run stopped early, one a run is still writing, an experiment set up differently in two traces, traces whose subjects cannot be
-    /// matched (``unmatchedSubjects``), a goal no request of the traces' was ever handled as, and per experiment
-    /// one warning per variant whose request failed for any of its subjects (``Variant/failed``), then one if its
-    /// sample ratio is a mismatch.
+    /// whose run stopped early, one a run is still writing, an experiment set up differently in two traces,
+    /// traces whose subjects cannot be matched (``unmatchedSubjects``), a goal no request of the traces' was ever
+    /// handled as, and per experiment one warning per variant whose request failed for any of its subjects
+    /// (``Variant/failed``), then one if its sample ratio is a mismatch.
     package var warnings: [String] {
         var warnings = emptyTraces.map {
             "\($0) is empty (a run killed before it wrote its header): the report leaves it out"
