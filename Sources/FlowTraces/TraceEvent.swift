@@ -193,8 +193,9 @@ package struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
     var cutShort: TraceError {
         // A first line that is not JSON is most likely another kind of file, which its own hint says.
         guard message.hasPrefix("not JSON: "), let line, line > 1 else { return self }
+        let keep = file.map { "; head -n \(line - 1) \($0) keeps the whole lines before it" } ?? ""
         return TraceError(
-            message + "; it is the trace's last line, cut short: the file was copied or written only in part",
+            message + "; it is the trace's last line, cut short: the file was copied or written only in part" + keep,
             file: file, line: line)
     }
 

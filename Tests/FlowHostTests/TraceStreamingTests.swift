@@ -138,7 +138,7 @@ struct TraceStreamingTests {
         let cut = try directory.file("cut.jsonl", containing: text)
         let wrong = try directory.file("wrong.jsonl", containing: header + "\n" + event + "\n{oops\n")
         let cutShort =
-            "not JSON: unterminated string; it is the trace's last line, cut short: the file was copied or written only in part"
+            "not JSON: unterminated string; it is the trace's last line, cut short: the file was copied or written only in part; head -n 2 \(cut) keeps the whole lines before it"
 
         #expect(throws: TraceError(cutShort, file: cut, line: 3)) { try Trace.parse(text, file: cut) }
         for command in [["experiments", "report"], ["replay"]] {
