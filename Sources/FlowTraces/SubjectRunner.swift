@@ -54,6 +54,8 @@ package final class SubjectRunner {
     package var openURL: String?
     /// Receives the services that failed, or did not start or stop in time.
     package var onServiceProblem: (@MainActor (ServiceProblem) -> Void)?
+    /// Told how many subjects have run, after each one (`run --subjects` shows it on a terminal).
+    package var onSubjectDone: (@MainActor (_ done: Int) -> Void)?
     /// The files of the run (its manifest, its script, its trace), which a subject's `save` does not write over
     /// (``HostShell/runFiles``).
     package var runFiles: [RunFile] = []
@@ -126,7 +128,8 @@ package final class SubjectRunner {
     /// no events (``HostShell/describesEvents``): a failure is the reply's status, not its lines.
     package func run(subjects count: Int) async -> Summary {
         var summary = Summary()
-        for subject in Self.subjects(count) {
+        for (index, subject) in Self.subjects(count).enumerated() {
+            defer { onSubjectDone?(index + 1) }
             let host = Host(manifest: manifest, searchPath: registry.searchPath, registry: registry)
             let shell = HostShell(host: host)
             shell.describesEvents = false

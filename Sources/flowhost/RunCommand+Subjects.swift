@@ -6,7 +6,8 @@ import FlowTraces
 import HostSupport
 
 /// `flowhost run MANIFEST --subjects N --script FILE`: the script once per simulated subject, each on a
-/// fresh host, all into one trace; prints only failures and a summary.
+/// fresh host, all into one trace; prints only failures and a summary, and on a terminal how far it has got
+/// (``SubjectProgress``).
 extension RunCommand {
     /// The number of subjects `--subjects` asks for, checked against the options it cannot go with.
     static func subjectCount(_ parsed: Arguments) throws(Exit) -> Int? {
@@ -40,12 +41,18 @@ extension RunCommand {
         runner.trace = trace?.recorder
         runner.openURL = openURL
         runner.runFiles = runFiles
-        runner.onServiceProblem = { problem in printError("flowhost: \(problem)") }
+        let progress = SubjectProgress(total: count)
+        runner.onServiceProblem = { problem in
+            progress?.clear()
+            printError("flowhost: \(problem)")
+        }
+        runner.onSubjectDone = { done in progress?.show(done: done) }
         if let trace {
             trace.recorder.header(
                 for: host, script: script.name, goal: SubjectRunner.goal(in: script.lines), subjects: count)
         }
         let summary = await runner.run(subjects: count)
+        progress?.clear()
         if let failure = summary.failure {
             let place = failure.line == 0 ? manifest.path : "\(script.name):\(failure.line)"
             if failure.isExpectation {
