@@ -50,6 +50,13 @@ extension Host {
             if took { restored.append(ref.reportedName) }
         }
         experiments.restore(snapshot.experiments)
+        // This host goes on with the run that saved the snapshot (a supervised restart, `run --restore`): the
+        // subjects exposed there count in its stats, as the requests its steps replay do.
+        relay.changeStats { stats in
+            for (experiment, subjects) in snapshot.experiments {
+                for variant in subjects.values { stats.exposures[experiment, default: [:]][variant, default: 0] += 1 }
+            }
+        }
         await coordinator.startAndWait()
         return HostRestoration(
             report: try coordinator.restore(snapshot.flow), restoredServices: restored,

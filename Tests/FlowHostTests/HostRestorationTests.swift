@@ -158,6 +158,9 @@ struct HostRestorationTests {
         #expect(host.experiments.assignments == ["create-flow": ["ada": "classic"]])
         #expect(host.coordinator.router.state.modals == [["createItemForm"]])
         #expect(exposures.isEmpty, "ada was exposed in the run that saved her")
+        // ...and counts in the stats of the host that goes on with that run (`stats` after a supervised
+        // restart showed no exposures at all).
+        #expect(host.stats.exposures == ["create-flow": ["classic": 1]])
     }
 
     @Test func snapshotFileIsWrittenAtomicallyAndReadBack() throws {
