@@ -100,6 +100,12 @@ package struct Trace: Sendable {
         return ["/" + traceDirectory + "/" + manifest, manifest].first { access($0, F_OK) == 0 }
     }
 
+    /// The SHA-256 of the manifest file at `path`, as a header records it (`manifestSha256`), so that a replay
+    /// can tell the manifest it runs from the one recorded; `nil` when the file cannot be read.
+    package static func manifestDigest(_ path: String) -> String? {
+        (try? Manifest.readFile(path)).map(SHA256.hex)
+    }
+
     /// The goal the traced script names in a `# goal: REQUEST` line.
     package var goal: String? { header["goal"]?.string }
 

@@ -102,6 +102,14 @@ enum ReplayCommand {
                 }
                 : nil)
         warnIfOthersCanChange(path, what: "manifest", parsed)
+        // The manifest recorded, edited since: what the replay routes, guards and assigns may differ.
+        if recordedManifest != nil, let recorded = trace.header["manifestSha256"]?.string,
+            let now = Trace.manifestDigest(path), now != recorded
+        {
+            printWarning(
+                "flowhost: note: \(path) has changed since the trace was recorded (sha256 \(recorded.prefix(12)) then, \(now.prefix(12)) now): the replay runs it as it is now"
+            )
+        }
         // Plugins are looked for where the recorded run looked, unless --plugin-path says where.
         let plugins =
             parsed.options["--plugin-path"] == nil
