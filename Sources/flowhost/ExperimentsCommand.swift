@@ -17,7 +17,10 @@ enum ExperimentsCommand {
         is compared with the first, the control, by a two-proportion z-test; an arm no subject was exposed to
         has no conversion (n/a; null with --json) and is not compared. A chi-square test of the
         exposures against the configured weights warns loudly of a sample-ratio mismatch (p below 0.001):
-        then the assignment or the logging is broken and nothing else in the report can be trusted.
+        then the assignment or the logging is broken and nothing else in the report can be trusted. An
+        experiment whose weights a reload changed during the run is not tested, and the report says why.
+        A variant whose request failed for its subjects (a manager its plugin does not export), a run that
+        stopped early and a trace a run is still writing are each said in a warning.
 
         --goal REQUEST defaults to the goal the traced script names in a line `# goal: REQUEST`; it is given
         once (twice is a wrong command line).
