@@ -13,6 +13,13 @@ import Testing
 /// and the report says why it does not test that experiment's ratio.
 @MainActor
 struct ChangedWeightsReportTests {
+    /// The bundled experiment's manifest text, `manifest`, with every new subject to the classic flow: weights
+    /// 100 and 0.
+    static func classicOnly(_ manifest: String) -> String {
+        manifest.replacing(#""weight": 50 },"#, with: #""weight": 100 },"#)
+            .replacing(#""weight": 50 }"#, with: #""weight": 0 }"#)
+    }
+
     @Test func weightsChangedByAReloadAreNotTestedAgainstTheHeadersWeights() async throws {
         let directory = try TemporaryDirectory()
         let even = try readText(Repository.path("manifests/experiment.json"))
@@ -42,10 +49,7 @@ struct ChangedWeightsReportTests {
         recorder.header(for: first, goal: "catalog.create")
         for index in 1...20 { try await session("s\(index)", on: try host(first.manifest)) }
         // Every subject to the classic flow from now on.
-        _ = try directory.file(
-            "experiment.json",
-            containing: even.replacing(#""weight": 50 },"#, with: #""weight": 100 },"#)
-                .replacing(#""weight": 50 }"#, with: #""weight": 0 }"#))
+        _ = try directory.file("experiment.json", containing: Self.classicOnly(even))
         try await session("s21", on: try host(first.manifest), before: "reload manifest")
         for index in 22...60 { try await session("s\(index)", on: try host()) }
         // A session that starts from the first set-up again, as each of a --subjects run does after one that
@@ -77,5 +81,38 @@ struct ChangedWeightsReportTests {
                     "its set-up changed during the run (at \(tracePath):\(reload + 1)), so no one set of weights says what to expect"
                 ))
         #expect(document["warnings"] == [], "\(document["warnings"] ?? .null)")
+    }
+
+    /// A replay starts from the manifest as it is now, the edited one: its reload changes no set-up, where the
+    /// recorded one did, and that is no divergence (the replay notes the edited manifest instead).
+    @Test func aReplayOfAReloadThatChangedTheWeightsIsIdentical() async throws {
+        let directory = try TemporaryDirectory()
+        let even = try readText(Repository.path("manifests/experiment.json"))
+        let path = try directory.file("experiment.json", containing: even)
+        let tracePath = directory.path + "/t.jsonl"
+        let writer = try TraceWriter(path: tracePath)
+        let recorder = TraceRecorder { writer.write($0) }
+        let host = FlowHost.Host(
+            manifest: try Manifest.load(path: path), searchPath: PluginSearchPath([BuildProducts.directory]),
+            discoveryProber: try PluginProber.forTests())
+        let shell = HostShell(host: host)
+        recorder.header(for: host, goal: "catalog.create")
+        recorder.beginSession(shell)
+        _ = await shell.startAndWait(tracing: recorder)
+        for line in ["act signIn", #"act submit {"user": "ada"}"#, "reload manifest", "act create"] {
+            if line == "reload manifest" {
+                _ = try directory.file("experiment.json", containing: Self.classicOnly(even))
+            }
+            let reply = await shell.perform(line, tracing: recorder)
+            if case .error(let message) = reply.status { Issue.record("\(line): \(message)") }
+        }
+        writer.close()
+        #expect(try readText(tracePath).contains(#""kind":"manifestReloaded""#))
+
+        let replay = try Subprocess.flowhost(["replay", tracePath])
+
+        #expect(replay.status == 0, "\(replay.standardOutput)")
+        #expect(replay.standardOutput.hasPrefix("replay identical: "), "\(replay.standardOutput)")
+        #expect(replay.standardError.contains("\(path) has changed since the trace was recorded"))
     }
 }
