@@ -259,7 +259,9 @@ package struct ExperimentReport: Sendable {
                     // A header begins a recording of its own (traces joined whole); a reload's or a session's
                     // set-up changes the one in force.
                     for name in Set(setUp.keys).union(recorded.keys)
-                    where event.kind != .trace && setUp[name] != recorded[name] && setUpChanges[name] == nil {
+                    where event.kind != .trace && setUpChanges[name] == nil
+                        && Self.assignment(of: setUp[name]) != Self.assignment(of: recorded[name])
+                    {
                         setUpChanges[name] = "\(file):\(reader.lineNumber)"
                     }
                     setUp = recorded
@@ -330,6 +332,13 @@ package struct ExperimentReport: Sendable {
             }
         }
         return UnhandledGoal(nearest: nearest?.name)
+    }
+
+    /// What of an experiment's set-up (as a trace records it) decides who gets which variant: its subject, salt,
+    /// and variants by name and weight. A manager's name fixed by a reload leaves the ratio to test.
+    private static func assignment(of setUp: JSONValue?) -> [JSONValue?] {
+        let variants = setUp?["variants"]?.array ?? []
+        return [setUp?["subject"], setUp?["salt"]] + variants.flatMap { [$0["name"], $0["weight"]] }
     }
 
     private init(
@@ -409,7 +418,7 @@ package struct ExperimentReport: Sendable {
         let exposedAtNoWeight = zip(observed, weights).contains { $0 > 0 && $1 == 0 }
         let untested: String? =
             if let setUpChangedAt {
-                "its set-up changed during the run (at \(setUpChangedAt)), so no one set of weights says what to expect"
+                "its variants, weights, subject or salt changed during the run (at \(setUpChangedAt)), so no one set of weights says what to expect"
             } else {
                 switch weights.count(where: { $0 > 0 }) {
                 case 0: "the traces' manifests do not set this experiment up, so no weights say what to expect"

@@ -18,7 +18,7 @@ enum ExperimentsCommand {
         has no conversion (n/a; null with --json) and is not compared. A chi-square test of the
         exposures against the configured weights warns loudly of a sample-ratio mismatch (p below 0.001):
         then the assignment or the logging is broken and nothing else in the report can be trusted. An
-        experiment whose weights a reload changed during the run is not tested, and the report says why.
+        experiment whose variants or weights a reload changed during the run is not tested, and says why.
         A variant whose request failed for its subjects (a manager its plugin does not export), a run that
         stopped early and a trace a run is still writing are each said in a warning.
 

@@ -78,9 +78,33 @@ struct ChangedWeightsReportTests {
         #expect(
             ratio?["reason"]
                 == .string(
-                    "its set-up changed during the run (at \(tracePath):\(reload + 1)), so no one set of weights says what to expect"
+                    "its variants, weights, subject or salt changed during the run (at \(tracePath):\(reload + 1)), so no one set of weights says what to expect"
                 ))
         #expect(document["warnings"] == [], "\(document["warnings"] ?? .null)")
+    }
+
+    /// Only what decides who gets which variant counts as a change: a manager renamed by a reload (a typo
+    /// fixed) leaves the ratio tested; a weight changed does not.
+    @Test(arguments: [("N", 1, true), ("M", 3, false)])
+    func aReloadThatChangesOnlyAManagerLeavesTheRatioTested(manager: String, weight: Int, tested: Bool) throws {
+        var text = TraceText(weights: [1, 1], goal: "done")
+        for index in 1...4 { text.session("s\(index)", index % 2 == 0 ? "control" : "treatment", reaches: nil) }
+        let variants: [JSONValue] = [
+            ["name": "control", "plugin": "p", "manager": .string(manager), "weight": .number(Double(weight))],
+            ["name": "treatment", "plugin": "p", "manager": "M", "weight": 1],
+        ]
+        let reload: JSONValue = [
+            "kind": "manifestReloaded", "t": 9_000_000_000, "session": 4, "input": 1, "manifest": "/app.json",
+            "routes": 3, "experiments": ["e": ["subject": "user.id", "salt": "s", "variants": .array(variants)]],
+        ]
+        let directory = try TemporaryDirectory()
+        let file = try directory.file("t.jsonl", containing: text.text + reload.description + "\n")
+
+        let report = try ExperimentReport.read([file], headers: try TraceReader.headers(of: [file]), goal: "done")
+
+        let ratio = try #require(report.experiments.first?.sampleRatio)
+        #expect((ratio.untested == nil) == tested, "\(ratio)")
+        if !tested { #expect(ratio.untested?.contains("changed during the run (at \(file):") == true) }
     }
 
     /// A replay starts from the manifest as it is now, the edited one: its reload changes no set-up, where the
