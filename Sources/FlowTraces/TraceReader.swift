@@ -26,9 +26,10 @@ package final class TraceReader {
         return directories.compactMap(\.string)
     }
 
-    /// Whether a run is still writing the trace: it holds the lock a run's trace writer takes
-    /// (``TraceWriter``), so the file ends where the run has got to, not where it stopped.
-    package var isBeingWritten: Bool { lines.isLockedByWriter }
+    /// Whether a run was writing the trace when it was opened: it held the lock a run's trace writer takes
+    /// (``TraceWriter``), so the file ends where the run had got to, not where it stopped, and its last line
+    /// may be one the writer was still writing, which is left out.
+    package let isBeingWritten: Bool
 
     /// Where ``manifest`` is (``Trace/manifestPath(tracedIn:)``).
     package func manifestPath() -> String? { Trace.manifestPath(manifest, tracedIn: file) }
@@ -71,8 +72,12 @@ package final class TraceReader {
         } catch {
             throw TraceError(error.message, file: path)
         }
-        guard let first = try Self.event(from: lines, file: path) else {
-            throw TraceError("the trace is empty; record one with flowhost run --trace FILE", file: path)
+        isBeingWritten = lines.isLockedByWriter
+        guard let first = try Self.event(from: lines, file: path, beingWritten: isBeingWritten) else {
+            throw TraceError(
+                isBeingWritten
+                    ? "the trace is empty so far: a run is still writing it; read it again once it has written its header"
+                    : "the trace is empty; record one with flowhost run --trace FILE", file: path)
         }
         header = first
         if first.kind == .trace, first["recording"] != nil {
@@ -99,7 +104,7 @@ package final class TraceReader {
     ///
     /// - Throws: ``TraceError`` naming the file and the line.
     package func next() throws(TraceError) -> TraceEvent? {
-        try Self.event(from: lines, file: file)
+        try Self.event(from: lines, file: file, beingWritten: isBeingWritten)
     }
 
     /// The next session's start or input, with the events it caused (``TraceStep``); `nil` at the end.
@@ -195,8 +200,12 @@ package final class TraceReader {
         return headers
     }
 
-    /// The next line that is an event, with the precedence of ``Trace/parse(_:file:)``.
-    private static func event(from lines: FileLineReader, file: String) throws(TraceError) -> TraceEvent? {
+    /// The next line that is an event, with the precedence of ``Trace/parse(_:file:)``. In a trace a run is
+    /// still writing (`beingWritten`), a last line that no newline ends and that is not an event is one the
+    /// writer has not finished: the end, for now.
+    private static func event(from lines: FileLineReader, file: String, beingWritten: Bool) throws(TraceError)
+        -> TraceEvent?
+    {
         while let line = try Self.line(from: lines, file: file) {
             guard !line.isEmpty else { continue }
             let number = lines.lineNumber
@@ -206,7 +215,9 @@ package final class TraceReader {
                 // A line further down that is not UTF-8 comes first, as it does for a trace read whole.
                 let isLast = try Self.line(from: lines, file: file) == nil
                 while try Self.line(from: lines, file: file) != nil {}
-                throw isLast && lines.endsWithoutNewline ? error.cutShort : error
+                guard isLast && lines.endsWithoutNewline else { throw error }
+                if beingWritten { return nil }
+                throw error.cutShort
             }
         }
         return nil

@@ -50,6 +50,9 @@ extension RunCommand {
         if let trace {
             trace.recorder.header(
                 for: host, script: script.name, goal: SubjectRunner.goal(in: script.lines), subjects: count)
+            // Written at once, not when the buffer first fills: a report of the trace while the run goes on
+            // reads a trace in progress, not an empty file.
+            trace.writer.flush()
         }
         let summary = await runner.run(subjects: count)
         progress?.clear()

@@ -43,6 +43,34 @@ struct TraceInProgressReportTests {
             ])
     }
 
+    /// A run's writer writes its buffer in one go, which a reader can find half done: the last line, which no
+    /// newline ends yet, is left out rather than said to be a trace cut short (exit 65); and a trace whose
+    /// header is not written yet is empty so far, not a run killed before it wrote it.
+    @Test func aLineTheRunIsStillWritingIsLeftOutAndAnEmptyTraceIsEmptySoFar() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/running.jsonl"
+        let writer = try TraceWriter(path: path)
+
+        let empty = try Subprocess.flowhost(["experiments", "report", path])
+        #expect(
+            empty.errorLines == [
+                "flowhost: \(path): the trace is empty so far: a run is still writing it; read it again once it has written its header"
+            ])
+
+        let text = TraceText(weights: [1, 1], goal: "a").text
+        _ = try directory.file("running.jsonl", containing: text + #"{"kind":"session","t":9,"ses"#)
+        let partial = try Subprocess.flowhost(["experiments", "report", path])
+        #expect(partial.status == 0, "\(partial.standardError)")
+        #expect(
+            partial.errorLines.first?.hasPrefix("flowhost: warning: \(path) is still being written by a run") == true,
+            "\(partial.errorLines)")
+
+        writer.close()
+        let cut = try Subprocess.flowhost(["experiments", "report", path])
+        #expect(cut.status == 65)
+        #expect(cut.errorLines.first?.contains("it is the trace's last line, cut short") == true, "\(cut.errorLines)")
+    }
+
     /// Asking leaves the file free: a run may start writing it the moment the report has read it.
     @Test func askingWhetherARunIsWritingTakesNoLock() throws {
         let directory = try TemporaryDirectory()
@@ -51,9 +79,12 @@ struct TraceInProgressReportTests {
         let reader = try TraceReader(path: path)
         #expect(!reader.isBeingWritten)
 
+        // The reader that asked is still open: a run starts writing the file all the same.
         let writer = try TraceWriter(path: path)
-        #expect(reader.isBeingWritten)
+        writer.write(try TraceEvent(line: Array(TraceText(weights: [1, 1], goal: "a").text.utf8.prefix { $0 != 10 })))
+        writer.flush()
+        #expect(try TraceReader(path: path).isBeingWritten)
         writer.close()
-        #expect(!reader.isBeingWritten)
+        #expect(try !TraceReader(path: path).isBeingWritten)
     }
 }
