@@ -47,6 +47,7 @@ package func printFailure(_ message: String) {
 /// is, lines and all.
 package func printUsage(_ usage: String) {
     flushOutput()
+    StatusLine.erase()
     _ = (usage + "\n").withCString { write(STDERR_FILENO, $0, strlen($0)) }
 }
 
@@ -60,6 +61,7 @@ package func printJSON(_ document: JSONValue) {
 /// and a newline in one would start a line of their own, such as a forged `flowhost: ...`.
 private func writeError(_ message: String, paint: (String) -> String) {
     flushOutput()  // Keep stdout and stderr in order when both go to one terminal or file.
+    StatusLine.erase()
     let line = paint(PrintableText.sanitized(message)) + "\n"
     _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
 }

@@ -42,10 +42,7 @@ extension RunCommand {
         runner.openURL = openURL
         runner.runFiles = runFiles
         let progress = SubjectProgress(total: count)
-        runner.onServiceProblem = { problem in
-            progress?.clear()
-            printError("flowhost: \(problem)")
-        }
+        runner.onServiceProblem = { problem in printError("flowhost: \(problem)") }
         runner.onSubjectDone = { done in progress?.show(done: done) }
         if let trace {
             trace.recorder.header(

@@ -24,6 +24,30 @@ struct SubjectProgressTerminalTests {
         #expect(run.standardOutput.hasPrefix(erase), "nothing else printed: \(run.standardOutput)")
     }
 
+    /// A warning printed while the line is shown (plugin code changed the working directory, once a subject)
+    /// starts at the line's beginning, the progress erased: it was written after `subjects: 1 of 30`.
+    @Test func aWarningPrintedWhileTheLineIsShownErasesItFirst() throws {
+        let scenario = try WorkingDirectoryTests.Scenario()
+        _ = try scenario.start.file("s.flow", containing: "send hangy.wander\n")
+
+        let run = try Subprocess.run(
+            "/bin/sh", try scenario.commandLine(["--script", "s.flow", "--subjects", "30", "--quiet"]),
+            environment: ["TERM": "xterm", "NO_COLOR": "1"], terminal: true)
+
+        #expect(run.status == 0, "\(run.standardOutput)")
+        let lines = run.standardOutput.split(separator: "\r\n", omittingEmptySubsequences: false)
+        let warnings = lines.filter { $0.contains("flowhost: warning: ") }
+        #expect(!warnings.isEmpty, "\(run.standardOutput)")
+        // One a line: none was written after another on its line.
+        #expect(
+            run.standardOutput.ranges(of: "flowhost: warning: ").count == warnings.count, "\(run.standardOutput)")
+        // What a terminal shows of each: what follows the last erase on its line.
+        for line in warnings {
+            let shown = line.split(separator: erase, omittingEmptySubsequences: false).last ?? ""
+            #expect(shown.hasPrefix("flowhost: warning: "), "\(line)")
+        }
+    }
+
     @Test func aFileOrAPipeSeesNoProgress() throws {
         let run = try Subprocess.flowhost(arguments)
 
