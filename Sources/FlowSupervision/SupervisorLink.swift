@@ -65,7 +65,7 @@ package struct SupervisorLink {
     /// The script's name, `<stdin>` for piped input, or `nil` when a person types at the supervisor's
     /// prompt: only then does a failed command not end the run.
     package let source: String?
-    /// Whether this host replaces one that crashed (or one that reached the cap of generations).
+    /// Whether this host replaces another: one that ended (``ending``) or reached the cap of generations.
     package var isRestart: Bool { isRestartAtCap || ending != nil }
     /// How the host this one replaces ended, when it replaces one after an incident.
     package let ending: Ending?

@@ -101,9 +101,10 @@ package struct Trace: Sendable {
     }
 
     /// The SHA-256 of the manifest file at `path`, as a header records it (`manifestSha256`), so that a replay
-    /// can tell the manifest it runs from the one recorded; `nil` when the file cannot be read.
-    package static func manifestDigest(_ path: String) -> String? {
-        (try? Manifest.readFile(path)).map(SHA256.hex)
+    /// can tell the manifest it runs from the one recorded; `nil` when the file cannot be read (or is larger
+    /// than `maxSize`, as the run's `--max-manifest-size` allows it).
+    package static func manifestDigest(_ path: String, maxSize: Int) -> String? {
+        (try? Manifest.readFile(path, maxSize: maxSize)).map(SHA256.hex)
     }
 
     /// The goal the traced script names in a `# goal: REQUEST` line.

@@ -193,10 +193,26 @@ package struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
     var cutShort: TraceError {
         // A first line that is not JSON is most likely another kind of file, which its own hint says.
         guard message.hasPrefix("not JSON: "), let line, line > 1 else { return self }
-        let keep = file.map { "; head -n \(line - 1) \($0) keeps the whole lines before it" } ?? ""
+        let keep =
+            file.map { "; head -n \(line - 1) \(Self.shellWord($0)) > whole.jsonl keeps the lines before it" } ?? ""
         return TraceError(
             message + "; it is the trace's last line, cut short: the file was copied or written only in part" + keep,
             file: file, line: line)
+    }
+
+    /// `path` as one word of a shell's command line: as it is when it is made of letters, digits and `_./-`
+    /// alone, else in single quotes (a `'` in it as `'\''`).
+    private static func shellWord(_ path: String) -> String {
+        let plain = path.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "/"),
+                UInt8(ascii: "-"):
+                true
+            default: false
+            }
+        }
+        return plain && !path.isEmpty ? path : "'" + path.replacing("'", with: #"'\''"#) + "'"
     }
 
     /// `FILE:LINE: message`, with what is known of the place, on one line: a message that quotes the trace

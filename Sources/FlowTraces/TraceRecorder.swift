@@ -179,7 +179,9 @@ package final class TraceRecorder {
             line.add("flowhost", FlowHostVersion.number)
             line.add("flowKit", FlowKitVersion.current.description)
             line.add("manifest", Manifest.absolutePath(manifest.path))
-            if let digest = Trace.manifestDigest(manifest.path) { line.add("manifestSha256", digest) }
+            if let digest = Trace.manifestDigest(manifest.path, maxSize: host.maxManifestSize) {
+                line.add("manifestSha256", digest)
+            }
             line.add("root", host.coordinator.name)
             line.add("plugins", json: .object(plugins))
             let own = ProcessInfoLite.executableDirectory()

@@ -93,8 +93,9 @@ enum ReplayCommand {
         if let note = Self.recordedChoiceNote(manifest: recordedManifest, pluginPath: recordedPlugins) {
             printWarning("flowhost: note: " + note)
         }
+        let maxSize = try maxManifestSize(parsed)
         let manifest = try loadManifest(
-            path, maxSize: try maxManifestSize(parsed),
+            path, maxSize: maxSize,
             json: json
                 ? {
                     ReplayResult.json(
@@ -104,7 +105,7 @@ enum ReplayCommand {
         warnIfOthersCanChange(path, what: "manifest", parsed)
         // The manifest recorded, edited since: what the replay routes, guards and assigns may differ.
         if recordedManifest != nil, let recorded = trace.header["manifestSha256"]?.string,
-            let now = Trace.manifestDigest(path), now != recorded
+            let now = Trace.manifestDigest(path, maxSize: maxSize), now != recorded
         {
             printWarning(
                 "flowhost: note: \(path) has changed since the trace was recorded (sha256 \(recorded.prefix(12)) then, \(now.prefix(12)) now): the replay runs it as it is now"

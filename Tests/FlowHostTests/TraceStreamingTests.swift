@@ -138,9 +138,16 @@ struct TraceStreamingTests {
         let cut = try directory.file("cut.jsonl", containing: text)
         let wrong = try directory.file("wrong.jsonl", containing: header + "\n" + event + "\n{oops\n")
         let cutShort =
-            "not JSON: unterminated string; it is the trace's last line, cut short: the file was copied or written only in part; head -n 2 \(cut) keeps the whole lines before it"
+            "not JSON: unterminated string; it is the trace's last line, cut short: the file was copied or written only in part; head -n 2 \(cut) > whole.jsonl keeps the lines before it"
 
         #expect(throws: TraceError(cutShort, file: cut, line: 3)) { try Trace.parse(text, file: cut) }
+        // A path a shell would split or expand is quoted, so that the command can be pasted as it is.
+        #expect(
+            throws: TraceError(
+                cutShort.replacing(cut, with: "'/t/it'\\''s here.jsonl'"), file: "/t/it's here.jsonl", line: 3)
+        ) {
+            try Trace.parse(text, file: "/t/it's here.jsonl")
+        }
         for command in [["experiments", "report"], ["replay"]] {
             let run = try Subprocess.flowhost(command + [cut])
             #expect(run.status == 65, "\(command)")
