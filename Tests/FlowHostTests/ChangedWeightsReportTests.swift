@@ -27,11 +27,17 @@ struct ChangedWeightsReportTests {
         let tracePath = directory.path + "/t.jsonl"
         let writer = try TraceWriter(path: tracePath)
         let recorder = TraceRecorder { writer.write($0) }
-        /// A host of the manifest as the file holds it now, or of `manifest`.
+        /// A host of the manifest as the file holds it now, or of `manifest`, with the plugins of the first, as
+        /// a --subjects run's hosts share theirs: a process loads each plugin once (and every image it loads
+        /// stays, a ThreadSanitizer build's runtime counting each).
+        var plugins: PluginRegistry?
         func host(_ manifest: Manifest? = nil) throws -> FlowHost.Host {
-            FlowHost.Host(
+            let made = FlowHost.Host(
                 manifest: try manifest ?? Manifest.load(path: path),
-                searchPath: PluginSearchPath([BuildProducts.directory]), discoveryProber: try PluginProber.forTests())
+                searchPath: PluginSearchPath([BuildProducts.directory]), discoveryProber: try PluginProber.forTests(),
+                registry: plugins)
+            plugins = plugins ?? made.registry
+            return made
         }
         /// A session of `subject`, exposed as it creates an item; `before` runs after its start.
         func session(_ subject: String, on host: FlowHost.Host, before: String? = nil) async throws {
