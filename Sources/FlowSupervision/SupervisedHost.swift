@@ -64,13 +64,14 @@ final class SupervisedHost: Sendable {
     /// - Parameters:
     ///   - lock: The supervisor's lock on its directory, which the host is given as
     ///     ``SupervisorLink/lockDescriptor`` (``AbandonedSupervisorDirectories``); -1 for none.
+    ///   - trace: The run's trace, which the host is given as ``SharedTrace/descriptor``; -1 for none.
     ///   - onLines: Receives ``SupervisorMessage/lines(_:)`` as they arrive, on the reading thread, rather
     ///     than in ``events``: a prompt prints them above the line being typed at once.
     ///   - passesErrorsWhole: Whether the host's standard error passes whole, the runtime's reports of a
     ///     crash included (``CrashOutputFilter``).
     /// - Throws: ``FlowError`` when the pipes or the process cannot be made.
     init(
-        executable: String, arguments: [String], environment: [[UInt8]], lock: Int32 = -1,
+        executable: String, arguments: [String], environment: [[UInt8]], lock: Int32 = -1, trace: Int32 = -1,
         onLines: (@Sendable ([String]) -> Void)?, passesErrorsWhole: Bool = false
     ) throws(FlowError) {
         // Closed on exec from the start (``PipeDescriptors``): only the ends duplicated onto the host's
@@ -105,7 +106,8 @@ final class SupervisedHost: Sendable {
                 .duplicate(input[0], onto: SupervisorLink.commandDescriptor),
                 .duplicate(errorOutput[1], onto: STDERR_FILENO),
                 .duplicate(control[1], onto: SupervisorLink.controlDescriptor),
-            ] + (lock >= 0 ? [.duplicate(lock, onto: SupervisorLink.lockDescriptor)] : []))
+            ] + (lock >= 0 ? [.duplicate(lock, onto: SupervisorLink.lockDescriptor)] : [])
+                + (trace >= 0 ? [.duplicate(trace, onto: SharedTrace.descriptor)] : []))
         // The supervisor ignores SIGPIPE (a host may die mid-write); the host gets the usual action back.
         launch.defaultSignals = [SIGPIPE]
         let started = Result { () throws(ProcessLaunch.Failure) in try launch.start() }

@@ -43,11 +43,13 @@ package enum Supervisor {
     /// Supervises `flowhost run` with `arguments` (the run's own, `--supervise` among them), feeding it
     /// `script`'s lines, else what is typed at a prompt on a terminal, else standard input's lines.
     ///
-    /// - Parameter hangTimeout: How long a command (or a start) may take; `nil`: as long as it takes.
-    package static func run(_ arguments: [String], script: (name: String, lines: [String])?, hangTimeout: Duration?)
-        async
-        -> ExitCode
-    {
+    /// - Parameters:
+    ///   - hangTimeout: How long a command (or a start) may take; `nil`: as long as it takes.
+    ///   - trace: The run's trace (`--trace`), which every host writes in turn (``SharedTrace``).
+    package static func run(
+        _ arguments: [String], script: (name: String, lines: [String])?, hangTimeout: Duration?,
+        trace: SupervisedTraceFile? = nil
+    ) async -> ExitCode {
         guard let executable = ProcessInfoLite.executablePath() else {
             printError(
                 "flowhost: cannot supervise: cannot find this program's own path in /proc/self/exe (unreadable, or not UTF-8)"
@@ -68,6 +70,14 @@ package enum Supervisor {
         AbandonedSupervisorDirectories.remove(in: PrivateTemporaryDirectory.base, except: directory)
         signal(SIGPIPE, SIG_IGN)  // A host that dies while a command is written to it is reported, not fatal.
 
+        // Above the descriptors a host is given: `dup2` onto the descriptor it already is would keep FD_CLOEXEC.
+        let trace = trace.map { file in
+            var moved = file
+            moved.descriptor = fcntl(file.descriptor, F_DUPFD_CLOEXEC, 10)
+            return moved
+        }
+        defer { if let descriptor = trace?.descriptor, descriptor >= 0 { close(descriptor) } }
+
         let input = CommandInput(script: script)
         defer { input.close() }
         // What the host names its input by, and whether a person types it: a script's name, `<stdin>` for
@@ -76,15 +86,17 @@ package enum Supervisor {
         let hostSource = script?.name ?? (input.isInteractive ? nil : "<stdin>")
         let session = SupervisorSession(
             input: input, source: hostSource, hangTimeout: hangTimeout,
-            breadcrumb: SupervisorLink.breadcrumbPath(in: directory)
+            breadcrumb: SupervisorLink.breadcrumbPath(in: directory), trace: trace
         ) { restart, token throws(FlowError) in
             let snapshot = SupervisorLink.snapshotPath(in: directory)
             let restoring = restart != nil && access(snapshot, R_OK) == 0
             return try SupervisedHost(
                 executable: executable,
                 arguments: ["run"] + hostArguments(arguments, restoring: restoring ? snapshot : nil),
-                environment: environment(directory: directory, source: hostSource, restart: restart, token: token),
-                lock: held, onLines: input.printAbove, passesErrorsWhole: usesOwnBacktracer)
+                environment: environment(
+                    directory: directory, source: hostSource, restart: restart, token: token, trace: trace?.forHost),
+                lock: held, trace: trace?.descriptor ?? -1, onLines: input.printAbove,
+                passesErrorsWhole: usesOwnBacktracer)
         }
         let code = await session.run()
         if session.outputClosed {
@@ -119,11 +131,12 @@ package enum Supervisor {
     /// the host's to refuse, not to get repaired), with the link's variables, and without the runtime's crash
     /// report unless asked for (it takes seconds, and the supervisor says what crashed).
     private static func environment(
-        directory: String, source: String?, restart: SupervisorSession.Restart?, token: String
+        directory: String, source: String?, restart: SupervisorSession.Restart?, token: String, trace: SharedTrace?
     ) -> [[UInt8]] {
         let link = [
             SupervisorLink.directoryVariable, SupervisorLink.sourceVariable, SupervisorLink.restartVariable,
-            SupervisorLink.tokenVariable, WireProtocol.environmentVariable,
+            SupervisorLink.tokenVariable, WireProtocol.environmentVariable, SharedTrace.variable,
+            SharedTrace.goalVariable,
         ].map { Array("\($0)=".utf8) }
         let inherited = ProcessInfoLite.environmentEntryBytes().filter { entry in
             !link.contains { entry.starts(with: $0) }
@@ -145,6 +158,7 @@ package enum Supervisor {
         case .atCap: environment.append("\(SupervisorLink.restartVariable)=\(SupervisorLink.capRestart)")
         case nil: break
         }
+        environment += trace?.environment ?? []
         return inherited + environment.map { Array($0.utf8) }
     }
 

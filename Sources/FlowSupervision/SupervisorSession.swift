@@ -41,6 +41,8 @@ final class SupervisorSession {
     private let source: String?
     let hangTimeout: Duration?
     private let breadcrumb: String
+    /// The run's trace, in which each host's end is recorded.
+    private let trace: SupervisedTraceFile?
     private let launch: Launcher
     private let events: AsyncStream<Event>
     let continuation: AsyncStream<Event>.Continuation
@@ -79,15 +81,19 @@ final class SupervisorSession {
     private var incidents: [SupervisorIncident] = []
     private var restarts: [ContinuousClock.Instant] = []
     private var capRestarts = CapRestartCount()
+    /// What the trace records of the host's end once it has exited as it said it would, at the cap of
+    /// generations.
+    private var capReached: SharedTrace.HostEnd?
 
     init(
         input: CommandInput, source: String?, hangTimeout: Duration?, breadcrumb: String,
-        launch: @escaping Launcher
+        trace: SupervisedTraceFile? = nil, launch: @escaping Launcher
     ) {
         self.input = input
         self.source = source
         self.hangTimeout = hangTimeout
         self.breadcrumb = breadcrumb
+        self.trace = trace
         self.launch = launch
         (events, continuation) = AsyncStream<Event>.makeStream()
     }
@@ -211,11 +217,12 @@ final class SupervisorSession {
             pendingLine = text
             lineNumber = number - 1
         }
-        say(
-            [
-                place + "plugin '\(plugin)' reached \(cap) generation\(cap == 1 ? "" : "s"); restarting into "
-                    + "generation \(generation) at the same screen"
-            ], thenPrompt: false)
+        let line =
+            place + "plugin '\(plugin)' reached \(cap) generation\(cap == 1 ? "" : "s"); restarting into "
+            + "generation \(generation) at the same screen"
+        capReached = SharedTrace.HostEnd(
+            ending: SupervisorLink.capRestart, plugin: plugin, report: line, restarting: true)
+        say([line], thenPrompt: false)
         let deadline = SupervisorLink.newToken()
         phase = .restarting(deadline: deadline)
         arm(token: deadline, allowing: .zero)
@@ -253,6 +260,7 @@ final class SupervisorSession {
         disarm()
         if case .restarting = phase, killedFor == nil, ending == .exited(ExitCode.ok.rawValue) {
             // Asked for, and no incident: not counted among the restarts that make the supervisor give up.
+            if let capReached { trace?.hostEnded(capReached) }
             return start(restart: .atCap) ? nil : .software
         }
         let page = CrashBreadcrumb.Page(path: breadcrumb)
@@ -283,7 +291,7 @@ final class SupervisorSession {
         let incident = SupervisorIncident(cause: cause, page: page, fatalError: fatal?.error)
         if incident.isPluginFault { incidents.append(incident) }
         // Asked for, the fatal error's stack trace follows the crash's line, each plugin's image named.
-        let trace =
+        let backtrace =
             Supervisor.showsBacktraces
             ? (fatal?.stackTrace ?? []).map { frame in
                 "  "
@@ -292,21 +300,27 @@ final class SupervisorSession {
                     }
             } : []
         let report = place + incident.report()
+        // Says what became of the host, in the trace too.
+        func tell(_ what: String, restarting: Bool) {
+            trace?.hostEnded(
+                SharedTrace.HostEnd(
+                    ending: incident.ending.rawValue, plugin: incident.culprit?.plugin, report: report + what,
+                    restarting: restarting))
+            say([report + what] + backtrace, thenPrompt: false)
+        }
         if case .exiting = phase {
             // It was ending anyway (`quit`, or a failed script): the session ends.
-            say([report + "; the session was ending"] + trace, thenPrompt: false)
+            tell("; the session was ending", restarting: false)
             return finish(status: 0)
         }
         let now = ContinuousClock.now
         restarts = restarts.filter { now - $0 < Supervisor.restartWindow } + [now]
         guard restarts.count <= Supervisor.restartLimit else {
             let seconds = Supervisor.restartWindow.components.seconds
-            say(
-                [report + "; the host ended \(restarts.count) times within \(seconds) s; giving up"] + trace,
-                thenPrompt: false)
+            tell("; the host ended \(restarts.count) times within \(seconds) s; giving up", restarting: false)
             return .software
         }
-        say([report + "; restarting"] + trace, thenPrompt: false)
+        tell("; restarting", restarting: true)
         return start(restart: .afterIncident(ending: incident.ending)) ? nil : .software
     }
 

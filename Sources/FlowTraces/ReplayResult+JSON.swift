@@ -3,8 +3,11 @@ import FlowKit
 /// `flowhost replay --json`: a replay's outcome as one JSON document.
 extension ReplayResult {
     /// `{"errors": [], "trace", "manifest", "result": "identical"|"diverged", "sessions", "inputs", "events",
-    /// "rebuilt": [{"plugin", "recorded", "replayed"}], "divergence", "cutShort"}`; `cutShort` is `null`, or
-    /// `{"session", "subject", "step", "command"}`: the input the recorded run stopped in, not replayed.
+    /// "rebuilt": [{"plugin", "recorded", "replayed"}], "divergence", "cutShort", "hostEnded"}`; `cutShort` is
+    /// `null`, or `{"session", "subject", "step", "command"}`: the input the recorded run stopped in, not
+    /// replayed; `hostEnded` is `null`, or `{"session", "subject", "step", "command", "ending", "plugin",
+    /// "replayed", "restarted", "inputsAfter"}`: the input in which a supervised run's host ended, where the
+    /// replay stopped (``ReplaySummary/HostEnded``).
     ///
     /// The counts are what was replayed: everything when identical; when diverged, up to and including the
     /// input that diverged. `divergence` is `null` when identical, else `{"session", "subject", "step",
@@ -56,6 +59,15 @@ extension ReplayResult {
                     "step": .number(Double(cut.step)), "command": .string(cut.command),
                 ]
             } ?? .null,
+            "hostEnded": summary.hostEnded.map { ended in
+                [
+                    "session": .number(Double(ended.session)), "subject": ended.subject.map(JSONValue.string) ?? .null,
+                    "step": .number(Double(ended.step)), "command": .string(ended.command),
+                    "ending": .string(ended.ending), "plugin": ended.plugin.map(JSONValue.string) ?? .null,
+                    "replayed": .bool(ended.replayed), "restarted": .bool(ended.restarted),
+                    "inputsAfter": .number(Double(ended.inputsAfter)),
+                ]
+            } ?? .null,
         ]
     }
 
@@ -66,7 +78,7 @@ extension ReplayResult {
         [
             "errors": .array(errors), "trace": .string(trace), "manifest": manifest.map(JSONValue.string) ?? .null,
             "result": .null, "sessions": .null, "inputs": .null, "events": .null, "rebuilt": [], "divergence": .null,
-            "cutShort": .null,
+            "cutShort": .null, "hostEnded": .null,
         ]
     }
 }

@@ -36,6 +36,28 @@ package struct ReplaySummary: Sendable, Hashable, CustomStringConvertible {
         package var command: String
     }
 
+    /// The input in which a supervised run's host ended (`hostEnded`), where the replay stopped: what came
+    /// after ran on a host its supervisor restarted at a snapshot, which a replay does not recreate.
+    package var hostEnded: HostEnded?
+
+    /// Where a supervised run's host ended.
+    package struct HostEnded: Sendable, Hashable {
+        package var session: Int
+        package var subject: String?
+        /// The input (0 is the start) and its command.
+        package var step: Int
+        package var command: String
+        /// `crash`, `hang`, `exit`, `stop`, `ended` or `cap`, and the plugin laid at its door.
+        package var ending: String
+        package var plugin: String?
+        /// Whether the input was replayed: the host ended after it (at the cap of generations), not in it.
+        package var replayed: Bool
+        /// Whether a new host carried the session on.
+        package var restarted: Bool
+        /// The inputs the trace has after it, not replayed.
+        package var inputsAfter = 0
+    }
+
     /// The inputs replayed after a start: the steps a divergence numbers.
     package var steps = 0
 

@@ -160,6 +160,10 @@ extension TraceEvent.Kind {
     package static let pluginExcluded: Self = "pluginExcluded"
     package static let discoveryProblem: Self = "discoveryProblem"
 
+    /// A supervised run's host ended, written by its supervisor (``TraceTail``): how, and whether a new host
+    /// carries the session on.
+    package static let hostEnded: Self = "hostEnded"
+
     /// Every kind this flowhost writes, in the order `docs/traces.md` lists them.
     package static let all: [Self] = [
         .trace, .session, .input, .screen, .handling, .handled, .unhandled, .queued, .replaying, .deadLettered,
@@ -167,7 +171,7 @@ extension TraceEvent.Kind {
         .dependencySet, .rewritten, .redirecting, .held, .resuming, .redirectCancelled, .managerEnded,
         .managerTaskFailed, .presentRefused, .serviceProblem, .lifecycleDelivered, .pluginReloaded, .pluginUnchanged,
         .reloadRefused, .manifestReloaded, .manifestRejected, .exposure, .pluginDiscovered, .pluginRemoved,
-        .pluginExcluded, .discoveryProblem,
+        .pluginExcluded, .discoveryProblem, .hostEnded,
     ]
 }
 

@@ -51,8 +51,13 @@ package final class TraceRecorder {
     private let sink: @MainActor (TraceLine) -> Void
     /// The line being written, kept to reuse its storage.
     private var current = TraceLine()
-    /// When the trace began: the header, or the recorder's making when there is none.
-    private var origin = TraceRecorder.monotonicNow()
+    /// When the trace began: the header, or the recorder's making when there is none, or the clock a supervisor
+    /// gave (``resume(origin:after:)``).
+    package private(set) var origin = TraceRecorder.monotonicNow()
+    /// Whether ``origin`` was given, and the header keeps it.
+    private var originIsGiven = false
+    /// Whether the next start is an input of the session under way: a restarted host's restore.
+    private var startContinuesSession = false
     /// Whether an input's events are being recorded.
     var inputIsOpen = false
     /// Whether an unprompted reload opened an input, which the next input (or the end) closes.
@@ -167,7 +172,7 @@ package final class TraceRecorder {
     ///   - goal: The goal the script names in a `# goal: REQUEST` line, for `flowhost experiments report`.
     ///   - subjects: How many subjects `--subjects` runs.
     package func header(for host: Host, script: String? = nil, goal: String? = nil, subjects: Int? = nil) {
-        origin = Self.monotonicNow()
+        if !originIsGiven { origin = Self.monotonicNow() }
         let manifest = host.manifest
         var plugins: [String: JSONValue] = [:]
         for name in host.registry.pluginNames {
@@ -238,18 +243,40 @@ package final class TraceRecorder {
         closeUnprompted()
         session += 1
         input = 0
+        redaction = redaction.hiding(subject: asRecorded ? nil : subject)
+        listen(to: shell)
+        emit(.session) { line in
+            line.add("root", shell.host.coordinator.name)
+            if let subject { line.add("subject", asRecorded ? subject : redaction.sessionSubject(subject)) }
+            recordExperimentsIfChanged(into: &line)
+        }
+    }
+
+    /// Carries on a trace another process began, in a supervised run (`run --supervise --trace`): its `t` from
+    /// `origin`, which the header keeps, and its next session or input after `last`, the position of its last
+    /// line (`nil`: none yet).
+    package func resume(origin: UInt64, after last: (session: Int, input: Int)?) {
+        self.origin = origin
+        originIsGiven = true
+        session = last?.session ?? 0
+        input = last?.input ?? 0
+    }
+
+    /// Carries on the session under way on `shell`, a host restarted at the snapshot its predecessor saved:
+    /// no `session` line, and its start (the restore) is the session's next input.
+    package func rejoin(_ shell: HostShell) {
+        listen(to: shell)
+        startContinuesSession = true
+    }
+
+    /// Listens to `shell`'s host from now on, forgetting what the one before had under way.
+    private func listen(to shell: HostShell) {
         open.removeAll(keepingCapacity: true)
         lastRequestId = 0
         holds.removeAll(keepingCapacity: true)
         queued.removeAll(keepingCapacity: true)
         childOwners.removeAll(keepingCapacity: true)
         self.shell = shell
-        redaction = redaction.hiding(subject: asRecorded ? nil : subject)
-        emit(.session) { line in
-            line.add("root", shell.host.coordinator.name)
-            if let subject { line.add("subject", asRecorded ? subject : redaction.sessionSubject(subject)) }
-            recordExperimentsIfChanged(into: &line)
-        }
         let listener = shell.host.onEvent
         let flowListener = shell.host.onFlowEvent
         shell.host.onEvent = { [weak self] event in
@@ -268,10 +295,12 @@ package final class TraceRecorder {
     /// - Parameters:
     ///   - command: The command, as the shell reads it; for the start, `start` (or `restore FILE`).
     ///   - source: Where the input was read, as `FILE:LINE`.
-    ///   - isStart: Whether this is the session's start, input 0.
+    ///   - isStart: Whether this is the session's start, input 0 (or, after ``rejoin(_:)``, a restarted host's
+    ///     restore, the next input).
     package func beginInput(_ command: String, at source: String? = nil, isStart: Bool = false) {
         closeUnprompted()
-        input = isStart ? 0 : input + 1
+        input = isStart && !startContinuesSession ? 0 : input + 1
+        startContinuesSession = false
         inputIsOpen = true
         emit(.input) { line in
             line.add("command", redaction.redact(command: command))

@@ -155,6 +155,19 @@ package final class TraceReplay {
                     command: input.record["command"]?.string ?? "")
                 break
             }
+            // A supervised run's host ended here, and what follows ran on a host restarted at a snapshot.
+            let hostEnded = input.events.first { $0.kind == .hostEnded }.map { ended in
+                ReplaySummary.HostEnded(
+                    session: session.number, subject: session.subject, step: input.number,
+                    command: input.record["command"]?.string ?? "", ending: ended["ending"]?.string ?? "ended",
+                    plugin: ended["plugin"]?.string, replayed: input.screen != nil,
+                    restarted: ended["restarting"] == true)
+            }
+            if var hostEnded, !hostEnded.replayed {
+                hostEnded.inputsAfter = countInputs(from: &upcoming)
+                summary.hostEnded = hostEnded
+                break
+            }
             session.box.events.removeAll()
             // With `--subjects`, the trace holds the subject's pseudonym where the run sent its id
             // (``TraceRedaction/hiding(subject:)``): the replay sends the pseudonym, a stand-in as the placeholder is.
@@ -174,7 +187,9 @@ package final class TraceReplay {
             let replayed = session.box.events.filter { $0.kind != .input }.map { session.payloads.replayed.resolve($0) }
             let screen = replayed.last { $0.kind == .screen }
             let got = replayed.filter { $0.kind != .screen && $0["late"] != true }
-            var expected = input.events.map { session.payloads.recorded.resolve($0) }.filter { $0["late"] != true }
+            var expected = input.events.map { session.payloads.recorded.resolve($0) }.filter {
+                $0["late"] != true && $0.kind != .hostEnded
+            }
             // Kinds the trace's FlowKit could not report are left out on both sides, so that neither has
             // a line the other cannot: the trace's own, should it have some, as the replay's.
             var compared = got
@@ -219,10 +234,25 @@ package final class TraceReplay {
                 divergence.replayed.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
                 return .diverged(divergence)
             }
+            if var hostEnded {
+                hostEnded.inputsAfter = countInputs(from: &upcoming)
+                summary.hostEnded = hostEnded
+                break
+            }
         }
         if let session { await session.host.stopAndWait() }
         summary.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
         return .identical(summary)
+    }
+
+    /// How many inputs the rest of the trace has, from `upcoming` on, read to its end.
+    private func countInputs(from upcoming: inout TraceStep?) -> Int {
+        var count = 0
+        while let step = upcoming {
+            if case .input = step { count += 1 }
+            upcoming = nextStep()
+        }
+        return count
     }
 
     /// The next step to replay; `nil` at the end, or when the trace cannot be read further (``readFailure``).

@@ -9,6 +9,9 @@ import HostSupport
 /// before ``close()`` loses what is buffered. A write that fails stops the writing and is kept in
 /// ``failure`` for the caller to report once, and so does a line longer than its readers read
 /// (``TraceReader/maxLineLength``), which is not written: the trace ends at the line before it.
+///
+/// A supervised run's file is written by several processes in turn, the supervisor and each host it starts
+/// (``init(sharing:path:maxLineLength:)``, ``share()``): each line is then written as it comes.
 @MainActor
 package final class TraceWriter {
     /// The trace file, as given.
@@ -24,6 +27,9 @@ package final class TraceWriter {
     /// How many lines the buffer holds.
     private var buffered = 0
     private var descriptor: Int32
+    /// Whether other processes write the file too (a supervised run's hosts and supervisor, ``SharedTrace``):
+    /// each line is then written at once, after what they wrote, so that a host that crashes loses none.
+    private var sharesFile: Bool
     private var buffer: [UInt8] = []
     /// How many bytes the file holds: the buffers written so far.
     private var fileSize = 0
@@ -46,7 +52,31 @@ package final class TraceWriter {
         case .success(let opened): descriptor = opened
         case .failure(let refusal): throw TraceError("cannot write the trace: \(refusal.reason)", file: path)
         }
+        sharesFile = false
         buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    /// Writes to `descriptor`, a trace file open for writing that other processes write too, one line at a
+    /// time: a supervised host's, given by its supervisor, which opened it with every check of
+    /// ``init(path:sparing:maxLineLength:)`` and holds its lock. ``close()`` closes this process's descriptor
+    /// only.
+    ///
+    /// - Parameter path: The file's path, for messages.
+    package init(sharing descriptor: Int32, path: String, maxLineLength: Int = TraceReader.maxLineLength) {
+        self.path = path
+        self.maxLineLength = maxLineLength
+        self.descriptor = descriptor
+        sharesFile = true
+    }
+
+    /// The descriptor the trace is written through; -1 once closed. A supervisor gives it to each host it starts.
+    package var fileDescriptor: Int32 { descriptor }
+
+    /// Writes each line at once from now on, after what other processes wrote: the supervisor's side of a
+    /// shared trace, whose hosts write it too.
+    package func share() {
+        flush()
+        sharesFile = true
     }
 
     /// Appends `line`.
@@ -92,12 +122,14 @@ package final class TraceWriter {
     /// Ends the line appended last, and writes the buffer once it is full.
     private func endLine() {
         buffer.append(0x0A)
-        if buffer.count >= Self.bufferSize { flush() }
+        if sharesFile || buffer.count >= Self.bufferSize { flush() }
     }
 
     /// Writes what is buffered.
     package func flush() {
         guard descriptor >= 0, !buffer.isEmpty else { return }
+        // Where the others' lines end: the open file's offset, which they move too.
+        if sharesFile { fileSize = Int(lseek(descriptor, 0, SEEK_CUR)) }
         guard DescriptorWriter.writeAll(buffer, to: descriptor) else {
             failure = TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
             cutToLastWholeLine()

@@ -149,6 +149,20 @@ enum ReplayCommand {
                     "note: the trace ends in step \(cut.step)\(session), \(cut.command), which the recorded run did not finish (it was stopped or killed there): not replayed"
                 )
             }
+            if let ended = summary.hostEnded {
+                let session =
+                    sessions > 1 ? " of session \(ended.session)\(ended.subject.map { " (subject \($0))" } ?? "")" : ""
+                let how = ended.plugin.map { "\(ended.ending), plugin '\($0)'" } ?? ended.ending
+                let place = ended.replayed ? "after" : "in"
+                let next =
+                    ended.restarted
+                    ? "its supervisor restarted it at a snapshot, which a replay does not recreate: the "
+                        + "\(ended.inputsAfter) input\(ended.inputsAfter == 1 ? "" : "s") after it not replayed"
+                    : "its supervisor ended the run there"
+                print(
+                    "note: the recorded host ended \(place) step \(ended.step)\(session), \(ended.command) (\(how)); \(next)"
+                )
+            }
             for plugin in summary.rebuilt {
                 print(
                     "note: plugin '\(plugin.plugin)' is another build than recorded (sha256 \(plugin.recorded.prefix(12)) then, \(plugin.replayed.prefix(12)) now), and behaved the same"

@@ -45,7 +45,8 @@ enum RunCommand {
         watched file caused) and every event it caused to FILE, one JSON object a line (docs/traces.md);
         --trace-redact KEY (repeatable) leaves the value of every member named KEY out of it;
         a payload, result or screen content longer than --trace-max-payload BYTES (default 4096; none:
-        no limit) is written as its size and SHA-256.
+        no limit) is written as its size and SHA-256. With --supervise, every host writes the one trace
+        in turn, and the supervisor a line about each host's end.
         `flowhost replay FILE` runs a trace again; `flowhost graph` and `experiments report` read it.
         --subjects N runs the script once for each of N subjects (subject-0001, ...), each on a fresh
         host, with $SUBJECT in the script replaced by the subject's id, all into one trace; it prints
@@ -119,8 +120,10 @@ enum RunCommand {
         // where a later run would look for one.
         let traceSearchPath = parsed.options["--trace"] == nil ? nil : searchPath(manifest, parsed, warning: false)
         let libraries = traceSearchPath?.libraryFiles(of: manifest) ?? []
+        // A supervised host writes the trace its supervisor opened.
+        let shared = ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil ? nil : SharedTrace.given()
         let trace = try RunTrace.open(
-            parsed, sparing: runFiles + restored + libraries,
+            parsed, sparing: runFiles + restored + libraries, shared: shared,
             refusal: { traceSearchPath?.libraryNameProblem(of: $0, manifest: manifest) })
         traced = trace
         let savedOverNever = runFiles + (trace.map { [RunFile("trace", $0.writer.path)] } ?? [])
@@ -139,7 +142,8 @@ enum RunCommand {
         let probing = try prober(parsed)
         let hangTimeout = try hangTimeout(parsed)
         if parsed.flags.contains("--supervise"), link == nil {
-            return await Supervisor.run(arguments, script: script, hangTimeout: hangTimeout)
+            return await Supervisor.run(
+                arguments, script: script, hangTimeout: hangTimeout, trace: trace?.forSupervisor(script: script?.lines))
         }
         // Under a supervisor, commands come from it: typed at its prompt when it has no script.
         let interactive = link.map { $0.source == nil } ?? (script == nil && isatty(STDIN_FILENO) == 1)
@@ -190,9 +194,20 @@ enum RunCommand {
         let shell = HostShell(host: host)
         shell.runFiles = savedOverNever
         if let trace {
-            trace.recorder.header(
-                for: host, script: script?.name, goal: script.flatMap { SubjectRunner.goal(in: $0.lines) })
-            trace.recorder.beginSession(shell)
+            if shared?.last != nil, restoring != nil, link?.isRestart == true {
+                // A host restarted at its predecessor's snapshot carries the session on.
+                trace.recorder.rejoin(shell)
+            } else {
+                if let shared, shared.last == nil {
+                    // The supervisor reads the script: its name is the link's source, its goal the shared trace's.
+                    let script = link?.source.flatMap { $0 == "<stdin>" ? nil : $0 }
+                    trace.recorder.header(for: host, script: script, goal: shared.goal)
+                } else if shared == nil {
+                    trace.recorder.header(
+                        for: host, script: script?.name, goal: script.flatMap { SubjectRunner.goal(in: $0.lines) })
+                }
+                trace.recorder.beginSession(shell)
+            }
         }
         let tracing = trace?.recorder
         shell.onServiceProblem = { problem in printError("flowhost: \(problem)") }

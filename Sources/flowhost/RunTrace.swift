@@ -1,6 +1,7 @@
 import FlowHost
 import FlowKit
 import FlowShell
+import FlowSupervision
 import FlowTraces
 import HostSupport
 
@@ -14,11 +15,15 @@ struct RunTrace {
     /// The trace the command line asks for; `nil` without `--trace`. Its file may not be one of `sparing`, the
     /// files the run reads, nor where `refusal` (given the path) finds a reason not to write.
     ///
-    /// - Throws: ``Exit`` 64 for `--trace-redact` or `--trace-max-payload` without `--trace`, a size that is
-    ///   not a number of bytes or `none`, or `--trace` with `--supervise`; 73 when the file
-    ///   cannot be created, is one of `sparing`, or `refusal` refuses it.
+    /// A supervised host (`shared`) writes the trace its supervisor opened rather than open the file itself, and
+    /// carries on where the host before it left the trace (``SharedTrace``).
+    ///
+    /// - Throws: ``Exit`` 64 for `--trace-redact` or `--trace-max-payload` without `--trace`, or a size that is
+    ///   not a number of bytes or `none`; 73 when the file cannot be created, is one of `sparing`, or `refusal`
+    ///   refuses it.
     static func open(
-        _ parsed: Arguments, sparing: [RunFile], refusal: (String) -> String? = { _ in nil }
+        _ parsed: Arguments, sparing: [RunFile], shared: SharedTrace? = nil,
+        refusal: (String) -> String? = { _ in nil }
     ) throws(Exit) -> RunTrace? {
         let keys = parsed.options["--trace-redact", default: []]
         let maxPayload = parsed.options["--trace-max-payload"]?.last
@@ -26,11 +31,6 @@ struct RunTrace {
             if !keys.isEmpty { throw Exit.usage("--trace-redact needs --trace FILE", parsed.usage) }
             if maxPayload != nil { throw Exit.usage("--trace-max-payload needs --trace FILE", parsed.usage) }
             return nil
-        }
-        if parsed.flags.contains("--supervise") {
-            throw Exit.usage(
-                "--trace cannot be combined with --supervise: a restarted host could not continue the trace",
-                parsed.usage)
         }
         if let empty = keys.first(where: \.isEmpty) {
             throw Exit.usage("--trace-redact needs a member name, not '\(empty)'", parsed.usage)
@@ -45,6 +45,14 @@ struct RunTrace {
                 throw Exit.usage(
                     "--trace-max-payload needs a number of bytes or 'none', not '\(maxPayload)'", parsed.usage)
             }
+        }
+        if let shared {
+            let writer = TraceWriter(sharing: SharedTrace.descriptor, path: path)
+            let recorder = TraceRecorder(redaction: TraceRedaction(keys: Set(keys)), maxPayload: limit) {
+                writer.write($0)
+            }
+            recorder.resume(origin: shared.origin, after: shared.last.map { ($0.session, $0.input) })
+            return RunTrace(writer: writer, recorder: recorder)
         }
         // One of `sparing` is said as such before the writer opens it (flowhost's own executable, running, cannot
         // be opened to write: "Text file busy"); the writer checks the file it opens again.
@@ -61,6 +69,23 @@ struct RunTrace {
             writer.write($0)
         }
         return RunTrace(writer: writer, recorder: recorder)
+    }
+
+    /// The trace as a supervisor holds it (`run --supervise --trace`): every host it starts writes it in turn,
+    /// and the supervisor a line about each host's end.
+    ///
+    /// - Parameter script: The script the supervisor reads, whose goal the first host's header names.
+    func forSupervisor(script: [String]?) -> SupervisedTraceFile {
+        writer.share()
+        let (writer, origin) = (writer, recorder.origin)
+        return SupervisedTraceFile(
+            descriptor: writer.fileDescriptor, origin: origin, goal: script.flatMap(SubjectRunner.goal(in:)),
+            lastPosition: { TraceTail.lastPosition(of: writer.fileDescriptor).map(SharedTrace.Position.init) },
+            hostEnded: { end in
+                writer.writeHostEnded(
+                    ending: end.ending, plugin: end.plugin, report: end.report, restarting: end.restarting,
+                    origin: origin)
+            })
     }
 
     /// Ends the trace and closes the file, after a run that ended with `code`. A write that failed is said in

@@ -17,7 +17,7 @@ struct RedactedReplayTests {
         #expect(replay.status == 0, "\(replay.standardOutput)")
         let expected = try JSONValue(
             parsing: """
-                {"cutShort": null, "divergence": null, "errors": [], "events": 43, "inputs": 6,
+                {"cutShort": null, "divergence": null, "errors": [], "events": 43, "hostEnded": null, "inputs": 6,
                  "manifest": "\(try Self.recordedManifest(path))", "rebuilt": [], "result": "identical",
                  "sessions": 1, "trace": "\(path)"}
                 """)
@@ -46,7 +46,7 @@ struct RedactedReplayTests {
         ).1
         let expected = try JSONValue(
             parsing: """
-                {"cutShort": null, "errors": [], "events": 118, "inputs": 16,
+                {"cutShort": null, "errors": [], "events": 118, "hostEnded": null, "inputs": 16,
                  "manifest": "\(try Self.recordedManifest(path))", "rebuilt": [], "result": "diverged",
                  "sessions": 3, "trace": "\(path)",
                  "divergence": {
@@ -106,7 +106,7 @@ struct RedactedReplayTests {
         }
         let expected = try JSONValue(
             parsing: """
-                {"cutShort": null, "errors": [], "events": 118, "inputs": 24,
+                {"cutShort": null, "errors": [], "events": 118, "hostEnded": null, "inputs": 24,
                  "manifest": "\(try Self.recordedManifest(path))", "rebuilt": [], "result": "diverged",
                  "sessions": 1, "trace": "\(path)",
                  "divergence": {

@@ -42,10 +42,13 @@ struct ReloadPastCapTests {
             try #require(rename(staging, library) == 0)
         }
 
-        /// `flowhost run MANIFEST --supervise --watch`, fed through a pipe, with the cap at `cap`.
+        /// The run's trace.
+        var trace: String { directory.path + "/t.jsonl" }
+
+        /// `flowhost run MANIFEST --supervise --watch --trace`, fed through a pipe, with the cap at `cap`.
         func run(cap: Int) throws -> ChildProcess {
             try ChildProcess.flowhost(
-                ["run", manifest, "--supervise", "--watch"], connection: .pipes,
+                ["run", manifest, "--supervise", "--watch", "--trace", trace], connection: .pipes,
                 environment: [
                     "FLOWHOST_GENERATION_CAP": "\(cap)", "XDG_CACHE_HOME": directory.path + "/cache",
                     "XDG_STATE_HOME": directory.path + "/state",
@@ -122,6 +125,19 @@ struct ReloadPastCapTests {
             lines.filter { $0.contains("services with their saved state") }
                 == Array(repeating: "  services with their saved state: auth.Session", count: reloads / cap))
         #expect(!transcript.contains("redirected"), "the guard let greet through: grace is still signed in")
+
+        // One trace, one session, its inputs numbered on across the hosts, and a line at each cap.
+        let traced = try SupervisedTraceTests.lines(of: scenario.trace)
+        #expect(traced.filter { $0["kind"] as? String == "session" }.count == 1)
+        let inputs = traced.filter { $0["kind"] as? String == "input" }.compactMap { $0["input"] as? Int }
+        #expect(inputs == Array(0..<inputs.count))
+        let ended = traced.filter { $0["kind"] as? String == "hostEnded" }
+        #expect(ended.count == reloads / cap)
+        #expect(
+            ended.allSatisfy {
+                $0["ending"] as? String == "cap" && $0["plugin"] as? String == "greeter"
+                    && $0["restarting"] as? Bool == true
+            }, "\(ended)")
     }
 
     /// Plugin code can forge the host's request to restart at the cap: the start's token is in

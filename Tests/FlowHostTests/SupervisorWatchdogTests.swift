@@ -86,9 +86,17 @@ struct SupervisorWatchdogTests {
 
             """)
 
-        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "5"])
+        let trace = scenario.directory.path + "/t.jsonl"
+        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "5", "--trace", trace])
 
         #expect(run.status == 1, "\(run.standardError)")
+        // The hung host's lines reached the trace up to the request it hung in, then the supervisor's line.
+        let lines = try SupervisedTraceTests.lines(of: trace)
+        let ended = try #require(lines.firstIndex { $0["kind"] as? String == "hostEnded" })
+        #expect(
+            lines[ended - 1]["kind"] as? String == "handling" && lines[ended - 1]["request"] as? String == "hangy.spin")
+        #expect(lines[ended]["ending"] as? String == "hang" && lines[ended]["plugin"] as? String == "hangy")
+        #expect(lines.filter { $0["kind"] as? String == "session" }.count == 1)
         #expect(
             run.errorLines.filter { $0.hasPrefix(script) } == [
                 "\(script):3: plugin 'hangy' (\(scenario.hangy)) hung for 5 s in hangy.Spin; quarantined; restarting",
@@ -106,10 +114,17 @@ struct SupervisorWatchdogTests {
     @Test func aHangWhileStartingIsNoticedAndTheRestartedHostGoesOn() throws {
         let scenario = try Scenario(start: ["launch", "hangy.spin"])
         let script = try scenario.script("expect top welcome\n")
+        let trace = scenario.directory.path + "/t.jsonl"
 
-        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "5"])
+        let (run, elapsed) = try scenario.supervise(script, ["--hang-timeout", "5", "--trace", trace])
 
         #expect(run.status == 1, "\(run.standardError)")
+        // No snapshot yet: the restarted host starts afresh, a session of its own in the same trace.
+        let lines = try SupervisedTraceTests.lines(of: trace)
+        #expect(lines.filter { $0["kind"] as? String == "trace" }.count == 1)
+        #expect(lines.filter { $0["kind"] as? String == "session" }.compactMap { $0["session"] as? Int } == [1, 2])
+        let ended = lines.filter { $0["kind"] as? String == "hostEnded" }
+        #expect(ended.count == 1 && ended.first?["session"] as? Int == 1 && ended.first?["input"] as? Int == 0)
         #expect(
             run.errorLines.contains(
                 "\(script): plugin 'hangy' (\(scenario.hangy)) hung for 5 s in hangy.Spin; quarantined; restarting"),

@@ -1,0 +1,112 @@
+import FlowKit
+import Glibc
+import HostSupport
+
+/// The trace of a supervised run (`flowhost run --supervise --trace FILE`): one file for the whole run,
+/// however many hosts it takes.
+///
+/// The supervisor opens the file, with every check of a trace (``TraceWriter``), and holds it, with its lock,
+/// until the run ends. Each host it starts is given the same open file as ``descriptor`` and writes its lines
+/// there, one `write` a line, so that a crash loses none it wrote. The first host writes the header and its
+/// session; a host restarted at the snapshot carries on the session where its predecessor left it, its
+/// restore the next input. Between them the supervisor writes one line of its own (``HostEnd``): how the
+/// host ended, the plugin laid at its door, and whether a new one follows.
+///
+/// Every `t` counts from the same ``origin``, so that the run's lines keep one clock across hosts.
+package struct SharedTrace: Sendable {
+    /// Where a host finds the trace: its descriptor, closed on `exec` once the host has started.
+    package static let descriptor: Int32 = 6
+    /// The variable that tells a host it writes the supervisor's trace: `ORIGIN`, or `ORIGIN:SESSION:INPUT`
+    /// when the trace has lines already (``Position``).
+    static let variable = "FLOWHOST_SUPERVISOR_TRACE"
+    /// The goal the supervisor's script names (`# goal: REQUEST`), for the header: the host reads no script.
+    static let goalVariable = "FLOWHOST_SUPERVISOR_TRACE_GOAL"
+
+    /// The session and input of a trace's line.
+    package struct Position: Sendable, Equatable {
+        package var session: Int
+        package var input: Int
+
+        package init(session: Int, input: Int) {
+            self.session = session
+            self.input = input
+        }
+    }
+
+    /// How a host ended, as the supervisor records it in the trace.
+    package struct HostEnd: Sendable {
+        /// `crash`, `hang`, `exit`, `stop`, `ended` (``SupervisorLink/Ending``), or `cap`: it reached the cap of
+        /// generations of a plugin and asked to be restarted.
+        package var ending: String
+        /// The plugin the supervisor laid the end at, when it laid it at one.
+        package var plugin: String?
+        /// The supervisor's line about it, as printed.
+        package var report: String
+        /// Whether a new host follows, at the snapshot.
+        package var restarting: Bool
+    }
+
+    /// When the trace began: nanoseconds of the monotonic clock, which every host's `t` counts from.
+    package let origin: UInt64
+    /// Where the trace's lines stood when the host started: `nil` when the file held none (the first host,
+    /// or one whose predecessor ended before it wrote the header).
+    package let last: Position?
+    /// The goal the run's script names, for the header.
+    package let goal: String?
+
+    package init(origin: UInt64, last: Position?, goal: String?) {
+        self.origin = origin
+        self.last = last
+        self.goal = goal
+    }
+
+    /// The variables that give a host the trace, as `NAME=value`.
+    var environment: [String] {
+        ["\(Self.variable)=\(origin)" + (last.map { ":\($0.session):\($0.input)" } ?? "")]
+            + (goal.map { ["\(Self.goalVariable)=\($0)"] } ?? [])
+    }
+
+    /// The trace a supervisor gave this host, when it gave one: read once, the variable removed, the
+    /// descriptor closed on `exec` from now on (nothing plugin code starts gets it).
+    package static func given() -> SharedTrace? {
+        let goal = ProcessInfoLite.environment(goalVariable)
+        unsetenv(goalVariable)
+        guard let value = ProcessInfoLite.environment(variable) else { return nil }
+        unsetenv(variable)
+        let numbers = value.split(separator: ":").map { UInt64($0) }
+        guard numbers.count == 1 || numbers.count == 3, numbers.allSatisfy({ $0 != nil }),
+            fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0
+        else { return nil }
+        let last = numbers.count == 3 ? Position(session: Int(numbers[1]!), input: Int(numbers[2]!)) : nil
+        return SharedTrace(origin: numbers[0]!, last: last, goal: goal)
+    }
+}
+
+/// The supervisor's side of a ``SharedTrace``: the file it holds, and what it records between hosts.
+@MainActor
+package struct SupervisedTraceFile {
+    /// The supervisor's descriptor of the trace, which each host is given as ``SharedTrace/descriptor``.
+    package var descriptor: Int32
+    /// When the trace began (``SharedTrace/origin``).
+    package var origin: UInt64
+    /// The goal the run's script names (``SharedTrace/goal``).
+    package var goal: String?
+    /// Where the trace's last line stands, read afresh before each host starts.
+    package var lastPosition: () -> SharedTrace.Position?
+    /// Writes the supervisor's line about a host's end.
+    package var hostEnded: (SharedTrace.HostEnd) -> Void
+
+    package init(
+        descriptor: Int32, origin: UInt64, goal: String?, lastPosition: @escaping () -> SharedTrace.Position?,
+        hostEnded: @escaping (SharedTrace.HostEnd) -> Void
+    ) {
+        self.descriptor = descriptor
+        self.origin = origin
+        self.goal = goal
+        self.lastPosition = lastPosition
+        self.hostEnded = hostEnded
+    }
+
+    /// What a host starting now is told of the trace.
+    var forHost: SharedTrace { SharedTrace(origin: origin, last: lastPosition(), goal: goal) }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Glibc
+import HostSupport
+import Testing
+
+@testable import FlowTraces
+
+/// `flowhost run --supervise --trace FILE`: one trace for the whole run, whatever crashes. The supervisor holds
+/// the file; each host writes it in turn, the restarted one carrying the session on from its restore; between
+/// them the supervisor's `hostEnded` line says how the host ended. `replay` stops there, and `experiments
+/// report` counts a subject exposed before a crash who reaches the goal after it.
+struct SupervisedTraceTests {
+    /// The trace's lines, each as a JSON object.
+    static func lines(of path: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test func aCrashLeavesOneTraceThatTheRestartedHostCarriesOn() throws {
+        let scenario = try SupervisedRunTests.Scenario()
+        let trace = scenario.directory.path + "/t.jsonl"
+        let script = try scenario.script(
+            """
+            send onboarding.show
+            act next
+            send crashy.trap
+            act next
+            expect content page 3
+
+            """)
+
+        let run = try scenario.flowhost(["run", scenario.manifest, "--supervise", "--script", script, "--trace", trace])
+
+        #expect(run.status == 1, "\(run.standardError)")
+        let crash = try #require(run.errorLines.first { $0.hasSuffix("; restarting") })
+        let lines = try Self.lines(of: trace)
+        #expect(lines.filter { $0["kind"] as? String == "trace" }.count == 1)
+        #expect(lines.first?["script"] as? String == script)
+        #expect(lines.filter { $0["kind"] as? String == "session" }.count == 1)
+        #expect(lines.dropFirst().allSatisfy { $0["session"] as? Int == 1 })
+        // One clock across the hosts.
+        let times = lines.compactMap { $0["t"] as? Int }
+        #expect(times.count == lines.count && times == times.sorted())
+        // The restore is the session's next input, after the one the host crashed in.
+        let inputs = lines.filter { $0["kind"] as? String == "input" }
+        #expect(
+            inputs.map { $0["command"] as? String ?? "?" } == [
+                "start", "send onboarding.show", "act next", "send crashy.trap",
+                "restore the snapshot saved before the crash", "act next",
+            ])
+        #expect(inputs.map { $0["input"] as? Int ?? -1 } == [0, 1, 2, 3, 4, 5])
+        // The crashed host's lines reached the file up to the crash: the request it crashed in, then the
+        // supervisor's line.
+        let ended = try #require(lines.firstIndex { $0["kind"] as? String == "hostEnded" })
+        #expect(lines.filter { $0["kind"] as? String == "hostEnded" }.count == 1)
+        #expect(lines[ended - 1]["kind"] as? String == "handling")
+        #expect(lines[ended - 1]["request"] as? String == "crashy.trap")
+        #expect(lines[ended]["input"] as? Int == 3)
+        #expect(lines[ended]["ending"] as? String == "crash")
+        #expect(lines[ended]["plugin"] as? String == "crashy")
+        #expect(lines[ended]["restarting"] as? Bool == true)
+        #expect(lines[ended]["error"] as? String == crash)
+        #expect(lines[ended + 1]["command"] as? String == "restore the snapshot saved before the crash")
+        let lastScreen = try #require(lines.last { $0["kind"] as? String == "screen" })
+        #expect(lastScreen["input"] as? Int == 5)
+        #expect(lastScreen["top"] as? String == "onboardingPage")
+
+        // A replay runs what the first host ran, and stops where it crashed.
+        let replay = try scenario.flowhost(["replay", trace])
+        #expect(replay.status == 0, "\(replay.standardError)")
+        #expect(
+            replay.outputLines.filter { !$0.isEmpty } == [
+                "replay identical: 1 session (its start and 2 steps), \(Self.events(in: lines, through: 2)) events and every screen as recorded (\(trace) against \(scenario.manifest))",
+                "note: the recorded host ended in step 3, send crashy.trap (crash, plugin 'crashy'); its supervisor restarted it at a snapshot, which a replay does not recreate: the 2 inputs after it not replayed",
+            ])
+    }
+
+    /// The events a replay compares in the inputs up to `input`: all but the inputs, screens and late ones.
+    static func events(in lines: [[String: Any]], through input: Int) -> Int {
+        lines.filter { line in
+            let kind = line["kind"] as? String ?? ""
+            return !["trace", "session", "input", "screen"].contains(kind) && line["late"] as? Bool != true
+                && (line["input"] as? Int ?? .max) <= input
+        }.count
+    }
+
+    @Test func aSubjectExposedBeforeACrashReachesTheGoalAfterIt() throws {
+        let scenario = try SupervisedRunTests.Scenario()
+        let builds = BuildProducts.directory
+        // The experiment demo's manifest, with the crashy plugin's trapping manager routed.
+        var manifest = try #require(
+            JSONSerialization.jsonObject(with: Data(readText(Repository.path("manifests/experiment.json")).utf8))
+                as? [String: Any])
+        var plugins = try #require(manifest["plugins"] as? [String: Any])
+        plugins["crashy"] = scenario.crashy
+        manifest["plugins"] = plugins
+        manifest["routes"] =
+            try #require(manifest["routes"] as? [Any]) + [
+                ["request": "crashy.trap", "plugin": "crashy", "manager": "Trap"]
+            ]
+        let path = try scenario.directory.file(
+            "experiment.json",
+            containing: String(decoding: JSONSerialization.data(withJSONObject: manifest), as: UTF8.self))
+        let script = try scenario.directory.file(
+            "experiment.flow",
+            containing: """
+                # goal: catalog.detail
+                act signIn
+                act submit {"user": "u1"}
+                act create
+                act save {"title": "Tent"}
+                send crashy.trap
+                send catalog.detail {"id": 4}
+                expect top itemDetail
+
+                """)
+        let trace = scenario.directory.path + "/t.jsonl"
+
+        let run = try scenario.flowhost([
+            "run", path, "--plugin-path", builds, "--supervise", "--script", script, "--trace", trace, "--quiet",
+        ])
+        let report = try scenario.flowhost(["experiments", "report", trace, "--json"])
+
+        #expect(run.errorLines.contains { $0.hasSuffix("; restarting") }, "\(run.standardError)")
+        #expect(report.status == 0, "\(report.standardError)")
+        let document = try #require(
+            JSONSerialization.jsonObject(with: Data(report.standardOutput.utf8)) as? [String: Any])
+        #expect(document["goal"] as? String == "catalog.detail")
+        let experiment = try #require((document["experiments"] as? [[String: Any]])?.first)
+        let variants = try #require(experiment["variants"] as? [[String: Any]])
+        #expect(variants.map { $0["exposed"] as? Int ?? -1 }.reduce(0, +) == 1, "\(variants)")
+        #expect(variants.map { $0["reached"] as? Int ?? -1 }.reduce(0, +) == 1, "\(variants)")
+    }
+
+    /// The supervisor reads where the hosts left the file: the last whole line's session and input, a line a
+    /// killed host left half written taken off first, however long the last line.
+    @Test func theTailIsTheLastWholeLine() throws {
+        let directory = try TemporaryDirectory()
+        let long = String(repeating: "x", count: 200_000)
+        let path = try directory.file(
+            "t.jsonl",
+            containing: """
+                {"kind":"trace","t":0,"session":0,"input":0}
+                {"kind":"input","t":5,"session":1,"input":7,"command":"\(long)"}
+                {"kind":"handling","t":9,"session":1,"in
+                """)
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        defer { close(descriptor) }
+        _ = lseek(descriptor, 0, SEEK_END)
+
+        let position = TraceTail.lastPosition(of: descriptor)
+
+        #expect(position?.session == 1 && position?.input == 7)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasSuffix("\(long)\"}\n"))
+        // What is written next starts a line of its own.
+        #expect(lseek(descriptor, 0, SEEK_CUR) == text.utf8.count)
+    }
+}
