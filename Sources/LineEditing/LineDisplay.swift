@@ -1,16 +1,36 @@
 /// How a line being edited is drawn: the prompt and the line on one terminal row. A line wider than the
 /// row scrolls sideways so that the cursor stays in view.
 ///
-/// One row keeps redrawing simple and exact: return to column 0, draw, clear to the end of the row. Lines
-/// printed while someone types go above it the same way.
+/// One row keeps redrawing simple and exact: return to the row's first column, draw, clear to the end of the
+/// screen. Lines printed while someone types go above it the same way.
+///
+/// A row drawn at one width is re-wrapped by most terminals when they are made narrower (tmux, VTE, kitty,
+/// iTerm2, Windows Terminal): a row of 97 columns becomes three at 40, and the cursor goes with its character
+/// to one of them. Returning to the cursor's row alone left the others on screen, so every redraw first goes
+/// up to the drawing's first row as re-wrapped at the width now (``cursorRow(cells:cursor:width:)``), and
+/// clears to the end of the screen, which takes the rows below the cursor's too. A terminal that cuts rows
+/// short instead (xterm) then loses as many rows of earlier output above the prompt as that moves up, which
+/// is less harm than copies of the line; asking where the cursor is (`ESC [ 6 n`) would tell, but its answer
+/// arrives among the keys typed.
 struct LineDisplay: Equatable, Sendable {
     /// The first character of the line shown; more than 0 when the line is scrolled.
     private(set) var scroll = 0
+    /// What the last ``render(prompt:buffer:width:)`` drew, while the cursor is in it; `nil` when the cursor
+    /// is at the start of a row of its own (a new line, after ``erase(width:)`` or ``leave()``).
+    private var drawn: Drawing?
+
+    /// A drawing: the columns of each character drawn, the prompt's included, and how many come before the
+    /// cursor.
+    private struct Drawing: Equatable, Sendable {
+        var cells: [Int]
+        var cursor: Int
+    }
 
     /// The bytes that draw `prompt` and `buffer` on the current row of a terminal `width` columns wide and
     /// put the cursor where the buffer's cursor is; scrolls as needed.
     mutating func render(prompt: String, buffer: LineBuffer, width: Int) -> String {
-        let promptWidth = Self.columns(of: prompt)
+        let promptCells = Self.cells(of: prompt)
+        let promptWidth = promptCells.reduce(0, +)
         // The last column stays free: a character there would make some terminals wrap early.
         let room = max(1, width - promptWidth - 1)
         let characters = buffer.characters
@@ -31,24 +51,74 @@ struct LineDisplay: Equatable, Sendable {
         }
 
         var shown = ""
+        var end = scroll
         var used = 0
-        for index in scroll..<characters.count {
-            guard used + widths[index] <= room else { break }
-            shown.append(characters[index])
-            used += widths[index]
+        while end < characters.count, used + widths[end] <= room {
+            shown.append(characters[end])
+            used += widths[end]
+            end += 1
         }
         let cursorColumn = promptWidth + widths[scroll..<buffer.cursor].reduce(0, +)
-        return "\r" + prompt + shown + "\u{1B}[K" + "\r" + (cursorColumn > 0 ? "\u{1B}[\(cursorColumn)C" : "")
+        let start = returnToStart(width: width)
+        drawn = Drawing(
+            cells: promptCells + widths[scroll..<end],
+            cursor: promptCells.count + buffer.cursor - scroll)
+        return start + prompt + shown + "\u{1B}[J" + "\r" + (cursorColumn > 0 ? "\u{1B}[\(cursorColumn)C" : "")
+    }
+
+    /// The bytes that erase the line drawn last, on a terminal now `width` columns wide, and leave the cursor at
+    /// the start of the row it began on: for lines printed above the line, which is drawn again after them.
+    mutating func erase(width: Int) -> String {
+        defer { drawn = nil }
+        return returnToStart(width: width) + "\u{1B}[J"
+    }
+
+    /// The line drawn last stays on screen as it is: the cursor has left it for a row of its own (a newline
+    /// after it, the screen cleared), where the next render starts.
+    mutating func leave() {
+        drawn = nil
     }
 
     /// Starts again at the left, for a new line.
     mutating func reset() {
         scroll = 0
+        drawn = nil
+    }
+
+    /// The bytes that take the cursor to the first column of the row the last drawing began on.
+    private func returnToStart(width: Int) -> String {
+        guard let drawn else { return "\r" }
+        let up = Self.cursorRow(cells: drawn.cells, cursor: drawn.cursor, width: width)
+        return (up > 0 ? "\u{1B}[\(up)A" : "") + "\r"
+    }
+
+    /// The row, counted from the first, that a terminal `width` columns wide puts the cursor on when it
+    /// re-wraps a row of characters `cells` columns wide whose cursor is before character `cursor`.
+    ///
+    /// A row ends where the next character would not fit (a wide one moves whole to the next row). The cursor
+    /// goes with its character; after the last one it stays on the last row, even a full one, as tmux puts it.
+    static func cursorRow(cells: [Int], cursor: Int, width: Int) -> Int {
+        var row = 0
+        var column = 0
+        for (index, cell) in cells.enumerated() {
+            if column + cell > width, column > 0 {
+                row += 1
+                column = 0
+            }
+            if index == cursor { break }
+            column += cell
+        }
+        return row
     }
 
     /// The columns `text` takes on a terminal, not counting escape sequences (a coloured prompt).
     static func columns(of text: String) -> Int {
-        var count = 0
+        cells(of: text).reduce(0, +)
+    }
+
+    /// The columns each character of `text` takes on a terminal, escape sequences left out.
+    static func cells(of text: String) -> [Int] {
+        var cells: [Int] = []
         var inEscape = false
         for character in text {
             if inEscape {
@@ -62,9 +132,9 @@ struct LineDisplay: Equatable, Sendable {
                 inEscape = true
                 continue
             }
-            count += columns(of: character)
+            cells.append(columns(of: character))
         }
-        return count
+        return cells
     }
 
     /// The columns `character` takes: 2 for East Asian wide characters and emoji, 0 for control characters,

@@ -98,7 +98,7 @@ package final class LineEditor: Sendable {
     package func printAbove(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         state.withLock { state in
-            var text = state.isReading ? "\r\u{1B}[K" : ""
+            var text = state.isReading ? state.display.erase(width: terminal.columns()) : ""
             text += lines.map { $0 + "\r\n" }.joined()
             if state.isReading { text += render(&state) }
             write(text)
@@ -110,7 +110,7 @@ package final class LineEditor: Sendable {
     /// `redrawing`: then they stay away until ``redraw()``, for lines that another process prints next.
     package func printAbove(redrawing: Bool = true, by print: () -> Void) {
         state.withLock { state in
-            if state.isReading { write("\r\u{1B}[K") }
+            if state.isReading { write(state.display.erase(width: terminal.columns())) }
             print()
             if state.isReading && redrawing { write(render(&state)) }
         }
@@ -258,10 +258,12 @@ package final class LineEditor: Sendable {
             write(shown + "^C\r\n" + render(&state))
         case .list(let words):
             // Below the line as typed, like a shell; then the line again.
+            state.display.leave()
             write("\r\n" + Self.columns(words, width: terminal.columns()).map { $0 + "\r\n" }.joined() + render(&state))
         case .suspend:
             return .suspend
         case .clearScreen:
+            state.display.leave()
             write("\u{1B}[H\u{1B}[2J" + render(&state))
         }
         return .editing

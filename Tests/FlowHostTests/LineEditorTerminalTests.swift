@@ -72,7 +72,7 @@ struct LineEditorTerminalTests {
 
         try shell.send("bogus" + Self.left + Self.left + "\u{03}")
         // The abandoned line is left whole on screen with the cursor after it, then ^C.
-        try shell.waitFor("flowhost> bogus\u{1B}[K\r\u{1B}[15C^C")
+        try shell.waitFor("flowhost> bogus\u{1B}[J\r\u{1B}[15C^C")
         try shell.send("stats\r")
 
         let printed = try shell.waitFor("welcome.Launch: 1")
@@ -212,7 +212,7 @@ struct LineEditorTerminalTests {
         #expect(!during.contains("sta") && !during.contains("^["), "typed ahead, echoed raw: \(during)")
 
         // The next prompt shows them, the cursor where the arrow left it.
-        try shell.waitFor("flowhost> sta\u{1B}[K\r\u{1B}[12C")
+        try shell.waitFor("flowhost> sta\u{1B}[J\r\u{1B}[12C")
         try shell.send("\u{1B}[Cck\r")  // Right, then the rest
         try shell.waitFor("stack: welcome")
         try shell.send("quit\r")
@@ -253,16 +253,16 @@ struct LineEditorTerminalTests {
         let directory = try TemporaryDirectory()
         let shell = try start(["--watch", "--plugin-path", plugins.path], in: directory)
         try shell.send("sats" + Self.left + Self.left + Self.left)
-        try shell.waitFor("flowhost> sats\u{1B}[K\r\u{1B}[11C")  // the cursor after `s`
+        try shell.waitFor("flowhost> sats\u{1B}[J\r\u{1B}[11C")  // the cursor after `s`
 
         let rebuilt = try BuildProducts.bytes(of: "libSettingsPlugin.so") + [UInt8](repeating: 0, count: 16)
         let staging = try plugins.file("libSettingsPlugin.so.tmp", containing: rebuilt)
         try #require(rename(staging, plugins.path + "/libSettingsPlugin.so") == 0)
 
         // The prompt's row is cleared, the line printed, and the prompt drawn again as it was.
-        try shell.waitFor("\r\u{1B}[K  service settings.Analytics stopped")
+        try shell.waitFor("\r\u{1B}[J  service settings.Analytics stopped")
         try shell.waitFor("reloaded plugin 'settings': generation 2")
-        try shell.waitFor("flowhost> sats\u{1B}[K\r\u{1B}[11C")
+        try shell.waitFor("flowhost> sats\u{1B}[J\r\u{1B}[11C")
         try shell.send("t\r")
         try shell.waitFor("welcome.Launch: 1")
         try shell.send("quit\r")
@@ -316,6 +316,29 @@ struct LineEditorTerminalTests {
         try shell.send("ow\r")
         try shell.waitFor("action signIn")
         try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    /// A window made narrower while a long line is typed: the terminal re-wraps the line's row into three,
+    /// and the line drawn again at the new width (on SIGWINCH, then for a key) leaves none of them behind.
+    @Test func aTerminalMadeNarrowerLeavesNoRowOfTheLineDrawnBefore() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory)
+        let terminal = try #require(shell.terminal)
+        try shell.send("help " + String(repeating: "abcdefghij", count: 6))
+        try shell.waitFor("\r\u{1B}[75C")  // drawn whole, 75 columns of 80, the cursor at the end
+        let drawnAt80 = shell.transcript
+
+        try terminal.resize(columns: 30)
+        try shell.send("X")
+        try shell.waitFor("X")
+        try shell.waitFor("\r\u{1B}[29C")
+
+        var screen = TerminalScreen(drawnAt80)
+        screen.resize(to: 30)
+        screen.play(Array(shell.transcript[drawnAt80.count...]))
+        #expect(screen.rows.suffix(2) == ["  top: welcome", "flowhost> cdefghijabcdefghijX"], "\(screen.rows)")
+        try shell.send("\u{03}quit\r")
         #expect(try shell.waitForExit() == .exited(0))
     }
 

@@ -37,6 +37,15 @@ final class PseudoTerminal {
         return (master, slave)
     }
 
+    /// Makes the terminal `columns` by `rows`, as a person resizing its window does: the kernel sends SIGWINCH
+    /// to the processes in the terminal's foreground, if it is one's controlling terminal.
+    func resize(columns: UInt16, rows: UInt16 = 24) throws {
+        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        guard ioctl(master, UInt(TIOCSWINSZ), &size) == 0 else {
+            throw TestFailure("TIOCSWINSZ: \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// The terminal's current modes, as the child set them (or left them).
     func modes() throws -> termios {
         var modes = termios()

@@ -254,7 +254,7 @@ struct SupervisedRunTests {
         try shell.waitFor("restored 1 of 1 step; the screen is as saved")
 
         #expect(
-            beforeReport.unicodeScalars.last == "\n" || beforeReport.hasSuffix("\r\u{1B}[K"),
+            beforeReport.unicodeScalars.last == "\n" || beforeReport.hasSuffix("\r\u{1B}[J"),
             "the report starts a row of its own, not after the prompt: \(beforeReport.debugDescription)")
         try shell.waitFor("flowhost> ")
         try shell.send("stack\r")
