@@ -211,8 +211,11 @@ package final class LineEditor: Sendable {
             }
             if ready == 0 { return state.withLock { $0.decoder.flush() } }
             if descriptors[1].revents != 0 {
-                terminal.drainWake()
-                state.withLock { state in write(render(&state)) }
+                let stopped = terminal.drainWake()
+                state.withLock { state in
+                    if stopped { state.display.leave() }
+                    write(render(&state))
+                }
             }
             guard descriptors[0].revents != 0 else { continue }
             var bytes = [UInt8](repeating: 0, count: 4096)

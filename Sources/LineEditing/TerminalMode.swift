@@ -22,7 +22,8 @@ import Synchronization
 final class TerminalMode: Sendable {
     let input: Int32
     package let output: Int32
-    /// Becomes readable after a SIGCONT or SIGWINCH: the line should be drawn again.
+    /// Becomes readable after a SIGCONT or SIGWINCH: the line should be drawn again (``drainWake()`` says
+    /// where).
     let wakeDescriptor: Int32
 
     /// The modes of the terminal at `input`, whose output is `output`; `nil` if `input` is not a terminal.
@@ -80,9 +81,14 @@ final class TerminalMode: Sendable {
     }
 
     /// Empties ``wakeDescriptor``.
-    func drainWake() {
+    ///
+    /// - Returns: Whether the program was stopped while a line was read, since the last call: the stop moved
+    ///   the cursor to the row below the line, where the line is to be drawn again.
+    @discardableResult
+    func drainWake() -> Bool {
         var bytes = [UInt8](repeating: 0, count: 64)
         while bytes.withUnsafeMutableBytes({ read(wakeDescriptor, $0.baseAddress, $0.count) }) > 0 {}
+        return stoppedInRaw.exchange(false, ordering: .sequentiallyConsistent)
     }
 
     // MARK: - Signals
@@ -189,6 +195,9 @@ nonisolated(unsafe) private let ownActions: UnsafeMutablePointer<sigaction> = {
 }()
 private let signalCount: Int32 = 65
 private let currentMode = Atomic<UInt8>(Mode.saved.rawValue)
+/// Set with the newline a stop in raw mode writes, before the program stops: whichever wake the reader sees
+/// after it continues (SIGCONT's own, or the stop handler's) finds it set.
+private let stoppedInRaw = Atomic<Bool>(false)
 private let handlersInstalled = Atomic<Bool>(false)
 
 /// Restores the modes, then lets the signal do what it did before this handler: end the program (or run
@@ -224,7 +233,10 @@ private func suspend(_ signal: Int32, _: SignalInformation?, _: UnsafeMutableRaw
     let was = mode
     if was != .saved {
         setModes(.saved)
-        if was == .raw { writeNewline() }
+        if was == .raw {
+            stoppedInRaw.store(true, ordering: .sequentiallyConsistent)
+            writeNewline()
+        }
     }
     // Stop as the default action would: it is blocked in here, so raise it, then unblock it to be stopped.
     // In an orphaned process group, where nobody could continue the program, the kernel discards it.

@@ -342,6 +342,35 @@ struct LineEditorTerminalTests {
         #expect(try shell.waitForExit() == .exited(0))
     }
 
+    /// Ctrl-Z leaves the line on screen and moves below it; made narrower while stopped, the terminal re-wraps
+    /// that line, and continuing draws the line below it again rather than over what is above.
+    @Test func aLineDrawnAgainAfterAStopAndAResizeLeavesTheLinesAboveIt() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory, connection: .terminal(controlling: false))
+        let terminal = try #require(shell.terminal)
+        try shell.send("help " + String(repeating: "abcdefghij", count: 6))
+        try shell.waitFor("\r\u{1B}[75C")
+        try shell.send("\u{1A}")
+        try shell.waitForStop()
+        try shell.waitFor("\r\n")
+        let stoppedAt80 = shell.transcript
+
+        try terminal.resize(columns: 30)
+        shell.signal(SIGCONT)
+        try shell.waitFor("\r\u{1B}[29C")
+
+        var screen = TerminalScreen(stoppedAt80)
+        screen.resize(to: 30)
+        screen.play(Array(shell.transcript[stoppedAt80.count...]))
+        #expect(
+            screen.rows.suffix(5) == [
+                "  top: welcome", "flowhost> help abcdefghijabcde", "fghijabcdefghijabcdefghijabcde", "fghijabcdefghij",
+                "flowhost> bcdefghijabcdefghij",
+            ], "\(screen.rows)")
+        try shell.send("\u{03}quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
     @Test func anUnwritableHistoryIsAWarningAndTheShellGoesOn() throws {
         let directory = try TemporaryDirectory()
         let file = try directory.file("not-a-directory", containing: "")
