@@ -23,13 +23,23 @@ extension HostShell {
     package func lines(
         describing events: @autoclosure () -> [HostEvent], restated: Bool = false, reported: Bool = false
     ) -> [String] {
-        guard describesEvents else { return [] }
+        linesAndFailure(describing: events(), restated: restated, reported: reported).lines
+    }
+
+    /// The lines for `events`, as ``lines(describing:restated:reported:)`` makes them, and the request made
+    /// last at the top level when it failed in its manager: the line that says so.
+    func linesAndFailure(
+        describing events: @autoclosure () -> [HostEvent], restated: Bool = false, reported: Bool = false
+    ) -> (lines: [String], managerFailure: ManagerFailureLine?) {
+        guard describesEvents else { return ([], nil) }
         var nesting = RequestNesting()
         var lines: [String] = []
         var opened: [Int?] = []  // the line of each request under way, innermost last
         var lastStandaloneFailure: Int?  // the line of the last top-level request that no manager took
         var reportedFailures: [Int] = []  // the lines of all of them, when a report restates them
         var plugins: [String?] = []  // the plugin of each request under way, innermost last
+        var topLevelHandler: String?  // how the manager of the top-level request under way is printed
+        var managerFailure: ManagerFailureLine?
         for event in events() {
             let place = nesting.enter(event)
             let plugin = servingPlugin(event, within: plugins.last ?? nil)
@@ -48,10 +58,27 @@ extension HostShell {
             case .flow(.handling), .flow(.redirecting): opens = true
             default: opens = false
             }
-            if place.closes, let line = opened.popLast() ?? nil, case .flow(.failed(_, _, let error)) = event {
+            if place.closes, let line = opened.popLast() ?? nil, case .flow(.failed(let request, _, let error)) = event
+            {
                 let reason = reported && place.depth == 0 ? "" : ": \(error.message)"
                 lines[line] = lines[line].replacingFirst(": handled by ", with: ": failed in ") + reason
+                if place.depth == 0, let handler = topLevelHandler {
+                    managerFailure = ManagerFailureLine(
+                        request: request.name, line: line, handler: handler, cause: error.message,
+                        isAlone: line == lines.count - 1)
+                }
                 continue
+            }
+            if place.depth == 0 {
+                switch event {
+                case .flow(.handling(_, _, let manager, _)):
+                    topLevelHandler = handler(manager, of: plugin)
+                    managerFailure = nil
+                case .flow(.redirecting), .flow(.unhandled), .flow(.failed), .flow(.queued), .flow(.held):
+                    topLevelHandler = nil
+                    managerFailure = nil
+                default: break
+                }
             }
             guard let line = describe(event, closing: place.closes, plugin: plugin) else {
                 if opens { opened.append(nil) }
@@ -71,7 +98,21 @@ extension HostShell {
         var leftOut = Set(reportedFailures)
         if restated, let line = lastStandaloneFailure { leftOut.insert(line) }
         for line in leftOut.sorted(by: >) { lines.remove(at: line) }
-        return lines
+        if let failed = managerFailure?.line { managerFailure?.line -= leftOut.count { $0 < failed } }
+        return (lines, managerFailure)
+    }
+
+    /// The line of a request made at the top level that failed in its manager
+    /// (`catalog.detail from itemList: failed in catalog.ItemDetail (libCatalogPlugin.so): no item with id 999`).
+    struct ManagerFailureLine {
+        let request: CoordinationRequestName
+        /// Its index among the lines.
+        var line: Int
+        /// How its manager is printed: `catalog.ItemDetail (libCatalogPlugin.so)`.
+        let handler: String
+        let cause: String
+        /// Whether no line of what its manager did hangs under it.
+        let isAlone: Bool
     }
 
     /// The outcomes of the requests made at the top level among `events` (not by a manager while it

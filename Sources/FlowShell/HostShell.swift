@@ -32,6 +32,13 @@ package final class HostShell {
         /// The error as a trace records it, when ``status``'s refers to a line printed before it, which the
         /// trace does not hold: said whole (``TraceRecorder``); `nil` when ``status``'s is whole already.
         package var tracedError: String?
+        /// The lines and error as printed where both land on one screen, a person's terminal, when that
+        /// differs: a request that failed in its manager is said by its line and again by the error. There the
+        /// error says it once, naming the manager (`catalog.detail failed in catalog.ItemDetail
+        /// (libCatalogPlugin.so): no item with id 999`) and the line is left out; a line with what the
+        /// manager did under it stays, without the cause, which the error gives. Elsewhere each stream is
+        /// read alone (a log of standard output, a script's errors), and says it whole.
+        package var onScreen: (lines: [String], error: String)?
 
         package init(lines: [String], status: Status) {
             self.lines = lines
@@ -70,6 +77,10 @@ package final class HostShell {
     var restatedRefusal: (plugin: String, reason: String)?
     /// The discovery problem the error of the `reload` command being executed gives, left out the same way.
     var restatedProblem: String?
+    /// The failure in its manager of the request the error of the command being executed is about: how the
+    /// error names it (`catalog.detail`, `start request launch`, or the action that asked for it) and why.
+    /// Its line then says it too; a terminal gets it once (``Reply/onScreen``).
+    var restatedFailure: (what: String, action: String?, cause: String)?
     /// What became of the requests guards redirected, for `expect outcome`.
     var heldFates = HeldFates()
     /// Which plugin generation presented each module (``ModuleMakers``): for `act` on an older screen.
@@ -142,6 +153,7 @@ package final class HostShell {
         var restated = false
         var traced: String?
         lastOutcome = nil
+        restatedFailure = nil
         for (index, (request, outcome)) in outcomes.enumerated() {
             lastOutcome = outcome
             var whole: String?
@@ -165,8 +177,12 @@ package final class HostShell {
                 restated = index == outcomes.count - 1
             }
         }
-        var reply = Reply(lines: lines(describing: events, restated: restated) + [topLine], status: status)
+        let described = linesAndFailure(describing: events, restated: restated)
+        var reply = Reply(lines: described.lines + [topLine], status: status)
         reply.tracedError = traced
+        if restated, let screen = onScreen(described, status: status) {
+            reply.onScreen = (screen.lines + [topLine], screen.error)
+        }
         return reply
     }
 
@@ -191,6 +207,7 @@ package final class HostShell {
     func beginCommand() {
         eventLog.removeAll()
         requestFailed = false
+        restatedFailure = nil
         restatedRefusal = nil
         restatedProblem = nil
         isExecuting = true
@@ -263,14 +280,38 @@ package final class HostShell {
             default: break
             }
         }
-        let lines = self.lines(describing: describedEvents, restated: restated) + output
+        let described = linesAndFailure(describing: describedEvents, restated: restated)
+        let lines = described.lines + output
         if case .expectationFailed(let message) = status { return Reply(lines: lines + [message], status: status) }
         // A mistake that changed nothing (an unknown request, action or module, a bad payload) gets its error
         // alone: the screen is as it was.
         var reply = Reply(lines: lines + [topLine], status: status)
         if case .error = status, lines.isEmpty { reply.lines = [] }
         reply.isRequestFailure = requestFailed
+        if restated, let screen = onScreen(described, status: status) {
+            // Without its line, a failure that printed nothing else gets its error alone, as a mistake does.
+            let lines = screen.lines + output
+            reply.onScreen = (lines.isEmpty ? [] : lines + [topLine], screen.error)
+        }
         return reply
+    }
+
+    /// The lines of events and the error for one screen (``Reply/onScreen``), when the error of `status` is
+    /// about a request that failed in its manager, as the line of `described` that says so is.
+    private func onScreen(
+        _ described: (lines: [String], managerFailure: ManagerFailureLine?), status: Status
+    ) -> (lines: [String], error: String)? {
+        guard case .error(let message) = status, let failure = described.managerFailure,
+            let restated = restatedFailure, restated.cause == failure.cause
+        else { return nil }
+        var lines = described.lines
+        guard failure.isAlone else {
+            lines[failure.line] = String(lines[failure.line].dropLast(": \(failure.cause)".count))
+            return (lines, message)
+        }
+        lines.remove(at: failure.line)
+        let what = restated.action.map { "\(failure.request) (asked by action '\($0)')" } ?? restated.what
+        return (lines, "\(what) failed in \(failure.handler): \(failure.cause)")
     }
 
     // MARK: - Commands
@@ -305,12 +346,15 @@ package final class HostShell {
     ///   - request: The request the outcome is for, to suggest a routed name for a typo.
     ///   - what: How the error names what was asked.
     ///   - sender: Why the sender is suspect, when it is; the error says so too.
+    ///   - action: The action that asked for the request, when `what` names the action rather than the request.
     private func check(
-        _ outcome: CoordinationOutcome?, of request: CoordinationRequestName?, what: String, sender: String? = nil
+        _ outcome: CoordinationOutcome?, of request: CoordinationRequestName?, what: String, sender: String? = nil,
+        action: String? = nil
     ) throws(FlowError) {
         switch outcome {
         case .failed(let error)?:
             requestFailed = true
+            restatedFailure = (what, action, error.message)
             throw FlowError("\(what) failed: \(error.message)")
         case .unhandled?:
             requestFailed = true
@@ -347,7 +391,8 @@ package final class HostShell {
         // The action's own request is the last one no route took: it is asked for after whatever it did.
         let request = eventLog.flowEvents.last { $0.unhandledRequest != nil }?.unhandledRequest
         try check(
-            outcome, of: request, what: request.map { "\($0) (asked by action '\(action)')" } ?? "action '\(action)'")
+            outcome, of: request, what: request.map { "\($0) (asked by action '\(action)')" } ?? "action '\(action)'",
+            action: action)
     }
 
     /// Tells the services of every coordinator about a phase of the app's life.

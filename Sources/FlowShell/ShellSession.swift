@@ -44,6 +44,11 @@ package final class ShellSession {
     private let quiet: Bool
     /// Whether a person types the commands (at this process's prompt or a supervisor's).
     private let interactive: Bool
+    /// Whether a person reads the replies and their errors on one screen: at a prompt, standard output and
+    /// standard error terminals (under a supervisor, which relays standard error, standard output one). A
+    /// request that failed in its manager is then said once, by the error (``HostShell/Reply/onScreen``);
+    /// with errors sent to a file, the screen keeps its line.
+    private let sharesScreen: Bool
     private let supervisor: (any ShellSessionSupervisor)?
     /// Runs a command line read at a place (`FILE:LINE`), recording it when tracing.
     private let perform: (String, String?) async -> HostShell.Reply
@@ -72,6 +77,8 @@ package final class ShellSession {
         self.quiet = quiet
         shell.describesEvents = !quiet
         self.interactive = interactive
+        sharesScreen =
+            interactive && isatty(STDOUT_FILENO) == 1 && (supervisor != nil || isatty(STDERR_FILENO) == 1)
         self.supervisor = supervisor
         self.perform = perform
         // On a terminal, a prompt that edits lines; lines that arrive while someone types go above it.
@@ -136,13 +143,13 @@ package final class ShellSession {
         let carried = supervisor?.takeCarryOver() ?? ShellCarryOver()
         shell.reloadWait.carryOver(reloadsOf: carried.unwaitedReloads)
         held = carried.heldFailure
-        var started = await start()
+        var started = printed(await start())
         HostShell.checkAfterInput(in: "the start")
         endUnfinishedRow(palette: Console.output)
         var failedIn = failedIn
         emit(started)
         if started.status == .ok, let url {
-            started = await perform("open \(url)", nil)
+            started = printed(await perform("open \(url)", nil))
             HostShell.checkAfterInput(in: "`open \(PrintableText.sanitized(url))`")
             endUnfinishedRow(palette: Console.output)
             failedIn = "\(manifestPath): "
@@ -234,7 +241,7 @@ package final class ShellSession {
             }
             HostShell.comeBack()
             runsCommand = true
-            let reply = await perform(line, "\(source):\(lineNumber)")
+            let reply = printed(await perform(line, "\(source):\(lineNumber)"))
             runsCommand = false
             // Before its output: a child plugin code forked that came back would print it again.
             let place = "`\(PrintableText.sanitized(line))` (\(source):\(lineNumber))"
@@ -307,6 +314,15 @@ package final class ShellSession {
     }
 
     // MARK: - Output
+
+    /// `reply` as this session prints it: in its form for one screen, where the lines and errors share one.
+    private func printed(_ reply: HostShell.Reply) -> HostShell.Reply {
+        guard sharesScreen, let (lines, error) = reply.onScreen else { return reply }
+        var printed = reply
+        printed.lines = lines
+        printed.status = .error(error)
+        return printed
+    }
 
     /// Prints a command read from a script or a pipe, so that its output can be told apart; at once, so
     /// that it is seen even if the command crashes the host.

@@ -1,0 +1,103 @@
+import Testing
+
+@testable import FlowHost
+@testable import FlowShell
+
+/// A request whose manager fails, at a terminal and elsewhere: said once on a person's screen, whole on each
+/// stream a program reads.
+@MainActor
+struct ManagerFailureTerminalTests {
+    /// At a prompt the request's line and the command's error land on one screen: the error alone says the
+    /// failure, with the request, the manager, its library and the cause. It once printed the request's line
+    /// (`catalog.detail from itemList: failed in catalog.ItemDetail (libCatalogPlugin.so): no item with id
+    /// 999`), then `top: itemList`, then the error again without the manager.
+    @Test func aRequestWhoseManagerThrowsIsSaidOnceOnTheScreen() throws {
+        let state = try TemporaryDirectory()
+        let shell = try ChildProcess.flowhost(
+            ["run", Repository.path("manifests/demo.json")], environment: state.environment())
+        try shell.waitFor("flowhost> ")
+        try shell.send("act signIn\r")
+        try shell.waitFor("top: signIn")
+        try shell.waitFor("flowhost> ")
+        try shell.send("act submit\r")
+        try shell.waitFor("top: itemList")
+        try shell.waitFor("flowhost> ")
+
+        try shell.send(#"send catalog.detail {"id": 999}"# + "\r")
+        try shell.waitFor("no item with id 999")
+        try shell.waitFor("flowhost> ")
+
+        // Wide enough that no row wraps: the rows are the lines printed.
+        let rows = TerminalScreen(shell.transcript, width: 10_000).rows
+        let command = try #require(rows.lastIndex(of: #"flowhost> send catalog.detail {"id": 999}"#))
+        #expect(
+            Array(rows[command...]) == [
+                #"flowhost> send catalog.detail {"id": 999}"#,
+                "error: catalog.detail failed in catalog.ItemDetail (libCatalogPlugin.so): no item with id 999",
+                "flowhost>",
+            ])
+        #expect(rows.count { $0.contains("no item with id 999") } == 1, "\(rows)")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    /// Piped, standard output and standard error are each read alone (a log, a script's errors): the request's
+    /// line stays in the one and the error keeps the text scripts match in the other.
+    @Test func throughPipesTheLineAndTheErrorEachSayItWhole() throws {
+        let state = try TemporaryDirectory()
+        let script = try state.file(
+            "detail.flow", containing: "act signIn\nact submit\n" + #"send catalog.detail {"id": 999}"# + "\n")
+
+        let run = try Subprocess.flowhost(["run", Repository.path("manifests/demo.json"), "--script", script])
+
+        #expect(run.status == 1)
+        let sent = try #require(run.outputLines.firstIndex(of: #"> send catalog.detail {"id": 999}"#))
+        #expect(
+            run.outputLines[sent...].prefix(3) == [
+                #"> send catalog.detail {"id": 999}"#,
+                "  catalog.detail from itemList: failed in catalog.ItemDetail (libCatalogPlugin.so): no item with id 999",
+                "  top: itemList",
+            ])
+        #expect(run.errorLines == ["\(script):3: error: catalog.detail failed: no item with id 999"])
+    }
+
+    /// A manager that failed having done something keeps its line on the screen, for the lines of what it did
+    /// under it, but without the cause, which the error gives.
+    @Test func aFailedRequestsLineWithLinesUnderItLeavesTheCauseToTheError() throws {
+        let host = try Host.parsing(
+            """
+            {"manifestVersion": 1,
+             "plugins": {"auth": "libAuthPlugin.so", "catalog": "libCatalogPlugin.so", "settings": "libSettingsPlugin.so"},
+             "routes": [{"request": "home.show", "plugin": "catalog", "manager": "Home"},
+                        {"request": "catalog.list", "plugin": "catalog", "manager": "ItemList"},
+                        {"request": "settings.show", "plugin": "settings", "manager": "Setings"}],
+             "services": [{"plugin": "catalog", "service": "Store"}]}
+            """)
+        let shell = HostShell(host: host)
+        _ = shell.start()
+
+        let reply = shell.execute("send home.show")
+
+        // The settings tab's manager is misspelt: Home, having presented its screen, fails with the tab's request.
+        let cause = "plugin 'settings' exports no manager 'Setings'; it exports: About, Settings"
+        guard case .error(let error) = reply.status else { throw TestFailure("no error: \(reply.status)") }
+        #expect(error.hasPrefix("home.show failed: ") && error.hasSuffix(cause), "\(error)")
+        let line = "home.show from app: failed in catalog.Home (libCatalogPlugin.so)"
+        #expect(reply.lines.first?.hasPrefix(line + ": ") == true, "\(reply.lines)")
+        let screen = try #require(reply.onScreen)
+        #expect(screen.lines.first == line)
+        #expect(screen.lines.dropFirst() == reply.lines.dropFirst())
+        #expect(screen.lines.count { $0.contains("presented home") } == 1, "\(screen.lines)")
+        #expect(screen.error == error)
+    }
+
+    /// Nothing to say once more where no manager took the request: its line is left out everywhere already.
+    @Test func aRequestNoManagerTookHasNoScreenForm() throws {
+        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        _ = shell.start()
+
+        let reply = shell.execute("send settings.abuot")
+
+        #expect(reply.onScreen == nil)
+    }
+}
