@@ -133,6 +133,35 @@ struct SupervisedTraceTests {
         #expect(variants.map { $0["reached"] as? Int ?? -1 }.reduce(0, +) == 1, "\(variants)")
     }
 
+    /// A host that ended after an input it finished (at the cap of generations) leaves that input to the replay,
+    /// which stops after it: the inputs after ran on the host restarted at the snapshot.
+    @Test func aReplayStopsAfterAnInputTheHostFinishedBeforeItEnded() throws {
+        let directory = try TemporaryDirectory()
+        let script = try directory.file("s.flow", containing: "act getStarted\nact next\nact next\n")
+        let trace = directory.path + "/t.jsonl"
+        let run = try Subprocess.flowhost([
+            "run", Repository.path("manifests/demo.json"), "--script", script, "--trace", trace, "--quiet",
+        ])
+        try #require(run.status == 0, "\(run.standardError)")
+        // The supervisor's line after input 1's screen, as a restart at the cap writes it.
+        var lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        let screen = try #require(
+            lines.firstIndex { $0.hasPrefix(#"{"kind":"screen""#) && $0.contains(#""input":1,"#) })
+        lines.insert(
+            #"{"kind":"hostEnded","t":1,"session":1,"input":1,"ending":"cap","plugin":"welcome","error":"x","restarting":true}"#,
+            at: screen + 1)
+        _ = try directory.file("t.jsonl", containing: lines.joined(separator: "\n") + "\n")
+
+        let replay = try Subprocess.flowhost(["replay", trace])
+
+        #expect(replay.status == 0, "\(replay.standardError)")
+        #expect(replay.outputLines.first?.hasPrefix("replay identical: 1 session (its start and 1 step), ") == true)
+        #expect(
+            replay.outputLines.dropFirst().first
+                == "note: the recorded host ended after step 1, act getStarted (cap, plugin 'welcome'); its supervisor restarted it at a snapshot, which a replay does not recreate: the 2 inputs after it not replayed"
+        )
+    }
+
     /// The supervisor reads where the hosts left the file: the last whole line's session and input, a line a
     /// killed host left half written taken off first, however long the last line.
     @Test func theTailIsTheLastWholeLine() throws {
