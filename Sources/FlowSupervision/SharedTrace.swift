@@ -16,20 +16,23 @@ import HostSupport
 package struct SharedTrace: Sendable {
     /// Where a host finds the trace: its descriptor, closed on `exec` once the host has started.
     package static let descriptor: Int32 = 6
-    /// The variable that tells a host it writes the supervisor's trace: `ORIGIN`, or `ORIGIN:SESSION:INPUT`
-    /// when the trace has lines already (``Position``).
+    /// The variable that tells a host it writes the supervisor's trace: `ORIGIN` for a trace with no line yet,
+    /// else `ORIGIN:SESSION:INPUT:REQUEST:rejoin` or `...:new` (``last``, ``rejoins``).
     static let variable = "FLOWHOST_SUPERVISOR_TRACE"
     /// The goal the supervisor's script names (`# goal: REQUEST`), for the header: the host reads no script.
     static let goalVariable = "FLOWHOST_SUPERVISOR_TRACE_GOAL"
 
-    /// The session and input of a trace's line.
+    /// Where a trace's lines stand: the session and input of the last, and the highest `requestId` of that
+    /// session.
     package struct Position: Sendable, Equatable {
         package var session: Int
         package var input: Int
+        package var requestId: Int
 
-        package init(session: Int, input: Int) {
+        package init(session: Int, input: Int, requestId: Int) {
             self.session = session
             self.input = input
+            self.requestId = requestId
         }
     }
 
@@ -42,7 +45,7 @@ package struct SharedTrace: Sendable {
         package var plugin: String?
         /// The supervisor's line about it, as printed.
         package var report: String
-        /// Whether a new host follows, at the snapshot.
+        /// Whether a new host follows.
         package var restarting: Bool
     }
 
@@ -51,34 +54,41 @@ package struct SharedTrace: Sendable {
     /// Where the trace's lines stood when the host started: `nil` when the file held none (the first host,
     /// or one whose predecessor ended before it wrote the header).
     package let last: Position?
+    /// Whether the host carries ``last``'s session on: it restores the snapshot its predecessor saved. A host
+    /// that starts afresh (its predecessor ended before it saved one) begins a session of its own.
+    package let rejoins: Bool
     /// The goal the run's script names, for the header.
     package let goal: String?
 
-    package init(origin: UInt64, last: Position?, goal: String?) {
+    package init(origin: UInt64, last: Position?, rejoins: Bool, goal: String?) {
         self.origin = origin
         self.last = last
+        self.rejoins = last != nil && rejoins
         self.goal = goal
     }
 
     /// The variables that give a host the trace, as `NAME=value`.
     var environment: [String] {
-        ["\(Self.variable)=\(origin)" + (last.map { ":\($0.session):\($0.input)" } ?? "")]
-            + (goal.map { ["\(Self.goalVariable)=\($0)"] } ?? [])
+        let value = last.map { "\(origin):\($0.session):\($0.input):\($0.requestId):\(rejoins ? "rejoin" : "new")" }
+        return ["\(Self.variable)=\(value ?? "\(origin)")"] + (goal.map { ["\(Self.goalVariable)=\($0)"] } ?? [])
     }
 
-    /// The trace a supervisor gave this host, when it gave one: read once, the variable removed, the
+    /// The trace a supervisor gave this host, when it gave one: read once, the variables removed, the
     /// descriptor closed on `exec` from now on (nothing plugin code starts gets it).
     package static func given() -> SharedTrace? {
         let goal = ProcessInfoLite.environment(goalVariable)
         unsetenv(goalVariable)
         guard let value = ProcessInfoLite.environment(variable) else { return nil }
         unsetenv(variable)
-        let numbers = value.split(separator: ":").map { UInt64($0) }
-        guard numbers.count == 1 || numbers.count == 3, numbers.allSatisfy({ $0 != nil }),
+        let fields = value.split(separator: ":", omittingEmptySubsequences: false)
+        let numbers = fields.prefix(4).compactMap { UInt64($0) }
+        guard fields.count == 1 || (fields.count == 5 && numbers.count == 4), let origin = numbers.first,
             fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0
         else { return nil }
-        let last = numbers.count == 3 ? Position(session: Int(numbers[1]!), input: Int(numbers[2]!)) : nil
-        return SharedTrace(origin: numbers[0]!, last: last, goal: goal)
+        let last =
+            fields.count == 5
+            ? Position(session: Int(numbers[1]), input: Int(numbers[2]), requestId: Int(numbers[3])) : nil
+        return SharedTrace(origin: origin, last: last, rejoins: fields.last == "rejoin", goal: goal)
     }
 }
 
@@ -91,22 +101,24 @@ package struct SupervisedTraceFile {
     package var origin: UInt64
     /// The goal the run's script names (``SharedTrace/goal``).
     package var goal: String?
-    /// Where the trace's last line stands, read afresh before each host starts.
-    package var lastPosition: () -> SharedTrace.Position?
+    /// Where the lines of the file open as the given descriptor stand.
+    package var position: (Int32) -> SharedTrace.Position?
     /// Writes the supervisor's line about a host's end.
     package var hostEnded: (SharedTrace.HostEnd) -> Void
 
     package init(
-        descriptor: Int32, origin: UInt64, goal: String?, lastPosition: @escaping () -> SharedTrace.Position?,
+        descriptor: Int32, origin: UInt64, goal: String?, position: @escaping (Int32) -> SharedTrace.Position?,
         hostEnded: @escaping (SharedTrace.HostEnd) -> Void
     ) {
         self.descriptor = descriptor
         self.origin = origin
         self.goal = goal
-        self.lastPosition = lastPosition
+        self.position = position
         self.hostEnded = hostEnded
     }
 
-    /// What a host starting now is told of the trace.
-    var forHost: SharedTrace { SharedTrace(origin: origin, last: lastPosition(), goal: goal) }
+    /// What a host starting now is told of the trace: `rejoining` when it restores the supervisor's snapshot.
+    func forHost(rejoining: Bool) -> SharedTrace {
+        SharedTrace(origin: origin, last: position(descriptor), rejoins: rejoining, goal: goal)
+    }
 }

@@ -71,12 +71,18 @@ package enum Supervisor {
         signal(SIGPIPE, SIG_IGN)  // A host that dies while a command is written to it is reported, not fatal.
 
         // Above the descriptors a host is given: `dup2` onto the descriptor it already is would keep FD_CLOEXEC.
+        // It is read through this copy too, which stays open whatever becomes of the writer's.
         let trace = trace.map { file in
             var moved = file
             moved.descriptor = fcntl(file.descriptor, F_DUPFD_CLOEXEC, 10)
             return moved
         }
-        defer { if let descriptor = trace?.descriptor, descriptor >= 0 { close(descriptor) } }
+        if trace?.descriptor == -1 {
+            printError(
+                "flowhost: cannot supervise: cannot give the hosts the trace: \(String(cString: strerror(errno)))")
+            return .software
+        }
+        defer { if let descriptor = trace?.descriptor { close(descriptor) } }
 
         let input = CommandInput(script: script)
         defer { input.close() }
@@ -94,7 +100,8 @@ package enum Supervisor {
                 executable: executable,
                 arguments: ["run"] + hostArguments(arguments, restoring: restoring ? snapshot : nil),
                 environment: environment(
-                    directory: directory, source: hostSource, restart: restart, token: token, trace: trace?.forHost),
+                    directory: directory, source: hostSource, restart: restart, token: token,
+                    trace: trace?.forHost(rejoining: restoring)),
                 lock: held, trace: trace?.descriptor ?? -1, onLines: input.printAbove,
                 passesErrorsWhole: usesOwnBacktracer)
         }

@@ -176,6 +176,7 @@ struct SupervisorIncident {
         case 0: "standard input"
         case 1: "standard output"
         case 2: "standard error"
+        case SharedTrace.descriptor: "trace"
         default: "input of commands"
         }
     }

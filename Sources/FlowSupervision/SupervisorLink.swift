@@ -80,8 +80,11 @@ package struct SupervisorLink {
     package let commandInput: Int32
     /// What ``commandInput`` was when the host started.
     let commands: DescriptorIdentity?
-    /// What a restarted host's restore names its snapshot by: `nil` when this host is no restart.
-    package var restoredSnapshot: String? {
+    /// What a restarted host's restore of `file` names it by: `the snapshot saved before the crash` for the
+    /// supervisor's, `nil` for another (`--restore FILE`, which a host restarted before its predecessor saved
+    /// a snapshot restores again) or when this host is no restart.
+    package func restoredSnapshot(_ file: String) -> String? {
+        guard file == Self.snapshotPath(in: directory) else { return nil }
         if isRestartAtCap { return "the snapshot saved at the cap of generations" }
         return ending.map {
             switch $0 {
@@ -97,6 +100,8 @@ package struct SupervisorLink {
     package let startToken: String
     /// What descriptors 0 to 3 were when the host started, before any plugin was loaded.
     let descriptors = DescriptorIdentity.linked()
+    /// What the trace's descriptor was when the host started, when its supervisor gave it one (``SharedTrace``).
+    var trace: DescriptorIdentity?
 
     static func snapshotPath(in directory: String) -> String { directory + "/snapshot.json" }
     static func breadcrumbPath(in directory: String) -> String { directory + "/breadcrumb" }
@@ -109,8 +114,11 @@ package struct SupervisorLink {
     /// The link the environment describes, or `nil` when no supervisor started this process. The host's
     /// ``WireProtocol/Hello`` is its first message, before any plugin code runs.
     ///
+    /// - Parameter tracing: Whether the supervisor gave the host its trace (``SharedTrace/given()``): plugin
+    ///   code that closes or replaces its descriptor ends the host as for the others, rather than have the
+    ///   trace written into whatever file takes the number.
     /// - Throws: ``FlowError`` in one line when the supervisor speaks another wire protocol.
-    package static func fromEnvironment() throws(FlowError) -> SupervisorLink? {
+    package static func fromEnvironment(tracing: Bool = false) throws(FlowError) -> SupervisorLink? {
         guard let directory = ProcessInfoLite.environment(directoryVariable) else { return nil }
         let source = ProcessInfoLite.environment(sourceVariable) ?? ""
         let restart = ProcessInfoLite.environment(restartVariable)
@@ -121,13 +129,14 @@ package struct SupervisorLink {
         let commandInput =
             supervisor?.capabilities.contains(WireProtocol.Capability.commandDescriptor.rawValue) == true
             ? takeCommandDescriptor() : STDIN_FILENO
-        let link = SupervisorLink(
+        var link = SupervisorLink(
             directory: directory, source: source.isEmpty ? nil : source,
             ending: restart == nil || restart == capRestart ? nil : Ending(rawValue: restart ?? "") ?? .ended,
             isRestartAtCap: restart == capRestart,
             restartsAtCap: supervisor?.capabilities.contains(WireProtocol.Capability.restartAtCap.rawValue) == true,
             commandInput: commandInput, commands: DescriptorIdentity(descriptor: commandInput),
             startToken: ProcessInfoLite.environment(tokenVariable) ?? "")
+        if tracing { link.trace = DescriptorIdentity(descriptor: SharedTrace.descriptor) }
         // The directory is in use while this host runs, also after its supervisor has ended.
         AbandonedSupervisorDirectories.keep(lockDescriptor, of: directory)
         _ = fcntl(controlDescriptor, F_SETFD, FD_CLOEXEC)
@@ -193,11 +202,12 @@ package struct SupervisorLink {
         DescriptorWriter.writeAll(Array((line + "\n").utf8), to: Self.controlDescriptor)
     }
 
-    /// The first of standard input, output and error, then the commands' descriptor, that plugin code closed or
-    /// replaced since the host started; `nil` when none.
+    /// The first of standard input, output and error, then the trace's descriptor and the commands', that plugin
+    /// code closed or replaced since the host started; `nil` when none.
     func changedDescriptor() -> Int32? {
         let now = DescriptorIdentity.linked()
         if let changed = (0...2).first(where: { now[$0] != descriptors[$0] }) { return Int32(changed) }
+        if let trace, DescriptorIdentity(descriptor: SharedTrace.descriptor) != trace { return SharedTrace.descriptor }
         guard commandInput != STDIN_FILENO, DescriptorIdentity(descriptor: commandInput) != commands else { return nil }
         return commandInput
     }

@@ -48,8 +48,8 @@ final class SupervisorSession {
     let continuation: AsyncStream<Event>.Continuation
 
     /// Set when the session gives up (the host speaks another wire protocol, or asks to restart at the cap
-    /// too often): it ends with exit 70 once the host is gone.
-    private var givingUp = false
+    /// too often), with what the trace records of it: it ends with exit 70 once the host is gone.
+    private var givenUp: SharedTrace.HostEnd?
     /// Set when the host died of SIGPIPE with the supervisor's standard output, which the host shares, a pipe
     /// or socket no one reads any more (``BrokenPipe``): no incident. The session ends at once, its exit code
     /// moot: the supervisor then ends by SIGPIPE (``Supervisor/run(_:script:hangTimeout:)``).
@@ -118,12 +118,16 @@ final class SupervisorSession {
                 case .unreadable: ignoreOutOfOrder()
                 case .incompatible(let problem):
                     say(["flowhost: cannot supervise: \(problem)"], thenPrompt: false)
-                    givingUp = true
+                    giveUp(
+                        SharedTrace.HostEnd(ending: "ended", report: "cannot supervise: \(problem)", restarting: false))
                     host?.signal(SIGKILL)
                 case .linkClosed: after(.milliseconds(500), .linkGone(generation: generation))
                 case .stopped(let signal): stopped(signal)
                 case .ended(let ending):
-                    if givingUp { return .software }
+                    if let givenUp {
+                        trace?.hostEnded(givenUp)
+                        return .software
+                    }
                     if let code = ended(ending) { return code }
                 }
             default: break  // About a host that has already ended.
@@ -202,15 +206,14 @@ final class SupervisorSession {
     private func restartAtCap(plugin: String, generation: Int, cap: Int) {
         guard capRestarts.admit() else {
             let seconds = Supervisor.restartWindow.components.seconds
-            say(
-                [
-                    place + "the host asked \(capRestarts.count) times within \(seconds) s, with no command carried "
-                        + "out between, to restart because plugin '\(plugin)' reached \(cap) "
-                        + "generation\(cap == 1 ? "" : "s"): more than reloads could justify (plugin code can forge "
-                        + "the request); giving up"
-                ], thenPrompt: false)
-            givingUp = true
-            host?.signal(SIGKILL)
+            let line =
+                place + "the host asked \(capRestarts.count) times within \(seconds) s, with no command carried "
+                + "out between, to restart because plugin '\(plugin)' reached \(cap) "
+                + "generation\(cap == 1 ? "" : "s"): more than reloads could justify (plugin code can forge "
+                + "the request); giving up"
+            say([line], thenPrompt: false)
+            giveUp(
+                SharedTrace.HostEnd(ending: SupervisorLink.capRestart, plugin: plugin, report: line, restarting: false))
             return
         }
         if case .running(let number, let text, _) = phase {
@@ -226,6 +229,12 @@ final class SupervisorSession {
         let deadline = SupervisorLink.newToken()
         phase = .restarting(deadline: deadline)
         arm(token: deadline, allowing: .zero)
+    }
+
+    /// Ends the session once the host is gone, with exit 70 and `end` recorded in the trace.
+    private func giveUp(_ end: SharedTrace.HostEnd) {
+        givenUp = end
+        host?.signal(SIGKILL)
     }
 
     /// The host said it exits, for `reason`: it has the watchdog's time to do so.

@@ -6,7 +6,7 @@ extension ReplayResult {
     /// "rebuilt": [{"plugin", "recorded", "replayed"}], "divergence", "cutShort", "hostEnded"}`; `cutShort` is
     /// `null`, or `{"session", "subject", "step", "command"}`: the input the recorded run stopped in, not
     /// replayed; `hostEnded` is `null`, or `{"session", "subject", "step", "command", "ending", "plugin",
-    /// "replayed", "restarted", "inputsAfter"}`: the input in which a supervised run's host ended, where the
+    /// "replayed", "restarted", "restoredSnapshot", "inputsAfter"}`: the input in which a supervised run's host ended, where the
     /// replay stopped (``ReplaySummary/HostEnded``).
     ///
     /// The counts are what was replayed: everything when identical; when diverged, up to and including the
@@ -65,6 +65,7 @@ extension ReplayResult {
                     "step": .number(Double(ended.step)), "command": .string(ended.command),
                     "ending": .string(ended.ending), "plugin": ended.plugin.map(JSONValue.string) ?? .null,
                     "replayed": .bool(ended.replayed), "restarted": .bool(ended.restarted),
+                    "restoredSnapshot": .bool(ended.restoredSnapshot),
                     "inputsAfter": .number(Double(ended.inputsAfter)),
                 ]
             } ?? .null,

@@ -52,8 +52,10 @@ package struct ReplaySummary: Sendable, Hashable, CustomStringConvertible {
         package var plugin: String?
         /// Whether the input was replayed: the host ended after it (at the cap of generations), not in it.
         package var replayed: Bool
-        /// Whether a new host carried the session on.
+        /// Whether a new host followed, and whether it carried the session on at the snapshot (else it began a
+        /// session of its own).
         package var restarted: Bool
+        package var restoredSnapshot: Bool
         /// The inputs the trace has after it, not replayed.
         package var inputsAfter = 0
     }

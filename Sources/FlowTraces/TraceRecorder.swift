@@ -243,6 +243,7 @@ package final class TraceRecorder {
         closeUnprompted()
         session += 1
         input = 0
+        lastRequestId = 0
         redaction = redaction.hiding(subject: asRecorded ? nil : subject)
         listen(to: shell)
         emit(.session) { line in
@@ -253,17 +254,19 @@ package final class TraceRecorder {
     }
 
     /// Carries on a trace another process began, in a supervised run (`run --supervise --trace`): its `t` from
-    /// `origin`, which the header keeps, and its next session or input after `last`, the position of its last
-    /// line (`nil`: none yet).
-    package func resume(origin: UInt64, after last: (session: Int, input: Int)?) {
+    /// `origin`, which the header keeps, and its next session, input or request after `last`, where its lines
+    /// stood (`nil`: none yet).
+    package func resume(origin: UInt64, after last: TraceTail.Position?) {
         self.origin = origin
         originIsGiven = true
         session = last?.session ?? 0
         input = last?.input ?? 0
+        lastRequestId = last?.requestId ?? 0
     }
 
     /// Carries on the session under way on `shell`, a host restarted at the snapshot its predecessor saved:
-    /// no `session` line, and its start (the restore) is the session's next input.
+    /// no `session` line, its start (the restore) is the session's next input, and its requests are numbered
+    /// on.
     package func rejoin(_ shell: HostShell) {
         listen(to: shell)
         startContinuesSession = true
@@ -272,7 +275,6 @@ package final class TraceRecorder {
     /// Listens to `shell`'s host from now on, forgetting what the one before had under way.
     private func listen(to shell: HostShell) {
         open.removeAll(keepingCapacity: true)
-        lastRequestId = 0
         holds.removeAll(keepingCapacity: true)
         queued.removeAll(keepingCapacity: true)
         childOwners.removeAll(keepingCapacity: true)

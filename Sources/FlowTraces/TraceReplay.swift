@@ -161,7 +161,7 @@ package final class TraceReplay {
                     session: session.number, subject: session.subject, step: input.number,
                     command: input.record["command"]?.string ?? "", ending: ended["ending"]?.string ?? "ended",
                     plugin: ended["plugin"]?.string, replayed: input.screen != nil,
-                    restarted: ended["restarting"] == true)
+                    restarted: ended["restarting"] == true, restoredSnapshot: !Self.beginsSession(upcoming))
             }
             if var hostEnded, !hostEnded.replayed {
                 hostEnded.inputsAfter = countInputs(from: &upcoming)
@@ -243,6 +243,10 @@ package final class TraceReplay {
         if let session { await session.host.stopAndWait() }
         summary.rebuilt = Self.rebuilt(recordedDigests, replayedDigests)
         return .identical(summary)
+    }
+
+    private static func beginsSession(_ step: TraceStep?) -> Bool {
+        if case .session = step { true } else { false }
     }
 
     /// How many inputs the rest of the trace has, from `upcoming` on, read to its end.

@@ -1,17 +1,38 @@
 import Glibc
 
-/// The end of a trace file several processes write in turn (a supervised run's, ``TraceWriter/init(sharing:path:maxLineLength:)``):
-/// where its last line stands, read by the supervisor between one host and the next.
+/// The end of a trace file several processes write in turn (a supervised run's,
+/// ``TraceWriter/init(sharing:path:maxLineLength:)``): where its last line stands, read by the supervisor between
+/// one host and the next.
 ///
-/// Every line the recorder writes starts with the same four members, `{"kind":"...","t":N,"session":S,"input":I`
-/// (``TraceRecorder/startLine(_:time:)``), so the last line's position is read from its first bytes, however long
-/// the line.
+/// Every line the recorder writes starts with the same members, `{"kind":"...","t":N,"session":S,"input":I`
+/// (``TraceRecorder/startLine(_:time:)``), then, on a line about a request, its `requestId` before any member
+/// whose value a plugin chose; so a line is read from its first bytes, however long it is.
 package enum TraceTail {
-    /// The session and input of the last whole line of the file `descriptor` writes; `nil` when it holds none.
+    /// Where a trace's lines stand.
+    package struct Position: Sendable, Equatable {
+        /// The session and input of the last line.
+        package var session: Int
+        package var input: Int
+        /// The highest `requestId` of that session's lines (0 for none), which a host carrying the session on
+        /// numbers its requests after.
+        package var requestId: Int
+
+        package init(session: Int, input: Int, requestId: Int) {
+            self.session = session
+            self.input = input
+            self.requestId = requestId
+        }
+    }
+
+    /// The most bytes of a line read: enough for the members it starts with.
+    private static let prefixLength = 256
+
+    /// Where the lines of the file `descriptor` writes stand; `nil` when it holds none.
     ///
-    /// A last line without its newline (a host killed in the middle of a `write`) is taken off the file first,
-    /// and the open file's offset set to the new end, so that what is written next starts a line of its own.
-    package static func lastPosition(of descriptor: Int32) -> (session: Int, input: Int)? {
+    /// A last line without its newline (a host killed in the middle of a `write`, a full disk) is taken off
+    /// the file first, so that what is written next starts a line of its own. The last session's lines are
+    /// read back to its `session` line (or the header), for its highest `requestId`.
+    package static func position(of descriptor: Int32) -> Position? {
         // A descriptor of its own to read: the writer's is open for writing only.
         let file = open("/proc/self/fd/\(descriptor)", O_RDONLY | O_CLOEXEC)
         guard file >= 0 else { return nil }
@@ -20,40 +41,43 @@ package enum TraceTail {
         guard fstat(file, &status) == 0, status.st_size > 0 else { return nil }
         var end = Int(status.st_size)
         if byte(at: end - 1, of: file) != 0x0A {
-            end = lineStart(before: end, in: file)
+            var lines = BackwardLines(file: file, end: end)
+            end = lines.lastNewline()
             _ = ftruncate(descriptor, off_t(end))
+            // The writers append; one that does not (a descriptor of an earlier build) writes at the new end.
+            _ = lseek(descriptor, off_t(end), SEEK_SET)
         }
-        _ = lseek(descriptor, off_t(end), SEEK_SET)
-        guard end > 0 else { return nil }
-        let start = lineStart(before: end - 1, in: file)
-        var prefix = [UInt8](repeating: 0, count: min(256, end - start))
-        let count = prefix.withUnsafeMutableBytes { pread(file, $0.baseAddress, $0.count, off_t(start)) }
-        guard count > 0 else { return nil }
-        let text = prefix.prefix(count)
-        guard let session = number(after: #""session":"#, in: text), let input = number(after: #""input":"#, in: text)
-        else { return nil }
-        return (session, input)
+        var lines = BackwardLines(file: file, end: end)
+        var last: Position?
+        while let line = lines.next() {
+            guard let session = number(after: #""session":"#, in: line),
+                let input = number(after: #""input":"#, in: line)
+            else { continue }
+            var position = last ?? Position(session: session, input: input, requestId: 0)
+            guard session == position.session, !line.starts(with: Array(#"{"kind":"session""#.utf8)),
+                !line.starts(with: Array(#"{"kind":"trace""#.utf8))
+            else {
+                last = position
+                break
+            }
+            // Before any member a plugin chose (`request` is the first on a request's lines).
+            if let id = number(after: #""requestId":"#, in: line.prefix(requestMembersEnd(in: line))) {
+                position.requestId = max(position.requestId, id)
+            }
+            last = position
+        }
+        return last
+    }
+
+    /// Where the members the recorder writes before a plugin's values end in `line`: at its `"request":`.
+    private static func requestMembersEnd(in line: ArraySlice<UInt8>) -> Int {
+        let pattern = Array(#","request":"#.utf8)
+        return line.indices.first { line[$0...].starts(with: pattern) }.map { $0 - line.startIndex } ?? line.count
     }
 
     private static func byte(at offset: Int, of file: Int32) -> UInt8? {
         var value: UInt8 = 0
         return pread(file, &value, 1, off_t(offset)) == 1 ? value : nil
-    }
-
-    /// Where the line that holds the byte before `offset` starts: just after the last newline before `offset`,
-    /// or 0. Read backwards a block at a time.
-    private static func lineStart(before offset: Int, in file: Int32) -> Int {
-        let blockSize = 64 * 1024
-        var block = [UInt8](repeating: 0, count: blockSize)
-        var end = offset
-        while end > 0 {
-            let start = max(0, end - blockSize)
-            let count = block.withUnsafeMutableBytes { pread(file, $0.baseAddress, end - start, off_t(start)) }
-            guard count == end - start else { return 0 }
-            if let newline = block.prefix(count).lastIndex(of: 0x0A) { return start + newline + 1 }
-            end = start
-        }
-        return 0
     }
 
     /// The whole number after `name` in `text`.
@@ -62,5 +86,73 @@ package enum TraceTail {
         guard let found = text.indices.first(where: { text[$0...].starts(with: pattern) }) else { return nil }
         let digits = text[(found + pattern.count)...].prefix { (0x30...0x39).contains($0) }
         return Int(String(decoding: digits, as: UTF8.self))
+    }
+
+    /// A file's lines from its end to its start, each as its first ``prefixLength`` bytes: read a block at a
+    /// time, in the memory of a block and a line's first bytes, however long the lines.
+    private struct BackwardLines {
+        let file: Int32
+        /// Where the part not read yet ends.
+        private var end: Int
+        /// The first bytes of the line being read back, which starts in a block not read yet.
+        private var partial: [UInt8] = []
+        /// Lines read from the last block, not handed out yet, last first.
+        private var ready: [ArraySlice<UInt8>] = []
+        private var atStart = false
+        private static let blockSize = 64 * 1024
+
+        init(file: Int32, end: Int) {
+            self.file = file
+            self.end = end
+        }
+
+        /// Where the last newline ends: the offset just after it, or 0 when there is none.
+        mutating func lastNewline() -> Int {
+            var offset = end
+            var block = [UInt8](repeating: 0, count: Self.blockSize)
+            while offset > 0 {
+                let start = max(0, offset - Self.blockSize)
+                let count = block.withUnsafeMutableBytes { pread(file, $0.baseAddress, offset - start, off_t(start)) }
+                guard count == offset - start else { return 0 }
+                if let newline = block.prefix(count).lastIndex(of: 0x0A) { return start + newline + 1 }
+                offset = start
+            }
+            return 0
+        }
+
+        /// The next line back, as its first bytes; `nil` at the file's start. Empty lines are skipped.
+        mutating func next() -> ArraySlice<UInt8>? {
+            while ready.isEmpty {
+                guard !atStart else { return nil }
+                readBlock()
+            }
+            return ready.removeFirst()
+        }
+
+        private mutating func readBlock() {
+            guard end > 0 else {
+                atStart = true
+                if !partial.isEmpty { ready.append(partial[...]) }
+                partial = []
+                return
+            }
+            let start = max(0, end - Self.blockSize)
+            var block = [UInt8](repeating: 0, count: end - start)
+            let count = block.withUnsafeMutableBytes { pread(file, $0.baseAddress, $0.count, off_t(start)) }
+            guard count == block.count else {
+                end = 0
+                return
+            }
+            end = start
+            // Each newline ends the line before it; the part before the block's first one continues `partial`.
+            var lineEnd = block.count
+            for index in block.indices.reversed() where block[index] == 0x0A {
+                let line = Array((block[(index + 1)..<lineEnd] + partial).prefix(prefixLength))
+                if !line.isEmpty { ready.append(line[...]) }
+                partial = []
+                lineEnd = index
+            }
+            partial = Array((block[..<lineEnd] + partial).prefix(prefixLength))
+        }
     }
 }

@@ -10,7 +10,7 @@ extension TraceWriter {
     ///   - restarting: Whether a new host carries the session on.
     ///   - origin: When the trace began (``TraceRecorder/origin``).
     package func writeHostEnded(ending: String, plugin: String?, report: String, restarting: Bool, origin: UInt64) {
-        guard let position = TraceTail.lastPosition(of: fileDescriptor) else { return }
+        guard let position = TraceTail.position(of: fileDescriptor) else { return }
         var line = TraceLine()
         line.start(kind: TraceEvent.Kind.hostEnded.rawValue, time: TraceRecorder.monotonicNow() &- origin)
         line.add("session", position.session)

@@ -77,6 +77,8 @@ package final class TraceWriter {
     package func share() {
         flush()
         sharesFile = true
+        // Each write at the end of the file, wherever another process left the offset (a line cut off there).
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_APPEND)
     }
 
     /// Appends `line`.
@@ -128,8 +130,8 @@ package final class TraceWriter {
     /// Writes what is buffered.
     package func flush() {
         guard descriptor >= 0, !buffer.isEmpty else { return }
-        // Where the others' lines end: the open file's offset, which they move too.
-        if sharesFile { fileSize = Int(lseek(descriptor, 0, SEEK_CUR)) }
+        // Where the others' lines end.
+        if sharesFile { fileSize = Int(lseek(descriptor, 0, SEEK_END)) }
         guard DescriptorWriter.writeAll(buffer, to: descriptor) else {
             failure = TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
             cutToLastWholeLine()

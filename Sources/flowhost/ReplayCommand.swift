@@ -141,7 +141,9 @@ enum ReplayCommand {
         func print(_ line: String) { Swift.print(PrintableText.sanitized(line)) }
         switch result {
         case .identical(let summary):
-            print("replay identical: \(summary) (\(file) against \(path))")
+            // A supervised run's host that ended stops the replay: identical as far as it goes, which the line says.
+            let upTo = summary.hostEnded == nil ? "" : " up to where the recorded host ended"
+            print("replay identical\(upTo): \(summary) (\(file) against \(path))")
             if let cut = summary.cutShort {
                 let session =
                     sessions > 1 ? " of session \(cut.session)\(cut.subject.map { " (subject \($0))" } ?? "")" : ""
@@ -154,11 +156,13 @@ enum ReplayCommand {
                     sessions > 1 ? " of session \(ended.session)\(ended.subject.map { " (subject \($0))" } ?? "")" : ""
                 let how = ended.plugin.map { "\(ended.ending), plugin '\($0)'" } ?? ended.ending
                 let place = ended.replayed ? "after" : "in"
+                let after = "the \(ended.inputsAfter) input\(ended.inputsAfter == 1 ? "" : "s") after it not replayed"
                 let next =
-                    ended.restarted
-                    ? "its supervisor restarted it at a snapshot, which a replay does not recreate: the "
-                        + "\(ended.inputsAfter) input\(ended.inputsAfter == 1 ? "" : "s") after it not replayed"
-                    : "its supervisor ended the run there"
+                    !ended.restarted
+                    ? "its supervisor ended the run there"
+                    : ended.restoredSnapshot
+                        ? "its supervisor restarted it at a snapshot, which a replay does not recreate: \(after)"
+                        : "its supervisor started a new host, in a session of its own: \(after)"
                 print(
                     "note: the recorded host ended \(place) step \(ended.step)\(session), \(ended.command) (\(how)); \(next)"
                 )

@@ -129,7 +129,7 @@ enum RunCommand {
         let savedOverNever = runFiles + (trace.map { [RunFile("trace", $0.writer.path)] } ?? [])
         let link: SupervisorLink?
         do {
-            link = try SupervisorLink.fromEnvironment()
+            link = try SupervisorLink.fromEnvironment(tracing: shared != nil)
         } catch {
             throw Exit(.software, "flowhost: \(error.message)")
         }
@@ -194,7 +194,7 @@ enum RunCommand {
         let shell = HostShell(host: host)
         shell.runFiles = savedOverNever
         if let trace {
-            if shared?.last != nil, restoring != nil, link?.isRestart == true {
+            if shared?.rejoins == true {
                 // A host restarted at its predecessor's snapshot carries the session on.
                 trace.recorder.rejoin(shell)
             } else {
@@ -234,7 +234,7 @@ enum RunCommand {
                 if let restoring {
                     reply = await shell.start(
                         restoring: restoring.snapshot,
-                        from: link.flatMap(\.restoredSnapshot) ?? restoring.file, tracing: tracing)
+                        from: link?.restoredSnapshot(restoring.file) ?? restoring.file, tracing: tracing)
                 } else {
                     reply = await shell.startAndWait(tracing: tracing)
                 }

@@ -51,7 +51,11 @@ struct RunTrace {
             let recorder = TraceRecorder(redaction: TraceRedaction(keys: Set(keys)), maxPayload: limit) {
                 writer.write($0)
             }
-            recorder.resume(origin: shared.origin, after: shared.last.map { ($0.session, $0.input) })
+            recorder.resume(
+                origin: shared.origin,
+                after: shared.last.map {
+                    TraceTail.Position(session: $0.session, input: $0.input, requestId: $0.requestId)
+                })
             return RunTrace(writer: writer, recorder: recorder)
         }
         // One of `sparing` is said as such before the writer opens it (flowhost's own executable, running, cannot
@@ -80,7 +84,11 @@ struct RunTrace {
         let (writer, origin) = (writer, recorder.origin)
         return SupervisedTraceFile(
             descriptor: writer.fileDescriptor, origin: origin, goal: script.flatMap(SubjectRunner.goal(in:)),
-            lastPosition: { TraceTail.lastPosition(of: writer.fileDescriptor).map(SharedTrace.Position.init) },
+            position: { descriptor in
+                TraceTail.position(of: descriptor).map {
+                    SharedTrace.Position(session: $0.session, input: $0.input, requestId: $0.requestId)
+                }
+            },
             hostEnded: { end in
                 writer.writeHostEnded(
                     ending: end.ending, plugin: end.plugin, report: end.report, restarting: end.restarting,

@@ -146,8 +146,10 @@ struct ReloadPastCapTests {
     /// command carried out between them, rather than restart the host for ever.
     @Test func forgedRestartsAtTheCapWithNoCommandBetweenThemGiveUpWithExit70() throws {
         let scenario = try SupervisedRunTests.Scenario()
+        let trace = scenario.directory.path + "/t.jsonl"
         let run = try ChildProcess.flowhost(
-            ["run", scenario.manifest, "--supervise"], connection: .pipes, environment: scenario.environment)
+            ["run", scenario.manifest, "--supervise", "--trace", trace], connection: .pipes,
+            environment: scenario.environment)
         defer { run.signal(SIGKILL) }
         try run.waitFor("top: welcome")
         try run.send("send crashy.forger\n")  // Carried out; what its thread forges comes after.
@@ -168,6 +170,10 @@ struct ReloadPastCapTests {
         #expect(
             lines.filter { $0.contains("the screen is as saved") }.count == 5,
             "each restart restored the forger's screen, which forged again: \(transcript)")
+        // The trace says each end, the last as the end of the run.
+        let ended = try SupervisedTraceTests.lines(of: trace).filter { $0["kind"] as? String == "hostEnded" }
+        #expect(ended.map { $0["restarting"] as? Bool } == Array(repeating: true, count: 5) + [false])
+        #expect(ended.last?["error"] as? String == lines.last { $0.contains("giving up") })
     }
 
     @Test func aNewGenerationRefusedPastTheCapRestartsNothingAndTheNextGoodOneRestarts() throws {

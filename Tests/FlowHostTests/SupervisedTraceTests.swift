@@ -62,6 +62,9 @@ struct SupervisedTraceTests {
         #expect(lines[ended]["restarting"] as? Bool == true)
         #expect(lines[ended]["error"] as? String == crash)
         #expect(lines[ended + 1]["command"] as? String == "restore the snapshot saved before the crash")
+        // The restarted host numbers its requests on: each id names one request of the session.
+        let handling = lines.filter { $0["kind"] as? String == "handling" }.compactMap { $0["requestId"] as? Int }
+        #expect(handling.count > 4 && handling == Array(1...handling.count), "\(handling)")
         let lastScreen = try #require(lines.last { $0["kind"] as? String == "screen" })
         #expect(lastScreen["input"] as? Int == 5)
         #expect(lastScreen["top"] as? String == "onboardingPage")
@@ -71,7 +74,7 @@ struct SupervisedTraceTests {
         #expect(replay.status == 0, "\(replay.standardError)")
         #expect(
             replay.outputLines.filter { !$0.isEmpty } == [
-                "replay identical: 1 session (its start and 2 steps), \(Self.events(in: lines, through: 2)) events and every screen as recorded (\(trace) against \(scenario.manifest))",
+                "replay identical up to where the recorded host ended: 1 session (its start and 2 steps), \(Self.events(in: lines, through: 2)) events and every screen as recorded (\(trace) against \(scenario.manifest))",
                 "note: the recorded host ended in step 3, send crashy.trap (crash, plugin 'crashy'); its supervisor restarted it at a snapshot, which a replay does not recreate: the 2 inputs after it not replayed",
             ])
     }
@@ -133,6 +136,36 @@ struct SupervisedTraceTests {
         #expect(variants.map { $0["reached"] as? Int ?? -1 }.reduce(0, +) == 1, "\(variants)")
     }
 
+    /// A host that crashes in its start, before the supervisor has a snapshot, is followed by one that starts
+    /// afresh, restoring the person's `--restore FILE` again: a session of its own, not the one before carried
+    /// on, and its restore named as the file it is.
+    @Test func aHostRestartedWithoutTheSupervisorsSnapshotBeginsASessionOfItsOwn() throws {
+        let scenario = try SupervisedRunTests.Scenario()
+        let saving = try scenario.script("send crashy.fragile\nsave \(scenario.directory.path)/saved.json\n")
+        let saved = try scenario.flowhost(["run", scenario.manifest, "--script", saving, "--quiet"])
+        try #require(saved.status == 0, "\(saved.standardError)")
+        // The same snapshot, its second step the request whose manager traps.
+        let snapshot = try scenario.directory.file(
+            "trap.json",
+            containing: readText(scenario.directory.path + "/saved.json").replacingOccurrences(
+                of: "\"crashy.fragile\"", with: "\"crashy.trap\""))
+        let trace = scenario.directory.path + "/t.jsonl"
+
+        let run = try scenario.flowhost([
+            "run", scenario.manifest, "--supervise", "--restore", snapshot, "--script",
+            try scenario.script("send crashy.fragile\n"), "--trace", trace,
+        ])
+
+        #expect(run.errorLines.contains { $0.hasSuffix("; restarting") }, "\(run.standardError)")
+        let lines = try Self.lines(of: trace)
+        #expect(lines.filter { $0["kind"] as? String == "session" }.compactMap { $0["session"] as? Int } == [1, 2])
+        let inputs = lines.filter { $0["kind"] as? String == "input" }
+        #expect(
+            inputs.map { "\($0["session"] ?? "?") \($0["input"] ?? "?") \($0["command"] ?? "?")" } == [
+                "1 0 restore \(snapshot)", "2 0 restore \(snapshot)", "2 1 send crashy.fragile",
+            ])
+    }
+
     /// A host that ended after an input it finished (at the cap of generations) leaves that input to the replay,
     /// which stops after it: the inputs after ran on the host restarted at the snapshot.
     @Test func aReplayStopsAfterAnInputTheHostFinishedBeforeItEnded() throws {
@@ -155,35 +188,42 @@ struct SupervisedTraceTests {
         let replay = try Subprocess.flowhost(["replay", trace])
 
         #expect(replay.status == 0, "\(replay.standardError)")
-        #expect(replay.outputLines.first?.hasPrefix("replay identical: 1 session (its start and 1 step), ") == true)
+        #expect(
+            replay.outputLines.first?.hasPrefix(
+                "replay identical up to where the recorded host ended: 1 session (its start and 1 step), ") == true)
         #expect(
             replay.outputLines.dropFirst().first
                 == "note: the recorded host ended after step 1, act getStarted (cap, plugin 'welcome'); its supervisor restarted it at a snapshot, which a replay does not recreate: the 2 inputs after it not replayed"
         )
     }
 
-    /// The supervisor reads where the hosts left the file: the last whole line's session and input, a line a
-    /// killed host left half written taken off first, however long the last line.
-    @Test func theTailIsTheLastWholeLine() throws {
+    /// The supervisor reads where the hosts left the file: the last whole line's session and input, and the
+    /// session's highest request id, a line a killed host left half written taken off first, however long the
+    /// last line; what is written next starts a line of its own.
+    @Test func theTailIsWhereTheLastWholeLineLeftTheSession() throws {
         let directory = try TemporaryDirectory()
         let long = String(repeating: "x", count: 200_000)
         let path = try directory.file(
             "t.jsonl",
             containing: """
                 {"kind":"trace","t":0,"session":0,"input":0}
-                {"kind":"input","t":5,"session":1,"input":7,"command":"\(long)"}
-                {"kind":"handling","t":9,"session":1,"in
+                {"kind":"session","t":1,"session":1,"input":0}
+                {"kind":"handling","t":2,"session":1,"input":0,"requestId":9,"request":"launch"}
+                {"kind":"session","t":3,"session":2,"input":0}
+                {"kind":"handling","t":4,"session":2,"input":1,"requestId":3,"request":"a","payload":{"requestId":99}}
+                {"kind":"handling","t":5,"session":2,"input":1,"requestId":4,"request":"b"}
+                {"kind":"handled","t":6,"session":2,"input":1,"requestId":3,"request":"a"}
+                {"kind":"input","t":7,"session":2,"input":7,"command":"\(long)"}
+                {"kind":"handling","t":9,"session":2,"in
                 """)
-        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         defer { close(descriptor) }
-        _ = lseek(descriptor, 0, SEEK_END)
 
-        let position = TraceTail.lastPosition(of: descriptor)
+        let position = TraceTail.position(of: descriptor)
+        _ = write(descriptor, "{}\n", 3)
 
-        #expect(position?.session == 1 && position?.input == 7)
+        #expect(position == TraceTail.Position(session: 2, input: 7, requestId: 4))
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text.hasSuffix("\(long)\"}\n"))
-        // What is written next starts a line of its own.
-        #expect(lseek(descriptor, 0, SEEK_CUR) == text.utf8.count)
+        #expect(text.hasSuffix("\(long)\"}\n{}\n"))
     }
 }
