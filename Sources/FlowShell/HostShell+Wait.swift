@@ -17,11 +17,17 @@ extension HostShell {
     package func perform(_ line: String) async -> Reply {
         defer { host.writeDueProbes() }
         guard let command = Self.command(in: line) else { return execute(line) }
-        await host.coordinator.serviceWorkDone()
+        await serviceWorkDone()
         let (word, rest) = command.splitFirstWord()
         if word == "restore" { return await performRestore(rest) }
         guard word == "wait" else { return execute(line) }
         return await wait(rest)
+    }
+
+    /// Returns once the service work a reload left running is done: what a command first awaits, which a prompt
+    /// awaits before the command's output begins (``ShellSession``).
+    package func serviceWorkDone() async {
+        await host.coordinator.serviceWorkDone()
     }
 
     /// Whether `line` is a command that waits (`wait ...`): one that Ctrl-C, pressed by a person at a

@@ -96,6 +96,12 @@ package final class ShellSession {
                 editor.printAbove(printed)
                 if let shell { editor.completer = shell.completer }  // a reloaded manifest changes the routes
             }
+            // A service's problem, said on standard error (set before the session), goes above the prompt too, or
+            // above the line submitted last while its command waits for the service work
+            // (``LineEditor/releaseSubmittedLine()``): written where the cursor is, it ran on after the prompt.
+            if let report = shell.onServiceProblem {
+                shell.onServiceProblem = { problem in editor.printAbove { report(problem) } }
+            }
         } else {
             shell.onUnpromptedLines = { [weak self] lines in
                 if !quiet {
@@ -240,6 +246,13 @@ package final class ShellSession {
                 endInterrupts()
             }
             HostShell.comeBack()
+            if let editor {
+                // A command first waits for the service work a reload left running (``HostShell/perform(_:)``):
+                // the lines of that work came while the person was at the prompt, and go above the line typed
+                // rather than under it, where they would read as the command's.
+                if HostShell.command(in: line) != nil { await shell.serviceWorkDone() }
+                editor.releaseSubmittedLine()
+            }
             runsCommand = true
             let reply = printed(await perform(line, "\(source):\(lineNumber)"))
             runsCommand = false

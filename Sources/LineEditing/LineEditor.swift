@@ -37,6 +37,10 @@ package final class LineEditor: Sendable {
         package var completer: (any LineCompleter)?
         /// Whether a history problem was reported; one warning per run is enough.
         var warnedAboutHistory = false
+        /// The line submitted last, as typed, while nothing of its command is printed yet
+        /// (``releaseSubmittedLine()``): lines printed meanwhile go above it. `isDrawn`: whether it is on the
+        /// row above the cursor, rather than erased for lines that another process prints next.
+        var submitted: (buffer: LineBuffer, isDrawn: Bool)?
     }
 
     /// An editor on standard input and output, or `nil` when either is not a terminal or `TERM` says the
@@ -94,33 +98,65 @@ package final class LineEditor: Sendable {
         }
     }
 
-    /// Prints `lines` above the line being typed (or just prints them between lines).
+    /// Prints `lines` above the line being typed, or above the line submitted last while its command has
+    /// printed nothing (``releaseSubmittedLine()``); else just prints them.
     package func printAbove(_ lines: [String]) {
         guard !lines.isEmpty else { return }
         state.withLock { state in
-            var text = state.isReading ? state.display.erase(width: terminal.columns()) : ""
+            var text = erase(&state)
             text += lines.map { $0 + "\r\n" }.joined()
-            if state.isReading { text += render(&state) }
+            text += draw(&state)
             write(text)
         }
     }
 
-    /// Runs `print`, which prints whole lines by other means (to standard error), above the line being typed:
-    /// the prompt's row is cleared first, and the prompt and the line are drawn again after, unless not
-    /// `redrawing`: then they stay away until ``redraw()``, for lines that another process prints next.
+    /// Runs `print`, which prints whole lines by other means (to standard error), above the line being typed
+    /// (or the line submitted last, as ``printAbove(_:)`` does): the prompt's row is cleared first, and the
+    /// prompt and the line are drawn again after, unless not `redrawing`: then they stay away until
+    /// ``redraw()``, for lines that another process prints next.
     package func printAbove(redrawing: Bool = true, by print: () -> Void) {
         state.withLock { state in
-            if state.isReading { write(state.display.erase(width: terminal.columns())) }
+            write(erase(&state))
             print()
-            if state.isReading && redrawing { write(render(&state)) }
+            if redrawing { write(draw(&state)) }
         }
     }
 
-    /// Draws the prompt and the line being typed again, on the cursor's row, when a line is being read.
+    /// Draws the prompt and the line being typed again, on the cursor's row, when a line is being read; the
+    /// line submitted last, when ``printAbove(redrawing:by:)`` left it away.
     package func redraw() {
+        state.withLock { state in write(draw(&state)) }
+    }
+
+    /// What is printed from now on is the command's, under the line submitted last: lines printed above go
+    /// below it. Until then they go above it, as they went above the prompt: the shell calls this once the
+    /// work a command first waits for (a reload's services still stopping and starting) is done, so that the
+    /// lines of that work, which came while the person was at the prompt, do not read as the command's.
+    package func releaseSubmittedLine() {
         state.withLock { state in
-            if state.isReading { write(render(&state)) }
+            write(draw(&state))
+            state.submitted = nil
         }
+    }
+
+    /// The bytes that erase the line being typed, or the line submitted last, and leave the cursor at the start
+    /// of its row.
+    private func erase(_ state: inout State) -> String {
+        if state.isReading { return state.display.erase(width: terminal.columns()) }
+        guard state.submitted?.isDrawn == true else { return "" }
+        state.submitted?.isDrawn = false
+        // Up from the row below it, where the Enter left the cursor, to the cursor's row in the line.
+        return "\u{1B}[A" + state.display.erase(width: terminal.columns())
+    }
+
+    /// The bytes that draw the line being typed again, or the line submitted last, erased, with the row
+    /// below it, where its command's lines begin.
+    private func draw(_ state: inout State) -> String {
+        if state.isReading { return render(&state) }
+        guard let submitted = state.submitted, !submitted.isDrawn else { return "" }
+        state.submitted?.isDrawn = true
+        return state.display.render(prompt: state.prompt, buffer: submitted.buffer, width: terminal.columns())
+            + "\r\n"
     }
 
     /// Gives the terminal back its modes; call before the program ends.
@@ -143,6 +179,8 @@ package final class LineEditor: Sendable {
     func readLineBlocking(prompt: String, interruptible: (String) -> Bool = { _ in false }) -> String? {
         terminal.drainWake()
         state.withLock { state in
+            write(draw(&state))
+            state.submitted = nil
             state.prompt = prompt
             state.isReading = true
             state.display.reset()
@@ -249,6 +287,7 @@ package final class LineEditor: Sendable {
             let remembered = state.edit.remember(line)
             if interruptible(line) { KeyboardInterrupt.arm() }
             endLine(&state)
+            state.submitted = (abandoned, isDrawn: true)
             return .line(line, history: remembered ? state.edit.history : nil)
         case .endOfFile:
             endLine(&state)
@@ -312,6 +351,7 @@ package final class LineEditor: Sendable {
     }
 
     private func write(_ text: String) {
+        guard !text.isEmpty else { return }
         DescriptorWriter.writeAll(Array(text.utf8), to: terminal.output)
     }
 }

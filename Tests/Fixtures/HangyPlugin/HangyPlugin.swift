@@ -7,7 +7,8 @@ import Synchronization
 // probing passes it) but whose managers misbehave in every way that is not a crash: they spin, stop the
 // host, close its descriptors, fork a child that holds them, forge the supervisor's messages, call
 // `exit` on a background thread, change the process's working directory or file creation mask, print half a
-// line, or ignore SIGCHLD (or reap every child in a handler, and count what it hears). The ones that come back
+// line, or ignore SIGCHLD (or reap every child in a handler, and count what it hears); a service of it stops
+// only when the test says so. The ones that come back
 // present a module named after the manager.
 
 /// Presents `module`, the manager's sign that it returned.
@@ -228,6 +229,18 @@ final class HalfLineService: CoordinatorServiceProtocol {
     func stop() {}
 }
 
+/// An async service whose stop waits for the file `HANGY_STOP_GO` names (when set), as one that closes a
+/// connection waits for the other side: the stop a `--watch` reload asks for is then still under way when a
+/// person types the next command, for as long as the test holds the file back.
+final class SlowStopService: AsyncCoordinatorService {
+    func start(with coordinator: any FlowCoordinator) async throws {}
+
+    func stop() async {
+        guard let go = getenv("HANGY_STOP_GO").map({ String(cString: $0) }) else { return }
+        while access(go, F_OK) != 0, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+}
+
 /// Sets the process's file creation mask to 0, as a library that wants its files open to all might, then
 /// returns normally.
 final class UnmaskManager: FlowManager {
@@ -352,5 +365,6 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
             ],
             services: [
                 ServiceFactory("Wanderer") { WandererService() }, ServiceFactory("HalfLine") { HalfLineService() },
+                ServiceFactory("SlowStop") { SlowStopService() },
             ]))
 }

@@ -1,0 +1,91 @@
+import Glibc
+import Testing
+
+/// The lines of a `--watch` reload's async service, at a terminal's prompt: a command typed while the service
+/// still stops waits for it (``HostShell/perform(_:)``), and the lines that come meanwhile go above the command
+/// typed, as if the person had waited, not under it, where they read as that command's output.
+struct ReloadServiceLinesTerminalTests {
+    /// The hangy plugin's `SlowStop` service stops once the test makes its file: the reload's `service ...
+    /// stopped` line came after `flowhost> stack`, before the command's own lines.
+    @Test func serviceLinesThatComeWhileACommandWaitsGoAboveIt() throws {
+        let plugins = try TemporaryDirectory()
+        let library = try plugins.file("libHangyPlugin.so", containing: BuildProducts.bytes(of: "libHangyPlugin.so"))
+        let directory = try TemporaryDirectory()
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "hangy": "\(library)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}],
+                 "services": [{"plugin": "hangy", "service": "SlowStop"}],
+                 "start": ["launch"]}
+                """)
+        let go = directory.path + "/go"
+        var environment = directory.environment()
+        environment["HANGY_STOP_GO"] = go
+        let shell = try ChildProcess.flowhost(["run", manifest, "--watch"], environment: environment)
+        try shell.waitFor("top: welcome")
+        try shell.waitFor("flowhost> ")
+
+        let rebuilt = try BuildProducts.bytes(of: "libHangyPlugin.so") + [UInt8](repeating: 0, count: 16)
+        let staging = try plugins.file("libHangyPlugin.so.tmp", containing: rebuilt)
+        try #require(rename(staging, library) == 0)
+        try shell.waitFor("reloaded plugin 'hangy': generation 2")
+        try shell.waitFor("flowhost> ")
+        // The old service has not stopped: the command, once its line has ended, waits for it.
+        try shell.send("stack\r")
+        try shell.waitFor("flowhost> stack")
+        try shell.waitFor("\r\n")
+        close(open(go, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600))
+
+        try shell.waitFor("top: welcome")
+        try shell.waitFor("flowhost> ")
+        let rows = TerminalScreen(shell.transcript).rows
+        let reloaded = try #require(rows.firstIndex { $0.hasPrefix("  reloaded plugin 'hangy': generation 2") })
+        #expect(
+            Array(rows[(reloaded + 1)...].drop { !$0.hasPrefix("  service hangy.SlowStop") })
+                == [
+                    "  service hangy.SlowStop stopped", "  service hangy.SlowStop started", "flowhost> stack",
+                    "  stack: welcome", "  top: welcome", "flowhost>",
+                ], "\(rows)")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    /// A stop that takes longer than `serviceTimeout` is said on standard error, above the prompt like the
+    /// reload's other lines: it was written where the cursor was, after the prompt (`flowhost> flowhost: service
+    /// ...`), and the prompt was not drawn again under it.
+    @Test func aServiceProblemAtThePromptGoesAboveIt() throws {
+        let plugins = try TemporaryDirectory()
+        let library = try plugins.file("libHangyPlugin.so", containing: BuildProducts.bytes(of: "libHangyPlugin.so"))
+        let directory = try TemporaryDirectory()
+        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "hangy": "\(library)"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}],
+                 "services": [{"plugin": "hangy", "service": "SlowStop"}],
+                 "start": ["launch"], "serviceTimeout": 0.2}
+                """)
+        var environment = directory.environment()
+        environment["HANGY_STOP_GO"] = directory.path + "/never"
+        let shell = try ChildProcess.flowhost(["run", manifest, "--watch"], environment: environment)
+        try shell.waitFor("top: welcome")
+        try shell.waitFor("flowhost> ")
+
+        let rebuilt = try BuildProducts.bytes(of: "libHangyPlugin.so") + [UInt8](repeating: 0, count: 16)
+        let staging = try plugins.file("libHangyPlugin.so.tmp", containing: rebuilt)
+        try #require(rename(staging, library) == 0)
+        try shell.waitFor("did not stop within 0.2 s")
+        try shell.waitFor("service hangy.SlowStop started")
+        try shell.waitFor("flowhost> ")
+        let rows = TerminalScreen(shell.transcript).rows
+        // Wrapped at 80 columns: two rows.
+        let problem =
+            "flowhost: service 'hangy.SlowStop' did not stop within 0.2 s; raise serviceTimeout if it needs longer"
+        #expect(rows.suffix(4).joined() == problem + "  service hangy.SlowStop startedflowhost>", "\(rows)")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+}
