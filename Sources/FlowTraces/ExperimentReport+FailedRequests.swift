@@ -6,10 +6,28 @@ import FlowKit
 extension ExperimentReport {
     /// A request an experiment routed to a variant, and why it failed, as the trace records it.
     package struct RequestFailure: Sendable, Hashable {
-        /// The request's name (`catalog.create`).
-        package var request: String
-        /// The `failed` event's `error`.
+        /// The request's name (`catalog.create`); `nil` when the host ended between the exposure and the
+        /// request's first event, which alone names it.
+        package var request: String?
+        /// The `failed` event's `error`, or how the host ended (``hostEnded(_:)``).
         package var error: String
+
+        /// The failure of the experiments' requests under way when a supervised run's host ended (`hostEnded`):
+        /// `the host crashed in plugin 'crashy'`, `the host hung`, and so on, with the plugin the supervisor laid
+        /// the end at, when it names one. The supervisor's own line, in the event's `error`, is about the
+        /// request the host was in, which need not be the experiment's.
+        static func hostEnded(_ event: TraceEvent, request: String?) -> RequestFailure {
+            let how =
+                switch event["ending"]?.string {
+                case "crash": "crashed"
+                case "hang": "hung"
+                case "exit": "exited"
+                case "stop": "was stopped"
+                default: "ended"
+                }
+            let plugin = event["plugin"]?.string.map { " in plugin '\($0)'" } ?? ""
+            return RequestFailure(request: request, error: "the host \(how)\(plugin)")
+        }
     }
 
     /// Follows the requests experiments route in the session being read, and tells which of them failed.
@@ -20,6 +38,10 @@ extension ExperimentReport {
     /// `depth`. A manager that was made has `handling` name its `experiment` and `variant`, and the request's
     /// `handled` or `failed` has the same `requestId` (the same name and `depth`, in a trace written before
     /// requests had ids).
+    ///
+    /// A supervised run's host that ended (`hostEnded`: a crash, a hang, an exit) ended every such request under
+    /// way with it, and the exposures whose request had not come yet: each is a failure of its variant, whose
+    /// error says how the host ended. A host restarted at the snapshot starts none of them again.
     ///
     /// What it keeps is the exposures of the session whose request has not come yet, and the experiments'
     /// requests under way: a few, whatever the size of the session.
@@ -39,17 +61,19 @@ extension ExperimentReport {
 
         /// Follows `event`, the next event of the session.
         ///
-        /// - Returns: The experiment and variant whose request `event` is the failure of, and the failure;
-        ///   `nil` when `event` is no such failure.
-        mutating func read(_ event: TraceEvent) -> (experiment: String, variant: String, failure: RequestFailure)? {
+        /// - Returns: The experiments and variants whose request `event` is the failure of, each with its
+        ///   failure: one for a `failed` event, every one under way or exposed for a `hostEnded`; empty when
+        ///   `event` ends no such request.
+        mutating func read(_ event: TraceEvent) -> [(experiment: String, variant: String, failure: RequestFailure)] {
+            if event.kind == .hostEnded { return endAll(event) }
             let depth = event["depth"]?.int ?? 0
             if event.kind == .exposure, let experiment = event["experiment"]?.string,
                 let variant = event["variant"]?.string
             {
                 exposed[experiment] = (variant, depth)
-                return nil
+                return []
             }
-            guard let request = event["request"]?.string else { return nil }
+            guard let request = event["request"]?.string else { return [] }
             let id = event["requestId"]?.int
             var failed: (experiment: String, variant: String)?
             // In the experiments' order, so that the same one is named on every run (one request is one
@@ -74,11 +98,28 @@ extension ExperimentReport {
                 }
             default: break
             }
-            guard let failed else { return nil }
-            return (
-                failed.experiment, failed.variant,
-                RequestFailure(request: request, error: event["error"]?.string ?? "")
-            )
+            guard let failed else { return [] }
+            return [
+                (
+                    failed.experiment, failed.variant,
+                    RequestFailure(request: request, error: event["error"]?.string ?? "")
+                )
+            ]
+        }
+
+        /// Ends, as failures, the requests under way and the exposures whose request has not come, when the
+        /// host ended (`hostEnded`), innermost request first, then the exposures in the experiments' order.
+        private mutating func endAll(
+            _ ended: TraceEvent
+        ) -> [(experiment: String, variant: String, failure: RequestFailure)] {
+            let requests = underWay.reversed().map {
+                ($0.experiment, $0.variant, RequestFailure.hostEnded(ended, request: $0.request))
+            }
+            let exposures = exposed.sorted(by: { $0.key < $1.key }).map {
+                ($0.key, $0.value.variant, RequestFailure.hostEnded(ended, request: nil))
+            }
+            beginSession()
+            return requests + exposures
         }
     }
 }

@@ -113,7 +113,10 @@ extension ExperimentReport {
         }
         for experiment in experiments {
             for variant in experiment.variants where variant.failed > 0 {
-                let failure = variant.firstFailure.map { " (\($0.request): \($0.error))" } ?? ""
+                let failure =
+                    variant.firstFailure.map { failure in
+                        " (\(failure.request.map { "\($0): " } ?? "")\(failure.error))"
+                    } ?? ""
                 let some = variant.failed < variant.exposed ? " for those subjects" : ""
                 warnings.append(
                     "experiment '\(experiment.name)' variant '\(variant.name)' failed for \(variant.failed) of its \(variant.exposed) exposed subjects\(failure): its figures measure the failure\(some), not the variant"

@@ -12,15 +12,19 @@ import FlowKit
 /// - The goal is reached when a request named `goal` is handled (at any depth) later in the same session.
 ///   It counts for the subject exposed last in that session to each experiment, once, at its first time.
 /// - Steps are the inputs from the exposing one to the one that reached the goal, both counted (1 when one
-///   input did both); time is from the exposure event to the goal's `handled` event.
+///   input did both); time is from the exposure event to the goal's `handled` event. In a supervised run, the
+///   input after a `hostEnded` that restarts the host is its restore, not a step of the person's: it counts
+///   for nothing, nor do its events (they replay steps counted before); the time keeps the crash and the
+///   restart, which the person waited through.
 /// - The weights are the first trace's (its header holds the manifest's experiments). A ratio whose
 ///   chi-square p-value is below ``mismatchThreshold`` is a sample-ratio mismatch: the assignment or the
 ///   logging is broken, and the other figures cannot be trusted. With fewer than two variants of positive
 ///   weight there is no test (``SampleRatio/untested``), unless a subject was exposed to a variant of weight 0
 ///   in an experiment that has weights: that is a mismatch.
 /// - A subject's request failed when the request its exposure routed to a variant, or one a manager of that
-///   variant started on later in the same session, failed (``RoutedRequests``); it counts once, for the
-///   variant of its first exposure, and only when the request was routed to that variant.
+///   variant started on later in the same session, failed, or was under way when a supervised run's host
+///   ended (``RoutedRequests``); it counts once, for the variant of its first exposure, and only when the
+///   request was routed to that variant.
 package struct ExperimentReport: Sendable {
     /// One arm's figures.
     package struct Variant: Sendable, Hashable {
@@ -457,12 +461,19 @@ private struct Tally {
     init(goal: String) { self.goal = goal }
 
     /// experiment -> the subject exposed last in the session being read, with the input and time of its
-    /// exposure.
-    private var current: [String: (subject: String, input: Int, time: UInt64)] = [:]
+    /// exposure, and the inputs of the session that were no step of the person's before it (``restores``).
+    private var current: [String: (subject: String, input: Int, time: UInt64, restoresBefore: Int)] = [:]
+    /// The session's input that a host restarted at the snapshot restores, which the person did not make:
+    /// the one after a `hostEnded` whose `restarting` is true. Its events replay steps already counted.
+    private var restoring: Int?
+    /// The inputs of the session being read that were such restores, so far: not counted as steps.
+    private var restores = 0
 
     /// Counts `event`, the next event read, if it is an exposure, the goal handled, or the failure of a
-    /// request routed to a variant: steps are counted by the events' `input`, so that nothing of a session but
-    /// its exposures and its experiments' requests under way is kept.
+    /// request routed to a variant (a host that ended with it under way included): steps are counted by the
+    /// events' `input`, so that nothing of a session but its exposures and its experiments' requests under way
+    /// is kept. A restarted host's restore (the input after a `hostEnded` that restarts) is left out, its
+    /// events and its step: it replays what the person did before.
     ///
     /// - Parameter beginsSession: Whether `event` begins a session (``TraceSessionOrder``): an exposure
     ///   counts towards the goals of its session only.
@@ -474,15 +485,26 @@ private struct Tally {
         if beginsSession {
             current = [:]
             requests.beginSession()
+            restoring = nil
+            restores = 0
         }
-        countFailure(requests.read(event))
+        let isRestore = event.input == restoring
+        if event.kind == .hostEnded {
+            // A host that ends in its restore has the next one restore in the input after.
+            restoring = event["restarting"] == true ? event.input + 1 : nil
+        }
+        if isRestore {
+            if event.kind == .input { restores += 1 }
+            return
+        }
+        for failed in requests.read(event) { countFailure(failed) }
         if event.kind == .exposure, let experiment = event["experiment"]?.string,
             let subject = event["subject"]?.string, let variant = event["variant"]?.string
         {
             if exposures[experiment]?[subject] == nil {
                 exposures[experiment, default: [:]][subject] = Subject(variant: variant)
             }
-            current[experiment] = (subject, event.input, event.time)
+            current[experiment] = (subject, event.input, event.time, restores)
         } else if event.kind == .handled, event["request"]?.string == goal {
             // In the experiments' order, so that the error names the same exposure on every run.
             for (experiment, exposure) in current.sorted(by: { $0.key < $1.key })
@@ -493,7 +515,8 @@ private struct Tally {
             }
             for (experiment, exposure) in current where exposures[experiment]?[exposure.subject]?.reached == nil {
                 exposures[experiment]?[exposure.subject]?.reached = (
-                    event.input - exposure.input + 1, event.time - exposure.time
+                    event.input - exposure.input - (restores - exposure.restoresBefore) + 1,
+                    event.time - exposure.time
                 )
             }
         }
@@ -502,9 +525,9 @@ private struct Tally {
     /// Counts `failed`, a request routed to a variant that failed, for the subject exposed last in the session
     /// to its experiment, once, when that subject counts in that variant.
     private mutating func countFailure(
-        _ failed: (experiment: String, variant: String, failure: ExperimentReport.RequestFailure)?
+        _ failed: (experiment: String, variant: String, failure: ExperimentReport.RequestFailure)
     ) {
-        guard let failed, let subject = current[failed.experiment]?.subject,
+        guard let subject = current[failed.experiment]?.subject,
             let exposure = exposures[failed.experiment]?[subject], exposure.variant == failed.variant,
             !exposure.failed
         else { return }

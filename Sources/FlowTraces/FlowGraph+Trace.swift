@@ -7,6 +7,10 @@ extension FlowGraph {
     /// modules managers presented, the child flows they opened, the requests they made, each module's
     /// actions and the requests they sent). From now on the static edges nobody took are never-taken
     /// (``Edge/isNeverTaken``), and modules list the actions nobody triggered.
+    ///
+    /// A supervised run's host restarted at the snapshot restores it in the input after the `hostEnded` line
+    /// (`restore the snapshot saved before the crash`): that input is left out, with its events, since it
+    /// replays requests the person made before, which are counted once already.
     package mutating func add(_ trace: Trace) {
         var inputs = trace.sessions.lazy.flatMap(\.inputs).makeIterator()
         add { inputs.next() }
@@ -59,12 +63,23 @@ private struct TraceGraphReader {
     /// The actions each presented module had, and the ones inputs triggered, by module.
     var seen: [String: [String]] = [:]
     var taken: [String: Set<String>] = [:]
+    /// The session and number of the next input when it is the restore of a host restarted at the snapshot:
+    /// the input after a `hostEnded` whose `restarting` is true.
+    private var restoring: (session: Int, input: Int)?
 
     init(patterns: [String]) {
         self.patterns = patterns.compactMap { text in (try? DeepLinkPattern(text)).map { (text, $0) } }
     }
 
     mutating func read(_ input: Trace.Input, into graph: inout FlowGraph) {
+        let isRestore = restoring.map { $0 == (input.record.session, input.number) } ?? false
+        restoring = nil
+        // A host that ends in its restore has the next one restore in the input after.
+        for event in input.events where event.kind == .hostEnded {
+            restoring = event["restarting"] == true ? (event.session, event.input + 1) : nil
+        }
+        // Its requests are the person's from before, replayed: taken once already.
+        if isRestore { return }
         let (word, rest) = input.command.splitFirstWord()
         let action = word == "act" ? rest.splitFirstWord().0 : nil
         let visible = input.record["module"]?.string

@@ -1,3 +1,4 @@
+import FlowKit
 import Foundation
 import Glibc
 import HostSupport
@@ -88,10 +89,12 @@ struct SupervisedTraceTests {
         }.count
     }
 
-    @Test func aSubjectExposedBeforeACrashReachesTheGoalAfterIt() throws {
-        let scenario = try SupervisedRunTests.Scenario()
-        let builds = BuildProducts.directory
-        // The experiment demo's manifest, with the crashy plugin's trapping manager routed.
+    /// The experiment demo's manifest, in `scenario`'s directory, with the crashy plugin's trapping manager
+    /// routed; with `crashyVariant`, `create-flow` has a third variant, `crashy`, of weight 50, whose manager
+    /// traps (subject `u1` gets it).
+    static func experimentManifest(
+        in scenario: SupervisedRunTests.Scenario, crashyVariant: Bool = false
+    ) throws -> String {
         var manifest = try #require(
             JSONSerialization.jsonObject(with: Data(readText(Repository.path("manifests/experiment.json")).utf8))
                 as? [String: Any])
@@ -102,9 +105,23 @@ struct SupervisedTraceTests {
             try #require(manifest["routes"] as? [Any]) + [
                 ["request": "crashy.trap", "plugin": "crashy", "manager": "Trap"]
             ]
-        let path = try scenario.directory.file(
+        if crashyVariant {
+            let experiments = try #require(manifest["experiments"] as? [String: Any])
+            var experiment = try #require(experiments["create-flow"] as? [String: Any])
+            let variants = try #require(experiment["variants"] as? [Any])
+            experiment["variants"] =
+                variants + [["name": "crashy", "plugin": "crashy", "manager": "Trap", "weight": 50]]
+            manifest["experiments"] = ["create-flow": experiment]
+        }
+        return try scenario.directory.file(
             "experiment.json",
             containing: String(decoding: JSONSerialization.data(withJSONObject: manifest), as: UTF8.self))
+    }
+
+    @Test func aSubjectExposedBeforeACrashReachesTheGoalAfterIt() throws {
+        let scenario = try SupervisedRunTests.Scenario()
+        let builds = BuildProducts.directory
+        let path = try Self.experimentManifest(in: scenario)
         let script = try scenario.directory.file(
             "experiment.flow",
             containing: """
@@ -164,6 +181,68 @@ struct SupervisedTraceTests {
             inputs.map { "\($0["session"] ?? "?") \($0["input"] ?? "?") \($0["command"] ?? "?")" } == [
                 "1 0 restore \(snapshot)", "2 0 restore \(snapshot)", "2 1 send crashy.fragile",
             ])
+    }
+
+    /// A variant whose manager crashes the host fails its subjects' request as one whose manager throws does, and
+    /// the report says so; the restarted host's restore is no step of the person's towards the goal.
+    @Test func aVariantThatCrashesTheHostIsSaidToHaveFailed() throws {
+        let scenario = try SupervisedRunTests.Scenario()
+        let path = try Self.experimentManifest(in: scenario, crashyVariant: true)
+        let script = try scenario.directory.file(
+            "experiment.flow",
+            containing: """
+                # goal: catalog.detail
+                act signIn
+                act submit {"user": "u1"}
+                act create
+                send catalog.detail {"id": 1}
+                expect top itemDetail
+
+                """)
+        let trace = scenario.directory.path + "/t.jsonl"
+
+        let run = try scenario.flowhost([
+            "run", path, "--plugin-path", BuildProducts.directory, "--supervise", "--script", script, "--trace", trace,
+            "--quiet",
+        ])
+        let report = try scenario.flowhost(["experiments", "report", trace, "--json"])
+
+        #expect(run.errorLines.contains { $0.hasSuffix("; restarting") }, "\(run.standardError)")
+        let lines = try Self.lines(of: trace)
+        let exposure = try #require(lines.first { $0["kind"] as? String == "exposure" })
+        try #require(exposure["variant"] as? String == "crashy", "u1 gets the crashy variant")
+        #expect(report.status == 0, "\(report.standardError)")
+        let document = try JSONValue(parsing: report.standardOutput)
+        #expect(
+            document["warnings"] == [
+                "experiment 'create-flow' variant 'crashy' failed for 1 of its 1 exposed subjects (catalog.create: the host crashed in plugin 'crashy'): its figures measure the failure, not the variant"
+            ])
+        let crashy = try #require(document["experiments"]?[0]?["variants"]?.array?.last)
+        #expect(crashy["name"] == "crashy" && crashy["exposed"] == 1 && crashy["reached"] == 1)
+        // `act create`, then `send catalog.detail`: the restore between them is the host's, not the person's.
+        #expect(crashy["medianSteps"] == 2)
+    }
+
+    /// `graph --trace` counts the transitions people took: the restarted host's restore replays the ones they
+    /// took before the crash, which are not taken again.
+    @Test func theGraphLeavesTheRestoreOut() throws {
+        let scenario = try SupervisedRunTests.Scenario()
+        let script = try scenario.script("act getStarted\nsend crashy.trap\nexpect top onboardingPage\n")
+        let trace = scenario.directory.path + "/t.jsonl"
+        let run = try scenario.flowhost(["run", scenario.manifest, "--supervise", "--script", script, "--trace", trace])
+        try #require(run.errorLines.contains { $0.hasSuffix("; restarting") }, "\(run.standardError)")
+
+        let graph = try scenario.flowhost(["graph", scenario.manifest, "--trace", trace, "--format", "json"])
+
+        #expect(graph.status == 0, "\(graph.standardError)")
+        let edges = try #require(try JSONValue(parsing: graph.standardOutput)["edges"]?.array)
+        func count(_ from: String, _ to: String) -> JSONValue? {
+            edges.first { $0["from"]?.string == from && $0["to"]?.string == to }?["count"]
+        }
+        #expect(count("entry:start", "request:launch") == 1)
+        #expect(count("request:onboarding.show", "manager:welcome.Onboarding") == 1)
+        #expect(count("request:crashy.trap", "manager:crashy.Trap") == 1)
+        #expect(!edges.contains { $0["label"]?.string == "restore" }, "\(edges)")
     }
 
     /// A host that ended after an input it finished (at the cap of generations) leaves that input to the replay,
