@@ -214,7 +214,8 @@ package final class ShellSession {
             let next: String?
             if let editor {
                 editor.completer = shell.completer
-                next = await editor.readLine(prompt: CommandInput.prompt, interruptible: HostShell.isWait)
+                next = await editor.readLine(
+                    prompt: CommandInput.prompt, interruptible: HostShell.isWait, holdsLine: true)
             } else {
                 if interactive, supervisor == nil {
                     print(CommandInput.prompt, terminator: "")

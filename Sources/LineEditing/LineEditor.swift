@@ -41,6 +41,8 @@ package final class LineEditor: Sendable {
         /// (``releaseSubmittedLine()``): lines printed meanwhile go above it. `isDrawn`: whether it is on the
         /// row above the cursor, rather than erased for lines that another process prints next.
         var submitted: (buffer: LineBuffer, isDrawn: Bool)?
+        /// Whether the line being read is held once submitted (``readLine(prompt:interruptible:holdsLine:)``).
+        var holdsLine = false
     }
 
     /// An editor on standard input and output, or `nil` when either is not a terminal or `TERM` says the
@@ -85,15 +87,21 @@ package final class LineEditor: Sendable {
 
     /// The next line typed after `prompt`, or `nil` at Ctrl-D on an empty line or when the terminal is gone.
     ///
-    /// - Parameter interruptible: Whether the command on a line takes Ctrl-C itself while it runs: the line
-    ///   read then arms ``KeyboardInterrupt`` before the terminal leaves raw mode (and sends SIGINT again),
-    ///   so that no Ctrl-C falls between; the caller starts the catch.
+    /// - Parameters:
+    ///   - interruptible: Whether the command on a line takes Ctrl-C itself while it runs: the line read then
+    ///     arms ``KeyboardInterrupt`` before the terminal leaves raw mode (and sends SIGINT again), so that no
+    ///     Ctrl-C falls between; the caller starts the catch.
+    ///   - holdsLine: Whether lines printed above after the line is submitted go above it until
+    ///     ``releaseSubmittedLine()``, for a caller with work of the prompt's to finish before the command's
+    ///     output begins; else what is printed from then on is below it, the command's.
     package func readLine(
-        prompt: String, interruptible: @escaping @Sendable (String) -> Bool = { _ in false }
+        prompt: String, interruptible: @escaping @Sendable (String) -> Bool = { _ in false }, holdsLine: Bool = false
     ) async -> String? {
         await withCheckedContinuation { continuation in
             queue.async {
-                continuation.resume(returning: self.readLineBlocking(prompt: prompt, interruptible: interruptible))
+                continuation.resume(
+                    returning: self.readLineBlocking(prompt: prompt, interruptible: interruptible, holdsLine: holdsLine)
+                )
             }
         }
     }
@@ -175,12 +183,16 @@ package final class LineEditor: Sendable {
         case suspend
     }
 
-    /// ``readLine(prompt:interruptible:)`` on the calling thread, which it blocks until the line is done.
-    func readLineBlocking(prompt: String, interruptible: (String) -> Bool = { _ in false }) -> String? {
+    /// ``readLine(prompt:interruptible:holdsLine:)`` on the calling thread, which it blocks until the line is
+    /// done.
+    func readLineBlocking(
+        prompt: String, interruptible: (String) -> Bool = { _ in false }, holdsLine: Bool = false
+    ) -> String? {
         terminal.drainWake()
         state.withLock { state in
             write(draw(&state))
             state.submitted = nil
+            state.holdsLine = holdsLine
             state.prompt = prompt
             state.isReading = true
             state.display.reset()
@@ -287,7 +299,7 @@ package final class LineEditor: Sendable {
             let remembered = state.edit.remember(line)
             if interruptible(line) { KeyboardInterrupt.arm() }
             endLine(&state)
-            state.submitted = (abandoned, isDrawn: true)
+            if state.holdsLine { state.submitted = (abandoned, isDrawn: true) }
             return .line(line, history: remembered ? state.edit.history : nil)
         case .endOfFile:
             endLine(&state)

@@ -154,6 +154,27 @@ struct LineEditorTerminalTests {
         #expect(ending == .exited(0), "it printed: \(shell.quotedTranscript)")
     }
 
+    /// At a supervisor's prompt, what a command causes comes under it: the crash's line and the restarted host's
+    /// screen under the command that crashed it, not above it as lines that came while the person typed.
+    @Test func atASupervisorsPromptACrashIsSaidUnderTheCommandThatCausedIt() throws {
+        let scenario = try SupervisedRunTests.Scenario()
+        let shell = try ChildProcess.flowhost(
+            ["run", scenario.manifest, "--supervise"], connection: .terminal(controlling: true),
+            environment: scenario.environment)
+        try shell.waitFor("flowhost> ")
+
+        try shell.send("send crashy.trap\r")
+        try shell.waitFor("the screen is as saved")
+        try shell.waitFor("flowhost> ")
+
+        let rows = TerminalScreen(shell.transcript).rows
+        let command = try #require(rows.lastIndex(of: "flowhost> send crashy.trap"), "\(rows)")
+        let crash = try #require(rows.lastIndex { $0.contains("crashed with SIGILL") }, "\(rows)")
+        #expect(command < crash, "\(rows)")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0), "it printed: \(shell.quotedTranscript)")
+    }
+
     /// Whether process `pid` catches SIGINT within `timeout`, as `/proc/PID/status`'s `SigCgt` says.
     private func catchesInterrupt(_ pid: pid_t, within timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
