@@ -18,6 +18,9 @@ package final class TraceWriter {
     package let path: String
     /// Why writing stopped, if it did.
     package private(set) var failure: TraceError?
+    /// Told why writing stopped, once, as it stops: a run says so at once rather than at its end, which a
+    /// supervised host that crashes or restarts at the cap of generations never reaches.
+    package var onFailure: ((TraceError) -> Void)?
     /// How many events were written: those the file holds and those buffered for it. Once writing stopped,
     /// those the file holds, its whole lines, which may be fewer than were given (a full disk).
     package var count: Int { written + buffered }
@@ -27,6 +30,8 @@ package final class TraceWriter {
     /// How many lines the buffer holds.
     private var buffered = 0
     private var descriptor: Int32
+    /// A shared file's descriptor once writing stopped (``stop(_:)``), to close.
+    private var stoppedDescriptor: Int32 = -1
     /// Whether other processes write the file too (a supervised run's hosts and supervisor, ``SharedTrace``):
     /// each line is then written at once, after what they wrote, so that a host that crashes loses none.
     private var sharesFile: Bool
@@ -104,11 +109,10 @@ package final class TraceWriter {
         guard length > maxLineLength else { return true }
         flush()
         guard descriptor >= 0 else { return false }
-        failure = TraceError(
-            "cannot write the trace: a line of \(length) bytes (an event of kind '\(kind())') is longer than the"
-                + " \(maxLineLength) bytes its readers read", file: path)
-        Glibc.close(descriptor)
-        descriptor = -1
+        stop(
+            TraceError(
+                "cannot write the trace: a line of \(length) bytes (an event of kind '\(kind())') is longer than the"
+                    + " \(maxLineLength) bytes its readers read", file: path))
         return false
     }
 
@@ -133,11 +137,10 @@ package final class TraceWriter {
         // Where the others' lines end.
         if sharesFile { fileSize = Int(lseek(descriptor, 0, SEEK_END)) }
         guard DescriptorWriter.writeAll(buffer, to: descriptor) else {
-            failure = TraceError("cannot write the trace: \(String(cString: strerror(errno)))", file: path)
+            let reason = String(cString: strerror(errno))
             cutToLastWholeLine()
             buffered = 0
-            Glibc.close(descriptor)
-            descriptor = -1
+            stop(TraceError("cannot write the trace: \(reason)", file: path))
             return
         }
         fileSize += buffer.count
@@ -157,11 +160,20 @@ package final class TraceWriter {
         written += part.prefix(whole).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
     }
 
+    /// Stops the writing for `failure`, told to ``onFailure`` at once. A shared file's descriptor stays open
+    /// until ``close()``: a supervised host's is one its supervisor checks is still there.
+    private func stop(_ failure: TraceError) {
+        self.failure = failure
+        if sharesFile { stoppedDescriptor = descriptor } else { Glibc.close(descriptor) }
+        descriptor = -1
+        onFailure?(failure)
+    }
+
     /// Flushes and closes the file; writing after this does nothing.
     package func close() {
         flush()
-        guard descriptor >= 0 else { return }
-        Glibc.close(descriptor)
+        for open in [descriptor, stoppedDescriptor] where open >= 0 { Glibc.close(open) }
         descriptor = -1
+        stoppedDescriptor = -1
     }
 }

@@ -12,6 +12,13 @@ struct RunTrace {
     let writer: TraceWriter
     let recorder: TraceRecorder
 
+    /// A write that fails is said at once, in one line, with the file and why.
+    init(writer: TraceWriter, recorder: TraceRecorder) {
+        self.writer = writer
+        self.recorder = recorder
+        writer.onFailure = { printError("flowhost: \($0.description); the trace is cut short") }
+    }
+
     /// The trace the command line asks for; `nil` without `--trace`. Its file may not be one of `sparing`, the
     /// files the run reads, nor where `refusal` (given the path) finds a reason not to write.
     ///
@@ -96,14 +103,13 @@ struct RunTrace {
             })
     }
 
-    /// Ends the trace and closes the file, after a run that ended with `code`. A write that failed is said in
-    /// one line, and a run that went well then ends with ``ExitCode/outputCutShort`` (74): its trace is not
-    /// whole; another failure's code stands.
+    /// Ends the trace and closes the file, after a run that ended with `code`. After a write that failed (said
+    /// as it failed), a run that went well ends with ``ExitCode/outputCutShort`` (74): its trace is not whole;
+    /// another failure's code stands.
     func close(after code: ExitCode) -> ExitCode {
         recorder.finish()
         writer.close()
-        guard let failure = writer.failure else { return code }
-        printError("flowhost: \(failure.description); the trace is cut short")
+        guard writer.failure != nil else { return code }
         return code == .ok ? .outputCutShort : code
     }
 }

@@ -59,3 +59,38 @@ struct FullDiskSubjectsTraceTests {
                 == "trace: \(trace) (\(lines) lines written before it was cut short)", "\(run.standardOutput)")
     }
 }
+
+/// `run --supervise --trace FILE` on a file system that fills up in the first host, which then crashes: the
+/// hosts share the file, so each write must land at its end, and a host whose writing stopped must keep the
+/// descriptor its supervisor checks.
+struct FullDiskSupervisedTraceTests {
+    @Test(.enabled(if: geteuid() == 0, "mounting a small file system needs root"))
+    func aTraceCutShortInASupervisedRunEndsAtAWholeLineWithOneHeader() throws {
+        let scenario = try SupervisedRunTests.Scenario()
+        let full = scenario.directory.path + "/full"
+        try #require(mkdir(full, 0o700) == 0)
+        try #require(mount("tmpfs", full, "tmpfs", 0, "size=40k,mode=0700") == 0)
+        defer { umount2(full, Int32(MNT_DETACH)) }
+        // About 4 KB left: the first host's lines fill it before the crash.
+        _ = try scenario.directory.file("full/filler", containing: [UInt8](repeating: 0, count: 36_864))
+        let trace = full + "/t.jsonl"
+
+        let run = try scenario.flowhost([
+            "run", scenario.manifest, "--supervise", "--script", Repository.path("manifests/crashy.flow"), "--quiet",
+            "--trace", trace,
+        ])
+
+        // Before, the second host found the trace's descriptor closed (its own writer had closed it), took it for
+        // plugin code's doing and exited, each restart again, until the supervisor gave up: exit 70.
+        #expect(run.status == 74, "\(run.standardError)")
+        #expect(
+            run.errorLines.contains {
+                $0.hasSuffix("cannot write the trace: No space left on device; the trace is cut short")
+            })
+        let written = try readText(trace)
+        #expect(written.hasSuffix("\n") && !written.contains("\u{0}"), "\(written.suffix(200))")
+        #expect(written.split(separator: "\n").filter { $0.hasPrefix(#"{"kind":"trace""#) }.count == 1)
+        let replay = try scenario.flowhost(["replay", trace])
+        #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
+    }
+}
