@@ -23,18 +23,8 @@ package struct SharedTrace: Sendable {
     static let goalVariable = "FLOWHOST_SUPERVISOR_TRACE_GOAL"
 
     /// Where a trace's lines stand: the session and input of the last, and the highest `requestId` of that
-    /// session.
-    package struct Position: Sendable, Equatable {
-        package var session: Int
-        package var input: Int
-        package var requestId: Int
-
-        package init(session: Int, input: Int, requestId: Int) {
-            self.session = session
-            self.input = input
-            self.requestId = requestId
-        }
-    }
+    /// session (as the trace's reader finds them, `TraceTail`).
+    package typealias Position = (session: Int, input: Int, requestId: Int)
 
     /// How a host ended, as the supervisor records it in the trace.
     package struct HostEnd: Sendable {
@@ -85,9 +75,7 @@ package struct SharedTrace: Sendable {
         guard fields.count == 1 || (fields.count == 5 && numbers.count == 4), let origin = numbers.first,
             fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0
         else { return nil }
-        let last =
-            fields.count == 5
-            ? Position(session: Int(numbers[1]), input: Int(numbers[2]), requestId: Int(numbers[3])) : nil
+        let last: Position? = fields.count == 5 ? (Int(numbers[1]), Int(numbers[2]), Int(numbers[3])) : nil
         return SharedTrace(origin: origin, last: last, rejoins: fields.last == "rejoin", goal: goal)
     }
 }

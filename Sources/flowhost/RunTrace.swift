@@ -92,9 +92,7 @@ struct RunTrace {
         return SupervisedTraceFile(
             descriptor: writer.fileDescriptor, origin: origin, goal: script.flatMap(SubjectRunner.goal(in:)),
             position: { descriptor in
-                TraceTail.position(of: descriptor).map {
-                    SharedTrace.Position(session: $0.session, input: $0.input, requestId: $0.requestId)
-                }
+                TraceTail.position(of: descriptor).map { ($0.session, $0.input, $0.requestId) }
             },
             hostEnded: { end in
                 writer.writeHostEnded(

@@ -5,38 +5,56 @@ import Testing
 /// still stops waits for it (``HostShell/perform(_:)``), and the lines that come meanwhile go above the command
 /// typed, as if the person had waited, not under it, where they read as that command's output.
 struct ReloadServiceLinesTerminalTests {
+    /// A watched manifest with welcome and the hangy plugin's `SlowStop` service, from a copy of its library
+    /// that ``rebuild()`` replaces as a linker does; the service's stop waits for the file `go` names.
+    struct Scenario {
+        let plugins: TemporaryDirectory
+        let directory: TemporaryDirectory
+        let library: String
+        let shell: ChildProcess
+
+        init(go: String, serviceTimeout: String = "") throws {
+            plugins = try TemporaryDirectory()
+            library = try plugins.file("libHangyPlugin.so", containing: BuildProducts.bytes(of: "libHangyPlugin.so"))
+            directory = try TemporaryDirectory()
+            let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
+            let manifest = try directory.file(
+                "app.json",
+                containing: """
+                    {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "hangy": "\(library)"},
+                     "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}],
+                     "services": [{"plugin": "hangy", "service": "SlowStop"}],
+                     \(serviceTimeout.isEmpty ? "" : "\"serviceTimeout\": \(serviceTimeout), ")"start": ["launch"]}
+                    """)
+            var environment = directory.environment()
+            environment["HANGY_STOP_GO"] = directory.path + "/" + go
+            shell = try ChildProcess.flowhost(["run", manifest, "--watch"], environment: environment)
+            try shell.waitFor("top: welcome")
+            try shell.waitFor("flowhost> ")
+        }
+
+        /// Renames a new build over the library.
+        func rebuild() throws {
+            let rebuilt = try BuildProducts.bytes(of: "libHangyPlugin.so") + [UInt8](repeating: 0, count: 16)
+            let staging = try plugins.file("libHangyPlugin.so.tmp", containing: rebuilt)
+            try #require(rename(staging, library) == 0)
+        }
+    }
+
     /// The hangy plugin's `SlowStop` service stops once the test makes its file: the reload's `service ...
     /// stopped` line came after `flowhost> stack`, before the command's own lines.
     @Test func serviceLinesThatComeWhileACommandWaitsGoAboveIt() throws {
-        let plugins = try TemporaryDirectory()
-        let library = try plugins.file("libHangyPlugin.so", containing: BuildProducts.bytes(of: "libHangyPlugin.so"))
-        let directory = try TemporaryDirectory()
-        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
-        let manifest = try directory.file(
-            "app.json",
-            containing: """
-                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "hangy": "\(library)"},
-                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}],
-                 "services": [{"plugin": "hangy", "service": "SlowStop"}],
-                 "start": ["launch"]}
-                """)
-        let go = directory.path + "/go"
-        var environment = directory.environment()
-        environment["HANGY_STOP_GO"] = go
-        let shell = try ChildProcess.flowhost(["run", manifest, "--watch"], environment: environment)
-        try shell.waitFor("top: welcome")
-        try shell.waitFor("flowhost> ")
+        let scenario = try Scenario(go: "go")
+        let shell = scenario.shell
 
-        let rebuilt = try BuildProducts.bytes(of: "libHangyPlugin.so") + [UInt8](repeating: 0, count: 16)
-        let staging = try plugins.file("libHangyPlugin.so.tmp", containing: rebuilt)
-        try #require(rename(staging, library) == 0)
+        try scenario.rebuild()
         try shell.waitFor("reloaded plugin 'hangy': generation 2")
         try shell.waitFor("flowhost> ")
         // The old service has not stopped: the command, once its line has ended, waits for it.
         try shell.send("stack\r")
         try shell.waitFor("flowhost> stack")
         try shell.waitFor("\r\n")
-        close(open(go, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600))
+        close(open(scenario.directory.path + "/go", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600))
 
         try shell.waitFor("top: welcome")
         try shell.waitFor("flowhost> ")
@@ -56,27 +74,10 @@ struct ReloadServiceLinesTerminalTests {
     /// reload's other lines: it was written where the cursor was, after the prompt (`flowhost> flowhost: service
     /// ...`), and the prompt was not drawn again under it.
     @Test func aServiceProblemAtThePromptGoesAboveIt() throws {
-        let plugins = try TemporaryDirectory()
-        let library = try plugins.file("libHangyPlugin.so", containing: BuildProducts.bytes(of: "libHangyPlugin.so"))
-        let directory = try TemporaryDirectory()
-        let welcome = try BuildProducts.path(of: "libWelcomePlugin.so")
-        let manifest = try directory.file(
-            "app.json",
-            containing: """
-                {"manifestVersion": 1, "plugins": {"welcome": "\(welcome)", "hangy": "\(library)"},
-                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"}],
-                 "services": [{"plugin": "hangy", "service": "SlowStop"}],
-                 "start": ["launch"], "serviceTimeout": 0.2}
-                """)
-        var environment = directory.environment()
-        environment["HANGY_STOP_GO"] = directory.path + "/never"
-        let shell = try ChildProcess.flowhost(["run", manifest, "--watch"], environment: environment)
-        try shell.waitFor("top: welcome")
-        try shell.waitFor("flowhost> ")
+        let scenario = try Scenario(go: "never", serviceTimeout: "0.2")
+        let shell = scenario.shell
 
-        let rebuilt = try BuildProducts.bytes(of: "libHangyPlugin.so") + [UInt8](repeating: 0, count: 16)
-        let staging = try plugins.file("libHangyPlugin.so.tmp", containing: rebuilt)
-        try #require(rename(staging, library) == 0)
+        try scenario.rebuild()
         try shell.waitFor("did not stop within 0.2 s")
         try shell.waitFor("service hangy.SlowStop started")
         try shell.waitFor("flowhost> ")
