@@ -305,9 +305,11 @@ package final class LineEditor: Sendable {
             endLine(&state)
             return .end
         case .cancel:
-            // The abandoned line stays on screen, whole, marked with ^C after it.
+            // The abandoned line stays on screen, its end in view, marked with ^C after it: drawn a column
+            // narrower, so that the two columns of ^C fit on its row (the drawing keeps one free).
             abandoned.moveToEnd()
-            let shown = state.display.render(prompt: state.prompt, buffer: abandoned, width: terminal.columns())
+            let shown = state.display.render(
+                prompt: state.prompt, buffer: abandoned, width: max(1, terminal.columns() - 1))
             state.display.reset()
             write(shown + "^C\r\n" + render(&state))
         case .list(let words):

@@ -154,6 +154,23 @@ struct LineEditorTerminalTests {
         #expect(ending == .exited(0), "it printed: \(shell.quotedTranscript)")
     }
 
+    /// Ctrl-C on a line wider than the row leaves its end and `^C` on one row: with one column kept free, the
+    /// `C` of `^C` had wrapped onto a row of its own.
+    @Test func controlCOnALineWiderThanTheRowKeepsCaretCOnItsRow() throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(in: directory)
+
+        try shell.send("send " + String(repeating: "x", count: 120) + "\u{03}")
+        try shell.waitFor("^C")
+        try shell.waitFor("flowhost> ")
+
+        let rows = TerminalScreen(shell.transcript).rows
+        #expect(rows.suffix(2).first?.hasSuffix("xx^C") == true, "\(rows)")
+        #expect(!rows.contains("C"), "\(rows)")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
     /// At a supervisor's prompt, what a command causes comes under it: the crash's line and the restarted host's
     /// screen under the command that crashed it, not above it as lines that came while the person typed.
     @Test func atASupervisorsPromptACrashIsSaidUnderTheCommandThatCausedIt() throws {
