@@ -24,6 +24,8 @@ package protocol ShellSessionSupervisor {
     func printAbove(_ lines: [String])
     /// Whether the supervisor restarts the host when a plugin reaches the cap of generations.
     var restartsAtCap: Bool { get }
+    /// Whether the supervisor's standard error, which relays the host's, is a terminal.
+    var errorsReachTerminal: Bool { get }
     /// Between commands: when a plugin of `host` went past the cap of generations, saves the snapshot and
     /// what of the session a script can observe (``ShellCarryOver``), tells the supervisor and exits, to be
     /// started again at the same screen; otherwise returns. `carryOver` is asked only then.
@@ -78,7 +80,8 @@ package final class ShellSession {
         shell.describesEvents = !quiet
         self.interactive = interactive
         sharesScreen =
-            interactive && isatty(STDOUT_FILENO) == 1 && (supervisor != nil || isatty(STDERR_FILENO) == 1)
+            interactive && isatty(STDOUT_FILENO) == 1
+            && (supervisor.map(\.errorsReachTerminal) ?? (isatty(STDERR_FILENO) == 1))
         self.supervisor = supervisor
         self.perform = perform
         // On a terminal, a prompt that edits lines; lines that arrive while someone types go above it.

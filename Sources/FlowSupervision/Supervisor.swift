@@ -143,7 +143,7 @@ package enum Supervisor {
         let link = [
             SupervisorLink.directoryVariable, SupervisorLink.sourceVariable, SupervisorLink.restartVariable,
             SupervisorLink.tokenVariable, WireProtocol.environmentVariable, SharedTrace.variable,
-            SharedTrace.goalVariable,
+            SharedTrace.goalVariable, SupervisorLink.errorsOnTerminalVariable,
         ].map { Array("\($0)=".utf8) }
         let inherited = ProcessInfoLite.environmentEntryBytes().filter { entry in
             !link.contains { entry.starts(with: $0) }
@@ -166,6 +166,7 @@ package enum Supervisor {
         case nil: break
         }
         environment += trace?.environment ?? []
+        if isatty(STDERR_FILENO) == 1 { environment.append("\(SupervisorLink.errorsOnTerminalVariable)=1") }
         return inherited + environment.map { Array($0.utf8) }
     }
 

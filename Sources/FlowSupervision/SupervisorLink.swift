@@ -25,6 +25,8 @@ package struct SupervisorLink {
     static let restartVariable = "FLOWHOST_SUPERVISOR_RESTART"
     /// The value of ``restartVariable`` for a restart at the cap of generations.
     static let capRestart = "cap"
+    /// Set (`1`) when the supervisor's standard error, through which the host's passes, is a terminal.
+    static let errorsOnTerminalVariable = "FLOWHOST_SUPERVISOR_ERRORS_ON_TERMINAL"
 
     /// How the host before a restart after an incident ended, as the restart names its snapshot: `the
     /// snapshot saved before the hang`, not before a crash there was none of. Any other value of
@@ -49,7 +51,7 @@ package struct SupervisorLink {
     /// has a limit of its own for that reason (``Supervisor/capRestartLimit``).
     static let tokenVariable = "FLOWHOST_SUPERVISOR_TOKEN"
     /// The host's end of the link, on which it writes its messages: closed on `exec` once the host has started
-    /// (``fromEnvironment()``), so that no program that plugin code starts holds it (and, outliving the host,
+    /// (``fromEnvironment(tracing:)``), so that no program that plugin code starts holds it (and, outliving the host,
     /// keeps the supervisor from seeing the link close).
     static let controlDescriptor: Int32 = 3
     /// The supervisor's lock on its directory, which the host holds from its start (the same open file
@@ -75,6 +77,9 @@ package struct SupervisorLink {
     /// Whether the supervisor restarts this host when it reaches the cap of generations of a plugin
     /// (``WireProtocol/Capability/restartAtCap``).
     package let restartsAtCap: Bool
+    /// Whether the supervisor's standard error, through which the host's passes, is a terminal: where a person
+    /// reads the errors with the replies (``ShellSession``).
+    package var errorsReachTerminal = false
     /// The descriptor the host reads its commands from: ``commandDescriptor``, or standard input when the
     /// supervisor puts them only there.
     package let commandInput: Int32
@@ -137,10 +142,13 @@ package struct SupervisorLink {
             commandInput: commandInput, commands: DescriptorIdentity(descriptor: commandInput),
             startToken: ProcessInfoLite.environment(tokenVariable) ?? "")
         if tracing { link.trace = DescriptorIdentity(descriptor: SharedTrace.descriptor) }
+        link.errorsReachTerminal = ProcessInfoLite.environment(errorsOnTerminalVariable) == "1"
         // The directory is in use while this host runs, also after its supervisor has ended.
         AbandonedSupervisorDirectories.keep(lockDescriptor, of: directory)
         _ = fcntl(controlDescriptor, F_SETFD, FD_CLOEXEC)
-        for variable in [directoryVariable, sourceVariable, restartVariable, tokenVariable] { unsetenv(variable) }
+        for variable in [directoryVariable, sourceVariable, restartVariable, tokenVariable, errorsOnTerminalVariable] {
+            unsetenv(variable)
+        }
         unsetenv(WireProtocol.environmentVariable)
         link.write(WireProtocol.line(WireProtocol.Hello(program: FlowHostVersion.line)))
         guard let supervisor else {

@@ -20,7 +20,7 @@ final class SupervisorSession {
     /// Why a host is started again at the snapshot.
     enum Restart {
         /// The one before crashed, hung, stopped twice, lost a descriptor or exited unasked: `ending` says
-        /// which, as the restarted host names the snapshot it restores (``SupervisorLink/restoredSnapshot``).
+        /// which, as the restarted host names the snapshot it restores (``SupervisorLink/restoredSnapshot(_:)``).
         case afterIncident(ending: SupervisorLink.Ending)
         /// The one before reached the cap of generations of a plugin, and asked for it.
         case atCap
@@ -52,7 +52,7 @@ final class SupervisorSession {
     private var givenUp: SharedTrace.HostEnd?
     /// Set when the host died of SIGPIPE with the supervisor's standard output, which the host shares, a pipe
     /// or socket no one reads any more (``BrokenPipe``): no incident. The session ends at once, its exit code
-    /// moot: the supervisor then ends by SIGPIPE (``Supervisor/run(_:script:hangTimeout:)``).
+    /// moot: the supervisor then ends by SIGPIPE (``Supervisor/run(_:script:hangTimeout:trace:)``).
     private(set) var outputClosed = false
     private(set) var host: SupervisedHost?
     /// The token of the current host's start, which its ``SupervisorMessage/restarting(plugin:generation:cap:token:)`` carries.
@@ -120,7 +120,6 @@ final class SupervisorSession {
                     say(["flowhost: cannot supervise: \(problem)"], thenPrompt: false)
                     giveUp(
                         SharedTrace.HostEnd(ending: "ended", report: "cannot supervise: \(problem)", restarting: false))
-                    host?.signal(SIGKILL)
                 case .linkClosed: after(.milliseconds(500), .linkGone(generation: generation))
                 case .stopped(let signal): stopped(signal)
                 case .ended(let ending):
@@ -270,6 +269,7 @@ final class SupervisorSession {
         if case .restarting = phase, killedFor == nil, ending == .exited(ExitCode.ok.rawValue) {
             // Asked for, and no incident: not counted among the restarts that make the supervisor give up.
             if let capReached { trace?.hostEnded(capReached) }
+            capReached = nil
             return start(restart: .atCap) ? nil : .software
         }
         let page = CrashBreadcrumb.Page(path: breadcrumb)

@@ -160,7 +160,8 @@ extension TraceEvent.Kind {
     package static let pluginExcluded: Self = "pluginExcluded"
     package static let discoveryProblem: Self = "discoveryProblem"
 
-    /// A supervised run's host ended, written by its supervisor (``TraceTail``): how, and whether a new host
+    /// A supervised run's host ended, written by its supervisor
+    /// (``TraceWriter/writeHostEnded(ending:plugin:report:restarting:origin:)``): how, and whether a new host
     /// carries the session on.
     package static let hostEnded: Self = "hostEnded"
 

@@ -147,25 +147,27 @@ package final class TraceReplay {
             // Every input follows its session's start (``TraceStepBuilder``).
             guard let session else { continue }
             session.inputs += 1
+            // A supervised run's host ended here, and what follows ran on another host (the supervisor's line says
+            // how, which an input cut short by the end of the trace, below, does not).
+            let hostEnded = input.events.first { $0.kind == .hostEnded }.map { ended in
+                let restarted = ended["restarting"] == true
+                return ReplaySummary.HostEnded(
+                    session: session.number, subject: session.subject, step: input.number,
+                    command: input.record["command"]?.string ?? "", ending: ended["ending"]?.string ?? "ended",
+                    plugin: ended["plugin"]?.string, replayed: input.screen != nil, restarted: restarted,
+                    restoredSnapshot: restarted && !Self.beginsSession(upcoming))
+            }
+            if var hostEnded, !hostEnded.replayed {
+                hostEnded.inputsAfter = countInputs(from: &upcoming)
+                summary.hostEnded = hostEnded
+                break
+            }
             // The trace's last input without its screen line is where the recorded run stopped (Ctrl-C, a
             // kill): the trace has only part of what it did, and nothing to compare the rest with.
             if input.screen == nil, upcoming == nil {
                 summary.cutShort = ReplaySummary.CutShort(
                     session: session.number, subject: session.subject, step: input.number,
                     command: input.record["command"]?.string ?? "")
-                break
-            }
-            // A supervised run's host ended here, and what follows ran on a host restarted at a snapshot.
-            let hostEnded = input.events.first { $0.kind == .hostEnded }.map { ended in
-                ReplaySummary.HostEnded(
-                    session: session.number, subject: session.subject, step: input.number,
-                    command: input.record["command"]?.string ?? "", ending: ended["ending"]?.string ?? "ended",
-                    plugin: ended["plugin"]?.string, replayed: input.screen != nil,
-                    restarted: ended["restarting"] == true, restoredSnapshot: !Self.beginsSession(upcoming))
-            }
-            if var hostEnded, !hostEnded.replayed {
-                hostEnded.inputsAfter = countInputs(from: &upcoming)
-                summary.hostEnded = hostEnded
                 break
             }
             session.box.events.removeAll()

@@ -30,8 +30,9 @@ package enum TraceTail {
     /// Where the lines of the file `descriptor` writes stand; `nil` when it holds none.
     ///
     /// A last line without its newline (a host killed in the middle of a `write`, a full disk) is taken off
-    /// the file first, so that what is written next starts a line of its own. The last session's lines are
-    /// read back to its `session` line (or the header), for its highest `requestId`.
+    /// the file first, so that what is written next starts a line of its own; a file that cannot be read is
+    /// left as it is. The lines are read back to the last that numbered a request (``numbersARequest(_:)``),
+    /// whose `requestId` is the session's highest, or to the session's start.
     package static func position(of descriptor: Int32) -> Position? {
         // A descriptor of its own to read: the writer's is open for writing only.
         let file = open("/proc/self/fd/\(descriptor)", O_RDONLY | O_CLOEXEC)
@@ -40,9 +41,11 @@ package enum TraceTail {
         var status = stat()
         guard fstat(file, &status) == 0, status.st_size > 0 else { return nil }
         var end = Int(status.st_size)
-        if byte(at: end - 1, of: file) != 0x0A {
+        guard let lastByte = byte(at: end - 1, of: file) else { return nil }
+        if lastByte != 0x0A {
             var lines = BackwardLines(file: file, end: end)
-            end = lines.lastNewline()
+            guard let whole = lines.lastNewline() else { return nil }
+            end = whole
             _ = ftruncate(descriptor, off_t(end))
             // The writers append; one that does not (a descriptor of an earlier build) writes at the new end.
             _ = lseek(descriptor, off_t(end), SEEK_SET)
@@ -53,20 +56,32 @@ package enum TraceTail {
             guard let session = number(after: #""session":"#, in: line),
                 let input = number(after: #""input":"#, in: line)
             else { continue }
-            var position = last ?? Position(session: session, input: input, requestId: 0)
+            let position = last ?? Position(session: session, input: input, requestId: 0)
             guard session == position.session, !line.starts(with: Array(#"{"kind":"session""#.utf8)),
                 !line.starts(with: Array(#"{"kind":"trace""#.utf8))
             else {
                 last = position
                 break
             }
-            // Before any member a plugin chose (`request` is the first on a request's lines).
-            if let id = number(after: #""requestId":"#, in: line.prefix(requestMembersEnd(in: line))) {
-                position.requestId = max(position.requestId, id)
-            }
             last = position
+            // Ids are given in order, each by the line that numbers its request: the last such line has the
+            // highest. Read before any member a plugin chose (`request` is the first on a request's lines).
+            if numbersARequest(line),
+                let id = number(after: #""requestId":"#, in: line.prefix(requestMembersEnd(in: line)))
+            {
+                last?.requestId = id
+                break
+            }
         }
         return last
+    }
+
+    /// Whether `line` is of a kind that gives its request a new `requestId` (``TraceRecorder``): `handling`,
+    /// `redirecting`, `queued`, `unhandled`, `rewritten`.
+    private static func numbersARequest(_ line: ArraySlice<UInt8>) -> Bool {
+        ["handling", "redirecting", "queued", "unhandled", "rewritten"].contains { kind in
+            line.starts(with: Array(#"{"kind":"\#(kind)","#.utf8))
+        }
     }
 
     /// Where the members the recorder writes before a plugin's values end in `line`: at its `"request":`.
@@ -96,7 +111,7 @@ package enum TraceTail {
         private var end: Int
         /// The first bytes of the line being read back, which starts in a block not read yet.
         private var partial: [UInt8] = []
-        /// Lines read from the last block, not handed out yet, last first.
+        /// Lines read from the last block, not handed out yet, the next one last.
         private var ready: [ArraySlice<UInt8>] = []
         private var atStart = false
         private static let blockSize = 64 * 1024
@@ -106,27 +121,29 @@ package enum TraceTail {
             self.end = end
         }
 
-        /// Where the last newline ends: the offset just after it, or 0 when there is none.
-        mutating func lastNewline() -> Int {
+        /// Where the last newline ends: the offset just after it, or 0 when there is none; `nil` when the file
+        /// cannot be read.
+        mutating func lastNewline() -> Int? {
             var offset = end
             var block = [UInt8](repeating: 0, count: Self.blockSize)
             while offset > 0 {
                 let start = max(0, offset - Self.blockSize)
                 let count = block.withUnsafeMutableBytes { pread(file, $0.baseAddress, offset - start, off_t(start)) }
-                guard count == offset - start else { return 0 }
+                guard count == offset - start else { return nil }
                 if let newline = block.prefix(count).lastIndex(of: 0x0A) { return start + newline + 1 }
                 offset = start
             }
             return 0
         }
 
-        /// The next line back, as its first bytes; `nil` at the file's start. Empty lines are skipped.
+        /// The next line back, as its first bytes; `nil` at the file's start, or where it cannot be read. Empty
+        /// lines are skipped.
         mutating func next() -> ArraySlice<UInt8>? {
             while ready.isEmpty {
                 guard !atStart else { return nil }
                 readBlock()
             }
-            return ready.removeFirst()
+            return ready.popLast()
         }
 
         private mutating func readBlock() {
@@ -140,19 +157,23 @@ package enum TraceTail {
             var block = [UInt8](repeating: 0, count: end - start)
             let count = block.withUnsafeMutableBytes { pread(file, $0.baseAddress, $0.count, off_t(start)) }
             guard count == block.count else {
-                end = 0
+                // Nothing more, not even the part of a line read before.
+                atStart = true
+                partial = []
                 return
             }
             end = start
             // Each newline ends the line before it; the part before the block's first one continues `partial`.
+            var lines: [ArraySlice<UInt8>] = []
             var lineEnd = block.count
             for index in block.indices.reversed() where block[index] == 0x0A {
                 let line = Array((block[(index + 1)..<lineEnd] + partial).prefix(prefixLength))
-                if !line.isEmpty { ready.append(line[...]) }
+                if !line.isEmpty { lines.append(line[...]) }
                 partial = []
                 lineEnd = index
             }
             partial = Array((block[..<lineEnd] + partial).prefix(prefixLength))
+            ready = lines.reversed()
         }
     }
 }

@@ -36,7 +36,7 @@ package final class TraceWriter {
     /// each line is then written at once, after what they wrote, so that a host that crashes loses none.
     private var sharesFile: Bool
     private var buffer: [UInt8] = []
-    /// How many bytes the file holds: the buffers written so far.
+    /// How many bytes the file holds: the buffers written so far (a shared file's end before each write).
     private var fileSize = 0
     /// The longest line written; a longer one stops the writing.
     private let maxLineLength: Int

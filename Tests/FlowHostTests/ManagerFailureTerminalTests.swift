@@ -41,6 +41,40 @@ struct ManagerFailureTerminalTests {
         #expect(try shell.waitForExit() == .exited(0))
     }
 
+    /// Under a supervisor whose standard error goes to a file, the host's errors are not on the screen: the
+    /// request's line stays there. The host took its supervisor for a sign that both streams shared the screen,
+    /// and the failure was said only in the file.
+    @Test func aSupervisedRunWithErrorsInAFileKeepsTheLineOnTheScreen() throws {
+        let state = try TemporaryDirectory()
+        let errors = state.path + "/errors.log"
+        let shell = try ChildProcess(
+            executable: "/bin/sh",
+            arguments: [
+                "-c", #"exec "$0" run "$1" --supervise 2>"$2""#, try BuildProducts.path(of: "flowhost"),
+                Repository.path("manifests/demo.json"), errors,
+            ], connection: .terminal(controlling: true), environment: state.environment())
+        try shell.waitFor("flowhost> ")
+        try shell.send("act signIn\r")
+        try shell.waitFor("top: signIn")
+        try shell.waitFor("flowhost> ")
+        try shell.send("act submit\r")
+        try shell.waitFor("top: itemList")
+        try shell.waitFor("flowhost> ")
+
+        try shell.send(#"send catalog.detail {"id": 999}"# + "\r")
+        try shell.waitFor("no item with id 999")
+        try shell.waitFor("flowhost> ")
+
+        let rows = TerminalScreen(shell.transcript, width: 10_000).rows
+        #expect(
+            rows.contains(
+                #"  catalog.detail from itemList: failed in catalog.ItemDetail (libCatalogPlugin.so): no item with id 999"#
+            ), "\(rows)")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+        #expect(try readText(errors).contains("error: catalog.detail failed: no item with id 999"))
+    }
+
     /// Piped, standard output and standard error are each read alone (a log, a script's errors): the request's
     /// line stays in the one and the error keeps the text scripts match in the other.
     @Test func throughPipesTheLineAndTheErrorEachSayItWhole() throws {

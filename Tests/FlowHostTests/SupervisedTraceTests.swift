@@ -276,6 +276,38 @@ struct SupervisedTraceTests {
         )
     }
 
+    /// A supervisor that gave up in the middle of the trace's last input (the restart limit reached) says so in
+    /// its line: the replay names the end it says, not a run stopped or killed there.
+    @Test func aReplaySaysTheSupervisorEndedTheRunWhereItGaveUp() throws {
+        let directory = try TemporaryDirectory()
+        let script = try directory.file("s.flow", containing: "act getStarted\nact next\n")
+        let trace = directory.path + "/t.jsonl"
+        let run = try Subprocess.flowhost([
+            "run", Repository.path("manifests/demo.json"), "--script", script, "--trace", trace, "--quiet",
+        ])
+        try #require(run.status == 0, "\(run.standardError)")
+        // Input 2 unfinished, without its screen, then the supervisor's line.
+        var lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        let screen = try #require(lines.lastIndex { $0.hasPrefix(#"{"kind":"screen""#) && $0.contains(#""input":2,"#) })
+        lines =
+            Array(lines[..<screen]) + [
+                #"{"kind":"hostEnded","t":1,"session":1,"input":2,"ending":"crash","plugin":"welcome","error":"x; giving up","restarting":false}"#
+            ]
+        _ = try directory.file("t.jsonl", containing: lines.joined(separator: "\n") + "\n")
+
+        let replay = try Subprocess.flowhost(["replay", trace])
+        let json = try Subprocess.flowhost(["replay", trace, "--json"])
+
+        #expect(replay.status == 0, "\(replay.standardError)")
+        #expect(
+            replay.outputLines.dropFirst().first
+                == "note: the recorded host ended in step 2, act next (crash, plugin 'welcome'); its supervisor ended the run there",
+            "\(replay.outputLines)")
+        let document = try JSONValue(parsing: json.standardOutput)
+        #expect(document["cutShort"] == .null)
+        #expect(document["hostEnded"]?["restarted"] == false && document["hostEnded"]?["restoredSnapshot"] == false)
+    }
+
     /// The supervisor reads where the hosts left the file: the last whole line's session and input, and the
     /// session's highest request id, a line a killed host left half written taken off first, however long the
     /// last line; what is written next starts a line of its own.
