@@ -21,6 +21,8 @@ package struct SharedTrace: Sendable {
     static let variable = "FLOWHOST_SUPERVISOR_TRACE"
     /// The goal the supervisor's script names (`# goal: REQUEST`), for the header: the host reads no script.
     static let goalVariable = "FLOWHOST_SUPERVISOR_TRACE_GOAL"
+    /// Set (`1`) when an earlier host's trace writing failed (``isCut``).
+    static let cutVariable = "FLOWHOST_SUPERVISOR_TRACE_CUT"
 
     /// Where a trace's lines stand: the session and input of the last, and the highest `requestId` of that
     /// session (as the trace's reader finds them, `TraceTail`).
@@ -49,25 +51,32 @@ package struct SharedTrace: Sendable {
     package let rejoins: Bool
     /// The goal the run's script names, for the header.
     package let goal: String?
+    /// Whether an earlier host's writing failed (a full disk), which it said: the trace is cut short there, and
+    /// this host writes nothing to it, rather than carry it on after a gap.
+    package let isCut: Bool
 
-    package init(origin: UInt64, last: Position?, rejoins: Bool, goal: String?) {
+    package init(origin: UInt64, last: Position?, rejoins: Bool, goal: String?, isCut: Bool = false) {
         self.origin = origin
         self.last = last
         self.rejoins = last != nil && rejoins
         self.goal = goal
+        self.isCut = isCut
     }
 
     /// The variables that give a host the trace, as `NAME=value`.
     var environment: [String] {
         let value = last.map { "\(origin):\($0.session):\($0.input):\($0.requestId):\(rejoins ? "rejoin" : "new")" }
         return ["\(Self.variable)=\(value ?? "\(origin)")"] + (goal.map { ["\(Self.goalVariable)=\($0)"] } ?? [])
+            + (isCut ? ["\(Self.cutVariable)=1"] : [])
     }
 
     /// The trace a supervisor gave this host, when it gave one: read once, the variables removed, the
     /// descriptor closed on `exec` from now on (nothing plugin code starts gets it).
     package static func given() -> SharedTrace? {
         let goal = ProcessInfoLite.environment(goalVariable)
+        let isCut = ProcessInfoLite.environment(cutVariable) == "1"
         unsetenv(goalVariable)
+        unsetenv(cutVariable)
         guard let value = ProcessInfoLite.environment(variable) else { return nil }
         unsetenv(variable)
         let fields = value.split(separator: ":", omittingEmptySubsequences: false)
@@ -76,7 +85,7 @@ package struct SharedTrace: Sendable {
             fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0
         else { return nil }
         let last: Position? = fields.count == 5 ? (Int(numbers[1]), Int(numbers[2]), Int(numbers[3])) : nil
-        return SharedTrace(origin: origin, last: last, rejoins: fields.last == "rejoin", goal: goal)
+        return SharedTrace(origin: origin, last: last, rejoins: fields.last == "rejoin", goal: goal, isCut: isCut)
     }
 }
 
@@ -105,8 +114,10 @@ package struct SupervisedTraceFile {
         self.hostEnded = hostEnded
     }
 
-    /// What a host starting now is told of the trace: `rejoining` when it restores the supervisor's snapshot.
-    func forHost(rejoining: Bool) -> SharedTrace {
-        SharedTrace(origin: origin, last: position(descriptor), rejoins: rejoining, goal: goal)
+    /// What a host starting now is told of the trace: `rejoining` when it restores the supervisor's snapshot,
+    /// `isCut` when an earlier host's writing failed.
+    func forHost(rejoining: Bool, isCut: Bool) -> SharedTrace {
+        SharedTrace(
+            origin: origin, last: isCut ? nil : position(descriptor), rejoins: rejoining, goal: goal, isCut: isCut)
     }
 }

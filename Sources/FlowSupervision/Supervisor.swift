@@ -71,10 +71,14 @@ package enum Supervisor {
         signal(SIGPIPE, SIG_IGN)  // A host that dies while a command is written to it is reported, not fatal.
 
         // Above the descriptors a host is given: `dup2` onto the descriptor it already is would keep FD_CLOEXEC.
+        // Once a host's trace writing failed, nothing more is written to it (``SharedTrace/isCut``).
+        let traceCut = { access(SupervisorLink.traceCutPath(in: directory), F_OK) == 0 }
         // It is read through this copy too, which stays open whatever becomes of the writer's.
         let trace = trace.map { file in
             var moved = file
             moved.descriptor = fcntl(file.descriptor, F_DUPFD_CLOEXEC, 10)
+            let record = file.hostEnded
+            moved.hostEnded = { end in if !traceCut() { record(end) } }
             return moved
         }
         if trace?.descriptor == -1 {
@@ -101,11 +105,13 @@ package enum Supervisor {
                 arguments: ["run"] + hostArguments(arguments, restoring: restoring ? snapshot : nil),
                 environment: environment(
                     directory: directory, source: hostSource, restart: restart, token: token,
-                    trace: trace?.forHost(rejoining: restoring)),
+                    trace: trace?.forHost(rejoining: restoring, isCut: traceCut())),
                 lock: held, trace: trace?.descriptor ?? -1, onLines: input.printAbove,
                 passesErrorsWhole: usesOwnBacktracer)
         }
-        let code = await session.run()
+        var code = await session.run()
+        // A trace a host's write cut short, as that host said: not whole (exit 74), unless something else failed.
+        if trace != nil, code == .ok, traceCut() { code = .outputCutShort }
         if session.outputClosed {
             // The host is gone: what is left is this process's own end, its files removed first.
             input.close()
@@ -143,7 +149,7 @@ package enum Supervisor {
         let link = [
             SupervisorLink.directoryVariable, SupervisorLink.sourceVariable, SupervisorLink.restartVariable,
             SupervisorLink.tokenVariable, WireProtocol.environmentVariable, SharedTrace.variable,
-            SharedTrace.goalVariable, SupervisorLink.errorsOnTerminalVariable,
+            SharedTrace.goalVariable, SharedTrace.cutVariable, SupervisorLink.errorsOnTerminalVariable,
         ].map { Array("\($0)=".utf8) }
         let inherited = ProcessInfoLite.environmentEntryBytes().filter { entry in
             !link.contains { entry.starts(with: $0) }

@@ -115,6 +115,16 @@ package struct SupervisorLink {
     /// What else of the session a script can observe (``ShellCarryOver``), from a host restarted at the cap;
     /// written after ``unwaitedReloadsPath(in:)``, which hosts of earlier builds read (and write) alone.
     static func carryOverPath(in directory: String) -> String { directory + "/carry-over.json" }
+    /// Made by the first host whose trace writing failed (``noteTraceCut()``): the trace is cut short, and the
+    /// supervisor writes no more to it nor has later hosts write to it (``SharedTrace/isCut``).
+    static func traceCutPath(in directory: String) -> String { directory + "/trace-cut" }
+
+    /// Tells the supervisor, and the hosts after this one, that this host's trace writing failed (and said so):
+    /// what follows would be written after a gap.
+    package func noteTraceCut() {
+        let file = open(Self.traceCutPath(in: directory), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if file >= 0 { close(file) }
+    }
 
     /// The link the environment describes, or `nil` when no supervisor started this process. The host's
     /// ``WireProtocol/Hello`` is its first message, before any plugin code runs.

@@ -160,13 +160,20 @@ package final class TraceWriter {
         written += part.prefix(whole).reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
     }
 
-    /// Stops the writing for `failure`, told to ``onFailure`` at once. A shared file's descriptor stays open
-    /// until ``close()``: a supervised host's is one its supervisor checks is still there.
+    /// Stops the writing for `failure`, told to ``onFailure`` at once.
     private func stop(_ failure: TraceError) {
+        stopQuietly(failure)
+        onFailure?(failure)
+    }
+
+    /// Writes nothing from now on, for `failure`, which ``onFailure`` is not told: a supervised host's, whose
+    /// trace a write that failed in another process cut short, which that process said. A shared file's
+    /// descriptor stays open until ``close()``: a supervised host's is one its supervisor checks is still there.
+    package func stopQuietly(_ failure: TraceError) {
+        guard descriptor >= 0 else { return }
         self.failure = failure
         if sharesFile { stoppedDescriptor = descriptor } else { Glibc.close(descriptor) }
         descriptor = -1
-        onFailure?(failure)
     }
 
     /// Flushes and closes the file; writing after this does nothing.

@@ -141,6 +141,14 @@ enum RunCommand {
         // --trust loads without probing; discovery still probes, to read what libraries declare unloaded.
         let probing = try prober(parsed)
         let hangTimeout = try hangTimeout(parsed)
+        if let link, shared != nil, let trace {
+            // The supervisor and the hosts after this one write no more to a trace whose writing failed here.
+            let say = trace.writer.onFailure
+            trace.writer.onFailure = { failure in
+                say?(failure)
+                link.noteTraceCut()
+            }
+        }
         if parsed.flags.contains("--supervise"), link == nil {
             return await Supervisor.run(
                 arguments, script: script, hangTimeout: hangTimeout, trace: trace?.forSupervisor(script: script?.lines))

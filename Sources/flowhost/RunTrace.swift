@@ -55,6 +55,10 @@ struct RunTrace {
         }
         if let shared {
             let writer = TraceWriter(sharing: SharedTrace.descriptor, path: path)
+            if shared.isCut {
+                writer.stopQuietly(
+                    TraceError("cannot write the trace: a write an earlier host made failed", file: path))
+            }
             let recorder = TraceRecorder(redaction: TraceRedaction(keys: Set(keys)), maxPayload: limit) {
                 writer.write($0)
             }

@@ -94,3 +94,50 @@ struct FullDiskSupervisedTraceTests {
         #expect(replay.status == 0, "\(replay.standardOutput)\(replay.standardError)")
     }
 }
+
+/// A supervised host whose trace writing failed says so, and then neither the supervisor nor a host restarted
+/// after it writes to the trace, even once there is room again: the trace ends where the failure cut it, not
+/// carried on after a gap that nothing in it would show.
+struct TraceCutShortInOneHostTests {
+    @Test(.enabled(if: geteuid() == 0, "mounting a small file system needs root"))
+    func theHostsAfterTheFailureWriteNothingMore() throws {
+        let scenario = try SupervisedRunTests.Scenario()
+        let full = scenario.directory.path + "/full"
+        try #require(mkdir(full, 0o700) == 0)
+        try #require(mount("tmpfs", full, "tmpfs", 0, "size=64k,mode=0700") == 0)
+        defer { umount2(full, Int32(MNT_DETACH)) }
+        let trace = full + "/t.jsonl"
+        let run = try ChildProcess.flowhost(
+            ["run", scenario.manifest, "--supervise", "--trace", trace], connection: .pipes,
+            environment: scenario.environment)
+        defer { run.signal(SIGKILL) }
+        try run.waitFor("top: welcome")
+
+        // No room left, then a command that writes lines.
+        let filler = open(full + "/filler", O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while block.withUnsafeBytes({ write(filler, $0.baseAddress, $0.count) }) > 0 {}
+        close(filler)
+        // The file's last page had room for a few lines: enough commands to need another.
+        try run.send("act getStarted\n" + String(repeating: "act next\nback\n", count: 10))
+        try run.waitFor("the trace is cut short")
+        try run.waitFor("top: onboardingPage")
+        let cut = try readText(trace)
+        // Room again, and a crash: the restarted host goes on, untraced.
+        try #require(unlink(full + "/filler") == 0)
+        try run.send("send crashy.trap\n")
+        try run.waitFor("restarting")
+        try run.send("act next\n")
+        try run.waitFor("> act next")
+        run.closeInput()
+        let ending = try run.waitForExit()
+
+        // The trace's code stands, as a host's own exit code does over the crash's 1.
+        #expect(ending == .exited(74), "\(String(decoding: run.transcript, as: UTF8.self))")
+        #expect(try readText(trace) == cut, "nothing written after the failure")
+        let transcript = String(decoding: run.transcript, as: UTF8.self)
+        #expect(
+            transcript.split(separator: "\n").count { $0.hasSuffix("the trace is cut short") } == 1,
+            "said once: \(transcript)")
+    }
+}
