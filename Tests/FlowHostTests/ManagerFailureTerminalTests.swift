@@ -7,6 +7,21 @@ import Testing
 /// stream a program reads.
 @MainActor
 struct ManagerFailureTerminalTests {
+    /// At the demo's prompt: signs in, then sends `catalog.detail` for an item there is none of, whose manager
+    /// throws, and waits for the next prompt.
+    static func signInAndAskForAMissingItem(_ shell: ChildProcess) throws {
+        try shell.waitFor("flowhost> ")
+        try shell.send("act signIn\r")
+        try shell.waitFor("top: signIn")
+        try shell.waitFor("flowhost> ")
+        try shell.send("act submit\r")
+        try shell.waitFor("top: itemList")
+        try shell.waitFor("flowhost> ")
+        try shell.send(#"send catalog.detail {"id": 999}"# + "\r")
+        try shell.waitFor("no item with id 999")
+        try shell.waitFor("flowhost> ")
+    }
+
     /// At a prompt the request's line and the command's error land on one screen: the error alone says the
     /// failure, with the request, the manager, its library and the cause. It once printed the request's line
     /// (`catalog.detail from itemList: failed in catalog.ItemDetail (libCatalogPlugin.so): no item with id
@@ -15,17 +30,7 @@ struct ManagerFailureTerminalTests {
         let state = try TemporaryDirectory()
         let shell = try ChildProcess.flowhost(
             ["run", Repository.path("manifests/demo.json")], environment: state.environment())
-        try shell.waitFor("flowhost> ")
-        try shell.send("act signIn\r")
-        try shell.waitFor("top: signIn")
-        try shell.waitFor("flowhost> ")
-        try shell.send("act submit\r")
-        try shell.waitFor("top: itemList")
-        try shell.waitFor("flowhost> ")
-
-        try shell.send(#"send catalog.detail {"id": 999}"# + "\r")
-        try shell.waitFor("no item with id 999")
-        try shell.waitFor("flowhost> ")
+        try Self.signInAndAskForAMissingItem(shell)
 
         // Wide enough that no row wraps: the rows are the lines printed.
         let rows = TerminalScreen(shell.transcript, width: 10_000).rows
@@ -53,17 +58,7 @@ struct ManagerFailureTerminalTests {
                 "-c", #"exec "$0" run "$1" --supervise 2>"$2""#, try BuildProducts.path(of: "flowhost"),
                 Repository.path("manifests/demo.json"), errors,
             ], connection: .terminal(controlling: true), environment: state.environment())
-        try shell.waitFor("flowhost> ")
-        try shell.send("act signIn\r")
-        try shell.waitFor("top: signIn")
-        try shell.waitFor("flowhost> ")
-        try shell.send("act submit\r")
-        try shell.waitFor("top: itemList")
-        try shell.waitFor("flowhost> ")
-
-        try shell.send(#"send catalog.detail {"id": 999}"# + "\r")
-        try shell.waitFor("no item with id 999")
-        try shell.waitFor("flowhost> ")
+        try Self.signInAndAskForAMissingItem(shell)
 
         let rows = TerminalScreen(shell.transcript, width: 10_000).rows
         #expect(

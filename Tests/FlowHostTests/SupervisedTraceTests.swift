@@ -245,18 +245,25 @@ struct SupervisedTraceTests {
         #expect(!edges.contains { $0["label"]?.string == "restore" }, "\(edges)")
     }
 
+    /// A trace of the demo run with `script`, unsupervised, in `directory`; its path and lines, for a test to
+    /// write again with a supervisor's line of its own.
+    static func demoTrace(of script: String, in directory: TemporaryDirectory) throws -> (path: String, lines: [String])
+    {
+        let trace = directory.path + "/t.jsonl"
+        let run = try Subprocess.flowhost([
+            "run", Repository.path("manifests/demo.json"), "--script", try directory.file("s.flow", containing: script),
+            "--trace", trace, "--quiet",
+        ])
+        try #require(run.status == 0, "\(run.standardError)")
+        return (trace, try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init))
+    }
+
     /// A host that ended after an input it finished (at the cap of generations) leaves that input to the replay,
     /// which stops after it: the inputs after ran on the host restarted at the snapshot.
     @Test func aReplayStopsAfterAnInputTheHostFinishedBeforeItEnded() throws {
         let directory = try TemporaryDirectory()
-        let script = try directory.file("s.flow", containing: "act getStarted\nact next\nact next\n")
-        let trace = directory.path + "/t.jsonl"
-        let run = try Subprocess.flowhost([
-            "run", Repository.path("manifests/demo.json"), "--script", script, "--trace", trace, "--quiet",
-        ])
-        try #require(run.status == 0, "\(run.standardError)")
+        var (trace, lines) = try Self.demoTrace(of: "act getStarted\nact next\nact next\n", in: directory)
         // The supervisor's line after input 1's screen, as a restart at the cap writes it.
-        var lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
         let screen = try #require(
             lines.firstIndex { $0.hasPrefix(#"{"kind":"screen""#) && $0.contains(#""input":1,"#) })
         lines.insert(
@@ -280,14 +287,8 @@ struct SupervisedTraceTests {
     /// its line: the replay names the end it says, not a run stopped or killed there.
     @Test func aReplaySaysTheSupervisorEndedTheRunWhereItGaveUp() throws {
         let directory = try TemporaryDirectory()
-        let script = try directory.file("s.flow", containing: "act getStarted\nact next\n")
-        let trace = directory.path + "/t.jsonl"
-        let run = try Subprocess.flowhost([
-            "run", Repository.path("manifests/demo.json"), "--script", script, "--trace", trace, "--quiet",
-        ])
-        try #require(run.status == 0, "\(run.standardError)")
+        var (trace, lines) = try Self.demoTrace(of: "act getStarted\nact next\n", in: directory)
         // Input 2 unfinished, without its screen, then the supervisor's line.
-        var lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
         let screen = try #require(lines.lastIndex { $0.hasPrefix(#"{"kind":"screen""#) && $0.contains(#""input":2,"#) })
         lines =
             Array(lines[..<screen]) + [
