@@ -44,7 +44,7 @@ extension HostShell {
         switch outcome {
         case .failed(let error)?:
             requestFailed = true
-            restatedFailure = (what, action, error.message)
+            restatedFailure = RestatedFailure(what: what, action: action, cause: error.message)
             throw FlowError("\(what) failed: \(error.message)")
         case .unhandled?:
             requestFailed = true

@@ -64,7 +64,7 @@ extension HostShell {
                 lines[line] = lines[line].replacingFirst(": handled by ", with: ": failed in ") + reason
                 if place.depth == 0, let handler = topLevelHandler {
                     managerFailure = ManagerFailureLine(
-                        request: request.name, line: line, handler: handler, cause: error.message,
+                        request: request.name.rawValue, line: line, handler: handler, cause: error.message,
                         isAlone: line == lines.count - 1)
                 }
                 continue
@@ -105,7 +105,9 @@ extension HostShell {
     /// The line of a request made at the top level that failed in its manager
     /// (`catalog.detail from itemList: failed in catalog.ItemDetail (libCatalogPlugin.so): no item with id 999`).
     struct ManagerFailureLine {
-        let request: CoordinationRequestName
+        /// As text: a FlowKit type here would have every command's lines, found or not, copied and destroyed
+        /// through FlowKit's value witnesses (its layout is FlowKit's to change).
+        let request: String
         /// Its index among the lines.
         var line: Int
         /// How its manager is printed: `catalog.ItemDetail (libCatalogPlugin.so)`.

@@ -38,7 +38,14 @@ package final class HostShell {
         /// (libCatalogPlugin.so): no item with id 999`) and the line is left out; a line with what the
         /// manager did under it stays, without the cause, which the error gives. Elsewhere each stream is
         /// read alone (a log of standard output, a script's errors), and says it whole.
-        package var onScreen: (lines: [String], error: String)?
+        package var onScreen: ScreenForm?
+
+        /// A reply's lines and error as one screen shows them (``onScreen``). A type of its own rather than a
+        /// tuple: every reply carries the field, and a tuple's copies and destructions go through the runtime.
+        package struct ScreenForm: Sendable {
+            package var lines: [String]
+            package var error: String
+        }
 
         package init(lines: [String], status: Status) {
             self.lines = lines
@@ -80,7 +87,15 @@ package final class HostShell {
     /// The failure in its manager of the request the error of the command being executed is about: how the
     /// error names it (`catalog.detail`, `start request launch`, or the action that asked for it) and why.
     /// Its line then says it too; a terminal gets it once (``Reply/onScreen``).
-    var restatedFailure: (what: String, action: String?, cause: String)?
+    var restatedFailure: RestatedFailure?
+
+    /// A request's failure in its manager as the error of the command says it (``restatedFailure``).
+    struct RestatedFailure {
+        /// How the error names the request, and the action that asked for it, if one did.
+        var what: String
+        var action: String?
+        var cause: String
+    }
     /// What became of the requests guards redirected, for `expect outcome`.
     var heldFates = HeldFates()
     /// Which plugin generation presented each module (``ModuleMakers``): for `act` on an older screen.
@@ -181,7 +196,7 @@ package final class HostShell {
         var reply = Reply(lines: described.lines + [topLine], status: status)
         reply.tracedError = traced
         if restated, let screen = onScreen(described, status: status) {
-            reply.onScreen = (screen.lines + [topLine], screen.error)
+            reply.onScreen = Reply.ScreenForm(lines: screen.lines + [topLine], error: screen.error)
         }
         return reply
     }
@@ -291,7 +306,7 @@ package final class HostShell {
         if restated, let screen = onScreen(described, status: status) {
             // Without its line, a failure that printed nothing else gets its error alone, as a mistake does.
             let lines = screen.lines + output
-            reply.onScreen = (lines.isEmpty ? [] : lines + [topLine], screen.error)
+            reply.onScreen = Reply.ScreenForm(lines: lines.isEmpty ? [] : lines + [topLine], error: screen.error)
         }
         return reply
     }

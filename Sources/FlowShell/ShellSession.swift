@@ -334,10 +334,10 @@ package final class ShellSession {
 
     /// `reply` as this session prints it: in its form for one screen, where the lines and errors share one.
     private func printed(_ reply: HostShell.Reply) -> HostShell.Reply {
-        guard sharesScreen, let (lines, error) = reply.onScreen else { return reply }
+        guard sharesScreen, let screen = reply.onScreen else { return reply }
         var printed = reply
-        printed.lines = lines
-        printed.status = .error(error)
+        printed.lines = screen.lines
+        printed.status = .error(screen.error)
         return printed
     }
 

@@ -53,7 +53,10 @@ package final class TraceRecorder {
     private var current = TraceLine()
     /// When the trace began: the header, or the recorder's making when there is none, or the clock a supervisor
     /// gave (``resume(origin:after:)``).
-    package private(set) var origin = TraceRecorder.monotonicNow()
+    private var origin = TraceRecorder.monotonicNow()
+    /// ``origin``, for a supervisor whose hosts carry the trace on. Read through this, ``origin`` stays private:
+    /// the compiler sees every access to it, and checks none at run time on the line it times.
+    package var clockOrigin: UInt64 { origin }
     /// Whether ``origin`` was given, and the header keeps it.
     private var originIsGiven = false
     /// Whether the next start is an input of the session under way: a restarted host's restore.

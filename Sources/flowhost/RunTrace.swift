@@ -92,7 +92,7 @@ struct RunTrace {
     /// - Parameter script: The script the supervisor reads, whose goal the first host's header names.
     func forSupervisor(script: [String]?) -> SupervisedTraceFile {
         writer.share()
-        let (writer, origin) = (writer, recorder.origin)
+        let (writer, origin) = (writer, recorder.clockOrigin)
         return SupervisedTraceFile(
             descriptor: writer.fileDescriptor, origin: origin, goal: script.flatMap(SubjectRunner.goal(in:)),
             position: { descriptor in
