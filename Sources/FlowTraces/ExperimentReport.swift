@@ -132,85 +132,12 @@ package struct ExperimentReport: Sendable {
     /// the same subject in two of them cannot be matched, and counts once per trace.
     package var unmatchedSubjects: UnmatchedSubjects?
 
-    /// The traces (a file, or `file:line` for one joined whole after another) whose subjects cannot be
-    /// matched with each other's, in ``traces`` order.
-    package struct UnmatchedSubjects: Sendable, Hashable {
-        /// Those that record the subjects as pseudonyms, each under its own salt (never written).
-        package var pseudonymised: [String]
-        /// Those that record the same experiments' subjects as they are.
-        package var plain: [String]
-        /// The experiments whose subjects these are, by name.
-        package var experiments: [String]
-
-        /// The traces whose subjects cannot be matched, from `recordings`: each recording's name and header.
-        /// `nil` when every experiment's subjects are pseudonymised in one of them at most, and then not also
-        /// recorded as they are in another.
-        static func find(in recordings: [(name: String, header: TraceEvent)]) -> UnmatchedSubjects? {
-            // experiment -> whether each recording that sets it up pseudonymises its subjects.
-            var byExperiment: [String: [(name: String, pseudonymised: Bool)]] = [:]
-            for (name, header) in recordings {
-                let keys = Set((header["redacted"]?.array ?? []).compactMap(\.string))
-                for (experiment, setUp) in header["experiments"]?.object ?? [:] {
-                    let path = setUp["subject"]?.string ?? ""
-                    byExperiment[experiment, default: []].append(
-                        (name, TraceRedaction.pseudonymises(path: path, keys: keys)))
-                }
-            }
-            var pseudonymised = Set<String>()
-            var plain = Set<String>()
-            var experiments: [String] = []
-            for (experiment, traces) in byExperiment.sorted(by: { $0.key < $1.key })
-            where traces.count > 1 && traces.contains(where: \.pseudonymised) {
-                experiments.append(experiment)
-                for trace in traces {
-                    if trace.pseudonymised { pseudonymised.insert(trace.name) } else { plain.insert(trace.name) }
-                }
-            }
-            guard !pseudonymised.isEmpty else { return nil }
-            let names = recordings.map(\.name)
-            return UnmatchedSubjects(
-                pseudonymised: names.filter(pseudonymised.contains),
-                plain: names.filter { plain.contains($0) && !pseudonymised.contains($0) }, experiments: experiments)
-        }
-    }
-
-    /// An experiment set up differently in two traces (its subject, salt, variants or weights).
-    package struct DifferentSetup: Sendable, Hashable {
-        package var experiment: String
-        package var first: String
-        package var other: String
-    }
-
-    /// A trace of fewer subjects than its run was to simulate.
-    package struct ShortTrace: Sendable, Hashable {
-        package var file: String
-        /// The line of its header: 1, or where a trace joined to the one before it begins.
-        package var line: Int = 1
-        package var sessions: Int
-        package var subjects: Int
-    }
-
-    /// A trace a run was still writing (``TraceReader/isBeingWritten``), with how far its run had got.
-    package struct TraceInProgress: Sendable, Hashable {
-        package var file: String
-        /// The sessions its last recording, the run's, held when it was read.
-        package var sessions: Int
-        /// The subjects the run is to simulate, when its header says (`run --subjects`).
-        package var subjects: Int?
-    }
-
-    /// A goal the traces never handled a request as.
-    package struct UnhandledGoal: Sendable, Hashable {
-        /// The handled request nearest to the goal by name, when one is near enough to be what was meant.
-        package var nearest: String?
-    }
-
     /// The report of `traces`, read whole, for `goal`.
     ///
     /// - Throws: ``TraceError`` naming the trace's file (a trace read whole has no line numbers) for a goal
     ///   handled before an exposure of its session, as ``read(_:headers:goal:)`` does.
     package init(traces: [Trace], goal: String) throws(TraceError) {
-        var tally = Tally(goal: goal)
+        var tally = ExperimentTally(goal: goal)
         for trace in traces {
             // Read as the files are read line by line; the trace was read whole, so its sessions follow.
             var order = TraceSessionOrder()
@@ -235,7 +162,7 @@ package struct ExperimentReport: Sendable {
     package static func read(_ files: [String], headers: [TraceEvent], goal: String) throws(TraceError)
         -> ExperimentReport
     {
-        var tally = Tally(goal: goal)
+        var tally = ExperimentTally(goal: goal)
         var short: [ShortTrace] = []
         var inProgress: [TraceInProgress] = []
         // Where each experiment whose set-up changed within a trace (a reload, or a session after one) first did.
@@ -346,7 +273,8 @@ package struct ExperimentReport: Sendable {
     }
 
     private init(
-        files: [String], headers: [TraceEvent], tally: Tally, goal: String, setUpChanges: [String: String] = [:]
+        files: [String], headers: [TraceEvent], tally: ExperimentTally, goal: String,
+        setUpChanges: [String: String] = [:]
     ) {
         self.goal = goal
         self.traces = files
@@ -382,7 +310,7 @@ package struct ExperimentReport: Sendable {
     }
 
     private static func experiment(
-        _ name: String, subject: String, variants configured: [(name: String, weight: Int)], tally: Tally,
+        _ name: String, subject: String, variants configured: [(name: String, weight: Int)], tally: ExperimentTally,
         setUpChangedAt: String? = nil
     ) -> Experiment {
         // The subjects by variant, gathered once: a trace names any number of variants.
@@ -436,102 +364,5 @@ package struct ExperimentReport: Sendable {
             isMismatch: untested == nil && fit.p < mismatchThreshold, untested: untested)
         return Experiment(
             name: name, subject: subject, variants: variants, comparisons: comparisons, sampleRatio: ratio)
-    }
-}
-
-/// The exposures, goals and failed requests read from traces, by experiment and subject.
-private struct Tally {
-    struct Subject {
-        var variant: String
-        var reached: (steps: Int, nanoseconds: UInt64)?
-        /// Whether a request routed to its variant failed, so that it counts once in ``Tally/failures``.
-        var failed = false
-    }
-
-    /// The goal request.
-    let goal: String
-    /// experiment -> subject -> what became of it.
-    var exposures: [String: [String: Subject]] = [:]
-    /// experiment -> variant -> the subjects whose request routed to it failed, and the first failure: a
-    /// count, whatever the number of failures.
-    var failures: [String: [String: (subjects: Int, first: ExperimentReport.RequestFailure)]] = [:]
-    /// The experiments' requests in the session being read.
-    private var requests = ExperimentReport.RoutedRequests()
-
-    init(goal: String) { self.goal = goal }
-
-    /// experiment -> the subject exposed last in the session being read, with the input and time of its
-    /// exposure, and the inputs of the session that were no step of the person's before it (``restores``).
-    private var current: [String: (subject: String, input: Int, time: UInt64, restoresBefore: Int)] = [:]
-    /// The session's input that a host restarted at the snapshot restores, which the person did not make:
-    /// the one after a `hostEnded` whose `restarting` is true. Its events replay steps already counted.
-    private var restoring: Int?
-    /// The inputs of the session being read that were such restores, so far: not counted as steps.
-    private var restores = 0
-
-    /// Counts `event`, the next event read, if it is an exposure, the goal handled, or the failure of a
-    /// request routed to a variant (a host that ended with it under way included): steps are counted by the
-    /// events' `input`, so that nothing of a session but its exposures and its experiments' requests under way
-    /// is kept. A restarted host's restore (the input after a `hostEnded` that restarts) is left out, its
-    /// events and its step: it replays what the person did before.
-    ///
-    /// - Parameter beginsSession: Whether `event` begins a session (``TraceSessionOrder``): an exposure
-    ///   counts towards the goals of its session only.
-    /// - Throws: ``TraceError``, without a file or a line (the caller knows them), when `event` is the goal
-    ///   handled at an earlier `t` or `input` than an exposure of its session read before it: flowhost writes
-    ///   a session's lines as they happen, so its times and inputs never go back, and the time or steps to
-    ///   the goal would be negative.
-    mutating func read(_ event: TraceEvent, beginsSession: Bool) throws(TraceError) {
-        if beginsSession {
-            current = [:]
-            requests.beginSession()
-            restoring = nil
-            restores = 0
-        }
-        let isRestore = event.input == restoring
-        if event.kind == .hostEnded {
-            // A host that ends in its restore has the next one restore in the input after.
-            restoring = event["restarting"] == true ? event.input + 1 : nil
-        }
-        if isRestore {
-            if event.kind == .input { restores += 1 }
-            return
-        }
-        for failed in requests.read(event) { countFailure(failed) }
-        if event.kind == .exposure, let experiment = event["experiment"]?.string,
-            let subject = event["subject"]?.string, let variant = event["variant"]?.string
-        {
-            if exposures[experiment]?[subject] == nil {
-                exposures[experiment, default: [:]][subject] = Subject(variant: variant)
-            }
-            current[experiment] = (subject, event.input, event.time, restores)
-        } else if event.kind == .handled, event["request"]?.string == goal {
-            // In the experiments' order, so that the error names the same exposure on every run.
-            for (experiment, exposure) in current.sorted(by: { $0.key < $1.key })
-            where event.time < exposure.time || event.input < exposure.input {
-                throw TraceError(
-                    "the goal '\(goal)' was handled at t \(event.time) (input \(event.input)), before subject '\(exposure.subject)' was exposed to experiment '\(experiment)' at t \(exposure.time) (input \(exposure.input)) on a line before: a session's times and inputs only grow as flowhost writes them, so the trace was edited or its lines reordered; give each trace as it was recorded"
-                )
-            }
-            for (experiment, exposure) in current where exposures[experiment]?[exposure.subject]?.reached == nil {
-                exposures[experiment]?[exposure.subject]?.reached = (
-                    event.input - exposure.input - (restores - exposure.restoresBefore) + 1,
-                    event.time - exposure.time
-                )
-            }
-        }
-    }
-
-    /// Counts `failed`, a request routed to a variant that failed, for the subject exposed last in the session
-    /// to its experiment, once, when that subject counts in that variant.
-    private mutating func countFailure(
-        _ failed: (experiment: String, variant: String, failure: ExperimentReport.RequestFailure)
-    ) {
-        guard let subject = current[failed.experiment]?.subject,
-            let exposure = exposures[failed.experiment]?[subject], exposure.variant == failed.variant,
-            !exposure.failed
-        else { return }
-        exposures[failed.experiment]?[subject]?.failed = true
-        failures[failed.experiment, default: [:]][failed.variant, default: (0, failed.failure)].subjects += 1
     }
 }
