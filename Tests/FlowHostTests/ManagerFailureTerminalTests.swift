@@ -120,13 +120,25 @@ struct ManagerFailureTerminalTests {
         #expect(screen.error == error)
     }
 
-    /// Nothing to say once more where no manager took the request: its line is left out everywhere already.
+    /// Nothing to say once more where no manager took the request: a route to a manager its plugin does not
+    /// export fails before any manager runs, and its line is left out everywhere already, so the error alone is
+    /// the reply, on a screen as elsewhere.
     @Test func aRequestNoManagerTookHasNoScreenForm() throws {
-        let shell = HostShell(host: try Host.bundled("manifests/demo.json"))
+        let host = try Host.parsing(
+            """
+            {"manifestVersion": 1,
+             "plugins": {"auth": "libAuthPlugin.so", "settings": "libSettingsPlugin.so"},
+             "routes": [{"request": "settings.show", "plugin": "settings", "manager": "Setings"}]}
+            """)
+        let shell = HostShell(host: host)
         _ = shell.start()
 
-        let reply = shell.execute("send settings.abuot")
+        let reply = shell.execute("send settings.show")
 
+        guard case .error(let error) = reply.status else { throw TestFailure("no error: \(reply.status)") }
+        #expect(
+            error.hasSuffix("plugin 'settings' exports no manager 'Setings'; it exports: About, Settings"), "\(error)")
+        #expect(reply.lines.isEmpty, "\(reply.lines)")
         #expect(reply.onScreen == nil)
     }
 }
