@@ -148,9 +148,11 @@ package final class TraceReplay {
             guard let session else { continue }
             session.inputs += 1
             // A supervised run's host ended here, and what follows ran on another host (the supervisor's line says
-            // how, which an input cut short by the end of the trace, below, does not).
-            let hostEnded = input.events.first { $0.kind == .hostEnded }.map { ended in
-                let restarted = ended["restarting"] == true
+            // how, which an input cut short by the end of the trace, below, does not). A supervisor that could not
+            // start the host it was restarting said so in a line of its own after it, which restarts nothing.
+            let ends = input.events.filter { $0.kind == .hostEnded }
+            let hostEnded = ends.first.map { ended in
+                let restarted = ends.last?["restarting"] == true
                 return ReplaySummary.HostEnded(
                     session: session.number, subject: session.subject, step: input.number,
                     command: input.record["command"]?.string ?? "", ending: ended["ending"]?.string ?? "ended",

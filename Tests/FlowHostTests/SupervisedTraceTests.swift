@@ -309,6 +309,28 @@ struct SupervisedTraceTests {
         #expect(document["hostEnded"]?["restarted"] == false && document["hostEnded"]?["restoredSnapshot"] == false)
     }
 
+    /// A supervisor that could not start the host it was restarting (its executable gone) says so in a second
+    /// line: the replay names the end the first says, and no restart, since none followed.
+    @Test func aReplaySaysNoRestartFollowedWhereTheSupervisorCouldNotStartOne() throws {
+        let directory = try TemporaryDirectory()
+        var (trace, lines) = try Self.demoTrace(of: "act getStarted\nact next\n", in: directory)
+        let screen = try #require(lines.lastIndex { $0.hasPrefix(#"{"kind":"screen""#) && $0.contains(#""input":2,"#) })
+        lines =
+            Array(lines[..<screen]) + [
+                #"{"kind":"hostEnded","t":1,"session":1,"input":2,"ending":"crash","plugin":"welcome","error":"x; restarting","restarting":true}"#,
+                #"{"kind":"hostEnded","t":2,"session":1,"input":2,"ending":"ended","error":"cannot supervise: cannot start x","restarting":false}"#,
+            ]
+        _ = try directory.file("t.jsonl", containing: lines.joined(separator: "\n") + "\n")
+
+        let replay = try Subprocess.flowhost(["replay", trace])
+
+        #expect(replay.status == 0, "\(replay.standardError)")
+        #expect(
+            replay.outputLines.dropFirst().first
+                == "note: the recorded host ended in step 2, act next (crash, plugin 'welcome'); its supervisor ended the run there",
+            "\(replay.outputLines)")
+    }
+
     /// The supervisor reads where the hosts left the file: the last whole line's session and input, and the
     /// session's highest request id, a line a killed host left half written taken off first, however long the
     /// last line; what is written next starts a line of its own.
