@@ -1,6 +1,7 @@
 import FlowKit
 import Glibc
 import HostSupport
+import PluginLoading
 
 /// Writes a trace file: one ``TraceEvent`` per line (JSON Lines), buffered, in the order given.
 ///
@@ -134,6 +135,14 @@ package final class TraceWriter {
     /// Writes what is buffered.
     package func flush() {
         guard descriptor >= 0, !buffer.isEmpty else { return }
+        // A child that plugin code forked and that came back into the host's code (``ForkedChild``) writes
+        // nothing: the file is its parent's, which writes the same lines, and a shared trace's lines would be
+        // in it twice before the child ended itself.
+        guard !ForkedChild.isThisProcess else {
+            buffer.removeAll(keepingCapacity: true)
+            buffered = 0
+            return
+        }
         // Where the others' lines end.
         if sharesFile { fileSize = Int(lseek(descriptor, 0, SEEK_END)) }
         guard DescriptorWriter.writeAll(buffer, to: descriptor) else {

@@ -1,3 +1,4 @@
+import FlowKit
 import Glibc
 import Testing
 
@@ -50,5 +51,31 @@ struct ForkedChildInSubjectsTests {
             $0.contains(#""kind":"session""#)
         }
         #expect(sessions.count == 3, "\(sessions)")
+    }
+}
+
+/// The same in a supervised run's trace, which each host writes a line at a time: before, the child that came
+/// back wrote the command's lines into it a second time (its `presented`, `handled` and `screen`), so that a
+/// replay of the trace diverged there.
+struct ForkedChildInSupervisedTraceTests {
+    @Test func theChildThatComesBackWritesNothingToTheTrace() throws {
+        let traces = try TemporaryDirectory()
+        /// The kinds of the trace's lines after its header, and their inputs, for a run with `arguments`.
+        func kinds(_ arguments: [String]) throws -> [String] {
+            let trace = traces.path + "/\(arguments.count).jsonl"
+            let lab = try FixtureRun(
+                request: "hangy.fork", manager: "ForkReturn", script: "send hangy.fork\nstack\n",
+                arguments: arguments + ["--trace", trace])
+            #expect(lab.run.status == 0, "\(lab.run.standardError)")
+            return try readText(trace).split(separator: "\n").dropFirst().map { line in
+                let event = try JSONValue(parsing: String(line))
+                return "\(event["kind"]?.string ?? "?") \(event["input"]?.int ?? -1)"
+            }
+        }
+
+        let supervised = try kinds(["--supervise"])
+
+        #expect(supervised == (try kinds([])), "\(supervised)")
+        #expect(supervised.filter { $0 == "presented 1" }.count == 1)
     }
 }
