@@ -1,5 +1,6 @@
 /// How a line being edited is drawn: the prompt and the line on one terminal row. A line wider than the
-/// row scrolls sideways so that the cursor stays in view.
+/// row scrolls sideways so that the cursor stays in view; once entered, it is drawn whole
+/// (``renderWhole(prompt:buffer:width:)``).
 ///
 /// One row keeps redrawing simple and exact: return to the row's first column, draw, clear to the end of the
 /// screen. Lines printed while someone types go above it the same way.
@@ -64,6 +65,21 @@ struct LineDisplay: Equatable, Sendable {
             cells: promptCells + widths[scroll..<end],
             cursor: promptCells.count + buffer.cursor - scroll)
         return start + prompt + shown + "\u{1B}[J" + "\r" + (cursorColumn > 0 ? "\u{1B}[\(cursorColumn)C" : "")
+    }
+
+    /// The bytes that draw `prompt` and the whole of `buffer` for good, the line entered: from its start,
+    /// wrapped by the terminal over as many rows as it takes, the cursor after its end. A scrolled drawing
+    /// left as it was kept only the part around the cursor, its end after End, in the scrollback above the
+    /// command's output; readline, fish and zsh leave the whole line there too.
+    ///
+    /// Erasing it (``erase(width:)``) goes up to its first row, as for a drawing re-wrapped by the terminal.
+    mutating func renderWhole(prompt: String, buffer: LineBuffer, width: Int) -> String {
+        let start = returnToStart(width: width)
+        let cells = Self.cells(of: prompt) + buffer.characters.map(Self.columns(of:))
+        drawn = Drawing(cells: cells, cursor: cells.count)
+        // Cleared first: after a row filled to its last column the cursor stays on that column until the next
+        // character, and clearing from there would take the line's last character.
+        return start + "\u{1B}[J" + prompt + buffer.text
     }
 
     /// The bytes that erase the line drawn last, on a terminal now `width` columns wide, and leave the cursor at

@@ -163,7 +163,7 @@ package final class LineEditor: Sendable {
         if state.isReading { return render(&state) }
         guard let submitted = state.submitted, !submitted.isDrawn else { return "" }
         state.submitted?.isDrawn = true
-        return state.display.render(prompt: state.prompt, buffer: submitted.buffer, width: terminal.columns())
+        return state.display.renderWhole(prompt: state.prompt, buffer: submitted.buffer, width: terminal.columns())
             + "\r\n"
     }
 
@@ -207,7 +207,10 @@ package final class LineEditor: Sendable {
             }
             if keys.isEmpty {
                 guard let arrived = nextKeys() else {
-                    state.withLock { endLine(&$0) }
+                    state.withLock { state in
+                        let line = state.edit.buffer
+                        endLine(&state, line: line)
+                    }
                     return nil
                 }
                 keys = arrived
@@ -291,25 +294,25 @@ package final class LineEditor: Sendable {
     private func apply(
         _ key: TerminalKey, completion: LineCompletion?, interruptible: (String) -> Bool, to state: inout State
     ) -> Outcome {
-        var abandoned = state.edit.buffer
+        var typed = state.edit.buffer
         switch state.edit.handle(key, completion: completion) {
         case .redraw: write(render(&state))
         case .bell: write("\u{07}")
         case .submit(let line):
             let remembered = state.edit.remember(line)
             if interruptible(line) { KeyboardInterrupt.arm() }
-            endLine(&state)
-            if state.holdsLine { state.submitted = (abandoned, isDrawn: true) }
+            endLine(&state, line: typed)
+            if state.holdsLine { state.submitted = (typed, isDrawn: true) }
             return .line(line, history: remembered ? state.edit.history : nil)
         case .endOfFile:
-            endLine(&state)
+            endLine(&state, line: typed)
             return .end
         case .cancel:
             // The abandoned line stays on screen, its end in view, marked with ^C after it: drawn a column
             // narrower, so that the two columns of ^C fit on its row (the drawing keeps one free).
-            abandoned.moveToEnd()
+            typed.moveToEnd()
             let shown = state.display.render(
-                prompt: state.prompt, buffer: abandoned, width: max(1, terminal.columns() - 1))
+                prompt: state.prompt, buffer: typed, width: max(1, terminal.columns() - 1))
             state.display.reset()
             write(shown + "^C\r\n" + render(&state))
         case .list(let words):
@@ -326,11 +329,12 @@ package final class LineEditor: Sendable {
     }
 
     /// Sets the terminal's modes for the command, quiet, so that keys typed while it runs wait for the next
-    /// line unechoed; leaves the line on screen and moves below it.
-    private func endLine(_ state: inout State) {
+    /// line unechoed; leaves the whole of `line` on screen, unscrolled, and moves below it.
+    private func endLine(_ state: inout State, line: LineBuffer) {
         // Quiet first: once the line ends on screen, Ctrl-C is a signal again (``KeyboardInterrupt``).
         terminal.enterQuiet()
-        write("\r\n")
+        write(
+            state.display.renderWhole(prompt: state.prompt, buffer: line, width: terminal.columns()) + "\r\n")
         state.isReading = false
     }
 

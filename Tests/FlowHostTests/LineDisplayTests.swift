@@ -97,6 +97,25 @@ struct LineDisplayTests {
         #expect(LineDisplay.cursorRow(cells: Array(repeating: 1, count: 39) + [2, 1], cursor: 40, width: 40) == 1)
     }
 
+    /// A line entered is drawn whole over the rows it takes; lines printed above it before its command's
+    /// output (``LineEditor/releaseSubmittedLine()``) take all of them, even when it fills its last row to the
+    /// end, where the cursor waits on the last column.
+    @Test(arguments: [75, 90])
+    func aLineEnteredIsDrawnWholeAndLinesPrintedAboveItTakeAllItsRows(length: Int) {
+        var display = LineDisplay()
+        let buffer = LineBuffer(String(repeating: "x", count: length))  // 85 or 100 columns with the prompt
+        var screen = TerminalScreen(Array("earlier output\r\n".utf8), width: 50)
+        screen.play(Array(display.render(prompt: "flowhost> ", buffer: buffer, width: 50).utf8))
+
+        screen.play(Array((display.renderWhole(prompt: "flowhost> ", buffer: buffer, width: 50) + "\r\n").utf8))
+        let whole = ["flowhost> " + String(repeating: "x", count: 40), String(repeating: "x", count: length - 40)]
+        #expect(screen.rows == ["earlier output"] + whole)
+        screen.play(Array(("\u{1B}[A" + display.erase(width: 50) + "reloaded\r\n").utf8))
+        screen.play(Array((display.renderWhole(prompt: "flowhost> ", buffer: buffer, width: 50) + "\r\n").utf8))
+
+        #expect(screen.rows == ["earlier output", "reloaded"] + whole)
+    }
+
     @Test func wideCharactersTakeTwoColumnsAndEscapesNone() {
         #expect(LineDisplay.columns(of: "日本") == 4)
         #expect(LineDisplay.columns(of: "é✓") == 2)

@@ -24,4 +24,38 @@ struct LongLineTerminalTests {
         try shell.send("quit\r")
         #expect(try shell.waitForExit() == .exited(0))
     }
+
+    /// A line wider than the row, entered: it stays on screen whole, wrapped over two rows as a shell leaves
+    /// it, with the command's output under it. The drawing scrolled to the cursor was left as it was, so the
+    /// screen and the scrollback kept the line's end alone.
+    @Test(arguments: [false, true])
+    func aLineWiderThanTheRowStaysOnScreenWholeOnceEntered(cursorAtStart: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let shell = try ChildProcess.flowhost(
+            ["run", Repository.path("manifests/demo.json")], environment: directory.environment())
+        try shell.waitFor("top: welcome")
+        try shell.waitFor("flowhost> ")
+        let before = TerminalScreen(shell.transcript).rows
+        let word = String(repeating: "abcdefghij", count: 10)
+
+        try shell.send("help " + word + (cursorAtStart ? "\u{1B}[H" : "") + "\r")
+
+        try shell.waitFor("for the list")
+        try shell.waitFor("flowhost> ")
+        let typed = "flowhost> help " + word  // 115 columns: 80, then 35
+        let error = "error: help: no command '\(word)'; type 'help' for the list"
+        #expect(
+            TerminalScreen(shell.transcript).rows
+                == before.dropLast() + rows(typed, width: 80) + rows(error, width: 80) + ["flowhost>"])
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    /// `text` as a terminal `width` columns wide wraps it, one column to a character.
+    private func rows(_ text: String, width: Int) -> [String] {
+        let characters = Array(text)
+        return stride(from: 0, to: characters.count, by: width).map {
+            String(characters[$0..<min($0 + width, characters.count)])
+        }
+    }
 }
