@@ -5,6 +5,14 @@
 /// One row keeps redrawing simple and exact: return to the row's first column, draw, clear to the end of the
 /// screen. Lines printed while someone types go above it the same way.
 ///
+/// Terminals disagree on the width of emoji (👍🏽 is 4 columns in tmux 3.3, 2 in kitty; ``CharacterWidth``):
+/// a row laid out by one count ran past the row's end on a terminal that counts more, which wrapped it, and
+/// every redraw from the second row left the first on screen, a copy of the line for each key. So the row
+/// is laid out by the most any terminal gives each character, which costs a few columns left free where
+/// the terminal counts less, and the cursor is placed by the terminal's own count when the counts could
+/// differ (``cursorMove(prompt:before:widths:)``). Going up after a re-wrap counts rows by the same most, so
+/// on such a terminal it may go a row too far, the lesser harm again.
+///
 /// A row drawn at one width is re-wrapped by most terminals when they are made narrower (tmux, VTE, kitty,
 /// iTerm2, Windows Terminal): a row of 97 columns becomes three at 40, and the cursor goes with its character
 /// to one of them. Returning to the cursor's row alone left the others on screen, so every redraw first goes
@@ -30,12 +38,15 @@ struct LineDisplay: Equatable, Sendable {
     /// The bytes that draw `prompt` and `buffer` on the current row of a terminal `width` columns wide and
     /// put the cursor where the buffer's cursor is; scrolls as needed.
     mutating func render(prompt: String, buffer: LineBuffer, width: Int) -> String {
-        let promptCells = Self.cells(of: prompt)
+        let promptWidths = Self.widths(of: prompt)
+        let promptCells = promptWidths.map(\.most)
         let promptWidth = promptCells.reduce(0, +)
         // The last column stays free: a character there would make some terminals wrap early.
         let room = max(1, width - promptWidth - 1)
         let characters = buffer.characters
-        let widths = characters.map(Self.columns(of:))
+        let characterWidths = characters.map(CharacterWidth.init(of:))
+        // The most a terminal may give each (``CharacterWidth``): the row drawn never runs onto the next.
+        let widths = characterWidths.map(\.most)
         // Running sums, not a sum per step: a pasted line of 20,000 characters, or End on one, took seconds
         // summing its widths again for each character scrolled past.
         scroll = min(scroll, buffer.cursor)
@@ -59,12 +70,30 @@ struct LineDisplay: Equatable, Sendable {
             used += widths[end]
             end += 1
         }
-        let cursorColumn = promptWidth + widths[scroll..<buffer.cursor].reduce(0, +)
         let start = returnToStart(width: width)
         drawn = Drawing(
             cells: promptCells + widths[scroll..<end],
             cursor: promptCells.count + buffer.cursor - scroll)
-        return start + prompt + shown + "\u{1B}[J" + "\r" + (cursorColumn > 0 ? "\u{1B}[\(cursorColumn)C" : "")
+        return start + prompt + shown + "\u{1B}[J" + "\r"
+            + Self.cursorMove(
+                prompt: prompt, before: characters[scroll..<buffer.cursor],
+                widths: promptWidths + characterWidths[scroll..<buffer.cursor])
+    }
+
+    /// The bytes that move the cursor from the row's first column to after `prompt` and `before`, whose
+    /// characters are `widths` wide: a count of columns when every terminal agrees on it, else `prompt` and
+    /// `before` written again over themselves, so that the terminal puts the cursor after them by its own
+    /// count (tmux 3.3 gives 👍🏽 4 columns, kitty 2). Moved by a count right for only some terminals, the cursor
+    /// stood away from its character on the others.
+    private static func cursorMove(
+        prompt: String, before: ArraySlice<Character>, widths: some Sequence<CharacterWidth>
+    ) -> String {
+        var columns = 0
+        for width in widths {
+            guard width.isCertain else { return prompt + String(before) }
+            columns += width.most
+        }
+        return columns > 0 ? "\u{1B}[\(columns)C" : ""
     }
 
     /// The bytes that draw `prompt` and the whole of `buffer` for good, the line entered: from its start,
@@ -75,7 +104,7 @@ struct LineDisplay: Equatable, Sendable {
     /// Erasing it (``erase(width:)``) goes up to its first row, as for a drawing re-wrapped by the terminal.
     mutating func renderWhole(prompt: String, buffer: LineBuffer, width: Int) -> String {
         let start = returnToStart(width: width)
-        let cells = Self.cells(of: prompt) + buffer.characters.map(Self.columns(of:))
+        let cells = Self.cells(of: prompt) + buffer.characters.map { CharacterWidth(of: $0).most }
         drawn = Drawing(cells: cells, cursor: cells.count)
         // Cleared first: after a row filled to its last column the cursor stays on that column until the next
         // character, and clearing from there would take the line's last character.
@@ -127,14 +156,20 @@ struct LineDisplay: Equatable, Sendable {
         return row
     }
 
-    /// The columns `text` takes on a terminal, not counting escape sequences (a coloured prompt).
+    /// The columns `text` takes on a terminal, the most any gives it (``CharacterWidth``), not counting escape
+    /// sequences (a coloured prompt).
     static func columns(of text: String) -> Int {
         cells(of: text).reduce(0, +)
     }
 
-    /// The columns each character of `text` takes on a terminal, escape sequences left out.
+    /// The most columns each character of `text` takes on a terminal, escape sequences left out.
     static func cells(of text: String) -> [Int] {
-        var cells: [Int] = []
+        widths(of: text).map(\.most)
+    }
+
+    /// The columns each character of `text` takes on terminals, escape sequences left out.
+    private static func widths(of text: String) -> [CharacterWidth] {
+        var widths: [CharacterWidth] = []
         var inEscape = false
         for character in text {
             if inEscape {
@@ -148,23 +183,8 @@ struct LineDisplay: Equatable, Sendable {
                 inEscape = true
                 continue
             }
-            cells.append(columns(of: character))
+            widths.append(CharacterWidth(of: character))
         }
-        return cells
+        return widths
     }
-
-    /// The columns `character` takes: 2 for East Asian wide characters and emoji, 0 for control characters,
-    /// 1 otherwise.
-    static func columns(of character: Character) -> Int {
-        guard let scalar = character.unicodeScalars.first else { return 0 }
-        if scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) { return 0 }
-        if scalar.properties.isEmojiPresentation || character.unicodeScalars.contains("\u{FE0F}") { return 2 }
-        return wideRanges.contains { $0.contains(scalar.value) } ? 2 : 1
-    }
-
-    /// East Asian Wide and Fullwidth blocks (Unicode's EastAsianWidth.txt, W and F, in broad ranges).
-    private static let wideRanges: [ClosedRange<UInt32>] = [
-        0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
-        0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD,
-    ]
 }

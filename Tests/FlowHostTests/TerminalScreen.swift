@@ -5,6 +5,10 @@
 /// `ESC[nC` and `ESC[nD` (cursor up, right and left). Colours (`ESC[...m`) and the bell change no text; other
 /// sequences (Ctrl-L's clearing) are not played. Rows that scroll off the top are kept: ``rows`` is the whole
 /// history. ``resize(to:)`` re-wraps it as a terminal made narrower or wider does.
+///
+/// A character takes the columns ``widths`` gives it (tmux's by default): a wide one fills its first cell and
+/// ``continuation`` the others, moves whole to the next row when it does not fit at the end of one, and
+/// goes whole when anything is written over part of it, as in tmux.
 struct TerminalScreen {
     private var cells: [[Character]] = [[]]
     /// Whether each row goes on in the next, wrapped there because it was full.
@@ -12,11 +16,20 @@ struct TerminalScreen {
     private var row = 0
     private var column = 0
     private(set) var width: Int
+    let widths: Widths
+    /// What fills the cells of a wide character after its first.
+    private static let continuation: Character = "\u{0}"
 
-    /// The screen after `output` on a terminal `width` columns wide.
-    init(_ output: [UInt8], width: Int = 80) {
+    /// The screen after `output` on a terminal `width` columns wide that counts columns as `widths` says.
+    init(_ output: [UInt8], width: Int = 80, widths: Widths = .tmux) {
         self.width = width
+        self.widths = widths
         play(output)
+    }
+
+    /// The text on the cursor's row before the cursor.
+    var beforeCursor: String {
+        String(cells[row].prefix(column).filter { $0 != Self.continuation })
     }
 
     /// Plays `output` after what the screen shows.
@@ -39,7 +52,7 @@ struct TerminalScreen {
 
     /// The rows, without the spaces after their text, and without empty rows at the end.
     var rows: [String] {
-        var rows = cells.map { String($0.reversed().drop { $0 == " " }.reversed()) }
+        var rows = cells.map { String($0.filter { $0 != Self.continuation }.reversed().drop { $0 == " " }.reversed()) }
         while rows.last == "" { rows.removeLast() }
         return rows
     }
@@ -64,13 +77,23 @@ struct TerminalScreen {
         cells = []
         wraps = []
         for (index, line) in lines.enumerated() {
-            let rows = stride(from: 0, to: max(1, line.count), by: width).map {
-                Array(line[min($0, line.count)..<min($0 + width, line.count)])
+            // A wide character that does not fit at the end of a row starts the next.
+            var rows: [[Character]] = [[]]
+            var cursor: (row: Int, column: Int)?
+            var start = 0
+            while start < line.count {
+                var end = start + 1
+                while end < line.count, line[end] == Self.continuation { end += 1 }
+                if rows[rows.count - 1].count + end - start > width { rows.append([]) }
+                if (start..<end).contains(cursorOffset) { cursor = (rows.count - 1, rows[rows.count - 1].count) }
+                rows[rows.count - 1] += line[start..<end]
+                start = end
             }
             if index == cursorLine {
-                let lastRow = rows.count - 1
-                row = cells.count + min(cursorOffset / width, lastRow)
-                column = min(cursorOffset - min(cursorOffset / width, lastRow) * width, width - 1)
+                let (cursorRow, cursorColumn) =
+                    cursor ?? (rows.count - 1, rows[rows.count - 1].count + cursorOffset - line.count)
+                row = cells.count + cursorRow
+                column = min(cursorColumn, width - 1)
             }
             cells += rows
             wraps += rows.indices.map { $0 < rows.count - 1 }
@@ -78,18 +101,35 @@ struct TerminalScreen {
     }
 
     private mutating func put(_ character: Character) {
-        if column >= width {
+        let columns = widths.columns(of: character)
+        guard columns > 0 else { return }  // drawn in the cell before it, which it changes no text of here
+        if column + columns > width {
             column = 0
             wraps[row] = true
             moveDown()
         }
-        while cells[row].count < column { cells[row].append(" ") }
-        if column < cells[row].count {
-            cells[row][column] = character
-        } else {
-            cells[row].append(character)
-        }
-        column += 1
+        while cells[row].count < column + columns { cells[row].append(" ") }
+        clearCharacters(at: column..<column + columns)
+        cells[row].replaceSubrange(
+            column..<column + columns,
+            with: [character] + Array(repeating: Self.continuation, count: columns - 1))
+        column += columns
+    }
+
+    /// Blanks every cell of the characters that have a cell in `range` on the cursor's row.
+    private mutating func clearCharacters(at range: Range<Int>) {
+        var first = range.lowerBound
+        while first > 0, first < cells[row].count, cells[row][first] == Self.continuation { first -= 1 }
+        var end = range.upperBound
+        while end < cells[row].count, cells[row][end] == Self.continuation { end += 1 }
+        for index in first..<min(end, cells[row].count) { cells[row][index] = " " }
+    }
+
+    /// Erases the cursor's row from the cursor on, with the whole of a wide character the cursor is within.
+    private mutating func eraseRow() {
+        guard column < cells[row].count else { return }
+        clearCharacters(at: column..<column + 1)
+        cells[row].removeSubrange(column...)
     }
 
     private mutating func moveDown() {
@@ -112,9 +152,9 @@ struct TerminalScreen {
             }
             let count = max(1, Int(parameters) ?? 1)
             switch next {
-            case "K": if column < cells[row].count { cells[row].removeSubrange(column...) }
+            case "K": eraseRow()
             case "J":
-                if column < cells[row].count { cells[row].removeSubrange(column...) }
+                eraseRow()
                 cells.removeSubrange((row + 1)...)
                 wraps.removeSubrange((row + 1)...)
                 wraps[row] = false

@@ -34,4 +34,17 @@ struct TerminalScreenTests {
 
         #expect(screen.rows == ["a" + String(repeating: "b", count: 49), "next"])
     }
+
+    /// A wide character takes its columns, moves whole to the next row when the row has too few left, and goes
+    /// whole when part of it is written over, as tmux 3.3a draws them (👍🏽 4 columns there, 2 in kitty).
+    @Test func aWideCharacterTakesItsColumnsAndMovesWholeToTheNextRow() {
+        let thumbs = "\u{1F44D}\u{1F3FD}"
+        var screen = TerminalScreen(Array(("abcdefg" + thumbs + "\u{1B}[2DZ").utf8), width: 10)
+
+        #expect(screen.rows == ["abcdefg", "  Z"])
+        #expect(
+            TerminalScreen(Array(("abcdefg" + thumbs).utf8), width: 10, widths: .kitty).rows == ["abcdefg" + thumbs])
+        screen.play(Array("\r\u{1B}[2C\u{65E5}".utf8))
+        #expect(screen.rows == ["abcdefg", "  \u{65E5}"])
+    }
 }
