@@ -80,11 +80,13 @@ package struct SharedTrace: Sendable {
         guard let value = ProcessInfoLite.environment(variable) else { return nil }
         unsetenv(variable)
         let fields = value.split(separator: ":", omittingEmptySubsequences: false)
-        let numbers = fields.prefix(4).compactMap { UInt64($0) }
-        guard fields.count == 1 || (fields.count == 5 && numbers.count == 4), let origin = numbers.first,
+        // The session, input and request as a trace's readers read them, up to 2^53 (the supervisor reads them
+        // so): a larger number is none a supervisor gives, and the host would number on from it until it overflowed.
+        let position = fields.dropFirst().prefix(3).compactMap { Int($0) }.filter { (0...(1 << 53)).contains($0) }
+        guard let origin = UInt64(fields[0]), fields.count == 1 || (fields.count == 5 && position.count == 3),
             fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0
         else { return nil }
-        let last: Position? = fields.count == 5 ? (Int(numbers[1]), Int(numbers[2]), Int(numbers[3])) : nil
+        let last: Position? = fields.count == 5 ? (position[0], position[1], position[2]) : nil
         return SharedTrace(origin: origin, last: last, rejoins: fields.last == "rejoin", goal: goal, isCut: isCut)
     }
 }
