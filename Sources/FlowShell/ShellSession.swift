@@ -42,7 +42,7 @@ package protocol ShellSessionSupervisor {
 /// and with `quiet` prints only errors, failed expectations and what queries print.
 @MainActor
 package final class ShellSession {
-    private let shell: HostShell
+    let shell: HostShell
     private let quiet: Bool
     /// Whether a person types the commands (at this process's prompt or a supervisor's).
     private let interactive: Bool
@@ -57,7 +57,7 @@ package final class ShellSession {
     /// The terminal's line editor, when a person types at this process's prompt.
     private let editor: LineEditor?
     /// While Ctrl-C ends a `wait reload` rather than the program (``takeInterrupts()``).
-    private var interrupts: KeyboardInterrupt.Catch?
+    var interrupts: KeyboardInterrupt.Catch?
     /// A request that failed or found no route in a script, held while the next command may expect that
     /// outcome (``HostShell/expectsOutcome(_:)``): any other command stops the run there, as the end does.
     /// The reply's error and the command's line.
@@ -302,32 +302,6 @@ package final class ShellSession {
     /// The reply that ends the run at `failure`.
     private static func reply(failing failure: ShellCarryOver.HeldFailure) -> HostShell.Reply {
         HostShell.Reply(lines: [], status: .error(failure.message))
-    }
-
-    // MARK: - Ctrl-C
-
-    /// Takes Ctrl-C (SIGINT) as the end of the `wait reload` under way, or of the next one to start, rather
-    /// than of the program: while a person's `wait` runs, and at a supervisor's prompt between commands
-    /// (until a command that does not wait).
-    private func takeInterrupts() {
-        guard interrupts == nil else { return }
-        interrupts = KeyboardInterrupt.Catch { [shell] in
-            // A terminal that echoes left `^C` where the cursor was: what is printed next starts below it.
-            if TerminalEcho.showsControlC(on: STDOUT_FILENO) {
-                print("")
-                flushOutput()
-            }
-            shell.reloadWait.interrupt()
-        }
-    }
-
-    /// Ctrl-C ends the program again, before a command that does not wait; one taken between commands that
-    /// no wait took ends it now, as it would have without the catch.
-    private func endInterrupts() {
-        guard let catching = interrupts else { return }
-        catching.end()
-        interrupts = nil
-        if shell.reloadWait.interruptPending { KeyboardInterrupt.raiseOutsideCatch() }
     }
 
     // MARK: - Output

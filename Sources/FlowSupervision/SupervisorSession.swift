@@ -37,8 +37,8 @@ final class SupervisorSession {
         case linkGone(generation: Int)
     }
 
-    private let input: CommandInput
-    private let source: String?
+    let input: CommandInput
+    let source: String?
     let hangTimeout: Duration?
     private let breadcrumb: String
     /// The run's trace, in which each host's end is recorded.
@@ -73,7 +73,7 @@ final class SupervisorSession {
     var killedFor: SupervisorIncident.Cause?
     private var stops = 0
     private var warnedOutOfOrder = false
-    private var lineNumber = 0
+    private(set) var lineNumber = 0
     private var reading = false
     /// A line read while no host was ready for it.
     private var pendingLine: String?
@@ -376,32 +376,5 @@ final class SupervisorSession {
         host?.send(line, number: lineNumber, token: token)
         phase = .running(number: lineNumber, text: line, token: token)
         arm(token: token, allowing: Self.allowance(for: line))
-    }
-
-    // MARK: - Reports
-
-    /// Prints the supervisor's `lines` (a warning in yellow, else in red) above the line being typed, at a
-    /// prompt. The prompt is drawn again after them, unless not `thenPrompt`: when the session ends, or a new
-    /// host starts and prints what it restored first (its `ready` brings the prompt back).
-    private func say(_ lines: [String], warning: Bool = false, thenPrompt: Bool = true) {
-        for line in lines { input.printAbove(error: line, warning: warning, thenPrompt: false) }
-        if thenPrompt { input.drawPrompt() }
-    }
-
-    /// Where the host was in the protocol, for a report: `in the middle of a command`.
-    var when: String {
-        switch phase {
-        case .starting: "while starting"
-        case .running: "in the middle of a command"
-        case .idle: "between commands"
-        case .closing, .exiting, .restarting: "while exiting"
-        }
-    }
-
-    /// What a report starts with: `app.flow:4: ` in a script, `<stdin>:4: ` for piped input (the line of the
-    /// command in flight, or of the last one), `flowhost: ` at a prompt.
-    private var place: String {
-        guard let source else { return "flowhost: " }
-        return lineNumber > 0 ? "\(source):\(lineNumber): " : "\(source): "
     }
 }
