@@ -62,9 +62,11 @@ package final class CommandInput {
 
     /// Prints the supervisor's own `message` to standard error (a warning in yellow, else an error in red),
     /// above the line being typed at a prompt. The prompt is drawn again after it, unless not `thenPrompt`:
-    /// then it stays away until ``drawPrompt()``, since a restarted host prints what it restored first.
+    /// then it stays away until ``drawPrompt()``, since a restarted host prints what it restored first. While
+    /// no line is read, it is about the command sent last (its crash, its hang): under that command's line.
     package func printAbove(error message: String, warning: Bool = false, thenPrompt: Bool = true) {
         let print = { warning ? printWarning(message) : printError(message) }
+        if !awaitsTypedLine { releaseSubmittedLine() }
         promptAway = awaitsTypedLine
         if let editor {
             editor.printAbove(redrawing: false, by: print)
@@ -93,6 +95,12 @@ package final class CommandInput {
         }
     }
 
+    /// What is printed from now on goes under the line read last, as the output of its command: until then,
+    /// ``printAbove`` prints above it, as at the prompt (``LineEditor/releaseSubmittedLine()``).
+    package func releaseSubmittedLine() {
+        editor?.releaseSubmittedLine()
+    }
+
     /// What Tab completes from, as the host last described it.
     package var completer: HostShell.Completer? {
         didSet { editor?.completer = completer }
@@ -105,7 +113,8 @@ package final class CommandInput {
         if let editor {
             awaitsTypedLine = true
             // A `wait` typed takes Ctrl-C from the Enter on: the supervisor starts the catch as it sends it.
-            return await editor.readLine(prompt: Self.prompt, interruptible: HostShell.isWait)
+            // Held, for the lines the host sends until its command's output begins (``releaseSubmittedLine()``).
+            return await editor.readLine(prompt: Self.prompt, interruptible: HostShell.isWait, holdsLine: true)
         }
         if prompts {
             print(Self.prompt, terminator: "")

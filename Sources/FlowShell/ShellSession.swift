@@ -20,8 +20,15 @@ package protocol ShellSessionSupervisor {
     func finished(_ token: String, isStart: Bool, host: Host, completer: HostShell.Completer)
     /// The host is about to exit on purpose.
     func exiting(_ reason: SupervisorMessage.Exiting, token: String?)
-    /// Lines of events between commands, for the supervisor's prompt to print above the line being typed.
+    /// Lines of events between commands, for the supervisor's prompt to print above the line being typed, or
+    /// above the line of the command sent last until ``commandOutputBegins(_:)``.
     func printAbove(_ lines: [String])
+    /// Whether the supervisor holds the line typed at its prompt until ``commandOutputBegins(_:)``, and answers
+    /// that on ``commandInput`` once the lines printed above it are drawn.
+    var marksCommandOutput: Bool { get }
+    /// The output of the command sent with `token` begins: what was printed above it since came while the
+    /// person was at the prompt.
+    func commandOutputBegins(_ token: String)
     /// Whether the supervisor restarts the host when a plugin reaches the cap of generations.
     var restartsAtCap: Bool { get }
     /// Whether the supervisor's standard error, which relays the host's, is a terminal.
@@ -65,6 +72,10 @@ package final class ShellSession {
     /// Whether a command is under way: a reload its lines report between commands may restart the host at the
     /// cap of generations, one during a command (a `wait reload`, which awaits it) only once the command ended.
     private var runsCommand = false
+    /// Lines of events that came while the host waited for the supervisor's answer to
+    /// ``ShellSessionSupervisor/commandOutputBegins(_:)``, printed after it as the first of the command's: sent
+    /// on then, the supervisor might draw them as the host prints the command's output.
+    private var linesBeforeOutput: [String]?
 
     /// A session of `shell`, which prints what happens between commands from now on.
     ///
@@ -109,7 +120,9 @@ package final class ShellSession {
             shell.onUnpromptedLines = { [weak self] lines in
                 if !quiet {
                     // At a supervisor's prompt, the supervisor prints them above the line being typed.
-                    if let supervisor, interactive {
+                    if self?.linesBeforeOutput != nil {
+                        self?.linesBeforeOutput?.append(contentsOf: lines)
+                    } else if let supervisor, interactive {
                         supervisor.printAbove(lines)
                     } else {
                         endUnfinishedRow(palette: Console.output)
@@ -258,6 +271,19 @@ package final class ShellSession {
                 editor.releaseSubmittedLine()
             }
             runsCommand = true
+            if let supervisor, interactive, supervisor.marksCommandOutput {
+                // The same at a supervisor's prompt, which holds the line typed until told where the command's
+                // output begins, and answers once it has drawn the lines sent before.
+                if HostShell.command(in: line) != nil { await shell.serviceWorkDone() }
+                linesBeforeOutput = []
+                supervisor.commandOutputBegins(token)
+                _ = try? await input?.next()  // The answer; none when the supervisor is gone.
+                if let lines = linesBeforeOutput, !lines.isEmpty {
+                    endUnfinishedRow(palette: Console.output)
+                    Self.emit(lines)
+                }
+                linesBeforeOutput = nil
+            }
             let reply = printed(await perform(line, "\(source):\(lineNumber)"))
             runsCommand = false
             // Before its output: a child plugin code forked that came back would print it again.

@@ -49,12 +49,17 @@ final class SupervisedHost: Sendable {
     let events: AsyncStream<Event>
     private let commands: Int32
     private let inputClosed = Atomic(false)
+    private let hello = HelloSeen()
     private let reaping = Reaping()
     /// What the host's descriptors 0 to 3 and 5 may be, by number, from its start: the pipes, this process's
     /// output, and for standard input also `/dev/null`, which a host reading its commands on
     /// ``SupervisorLink/commandDescriptor`` puts there.
     private let descriptors: [(number: Int32, accepted: [DescriptorIdentity])]
     private let errors: StandardErrorRelay
+
+    /// Whether the host says where each command's output begins, and waits for the answer
+    /// (``WireProtocol/Capability/commandOutput``): known from its hello, before its `ready`.
+    var marksCommandOutput: Bool { hello.marksCommandOutput.load(ordering: .acquiring) }
 
     /// The last fatal error the host's runtime reported, and its stack trace, once it has ended.
     var fatalError: (error: CrashOutputFilter.FatalError, stackTrace: [String])? { errors.fatalError }
@@ -141,6 +146,7 @@ final class SupervisedHost: Sendable {
         let (events, continuation) = AsyncStream<Event>.makeStream()
         self.events = events
         let (reader, child, reaping, wakeReader, wakeWriter) = (control[0], pid, reaping, wake[0], wake[1])
+        let seen = hello
         DispatchQueue.global().async {
             reaping.waitForEnd(of: child, stopped: { continuation.yield(.stopped($0)) })
             close(wakeWriter)  // Tells the reader to read what is left, then report the ending.
@@ -152,9 +158,13 @@ final class SupervisedHost: Sendable {
                 guard greeting == true else {
                     // The first line, sent before any plugin code runs: nothing else can have written it.
                     guard greeting == nil else { return }  // Nothing a host not understood says is read.
-                    let problem = Self.problem(withHello: line)
+                    let hello = WireProtocol.message(WireProtocol.Hello.self, in: line)
+                    let problem = Self.problem(with: hello)
                     greeting = problem == nil
                     if let problem { continuation.yield(.incompatible(problem)) }
+                    let capability = WireProtocol.Capability.commandOutput.rawValue
+                    seen.marksCommandOutput.store(
+                        hello?.capabilities.contains(capability) == true, ordering: .releasing)
                     return
                 }
                 guard let message = WireProtocol.message(SupervisorMessage.self, in: line), message.isWellFormed
@@ -180,9 +190,9 @@ final class SupervisedHost: Sendable {
 
     deinit { closeInput() }
 
-    /// Nil when `line` is the hello of a host this supervisor understands; otherwise why not.
-    private static func problem(withHello line: String) -> String? {
-        guard let hello = WireProtocol.message(WireProtocol.Hello.self, in: line) else {
+    /// Nil when `hello`, read from the host's first line, is one this supervisor understands; otherwise why not.
+    private static func problem(with hello: WireProtocol.Hello?) -> String? {
+        guard let hello else {
             return "the host did not say which wire protocol it speaks (an older or another flowhost?)"
         }
         return WireProtocol.mismatch(with: hello, needs: .supervisedHost)
@@ -193,6 +203,12 @@ final class SupervisedHost: Sendable {
     package func send(_ command: String, number: Int, token: String) {
         // A failure means the host is gone; its ending is on its way.
         DescriptorWriter.writeAll(Array("\(number)\t\(token)\t\(command)\n".utf8), to: commands)
+    }
+
+    /// Answers the host's ``SupervisorMessage/output(token:)`` for the command sent with `token`: the lines it
+    /// sent before are drawn, and it may print the command's output.
+    func answerOutput(token: String) {
+        DescriptorWriter.writeAll(Array("\(token)\n".utf8), to: commands)
     }
 
     /// Ends the host's input: it stops its services and exits.
@@ -290,6 +306,11 @@ final class SupervisedHost: Sendable {
     static func isRunning(_ pid: pid_t) -> Bool {
         guard let state = ProcFile.state(inStat: ProcFile.contents(of: "/proc/\(pid)/stat")) else { return false }
         return ![UInt8(ascii: "Z"), UInt8(ascii: "X")].contains(state)
+    }
+
+    /// What the host's hello said it can do, as the reading thread found it.
+    private final class HelloSeen: Sendable {
+        let marksCommandOutput = Atomic(false)
     }
 
     /// The host's end: waited for on a thread of its own, and reaped under the lock that every signal sent to

@@ -77,6 +77,9 @@ package struct SupervisorLink {
     /// Whether the supervisor restarts this host when it reaches the cap of generations of a plugin
     /// (``WireProtocol/Capability/restartAtCap``).
     package let restartsAtCap: Bool
+    /// Whether the supervisor holds the line typed at its prompt until the host says where the command's
+    /// output begins (``WireProtocol/Capability/commandOutput``).
+    package var marksCommandOutput = false
     /// Whether the supervisor's standard error, through which the host's passes, is a terminal: where a person
     /// reads the errors with the replies (``ShellSession``).
     package var errorsReachTerminal = false
@@ -153,6 +156,8 @@ package struct SupervisorLink {
             startToken: ProcessInfoLite.environment(tokenVariable) ?? "")
         if tracing { link.trace = DescriptorIdentity(descriptor: SharedTrace.descriptor) }
         link.errorsReachTerminal = ProcessInfoLite.environment(errorsOnTerminalVariable) == "1"
+        link.marksCommandOutput =
+            supervisor?.capabilities.contains(WireProtocol.Capability.commandOutput.rawValue) == true
         // The directory is in use while this host runs, also after its supervisor has ended.
         AbandonedSupervisorDirectories.keep(lockDescriptor, of: directory)
         _ = fcntl(controlDescriptor, F_SETFD, FD_CLOEXEC)
@@ -310,6 +315,10 @@ extension SupervisorLink: ShellSessionSupervisor {
 
     package func printAbove(_ lines: [String]) {
         send(.lines(lines))
+    }
+
+    package func commandOutputBegins(_ token: String) {
+        send(.output(token: token))
     }
 
     package func restartPastCap(_ host: Host, carryOver: () -> ShellCarryOver) {

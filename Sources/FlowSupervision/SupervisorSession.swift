@@ -84,6 +84,9 @@ final class SupervisorSession {
     /// What the trace records of the host's end once it has exited as it said it would, at the cap of
     /// generations.
     private var capReached: SharedTrace.HostEnd?
+    /// The token of the last command whose ``SupervisorMessage/output(token:)`` was answered: once only, so that
+    /// a forged message sends the host no line it would take for a command.
+    private var answeredOutput: String?
 
     init(
         input: CommandInput, source: String?, hangTimeout: Duration?, breadcrumb: String,
@@ -177,6 +180,11 @@ final class SupervisorSession {
             kill(for: .lostDescriptor(descriptor))
         case (.lines(let lines), _):
             input.printAbove(lines)
+        case (.output(let token), .running(_, _, let expected)) where token == expected && token != answeredOutput:
+            // What the host sent before (its `lines`) is drawn, above the line typed: its output goes under it.
+            answeredOutput = token
+            input.releaseSubmittedLine()
+            host?.answerOutput(token: token)
         case (.restarting(let plugin, let generation, let cap, let token), _)
         where token == startToken && phase.mayRestart:
             restartAtCap(plugin: plugin, generation: generation, cap: cap)
@@ -373,6 +381,8 @@ final class SupervisorSession {
         lineNumber += 1
         let token = SupervisorLink.newToken()
         if input.isInteractive, HostShell.isWait(line), interrupts == nil { interrupts = KeyboardInterrupt.Catch {} }
+        // Held until the host says where the command's output begins; a host of an earlier build does not.
+        if host?.marksCommandOutput != true { input.releaseSubmittedLine() }
         host?.send(line, number: lineNumber, token: token)
         phase = .running(number: lineNumber, text: line, token: token)
         arm(token: token, allowing: Self.allowance(for: line))

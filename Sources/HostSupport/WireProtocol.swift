@@ -14,7 +14,9 @@ package enum WireProtocol {
     /// Raised whenever a message changes in a way the other side would misread.
     package static let version = 1
     /// What this build's side of each conversation can do.
-    package static let capabilities: Set<Capability> = [.probe, .supervisedHost, .restartAtCap, .commandDescriptor]
+    package static let capabilities: Set<Capability> = [
+        .probe, .supervisedHost, .restartAtCap, .commandDescriptor, .commandOutput,
+    ]
     /// The variable in which a parent tells its child the protocol it speaks: `VERSION CAPABILITY,...`.
     package static let environmentVariable = "FLOWHOST_WIRE_PROTOCOL"
 
@@ -34,6 +36,13 @@ package enum WireProtocol {
         /// reading standard input (a library's console prompt) reads nothing rather than the host's commands. A
         /// host of an earlier build reads its standard input, as before.
         case commandDescriptor = "command-descriptor"
+        /// Where a command's output begins, at a person's prompt: a host whose supervisor has it says so
+        /// (``SupervisorMessage/output(token:)``) and waits for the supervisor's answer before it prints; a
+        /// supervisor whose host has it holds the line typed until then, so that the lines a reload's services
+        /// printed meanwhile (``SupervisorMessage/lines(_:)``) go above it, as without `--supervise`, and not
+        /// under it, where they read as the command's. With a peer of an earlier build, what is printed after
+        /// the line was sent goes under it, as before.
+        case commandOutput = "command-output"
 
         package static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     }
@@ -136,8 +145,8 @@ package enum WireProtocol {
 ///
 /// Plugin code runs in the host and can write to descriptor 3 too, so a message that moves the supervisor on
 /// carries a token: ``ready(_:token:)`` and ``restarting(plugin:generation:cap:token:)`` the one the
-/// supervisor gave the host in its environment, ``done(_:token:)`` and ``exiting(_:token:)`` the one sent
-/// with the command. The supervisor ignores a message with another token, or one that does not come in the
+/// supervisor gave the host in its environment, ``done(_:token:)``, ``output(token:)`` and
+/// ``exiting(_:token:)`` the one sent with the command. The supervisor ignores a message with another token, or one that does not come in the
 /// protocol's order. That keeps out stray lines (a plugin writing to the wrong descriptor, a child it forked),
 /// not plugin code that means to forge a message: it can read both tokens, the start's in
 /// `/proc/self/environ` (which `unsetenv` does not change) and either in the host's memory. A forged
@@ -149,8 +158,14 @@ package enum SupervisorMessage: Codable, Equatable, Sendable {
     /// The host has carried out the command sent with `token` and printed its reply.
     case done(WireProtocol.Completions, token: String)
     /// Lines of events that happened between commands (a reload), for the supervisor's prompt to print
-    /// above the line being typed.
+    /// above the line being typed, or above the line of the command sent last until its ``output(token:)``.
     case lines([String])
+    /// The output of the command sent with `token` begins: what the host printed since it was sent (its
+    /// ``lines(_:)``: a reload's services, which the command first waited for) came while the person was at the
+    /// prompt. The host then waits for the supervisor's answer, the token alone on a line of its commands, so
+    /// that those lines are drawn above the command's line before its output goes under it
+    /// (``WireProtocol/Capability/commandOutput``).
+    case output(token: String)
     /// The host is about to exit on purpose: after the command sent with `token` (`quit`, or a failure in a
     /// script), after its start failed (the start's token), or at the end of its input (no token).
     case exiting(Exiting, token: String?)

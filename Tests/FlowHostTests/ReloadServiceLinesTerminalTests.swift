@@ -13,7 +13,8 @@ struct ReloadServiceLinesTerminalTests {
         let library: String
         let shell: ChildProcess
 
-        init(go: String, serviceTimeout: String = "") throws {
+        /// - Parameter arguments: After `run MANIFEST --watch` (`--supervise`).
+        init(go: String, serviceTimeout: String = "", arguments: [String] = []) throws {
             plugins = try TemporaryDirectory()
             library = try plugins.file("libHangyPlugin.so", containing: BuildProducts.bytes(of: "libHangyPlugin.so"))
             directory = try TemporaryDirectory()
@@ -28,7 +29,7 @@ struct ReloadServiceLinesTerminalTests {
                     """)
             var environment = directory.environment()
             environment["HANGY_STOP_GO"] = directory.path + "/" + go
-            shell = try ChildProcess.flowhost(["run", manifest, "--watch"], environment: environment)
+            shell = try ChildProcess.flowhost(["run", manifest, "--watch"] + arguments, environment: environment)
             try shell.waitFor("top: welcome")
             try shell.waitFor("flowhost> ")
         }

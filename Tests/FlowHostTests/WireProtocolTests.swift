@@ -17,6 +17,7 @@ struct WireProtocolTests {
         let messages: [SupervisorMessage] = [
             .ready(completions, token: "t1"), .done(completions, token: "t2"), .lines(["reloaded catalog", ""]),
             .exiting(.endOfInput, token: nil), .exiting(.quit, token: "t3"), .lost(descriptor: 2, token: "t4"),
+            .output(token: "t5"),
         ]
         for message in messages {
             let line = WireProtocol.line(message)
@@ -113,6 +114,19 @@ struct WireProtocolTests {
             }
         }
         #expect(heard == [try #require(WireProtocol.mismatch(with: newer, needs: .supervisedHost))], "\(heard)")
+    }
+
+    /// The supervisor holds the line typed until the host says where its output begins only when the host's
+    /// hello says it will; a host of an earlier build never does.
+    @Test func aSupervisedHostMarksItsCommandsOutputOnlyWhenItsHelloSaysSo() async throws {
+        for capabilities: Set<WireProtocol.Capability> in [[.supervisedHost], [.supervisedHost, .commandOutput]] {
+            let directory = try TemporaryDirectory()
+            let hello = WireProtocol.Hello(version: WireProtocol.version, capabilities: capabilities, program: "x")
+            let script = try child(writing: [WireProtocol.line(hello)], in: directory)
+            let host = try SupervisedHost(executable: script, arguments: [], environment: [], onLines: nil)
+            for await _ in host.events {}
+            #expect(host.marksCommandOutput == capabilities.contains(.commandOutput))
+        }
     }
 
     @Test func aHostWhoseSupervisorSpeaksAnotherProtocolSaysSoAndExits() throws {
