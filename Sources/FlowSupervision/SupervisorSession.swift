@@ -120,9 +120,9 @@ final class SupervisorSession {
                 case .message(let message): handle(message)
                 case .unreadable: ignoreOutOfOrder()
                 case .incompatible(let problem):
-                    say(["flowhost: cannot supervise: \(problem)"], thenPrompt: false)
-                    giveUp(
-                        SharedTrace.HostEnd(ending: "ended", report: "cannot supervise: \(problem)", restarting: false))
+                    let line = "flowhost: cannot supervise: \(problem)"
+                    say([line], thenPrompt: false)
+                    giveUp(SharedTrace.HostEnd(ending: "ended", report: line, restarting: false))
                 case .linkClosed: after(.milliseconds(500), .linkGone(generation: generation))
                 case .stopped(let signal): stopped(signal)
                 case .ended(let ending):
@@ -147,7 +147,12 @@ final class SupervisorSession {
         do {
             host = try launch(restart, token)
         } catch {
-            say(["flowhost: cannot supervise: \(error.message)"], thenPrompt: false)
+            let line = "flowhost: cannot supervise: \(error.message)"
+            say([line], thenPrompt: false)
+            // The trace said a host was restarting: it says none follows.
+            if restart != nil {
+                trace?.hostEnded(SharedTrace.HostEnd(ending: "ended", report: line, restarting: false))
+            }
             return false
         }
         generation += 1

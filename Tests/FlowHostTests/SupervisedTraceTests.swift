@@ -318,7 +318,7 @@ struct SupervisedTraceTests {
         lines =
             Array(lines[..<screen]) + [
                 #"{"kind":"hostEnded","t":1,"session":1,"input":2,"ending":"crash","plugin":"welcome","error":"x; restarting","restarting":true}"#,
-                #"{"kind":"hostEnded","t":2,"session":1,"input":2,"ending":"ended","error":"cannot supervise: cannot start x","restarting":false}"#,
+                #"{"kind":"hostEnded","t":2,"session":1,"input":2,"ending":"ended","error":"flowhost: cannot supervise: cannot start x","restarting":false}"#,
             ]
         _ = try directory.file("t.jsonl", containing: lines.joined(separator: "\n") + "\n")
 
