@@ -373,11 +373,12 @@ final class SupervisedHost: Sendable {
 }
 
 extension SupervisorMessage {
-    /// Whether the values are ones a host sends: a lost descriptor is one of the standard three, or the
-    /// commands'.
+    /// Whether the values are ones a host sends: a lost descriptor is one of the standard three, the
+    /// commands' or the trace's.
     fileprivate var isWellFormed: Bool {
         if case .lost(let descriptor, _) = self {
             (0...2).contains(descriptor) || descriptor == SupervisorLink.commandDescriptor
+                || descriptor == SharedTrace.descriptor
         } else {
             true
         }

@@ -36,6 +36,10 @@ package final class TraceWriter {
     /// Whether other processes write the file too (a supervised run's hosts and supervisor, ``SharedTrace``):
     /// each line is then written at once, after what they wrote, so that a host that crashes loses none.
     private var sharesFile: Bool
+    /// The file a supervised host was given, as its device and inode, which each write checks its descriptor
+    /// still refers to: plugin code that closes or replaces the descriptor gets nothing written to what takes
+    /// its place, and the host ends at the command's end, as for its other descriptors (``SupervisorLink``).
+    private var givenFile: FileIdentity?
     private var buffer: [UInt8] = []
     /// How many bytes the file holds: the buffers written so far (a shared file's end before each write).
     private var fileSize = 0
@@ -73,6 +77,7 @@ package final class TraceWriter {
         self.maxLineLength = maxLineLength
         self.descriptor = descriptor
         sharesFile = true
+        givenFile = FileIdentity(descriptor)
     }
 
     /// The descriptor the trace is written through; -1 once closed. A supervisor gives it to each host it starts.
@@ -143,6 +148,11 @@ package final class TraceWriter {
             buffered = 0
             return
         }
+        if let givenFile, FileIdentity(descriptor) != givenFile {
+            // Not a failure of the trace's, which the supervisor and the next host carry on: this host's end.
+            stopQuietly(TraceError("cannot write the trace: plugin code closed or replaced its descriptor", file: path))
+            return
+        }
         // Where the others' lines end.
         if sharesFile { fileSize = Int(lseek(descriptor, 0, SEEK_END)) }
         guard DescriptorWriter.writeAll(buffer, to: descriptor) else {
@@ -183,6 +193,19 @@ package final class TraceWriter {
         self.failure = failure
         if sharesFile { stoppedDescriptor = descriptor } else { Glibc.close(descriptor) }
         descriptor = -1
+    }
+
+    /// A file's device and inode, which tell it from another whatever its path.
+    private struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        /// The file `descriptor` refers to; `nil` when it is not open.
+        init?(_ descriptor: Int32) {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { return nil }
+            (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
+        }
     }
 
     /// Flushes and closes the file; writing after this does nothing.

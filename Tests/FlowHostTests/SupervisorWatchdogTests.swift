@@ -21,7 +21,7 @@ struct SupervisorWatchdogTests {
             let managers = [
                 "Spin", "SpinAtExit", "Stop", "CloseInput", "CloseOutput", "CloseError", "CloseLink", "Fork", "Forge",
                 "ExitZero",
-                "ExitThree", "ExitLater", "ForkExit", "CloseCommands", "ReadInput",
+                "ExitThree", "ExitLater", "ForkExit", "CloseCommands", "ReadInput", "CloseTrace", "ReplaceTrace",
             ]
             let routes =
                 [

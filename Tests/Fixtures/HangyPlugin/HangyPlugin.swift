@@ -76,6 +76,19 @@ final class CloseCommandsManager: CloseManager {
     override class var descriptor: Int32 { 5 }
 }
 
+/// Closes descriptor 6, where a supervised host writes the trace its supervisor gave it.
+final class CloseTraceManager: CloseManager {
+    override class var descriptor: Int32 { 6 }
+}
+
+/// Puts standard output in the place of descriptor 6, a supervised host's trace, then returns normally.
+final class ReplaceTraceManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        dup2(1, 6)
+        return presenting(self, "replaced")
+    }
+}
+
 /// Starts a thread that reads standard input, as a library that prompts on the console might, and writes
 /// `read N bytes of standard input` to standard output once its `read` returns; then returns normally.
 final class ReadInputManager: FlowManager {
@@ -347,6 +360,8 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("CloseError", CloseErrorManager.self),
                 ManagerFactory("CloseLink", CloseLinkManager.self), ManagerFactory("Fork", ForkManager.self),
                 ManagerFactory("CloseCommands", CloseCommandsManager.self),
+                ManagerFactory("CloseTrace", CloseTraceManager.self),
+                ManagerFactory("ReplaceTrace", ReplaceTraceManager.self),
                 ManagerFactory("ReadInput", ReadInputManager.self),
                 ManagerFactory("Forge", ForgeManager.self), ManagerFactory("ExitZero", ExitZeroManager.self),
                 ManagerFactory("ExitThree", ExitThreeManager.self), ManagerFactory("ExitLater", ExitLaterManager.self),
