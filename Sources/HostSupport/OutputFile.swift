@@ -111,8 +111,10 @@ package enum OutputFile {
     /// system without locks (an error other than the lock being held) is written as before.
     private static func lockProblem(_ descriptor: Int32, _ operation: Int32) -> String? {
         guard flock(descriptor, operation | LOCK_NB) != 0, errno == EWOULDBLOCK else { return nil }
+        // Named where `/proc/locks` tells: any process that can open the file can lock it, another user's too.
+        let holder = FileLockHolder.of(descriptor)?.description ?? "another process"
         return
-            "another process is writing it (a run holds a lock on its trace while it writes it); wait for that run to end, or choose another path"
+            "\(holder) holds a lock on it (a run holds one on its trace while it writes it); wait for that run to end, or choose another path"
     }
 
     /// Why a file could not be opened for writing.

@@ -9,6 +9,12 @@ import Testing
 /// `--trace FILE` and `save FILE` write only a new file or a regular file of the user's own: a link planted
 /// where the file goes, a FIFO, a directory or another user's file is refused and left as it was.
 struct OutputFileTests {
+    /// This test's process as the refusal of a file it holds a lock on names it (`/proc/locks`).
+    static var thisProcess: String {
+        let command = ProcFile.contents(of: "/proc/self/comm").prefix { $0 != UInt8(ascii: "\n") }
+        return "process \(getpid()) (\(String(decoding: command, as: UTF8.self))) of \(PathTrust.userName(getuid()))"
+    }
+
     @Test func aTraceIsNotWrittenThroughASymbolicLink() throws {
         let directory = try TemporaryDirectory()
         let victim = try directory.file("victim", containing: "keep\n")
@@ -68,7 +74,7 @@ struct OutputFileTests {
         #expect(run.status == 73)
         #expect(
             run.errorLines == [
-                "flowhost: \(trace): cannot write the trace: another process is writing it (a run holds a lock on its trace while it writes it); wait for that run to end, or choose another path"
+                "flowhost: \(trace): cannot write the trace: \(Self.thisProcess) holds a lock on it (a run holds one on its trace while it writes it); wait for that run to end, or choose another path"
             ])
         #expect(try readText(trace) == "being written\n")
     }
@@ -91,7 +97,7 @@ struct OutputFileTests {
         #expect(
             reply.status
                 == .error(
-                    "\(trace): cannot write snapshot file: cannot replace it: another process is writing it (a run holds a lock on its trace while it writes it); wait for that run to end, or choose another path"
+                    "\(trace): cannot write snapshot file: cannot replace it: \(Self.thisProcess) holds a lock on it (a run holds one on its trace while it writes it); wait for that run to end, or choose another path"
                 ))
         #expect(try readText(trace) == "being written\n")
         #expect(shell.execute("show").status == .ok)
