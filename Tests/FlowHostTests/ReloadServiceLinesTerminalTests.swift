@@ -43,9 +43,12 @@ struct ReloadServiceLinesTerminalTests {
     }
 
     /// The hangy plugin's `SlowStop` service stops once the test makes its file: the reload's `service ...
-    /// stopped` line came after `flowhost> stack`, before the command's own lines.
-    @Test func serviceLinesThatComeWhileACommandWaitsGoAboveIt() throws {
-        let scenario = try Scenario(go: "go")
+    /// stopped` line came after `flowhost> stack`, before the command's own lines. The same at a `--supervise`
+    /// prompt, whose supervisor owns the terminal and the line editor while the host prints the lines, and
+    /// where the host says where a command's output begins (``WireProtocol/Capability/commandOutput``).
+    @Test(arguments: [[], ["--supervise"]])
+    func serviceLinesThatComeWhileACommandWaitsGoAboveIt(arguments: [String]) throws {
+        let scenario = try Scenario(go: "go", arguments: arguments)
         let shell = scenario.shell
 
         try scenario.rebuild()
@@ -68,7 +71,7 @@ struct ReloadServiceLinesTerminalTests {
                     "  stack: welcome", "  top: welcome", "flowhost>",
                 ], "\(rows)")
         try shell.send("quit\r")
-        #expect(try shell.waitForExit() == .exited(0))
+        #expect(try shell.waitForExit() == .exited(0), "it printed: \(shell.quotedTranscript)")
     }
 
     /// A stop that takes longer than `serviceTimeout` is said on standard error, above the prompt like the
