@@ -26,6 +26,11 @@ package final class CommandInput {
     /// Prints lines of events that happened between commands: above the line being typed, on a prompt.
     /// Safe to call from any thread.
     package let printAbove: @Sendable ([String]) -> Void
+    /// Runs a writing of whole lines to standard error (the host's, relayed) above the line being typed at a
+    /// prompt, or the line typed last until its command's output begins, which are drawn again after: written
+    /// where the cursor was, such lines went into the prompt's line, or under a line held, which the next lines
+    /// printed above then drew a second time. Safe to call from any thread.
+    package let printErrorsAbove: @Sendable (() -> Void) -> Void
 
     /// Input from `script`, else a terminal's prompt, else standard input.
     package init(script: (name: String, lines: [String])?) {
@@ -50,6 +55,9 @@ package final class CommandInput {
                 for line in indented { print(line) }
                 flushOutput()
             }
+        }
+        printErrorsAbove = { print in
+            if let editor { editor.printAbove(by: print) } else { print() }
         }
     }
 

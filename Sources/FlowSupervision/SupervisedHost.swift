@@ -77,7 +77,8 @@ final class SupervisedHost: Sendable {
     /// - Throws: ``FlowError`` when the pipes or the process cannot be made.
     init(
         executable: String, arguments: [String], environment: [[UInt8]], lock: Int32 = -1, trace: Int32 = -1,
-        onLines: (@Sendable ([String]) -> Void)?, passesErrorsWhole: Bool = false
+        onLines: (@Sendable ([String]) -> Void)?, passesErrorsWhole: Bool = false,
+        printingErrors: @escaping @Sendable (() -> Void) -> Void = { $0() }
     ) throws(FlowError) {
         // Closed on exec from the start (``PipeDescriptors``): only the ends duplicated onto the host's
         // descriptors below reach it, and nothing else started meanwhile gets any.
@@ -141,7 +142,8 @@ final class SupervisedHost: Sendable {
             (SupervisorLink.commandDescriptor, [commandPipe]),
         ]
         descriptors = given.map { ($0.0, $0.1.compactMap { $0 }) }.filter { !$0.accepted.isEmpty }
-        let errors = StandardErrorRelay(reader: errorOutput[0], passesEverything: passesErrorsWhole)
+        let errors = StandardErrorRelay(
+            reader: errorOutput[0], passesEverything: passesErrorsWhole, printing: printingErrors)
         self.errors = errors
         let (events, continuation) = AsyncStream<Event>.makeStream()
         self.events = events

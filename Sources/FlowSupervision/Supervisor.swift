@@ -107,7 +107,7 @@ package enum Supervisor {
                     directory: directory, source: hostSource, restart: restart, token: token,
                     trace: trace?.forHost(rejoining: restoring, isCut: traceCut())),
                 lock: held, trace: trace?.descriptor ?? -1, onLines: input.printAbove,
-                passesErrorsWhole: usesOwnBacktracer)
+                passesErrorsWhole: usesOwnBacktracer, printingErrors: input.printErrorsAbove)
         }
         var code = await session.run()
         // A trace a host's write cut short, as that host said: not whole (exit 74), unless something else failed.

@@ -24,11 +24,20 @@ package final class StandardErrorRelay: Sendable {
 
     private let reader: Int32
     private let state: PthreadMutex<State>
+    /// Runs the writing of lines, around which a prompt's line is taken away and drawn again.
+    private let printing: @Sendable (() -> Void) -> Void
 
     /// Relays what is written to `reader` (a pipe's reading end, which it owns and closes); every line as it
     /// is with `passesEverything`.
-    package init(reader: Int32, passesEverything: Bool) {
+    ///
+    /// - Parameter printing: Runs each writing of lines: at a prompt, above the line being typed (or the line
+    ///   typed last, until its command's output begins), so that the line is not left on screen twice, or
+    ///   written into; by default, it just writes them.
+    package init(
+        reader: Int32, passesEverything: Bool, printing: @escaping @Sendable (() -> Void) -> Void = { $0() }
+    ) {
         self.reader = reader
+        self.printing = printing
         _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) | O_NONBLOCK)
         state = PthreadMutex(State(filter: CrashOutputFilter(passesEverything: passesEverything)))
         DispatchQueue.global().async { [self] in relay() }
@@ -99,6 +108,7 @@ package final class StandardErrorRelay: Sendable {
 
     private func write(_ lines: [String]) {
         guard !lines.isEmpty else { return }
-        _ = DescriptorWriter.writeAll(Array(lines.map { $0 + "\n" }.joined().utf8), to: STDERR_FILENO)
+        let bytes = Array(lines.map { $0 + "\n" }.joined().utf8)
+        printing { _ = DescriptorWriter.writeAll(bytes, to: STDERR_FILENO) }
     }
 }

@@ -77,8 +77,9 @@ struct ReloadServiceLinesTerminalTests {
     /// A stop that takes longer than `serviceTimeout` is said on standard error, above the prompt like the
     /// reload's other lines: it was written where the cursor was, after the prompt (`flowhost> flowhost: service
     /// ...`), and the prompt was not drawn again under it.
-    @Test func aServiceProblemAtThePromptGoesAboveIt() throws {
-        let scenario = try Scenario(go: "never", serviceTimeout: "0.2")
+    @Test(arguments: [[], ["--supervise"]])
+    func aServiceProblemAtThePromptGoesAboveIt(arguments: [String]) throws {
+        let scenario = try Scenario(go: "never", serviceTimeout: "0.2", arguments: arguments)
         let shell = scenario.shell
 
         try scenario.rebuild()
@@ -92,5 +93,35 @@ struct ReloadServiceLinesTerminalTests {
         #expect(rows.suffix(4).joined() == problem + "  service hangy.SlowStop startedflowhost>", "\(rows)")
         try shell.send("quit\r")
         #expect(try shell.waitForExit() == .exited(0))
+    }
+
+    /// The same while a command typed waits for the stop: the problem goes above the command's line, held until
+    /// the command's output begins. At a `--supervise` prompt, where the host's standard error reaches the
+    /// terminal through the supervisor, it was written under the held line, which the next line printed above
+    /// then drew a second time.
+    @Test(arguments: [[], ["--supervise"]])
+    func aServiceProblemWhileACommandWaitsGoesAboveItsLine(arguments: [String]) throws {
+        let scenario = try Scenario(go: "never", serviceTimeout: "1", arguments: arguments)
+        let shell = scenario.shell
+
+        try scenario.rebuild()
+        try shell.waitFor("reloaded plugin 'hangy': generation 2")
+        try shell.waitFor("flowhost> ")
+        try shell.send("stack\r")
+        try shell.waitFor("top: welcome")
+        try shell.waitFor("flowhost> ")
+
+        let rows = TerminalScreen(shell.transcript, width: 10_000).rows
+        let problem =
+            "flowhost: service 'hangy.SlowStop' did not stop within 1 s; raise serviceTimeout if it needs longer"
+        #expect(
+            Array(rows.drop { $0 != problem })
+                == [
+                    problem, "  service hangy.SlowStop started", "flowhost> stack", "  stack: welcome",
+                    "  top: welcome",
+                    "flowhost>",
+                ], "\(rows)")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0), "it printed: \(shell.quotedTranscript)")
     }
 }
