@@ -10,14 +10,15 @@ package struct FileLockHolder: Sendable, Equatable {
     /// The process's user, when it can be read.
     package var uid: uid_t?
 
-    /// `process 4242 (flowhost) of uid 1000`.
+    /// `process 4242 (flowhost) of 'ada' (uid 1000)`.
     package var description: String {
         "process \(pid)" + (command.map { " (\(PrintableText.sanitized($0)))" } ?? "")
             + (uid.map { " of \(PathTrust.userName($0))" } ?? "")
     }
 
-    /// The first process `/proc/locks` lists as holding a lock on the file open at `descriptor`; `nil` when
-    /// none is listed or `/proc` cannot be read.
+    /// The process `/proc/locks` lists as holding a `flock` lock on the file open at `descriptor` (the kind
+    /// flowhost takes: a POSIX or open file description lock does not stand in its way, save where `flock` is
+    /// made of POSIX locks, as on NFS, which is then taken); `nil` when none is listed or `/proc` cannot be read.
     package static func of(_ descriptor: Int32) -> FileLockHolder? {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return nil }
@@ -26,18 +27,21 @@ package struct FileLockHolder: Sendable, Equatable {
         // glibc's `major` and `minor`, macros Swift does not import.
         let device = UInt64(status.st_dev)
         let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
-        let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
+        let minor = (device & 0xFF) | ((device >> 12) & 0xFFFF_FF00)
         let file = "\(hex(major)):\(hex(minor)):\(status.st_ino)"
-        for line in locks.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 6, fields[5] == file, let pid = Int32(fields[4]) else { continue }
-            var owner = stat()
-            return FileLockHolder(
-                pid: pid,
-                command: command(of: pid),
-                uid: stat("/proc/\(pid)", &owner) == 0 ? owner.st_uid : nil)
-        }
-        return nil
+        guard let pid = holder(in: locks, of: file) else { return nil }
+        var owner = stat()
+        return FileLockHolder(
+            pid: pid, command: command(of: pid), uid: stat("/proc/\(pid)", &owner) == 0 ? owner.st_uid : nil)
+    }
+
+    /// The process that `locks`, the text of `/proc/locks`, lists as holding a lock on `file`
+    /// (`MAJOR:MINOR:INODE`): one holding a `flock` lock first. Not a process waiting for a lock (`1: ->
+    /// FLOCK ...`), nor an open file description's lock, which has none (`-1`).
+    static func holder(in locks: String, of file: String) -> Int32? {
+        let rows = locks.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+            .filter { $0.count >= 6 && $0[5] == file && (Int32($0[4]) ?? -1) > 0 }
+        return (rows.first { $0[1] == "FLOCK" } ?? rows.first).flatMap { Int32($0[4]) }
     }
 
     private static func command(of pid: Int32) -> String? {
