@@ -263,21 +263,22 @@ package final class ShellSession {
                 endInterrupts()
             }
             HostShell.comeBack()
-            if let editor {
+            runsCommand = true
+            let marksOutput = interactive && supervisor?.marksCommandOutput == true
+            if editor != nil || marksOutput {
                 // A command first waits for the service work a reload left running (``HostShell/perform(_:)``):
                 // the lines of that work came while the person was at the prompt, and go above the line typed
-                // rather than under it, where they would read as the command's.
+                // rather than under it, where they would read as the command's. A supervisor's prompt holds the
+                // line typed until told where the command's output begins, and answers once it has drawn the
+                // lines sent before.
                 if HostShell.command(in: line) != nil { await shell.serviceWorkDone() }
-                editor.releaseSubmittedLine()
+                editor?.releaseSubmittedLine()
             }
-            runsCommand = true
-            if let supervisor, interactive, supervisor.marksCommandOutput {
-                // The same at a supervisor's prompt, which holds the line typed until told where the command's
-                // output begins, and answers once it has drawn the lines sent before.
-                if HostShell.command(in: line) != nil { await shell.serviceWorkDone() }
+            if marksOutput, let supervisor {
                 linesBeforeOutput = []
                 supervisor.commandOutputBegins(token)
-                _ = try? await input?.next()  // The answer; none when the supervisor is gone.
+                // The answer; none when the supervisor is gone, and the session ends as at the end of its input.
+                guard (try? await input?.next()) != nil else { break reading }
                 if let lines = linesBeforeOutput, !lines.isEmpty {
                     endUnfinishedRow(palette: Console.output)
                     Self.emit(lines)
