@@ -39,7 +39,7 @@ package final class TraceWriter {
     /// The file a supervised host was given, as its device and inode, which each write checks its descriptor
     /// still refers to: plugin code that closes or replaces the descriptor gets nothing written to what takes
     /// its place, and the host ends at the command's end, as for its other descriptors (``SupervisorLink``).
-    private var givenFile: FileIdentity?
+    private var givenFile: DescriptorIdentity?
     private var buffer: [UInt8] = []
     /// How many bytes the file holds: the buffers written so far (a shared file's end before each write).
     private var fileSize = 0
@@ -77,7 +77,7 @@ package final class TraceWriter {
         self.maxLineLength = maxLineLength
         self.descriptor = descriptor
         sharesFile = true
-        givenFile = FileIdentity(descriptor)
+        givenFile = DescriptorIdentity(descriptor: descriptor)
     }
 
     /// The descriptor the trace is written through; -1 once closed. A supervisor gives it to each host it starts.
@@ -148,7 +148,7 @@ package final class TraceWriter {
             buffered = 0
             return
         }
-        if let givenFile, FileIdentity(descriptor) != givenFile {
+        if isReplaced(descriptor) {
             // Not a failure of the trace's, which the supervisor and the next host carry on: this host's end.
             stopQuietly(TraceError("cannot write the trace: plugin code closed or replaced its descriptor", file: path))
             return
@@ -195,23 +195,18 @@ package final class TraceWriter {
         descriptor = -1
     }
 
-    /// A file's device and inode, which tell it from another whatever its path.
-    private struct FileIdentity: Equatable {
-        var device: UInt64
-        var inode: UInt64
-
-        /// The file `descriptor` refers to; `nil` when it is not open.
-        init?(_ descriptor: Int32) {
-            var status = stat()
-            guard fstat(descriptor, &status) == 0 else { return nil }
-            (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
-        }
+    /// Whether `open`, the descriptor a supervised host was given, no longer refers to its trace: plugin code
+    /// closed it, or put another file in its place.
+    private func isReplaced(_ open: Int32) -> Bool {
+        guard let givenFile else { return false }
+        return DescriptorIdentity(descriptor: open) != givenFile
     }
 
-    /// Flushes and closes the file; writing after this does nothing.
+    /// Flushes and closes the file; writing after this does nothing. A descriptor plugin code put in the trace's
+    /// place is left open.
     package func close() {
         flush()
-        for open in [descriptor, stoppedDescriptor] where open >= 0 { Glibc.close(open) }
+        for open in [descriptor, stoppedDescriptor] where open >= 0 && !isReplaced(open) { Glibc.close(open) }
         descriptor = -1
         stoppedDescriptor = -1
     }

@@ -1,20 +1,7 @@
-import FlowHost
 import Glibc
+import HostSupport
 
-/// What a descriptor refers to, by device and inode, whatever its size and times: a supervised host's
-/// standard input, output, error and link are checked against what they were given, to tell when plugin code
-/// closed or replaced one.
-struct DescriptorIdentity: Sendable, Equatable {
-    var device: UInt64
-    var inode: UInt64
-
-    /// The file `descriptor` refers to; `nil` when it is not open.
-    init?(descriptor: Int32) {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
-        (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
-    }
-
+extension DescriptorIdentity {
     /// What another process's descriptor is, as `/proc/PID/fd/N` shows it.
     enum Seen: Equatable {
         case open(DescriptorIdentity)
@@ -39,11 +26,7 @@ struct DescriptorIdentity: Sendable, Equatable {
             guard errno == ENOENT else { return .hidden }
             return SupervisedHost.isRunning(pid) ? .closed : .ended
         }
-        return .open(DescriptorIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)))
-    }
-
-    private init(device: UInt64, inode: UInt64) {
-        (self.device, self.inode) = (device, inode)
+        return .open(DescriptorIdentity(status: status))
     }
 
     /// The identities of this process's standard input, output and error and its supervisor link.
