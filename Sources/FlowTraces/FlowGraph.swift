@@ -212,7 +212,7 @@ package struct FlowGraph: Sendable, Hashable {
 
     /// Adds the routes a plugin declares its child flows' own mappings hold: each flow's node, and a `routes`
     /// edge from the request to the manager, named as traces name a child flow's managers (`Manager`, with
-    /// no plugin) in the plugin's box.
+    /// no plugin) in the plugin's box, and labelled as the shell names them (`plugin.Manager`).
     package mutating func add(childFlowRoutes routes: [DeclaredRoute], plugin: String) {
         for route in routes {
             if let flow = route.childFlow { childNode(flow.rawValue, plugin: plugin) }
@@ -237,12 +237,23 @@ package struct FlowGraph: Sendable, Hashable {
     @discardableResult
     mutating func node(_ id: String, _ kind: NodeKind, _ label: String, plugin: String? = nil) -> String {
         if let index = nodeIndex[id] {
-            if nodes[index].plugin == nil, let plugin { nodes[index].plugin = plugin }
+            if nodes[index].plugin == nil, let plugin {
+                nodes[index].plugin = plugin
+                if kind == .manager { nodes[index].label = Self.managerLabel(label, plugin: plugin) }
+            }
             return id
         }
         nodeIndex[id] = nodes.count
+        let label = kind == .manager ? Self.managerLabel(label, plugin: plugin) : label
         nodes.append(Node(id: id, kind: kind, label: label, plugin: plugin))
         return id
+    }
+
+    /// A manager's label as the shell names it: `plugin.Manager`, a child flow's `Manager` with its plugin
+    /// once the graph knows it.
+    private static func managerLabel(_ name: String, plugin: String?) -> String {
+        guard let plugin, !name.contains(".") else { return name }
+        return "\(plugin).\(name)"
     }
 
     /// Records that the plugin `source` names declared the node `id`.
@@ -253,7 +264,8 @@ package struct FlowGraph: Sendable, Hashable {
 
     mutating func requestNode(_ name: String) -> String { node("request:\(name)", .request, name) }
 
-    /// A manager reported as `plugin.Manager` (or, inside a child flow, `Manager`), in its plugin's box.
+    /// A manager reported as `plugin.Manager` (or, inside a child flow, `Manager`), in its plugin's box,
+    /// labelled `plugin.Manager` either way.
     mutating func managerNode(_ name: String, plugin: String?) -> String {
         node("manager:\(name)", .manager, name, plugin: plugin)
     }

@@ -63,7 +63,8 @@ struct DeclaredModuleGraphTests {
         #expect(edge(graph, "child:onboarding", "request:onboarding.page", .sends) != nil, "the flow's first page")
         #expect(edge(graph, "request:onboarding.page", "manager:OnboardingPage", .routes)?.isStatic == true)
         #expect(edge(graph, "manager:OnboardingPage", "module:onboardingPage", .presents) != nil)
-        #expect(graph.nodes.first { $0.id == "manager:OnboardingPage" }?.plugin == "welcome")
+        let page = try #require(graph.nodes.first { $0.id == "manager:OnboardingPage" })
+        #expect(page.plugin == "welcome" && page.label == "welcome.OnboardingPage", "named as the shell names it")
         #expect(!graph.nodes.contains { $0.id == "module:onboarding" }, "the flow is one node")
     }
 
