@@ -6,14 +6,19 @@ import PluginLoading
 /// What the shell suggests when a name looks mistyped: a request no route handles, an action the
 /// visible module lacks, a sender module that is nowhere to be seen.
 extension HostShell {
-    /// Why no route took `request`: it is routed only from other modules, or "did you mean" the nearest
-    /// routed request; or, when the loaded plugins declare `request` (a route or a module's send) and not that
-    /// nearest one, that the manifest's route looks mistyped; `nil` when there is nothing to say.
+    /// Why no route took `request`: it is routed only from other modules, or only inside a child flow of a
+    /// loaded plugin, or "did you mean" the nearest routed request; or, when the loaded plugins declare
+    /// `request` (a route or a module's send) and not that nearest one, that the manifest's route looks
+    /// mistyped; `nil` when there is nothing to say.
     func requestHint(_ request: CoordinationRequestName) -> String? {
         let routes = host.manifest.routes
         let senders = routes.filter { $0.request == request }.compactMap(\.module)
         if !senders.isEmpty {
             return "\(request) is routed only from \(senders.map { "'\($0)'" }.joined(separator: ", "))"
+        }
+        if let (plugin, flow) = childFlowRoute(of: request) {
+            return
+                "plugin '\(plugin)' routes \(request) only inside its child flow '\(flow)', whose modules' actions send it"
         }
         guard let nearest = Suggestion.closest(to: request.rawValue, among: routes.map(\.request.rawValue)) else {
             return nil
@@ -23,6 +28,20 @@ extension HostShell {
             return "the manifest routes '\(nearest)': a typo there?"
         }
         return "did you mean '\(nearest)'?"
+    }
+
+    /// The loaded plugin, and its child flow, whose own mapping routes `request`
+    /// (`DeclaredRoute(_:manager:inChildFlow:)`): a plugin not loaded yet is not read, so as not to load it for a
+    /// hint.
+    private func childFlowRoute(of request: CoordinationRequestName) -> (plugin: String, flow: String)? {
+        for plugin in host.registry.pluginNames {
+            guard case .loaded(let loaded)? = host.registry.status(of: plugin),
+                let route = loaded.description.routes.first(where: { $0.request == request && $0.childFlow != nil }),
+                let flow = route.childFlow
+            else { continue }
+            return (plugin, flow.rawValue)
+        }
+        return nil
     }
 
     /// "did you mean" the nearest action of `module`, when it has no action `action`.

@@ -164,6 +164,16 @@ struct ShellOutputTests {
                 == .error("no route handles settings.about; settings.about is routed only from 'settings'"))
     }
 
+    @Test func aRequestRoutedOnlyInsideAChildFlowSaysWhichFlowAndPlugin() throws {
+        let shell = try demo()
+
+        #expect(
+            shell.execute("send onboarding.page").status
+                == .error(
+                    "no route handles onboarding.page; plugin 'welcome' routes onboarding.page only inside its child "
+                        + "flow 'onboarding', whose modules' actions send it"))
+    }
+
     // MARK: - Unknown sender modules
 
     @Test func sendingAsAModuleNobodyKnowsWarnsWithTheNearestKnownModule() throws {
