@@ -101,8 +101,11 @@ extension Host {
         }
         for event in events { onEvent?(event) }
         for name in returned {
-            // Back after a removal: its slot still holds the image loaded before, so load what is there now.
-            events.append(reloadPlugin(name))
+            // Back after a removal: its slot still holds the image loaded before, so load what is there now. The
+            // same library back is said by its discovery's line alone: "unchanged" after "go live" says nothing.
+            let event = reloadPlugin(name, sayingUnchanged: false)
+            if case .pluginUnchanged = event { continue }
+            events.append(event)
         }
         for name in changedInPlace {
             if let failure = next.plugin(named: name)?.probeFailure, !failure.isIncompleteFile {

@@ -15,10 +15,13 @@ extension Host {
     /// new generation, the requests of child flows already open too (``retargetChildFlows(of:retiring:)``). A new generation that fails to load, or lacks a manager or service the manifest
     /// still routes to it, is refused and the previous generation keeps serving.
     ///
-    /// - Parameter force: Load a new generation even when the library is unchanged (a watched file that
-    ///   did not change is skipped instead).
+    /// - Parameters:
+    ///   - force: Load a new generation even when the library is unchanged (a watched file that did not change
+    ///     is skipped instead).
+    ///   - sayingUnchanged: Whether an unchanged library is reported (``HostEvent/pluginUnchanged(plugin:)``):
+    ///     not for a plugin discovery just said is back, whose line said it is live.
     @discardableResult
-    package func reloadPlugin(_ name: String, force: Bool = false) -> HostEvent {
+    package func reloadPlugin(_ name: String, force: Bool = false, sayingUnchanged: Bool = true) -> HostEvent {
         let event: HostEvent
         do {
             event = try attemptReload(name, landedAt: nil, force: force)
@@ -27,6 +30,7 @@ extension Host {
             registry.noteRefusedReload(of: name)
             event = .reloadRefused(plugin: name, error)
         }
+        if case .pluginUnchanged = event, !sayingUnchanged { return event }
         onEvent?(event)
         return event
     }

@@ -34,8 +34,17 @@ struct LiveDropInRecipeTests {
         try shell.waitFor("flowhost> ")
         try shell.send("stats\r")
         try shell.waitFor("settings: removed, 1 image")
+        try shell.waitFor("flowhost> ")
+
+        // Copied back: live again, said once, with no "unchanged" after it (the same bytes as the image kept).
+        _ = try directory.file("plugins.d/libSettingsPlugin.so", containing: library)
+        try shell.waitFor("discovered plugin 'settings' at \(dropIn)/libSettingsPlugin.so", within: .seconds(60))
+        try shell.send("send settings.about\r")
+        try shell.waitFor("top: about")
+        try shell.waitFor("flowhost> ")
         try shell.send("quit\r")
 
         #expect(try shell.waitForExit(within: .seconds(10)) == .exited(0))
+        #expect(!shell.quotedTranscript.contains("is unchanged"), "\(shell.quotedTranscript)")
     }
 }
