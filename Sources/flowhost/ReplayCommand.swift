@@ -178,11 +178,13 @@ enum ReplayCommand {
                 sessions > 1
                 ? " of session \(divergence.session)\(divergence.subject.map { " (subject \($0))" } ?? "")" : ""
             let place = divergence.at.map { " (\($0))" } ?? ""
+            // Step 0 is the session's start (`start`, or `restore FILE`), which the steps count after.
+            let input =
+                divergence.step == 0
+                ? "at the start\(session)\(place)\(divergence.command == "start" ? "" : ": \(divergence.command)")"
+                : "at step \(divergence.step) of \(divergence.steps)\(session)\(place): \(divergence.command)"
             Swift.print(
-                Console.output.failure(
-                    PrintableText.sanitized(
-                        "replay of \(file) against \(path) diverged at step \(divergence.step) of \(divergence.steps)\(session)\(place): \(divergence.command)"
-                    )))
+                Console.output.failure(PrintableText.sanitized("replay of \(file) against \(path) diverged \(input)")))
             print("  expected: \(divergence.expected)")
             print("  got:      \(divergence.got)")
             if let input = divergence.sentPlaceholder {
