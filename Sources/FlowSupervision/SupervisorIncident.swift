@@ -84,7 +84,7 @@ struct SupervisorIncident {
         }
     }
 
-    /// Whether it counts in the summary of a script: everything but a host stopped from outside.
+    /// Whether it is laid at plugin code (a crash, a hang, an exit...), not a host stopped from outside.
     var isPluginFault: Bool {
         if case .stoppedFromOutside = cause { false } else { true }
     }
@@ -157,12 +157,20 @@ struct SupervisorIncident {
         return "\(place ?? "the host") (\(what))"
     }
 
-    /// The line that ends a script that saw `incidents`: `2 plugin crashes during the script: crashy.Trap
-    /// (SIGILL), hangy.Spin (hung for 10 s)`.
-    static func summary(of incidents: [SupervisorIncident]) -> String {
-        let count = incidents.count
-        return "\(count) plugin crash\(count == 1 ? "" : "es") during the script: "
-            + incidents.map(\.summary).joined(separator: ", ")
+    /// The lines that end a script that saw `incidents`, each of which left a command not run as written: the
+    /// plugins' doing, `2 plugin crashes during the script: crashy.Trap (SIGILL), hangy.Spin (hung for 10 s)`,
+    /// then the stops from outside (`kill`, the kernel's out-of-memory killer, a probed library's code that
+    /// kills its prober's process), `1 stop from outside during the script: the host (SIGKILL)`.
+    static func summary(of incidents: [SupervisorIncident]) -> [String] {
+        let faults = incidents.filter(\.isPluginFault)
+        let stops = incidents.filter { !$0.isPluginFault }
+        func line(_ incidents: [SupervisorIncident], _ what: String) -> [String] {
+            incidents.isEmpty
+                ? []
+                : ["\(incidents.count) \(what) during the script: " + incidents.map(\.summary).joined(separator: ", ")]
+        }
+        return line(faults, "plugin crash" + (faults.count == 1 ? "" : "es"))
+            + line(stops, "stop" + (stops.count == 1 ? "" : "s") + " from outside")
     }
 
     /// `duration` in seconds as a report says it: `10`, `0.5`.

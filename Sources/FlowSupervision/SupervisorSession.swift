@@ -311,7 +311,7 @@ final class SupervisorSession {
         }
         let fatal = host?.fatalError
         let incident = SupervisorIncident(cause: cause, page: page, fatalError: fatal?.error)
-        if incident.isPluginFault { incidents.append(incident) }
+        incidents.append(incident)
         // Asked for, the fatal error's stack trace follows the crash's line, each plugin's image named.
         let backtrace =
             Supervisor.showsBacktraces
@@ -347,13 +347,13 @@ final class SupervisorSession {
     }
 
     /// The session's exit code for a host that exited on purpose with `status`: 65 for input that ended on a
-    /// line too long, 1 for a script (or piped input) that saw a plugin crash, hang or exit, after a line that
-    /// sums them up.
+    /// line too long, 1 for a script (or piped input) that saw a plugin crash, hang or exit, or the host stopped
+    /// from outside, after the lines that sum them up.
     private func finish(status: Int32) -> ExitCode {
         // Input that ended on a line that could not be read (one too long) decides the code.
         let code = input.failure ?? ExitCode(rawValue: status) ?? .software
         guard !input.isInteractive, !incidents.isEmpty else { return code }
-        say(["\(source ?? "flowhost"): " + SupervisorIncident.summary(of: incidents)], thenPrompt: false)
+        say(SupervisorIncident.summary(of: incidents).map { "\(source ?? "flowhost"): " + $0 }, thenPrompt: false)
         return code == .ok ? .scriptFailed : code
     }
 
