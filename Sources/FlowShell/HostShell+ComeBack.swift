@@ -3,18 +3,25 @@ import PluginLoading
 
 extension HostShell {
     /// Changes back to the directory the run started in when plugin code changed the working directory
-    /// (``WorkingDirectory``), and sets back the file creation mask (``FileCreationMask``), and says so: the
-    /// run's relative paths (`save`, `restore`, the manifest) name files there, and the files it makes get the
-    /// permissions the person's mask gives.
+    /// (``WorkingDirectory``), and sets back the file creation mask (``FileCreationMask``) and the limits on file
+    /// size and descriptors (``ResourceLimits``), and says so: the run's relative paths (`save`, `restore`, the
+    /// manifest) name files there, the files it makes get the permissions the person's mask gives, and are
+    /// written whole.
     ///
     /// Called around each command by whatever runs them: the prompt and a script (``ShellSession``), and each
     /// subject's script of `run --subjects`, whose `save FILE` names a file where the run started too.
-    package static func comeBack() {
+    ///
+    /// - Parameter limits: Whether to set back the limits on file size and descriptors too (``ResourceLimits``):
+    ///   a system call each, which each line of a simulated subject's script does not pay (its subject's start
+    ///   does).
+    package static func comeBack(limits: Bool = true) {
         WorkingDirectory.restore()
         FileCreationMask.restore()
-        for departure in [WorkingDirectory.takeDeparture(), FileCreationMask.takeDeparture()].compactMap(\.self) {
-            printWarning("flowhost: warning: \(departure)")
-        }
+        if limits { ResourceLimits.restore() }
+        let departures =
+            [WorkingDirectory.takeDeparture(), FileCreationMask.takeDeparture()].compactMap(\.self)
+            + ResourceLimits.takeDepartures()
+        for departure in departures { printWarning("flowhost: warning: \(departure)") }
     }
 
     /// Puts back the host's signal handlers that plugin code replaced in `place` (``` `send x` (app.flow:1) ```,

@@ -163,11 +163,13 @@ package final class SubjectRunner {
             case .ok, .quit: nil
             }
         }
+        // Once a subject, the limits too: a system call each, which its lines do not pay.
+        HostShell.comeBack()
         var reply = await shell.startAndWait(tracing: trace)
         HostShell.checkAfterInput(in: "the start for \(subject)")
         if let stopped = failure(reply, line: 0) { return stopped }
         if let openURL {
-            HostShell.comeBack()
+            HostShell.comeBack(limits: false)
             reply = await shell.perform("open \(openURL)", tracing: trace)
             HostShell.checkAfterInput(in: "`open \(PrintableText.sanitized(openURL))` for \(subject)")
             if let stopped = failure(reply, line: 0) { return stopped }
@@ -183,7 +185,7 @@ package final class SubjectRunner {
             }
             // Plugin code may have changed the working directory or the file creation mask since the last
             // command: a `save FILE` names a file where the run started, as a script run without subjects does.
-            HostShell.comeBack()
+            HostShell.comeBack(limits: false)
             if let trace, line.isInput {
                 reply = await shell.perform(input: command, tracing: trace, at: line.at)
             } else {

@@ -263,6 +263,18 @@ final class UnmaskManager: FlowManager {
     }
 }
 
+/// Lowers the process's limit on the size of a file it writes to 100 bytes (its soft limit, as an unprivileged
+/// library can), then returns normally.
+final class LimitFileSizeManager: FlowManager {
+    override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+        limit.rlim_cur = 100
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit)
+        return presenting(self, "limited")
+    }
+}
+
 /// Ignores SIGCHLD, as a library that starts helpers and wants no zombies might, then returns normally: the
 /// kernel then reaps every child of the process itself.
 final class IgnoreChildrenManager: FlowManager {
@@ -370,6 +382,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("WanderUnheld", WanderUnheldManager.self),
                 ManagerFactory("WanderLater", WanderLaterManager.self),
                 ManagerFactory("Unmask", UnmaskManager.self),
+                ManagerFactory("LimitFileSize", LimitFileSizeManager.self),
                 ManagerFactory("UnendedLine", UnendedLineManager.self),
                 ManagerFactory("IgnoreChildren", IgnoreChildrenManager.self),
                 ManagerFactory("ReapChildren", ReapChildrenManager.self),
