@@ -91,6 +91,13 @@ package struct PluginScaffold: Sendable {
             ?? PathTrust.problem(flowKit + "/FlowKitTesting/Package.swift", ending: .file)
     }
 
+    /// What the new package's `Package.swift` calls the FlowKit package: SwiftPM names a `.package(path:)`
+    /// dependency after the last component of its path, whatever the package's own `name`, so a FlowKit copied
+    /// to `/tmp/FlowKitCopy` is `FlowKitCopy` (matched without regard to case).
+    package var flowKitPackage: String {
+        flowKitPath.split(separator: "/").last.map(String.init) ?? flowKitPath
+    }
+
     /// The plugin's name in manifests and request names: `greeting`.
     package var key: String { name.prefix(1).lowercased() + name.dropFirst() }
 
@@ -132,7 +139,8 @@ extension PluginScaffold {
             ],
             targets: [
                 // Depend on the FlowKit *product*, never on FlowKit's sources: host and plugins share one FlowKit.
-                .target(name: "\(name)", dependencies: [.product(name: "FlowKit", package: "FlowKit")]),
+                // Its package is named after FlowKit's directory, as SwiftPM names a path dependency.
+                .target(name: "\(name)", dependencies: [.product(name: "FlowKit", package: "\(flowKitPackage)")]),
                 .testTarget(
                     name: "\(name)Tests",
                     dependencies: ["\(name)", .product(name: "FlowKitTesting", package: "FlowKitTesting")]),

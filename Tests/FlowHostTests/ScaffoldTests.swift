@@ -50,6 +50,24 @@ struct ScaffoldTests {
                 == .handled(manager: "greeting.Greeting"))
     }
 
+    /// SwiftPM names a path dependency after its directory, whatever its manifest's `name`: on a FlowKit copied
+    /// to `FlowKitCopy` the package's `package: "FlowKit"` did not build (`unknown package 'FlowKit' in
+    /// dependencies of target 'Greeting'; valid packages are: 'FlowKitCopy'`), nor did FlowKitTesting, whose
+    /// manifest named its parent so too.
+    @Test func scaffoldedPluginBuildsOnAFlowKitInADirectoryOfAnotherName() throws {
+        let directory = try TemporaryDirectory()
+        let flowKit = directory.path + "/FlowKitCopy"
+        let (copied, copying) = try run("cp", ["-R", Repository.path("FlowKit"), flowKit])
+        try #require(copied == 0, "cp failed:\n\(copying)")
+        let package = directory.path + "/Greeting"
+        try PluginScaffold(name: "Greeting", flowKitPath: flowKit).write(into: package)
+
+        let scratch = directory.path + "/scratch"
+        let (status, output) = try run("swift", ["build", "--package-path", package, "--scratch-path", scratch])
+        #expect(status == 0, "swift build failed:\n\(output)")
+        #expect(access(scratch + "/debug/libGreeting.so", F_OK) == 0)
+    }
+
     /// The name suggested is made from the one typed, and is one the scaffold takes.
     @Test(arguments: [
         ("My-Plugin", "MyPlugin"), ("my-plugin", "MyPlugin"), ("my_cool plugin", "MyCoolPlugin"), ("2fast", "Fast"),
