@@ -19,11 +19,17 @@ extension HostShell {
         case "content": return try expectContent(rest)
         case "outcome": return try expectOutcome(rest)
         default:
+            // The word mistyped, as for a command, with "did you mean" the nearest; `no tab` is read whole.
+            let word = what == "no" ? arguments : what
+            let guess = Suggestion.closest(to: word, among: Self.expectations).map { "did you mean '\($0)'? " }
             throw FlowError(
-                "unknown expectation '\(arguments)'; expect top, title, stack, modals, tabs, no tabs, content or outcome"
+                "unknown expectation '\(word)'; \(guess ?? "")expect top, title, stack, modals, tabs, no tabs, content or outcome"
             )
         }
     }
+
+    /// What `expect` checks, as its first word (or two) is written.
+    private static let expectations = ["top", "title", "stack", "modals", "tabs", "no tabs", "content", "outcome"]
 
     private var state: PresentationState { host.coordinator.router.state }
 

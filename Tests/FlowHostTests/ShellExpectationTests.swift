@@ -61,7 +61,22 @@ struct ShellExpectationTests {
         #expect(
             try demo().execute("expect colour blue").status
                 == .error(
-                    "unknown expectation 'colour blue'; expect top, title, stack, modals, tabs, no tabs, content or outcome"
+                    "unknown expectation 'colour'; expect top, title, stack, modals, tabs, no tabs, content or outcome"
+                ))
+    }
+
+    /// A mistyped expectation gets its "did you mean", as a mistyped command does; it had only the list.
+    @Test func aMistypedExpectationGetsADidYouMean() throws {
+        let shell = try demo()
+        #expect(
+            shell.execute("expect outcom handled").status
+                == .error(
+                    "unknown expectation 'outcom'; did you mean 'outcome'? expect top, title, stack, modals, tabs, no tabs, content or outcome"
+                ))
+        #expect(
+            shell.execute("expect no tab").status
+                == .error(
+                    "unknown expectation 'no tab'; did you mean 'no tabs'? expect top, title, stack, modals, tabs, no tabs, content or outcome"
                 ))
     }
 
