@@ -108,8 +108,12 @@ package struct PluginSearchPath: Sendable, Hashable {
             }
         // A misspelt name: the library near it in a directory searched, as for a path.
         let nearest = nearestLibrary(to: library).map { "did you mean \($0)?" }
+        // A package's name where its library's belongs (`Trip` for libTrip.so), found in a directory searched:
+        // the entry is the mistake, whatever else the search says.
+        let package = packageLibrary(named: library).map { "did you mean \($0)?" }
         let advice =
-            built ?? entryAdvice ?? nearest ?? "build it with `swift build` or add its directory with --plugin-path"
+            package ?? built ?? entryAdvice ?? nearest
+            ?? "build it with `swift build` or add its directory with --plugin-path"
         throw PluginLoadError(
             file: library, kind: .notFound, message: "\(what) not found (searched: \(searched)); \(advice)")
     }
@@ -121,6 +125,15 @@ extension PluginSearchPath {
     func nearestLibrary(to library: String) -> String? {
         let names = directories.flatMap { PluginDiscovery.names(in: $0) ?? [] }.filter { $0.hasSuffix(".so") }
         return Suggestion.closest(to: library, among: Set(names).sorted())
+    }
+
+    /// `lib<Name>.so` when `library` is a bare `Name` (without `lib` and `.so`) and a directory searched holds
+    /// that file: the entry names the package (`Trip`) rather than the library SwiftPM builds from it
+    /// (`libTrip.so`), too far from it for ``nearestLibrary(to:)``; `nil` otherwise.
+    func packageLibrary(named library: String) -> String? {
+        guard !library.isEmpty, !library.hasPrefix("lib"), !library.hasSuffix(".so") else { return nil }
+        let file = "lib\(library).so"
+        return candidates(for: file, relativeTo: "/").contains { access($0, F_OK) == 0 } ? file : nil
     }
 
     /// The error for a path that goes round a loop of symbolic links.
