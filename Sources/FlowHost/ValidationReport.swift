@@ -139,7 +139,8 @@ package struct ValidationReport: Sendable {
             unmatchedGuardPatterns = UnmatchedGuardPattern.find(in: manifest, routed: routed, plugins: loaded)
             unroutedDeepLinkSteps = UnroutedDeepLinkStep.find(in: manifest, routed: routed, plugins: loaded)
         }
-        pluginErrors = Self.placingMissingPaths(pluginErrors, of: manifest)
+        pluginErrors = Self.placingLibrariesThatAreNoPlugins(
+            Self.placingMissingPaths(pluginErrors, of: manifest), of: manifest, searchPath: searchPath)
     }
 
     /// `errors` with each library of a `plugins` entry that is a path to no file, or a file name found in no
@@ -165,6 +166,32 @@ package struct ValidationReport: Sendable {
             return PluginLoadError(
                 file: manifest.path, kind: .notFound,
                 message: "library \(path) not found" + error.message.dropFirst(what.count), place: "plugins.\(name)")
+        }
+    }
+
+    /// `errors` with each library that has no entry point (``PluginLoadError/Kind/missingEntry``) said at the
+    /// place of each `plugins` entry that names it, as a library not found is: the entry names a library that is
+    /// no plugin, or not one yet. The line keeps the library's path (`app.json: plugins.plain:
+    /// /app/lib/libPlain.so: has no entry point ...`). A plugin that fails otherwise (a crash, a FlowKit it was
+    /// not built against) is its library's problem, said by the library alone.
+    static func placingLibrariesThatAreNoPlugins(
+        _ errors: [PluginLoadError], of manifest: Manifest, searchPath: PluginSearchPath
+    ) -> [PluginLoadError] {
+        guard errors.contains(where: { $0.kind == .missingEntry && $0.place == nil }) else { return errors }
+        let located = manifest.plugins.keys.sorted().compactMap { name in
+            manifest.plugins[name].flatMap { entry in
+                (try? searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: name)).map { (name, $0) }
+            }
+        }
+        return errors.flatMap { error in
+            // Each entry that names it: two entries may list the same library, whose error is said once.
+            let names = located.filter { $0.1 == error.file }.map(\.0)
+            guard error.kind == .missingEntry, error.place == nil, !names.isEmpty else { return [error] }
+            return names.map {
+                PluginLoadError(
+                    file: manifest.path, kind: .missingEntry, message: "\(error.file): \(error.message)",
+                    place: "plugins.\($0)")
+            }
         }
     }
 

@@ -54,6 +54,14 @@ enum ELFDynamicSymbols {
                         "has no entry point '\(symbol)': it is FlowKit itself, the library plugins link, not a plugin; give the path of a plugin's lib<Name>.so"
                 )
             }
+            // A library that is no FlowKit plugin at all: the entry point alone would not compile in it.
+            if try !dynamic.linksFlowKit() {
+                throw PluginLoadError(
+                    file: file.path, kind: .missingEntry,
+                    message:
+                        "has no entry point '\(symbol)': it is not a FlowKit plugin, it does not link libFlowKit.so; add FlowKit as a dependency (`.product(name: \"FlowKit\", package: \"FlowKit\")`, see docs/authoring.md), then `@c(\(symbol)) public func flowkitPluginEntry() -> UnsafeRawPointer { PluginEntry.export(plugin) }`, where `plugin` is its PluginDescription"
+                )
+            }
             throw PluginLoadError(
                 file: file.path, kind: .missingEntry,
                 message:
@@ -228,15 +236,6 @@ enum ELFDynamicSymbols {
                 bytes += chunk
             }
             throw file.corrupt("a name at \(offset) in the string table does not end within the table or 4,096 bytes")
-        }
-
-        /// Whether the file is FlowKit's own library: named so, and defining FlowKit's `PluginEntry` (a plugin
-        /// that links FlowKit only refers to it, unless it links FlowKit in statically, when it is named otherwise).
-        func isFlowKit() throws(PluginLoadError) -> Bool {
-            let name = file.path.split(separator: "/").last.map(String.init) ?? file.path
-            guard name == "libFlowKit.so" || name.hasPrefix("libFlowKit.so.") else { return false }
-            // The nominal type descriptor of FlowKit.PluginEntry.
-            return try lookup("$s7FlowKit11PluginEntryOMn") != nil
         }
 
         /// The defined dynamic symbol `name`'s type, through the hash table the loader uses.

@@ -202,7 +202,10 @@ struct BadLibraryTests {
         let directory = try TemporaryDirectory()
         let library = try directory.file("libForeign.so", containing: BuildProducts.bytes(of: "libFlowKit.so"))
         let (line, scenario) = try validate(library)
-        #expect(line.hasPrefix("\(library): has no entry point 'flowkit_plugin_entry'; add `@c(flowkit_plugin_entry)"))
+        #expect(
+            line.hasPrefix(
+                "\(scenario.manifest): plugins.bad: \(library): has no entry point 'flowkit_plugin_entry'; add `@c(flowkit_plugin_entry)"
+            ))
         #expect(scenario.probes == 1)
     }
 
@@ -210,10 +213,10 @@ struct BadLibraryTests {
     /// point to it.
     @Test func flowKitsOwnLibraryIsSaidToBeNoPlugin() throws {
         let library = try BuildProducts.path(of: "libFlowKit.so")
-        let (line, _) = try validate(library)
+        let (line, scenario) = try validate(library)
         #expect(
             line
-                == "\(library): has no entry point 'flowkit_plugin_entry': it is FlowKit itself, the library plugins link, not a plugin; give the path of a plugin's lib<Name>.so"
+                == "\(scenario.manifest): plugins.bad: \(library): has no entry point 'flowkit_plugin_entry': it is FlowKit itself, the library plugins link, not a plugin; give the path of a plugin's lib<Name>.so"
         )
     }
 
