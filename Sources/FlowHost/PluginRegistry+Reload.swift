@@ -72,14 +72,14 @@ extension PluginRegistry {
             throw PluginLoadError(
                 file: sourcePath(of: name) ?? plugin.path, kind: .unknownManager,
                 message:
-                    "the new generation of plugin '\(name)' exports no manager '\(missing)', which is still routed to it; the previous generation keeps serving"
+                    "the new generation of plugin '\(name)' exports no manager '\(missing)', which is still routed to it; it exports: \(PluginLoadError.exported(managers)); the previous generation keeps serving"
             )
         }
         if let missing = requiredServices.first(where: { !services.contains($0) }) {
             throw PluginLoadError(
                 file: sourcePath(of: name) ?? plugin.path, kind: .unknownService,
                 message:
-                    "the new generation of plugin '\(name)' exports no service '\(missing)', which the manifest starts; the previous generation keeps serving"
+                    "the new generation of plugin '\(name)' exports no service '\(missing)', which the manifest starts; it exports: \(PluginLoadError.exported(services)); the previous generation keeps serving"
             )
         }
         slot.status = .loaded(plugin)

@@ -52,7 +52,13 @@ package struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertib
     package static func notExported(_ what: String, _ name: String, by plugin: String, exports names: [String])
         -> String
     {
-        "plugin '\(plugin)' exports no \(what) '\(name)'; it exports: \(names.isEmpty ? "nothing" : names.sorted().joined(separator: ", "))"
+        "plugin '\(plugin)' exports no \(what) '\(name)'; it exports: \(exported(names))"
+    }
+
+    /// What a plugin exports of one kind, as ``notExported(_:_:by:exports:)`` lists it after `it exports: `:
+    /// the names sorted, or `nothing`.
+    package static func exported(_ names: some Collection<String>) -> String {
+        names.isEmpty ? "nothing" : names.sorted().joined(separator: ", ")
     }
 
     /// Whether the library was mapped before it was refused: such an image can never be unloaded.

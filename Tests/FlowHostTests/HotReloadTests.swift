@@ -107,7 +107,7 @@ struct HotReloadTests {
         guard case .reloadRefused(_, let error) = event else { throw TestFailure("expected a refusal, got \(event)") }
         #expect(
             error.message
-                == "the new generation of plugin 'greeter' exports no manager 'Farewell', which is still routed to it; the previous generation keeps serving"
+                == "the new generation of plugin 'greeter' exports no manager 'Farewell', which is still routed to it; it exports: Composer, Greeter, Poller; the previous generation keeps serving"
         )
         #expect(host.coordinator.requestCoordination("bye", from: .app).isHandled)
     }

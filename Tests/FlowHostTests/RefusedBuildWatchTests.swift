@@ -25,7 +25,7 @@ struct RefusedBuildWatchTests {
 
         #expect(
             said == [
-                "reload refused: \(lab.library): the new generation of plugin 'greeter' exports no manager 'Farewell', which is still routed to it; the previous generation keeps serving"
+                "reload refused: \(lab.library): the new generation of plugin 'greeter' exports no manager 'Farewell', which is still routed to it; it exports: Composer, Greeter, Poller; the previous generation keeps serving"
             ])
         #expect(host.stats.refusedReloads == 1)
         #expect(host.registry.images(of: "greeter") == 2, "the serving image and the refused build's, once")
