@@ -49,9 +49,10 @@ extension Manifest {
         }
     }
 
-    /// `path` made absolute against the current directory, lexically normalised.
+    /// `path` made absolute against the directory the run started in (``WorkingDirectory/start``), lexically
+    /// normalised: not the working directory of the moment, which plugin code may have changed.
     package static func absolutePath(_ path: String) -> String {
-        normalisedPath(path, relativeTo: currentDirectory())
+        normalisedPath(path, relativeTo: WorkingDirectory.start)
     }
 
     /// `path` made absolute against `base` (itself absolute), with `.`, `..` and repeated slashes removed

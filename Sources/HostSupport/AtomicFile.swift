@@ -17,8 +17,8 @@ package enum AtomicFile {
         package var description: String { "\(step): \(reason)" }
     }
 
-    /// Replaces the file at `path` with `bytes`, with permissions `mode`, less what the file it replaces
-    /// lacks: a file the user made private (`chmod 600 session.json`) stays so, where a new file of the
+    /// Replaces the file at `path` (relative: in the directory the run started in, ``WorkingDirectory``) with
+    /// `bytes`, with permissions `mode`, less what the file it replaces lacks: a file the user made private (`chmod 600 session.json`) stays so, where a new file of the
     /// umask's `0644` would have let everyone read what was saved over it.
     ///
     /// - Parameter durable: Flush the bytes to the disk before the rename, so that a crash cannot leave an
@@ -37,6 +37,9 @@ package enum AtomicFile {
     package static func write(
         _ bytes: [UInt8], to path: String, mode: mode_t, durable: Bool = false, whileOpen: (Int32) -> Void
     ) throws(Failure) {
+        // The temporary file and the rename both in the directory the run started in, not wherever a plugin's
+        // thread has taken the working directory meanwhile.
+        let path = WorkingDirectory.resolving(path)
         if let problem = OutputFile.directoryProblem(of: path) {
             throw Failure(step: "cannot write in its directory", reason: problem)
         }

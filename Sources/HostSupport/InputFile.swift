@@ -35,6 +35,7 @@ package enum InputFile {
     /// - Parameter what: What the file is, for messages: "manifest file", "plugin library", "script".
     /// - Throws: ``Failure`` saying why, its message starting with `what`.
     package static func read(_ path: String, what: String, limit: Int) throws(Failure) -> [UInt8] {
+        let path = WorkingDirectory.resolving(path)
         var status = stat()
         guard stat(path, &status) == 0 else { throw failure(errno, what: what) }
         try check(status, what: what, limit: limit)
@@ -82,6 +83,7 @@ package enum InputFile {
     /// - Returns: The descriptor, which the caller closes.
     /// - Throws: ``Failure`` saying why, its message starting with `what`.
     package static func openRegular(_ path: String, what: String) throws(Failure) -> Int32 {
+        let path = WorkingDirectory.resolving(path)
         var status = stat()
         guard stat(path, &status) == 0 else { throw failure(errno, what: what) }
         try check(status, what: what, limit: Int.max)
@@ -114,6 +116,7 @@ package enum InputFile {
     package static func readEnd(_ path: String, what: String, limit: Int) throws(Failure) -> (
         bytes: [UInt8], isWhole: Bool
     ) {
+        let path = WorkingDirectory.resolving(path)
         var status = stat()
         guard lstat(path, &status) == 0 else { throw failure(errno, what: what) }
         try check(status, what: what, limit: Int.max)
@@ -163,6 +166,7 @@ package enum InputFile {
 
     /// Throws unless `path` names a regular file (following symbolic links); does not open it.
     package static func checkRegular(_ path: String, what: String) throws(Failure) {
+        let path = WorkingDirectory.resolving(path)
         var status = stat()
         guard stat(path, &status) == 0 else { throw failure(errno, what: what) }
         try check(status, what: what, limit: Int.max)

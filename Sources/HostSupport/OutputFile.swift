@@ -11,6 +11,7 @@ package enum OutputFile {
     /// Why flowhost may not write in the directory `path` is in: the system's reason when it is not there,
     /// else what ``PathTrust`` finds on the way to it; `nil` when only root and `user` can change it.
     package static func directoryProblem(of path: String, user: uid_t = geteuid()) -> String? {
+        let path = WorkingDirectory.resolving(path)
         let directory = parentDirectory(of: path)
         guard let problem = PathTrust.untrusted(directory, ending: .file, user: user) else { return nil }
         var status = stat()
@@ -23,6 +24,7 @@ package enum OutputFile {
     /// Why the entry at `path` may not be emptied or replaced, completing "cannot write FILE: "; `nil` when
     /// there is nothing there or a regular file the user owns.
     static func problem(_ path: String, user: uid_t = geteuid()) -> String? {
+        let path = WorkingDirectory.resolving(path)
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         return problem(status, user: user)
@@ -52,6 +54,7 @@ package enum OutputFile {
     /// (hard links) or is one of the run's `sparing` (its manifest, its script), nor in a directory others
     /// can change; the descriptor, or the reason it was refused.
     package static func openEmptied(_ path: String, mode: mode_t, sparing: [RunFile] = []) -> Result<Int32, Refusal> {
+        let path = WorkingDirectory.resolving(path)
         if let problem = directoryProblem(of: path) { return .failure(Refusal(reason: problem)) }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
@@ -100,6 +103,7 @@ package enum OutputFile {
     /// that run writing a file nobody can read any more, saying it wrote its trace. `nil` when nothing is
     /// there, it cannot be opened, or nobody holds a lock on it.
     static func writerProblem(_ path: String) -> String? {
+        let path = WorkingDirectory.resolving(path)
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }  // and the shared lock taken with it

@@ -90,8 +90,8 @@ package enum PathTrust {
 
     /// The walk of ``check(_:ending:user:)``: what is wrong, or `nil` with where the path leads in `resolved`.
     private static func walk(_ path: String, ending: Ending, user: uid_t, resolved: inout String) -> Problem? {
-        // A relative path is opened from the current directory, whatever its name now: one whose name cannot be
-        // had (moved below a directory the user cannot read) cannot be checked.
+        // A relative path is opened from the directory the run started in: one whose name cannot be had (moved
+        // below a directory the user cannot read) cannot be checked.
         guard let absolute = absolute(path) else { return unresolved("the current directory") }
         var pending = components(of: absolute)
         var directory = "/"
@@ -323,8 +323,11 @@ package enum PathTrust {
         return "mode " + String(repeating: "0", count: max(0, 4 - octal.count)) + octal
     }
 
-    /// `path` from the root, or `nil` when it is relative and the current directory's name cannot be had.
+    /// `path` from the root: a relative one in the directory the run started in, where the host opens it
+    /// (``WorkingDirectory/resolving(_:)``), else in the current directory; `nil` when the current directory's
+    /// name cannot be had.
     private static func absolute(_ path: String) -> String? {
+        let path = WorkingDirectory.resolving(path)
         if path.hasPrefix("/") { return path }
         guard let directory = getcwd(nil, 0) else { return nil }
         defer { free(directory) }

@@ -18,14 +18,15 @@ package struct RunFile: Sendable, Equatable {
     package static func first(in files: [RunFile], device: dev_t, inode: ino_t) -> RunFile? {
         files.first { file in
             var status = stat()
-            return stat(file.path, &status) == 0 && status.st_dev == device && status.st_ino == inode
+            return stat(WorkingDirectory.resolving(file.path), &status) == 0 && status.st_dev == device
+                && status.st_ino == inode
         }
     }
 
     /// The first of `files` that the file at `path` is (a link followed); `nil` when there is none there.
     package static func first(in files: [RunFile], at path: String) -> RunFile? {
         var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
+        guard stat(WorkingDirectory.resolving(path), &status) == 0 else { return nil }
         return first(in: files, device: status.st_dev, inode: status.st_ino)
     }
 

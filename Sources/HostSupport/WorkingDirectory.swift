@@ -8,19 +8,21 @@ import Synchronization
 /// The working directory belongs to the whole process: a plugin that calls `chdir` (to work in a directory
 /// of its own) would otherwise move where `save snap.json` writes, to `/tmp` where others can read it and
 /// put their own for the next `restore snap.json`, and what `reload manifest` reads. So the host, which
-/// calls ``keep()`` before any plugin code runs, changes back (``restore()``) before and after each command
-/// and before it acts on a watched change. The directory is held open, so that renaming it meanwhile does
-/// not send the host elsewhere.
+/// calls ``keep()`` before any plugin code runs, names its files by the start's path
+/// (``resolving(_:)``), never by the working directory of the moment, which a plugin's thread may change
+/// while a command runs; and it changes back (``restore()``) before and after each command and before it
+/// acts on a watched change, for plugin code that relies on a working directory that stays put between
+/// commands. The directory is held open, so that renaming it meanwhile does not send the host elsewhere.
 package enum WorkingDirectory {
     /// The start's directory, held open, what it is, and its path then.
-    private struct Kept: Sendable {
+    struct Kept: Sendable {
         var descriptor: Int32
         var identity: FileIdentity
         var path: String
     }
 
     /// Set by ``keep()``.
-    private static let kept = Mutex<Kept?>(nil)
+    static let kept = Mutex<Kept?>(nil)
 
     /// How ``restore()`` last changed back, until it is taken.
     private struct Departure {
@@ -110,7 +112,7 @@ package enum WorkingDirectory {
         let lost = "plugin code closed or replaced the host's descriptor of the directory the run started in"
         if taken.way == .notBack {
             return
-                "plugin code changed the host's working directory to \(to); \(lost), and its path \(start) leads to another directory or none, so the host cannot change back: the run's relative paths name files in \(path() ?? "a directory since removed")"
+                "plugin code changed the host's working directory to \(to); \(lost), and its path \(start) leads to another directory or none, so the host cannot change back: the run's relative paths name files at that path, wherever it leads"
         }
         guard let back = path() else {
             return

@@ -8,15 +8,15 @@ extension PluginSearchPath {
     static let buildDirectories = [".build/debug", ".build/release"]
 
     /// A library called `name` built by SwiftPM but not on the search path: the first `.build/debug/NAME` or
-    /// `.build/release/NAME` under one of `directories` (a manifest's directory, the current one), as
+    /// `.build/release/NAME` under one of `directories` (a manifest's directory, the run's start), as
     /// absolute paths, that exists.
     ///
-    /// - Returns: The library's path and its directory, each relative to the current directory when they lie
+    /// - Returns: The library's path and its directory, each relative to the run's start directory when they lie
     ///   under it (what `--plugin-path` takes), or `nil`.
     package static func builtLibrary(named name: String, near directories: [String]) -> (
         library: String, directory: String
     )? {
-        let current = currentDirectory()
+        let current = WorkingDirectory.start
         for directory in directories {
             for build in buildDirectories {
                 let found = Manifest.normalisedPath(

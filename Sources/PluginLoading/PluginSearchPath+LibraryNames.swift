@@ -12,6 +12,7 @@ extension PluginSearchPath {
     /// by what they are (device and inode), so that `./plugs/../plugs/session.so` or a link to `plugs` is
     /// found too. Names only: nothing is opened or probed.
     package func libraryNameProblem(of path: String, manifest: Manifest) -> String? {
+        let path = WorkingDirectory.resolving(path)
         let name = Self.lastComponent(of: path)
         var written = stat()
         guard !name.isEmpty, stat(parentDirectory(of: path), &written) == 0 else { return nil }

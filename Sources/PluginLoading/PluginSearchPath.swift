@@ -97,7 +97,7 @@ package struct PluginSearchPath: Sendable, Hashable {
             manifestDirectories.contains($0) && !relativeManifestDirectories.contains($0)
         }
         // Built in its package but not on the search path: running from the package without --plugin-path.
-        let built = Self.builtLibrary(named: library, near: [baseDirectory, currentDirectory()]).map {
+        let built = Self.builtLibrary(named: library, near: [baseDirectory, WorkingDirectory.start]).map {
             "found \($0.library): pass --plugin-path \($0.directory)"
         }
         let entryAdvice: String? =

@@ -52,7 +52,7 @@ extension WorkingDirectoryTests {
         try FileManager.default.createDirectory(atPath: scenario.start.path, withIntermediateDirectories: false)
         try shell.send("send hangy.wanderunheld\n")
         try shell.waitFor(
-            "flowhost: warning: plugin code changed the host's working directory to \(scenario.elsewhere); plugin code closed or replaced the host's descriptor of the directory the run started in, and its path \(scenario.start.path) leads to another directory or none, so the host cannot change back: the run's relative paths name files in \(scenario.elsewhere)"
+            "flowhost: warning: plugin code changed the host's working directory to \(scenario.elsewhere); plugin code closed or replaced the host's descriptor of the directory the run started in, and its path \(scenario.start.path) leads to another directory or none, so the host cannot change back: the run's relative paths name files at that path, wherever it leads"
         )
         shell.closeInput()
         #expect(try shell.waitForExit() == .exited(0))
