@@ -11,12 +11,15 @@ enum FileNameCompletion {
     /// How many entries of a directory are looked at: Tab stays quick in a directory of millions.
     static let entryLimit = 10_000
 
-    /// The paths `word` can complete to, as typed (relative stays relative, `~/` stays, for `home`), sorted.
-    static func candidates(for word: String, home: String? = ProcessInfoLite.environment("HOME")) -> [String] {
+    /// The paths `word` can complete to, as typed (relative stays relative, `~/` stays, for `home`), sorted: a
+    /// relative word's in the directory the run started in (``WorkingDirectory/resolving(_:)``), where `save`
+    /// and `restore` take it.
+    static func candidates(for word: String, home: String? = HomeDirectory.path) -> [String] {
         let slash = word.lastIndex(of: "/")
         let directory = slash.map { String(word[...$0]) } ?? ""
         let prefix = slash.map { String(word[word.index(after: $0)...]) } ?? word
-        guard let stream = opendir(directory.isEmpty ? "." : directory.expandingHome(home)) else { return [] }
+        guard let stream = opendir(WorkingDirectory.resolving(directory.isEmpty ? "." : directory.expandingHome(home)))
+        else { return [] }
         defer { closedir(stream) }
         var paths: [String] = []
         var looked = 0
@@ -29,7 +32,9 @@ enum FileNameCompletion {
             else { continue }
             let path = directory + name
             var status = stat()
-            let isDirectory = stat(path.expandingHome(home), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+            let isDirectory =
+                stat(WorkingDirectory.resolving(path.expandingHome(home)), &status) == 0
+                && status.st_mode & S_IFMT == S_IFDIR
             paths.append(isDirectory ? path + "/" : path)
         }
         return paths.sorted()
