@@ -60,16 +60,4 @@ extension WorkingDirectoryTests {
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.outputLines.filter { $0.contains("(from session.json)") }.count == 5, "\(run.standardOutput)")
     }
-
-    /// A manifest named relatively on the command line is read again where the run started, not the one
-    /// another user planted in the plugin's directory.
-    @Test func reloadManifestReadsTheRunsManifestWhileAPluginThreadKeepsChangingTheWorkingDirectory() throws {
-        let scenario = try roamingScenario()
-        _ = try scenario.other.file("app.json", containing: "planted\n")
-        // The read follows the change back closely: twenty reloads, each a chance for the thread to come between.
-        let run = try scenario.run("send hangy.roam\n" + String(repeating: "reload manifest\n", count: 20))
-        #expect(run.status == 0, "\(run.standardError)")
-        let reloaded = run.outputLines.filter { $0.contains("reloaded manifest app.json: 5 routes") }
-        #expect(reloaded.count == 20, "\(run.standardOutput)\(run.standardError)")
-    }
 }
