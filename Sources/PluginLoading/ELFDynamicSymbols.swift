@@ -283,12 +283,16 @@ enum ELFDynamicSymbols {
                 return (shifted ^ (high >> 24)) & ~high
             }
             var index = try file.bytes(at: table &+ 8 &+ (UInt64(hash) % bucketCount) &* 4, count: 4).word(at: 0, 4)
-            var steps: UInt64 = 0
+            // A chain visits each symbol once at most: bound the walk by the symbols the file can hold (24 bytes
+            // each), not only by the chain count the file states, which a forged one sets to 2^32 - 1 with a chain
+            // that loops.
+            let steps = min(chainCount, file.size / 24)
+            var step: UInt64 = 0
             while index != 0 {
-                guard index < chainCount, steps < chainCount else { throw file.corrupt("a DT_HASH chain does not end") }
+                guard index < chainCount, step < steps else { throw file.corrupt("a DT_HASH chain does not end") }
                 if let found = try symbol(index, named: name) { return found }
                 index = try file.bytes(at: table &+ 8 &+ (bucketCount &+ index) &* 4, count: 4).word(at: 0, 4)
-                steps += 1
+                step += 1
             }
             return nil
         }
