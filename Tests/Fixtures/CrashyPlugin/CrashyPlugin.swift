@@ -118,7 +118,10 @@ final class KeeperService: CoordinatorServiceProtocol, StateHandoff {
 final class ForgerManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         startThread {
-            usleep(200_000)  // The host has said it is ready, or done with the command.
+            // The host has said it is ready, or done with the command: a restored host under a sanitizer, on
+            // a machine running the other tests, can take more than 200 ms, and a request forged while it
+            // starts is not one to restart at the cap (the host then exits while starting).
+            sleep(1)
             let variable = "FLOWHOST_SUPERVISOR_TOKEN="
             let token = startEnvironment().first { $0.hasPrefix(variable) }.map { String($0.dropFirst(variable.count)) }
             guard let token else { return }
