@@ -4,8 +4,9 @@ import HostSupport
 /// The file names Tab offers for a word that names a file (`save FILE`, `restore FILE`): the entries of the
 /// directory the word has named so far whose names start with the rest of it, each directory with a slash
 /// after it, to go on into. Entries whose names start with a dot only when the rest does too; never a name
-/// with a control character, which printed as a choice, or on the line, would reach the terminal: in a
-/// shared directory, another user chooses the names. Never a name that is not UTF-8 either, which the line
+/// with a control character, which printed as a choice, or on the line, would reach the terminal, or with a
+/// bidirectional control, which would show the line in another order than it is read (`save` of one file
+/// shown as another's): in a shared directory, another user chooses the names. Never a name that is not UTF-8 either, which the line
 /// could only hold as another name (`snap\u{FFFD}.json` for `snap\xFF.json`), one that file does not have.
 enum FileNameCompletion {
     /// How many entries of a directory are looked at: Tab stays quick in a directory of millions.
@@ -28,7 +29,7 @@ enum FileNameCompletion {
             // Not UTF-8: as a String, with U+FFFD for each bad byte, the name would be another file's.
             guard let name = String(validating: directoryEntryName(entry), as: UTF8.self), name != ".", name != "..",
                 name.hasPrefix(prefix), prefix.hasPrefix(".") || !name.hasPrefix("."),
-                !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+                !name.unicodeScalars.contains(where: PrintableText.isUnprintable)
             else { continue }
             let path = directory + name
             var status = stat()

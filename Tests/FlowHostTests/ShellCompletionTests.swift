@@ -123,6 +123,17 @@ struct ShellCompletionTests {
         #expect(candidates("save \(directory.path)/a") == [directory.path + "/ab"])
     }
 
+    /// Nor one with a bidirectional control: on the line, `save` of `a\u{202E}nosj.b` would show as `a` then
+    /// `b.json`, another file's name than the one written.
+    @Test func aFileNameWithABidirectionalControlIsNotOffered() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.file("a\u{202E}nosj.b", containing: "")
+        _ = try directory.file("a\u{2066}c\u{2069}", containing: "")
+        _ = try directory.file("ab", containing: "")
+
+        #expect(candidates("save \(directory.path)/a") == [directory.path + "/ab"])
+    }
+
     /// `~/` completes, and stays as typed, as it does in a shell.
     @Test func aFileNameUnderTheHomeDirectoryCompletesFromTilde() throws {
         let home = try TemporaryDirectory()
