@@ -38,6 +38,15 @@ extension PluginScaffold {
         if let entries = try? Self.entries(of: directory), !entries.isEmpty {
             throw .refused(FlowError("\(directory) already exists and is not empty; choose another --dir or name"))
         }
+        // SwiftPM knows a package by its folder's name, without regard to case, the root's as a dependency's:
+        // a package in `Greeting` on a FlowKit copied to `greeting` would not find the FlowKit product.
+        let folder = directory.split(separator: "/").last.map(String.init) ?? directory
+        if let clash = [flowKitPackage, "FlowKitTesting"].first(where: { $0.lowercased() == folder.lowercased() }) {
+            throw .refused(
+                FlowError(
+                    "\(directory): SwiftPM knows a package by its folder's name, and '\(folder)' is that of FlowKit's \(clash == flowKitPackage ? flowKitPath : flowKitPath + "/FlowKitTesting"); choose another --dir"
+                ))
+        }
         // What this call made, in the order made: removed in reverse when it cannot finish, each as what it was
         // made (a directory by rmdir, which removes only an empty directory, whatever was put in its place).
         var made: [(path: String, isDirectory: Bool)] = []

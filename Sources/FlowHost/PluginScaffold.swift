@@ -98,6 +98,22 @@ package struct PluginScaffold: Sendable {
         flowKitPath.split(separator: "/").last.map(String.init) ?? flowKitPath
     }
 
+    /// `text` as the inside of a Swift string literal: a FlowKit path with a quote or a backslash in it, pasted
+    /// as it is, would end the literal there, and what follows would be Swift code that `swift build` runs.
+    static func literal(_ text: String) -> String {
+        var literal = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": literal += "\\\\"
+            case "\"": literal += "\\\""
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                literal += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: literal.unicodeScalars.append(scalar)
+            }
+        }
+        return literal
+    }
+
     /// The plugin's name in manifests and request names: `greeting`.
     package var key: String { name.prefix(1).lowercased() + name.dropFirst() }
 
@@ -134,13 +150,13 @@ extension PluginScaffold {
             ],
             dependencies: [
                 // FlowKit from a FlowHost checkout. These two lines are all to change when FlowKit is published.
-                .package(path: "\(flowKitPath)"),
-                .package(path: "\(flowKitPath)/FlowKitTesting"),
+                .package(path: "\(Self.literal(flowKitPath))"),
+                .package(path: "\(Self.literal(flowKitPath + "/FlowKitTesting"))"),
             ],
             targets: [
                 // Depend on the FlowKit *product*, never on FlowKit's sources: host and plugins share one FlowKit.
                 // Its package is named after FlowKit's directory, as SwiftPM names a path dependency.
-                .target(name: "\(name)", dependencies: [.product(name: "FlowKit", package: "\(flowKitPackage)")]),
+                .target(name: "\(name)", dependencies: [.product(name: "FlowKit", package: "\(Self.literal(flowKitPackage))")]),
                 .testTarget(
                     name: "\(name)Tests",
                     dependencies: ["\(name)", .product(name: "FlowKitTesting", package: "FlowKitTesting")]),

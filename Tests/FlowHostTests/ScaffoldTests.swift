@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 import Glibc
 import Testing
 
@@ -66,6 +67,44 @@ struct ScaffoldTests {
         let (status, output) = try run("swift", ["build", "--package-path", package, "--scratch-path", scratch])
         #expect(status == 0, "swift build failed:\n\(output)")
         #expect(access(scratch + "/debug/libGreeting.so", F_OK) == 0)
+    }
+
+    /// A FlowKit path with a quote or a backslash in it is written into `Package.swift` as the path it is, not
+    /// pasted: there the quote ended the string, and what came after it was Swift that `swift build` would run.
+    @Test func aFlowKitPathWithQuotesIsWrittenAsThatPath() throws {
+        let directory = try TemporaryDirectory()
+        let flowKit = directory.path + #"/a"), .package(path: "\(b)\u{7}/FlowKit"#
+        let package = directory.path + "/Greeting"
+        try PluginScaffold(name: "Greeting", flowKitPath: flowKit).write(into: package)
+
+        // The manifest as SwiftPM reads it, without resolving the dependencies (there is no FlowKit there).
+        let dump = try Subprocess.run("/usr/bin/env", ["swift", "package", "--package-path", package, "dump-package"])
+        try #require(dump.status == 0, "swift package dump-package failed:\n\(dump.standardError)")
+        let dumped = try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any]
+        let paths = (dumped?["dependencies"] as? [[String: Any]])?.compactMap {
+            (($0["fileSystem"] as? [[String: Any]])?.first?["path"]) as? String
+        }
+        #expect(paths == [flowKit, flowKit + "/FlowKitTesting"], "\(dump.standardOutput)")
+    }
+
+    /// SwiftPM knows a package by its folder's name: a package in `Greeting` on a FlowKit copied to `greeting`
+    /// did not build (`product 'FlowKit' required by package 'greeting' target 'Greeting' not found in package
+    /// 'Greeting'`).
+    @Test func scaffoldRefusesAFolderOfTheNameOfFlowKitsFolder() throws {
+        let directory = try TemporaryDirectory()
+        let scaffold = try PluginScaffold(name: "Greeting", flowKitPath: directory.path + "/greeting")
+
+        #expect(
+            throws: PluginScaffold.WriteFailure.refused(
+                FlowError(
+                    "\(directory.path)/Greeting: SwiftPM knows a package by its folder's name, and 'Greeting' is that of FlowKit's \(directory.path)/greeting; choose another --dir"
+                ))
+        ) { try scaffold.write(into: directory.path + "/Greeting") }
+        #expect(throws: PluginScaffold.WriteFailure.self) {
+            try scaffold.write(into: directory.path + "/FlowKitTesting")
+        }
+        #expect(access(directory.path + "/Greeting", F_OK) != 0, "nothing written")
+        try scaffold.write(into: directory.path + "/GreetingPlugin")
     }
 
     /// The name suggested is made from the one typed, and is one the scaffold takes.
