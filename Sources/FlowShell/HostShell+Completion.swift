@@ -101,7 +101,7 @@ extension HostShell {
             case ("reload", 1): return plugins + ["manifest"]
             case ("wait", 1): return ["reload"]
             case ("wait", 2) where before[1] == "reload": return plugins
-            case ("expect", 1): return ["top", "title", "stack", "modals", "tabs", "no", "content", "outcome"]
+            case ("expect", 1): return HostShell.expectationFirstWords
             case ("expect", 2) where before[1] == "no": return ["tabs"]
             case ("expect", 2) where before[1] == "outcome":
                 return ["handled", "unhandled", "queued", "failed", "redirected", "cancelled"]

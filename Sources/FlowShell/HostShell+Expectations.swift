@@ -23,13 +23,19 @@ extension HostShell {
             let word = what == "no" ? arguments : what
             let guess = Suggestion.closest(to: word, among: Self.expectations).map { "did you mean '\($0)'? " }
             throw FlowError(
-                "unknown expectation '\(word)'; \(guess ?? "")expect top, title, stack, modals, tabs, no tabs, content or outcome"
+                "unknown expectation '\(word)'; \(guess ?? "")expect \(Self.expectations.dropLast().joined(separator: ", ")) or \(Self.expectations.last!)"
             )
         }
     }
 
     /// What `expect` checks, as its first word (or two) is written.
-    private static let expectations = ["top", "title", "stack", "modals", "tabs", "no tabs", "content", "outcome"]
+    nonisolated static let expectations = ["top", "title", "stack", "modals", "tabs", "no tabs", "content", "outcome"]
+
+    /// The words Tab offers after `expect`: the first of each expectation, once.
+    nonisolated static let expectationFirstWords: [String] = expectations.reduce(into: []) { words, expectation in
+        let first = String(expectation.prefix { $0 != " " })
+        if !words.contains(first) { words.append(first) }
+    }
 
     private var state: PresentationState { host.coordinator.router.state }
 

@@ -72,6 +72,7 @@ struct ShellCompletionTests {
         #expect(candidates("back to ") == ["welcome"], "only what is on the visible stack")
         #expect(candidates("wait ") == ["reload"])
         #expect(candidates("wait reload s") == ["settings"])
+        #expect(candidates("expect ") == ["content", "modals", "no", "outcome", "stack", "tabs", "title", "top"])
         #expect(candidates("expect no ") == ["tabs"])
         #expect(
             candidates("expect outcome ") == ["cancelled", "failed", "handled", "queued", "redirected", "unhandled"])
