@@ -169,15 +169,17 @@ package struct ValidationReport: Sendable {
         }
     }
 
-    /// `errors` with each library that has no entry point (``PluginLoadError/Kind/missingEntry``) said at the
-    /// place of each `plugins` entry that names it, as a library not found is: the entry names a library that is
-    /// no plugin, or not one yet. The line keeps the library's path (`app.json: plugins.plain:
-    /// /app/lib/libPlain.so: has no entry point ...`). A plugin that fails otherwise (a crash, a FlowKit it was
-    /// not built against) is its library's problem, said by the library alone.
+    /// `errors` with each file that is no plugin library said at the place of each `plugins` entry that names
+    /// it, as a library not found is: the entry names a library with no entry point, not one yet
+    /// (``PluginLoadError/Kind/missingEntry``), a file that is not ELF (``PluginLoadError/Kind/notELF``) or a
+    /// program (``PluginLoadError/Kind/notSharedObject``). The line keeps the file's path (`app.json:
+    /// plugins.plain: /app/lib/libPlain.so: has no entry point ...`). A plugin that fails otherwise (a crash, a
+    /// FlowKit it was not built against) is its library's problem, said by the library alone.
     static func placingLibrariesThatAreNoPlugins(
         _ errors: [PluginLoadError], of manifest: Manifest, searchPath: PluginSearchPath
     ) -> [PluginLoadError] {
-        guard errors.contains(where: { $0.kind == .missingEntry && $0.place == nil }) else { return errors }
+        let kinds: Set<PluginLoadError.Kind> = [.missingEntry, .notELF, .notSharedObject]
+        guard errors.contains(where: { kinds.contains($0.kind) && $0.place == nil }) else { return errors }
         let located = manifest.plugins.keys.sorted().compactMap { name in
             manifest.plugins[name].flatMap { entry in
                 (try? searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: name)).map { (name, $0) }
@@ -186,10 +188,10 @@ package struct ValidationReport: Sendable {
         return errors.flatMap { error in
             // Each entry that names it: two entries may list the same library, whose error is said once.
             let names = located.filter { $0.1 == error.file }.map(\.0)
-            guard error.kind == .missingEntry, error.place == nil, !names.isEmpty else { return [error] }
+            guard kinds.contains(error.kind), error.place == nil, !names.isEmpty else { return [error] }
             return names.map {
                 PluginLoadError(
-                    file: manifest.path, kind: .missingEntry, message: "\(error.file): \(error.message)",
+                    file: manifest.path, kind: error.kind, message: "\(error.file): \(error.message)",
                     place: "plugins.\($0)")
             }
         }

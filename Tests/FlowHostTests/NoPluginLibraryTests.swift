@@ -2,8 +2,9 @@ import Glibc
 import Testing
 
 /// A library with no entry point that a `plugins` entry names is said at the entry's place, as a library not
-/// found is, keeping the library's path; and one that does not link FlowKit at all is said to be no FlowKit
-/// plugin, since the advice to add the entry point alone would not compile there.
+/// found is, keeping the library's path, and so is a file that is no library at all; and one that does not link
+/// FlowKit at all is said to be no FlowKit plugin, since the advice to add the entry point alone would not
+/// compile there.
 struct NoPluginLibraryTests {
     nonisolated static let hasCCompiler = access("/usr/bin/cc", X_OK) == 0
 
@@ -64,5 +65,26 @@ struct NoPluginLibraryTests {
             run.errorLinesWithoutNotes == ["a", "b"].map {
                 "\(manifest): plugins.\($0): \(library): has no entry point 'flowkit_plugin_entry'; add `@c(flowkit_plugin_entry) public func flowkitPluginEntry() -> UnsafeRawPointer { PluginEntry.export(plugin) }` to the plugin, where `plugin` is its PluginDescription"
             } + ["\(manifest): 2 problems found"])
+    }
+
+    /// A text file, or a program, named as a plugin's library: the entry's mistake, said at its place.
+    @Test func aFileThatIsNoLibraryIsSaidAtTheEntryNamingIt() throws {
+        let directory = try TemporaryDirectory()
+        let text = try directory.file("libText.so", containing: "hello\n")
+        let program = directory.path + "/libProgram.so"
+        let copy = try Subprocess.run("/bin/cp", ["/bin/true", program])
+        try #require(copy.status == 0, "cp: \(copy.standardError)")
+        let manifest = try manifest(["program": program, "text": text], in: directory)
+
+        let run = try Subprocess.flowhost(
+            ["validate", manifest], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 65)
+        #expect(
+            run.errorLinesWithoutNotes == [
+                "\(manifest): plugins.program: \(program): is a program (it names an interpreter), not a plugin library; build the plugin as a `.library(type: .dynamic)` product",
+                "\(manifest): plugins.text: \(text): not an ELF shared object (it starts with text \"hello\\n\"); give the path of a plugin's lib<Name>.so",
+                "\(manifest): 2 problems found",
+            ])
     }
 }
