@@ -100,6 +100,13 @@ package enum JSONDocument {
                             "message": .string(step.message),
                         ]
                     }
+                    + report.creatablePluginDirectories.map { creatable in
+                        [
+                            "kind": "creatablePluginDirectory", "file": .string(creatable.file),
+                            "path": .string(creatable.place), "directory": .string(creatable.directory),
+                            "message": .string(creatable.message),
+                        ]
+                    }
                     + report.unusedDeclarations.map { unused in
                         [
                             "kind": "declarationsNotInEffect", "plugin": .string(unused.plugin),

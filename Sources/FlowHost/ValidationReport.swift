@@ -44,6 +44,9 @@ package struct ValidationReport: Sendable {
     /// Requests the plugins' modules send that no route in force handles and that are near no routed one
     /// (``UnroutedSend``): notes, which leave the manifest valid.
     package var unroutedSends: [UnroutedSend] = []
+    /// Directories of the manifest's `pluginPath` that are not there and that others could make
+    /// (``CreatablePluginDirectory``): warnings, which leave the manifest valid.
+    package var creatablePluginDirectories: [CreatablePluginDirectory] = []
 
     /// Checks the manifest at `path`, then loads every plugin it declares, found through the search path
     /// `searchPath` makes for it, and checks every route's manager and every service.
@@ -72,6 +75,7 @@ package struct ValidationReport: Sendable {
             omittedManifestErrors = error.omitted
         }
         guard let manifest else { return }
+        creatablePluginDirectories = CreatablePluginDirectory.find(in: manifest)
         let searchPath = searchPath(manifest)
         if let unbuilt = searchPath.unbuiltPlugins(of: manifest, executableDirectory: executableDirectory) {
             pluginErrors = [unbuilt]

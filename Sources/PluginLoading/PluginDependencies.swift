@@ -367,23 +367,7 @@ struct PluginDependencies: Equatable {
         -> PathTrust.Problem?
     {
         var status = stat()
-        return lstat(path, &status) == 0 ? problem : creatableProblem(path, user: user)
-    }
-
-    /// Whether others could make `path`, which is not there: the nearest entry above it that is there (a link
-    /// that leads nowhere included, which someone may make lead somewhere) must be a directory only root and
-    /// the user can add to.
-    private static func creatableProblem(_ path: String, user: uid_t) -> PathTrust.Problem? {
-        var existing = parentDirectory(of: path)
-        var status = stat()
-        while lstat(existing, &status) != 0, existing != "/", existing != "." {
-            existing = parentDirectory(of: existing)
-        }
-        return PathTrust.untrusted(existing, ending: .privateDirectory, user: user).map {
-            var problem = $0
-            problem.description = "\(path) is not there, but others could make it: \(problem.description)"
-            return problem
-        }
+        return lstat(path, &status) == 0 ? problem : PathTrust.creatable(path, user: user)
     }
 
     /// The libraries loaded into this process as it started, by file name: the ones flowhost was started with,

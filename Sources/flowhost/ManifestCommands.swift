@@ -42,6 +42,7 @@ enum ManifestCommands {
         for typo in report.requestTypos { printWarning(typo.description) }
         for unmatched in report.unmatchedGuardPatterns { printWarning(unmatched.description) }
         for step in report.unroutedDeepLinkSteps { printWarning(step.description) }
+        for directory in report.creatablePluginDirectories { printWarning(directory.description) }
         for unused in report.unusedDeclarations { printError("\(path): note: \(unused.description)") }
         for unrouted in report.unroutedSends { printError("\(path): note: \(unrouted)") }
         guard let manifest = report.manifest, report.isValid else {
