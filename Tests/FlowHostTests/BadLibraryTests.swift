@@ -261,8 +261,12 @@ struct BadLibraryTests {
         var bytes = try BuildProducts.bytes(of: "libWelcomePlugin.so")
         bytes[4] = 1  // ELFCLASS32
         let library = try directory.file("lib32.so", containing: bytes)
-        let (line, _) = try validate(library)
-        #expect(line == "\(library): is not a 64-bit ELF file; rebuild the plugin on this machine")
+        let (line, scenario) = try validate(library)
+        // Said at the entry that names it, as a file that is not ELF is.
+        #expect(
+            line
+                == "\(scenario.manifest): plugins.bad: \(library): is not a 64-bit ELF file; rebuild the plugin on this machine"
+        )
     }
 
     @Test func foreignArchitectureIsRefused() throws {
