@@ -44,19 +44,19 @@ extension ExperimentReport {
     /// error says how the host ended. A host restarted at the snapshot starts none of them again.
     ///
     /// What it keeps is the exposures of the session whose request has not come yet, and the experiments'
-    /// requests under way: a few, whatever the size of the session.
+    /// requests under way: a few, whatever the size of the session. Each is indexed (by depth; by id, or name
+    /// and depth) so that an event costs, amortized, the same however many are kept: a crafted trace of many
+    /// requests under way, or of many exposures whose request never comes, reports in time linear in its size.
     struct RoutedRequests {
-        /// experiment -> the variant and depth of its exposure in the session, whose request is the next
-        /// event about a request at that depth.
-        private var exposed: [String: (variant: String, depth: Int)] = [:]
-        /// The experiments' requests a manager started on (`handling`) and that have not ended yet, innermost
-        /// last.
-        private var underWay: [(experiment: String, variant: String, id: Int?, request: String, depth: Int)] = []
+        /// The exposures of the session whose request has not come yet.
+        private var exposed = PendingExposures()
+        /// The experiments' requests a manager started on (`handling`) and that have not ended yet.
+        private var underWay = RequestsUnderWay()
 
         /// Forgets the session read before: a request never ends in another session.
         mutating func beginSession() {
-            exposed = [:]
-            underWay = []
+            exposed = PendingExposures()
+            underWay = RequestsUnderWay()
         }
 
         /// Follows `event`, the next event of the session.
@@ -70,32 +70,23 @@ extension ExperimentReport {
             if event.kind == .exposure, let experiment = event["experiment"]?.string,
                 let variant = event["variant"]?.string
             {
-                exposed[experiment] = (variant, depth)
+                exposed.expose(experiment, to: variant, at: depth)
                 return []
             }
             guard let request = event["request"]?.string else { return [] }
-            let id = event["requestId"]?.int
-            var failed: (experiment: String, variant: String)?
-            // In the experiments' order, so that the same one is named on every run (one request is one
-            // experiment's: two exposures at one depth do not happen).
-            for (experiment, exposure) in exposed.sorted(by: { $0.key < $1.key }) where exposure.depth == depth {
-                exposed[experiment] = nil
-                if event.kind == .failed, failed == nil { failed = (experiment, exposure.variant) }
-            }
+            let key = RequestsUnderWay.Key(id: event["requestId"]?.int, request: request, depth: depth)
+            // Every exposure at the event's depth is the event's, and done with; the first in the experiments'
+            // order is named, so that the same one is on every run (one request is one experiment's: two
+            // exposures at one depth do not happen).
+            let exposures = exposed.take(at: depth)
+            var failed = event.kind == .failed ? exposures.first : nil
             switch event.kind {
             case .handling:
                 if let experiment = event["experiment"]?.string, let variant = event["variant"]?.string {
-                    underWay.append((experiment, variant, id, request, depth))
+                    underWay.start(.init(experiment: experiment, variant: variant, request: request), key: key)
                 }
             case .handled, .failed:
-                let index = underWay.lastIndex { started in
-                    id.map { started.id == $0 }
-                        ?? (started.id == nil && started.request == request && started.depth == depth)
-                }
-                if let index {
-                    let ended = underWay.remove(at: index)
-                    if event.kind == .failed { failed = (ended.experiment, ended.variant) }
-                }
+                if let ended = underWay.end(key), event.kind == .failed { failed = (ended.experiment, ended.variant) }
             default: break
             }
             guard let failed else { return [] }
@@ -112,13 +103,12 @@ extension ExperimentReport {
         private mutating func endAll(
             _ ended: TraceEvent
         ) -> [(experiment: String, variant: String, failure: RequestFailure)] {
-            let requests = underWay.reversed().map {
+            let requests = underWay.endAll().map {
                 ($0.experiment, $0.variant, RequestFailure.hostEnded(ended, request: $0.request))
             }
-            let exposures = exposed.sorted(by: { $0.key < $1.key }).map {
-                ($0.key, $0.value.variant, RequestFailure.hostEnded(ended, request: nil))
+            let exposures = exposed.takeAll().map {
+                ($0.experiment, $0.variant, RequestFailure.hostEnded(ended, request: nil))
             }
-            beginSession()
             return requests + exposures
         }
     }
