@@ -60,9 +60,12 @@ package struct DuplicateTrace: Sendable, Hashable, CustomStringConvertible {
 
     /// ``sameFile(in:)``, else ``sameRecording(in:headers:)`` of the files' headers, each read from its
     /// first line; `nil` also when a file cannot be read as a trace, which reading it then says.
-    package static func find(in files: [String]) -> DuplicateTrace? {
+    ///
+    /// - Parameter members: The members the caller reads of the traces' lines
+    ///   (``TraceReader/headers(of:reading:)``).
+    package static func find(in files: [String], reading members: Set<String>? = nil) -> DuplicateTrace? {
         if let same = sameFile(in: files) { return same }
-        guard let headers = try? TraceReader.headers(of: files) else { return nil }
+        guard let headers = try? TraceReader.headers(of: files, reading: members) else { return nil }
         return sameRecording(in: files, headers: headers)
     }
 }

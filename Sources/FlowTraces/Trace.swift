@@ -167,7 +167,7 @@ package struct Trace: Sendable {
     /// - Throws: ``TraceError`` naming `file` and `line` when the text is not JSON or not an event.
     static func event(_ text: String, file: String, line: Int) throws(TraceError) -> TraceEvent {
         do {
-            return try TraceEvent(json: try JSONValue(parsing: text))
+            return try event(try JSONValue(parsing: text), file: file, line: line)
         } catch let error as JSONSyntaxError {
             // A first line that is not JSON is most likely another kind of file: say what a trace is.
             if line == 1, isManifest(file) {
@@ -181,6 +181,17 @@ package struct Trace: Sendable {
             throw TraceError(error.message, file: file, line: line)
         } catch {
             throw TraceError("\(error)", file: file, line: line)
+        }
+    }
+
+    /// The event a line of a trace holds, parsed.
+    ///
+    /// - Throws: ``TraceError`` naming `file` and `line` when `json` is not an event.
+    static func event(_ json: JSONValue, file: String, line: Int) throws(TraceError) -> TraceEvent {
+        do {
+            return try TraceEvent(json: json)
+        } catch {
+            throw TraceError(error.message, file: file, line: line)
         }
     }
 

@@ -54,6 +54,9 @@ package final class TraceReader {
     private var skippingPart = false
 
     private let lines: FileLineReader
+    /// The members read of each line, by name, when the caller named them: the values of the others are
+    /// elided from a long line before it is parsed (``TraceLineElision``). `nil`: every line is parsed whole.
+    private let kept: Set<String>?
     private var order = TraceSessionOrder()
     private var steps = TraceStepBuilder()
     /// The steps read but not returned yet, in order: an event completes at most two.
@@ -61,11 +64,18 @@ package final class TraceReader {
 
     /// Opens the trace at `path` and reads its header.
     ///
-    /// - Parameter chunkSize: How many bytes each read of the file asks for (tests make it small).
+    /// - Parameters:
+    ///   - chunkSize: How many bytes each read of the file asks for (tests make it small).
+    ///   - members: The members the caller reads of the lines, by name, for a reader that reads a few of
+    ///     each: the values of more than a few KiB of the others (a screen's content, a request's payload) are
+    ///     not read (``TraceLineElision``), so that a long line takes about its bytes, not some 24 times them;
+    ///     the members this reader reads itself (``membersAlwaysRead``) are read too. `nil`, the default,
+    ///     reads every member, for a caller that needs them (`replay`).
     /// - Throws: ``TraceError`` naming the file (and the line) when it cannot be read, is empty, or does not
     ///   begin with a header of a format this flowhost reads.
-    package init(path: String, chunkSize: Int = 64 * 1024) throws(TraceError) {
+    package init(path: String, chunkSize: Int = 64 * 1024, reading members: Set<String>? = nil) throws(TraceError) {
         file = path
+        kept = members.map { $0.union(Self.membersAlwaysRead) }
         do {
             lines = try FileLineReader(
                 path: path, what: "trace file", chunkSize: chunkSize, maxLineLength: Self.maxLineLength)
@@ -73,7 +83,7 @@ package final class TraceReader {
             throw TraceError(error.message, file: path)
         }
         isBeingWritten = lines.isLockedByWriter
-        guard let first = try Self.event(from: lines, file: path, beingWritten: isBeingWritten) else {
+        guard let first = try Self.event(from: lines, file: path, beingWritten: isBeingWritten, keeping: kept) else {
             throw TraceError(
                 isBeingWritten
                     ? "the trace is empty so far: a run is still writing it; read it again once it has written its header"
@@ -104,7 +114,7 @@ package final class TraceReader {
     ///
     /// - Throws: ``TraceError`` naming the file and the line.
     package func next() throws(TraceError) -> TraceEvent? {
-        try Self.event(from: lines, file: file, beingWritten: isBeingWritten)
+        try Self.event(from: lines, file: file, beingWritten: isBeingWritten, keeping: kept)
     }
 
     /// The next session's start or input, with the events it caused (``TraceStep``); `nil` at the end.
@@ -185,15 +195,19 @@ package final class TraceReader {
 
     /// The headers of `files`, in order, each read from the start of its file.
     ///
+    /// - Parameter members: The members the caller reads (``init(path:chunkSize:reading:)``): the headers are
+    ///   held together, each without the large members the caller does not read.
     /// - Throws: the ``TraceError`` that reading the files whole in order would meet first: when the header
     ///   of one cannot be read, the files before it are read to the end first.
-    package static func headers(of files: [String]) throws(TraceError) -> [TraceEvent] {
+    package static func headers(of files: [String], reading members: Set<String>? = nil) throws(TraceError)
+        -> [TraceEvent]
+    {
         var headers: [TraceEvent] = []
         for (index, file) in files.enumerated() {
             do {
-                headers.append(try TraceReader(path: file).header)
+                headers.append(try TraceReader(path: file, reading: members).header)
             } catch {
-                for earlier in files[..<index] { try TraceReader(path: earlier).readToEnd() }
+                for earlier in files[..<index] { try TraceReader(path: earlier, reading: members).readToEnd() }
                 throw error
             }
         }
@@ -203,14 +217,14 @@ package final class TraceReader {
     /// The next line that is an event, with the precedence of ``Trace/parse(_:file:)``. In a trace a run is
     /// still writing (`beingWritten`), a last line that no newline ends and that is not an event is one the
     /// writer has not finished: the end, for now.
-    private static func event(from lines: FileLineReader, file: String, beingWritten: Bool) throws(TraceError)
-        -> TraceEvent?
-    {
+    private static func event(
+        from lines: FileLineReader, file: String, beingWritten: Bool, keeping kept: Set<String>?
+    ) throws(TraceError) -> TraceEvent? {
         while let line = try Self.line(from: lines, file: file) {
             guard !line.isEmpty else { continue }
             let number = lines.lineNumber
             do {
-                return try Trace.event(line, file: file, line: number)
+                return try event(line, keeping: kept, file: file, number: number)
             } catch {
                 // A line further down that is not UTF-8 comes first, as it does for a trace read whole.
                 let isLast = try Self.line(from: lines, file: file) == nil
@@ -223,8 +237,24 @@ package final class TraceReader {
         return nil
     }
 
-    /// The next line as text; `nil` at the end.
-    private static func line(from lines: FileLineReader, file: String) throws(TraceError) -> String? {
+    /// The event of line `number`, `line`: with the values of the members outside `kept` elided when they are
+    /// long (``TraceLineElision``), else whole. A line the elision reads is JSON, so the only errors its event
+    /// can have are of the members kept, which ``TraceEvent/init(json:)`` checks (``membersAlwaysRead``): those
+    /// of the whole line. Should its parsing fail all the same, the whole line is parsed, and says why.
+    private static func event(_ line: [UInt8], keeping kept: Set<String>?, file: String, number: Int)
+        throws(TraceError) -> TraceEvent
+    {
+        if let kept, let elided = TraceLineElision.elided(line, keeping: kept),
+            let json = try? JSONValue(parsing: String(decoding: elided, as: UTF8.self))
+        {
+            return try Trace.event(json, file: file, line: number)
+        }
+        return try Trace.event(String(decoding: line, as: UTF8.self), file: file, line: number)
+    }
+
+    /// The next line, checked to be UTF-8 text (without a copy of it as a `String`, which is made of what is
+    /// parsed of it); `nil` at the end.
+    private static func line(from lines: FileLineReader, file: String) throws(TraceError) -> [UInt8]? {
         let bytes: [UInt8]?
         do {
             bytes = try lines.next()
@@ -232,12 +262,20 @@ package final class TraceReader {
             throw TraceError(error.message, file: file, line: error.kind == .tooLarge ? lines.lineNumber + 1 : nil)
         }
         guard let bytes else { return nil }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard (try? UTF8Span(validating: bytes.span)) != nil else {
             let column = InputFile.firstInvalidUTF8(in: bytes)?.column ?? 1
             throw TraceError("not UTF-8 text: an invalid byte at column \(column)", file: file, line: lines.lineNumber)
         }
-        return text
+        return bytes
     }
+
+    /// The members this reader reads of the lines, and that ``TraceEvent/init(json:)`` checks: an event's
+    /// `kind`, `t`, `session` and `input` and the members of ``TraceEvent/memberTypes``, and what a header says
+    /// of its recording (its format, experiments, id, plugin path). A caller that names the members it reads
+    /// (``init(path:chunkSize:reading:)``) reads these too.
+    package static let membersAlwaysRead: Set<String> = Set(TraceEvent.memberTypes.keys).union([
+        "kind", "t", "session", "input", "version", "experiments", "recording", "pluginPath",
+    ])
 }
 
 /// A line of a trace file.
