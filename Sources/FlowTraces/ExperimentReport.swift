@@ -153,10 +153,19 @@ package struct ExperimentReport: Sendable {
         unmatchedSubjects = UnmatchedSubjects.find(in: traces.map { ($0.file, $0.header) })
     }
 
+    /// The members the report reads of a trace's lines (those ``TraceReader/membersAlwaysRead`` too), for the
+    /// readers of the traces (``TraceReader/init(path:chunkSize:reading:)``): the values of the others, a
+    /// screen's content or a request's payload, are not read when they are large.
+    package static let membersRead: Set<String> = [
+        "goal", "subjects", "experiments", "redacted", "recording", "experiment", "variant", "subject", "request",
+        "requestId", "depth", "error", "ending", "plugin", "restarting",
+    ]
+
     /// The report of the traces in `files` for `goal`, read line by line: what it keeps is a few figures per
     /// subject, and the exposures of the session being read, whatever its size (``TraceReader/nextInOrder()``).
     ///
-    /// - Parameter headers: The files' headers, in order (``TraceReader/headers(of:)``).
+    /// - Parameter headers: The files' headers, in order (``TraceReader/headers(of:reading:)``, reading
+    ///   ``membersRead``).
     /// - Throws: ``TraceError`` for the first line of the files, in order, that is not an event, or that is
     ///   the goal handled before an exposure of its session (an earlier `t` or `input`).
     package static func read(_ files: [String], headers: [TraceEvent], goal: String) throws(TraceError)
@@ -172,7 +181,7 @@ package struct ExperimentReport: Sendable {
         // Each recording read, by name: its file, or where it is joined to the one before it.
         var read: [(name: String, header: TraceEvent)] = []
         for (index, file) in files.enumerated() {
-            let reader = try TraceReader(path: file)
+            let reader = try TraceReader(path: file, reading: membersRead)
             // A recording joined twice (`cat a.jsonl a.jsonl`) is read once, as graph and replay read it.
             reader.recordings.merge(recordings) { _, earlier in earlier }
             // Traces joined whole (`cat a.jsonl b.jsonl`): each header begins a recording with subjects of its own.
@@ -248,7 +257,7 @@ package struct ExperimentReport: Sendable {
         var measured = Set<String>()
         let longest = 4 * (Suggestion.maxNameLength + 3)
         for file in files {
-            let reader = try TraceReader(path: file)
+            let reader = try TraceReader(path: file, reading: membersRead)
             while let (event, _) = try reader.nextInOrder() {
                 guard event.kind == .handled, let name = event["request"]?.string else { continue }
                 // The first pass read every line: nothing further down can be wrong.

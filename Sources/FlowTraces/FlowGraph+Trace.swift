@@ -16,6 +16,14 @@ extension FlowGraph {
         add { inputs.next() }
     }
 
+    /// The members a graph reads of a trace's lines (those ``TraceReader/membersAlwaysRead`` too), for the
+    /// readers of the traces it adds (``TraceReader/init(path:chunkSize:reading:)``): the values of the others,
+    /// a screen's content or a request's payload, are not read when they are large.
+    package static let traceMembersRead: Set<String> = [
+        "subject", "command", "module", "request", "manager", "plugin", "guard", "redirect", "from", "by",
+        "actions", "child", "depth", "style", "tab", "restarting",
+    ]
+
     /// Adds the trace `trace` reads, as ``add(_:)`` adds a trace read whole, one input at a time
     /// (``TraceReader/nextStep()``): a trace of any size, a session of any length, is read in the memory of its
     /// largest input.

@@ -89,7 +89,7 @@ enum ExperimentsCommand {
         }
         let headers: [TraceEvent]
         do {
-            headers = try TraceReader.headers(of: files)
+            headers = try TraceReader.headers(of: files, reading: ExperimentReport.membersRead)
         } catch {
             throw failure(error)
         }
@@ -98,7 +98,7 @@ enum ExperimentsCommand {
         guard let goal = parsed.options["--goal"]?.last ?? (goals.count == 1 ? goals.first : nil) else {
             // A trace that is not one is the first thing wrong, as when the traces were read whole.
             do {
-                for file in files { try TraceReader(path: file).readToEnd() }
+                for file in files { try TraceReader(path: file, reading: ExperimentReport.membersRead).readToEnd() }
             } catch {
                 throw failure(error)
             }

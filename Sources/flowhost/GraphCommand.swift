@@ -50,7 +50,9 @@ enum GraphCommand {
         }
         let path = try parsed.single("MANIFEST")
         // One recording named twice would count each transition twice: refused before anything is read.
-        if let same = DuplicateTrace.find(in: parsed.options["--trace", default: []]) {
+        if let same = DuplicateTrace.find(
+            in: parsed.options["--trace", default: []], reading: FlowGraph.traceMembersRead)
+        {
             throw Exit.usage(same.description, spec.usage)
         }
         let manifest = try loadManifest(path, maxSize: try maxManifestSize(parsed))
@@ -69,7 +71,7 @@ enum GraphCommand {
         for file in parsed.options["--trace", default: []] {
             // Read one session at a time, as replay and report read them: a trace is anyone's, of any size.
             do {
-                let trace = try TraceReader(path: file)
+                let trace = try TraceReader(path: file, reading: FlowGraph.traceMembersRead)
                 // A recording joined twice (`cat a.jsonl a.jsonl`) is counted once, as report and replay read it.
                 trace.recordings.merge(recordings) { _, earlier in earlier }
                 try graph.add(reading: trace)

@@ -11,6 +11,11 @@ import Testing
 struct ExperimentReportTests {
     /// Ten control subjects of whom four reach the goal, twelve treatment subjects of whom nine do.
     static func fixedTrace(file: String = "fixed.jsonl") throws -> Trace {
+        try Trace.parse(fixedText(), file: file)
+    }
+
+    /// The text of ``fixedTrace(file:)``.
+    static func fixedText() -> String {
         var trace = TraceText(weights: [50, 50], goal: "done")
         // Control reachers: steps 2, 3, 3, 5 (median 3) and 1, 2, 4, 8 ms (median 3 ms).
         for (index, (steps, ms)) in [(2, 1), (3, 2), (3, 4), (5, 8)].enumerated() {
@@ -23,7 +28,7 @@ struct ExperimentReportTests {
             trace.session("t\(index)", "treatment", reaches: (steps, index + 1))
         }
         for index in 9..<12 { trace.session("t\(index)", "treatment", reaches: nil) }
-        return try Trace.parse(trace.text, file: file)
+        return trace.text
     }
 
     @Test func fixedTraceGivesTheHandWorkedFigures() throws {
