@@ -237,9 +237,7 @@ extension Host {
         } catch  where error.isIncompleteFile {
             Task { await retryReload(name, landedAt: landedAt) }
         } catch {
-            // Taken whether or not anyone listens: it counts the refusal and notes it for the plugin.
-            let refusal = watchedRefusal(of: name, error)
-            onEvent?(refusal)
+            sayWatchedRefusal(of: name, error)
         }
     }
 
@@ -259,6 +257,15 @@ extension Host {
         case .unchanged: return .pluginUnchanged(plugin: name)
         case .changed(let file): return .unloadedLibraryChanged(plugin: name, file: file, refusal: nil)
         }
+    }
+
+    /// Says the refusal `error` of a watched change to the library of plugin `name` (``watchedRefusal(of:_:forDeclarations:)``),
+    /// taken whether or not anyone listens: it counts the refusal and notes it for the plugin. Not the same
+    /// refusal of the file as it still is, said already, as a second event of one write brings
+    /// (``PluginRegistry/isSaidRefusal(of:_:)``).
+    private func sayWatchedRefusal(of name: String, _ error: PluginLoadError) {
+        if registry.isSaidRefusal(of: name, error) { return }
+        onEvent?(watchedRefusal(of: name, error))
     }
 
     /// The event of a watched change to the library of plugin `name` refused with `error`: a refused reload,
@@ -310,8 +317,7 @@ extension Host {
             } catch  where attempt < Self.retryDelays.count - 1 && error.isIncompleteFile {
                 continue
             } catch {
-                let refusal = watchedRefusal(of: name, error)
-                onEvent?(refusal)
+                sayWatchedRefusal(of: name, error)
                 return
             }
         }

@@ -91,6 +91,7 @@ extension PluginRegistry {
         slot.refusedSinceServing = false
         slot.refusedBuild = nil
         slot.watchedAttempt = nil
+        slot.saidRefusal = nil
         return .reloaded(generation: slot.images)
     }
 
@@ -104,6 +105,19 @@ extension PluginRegistry {
         slot.watchedAttempt = nil
         guard error.isOfTheBytes, libraryFingerprint(of: slot) == attempt.fingerprint else { return }
         slot.refusedBuild = attempt
+    }
+
+    /// Whether `error`, refusing a watched change to the library of plugin `name`, was said already for the
+    /// file as it is now (its stamp: the same inode, size, modification and status-change times); remembers it
+    /// as said otherwise. A refusal of the bytes is said once for one build (``noteRefusedBuild(of:_:)``); one
+    /// of the file's mode or owner, whose bytes may pass once they change, is tried at each file event, and
+    /// said once for one state of the file: a linker's one build is several file events.
+    func isSaidRefusal(of name: String, _ error: PluginLoadError) -> Bool {
+        guard let slot = slots[name] else { return false }
+        let stamp = sourcePath(of: name).flatMap(FileIdentity.init(path:))
+        if let said = slot.saidRefusal, said.error == error, said.stamp == stamp { return true }
+        slot.saidRefusal = stamp.map { (error, $0) }
+        return false
     }
 
     /// The fingerprint of the bytes of the slot's library file as it is now (``PluginCopy/fingerprint``);

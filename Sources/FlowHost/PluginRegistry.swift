@@ -52,6 +52,9 @@ package final class PluginRegistry {
         /// The build the running watched reload read, remembered as ``refusedBuild`` if it is refused
         /// (``PluginRegistry/noteRefusedBuild(of:_:)``).
         var watchedAttempt: RefusedBuild?
+        /// The refusal a watched change to the library last said, with the library's stamp then: the same
+        /// refusal of the file as it still is is not said again (``PluginRegistry/isSaidRefusal(of:_:)``).
+        var saidRefusal: (error: PluginLoadError, stamp: FileIdentity)?
         /// The library as the watch last knew it while no image was loaded
         /// (``PluginRegistry/noteUnloadedLibrary(of:)``, ``PluginRegistry/checkUnloadedLibrary(of:)``), which
         /// tells an unchanged library until one is.
