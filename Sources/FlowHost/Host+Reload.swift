@@ -265,7 +265,8 @@ extension Host {
     /// (``PluginRegistry/isSaidRefusal(of:_:)``).
     private func sayWatchedRefusal(of name: String, _ error: PluginLoadError) {
         if registry.isSaidRefusal(of: name, error) { return }
-        onEvent?(watchedRefusal(of: name, error))
+        let refusal = watchedRefusal(of: name, error)
+        onEvent?(refusal)
     }
 
     /// The event of a watched change to the library of plugin `name` refused with `error`: a refused reload,

@@ -50,8 +50,8 @@ struct RefusedUnloadedBuildWatchTests {
     }
 
     /// A build refused for its file's mode, which the same bytes pass once it is fixed, is not remembered:
-    /// each event says it. Nor is the build refused for its bytes before it, once the mode's refusal was said:
-    /// the mode fixed, those bytes are said refused again.
+    /// each event tries it, and says it once for one state of the file. Nor is the build refused for its bytes
+    /// before it, once the mode's refusal was said: the mode fixed, those bytes are said refused again.
     @Test func aRefusalOfTheFileIsSaidAtEachEventAndForgetsTheBuildRefusedBefore() throws {
         let lab = try SwapLab()
         let host = try lab.host()
@@ -65,7 +65,7 @@ struct RefusedUnloadedBuildWatchTests {
         said = []
         #expect(chmod(lab.library, 0o666) == 0)
         for _ in 1...2 { host.reloadWhenComplete("greeter", landedAt: .now) }
-        #expect(said.count == 2 && said.allSatisfy { $0.contains("writable") }, "\(said)")
+        #expect(said.count == 1 && said.first?.contains("writable") == true, "\(said)")
 
         said = []
         #expect(chmod(lab.library, 0o644) == 0)
