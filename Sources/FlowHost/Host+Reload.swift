@@ -265,6 +265,7 @@ extension Host {
     /// (``PluginRegistry/isSaidRefusal(of:_:)``).
     private func sayWatchedRefusal(of name: String, _ error: PluginLoadError) {
         if registry.isSaidRefusal(of: name, error) { return }
+        // Made outside `onEvent?(...)`, which would skip it with no one listening.
         let refusal = watchedRefusal(of: name, error)
         onEvent?(refusal)
     }
