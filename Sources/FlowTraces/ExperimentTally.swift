@@ -1,4 +1,5 @@
 import FlowKit
+import FlowShell
 
 /// The exposures, goals and failed requests read from traces, by experiment and subject.
 struct ExperimentTally {
@@ -29,12 +30,17 @@ struct ExperimentTally {
     private var restoring: Int?
     /// The inputs of the session being read that were such restores, so far: not counted as steps.
     private var restores = 0
+    /// The session's input that restores a snapshot the person named (`restore FILE`, or the start of
+    /// `--restore FILE`): its events replay screens built before, so a goal among them was reached then, not
+    /// in it. Unlike a restarted host's restore, the input is a step of the person's.
+    private var restoringSnapshot: Int?
 
     /// Counts `event`, the next event read, if it is an exposure, the goal handled, or the failure of a
     /// request routed to a variant (a host that ended with it under way included): steps are counted by the
     /// events' `input`, so that nothing of a session but its exposures and its experiments' requests under way
     /// is kept. A restarted host's restore (the input after a `hostEnded` that restarts) is left out, its
-    /// events and its step: it replays what the person did before.
+    /// events and its step: it replays what the person did before. So are the events of a snapshot the person
+    /// restored (``restoringSnapshot``), whose input is a step all the same.
     ///
     /// - Parameter beginsSession: Whether `event` begins a session (``TraceSessionOrder``): an exposure
     ///   counts towards the goals of its session only.
@@ -48,6 +54,7 @@ struct ExperimentTally {
             requests.beginSession()
             restoring = nil
             restores = 0
+            restoringSnapshot = nil
         }
         let isRestore = event.input == restoring
         if event.kind == .hostEnded {
@@ -58,6 +65,10 @@ struct ExperimentTally {
             if event.kind == .input { restores += 1 }
             return
         }
+        if event.kind == .input {
+            restoringSnapshot = event["command"]?.string?.firstWord == "restore" ? event.input : nil
+        }
+        if event.input == restoringSnapshot { return }
         for failed in requests.read(event) { countFailure(failed) }
         if event.kind == .exposure, let experiment = event["experiment"]?.string,
             let subject = event["subject"]?.string, let variant = event["variant"]?.string
