@@ -30,7 +30,8 @@ enum GraphCommand {
         taken. With traces, the manifest's and the declarations' edges nobody took are marked 'never
         taken' (dashed), and modules list the actions nobody triggered. A trace given twice (the same file
         by two names, or a copy: the same header) is a usage error, exit 64: its counts would double. A
-        recording a file of traces joined whole holds twice is counted once, with a warning.
+        recording a file of traces joined whole holds twice is counted once, with a warning. An empty
+        trace (a run killed before it wrote its header) among others is left out, with a warning.
 
         --format dot (the default) is Graphviz's language: flowhost graph demo.json | dot -Tsvg > flow.svg
         (Graphviz is not needed for anything else). mermaid is a flowchart for a Markdown ```mermaid block.
@@ -49,10 +50,13 @@ enum GraphCommand {
             throw Exit.usage("--format must be dot, mermaid or json, not '\(format)'", spec.usage)
         }
         let path = try parsed.single("MANIFEST")
+        // An empty trace among others (a run killed before it wrote its header) is left out with a warning, as
+        // the report leaves it; alone, or when every one is, it is the error it is.
+        let given = parsed.options["--trace", default: []]
+        let empty = given.count > 1 ? given.filter(TraceReader.isEmpty) : []
+        let traces = empty.count == given.count ? given : given.filter { !empty.contains($0) }
         // One recording named twice would count each transition twice: refused before anything is read.
-        if let same = DuplicateTrace.find(
-            in: parsed.options["--trace", default: []], reading: FlowGraph.traceMembersRead)
-        {
+        if let same = DuplicateTrace.find(in: traces, reading: FlowGraph.traceMembersRead) {
             throw Exit.usage(same.description, spec.usage)
         }
         let manifest = try loadManifest(path, maxSize: try maxManifestSize(parsed))
@@ -67,8 +71,15 @@ enum GraphCommand {
             for directory in read.composition?.unreadDirectories ?? [] { printWarning(directory.description) }
             for warning in read.composition?.discoveryWarnings(file: path) ?? [] { printWarning(warning) }
         }
+        if traces.count < given.count {
+            for file in empty {
+                printWarning(
+                    "flowhost: warning: \(file) is empty (a run killed before it wrote its header): the graph leaves it out"
+                )
+            }
+        }
         var recordings: [TraceEvent: TracePlace] = [:]
-        for file in parsed.options["--trace", default: []] {
+        for file in traces {
             // Read one session at a time, as replay and report read them: a trace is anyone's, of any size.
             do {
                 let trace = try TraceReader(path: file, reading: FlowGraph.traceMembersRead)
