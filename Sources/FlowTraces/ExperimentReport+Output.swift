@@ -76,9 +76,7 @@ extension ExperimentReport {
     /// handled as, and per experiment one warning per variant whose request failed for any of its subjects
     /// (``Variant/failed``), then one if its sample ratio is a mismatch.
     package var warnings: [String] {
-        var warnings = emptyTraces.map {
-            "\($0) is empty (a run killed before it wrote its header): the report leaves it out"
-        }
+        var warnings = emptyTraces.map { $0.warning(leftOutBy: "the report") }
         warnings += repeatedRecordings.map(\.description)
         warnings += shortTraces.map {
             "\($0.line == 1 ? $0.file : "the trace joined at \($0.file):\($0.line)") holds \($0.sessions) of the \($0.subjects) subjects its run was to simulate: the run stopped early, and its last subject may be cut short"

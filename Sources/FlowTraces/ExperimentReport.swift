@@ -111,9 +111,8 @@ package struct ExperimentReport: Sendable {
     /// ``read(_:headers:goal:)`` looks only when nobody reached the goal.
     package var unhandledGoal: UnhandledGoal?
 
-    /// The traces given that were left out because they are empty (``TraceReader/isEmpty(_:)``), a run
-    /// killed before it wrote its header: not in ``traces``.
-    package var emptyTraces: [String] = []
+    /// The traces given that were left out because they are empty (``EmptyTrace``): not in ``traces``.
+    package var emptyTraces: [EmptyTrace] = []
 
     /// The traces that hold fewer sessions than their header's `subjects` announce: the run stopped early.
     package var shortTraces: [ShortTrace] = []

@@ -75,8 +75,7 @@ enum ExperimentsCommand {
         if let same = DuplicateTrace.sameFile(in: given) { throw usage(same.description) }
         // An empty trace among others (a run killed before it wrote its header) is left out with a warning, as
         // SQL over the traces' lines leaves it; alone, or when every one is, it is the error it is.
-        let empty = given.count > 1 ? given.filter(TraceReader.isEmpty) : []
-        let files = empty.count == given.count ? given : given.filter { !empty.contains($0) }
+        let (files, empty) = EmptyTrace.leftOut(of: given)
         // Read line by line, in two passes: the headers (the goal and the experiments), then the events.
         func failure(_ error: TraceError) -> Exit {
             let missing = error.message.hasSuffix("not found")
@@ -118,7 +117,7 @@ enum ExperimentsCommand {
         } catch {
             throw failure(error)
         }
-        if files.count < given.count { report.emptyTraces = empty }
+        report.emptyTraces = empty
         for warning in report.warnings { printWarning("flowhost: warning: \(warning)") }
         if json {
             printJSON(report.json)

@@ -52,9 +52,7 @@ enum GraphCommand {
         let path = try parsed.single("MANIFEST")
         // An empty trace among others (a run killed before it wrote its header) is left out with a warning, as
         // the report leaves it; alone, or when every one is, it is the error it is.
-        let given = parsed.options["--trace", default: []]
-        let empty = given.count > 1 ? given.filter(TraceReader.isEmpty) : []
-        let traces = empty.count == given.count ? given : given.filter { !empty.contains($0) }
+        let (traces, empty) = EmptyTrace.leftOut(of: parsed.options["--trace", default: []])
         // One recording named twice would count each transition twice: refused before anything is read.
         if let same = DuplicateTrace.find(in: traces, reading: FlowGraph.traceMembersRead) {
             throw Exit.usage(same.description, spec.usage)
@@ -71,13 +69,7 @@ enum GraphCommand {
             for directory in read.composition?.unreadDirectories ?? [] { printWarning(directory.description) }
             for warning in read.composition?.discoveryWarnings(file: path) ?? [] { printWarning(warning) }
         }
-        if traces.count < given.count {
-            for file in empty {
-                printWarning(
-                    "flowhost: warning: \(file) is empty (a run killed before it wrote its header): the graph leaves it out"
-                )
-            }
-        }
+        for trace in empty { printWarning("flowhost: warning: " + trace.warning(leftOutBy: "the graph")) }
         var recordings: [TraceEvent: TracePlace] = [:]
         for file in traces {
             // Read one session at a time, as replay and report read them: a trace is anyone's, of any size.
@@ -89,6 +81,11 @@ enum GraphCommand {
                 recordings = trace.recordings
                 for repeated in trace.repeatedRecordings { printWarning("flowhost: warning: \(repeated)") }
                 warnIfRecordedWithAnother(trace, file: file, than: path)
+                if trace.isBeingWritten {
+                    printWarning(
+                        "flowhost: warning: \(file) is still being written by a run: the graph draws what it has recorded so far; draw it again once the run has ended"
+                    )
+                }
             } catch {
                 let missing = error.message.hasSuffix("not found")
                 throw Exit(missing ? .inputMissing : .invalidInput, "flowhost: \(error.description)")

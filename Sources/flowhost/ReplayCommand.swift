@@ -63,6 +63,11 @@ enum ReplayCommand {
         }
         // A recording joined twice (`cat a.jsonl a.jsonl`) is replayed once, as graph and report read it once.
         for repeated in checked.repeatedRecordings { printWarning("flowhost: warning: \(repeated)") }
+        if checked.isBeingWritten {
+            printWarning(
+                "flowhost: warning: \(file) is still being written by a run: the replay runs what it has recorded so far; replay it again once the run has ended"
+            )
+        }
         if let error = Self.joinedPartOfAnotherRun(
             checked, manifestGiven: parsed.options["--manifest"] != nil,
             pluginPathGiven: parsed.options["--plugin-path"] != nil)
@@ -147,8 +152,9 @@ enum ReplayCommand {
             if let cut = summary.cutShort {
                 let session =
                     sessions > 1 ? " of session \(cut.session)\(cut.subject.map { " (subject \($0))" } ?? "")" : ""
+                let why = checked.isBeingWritten ? "is still in" : "did not finish (it was stopped or killed there)"
                 print(
-                    "note: the trace ends in step \(cut.step)\(session), \(cut.command), which the recorded run did not finish (it was stopped or killed there): not replayed"
+                    "note: the trace ends in step \(cut.step)\(session), \(cut.command), which the recorded run \(why): not replayed"
                 )
             }
             if let ended = summary.hostEnded {
