@@ -152,7 +152,10 @@ enum ReplayCommand {
             if let cut = summary.cutShort {
                 let session =
                     sessions > 1 ? " of session \(cut.session)\(cut.subject.map { " (subject \($0))" } ?? "")" : ""
-                let why = checked.isBeingWritten ? "is still in" : "did not finish (it was stopped or killed there)"
+                let why =
+                    checked.isBeingWritten
+                    ? "is still in"
+                    : "did not finish (it was stopped or killed there, or its trace could not be written further: a full disk)"
                 print(
                     "note: the trace ends in step \(cut.step)\(session), \(cut.command), which the recorded run \(why): not replayed"
                 )

@@ -53,7 +53,7 @@ struct TraceInProgressReadersTests {
         #expect(!stopped.standardError.contains("still being written"), "\(stopped.errorLines)")
         #expect(
             stopped.outputLines.contains(
-                #"note: the trace ends in step 2, act submit {"user": "grace"}, which the recorded run did not finish (it was stopped or killed there): not replayed"#
+                #"note: the trace ends in step 2, act submit {"user": "grace"}, which the recorded run did not finish (it was stopped or killed there, or its trace could not be written further: a full disk): not replayed"#
             ), "\(stopped.outputLines)")
     }
 }
