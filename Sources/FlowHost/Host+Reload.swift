@@ -342,8 +342,8 @@ extension Host {
         for name in registry.pluginNames {
             lines.append("  \(name): \(statsStatus(of: name).words), \(counted(registry.images(of: name), "image"))")
         }
-        for (experiment, variants) in stats.exposures.sorted(by: { $0.key < $1.key }) {
-            let counts = variants.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        for (experiment, variants) in HostStats.exposureCounts(stats.exposures, of: manifest.experiments) {
+            let counts = variants.map { "\($0.name) \($0.count)" }.joined(separator: ", ")
             lines.append("experiment \(experiment): exposures \(counts)")
         }
         return lines

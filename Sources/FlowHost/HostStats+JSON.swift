@@ -1,4 +1,5 @@
 import FlowKit
+import FlowManifest
 
 extension Host {
     /// What the shell's `stats` prints: ``statsLines``, or with `--json` the one line of ``statsJSON``.
@@ -41,9 +42,14 @@ extension Host {
                 "images": .number(Double(registry.images(of: name))),
             ]
         }
+        var experiments: [String: JSONValue] = [:]
+        for (experiment, variants) in HostStats.exposureCounts(stats.exposures, of: manifest.experiments) {
+            experiments[experiment] = .object(
+                Dictionary(variants.map { ($0.name, .number(Double($0.count))) }) { first, _ in first })
+        }
         return [
             "requests": requests, "reloads": reloads, "plugins": .object(plugins),
-            "experiments": .object(stats.exposures.mapValues { .object($0.mapValues { .number(Double($0)) }) }),
+            "experiments": .object(experiments),
         ]
     }
 }

@@ -73,8 +73,8 @@ extension RunCommand {
         print(
             "ran \(script.name) for \(count) subject\(count == 1 ? "" : "s") (\(range)): \(stopped ?? "every one to the end")"
         )
-        for (experiment, variants) in summary.exposures.sorted(by: { $0.key < $1.key }) {
-            let counts = variants.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        for (experiment, variants) in HostStats.exposureCounts(summary.exposures, of: manifest.experiments) {
+            let counts = variants.map { "\($0.name) \($0.count)" }
             print("exposures: \(experiment): \(counts.joined(separator: ", "))")
         }
         if let trace {

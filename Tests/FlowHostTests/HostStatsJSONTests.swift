@@ -26,7 +26,21 @@ struct HostStatsJSONTests {
         #expect(stats["plugins"]?["welcome"] == ["status": "loaded", "images": 1])
         #expect(stats["plugins"]?["express"] == ["status": "notLoaded", "images": 0])  // ada gets classic
         #expect(stats["reloads"] == ["succeeded": 0, "refused": 0, "oldImagesMapped": 0, "maxImagesPerPlugin": 64])
-        #expect(stats["experiments"]?["create-flow"]?.object?.values.reduce(0) { $0 + ($1.int ?? 0) } == 1)
+        // Every variant of the experiment, the one nobody was exposed to with 0.
+        #expect(stats["experiments"] == ["create-flow": ["classic": 1, "express": 0]])
+        #expect(shell.execute("stats").lines.last == "experiment create-flow: exposures classic 1, express 0")
+    }
+
+    /// A `--subjects` run's summary lists every variant, the control first, an arm nobody got with 0: one
+    /// subject, subject-0001, gets express.
+    @Test func aSubjectsRunCountsEveryVariantItsOneSubjectDidNotGetWithZero() throws {
+        let directory = try TemporaryDirectory()
+        let run = try Subprocess.flowhost(
+            ["run", "manifests/experiment.json", "--subjects", "1", "--script", "manifests/experiment.flow"],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.outputLines.contains("exposures: create-flow: classic 0, express 1"), "\(run.outputLines)")
     }
 
     @Test func statsWithAnotherArgumentIsAUsageError() throws {
