@@ -24,4 +24,7 @@ package enum ExitCode: Int32, CaseIterable {
     /// An output file (`run --trace FILE`) could not be written whole (a full disk): a run that went well
     /// otherwise ends with this, so that what reads the trace next is not handed a part of it as the whole.
     case outputCutShort = 74
+    /// A `run --subjects` stopped by Ctrl-C between two subjects, as shells report a program SIGINT ended
+    /// (128 + 2): the subjects before it ran, and the trace holds them whole.
+    case interrupted = 130
 }

@@ -33,7 +33,12 @@ package final class SubjectRunner {
         package var exposures: [String: [String: Int]] = [:]
         /// The failure the run stopped at, if it did.
         package var failure: Failure?
+        /// Whether the run stopped between two subjects because ``isToStop`` said so.
+        package var isStopped = false
     }
+
+    /// Asked before each subject: whether to stop there (Ctrl-C), so that the trace holds whole subjects.
+    package var isToStop: (@MainActor () -> Bool)?
 
     /// The placeholder replaced by each subject's id.
     package nonisolated static let placeholder = "$SUBJECT"
@@ -129,6 +134,10 @@ package final class SubjectRunner {
     package func run(subjects count: Int) async -> Summary {
         var summary = Summary()
         for (index, subject) in Self.subjects(count).enumerated() {
+            if isToStop?() == true {
+                summary.isStopped = true
+                break
+            }
             defer { onSubjectDone?(index + 1) }
             let host = Host(manifest: manifest, searchPath: registry.searchPath, registry: registry)
             let shell = HostShell(host: host)

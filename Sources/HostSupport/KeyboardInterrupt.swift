@@ -30,6 +30,9 @@ package enum KeyboardInterrupt {
             let ended = lastEnd.load(ordering: .sequentiallyConsistent)
             return ended != 0 && monotonicNanoseconds() - ended < lateSignalGraceNanoseconds
         }
+        // A catch of one Ctrl-C: the next does what it did before, even when the main actor is busy.
+        if takesOne.load(ordering: .sequentiallyConsistent) { armed.store(false, ordering: .sequentiallyConsistent) }
+        claims.add(1, ordering: .sequentiallyConsistent)
         let savedErrno = errno
         var byte: UInt8 = 0
         _ = write(notifier.load(ordering: .sequentiallyConsistent), &byte, 1)
@@ -59,10 +62,23 @@ package enum KeyboardInterrupt {
     package final class Catch {
         private let source: any DispatchSourceRead
         private var ended = false
+        /// ``KeyboardInterrupt/claims`` when the catch began.
+        private let claimsBefore: Int
+
+        /// Whether a SIGINT came since the catch began: for work on the main actor that does not wait, which
+        /// `onInterrupt` cannot interrupt, to look at between its steps.
+        package var wasInterrupted: Bool {
+            KeyboardInterrupt.claims.load(ordering: .sequentiallyConsistent) > claimsBefore
+        }
 
         /// Takes SIGINT: `onInterrupt` runs on the main actor for each one since the catch or the ``arm()``
         /// before it began, until ``end()``.
-        package init(onInterrupt: @escaping @MainActor () -> Void) {
+        ///
+        /// - Parameter once: Take only the first: a second SIGINT does what it did before (ends the program),
+        ///   also while the main actor is busy with something that does not end, where `onInterrupt` cannot run.
+        package init(once: Bool = false, onInterrupt: @escaping @MainActor () -> Void = {}) {
+            claimsBefore = KeyboardInterrupt.claims.load(ordering: .sequentiallyConsistent)
+            KeyboardInterrupt.takesOne.store(once, ordering: .sequentiallyConsistent)
             KeyboardInterrupt.arm()
             source = DispatchSource.makeReadSource(fileDescriptor: KeyboardInterrupt.pipeEnds.read, queue: .main)
             source.setEventHandler {
@@ -79,6 +95,7 @@ package enum KeyboardInterrupt {
             KeyboardInterrupt.takePending()
             lastEnd.store(monotonicNanoseconds(), ordering: .sequentiallyConsistent)
             armed.store(false, ordering: .sequentiallyConsistent)
+            takesOne.store(false, ordering: .sequentiallyConsistent)
             source.cancel()
             KeyboardInterrupt.drain()  // What came too late for `onInterrupt` is not the next catch's.
         }
@@ -86,6 +103,10 @@ package enum KeyboardInterrupt {
 
     /// Whether SIGINT is taken; read by the signal handlers.
     private static let armed = Atomic<Bool>(false)
+    /// Whether the catch takes one SIGINT only (``Catch/init(once:onInterrupt:)``): claiming it disarms.
+    private static let takesOne = Atomic<Bool>(false)
+    /// The SIGINTs catches have taken, ever (``Catch/wasInterrupted``).
+    private static let claims = Atomic<Int>(0)
     /// When the last catch ended, in ``monotonicNanoseconds()``; 0 before the first.
     private static let lastEnd = Atomic<Int64>(0)
     /// A quarter of a second; computed, since a signal handler reads it (a stored global is set up lazily).

@@ -51,7 +51,13 @@ extension RunCommand {
             // reads a trace in progress, not an empty file.
             trace.writer.flush()
         }
+        // Ctrl-C lets the subject under way run its script, then stops the run: the trace holds whole subjects,
+        // and the summary says how far it got. A second one ends the program by the signal, as it did.
+        let interrupt = KeyboardInterrupt.Catch(once: true)
+        runner.isToStop = { interrupt.wasInterrupted }
         let summary = await runner.run(subjects: count)
+        interrupt.end()
+        let code: ExitCode = summary.failure != nil ? .scriptFailed : summary.isStopped ? .interrupted : .ok
         progress?.clear()
         if let failure = summary.failure {
             let place = failure.line == 0 ? manifest.path : "\(script.name):\(failure.line)"
@@ -61,15 +67,15 @@ extension RunCommand {
                 printError("\(place): subject \(failure.subject): error: \(failure.message)")
             }
         }
-        guard !quiet else { return summary.failure == nil ? .ok : .scriptFailed }
+        guard !quiet else { return code }
         let ids = SubjectRunner.subjects(count)
         let range = count == 1 ? ids[0] : "\(ids[0]) ... \(ids[count - 1])"
         let completed = summary.completed
-        let stopped = summary.failure.map { failure in
-            completed == 0
-                ? "stopped at \(failure.subject), the first"
-                : "stopped at \(failure.subject), after \(completed) subject\(completed == 1 ? "" : "s") ran to the end"
+        let ran = "\(completed) subject\(completed == 1 ? "" : "s") ran to the end"
+        var stopped = summary.failure.map { failure in
+            completed == 0 ? "stopped at \(failure.subject), the first" : "stopped at \(failure.subject), after \(ran)"
         }
+        if summary.isStopped { stopped = "stopped by Ctrl-C after \(ran)" }
         print(
             "ran \(script.name) for \(count) subject\(count == 1 ? "" : "s") (\(range)): \(stopped ?? "every one to the end")"
         )
@@ -83,6 +89,6 @@ extension RunCommand {
             let cutShort = trace.writer.failure == nil ? "" : " written before it was cut short"
             print("trace: \(trace.writer.path) (\(trace.writer.count) lines\(cutShort))")
         }
-        return summary.failure == nil ? .ok : .scriptFailed
+        return code
     }
 }

@@ -50,7 +50,8 @@ enum RunCommand {
         `flowhost replay FILE` runs a trace again; `flowhost graph` and `experiments report` read it.
         --subjects N (1 to 1000000) runs the script once for each of N subjects (subject-0001, ...),
         each on a fresh host, with $SUBJECT in the script replaced by the subject's id, all into one
-        trace; it prints only failures and a summary. A script line `# goal: REQUEST` names the goal for the report.
+        trace; it prints only failures and a summary, and Ctrl-C stops it between two subjects (exit 130).
+        A script line `# goal: REQUEST` names the goal for the report.
         The manifest and the script must be regular files of at most 16 MiB (--max-manifest-size BYTES).
         Every plugin is loaded from a private copy of its bytes, so rebuilding its file cannot disturb the
         running host; a library that others could replace is refused unless --allow-insecure-plugins.
