@@ -1,5 +1,4 @@
 import CProcessControl
-import Dispatch
 import FlowHost
 import FlowKit
 import Glibc
@@ -149,11 +148,11 @@ final class SupervisedHost: Sendable {
         self.events = events
         let (reader, child, reaping, wakeReader, wakeWriter) = (control[0], pid, reaping, wake[0], wake[1])
         let seen = hello
-        DispatchQueue.global().async {
+        BlockingThread.start {
             reaping.waitForEnd(of: child, stopped: { continuation.yield(.stopped($0)) })
             close(wakeWriter)  // Tells the reader to read what is left, then report the ending.
         }
-        DispatchQueue.global().async {
+        BlockingThread.start {
             var greeting: Bool?  // Whether the host's hello was understood, once it came.
             Self.readMessages(from: reader, until: wakeReader) { line in
                 errors.relayPending()  // What the host wrote to standard error before the message, first.

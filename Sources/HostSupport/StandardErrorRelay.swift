@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 
 /// A supervised host's standard error, read from a pipe and written to this process's, line by line, through
@@ -40,7 +39,7 @@ package final class StandardErrorRelay: Sendable {
         self.printing = printing
         _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) | O_NONBLOCK)
         state = PthreadMutex(State(filter: CrashOutputFilter(passesEverything: passesEverything)))
-        DispatchQueue.global().async { [self] in relay() }
+        BlockingThread.start { [self] in relay() }
     }
 
     /// The last fatal error the host's runtime reported, and its stack trace (``CrashOutputFilter``).
