@@ -25,6 +25,14 @@ struct ExperimentTally {
     /// experiment -> the subject exposed last in the session being read, with the input and time of its
     /// exposure, and the inputs of the session that were no step of the person's before it (``restores``).
     private var current: [String: (subject: String, input: Int, time: UInt64, restoresBefore: Int)] = [:]
+    /// The experiments of ``current`` whose subject may not have reached the goal yet: a goal credits these
+    /// alone, so that a session of many experiments and many goals takes time linear in its lines.
+    private var uncredited: Set<String> = []
+    /// The exposures read in the session being read with the latest `t`, and with the greatest `input` (the
+    /// first line of each): a goal handled before either was handled before an exposure read before it.
+    private var latest: (byTime: Exposure?, byInput: Exposure?)
+
+    private typealias Exposure = (experiment: String, subject: String, input: Int, time: UInt64)
     /// The session's input that a host restarted at the snapshot restores, which the person did not make:
     /// the one after a `hostEnded` whose `restarting` is true. Its events replay steps already counted.
     private var restoring: Int?
@@ -51,6 +59,8 @@ struct ExperimentTally {
     mutating func read(_ event: TraceEvent, beginsSession: Bool) throws(TraceError) {
         if beginsSession {
             current = [:]
+            uncredited = []
+            latest = (nil, nil)
             requests.beginSession()
             restoring = nil
             restores = 0
@@ -77,20 +87,28 @@ struct ExperimentTally {
                 exposures[experiment, default: [:]][subject] = Subject(variant: variant)
             }
             current[experiment] = (subject, event.input, event.time, restores)
+            uncredited.insert(experiment)
+            let exposure = (experiment, subject, event.input, event.time)
+            if latest.byTime.map({ event.time > $0.time }) ?? true { latest.byTime = exposure }
+            if latest.byInput.map({ event.input > $0.input }) ?? true { latest.byInput = exposure }
         } else if event.kind == .handled, event["request"]?.string == goal {
-            // In the experiments' order, so that the error names the same exposure on every run.
-            for (experiment, exposure) in current.sorted(by: { $0.key < $1.key })
-            where event.time < exposure.time || event.input < exposure.input {
+            let before =
+                latest.byTime.flatMap { event.time < $0.time ? $0 : nil }
+                ?? latest.byInput.flatMap { event.input < $0.input ? $0 : nil }
+            if let exposure = before {
                 throw TraceError(
-                    "the goal '\(goal)' was handled at t \(event.time) (input \(event.input)), before subject '\(exposure.subject)' was exposed to experiment '\(experiment)' at t \(exposure.time) (input \(exposure.input)) on a line before: a session's times and inputs only grow as flowhost writes them, so the trace was edited or its lines reordered; give each trace as it was recorded"
+                    "the goal '\(goal)' was handled at t \(event.time) (input \(event.input)), before subject '\(exposure.subject)' was exposed to experiment '\(exposure.experiment)' at t \(exposure.time) (input \(exposure.input)) on a line before: a session's times and inputs only grow as flowhost writes them, so the trace was edited or its lines reordered; give each trace as it was recorded"
                 )
             }
-            for (experiment, exposure) in current where exposures[experiment]?[exposure.subject]?.reached == nil {
+            for experiment in uncredited {
+                guard let exposure = current[experiment], exposures[experiment]?[exposure.subject]?.reached == nil
+                else { continue }
                 exposures[experiment]?[exposure.subject]?.reached = (
                     event.input - exposure.input - (restores - exposure.restoresBefore) + 1,
                     event.time - exposure.time
                 )
             }
+            uncredited = []
         }
     }
 

@@ -60,4 +60,36 @@ struct GoalBeforeExposureTests {
         #expect(variant.medianSteps == 1)
         #expect(variant.medianTimeNanoseconds == 0)
     }
+
+    /// Goals in a session of several experiments: each credits the subject exposed last to each experiment
+    /// that has not reached it yet, once; one handled before the latest exposure read is refused, naming it.
+    @Test func goalsCreditEachExperimentsLastSubjectOnceAndOneBeforeTheLatestExposureIsRefused() throws {
+        func line(_ t: Int, _ input: Int, _ members: String) -> String {
+            #"{"t":\#(t),"session":1,"input":\#(input),\#(members)}"#
+        }
+        func exposure(_ t: Int, _ input: Int, _ experiment: String, _ subject: String) -> String {
+            line(t, input, #""kind":"exposure","experiment":"\#(experiment)","variant":"a","subject":"\#(subject)""#)
+        }
+        func goal(_ t: Int, _ input: Int) -> String { line(t, input, #""kind":"handled","request":"done""#) }
+        let session = [Self.header, #"{"kind":"session","t":1,"session":1,"input":0}"#]
+        let credited =
+            session + [
+                exposure(10, 1, "e", "ada"), exposure(20, 2, "f", "bob"), goal(30, 3),
+                exposure(40, 4, "e", "cy"), goal(50, 5),
+            ]
+        let refused = session + [exposure(10, 1, "e", "ada"), exposure(90, 2, "f", "bob"), goal(80, 3)]
+
+        let report = try ExperimentReport(
+            traces: [try Trace.parse(credited.joined(separator: "\n"), file: "t.jsonl")], goal: "done")
+
+        #expect(report.experiments.map(\.name) == ["e", "f"])
+        // ada 3 steps and cy 2 on e; bob 2 on f, credited once.
+        #expect(report.experiments.map { $0.variants.map(\.reached) } == [[2], [1]])
+        #expect(report.experiments.map { $0.variants.map(\.medianSteps) } == [[2.5], [2]])
+        let error = #expect(throws: TraceError.self) {
+            try ExperimentReport(
+                traces: [try Trace.parse(refused.joined(separator: "\n"), file: "r.jsonl")], goal: "done")
+        }
+        #expect(error?.message.contains("before subject 'bob' was exposed to experiment 'f' at t 90 (input 2)") == true)
+    }
 }
