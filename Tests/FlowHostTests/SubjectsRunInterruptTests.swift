@@ -25,7 +25,7 @@ struct SubjectsRunInterruptTests {
         let summary = try #require(
             output.firstMatch(
                 of:
-                    /ran .*experiment\.flow for 1000000 subjects \(.*\): stopped by Ctrl-C after (\d+) subjects ran to the end/
+                    /ran .*experiment\.flow for 1000000 subjects \(.*\): stopped by Ctrl-C after (\d+) subjects? ran to the end/
             ),
             "\(run.quotedTranscript)")
         let ran = try #require(Int(summary.1))
