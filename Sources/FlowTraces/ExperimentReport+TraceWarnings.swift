@@ -60,9 +60,6 @@ extension ExperimentReport {
         package var line: Int = 1
         package var sessions: Int
         package var subjects: Int
-        /// The subject its run stopped in the middle of the script of, which the report leaves out
-        /// (``LastInput``): not in ``sessions``.
-        package var cutSubject: String?
     }
 
     /// A trace a run was still writing (``TraceReader/isBeingWritten``), with how far its run had got.

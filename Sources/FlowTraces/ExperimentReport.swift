@@ -142,16 +142,13 @@ package struct ExperimentReport: Sendable {
         for trace in traces {
             // Read as the files are read line by line; the trace was read whole, so its sessions follow.
             var order = TraceSessionOrder()
-            var lastInput = LastInput()
             for event in trace.events {
                 do {
                     try tally.read(event, beginsSession: (try? order.follow(event)) ?? true)
                 } catch {
                     throw TraceError(error.message, file: trace.file)
                 }
-                lastInput.read(event)
             }
-            if lastInput.cutSubject(subjects: trace.header["subjects"]?.int) != nil { tally.forgetSession() }
         }
         self.init(files: traces.map(\.file), headers: traces.map(\.header), tally: tally, goal: goal)
         unmatchedSubjects = UnmatchedSubjects.find(in: traces.map { ($0.file, $0.header) })
@@ -189,21 +186,12 @@ package struct ExperimentReport: Sendable {
             // A recording joined twice (`cat a.jsonl a.jsonl`) is read once, as graph and replay read it.
             reader.recordings.merge(recordings) { _, earlier in earlier }
             // Traces joined whole (`cat a.jsonl b.jsonl`): each header begins a recording with subjects of its own.
-            var recording = (line: 1, subjects: headers[index]["subjects"]?.int, sessions: 0, cut: String?.none)
-            var lastInput = LastInput()
-            // A `--subjects` run's last subject, cut short in its script, is left out, its session uncounted.
-            func forgetCutSubject() {
-                guard let cut = lastInput.cutSubject(subjects: recording.subjects) else { return }
-                tally.forgetSession()
-                recording.sessions -= 1
-                recording.cut = cut
-            }
+            var recording = (line: 1, subjects: headers[index]["subjects"]?.int, sessions: 0)
             func endRecording() {
                 if let subjects = recording.subjects, recording.sessions < subjects {
                     short.append(
                         ShortTrace(
-                            file: file, line: recording.line, sessions: recording.sessions, subjects: subjects,
-                            cutSubject: recording.cut))
+                            file: file, line: recording.line, sessions: recording.sessions, subjects: subjects))
                 }
             }
             var setUp = headers[index]["experiments"]?.object ?? [:]
@@ -219,7 +207,6 @@ package struct ExperimentReport: Sendable {
                     }
                     setUp = recorded
                 }
-                if event.kind == .trace { forgetCutSubject() }  // The recording before this header ends.
                 do {
                     try tally.read(event, beginsSession: begins)
                 } catch {
@@ -228,16 +215,13 @@ package struct ExperimentReport: Sendable {
                     while try reader.next() != nil {}
                     throw TraceError(error.message, file: file, line: line)
                 }
-                lastInput.read(event)
                 if event.kind == .trace {
                     endRecording()
-                    recording = (reader.lineNumber, event["subjects"]?.int, 0, nil)
+                    recording = (reader.lineNumber, event["subjects"]?.int, 0)
                 } else if begins {
                     recording.sessions += 1
                 }
             }
-            // A run still writing is in its last subject's script, which the report leaves out as one cut short.
-            forgetCutSubject()
             if reader.isBeingWritten {
                 // Its last recording is the run's, which has not stopped: it is where the run has got to.
                 inProgress.append(
