@@ -15,9 +15,9 @@ import FlowKit
 ///   input did both); time is from the exposure event to the goal's `handled` event. In a supervised run, the
 ///   input after a `hostEnded` that restarts the host is its restore, not a step of the person's: it counts
 ///   for nothing, nor do its events (they replay steps counted before); the time keeps the crash and the
-///   restart, which the person waited through. An input that restores a snapshot the person named
-///   (`restore FILE`, or `--restore FILE`'s start) is a step, but its events count for nothing either: a goal
-///   they replay was reached when the snapshot's screens were built, not in it.
+///   restart, which the person waited through. A goal handled in an input that restores a snapshot the person
+///   named (`restore FILE`, or `--restore FILE`'s start) counts for nobody: the restore replays it, reached
+///   when the snapshot's screens were built; the input is a step all the same.
 /// - The weights are the first trace's (its header holds the manifest's experiments). A ratio whose
 ///   chi-square p-value is below ``mismatchThreshold`` is a sample-ratio mismatch: the assignment or the
 ///   logging is broken, and the other figures cannot be trusted. With fewer than two variants of positive

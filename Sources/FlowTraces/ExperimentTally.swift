@@ -47,8 +47,8 @@ struct ExperimentTally {
     /// request routed to a variant (a host that ended with it under way included): steps are counted by the
     /// events' `input`, so that nothing of a session but its exposures and its experiments' requests under way
     /// is kept. A restarted host's restore (the input after a `hostEnded` that restarts) is left out, its
-    /// events and its step: it replays what the person did before. So are the events of a snapshot the person
-    /// restored (``restoringSnapshot``), whose input is a step all the same.
+    /// events and its step: it replays what the person did before. A goal handled in a snapshot the person
+    /// restored (``restoringSnapshot``) counts for nobody; its exposures and failures count, and it is a step.
     ///
     /// - Parameter beginsSession: Whether `event` begins a session (``TraceSessionOrder``): an exposure
     ///   counts towards the goals of its session only.
@@ -78,7 +78,6 @@ struct ExperimentTally {
         if event.kind == .input {
             restoringSnapshot = event["command"]?.string?.firstWord == "restore" ? event.input : nil
         }
-        if event.input == restoringSnapshot { return }
         for failed in requests.read(event) { countFailure(failed) }
         if event.kind == .exposure, let experiment = event["experiment"]?.string,
             let subject = event["subject"]?.string, let variant = event["variant"]?.string
@@ -91,7 +90,7 @@ struct ExperimentTally {
             let exposure = (experiment, subject, event.input, event.time)
             if latest.byTime.map({ event.time > $0.time }) ?? true { latest.byTime = exposure }
             if latest.byInput.map({ event.input > $0.input }) ?? true { latest.byInput = exposure }
-        } else if event.kind == .handled, event["request"]?.string == goal {
+        } else if event.kind == .handled, event["request"]?.string == goal, event.input != restoringSnapshot {
             let before =
                 latest.byTime.flatMap { event.time < $0.time ? $0 : nil }
                 ?? latest.byInput.flatMap { event.input < $0.input ? $0 : nil }

@@ -26,12 +26,15 @@ package enum KeyboardInterrupt {
     /// starts), or when the signal came just after a catch ended and is dropped: the handler then does
     /// nothing else. Async-signal-safe (atomic loads, `clock_gettime` and a `write`).
     package static func claim() -> Bool {
-        guard armed.load(ordering: .sequentiallyConsistent) else {
+        // A catch of one Ctrl-C takes it by disarming, in one step, so that of two handled at once one is taken:
+        // the next does what it did before, even when the main actor is busy.
+        let isArmed =
+            takesOne.load(ordering: .sequentiallyConsistent)
+            ? armed.exchange(false, ordering: .sequentiallyConsistent) : armed.load(ordering: .sequentiallyConsistent)
+        guard isArmed else {
             let ended = lastEnd.load(ordering: .sequentiallyConsistent)
             return ended != 0 && monotonicNanoseconds() - ended < lateSignalGraceNanoseconds
         }
-        // A catch of one Ctrl-C: the next does what it did before, even when the main actor is busy.
-        if takesOne.load(ordering: .sequentiallyConsistent) { armed.store(false, ordering: .sequentiallyConsistent) }
         claims.add(1, ordering: .sequentiallyConsistent)
         let savedErrno = errno
         var byte: UInt8 = 0

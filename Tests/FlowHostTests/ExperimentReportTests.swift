@@ -175,7 +175,7 @@ struct ExperimentReportTests {
         #expect(short.status == 0)
         #expect(
             short.errorLines.first
-                == "flowhost: warning: \(stopped) holds 30 of the 40 subjects its run was to simulate: the run stopped early (stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short"
+                == "flowhost: warning: \(stopped) holds 30 of the 40 subjects its run was to simulate: the run stopped early (a subject's script failed, or the run was stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short"
         )
         // Joined whole to a whole trace, before it or after it, the stopped run is still said, where the sessions
         // of both were counted against the first header's subjects, and each header counted as a session. It is
@@ -194,7 +194,7 @@ struct ExperimentReportTests {
             #expect(
                 read.errorLines.filter { !$0.isEmpty }
                     == [
-                        "flowhost: warning: \(place) holds 30 of the 40 subjects its run was to simulate: the run stopped early (stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short"
+                        "flowhost: warning: \(place) holds 30 of the 40 subjects its run was to simulate: the run stopped early (a subject's script failed, or the run was stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short"
                     ])
             // The sessions a replay says it replays: the second header begins none.
             #expect(try TraceReader(path: joined).readToEnd() == 70)

@@ -39,7 +39,7 @@ struct TraceInProgressReportTests {
         let stopped = try Subprocess.flowhost(["experiments", "report", path])
         #expect(
             stopped.errorLines == [
-                "flowhost: warning: \(path) holds 3 of the 4 subjects its run was to simulate: the run stopped early (stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short"
+                "flowhost: warning: \(path) holds 3 of the 4 subjects its run was to simulate: the run stopped early (a subject's script failed, or the run was stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short"
             ])
     }
 
