@@ -6,8 +6,9 @@ import Glibc
 /// so on a machine of two cores two such loops left everything else queued behind them until Dispatch's check,
 /// once a second, added a thread (a supervised run stood still for a second after its host was ready).
 package enum BlockingThread {
-    /// Runs `body` on a new thread, detached, that takes no signal but a fault's (as Dispatch's threads): a
-    /// signal from outside goes to a thread that expects it, and interrupts no system call here. Where no
+    /// Runs `body` on a new thread, detached, that takes no signal but a fault's (SIGPIPE and SIGPROF blocked
+    /// too, unlike Dispatch's threads): a signal from outside goes to a thread that expects it, and interrupts
+    /// no system call here. Where no
     /// thread can be made (the limit of threads reached), on a global queue as before.
     package static func start(_ body: @escaping @Sendable () -> Void) {
         // Retained for the thread, which takes it back (and so releases it) before anything else.
