@@ -78,9 +78,7 @@ extension ExperimentReport {
     package var warnings: [String] {
         var warnings = emptyTraces.map { $0.warning(leftOutBy: "the report") }
         warnings += repeatedRecordings.map(\.description)
-        warnings += shortTraces.map {
-            "\($0.line == 1 ? $0.file : "the trace joined at \($0.file):\($0.line)") holds \($0.sessions) of the \($0.subjects) subjects its run was to simulate: the run stopped early (a subject's script failed, or the run was stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short"
-        }
+        warnings += shortTraces.map(\.warning)
         warnings += tracesInProgress.map { trace in
             let recorded =
                 trace.subjects.map { "\(trace.sessions) of its \($0) subjects" }

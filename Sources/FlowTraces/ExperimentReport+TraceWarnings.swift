@@ -60,6 +60,33 @@ extension ExperimentReport {
         package var line: Int = 1
         package var sessions: Int
         package var subjects: Int
+        /// Whether its format ends a `--subjects` run's trace with a `subjectsEnded` line
+        /// (``Trace/subjectsEndedVersion``): one without it was cut.
+        package var marksItsEnd = false
+        /// How its run stopped, as its `subjectsEnded` line says; `nil` when it has none.
+        package var ending: TraceRecorder.SubjectsEnding?
+        /// When the trace was cut (``marksItsEnd``, no ``ending``): the subject of its last session, which its run
+        /// may have been cut in and the report leaves out (not in ``sessions``); `""` when the trace names none.
+        package var cutSubject: String?
+
+        /// What the report says of it, on standard error: how many subjects it holds, and why, as far as the
+        /// trace tells.
+        package var warning: String {
+            let trace = line == 1 ? file : "the trace joined at \(file):\(line)"
+            let holds = "\(trace) holds \(sessions) of the \(subjects) subjects its run was to simulate"
+            let cut = "the run stopped early (killed, or its trace could not be written further: a full disk)"
+            switch ending {
+            case .failed?: return holds + ": the run stopped at the first subject whose script failed"
+            case .stopped?: return holds + ": the run was stopped by Ctrl-C"
+            case nil where marksItsEnd:
+                guard let cutSubject else { return holds + ": " + cut }
+                let subject = cutSubject.isEmpty ? "its last subject" : "its last subject, \(cutSubject),"
+                return holds + ": " + cut + ", and \(subject) may be cut short: the report leaves it out"
+            default:
+                return holds
+                    + ": the run stopped early (a subject's script failed, or the run was stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short"
+            }
+        }
     }
 
     /// A trace a run was still writing (``TraceReader/isBeingWritten``), with how far its run had got.

@@ -149,6 +149,8 @@ package struct ExperimentReport: Sendable {
                     throw TraceError(error.message, file: trace.file)
                 }
             }
+            // The last subject of a cut `--subjects` trace is left out, as ``read(_:headers:goal:)`` leaves it out.
+            if Recording.isCut(trace) { tally.forgetSession() }
         }
         self.init(files: traces.map(\.file), headers: traces.map(\.header), tally: tally, goal: goal)
         unmatchedSubjects = UnmatchedSubjects.find(in: traces.map { ($0.file, $0.header) })
@@ -186,12 +188,23 @@ package struct ExperimentReport: Sendable {
             // A recording joined twice (`cat a.jsonl a.jsonl`) is read once, as graph and replay read it.
             reader.recordings.merge(recordings) { _, earlier in earlier }
             // Traces joined whole (`cat a.jsonl b.jsonl`): each header begins a recording with subjects of its own.
-            var recording = (line: 1, subjects: headers[index]["subjects"]?.int, sessions: 0)
+            var recording = Recording(header: headers[index], line: 1)
+            // Leaves out the last subject of a `--subjects` run whose trace has no end: killed, cut by a full disk,
+            // or still being written. Its script may be cut short, with no outcome the report could count.
+            func forgetUnendedSubject() {
+                guard recording.marksItsEnd, recording.ending == nil, recording.sessions > 0 else { return }
+                tally.forgetSession()
+                recording.sessions -= 1
+                recording.cutSubject = recording.lastSubject ?? ""
+            }
             func endRecording() {
+                forgetUnendedSubject()
                 if let subjects = recording.subjects, recording.sessions < subjects {
                     short.append(
                         ShortTrace(
-                            file: file, line: recording.line, sessions: recording.sessions, subjects: subjects))
+                            file: file, line: recording.line, sessions: recording.sessions, subjects: subjects,
+                            marksItsEnd: recording.marksItsEnd, ending: recording.ending,
+                            cutSubject: recording.cutSubject))
                 }
             }
             var setUp = headers[index]["experiments"]?.object ?? [:]
@@ -207,6 +220,7 @@ package struct ExperimentReport: Sendable {
                     }
                     setUp = recorded
                 }
+                if event.kind == .trace { endRecording() }  // The recording before this header ends.
                 do {
                     try tally.read(event, beginsSession: begins)
                 } catch {
@@ -215,14 +229,18 @@ package struct ExperimentReport: Sendable {
                     while try reader.next() != nil {}
                     throw TraceError(error.message, file: file, line: line)
                 }
-                if event.kind == .trace {
-                    endRecording()
-                    recording = (reader.lineNumber, event["subjects"]?.int, 0)
-                } else if begins {
-                    recording.sessions += 1
+                switch event.kind {
+                case .trace: recording = Recording(header: event, line: reader.lineNumber)
+                case .session: recording.lastSubject = event["subject"]?.string
+                case .subjectsEnded:
+                    recording.ending = event["ending"]?.string.flatMap(TraceRecorder.SubjectsEnding.init)
+                default: break
                 }
+                if begins && event.kind != .trace { recording.sessions += 1 }
             }
             if reader.isBeingWritten {
+                // The subject under way is left out.
+                forgetUnendedSubject()
                 // Its last recording is the run's, which has not stopped: it is where the run has got to.
                 inProgress.append(
                     TraceInProgress(file: file, sessions: recording.sessions, subjects: recording.subjects))

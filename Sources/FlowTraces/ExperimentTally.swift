@@ -33,6 +33,10 @@ struct ExperimentTally {
     private var latest: (byTime: Exposure?, byInput: Exposure?)
 
     private typealias Exposure = (experiment: String, subject: String, input: Int, time: UInt64)
+    /// What the session being read added, so that ``forgetSession()`` can take it back: the subjects it
+    /// exposed first, the ones it credited with the goal, and the ones whose request failed, by experiment.
+    private var added: (exposed: [(String, String)], reached: [(String, String)], failed: [(String, String, String)]) =
+        ([], [], [])
     /// The session's input that a host restarted at the snapshot restores, which the person did not make:
     /// the one after a `hostEnded` whose `restarting` is true. Its events replay steps already counted.
     private var restoring: Int?
@@ -61,6 +65,7 @@ struct ExperimentTally {
             current = [:]
             uncredited = []
             latest = (nil, nil)
+            added = ([], [], [])
             requests.beginSession()
             restoring = nil
             restores = 0
@@ -84,6 +89,7 @@ struct ExperimentTally {
         {
             if exposures[experiment]?[subject] == nil {
                 exposures[experiment, default: [:]][subject] = Subject(variant: variant)
+                added.exposed.append((experiment, subject))
             }
             current[experiment] = (subject, event.input, event.time, restores)
             uncredited.insert(experiment)
@@ -106,6 +112,7 @@ struct ExperimentTally {
                     event.input - exposure.input - (restores - exposure.restoresBefore) + 1,
                     event.time - exposure.time
                 )
+                added.reached.append((experiment, exposure.subject))
             }
             uncredited = []
         }
@@ -122,5 +129,23 @@ struct ExperimentTally {
         else { return }
         exposures[failed.experiment]?[subject]?.failed = true
         failures[failed.experiment, default: [:]][failed.variant, default: (0, failed.failure)].subjects += 1
+        added.failed.append((failed.experiment, failed.variant, subject))
+    }
+
+    /// Takes back what the session being read counted: the last subject of a `--subjects` run whose trace has
+    /// no end (killed, or its trace cut), or of one still being written, whose outcome the trace may not hold.
+    mutating func forgetSession() {
+        for (experiment, subject) in added.reached { exposures[experiment]?[subject]?.reached = nil }
+        for (experiment, variant, subject) in added.failed {
+            exposures[experiment]?[subject]?.failed = false
+            failures[experiment]?[variant]?.subjects -= 1
+            if failures[experiment]?[variant]?.subjects == 0 { failures[experiment]?[variant] = nil }
+            if failures[experiment]?.isEmpty == true { failures[experiment] = nil }
+        }
+        for (experiment, subject) in added.exposed {
+            exposures[experiment]?[subject] = nil
+            if exposures[experiment]?.isEmpty == true { exposures[experiment] = nil }
+        }
+        added = ([], [], [])
     }
 }

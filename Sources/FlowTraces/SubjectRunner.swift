@@ -158,7 +158,9 @@ package final class SubjectRunner {
             }
             summary.completed += 1
         }
-        trace?.finish()
+        let ending: TraceRecorder.SubjectsEnding =
+            summary.failure != nil ? .failed : summary.isStopped ? .stopped : .completed
+        trace?.endSubjects(ran: summary.completed + (summary.failure == nil ? 0 : 1), ending: ending)
         return summary
     }
 

@@ -44,10 +44,14 @@ package struct Trace: Sendable {
     /// The events grouped by session and input.
     package var sessions: [Session]
 
-    /// The version of the format this flowhost writes, in the header's `version`: 2, where a request's
-    /// payload is written once and the events after the first refer to it by `requestId`.
-    package static let formatVersion = 2
-    /// The versions this flowhost reads: its own and 1, the format before `requestId`.
+    /// The version of the format this flowhost writes, in the header's `version`: 3, where a `--subjects` run's
+    /// trace ends with a `subjectsEnded` line when the run stopped as it meant to, so that a trace without one
+    /// was cut (2: a request's payload is written once and the events after the first refer to it by
+    /// `requestId`).
+    package static let formatVersion = 3
+    /// The first version whose `--subjects` traces end with a `subjectsEnded` line.
+    package static let subjectsEndedVersion = 3
+    /// The versions this flowhost reads: its own, 2, and 1, the format before `requestId`.
     package static let readableVersions = 1...formatVersion
 
     /// Why `header`'s format is not one this flowhost reads; `nil` when it is.

@@ -164,6 +164,10 @@ extension TraceEvent.Kind {
     /// (``TraceWriter/writeHostEnded(ending:plugin:report:restarting:origin:)``): how, and whether a new host
     /// carries the session on.
     package static let hostEnded: Self = "hostEnded"
+    /// A `--subjects` run stopped as it meant to, its trace's last line (``TraceRecorder/endSubjects(ran:ending:)``):
+    /// every subject ran, a subject's script failed, or Ctrl-C stopped it between two subjects. Without it, the run
+    /// was killed or its trace cut, and its last subject may be cut short.
+    package static let subjectsEnded: Self = "subjectsEnded"
 
     /// Every kind this flowhost writes, in the order `docs/traces.md` lists them.
     package static let all: [Self] = [
@@ -172,7 +176,7 @@ extension TraceEvent.Kind {
         .dependencySet, .rewritten, .redirecting, .held, .resuming, .redirectCancelled, .managerEnded,
         .managerTaskFailed, .presentRefused, .serviceProblem, .lifecycleDelivered, .pluginReloaded, .pluginUnchanged,
         .reloadRefused, .manifestReloaded, .manifestRejected, .exposure, .pluginDiscovered, .pluginRemoved,
-        .pluginExcluded, .discoveryProblem, .hostEnded,
+        .pluginExcluded, .discoveryProblem, .hostEnded, .subjectsEnded,
     ]
 }
 

@@ -330,6 +330,27 @@ package final class TraceRecorder {
         closeUnprompted()
     }
 
+    /// How a `--subjects` run stopped, as its `subjectsEnded` line says (`ending`).
+    package enum SubjectsEnding: String, Sendable {
+        /// Every subject's script ran.
+        case completed
+        /// A subject's script failed, the last subject's: the run stops there.
+        case failed
+        /// Ctrl-C stopped the run between two subjects.
+        case stopped
+    }
+
+    /// Ends a `--subjects` run's trace with its last line, `subjectsEnded`: how many subjects' scripts ran (to
+    /// their end, or to the failure the run stopped at) and how the run stopped. A trace without it was cut: its
+    /// run was killed, or the trace could not be written further, and its last subject may be cut short.
+    package func endSubjects(ran: Int, ending: SubjectsEnding) {
+        finish()
+        emit(.subjectsEnded) { line in
+            line.add("ran", ran)
+            line.add("ending", ending.rawValue)
+        }
+    }
+
     private func closeUnprompted() {
         guard unpromptedIsOpen else { return }
         unpromptedIsOpen = false

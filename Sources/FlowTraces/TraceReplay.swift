@@ -192,7 +192,7 @@ package final class TraceReplay {
             let screen = replayed.last { $0.kind == .screen }
             let got = replayed.filter { $0.kind != .screen && $0["late"] != true }
             var expected = input.events.map { session.payloads.recorded.resolve($0) }.filter {
-                $0["late"] != true && $0.kind != .hostEnded
+                $0["late"] != true && $0.kind != .hostEnded && $0.kind != .subjectsEnded
             }
             // Kinds the trace's FlowKit could not report are left out on both sides, so that neither has
             // a line the other cannot: the trace's own, should it have some, as the replay's.

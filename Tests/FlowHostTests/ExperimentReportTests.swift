@@ -165,7 +165,8 @@ struct ExperimentReportTests {
         #expect(printed.outputLines.first == "goal: catalog.detail, from 1 trace (\(path))")
         #expect(printed.errorLines.filter { !$0.isEmpty }.isEmpty, "\(printed.standardError)")
 
-        // A run stopped early: the report says how many of its subjects the trace holds.
+        // A run killed between two subjects: the report says how many of its subjects the trace holds, and leaves
+        // out the last, which a trace without its `subjectsEnded` line cannot tell from one cut in its script.
         let lines = try readText(path).split(separator: "\n")
         let firstOfTheLast = try #require(
             lines.firstIndex { $0.contains(#""kind":"session","t":"#) && $0.contains(#""session":31,"#) })
@@ -175,7 +176,7 @@ struct ExperimentReportTests {
         #expect(short.status == 0)
         #expect(
             short.errorLines.first
-                == "flowhost: warning: \(stopped) holds 30 of the 40 subjects its run was to simulate: the run stopped early (a subject's script failed, or the run was stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short"
+                == "flowhost: warning: \(stopped) holds 29 of the 40 subjects its run was to simulate: the run stopped early (killed, or its trace could not be written further: a full disk), and its last subject, subject-0030, may be cut short: the report leaves it out"
         )
         // Joined whole to a whole trace, before it or after it, the stopped run is still said, where the sessions
         // of both were counted against the first header's subjects, and each header counted as a session. It is
@@ -194,7 +195,7 @@ struct ExperimentReportTests {
             #expect(
                 read.errorLines.filter { !$0.isEmpty }
                     == [
-                        "flowhost: warning: \(place) holds 30 of the 40 subjects its run was to simulate: the run stopped early (a subject's script failed, or the run was stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short"
+                        "flowhost: warning: \(place) holds 29 of the 40 subjects its run was to simulate: the run stopped early (killed, or its trace could not be written further: a full disk), and its last subject, subject-0030, may be cut short: the report leaves it out"
                     ])
             // The sessions a replay says it replays: the second header begins none.
             #expect(try TraceReader(path: joined).readToEnd() == 70)

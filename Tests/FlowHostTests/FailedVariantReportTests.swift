@@ -39,7 +39,7 @@ struct FailedVariantReportTests {
 
         // subject-0001 is the first exposed, to express, and the run stops there.
         let warnings = [
-            "\(trace) holds 1 of the 20 subjects its run was to simulate: the run stopped early (a subject's script failed, or the run was stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short",
+            "\(trace) holds 1 of the 20 subjects its run was to simulate: the run stopped at the first subject whose script failed",
             "no request named 'catalog.detail' was handled in these traces, so nobody reached it",
             "experiment 'create-flow' variant 'express' failed for 1 of its 1 exposed subjects (catalog.create: \(library): plugin 'express' exports no manager 'ExpressCreat'; it exports: ExpressCreate): its figures measure the failure, not the variant",
         ]
@@ -61,7 +61,7 @@ struct FailedVariantReportTests {
         #expect(report.status == 0)
         #expect(
             report.errorLines == [
-                "flowhost: warning: \(trace) holds 3 of the 20 subjects its run was to simulate: the run stopped early (a subject's script failed, or the run was stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short",
+                "flowhost: warning: \(trace) holds 3 of the 20 subjects its run was to simulate: the run stopped at the first subject whose script failed",
                 "flowhost: warning: experiment 'create-flow' variant 'classic' failed for 1 of its 1 exposed subjects (catalog.create: \(library): plugin 'catalog' exports no manager 'CreateIte'; it exports: AddItem, CreateItem, Home, ItemDetail, ItemList, QuickCreate): its figures measure the failure, not the variant",
             ])
         #expect(

@@ -2,6 +2,8 @@ import FlowKit
 import Glibc
 import Testing
 
+@testable import FlowTraces
+
 /// Ctrl-C in a `run --subjects` on a terminal: the subject under way runs its script to the end, then the run
 /// stops, erases its progress line, says how far it got, and exits 130, with every subject before it whole in
 /// the trace. Ctrl-C ended the program at once: the trace lost its last block and cut its last subject short,
@@ -39,9 +41,20 @@ struct SubjectsRunInterruptTests {
         #expect(goals.count == ran)
         let lastGoal = try #require(lines.lastIndex { $0.contains(#""command":"send catalog.detail"#) })
         #expect(lines[lastGoal...].contains { $0.hasPrefix(#"{"kind":"screen","#) })
+        // The trace's last line says how the run stopped, so the report counts every subject and says why.
+        let end = try TraceEvent(line: Array(try #require(lines.last).utf8))
+        #expect(end.kind == .subjectsEnded && end["ending"] == "stopped" && end["ran"] == .number(Double(ran)))
         let report = try Subprocess.flowhost(["experiments", "report", trace, "--json"])
         #expect(report.status == 0)
-        #expect(try JSONValue(parsing: report.standardOutput)["experiments"]?[0]?["exposed"] == .number(Double(ran)))
+        let document = try JSONValue(parsing: report.standardOutput)
+        #expect(document["experiments"]?[0]?["exposed"] == .number(Double(ran)))
+        #expect(
+            document["warnings"]
+                == [
+                    .string(
+                        "\(trace) holds \(ran) of the 1000000 subjects its run was to simulate: the run was stopped by Ctrl-C"
+                    )
+                ])
     }
 
     @Test func aSecondCtrlCEndsTheRunBySIGINTWhileASubjectDoesNotEnd() throws {

@@ -16,14 +16,15 @@ struct TraceInProgressReportTests {
             "--script", Repository.path("manifests/experiment.flow"), "--quiet", "--trace", whole,
         ])
         #expect(run.status == 0, "\(run.standardError)")
-        // The first three subjects, as a run part way through its fourth has written them.
+        // The first three subjects, as a run that has just begun its fourth has written them: the fourth, under
+        // way, is not counted.
         let lines = try readText(whole).split(separator: "\n")
         let fourth = try #require(
             lines.firstIndex { $0.hasPrefix(#"{"kind":"session","#) && $0.contains(#""session":4,"#) })
         let path = directory.path + "/running.jsonl"
 
         let writer = try TraceWriter(path: path)
-        for line in lines[..<fourth] { writer.write(try TraceEvent(line: Array(line.utf8))) }
+        for line in lines[...fourth] { writer.write(try TraceEvent(line: Array(line.utf8))) }
         writer.flush()
         let running = try Subprocess.flowhost(["experiments", "report", path])
 
@@ -34,12 +35,12 @@ struct TraceInProgressReportTests {
             ])
         #expect(running.standardOutput.contains("3 subjects"), "\(running.standardOutput)")
 
-        // Once the writer has closed the file, what it holds is a run that stopped there.
+        // Once the writer has closed the file, what it holds is a run killed there, without its `subjectsEnded`.
         writer.close()
         let stopped = try Subprocess.flowhost(["experiments", "report", path])
         #expect(
             stopped.errorLines == [
-                "flowhost: warning: \(path) holds 3 of the 4 subjects its run was to simulate: the run stopped early (a subject's script failed, or the run was stopped, killed, or its trace could not be written further: a full disk), and its last subject may be cut short"
+                "flowhost: warning: \(path) holds 3 of the 4 subjects its run was to simulate: the run stopped early (killed, or its trace could not be written further: a full disk), and its last subject, subject-0004, may be cut short: the report leaves it out"
             ])
     }
 

@@ -205,7 +205,7 @@ struct TraceStreamingTests {
         let run = try Subprocess.flowhost(["experiments", "report", path, directory.path + "/none.jsonl"])
         #expect(run.status == 65)
         #expect(
-            run.errorLines == ["flowhost: \(path):1: trace format version 0 is not one this flowhost reads (1 to 2)"])
+            run.errorLines == ["flowhost: \(path):1: trace format version 0 is not one this flowhost reads (1 to 3)"])
         let missing = try Subprocess.flowhost(["experiments", "report", directory.path + "/none.jsonl", path])
         #expect(missing.status == 66)
         #expect(missing.errorLines == ["flowhost: \(directory.path)/none.jsonl: trace file not found"])

@@ -177,7 +177,7 @@ struct TraceTests {
             _ = try Trace.parse("\n", file: "t.jsonl")
         }
         #expect(
-            throws: TraceError("trace format version 9 is not one this flowhost reads (1 to 2)", file: "t", line: 1)
+            throws: TraceError("trace format version 9 is not one this flowhost reads (1 to 3)", file: "t", line: 1)
         ) {
             _ = try Trace.parse(#"{"kind":"trace","t":0,"session":0,"input":0,"version":9}"#, file: "t")
         }
