@@ -11,11 +11,15 @@ extension ExperimentReport {
         /// Whether its format ends a `--subjects` run's trace with a `subjectsEnded` line
         /// (``Trace/subjectsEndedVersion``), so that one without it was cut.
         var marksItsEnd: Bool
+        /// Whether it was cut: its format marks its end, and it has no `subjectsEnded` line (so far).
+        var isCut: Bool { marksItsEnd && !isEnded }
         /// The sessions read so far.
         var sessions = 0
         /// The subject of the last session read.
         var lastSubject: String?
-        /// How its run stopped, once its `subjectsEnded` line is read.
+        /// Whether its `subjectsEnded` line was read: its run stopped as it meant to.
+        var isEnded = false
+        /// How its run stopped, as that line says, when it is a way this flowhost knows.
         var ending: TraceRecorder.SubjectsEnding?
         /// The subject the report left out as cut short (``ShortTrace/cutSubject``).
         var cutSubject: String?
@@ -28,7 +32,8 @@ extension ExperimentReport {
         }
 
         /// Whether `trace`, read whole, is a `--subjects` run's that was cut: its format ends such a trace with a
-        /// `subjectsEnded` line, which it lacks, and it has a session, its last subject's, to leave out.
+        /// `subjectsEnded` line, which it lacks, and it has a session, its last subject's, to leave out. The file
+        /// is taken for one recording, its first header's.
         static func isCut(_ trace: Trace) -> Bool {
             Recording(header: trace.header, line: 1).marksItsEnd
                 && !trace.events.contains { $0.kind == .subjectsEnded }

@@ -60,13 +60,13 @@ extension ExperimentReport {
         package var line: Int = 1
         package var sessions: Int
         package var subjects: Int
-        /// Whether its format ends a `--subjects` run's trace with a `subjectsEnded` line
-        /// (``Trace/subjectsEndedVersion``): one without it was cut.
-        package var marksItsEnd = false
-        /// How its run stopped, as its `subjectsEnded` line says; `nil` when it has none.
+        /// Whether it was cut: its format ends a `--subjects` run's trace with a `subjectsEnded` line
+        /// (``Trace/subjectsEndedVersion``), and it has none.
+        package var isCut = false
+        /// How its run stopped, as its `subjectsEnded` line says, when it is a way this flowhost knows.
         package var ending: TraceRecorder.SubjectsEnding?
-        /// When the trace was cut (``marksItsEnd``, no ``ending``): the subject of its last session, which its run
-        /// may have been cut in and the report leaves out (not in ``sessions``); `""` when the trace names none.
+        /// When it was cut: the subject of its last session, which its run may have been cut in and the report
+        /// leaves out (not in ``sessions``); `""` when the trace names none.
         package var cutSubject: String?
 
         /// What the report says of it, on standard error: how many subjects it holds, and why, as far as the
@@ -78,7 +78,7 @@ extension ExperimentReport {
             switch ending {
             case .failed?: return holds + ": the run stopped at the first subject whose script failed"
             case .stopped?: return holds + ": the run was stopped by Ctrl-C"
-            case nil where marksItsEnd:
+            case _ where isCut:
                 guard let cutSubject else { return holds + ": " + cut }
                 let subject = cutSubject.isEmpty ? "its last subject" : "its last subject, \(cutSubject),"
                 return holds + ": " + cut + ", and \(subject) may be cut short: the report leaves it out"

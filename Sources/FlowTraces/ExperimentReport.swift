@@ -192,7 +192,7 @@ package struct ExperimentReport: Sendable {
             // Leaves out the last subject of a `--subjects` run whose trace has no end: killed, cut by a full disk,
             // or still being written. Its script may be cut short, with no outcome the report could count.
             func forgetUnendedSubject() {
-                guard recording.marksItsEnd, recording.ending == nil, recording.sessions > 0 else { return }
+                guard recording.isCut, recording.sessions > 0 else { return }
                 tally.forgetSession()
                 recording.sessions -= 1
                 recording.cutSubject = recording.lastSubject ?? ""
@@ -203,8 +203,7 @@ package struct ExperimentReport: Sendable {
                     short.append(
                         ShortTrace(
                             file: file, line: recording.line, sessions: recording.sessions, subjects: subjects,
-                            marksItsEnd: recording.marksItsEnd, ending: recording.ending,
-                            cutSubject: recording.cutSubject))
+                            isCut: recording.isCut, ending: recording.ending, cutSubject: recording.cutSubject))
                 }
             }
             var setUp = headers[index]["experiments"]?.object ?? [:]
@@ -233,6 +232,7 @@ package struct ExperimentReport: Sendable {
                 case .trace: recording = Recording(header: event, line: reader.lineNumber)
                 case .session: recording.lastSubject = event["subject"]?.string
                 case .subjectsEnded:
+                    recording.isEnded = true
                     recording.ending = event["ending"]?.string.flatMap(TraceRecorder.SubjectsEnding.init)
                 default: break
                 }

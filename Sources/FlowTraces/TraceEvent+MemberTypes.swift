@@ -34,7 +34,7 @@ extension TraceEvent {
         "command": .string, "at": .string, "module": .string, "unprompted": .bool, "late": .bool,
         "subject": .string, "experiment": .string, "variant": .string, "request": .string, "requestId": .count,
         "manager": .string, "plugin": .string, "depth": .count, "manifest": .string, "goal": .string,
-        "subjects": .count,
+        "subjects": .count, "ending": .string,
     ]
 
     /// Why the members of a `kind` line, `fields`, are not what flowhost writes, if they are not: a member of

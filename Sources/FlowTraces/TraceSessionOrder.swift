@@ -1,6 +1,6 @@
 /// Follows the sessions of a trace's events in the order they are read, as flowhost writes them: each
 /// session's lines together, one session after the other. A `session` line begins a session, as does an
-/// event of another session than the one before it.
+/// event of another session than the one before it; a `subjectsEnded` line, which ends a run, begins none.
 ///
 /// What it keeps is the number of the session under way, so that a reader that needs a few figures of each
 /// event (`experiments report`, the pass of `replay` that checks a trace) follows a session of any size in
@@ -15,6 +15,9 @@ struct TraceSessionOrder {
     /// - Throws: ``TraceError``, without a file or a line (the caller knows them), when `event` belongs to a
     ///   session that another began after, or begins the session under way a second time.
     mutating func follow(_ event: TraceEvent) throws(TraceError) -> Bool {
+        // A `--subjects` run's last line ends the run, not a session: at session 0, the header's, for a run stopped
+        // before its first subject.
+        guard event.kind != .subjectsEnded else { return false }
         if let problem = Self.interleaving(event, after: current) { throw TraceError(problem) }
         let begins = event.kind == .session || current != event.session
         current = event.session

@@ -77,6 +77,30 @@ struct CutSubjectReportTests {
         #expect(old.exposed == 6 && old.reached == 5 && old.warnings == [])
     }
 
+    /// Any `subjectsEnded` line ends the run, also one whose `ending` a later flowhost may add; and one a run
+    /// stopped before its first subject writes at session 0, the header's, is no session of its own.
+    @Test func anyEndLineEndsTheRunAndOneBeforeAnySubjectIsNoSession() throws {
+        let directory = try TemporaryDirectory()
+        let (_, lines) = try recorded(in: directory)
+        let later = try directory.file(
+            "later.jsonl",
+            containing: lines.joined(separator: "\n").replacing(#""ending":"completed""#, with: #""ending":"paused""#)
+                + "\n")
+        let report = try figures(later)
+        #expect(report.exposed == 6 && report.reached == 6 && report.warnings == [])
+
+        let header = String(try #require(lines.first))
+        let none = try directory.file(
+            "none.jsonl",
+            containing: header + "\n"
+                + #"{"kind":"subjectsEnded","t":9,"session":0,"input":0,"ran":0,"ending":"stopped"}"# + "\n")
+        let stopped = try Subprocess.flowhost(["experiments", "report", none])
+        #expect(
+            stopped.errorLines.first
+                == "flowhost: warning: \(none) holds 0 of the 6 subjects its run was to simulate: the run was stopped by Ctrl-C",
+            "\(stopped.standardError)")
+    }
+
     @Test func theSubjectUnderWayOfATraceBeingWrittenIsLeftOut() throws {
         let directory = try TemporaryDirectory()
         let (_, lines) = try recorded(in: directory)
