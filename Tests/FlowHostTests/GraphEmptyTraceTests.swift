@@ -5,12 +5,8 @@ import Testing
 struct GraphEmptyTraceTests {
     @Test func anEmptyTraceAmongOthersIsLeftOutWithAWarning() throws {
         let directory = try TemporaryDirectory()
-        let environment: [String: String?] = ["XDG_CACHE_HOME": directory.path + "/cache"]
-        let trace = directory.path + "/signIn.jsonl"
-        let script = try directory.file("signIn.flow", containing: "act signIn\n")
-        let recorded = try Subprocess.flowhost(
-            ["run", "manifests/demo.json", "--script", script, "--trace", trace, "--quiet"], environment: environment)
-        try #require(recorded.status == 0, "\(recorded.standardError)")
+        let environment = directory.cacheEnvironment
+        let trace = try directory.demoTrace("signIn.jsonl", running: "act signIn\n")
         let empty = try directory.file("killed.jsonl", containing: "")
         let blank = try directory.file("blank.jsonl", containing: "\n")
         func graph(_ traces: [String]) throws -> Subprocess {

@@ -90,6 +90,21 @@ extension TemporaryDirectory {
     func file(_ name: String, containing text: String) throws -> String {
         try file(name, containing: Array(text.utf8))
     }
+
+    /// The environment of a run whose probe cache is the directory's own (`XDG_CACHE_HOME`).
+    var cacheEnvironment: [String: String?] { ["XDG_CACHE_HOME": path + "/cache"] }
+
+    /// Records `manifests/demo.json` running `script` (the script's text), quiet, into the trace `name` in the
+    /// directory, with ``cacheEnvironment``: the trace's path.
+    func demoTrace(_ name: String, running script: String) throws -> String {
+        let trace = path + "/" + name
+        let scriptFile = try file(name + ".flow", containing: script)
+        let recorded = try Subprocess.flowhost(
+            ["run", "manifests/demo.json", "--script", scriptFile, "--trace", trace, "--quiet"],
+            environment: cacheEnvironment)
+        try #require(recorded.status == 0, "\(recorded.standardError)")
+        return trace
+    }
 }
 
 /// The repository's files, found from this source file's path.

@@ -10,12 +10,8 @@ import Testing
 struct TraceInProgressReadersTests {
     @Test func replayAndGraphSayTheTraceIsStillBeingWritten() throws {
         let directory = try TemporaryDirectory()
-        let environment: [String: String?] = ["XDG_CACHE_HOME": directory.path + "/cache"]
-        let whole = directory.path + "/whole.jsonl"
-        let script = try directory.file("signIn.flow", containing: "act signIn\nact submit {\"user\": \"grace\"}\n")
-        let recorded = try Subprocess.flowhost(
-            ["run", "manifests/demo.json", "--script", script, "--trace", whole, "--quiet"], environment: environment)
-        try #require(recorded.status == 0, "\(recorded.standardError)")
+        let environment = directory.cacheEnvironment
+        let whole = try directory.demoTrace("whole.jsonl", running: "act signIn\nact submit {\"user\": \"grace\"}\n")
         // The run as it is in its last input: every line but that input's screen, which ends it.
         let lines = try readText(whole).split(separator: "\n")
         let screen = try #require(lines.lastIndex { $0.hasPrefix(#"{"kind":"screen","#) })
