@@ -173,19 +173,24 @@ package struct Trace: Sendable {
         do {
             return try event(try JSONValue(parsing: text), file: file, line: line)
         } catch let error as JSONSyntaxError {
-            // A first line that is not JSON is most likely another kind of file: say what a trace is.
-            if line == 1, isManifest(file) {
-                throw TraceError(
-                    "it is a manifest, not a trace: give a trace (flowhost run \(file) --trace FILE writes one)",
-                    file: file)
-            }
-            let hint = line == 1 ? "; a trace has one JSON object per line, as flowhost run --trace FILE writes it" : ""
-            throw TraceError("not JSON: \(error.reason)\(hint)", file: file, line: line)
+            throw notJSON(error.reason, file: file, line: line)
         } catch let error as TraceError {
             throw TraceError(error.message, file: file, line: line)
         } catch {
             throw TraceError("\(error)", file: file, line: line)
         }
+    }
+
+    /// The error of line `line` of `file`, which is not JSON for `reason` (the parser's).
+    static func notJSON(_ reason: String, file: String, line: Int) -> TraceError {
+        // A first line that is not JSON is most likely another kind of file: say what a trace is.
+        if line == 1, isManifest(file) {
+            return TraceError(
+                "it is a manifest, not a trace: give a trace (flowhost run \(file) --trace FILE writes one)",
+                file: file)
+        }
+        let hint = line == 1 ? "; a trace has one JSON object per line, as flowhost run --trace FILE writes it" : ""
+        return TraceError("not JSON: \(reason)\(hint)", file: file, line: line)
     }
 
     /// The event a line of a trace holds, parsed.

@@ -238,15 +238,21 @@ package final class TraceReader {
     }
 
     /// The event of line `number`, `line`: with the values of the members outside `kept` elided when they are
-    /// long (``TraceLineElision``), else whole. A line the elision reads is JSON, so the only errors its event
-    /// can have are of the members kept, which ``TraceEvent/init(json:)`` checks (``membersAlwaysRead``): those
-    /// of the whole line. Should its parsing fail all the same, the whole line is parsed, and says why.
+    /// long (``TraceLineElision``), else whole. A long line is checked first without being built, so that one
+    /// that is not JSON costs only its bytes, and gets the parser's reason. A line the elision reads is JSON,
+    /// so the only errors its event can have are of the members kept, which ``TraceEvent/init(json:)`` checks
+    /// (``membersAlwaysRead``): those of the whole line. Should its parsing fail all the same, the whole line
+    /// is parsed, and says why.
     private static func event(_ line: [UInt8], keeping kept: Set<String>?, file: String, number: Int)
         throws(TraceError) -> TraceEvent
     {
-        if let kept, let elided = TraceLineElision.elided(line, keeping: kept),
-            let json = try? JSONValue(parsing: String(decoding: elided, as: UTF8.self))
-        {
+        let elided: [UInt8]?
+        do {
+            elided = try TraceLineElision.elided(line, keeping: kept)
+        } catch {
+            throw Trace.notJSON(error.reason, file: file, line: number)
+        }
+        if let elided, let json = try? JSONValue(parsing: String(decoding: elided, as: UTF8.self)) {
             return try Trace.event(json, file: file, line: number)
         }
         return try Trace.event(String(decoding: line, as: UTF8.self), file: file, line: number)

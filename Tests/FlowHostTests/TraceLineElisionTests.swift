@@ -77,7 +77,8 @@ struct TraceLineElisionTests {
     }
 
     /// Lines whose JSON is wrong only inside a long member the reader does not read, or that are not events: the
-    /// error is the one the line read whole gives, with the file and the line.
+    /// error is the one the line read whole gives, with the file and the line, to a reader of a few members and
+    /// to one of all (replay's).
     @Test(arguments: [
         #""content":[\#(smallObjects),{"a":1,"a":2}]"#,
         #""content":[\#(smallObjects),{"a":1,"\u0061":2}]"#,
@@ -94,18 +95,44 @@ struct TraceLineElisionTests {
         #""content":\#(smallObjects),"content":[]"#,
         #""content":\#(smallObjects),"command":7"#,
         #""content":\#(smallObjects)} trailing"#,
+        #""content":\#(smallObjects) // a comment"#,
     ])
     func aLineThatIsWrongGetsTheErrorOfTheLineReadWhole(members: String) throws {
+        try expectTheErrorOfTheLineReadWhole(Self.line(members))
+    }
+
+    /// A long line that is not an object is not an event, whatever it holds.
+    @Test(arguments: [smallObjects, #""\#(String(repeating: "s", count: 5_000))""#, "[" + smallObjects + ",]"])
+    func aLongLineThatIsNotAnObjectGetsTheErrorOfTheLineReadWhole(line: String) throws {
+        try expectTheErrorOfTheLineReadWhole(line)
+    }
+
+    /// A long line that is not JSON is refused before anything of it is built, with the parser's reason: a line
+    /// of a million small objects with a comma too many at its end took a report some 24 times its bytes.
+    @Test func aLongLineThatIsNotJSONIsRefusedUnbuilt() {
+        let line = Array(Self.line(#""content":[\#(Self.smallObjects),]"#).utf8)
+
+        let error = #expect(throws: TraceLineScanner.Malformed.self) {
+            try TraceLineElision.elided(line, keeping: ExperimentReport.membersRead)
+        }
+        #expect(throws: TraceLineScanner.Malformed.self) { try TraceLineElision.elided(line, keeping: nil) }
+
+        #expect(error?.reason == "trailing comma in array")
+    }
+
+    func expectTheErrorOfTheLineReadWhole(_ line: String) throws {
         let directory = try TemporaryDirectory()
-        let text = Self.header + "\n" + Self.line(members) + "\n"
+        let text = Self.header + "\n" + line + "\n"
         let path = try directory.file("t.jsonl", containing: text)
         let whole = #expect(throws: TraceError.self) { try Trace.parse(text, file: path) }
 
         let read = #expect(throws: TraceError.self) {
             try TraceReader(path: path, reading: ExperimentReport.membersRead).readToEnd()
         }
+        let readAll = #expect(throws: TraceError.self) { try TraceReader(path: path).readToEnd() }
 
         #expect(read?.description == whole?.description)
+        #expect(readAll?.description == whole?.description)
         #expect(read?.line == 2)
     }
 
