@@ -19,15 +19,16 @@ struct TraceLineElision {
     /// `line` with the values of more than `threshold` bytes of the members outside `kept` put in place of
     /// their ``placeholder(for:)``; `nil` when it has none (the line is then parsed whole).
     ///
-    /// A line that is not an object, which is not an event whatever it holds, is elided whole.
+    /// A line that is not an object, which is not an event whatever it holds, is elided whole when it is a
+    /// string or an array (as a member's value is).
     ///
     /// - Parameters:
     ///   - line: A line of a trace, UTF-8 text (the reader checks that first), without its newline.
-    ///   - kept: The members read, by name; `nil` for all of them (the line is only checked).
+    ///   - kept: The members read, by name; `nil` for all of them: an object is only checked.
     /// - Throws: ``TraceLineScanner/Malformed`` with the reason the parser gives, when the line is not JSON.
     static func elided(_ line: [UInt8], keeping kept: Set<String>?) throws(TraceLineScanner.Malformed) -> [UInt8]? {
         guard line.count > threshold else { return nil }
-        var scanner = TraceLineScanner(bytes: line)
+        var scanner = TraceLineScanner(bytes: line, recordingMembersLongerThan: kept == nil ? nil : threshold)
         let value = try scanner.document()
         let left: [Range<Int>]
         if line[value.lowerBound] != UInt8(ascii: "{") {

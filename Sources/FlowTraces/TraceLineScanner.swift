@@ -5,8 +5,9 @@ import FlowKit
 /// Each method reads one thing at ``index`` and moves past it, or throws where the parser throws, with the
 /// parser's own reason (`JSONSyntaxError.reason`): the same strictness (strings and their escapes, numbers
 /// and their range, nesting depth, duplicate keys as Swift compares strings) and the same first error, so
-/// that a line of any length can be checked, and told wrong, in the memory of its bytes. What a line's
-/// object holds at its top level is recorded as it is read (``members``), for ``TraceLineElision``.
+/// that a line of any length can be checked, and told wrong, in a few times its bytes at most (the keys of
+/// an object, to find one twice), where the parser builds some 24 times them. The long members of a line's
+/// object are recorded as they are read (``members``), for ``TraceLineElision``.
 ///
 /// It reads UTF-8 text, as the trace readers check a line to be before they read it; the parser reads a
 /// `String`, which is always UTF-8.
@@ -22,15 +23,22 @@ struct TraceLineScanner {
     private(set) var index = 0
     /// The arrays and objects open, as the parser counts them.
     private var depth = 0
-    /// The members of the line's object, when it is one: each one's name and where its value is, in order.
+    /// The members of the line's object, when it is one, whose values are longer than ``longMember``: each
+    /// one's name and where its value is, in order.
     private(set) var members: [(name: String, value: Range<Int>)] = []
+    /// The most bytes a value of the line's object may have and not be recorded in ``members``; `nil` records
+    /// none.
+    let longMember: Int?
     /// The key being read, decoded; its storage is kept from key to key.
     private var key: [UInt8] = []
-    /// The keys read of each object open, by depth (an array's depth has none): their storage is kept from
+    /// The keys read of each object open, by depth (an array's depth has none), each depth's list kept from
     /// object to object, since a line may hold millions of small objects.
     private var keys: [Keys] = []
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], recordingMembersLongerThan longMember: Int? = nil) {
+        self.bytes = bytes
+        self.longMember = longMember
+    }
 
     /// Reads the whole line, one JSON value with whitespace around it, as the parser reads a document.
     ///
@@ -63,8 +71,9 @@ struct TraceLineScanner {
         }
     }
 
-    /// Reads an object; at the top level, records its members.
+    /// Reads an object; at the top level, records its long members.
     mutating func object() throws(Malformed) {
+        let objectStart = index
         try enterContainer()
         let isTopLevel = depth == 1
         skipWhitespace()
@@ -73,6 +82,7 @@ struct TraceLineScanner {
         keys[depth - 1].removeAll()
         while true {
             guard next == UInt8(ascii: "\"") else { throw unexpected("expected string key in object") }
+            let keyStart = index
             try string(decoding: true)
             let name = String(decoding: key, as: UTF8.self)
             skipWhitespace()
@@ -81,8 +91,15 @@ struct TraceLineScanner {
             let start = index
             try value()
             // After the value, as the parser finds it when the value goes in.
-            guard keys[depth - 1].insert(name) else { throw Malformed("duplicate key \(JSONValue.string(name))") }
-            if isTopLevel { members.append((name, start..<index)) }
+            switch keys[depth - 1].insert(name) {
+            case .no: break
+            case .yes: throw Malformed("duplicate key \(JSONValue.string(name))")
+            case .perhaps:
+                if hasKey(name, inObjectAt: objectStart, before: keyStart) {
+                    throw Malformed("duplicate key \(JSONValue.string(name))")
+                }
+            }
+            if isTopLevel, let longMember, index - start > longMember { members.append((name, start..<index)) }
             skipWhitespace()
             if consume(UInt8(ascii: "}")) { return leaveContainer() }
             guard consume(UInt8(ascii: ",")) else { throw unexpected("expected ',' or '}' after object member") }
@@ -244,27 +261,57 @@ struct TraceLineScanner {
         Malformed("unpaired UTF-16 surrogate '\\u\(String(code, radix: 16, uppercase: true))' in string")
     }
 
-    /// The keys of an object, to find one again as Swift compares strings, as the parser's dictionary does:
-    /// in a list while they are few (most objects have a handful), in a set once they are many.
-    private struct Keys {
-        private var few: [String] = []
-        private var many: Set<String> = []
+    /// Whether the object that begins at `start` has the key `name` before `end`, where a key begins: read
+    /// again, since of an object of many keys only their hashes are kept. Its bytes up to there are JSON.
+    func hasKey(_ name: String, inObjectAt start: Int, before end: Int) -> Bool {
+        var scanner = TraceLineScanner(bytes: bytes)
+        scanner.index = start + 1
+        do {
+            while true {
+                scanner.skipWhitespace()
+                guard scanner.index < end else { return false }
+                try scanner.string(decoding: true)
+                if String(decoding: scanner.key, as: UTF8.self) == name { return true }
+                scanner.skipWhitespace()
+                _ = scanner.consume(UInt8(ascii: ":"))
+                try scanner.value()
+                scanner.skipWhitespace()
+                _ = scanner.consume(UInt8(ascii: ","))
+            }
+        } catch {
+            assertionFailure("\(error.reason) in JSON read once already")
+            return false
+        }
+    }
 
-        /// Empties them for the next object, keeping the list's storage.
+    /// The keys of an object, to find one again as Swift compares strings, as the parser's dictionary does:
+    /// in a list while they are few (most objects have a handful), and once they are many, their hashes (a
+    /// string's hash is its characters', as its equality is), so that an object of a million keys takes some
+    /// 16 bytes a key.
+    private struct Keys {
+        /// Whether a key was read before in the object.
+        enum Seen { case no, yes, perhaps }
+
+        private var few: [String] = []
+        private var many: Set<Int> = []
+
+        /// Empties them for the next object, keeping the list's storage (not the set's: few objects need one,
+        /// and it may be large).
         mutating func removeAll() {
             few.removeAll(keepingCapacity: true)
             if !many.isEmpty { many = [] }
         }
 
-        /// Adds `name`; `false` when it was there already.
-        mutating func insert(_ name: String) -> Bool {
+        /// Adds `name`, and says whether it was there already: `perhaps` when a key of its hash was, which
+        /// only reading the keys again can tell (two keys of one hash are rare, but may be).
+        mutating func insert(_ name: String) -> Seen {
             guard few.count == 16 else {
-                guard !few.contains(name) else { return false }
+                guard !few.contains(name) else { return .yes }
                 few.append(name)
-                return true
+                return .no
             }
-            if many.isEmpty { many = Set(few) }
-            return many.insert(name).inserted
+            if many.isEmpty { many = Set(few.map(\.hashValue)) }
+            return many.insert(name.hashValue).inserted ? .no : .perhaps
         }
     }
 

@@ -115,9 +115,35 @@ struct TraceLineElisionTests {
         let error = #expect(throws: TraceLineScanner.Malformed.self) {
             try TraceLineElision.elided(line, keeping: ExperimentReport.membersRead)
         }
-        #expect(throws: TraceLineScanner.Malformed.self) { try TraceLineElision.elided(line, keeping: nil) }
+        let checked = #expect(throws: TraceLineScanner.Malformed.self) {
+            try TraceLineElision.elided(line, keeping: nil)
+        }
 
         #expect(error?.reason == "trailing comma in array")
+        #expect(checked?.reason == "trailing comma in array")
+    }
+
+    /// A first line: the hint that a trace is one JSON object a line comes with the parser's reason.
+    @Test func aLongFirstLineThatIsNotJSONGetsTheErrorOfTheLineReadWhole() throws {
+        let directory = try TemporaryDirectory()
+        let text = #"{"kind":"trace","t":0,"session":0,"input":0,"plugins":[\#(Self.smallObjects),]}"# + "\n"
+        let path = try directory.file("t.jsonl", containing: text)
+        let whole = #expect(throws: TraceError.self) { try Trace.parse(text, file: path) }
+
+        let read = #expect(throws: TraceError.self) {
+            try TraceReader(path: path, reading: ExperimentReport.membersRead).readToEnd()
+        }
+
+        #expect(read?.description == whole?.description)
+        #expect(read?.message.hasPrefix("not JSON: trailing comma in array; a trace has one JSON object per") == true)
+    }
+
+    /// A member's name is read as the parser reads it, escapes decoded: `"\u0063ontent"` is `content`.
+    @Test func aNameWrittenWithEscapesIsTheNameItSays() throws {
+        let event = try Self.event(#""\u0063ontent":\#(Self.smallObjects),"module":"list""#)
+
+        #expect(event["content"]?[0]?.string?.hasPrefix("elided: 16001 bytes, hash ") == true)
+        #expect(event["module"] == "list")
     }
 
     func expectTheErrorOfTheLineReadWhole(_ line: String) throws {
