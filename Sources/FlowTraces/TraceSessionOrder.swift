@@ -25,14 +25,18 @@ struct TraceSessionOrder {
     }
 
     /// Why `event` cannot follow the lines of session `current`, if it cannot: an event of an earlier session
-    /// than it, or a second `session` line of it. A header (a trace's lines after another's, as `cat` joins
-    /// them) begins anew.
+    /// than it, a second `session` line of it, or the `session` line of an earlier session (flowhost numbers
+    /// its sessions up, so that is a trace merged with one whose sessions are fewer, or made by hand). A header
+    /// (a trace's lines after another's, as `cat` joins them) begins anew.
     private static func interleaving(_ event: TraceEvent, after current: Int?) -> String? {
         guard let current, event.kind != .trace else { return nil }
         let hint =
             "flowhost writes each session's lines together, so this file's sessions are interleaved (traces merged line by line?); give each trace as it was recorded"
         if event.kind == .session, event.session == current {
             return "session \(event.session) begins a second time: \(hint)"
+        }
+        if event.kind == .session, event.session < current {
+            return "session \(event.session) begins after session \(current): \(hint)"
         }
         if event.kind != .session, event.session < current {
             return "an event of session \(event.session) ('\(event.kind)') after session \(current) began: \(hint)"

@@ -62,6 +62,27 @@ struct InterleavedSessionsTests {
         #expect(error?.message.hasPrefix("session 1 begins a second time: flowhost writes each session's") == true)
     }
 
+    /// A trace of two sessions merged line by line with one of one session: session 1 begins again after
+    /// session 2, with a number that goes down. Read on, the report left out the session read last as cut
+    /// short, where the report's SQL left out the highest-numbered one.
+    @Test func aSessionThatBeginsAfterALaterOneIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let first = Self.session(1, subject: "ada", variant: "control")
+        let second = Self.session(2, subject: "bob", variant: "control")
+        let merged = try directory.file(
+            "merged.jsonl",
+            containing: Self.trace(first + second + Self.session(1, subject: "cy", variant: "treatment")))
+        let line = 2 + first.count + second.count
+        let message =
+            "session 1 begins after session 2: flowhost writes each session's lines together, so this file's sessions are interleaved (traces merged line by line?); give each trace as it was recorded"
+
+        #expect(throws: TraceError(message, file: merged, line: line)) { try Trace.load(path: merged) }
+        #expect(throws: TraceError(message, file: merged, line: line)) { try TraceReader(path: merged).readToEnd() }
+        let run = try Subprocess.flowhost(["experiments", "report", merged])
+        #expect(run.status == 65)
+        #expect(run.errorLines == ["flowhost: \(merged):\(line): \(message)"])
+    }
+
     // MARK: - Test Helpers
 
     private static let header =
