@@ -10,7 +10,7 @@ import FlowKit
 ///
 /// A line longer than ``threshold`` is read first as `JSONValue(parsing:)` reads it, without building it
 /// (``TraceLineScanner``): a line the parser would refuse is refused with the parser's reason, before anything
-/// of it is built, so that a malformed line takes no more than its bytes either.
+/// of it is built, so that a malformed line takes a few times its bytes at most too.
 struct TraceLineElision {
     /// The most bytes a value of a member no reader asked for is read with: more, and it is elided. Readers
     /// never read such members, so it only bounds what a line takes; most lines are far shorter.

@@ -57,7 +57,7 @@ package final class TraceReader {
     /// The members read of each line, by name, when the caller named them: the values of the others are
     /// elided from a long line before it is parsed (``TraceLineElision``). `nil`: every line that is an object
     /// is parsed whole, a long one once it is checked to be JSON (a pass over its bytes, so that one that is
-    /// not costs no more than its bytes here either).
+    /// not costs a few times its bytes at most here too).
     private let kept: Set<String>?
     private var order = TraceSessionOrder()
     private var steps = TraceStepBuilder()

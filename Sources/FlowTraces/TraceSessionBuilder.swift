@@ -20,8 +20,8 @@ struct TraceSessionBuilder {
     /// - Parameter keep: Whether to keep `event` when it is neither a `session` nor an `input` line.
     /// - Returns: The session it ended by starting another.
     /// - Throws: ``TraceError``, without a file or a line (the caller knows them), when `event` belongs to a
-    ///   session that another began after, or begins the session under way a second time
-    ///   (``TraceSessionOrder``).
+    ///   session that another began after, or begins the session under way a second time or one of a lower
+    ///   number (``TraceSessionOrder``).
     mutating func add(_ event: TraceEvent, keeping keep: (TraceEvent) -> Bool) throws(TraceError) -> Trace.Session? {
         var ended: Trace.Session?
         if try order.follow(event) {

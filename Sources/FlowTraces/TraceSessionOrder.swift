@@ -13,7 +13,8 @@ struct TraceSessionOrder {
     ///
     /// - Returns: Whether `event` begins a session.
     /// - Throws: ``TraceError``, without a file or a line (the caller knows them), when `event` belongs to a
-    ///   session that another began after, or begins the session under way a second time.
+    ///   session that another began after, or begins the session under way a second time or one of a lower
+    ///   number.
     mutating func follow(_ event: TraceEvent) throws(TraceError) -> Bool {
         // A `--subjects` run's last line ends the run, not a session: at session 0, the header's, for a run stopped
         // before its first subject.
