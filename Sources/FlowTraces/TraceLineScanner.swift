@@ -13,7 +13,7 @@ import FlowKit
 /// `String`, which is always UTF-8.
 struct TraceLineScanner {
     /// The line is not JSON: `reason` is what `JSONValue(parsing:)` says of it.
-    struct Malformed: Error, Equatable {
+    struct Malformed: Error {
         var reason: String
 
         init(_ reason: String) { self.reason = reason }

@@ -241,7 +241,7 @@ package final class TraceReader {
 
     /// The event of line `number`, `line`: with the values of the members outside `kept` elided when they are
     /// long (``TraceLineElision``), else whole. A long line is checked first without being built, so that one
-    /// that is not JSON costs only its bytes, and gets the parser's reason. A line the elision reads is JSON,
+    /// that is not JSON costs a few times its bytes at most, and gets the parser's reason. A line the elision reads is JSON,
     /// so the only errors its event can have are of the members kept, which ``TraceEvent/init(json:)`` checks
     /// (``membersAlwaysRead``): those of the whole line. Should its parsing fail all the same, the whole line
     /// is parsed, and says why.
