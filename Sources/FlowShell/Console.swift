@@ -43,6 +43,12 @@ package func printFailure(_ message: String) {
     writeError(message, paint: Console.errors.failure)
 }
 
+/// Prints `message` to standard error as it is: a note on the error or failure printed before it.
+@MainActor
+package func printNote(_ message: String) {
+    writeError(message) { $0 }
+}
+
 /// Prints `usage`, the program's own text that follows an error about a command line, to standard error as it
 /// is, lines and all.
 package func printUsage(_ usage: String) {

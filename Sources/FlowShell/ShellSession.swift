@@ -216,10 +216,16 @@ package final class ShellSession {
             : nil
         /// Ends the run at the failure `reply` of the command on `line`. A supervisor is told while the command
         /// read last is under way, by its `token`; at the end of the input (`nil`), that the input ended.
-        func stop(_ reply: HostShell.Reply, line: Int, token: String?) async -> ExitCode {
+        /// Ends the run at `reply`'s failure on `line`; an `expect outcome` that failed says, after it, the error
+        /// of the request it checked (`checked`), which the run held rather than stop there.
+        func stop(
+            _ reply: HostShell.Reply, line: Int, token: String?, checked: ShellCarryOver.HeldFailure? = nil
+        ) async -> ExitCode {
             switch reply.status {
             case .error(let message): printError("\(source):\(line): error: \(message)")
-            case .expectationFailed(let message): printFailure("\(source):\(line): \(message)")
+            case .expectationFailed(let message):
+                printFailure("\(source):\(line): \(message)")
+                if let checked { printNote("\(source):\(checked.line): note: \(checked.message)") }
             case .ok, .quit: break
             }
             await host.stopAndWait()
@@ -250,10 +256,13 @@ package final class ShellSession {
             if let numbered = supervisor?.command(in: line) {
                 (lineNumber, token, line) = numbered
             }
+            // The failed request this line's `expect outcome` checks.
+            var checked: ShellCarryOver.HeldFailure?
             if let failed = held, HostShell.command(in: line) != nil {
                 guard HostShell.expectsOutcome(line) else {
                     return await stop(Self.reply(failing: failed), line: failed.line, token: token)
                 }
+                checked = failed
                 held = nil
             }
             if !interactive, let command = HostShell.command(in: line) { echo(command) }
@@ -304,7 +313,7 @@ package final class ShellSession {
                     break
                 }
                 guard reply.isRequestFailure, case .error(let message) = reply.status else {
-                    return await stop(reply, line: lineNumber, token: token)
+                    return await stop(reply, line: lineNumber, token: token, checked: checked)
                 }
                 held = ShellCarryOver.HeldFailure(message: message, line: lineNumber)
             }

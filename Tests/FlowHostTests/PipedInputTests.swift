@@ -84,7 +84,8 @@ struct PipedInputTests {
     }
 
     /// Piped input stops at the first failed command (a request that failed or found no route: unless the
-    /// next line expects that outcome) with exit 1 and the line, supervised or not: the supervisor passes the
+    /// next line expects that outcome, when that expectation decides, and says the request's error if it
+    /// fails) with exit 1 and the line, supervised or not: the supervisor passes the
     /// host piped lines, not lines typed at its prompt, where a failure only prints its error.
     @Test(arguments: [
         ("send nope\nstack\n", 1, ["<stdin>:1: error: no route handles nope"]),
@@ -95,6 +96,14 @@ struct PipedInputTests {
         ("expect top nowhere\nstack\n", 1, ["<stdin>:1: expectation failed: top is 'welcome', expected 'nowhere'"]),
         ("stack\nsend nope\n", 1, ["<stdin>:2: error: no route handles nope"]),
         ("send nope\nexpect outcome unhandled\nstack\n", 0, []),
+        // The expectation failed, and the error it was to check is said too, at its own line.
+        (
+            "send nope\nexpect outcome handled\nstack\n", 1,
+            [
+                "<stdin>:2: expectation failed: outcome is 'unhandled', expected 'handled'",
+                "<stdin>:1: note: no route handles nope",
+            ]
+        ),
     ])
     func aSupervisedRunStopsAtTheFirstFailedPipedCommandAsAnUnsupervisedOneDoes(
         input: String, status: Int32, errors: [String]
