@@ -40,6 +40,7 @@ package final class CommandInput {
         let editor =
             interactive
             ? LineEditor.standard(warn: { printWarning("flowhost: warning: \($0)", palette: warnings) }) : nil
+        editor?.leaveHint = Self.leaveHint
         self.editor = editor
         prompts = interactive && editor == nil
         source = script?.name ?? "<stdin>"
@@ -148,6 +149,8 @@ package final class CommandInput {
 
     /// The prompt on a terminal.
     package static let prompt = "flowhost> "
+    /// What the prompt says under a Ctrl-C on an empty line (``LineEditor/leaveHint``).
+    package static let leaveHint = "(to leave, type quit or press Ctrl-D)"
 
     package static func lines(of script: [String]) -> AsyncThrowingStream<String, any Error> {
         AsyncThrowingStream { continuation in

@@ -100,6 +100,7 @@ package final class ShellSession {
         let editor =
             interactive && supervisor == nil
             ? LineEditor.standard(warn: { printWarning("flowhost: warning: \($0)", palette: warnings) }) : nil
+        editor?.leaveHint = CommandInput.leaveHint
         self.editor = editor
         if let editor {
             shell.onUnpromptedLines = { [weak shell] lines in

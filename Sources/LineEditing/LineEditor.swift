@@ -43,6 +43,7 @@ package final class LineEditor: Sendable {
         var submitted: (buffer: LineBuffer, isDrawn: Bool)?
         /// Whether the line being read is held once submitted (``readLine(prompt:interruptible:holdsLine:)``).
         var holdsLine = false
+        var leaveHint: String?
     }
 
     /// An editor on standard input and output, or `nil` when either is not a terminal or `TERM` says the
@@ -77,6 +78,13 @@ package final class LineEditor: Sendable {
         }
         self.historyFile = kept
         state = PthreadMutex(State(edit: LineEditState(history: history), warnedAboutHistory: warned))
+    }
+
+    /// A line printed under the `^C` of a Ctrl-C pressed on an empty line, which someone who presses it may
+    /// mean to leave: how to (`(to leave, type quit or press Ctrl-D)`). `nil` prints none.
+    package var leaveHint: String? {
+        get { state.withLock { $0.leaveHint } }
+        set { state.withLock { $0.leaveHint = newValue } }
     }
 
     /// What Tab completes from; set a fresh snapshot whenever what it offers may have changed.
@@ -314,7 +322,8 @@ package final class LineEditor: Sendable {
             let shown = state.display.render(
                 prompt: state.prompt, buffer: typed, width: max(1, terminal.columns() - 1))
             state.display.reset()
-            write(shown + "^C\r\n" + render(&state))
+            let hint = typed.isEmpty ? state.leaveHint.map { $0 + "\r\n" } ?? "" : ""
+            write(shown + "^C\r\n" + hint + render(&state))
         case .list(let words):
             // Below the line as typed, like a shell; then the line again.
             state.display.leave()

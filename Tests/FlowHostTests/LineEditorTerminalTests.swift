@@ -66,6 +66,27 @@ struct LineEditorTerminalTests {
         try second.waitFor("welcome.Launch: 1")
     }
 
+    /// Ctrl-C on an empty line, pressed by someone who may mean to leave, says how to, supervised or not (the
+    /// supervisor draws the prompt then); on a line with text it abandons the line and says nothing more.
+    @Test(arguments: [false, true])
+    func controlCOnAnEmptyLineSaysHowToLeave(supervised: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let shell = try start(supervised ? ["--supervise"] : [], in: directory)
+
+        try shell.send("\u{03}")
+        try shell.waitFor("Ctrl-D)")
+        try shell.waitFor("flowhost> ")
+        #expect(
+            TerminalScreen(shell.transcript).rows.suffix(3)
+                == ["flowhost> ^C", "(to leave, type quit or press Ctrl-D)", "flowhost>"])
+        try shell.send("st\u{03}")
+        try shell.waitFor("^C")
+        try shell.waitFor("flowhost> ")
+        #expect(TerminalScreen(shell.transcript).rows.suffix(2) == ["flowhost> st^C", "flowhost>"])
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
     @Test func controlCClearsTheLineAndTheShellGoesOn() throws {
         let directory = try TemporaryDirectory()
         let shell = try start(in: directory)
