@@ -14,7 +14,7 @@ package enum JSONDocument {
     /// composes to, `declaredBy` saying `manifest` or the plugin, and the guards in conflict first
     /// (``refusing(_:by:)``). A warning (`{"kind": "contextConflict", "key", "winner",
     /// "shadowed", "message"}`) leaves it valid.
-    package static func validation(_ report: ValidationReport) -> JSONValue {
+    package static func validation(_ report: ValidationReport, warningsFail: Bool = false) -> JSONValue {
         func count(_ count: Int?) -> JSONValue { count.map { .number(Double($0)) } ?? .null }
         let manifest = report.composition?.manifest ?? report.manifest
         let source = { (source: PluginComposition.Source?) in JSONValue.string((source ?? .manifest).description) }
@@ -42,7 +42,7 @@ package enum JSONDocument {
         return [
             "guards": guards ?? .null, "deepLinks": deepLinks ?? .null,
             "manifest": .string(report.file),
-            "valid": .bool(report.isValid),
+            "valid": .bool(report.isValid && !warningsFail),
             "plugins": count(manifest?.plugins.count),
             "routes": count(manifest?.routes.count),
             "services": count(manifest?.services.count),

@@ -210,6 +210,13 @@ package struct ValidationReport: Sendable {
         pluginsNotBuilt || manifestErrors.contains { $0.kind == .fileNotFound }
     }
 
+    /// How many warnings there are (notes aside), which leave the manifest valid unless `validate --strict`
+    /// counts them as problems.
+    package var warningCount: Int {
+        contextConflicts.count + (composition?.discoveryWarnings(file: file).count ?? 0) + requestTypos.count
+            + unmatchedGuardPatterns.count + unroutedDeepLinkSteps.count + creatablePluginDirectories.count
+    }
+
     /// How many problems there are: those ``problems`` lists, and the manifest's it leaves out.
     package var problemCount: Int {
         let unread = composition?.unreadDirectories ?? []

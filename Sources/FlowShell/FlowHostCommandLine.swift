@@ -95,7 +95,10 @@ package enum FlowHostCommandLine {
 
     package static let validate = CommandSpec(
         name: "validate", summary: "check the manifest and every plugin", operand: "MANIFEST", operandValue: .file,
-        options: [pluginPath, maxManifestSize, allowInsecurePlugins, json] + probing)
+        options: [
+            pluginPath, maxManifestSize, allowInsecurePlugins, json,
+            .flag("--strict", "count warnings as problems: exit 65 when there is one"),
+        ] + probing)
 
     package static let list = CommandSpec(
         name: "list", summary: "print the routing table", operand: "MANIFEST", operandValue: .file,

@@ -20,7 +20,7 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nChecks the manifest, then probes every plugin in a child process and checks that each route's manager and each service exists. Prints every problem found; exits 0, 65, or 66 when the manifest is missing or the plugins are not built."
+                    + "\n\nChecks the manifest, then probes every plugin in a child process and checks that each route's manager and each service exists. Prints every problem found, then the warnings and notes; exits 0, 65 (with --strict, also for a warning), or 66 when the manifest is missing or the plugins are not built."
                     + probeHelp + jsonHelp)
         }
         let path = try parsed.single("MANIFEST")
@@ -28,12 +28,18 @@ enum ManifestCommands {
             path: path, searchPath: { searchPath($0, parsed) }, maxManifestSize: try maxManifestSize(parsed),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"), prober: try prober(parsed))
         let unread: Set<ManifestError.Kind> = [.fileNotFound, .unreadable, .notRegularFile, .tooLarge]
-        if !report.manifestErrors.contains(where: { unread.contains($0.kind) }) {
+        var warnings = report.warningCount
+        if !report.manifestErrors.contains(where: { unread.contains($0.kind) }),
             warnIfOthersCanChange(path, what: "manifest", parsed)
+        {
+            warnings += 1
         }
-        let code: ExitCode = report.isValid ? .ok : report.isMissingInput ? .inputMissing : .invalidInput
+        // `--strict`, for a check that gates on the exit code (CI): a warning fails it as a problem does.
+        let warningsFail = parsed.flags.contains("--strict") && warnings > 0
+        let code: ExitCode =
+            report.isValid && !warningsFail ? .ok : report.isMissingInput ? .inputMissing : .invalidInput
         if parsed.flags.contains("--json") {
-            printJSON(JSONDocument.validation(report))
+            printJSON(JSONDocument.validation(report, warningsFail: warningsFail))
             return code
         }
         for problem in report.problems(describing: printed) { printError(problem) }
@@ -52,6 +58,10 @@ enum ManifestCommands {
                 let count = report.problemCount
                 printError("\(path): \(count) problem\(count == 1 ? "" : "s") found")
             }
+            return code
+        }
+        if warningsFail {
+            printError("\(path): \(warnings) warning\(warnings == 1 ? "" : "s"), which --strict counts as problems")
             return code
         }
         let composed = report.composition?.manifest ?? manifest
@@ -237,16 +247,19 @@ enum ManifestCommands {
 /// supervised host leaves it to its supervisor.
 ///
 /// Called once the file has been read, so that a missing file gets only its error; checked before, a path
-/// another user renames away and back would be missing for the check, and read when it is back.
+/// another user renames away and back would be missing for the check, and read when it is back. Returns
+/// whether it warned (`validate --strict` counts the warning).
 ///
 /// - Parameter writes: Whether the file can also make flowhost write files (a script's `save`).
 @MainActor
-func warnIfOthersCanChange(_ path: String, what: String, writes: Bool = false, _ parsed: Arguments) {
+@discardableResult
+func warnIfOthersCanChange(_ path: String, what: String, writes: Bool = false, _ parsed: Arguments) -> Bool {
     guard !parsed.flags.contains("--allow-insecure-plugins"),
         ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil,
         let warning = PathTrust.warning(about: path, what: what, writes: writes)
-    else { return }
+    else { return false }
     printWarning("flowhost: warning: " + warning)
+    return true
 }
 
 /// Loads a manifest of at most `maxSize` bytes, printing every error (the first 100, then how many more),

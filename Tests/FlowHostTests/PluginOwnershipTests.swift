@@ -171,6 +171,13 @@ struct PluginOwnershipTests {
                 // A script's `save` writes over any file of the user's it names.
                 "flowhost: warning: script \(lab.script): file \(lab.script) (mode 0644) is owned by uid 4321, neither root nor uid 0; its owner can change what flowhost runs and which of your files it writes",
             ])
+        // `validate` warns of the manifest too, and `--strict` counts the warning as a problem.
+        let validate = try Subprocess.flowhost(["validate", lab.manifest])
+        #expect(validate.status == 0, "\(validate.standardError)")
+        #expect(validate.errorLines.first?.hasPrefix("flowhost: warning: manifest \(lab.manifest): ") == true)
+        let strict = try Subprocess.flowhost(["validate", lab.manifest, "--strict"])
+        #expect(strict.status == 65, "\(strict.standardError)")
+        #expect(strict.errorLines.last == "\(lab.manifest): 1 warning, which --strict counts as problems")
         let trace = lab.temporary.path + "/run.jsonl"
         try #require(
             try Subprocess.flowhost(["run", lab.manifest, "--script", lab.script, "--trace", trace]).status == 0)

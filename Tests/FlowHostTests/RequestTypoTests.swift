@@ -66,15 +66,20 @@ struct RequestTypoTests {
             ], "settings.show is near nothing routed: another app may route it")
     }
 
-    @Test func validatePrintsTheWarningAndStaysValid() throws {
-        let directory = try TemporaryDirectory()
-        let path = try directory.file(
+    /// A manifest whose second route's request is mistyped (`catalog.detial`).
+    private func mistypedManifest(in directory: TemporaryDirectory) throws -> String {
+        try directory.file(
             "app.json",
             containing: """
                 {"manifestVersion": 1, "plugins": {"catalog": "libCatalogPlugin.so", "auth": "libAuthPlugin.so"},
                  "routes": [{"request": "catalog.list", "plugin": "catalog", "manager": "ItemList"},
                             {"request": "catalog.detial", "plugin": "catalog", "manager": "ItemDetail"}]}
                 """)
+    }
+
+    @Test func validatePrintsTheWarningAndStaysValid() throws {
+        let directory = try TemporaryDirectory()
+        let path = try mistypedManifest(in: directory)
 
         let run = try Subprocess.flowhost(
             ["validate", path, "--plugin-path", BuildProducts.directory],
@@ -95,5 +100,42 @@ struct RequestTypoTests {
         #expect(warning?["kind"] == "requestTypo")
         #expect(warning?["path"] == "routes[1].request")
         #expect(warning?["suggestion"] == "catalog.detail")
+    }
+
+    /// `--strict`, for a check that gates on the exit code: the same warning fails it, exit 65, with a line
+    /// that says why after it, and `valid` false in JSON; the notes do not count.
+    @Test func strictValidateCountsTheWarningAsAProblem() throws {
+        let directory = try TemporaryDirectory()
+        let path = try mistypedManifest(in: directory)
+        let environment = ["XDG_CACHE_HOME": directory.path + "/cache"]
+
+        let run = try Subprocess.flowhost(
+            ["validate", path, "--strict", "--plugin-path", BuildProducts.directory], environment: environment)
+
+        #expect(run.status == 65)
+        #expect(
+            run.errorLines.filter { !$0.hasPrefix("\(path): note: ") } == [
+                "\(path): warning: routes[1].request: no plugin declares or sends 'catalog.detial'; did you mean 'catalog.detail'?",
+                "\(path): 1 warning, which --strict counts as problems",
+            ])
+        #expect(run.errorLines.contains { $0.hasPrefix("\(path): note: ") }, "notes are printed, and not counted")
+        #expect(run.standardOutput.isEmpty, "no ok line: \(run.standardOutput)")
+        let json = try Subprocess.flowhost(
+            ["validate", path, "--strict", "--json", "--plugin-path", BuildProducts.directory],
+            environment: environment)
+        #expect(json.status == 65)
+        #expect(try JSONValue(parsing: json.standardOutput)["valid"] == false)
+
+        let fixed = try directory.file(
+            "fixed.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"catalog": "libCatalogPlugin.so", "auth": "libAuthPlugin.so"},
+                 "routes": [{"request": "catalog.list", "plugin": "catalog", "manager": "ItemList"},
+                            {"request": "catalog.detail", "plugin": "catalog", "manager": "ItemDetail"}]}
+                """)
+        let clean = try Subprocess.flowhost(
+            ["validate", fixed, "--strict", "--plugin-path", BuildProducts.directory], environment: environment)
+        #expect(clean.status == 0, "notes alone pass: \(clean.errorLines)")
+        #expect(clean.outputLines.first?.hasPrefix("\(fixed): ok") == true)
     }
 }
