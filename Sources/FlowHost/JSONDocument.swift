@@ -13,8 +13,11 @@ package enum JSONDocument {
     /// `null` when the manifest could not be read; for a manifest that discovers plugins, those of what it
     /// composes to, `declaredBy` saying `manifest` or the plugin, and the guards in conflict first
     /// (``refusing(_:by:)``). A warning (`{"kind": "contextConflict", "key", "winner",
-    /// "shadowed", "message"}`) leaves it valid.
-    package static func validation(_ report: ValidationReport, warningsFail: Bool = false) -> JSONValue {
+    /// "shadowed", "message"}`) leaves it valid, unless `warningsFail` (`validate --strict` with a warning);
+    /// `othersCanChange` is the warning that others can change the manifest file (``PathTrust``), first.
+    package static func validation(
+        _ report: ValidationReport, othersCanChange: String? = nil, warningsFail: Bool = false
+    ) -> JSONValue {
         func count(_ count: Int?) -> JSONValue { count.map { .number(Double($0)) } ?? .null }
         let manifest = report.composition?.manifest ?? report.manifest
         let source = { (source: PluginComposition.Source?) in JSONValue.string((source ?? .manifest).description) }
@@ -50,12 +53,13 @@ package enum JSONDocument {
                 ManifestErrors.json(report.manifestErrors, omitted: report.omittedManifestErrors)
                     + report.pluginErrors.map(\.json)),
             "warnings": .array(
-                (report.composition?.emptyDirectories ?? []).map { empty in
-                    [
-                        "kind": "emptyDiscoveredDirectory", "path": .string("discover[\(empty.index)]"),
-                        "directory": .string(empty.directory), "message": .string(empty.message),
-                    ]
-                }
+                (othersCanChange.map { [["kind": "manifestOthersCanChange", "message": .string($0)]] } ?? [])
+                    + (report.composition?.emptyDirectories ?? []).map { empty in
+                        [
+                            "kind": "emptyDiscoveredDirectory", "path": .string("discover[\(empty.index)]"),
+                            "directory": .string(empty.directory), "message": .string(empty.message),
+                        ]
+                    }
                     + (report.composition?.unmatchedLibraries ?? []).map { unmatched in
                         [
                             "kind": "unmatchedLibrary", "path": .string(unmatched.path),

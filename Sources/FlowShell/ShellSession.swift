@@ -216,9 +216,9 @@ package final class ShellSession {
                 ?? CommandInput.standardInputLines()).makeAsyncIterator()
             : nil
         /// Ends the run at the failure `reply` of the command on `line`. A supervisor is told while the command
-        /// read last is under way, by its `token`; at the end of the input (`nil`), that the input ended.
-        /// Ends the run at `reply`'s failure on `line`; an `expect outcome` that failed says, after it, the error
-        /// of the request it checked (`checked`), which the run held rather than stop there.
+        /// read last is under way, by its `token`; at the end of the input (`nil`), that the input ended. An
+        /// `expect outcome` that failed says, after it, the error of the failed request it checked (`checked`),
+        /// which the run held for it rather than stop there.
         func stop(
             _ reply: HostShell.Reply, line: Int, token: String?, checked: ShellCarryOver.HeldFailure? = nil
         ) async -> ExitCode {

@@ -43,6 +43,7 @@ package final class LineEditor: Sendable {
         var submitted: (buffer: LineBuffer, isDrawn: Bool)?
         /// Whether the line being read is held once submitted (``readLine(prompt:interruptible:holdsLine:)``).
         var holdsLine = false
+        /// ``LineEditor/leaveHint``.
         var leaveHint: String?
     }
 

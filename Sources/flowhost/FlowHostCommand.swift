@@ -20,7 +20,7 @@ struct FlowHostCommand {
           graph MANIFEST [--trace FILE]... [--format FORMAT] [--plugin-path DIR]... [--no-plugins] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--no-cache] [--probe-timeout SECONDS]
                                                                            draw the flow as dot, mermaid or json
           experiments report TRACE... [--goal REQUEST] [--json]            conversion per variant, significance, sample ratio
-          validate MANIFEST [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json] [--no-cache] [--probe-timeout SECONDS]
+          validate MANIFEST [--plugin-path DIR]... [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json] [--strict] [--no-cache] [--probe-timeout SECONDS]
                                                                            check the manifest and every plugin
           list MANIFEST [--plugin-path DIR]... [--eager] [--max-manifest-size BYTES] [--allow-insecure-plugins] [--json] [--no-cache] [--probe-timeout SECONDS]
                                                                            print the routing table

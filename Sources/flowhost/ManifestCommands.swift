@@ -28,18 +28,17 @@ enum ManifestCommands {
             path: path, searchPath: { searchPath($0, parsed) }, maxManifestSize: try maxManifestSize(parsed),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"), prober: try prober(parsed))
         let unread: Set<ManifestError.Kind> = [.fileNotFound, .unreadable, .notRegularFile, .tooLarge]
-        var warnings = report.warningCount
-        if !report.manifestErrors.contains(where: { unread.contains($0.kind) }),
-            warnIfOthersCanChange(path, what: "manifest", parsed)
-        {
-            warnings += 1
-        }
+        let othersCanChange =
+            report.manifestErrors.contains(where: { unread.contains($0.kind) })
+            ? nil : warnIfOthersCanChange(path, what: "manifest", parsed)
+        let warnings = report.warningCount + (othersCanChange == nil ? 0 : 1)
         // `--strict`, for a check that gates on the exit code (CI): a warning fails it as a problem does.
         let warningsFail = parsed.flags.contains("--strict") && warnings > 0
         let code: ExitCode =
             report.isValid && !warningsFail ? .ok : report.isMissingInput ? .inputMissing : .invalidInput
         if parsed.flags.contains("--json") {
-            printJSON(JSONDocument.validation(report, warningsFail: warningsFail))
+            printJSON(
+                JSONDocument.validation(report, othersCanChange: othersCanChange, warningsFail: warningsFail))
             return code
         }
         for problem in report.problems(describing: printed) { printError(problem) }
@@ -248,18 +247,18 @@ enum ManifestCommands {
 ///
 /// Called once the file has been read, so that a missing file gets only its error; checked before, a path
 /// another user renames away and back would be missing for the check, and read when it is back. Returns
-/// whether it warned (`validate --strict` counts the warning).
+/// the warning (`validate` counts it, and puts it in its JSON).
 ///
 /// - Parameter writes: Whether the file can also make flowhost write files (a script's `save`).
 @MainActor
 @discardableResult
-func warnIfOthersCanChange(_ path: String, what: String, writes: Bool = false, _ parsed: Arguments) -> Bool {
+func warnIfOthersCanChange(_ path: String, what: String, writes: Bool = false, _ parsed: Arguments) -> String? {
     guard !parsed.flags.contains("--allow-insecure-plugins"),
         ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil,
         let warning = PathTrust.warning(about: path, what: what, writes: writes)
-    else { return false }
+    else { return nil }
     printWarning("flowhost: warning: " + warning)
-    return true
+    return warning
 }
 
 /// Loads a manifest of at most `maxSize` bytes, printing every error (the first 100, then how many more),

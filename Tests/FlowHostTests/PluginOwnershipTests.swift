@@ -1,3 +1,4 @@
+import FlowKit
 import Glibc
 import Testing
 
@@ -178,6 +179,13 @@ struct PluginOwnershipTests {
         let strict = try Subprocess.flowhost(["validate", lab.manifest, "--strict"])
         #expect(strict.status == 65, "\(strict.standardError)")
         #expect(strict.errorLines.last == "\(lab.manifest): 1 warning, which --strict counts as problems")
+        for strictly in [false, true] {
+            let json = try Subprocess.flowhost(["validate", lab.manifest, "--json"] + (strictly ? ["--strict"] : []))
+            let document = try JSONValue(parsing: json.standardOutput)
+            #expect(json.status == (strictly ? 65 : 0))
+            #expect(document["valid"] == .bool(!strictly))
+            #expect(document["warnings"]?[0]?["kind"] == "manifestOthersCanChange", "\(json.standardOutput)")
+        }
         let trace = lab.temporary.path + "/run.jsonl"
         try #require(
             try Subprocess.flowhost(["run", lab.manifest, "--script", lab.script, "--trace", trace]).status == 0)

@@ -55,7 +55,8 @@ struct ShellRoughEdgeScriptTests {
         #expect(unexpected.status == 1)
         #expect(
             unexpected.errorLines == [
-                "<stdin>:2: expectation failed: outcome is 'unhandled', expected 'handled'"
+                "<stdin>:2: expectation failed: outcome is 'unhandled', expected 'handled'",
+                "<stdin>:1: note: no route handles settings.abuot; did you mean 'settings.about'?",
             ])
         // Any other command, or the end, stops the run at the request, as before; the command is not run.
         for run in [other, last] {
