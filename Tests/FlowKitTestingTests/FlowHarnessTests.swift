@@ -139,6 +139,12 @@ struct FlowHarnessTests {
 
         #expect(harness.send("stored.show", from: "list") == .queued(waitingFor: ["store"]))
         #expect(harness.top == nil)
+        // An action tried meanwhile says why nothing is there.
+        #expect(
+            throws: FlowError(
+                "nothing is presented: no module to perform 'next' on; stored.show waits for dependencies (queued): start services that set them with `await startAndWait()`, or set them with `setDependency`"
+            )
+        ) { try harness.perform("next") }
 
         harness.setDependency("store", "ready")
 

@@ -240,12 +240,19 @@ public final class FlowHarness {
     /// Triggers the action `name` of the visible module with `payload`, as a person would.
     ///
     /// - Returns: The outcome of the coordination the action requested, `nil` when it requested none.
-    /// - Throws: ``FlowError`` when nothing is presented or the visible module has no such action; the
-    ///   message lists the actions it has.
+    /// - Throws: ``FlowError`` when nothing is presented, naming the requests that wait for dependencies when
+    ///   some do (a service that sets them once an await returns: ``startAndWait()``), or when the visible
+    ///   module has no such action; the message lists the actions it has.
     @discardableResult
     public func perform(_ name: String, payload: JSONValue = .empty) throws(FlowError) -> CoordinationOutcome? {
         guard let module = coordinator.router.top else {
-            throw FlowError("nothing is presented: no module to perform '\(name)' on")
+            let queued = coordinator.queuedRequests.map(\.name.rawValue)
+            let waiting =
+                queued.isEmpty
+                ? ""
+                : "; \(queued.joined(separator: ", ")) \(queued.count == 1 ? "waits" : "wait") for dependencies (queued): "
+                    + "start services that set them with `await startAndWait()`, or set them with `setDependency`"
+            throw FlowError("nothing is presented: no module to perform '\(name)' on" + waiting)
         }
         return try module.perform(name, payload: payload)
     }
