@@ -141,16 +141,23 @@ public final class FlowHarness {
     public func addService(
         named name: String, sourceLocation: SourceLocation = #_sourceLocation
     ) -> (any CoordinatorServiceProtocol)? {
-        guard let factory = plugins.lazy.compactMap({ $0.service(named: name) }).first else {
+        guard let owner = plugins.first(where: { $0.service(named: name) != nil }),
+            let factory = owner.service(named: name)
+        else {
             let exported = plugins.map { ($0.name, $0.services.map(\.name)) }
             Issue.record("\(Self.notExported("service", name, exported))", sourceLocation: sourceLocation)
             return nil
         }
+        return addService(factory, of: owner)
+    }
+
+    /// Adds the service `factory` makes, one `plugin` exports, known by the name a host gives it
+    /// (`plugin.Name`) as well as its type's: a snapshot either saved gives it its state.
+    @discardableResult
+    func addService(_ factory: ServiceFactory, of plugin: PluginDescription) -> any CoordinatorServiceProtocol {
         let service = factory.make()
         addService(service)
-        if let owner = plugins.first(where: { $0.service(named: name) != nil }) {
-            hostServiceNames[ObjectIdentifier(service)] = "\(owner.name).\(name)"
-        }
+        hostServiceNames[ObjectIdentifier(service)] = "\(plugin.name).\(factory.name)"
         return service
     }
 
@@ -325,7 +332,7 @@ public final class FlowHarness {
     }
 
     /// "no plugin exports a manager 'X'; 'auth' exports: A, B", or how to give the harness a plugin.
-    private static func notExported(_ kind: String, _ name: String, _ exported: [(plugin: String, names: [String])])
+    static func notExported(_ kind: String, _ name: String, _ exported: [(plugin: String, names: [String])])
         -> String
     {
         let head = "no plugin exports a \(kind) '\(name)'"
