@@ -14,9 +14,10 @@ package enum JSONDocument {
     /// composes to, `declaredBy` saying `manifest` or the plugin, and the guards in conflict first
     /// (``refusing(_:by:)``). A warning (`{"kind": "contextConflict", "key", "winner",
     /// "shadowed", "message"}`) leaves it valid, unless `warningsFail` (`validate --strict` with a warning);
-    /// `othersCanChange` is the warning that others can change the manifest file (``PathTrust``), first.
+    /// `fileWarnings`, about the files the command line names (a manifest others can change, a
+    /// `--plugin-path` that is not there), come first.
     package static func validation(
-        _ report: ValidationReport, othersCanChange: String? = nil, warningsFail: Bool = false
+        _ report: ValidationReport, fileWarnings: [(kind: String, message: String)] = [], warningsFail: Bool = false
     ) -> JSONValue {
         func count(_ count: Int?) -> JSONValue { count.map { .number(Double($0)) } ?? .null }
         let manifest = report.composition?.manifest ?? report.manifest
@@ -53,7 +54,7 @@ package enum JSONDocument {
                 ManifestErrors.json(report.manifestErrors, omitted: report.omittedManifestErrors)
                     + report.pluginErrors.map(\.json)),
             "warnings": .array(
-                (othersCanChange.map { [["kind": "manifestOthersCanChange", "message": .string($0)]] } ?? [])
+                fileWarnings.map { ["kind": .string($0.kind), "message": .string($0.message)] }
                     + (report.composition?.emptyDirectories ?? []).map { empty in
                         [
                             "kind": "emptyDiscoveredDirectory", "path": .string("discover[\(empty.index)]"),

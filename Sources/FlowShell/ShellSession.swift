@@ -217,18 +217,17 @@ package final class ShellSession {
             : nil
         /// Ends the run at the failure `reply` of the command on `line`. A supervisor is told while the command
         /// read last is under way, by its `token`; at the end of the input (`nil`), that the input ended. An
-        /// `expect outcome` that failed says, after it, the error of the failed request it checked (`checked`),
-        /// which the run held for it rather than stop there.
+        /// `expect outcome` that failed (or was itself wrong) says, after it, the error of the failed request it
+        /// checked (`checked`), which the run held for it rather than stop there.
         func stop(
             _ reply: HostShell.Reply, line: Int, token: String?, checked: ShellCarryOver.HeldFailure? = nil
         ) async -> ExitCode {
             switch reply.status {
             case .error(let message): printError("\(source):\(line): error: \(message)")
-            case .expectationFailed(let message):
-                printFailure("\(source):\(line): \(message)")
-                if let checked { printNote("\(source):\(checked.line): note: \(checked.message)") }
+            case .expectationFailed(let message): printFailure("\(source):\(line): \(message)")
             case .ok, .quit: break
             }
+            if let checked { printNote("\(source):\(checked.line): note: \(checked.message)") }
             await host.stopAndWait()
             supervisor?.exiting(token == nil ? .endOfInput : .failed, token: token)
             return .scriptFailed

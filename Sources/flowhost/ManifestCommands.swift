@@ -20,25 +20,32 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nChecks the manifest, then probes every plugin in a child process and checks that each route's manager and each service exists. Prints every problem found, then the warnings and notes; exits 0, 65 (with --strict, also for a warning), or 66 when the manifest is missing or the plugins are not built."
+                    + "\n\nChecks the manifest, then probes every plugin in a child process and checks that each route's manager and each service exists. Prints every problem found, and the warnings and notes; exits 0, 65 (with --strict, also for a warning), or 66 when the manifest is missing or the plugins are not built."
                     + probeHelp + jsonHelp)
         }
         let path = try parsed.single("MANIFEST")
+        // The warnings about files the command line names, which the report does not hold.
+        var fileWarnings: [(kind: String, message: String)] = []
         let report = ValidationReport(
-            path: path, searchPath: { searchPath($0, parsed) }, maxManifestSize: try maxManifestSize(parsed),
+            path: path,
+            searchPath: { manifest in
+                fileWarnings += warnOfMissingPluginPaths(parsed).map { ("missingPluginPath", $0) }
+                return searchPath(manifest, parsed, warning: false)
+            }, maxManifestSize: try maxManifestSize(parsed),
             allowInsecurePlugins: parsed.flags.contains("--allow-insecure-plugins"), prober: try prober(parsed))
         let unread: Set<ManifestError.Kind> = [.fileNotFound, .unreadable, .notRegularFile, .tooLarge]
-        let othersCanChange =
-            report.manifestErrors.contains(where: { unread.contains($0.kind) })
-            ? nil : warnIfOthersCanChange(path, what: "manifest", parsed)
-        let warnings = report.warningCount + (othersCanChange == nil ? 0 : 1)
+        if !report.manifestErrors.contains(where: { unread.contains($0.kind) }),
+            let warning = warnIfOthersCanChange(path, what: "manifest", parsed)
+        {
+            fileWarnings.insert(("manifestOthersCanChange", warning), at: 0)
+        }
+        let warnings = report.warningCount + fileWarnings.count
         // `--strict`, for a check that gates on the exit code (CI): a warning fails it as a problem does.
         let warningsFail = parsed.flags.contains("--strict") && warnings > 0
         let code: ExitCode =
             report.isValid && !warningsFail ? .ok : report.isMissingInput ? .inputMissing : .invalidInput
         if parsed.flags.contains("--json") {
-            printJSON(
-                JSONDocument.validation(report, othersCanChange: othersCanChange, warningsFail: warningsFail))
+            printJSON(JSONDocument.validation(report, fileWarnings: fileWarnings, warningsFail: warningsFail))
             return code
         }
         for problem in report.problems(describing: printed) { printError(problem) }
@@ -316,8 +323,11 @@ func searchPath(_ manifest: Manifest, _ arguments: Arguments, warning: Bool = tr
 /// Warns, a line each, of the `--plugin-path` directories that are not there or not directories: one typed
 /// on the command line is meant to hold plugins, and a typo there would otherwise pass without a word
 /// (the manifest's own `pluginPath` entries that are missing stay silent: manifests/README.md says why).
+/// Returns the warnings (`validate` counts them, and puts them in its JSON).
 @MainActor
-func warnOfMissingPluginPaths(_ arguments: Arguments) {
+@discardableResult
+func warnOfMissingPluginPaths(_ arguments: Arguments) -> [String] {
+    var warnings: [String] = []
     var warned = Set<String>()
     for directory in arguments.options["--plugin-path", default: []] where warned.insert(directory).inserted {
         var info = stat()
@@ -329,8 +339,11 @@ func warnOfMissingPluginPaths(_ arguments: Arguments) {
         } else {
             continue
         }
-        printWarning("flowhost: warning: --plugin-path \(directory) \(problem); no plugin is found there")
+        let warning = "--plugin-path \(directory) \(problem); no plugin is found there"
+        printWarning("flowhost: warning: " + warning)
+        warnings.append(warning)
     }
+    return warnings
 }
 
 /// Prints rows as aligned columns, without control characters: a cell may hold what a plugin declares.

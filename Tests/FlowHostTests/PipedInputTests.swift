@@ -104,6 +104,13 @@ struct PipedInputTests {
                 "<stdin>:1: note: no route handles nope",
             ]
         ),
+        (
+            "send nope\nexpect outcome handeld\nstack\n", 1,
+            [
+                "<stdin>:2: error: usage: expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled",
+                "<stdin>:1: note: no route handles nope",
+            ]
+        ),
     ])
     func aSupervisedRunStopsAtTheFirstFailedPipedCommandAsAnUnsupervisedOneDoes(
         input: String, status: Int32, errors: [String]

@@ -120,11 +120,11 @@ struct RequestTypoTests {
             ])
         #expect(run.errorLines.contains { $0.hasPrefix("\(path): note: ") }, "notes are printed, and not counted")
         #expect(run.standardOutput.isEmpty, "no ok line: \(run.standardOutput)")
-        let json = try Subprocess.flowhost(
+        let strictJSON = try Subprocess.flowhost(
             ["validate", path, "--strict", "--json", "--plugin-path", BuildProducts.directory],
             environment: environment)
-        #expect(json.status == 65)
-        #expect(try JSONValue(parsing: json.standardOutput)["valid"] == false)
+        #expect(strictJSON.status == 65)
+        #expect(try JSONValue(parsing: strictJSON.standardOutput)["valid"] == false)
 
         let fixed = try directory.file(
             "fixed.json",
@@ -136,6 +136,25 @@ struct RequestTypoTests {
         let clean = try Subprocess.flowhost(
             ["validate", fixed, "--strict", "--plugin-path", BuildProducts.directory], environment: environment)
         #expect(clean.status == 0, "notes alone pass: \(clean.errorLines)")
+        #expect(clean.errorLines.contains { $0.hasPrefix("\(fixed): note: ") }, "\(clean.errorLines)")
         #expect(clean.outputLines.first?.hasPrefix("\(fixed): ok") == true)
+        // A warning about the command line's own files counts too; a missing manifest is still 66.
+        let nowhere = directory.path + "/nowhere"
+        let mistyped = try Subprocess.flowhost(
+            ["validate", fixed, "--strict", "--plugin-path", BuildProducts.directory, "--plugin-path", nowhere],
+            environment: environment)
+        #expect(mistyped.status == 65)
+        #expect(
+            mistyped.errorLines.first
+                == "flowhost: warning: --plugin-path \(nowhere) is not there; no plugin is found there")
+        #expect(mistyped.errorLines.last == "\(fixed): 1 warning, which --strict counts as problems")
+        let json = try Subprocess.flowhost(
+            [
+                "validate", fixed, "--strict", "--json", "--plugin-path", BuildProducts.directory, "--plugin-path",
+                nowhere,
+            ],
+            environment: environment)
+        #expect(try JSONValue(parsing: json.standardOutput)["warnings"]?[0]?["kind"] == "missingPluginPath")
+        #expect(try Subprocess.flowhost(["validate", nowhere + ".json", "--strict"]).status == 66)
     }
 }

@@ -30,7 +30,7 @@ struct FlowHarnessDeclarationsTests {
             harness.addDeclaredRoutes()
         } matching: { issue in
             issue.comments.map(\.rawValue) == [
-                "plugin 'broken' declares a route for 'broken.show': no plugin exports a manager 'Shwo'; 'broken' exports: Show"
+                "plugin 'broken' declares a route for 'broken.show' to manager 'Shwo', which it does not export; it exports: Show"
             ]
         }
 
@@ -38,7 +38,10 @@ struct FlowHarnessDeclarationsTests {
         #expect(harness.send("trip.show") == .handled(manager: "Show"), "the other routes are taken")
     }
 
-    @Test func aRouteTwoPluginsDeclareIsAnIssue() {
+    /// Two plugins declaring one route: it fails, as a host's does; a route of a manager its plugin does not
+    /// export is no conflict, and leaves the other plugin's route to it.
+    @Test func aRouteTwoPluginsDeclareIsAnIssueAndFails() {
+        let message = "plugins 'trip' and 'other' both declare a route for 'trip.show'; a host routes neither"
         let other = PluginDescription(
             name: "other", version: "1.0.0", managers: [show], routes: [DeclaredRoute("trip.show", manager: show)])
         let harness = FlowHarness(plugins: [trip, other])
@@ -46,10 +49,52 @@ struct FlowHarnessDeclarationsTests {
         withKnownIssue {
             harness.addDeclaredRoutes()
         } matching: { issue in
+            issue.comments.map(\.rawValue) == [message]
+        }
+
+        #expect(harness.send("trip.show") == .failed(FlowError(message)))
+        let unexported = PluginDescription(
+            name: "first", version: "1.0.0", managers: [], routes: [DeclaredRoute("trip.show", manager: show)])
+        let second = FlowHarness(plugins: [unexported, trip])
+        withKnownIssue {
+            second.addDeclaredRoutes()
+        } matching: { issue in
             issue.comments.map(\.rawValue) == [
-                "plugins 'trip' and 'other' both declare a route for 'trip.show'; a host routes neither"
+                "plugin 'first' declares a route for 'trip.show' to manager 'Show', which it does not export; it exports none"
             ]
         }
+        #expect(second.send("trip.show") == .handled(manager: "Show"))
+    }
+
+    @Test func aHarnessWithoutAPluginDescriptionHasNothingToTake() {
+        let harness = FlowHarness()
+
+        withKnownIssue {
+            harness.addDeclaredRoutes()
+            harness.addDeclaredServices()
+        } matching: { issue in
+            issue.comments.first?.rawValue.hasSuffix(
+                "the harness has no plugin description; make it with FlowHarness(plugin:)") == true
+        }
+    }
+
+    /// As a host starts them: the plugins each after those they require, then by name, whatever order the
+    /// harness was given them in; a service asked for twice starts once.
+    @Test func thePluginsServicesStartInTheOrderAHostStartsThem() {
+        let auth = PluginDescription(
+            name: "zauth", version: "1.0.0", managers: [], services: [session],
+            startServices: [ServiceStart(session), ServiceStart(session)])
+        let booking = PluginDescription(
+            name: "booking", version: "1.0.0", managers: [], services: [store], startServices: [ServiceStart(store)],
+            requires: ["zauth": ">=1.0"])
+        let harness = FlowHarness(plugins: [booking, auth])
+
+        harness.addDeclaredServices()
+        harness.start()
+
+        #expect(
+            harness.events.compactMap { if case .serviceStarted(let name) = $0 { name } else { nil } }
+                == ["SessionService", "StoreService"], "booking requires zauth, named after it")
     }
 
     @Test func theServicesToStartAreAddedEachAfterThoseItNames() {
@@ -73,7 +118,7 @@ struct FlowHarnessDeclarationsTests {
             harness.addDeclaredServices()
         } matching: { issue in
             issue.comments.map(\.rawValue) == [
-                "plugin 'misspelt' asks to start its service 'Sesion': no plugin exports a service 'Sesion'; 'misspelt' exports: Session, Store"
+                "plugin 'misspelt' asks to start its service 'Sesion', which it does not export; it exports: Session, Store"
             ]
         }
         harness.start()

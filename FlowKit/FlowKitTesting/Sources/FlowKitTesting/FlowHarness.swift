@@ -43,7 +43,9 @@ public final class FlowHarness {
     /// Leave its ``BaseFlowCoordinator/onEvent`` to the harness, which records through it.
     public let coordinator: BaseFlowCoordinator
     /// The plugin descriptions whose managers and services can be named in ``route(_:from:to:sourceLocation:)``
-    /// and ``addService(named:sourceLocation:)``, searched in order.
+    /// and ``addService(named:sourceLocation:)``, searched in order, and whose declarations
+    /// ``addDeclaredRoutes(sourceLocation:)``, ``addDeclaredServices(sourceLocation:)`` and
+    /// ``addDeclaredGuards(sourceLocation:)`` take.
     public let plugins: [PluginDescription]
     /// Every event of the coordinator tree, oldest first.
     public private(set) var events: [FlowEvent] = []
@@ -52,8 +54,8 @@ public final class FlowHarness {
 
     let services = FlowHarnessServices()
     var hasStarted = false
-    /// The names a host gives the services added by name (`greeting.Store`: the plugin's, then the
-    /// service's), under which a snapshot the host saved holds their state.
+    /// The names a host gives the services of plugin descriptions (`greeting.Store`: the plugin's, then the
+    /// service's), added by name or as declared, under which a snapshot the host saved holds their state.
     var hostServiceNames: [ObjectIdentifier: String] = [:]
 
     /// A harness that can name the managers and services of `plugins`, or of none.
@@ -141,14 +143,12 @@ public final class FlowHarness {
     public func addService(
         named name: String, sourceLocation: SourceLocation = #_sourceLocation
     ) -> (any CoordinatorServiceProtocol)? {
-        guard let owner = plugins.first(where: { $0.service(named: name) != nil }),
-            let factory = owner.service(named: name)
-        else {
-            let exported = plugins.map { ($0.name, $0.services.map(\.name)) }
-            Issue.record("\(Self.notExported("service", name, exported))", sourceLocation: sourceLocation)
-            return nil
+        for plugin in plugins {
+            if let factory = plugin.service(named: name) { return addService(factory, of: plugin) }
         }
-        return addService(factory, of: owner)
+        let exported = plugins.map { ($0.name, $0.services.map(\.name)) }
+        Issue.record("\(Self.notExported("service", name, exported))", sourceLocation: sourceLocation)
+        return nil
     }
 
     /// Adds the service `factory` makes, one `plugin` exports, known by the name a host gives it
@@ -332,7 +332,7 @@ public final class FlowHarness {
     }
 
     /// "no plugin exports a manager 'X'; 'auth' exports: A, B", or how to give the harness a plugin.
-    static func notExported(_ kind: String, _ name: String, _ exported: [(plugin: String, names: [String])])
+    private static func notExported(_ kind: String, _ name: String, _ exported: [(plugin: String, names: [String])])
         -> String
     {
         let head = "no plugin exports a \(kind) '\(name)'"
