@@ -36,11 +36,7 @@ package final class CommandInput {
     package init(script: (name: String, lines: [String])?) {
         let interactive = script == nil && isatty(STDIN_FILENO) == 1
         isInteractive = interactive
-        let warnings = Console.errors
-        let editor =
-            interactive
-            ? LineEditor.standard(warn: { printWarning("flowhost: warning: \($0)", palette: warnings) }) : nil
-        editor?.leaveHint = Self.leaveHint
+        let editor = interactive ? Self.terminalEditor() : nil
         self.editor = editor
         prompts = interactive && editor == nil
         source = script?.name ?? "<stdin>"
@@ -151,6 +147,15 @@ package final class CommandInput {
     package static let prompt = "flowhost> "
     /// What the prompt says under a Ctrl-C on an empty line (``LineEditor/leaveHint``).
     package static let leaveHint = "(to leave, type quit or press Ctrl-D)"
+
+    /// The prompt's line editor, the host's or a supervisor's: `nil` where standard input and output are not a
+    /// terminal that can edit lines. It warns on standard error, and says how to leave under a Ctrl-C.
+    static func terminalEditor() -> LineEditor? {
+        let warnings = Console.errors
+        let editor = LineEditor.standard(warn: { printWarning("flowhost: warning: \($0)", palette: warnings) })
+        editor?.leaveHint = leaveHint
+        return editor
+    }
 
     package static func lines(of script: [String]) -> AsyncThrowingStream<String, any Error> {
         AsyncThrowingStream { continuation in

@@ -96,11 +96,7 @@ package final class ShellSession {
         self.supervisor = supervisor
         self.perform = perform
         // On a terminal, a prompt that edits lines; lines that arrive while someone types go above it.
-        let warnings = Console.errors
-        let editor =
-            interactive && supervisor == nil
-            ? LineEditor.standard(warn: { printWarning("flowhost: warning: \($0)", palette: warnings) }) : nil
-        editor?.leaveHint = CommandInput.leaveHint
+        let editor = interactive && supervisor == nil ? CommandInput.terminalEditor() : nil
         self.editor = editor
         if let editor {
             shell.onUnpromptedLines = { [weak shell] lines in
