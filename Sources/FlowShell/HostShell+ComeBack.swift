@@ -24,20 +24,22 @@ extension HostShell {
         for departure in departures { printWarning("flowhost: warning: \(departure)") }
     }
 
+    /// What whatever runs inputs checks after each one, in `place`, before its output: a child that plugin code
+    /// forked and that came back into the host's code ends itself (``ForkedChild``), rather than go on as a
+    /// second host and print the output again; signal handlers that plugin code replaced are put back.
+    ///
+    /// - Parameter place: Where, said only when something is found: made then, not for every input.
+    package static func checkAfterInput(in place: @autoclosure () -> String) {
+        ForkedChild.endIfCameBack(in: place())
+        putBackSignalHandlers(in: place())
+    }
+
     /// Puts back the host's signal handlers that plugin code replaced in `place` (``` `send x` (app.flow:1) ```,
     /// `the start`), or in a plugin's load since the last check, and says which, one line each
     /// (``SignalHandlers``). Called after each input, before its output, by whatever runs them; one `sigaction`
     /// per handler the host installed.
-    /// What whatever runs inputs checks after each one, in `place`, before its output: a child that plugin code
-    /// forked and that came back into the host's code ends itself (``ForkedChild``), rather than go on as a
-    /// second host and print the output again; signal handlers that plugin code replaced are put back.
-    package static func checkAfterInput(in place: String) {
-        ForkedChild.endIfCameBack(in: place)
-        putBackSignalHandlers(in: place)
-    }
-
-    package static func putBackSignalHandlers(in place: String) {
-        SignalHandlers.putBack(by: "plugin code", "in \(place)")
+    package static func putBackSignalHandlers(in place: @autoclosure () -> String) {
+        SignalHandlers.putBack(by: "plugin code", "in \(place())")
         for departure in SignalHandlers.takeDepartures() { printWarning("flowhost: warning: \(departure)") }
     }
 }

@@ -51,7 +51,7 @@ package final class SubjectRunner {
     package let script: [String]
     /// The script's name, for the trace's `at` (`FILE:LINE`).
     package let source: String
-    /// The script's lines, ready for each subject.
+    /// The script's commands, ready for each subject; its blank lines and comments left out.
     private let lines: [ScriptLine]
     /// Records every subject as a session, when set.
     package var trace: TraceRecorder?
@@ -71,7 +71,7 @@ package final class SubjectRunner {
         self.registry = registry
         self.script = script
         self.source = source
-        lines = script.enumerated().map { ScriptLine($1, at: "\(source):\($0 + 1)") }
+        lines = script.enumerated().compactMap { ScriptLine($1, number: $0 + 1, of: source) }
     }
 
     /// The ids of `count` subjects: `subject-0001` and on, each number zero-padded to four digits
@@ -100,26 +100,36 @@ package final class SubjectRunner {
 
     /// `line`, trimmed, with every `$SUBJECT` replaced by `subject`.
     package static func substituting(_ subject: String, in line: String) -> String {
-        ScriptLine(line, at: "").command(for: subject)
+        line.trimmingWhitespace().split(separator: placeholder, omittingEmptySubsequences: false).joined(
+            separator: subject)
     }
 
-    /// A line of the script, trimmed and cut where `$SUBJECT` is once, rather than parsed again for each
-    /// subject.
+    /// A command of the script, trimmed and cut where `$SUBJECT` is once, rather than parsed again for each
+    /// subject. What it is (an input, an expectation) is the same for every subject: a subject's id
+    /// (`subject-0001`) has no white space, so it leaves a comment a comment, and a first word that has the
+    /// placeholder in it is no command either way.
     struct ScriptLine {
         /// The text around each `$SUBJECT` in the trimmed line; the trimmed line when it has none.
         var parts: [Substring]
+        /// The line's number in the script, from 1.
+        var number: Int
         /// Where it is, `FILE:LINE`, for the trace.
         var at: String
-        /// Whether the line is an input a trace records (``HostShell/tracedInput(in:)``). It is the same for
-        /// every subject: a subject's id (`subject-0001`) has no white space, so it leaves a comment a
-        /// comment, and a first word that has the placeholder in it is no command either way.
+        /// Whether the line is an input a trace records (``HostShell/tracedInput(in:)``).
         var isInput: Bool
+        /// Whether the line is an `expect`, which only reads the screen.
+        var isExpectation: Bool
 
-        @MainActor init(_ line: String, at: String) {
+        /// The command in `line`, the script's line `number` of `source`; `nil` for a blank line or a comment,
+        /// which a subject's run skips.
+        @MainActor init?(_ line: String, number: Int, of source: String) {
             let trimmed = line.trimmingWhitespace()
+            guard let command = HostShell.command(in: trimmed) else { return nil }
             parts = trimmed.split(separator: SubjectRunner.placeholder, omittingEmptySubsequences: false)
-            self.at = at
+            self.number = number
+            at = "\(source):\(number)"
             isInput = HostShell.tracedInput(in: trimmed) != nil
+            isExpectation = command.firstWord == "expect"
         }
 
         /// The command the line is for `subject`.
@@ -188,15 +198,17 @@ package final class SubjectRunner {
         // A request that failed or found no route, held while the next line may expect that outcome, as a
         // script run without subjects does (``HostShell/expectsOutcome(_:)``).
         var held: Failure?
-        for (index, line) in lines.enumerated() {
+        for line in lines {
             let command = line.command(for: subject)
-            if let failed = held, HostShell.command(in: command) != nil {
+            if let failed = held {
                 guard HostShell.expectsOutcome(command) else { return failed }
                 held = nil
             }
             // Plugin code may have changed the working directory or the file creation mask since the last
-            // command: a `save FILE` names a file where the run started, as a script run without subjects does.
-            HostShell.comeBack(limits: false)
+            // command, which it may rely on, and which a file `save` makes gets its permissions from, as in a
+            // script run without subjects. Not before an `expect`, which only reads the screen: a system call
+            // each, which a subject's expectations, the most of its lines, do not pay.
+            if !line.isExpectation { HostShell.comeBack(limits: false) }
             if let trace, line.isInput {
                 reply = await shell.perform(input: command, tracing: trace, at: line.at)
             } else {
@@ -204,7 +216,7 @@ package final class SubjectRunner {
             }
             HostShell.checkAfterInput(in: "`\(PrintableText.sanitized(command))` (\(line.at)) for \(subject)")
             if reply.status == .quit { break }
-            guard let stopped = failure(reply, line: index + 1) else { continue }
+            guard let stopped = failure(reply, line: line.number) else { continue }
             guard reply.isRequestFailure else { return stopped }
             held = stopped
         }

@@ -25,11 +25,12 @@ package enum SignalHandlers {
     ///
     /// - Returns: The signals whose handler was put back, lowest first.
     @discardableResult
-    package static func putBack(by subject: String, _ place: String) -> [Int32] {
-        var numbers = [Int32](repeating: 0, count: 64)
-        let count = Int(flowhost_put_back_signal_actions(&numbers, Int32(numbers.count)))
-        guard count > 0 else { return [] }
-        let replaced = Array(numbers.prefix(count))
+    package static func putBack(by subject: @autoclosure () -> String, _ place: @autoclosure () -> String) -> [Int32] {
+        let replaced = withUnsafeTemporaryAllocation(of: Int32.self, capacity: 64) { numbers in
+            let count = Int(flowhost_put_back_signal_actions(numbers.baseAddress, Int32(numbers.count)))
+            return Array(numbers.prefix(count))
+        }
+        guard !replaced.isEmpty else { return [] }
         let names = replaced.map(ProcessInfoLite.signalName)
         let list =
             names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
@@ -37,7 +38,7 @@ package enum SignalHandlers {
         let them = names.count == 1 ? "it" : "them"
         departures.withLock {
             $0.append(
-                "\(subject) replaced the host's \(handlers) of \(list) \(place); put \(them) back (the host's say whose "
+                "\(subject()) replaced the host's \(handlers) of \(list) \(place()); put \(them) back (the host's say whose "
                     + "code crashed, and give the terminal its modes back)")
         }
         return replaced

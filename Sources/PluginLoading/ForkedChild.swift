@@ -37,9 +37,9 @@ package enum ForkedChild {
 
     /// Ends this process, with ``report(in:)`` on standard error and status 70, when it is a child that came
     /// back; else returns. `_exit`, not `exit`: the host's exit handlers and buffered output are the parent's.
-    package static func endIfCameBack(in place: String) {
+    package static func endIfCameBack(in place: @autoclosure () -> String) {
         guard isThisProcess else { return }
-        let line = Array((report(in: place) + "\n").utf8)
+        let line = Array((report(in: place()) + "\n").utf8)
         _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         _exit(70)
     }

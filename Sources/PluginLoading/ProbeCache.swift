@@ -1,6 +1,7 @@
 import FlowKit
 import Glibc
 import HostSupport
+import Synchronization
 
 /// The registry cache: what probes found, in `registry.json` of the ``CacheDirectory``, so that a library
 /// probed once is not probed again until its file changes.
@@ -30,6 +31,9 @@ package final class ProbeCache: Sendable {
     private let interval: Duration
     private let now: @Sendable () -> ContinuousClock.Instant
     private let state = PthreadMutex(State())
+    /// Whether stores are pending (``State/unwritten`` is not empty), read without the lock: the end of each
+    /// shell input asks (``writeIfDue()``), and almost always nothing is.
+    private let hasUnwritten = Atomic<Bool>(false)
 
     private struct State: Sendable {
         /// The file's entries as read at the first lookup, with the stores since; `nil` before.
@@ -90,6 +94,7 @@ package final class ProbeCache: Sendable {
         let due = state.withLock { state in
             state.entries?[plugin.path] = entry
             state.unwritten[plugin.path] = entry
+            hasUnwritten.store(true, ordering: .relaxed)
             PendingAtExit.keep(self)
             return state.batches == 0 && isDue(state)
         }
@@ -100,8 +105,9 @@ package final class ProbeCache: Sendable {
     /// calls it at the end of each input.
     package func writeIfDue() {
         // Before the lock: a child plugin code forked that came back here would wait for ever on a lock another
-        // thread of the host held at the fork, and write nothing anyway (``write(creatingDirectory:)``).
-        guard HostProcess.isThisOne else { return }
+        // thread of the host held at the fork, and write nothing anyway (``write(creatingDirectory:)``). Asked
+        // only when something is pending: it is a system call.
+        guard hasUnwritten.load(ordering: .relaxed), HostProcess.isThisOne else { return }
         let due = state.withLock { state in state.batches == 0 && !state.unwritten.isEmpty && isDue(state) }
         if due { write() }
     }
@@ -141,6 +147,7 @@ package final class ProbeCache: Sendable {
         let unwritten = state.withLock { state in
             defer {
                 state.unwritten = [:]
+                hasUnwritten.store(false, ordering: .relaxed)
                 PendingAtExit.forget(self)
             }
             return state.unwritten

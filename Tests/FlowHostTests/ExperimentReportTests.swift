@@ -265,6 +265,23 @@ struct ExperimentReportTests {
         #expect(stopped.standardOutput.isEmpty, "stack did not run")
     }
 
+    /// A subject's run skips blank lines and comments, and names the line it stopped at as the script numbers it.
+    @Test func aSubjectsFailureNamesItsLineAmongBlankLinesAndComments() throws {
+        let directory = try TemporaryDirectory()
+        let script = try directory.file(
+            "s.flow", containing: "# signs in\n\nact signIn\n   # and looks\nexpect top nowhere\nexpect top signIn\n")
+        let run = try Subprocess.flowhost(
+            ["run", "manifests/experiment.json", "--subjects", "2", "--script", script, "--quiet"],
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        #expect(run.status == 1)
+        #expect(
+            run.errorLines == [
+                "\(script):5: subject subject-0001: expectation failed: top is 'signIn', expected 'nowhere'"
+            ],
+            "\(run.standardError)")
+    }
+
     @Test func tenThousandSubjectsSplitAsTheWeightsSayWithinTheExpectedSpread() throws {
         let manifest = try Manifest.load(path: Repository.path("manifests/experiment.json"))
         var experiment = try #require(manifest.experiments["create-flow"])

@@ -82,10 +82,12 @@ struct WorkingDirectoryTests {
     }
 
     /// Each subject's script of `run --subjects` is a run of its own commands: its `save` writes where the run
-    /// started too (without the change back there: `snap.json` in the plugin's directory, said nothing of).
+    /// started too (without the change back there: `snap.json` in the plugin's directory, said nothing of),
+    /// after expectations and comments, before which the host does not look (an `expect` only reads the screen).
     @Test func aSubjectsSaveWritesWhereTheRunStartedAfterAPluginChangedTheWorkingDirectory() throws {
         let scenario = try Scenario()
-        _ = try scenario.start.file("app.flow", containing: "send hangy.wander\nsave snap-$SUBJECT.json\n")
+        _ = try scenario.start.file(
+            "app.flow", containing: "send hangy.wander\n# gone elsewhere\nexpect modals 0\nsave snap-$SUBJECT.json\n")
         let run = try Subprocess.run(
             "/bin/sh", scenario.commandLine(["--script", "app.flow", "--subjects", "2"]),
             environment: scenario.environment.mapValues { $0 })
