@@ -33,7 +33,7 @@ final class ItemListManager: FlowManager {
         for module in router.modules where module.name == .itemList {
             let items = module.content["items"]?.array ?? []
             guard !items.contains(where: { $0["id"] == item["id"] }) else { continue }
-            module.content = ["items": .array(items + [item])]
+            module.content["items"] = .array(items + [item])
         }
     }
 

@@ -51,7 +51,7 @@ package enum WireProtocol {
     package struct Hello: Codable, Equatable, Sendable {
         package var hello: Int
         package var capabilities: [String]
-        /// The flowhost that speaks, for the mismatch line: `flowhost 0.1.0 (FlowKit 1.7)`.
+        /// The flowhost that speaks, for the mismatch line: `flowhost 0.1.0 (FlowKit 1.8)`.
         package var program: String
 
         /// This build's hello.

@@ -323,6 +323,28 @@ struct JSONValuePathTests {
         #expect(content.value(atPath: "user.name.first") == nil)
     }
 
+    @Test("Setting a member sets it, at any depth, and setting nil removes it")
+    func settingAMemberChangesTheObject() {
+        var content = self.content
+        content["count"] = 3
+        content["user"]?["name"] = "Grace"
+        content["user"]?["id"] = 7
+        content["items"] = nil
+        content["missing"]?["name"] = "nobody"
+        #expect(content == ["user": ["name": "Grace", "id": 7], "count": 3])
+        #expect(self.content["user"]?["name"] == "Ada", "the value it was copied from is unchanged")
+    }
+
+    @Test("Setting a member of a value that is not an object stops the program, naming the member and the type")
+    func settingAMemberOfANonObjectTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var list: JSONValue = [1, 2]
+            list["first"] = 1
+        }
+        let said = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(said.contains("cannot set the member 'first' of a JSON array: only an object has members"), "\(said)")
+    }
+
     @Test("A context path reaches into arrays too")
     func contextPathReachesIntoArrays() {
         let context = CoordinatorContext(["recent": ["tent", "stove"]])

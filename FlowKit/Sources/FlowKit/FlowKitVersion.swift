@@ -25,7 +25,7 @@ public struct FlowKitVersion: Sendable, Hashable, Comparable, CustomStringConver
     /// when it breaks; change ``PluginEntry/versionMarker`` with it. Then build from clean (`rm -rf .build`):
     /// an incremental build may keep the old value in code that had it emitted (the host's, seen at 1.1).
     @export(implementation)
-    public static var current: FlowKitVersion { FlowKitVersion(major: 1, minor: 7) }
+    public static var current: FlowKitVersion { FlowKitVersion(major: 1, minor: 8) }
 
     /// `1.0`.
     public var description: String { "\(major).\(minor)" }

@@ -69,9 +69,25 @@ extension JSONValue {
     }
 
     /// The member named `key`, or `nil` when this is not an object or has no such member.
+    ///
+    /// Setting it sets the member of an object, and setting `nil` removes it (FlowKit 1.8), at any depth:
+    /// `module.content["count"] = 3`, `content["user"]?["name"] = "Ada"` (nothing when there is no `user`).
+    /// Only an object has members: setting one on any other value is a programming error, and stops the
+    /// program with a message naming the member and the value's type, as an array's index out of range does.
     public subscript(key: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members[key]
+        get {
+            guard case .object(let members) = self else { return nil }
+            return members[key]
+        }
+        set {
+            guard case .object(var members) = self else {
+                preconditionFailure("cannot set the member '\(key)' of a JSON \(typeName): only an object has members")
+            }
+            // Left holding nothing else, the members are changed in place rather than copied.
+            self = .null
+            members[key] = newValue
+            self = .object(members)
+        }
     }
 
     /// The element at `index`, or `nil` when this is not an array or the index is out of range.

@@ -43,7 +43,7 @@ public enum PluginEntry {
     /// stores it in the header), so that the plugin's file says which FlowKit it was built against.
     /// Change it with `FlowKitVersion.current`.
     @export(implementation)
-    public static var versionMarker: StaticString { "FlowKit plugin version 1.7" }
+    public static var versionMarker: StaticString { "FlowKit plugin version 1.8" }
 
     /// What every ``versionMarker`` begins with; `major.minor` and the C string's end follow.
     public static let versionMarkerPrefix = "FlowKit plugin version "
