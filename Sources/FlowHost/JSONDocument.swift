@@ -40,6 +40,7 @@ package enum JSONDocument {
                     let pattern = $0.pattern.description
                     return [
                         "pattern": .string(pattern), "declaredBy": source(report.composition?.deepLinkSources[pattern]),
+                        "fromRoot": .bool($0.fromRoot),
                     ]
                 })
         }

@@ -99,7 +99,9 @@ package struct RoutingTable: Sendable {
             }
         deepLinks = manifest.deepLinks.routes.map { link in
             Declaration(
-                key: link.pattern.description, summary: link.steps.map(\.name.rawValue).joined(separator: ", "),
+                key: link.pattern.description,
+                summary: link.steps.map(\.name.rawValue).joined(separator: ", ")
+                    + (link.fromRoot ? ", from the root" : ""),
                 declaredBy: composition?.deepLinkSources[link.pattern.description] ?? .manifest)
         }
         entries = manifest.routes.flatMap { route -> [Entry] in

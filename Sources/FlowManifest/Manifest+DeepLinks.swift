@@ -5,11 +5,11 @@ import FlowKit
 /// ```json
 /// "deepLinks": [
 ///   {"pattern": "demo://items/{id:int}", "requests": [{"request": "catalog.detail", "payload": {"id": "{id}"}}]},
-///   {"pattern": "demo://about", "requests": ["home.show", "settings.about"]}
+///   {"pattern": "demo://about", "requests": ["home.show", "settings.about"], "fromRoot": true}
 /// ]
 /// ```
 extension ManifestParser {
-    static let deepLinkKeys = ["pattern", "requests"]
+    static let deepLinkKeys = ["fromRoot", "pattern", "requests"]
     /// The Swift API's spelling of a deep link's keys: `DeclaredDeepLink(_:opens:)`.
     static let deepLinkSynonyms = ["opens": "requests"]
 
@@ -40,6 +40,12 @@ extension ManifestParser {
                     )
                 }
             }
+            var fromRoot = false
+            switch members["fromRoot"] {
+            case nil: break
+            case .bool(let value)?: fromRoot = value
+            case let other?: wrongType("true or false", other, at: path + ".fromRoot")
+            }
             guard let text, let steps else { continue }
             if let first = firstIndex[text] {
                 report(
@@ -48,7 +54,7 @@ extension ManifestParser {
             }
             firstIndex[text] = index
             do {
-                routes.append(try DeepLinkMapping.Route(DeepLinkPattern(text), steps: steps))
+                routes.append(try DeepLinkMapping.Route(DeepLinkPattern(text), steps: steps, fromRoot: fromRoot))
             } catch {
                 report(.badDeepLink, at: path, error.message)
             }

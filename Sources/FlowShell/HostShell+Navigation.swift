@@ -31,9 +31,9 @@ extension HostShell {
     /// discovered plugin's that the composition set aside (a conflict, `exclude.deepLinks`).
     func open(url: String) throws(FlowError) -> String {
         guard !url.isEmpty, !url.contains(where: \.isWhitespace) else { throw FlowError("usage: open URL") }
-        let requests: [CoordinationRequest]
+        let link: (requests: [CoordinationRequest], fromRoot: Bool)
         do {
-            requests = try host.manifest.deepLinks.requests(for: url)
+            link = try host.manifest.deepLinks.link(for: url)
         } catch {
             let hints = unusedDeepLinkHint(for: url) + (host.composition?.setAsideDeepLinkHint(for: url) ?? "")
             // Declared they are, by the plugins the hints name: what the manifest lacks is one in force.
@@ -41,7 +41,7 @@ extension HostShell {
             guard !hints.isEmpty, error.message.hasSuffix(undeclared) else { throw FlowError(error.message + hints) }
             throw FlowError(error.message.dropLast(undeclared.count) + "; no deep link is in force" + hints)
         }
-        return try apply(deepLink: requests)
+        return try apply(deepLink: link.requests, fromRoot: link.fromRoot)
     }
 
     /// Why a listed plugin's declared deep link did not match: the manifest lists the plugin rather than
@@ -66,10 +66,11 @@ extension HostShell {
         try apply(deepLink: deepLinkSteps(json))
     }
 
-    /// Opens `requests` as one deep link; a link waiting at a queued step is fine, one that stopped fails.
-    private func apply(deepLink requests: [CoordinationRequest]) throws(FlowError) -> String {
+    /// Opens `requests` as one deep link, from the app's root when `fromRoot`; a link waiting at a queued step is
+    /// fine, one that stopped fails.
+    private func apply(deepLink requests: [CoordinationRequest], fromRoot: Bool = false) throws(FlowError) -> String {
         lastOutcome = nil
-        let result = host.coordinator.open(deepLink: requests)
+        let result = host.coordinator.open(deepLink: requests, fromRoot: fromRoot)
         // Each step is sent at the top level, so the last top-level outcome is the last step's.
         lastOutcome = topLevelOutcomes(in: eventLog.flowEvents).last
         switch result.stoppedBy {

@@ -24,8 +24,8 @@ struct JSONOutputTests {
                 "warnings": [],
                 "guards": [["name": "signedIn", "declaredBy": "manifest", "refuses": false, "conflict": nil]],
                 "deepLinks": [
-                    ["pattern": "demo://items/new", "declaredBy": "manifest"],
-                    ["pattern": "demo://items/{id:int}", "declaredBy": "manifest"],
+                    ["pattern": "demo://items/new", "declaredBy": "manifest", "fromRoot": false],
+                    ["pattern": "demo://items/{id:int}", "declaredBy": "manifest", "fromRoot": false],
                 ],
             ])
     }

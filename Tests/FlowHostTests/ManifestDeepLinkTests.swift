@@ -57,6 +57,27 @@ struct ManifestDeepLinkTests {
             ])
     }
 
+    /// `fromRoot: true` starts a link from the app's root (FlowKit 1.8); false or absent, from where the person is;
+    /// anything else is an error naming it.
+    @Test func fromRootSaysWhereALinkStarts() throws {
+        let text = manifest(
+            deepLinks: #"""
+                [{"pattern": "demo://home", "requests": ["home.show"], "fromRoot": true},
+                 {"pattern": "demo://items/{id:int}", "requests": ["catalog.detail"], "fromRoot": false},
+                 {"pattern": "demo://about", "requests": ["home.show"]}]
+                """#)
+        let wrong = manifest(deepLinks: #"[{"pattern": "demo://home", "requests": ["home.show"], "fromRoot": "yes"}]"#)
+
+        let links = try Manifest.parse(text, path: ManifestTests.file).deepLinks
+
+        #expect(links.routes.map(\.fromRoot) == [true, false, false])
+        #expect(try links.link(for: "demo://home").fromRoot)
+        #expect(
+            base.errors(in: wrong) == [
+                "\(ManifestTests.file): deepLinks[0].fromRoot: expected true or false, found string"
+            ])
+    }
+
     /// `opens`, the Swift API's word (`DeclaredDeepLink(_:opens:)`), is no typo of `requests` but another
     /// spelling of it: the key the manifest takes is suggested, and it alone is said, not its absence too.
     @Test func theSwiftSpellingOfRequestsIsAnsweredWithTheManifestsKey() {

@@ -379,6 +379,23 @@ open class BaseFlowCoordinator: FlowCoordinator {
         apply(PendingDeepLink(steps: steps, next: 0, opener: self))
     }
 
+    /// Applies a deep link as ``open(deepLink:)`` does, from the app's root when `fromRoot` (FlowKit 1.8): every
+    /// modal layer is dismissed first (the child flows shown there finish, cancelled, as when a person
+    /// dismisses them), and the first step is sent by the root coordinator, from ``Coordinated/deepLink``, so
+    /// that a manager presenting it `.root` resets the main stack rather than a modal's, and one presenting it
+    /// `.inline` pushes it onto the main stack, or the selected tab's. The later steps go as the visible module
+    /// would send them, as in any deep link.
+    @discardableResult
+    public func open(deepLink steps: [CoordinationRequest], fromRoot: Bool) -> DeepLinkResult {
+        guard fromRoot, let first = steps.first else { return open(deepLink: steps) }
+        let root = rootCoordinator
+        while (try? root.dismiss()) != nil {}
+        let rest = PendingDeepLink(steps: steps, next: 1, opener: root)
+        let outcome = root.requestCoordination(first, from: .deepLink, continuation: .init(deepLink: rest))
+        guard outcome.isHandled else { return DeepLinkResult(applied: 0, total: steps.count, stoppedBy: outcome) }
+        return root.apply(rest)
+    }
+
     private func apply(_ link: PendingDeepLink) -> DeepLinkResult {
         for index in link.next..<link.steps.count {
             let visible = treeRouter.top

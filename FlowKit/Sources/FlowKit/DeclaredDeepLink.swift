@@ -19,11 +19,21 @@ public struct DeclaredDeepLink: Sendable, Hashable {
     public var pattern: String
     /// The requests a matching URL opens, in order; a payload's `"{name}"` is the capture `name`.
     public var requests: [CoordinationRequest]
+    /// Whether the link starts from the app's root, its modals dismissed, rather than from where the person is
+    /// (``DeepLinkMapping/Route/fromRoot``); since FlowKit 1.8.
+    public var fromRoot = false
 
-    /// Proposes that URLs matching `pattern` open `requests`.
+    /// Proposes that URLs matching `pattern` open `requests`, from where the person is.
     public init(_ pattern: String, opens requests: [CoordinationRequest]) {
         self.pattern = pattern
         self.requests = requests
+    }
+
+    /// Proposes that URLs matching `pattern` open `requests`, from the app's root when `fromRoot` (FlowKit 1.8):
+    /// `DeclaredDeepLink("demo://home", opens: [CoordinationRequest(.home)], fromRoot: true)`.
+    public init(_ pattern: String, opens requests: [CoordinationRequest], fromRoot: Bool) {
+        self.init(pattern, opens: requests)
+        self.fromRoot = fromRoot
     }
 
     /// The link as a ``DeepLinkMapping`` routes it.
@@ -31,6 +41,6 @@ public struct DeclaredDeepLink: Sendable, Hashable {
     /// - Throws: ``FlowError`` when the pattern is not a ``DeepLinkPattern``, it opens no request, or a
     ///   payload names a capture the pattern lacks.
     public func route() throws(FlowError) -> DeepLinkMapping.Route {
-        try DeepLinkMapping.Route(DeepLinkPattern(pattern), steps: requests)
+        try DeepLinkMapping.Route(DeepLinkPattern(pattern), steps: requests, fromRoot: fromRoot)
     }
 }

@@ -17,11 +17,22 @@ public struct DeepLinkMapping: Sendable, Hashable {
         public let pattern: DeepLinkPattern
         /// The requests a matching URL opens, in order, their payloads naming captures as `{name}`.
         public let steps: [CoordinationRequest]
+        /// Whether the link starts from the app's root rather than from where the person is (FlowKit 1.8): the
+        /// modals open are dismissed first, and the first step is sent by the root coordinator
+        /// (``BaseFlowCoordinator/open(deepLink:fromRoot:)``).
+        public let fromRoot: Bool
 
-        /// A route from `pattern` to `steps`.
+        /// A route from `pattern` to `steps`, which start from where the person is.
         ///
         /// - Throws: ``FlowError`` when there are no steps, or a payload names a capture the pattern lacks.
         public init(_ pattern: DeepLinkPattern, steps: [CoordinationRequest]) throws(FlowError) {
+            try self.init(pattern, steps: steps, fromRoot: false)
+        }
+
+        /// A route from `pattern` to `steps`, which start from the app's root when `fromRoot` (FlowKit 1.8).
+        ///
+        /// - Throws: ``FlowError`` when there are no steps, or a payload names a capture the pattern lacks.
+        public init(_ pattern: DeepLinkPattern, steps: [CoordinationRequest], fromRoot: Bool) throws(FlowError) {
             guard !steps.isEmpty else { throw FlowError("deep link '\(pattern)' opens no requests") }
             let captures = Set(pattern.captures)
             for (index, step) in steps.enumerated() {
@@ -34,6 +45,7 @@ public struct DeepLinkMapping: Sendable, Hashable {
             }
             self.pattern = pattern
             self.steps = steps
+            self.fromRoot = fromRoot
         }
     }
 
@@ -49,9 +61,18 @@ public struct DeepLinkMapping: Sendable, Hashable {
     ///
     /// - Throws: ``FlowError`` when no pattern matches, naming the nearest one.
     public func requests(for url: String) throws(FlowError) -> [CoordinationRequest] {
+        try link(for: url).requests
+    }
+
+    /// The requests `url` opens, as ``requests(for:)`` gives them, and whether they start from the app's root
+    /// (``Route/fromRoot``), as ``BaseFlowCoordinator/open(deepLink:fromRoot:)`` takes them (FlowKit 1.8).
+    ///
+    /// - Throws: ``FlowError`` when no pattern matches, naming the nearest one.
+    public func link(for url: String) throws(FlowError) -> (requests: [CoordinationRequest], fromRoot: Bool) {
         for route in routes {
             guard let captured = route.pattern.match(url) else { continue }
-            return route.steps.map { CoordinationRequest($0.name, payload: $0.payload.filling(captured)) }
+            let requests = route.steps.map { CoordinationRequest($0.name, payload: $0.payload.filling(captured)) }
+            return (requests, route.fromRoot)
         }
         guard !url.contains("://") else { throw FlowError("no deep link matches '\(url)'\(nearestHint(to: url))") }
         throw FlowError("'\(url)' is not a URL (scheme://host/path)\(nearestHint(to: url))")
