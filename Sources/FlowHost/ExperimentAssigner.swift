@@ -28,6 +28,9 @@ package final class ExperimentAssigner {
     private var assigned: [String: [String: String]] = [:]
     /// Called once per subject and experiment, on its first exposure.
     package var onExposure: (@MainActor (Exposure) -> Void)?
+    /// Called with the experiment's name for each request to it whose context had no subject at the
+    /// experiment's path (a path misspelt, or asked before sign-in): it went to the control, exposing no one.
+    package var onNoSubject: (@MainActor (String) -> Void)?
 
     init(_ experiments: [String: Manifest.Experiment]) {
         self.experiments = experiments
@@ -62,7 +65,10 @@ package final class ExperimentAssigner {
     /// The variant for `subject` in experiment `name`, recording (and reporting) a first exposure.
     package func assign(_ subject: String?, in name: String) -> Manifest.Experiment.Variant? {
         guard let experiment = experiments[name], let control = experiment.variants.first else { return nil }
-        guard let subject else { return control }
+        guard let subject else {
+            onNoSubject?(name)
+            return control
+        }
         if let previous = assigned[name]?[subject],
             let variant = experiment.variants.first(where: { $0.name == previous })
         {

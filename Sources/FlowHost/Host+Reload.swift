@@ -344,7 +344,8 @@ extension Host {
         }
         for (experiment, variants) in HostStats.exposureCounts(stats.exposures, of: manifest.experiments) {
             let counts = variants.map { "\($0.name) \($0.count)" }.joined(separator: ", ")
-            lines.append("experiment \(experiment): exposures \(counts)")
+            let without = stats.withoutSubject[experiment].map { ", \(counted($0, "request")) without a subject" } ?? ""
+            lines.append("experiment \(experiment): exposures \(counts)\(without)")
         }
         return lines
     }

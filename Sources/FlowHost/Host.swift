@@ -185,6 +185,9 @@ package final class Host {
             }
             self.onEvent?(.exposure(exposure))
         }
+        experiments.onNoSubject = { [weak self] experiment in
+            self?.relay.changeStats { $0.withoutSubject[experiment, default: 0] += 1 }
+        }
     }
 
     /// Writes to the registry cache the probes this host's lazy loads have kept pending, if its last write is

@@ -11,6 +11,9 @@ package struct HostStats: Sendable, Hashable {
     package var deadLettered = 0
     /// Subjects exposed, by experiment and variant.
     package var exposures: [String: [String: Int]] = [:]
+    /// Requests to an experiment whose context had no subject at its path, by experiment: each went to the
+    /// control and exposed no one (``ExperimentAssigner``).
+    package var withoutSubject: [String: Int] = [:]
     /// Successful plugin reloads and refused ones.
     package var reloads = 0
     package var refusedReloads = 0

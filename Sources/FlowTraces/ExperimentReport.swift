@@ -22,7 +22,7 @@ import FlowKit
 ///   chi-square p-value is below ``mismatchThreshold`` is a sample-ratio mismatch: the assignment or the
 ///   logging is broken, and the other figures cannot be trusted. With fewer than two variants of positive
 ///   weight there is no test (``SampleRatio/untested``), unless a subject was exposed to a variant of weight 0
-///   in an experiment that has weights: that is a mismatch.
+///   in an experiment that has weights: that is a mismatch. Nor is there one when no subject was exposed.
 /// - A subject's request failed when the request its exposure routed to a variant, or one a manager of that
 ///   variant started on later in the same session, failed, or was under way when a supervised run's host
 ///   ended (``RoutedRequests``); it counts once, for the variant of its first exposure, and only when the
@@ -379,6 +379,8 @@ package struct ExperimentReport: Sendable {
         let untested: String? =
             if let setUpChangedAt {
                 "its variants, weights, subject or salt changed during the run (at \(setUpChangedAt)), so no one set of weights says what to expect"
+            } else if observed.allSatisfy({ $0 == 0 }) {
+                "no subject was exposed"
             } else {
                 switch weights.count(where: { $0 > 0 }) {
                 case 0: "the traces' manifests do not set this experiment up, so no weights say what to expect"

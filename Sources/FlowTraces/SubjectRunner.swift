@@ -31,6 +31,9 @@ package final class SubjectRunner {
         package var completed = 0
         /// Subjects exposed, by experiment and variant, over every subject's host.
         package var exposures: [String: [String: Int]] = [:]
+        /// Requests to an experiment that found no subject in the context, by experiment, over every subject's
+        /// host (``HostStats/withoutSubject``).
+        package var withoutSubject: [String: Int] = [:]
         /// The failure the run stopped at, if it did.
         package var failure: Failure?
         /// Whether the run stopped between two subjects because ``isToStop`` said so.
@@ -157,6 +160,7 @@ package final class SubjectRunner {
             trace?.beginSession(shell, subject: subject)
             let failure = await runScript(in: shell, for: subject)
             await host.stopAndWait()
+            summary.withoutSubject.merge(host.stats.withoutSubject, uniquingKeysWith: +)
             for (experiment, variants) in host.stats.exposures {
                 for (variant, exposed) in variants {
                     summary.exposures[experiment, default: [:]][variant, default: 0] += exposed

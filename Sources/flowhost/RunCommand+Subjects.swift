@@ -67,7 +67,10 @@ extension RunCommand {
                 printError("\(place): subject \(failure.subject): error: \(failure.message)")
             }
         }
-        guard !quiet else { return code }
+        guard !quiet else {
+            warnOfRequestsWithoutASubject(summary.withoutSubject, in: manifest)
+            return code
+        }
         let ids = SubjectRunner.subjects(count)
         let range = count == 1 ? ids[0] : "\(ids[0]) ... \(ids[count - 1])"
         let completed = summary.completed
@@ -83,6 +86,7 @@ extension RunCommand {
             let counts = variants.map { "\($0.name) \($0.count)" }
             print("exposures: \(experiment): \(counts.joined(separator: ", "))")
         }
+        warnOfRequestsWithoutASubject(summary.withoutSubject, in: manifest)
         if let trace {
             // What the file holds: a write that fails (a full disk) leaves fewer lines than were recorded.
             trace.writer.flush()
@@ -90,5 +94,17 @@ extension RunCommand {
             print("trace: \(trace.writer.path) (\(trace.writer.count) lines\(cutShort))")
         }
         return code
+    }
+
+    /// One warning for each experiment whose requests found no subject in the context (`withoutSubject`): each
+    /// went to the control and exposed no one, which a misspelt subject's path does to every request.
+    private static func warnOfRequestsWithoutASubject(_ withoutSubject: [String: Int], in manifest: Manifest) {
+        for (experiment, requests) in withoutSubject.sorted(by: { $0.key < $1.key }) {
+            guard let setUp = manifest.experiments[experiment], let control = setUp.variants.first else { continue }
+            let they = requests == 1 ? "it" : "they"
+            printWarning(
+                "flowhost: warning: experiment '\(experiment)': \(requests) request\(requests == 1 ? "" : "s") found no subject at '\(setUp.subject)' in the context, so \(they) went to the control, \(control.name), and exposed no one"
+            )
+        }
     }
 }
