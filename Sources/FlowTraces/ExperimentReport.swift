@@ -309,11 +309,22 @@ package struct ExperimentReport: Sendable {
         var configured: [(name: String, subject: String, variants: [(name: String, weight: Int)])] = []
         var seen = Set<String>()
         var setUp: [String: (file: String, experiment: JSONValue)] = [:]
+        // Why an experiment's sample ratio has no test: no one set of weights describes its subjects when its
+        // assignment changed during a run, or differs from one trace to another.
+        var changedAssignment = setUpChanges.mapValues {
+            "its variants, weights, subject or salt changed during the run (at \($0)), so no one set of weights says what to expect"
+        }
         for (file, header) in zip(files, headers) {
             for (name, experiment) in (header["experiments"]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
                 if let first = setUp[name] {
                     if first.experiment != experiment, !differentSetups.contains(where: { $0.experiment == name }) {
                         differentSetups.append(DifferentSetup(experiment: name, first: first.file, other: file))
+                    }
+                    if changedAssignment[name] == nil,
+                        Self.assignment(of: first.experiment) != Self.assignment(of: experiment)
+                    {
+                        changedAssignment[name] =
+                            "its variants, weights, subject or salt differ between \(first.file) and \(file), so no one set of weights says what to expect"
                     }
                     continue
                 }
@@ -333,13 +344,13 @@ package struct ExperimentReport: Sendable {
         experiments = configured.map { experiment in
             Self.experiment(
                 experiment.name, subject: experiment.subject, variants: experiment.variants, tally: tally,
-                setUpChangedAt: setUpChanges[experiment.name])
+                changedAssignment: changedAssignment[experiment.name])
         }
     }
 
     private static func experiment(
         _ name: String, subject: String, variants configured: [(name: String, weight: Int)], tally: ExperimentTally,
-        setUpChangedAt: String? = nil
+        changedAssignment: String? = nil
     ) -> Experiment {
         // The subjects by variant, gathered once: a trace names any number of variants.
         let byVariant = Dictionary(grouping: (tally.exposures[name] ?? [:]).values, by: \.variant)
@@ -377,8 +388,8 @@ package struct ExperimentReport: Sendable {
         // A subject exposed to a variant of weight 0 is a mismatch however many variants have a weight.
         let exposedAtNoWeight = zip(observed, weights).contains { $0 > 0 && $1 == 0 }
         let untested: String? =
-            if let setUpChangedAt {
-                "its variants, weights, subject or salt changed during the run (at \(setUpChangedAt)), so no one set of weights says what to expect"
+            if let changedAssignment {
+                changedAssignment
             } else if observed.allSatisfy({ $0 == 0 }) {
                 "no subject was exposed"
             } else {

@@ -6,16 +6,17 @@ import Testing
 /// rather than mix them without a word.
 @MainActor
 struct TracesOfAnotherSetUpTests {
-    /// A trace of 10 subjects of manifests/experiment.json, or of `manifest`, at `name` in `directory`.
+    /// A trace of `subjects` subjects of manifests/experiment.json, or of `manifest`, at `name` in `directory`.
     private func record(
-        _ name: String, in directory: TemporaryDirectory, manifest: String = "manifests/experiment.json"
+        _ name: String, in directory: TemporaryDirectory, manifest: String = "manifests/experiment.json",
+        subjects: Int = 10
     )
         throws -> String
     {
         let path = directory.path + "/" + name
         let run = try Subprocess.flowhost(
             [
-                "run", manifest, "--subjects", "10", "--script", "manifests/experiment.flow", "--quiet",
+                "run", manifest, "--subjects", "\(subjects)", "--script", "manifests/experiment.flow", "--quiet",
                 "--plugin-path", BuildProducts.directory, "--trace", path,
             ], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
         try #require(run.status == 0, "\(run.standardError)")
@@ -40,6 +41,35 @@ struct TracesOfAnotherSetUpTests {
                 "flowhost: warning: experiment 'create-flow' is set up differently in \(first) and \(other) (its variants, weights, subject or salt): their subjects are reported together under \(first)'s set-up; report each set-up on its own"
             ), "\(mixed.errorLines)")
         #expect(alike.errorLines.filter { !$0.isEmpty }.isEmpty, "\(alike.errorLines)")
+    }
+
+    /// Traces whose experiment assigns subjects differently (a variant added in one, of weight 100) have no one
+    /// set of weights to test the ratio against: the first trace's weight 0 for the new variant made its
+    /// subjects a loud sample-ratio mismatch, "the assignment or the logging is broken", where only the traces
+    /// differ (found by an experiment-author trial).
+    @Test func aReportOfTracesThatAssignSubjectsDifferentlyTestsNoSampleRatio() throws {
+        let directory = try TemporaryDirectory()
+        let original = try readText(Repository.path("manifests/experiment.json"))
+        let third = #"{ "name": "again", "plugin": "express", "manager": "ExpressCreate", "weight": 100 }"#
+        let express = #""manager": "ExpressCreate", "weight": 50 }"#
+        let widened = try directory.file(
+            "experiment.json", containing: original.replacing(express, with: express + ", " + third))
+        let first = try record("first.jsonl", in: directory, subjects: 4)
+        let again = try record("again.jsonl", in: directory)
+        // Its subjects after the first four are its own, and some of them get the new variant.
+        let other = try record("other.jsonl", in: directory, manifest: widened, subjects: 20)
+
+        let mixed = try Subprocess.flowhost(["experiments", "report", first, other])
+        let alike = try Subprocess.flowhost(["experiments", "report", first, again])
+
+        #expect(mixed.status == 0)
+        let ratio = mixed.outputLines.first { $0.hasPrefix("  sample ratio: ") }
+        #expect(
+            ratio?.hasSuffix(
+                "; no sample-ratio test: its variants, weights, subject or salt differ between \(first) and \(other), so no one set of weights says what to expect"
+            ) == true, "\(mixed.standardOutput)")
+        #expect(!mixed.standardOutput.contains("MISMATCH"))
+        #expect(alike.outputLines.contains { $0.hasPrefix("  sample ratio: ") && $0.hasSuffix(": as configured") })
     }
 
     /// `--json` carries the warnings in the document's `warnings`, for a program that reads only the document;
