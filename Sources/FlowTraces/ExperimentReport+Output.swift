@@ -71,8 +71,8 @@ extension ExperimentReport {
     }
 
     /// For standard error: a trace left out because it is empty, a recording joined twice and read once, a trace
-    /// whose run stopped early, one a run is still writing, an experiment set up differently in two traces,
-    /// traces whose subjects cannot be matched (``unmatchedSubjects``), a goal no request of the traces' was ever
+    /// whose run stopped early, one a run is still writing, an experiment set up differently in two traces, a
+    /// plugin that ran other builds in them (``differentBuilds``), traces whose subjects cannot be matched (``unmatchedSubjects``), a goal no request of the traces' was ever
     /// handled as, and per experiment one warning per variant whose request failed for any of its subjects
     /// (``Variant/failed``), then one if its sample ratio is a mismatch.
     package var warnings: [String] {
@@ -91,6 +91,7 @@ extension ExperimentReport {
                 "experiment '\(setup.experiment)' is set up differently in \(setup.first) and \(setup.other) (its variants, weights, subject or salt): their subjects are reported together under \(setup.first)'s set-up; report each set-up on its own"
             )
         }
+        warnings += differentBuilds.map(\.warning)
         if let unmatched = unmatchedSubjects {
             func list(_ names: [String]) -> String {
                 names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!

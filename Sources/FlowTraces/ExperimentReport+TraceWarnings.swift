@@ -2,7 +2,8 @@ import FlowKit
 
 /// What the report says about the traces themselves rather than the experiments: traces of fewer subjects than
 /// their runs were to simulate, traces still being written, experiments set up differently, subjects that cannot
-/// be matched between traces, a goal never handled.
+/// be matched between traces (a goal never handled: ``UnhandledGoal``; plugins of other builds:
+/// ``DifferentBuilds``).
 extension ExperimentReport {
     /// The traces (a file, or `file:line` for one joined whole after another) whose subjects cannot be
     /// matched with each other's, in ``traces`` order.
@@ -96,11 +97,5 @@ extension ExperimentReport {
         package var sessions: Int
         /// The subjects the run is to simulate, when its header says (`run --subjects`).
         package var subjects: Int?
-    }
-
-    /// A goal the traces never handled a request as.
-    package struct UnhandledGoal: Sendable, Hashable {
-        /// The handled request nearest to the goal by name, when one is near enough to be what was meant.
-        package var nearest: String?
     }
 }

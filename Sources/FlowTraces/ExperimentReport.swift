@@ -128,6 +128,9 @@ package struct ExperimentReport: Sendable {
     /// their subjects are reported together, under the first trace's set-up (``traces`` order).
     package var differentSetups: [DifferentSetup] = []
 
+    /// The plugins that ran other builds in the traces, each build with the first trace that ran it.
+    package var differentBuilds: [DifferentBuilds] = []
+
     /// Set when traces reported together record an experiment's subjects as pseudonyms (`--trace-redact` of a
     /// part of its subject path) each with a salt of its own, or one as pseudonyms and another as they are:
     /// the same subject in two of them cannot be matched, and counts once per trace.
@@ -139,10 +142,12 @@ package struct ExperimentReport: Sendable {
     ///   handled before an exposure of its session, as ``read(_:headers:goal:)`` does.
     package init(traces: [Trace], goal: String) throws(TraceError) {
         var tally = ExperimentTally(goal: goal)
+        var builds = PluginBuilds()
         for trace in traces {
             // Read as the files are read line by line; the trace was read whole, so its sessions follow.
             var order = TraceSessionOrder()
             for event in trace.events {
+                builds.read(event, in: trace.file)
                 do {
                     try tally.read(event, beginsSession: (try? order.follow(event)) ?? true)
                 } catch {
@@ -154,6 +159,7 @@ package struct ExperimentReport: Sendable {
         }
         self.init(files: traces.map(\.file), headers: traces.map(\.header), tally: tally, goal: goal)
         unmatchedSubjects = UnmatchedSubjects.find(in: traces.map { ($0.file, $0.header) })
+        differentBuilds = builds.differing
     }
 
     /// The members the report reads of a trace's lines (those ``TraceReader/membersAlwaysRead`` too), for the
@@ -161,7 +167,7 @@ package struct ExperimentReport: Sendable {
     /// screen's content or a request's payload, are not read when they are large.
     package static let membersRead: Set<String> = [
         "goal", "subjects", "experiments", "redacted", "recording", "experiment", "variant", "subject", "request",
-        "requestId", "depth", "error", "ending", "plugin", "restarting", "command",
+        "requestId", "depth", "error", "ending", "plugin", "restarting", "command", "digest",
     ]
 
     /// The report of the traces in `files` for `goal`, read line by line: what it keeps is a few figures per
@@ -175,6 +181,7 @@ package struct ExperimentReport: Sendable {
         -> ExperimentReport
     {
         var tally = ExperimentTally(goal: goal)
+        var builds = PluginBuilds()
         var short: [ShortTrace] = []
         var inProgress: [TraceInProgress] = []
         // Where each experiment whose set-up changed within a trace (a reload, or a session after one) first did.
@@ -220,6 +227,7 @@ package struct ExperimentReport: Sendable {
                     setUp = recorded
                 }
                 if event.kind == .trace { endRecording() }  // The recording before this header ends.
+                builds.read(event, in: file)
                 do {
                     try tally.read(event, beginsSession: begins)
                 } catch {
@@ -258,39 +266,12 @@ package struct ExperimentReport: Sendable {
         report.tracesInProgress = inProgress
         report.repeatedRecordings = repeated
         report.unmatchedSubjects = UnmatchedSubjects.find(in: read)
+        report.differentBuilds = builds.differing
         if report.experiments.allSatisfy({ $0.variants.allSatisfy { $0.reached == 0 } }) {
             // Nobody reached it: a second pass, only then, tells a goal nobody reached from one never handled.
             report.unhandledGoal = try unhandledGoal(goal, in: files)
         }
         return report
-    }
-
-    /// `goal` as a goal the traces in `files` never handled, with the handled request nearest to it; `nil`
-    /// when they handled it.
-    ///
-    /// What it keeps is the nearest name so far and the names it measured, a few thousand at most, of a
-    /// length that can be near: a trace of a million names, or of names a megabyte long, is read in the same
-    /// memory as one of ten.
-    private static func unhandledGoal(_ goal: String, in files: [String]) throws(TraceError) -> UnhandledGoal? {
-        var nearest: (distance: Int, name: String)?
-        var measured = Set<String>()
-        let longest = 4 * (Suggestion.maxNameLength + 3)
-        for file in files {
-            let reader = try TraceReader(path: file, reading: membersRead)
-            while let (event, _) = try reader.nextInOrder() {
-                guard event.kind == .handled, let name = event["request"]?.string else { continue }
-                // The first pass read every line: nothing further down can be wrong.
-                guard name != goal else { return nil }
-                // Bytes first: counting the characters of a name a megabyte long costs a megabyte.
-                guard name.utf8.count <= longest, !measured.contains(name) else { continue }
-                if measured.count < 4_096 { measured.insert(name) }
-                // Each name alone, as among them all: the nearest is the least distance, then the first name.
-                guard let near = Suggestion.closest(to: goal, among: CollectionOfOne(name)) else { continue }
-                let distance = Suggestion.editDistance(goal, near)
-                if nearest.map({ (distance, near) < ($0.distance, $0.name) }) ?? true { nearest = (distance, near) }
-            }
-        }
-        return UnhandledGoal(nearest: nearest?.name)
     }
 
     /// What of an experiment's set-up (as a trace records it) decides who gets which variant: its subject, salt,

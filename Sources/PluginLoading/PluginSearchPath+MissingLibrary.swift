@@ -4,8 +4,10 @@ import Glibc
 extension PluginSearchPath {
     /// What a library path that is not there was likely meant to be, as a hint to add to "not found": the
     /// library of that name in its directory's SwiftPM build directory (`inspect libGreeting.so` in the
-    /// plugin's package), the nearest library in its directory (a misspelt name), or that the directory is
-    /// not there either (``missingDirectoryHint(_:manifestDirectory:)``); empty when none applies.
+    /// plugin's package), the nearest library in its directory (a misspelt name), that its directory is a
+    /// package's build directory that does not hold it (built before the plugin was, or its product renamed), or
+    /// that the directory is not there either (``missingDirectoryHint(_:manifestDirectory:)``); empty when none
+    /// applies.
     ///
     /// `inspect` gives it for its argument, and a manifest's `plugins` entry that is a path for that path.
     ///
@@ -25,8 +27,21 @@ extension PluginSearchPath {
             guard errno == ENOENT else { return "" }
             return "; " + missingDirectoryHint(directory, manifestDirectory: manifestDirectory)
         }
-        return Suggestion.closest(to: name, among: names.filter { $0.hasSuffix(".so") }).map { "; did you mean \($0)?" }
-            ?? ""
+        if let near = Suggestion.closest(to: name, among: names.filter { $0.hasSuffix(".so") }) {
+            return "; did you mean \(near)?"
+        }
+        // A package's build directory without the library: the package does not build it (yet, or any more).
+        guard let package = package(building: directory) else { return "" }
+        return "; \(directory) does not hold it: build the plugin first (`swift build` in \(package))"
+    }
+
+    /// The package whose SwiftPM build directory `directory` is (`PACKAGE/.build/debug`), when `PACKAGE` has
+    /// its `Package.swift`.
+    private static func package(building directory: String) -> String? {
+        guard let build = buildDirectories.first(where: { directory.hasSuffix("/" + $0) }) else { return nil }
+        let parent = String(directory.dropLast(build.count + 1))
+        let package = parent.isEmpty ? "/" : parent
+        return access(package + "/Package.swift", F_OK) == 0 ? package : nil
     }
 
     /// Why `directory`, which holds a library path that is not there, is not there either.
@@ -47,11 +62,11 @@ extension PluginSearchPath {
         guard let build = buildDirectories.first(where: { directory.hasSuffix("/" + $0) }) else {
             return "\(directory) is not there either" + relative
         }
-        let parent = String(directory.dropLast(build.count + 1))
-        let package = parent.isEmpty ? "/" : parent
-        if access(package + "/Package.swift", F_OK) == 0 {
+        if Self.package(building: directory) != nil {
             return "\(directory) is not there either: build the plugin first (`swift build`)"
         }
+        let parent = String(directory.dropLast(build.count + 1))
+        let package = parent.isEmpty ? "/" : parent
         guard access(package, F_OK) == 0 else { return "package directory \(package) is not there" + relative }
         return "\(directory) is not there either, and \(package) is not a package: it has no Package.swift" + relative
     }

@@ -89,6 +89,21 @@ struct MisspeltLibraryPathTests {
                 + "not found; check the path in the manifest")
     }
 
+    /// A package's build directory without the library (the package not built since the plugin was added, its
+    /// product named otherwise): build it, in that package (found by an experiment-author trial).
+    @Test func aPackagesBuildDirectoryWithoutTheLibrarySaysToBuildIt() throws {
+        let (directory, manifest) = try lab(library: "Trip/.build/debug/libSomethingElse.so")
+        _ = try directory.file("Trip/Package.swift", containing: "// swift-tools-version:6.0\n")
+
+        let run = try validate(directory, manifest)
+
+        #expect(
+            run.errorLines.first
+                == "\(manifest): plugins.trip: library \(directory.path)/Trip/.build/debug/libSomethingElse.so "
+                + "not found; \(directory.path)/Trip/.build/debug does not hold it: build the plugin first "
+                + "(`swift build` in \(directory.path)/Trip)")
+    }
+
     /// A misspelt bare file name, found in no directory searched, is the manifest's mistake too: `validate` says
     /// it at its place, and each place that says it suggests the library near it in a directory searched.
     @Test func aMisspeltBareNameIsSaidAtItsPlaceWithTheLibraryNearIt() throws {

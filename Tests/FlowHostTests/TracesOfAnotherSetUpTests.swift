@@ -1,4 +1,5 @@
 import FlowKit
+import Glibc
 import Testing
 
 /// Traces read together with what they were not recorded with: a report of traces whose experiment is set up
@@ -9,7 +10,7 @@ struct TracesOfAnotherSetUpTests {
     /// A trace of `subjects` subjects of manifests/experiment.json, or of `manifest`, at `name` in `directory`.
     private func record(
         _ name: String, in directory: TemporaryDirectory, manifest: String = "manifests/experiment.json",
-        subjects: Int = 10
+        subjects: Int = 10, pluginPath: String = BuildProducts.directory
     )
         throws -> String
     {
@@ -17,7 +18,7 @@ struct TracesOfAnotherSetUpTests {
         let run = try Subprocess.flowhost(
             [
                 "run", manifest, "--subjects", "\(subjects)", "--script", "manifests/experiment.flow", "--quiet",
-                "--plugin-path", BuildProducts.directory, "--trace", path,
+                "--plugin-path", pluginPath, "--trace", path,
             ], environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
         try #require(run.status == 0, "\(run.standardError)")
         return path
@@ -70,6 +71,38 @@ struct TracesOfAnotherSetUpTests {
             ) == true, "\(mixed.standardOutput)")
         #expect(!mixed.standardOutput.contains("MISMATCH"))
         #expect(alike.outputLines.contains { $0.hasPrefix("  sample ratio: ") && $0.hasSuffix(": as configured") })
+    }
+
+    /// Traces whose runs loaded another build of a plugin (a variant rebuilt between them) are reported
+    /// together as one variant: the report says which builds each ran (found by an experiment-author trial).
+    @Test func aReportOfTracesThatRanAnotherBuildOfAPluginWarns() throws {
+        let directory = try TemporaryDirectory()
+        let rebuilt = directory.path + "/rebuilt"
+        try #require(mkdir(rebuilt, 0o755) == 0)
+        for library in ["libAuthPlugin.so", "libCatalogPlugin.so", "libSettingsPlugin.so", "libWelcomePlugin.so"] {
+            _ = try directory.file("rebuilt/" + library, containing: BuildProducts.bytes(of: library))
+        }
+        // Other bytes than the build's: the loader ignores what follows the ELF contents.
+        let express = try BuildProducts.bytes(of: "libExpressPlugin.so")
+        _ = try directory.file("rebuilt/libExpressPlugin.so", containing: express + [UInt8](repeating: 0, count: 16))
+        let first = try record("first.jsonl", in: directory)
+        let other = try record("other.jsonl", in: directory, pluginPath: rebuilt)
+
+        let mixed = try Subprocess.flowhost(["experiments", "report", first, other])
+
+        #expect(mixed.status == 0)
+        let builds = [first, other].map { file in
+            (try? readText(file))?.split(separator: "\n").lazy.compactMap { line in
+                (try? JSONValue(parsing: String(line))).flatMap { event in
+                    event["plugin"] == "express" ? event["digest"]?.string : nil
+                }
+            }.first.map { String($0.prefix(12)) } ?? "?"
+        }
+        #expect(builds[0] != builds[1], "\(builds)")
+        #expect(
+            mixed.errorLines == [
+                "flowhost: warning: plugin 'express' ran other builds in the traces reported together (sha256 \(builds[0]) in \(first), \(builds[1]) in \(other)): a variant that changed between them is reported as one; report each build on its own"
+            ])
     }
 
     /// `--json` carries the warnings in the document's `warnings`, for a program that reads only the document;
