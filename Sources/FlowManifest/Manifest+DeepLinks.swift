@@ -19,7 +19,7 @@ extension ManifestParser {
         // Discovered plugins declare routes of their own, known only once their directories are read: checked
         // then, with the routes the manifest composes to (`Manifest.unroutedDeepLinks`).
         guard let value else { return DeepLinkMapping([]) }
-        let routed = discovering ? nil : Set(manifestRoutes.map(\.request.rawValue))
+        let routed = discovering ? nil : Set(manifestRoutes.map(\.request.rawValue)).union(requestsOfRoutesInError)
         var routes: [DeepLinkMapping.Route] = []
         var firstIndex: [String: Int] = [:]
         for (index, element) in elements(of: value, at: "deepLinks") {

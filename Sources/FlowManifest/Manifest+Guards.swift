@@ -17,7 +17,7 @@ extension ManifestParser {
         // Discovered plugins declare routes of their own, known only once their directories are read: redirects
         // are checked then, with the routes the manifest composes to (`Manifest.unroutedRedirects`).
         guard let value else { return [] }
-        let routed = discovering ? [] : Set(routes.map(\.request.rawValue))
+        let routed = discovering ? [] : Set(routes.map(\.request.rawValue)).union(requestsOfRoutesInError)
         var guards: [RedirectGuard] = []
         for (index, element) in elements(of: value, at: "guards") {
             let path = "guards[\(index)]"

@@ -74,6 +74,10 @@ package struct ManifestParser {
     var discovering = false
     /// Problems found past ``ManifestErrors/maxListed``, counted and not kept.
     var omitted = 0
+    /// The requests of routes left out for an error already reported (an undeclared experiment, a missing
+    /// plugin or manager): the start requests, deep links and guards that name them are not reported again
+    /// for a request no route handles, which fixing that route mends.
+    var requestsOfRoutesInError: Set<String> = []
 
     static let topKeys = [
         "deepLinks", "discover", "exclude", "experiments", "guards", "manifestVersion", "name", "pluginPath",
@@ -211,9 +215,11 @@ package struct ManifestParser {
                 name($0, at: path() + ".from", what: "module name", hint: "omit \"from\" to match every module")
             }
             if let experiment = members["experiment"] {
-                guard let request,
-                    let name = experimentRoute(experiment, members, at: path(), experiments: experiments)
-                else { continue }
+                guard let request else { continue }
+                guard let name = experimentRoute(experiment, members, at: path(), experiments: experiments) else {
+                    requestsOfRoutesInError.insert(request)
+                    continue
+                }
                 if checkDuplicate(request, module, members, at: path(), index: index, firstIndex: &firstIndex) {
                     routes.append(
                         Manifest.Route(
@@ -229,6 +235,7 @@ package struct ManifestParser {
                 _ = checkDuplicate(request, module, members, at: path(), index: index, firstIndex: &firstIndex)
             }
             checkDeclared(plugin, at: path() + ".plugin", declared: declared)
+            if let request, plugin == nil || manager == nil { requestsOfRoutesInError.insert(request) }
             if let request, let plugin, let manager {
                 routes.append(
                     Manifest.Route(
@@ -288,7 +295,8 @@ package struct ManifestParser {
     ) -> CoordinationRequest {
         // Discovered plugins declare routes of their own, known only once their directories are read: checked
         // then, with the routes the manifest composes to (`Manifest.unroutedStarts`).
-        guard !discovering, !routes.contains(where: { $0.request == request.name && ($0.module ?? .app) == .app })
+        guard !discovering, !routes.contains(where: { $0.request == request.name && ($0.module ?? .app) == .app }),
+            !requestsOfRoutesInError.contains(request.name.rawValue)
         else { return request }
         let routed = Set(routes.map(\.request.rawValue))
         report(.unroutedStart, at: path, Manifest.unroutedStartMessage(request.name.rawValue, routed: routed))

@@ -399,4 +399,26 @@ extension ManifestTests {
                 "x.json: routes[1].experiment: experiment \"nope\" is not declared in \"experiments\"; declared experiments are \"e\", \"z\"",
             ])
     }
+
+    /// A route left out for its own error (a misspelt experiment, a missing manager) is said once: the start
+    /// request, deep link and guard redirect that name its request are not also said to have no route, which
+    /// fixing that route mends (found by an experiment-author trial).
+    @Test func aRouteInErrorIsSaidOnceNotAgainForWhatNamesItsRequest() {
+        let text = """
+            {"manifestVersion": 1, "plugins": {"p": "libP.so"},
+             "experiments": {"e": {"subject": "user.id", "variants": [{"name": "a", "plugin": "p", "manager": "A"}]}},
+             "routes": [{"request": "create", "experiment": "f"}, {"request": "home", "plugin": "p"}],
+             "start": ["home"],
+             "deepLinks": [{"pattern": "demo://new", "requests": ["create"]}],
+             "guards": [{"name": "signedIn", "requests": ["create"], "unless": {"context": "user"}, "redirect": "home"}]}
+            """
+
+        let errors = #expect(throws: ManifestErrors.self) { try Manifest.parse(text, path: "x.json") }
+
+        #expect(
+            errors?.errors.map(\.description) == [
+                "x.json: routes[0].experiment: experiment \"f\" is not declared in \"experiments\"; declared experiments are \"e\"",
+                "x.json: routes[1]: missing required key \"manager\"",
+            ])
+    }
 }
