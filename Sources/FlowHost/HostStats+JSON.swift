@@ -50,6 +50,7 @@ extension Host {
         return [
             "requests": requests, "reloads": reloads, "plugins": .object(plugins),
             "experiments": .object(experiments),
+            "withoutSubject": .object(stats.withoutSubject.mapValues { .number(Double($0)) }),
         ]
     }
 }

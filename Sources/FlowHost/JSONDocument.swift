@@ -9,7 +9,7 @@ import PluginLoading
 package enum JSONDocument {
     /// `validate --json`:
     /// `{"errors", "warnings", "manifest", "valid", "plugins", "routes", "services", "guards": [{"name",
-    /// "declaredBy", "refuses", "conflict"}], "deepLinks": [{"pattern", "declaredBy"}]}`, the counts and lists
+    /// "declaredBy", "refuses", "conflict"}], "deepLinks": [{"pattern", "declaredBy", "fromRoot"}]}`, the counts and lists
     /// `null` when the manifest could not be read; for a manifest that discovers plugins, those of what it
     /// composes to, `declaredBy` saying `manifest` or the plugin, and the guards in conflict first
     /// (``refusing(_:by:)``). A warning (`{"kind": "contextConflict", "key", "winner",

@@ -32,19 +32,30 @@ extension ManifestParser {
                     startRequest(element, at: "\(path).requests[\(step)]")
                 }
             }
-            // After the pattern's problems, however the element ends, as its keys come: pattern, then requests.
-            defer {
-                if let routed, let first = steps?.first?.name.rawValue, !routed.contains(first) {
-                    report(
-                        .badDeepLink, at: path + ".requests[0]", Manifest.unroutedDeepLinkMessage(first, routed: routed)
-                    )
-                }
-            }
             var fromRoot = false
             switch members["fromRoot"] {
             case nil: break
             case .bool(let value)?: fromRoot = value
             case let other?: wrongType("true or false", other, at: path + ".fromRoot")
+            }
+            // After the pattern's problems, however the element ends, as its keys come: pattern, then requests.
+            defer {
+                if let routed, let first = steps?.first?.name.rawValue {
+                    if !routed.contains(first) {
+                        report(
+                            .badDeepLink, at: path + ".requests[0]",
+                            Manifest.unroutedDeepLinkMessage(first, routed: routed))
+                    } else if fromRoot, !requestsOfRoutesInError.contains(first),
+                        !manifestRoutes.contains(where: {
+                            $0.request.rawValue == first && ($0.module == nil || $0.module == .deepLink)
+                        })
+                    {
+                        report(
+                            .badDeepLink, at: path + ".requests[0]",
+                            "the routes of \(quoted(first)) each handle it from one module only, and a link from the root sends its first step from deepLink; add a route without \"from\""
+                        )
+                    }
+                }
             }
             guard let text, let steps else { continue }
             if let first = firstIndex[text] {
@@ -75,7 +86,9 @@ extension Manifest {
     /// mapping of a child flow an earlier step opened (the welcome plugin's onboarding routes its pages
     /// itself), which a plugin need not declare and only its code knows. The first step leaves the root's
     /// mapping, the manifest's composed routes, as the start requests do; any route of the request counts,
-    /// whatever its `from`, since the step comes from whichever module is visible.
+    /// whatever its `from`, since the step comes from whichever module is visible. A link from the root sends
+    /// its first step from `deepLink`, which a route limited to another module does not handle: the parser says
+    /// so for the manifest's own routes; the routes plugins declare are not checked for it.
     ///
     /// The parser checks a manifest's own routes; a manifest that discovers plugins is checked with the
     /// routes it composes to, once its directories are read (``PluginComposition``). The deep links plugins

@@ -8,8 +8,9 @@ extension HostShell {
     /// manifest) name files there, the files it makes get the permissions the person's mask gives, and are
     /// written whole.
     ///
-    /// Called around each command by whatever runs them: the prompt and a script (``ShellSession``), and each
-    /// subject's script of `run --subjects`, whose `save FILE` names a file where the run started too.
+    /// Called around each command by whatever runs them: the prompt and a script (``ShellSession``); and before
+    /// each command of a subject's script of `run --subjects` but its `expect` lines, which only read the screen
+    /// (its `save FILE` names a file where the run started too).
     ///
     /// - Parameter limits: Whether to set back the limits on file size and descriptors too (``ResourceLimits``):
     ///   a system call each, which each line of a simulated subject's script does not pay (its subject's start

@@ -31,9 +31,9 @@ extension HostShell {
     /// discovered plugin's that the composition set aside (a conflict, `exclude.deepLinks`).
     func open(url: String) throws(FlowError) -> String {
         guard !url.isEmpty, !url.contains(where: \.isWhitespace) else { throw FlowError("usage: open URL") }
-        let link: (requests: [CoordinationRequest], fromRoot: Bool)
+        let link: DeepLinkMapping.Match
         do {
-            link = try host.manifest.deepLinks.link(for: url)
+            link = try host.manifest.deepLinks.match(url)
         } catch {
             let hints = unusedDeepLinkHint(for: url) + (host.composition?.setAsideDeepLinkHint(for: url) ?? "")
             // Declared they are, by the plugins the hints name: what the manifest lacks is one in force.
@@ -41,7 +41,7 @@ extension HostShell {
             guard !hints.isEmpty, error.message.hasSuffix(undeclared) else { throw FlowError(error.message + hints) }
             throw FlowError(error.message.dropLast(undeclared.count) + "; no deep link is in force" + hints)
         }
-        return try apply(deepLink: link.requests, fromRoot: link.fromRoot)
+        return try apply(deepLink: link.requests, fromRoot: link.route.fromRoot)
     }
 
     /// Why a listed plugin's declared deep link did not match: the manifest lists the plugin rather than
@@ -70,6 +70,15 @@ extension HostShell {
     /// fine, one that stopped fails.
     private func apply(deepLink requests: [CoordinationRequest], fromRoot: Bool = false) throws(FlowError) -> String {
         lastOutcome = nil
+        if fromRoot {
+            // The modals dismissed here, one layer at a time, as `dismiss` does each: a crash in the end of the
+            // manager that presented a layer's top module is laid at its plugin.
+            for _ in host.coordinator.router.state.modals.indices {
+                try? host.trackingEnd(of: host.coordinator.router.top?.name) { () throws(FlowError) in
+                    try host.coordinator.dismiss()
+                }
+            }
+        }
         let result = host.coordinator.open(deepLink: requests, fromRoot: fromRoot)
         // Each step is sent at the top level, so the last top-level outcome is the last step's.
         lastOutcome = topLevelOutcomes(in: eventLog.flowEvents).last

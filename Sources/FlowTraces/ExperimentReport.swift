@@ -22,7 +22,9 @@ import FlowKit
 ///   chi-square p-value is below ``mismatchThreshold`` is a sample-ratio mismatch: the assignment or the
 ///   logging is broken, and the other figures cannot be trusted. With fewer than two variants of positive
 ///   weight there is no test (``SampleRatio/untested``), unless a subject was exposed to a variant of weight 0
-///   in an experiment that has weights: that is a mismatch. Nor is there one when no subject was exposed.
+///   in an experiment that has weights: that is a mismatch. Nor is there one when no subject was exposed, when
+///   the experiment's assignment (variants, weights, subject, salt) changed during a run, or when traces
+///   reported together assign it differently.
 /// - A subject's request failed when the request its exposure routed to a variant, or one a manager of that
 ///   variant started on later in the same session, failed, or was under way when a supervised run's host
 ///   ended (``RoutedRequests``); it counts once, for the variant of its first exposure, and only when the
@@ -292,7 +294,7 @@ package struct ExperimentReport: Sendable {
         var setUp: [String: (file: String, experiment: JSONValue)] = [:]
         // Why an experiment's sample ratio has no test: no one set of weights describes its subjects when its
         // assignment changed during a run, or differs from one trace to another.
-        var changedAssignment = setUpChanges.mapValues {
+        var untestedReason = setUpChanges.mapValues {
             "its variants, weights, subject or salt changed during the run (at \($0)), so no one set of weights says what to expect"
         }
         for (file, header) in zip(files, headers) {
@@ -301,10 +303,10 @@ package struct ExperimentReport: Sendable {
                     if first.experiment != experiment, !differentSetups.contains(where: { $0.experiment == name }) {
                         differentSetups.append(DifferentSetup(experiment: name, first: first.file, other: file))
                     }
-                    if changedAssignment[name] == nil,
+                    if untestedReason[name] == nil,
                         Self.assignment(of: first.experiment) != Self.assignment(of: experiment)
                     {
-                        changedAssignment[name] =
+                        untestedReason[name] =
                             "its variants, weights, subject or salt differ between \(first.file) and \(file), so no one set of weights says what to expect"
                     }
                     continue
@@ -325,13 +327,13 @@ package struct ExperimentReport: Sendable {
         experiments = configured.map { experiment in
             Self.experiment(
                 experiment.name, subject: experiment.subject, variants: experiment.variants, tally: tally,
-                changedAssignment: changedAssignment[experiment.name])
+                untestedReason: untestedReason[experiment.name])
         }
     }
 
     private static func experiment(
         _ name: String, subject: String, variants configured: [(name: String, weight: Int)], tally: ExperimentTally,
-        changedAssignment: String? = nil
+        untestedReason: String? = nil
     ) -> Experiment {
         // The subjects by variant, gathered once: a trace names any number of variants.
         let byVariant = Dictionary(grouping: (tally.exposures[name] ?? [:]).values, by: \.variant)
@@ -369,8 +371,8 @@ package struct ExperimentReport: Sendable {
         // A subject exposed to a variant of weight 0 is a mismatch however many variants have a weight.
         let exposedAtNoWeight = zip(observed, weights).contains { $0 > 0 && $1 == 0 }
         let untested: String? =
-            if let changedAssignment {
-                changedAssignment
+            if let untestedReason {
+                untestedReason
             } else if observed.allSatisfy({ $0 == 0 }) {
                 "no subject was exposed"
             } else {

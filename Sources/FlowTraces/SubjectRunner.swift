@@ -103,8 +103,7 @@ package final class SubjectRunner {
 
     /// `line`, trimmed, with every `$SUBJECT` replaced by `subject`.
     package static func substituting(_ subject: String, in line: String) -> String {
-        line.trimmingWhitespace().split(separator: placeholder, omittingEmptySubsequences: false).joined(
-            separator: subject)
+        ScriptLine(line, number: 0, of: "")?.command(for: subject) ?? String(line.trimmingWhitespace())
     }
 
     /// A command of the script, trimmed and cut where `$SUBJECT` is once, rather than parsed again for each

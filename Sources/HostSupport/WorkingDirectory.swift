@@ -10,8 +10,8 @@ import Synchronization
 /// put their own for the next `restore snap.json`, and what `reload manifest` reads. So the host, which
 /// calls ``keep()`` before any plugin code runs, names its files by the start's path
 /// (``resolving(_:)``), never by the working directory of the moment, which a plugin's thread may change
-/// while a command runs; and it changes back (``restore()``) before and after each command and before it
-/// acts on a watched change, for plugin code that relies on a working directory that stays put between
+/// while a command runs; and it changes back (``restore()``) before and after each command (in a `--subjects`
+/// run, before each of a subject's commands but its `expect` lines) and before it acts on a watched change, for plugin code that relies on a working directory that stays put between
 /// commands. The directory is held open, so that renaming it meanwhile does not send the host elsewhere.
 package enum WorkingDirectory {
     /// The start's directory, held open, what it is, and its path then.

@@ -4,7 +4,7 @@ import FlowKit
 extension ProbedPlugin {
     /// `{"name", "version", "flowKit": "1.0", "managers": [{"name", "requires"}], "services", "routes": [{"request",
     /// "from", "manager", "childFlow" (only for a child flow's route)}], "startServices": [{"name", "after"}], "requires": {"PLUGIN": "RANGE"},
-    /// "guards": [{"name", "requests", "unless", "redirect"}], "deepLinks": [{"pattern", "requests"}],
+    /// "guards": [{"name", "requests", "unless", "redirect"}], "deepLinks": [{"pattern", "requests", "fromRoot"}],
     /// "contextKeys": {"SERVICE": [KEY...]},
     /// "modules": [{"module", "managers", "sends": [{"request", "action", "opens"}]}], "digest"}`.
     package var json: JSONValue {
@@ -147,17 +147,21 @@ extension ProbedPlugin {
         return DeclaredGuard(name, requests: requests, unless: unless, redirect: redirect)
     }
 
-    /// `{"pattern", "requests": [REQUEST...]}`.
+    /// `{"pattern", "requests": [REQUEST...], "fromRoot"}`.
     private static func json(of link: DeclaredDeepLink) -> JSONValue {
-        ["pattern": .string(link.pattern), "requests": .array(link.requests.map(json(of:)))]
+        [
+            "pattern": .string(link.pattern), "requests": .array(link.requests.map(json(of:))),
+            "fromRoot": .bool(link.fromRoot),
+        ]
     }
 
-    /// The deep link ``json(of:)-(DeclaredDeepLink)`` wrote, or `nil`.
+    /// The deep link ``json(of:)-(DeclaredDeepLink)`` wrote, or `nil`: also for one a flowhost wrote before deep
+    /// links said whether they start from the root (FlowKit 1.8), so that its library is probed again.
     private static func declaredDeepLink(_ json: JSONValue) -> DeclaredDeepLink? {
-        guard let pattern = json["pattern"]?.string, let requests = json["requests"]?.array?.mapAll(request) else {
-            return nil
-        }
-        return DeclaredDeepLink(pattern, opens: requests)
+        guard let pattern = json["pattern"]?.string, let requests = json["requests"]?.array?.mapAll(request),
+            case .bool(let fromRoot)? = json["fromRoot"]
+        else { return nil }
+        return DeclaredDeepLink(pattern, opens: requests, fromRoot: fromRoot)
     }
 
     /// `{"request", "payload"}`.

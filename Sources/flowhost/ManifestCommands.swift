@@ -220,7 +220,8 @@ enum ManifestCommands {
         }
         print(plugin.deepLinks.isEmpty ? "links:    none" : "links:")
         for link in plugin.deepLinks {
-            print("  \(link.pattern) -> \(link.requests.map(\.name.rawValue).joined(separator: ", "))")
+            let fromRoot = link.fromRoot ? ", from the root" : ""
+            print("  \(link.pattern) -> \(link.requests.map(\.name.rawValue).joined(separator: ", "))\(fromRoot)")
         }
         let requires = plugin.requires.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         print("requires: \(requires.isEmpty ? "none" : requires.joined(separator: ", "))")

@@ -52,7 +52,8 @@ struct ExperimentWithoutSubjectTests {
         let manifest = try Self.misspelt(in: directory)
 
         let run = try Subprocess.flowhost(
-            ["run", manifest, "--quiet"], input: "act signIn\nact submit {\"user\": \"ada\"}\nact create\nstats\n",
+            ["run", manifest, "--quiet"],
+            input: "act signIn\nact submit {\"user\": \"ada\"}\nact create\nstats\nstats --json\n",
             environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
 
         #expect(run.status == 0, "\(run.standardError)")
@@ -60,6 +61,8 @@ struct ExperimentWithoutSubjectTests {
             run.outputLines.contains(
                 "  experiment create-flow: exposures classic 0, express 0, 1 request without a subject"),
             "\(run.standardOutput)")
+        let json = try run.outputLines.last { $0.hasPrefix("{") }.map { try JSONValue(parsing: $0) }
+        #expect(json?["withoutSubject"] == ["create-flow": 1])
     }
 
     @Test func aSubjectsRunWhoseRequestsAllHadASubjectWarnsOfNothing() throws {

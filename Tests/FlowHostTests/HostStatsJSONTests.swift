@@ -28,6 +28,7 @@ struct HostStatsJSONTests {
         #expect(stats["reloads"] == ["succeeded": 0, "refused": 0, "oldImagesMapped": 0, "maxImagesPerPlugin": 64])
         // Every variant of the experiment, the one nobody was exposed to with 0.
         #expect(stats["experiments"] == ["create-flow": ["classic": 1, "express": 0]])
+        #expect(stats["withoutSubject"] == [:])
         #expect(shell.execute("stats").lines.last == "experiment create-flow: exposures classic 1, express 0")
     }
 

@@ -71,10 +71,30 @@ struct ManifestDeepLinkTests {
         let links = try Manifest.parse(text, path: ManifestTests.file).deepLinks
 
         #expect(links.routes.map(\.fromRoot) == [true, false, false])
-        #expect(try links.link(for: "demo://home").fromRoot)
+        #expect(try links.match("demo://home").route.fromRoot)
         #expect(
             base.errors(in: wrong) == [
                 "\(ManifestTests.file): deepLinks[0].fromRoot: expected true or false, found string"
+            ])
+    }
+
+    /// A link from the root sends its first step from `deepLink`: a request routed only from one module is not
+    /// handled then, which the parser says; a route from any module, or from `deepLink`, handles it.
+    @Test func aLinkFromTheRootNeedsARouteOfItsFirstStepFromAnyModule() {
+        let text = base.manifest(
+            routes: #"""
+                [{"request": "catalog.detail", "from": "list", "plugin": "welcome", "manager": "Detail"},
+                 {"request": "home.show", "from": "deepLink", "plugin": "welcome", "manager": "Home"}]
+                """#,
+            extra: #"""
+                , "deepLinks": [{"pattern": "demo://items/{id:int}", "requests": ["catalog.detail"], "fromRoot": true},
+                                {"pattern": "demo://home", "requests": ["home.show"], "fromRoot": true},
+                                {"pattern": "demo://here/{id:int}", "requests": ["catalog.detail"]}]
+                """#)
+
+        #expect(
+            base.errors(in: text) == [
+                "\(ManifestTests.file): deepLinks[0].requests[0]: the routes of \"catalog.detail\" each handle it from one module only, and a link from the root sends its first step from deepLink; add a route without \"from\""
             ])
     }
 

@@ -15,6 +15,11 @@ struct ProbedPluginTests {
             DeclaredRoute("catalog.page", manager: ManagerFactory("Page", FlowManager.self), inChildFlow: "browse"),
         ],
         startServices: [ServiceStart("Store", after: ["auth.Session"])], requires: ["auth": "^1.0"],
+        deepLinks: [
+            DeclaredDeepLink("demo://home", opens: [CoordinationRequest("catalog.list")], fromRoot: true),
+            DeclaredDeepLink(
+                "demo://items/{id:int}", opens: [CoordinationRequest("catalog.detail", payload: ["id": "{id}"])]),
+        ],
         modules: [
             DeclaredModule("itemList", presentedBy: "List", sends: [.action("open", "catalog.detail")]),
             DeclaredModule("createItem", sends: [.request("catalog.create.form"), .action("browse", opens: "browse")]),
@@ -32,6 +37,21 @@ struct ProbedPluginTests {
         #expect(back?.modules[1].sends.last?.opens == "browse")
         #expect(back?.routes.count == 2, "a child flow's route is not one a manifest takes")
         #expect(back?.childFlowRoutes.map(\.childFlow) == ["browse"])
+    }
+
+    /// A deep link a flowhost before FlowKit 1.8 cached, with no `fromRoot`, would read as one from where the
+    /// person is whatever the plugin declares: the library is probed again.
+    @Test func aCacheEntryFromBeforeDeepLinksFromTheRootIsProbedAgain() throws {
+        var old = try #require(plugin.json.object)
+        #expect(ProbedPlugin(json: .object(old), path: plugin.path)?.deepLinks.map(\.fromRoot) == [true, false])
+        old["deepLinks"] = .array(
+            (old["deepLinks"]?.array ?? []).map { link in
+                var link = link
+                link["fromRoot"] = nil
+                return link
+            })
+
+        #expect(ProbedPlugin(json: .object(old), path: plugin.path) == nil)
     }
 
     @Test func aCacheEntryFromBeforeDeclarationsIsNotADescription() throws {

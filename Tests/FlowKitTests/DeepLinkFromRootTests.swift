@@ -83,9 +83,9 @@ struct DeepLinkFromRootTests {
             try .init(DeepLinkPattern("demo://items/{id:int}"), steps: [CoordinationRequest(.showDetail)]),
         ])
 
-        #expect(try links.link(for: "demo://home").fromRoot)
-        #expect(try !links.link(for: "demo://items/2").fromRoot)
-        #expect(try links.link(for: "demo://home").requests == links.requests(for: "demo://home"))
+        #expect(try links.match("demo://home").route.fromRoot)
+        #expect(try !links.match("demo://items/2").route.fromRoot)
+        #expect(try links.match("demo://items/2").requests == links.requests(for: "demo://items/2"))
         #expect(!DeclaredDeepLink("demo://home", opens: [CoordinationRequest(.showList)]).fromRoot)
         #expect(declared != DeclaredDeepLink("demo://home", opens: [CoordinationRequest(.showList)]))
     }

@@ -64,6 +64,28 @@ struct DeepLinkQueueTests {
         #expect(coordinator.router.state.stack.isEmpty, "a dropped step never runs")
     }
 
+    /// A link from the root whose first step waits: the later steps wait with it and run once, after it, from
+    /// the visible module; the modal was dismissed before the first step was sent.
+    @Test func aLinkFromTheRootWhoseFirstStepIsQueuedRunsItsLaterStepsOnceAfterIt() {
+        let (coordinator, log) = BaseFlowCoordinator.withLog(mapping)
+        coordinator.requestCoordination(.showList, payload: ["module": "form", "style": "modal"], from: .app)
+
+        let result = coordinator.open(
+            deepLink: [
+                CoordinationRequest(.needsStore, payload: ["n": 1]),
+                CoordinationRequest(.showList, payload: ["module": "list"]),
+                CoordinationRequest(.showDetail, payload: ["module": "detail"]),
+            ], fromRoot: true)
+
+        #expect(
+            result.description == "deep link waiting at step 1 of 3, with the 2 later steps: queued until store is set")
+        #expect(coordinator.router.state.modals.isEmpty)
+        coordinator.setDependency(.store, "ready")
+
+        #expect(log.entries == ["store 1"])
+        #expect(coordinator.router.state.stack == ["list", "detail"], "each later step ran once")
+    }
+
     @Test func requestsOutsideTheLinkDoNotCarryIt() {
         let (coordinator, log) = BaseFlowCoordinator.withLog(mapping)
         coordinator.open(deepLink: [

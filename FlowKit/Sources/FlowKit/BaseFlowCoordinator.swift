@@ -378,45 +378,4 @@ open class BaseFlowCoordinator: FlowCoordinator {
     public func open(deepLink steps: [CoordinationRequest]) -> DeepLinkResult {
         apply(PendingDeepLink(steps: steps, next: 0, opener: self))
     }
-
-    /// Applies a deep link as ``open(deepLink:)`` does, from the app's root when `fromRoot` (FlowKit 1.8): every
-    /// modal layer is dismissed first (the child flows shown there finish, cancelled, as when a person
-    /// dismisses them), and the first step is sent by the root coordinator, from ``Coordinated/deepLink``, so
-    /// that a manager presenting it `.root` resets the main stack rather than a modal's, and one presenting it
-    /// `.inline` pushes it onto the main stack, or the selected tab's. The later steps go as the visible module
-    /// would send them, as in any deep link.
-    @discardableResult
-    public func open(deepLink steps: [CoordinationRequest], fromRoot: Bool) -> DeepLinkResult {
-        guard fromRoot, let first = steps.first else { return open(deepLink: steps) }
-        let root = rootCoordinator
-        while (try? root.dismiss()) != nil {}
-        let rest = PendingDeepLink(steps: steps, next: 1, opener: root)
-        let outcome = root.requestCoordination(first, from: .deepLink, continuation: .init(deepLink: rest))
-        guard outcome.isHandled else { return DeepLinkResult(applied: 0, total: steps.count, stoppedBy: outcome) }
-        return root.apply(rest)
-    }
-
-    private func apply(_ link: PendingDeepLink) -> DeepLinkResult {
-        for index in link.next..<link.steps.count {
-            let visible = treeRouter.top
-            let step = link.steps[index]
-            let sender = visible?.name ?? .deepLink
-            let rest = PendingDeepLink(steps: link.steps, next: index + 1, opener: self)
-            let coordination = visible?.coordination ?? self
-            let outcome: CoordinationOutcome
-            if let coordinator = coordination as? BaseFlowCoordinator {
-                outcome = coordinator.requestCoordination(step, from: sender, continuation: .init(deepLink: rest))
-            } else {
-                // Another kind of coordination has no deep link to hold: the step is sent on its own.
-                outcome = coordination.requestCoordination(step, from: sender)
-            }
-            if !outcome.isHandled { return DeepLinkResult(applied: index, total: link.steps.count, stoppedBy: outcome) }
-        }
-        return DeepLinkResult(applied: link.steps.count, total: link.steps.count, stoppedBy: nil)
-    }
-
-    /// Runs the rest of a deep link after its queued step replayed with `outcome`.
-    func continueDeepLink(_ link: PendingDeepLink, after outcome: CoordinationOutcome) {
-        if outcome.isHandled, link.next < link.steps.count { _ = (link.opener ?? rootCoordinator).apply(link) }
-    }
 }

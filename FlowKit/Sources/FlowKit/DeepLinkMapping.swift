@@ -61,18 +61,28 @@ public struct DeepLinkMapping: Sendable, Hashable {
     ///
     /// - Throws: ``FlowError`` when no pattern matches, naming the nearest one.
     public func requests(for url: String) throws(FlowError) -> [CoordinationRequest] {
-        try link(for: url).requests
+        try match(url).requests
     }
 
-    /// The requests `url` opens, as ``requests(for:)`` gives them, and whether they start from the app's root
-    /// (``Route/fromRoot``), as ``BaseFlowCoordinator/open(deepLink:fromRoot:)`` takes them (FlowKit 1.8).
+    /// What a URL opens: the route whose pattern it matched, and that route's requests with the URL's captures
+    /// filled in (FlowKit 1.8).
+    public struct Match: Sendable, Hashable {
+        /// The first route whose pattern the URL matched: its ``Route/fromRoot`` says where the link starts.
+        public let route: Route
+        /// The route's requests, their payloads filled with the URL's captures, as ``requests(for:)`` gives them.
+        public let requests: [CoordinationRequest]
+    }
+
+    /// The route `url` matches and the requests it opens, as ``BaseFlowCoordinator/open(deepLink:fromRoot:)``
+    /// takes them: `try links.match(url)`, then `open(deepLink: match.requests, fromRoot: match.route.fromRoot)`
+    /// (FlowKit 1.8).
     ///
     /// - Throws: ``FlowError`` when no pattern matches, naming the nearest one.
-    public func link(for url: String) throws(FlowError) -> (requests: [CoordinationRequest], fromRoot: Bool) {
+    public func match(_ url: String) throws(FlowError) -> Match {
         for route in routes {
             guard let captured = route.pattern.match(url) else { continue }
             let requests = route.steps.map { CoordinationRequest($0.name, payload: $0.payload.filling(captured)) }
-            return (requests, route.fromRoot)
+            return Match(route: route, requests: requests)
         }
         guard !url.contains("://") else { throw FlowError("no deep link matches '\(url)'\(nearestHint(to: url))") }
         throw FlowError("'\(url)' is not a URL (scheme://host/path)\(nearestHint(to: url))")

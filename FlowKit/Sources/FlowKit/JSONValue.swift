@@ -81,7 +81,8 @@ extension JSONValue {
         }
         set {
             guard case .object(var members) = self else {
-                preconditionFailure("cannot set the member '\(key)' of a JSON \(typeName): only an object has members")
+                // Said in every build, as an index out of range is (`preconditionFailure` says nothing under -O).
+                fatalError("cannot set the member '\(key)' of a JSON \(typeName): only an object has members")
             }
             // Left holding nothing else, the members are changed in place rather than copied.
             self = .null

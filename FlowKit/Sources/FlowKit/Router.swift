@@ -14,6 +14,8 @@ public final class Router {
     /// The main stack, the tabs and the modal layers, changed only by ``changeStacks(_:)``,
     /// ``changeMainStack(_:)`` and ``appendToMainStack(_:)``.
     private var stacks = PresentationStacks()
+    /// How many modal layers are open.
+    var modalLayerCount: Int { stacks.modals.count }
     /// The main navigation stack.
     var main: PresentationStacks.Layer { stacks.main }
     /// The tabs, in order.
