@@ -67,6 +67,38 @@ struct DeepLinkFromRootTests {
         #expect(parent.router.state == PresentationState(stack: ["home"], top: "home"))
     }
 
+    /// Dismissals run plugin code: a flow that shows a modal again when it is cancelled (a "discard the
+    /// draft?" prompt) keeps that one, and the link goes on, rather than dismissing for ever.
+    @Test func aModalShownAgainAsItsFlowIsCancelledStaysAndTheLinkGoesOn() {
+        let parent = BaseFlowCoordinator(mapping: [RequestRoute(.showList): route("List", PresentingManager.self)])
+        parent.start()
+        parent.requestCoordination(.showList, payload: ["module": "list"], from: .app)
+        func openDraft(_ name: String) {
+            let draft = BaseFlowCoordinator(
+                name: name, mapping: [RequestRoute(.showList): route("Draft", PresentingManager.self)])
+            parent.openChild(draft, style: .modal) { result in
+                if result == .cancelled { openDraft("prompt") }
+            }
+            draft.requestCoordination(.showList, payload: ["module": .string(name + "Form")], from: .app)
+        }
+        openDraft("draft")
+
+        let result = parent.open(
+            deepLink: [CoordinationRequest(.showList, payload: ["module": "home"])], fromRoot: true)
+
+        #expect(result.isComplete)
+        #expect(parent.router.state.modals.count == 1, "the prompt the cancelled draft showed")
+    }
+
+    @Test func anEmptyLinkFromTheRootDismissesTheModals() {
+        let coordinator = coordinatorWithAModalOpen()
+
+        let result = coordinator.open(deepLink: [], fromRoot: true)
+
+        #expect(result.description == "deep link applied: 0 of 0 steps")
+        #expect(coordinator.router.state.modals.isEmpty)
+    }
+
     @Test func aLinkWhoseFirstStepNoRouteHandlesStopsThere() {
         let coordinator = coordinatorWithAModalOpen()
 

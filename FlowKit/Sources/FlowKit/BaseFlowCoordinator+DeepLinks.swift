@@ -3,8 +3,8 @@
 /// in the class's declaration, where plugin binaries built against FlowKit 1.0 call it.
 extension BaseFlowCoordinator {
     /// Applies a deep link as ``open(deepLink:)`` does, from the app's root when `fromRoot` (FlowKit 1.8): every
-    /// modal layer is dismissed first (the child flows shown there finish, cancelled, as when a person
-    /// dismisses them), and the first step is sent by the root coordinator, from ``Coordinated/deepLink``, so
+    /// modal layer open is dismissed first (the child flows shown there finish, cancelled, as when a person
+    /// dismisses them; a modal their code shows again as they are cancelled stays), and the first step is sent by the root coordinator, from ``Coordinated/deepLink``, so
     /// that a manager presenting it `.root` resets the main stack rather than a modal's, and one presenting it
     /// `.inline` pushes it onto the main stack, or the selected tab's. The later steps go as the visible module
     /// would send them, as in any deep link.
