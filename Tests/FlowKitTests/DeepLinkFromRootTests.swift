@@ -73,15 +73,16 @@ struct DeepLinkFromRootTests {
         let parent = BaseFlowCoordinator(mapping: [RequestRoute(.showList): route("List", PresentingManager.self)])
         parent.start()
         parent.requestCoordination(.showList, payload: ["module": "list"], from: .app)
-        func openDraft(_ name: String) {
+        // The parent is taken weakly by the flow's result handler, which the parent holds while the flow is open.
+        func openDraft(_ name: String, in parent: BaseFlowCoordinator) {
             let draft = BaseFlowCoordinator(
                 name: name, mapping: [RequestRoute(.showList): route("Draft", PresentingManager.self)])
-            parent.openChild(draft, style: .modal) { result in
-                if result == .cancelled { openDraft("prompt") }
+            parent.openChild(draft, style: .modal) { [weak parent] result in
+                if result == .cancelled, let parent { openDraft("prompt", in: parent) }
             }
             draft.requestCoordination(.showList, payload: ["module": .string(name + "Form")], from: .app)
         }
-        openDraft("draft")
+        openDraft("draft", in: parent)
 
         let result = parent.open(
             deepLink: [CoordinationRequest(.showList, payload: ["module": "home"])], fromRoot: true)
