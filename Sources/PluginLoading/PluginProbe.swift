@@ -13,14 +13,55 @@ package enum PluginProbe {
     package static let subcommand = "__probe"
     /// What follows the path when the parent was asked to load insecure plugins.
     package static let allowInsecureOption = "--allow-insecure-plugins"
+    /// What precedes the SHA-256 the manifest pins the library to.
+    package static let sha256Option = "--sha256"
 
-    /// Probes the library at `path` in this process and exits.
+    /// What a probe is asked, as its arguments after the subcommand say it:
+    /// `PATH [--allow-insecure-plugins] [--sha256 HEX]`.
+    package struct Request: Equatable, Sendable {
+        /// The library to load.
+        package var path: String
+        /// Whether the parent was asked to load insecure plugins.
+        package var allowInsecure = false
+        /// The SHA-256 the manifest pins the library to: the probe checks it on the bytes it reads and loads,
+        /// which may not be the ones its parent checked if the file was swapped since.
+        package var sha256: String?
+
+        package init(path: String, allowInsecure: Bool = false, sha256: String? = nil) {
+            self.path = path
+            self.allowInsecure = allowInsecure
+            self.sha256 = sha256
+        }
+
+        /// The request `arguments` make; `nil` when they are not a probe's.
+        package init?(arguments: [String]) {
+            guard let path = arguments.first else { return nil }
+            self.path = path
+            var rest = arguments.dropFirst()
+            if rest.first == PluginProbe.allowInsecureOption {
+                allowInsecure = true
+                rest = rest.dropFirst()
+            }
+            if rest.first == PluginProbe.sha256Option {
+                guard rest.count >= 2 else { return nil }
+                sha256 = rest[rest.startIndex + 1]
+                rest = rest.dropFirst(2)
+            }
+            guard rest.isEmpty else { return nil }
+        }
+
+        /// The arguments after the subcommand that make this request.
+        package var arguments: [String] {
+            [path] + (allowInsecure ? [PluginProbe.allowInsecureOption] : [])
+                + (sha256.map { [PluginProbe.sha256Option, $0] } ?? [])
+        }
+    }
+
+    /// Probes the library `request` names in this process and exits.
     ///
-    /// - Parameters:
-    ///   - program: This flowhost, as its hello names it.
-    ///   - allowInsecure: Whether the parent was asked to load insecure plugins.
+    /// - Parameter program: This flowhost, as its hello names it.
     @MainActor
-    package static func serve(path: String, program: String, allowInsecure: Bool) -> Never {
+    package static func serve(_ request: Request, program: String) -> Never {
         // The hello first, before any of the library's code runs: nothing it does can forge or hide it.
         send(WireProtocol.Hello(program: program))
         // The pipe the hello went down: the library's code may close it, or open something else in its place.
@@ -48,11 +89,12 @@ package enum PluginProbe {
         } else {
             do {
                 // Checked again here, as the parent was asked to: the libraries the plugin needs are looked for
-                // from where this process's copy of it is, which is what `$ORIGIN` means to its loader.
-                send(
-                    WireProtocol.ProbeAnswer.plugin(
-                        ProbedPlugin(try PluginLoader.load(path: path, allowInsecure: allowInsecure)).json),
-                    down: answerPipe)
+                // from where this process's copy of it is, which is what `$ORIGIN` means to its loader. The pin
+                // too, on the bytes this process reads and loads: the file may have been swapped since the
+                // parent checked it (it can be, with `--allow-insecure-plugins`).
+                let plugin = try PluginLoader.load(
+                    path: request.path, sha256: request.sha256, allowInsecure: request.allowInsecure)
+                send(WireProtocol.ProbeAnswer.plugin(ProbedPlugin(plugin).json), down: answerPipe)
             } catch {
                 send(
                     WireProtocol.ProbeAnswer.error(kind: error.kind.rawValue, message: error.message), down: answerPipe)

@@ -59,7 +59,8 @@ package final class PluginProber {
     /// The description of the plugin library at `path`, from the cache or a probe.
     ///
     /// - Parameters:
-    ///   - pin: The SHA-256 the manifest pins the library to, already checked; part of the cache key.
+    ///   - pin: The SHA-256 the manifest pins the library to: part of the cache key, and checked by the
+    ///     probe on the bytes it loads (the caller checks it first, to refuse a wrong build without a probe).
     ///   - fresh: Whether to probe even when the cache has an entry for the file as it is now: the bytes read
     ///     since were not the ones that entry describes, so it is not to be believed again.
     /// - Throws: ``PluginLoadError``: the loader's refusals, ``PluginLoadError/Kind/crashed``,
@@ -90,7 +91,7 @@ package final class PluginProber {
         if !allowInsecure { try PluginDependencies.check(path, dependencies) }
         probesRun += 1
         let outcome = try ProbeProcess.run(
-            executable: executable, path: path, allowInsecure: allowInsecure, timeout: timeout)
+            executable: executable, path: path, sha256: pin, allowInsecure: allowInsecure, timeout: timeout)
         let reason: String
         let kind: PluginLoadError.Kind
         var hint = ""

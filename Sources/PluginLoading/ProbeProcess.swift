@@ -42,13 +42,13 @@ struct ProbeProcess {
     /// probe the host no longer waits for (the host interrupted, or killed) ends with it.
     static let parentVariable = "FLOWHOST_PROBE_PARENT"
 
-    /// Runs `executable __probe path` (with `--allow-insecure-plugins` when `allowInsecure`) and waits at most
-    /// `timeout` seconds for it.
+    /// Runs `executable __probe path` (with `--allow-insecure-plugins` when `allowInsecure`, and the pin
+    /// `sha256`, which the child checks on the bytes it loads) and waits at most `timeout` seconds for it.
     ///
     /// - Throws: ``PluginLoadError/Kind/probeFailed`` when no child could be started.
-    package static func run(executable: String, path: String, allowInsecure: Bool = false, timeout: Double)
-        throws(PluginLoadError) -> Outcome
-    {
+    package static func run(
+        executable: String, path: String, sha256: String? = nil, allowInsecure: Bool = false, timeout: Double
+    ) throws(PluginLoadError) -> Outcome {
         if let trace = ProcessInfoLite.environment("FLOWHOST_PROBE_TRACE") { append("probe \(path)\n", to: trace) }
         // Closed on exec from the start: a process started meanwhile from another thread (another probe, a
         // plugin's own) would hold the writing end, and the probe could not learn its end from the pipe.
@@ -71,7 +71,8 @@ struct ProbeProcess {
             + set.map { "\($0.key)=\($0.value)" }.sorted().map { Array($0.utf8) } + (judged ?? [])
         var launch = ProcessLaunch(
             executable: executable,
-            arguments: [PluginProbe.subcommand, path] + (allowInsecure ? [PluginProbe.allowInsecureOption] : []),
+            arguments: [PluginProbe.subcommand]
+                + PluginProbe.Request(path: path, allowInsecure: allowInsecure, sha256: sha256).arguments,
             environmentBytes: environment,
             actions: [
                 .open(STDIN_FILENO, path: "/dev/null", flags: O_RDONLY),

@@ -107,11 +107,10 @@ struct FlowHostCommand {
         case "inspect": code = try ManifestCommands.inspect(arguments)
         case "quarantine": code = try QuarantineCommand.run(arguments)
         case PluginProbe.subcommand:
-            guard arguments.count == 1 || arguments.dropFirst() == [PluginProbe.allowInsecureOption] else {
+            guard let request = PluginProbe.Request(arguments: arguments) else {
                 throw Exit(.usage, "flowhost: \(command) is internal")
             }
-            PluginProbe.serve(
-                path: arguments[0], program: FlowHostVersion.line, allowInsecure: arguments.count == 2)
+            PluginProbe.serve(request, program: FlowHostVersion.line)
         case "new-plugin": code = try NewPluginCommand.run(arguments)
         case "completion": code = try CompletionCommand.run(arguments)
         case "version", "--version": code = try version(arguments)
