@@ -38,6 +38,10 @@ final class SupervisedHost: Sendable {
     enum Ending: Sendable, Equatable {
         case exited(Int32)
         case signaled(Int32)
+
+        var isSignaled: Bool {
+            if case .signaled = self { true } else { false }
+        }
     }
 
     /// The longest line read from descriptor 3; the rest of a longer one is dropped, as it is no message.
@@ -183,8 +187,10 @@ final class SupervisedHost: Sendable {
             }
             close(reader)
             close(wakeReader)
-            errors.drain()  // Before the ending, so that its fatal error is known to whoever hears of it.
-            continuation.yield(.ended(reaping.ending ?? .exited(ExitCode.software.rawValue)))
+            let ending = reaping.ending ?? .exited(ExitCode.software.rawValue)
+            // Before the ending, so that its fatal error is known to whoever hears of it.
+            errors.drain(diedOfSignal: ending.isSignaled)
+            continuation.yield(.ended(ending))
             continuation.finish()
         }
     }

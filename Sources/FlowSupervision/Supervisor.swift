@@ -36,6 +36,12 @@ package enum Supervisor {
     /// Whether the stack trace of a fatal error is printed under the crash's line (``backtraceVariable``).
     static var showsBacktraces: Bool { ProcessInfoLite.environment(backtraceVariable) == "1" }
 
+    /// What ``showsBacktraces`` prints under a crash that came with no stack trace: a signal, or a fatal error
+    /// in code built for release, whose runtime prints none.
+    static let noStackTrace =
+        "  (no stack trace: the Swift runtime writes one only for a fatal error in code built for debugging;"
+        + " without --supervise, SWIFT_BACKTRACE=enable=yes has its backtracer describe any crash)"
+
     /// Whether the person set up the Swift runtime's backtracer (`SWIFT_BACKTRACE`): the host's standard
     /// error then passes whole, as the backtracer writes it.
     static var usesOwnBacktracer: Bool { ProcessInfoLite.environment("SWIFT_BACKTRACE") != nil }

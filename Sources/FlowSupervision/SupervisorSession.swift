@@ -312,15 +312,18 @@ final class SupervisorSession {
         let fatal = host?.fatalError
         let incident = SupervisorIncident(cause: cause, page: page, fatalError: fatal?.error)
         incidents.append(incident)
-        // Asked for, the fatal error's stack trace follows the crash's line, each plugin's image named.
-        let backtrace =
-            Supervisor.showsBacktraces
-            ? (fatal?.stackTrace ?? []).map { frame in
+        // Asked for, the fatal error's stack trace follows the crash's line, each plugin's image named; or why
+        // there is none to show.
+        var backtrace: [String] = []
+        if Supervisor.showsBacktraces, case .crashed = cause {
+            backtrace = (fatal?.stackTrace ?? []).map { frame in
                 "  "
                     + CrashOutputFilter.naming(frame) { address in
                         page?.image(holding: address).map { String($0.library.split(separator: "/").last ?? "") }
                     }
-            } : []
+            }
+            if backtrace.isEmpty { backtrace = [Supervisor.noStackTrace] }
+        }
         let report = place + incident.report()
         // Says what became of the host, in the trace too.
         func tell(_ what: String, restarting: Bool) {

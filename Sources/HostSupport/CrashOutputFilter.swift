@@ -70,6 +70,16 @@ package struct CrashOutputFilter: Sendable {
         return shown
     }
 
+    /// Takes the fatal error line still held as the crash's, when the host died of a signal: the runtime of
+    /// code built for release prints no stack trace after it, so nothing else tells it apart from a line that
+    /// only looks like one. The message is then folded into the supervisor's line, as a debug build's is.
+    package mutating func foldHeldFatalError() {
+        guard let line = held, let fatal = Self.fatalError(in: line) else { return }
+        held = nil
+        fatalError = fatal
+        stackTrace = []
+    }
+
     /// What is still held, to show when the output ends: a `Fatal error` line no stack trace followed.
     package mutating func flush() -> [String] {
         defer { held = nil }

@@ -16,6 +16,9 @@ package final class StandardErrorRelay: Sendable {
         /// The bytes of a line not yet ended.
         var pending: [UInt8] = []
         var isOpen = true
+        /// Whether ``drain(diedOfSignal:)`` has run: until it has, a `Fatal error` line held when the pipe
+        /// closes stays held, since only the host's end says whether it is the crash's.
+        var isDrained = false
     }
 
     /// The longest line kept whole; a longer one is written in pieces of this length.
@@ -55,14 +58,20 @@ package final class StandardErrorRelay: Sendable {
     }
 
     /// Relays what the ended host wrote, its last line too even without a newline.
-    package func drain() {
+    ///
+    /// - Parameter diedOfSignal: Whether the host died of a signal: a `Fatal error` line it wrote last, with
+    ///   no stack trace after it (the runtime of code built for release prints none), is then the crash's
+    ///   (``fatalError``), not printed (``CrashOutputFilter/foldHeldFatalError()``).
+    package func drain(diedOfSignal: Bool) {
         state.withLock { state in
             readAvailable(&state)
             if !state.pending.isEmpty {
                 write(state.filter.lines(for: String(decoding: state.pending, as: UTF8.self)))
                 state.pending.removeAll()
             }
+            if diedOfSignal { state.filter.foldHeldFatalError() }
             write(state.filter.flush())
+            state.isDrained = true
         }
     }
 
@@ -77,7 +86,7 @@ package final class StandardErrorRelay: Sendable {
             if !open { break }
         }
         state.withLock { state in
-            write(state.filter.flush())
+            if state.isDrained { write(state.filter.flush()) }
             close(reader)
         }
     }

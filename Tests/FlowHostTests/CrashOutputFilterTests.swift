@@ -45,6 +45,25 @@ struct CrashOutputFilterTests {
         #expect(filter.fatalError == nil)
     }
 
+    @Test func aFatalErrorLineLeftLastByAHostThatDiedOfASignalIsTheCrashs() {
+        // The runtime of code built for release prints the line and no stack trace after it, then traps.
+        var filter = CrashOutputFilter()
+
+        let shown = ["before", report[0]].flatMap { filter.lines(for: $0) }
+        filter.foldHeldFatalError()
+
+        #expect(shown == ["before"])
+        #expect(filter.flush().isEmpty)
+        #expect(filter.fatalError?.description == "fatal error at Plugin/Items.swift:12: no item 7")
+        #expect(filter.stackTrace.isEmpty)
+
+        // A line that only looks like one, followed by another, was shown already: nothing is left to fold.
+        var shownAlready = CrashOutputFilter()
+        _ = [report[0], "next"].flatMap { shownAlready.lines(for: $0) }
+        shownAlready.foldHeldFatalError()
+        #expect(shownAlready.fatalError == nil)
+    }
+
     @Test func withTheirOwnBacktracerEveryLinePasses() {
         var filter = CrashOutputFilter(passesEverything: true)
 
