@@ -106,6 +106,13 @@ enum RunCommand {
         }
         let subjects = try subjectCount(parsed)
         let openURL = try openURL(parsed)
+        // Said before the trace is opened (emptied): a host its supervisor started has the option without the flag.
+        if parsed.options["--hang-timeout"] != nil, !parsed.flags.contains("--supervise"),
+            ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil
+        {
+            throw Exit.usage(
+                "--hang-timeout needs --supervise: only a supervisor watches for a command that hangs", parsed.usage)
+        }
         // What the run reads, which neither its trace nor a `save` may write over; the trace may not write over
         // the snapshot it restores either, which a `save` may replace.
         var runFiles = [RunFile("manifest", manifestPath)]

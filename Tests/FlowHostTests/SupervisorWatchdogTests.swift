@@ -146,6 +146,23 @@ struct SupervisorWatchdogTests {
                 == "flowhost: --hang-timeout must be a number of seconds from 0 to 86400, not '\(value)'")
     }
 
+    @Test func aHangTimeoutWithoutASupervisorIsAUsageErrorBeforeTheTraceIsEmptied() throws {
+        // Without --supervise nothing watches for a hang: the option would only seem to protect the run.
+        let scenario = try Scenario()
+        let script = try scenario.script("send hangy.spin\n")
+        let trace = try scenario.directory.file("kept.jsonl", containing: "kept\n")
+
+        let run = try Subprocess.flowhost(
+            ["run", scenario.manifest, "--script", script, "--hang-timeout", "2", "--trace", trace],
+            environment: scenario.environment)
+
+        #expect(run.status == 64)
+        #expect(
+            run.errorLines.first
+                == "flowhost: --hang-timeout needs --supervise: only a supervisor watches for a command that hangs")
+        #expect(try readText(trace) == "kept\n")
+    }
+
     @Test func aWaitCommandGetsTheTimeItAsksForOnTopAndZeroIsAccepted() throws {
         let scenario = try Scenario()
         // `wait reload` waits its 6 s for a reload that never comes: longer than a timeout of 5 s allows, but
