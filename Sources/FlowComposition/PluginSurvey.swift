@@ -1,5 +1,6 @@
 import FlowKit
 import FlowManifest
+import HostSupport
 import PluginLoading
 
 /// A manifest's plugins as probes see them (``PluginProber``): what `validate` and `list --eager` check,
@@ -12,6 +13,9 @@ package struct PluginSurvey {
     /// The manifest as written, when ``manifest`` is composed with what plugins declare: where problems'
     /// places are counted.
     package var declared: Manifest?
+    /// The entry points of each probed plugin that a supervised run quarantined, as its file is now: a route
+    /// or service naming one is refused by every run until the file changes.
+    private var quarantined: [String: [PluginEntryPoint: PluginQuarantine.Entry]] = [:]
 
     /// Probes every plugin `manifest` declares, found through `searchPath`, in name order, as one batch (the
     /// registry cache is written once); a pinned library's digest is checked first.
@@ -43,6 +47,10 @@ package struct PluginSurvey {
                 results[name] = .failure(error)
             }
         }
+        guard let quarantine = prober.quarantine else { return }
+        for case (let name, .success(let probed)) in results {
+            quarantined[name] = quarantine.entryPoints(of: probed.path, identity: FileIdentity(path: probed.path))
+        }
     }
 
     /// Every problem, as ``Host/check(manifest:registry:)`` reports them: plugins that do not load, modules
@@ -72,7 +80,14 @@ package struct PluginSurvey {
             case .success(let probed):
                 let (what, exported) =
                     reference.isService ? ("service", probed.services) : ("manager", probed.managers.map(\.name))
-                guard !exported.contains(reference.name) else { continue }
+                guard !exported.contains(reference.name) else {
+                    let entryPoint: PluginEntryPoint =
+                        reference.isService ? .service(reference.name) : .manager(reference.name)
+                    if let entry = quarantined[reference.plugin]?[entryPoint] {
+                        problems.append(PluginQuarantine.refusal(entry, plugin: reference.plugin))
+                    }
+                    continue
+                }
                 // The manifest's mistake, said at its place there, as a manifest reload says it; a route a
                 // plugin declared is its library's.
                 problems.append(

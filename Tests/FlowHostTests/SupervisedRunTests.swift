@@ -130,6 +130,22 @@ struct SupervisedRunTests {
 
     /// Piped input names its lines `<stdin>:N:` as a script names them `FILE:N:`: the supervisor's own lines
     /// (a crash's report, the summary) as well as the host's errors.
+    @Test func validateSaysARouteWhoseManagerIsQuarantinedIsRefused() throws {
+        let scenario = try Scenario()
+        #expect(try scenario.flowhost(["validate", scenario.manifest]).status == 0)
+        _ = try scenario.supervise("send crashy.trap\n")
+        try #require(try scenario.quarantineList().contains { $0.contains("manager 'Trap'") })
+
+        let run = try scenario.flowhost(["validate", scenario.manifest])
+
+        #expect(run.status == 65)
+        #expect(
+            run.errorLines.first?.hasPrefix(
+                "\(scenario.crashy): plugin 'crashy': manager 'Trap' is quarantined: it crashed with SIGILL") == true,
+            "\(run.errorLines)")
+        #expect(run.errorLines.last == "\(scenario.manifest): 1 problem found")
+    }
+
     @Test func pipedInTheSupervisorsLinesStartWithStdinAndTheLine() throws {
         let scenario = try Scenario()
 
