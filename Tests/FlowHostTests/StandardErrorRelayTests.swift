@@ -6,12 +6,11 @@ import Testing
 /// What the supervisor learns from a supervised host's standard error as the host ends.
 struct StandardErrorRelayTests {
     @Test func aHostThatDiedOfASignalAfterAFatalErrorWithoutAStackTraceHasThatFatalError() throws {
-        var ends: [Int32] = [0, 0]
-        try #require(pipe(&ends) == 0)
-        let relay = StandardErrorRelay(reader: ends[0], passesEverything: false)
+        let (reader, writer) = try #require(PipeDescriptors.make())
+        let relay = StandardErrorRelay(reader: reader, passesEverything: false)
         let line = "CrashyPlugin/CrashyPlugin.swift:12: Fatal error: traps on purpose\n"
-        try #require(write(ends[1], line, line.utf8.count) == line.utf8.count)
-        close(ends[1])
+        try #require(write(writer, line, line.utf8.count) == line.utf8.count)
+        close(writer)
         // The pipe closes before the supervisor learns how the host ended: the relay's own thread may see
         // that first, and must leave the line for the end to say whose it is.
         usleep(50_000)
