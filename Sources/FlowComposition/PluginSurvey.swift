@@ -80,14 +80,7 @@ package struct PluginSurvey {
             case .success(let probed):
                 let (what, exported) =
                     reference.isService ? ("service", probed.services) : ("manager", probed.managers.map(\.name))
-                guard !exported.contains(reference.name) else {
-                    let entryPoint: PluginEntryPoint =
-                        reference.isService ? .service(reference.name) : .manager(reference.name)
-                    if let entry = quarantined[reference.plugin]?[entryPoint] {
-                        problems.append(PluginQuarantine.refusal(entry, plugin: reference.plugin))
-                    }
-                    continue
-                }
+                guard !exported.contains(reference.name) else { continue }
                 // The manifest's mistake, said at its place there, as a manifest reload says it; a route a
                 // plugin declared is its library's.
                 problems.append(
@@ -99,7 +92,20 @@ package struct PluginSurvey {
                         place: reference.place))
             }
         }
-        return PluginLoadError.unique(problems)
+        return PluginLoadError.unique(problems + quarantinedReferences)
+    }
+
+    /// The refusals of the managers and services the routes and services name that a supervised run
+    /// quarantined (as their files are now): every run refuses them, so `validate` and `list --eager` do too.
+    package var quarantinedReferences: [PluginLoadError] {
+        manifest.exportReferences(declared: declared).compactMap { reference in
+            refusal(of: reference.isService ? .service(reference.name) : .manager(reference.name), of: reference.plugin)
+        }
+    }
+
+    /// The refusal of `entryPoint` of plugin `plugin` when a supervised run quarantined it, as its file is now.
+    package func refusal(of entryPoint: PluginEntryPoint, of plugin: String) -> PluginLoadError? {
+        quarantined[plugin]?[entryPoint].map { PluginQuarantine.refusal($0, plugin: plugin) }
     }
 
     /// The requirements of the plugins probed that are not met, and the cycles among them: what refuses a

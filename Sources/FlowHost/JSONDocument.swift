@@ -136,7 +136,7 @@ package enum JSONDocument {
     /// `discovery` is `null` for a manifest that discovers nothing (see ``discovery(_:)``).
     package static func routes(_ table: RoutingTable) -> JSONValue {
         let routes = table.entries.map { entry -> JSONValue in
-            var error = JSONValue.null
+            var error = entry.quarantine?.json ?? .null
             if case .failed(let failure) = entry.status { error = failure.json }
             let experiment: JSONValue =
                 entry.arm.map {

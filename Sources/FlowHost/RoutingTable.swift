@@ -31,6 +31,8 @@ package struct RoutingTable: Sendable {
         package var probed = false
         /// Who made the route: the manifest, or the plugin that declared it.
         package var declaredBy = PluginComposition.Source.manifest
+        /// Why every run refuses the route's manager, when a supervised run quarantined it (`--eager`).
+        package var quarantine: PluginLoadError?
     }
 
     /// The manifest file, as given.
@@ -58,6 +60,9 @@ package struct RoutingTable: Sendable {
     /// What discovery found and set aside, for a manifest that discovers plugins (and then the registry's
     /// manifest is its ``PluginComposition/manifest``); `nil` otherwise.
     package var composition: PluginComposition?
+    /// The routes' managers and services that a supervised run quarantined, as `--eager` probes found them
+    /// (``PluginSurvey/quarantinedReferences``), each refusal as `validate` says it.
+    package var quarantined: [String] = []
 
     /// The table for `registry`'s manifest, with each plugin's state in `registry` now, or as `survey`'s
     /// probes found it.
@@ -69,6 +74,7 @@ package struct RoutingTable: Sendable {
         let manifest = registry.manifest
         self.manifest = manifest.path
         self.composition = composition
+        quarantined = PluginLoadError.unique(survey?.quarantinedReferences ?? []).map(\.description)
         func entry(_ route: Manifest.Route, _ plugin: String, _ manager: String, _ arm: Entry.Arm?) -> Entry {
             var entry = Entry(
                 request: route.request.rawValue, from: route.module?.rawValue, plugin: plugin, manager: manager,
@@ -80,6 +86,7 @@ package struct RoutingTable: Sendable {
             case .success(let probed):
                 entry.probed = true
                 entry.library = probed.path
+                entry.quarantine = survey?.refusal(of: .manager(manager), of: plugin)
             case .failure(let error): entry.status = .failed(error)
             case nil: break
             }
@@ -122,12 +129,13 @@ package struct RoutingTable: Sendable {
     /// them: for a manifest that discovers plugins, the discovered directories it could not read (the cause of
     /// much that follows), its start requests, deep links' first steps and guard redirects that no composed
     /// route handles (``PluginComposition/composedManifestErrors``), then every other problem discovery found
-    /// (a library it cannot probe, a conflict, an unmet requirement). `list` prints them on standard error.
+    /// (a library it cannot probe, a conflict, an unmet requirement); then the ``quarantined`` managers and
+    /// services. `list` prints them on standard error.
     package var errors: [String] {
-        guard let composition else { return [] }
+        guard let composition else { return quarantined }
         let unread = composition.unreadDirectories
         return unread.map(\.description) + composition.composedManifestErrors.map(\.description)
-            + composition.problems.filter { !unread.contains($0) }.map(\.description)
+            + composition.problems.filter { !unread.contains($0) }.map(\.description) + quarantined
     }
 
     /// Whether `list` exits 65, as `validate` would: there are ``errors``, or a plugin failed to load (the

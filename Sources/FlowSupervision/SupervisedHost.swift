@@ -39,9 +39,9 @@ final class SupervisedHost: Sendable {
         case exited(Int32)
         case signaled(Int32)
 
-        var isSignaled: Bool {
-            if case .signaled = self { true } else { false }
-        }
+        /// Whether it died of the signal a trap raises, as Swift's runtime ends a fatal error: SIGILL (`ud2`
+        /// on x86), SIGTRAP (`brk` on ARM).
+        var isTrap: Bool { self == .signaled(SIGILL) || self == .signaled(SIGTRAP) }
     }
 
     /// The longest line read from descriptor 3; the rest of a longer one is dropped, as it is no message.
@@ -189,7 +189,7 @@ final class SupervisedHost: Sendable {
             close(wakeReader)
             let ending = reaping.ending ?? .exited(ExitCode.software.rawValue)
             // Before the ending, so that its fatal error is known to whoever hears of it.
-            errors.drain(diedOfSignal: ending.isSignaled)
+            errors.drain(trapped: ending.isTrap)
             continuation.yield(.ended(ending))
             continuation.finish()
         }

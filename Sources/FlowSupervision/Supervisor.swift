@@ -127,10 +127,11 @@ package enum Supervisor {
         return code
     }
 
-    /// The run's arguments for a host: without `--supervise` and `--script` (the supervisor reads the
-    /// script); restoring, at the supervisor's snapshot instead of `--restore` and `--open`.
+    /// The run's arguments for a host: without `--supervise`, `--script` (the supervisor reads the script)
+    /// and `--hang-timeout` (the supervisor's watchdog keeps it); restoring, at the supervisor's snapshot
+    /// instead of `--restore` and `--open`.
     static func hostArguments(_ arguments: [String], restoring snapshot: String?) -> [String] {
-        var dropped: Set<String> = ["--script"]
+        var dropped: Set<String> = ["--script", "--hang-timeout"]
         if snapshot != nil { dropped.formUnion(["--restore", "--open"]) }
         var result: [String] = []
         var iterator = arguments.makeIterator()

@@ -322,7 +322,8 @@ final class SupervisorSession {
                         page?.image(holding: address).map { String($0.library.split(separator: "/").last ?? "") }
                     }
             }
-            if backtrace.isEmpty { backtrace = [Supervisor.noStackTrace] }
+            // With a SWIFT_BACKTRACE of the person's own, the runtime's lines went through as they were.
+            if backtrace.isEmpty, !Supervisor.usesOwnBacktracer { backtrace = [Supervisor.noStackTrace] }
         }
         let report = place + incident.report()
         // Says what became of the host, in the trace too.

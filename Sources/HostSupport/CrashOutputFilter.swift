@@ -24,7 +24,8 @@ package struct CrashOutputFilter: Sendable {
 
     /// Whether every line passes, the runtime's crash reports too (the person set up `SWIFT_BACKTRACE`).
     package let passesEverything: Bool
-    /// The last fatal error the runtime reported with a stack trace.
+    /// The last fatal error the runtime reported: with a stack trace, or the line the host left last before it
+    /// trapped (``foldHeldFatalError()``).
     package private(set) var fatalError: FatalError?
     /// That report's frames, as the runtime wrote them, the first ``maxFrames``.
     package private(set) var stackTrace: [String] = []
@@ -70,7 +71,7 @@ package struct CrashOutputFilter: Sendable {
         return shown
     }
 
-    /// Takes the fatal error line still held as the crash's, when the host died of a signal: the runtime of
+    /// Takes the fatal error line still held as the crash's, when the host died of a trap: the runtime of
     /// code built for release prints no stack trace after it, so nothing else tells it apart from a line that
     /// only looks like one. The message is then folded into the supervisor's line, as a debug build's is.
     package mutating func foldHeldFatalError() {

@@ -4,9 +4,10 @@ import Glibc
 /// a ``CrashOutputFilter``: a crash in the host reaches the person as the supervisor's one line, which the
 /// runtime's fatal error message is folded into, not as the runtime's stack trace (kept in ``stackTrace``).
 ///
-/// A thread of its own relays the lines as they come. Once the host has ended, ``drain()`` relays what it
-/// wrote before (the pipe holds all of it by then), without waiting for a child of a plugin that may hold
-/// the pipe open; the thread goes on relaying what such a child writes until the pipe closes.
+/// A thread of its own relays the lines as they come. Once the host has ended, ``drain(trapped:)`` relays
+/// what it wrote before (the pipe holds all of it by then), without waiting for a child of a plugin that may
+/// hold the pipe open; the thread goes on relaying what such a child writes until the pipe closes. A
+/// `Fatal error` line held when the pipe closes waits for the drain, which knows whether the host trapped.
 ///
 /// The state is guarded by a ``PthreadMutex``: the relay's thread and the supervisor's reading thread contend
 /// for it, and ThreadSanitizer cannot see the order a contended `Synchronization.Mutex` makes.
@@ -16,8 +17,8 @@ package final class StandardErrorRelay: Sendable {
         /// The bytes of a line not yet ended.
         var pending: [UInt8] = []
         var isOpen = true
-        /// Whether ``drain(diedOfSignal:)`` has run: until it has, a `Fatal error` line held when the pipe
-        /// closes stays held, since only the host's end says whether it is the crash's.
+        /// Whether ``drain(trapped:)`` has run: until it has, a `Fatal error` line held when the pipe closes
+        /// stays held, since only the host's end says whether it is the crash's.
         var isDrained = false
     }
 
@@ -59,17 +60,18 @@ package final class StandardErrorRelay: Sendable {
 
     /// Relays what the ended host wrote, its last line too even without a newline.
     ///
-    /// - Parameter diedOfSignal: Whether the host died of a signal: a `Fatal error` line it wrote last, with
-    ///   no stack trace after it (the runtime of code built for release prints none), is then the crash's
-    ///   (``fatalError``), not printed (``CrashOutputFilter/foldHeldFatalError()``).
-    package func drain(diedOfSignal: Bool) {
+    /// - Parameter trapped: Whether the host died of a trap, as the runtime ends a fatal error: a `Fatal error`
+    ///   line it wrote last, with no stack trace after it (the runtime of code built for release prints none),
+    ///   is then the crash's (``fatalError``), not printed (``CrashOutputFilter/foldHeldFatalError()``). Any
+    ///   other end (a hang's kill, a signal from outside) prints it as it is.
+    package func drain(trapped: Bool) {
         state.withLock { state in
             readAvailable(&state)
             if !state.pending.isEmpty {
                 write(state.filter.lines(for: String(decoding: state.pending, as: UTF8.self)))
                 state.pending.removeAll()
             }
-            if diedOfSignal { state.filter.foldHeldFatalError() }
+            if trapped { state.filter.foldHeldFatalError() }
             write(state.filter.flush())
             state.isDrained = true
         }
@@ -86,7 +88,14 @@ package final class StandardErrorRelay: Sendable {
             if !open { break }
         }
         state.withLock { state in
-            if state.isDrained { write(state.filter.flush()) }
+            if state.isDrained {
+                // What a plugin's child that held the pipe after the host ended wrote last, without a newline.
+                if !state.pending.isEmpty {
+                    write(state.filter.lines(for: String(decoding: state.pending, as: UTF8.self)))
+                    state.pending.removeAll()
+                }
+                write(state.filter.flush())
+            }
             close(reader)
         }
     }

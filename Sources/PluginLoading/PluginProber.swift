@@ -60,7 +60,7 @@ package final class PluginProber {
     ///
     /// - Parameters:
     ///   - pin: The SHA-256 the manifest pins the library to: part of the cache key, and checked by the
-    ///     probe on the bytes it loads (the caller checks it first, to refuse a wrong build without a probe).
+    ///     probe on the bytes it loads (most callers check it first too, to refuse a wrong build without one).
     ///   - fresh: Whether to probe even when the cache has an entry for the file as it is now: the bytes read
     ///     since were not the ones that entry describes, so it is not to be believed again.
     /// - Throws: ``PluginLoadError``: the loader's refusals, ``PluginLoadError/Kind/crashed``,

@@ -106,10 +106,8 @@ enum RunCommand {
         }
         let subjects = try subjectCount(parsed)
         let openURL = try openURL(parsed)
-        // Said before the trace is opened (emptied): a host its supervisor started has the option without the flag.
-        if parsed.options["--hang-timeout"] != nil, !parsed.flags.contains("--supervise"),
-            ProcessInfoLite.environment(SupervisorLink.directoryVariable) == nil
-        {
+        // Said before the trace is opened (emptied). A supervisor gives its hosts neither (``Supervisor/hostArguments``).
+        if parsed.options["--hang-timeout"] != nil, !parsed.flags.contains("--supervise") {
             throw Exit.usage(
                 "--hang-timeout needs --supervise: only a supervisor watches for a command that hangs", parsed.usage)
         }

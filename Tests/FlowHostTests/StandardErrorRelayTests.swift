@@ -5,7 +5,7 @@ import Testing
 
 /// What the supervisor learns from a supervised host's standard error as the host ends.
 struct StandardErrorRelayTests {
-    @Test func aHostThatDiedOfASignalAfterAFatalErrorWithoutAStackTraceHasThatFatalError() throws {
+    @Test func aHostThatTrappedAfterAFatalErrorWithoutAStackTraceHasThatFatalError() throws {
         let (reader, writer) = try #require(PipeDescriptors.make())
         let relay = StandardErrorRelay(reader: reader, passesEverything: false)
         let line = "CrashyPlugin/CrashyPlugin.swift:12: Fatal error: traps on purpose\n"
@@ -15,11 +15,26 @@ struct StandardErrorRelayTests {
         // that first, and must leave the line for the end to say whose it is.
         usleep(50_000)
 
-        relay.drain(diedOfSignal: true)
+        relay.drain(trapped: true)
 
         #expect(
             relay.fatalError?.error.description == "fatal error at CrashyPlugin/CrashyPlugin.swift:12: traps on purpose"
         )
         #expect(relay.fatalError?.stackTrace == [])
+    }
+
+    @Test func aHostThatEndedOtherwiseHasNoFatalErrorItsLineIsShown() throws {
+        // Killed as it hung, say, after printing a line that only looks like a fatal error's: the line goes to
+        // this process's standard error as it is, and no crash is told of.
+        let (reader, writer) = try #require(PipeDescriptors.make())
+        let relay = StandardErrorRelay(reader: reader, passesEverything: false)
+        let line = "StandardErrorRelayTests.swift:1: Fatal error: a line a test prints, not a crash\n"
+        try #require(write(writer, line, line.utf8.count) == line.utf8.count)
+        close(writer)
+        usleep(50_000)
+
+        relay.drain(trapped: false)
+
+        #expect(relay.fatalError == nil)
     }
 }

@@ -128,8 +128,6 @@ struct SupervisedRunTests {
                 == true, "\(quarantined.outputLines)")
     }
 
-    /// Piped input names its lines `<stdin>:N:` as a script names them `FILE:N:`: the supervisor's own lines
-    /// (a crash's report, the summary) as well as the host's errors.
     @Test func validateSaysARouteWhoseManagerIsQuarantinedIsRefused() throws {
         let scenario = try Scenario()
         #expect(try scenario.flowhost(["validate", scenario.manifest]).status == 0)
@@ -144,8 +142,17 @@ struct SupervisedRunTests {
                 "\(scenario.crashy): plugin 'crashy': manager 'Trap' is quarantined: it crashed with SIGILL") == true,
             "\(run.errorLines)")
         #expect(run.errorLines.last == "\(scenario.manifest): 1 problem found")
+        let listed = try scenario.flowhost(["list", scenario.manifest, "--eager"])
+        #expect(listed.status == 65)
+        #expect(listed.errorLines == [try #require(run.errorLines.first)])
+        let document = try JSONValue(
+            parsing: try scenario.flowhost(["list", scenario.manifest, "--eager", "--json"]).standardOutput)
+        let trap = try #require(document["routes"]?.array?.first { $0["request"] == "crashy.trap" })
+        #expect(trap["error"]?["kind"] == "quarantined", "\(trap)")
     }
 
+    /// Piped input names its lines `<stdin>:N:` as a script names them `FILE:N:`: the supervisor's own lines
+    /// (a crash's report, the summary) as well as the host's errors.
     @Test func pipedInTheSupervisorsLinesStartWithStdinAndTheLine() throws {
         let scenario = try Scenario()
 
