@@ -45,7 +45,7 @@ struct CrashOutputFilterTests {
         #expect(filter.fatalError == nil)
     }
 
-    @Test func aFatalErrorLineLeftLastByAHostThatDiedOfASignalIsTheCrashs() {
+    @Test func aFatalErrorLineLeftLastByAHostThatTrappedIsTheCrashs() {
         // The runtime of code built for release prints the line and no stack trace after it, then traps.
         var filter = CrashOutputFilter()
 
