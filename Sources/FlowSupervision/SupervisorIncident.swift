@@ -201,12 +201,14 @@ struct SupervisorIncident {
                 try quarantine.add(culprit.library, kind: kind, reason: reason)
                 return "quarantined"
             }
-            var whole: Int?
+            var whole: String?
             for entryPoint in culprit.entryPoints {
                 let added = try quarantine.add(culprit.library, kind: kind, reason: reason, entryPoint: entryPoint)
-                if case .libraryAfterEntryPoints(let count) = added { whole = count }
+                if case .libraryAfterEntryPoints(let count, let failed) = added {
+                    whole = "\(count) of its entry points \(failed)"
+                }
             }
-            return whole.map { "quarantined, the whole plugin: \($0) of its entry points crashed" } ?? "quarantined"
+            return whole.map { "quarantined, the whole plugin: \($0)" } ?? "quarantined"
         } catch {
             return "not quarantined: \(error.message)"
         }

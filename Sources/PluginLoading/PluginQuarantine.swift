@@ -49,8 +49,10 @@ package struct PluginQuarantine: Sendable {
     package enum Added: Sendable, Equatable {
         case library
         case entryPoint
-        /// The entry point made ``wholeLibraryThreshold``: the whole library is quarantined.
-        case libraryAfterEntryPoints(Int)
+        /// The entry point made ``wholeLibraryThreshold``: the whole library is quarantined, having `failed`
+        /// (what its entry points did, completing "N of its entry points ...": `crashed`, or `took the host
+        /// down` when some hung or exited).
+        case libraryAfterEntryPoints(Int, failed: String)
     }
 
     package var directory: CacheDirectory
@@ -170,14 +172,18 @@ package struct PluginQuarantine: Sendable {
                 added = .entryPoint
                 if points.count >= Self.wholeLibraryThreshold, value["kind"] == nil {
                     let names = points.keys.compactMap(PluginEntryPoint.init(key:)).sorted().map(\.description)
+                    // A hang or an exit is no crash: said as such only when every one of them crashed.
+                    let crashed = JSONValue.string(PluginLoadError.Kind.crashed.rawValue)
+                    let failed =
+                        points.values.allSatisfy { $0.object?["kind"] == crashed } ? "crashed" : "took the host down"
                     value.merge(
                         [
                             "kind": .string(kind.rawValue),
                             "reason": .string(
-                                "crashed in \(points.count) entry points: \(names.joined(separator: ", "))"),
+                                "\(failed) in \(points.count) entry points: \(names.joined(separator: ", "))"),
                             "since": .string(since),
                         ], uniquingKeysWith: { $1 })
-                    added = .libraryAfterEntryPoints(points.count)
+                    added = .libraryAfterEntryPoints(points.count, failed: failed)
                 }
             } else {
                 value.merge(detail, uniquingKeysWith: { $1 })

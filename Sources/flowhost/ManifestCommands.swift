@@ -20,7 +20,7 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nChecks the manifest, then probes every plugin in a child process and checks that each route's manager and each service exists. Prints every problem found, and the warnings and notes; exits 0, 65 (with --strict, also for a warning), or 66 when the manifest is missing or the plugins are not built."
+                    + "\n\nChecks the manifest, then probes every plugin in a child process and checks that each route's manager and each service exists and is not quarantined since a supervised run saw it take the host down (flowhost quarantine list). Prints every problem found, and the warnings and notes; exits 0, 65 (with --strict, also for a warning), or 66 when the manifest is missing or the plugins are not built."
                     + probeHelp + jsonHelp)
         }
         let path = try parsed.single("MANIFEST")
@@ -98,7 +98,7 @@ enum ManifestCommands {
         if parsed.flags.contains("--help") {
             return help(
                 parsed.usage
-                    + "\n\nPrints the routing table: each route's request, module, plugin, manager, who declared it (the manifest or a discovered plugin), library and whether it is loaded. With --eager, probes the plugins first so 'loaded' says whether each one loads. The guards and deep links in force follow, each with who declared it; for a manifest that discovers plugins, then the declared routes, guards and deep links set aside (overridden, excluded, not preferred, in conflict) and the plugins not used. What validate finds wrong with the composed manifest and discovery (a discovered directory not there, a start request no route handles) is printed on standard error as validate prints it. Exits 65 as validate does when there is such an error or, with --eager, a plugin does not load; 66 when the manifest is missing."
+                    + "\n\nPrints the routing table: each route's request, module, plugin, manager, who declared it (the manifest or a discovered plugin), library and whether it is loaded. With --eager, probes the plugins first so 'loaded' says whether each one loads. The guards and deep links in force follow, each with who declared it; for a manifest that discovers plugins, then the declared routes, guards and deep links set aside (overridden, excluded, not preferred, in conflict) and the plugins not used. What validate finds wrong with the composed manifest and discovery (a discovered directory not there, a start request no route handles) is printed on standard error as validate prints it. Exits 65 as validate does when there is such an error or, with --eager, a plugin does not load or a route's manager (or a service) is quarantined since a supervised run saw it take the host down (flowhost quarantine list); 66 when the manifest is missing."
                     + probeHelp + jsonHelp)
         }
         let json = parsed.flags.contains("--json")

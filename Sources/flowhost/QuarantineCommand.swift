@@ -6,7 +6,8 @@ import Glibc
 import PluginLoading
 
 /// `flowhost quarantine list|clear [LIBRARY]`: the libraries refused because a probe of them crashed, exited
-/// or hung, and the entry points refused because they crashed a supervised host, until their file changes.
+/// or hung, and the entry points refused because they took a supervised host down (crashed, exited or hung),
+/// until their file changes.
 @MainActor
 enum QuarantineCommand {
     static func run(_ arguments: [String]) throws(Exit) -> ExitCode {
@@ -17,7 +18,7 @@ enum QuarantineCommand {
 
 
                     list: the quarantined libraries, and the quarantined entry points of libraries (a manager, an
-                    action or a service that crashed a supervised run: 'LIBRARY: manager 'Trap': ...'), why, and
+                    action or a service that took a supervised host down: 'LIBRARY: manager 'Trap': ...'), why, and
                     since when; '(file changed)' marks an entry that no longer applies. A library with 3 entry
                     points quarantined is quarantined whole. clear: forget LIBRARY's entries (or every entry), so
                     that the next validate or run probes it again. The quarantine is quarantine.json in
