@@ -67,14 +67,16 @@ extension RunCommand {
                 printError("\(place): subject \(failure.subject): error: \(failure.message)")
             }
         }
+        let completed = summary.completed
+        let ran = "\(completed) subject\(completed == 1 ? "" : "s") ran to the end"
         guard !quiet else {
+            // Where the summary would have said it: the trace, and whatever reads the output, hold fewer subjects.
+            if summary.isStopped { printWarning("flowhost: \(script.name): stopped by Ctrl-C after \(ran)") }
             warnOfRequestsWithoutASubject(summary.withoutSubject, in: manifest)
             return code
         }
         let ids = SubjectRunner.subjects(count)
         let range = count == 1 ? ids[0] : "\(ids[0]) ... \(ids[count - 1])"
-        let completed = summary.completed
-        let ran = "\(completed) subject\(completed == 1 ? "" : "s") ran to the end"
         var stopped = summary.failure.map { failure in
             completed == 0 ? "stopped at \(failure.subject), the first" : "stopped at \(failure.subject), after \(ran)"
         }

@@ -57,6 +57,32 @@ struct SubjectsRunInterruptTests {
                 ])
     }
 
+    /// `--quiet` prints no summary, so the line saying the run was stopped, and after how many subjects, is a
+    /// warning there: a quiet run stopped by Ctrl-C said nothing at all.
+    @Test func aQuietRunStoppedByCtrlCSaysSoAndHowFarItGot() throws {
+        let directory = try TemporaryDirectory()
+        let script = Repository.path("manifests/experiment.flow")
+        let run = try ChildProcess.flowhost(
+            [
+                "run", Repository.path("manifests/experiment.json"), "--subjects", "1000000", "--script", script,
+                "--quiet",
+            ],
+            environment: directory.environment())
+        try run.waitFor("subjects: ")
+
+        try run.send("\u{03}")
+
+        #expect(try run.waitForExit(within: .seconds(30)) == .exited(130))
+        let output = String(decoding: run.transcript, as: UTF8.self)
+        let ran = try #require(output.firstMatch(of: /after (\d+) subjects? ran/), "\(run.quotedTranscript)").1
+        // On a line of its own, the progress line erased before it, and the last thing said.
+        #expect(
+            output.hasSuffix(
+                "\r\u{1B}[Kflowhost: \(script): stopped by Ctrl-C after \(ran) subject\(ran == "1" ? "" : "s") ran to the end\r\n"
+            ),
+            "\(run.quotedTranscript)")
+    }
+
     @Test func aSecondCtrlCEndsTheRunBySIGINTWhileASubjectDoesNotEnd() throws {
         let directory = try TemporaryDirectory()
         let script = try directory.file("wait.flow", containing: "wait reload catalog 60\n")
