@@ -136,7 +136,15 @@ private struct TraceGraphReader {
                     seen[module]!.append(action)
                 }
             case .childOpened:
-                guard let child = event["child"]?.string, let by = event["by"]?.string else { continue }
+                guard let child = event["child"]?.string else { continue }
+                guard let by = event["by"]?.string else {
+                    // Opened by no request: by the module acted on, along the edge its action declares, by the
+                    // action's name (a module named like a child flow is that flow's node, as declarations draw it).
+                    guard let action, let visible, event["depth"]?.int ?? 0 == 0 else { continue }
+                    let module = graph.existingChildNode(visible) ?? graph.moduleNode(visible, plugin: nil)
+                    graph.edge(module, graph.childNode(child, plugin: nil), .opens, action, taken: true)
+                    continue
+                }
                 let manager = Self.split(by).0
                 let node = graph.childNode(child, plugin: plugins[manager])
                 graph.take(graph.managerNode(manager, plugin: plugins[manager]), node, .opens, Self.style(event))

@@ -89,6 +89,40 @@ struct DeclaredModuleGraphTests {
         #expect(edge(graph, "module:tourPage", "request:tour.page", .sends)?.label == "next")
     }
 
+    /// A child flow a module's action opens outside any request (`act start` on `welcome`, whose action
+    /// handler opens `tour`): the trace's `childOpened` has no `by`, and the passage is the declared edge's,
+    /// from the module acted on. It was never counted, so the edge stayed "never taken".
+    @Test func aTraceCountsTheChildFlowAModuleActionOpened() throws {
+        var graph = FlowGraph(manifest: try Manifest.load(path: Repository.path("manifests/demo.json")))
+        let tour = ManagerFactory("TourPage", FlowManager.self)
+        graph.add(plugins: [
+            "tour": ProbedPlugin(
+                path: "/p/libTour.so", name: "tour", version: "1.0.0", flowKitVersion: .current, managers: [],
+                services: [], routes: [DeclaredRoute("tour.page", manager: tour, inChildFlow: "tour")],
+                modules: [
+                    DeclaredModule("welcome", sends: [.action("start", opens: "tour"), .action("skip", opens: "tour")])
+                ])
+        ])
+        let lines = [
+            #"{"kind":"trace","t":0,"session":0,"input":0,"version":3}"#,
+            #"{"kind":"session","t":10,"session":1,"input":0}"#,
+            #"{"kind":"input","t":20,"session":1,"input":1,"command":"act start","module":"welcome"}"#,
+            #"{"kind":"childOpened","t":30,"session":1,"input":1,"style":"modal","child":"tour","depth":0}"#,
+            #"{"kind":"handling","t":40,"session":1,"input":1,"requestId":1,"request":"tour.page","from":"tour","manager":"TourPage","depth":0}"#,
+            #"{"kind":"input","t":50,"session":1,"input":2,"command":"act start","module":"welcome"}"#,
+            #"{"kind":"childOpened","t":60,"session":1,"input":2,"style":"modal","child":"tour","depth":0}"#,
+            #"{"kind":"input","t":70,"session":1,"input":3,"command":"act skip","module":"welcome"}"#,
+            #"{"kind":"childOpened","t":80,"session":1,"input":3,"style":"modal","child":"tour","depth":0}"#,
+        ]
+
+        graph.add(try Trace.parse(lines.joined(separator: "\n") + "\n", file: "tour.jsonl"))
+
+        let opened = graph.edges.filter { $0.from == "module:welcome" && $0.to == "child:tour" && $0.kind == .opens }
+        #expect(opened.map(\.label) == ["start", "skip"] && opened.allSatisfy(\.isStatic), "no edge of its own")
+        #expect(opened.map(\.count) == [2, 1], "each action on its own edge")
+        #expect(edge(graph, "child:tour", "request:tour.page", .sends)?.count == 1)
+    }
+
     @Test func dotDrawsTheDeclaredModulesInTheirPluginsBoxes() throws {
         let (graph, _) = try Self.demoGraph()
         let lines = graph.dot.split(separator: "\n").map { $0.trimmingWhitespace() }
