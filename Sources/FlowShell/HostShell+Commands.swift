@@ -65,6 +65,8 @@ extension HostShell {
         }
         let given = try payload(json)
         let outcome: CoordinationOutcome?
+        moduleMakers.acting = top.name
+        defer { moduleMakers.acting = nil }
         do {
             outcome = try host.trackingAction(action, of: top.name) { () throws(FlowError) in
                 try top.perform(action, payload: given)

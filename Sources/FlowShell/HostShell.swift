@@ -100,6 +100,9 @@ package final class HostShell {
     var heldFates = HeldFates()
     /// Which plugin generation presented each module (``ModuleMakers``): for `act` on an older screen.
     var moduleMakers = ModuleMakers()
+    /// The plugin that presented the module whose action `act` performs now: the opener of a child flow the
+    /// action opens outside any request.
+    package var actingPlugin: String? { moduleMakers.actingPlugin }
     /// Receives the lines for events that happen between commands (a watched file reloaded).
     package var onUnpromptedLines: (@MainActor ([String]) -> Void)?
     /// Receives the services that failed, or did not start or stop in time, instead of the lines: they

@@ -6,13 +6,19 @@ import FlowKit
 /// Read from the flow events as they come: a module's maker is the plugin of the manager handling the
 /// request within which it was presented (a child flow's manager, named by the plugin's own mapping, counts
 /// as the plugin of the request that opened it, or, sent from a page of the flow, of the plugin that presented
-/// that page). A module presented outside any plugin's request is forgotten.
+/// that page). A module presented outside any plugin's request is forgotten. A child flow counts as made by
+/// the plugin that opened it, in a request of its or by an action of a module it presented, so that the
+/// requests the flow sends as itself (its first page) are that plugin's too.
 struct ModuleMakers {
     private var nesting = RequestNesting()
     /// The plugin of each request under way, innermost last; `nil` where none is known.
     private var plugins: [String?] = []
-    /// Each module's maker, by name: the last presentation of that name.
+    /// Each module's maker, by name: the last presentation of that name; and each child flow's opener.
     private(set) var made: [Coordinated: (plugin: String, generation: Int)] = [:]
+    /// The module whose action the shell is performing (`act`), which opens a child flow outside any request.
+    var acting: Coordinated?
+    /// The plugin that presented ``acting``.
+    var actingPlugin: String? { acting.flatMap { made[$0]?.plugin } }
 
     /// Reads the next flow event. `plugin` names the plugin of a manager (`greeting.Greeting`), `nil` for
     /// one of no plugin; `generation` is the generation of a plugin that serves.
@@ -20,7 +26,7 @@ struct ModuleMakers {
         _ flow: FlowEvent, plugin: (String) -> String?, generation: (String) -> Int?
     ) {
         switch flow.kind {
-        case .handling, .redirecting, .handled, .failed, .held, .presented: break
+        case .handling, .redirecting, .handled, .failed, .held, .presented, .childOpened: break
         default: return
         }
         let place = nesting.enter(flow)
@@ -35,6 +41,13 @@ struct ModuleMakers {
                 made[module] = (maker, serving)
             } else {
                 made[module] = nil
+            }
+        case .childOpened(let flow, _):
+            let flow = Coordinated(rawValue: flow)
+            if let maker = plugins.last ?? nil, let serving = generation(maker) {
+                made[flow] = (maker, serving)
+            } else {
+                made[flow] = plugins.isEmpty ? acting.flatMap { made[$0] } : nil
             }
         default: if place.closes { plugins.removeLast() }
         }

@@ -69,7 +69,8 @@ extension TraceRecorder {
             if let actions = actions(of: module) { line.add("actions", strings: actions.lazy.map(\.name)) }
         case .removed(let module): line.add("module", module.rawValue)
         case .childOpened(let name, let style):
-            if let plugin = open.last?.plugin { childOwners[name] = plugin }
+            // Opened within a request, by its manager's plugin; outside any, by an action of a module.
+            if let plugin = open.isEmpty ? shell?.actingPlugin : open.last?.plugin { childOwners[name] = plugin }
             add(style, into: &line)
             line.add("child", name)
         case .childFinished(let name, let result):

@@ -73,8 +73,8 @@ package final class TraceRecorder {
     var holds: [Int: Int] = [:]
     /// The queued requests, oldest first, with their `requestId`s.
     var queued: [(request: CoordinationRequest, module: Coordinated, id: Int)] = []
-    /// The plugin whose manager opened each child coordinator, by the child's name: a manager registered
-    /// in a child's own mapping has no plugin in its name.
+    /// The plugin whose manager (or whose module, by an action) opened each child coordinator, by the child's
+    /// name: a manager registered in a child's own mapping has no plugin in its name.
     var childOwners: [String: String] = [:]
     /// The experiments as the trace last recorded them: the header's, then those of a reload or a session
     /// that changed them (``recordExperimentsIfChanged(into:)``).

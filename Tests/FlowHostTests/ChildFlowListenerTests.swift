@@ -41,12 +41,41 @@ struct ChildFlowListenerTests {
         #expect(run.events.contains { $0.kind == .presented && $0["module"] == "greeting" }, "\(run.events)")
     }
 
-    /// A host whose `greeter.compose` the greeter's Composer handles.
+    /// A child flow a module's action opens outside any request (the greeting's `compose`): its manager,
+    /// named by the flow's own mapping without its plugin, is the plugin of the module acted on, in the shell's
+    /// line and in the trace. It was printed `handled by Greeter`, and traced without its plugin.
+    @Test func aChildFlowAnActionOpensIsThePluginsOfTheModuleActedOn() async throws {
+        let shell = HostShell(host: try Self.host())
+        _ = shell.start()
+        _ = shell.execute("send greeter.greet")
+
+        let reply = shell.execute("act compose")
+
+        #expect(reply.status == .ok, "\(reply.status)")
+        #expect(
+            reply.lines == [
+                "opened child compose (modal)",
+                "compose from compose: handled by greeter.Greeter (libGreeterPluginV1.so)",
+                "  presented greeting (inline)",
+                "top: greeting",
+            ])
+
+        let run = TracedRun(host: try Self.host())
+        await run.start()
+        await run.perform("send greeter.greet")
+        await run.perform("act compose")
+        let handling = try #require(run.events.last { $0.kind == .handling })
+        #expect(handling["request"] == "compose" && handling["manager"] == "Greeter", "\(handling)")
+        #expect(handling["plugin"] == "greeter" && handling["generation"] == .number(1), "\(handling)")
+    }
+
+    /// A host whose `greeter.compose` the greeter's Composer handles, and `greeter.greet` its Greeter.
     private static func host() throws -> FlowHost.Host {
         try FlowHost.Host.parsing(
             """
             {"manifestVersion": 1, "plugins": {"greeter": "libGreeterPluginV1.so"},
-             "routes": [{"request": "greeter.compose", "plugin": "greeter", "manager": "Composer"}]}
+             "routes": [{"request": "greeter.compose", "plugin": "greeter", "manager": "Composer"},
+                        {"request": "greeter.greet", "plugin": "greeter", "manager": "Greeter"}]}
             """)
     }
 }

@@ -13,20 +13,23 @@ struct OlderScreenActionTests {
         let lab = try SwapLab()
         let shell = HostShell(host: try lab.host())
         #expect(shell.execute("send greet").status == .ok)
-        #expect(shell.execute("act wave").status == .error("module 'greeting' has no action 'wave' (it has: complete)"))
+        #expect(
+            shell.execute("act wave").status
+                == .error("module 'greeting' has no action 'wave' (it has: complete, compose)"))
 
         try lab.install("GreeterPluginV2")
         #expect(shell.host.reloadPlugin("greeter").isReloaded)
         #expect(
             shell.execute("act wave").status
                 == .error(
-                    "module 'greeting' has no action 'wave' (it has: complete); this screen was made by generation 1 of 'greeter' (now 2): send its request again to get the new one"
+                    "module 'greeting' has no action 'wave' (it has: complete, compose); this screen was made by generation 1 of 'greeter' (now 2): send its request again to get the new one"
                 ))
 
         #expect(shell.execute("act complete").status == .ok)
         #expect(shell.execute("send greet").status == .ok)
         #expect(
-            shell.execute("act wave").status == .error("module 'greeting' has no action 'wave' (it has: complete)"),
+            shell.execute("act wave").status
+                == .error("module 'greeting' has no action 'wave' (it has: complete, compose)"),
             "the new screen is the serving generation's")
     }
 }

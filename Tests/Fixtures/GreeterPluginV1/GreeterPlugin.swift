@@ -4,7 +4,8 @@ import FlowKit
 // (V2 links it) with their own Generation.swift, so tests can swap one for the other under one name.
 
 /// Presents `greeting`, whose content says which generation built it; its `complete` action records the
-/// generation that ran it and finishes the manager.
+/// generation that ran it and finishes the manager, and its `compose` action opens a `compose` child flow
+/// outside any request, as a plugin's action opens its flow.
 final class GreeterManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
         let greeting = self.module(
@@ -16,9 +17,18 @@ final class GreeterManager: FlowManager {
                     ]
                     self?.finish()
                     return nil
-                }
+                },
+                ModuleAction("compose") { [weak self] _, _ in self?.openCompose() },
             ])
         return .present(greeting, .inline)
+    }
+
+    /// Opens a `compose` flow, modal, whose own mapping routes `compose` to a Greeter, and asks it for that.
+    private func openCompose() -> CoordinationOutcome {
+        let flow = BaseFlowCoordinator(
+            name: "compose", mapping: [RequestRoute("compose"): ManagerFactory("Greeter", GreeterManager.self)])
+        coordinator.openChild(flow, style: .modal)
+        return flow.requestCoordination("compose", from: "compose")
     }
 }
 
