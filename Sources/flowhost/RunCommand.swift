@@ -7,6 +7,7 @@ import FlowSupervision
 import FlowTraces
 import Glibc
 import HostSupport
+import LineEditing
 import PluginLoading
 
 /// `flowhost run`: starts the host on a manifest and feeds it commands from a terminal, a pipe or a script.
@@ -120,6 +121,11 @@ enum RunCommand {
         if let program = ProcessInfoLite.executablePath() {
             runFiles.append(RunFile("flowhost executable", program))
             runFiles.append(RunFile("FlowKit library", parentDirectory(of: program) + "/libFlowKit.so"))
+        }
+        // Nor in flowhost's own directories, whose files it replaces by renaming new ones over them.
+        if let cache = CacheDirectory.standard() { runFiles.append(.directory("cache directory", cache.path)) }
+        if let history = LineHistory.defaultPath() {
+            runFiles.append(.directory("history's directory", parentDirectory(of: history)))
         }
         let restored = restoring.map { [RunFile("snapshot", $0.file)] } ?? []
         // Nor over a plugin library the run is about to load (the search path is said once, further on), nor
