@@ -164,6 +164,22 @@ package enum InputFile {
         }
     }
 
+    /// Where `bytes`, UTF-8 text, first hold a NUL byte, which no command or path can: the C library reads a
+    /// name only up to it, so `save a\0b.json` would write `a`. The line and column (in Unicode scalars) from 1;
+    /// `nil` when there is none.
+    package static func firstNUL(in bytes: some Collection<UInt8>) -> (line: Int, column: Int)? {
+        guard let nul = bytes.firstIndex(of: 0) else { return nil }
+        var (line, column) = (1, 1)
+        for byte in bytes[..<nul] {
+            if byte == 0x0A {
+                (line, column) = (line + 1, 1)
+            } else if byte & 0xC0 != 0x80 {
+                column += 1  // not a continuation byte: a scalar begins
+            }
+        }
+        return (line, column)
+    }
+
     /// Throws unless `path` names a regular file (following symbolic links); does not open it.
     package static func checkRegular(_ path: String, what: String) throws(Failure) {
         let path = WorkingDirectory.resolving(path)

@@ -13,6 +13,11 @@ package final class LineReader: Sendable {
         case tooLong(line: Int, limit: Int)
         /// `read` failed on line `line` with `errno` value `code`.
         case unreadable(line: Int, code: Int32)
+        /// Line `line` is not UTF-8 text: its byte at `column` (counted in Unicode scalars, from 1) is not.
+        case notUTF8(line: Int, column: Int)
+        /// Line `line` holds a NUL byte at `column`, which no command holds: a path with one names another
+        /// file to the C library (`save a\0b.json` would write `a`).
+        case nul(line: Int, column: Int)
 
         /// `line 3 is longer than ...`, for a message that starts with the source's name and a colon.
         package var description: String {
@@ -21,6 +26,10 @@ package final class LineReader: Sendable {
                 "line \(line) is longer than \(limit) bytes, the limit for a command line"
             case .unreadable(let line, let code):
                 "cannot read line \(line): \(String(cString: strerror(code)))"
+            case .notUTF8(let line, let column):
+                "line \(line) is not UTF-8 text: an invalid byte at column \(column)"
+            case .nul(let line, let column):
+                "line \(line) has a NUL byte at column \(column), which no command holds"
             }
         }
     }
@@ -70,13 +79,13 @@ package final class LineReader: Sendable {
             let newline = state.pending[searched...].firstIndex(of: UInt8(ascii: "\n"))
             if (newline ?? state.pending.count) - state.start > maxLineLength {
                 state.pending = []
-                return try fail(&state, .tooLong(line: state.lineNumber + 1, limit: maxLineLength))
+                try fail(&state, .tooLong(line: state.lineNumber + 1, limit: maxLineLength))
             }
-            if let newline { return take(&state, upTo: newline, skipping: 1) }
+            if let newline { return try take(&state, upTo: newline, skipping: 1) }
             searched = state.pending.count
             if state.ended {
                 guard state.start < state.pending.count else { return nil }
-                return take(&state, upTo: state.pending.count, skipping: 0)
+                return try take(&state, upTo: state.pending.count, skipping: 0)
             }
             // What was taken goes before more is read, so the buffer holds one line and one read at most.
             if state.start > 0 {
@@ -94,22 +103,32 @@ package final class LineReader: Sendable {
                 var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 _ = poll(&ready, 1, -1)
             } else if got < 0 && code != EINTR {
-                return try fail(&state, .unreadable(line: state.lineNumber + 1, code: code))
+                try fail(&state, .unreadable(line: state.lineNumber + 1, code: code))
             }
         }
     }
 
-    private func fail(_ state: inout State, _ failure: Failure) throws(Failure) -> String? {
+    private func fail(_ state: inout State, _ failure: Failure) throws(Failure) -> Never {
         state.failure = failure
         throw failure
     }
 
-    private func take(_ state: inout State, upTo end: Int, skipping separator: Int) -> String {
+    /// The line up to `end`, taken off the input; a line that is not text (not UTF-8, or with a NUL byte)
+    /// ends the input, as a line too long does: decoded with U+FFFD for each bad byte, or cut at the NUL by
+    /// the C library, a path in it would name another file than the one given.
+    private func take(_ state: inout State, upTo end: Int, skipping separator: Int) throws(Failure) -> String {
         var last = end
         if last > state.start, state.pending[last - 1] == UInt8(ascii: "\r") { last -= 1 }
-        let line = String(decoding: state.pending[state.start..<last], as: UTF8.self)
-        state.start = end + separator
+        let bytes = state.pending[state.start..<last]
         state.lineNumber += 1
+        guard let line = String(validating: bytes, as: UTF8.self) else {
+            let column = InputFile.firstInvalidUTF8(in: Array(bytes))?.column ?? 1
+            try fail(&state, .notUTF8(line: state.lineNumber, column: column))
+        }
+        if let (_, column) = InputFile.firstNUL(in: bytes) {
+            try fail(&state, .nul(line: state.lineNumber, column: column))
+        }
+        state.start = end + separator
         if state.start == state.pending.count {
             state.pending.removeAll(keepingCapacity: true)
             state.start = 0

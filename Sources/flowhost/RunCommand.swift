@@ -302,7 +302,7 @@ enum RunCommand {
 
     /// The lines of the script at `path`: a regular file of at most `limit` bytes (`--max-manifest-size`);
     /// exit 66 when it is missing (said with the `flowhost:` prefix, as a missing manifest is), 65 when it is a
-    /// FIFO, a device, a directory, too large or not UTF-8 text.
+    /// FIFO, a device, a directory, too large, not UTF-8 text or holds a NUL byte.
     private static func readScript(_ path: String, limit: Int) throws(Exit) -> (name: String, lines: [String]) {
         let bytes: [UInt8]
         do {
@@ -316,6 +316,9 @@ enum RunCommand {
         }
         if let (line, column) = InputFile.firstInvalidUTF8(in: bytes) {
             throw Exit(.invalidInput, "\(path):\(line): not UTF-8 text: an invalid byte at column \(column)")
+        }
+        if let (line, column) = InputFile.firstNUL(in: bytes) {
+            throw Exit(.invalidInput, "\(path):\(line): a NUL byte at column \(column), which no command holds")
         }
         var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .map(String.init)
