@@ -40,6 +40,13 @@ extension TraceReplay {
                     got: Self.describe(replayed, against: recorded))
             }
         }
+        // Every finished step has its screen line (the trace's last, cut short, is not compared): a trace
+        // without one here lost it, and the replay cannot say the screen is as recorded.
+        if screens.recorded == nil, let replayed = screens.replayed {
+            return divergence(
+                expected: "the screen: no screen line; the trace lost it", got: "the screen: " + replayed.screenLines[0]
+            )
+        }
         if let recorded = screens.recorded, let replayed = screens.replayed,
             Self.comparableScreen(recorded, root: roots.recorded, command: input.command, replayed: replayed)
                 != Self.comparableScreen(replayed, root: roots.replayed, command: input.command, replayed: replayed)

@@ -209,7 +209,8 @@ enum ReplayCommand {
             }
             print("  the screen at that point:")
             for line in divergence.screen { print("    \(line)") }
-            if divergence.recordedScreen != divergence.screen {
+            // A trace that lost the step's screen line has none to show.
+            if !divergence.recordedScreen.isEmpty, divergence.recordedScreen != divergence.screen {
                 print("  as recorded:")
                 for line in divergence.recordedScreen { print("    \(line)") }
             }

@@ -86,8 +86,15 @@ struct ReplayTests {
     @Test(.timeLimit(.minutes(20))) func aReplayedWaitForAReloadDoesNotWait() async throws {
         let lab = try SwapLab()
         var lines = try await Self.recordLines(lab, ["send greet"])
+        // Each wait leaves the screen as it was, and its error: its screen line is the one before, renumbered.
+        let screen = try #require(lines.last { $0.contains(#""kind":"screen""#) })
+        let timedOut =
+            #""status":"error","error":"no new generation of plugin 'greeter' within 3600 s; without --watch only a 'reload' command reloads it""#
         for input in 2...3 {
             lines.append(#"{"kind":"input","t":1,"session":1,"input":\#(input),"command":"wait reload greeter 3600"}"#)
+            lines.append(
+                screen.replacing(#""input":1,"#, with: #""input":\#(input),"#).replacing(
+                    #""status":"ok""#, with: timedOut))
         }
         // The trace's last input without a screen is where a recorded run was stopped, and is not replayed:
         // one more, so that both waits are.
@@ -165,6 +172,24 @@ struct ReplayTests {
         let document = try JSONValue(parsing: json.standardOutput)
         #expect(document["result"] == "identical")
         #expect(document["cutShort"]?["step"] == 37)
+    }
+
+    /// A finished step whose screen line the trace lost (edited, or lines dropped) is a divergence at that
+    /// step: the replay said "every screen as recorded" of a screen it had nothing to compare with.
+    @Test func aStepWhoseScreenLineIsLostDivergesThere() throws {
+        let (directory, path, environment) = try recordedDemo()
+        var lines = try readText(path).split(separator: "\n").map(String.init)
+        let lost = try #require(lines.firstIndex { $0.contains(#""kind":"screen""#) && $0.contains(#""input":5,"#) })
+        lines.remove(at: lost)
+        let edited = try directory.file("edited.jsonl", containing: lines.joined(separator: "\n") + "\n")
+
+        let replay = try Subprocess.flowhost(["replay", edited], environment: environment)
+
+        #expect(replay.status == 1, "\(replay.standardOutput)")
+        #expect(replay.outputLines.first?.contains(" diverged at step 5 of 37 ") == true, "\(replay.outputLines)")
+        #expect(replay.outputLines.contains("  expected: the screen: no screen line; the trace lost it"))
+        #expect(replay.outputLines.contains { $0.hasPrefix("  got:      the screen: stack: welcome > ") })
+        #expect(!replay.outputLines.contains("  as recorded:"), "nothing recorded to show")
     }
 
     @Test func replayCommandExitsZeroWhenIdenticalAndOneAtTheDivergence() throws {
