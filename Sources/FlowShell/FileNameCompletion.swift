@@ -9,7 +9,10 @@ import HostSupport
 /// shown as another's): in a shared directory, another user chooses the names. Never a name that is not UTF-8 either, which the line
 /// could only hold as another name (`snap\u{FFFD}.json` for `snap\xFF.json`), one that file does not have.
 enum FileNameCompletion {
-    /// How many entries of a directory are looked at: Tab stays quick in a directory of millions.
+    /// How many entries of a directory are looked at: Tab stays quick in a directory of millions. In a larger
+    /// one it offers nothing, rather than the matches among the entries it looked at: one of them alone would
+    /// be completed as if it were the only name that matches (`save comp/e` to `comp/ez.json` where
+    /// `comp/e space.json` was among the entries not looked at).
     static let entryLimit = 10_000
 
     /// The paths `word` can complete to, as typed (relative stays relative, `~/` stays, for `home`), sorted: a
@@ -24,7 +27,8 @@ enum FileNameCompletion {
         defer { closedir(stream) }
         var paths: [String] = []
         var looked = 0
-        while looked < entryLimit, let entry = readdir(stream) {
+        while let entry = readdir(stream) {
+            guard looked < entryLimit else { return [] }
             looked += 1
             // Not UTF-8: as a String, with U+FFFD for each bad byte, the name would be another file's.
             guard let name = String(validating: directoryEntryName(entry), as: UTF8.self), name != ".", name != "..",

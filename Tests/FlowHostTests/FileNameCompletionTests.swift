@@ -19,4 +19,22 @@ struct FileNameCompletionTests {
 
         #expect(FileNameCompletion.candidates(for: directory.path + "/sn") == [directory.path + "/snap.json"])
     }
+
+    /// In a directory of more entries than Tab looks at, it offers none: the matches among those it looked at
+    /// were offered as all there are (one alone was completed), whichever the directory gave first. Here every
+    /// entry matches, so that the old way offered some whatever the order.
+    @Test func aDirectoryLargerThanTabLooksAtOffersNothing() throws {
+        let directory = try TemporaryDirectory()
+        _ = try directory.file("ez.json", containing: "{}")
+        let word = directory.path + "/e"
+        #expect(FileNameCompletion.candidates(for: word) == [directory.path + "/ez.json"])
+
+        for index in 0..<FileNameCompletion.entryLimit {
+            let descriptor = open(directory.path + "/e\(index)", O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+            try #require(descriptor >= 0)
+            close(descriptor)
+        }
+
+        #expect(FileNameCompletion.candidates(for: word) == [])
+    }
 }
