@@ -1,3 +1,5 @@
+import FlowKit
+
 /// Why a plugin could not be loaded or used: one line naming the file and the cause, then a hint.
 ///
 /// A plugin that fails makes only its own routes fail; the host keeps serving the rest.
@@ -48,11 +50,12 @@ package struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertib
     package var description: String { "\(file): \(place.map { "\($0): " } ?? "")\(message)" }
 
     /// The one wording of a name a plugin does not export, for the registry, `validate` and a manifest reload:
-    /// `plugin 'auth' exports no manager 'SignOn'; it exports: Reauthenticate, SignIn`.
+    /// `plugin 'settings' exports no manager 'Setings' (did you mean 'Settings'?); it exports: About, Settings`.
     package static func notExported(_ what: String, _ name: String, by plugin: String, exports names: [String])
         -> String
     {
-        "plugin '\(plugin)' exports no \(what) '\(name)'; it exports: \(exported(names))"
+        let guess = Suggestion.closest(to: name, among: names.sorted()).map { " (did you mean '\($0)'?)" } ?? ""
+        return "plugin '\(plugin)' exports no \(what) '\(name)'\(guess); it exports: \(exported(names))"
     }
 
     /// What a plugin exports of one kind, as ``notExported(_:_:by:exports:)`` lists it after `it exports: `:

@@ -85,7 +85,7 @@ struct DropInCommandTests {
                 "\(plugins)/libCatalogPlugin.so: plugin 'catalog' requires plugin 'auth' ^1.0, which is not there; add it to a discovered directory or to \"plugins\"",
                 "\(plugins)/libSettingsPlugin.so: plugin 'settings' requires plugin 'auth' >=1.0 <2, which is not there; add it to a discovered directory or to \"plugins\"",
                 "\(plugins)/libExpressPlugin.so: plugin 'express' requires plugin 'catalog' ^1.0, which is refused; it is not loaded either",
-                "\(lab.manifestPath): routes[0].manager: plugin 'welcome' exports no manager 'Lanch'; it exports: Launch, Onboarding, OnboardingPage",
+                "\(lab.manifestPath): routes[0].manager: plugin 'welcome' exports no manager 'Lanch' (did you mean 'Launch'?); it exports: Launch, Onboarding, OnboardingPage",
                 "\(lab.manifestPath): 4 problems found",
             ])
     }

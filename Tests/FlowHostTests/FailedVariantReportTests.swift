@@ -41,7 +41,7 @@ struct FailedVariantReportTests {
         let warnings = [
             "\(trace) holds 1 of the 20 subjects its run was to simulate: the run stopped at the first subject whose script failed",
             "no request named 'catalog.detail' was handled in these traces, so nobody reached it",
-            "experiment 'create-flow' variant 'express' failed for 1 of its 1 exposed subjects (catalog.create: \(library): plugin 'express' exports no manager 'ExpressCreat'; it exports: ExpressCreate): its figures measure the failure, not the variant",
+            "experiment 'create-flow' variant 'express' failed for 1 of its 1 exposed subjects (catalog.create: \(library): plugin 'express' exports no manager 'ExpressCreat' (did you mean 'ExpressCreate'?); it exports: ExpressCreate): its figures measure the failure, not the variant",
         ]
         #expect(report.status == 0)
         #expect(report.errorLines == warnings.map { "flowhost: warning: \($0)" })
@@ -62,7 +62,7 @@ struct FailedVariantReportTests {
         #expect(
             report.errorLines == [
                 "flowhost: warning: \(trace) holds 3 of the 20 subjects its run was to simulate: the run stopped at the first subject whose script failed",
-                "flowhost: warning: experiment 'create-flow' variant 'classic' failed for 1 of its 1 exposed subjects (catalog.create: \(library): plugin 'catalog' exports no manager 'CreateIte'; it exports: AddItem, CreateItem, Home, ItemDetail, ItemList, QuickCreate): its figures measure the failure, not the variant",
+                "flowhost: warning: experiment 'create-flow' variant 'classic' failed for 1 of its 1 exposed subjects (catalog.create: \(library): plugin 'catalog' exports no manager 'CreateIte' (did you mean 'CreateItem'?); it exports: AddItem, CreateItem, Home, ItemDetail, ItemList, QuickCreate): its figures measure the failure, not the variant",
             ])
         #expect(
             report.standardOutput.contains("  express  50      2        2        100.0%"), "\(report.standardOutput)")

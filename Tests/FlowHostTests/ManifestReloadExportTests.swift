@@ -24,8 +24,8 @@ struct ManifestReloadExportTests {
         }
         #expect(
             errors.errors.map(\.description) == [
-                "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter'; it exports: Composer, Greeter, Poller",
-                "\(lab.manifestPath): services[0].service: plugin 'greeter' exports no service 'Stuk'; it exports: Stuck",
+                "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter' (did you mean 'Greeter'?); it exports: Composer, Greeter, Poller",
+                "\(lab.manifestPath): services[0].service: plugin 'greeter' exports no service 'Stuk' (did you mean 'Stuck'?); it exports: Stuck",
             ])
         #expect(errors.errors.map(\.kind) == [.unknownManager, .unknownService])
     }
@@ -73,8 +73,8 @@ struct ManifestReloadExportTests {
         #expect(
             reply.lines.prefix(3) == [
                 "manifest edit rejected, the routes in force are unchanged:",
-                "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter'; it exports: Composer, Greeter, Poller",
-                "\(lab.manifestPath): services[0].service: plugin 'greeter' exports no service 'Stuk'; it exports: Stuck",
+                "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter' (did you mean 'Greeter'?); it exports: Composer, Greeter, Poller",
+                "\(lab.manifestPath): services[0].service: plugin 'greeter' exports no service 'Stuk' (did you mean 'Stuck'?); it exports: Stuck",
             ])
     }
 
@@ -82,8 +82,8 @@ struct ManifestReloadExportTests {
         let lab = try SwapLab()
         try lab.writeManifest(Self.misspelt)
         let expected = [
-            "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter'; it exports: Composer, Greeter, Poller",
-            "\(lab.manifestPath): services[0].service: plugin 'greeter' exports no service 'Stuk'; it exports: Stuck",
+            "\(lab.manifestPath): routes[1].manager: plugin 'greeter' exports no manager 'Gretter' (did you mean 'Greeter'?); it exports: Composer, Greeter, Poller",
+            "\(lab.manifestPath): services[0].service: plugin 'greeter' exports no service 'Stuk' (did you mean 'Stuck'?); it exports: Stuck",
         ]
 
         let run = try Subprocess.flowhost(

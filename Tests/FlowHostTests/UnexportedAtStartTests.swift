@@ -27,11 +27,11 @@ struct UnexportedAtStartTests {
     @Test func aMisspeltManagerOfAPluginLoadedAtTheStartIsSaidAtItsPlace() throws {
         #expect(
             try host(routing: "SignOn").problems.map(\.description) == [
-                "/app.json: routes[0].manager: plugin 'auth' exports no manager 'SignOn'; it exports: Reauthenticate, SignIn, SignOut"
+                "/app.json: routes[0].manager: plugin 'auth' exports no manager 'SignOn' (did you mean 'SignIn'?); it exports: Reauthenticate, SignIn, SignOut"
             ])
         #expect(
             try host(routing: "SignOn", inExperiment: true).problems.map(\.description) == [
-                "/app.json: experiments.e.variants[0].manager: plugin 'auth' exports no manager 'SignOn'; it exports: Reauthenticate, SignIn, SignOut"
+                "/app.json: experiments.e.variants[0].manager: plugin 'auth' exports no manager 'SignOn' (did you mean 'SignIn'?); it exports: Reauthenticate, SignIn, SignOut"
             ])
         // Not problems: a manager exported, and one of a plugin not loaded yet, whose exports are not known.
         #expect(try host(routing: "SignIn").problems.isEmpty)
