@@ -50,7 +50,8 @@ extension HostShell {
         if words.count == 3 {
             guard let seconds = Double(words[2]), seconds > 0, seconds <= 3600 else {
                 return Reply(
-                    lines: [], status: .error("wait reload: '\(words[2])' is not a number of seconds from 0 to 3600"))
+                    lines: [],
+                    status: .error("wait reload: '\(words[2])' is not a number of seconds above 0 and at most 3600"))
             }
             timeout = .milliseconds(Int((seconds * 1000).rounded()))
         }

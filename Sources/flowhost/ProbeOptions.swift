@@ -8,7 +8,8 @@ func prober(_ parsed: Arguments) throws(Exit) -> PluginProber {
     var timeout = 10.0
     if let text = parsed.options["--probe-timeout"]?.last {
         guard let seconds = Double(text), seconds > 0, seconds <= 86_400 else {
-            throw Exit.usage("--probe-timeout must be a number of seconds above 0, not '\(text)'", parsed.usage)
+            throw Exit.usage(
+                "--probe-timeout must be a number of seconds above 0 and at most 86400, not '\(text)'", parsed.usage)
         }
         timeout = seconds
     }

@@ -34,7 +34,7 @@ enum RunCommand {
         own routes and is quarantined until its file changes. --trust loads without probing.
         --supervise runs the host in a child process that this one feeds commands: when a plugin's code
         crashes it (on any thread), makes it exit, stops it twice, closes its descriptors, or runs one
-        command longer than --hang-timeout SECONDS (default 10; 0: no limit), the plugin is named on
+        command longer than --hang-timeout SECONDS (default 10, at least 1; 0: no limit), the plugin is named on
         standard error in one line (FLOWHOST_BACKTRACE=1 adds a fatal error's stack trace, each plugin
         image named), the entry point that crashed (a manager, an action, a service) is quarantined, and
         a new host starts at the screen saved after the last command; a script goes on with its next line,
@@ -279,11 +279,14 @@ enum RunCommand {
     }
 
     /// `--hang-timeout SECONDS` of a supervised run: how long a command may take before the supervisor
-    /// takes its host for hung (default 10 s; 0 never does).
+    /// takes its host for hung (default 10 s; 0 never does). At least a second: a shorter one took every host
+    /// for hung as it started, and restarted it until the supervisor gave up, each time "hung for 0 s".
     private static func hangTimeout(_ parsed: Arguments) throws(Exit) -> Duration? {
         guard let text = parsed.options["--hang-timeout"]?.last else { return .seconds(10) }
-        guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
-            throw Exit.usage("--hang-timeout must be a number of seconds from 0 to 86400, not '\(text)'", parsed.usage)
+        guard let seconds = Double(text), seconds == 0 || (1...86_400).contains(seconds) else {
+            throw Exit.usage(
+                "--hang-timeout must be a number of seconds from 1 to 86400, or 0 for no limit, not '\(text)'",
+                parsed.usage)
         }
         return seconds == 0 ? nil : .milliseconds(Int((seconds * 1000).rounded()))
     }

@@ -190,7 +190,10 @@ struct ReloadWaitTests {
             await shell.perform("wait reload greter").status == .error("no plugin named 'greter'; plugins: greeter"))
         #expect(
             await shell.perform("wait reload greeter soon").status
-                == .error("wait reload: 'soon' is not a number of seconds from 0 to 3600"))
+                == .error("wait reload: 'soon' is not a number of seconds above 0 and at most 3600"))
+        #expect(
+            await shell.perform("wait reload greeter 0").status
+                == .error("wait reload: '0' is not a number of seconds above 0 and at most 3600"))
     }
 }
 

@@ -133,7 +133,8 @@ struct SupervisorWatchdogTests {
         #expect(elapsed < .seconds(30))
     }
 
-    @Test(arguments: ["-1", "ten", "1e9"])
+    /// Below a second (`0.000001`), every host was taken for hung as it started.
+    @Test(arguments: ["-1", "ten", "1e9", "0.000001", "0.5"])
     func aBadHangTimeoutIsAUsageError(value: String) throws {
         let scenario = try Scenario()
         let script = try scenario.script("stack\n")
@@ -143,7 +144,8 @@ struct SupervisorWatchdogTests {
         #expect(run.status == 64)
         #expect(
             run.errorLines.first
-                == "flowhost: --hang-timeout must be a number of seconds from 0 to 86400, not '\(value)'")
+                == "flowhost: --hang-timeout must be a number of seconds from 1 to 86400, or 0 for no limit, not '\(value)'"
+        )
     }
 
     @Test func aHangTimeoutWithoutASupervisorIsAUsageErrorBeforeTheTraceIsEmptied() throws {
