@@ -323,7 +323,10 @@ enum RunCommand {
         if let (line, column) = InputFile.firstNUL(in: bytes) {
             throw Exit(.invalidInput, "\(path):\(line): a NUL byte at column \(column), which no command holds")
         }
-        var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        // A byte order mark that an editor put first is no part of the first command, where it was invisible in
+        // `unknown command 'show'`.
+        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+        var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .map(String.init)
         if lines.last == "" { lines.removeLast() }
         return (path, lines)

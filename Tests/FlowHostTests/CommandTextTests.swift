@@ -46,6 +46,18 @@ struct CommandTextTests {
         #expect(run.standardOutput.isEmpty, "refused before the start")
     }
 
+    /// A byte order mark an editor put at the start of a script is skipped: it made the first command
+    /// unknown, invisibly (`unknown command 'show'; did you mean 'show'?`).
+    @Test func aScriptsByteOrderMarkIsSkipped() throws {
+        let directory = try TemporaryDirectory()
+        let script = try directory.file("s.flow", containing: [0xEF, 0xBB, 0xBF] + Array("expect top welcome\n".utf8))
+
+        let run = try Subprocess.flowhost(["run", Repository.path("manifests/demo.json"), "--script", script])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.outputLines.contains("> expect top welcome"))
+    }
+
     @Test func theReaderRefusesTheLineAndEveryLaterOne() throws {
         let directory = try TemporaryDirectory()
         let file = try directory.file(
