@@ -81,9 +81,12 @@ extension HostShell {
         }
         let typed = arguments.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         let narrowed = forms.filter { $0.alternatives.contains { $0.hasPrefix(typed) } }
-        return (narrowed.isEmpty ? forms : narrowed).flatMap {
-            $0.helpLines(width: Self.helpWidth, example: Self.example(example, $0))
-        }
+        // Words that no form begins with: said, rather than every form shown as if they had narrowed nothing.
+        let noneBegins = narrowed.isEmpty && typed != word ? ["no form of '\(word)' begins '\(typed)'; its forms:"] : []
+        return noneBegins
+            + (narrowed.isEmpty ? forms : narrowed).flatMap {
+                $0.helpLines(width: Self.helpWidth, example: Self.example(example, $0))
+            }
     }
 
     /// `open`'s example for `command`'s line, `nil` for any other line.

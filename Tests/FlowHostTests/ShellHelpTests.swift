@@ -54,6 +54,9 @@ struct ShellHelpTests {
         #expect(shell.execute("help dismiss").lines == shell.execute("help back").lines.prefix(1).map { $0 })
         let expect = shell.execute("help expect").lines
         #expect(expect.filter { !$0.hasPrefix(" ") }.map(\.firstWord) == Array(repeating: "expect", count: 7))
+        // Words no form begins with are said so, above every form.
+        #expect(
+            shell.execute("help expect zzz").lines == ["no form of 'expect' begins 'expect zzz'; its forms:"] + expect)
     }
 
     @Test func helpOfAWordThatIsNoCommandIsOneLineNamingTheNearest() throws {
