@@ -143,7 +143,9 @@ enum ReplayCommand {
             return .ok
         }
         // A trace is anyone's text: printed without control characters.
-        func print(_ line: String) { Swift.print(PrintableText.sanitized(line)) }
+        func print(_ line: String) { Swift.print(PrintableText.sanitized(Self.cut(line, over: 4096, keeping: 2048))) }
+        // A recorded command can be as long as a script's line (16 MiB): each line that names one names it cut.
+        func brief(_ command: String) -> String { Self.cut(command, over: 200, keeping: 64) }
         switch result {
         case .identical(let summary):
             // A supervised run's host that ended stops the replay: identical as far as it goes, which the line says.
@@ -157,7 +159,7 @@ enum ReplayCommand {
                     ? "is still in"
                     : "did not finish (it was stopped or killed there, or its trace could not be written further: a full disk)"
                 print(
-                    "note: the trace ends in step \(cut.step)\(session), \(cut.command), which the recorded run \(why): not replayed"
+                    "note: the trace ends in step \(cut.step)\(session), \(brief(cut.command)), which the recorded run \(why): not replayed"
                 )
             }
             if let ended = summary.hostEnded {
@@ -173,7 +175,7 @@ enum ReplayCommand {
                         ? "its supervisor restarted it at a snapshot, which a replay does not recreate: \(after)"
                         : "its supervisor started a new host, in a session of its own: \(after)"
                 print(
-                    "note: the recorded host ended \(place) step \(ended.step)\(session), \(ended.command) (\(how)); \(next)"
+                    "note: the recorded host ended \(place) step \(ended.step)\(session), \(brief(ended.command)) (\(how)); \(next)"
                 )
             }
             for plugin in summary.rebuilt {
@@ -190,8 +192,8 @@ enum ReplayCommand {
             // Step 0 is the session's start (`start`, or `restore FILE`), which the steps count after.
             let input =
                 divergence.step == 0
-                ? "at the start\(session)\(place)\(divergence.command == "start" ? "" : ": \(divergence.command)")"
-                : "at step \(divergence.step) of \(divergence.steps)\(session)\(place): \(divergence.command)"
+                ? "at the start\(session)\(place)\(divergence.command == "start" ? "" : ": \(brief(divergence.command))")"
+                : "at step \(divergence.step) of \(divergence.steps)\(session)\(place): \(brief(divergence.command))"
             Swift.print(
                 Console.output.failure(PrintableText.sanitized("replay of \(file) against \(path) diverged \(input)")))
             print("  expected: \(divergence.expected)")
@@ -199,7 +201,7 @@ enum ReplayCommand {
             if let input = divergence.sentPlaceholder {
                 let place = input.at.map { " (\($0))" } ?? ""
                 print(
-                    "  note: step \(input.step)\(place), \(input.command), sent the placeholder where the recorded run sent a value the trace leaves out: what depends on that value can differ"
+                    "  note: step \(input.step)\(place), \(brief(input.command)), sent the placeholder where the recorded run sent a value the trace leaves out: what depends on that value can differ"
                 )
             }
             for plugin in divergence.replayed.rebuilt {
@@ -272,5 +274,13 @@ enum ReplayCommand {
         case (nil, nil):
             return nil
         }
+    }
+
+    /// `text` as one line of the report says it: over `limit` characters, its first `kept` and how long it is, so
+    /// that a trace's 50 MB request name is not printed three times over.
+    static func cut(_ text: String, over limit: Int, keeping kept: Int) -> String {
+        guard text.utf8.count > limit else { return text }
+        let count = text.count
+        return count > limit ? "\(text.prefix(kept))... (\(count) characters)" : text
     }
 }

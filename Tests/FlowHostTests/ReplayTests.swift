@@ -192,6 +192,25 @@ struct ReplayTests {
         #expect(!replay.outputLines.contains("  as recorded:"), "nothing recorded to show")
     }
 
+    /// A long command (a script's line may hold 16 MiB) is named by its first 64 characters and its length,
+    /// and a long line of the report is cut too: a trace's 50 MB request name was printed three times over.
+    @Test func aLongCommandIsNamedByItsStartAndLength() throws {
+        let (directory, path, environment) = try recordedDemo()
+        let long = "send " + String(repeating: "x", count: 10_000)
+        var lines = try readText(path).split(separator: "\n").map(String.init)
+        let step = try #require(lines.firstIndex { $0.contains(#""kind":"input""#) && $0.contains(#""input":5,"#) })
+        lines[step] = lines[step].replacing(#/"command":"[^"]*"/#, with: #""command":"\#(long)""#)
+        let edited = try directory.file("edited.jsonl", containing: lines.joined(separator: "\n") + "\n")
+
+        let replay = try Subprocess.flowhost(["replay", edited], environment: environment)
+
+        #expect(replay.status == 1, "\(replay.standardOutput)")
+        let named = "\(long.prefix(64))... (\(long.count) characters)"
+        #expect(replay.outputLines.first?.hasSuffix(": " + named) == true, "\(replay.outputLines.first ?? "")")
+        #expect(replay.outputLines.allSatisfy { $0.count < 4200 }, "every line cut")
+        #expect(replay.standardOutput.utf8.count < 20_000)
+    }
+
     @Test func replayCommandExitsZeroWhenIdenticalAndOneAtTheDivergence() throws {
         let (directory, path, environment) = try recordedDemo()
 
