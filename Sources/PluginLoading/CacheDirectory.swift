@@ -42,14 +42,15 @@ package struct CacheDirectory: Sendable {
         return notADirectory.map { "the cache directory \(path) is not used: \($0.problem); remove \($0.file)" }
     }
 
-    /// Why each of the cache's files (the registry, the quarantine) that is there is never read nor replaced,
-    /// as one line naming it: a symbolic link, another user's file, anything but a regular file of the user's.
-    /// Its reads give nothing and its writes fail without a word (a cache is rebuilt, never an error), so the
-    /// registry that is a link (to a dotfiles copy) or root's (after a `sudo`) made every start probe every
-    /// plugin, for good, and nothing said why.
+    /// Why each of the cache's files (the registry, the quarantine, the lock its writers take) that is there
+    /// is never read nor replaced (nor locked), as one line naming it: a symbolic link, another user's file,
+    /// anything but a regular file of the user's. Its reads give nothing and its writes fail without a word (a
+    /// cache is rebuilt, never an error), so the registry that is a link (to a dotfiles copy) or root's (after a
+    /// `sudo`) made every start probe every plugin, for good, and nothing said why; a lock that is a FIFO or a
+    /// directory left two hosts writing the cache at once.
     package var unusableFiles: [String] {
         guard problem == nil else { return [] }
-        return [ProbeCache.fileName, PluginQuarantine.fileName].compactMap { name in
+        return [ProbeCache.fileName, PluginQuarantine.fileName, Self.lockFileName].compactMap { name in
             let file = path + "/" + name
             var status = stat()
             guard lstat(file, &status) == 0 else { return nil }
@@ -60,6 +61,10 @@ package struct CacheDirectory: Sendable {
                 problem = "it is owned by \(PathTrust.userName(status.st_uid)), not by uid \(geteuid())"
             case S_IFLNK: problem = "it is a symbolic link"
             default: problem = "it is not a regular file"
+            }
+            guard name != Self.lockFileName else {
+                return
+                    "the cache's lock \(file) is not taken, so two runs may write the cache at once: \(problem); remove it"
             }
             return "the cache file \(file) is neither read nor replaced: \(problem); remove it"
         }

@@ -67,6 +67,25 @@ struct PrivateCacheTests {
             ])
     }
 
+    /// A lock file that is a FIFO (or a directory, a link) is one the cache's writers cannot lock, and they
+    /// wrote without it, without a word. It is said.
+    @Test func aLockThatIsNoFileIsSaidToBeUnused() throws {
+        let lab = try CacheLab()
+        let cache = lab.temporary.path + "/cache"
+        #expect(try lab.flowhost(["validate", lab.manifest], cache: cache).status == 0)
+        let lock = cache + "/flowhost/lock"
+        _ = unlink(lock)
+        try #require(mkfifo(lock, 0o600) == 0)
+
+        let run = try lab.flowhost(["validate", lab.manifest], cache: cache)
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.errorLinesWithoutNotes == [
+                "flowhost: warning: the cache's lock \(lock) is not taken, so two runs may write the cache at once: it is not a regular file; remove it"
+            ])
+    }
+
     /// `XDG_CACHE_HOME` in a shared directory, where another user put a link of theirs to a directory of theirs
     /// first: flowhost makes nothing through it (the link's target would get an empty `flowhost/` of the
     /// user's, where its owner chose).
