@@ -6,6 +6,9 @@ import Glibc
 ///
 /// Lines end at `\n`, which is not part of them; a last line without one is a line too. Nothing is decoded:
 /// the caller checks that a line is text.
+///
+/// The file is read as long as it was when it was opened: what is appended later (a run still writing its
+/// trace) is not, so that reading a file that grows faster than it is read ends.
 package final class FileLineReader {
     /// The number of the line ``next()`` returned last, from 1.
     package private(set) var lineNumber = 0
@@ -22,6 +25,8 @@ package final class FileLineReader {
     /// Where the search for the next `\n` resumes: the bytes from `start` to it hold none.
     private var scanned = 0
     private var atEnd = false
+    /// How many of the bytes the file had when it was opened are still to be read.
+    private var unread: Int
     /// What one `read` fills (`chunkSize` bytes), made once: growing `buffer` by a chunk of zeros for each read
     /// is slow in a debug build.
     private var scratch: [UInt8]
@@ -37,6 +42,8 @@ package final class FileLineReader {
         throws(InputFile.Failure)
     {
         descriptor = try InputFile.openRegular(path, what: what)
+        var status = stat()
+        unread = fstat(descriptor, &status) == 0 ? Int(status.st_size) : Int.max
         self.what = what
         self.maxLineLength = maxLineLength
         scratch = [UInt8](repeating: 0, count: max(1, chunkSize))
@@ -101,11 +108,13 @@ package final class FileLineReader {
             start = 0
         }
         var got = -1
+        let wanted = min(scratch.count, unread)
         while got < 0 {
-            got = scratch.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            got = scratch.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, wanted) }
             if got < 0 && errno != EINTR { throw InputFile.failure(errno, what: what) }
         }
         buffer.append(contentsOf: scratch[..<got])
+        unread -= got
         if got == 0 { atEnd = true }
     }
 }

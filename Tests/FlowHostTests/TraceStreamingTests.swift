@@ -22,6 +22,23 @@ struct TraceStreamingTests {
         }
     }
 
+    /// What is appended once the file is open is not read: a report of a trace that grew faster than it was
+    /// read never ended.
+    @Test func linesAppendedAfterTheFileIsOpenedAreNotRead() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("lines", containing: "a\nb\n")
+        let reader = try FileLineReader(path: path, what: "file", chunkSize: 1)
+        #expect(try reader.next() == Array("a".utf8))
+
+        let appending = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        try #require(appending >= 0)
+        defer { close(appending) }
+        #expect(write(appending, "c\n", 2) == 2)
+
+        #expect(try reader.next() == Array("b".utf8))
+        #expect(try reader.next() == nil)
+    }
+
     @Test func aLineLongerThanTheLimitIsRefusedWithoutReadingItWhole() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.file("lines", containing: "ab\n" + String(repeating: "x", count: 11) + "\nend")
