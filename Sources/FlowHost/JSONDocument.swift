@@ -130,8 +130,9 @@ package enum JSONDocument {
         ]
     }
 
-    /// `list --json`: `{"errors": [], "manifest", "routes": [ROUTE...], "guards": [{"name", "summary",
-    /// "declaredBy", "refuses", "conflict"}], "deepLinks": [{"pattern", "summary", "declaredBy"}], "discovery"}`, each route
+    /// `list --json`: `{"errors": [], "manifest", "routes": [ROUTE...], "services": [{"name", "declaredBy"}],
+    /// "guards": [{"name", "summary", "declaredBy", "refuses", "conflict"}], "deepLinks": [{"pattern", "summary",
+    /// "declaredBy"}], "discovery"}`, the services in start order, each route
     /// `{"request", "from", "plugin", "manager", "experiment", "declaredBy", "library", "status", "error"}`;
     /// `discovery` is `null` for a manifest that discovers nothing (see ``discovery(_:)``).
     package static func routes(_ table: RoutingTable) -> JSONValue {
@@ -155,6 +156,10 @@ package enum JSONDocument {
         }
         return [
             "manifest": .string(table.manifest), "routes": .array(routes),
+            "services": .array(
+                table.services.map {
+                    ["name": .string($0.key), "declaredBy": .string($0.declaredBy.description)]
+                }),
             "guards": .array(
                 table.guards.map { declaration -> JSONValue in
                     guard declaration.conflict.isEmpty else {

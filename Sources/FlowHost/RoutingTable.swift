@@ -57,6 +57,8 @@ package struct RoutingTable: Sendable {
     package var guards: [Declaration]
     /// The deep links in force, in order.
     package var deepLinks: [Declaration]
+    /// The services the host starts, in the order it starts them (`plugin.Service`, no summary).
+    package var services: [Declaration]
     /// What discovery found and set aside, for a manifest that discovers plugins (and then the registry's
     /// manifest is its ``PluginComposition/manifest``); `nil` otherwise.
     package var composition: PluginComposition?
@@ -110,6 +112,13 @@ package struct RoutingTable: Sendable {
                 summary: link.steps.map(\.name.rawValue).joined(separator: ", ")
                     + (link.fromRoot ? ", from the root" : ""),
                 declaredBy: composition?.deepLinkSources[link.pattern.description] ?? .manifest)
+        }
+        // A service the declared manifest does not start is one its plugin declares it starts.
+        let declaredServices = Set(composition?.declared.services ?? manifest.services)
+        services = manifest.services.map { service in
+            Declaration(
+                key: service.reportedName, summary: "",
+                declaredBy: declaredServices.contains(service) ? .manifest : .plugin(service.plugin))
         }
         entries = manifest.routes.flatMap { route -> [Entry] in
             switch route.target {
@@ -182,20 +191,23 @@ package struct RoutingTable: Sendable {
         plugins.map { "'\($0)'" }.joined(separator: ", ")
     }
 
-    /// The guards and deep links, as lines for people under the table, each with who declared it:
-    /// `  signedIn: catalog.* unless context user: redirect to auth.signIn (declared by catalog)`; a guard in
-    /// conflict with what it refuses and the plugins: `  signedIn: catalog.*, express.*: refused (declared
-    /// differently by plugins 'catalog', 'express')`.
+    /// The services, guards and deep links, as lines for people under the table, each with who declared it:
+    /// `  auth.Session (declared by manifest)`, in the order they start; `  signedIn: catalog.* unless context
+    /// user: redirect to auth.signIn (declared by catalog)`; a guard in conflict with what it refuses and the
+    /// plugins: `  signedIn: catalog.*, express.*: refused (declared differently by plugins 'catalog',
+    /// 'express')`.
     package var declarationLines: [String] {
         var lines: [String] = []
-        for (title, declarations) in [("guards:", guards), ("deep links:", deepLinks)] where !declarations.isEmpty {
+        let sections = [("services, in start order:", services), ("guards:", guards), ("deep links:", deepLinks)]
+        for (title, declarations) in sections where !declarations.isEmpty {
             lines.append(title)
             lines += declarations.map { declaration in
                 let by =
                     declaration.conflict.isEmpty
                     ? "declared by \(declaration.declaredBy)"
                     : "declared differently by plugins \(Self.names(declaration.conflict))"
-                return "  \(declaration.key): \(declaration.summary) (\(by))"
+                let summary = declaration.summary.isEmpty ? "" : ": \(declaration.summary)"
+                return "  \(declaration.key)\(summary) (\(by))"
             }
         }
         return lines

@@ -25,7 +25,7 @@ struct DropInCommandTests {
         #expect(dropIn.standardOutput == demo.standardOutput)
     }
 
-    @Test func listSaysWhoDeclaredEachRouteGuardAndDeepLinkAndWhatWasSetAside() throws {
+    @Test func listSaysWhoDeclaredEachRouteServiceGuardAndDeepLinkAndWhatWasSetAside() throws {
         let cache = try TemporaryDirectory()
         let manifest = Repository.path("manifests/dropin.json")
 
@@ -37,7 +37,11 @@ struct DropInCommandTests {
         #expect(lines.first?.hasPrefix("REQUEST") == true && lines.first?.contains("DECLARED BY") == true)
         #expect(lines.contains { $0.hasPrefix("launch ") && $0.contains(" welcome ") })
         #expect(
-            lines.suffix(7) == [
+            lines.suffix(11) == [
+                "services, in start order:",
+                "  auth.Session (declared by auth)",
+                "  catalog.Store (declared by catalog)",
+                "  settings.Analytics (declared by settings)",
                 "guards:",
                 "  signedIn: catalog.* unless context user: redirect to auth.signIn (declared by catalog)",
                 "deep links:",
@@ -49,6 +53,12 @@ struct DropInCommandTests {
         let routes = try #require(json["routes"]?.array)
         #expect(routes.count == 12)
         #expect(json["guards"]?.array?.map { $0["declaredBy"] } == ["catalog"])
+        #expect(
+            json["services"]
+                == [
+                    ["name": "auth.Session", "declaredBy": "auth"], ["name": "catalog.Store", "declaredBy": "catalog"],
+                    ["name": "settings.Analytics", "declaredBy": "settings"],
+                ])
         #expect(
             json["deepLinks"]?.array?.compactMap { $0["pattern"]?.string } == [
                 "demo://items/new", "demo://items/{id:int}",
