@@ -39,7 +39,7 @@ extension Host {
         for name in registry.pluginNames {
             plugins[name] = [
                 "status": .string(statsStatus(of: name).name),
-                "images": .number(Double(registry.images(of: name))),
+                "images": .number(Double(registry.openedImages(of: name))),
             ]
         }
         var experiments: [String: JSONValue] = [:]

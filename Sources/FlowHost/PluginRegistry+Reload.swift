@@ -162,8 +162,13 @@ extension PluginRegistry {
             ?? 64
     }
 
-    /// Images opened for plugin `name`, the current one included.
+    /// Images opened for plugin `name`'s library, the current one included.
     package func images(of name: String) -> Int { slots[name]?.images ?? 0 }
+
+    /// Every image opened for plugin `name`, those of the libraries it was loaded from before included (a
+    /// discovered plugin whose library moved to another file, a manifest edit): what ``maxImagesPerPlugin``
+    /// counts, and `stats` shows.
+    package func openedImages(of name: String) -> Int { slots[name]?.openedImages ?? 0 }
 
     /// The generation of plugin `name` that serves (as `reload` and `wait reload` number them: the first
     /// image loaded is 1); `nil` while none is loaded.
