@@ -205,9 +205,11 @@ extension Host {
             let before = previous.plugin(named: plugin.name)
             let stoppedServices = stopped.filter { $0.hasPrefix(plugin.name + ".") }
             func removal(from file: String) -> HostEvent {
-                .pluginRemoved(
+                // The file may be there still, written over by another plugin's library.
+                let nowHolds = next.plugins.first { $0.library == file && $0.name != plugin.name }?.name
+                return .pluginRemoved(
                     plugin: plugin.name, file: file, routes: routes(declaredBy: plugin, in: next),
-                    services: stoppedServices)
+                    services: stoppedServices, nowHolds: nowHolds)
             }
             switch plugin.state {
             case .active

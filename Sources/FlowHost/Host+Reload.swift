@@ -340,7 +340,8 @@ extension Host {
             "plugins: \(counted(stats.reloads, "reload")), \(stats.refusedReloads) refused, \(counted(registry.leakedImages, "image")) no longer serving, still mapped (cap \(registry.maxImagesPerPlugin) images per plugin)"
         )
         for name in registry.pluginNames {
-            lines.append("  \(name): \(statsStatus(of: name).words), \(counted(registry.openedImages(of: name), "image"))")
+            lines.append(
+                "  \(name): \(statsStatus(of: name).words), \(counted(registry.openedImages(of: name), "image"))")
         }
         for (experiment, variants) in HostStats.exposureCounts(stats.exposures, of: manifest.experiments) {
             let counts = variants.map { "\($0.name) \($0.count)" }.joined(separator: ", ")

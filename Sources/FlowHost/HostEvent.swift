@@ -35,8 +35,9 @@ package enum HostEvent: Sendable, CustomStringConvertible {
     case pluginDiscovered(plugin: String, file: String, routes: [String], services: [String], setAside: [String])
     /// A discovered plugin's library was removed, or the library of a plugin the manifest's `plugins` lists
     /// in a manifest that discovers: the routes named in `routes` fail from now on (its image stays loaded)
-    /// and the services named in `services` were stopped.
-    case pluginRemoved(plugin: String, file: String, routes: [String], services: [String])
+    /// and the services named in `services` were stopped. `nowHolds` is the plugin `file` holds instead,
+    /// when another plugin's library was written over it.
+    case pluginRemoved(plugin: String, file: String, routes: [String], services: [String], nowHolds: String? = nil)
     /// A discovered plugin that served is left out by the manifest's `exclude.plugins` entry at `by`
     /// (`exclude.plugins[0]`), after an edit: the routes named in `routes` are no longer routed to it (its
     /// image stays loaded) and the services named in `services` were stopped.
@@ -70,18 +71,19 @@ package enum HostEvent: Sendable, CustomStringConvertible {
             "discovered plugin '\(plugin)' at \(file): "
                 + (routes.isEmpty
                     ? (setAside.isEmpty ? "it declares no routes" : "no route goes live")
-                    : "routes \(routes.joined(separator: ", ")) go live")
+                    : Self.routes(routes, "go live", "goes live"))
                 + (setAside.isEmpty ? "" : "; set aside: \(setAside.joined(separator: ", "))")
                 + (services.isEmpty ? "" : "; started services: \(services.joined(separator: ", "))")
-        case .pluginRemoved(let plugin, let file, let routes, let services):
-            "plugin '\(plugin)' removed (\(file)): "
+        case .pluginRemoved(let plugin, let file, let routes, let services, let nowHolds):
+            "plugin '\(plugin)' removed (\(file)\(nowHolds.map { " now holds plugin '\($0)'" } ?? "")): "
                 + (routes.isEmpty
-                    ? "it served no routes" : "routes \(routes.joined(separator: ", ")) fail until it is back")
+                    ? "it served no routes" : Self.routes(routes, "fail until it is back", "fails until it is back"))
                 + (services.isEmpty ? "" : "; stopped services: \(services.joined(separator: ", "))")
         case .pluginExcluded(let plugin, let file, let place, let routes, let services):
             "plugin '\(plugin)' excluded by \(place) (\(file)): "
                 + (routes.isEmpty
-                    ? "it served no routes" : "routes \(routes.joined(separator: ", ")) are no longer routed to it")
+                    ? "it served no routes"
+                    : Self.routes(routes, "are no longer routed to it", "is no longer routed to it"))
                 + (services.isEmpty ? "" : "; stopped services: \(services.joined(separator: ", "))")
         case .discoveryProblem(let error, let services):
             "discovery: \(error)"
@@ -91,6 +93,11 @@ package enum HostEvent: Sendable, CustomStringConvertible {
 }
 
 extension HostEvent {
+    /// `routes a, b go live`, or for one `route a goes live`.
+    fileprivate static func routes(_ routes: [String], _ plural: String, _ singular: String) -> String {
+        routes.count == 1 ? "route \(routes[0]) \(singular)" : "routes \(routes.joined(separator: ", ")) \(plural)"
+    }
+
     /// Whether the event says a plugin's library was refused: a reload refused, or the changed library of a
     /// plugin not loaded yet that its first use would refuse.
     package var isRefusal: Bool {

@@ -65,7 +65,7 @@ final class ReloadWait {
             record(.discovered, of: plugin)
         case .unloadedLibraryChanged(let plugin, _, let refusal):
             record(refusal.map { .wouldBeRefused($0.description, said: said) } ?? .awaitsFirstUse, of: plugin)
-        case .pluginRemoved(let plugin, let file, _, _):
+        case .pluginRemoved(let plugin, let file, _, _, _):
             record(.removed(file: file), of: plugin)
         default:
             false

@@ -38,7 +38,7 @@ extension TraceRecorder {
             line.add("routes", strings: routes)
             line.add("services", strings: services)
             if !setAside.isEmpty { line.add("setAside", strings: setAside) }
-        case .pluginRemoved(let plugin, let file, let routes, let services):
+        case .pluginRemoved(let plugin, let file, let routes, let services, _):
             line.add("plugin", plugin)
             line.add("library", file)
             line.add("routes", strings: routes)

@@ -92,7 +92,8 @@ struct BundledPluginTests {
         }
         #expect(
             error.message.hasSuffix(
-                "libSettingsPlugin.so: plugin 'settings' exports no manager 'Abuot' (did you mean 'About'?); it exports: About, Settings"))
+                "libSettingsPlugin.so: plugin 'settings' exports no manager 'Abuot' (did you mean 'About'?); it exports: About, Settings"
+            ))
     }
 
     @Test func demoManifestValidates() throws {

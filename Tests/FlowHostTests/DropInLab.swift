@@ -96,7 +96,7 @@ extension HostEvent {
         switch self {
         case .pluginDiscovered(let plugin, _, let routes, let services, _):
             "discovered \(plugin) routes=\(routes.joined(separator: ",")) services=\(services.joined(separator: ","))"
-        case .pluginRemoved(let plugin, _, let routes, let services):
+        case .pluginRemoved(let plugin, _, let routes, let services, _):
             "removed \(plugin) routes=\(routes.joined(separator: ",")) services=\(services.joined(separator: ","))"
         case .pluginReloaded(let plugin, let generation, _, _, _): "reloaded \(plugin) \(generation)"
         case .pluginUnchanged(let plugin): "unchanged \(plugin)"

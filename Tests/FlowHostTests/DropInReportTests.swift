@@ -37,7 +37,7 @@ struct DropInReportTests {
         #expect(
             events.lines == [
                 "reloaded manifest \(lab.manifestPath): 0 routes",
-                "plugin 'greeter' excluded by exclude.plugins[0] (\(path)): routes greet are no longer routed to it",
+                "plugin 'greeter' excluded by exclude.plugins[0] (\(path)): route greet is no longer routed to it",
             ])
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .unhandled, "left out, not failing")
         #expect(host.statsLines.contains("  greeter: excluded, 1 image"), "\(host.statsLines)")

@@ -67,7 +67,7 @@ struct ListedPluginReturnTests {
         try lab.writeManifest(members: #""plugins": {"greeter": "./libGreeter.so"}"#)
         let line = try #require(await events.nextLine())
 
-        #expect(line.hasPrefix("discovered plugin 'greeter' at \(lab.listed): routes greet"), "\(line)")
+        #expect(line.hasPrefix("discovered plugin 'greeter' at \(lab.listed): route greet goes live"), "\(line)")
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
         #expect(host.statsLines.contains("  greeter: loaded, 1 image"), "\(host.statsLines)")
     }
@@ -99,7 +99,7 @@ struct ListedPluginReturnTests {
         try lab.replaceListed(with: "libGreeterPluginV1.so")
         let line = try #require(await events.nextLine())
 
-        #expect(line.hasPrefix("discovered plugin 'greeter' at \(lab.listed): routes greet"), "\(line)")
+        #expect(line.hasPrefix("discovered plugin 'greeter' at \(lab.listed): route greet goes live"), "\(line)")
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
     }
 
@@ -167,7 +167,7 @@ struct ListedPluginReturnTests {
         let result = shell.execute("reload manifest")
 
         #expect(
-            result.lines.contains("plugin 'greeter' removed (\(lab.listed)): routes greet fail until it is back"),
+            result.lines.contains("plugin 'greeter' removed (\(lab.listed)): route greet fails until it is back"),
             "\(result.lines)")
         #expect(!result.lines.contains { $0.hasPrefix("discovery: ") }, "said once: \(result.lines)")
         #expect(host.statsLines.contains("  greeter: removed, 0 images"), "\(host.statsLines)")

@@ -108,7 +108,8 @@ struct ManagerFailureTerminalTests {
         let reply = shell.execute("send home.show")
 
         // The settings tab's manager is misspelt: Home, having presented its screen, fails with the tab's request.
-        let cause = "plugin 'settings' exports no manager 'Setings' (did you mean 'Settings'?); it exports: About, Settings"
+        let cause =
+            "plugin 'settings' exports no manager 'Setings' (did you mean 'Settings'?); it exports: About, Settings"
         guard case .error(let error) = reply.status else { throw TestFailure("no error: \(reply.status)") }
         #expect(error.hasPrefix("home.show failed: ") && error.hasSuffix(cause), "\(error)")
         let line = "home.show from app: failed in catalog.Home (libCatalogPlugin.so)"
@@ -137,7 +138,9 @@ struct ManagerFailureTerminalTests {
 
         guard case .error(let error) = reply.status else { throw TestFailure("no error: \(reply.status)") }
         #expect(
-            error.hasSuffix("plugin 'settings' exports no manager 'Setings' (did you mean 'Settings'?); it exports: About, Settings"), "\(error)")
+            error.hasSuffix(
+                "plugin 'settings' exports no manager 'Setings' (did you mean 'Settings'?); it exports: About, Settings"
+            ), "\(error)")
         #expect(reply.lines.isEmpty, "\(reply.lines)")
         #expect(reply.onScreen == nil)
     }

@@ -89,7 +89,9 @@ struct OutOfUsePluginShellTests {
 
         #expect(fixed.status == .ok, "\(fixed.status)")
         #expect(
-            fixed.lines.contains { $0.hasPrefix("discovered plugin 'greeter' at \(lab.listed): routes greet go live") },
+            fixed.lines.contains {
+                $0.hasPrefix("discovered plugin 'greeter' at \(lab.listed): route greet goes live")
+            },
             "\(fixed.lines)")
         #expect(shell.execute("send greet").status == .ok)
     }

@@ -1,0 +1,28 @@
+import FlowKit
+import Testing
+
+@testable import FlowHost
+
+/// A discovered library written over by another plugin's: the plugin it held is removed, and the line says
+/// what the file holds now. It said only `removed (FILE)`, naming a file that was there, serving another
+/// plugin.
+@MainActor
+struct OverwrittenDropInTests {
+    @Test func aLibraryWrittenOverByAnotherPluginsSaysWhatItHoldsNow() throws {
+        let lab = try DropInLab()
+        let library = try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let host = try lab.host()
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+
+        try lab.replace("libGreeter.so", with: "libWelcomePlugin.so")
+        let events = host.rediscover(changed: library)
+
+        let lines = events.map(\.description)
+        #expect(
+            lines.contains(
+                "plugin 'greeter' removed (\(library) now holds plugin 'welcome'): route greet fails until it is back"
+            ),
+            "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("discovered plugin 'welcome' at \(library): ") }, "\(lines)")
+    }
+}
