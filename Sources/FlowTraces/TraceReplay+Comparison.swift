@@ -3,9 +3,12 @@ import FlowKit
 /// Comparing what an input caused when recorded with what it causes replayed.
 extension TraceReplay {
     /// The first difference between what `input` caused when recorded and when replayed, if any.
+    ///
+    /// - Parameter endsRecording: Whether `input` is the last of its recording: another recording's trace
+    ///   joined after it follows. It may have been cut short there, its screen line unwritten.
     func compare(
         _ expected: [TraceEvent], _ got: [TraceEvent], screens: (recorded: TraceEvent?, replayed: TraceEvent?),
-        input: Trace.Input, session: ReplayedSession
+        input: Trace.Input, session: ReplayedSession, endsRecording: Bool
     ) -> ReplayDivergence? {
         let roots = session.roots
         func divergence(expected: String, got: String) -> ReplayDivergence {
@@ -40,9 +43,10 @@ extension TraceReplay {
                     got: Self.describe(replayed, against: recorded))
             }
         }
-        // Every finished step has its screen line (the trace's last, cut short, is not compared): a trace
-        // without one here lost it, and the replay cannot say the screen is as recorded.
-        if screens.recorded == nil, let replayed = screens.replayed {
+        // Every finished step has its screen line (the trace's last, cut short, is not compared, nor is a
+        // recording's last, which a trace joined after it follows): a trace without one here lost it, and the
+        // replay cannot say the screen is as recorded.
+        if screens.recorded == nil, !endsRecording, let replayed = screens.replayed {
             return divergence(
                 expected: "the screen: no screen line; the trace lost it", got: "the screen: " + replayed.screenLines[0]
             )

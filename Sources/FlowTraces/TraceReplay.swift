@@ -222,7 +222,8 @@ package final class TraceReplay {
             if input.number > 0 { summary.steps += 1 }
             summary.events += counted
             if var divergence = compare(
-                expected, compared, screens: (input.screen, screen), input: input, session: session)
+                expected, compared, screens: (input.screen, screen), input: input, session: session,
+                endsRecording: Self.isHeader(upcoming))
             {
                 // The session's steps, counted by reading the rest of its inputs: the divergence says how far
                 // into it the replay came.
@@ -251,6 +252,10 @@ package final class TraceReplay {
 
     private static func beginsSession(_ step: TraceStep?) -> Bool {
         if case .session = step { true } else { false }
+    }
+
+    private static func isHeader(_ step: TraceStep?) -> Bool {
+        if case .header = step { true } else { false }
     }
 
     /// How many inputs the rest of the trace has, from `upcoming` on, read to its end.
