@@ -262,6 +262,15 @@ package struct PluginComposition: Sendable {
         }
     }
 
+    /// The plugin other than `name` whose library is `library` now, in use or not: what a removed plugin's
+    /// file holds when another plugin's library was written over it.
+    package func plugin(at library: String, other name: String) -> String? {
+        plugins.first { plugin in
+            if case .removed = plugin.state { return false }
+            return plugin.library == library && plugin.name != name
+        }?.name
+    }
+
     // MARK: - Plugins
 
     private mutating func collectPlugins(

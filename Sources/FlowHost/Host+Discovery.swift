@@ -206,10 +206,9 @@ extension Host {
             let stoppedServices = stopped.filter { $0.hasPrefix(plugin.name + ".") }
             func removal(from file: String) -> HostEvent {
                 // The file may be there still, written over by another plugin's library.
-                let nowHolds = next.plugins.first { $0.library == file && $0.name != plugin.name }?.name
-                return .pluginRemoved(
+                .pluginRemoved(
                     plugin: plugin.name, file: file, routes: routes(declaredBy: plugin, in: next),
-                    services: stoppedServices, nowHolds: nowHolds)
+                    services: stoppedServices, nowHolds: next.plugin(at: file, other: plugin.name))
             }
             switch plugin.state {
             case .active

@@ -10,8 +10,9 @@ extension Host {
     package enum OutOfUse: Sendable {
         /// A manifest edit dropped it from `plugins`; its slot outlives it, since an image cannot be unloaded.
         case dropped
-        /// Its library, at `library`, was removed from its discovered directory.
-        case removed(library: String)
+        /// Its library, at `library`, was removed from its discovered directory, or written over by the library
+        /// of plugin `nowHolds`.
+        case removed(library: String, nowHolds: String? = nil)
         /// The manifest's `exclude.plugins` entry at `by` leaves it out.
         case excluded(by: String)
         /// Listed in the manifest's `plugins`, its library, at `library`, was deleted, its entry unchanged.
@@ -31,7 +32,10 @@ extension Host {
         package func reason(_ name: String) -> String {
             switch self {
             case .dropped: "plugin '\(name)' was removed from the manifest"
-            case .removed(let library): "plugin '\(name)' is no longer discovered: its library \(library) was removed"
+            case .removed(let library, let nowHolds?):
+                "plugin '\(name)' is no longer discovered: its library \(library) now holds plugin '\(nowHolds)'"
+            case .removed(let library, nil):
+                "plugin '\(name)' is no longer discovered: its library \(library) was removed"
             case .deleted(let library): "plugin '\(name)' is removed: its library \(library) was deleted"
             case .excluded(let place): "plugin '\(name)' is excluded by the manifest's \(place)"
             case .refused(let error): "plugin '\(name)' is refused: \(error)"
@@ -44,7 +48,9 @@ extension Host {
         if let composition {
             if let plugin = composition.plugin(named: name) {
                 switch plugin.state {
-                case .removed: return .removed(library: plugin.library)
+                case .removed:
+                    return .removed(
+                        library: plugin.library, nowHolds: composition.plugin(at: plugin.library, other: name))
                 case .refused(let error):
                     if let deleted = deletedLibraries[name], deleted.error == error {
                         return .deleted(library: deleted.library)
@@ -63,10 +69,12 @@ extension Host {
     }
 
     /// The library of plugin `name` when discovery has it removed (deleted, for one the manifest's `plugins`
-    /// lists) and the file is still not there; `nil` otherwise, one back but not yet read again too.
-    package func goneLibrary(of name: String) -> String? {
+    /// lists) and the file is still not there, or holds another plugin; `nil` otherwise, one back but not yet
+    /// read again too.
+    package func goneLibrary(of name: String) -> (library: String, nowHolds: String?)? {
         switch outOfUse(name) {
-        case .removed(let library)?, .deleted(let library)?: access(library, F_OK) == 0 ? nil : library
+        case .removed(let library, let nowHolds?)?: (library, nowHolds)
+        case .removed(let library, nil)?, .deleted(let library)?: access(library, F_OK) == 0 ? nil : (library, nil)
         default: nil
         }
     }

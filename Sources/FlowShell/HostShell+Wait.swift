@@ -56,7 +56,9 @@ extension HostShell {
             timeout = .milliseconds(Int((seconds * 1000).rounded()))
         }
         // Removed, its library still gone: no generation comes until it is back, so the wait says so at once.
-        if let library = host.goneLibrary(of: plugin) { return Self.removed(plugin, library) }
+        if let gone = host.goneLibrary(of: plugin) {
+            return Self.removed(plugin, gone.library, nowHolds: gone.nowHolds)
+        }
         // Dropped from the manifest or excluded by it: none comes until a manifest edit brings it back.
         if let reason = withdrawal(of: plugin) { return Self.withdrawn(reason) }
         var result = await reloadWait.next(of: plugin, within: waitsForReloads ? timeout : .zero)
@@ -90,8 +92,8 @@ extension HostShell {
                 lines: [],
                 status: .error(
                     "waited for plugin '\(plugin)', not loaded yet, but its new library would be refused\(why)"))
-        case .removed(let library):
-            return Self.removed(plugin, library)
+        case .removed(let library, let nowHolds):
+            return Self.removed(plugin, library, nowHolds: nowHolds)
         case .withdrawn(let reason):
             return Self.withdrawn(reason)
         case .interrupted:
@@ -106,9 +108,11 @@ extension HostShell {
 }
 
 extension HostShell {
-    /// The error of a wait for `plugin`, removed, its `library` gone.
-    fileprivate static func removed(_ plugin: String, _ library: String) -> Reply {
-        Reply(lines: [], status: .error("wait reload: plugin '\(plugin)' was removed; its library \(library) is gone"))
+    /// The error of a wait for `plugin`, removed, its `library` gone or holding plugin `nowHolds`.
+    fileprivate static func removed(_ plugin: String, _ library: String, nowHolds: String?) -> Reply {
+        let now = nowHolds.map { "now holds plugin '\($0)'" } ?? "is gone"
+        return Reply(
+            lines: [], status: .error("wait reload: plugin '\(plugin)' was removed; its library \(library) \(now)"))
     }
 
     /// The error of a wait for a plugin the manifest dropped or excludes, `reason` saying which.

@@ -29,8 +29,9 @@ final class ReloadWait {
         /// (the refusal's own line, or the error of the `reload` command refused), so the wait need not
         /// say it again.
         case refused(String, said: Bool)
-        /// Discovery said the plugin removed, its library `file` gone: no generation comes until it is back.
-        case removed(file: String)
+        /// Discovery said the plugin removed, its library `file` gone or holding plugin `nowHolds`: no
+        /// generation comes until it is back.
+        case removed(file: String, nowHolds: String?)
         /// A manifest edit dropped the plugin from `plugins` or excludes it, the line `reason` saying which: no
         /// generation comes until another brings it back.
         case withdrawn(String)
@@ -65,8 +66,8 @@ final class ReloadWait {
             record(.discovered, of: plugin)
         case .unloadedLibraryChanged(let plugin, _, let refusal):
             record(refusal.map { .wouldBeRefused($0.description, said: said) } ?? .awaitsFirstUse, of: plugin)
-        case .pluginRemoved(let plugin, let file, _, _, _):
-            record(.removed(file: file), of: plugin)
+        case .pluginRemoved(let plugin, let file, _, _, let nowHolds):
+            record(.removed(file: file, nowHolds: nowHolds), of: plugin)
         default:
             false
         }

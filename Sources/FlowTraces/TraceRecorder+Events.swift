@@ -38,11 +38,12 @@ extension TraceRecorder {
             line.add("routes", strings: routes)
             line.add("services", strings: services)
             if !setAside.isEmpty { line.add("setAside", strings: setAside) }
-        case .pluginRemoved(let plugin, let file, let routes, let services, _):
+        case .pluginRemoved(let plugin, let file, let routes, let services, let nowHolds):
             line.add("plugin", plugin)
             line.add("library", file)
             line.add("routes", strings: routes)
             line.add("services", strings: services)
+            if let nowHolds { line.add("nowHolds", nowHolds) }
         case .pluginExcluded(let plugin, let file, let place, let routes, let services):
             line.add("plugin", plugin)
             line.add("library", file)

@@ -66,7 +66,9 @@ extension TraceReplay {
     /// recorded line that has one is compared as any member is.
     static let membersSince: [TraceEvent.Kind: Set<String>] = [
         // The services that stopped with a plugin that served and is refused.
-        .discoveryProblem: ["services"]
+        .discoveryProblem: ["services"],
+        // The plugin whose library was written over a removed plugin's.
+        .pluginRemoved: ["nowHolds"],
     ]
 
     /// What of `event` is compared: its kind and members, without the ignored ones, the root coordinator

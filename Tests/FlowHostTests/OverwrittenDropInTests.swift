@@ -2,6 +2,7 @@ import FlowKit
 import Testing
 
 @testable import FlowHost
+@testable import FlowShell
 
 /// A discovered library written over by another plugin's: the plugin it held is removed, and the line says
 /// what the file holds now. It said only `removed (FILE)`, naming a file that was there, serving another
@@ -24,5 +25,27 @@ struct OverwrittenDropInTests {
             ),
             "\(lines)")
         #expect(lines.contains { $0.hasPrefix("discovered plugin 'welcome' at \(library): ") }, "\(lines)")
+    }
+
+    /// `reload` and `wait reload` of the plugin say what its file holds now, not that it is gone: the wait
+    /// waited for a file that was there, and timed out.
+    @Test func reloadAndWaitReloadOfTheRemovedPluginSayWhatItsFileHoldsNow() async throws {
+        let lab = try DropInLab()
+        let library = try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let (shell, host) = try OutOfUsePluginShellTests.shell(on: lab)
+        try lab.replace("libGreeter.so", with: "libWelcomePlugin.so")
+        #expect(shell.execute("reload manifest").status == .ok)
+
+        #expect(
+            shell.execute("reload greeter").status
+                == .error(
+                    "plugin 'greeter' is no longer discovered: its library \(library) now holds plugin 'welcome'; plugins: welcome"
+                ))
+        let wait = await shell.perform("wait reload greeter 5")
+        #expect(
+            wait.status
+                == .error(
+                    "wait reload: plugin 'greeter' was removed; its library \(library) now holds plugin 'welcome'"))
+        #expect(host.goneLibrary(of: "greeter")?.nowHolds == "welcome")
     }
 }
