@@ -147,6 +147,9 @@ package enum InputFile {
         return (bytes, start == 0)
     }
 
+    /// The UTF-8 byte order mark, which some editors put first in a text file: no part of its first line.
+    package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
     /// Where `bytes` stop being UTF-8: the line and column (counted in Unicode scalars) of the first byte
     /// that is not part of a valid sequence, from 1; `nil` when they are all UTF-8.
     package static func firstInvalidUTF8(in bytes: [UInt8]) -> (line: Int, column: Int)? {

@@ -119,8 +119,10 @@ package final class LineReader: Sendable {
     private func take(_ state: inout State, upTo end: Int, skipping separator: Int) throws(Failure) -> String {
         var last = end
         if last > state.start, state.pending[last - 1] == UInt8(ascii: "\r") { last -= 1 }
-        let bytes = state.pending[state.start..<last]
+        var bytes = state.pending[state.start..<last]
         state.lineNumber += 1
+        // A byte order mark that an editor put first is no part of the first command, as in a script.
+        if state.lineNumber == 1, bytes.starts(with: InputFile.byteOrderMark) { bytes = bytes.dropFirst(3) }
         guard let line = String(validating: bytes, as: UTF8.self) else {
             let column = InputFile.firstInvalidUTF8(in: Array(bytes))?.column ?? 1
             try fail(&state, .notUTF8(line: state.lineNumber, column: column))

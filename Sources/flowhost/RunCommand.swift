@@ -317,15 +317,15 @@ enum RunCommand {
                 missing ? .inputMissing : .invalidInput,
                 "\(missing ? "flowhost: " : "")\(path): \(error.message)\(hint)")
         }
-        if let (line, column) = InputFile.firstInvalidUTF8(in: bytes) {
+        // A byte order mark that an editor put first is no part of the first command, where it was invisible in
+        // `unknown command 'show'`, nor of its columns.
+        let text = bytes.starts(with: InputFile.byteOrderMark) ? bytes.dropFirst(3) : bytes[...]
+        if let (line, column) = InputFile.firstInvalidUTF8(in: Array(text)) {
             throw Exit(.invalidInput, "\(path):\(line): not UTF-8 text: an invalid byte at column \(column)")
         }
-        if let (line, column) = InputFile.firstNUL(in: bytes) {
+        if let (line, column) = InputFile.firstNUL(in: text) {
             throw Exit(.invalidInput, "\(path):\(line): a NUL byte at column \(column), which no command holds")
         }
-        // A byte order mark that an editor put first is no part of the first command, where it was invisible in
-        // `unknown command 'show'`.
-        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
         var lines = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .map(String.init)
         if lines.last == "" { lines.removeLast() }

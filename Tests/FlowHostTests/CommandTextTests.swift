@@ -58,6 +58,24 @@ struct CommandTextTests {
         #expect(run.outputLines.contains("> expect top welcome"))
     }
 
+    /// Piped commands skip it too, as their guide says they run as a script does; a bad byte on the same line
+    /// is counted from after it, in a script as in piped input.
+    @Test func aByteOrderMarkBeforeTheFirstPipedLineIsSkippedAndNotCounted() throws {
+        let directory = try TemporaryDirectory()
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let file = try directory.file("input", containing: mark + Array("stack\n".utf8) + mark + Array("x\n".utf8))
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let reader = LineReader(descriptor: descriptor)
+        let script = try directory.file("s.flow", containing: mark + Array("ab".utf8) + [0xFF] + [0x0A])
+
+        #expect(try reader.next() == "stack")
+        #expect(try reader.next() == "\u{FEFF}x", "only the first line's")
+        let run = try Subprocess.flowhost(["run", Repository.path("manifests/demo.json"), "--script", script])
+        #expect(run.errorLines == ["\(script):1: not UTF-8 text: an invalid byte at column 3"])
+    }
+
     @Test func theReaderRefusesTheLineAndEveryLaterOne() throws {
         let directory = try TemporaryDirectory()
         let file = try directory.file(
