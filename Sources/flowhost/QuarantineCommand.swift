@@ -17,9 +17,9 @@ enum QuarantineCommand {
                 parsed.usage + """
 
 
-                    list: the quarantined libraries, and the quarantined entry points of libraries (a manager, an
-                    action or a service that took a supervised host down: 'LIBRARY: manager 'Trap': ...'), why, and
-                    since when; '(file changed)' marks an entry that no longer applies. A library with 3 entry
+                    list: the quarantined libraries, and the quarantined entry points of libraries (a manager,
+                    an action or a service that took a supervised host down: 'LIBRARY: manager 'Trap': ...'), why,
+                    and since when; '(file changed)' marks an entry that no longer applies. A library with 3 entry
                     points quarantined is quarantined whole. clear: forget LIBRARY's entries (or every entry), so
                     that the next validate or run probes it again. The quarantine is quarantine.json in
                     $XDG_CACHE_HOME/flowhost (default ~/.cache/flowhost); entries that are not well-formed are

@@ -34,9 +34,9 @@ enum RunCommand {
         own routes and is quarantined until its file changes. --trust loads without probing.
         --supervise runs the host in a child process that this one feeds commands: when a plugin's code
         crashes it (on any thread), makes it exit, stops it twice, closes its descriptors, or runs one
-        command longer than --hang-timeout SECONDS (default 10, at least 1; 0: no limit), the plugin is named on
-        standard error in one line (FLOWHOST_BACKTRACE=1 adds a fatal error's stack trace, each plugin
-        image named), the entry point that crashed (a manager, an action, a service) is quarantined, and
+        command longer than --hang-timeout SECONDS (default 10, at least 1; 0: no limit), the plugin is
+        named on standard error in one line (FLOWHOST_BACKTRACE=1 adds a fatal error's stack trace, each
+        plugin image named), the entry point that crashed (a manager, an action, a service) is quarantined, and
         a new host starts at the screen saved after the last command; a script goes on with its next line,
         and exits 1 at its end after a line that sums up what crashed. A host that stops once is continued.
         More than 5 restarts within 60 s: exit 70.
@@ -125,7 +125,7 @@ enum RunCommand {
         // Nor in flowhost's own directories, whose files it replaces by renaming new ones over them.
         if let cache = CacheDirectory.standard() { runFiles.append(.directory("cache directory", cache.path)) }
         if let history = LineHistory.defaultPath() {
-            runFiles.append(.directory("history's directory", parentDirectory(of: history)))
+            runFiles.append(.directory("history directory", parentDirectory(of: history)))
         }
         let restored = restoring.map { [RunFile("snapshot", $0.file)] } ?? []
         // Nor over a plugin library the run is about to load (the search path is said once, further on), nor

@@ -32,7 +32,7 @@ struct OwnDirectoryWriteTests {
         let registry = directory.path + "/cache/flowhost/registry.json"
         let before = try Manifest.readFile(registry, maxSize: 1 << 30)
         let trace = directory.path + "/" + file
-        let role = file.hasPrefix("cache") ? "cache directory" : "history's directory"
+        let role = file.hasPrefix("cache") ? "cache directory" : "history directory"
 
         let run = try Subprocess.flowhost(
             ["run", Repository.path("manifests/demo.json"), "--quiet", "--trace", trace], environment: environment)
