@@ -1,6 +1,7 @@
 import FlowHost
 import FlowKit
 import FlowManifest
+import HostSupport
 
 /// The shell's `help`: every command, or one command's forms, as the table of ``commands`` says them.
 extension HostShell {
@@ -82,7 +83,9 @@ extension HostShell {
         let typed = arguments.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         let narrowed = forms.filter { $0.alternatives.contains { $0.hasPrefix(typed) } }
         // Words that no form begins with: said, rather than every form shown as if they had narrowed nothing.
-        let noneBegins = narrowed.isEmpty && typed != word ? ["no form of '\(word)' begins '\(typed)'; its forms:"] : []
+        let noneBegins =
+            narrowed.isEmpty && typed != word
+            ? ["no form of '\(word)' begins '\(PrintableText.shortened(typed))'; its forms:"] : []
         return noneBegins
             + (narrowed.isEmpty ? forms : narrowed).flatMap {
                 $0.helpLines(width: Self.helpWidth, example: Self.example(example, $0))

@@ -72,4 +72,12 @@ extension PrintableText {
             }
         }
     }
+
+    /// `text`, or over `limit` characters its first `kept` and how long it is (`send xxx... (10005 characters)`),
+    /// so that a line that names it stays a line: a script's line or a trace's request name can be 16 MiB.
+    package static func shortened(_ text: String, over limit: Int = 200, keeping kept: Int = 64) -> String {
+        guard text.utf8.count > limit else { return text }
+        let count = text.count
+        return count > limit ? "\(text.prefix(kept))... (\(count) characters)" : text
+    }
 }

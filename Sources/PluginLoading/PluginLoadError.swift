@@ -54,7 +54,7 @@ package struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertib
     package static func notExported(_ what: String, _ name: String, by plugin: String, exports names: [String])
         -> String
     {
-        let guess = Suggestion.closest(to: name, among: names.sorted()).map { " (did you mean '\($0)'?)" } ?? ""
+        let guess = Suggestion.closest(to: name, among: names).map { " (did you mean '\($0)'?)" } ?? ""
         return "plugin '\(plugin)' exports no \(what) '\(name)'\(guess); it exports: \(exported(names))"
     }
 

@@ -143,9 +143,11 @@ enum ReplayCommand {
             return .ok
         }
         // A trace is anyone's text: printed without control characters.
-        func print(_ line: String) { Swift.print(PrintableText.sanitized(Self.cut(line, over: 4096, keeping: 2048))) }
+        func print(_ line: String) {
+            Swift.print(PrintableText.sanitized(PrintableText.shortened(line, over: 4096, keeping: 2048)))
+        }
         // A recorded command can be as long as a script's line (16 MiB): each line that names one names it cut.
-        func brief(_ command: String) -> String { Self.cut(command, over: 200, keeping: 64) }
+        func brief(_ command: String) -> String { PrintableText.shortened(command) }
         switch result {
         case .identical(let summary):
             // A supervised run's host that ended stops the replay: identical as far as it goes, which the line says.
@@ -274,13 +276,5 @@ enum ReplayCommand {
         case (nil, nil):
             return nil
         }
-    }
-
-    /// `text` as one line of the report says it: over `limit` characters, its first `kept` and how long it is, so
-    /// that a trace's 50 MB request name is not printed three times over.
-    static func cut(_ text: String, over limit: Int, keeping kept: Int) -> String {
-        guard text.utf8.count > limit else { return text }
-        let count = text.count
-        return count > limit ? "\(text.prefix(kept))... (\(count) characters)" : text
     }
 }
