@@ -28,11 +28,13 @@ enum FileNameCompletion {
         var paths: [String] = []
         var looked = 0
         while let entry = readdir(stream) {
+            let bytes = directoryEntryName(entry)
+            if bytes == [0x2E] || bytes == [0x2E, 0x2E] { continue }  // `.` and `..`
             guard looked < entryLimit else { return [] }
             looked += 1
             // Not UTF-8: as a String, with U+FFFD for each bad byte, the name would be another file's.
-            guard let name = String(validating: directoryEntryName(entry), as: UTF8.self), name != ".", name != "..",
-                name.hasPrefix(prefix), prefix.hasPrefix(".") || !name.hasPrefix("."),
+            guard let name = String(validating: bytes, as: UTF8.self), name.hasPrefix(prefix),
+                prefix.hasPrefix(".") || !name.hasPrefix("."),
                 !name.unicodeScalars.contains(where: PrintableText.isUnprintable)
             else { continue }
             let path = directory + name

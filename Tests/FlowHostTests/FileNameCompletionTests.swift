@@ -29,11 +29,16 @@ struct FileNameCompletionTests {
         let word = directory.path + "/e"
         #expect(FileNameCompletion.candidates(for: word) == [directory.path + "/ez.json"])
 
-        for index in 0..<FileNameCompletion.entryLimit {
-            let descriptor = open(directory.path + "/e\(index)", O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+        func add(_ name: String) throws {
+            let descriptor = open(directory.path + "/" + name, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
             try #require(descriptor >= 0)
             close(descriptor)
         }
+        // As many entries as it looks at, `.` and `..` apart: all offered.
+        for index in 1..<FileNameCompletion.entryLimit { try add("e\(index)") }
+        #expect(FileNameCompletion.candidates(for: word).count == FileNameCompletion.entryLimit)
+
+        try add("e0")
 
         #expect(FileNameCompletion.candidates(for: word) == [])
     }
