@@ -175,7 +175,7 @@ extension HostShell {
         guard case .flow(let flow) = event else { return enclosing }
         switch flow {
         case .handling(_, let module, let manager, _), .handled(_, let module, let manager, _):
-            return host.plugin(ofManager: manager) ?? enclosing ?? moduleMakers.made[module]?.plugin
+            return host.plugin(ofManager: manager) ?? enclosing ?? moduleMakers.plugin(of: module)
         default: return enclosing
         }
     }

@@ -53,7 +53,7 @@ extension HostShell {
     /// That `module`, lacking `action`, was made by an older generation of its plugin than the one serving:
     /// its actions are that generation's, and sending its request again makes it anew.
     func olderScreenHint(_ action: String, on module: FlowModule) -> String? {
-        guard module.action(named: action) == nil, let made = moduleMakers.made[module.name],
+        guard module.action(named: action) == nil, let made = moduleMakers.modules[module.name],
             let serving = host.registry.servingGeneration(of: made.plugin), serving != made.generation
         else { return nil }
         return

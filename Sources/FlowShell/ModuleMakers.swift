@@ -13,12 +13,19 @@ struct ModuleMakers {
     private var nesting = RequestNesting()
     /// The plugin of each request under way, innermost last; `nil` where none is known.
     private var plugins: [String?] = []
-    /// Each module's maker, by name: the last presentation of that name; and each child flow's opener.
-    private(set) var made: [Coordinated: (plugin: String, generation: Int)] = [:]
+    /// Each module's maker, by name: the last presentation of that name.
+    private(set) var modules: [Coordinated: (plugin: String, generation: Int)] = [:]
+    /// Each child flow's opener, by the flow's name, apart from the modules: a flow may share a module's name.
+    private var flows: [Coordinated: (plugin: String, generation: Int)] = [:]
     /// The module whose action the shell is performing (`act`), which opens a child flow outside any request.
     var acting: Coordinated?
     /// The plugin that presented ``acting``.
-    var actingPlugin: String? { acting.flatMap { made[$0]?.plugin } }
+    var actingPlugin: String? { acting.flatMap { modules[$0]?.plugin } }
+
+    /// The plugin that made `sender`, which sends a request: a module, or a child flow sending as itself.
+    func plugin(of sender: Coordinated) -> String? {
+        (modules[sender] ?? flows[sender])?.plugin
+    }
 
     /// Reads the next flow event. `plugin` names the plugin of a manager (`greeting.Greeting`), `nil` for
     /// one of no plugin; `generation` is the generation of a plugin that serves.
@@ -34,20 +41,20 @@ struct ModuleMakers {
         // A child flow's manager (FlowKit names it without its plugin) is of the plugin whose request it
         // handles within, else of the plugin that presented the module sending it (a page's next page).
         case .handling(_, let module, let manager, _):
-            plugins.append(plugin(manager) ?? plugins.last ?? made[module]?.plugin)
+            plugins.append(plugin(manager) ?? plugins.last ?? self.plugin(of: module))
         case .redirecting: plugins.append(plugins.last ?? nil)
         case .presented(let module, _):
             if let maker = plugins.last ?? nil, let serving = generation(maker) {
-                made[module] = (maker, serving)
+                modules[module] = (maker, serving)
             } else {
-                made[module] = nil
+                modules[module] = nil
             }
         case .childOpened(let flow, _):
             let flow = Coordinated(rawValue: flow)
             if let maker = plugins.last ?? nil, let serving = generation(maker) {
-                made[flow] = (maker, serving)
+                flows[flow] = (maker, serving)
             } else {
-                made[flow] = plugins.isEmpty ? acting.flatMap { made[$0] } : nil
+                flows[flow] = plugins.isEmpty ? acting.flatMap { modules[$0] } : nil
             }
         default: if place.closes { plugins.removeLast() }
         }
