@@ -172,13 +172,15 @@ package struct PluginQuarantine: Sendable {
                 added = .entryPoint
                 if points.count >= Self.wholeLibraryThreshold, value["kind"] == nil {
                     let names = points.keys.compactMap(PluginEntryPoint.init(key:)).sorted().map(\.description)
-                    // A hang or an exit is no crash: said as such only when every one of them crashed.
+                    // A hang or an exit is no crash: said as such only when every one of them crashed; else the
+                    // library's kind is that of one that did not crash.
                     let crashed = JSONValue.string(PluginLoadError.Kind.crashed.rawValue)
-                    let failed =
-                        points.values.allSatisfy { $0.object?["kind"] == crashed } ? "crashed" : "took the host down"
+                    let other = points.keys.sorted().lazy.compactMap { points[$0]?.object?["kind"] }
+                        .first { $0 != crashed }
+                    let failed = other == nil ? "crashed" : "took the host down"
                     value.merge(
                         [
-                            "kind": .string(kind.rawValue),
+                            "kind": other ?? crashed,
                             "reason": .string(
                                 "\(failed) in \(points.count) entry points: \(names.joined(separator: ", "))"),
                             "since": .string(since),
