@@ -133,7 +133,8 @@ struct FlowHostCommand {
         guard parsed.positional.count == 1 else {
             throw Exit.usage("unexpected argument '\(parsed.positional[1])'", parsed.usage)
         }
-        let names = FlowHostCommandLine.commands.map(\.name).filter { $0 != "help" }
+        // `help help` is help's own help, as `help --help` is: the commands.
+        let names = FlowHostCommandLine.commands.map(\.name)
         guard names.contains(command) else {
             let hint = Suggestion.closest(to: command, among: names).map { "; did you mean '\($0)'?" } ?? ""
             throw Exit.usage("no command '\(command)' to help with\(hint)", parsed.usage)

@@ -48,6 +48,10 @@ struct VersionAndUsageTests {
         #expect(help.standardOutput == own.standardOutput)
         #expect(help.standardOutput.hasPrefix("usage: flowhost replay TRACE"))
 
+        let helpsHelp = try Subprocess.flowhost(["help", "help"])
+        #expect(helpsHelp.status == 0, "\(helpsHelp.standardError)")
+        #expect(helpsHelp.standardOutput == (try Subprocess.flowhost(["help"])).standardOutput)
+
         let unknown = try Subprocess.flowhost(["help", "valdate"])
         #expect(unknown.status == 64)
         #expect(unknown.errorLines.first == "flowhost: no command 'valdate' to help with; did you mean 'validate'?")
