@@ -26,7 +26,11 @@ package enum Statistics {
         let center = p + z2 / (2 * n)
         let spread = z * (p * (1 - p) / n + z2 / (4 * n * n)).squareRoot()
         let denominator = 1 + z2 / n
-        return (max(0, (center - spread) / denominator), min(1, (center + spread) / denominator))
+        // At 0% the lower bound is 0 and at 100% the upper is 1, exactly: computed, 100% gave 0.9999999999999998.
+        return (
+            successes == 0 ? 0 : max(0, (center - spread) / denominator),
+            successes == trials ? 1 : min(1, (center + spread) / denominator)
+        )
     }
 
     /// The two-proportion z-test with a pooled proportion: is the second proportion different from the
