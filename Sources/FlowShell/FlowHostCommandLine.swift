@@ -129,7 +129,11 @@ package enum FlowHostCommandLine {
     package static let version = CommandSpec(name: "version", summary: "print the version and its FlowKit version")
 
     package static let help = CommandSpec(
-        name: "help", summary: "print this help, or that of COMMAND", operand: "COMMAND", operandIsOptional: true)
+        name: "help", summary: "print this help, or that of COMMAND", operand: "COMMAND",
+        operandValue: .choice(
+            [run, replay, graph, experiments, validate, list, inspect, quarantine, newPlugin, completion, version]
+                .map(\.name) + ["help"]),
+        operandIsOptional: true)
 
     /// Every subcommand, in the order help lists them.
     package static let commands = [

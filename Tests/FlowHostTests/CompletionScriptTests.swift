@@ -115,6 +115,8 @@ struct CompletionScriptTests {
         #expect(try complete(script, ["flowhost", "completion", ""]) == ["bash", "zsh", "fish"])
         #expect(try complete(script, ["flowhost", "completion", "bash", ""]) == [], "one shell is all it takes")
         #expect(try complete(script, ["flowhost", "new-plugin", ""]) == [])
+        #expect(try complete(script, ["flowhost", "help", "v"]) == ["validate", "version"])
+        #expect(try complete(script, ["flowhost", "help", "run", ""]) == [], "one command is all it takes")
     }
 
     /// `experiments report TRACE...` and `quarantine clear [LIBRARY]`: the word first, then files.
