@@ -21,7 +21,7 @@ package struct PluginScaffold: Sendable {
             })
         else {
             throw FlowError(
-                "plugin name '\(name)' must be letters and digits starting with an uppercase letter, like '\(Self.suggestedName(for: name))'"
+                "plugin name '\(name)' must be ASCII letters and digits starting with an uppercase letter, like '\(Self.suggestedName(for: name))'"
             )
         }
         guard !Self.takenNames.contains(name) else {
@@ -35,11 +35,12 @@ package struct PluginScaffold: Sendable {
 
     /// A name the scaffold takes, made from `typed`, one it refused: its runs of ASCII letters and digits, each
     /// starting with a capital, joined, without the digits before the first letter, and with `Plugin` after a
-    /// name in ``takenNames`` (`my-plugin` is `MyPlugin`, `flow-kit` is `FlowKitPlugin`); `Greeting` when
-    /// `typed` has no ASCII letter.
+    /// name in ``takenNames`` (`my-plugin` is `MyPlugin`, `flow-kit` is `FlowKitPlugin`); a Latin letter with a
+    /// mark counts as the letter (`Über` is `Uber`); `Greeting` when `typed` has no ASCII letter.
     package static func suggestedName(for typed: String) -> String {
         let isLetter = { (scalar: Unicode.Scalar) in ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
-        let words = typed.unicodeScalars.split { !isLetter($0) && !("0"..."9").contains($0) }.map {
+        let folded = typed.unicodeScalars.map { scalar in latinFolds[scalar].map(String.init) ?? String(scalar) }
+        let words = folded.joined().unicodeScalars.split { !isLetter($0) && !("0"..."9").contains($0) }.map {
             String(Substring($0))
         }
         let joined = words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
@@ -49,6 +50,20 @@ package struct PluginScaffold: Sendable {
         guard !name.isEmpty else { return "Greeting" }
         return takenNames.contains(name) ? name + "Plugin" : name
     }
+
+    /// The letters of Latin-1 with a mark, each as the ASCII letter it is written with: `Ü` is `U`.
+    private static let latinFolds: [Unicode.Scalar: Unicode.Scalar] = {
+        let groups: [(String, Unicode.Scalar)] = [
+            ("ÀÁÂÃÄÅ", "A"), ("Ç", "C"), ("ÈÉÊË", "E"), ("ÌÍÎÏ", "I"), ("Ñ", "N"), ("ÒÓÔÕÖØ", "O"), ("ÙÚÛÜ", "U"),
+            ("Ý", "Y"), ("àáâãäå", "a"), ("ç", "c"), ("èéêë", "e"), ("ìíîï", "i"), ("ñ", "n"), ("òóôõöø", "o"),
+            ("ùúûü", "u"), ("ýÿ", "y"),
+        ]
+        var folds: [Unicode.Scalar: Unicode.Scalar] = [:]
+        for (marked, letter) in groups {
+            for scalar in marked.unicodeScalars { folds[scalar] = letter }
+        }
+        return folds
+    }()
 
     /// The modules a scaffolded package depends on or its code imports: a plugin of one of these names would
     /// make two modules of that name (`FlowKit` made its own package a dependency cycle).

@@ -110,14 +110,14 @@ struct ScaffoldTests {
     /// The name suggested is made from the one typed, and is one the scaffold takes.
     @Test(arguments: [
         ("My-Plugin", "MyPlugin"), ("my-plugin", "MyPlugin"), ("my_cool plugin", "MyCoolPlugin"), ("2fast", "Fast"),
-        ("flow-kit", "FlowKitPlugin"),
+        ("flow-kit", "FlowKitPlugin"), ("Über", "Uber"), ("café-crème", "CafeCreme"),
         // Nothing to make one from.
         ("---", "Greeting"), ("日本", "Greeting"),
     ])
     func scaffoldRefusesANameThatIsNotATypeName(typed: String, suggested: String) throws {
         #expect(
             throws: FlowError(
-                "plugin name '\(typed)' must be letters and digits starting with an uppercase letter, like '\(suggested)'"
+                "plugin name '\(typed)' must be ASCII letters and digits starting with an uppercase letter, like '\(suggested)'"
             )
         ) {
             try PluginScaffold(name: typed, flowKitPath: "/f")
