@@ -196,6 +196,9 @@ extension Host {
             else { return false }
             return previous.declared.plugins[name] == entry
         }
+        overwrittenLibraries = overwrittenLibraries.filter { name, _ in
+            if case .removed? = next.plugin(named: name)?.state { true } else { false }
+        }
 
         var events: [HostEvent] = []
         var saidAsRemoved = Set<PluginLoadError>()
@@ -206,9 +209,11 @@ extension Host {
             let stoppedServices = stopped.filter { $0.hasPrefix(plugin.name + ".") }
             func removal(from file: String) -> HostEvent {
                 // The file may be there still, written over by another plugin's library.
-                .pluginRemoved(
+                let nowHolds = next.plugin(at: file, other: plugin.name)
+                if nowHolds != nil { overwrittenLibraries[plugin.name] = FileIdentity(path: file) }
+                return .pluginRemoved(
                     plugin: plugin.name, file: file, routes: routes(declaredBy: plugin, in: next),
-                    services: stoppedServices, nowHolds: next.plugin(at: file, other: plugin.name))
+                    services: stoppedServices, nowHolds: nowHolds)
             }
             switch plugin.state {
             case .active

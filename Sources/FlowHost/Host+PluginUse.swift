@@ -1,6 +1,7 @@
 import FlowComposition
 import FlowManifest
 import Glibc
+import HostSupport
 import PluginLoading
 
 /// Which plugins are in use, and why the others the host knows are not: what `reload` reloads and Tab
@@ -49,8 +50,12 @@ extension Host {
             if let plugin = composition.plugin(named: name) {
                 switch plugin.state {
                 case .removed:
+                    // Another plugin's library, unless the file was written again since discovery read it.
+                    let unchanged =
+                        overwrittenLibraries[name].map { $0 == FileIdentity(path: plugin.library) } ?? false
                     return .removed(
-                        library: plugin.library, nowHolds: composition.plugin(at: plugin.library, other: name))
+                        library: plugin.library,
+                        nowHolds: unchanged ? composition.plugin(at: plugin.library, other: name) : nil)
                 case .refused(let error):
                     if let deleted = deletedLibraries[name], deleted.error == error {
                         return .deleted(library: deleted.library)

@@ -85,6 +85,10 @@ package final class Host {
     /// the file they were loaded from: while discovery refuses one with that same error, it is removed, not
     /// refused (``outOfUse(_:)``, `stats`).
     var deletedLibraries: [String: (error: PluginLoadError, library: String)] = [:]
+    /// The discovered plugins said removed because another plugin's library was written over theirs, with the
+    /// file as discovery read it: while it is unchanged, it holds the other plugin (``outOfUse(_:)``); written
+    /// again, it may be theirs, back, which discovery is still to read.
+    var overwrittenLibraries: [String: FileIdentity] = [:]
     /// Whether the last manifest edit read was rejected only because no composed route handles a request it
     /// names (``recompose(_:)``): it is read again when discovery changes (``retryHeldManifestEdit()``), since
     /// the plugin that routes the request may land after the edit, as a build saved with it does.

@@ -47,5 +47,10 @@ struct OverwrittenDropInTests {
                 == .error(
                     "wait reload: plugin 'greeter' was removed; its library \(library) now holds plugin 'welcome'"))
         #expect(host.goneLibrary(of: "greeter")?.nowHolds == "welcome")
+
+        // Written back, before discovery reads it again (a script's `cp` then `wait reload`): it may hold the
+        // plugin again, so a wait waits for discovery rather than fail.
+        try lab.replace("libGreeter.so", with: "libGreeterPluginV1.so")
+        #expect(host.goneLibrary(of: "greeter") == nil)
     }
 }
