@@ -24,9 +24,10 @@ extension CompletionScript {
             for option in command.options { lines.append("\(c) \(condition) \(fishOption(option))") }
             guard command.operand != nil else { continue }
             if let (words, then) = Self.words(of: command.operandValue) {
-                // One of the words until one of them is there, then what follows it.
+                // One of the words until one of them is there, then what follows it. The command's own name is
+                // no sign of one (`help`'s words name every command, `help` too), since it is always there.
                 let inCommand = "__fish_seen_subcommand_from \(command.name); and "
-                let word = "__fish_seen_subcommand_from \(words.joined(separator: " "))"
+                let word = "__fish_seen_subcommand_from \(words.filter { $0 != command.name }.joined(separator: " "))"
                 let choice = "-x -a \(fishQuoted(words.joined(separator: " ")))"
                 lines.append("\(c) -n \(fishQuoted(inCommand + "not " + word)) \(choice)")
                 if let operand = fishOperand(then) {

@@ -135,7 +135,7 @@ struct CompletionScriptTests {
         #expect(try complete(script, ["flowhost", "quarantine", "clear", directory.path + "/r"]) == [trace])
     }
 
-    @Test func zshAndFishCompleteASubcommandsWordThenFiles() {
+    @Test func zshAndFishCompleteASubcommandsWordThenFiles() throws {
         let zsh = CompletionScript.flowhost.text(for: .zsh)
         #expect(zsh.contains("'1:report:(report)' \\\n                '*:TRACE...:_files'"))
         #expect(zsh.contains("'1:list|clear:(list clear)' \\\n                '*:[LIBRARY]:_files'"))
@@ -144,6 +144,22 @@ struct CompletionScriptTests {
         let experiments = "complete -c flowhost -n '__fish_seen_subcommand_from experiments; and "
         #expect(fish.contains(experiments + "not __fish_seen_subcommand_from report' -x -a 'report'"))
         #expect(fish.contains(experiments + "__fish_seen_subcommand_from report' -F"))
+        // `help`'s words name `help` too, which is always there once help is typed: no sign of a word chosen.
+        let help = try #require(
+            fish.first { $0.hasPrefix("complete -c flowhost -n '__fish_seen_subcommand_from help;") })
+        #expect(
+            help.hasSuffix(
+                " version' -x -a 'run replay graph experiments validate list inspect quarantine new-plugin completion version help'"
+            ), "\(help)")
+    }
+
+    /// `help`'s words are the commands, as the command line lists them.
+    @Test func helpCompletesEveryCommand() {
+        guard case .choice(let words) = FlowHostCommandLine.help.operandValue else {
+            Issue.record("help takes no choice of words")
+            return
+        }
+        #expect(words == FlowHostCommandLine.commands.map(\.name))
     }
 
     /// COMPREPLY after calling the completion function with the cursor at the end of the last word.
