@@ -35,12 +35,13 @@ package struct PluginScaffold: Sendable {
 
     /// A name the scaffold takes, made from `typed`, one it refused: its runs of ASCII letters and digits, each
     /// starting with a capital, joined, without the digits before the first letter, and with `Plugin` after a
-    /// name in ``takenNames`` (`my-plugin` is `MyPlugin`, `flow-kit` is `FlowKitPlugin`); a Latin letter with a
-    /// mark counts as the letter (`Über` is `Uber`); `Greeting` when `typed` has no ASCII letter.
+    /// name in ``takenNames`` (`my-plugin` is `MyPlugin`, `flow-kit` is `FlowKitPlugin`); a Latin letter with
+    /// marks counts as its letter, and a ligature as its letters (``asciiLetters(of:)``: `Über` is `Uber`,
+    /// `Straße` is `Strasse`); `Greeting` when `typed` has no ASCII letter.
     package static func suggestedName(for typed: String) -> String {
         let isLetter = { (scalar: Unicode.Scalar) in ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
-        let folded = typed.unicodeScalars.map { scalar in latinFolds[scalar].map(String.init) ?? String(scalar) }
-        let words = folded.joined().unicodeScalars.split { !isLetter($0) && !("0"..."9").contains($0) }.map {
+        let folded = typed.map(asciiLetters(of:)).joined()
+        let words = folded.unicodeScalars.split { !isLetter($0) && !("0"..."9").contains($0) }.map {
             String(Substring($0))
         }
         let joined = words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
@@ -51,19 +52,35 @@ package struct PluginScaffold: Sendable {
         return takenNames.contains(name) ? name + "Plugin" : name
     }
 
-    /// The letters of Latin-1 with a mark, each as the ASCII letter it is written with: `Ü` is `U`.
-    private static let latinFolds: [Unicode.Scalar: Unicode.Scalar] = {
-        let groups: [(String, Unicode.Scalar)] = [
-            ("ÀÁÂÃÄÅ", "A"), ("Ç", "C"), ("ÈÉÊË", "E"), ("ÌÍÎÏ", "I"), ("Ñ", "N"), ("ÒÓÔÕÖØ", "O"), ("ÙÚÛÜ", "U"),
-            ("Ý", "Y"), ("àáâãäå", "a"), ("ç", "c"), ("èéêë", "e"), ("ìíîï", "i"), ("ñ", "n"), ("òóôõöø", "o"),
-            ("ùúûü", "u"), ("ýÿ", "y"),
-        ]
-        var folds: [Unicode.Scalar: Unicode.Scalar] = [:]
-        for (marked, letter) in groups {
-            for scalar in marked.unicodeScalars { folds[scalar] = letter }
+    /// `character` in ASCII letters where it is a Latin letter: with its marks left out (`Ü`, `Č`, or `U`
+    /// followed by a combining diaeresis, are `U`), a ligature or a letter with a stroke as the letters it is
+    /// written with (`ß` is `ss`, `Ł` is `L`); any other character as it is.
+    static func asciiLetters(of character: Character) -> String {
+        if character.isASCII { return String(character) }
+        if let letters = unmarkedLetters[character] { return letters }
+        // Written decomposed: a letter, then its combining marks (U+0300 to U+036F).
+        let scalars = character.unicodeScalars
+        guard let base = scalars.first, base.isASCII, base.properties.isAlphabetic else {
+            // Precomposed: the letter and the mark it is canonically the same as (`Č` is `C` and U+030C).
+            for letter in asciiAlphabet {
+                for mark in combiningMarks where Character(String(letter) + String(mark)) == character {
+                    return String(letter)
+                }
+            }
+            return String(character)
         }
-        return folds
-    }()
+        return scalars.dropFirst().allSatisfy(combiningMarks.contains) ? String(base) : String(character)
+    }
+
+    private static let asciiAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+    /// Unicode's combining diacritical marks, U+0300 to U+036F.
+    private static let combiningMarks = Set((UInt32(0x300)...0x36F).compactMap(Unicode.Scalar.init))
+
+    /// The Latin letters written with other letters, or with a stroke that is not a combining mark.
+    private static let unmarkedLetters: [Character: String] = [
+        "ß": "ss", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "Ø": "O", "ø": "o", "Ł": "L", "ł": "l", "Đ": "D",
+        "đ": "d",
+    ]
 
     /// The modules a scaffolded package depends on or its code imports: a plugin of one of these names would
     /// make two modules of that name (`FlowKit` made its own package a dependency cycle).

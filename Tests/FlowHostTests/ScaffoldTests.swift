@@ -110,7 +110,8 @@ struct ScaffoldTests {
     /// The name suggested is made from the one typed, and is one the scaffold takes.
     @Test(arguments: [
         ("My-Plugin", "MyPlugin"), ("my-plugin", "MyPlugin"), ("my_cool plugin", "MyCoolPlugin"), ("2fast", "Fast"),
-        ("flow-kit", "FlowKitPlugin"), ("Über", "Uber"), ("café-crème", "CafeCreme"),
+        ("flow-kit", "FlowKitPlugin"), ("Über", "Uber"), ("U\u{308}ber", "Uber"), ("café-crème", "CafeCreme"),
+        ("Čapek", "Capek"), ("Łódź", "Lodz"), ("Œuvre", "OEuvre"), ("Straße", "Strasse"),
         // Nothing to make one from.
         ("---", "Greeting"), ("日本", "Greeting"),
     ])
