@@ -85,7 +85,8 @@ extension HostShell {
         // Words that no form begins with: said, rather than every form shown as if they had narrowed nothing.
         let noneBegins =
             narrowed.isEmpty && typed != word
-            ? ["no form of '\(word)' begins '\(PrintableText.shortened(typed))'; its forms:"] : []
+            ? ["no form of '\(word)' begins '\(PrintableText.shortened(typed, over: 40, keeping: 32))'; its forms:"]
+            : []
         return noneBegins
             + (narrowed.isEmpty ? forms : narrowed).flatMap {
                 $0.helpLines(width: Self.helpWidth, example: Self.example(example, $0))

@@ -72,6 +72,13 @@ struct CommandTextTests {
 
         #expect(try reader.next() == "stack")
         #expect(try reader.next() == "\u{FEFF}x", "only the first line's")
+        let bad = try directory.file("bad", containing: mark + Array("ab".utf8) + [0xFF] + [0x0A])
+        let badDescriptor = open(bad, O_RDONLY | O_CLOEXEC)
+        try #require(badDescriptor >= 0)
+        defer { close(badDescriptor) }
+        #expect(throws: LineReader.Failure.notUTF8(line: 1, column: 3)) {
+            try LineReader(descriptor: badDescriptor).next()
+        }
         let run = try Subprocess.flowhost(["run", Repository.path("manifests/demo.json"), "--script", script])
         #expect(run.errorLines == ["\(script):1: not UTF-8 text: an invalid byte at column 3"])
     }

@@ -57,6 +57,13 @@ struct ShellHelpTests {
         // Words no form begins with are said so, above every form.
         #expect(
             shell.execute("help expect zzz").lines == ["no form of 'expect' begins 'expect zzz'; its forms:"] + expect)
+        // A long line typed is named by its start and length, within the help's width.
+        let long = shell.execute("help expect " + String(repeating: "z", count: 100_000)).lines
+        #expect(
+            long.first
+                == "no form of 'expect' begins 'expect \(String(repeating: "z", count: 25))... (100007 characters)'; its forms:"
+        )
+        #expect(long.allSatisfy { $0.count <= HostShell.helpWidth }, "\(long)")
     }
 
     @Test func helpOfAWordThatIsNoCommandIsOneLineNamingTheNearest() throws {

@@ -25,7 +25,9 @@ struct StatisticsTests {
         #expect(none.lower == 0)
         #expect(abs(none.upper - 0.277533) < 1e-6)
         #expect(abs(all.lower - (1 - 0.277533)) < 1e-6)
-        #expect(all.upper == 1, "not 0.9999999999999998")
+        #expect(all.upper == 1, "not 0.9999999999999999")
+        #expect(Statistics.wilsonInterval(successes: 0, trials: 2000).lower == 0, "not 1.08e-19")
+        #expect(Statistics.wilsonInterval(successes: 2000, trials: 2000).upper == 1, "not 0.9999999999999998")
         #expect(Statistics.wilsonInterval(successes: 0, trials: 0) == (0, 1))
     }
 
