@@ -40,7 +40,14 @@ package struct PluginScaffold: Sendable {
     /// `Straße` is `Strasse`); `Greeting` when `typed` has no ASCII letter.
     package static func suggestedName(for typed: String) -> String {
         let isLetter = { (scalar: Unicode.Scalar) in ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
-        let folded = typed.map(asciiLetters(of:)).joined()
+        // Each character looked up once: the Latin letters a name can hold are a few hundred, its length any.
+        var letters: [Character: String] = [:]
+        let folded = typed.map { character in
+            if let known = letters[character] { return known }
+            let found = asciiLetters(of: character)
+            letters[character] = found
+            return found
+        }.joined()
         let words = folded.unicodeScalars.split { !isLetter($0) && !("0"..."9").contains($0) }.map {
             String(Substring($0))
         }
@@ -61,7 +68,11 @@ package struct PluginScaffold: Sendable {
         // Written decomposed: a letter, then its combining marks (U+0300 to U+036F).
         let scalars = character.unicodeScalars
         guard let base = scalars.first, base.isASCII, base.properties.isAlphabetic else {
-            // Precomposed: the letter and the mark it is canonically the same as (`Č` is `C` and U+030C).
+            // Precomposed, a letter of Latin-1, Latin Extended-A or B, or Latin Extended Additional: the letter
+            // and the mark it is canonically the same as (`Č` is `C` and U+030C). Others are not looked up.
+            guard let first = scalars.first,
+                (0xC0...0x24F).contains(first.value) || (0x1E00...0x1EFF).contains(first.value)
+            else { return String(character) }
             for letter in asciiAlphabet {
                 for mark in combiningMarks where Character(String(letter) + String(mark)) == character {
                     return String(letter)
