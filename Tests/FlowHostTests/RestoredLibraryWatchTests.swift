@@ -52,7 +52,10 @@ struct RestoredLibraryWatchTests {
             "libGreeter.so.tmp", containing: BuildProducts.bytes(of: "libGreeterPluginV1.so"))
         try #require(chmod(staging, 0o666) == 0)
         try #require(rename(staging, lab.library) == 0)
-        let refused = try #require(await events.next())
+        // Once in a loaded CI run the watch read the unchanged manifest again first ('reloaded manifest ...: 1
+        // routes', not yet understood): it changes nothing here, and is passed over.
+        var refused = try #require(await events.next())
+        if case .manifestReloaded = refused { refused = try #require(await events.next()) }
         try lab.install("GreeterPluginV1")
         // The manifest's change is seen after the library's: a line for the library would come first.
         try lab.writeManifest(lab.manifest(routes: lab.routes))
