@@ -13,7 +13,7 @@ extension Host {
         case dropped
         /// Its library, at `library`, was removed from its discovered directory, or written over by the library
         /// of plugin `nowHolds`.
-        case removed(library: String, nowHolds: String? = nil)
+        case removed(library: String, nowHolds: String?)
         /// The manifest's `exclude.plugins` entry at `by` leaves it out.
         case excluded(by: String)
         /// Listed in the manifest's `plugins`, its library, at `library`, was deleted, its entry unchanged.

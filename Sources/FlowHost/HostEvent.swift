@@ -37,7 +37,7 @@ package enum HostEvent: Sendable, CustomStringConvertible {
     /// in a manifest that discovers: the routes named in `routes` fail from now on (its image stays loaded)
     /// and the services named in `services` were stopped. `nowHolds` is the plugin `file` holds instead,
     /// when another plugin's library was written over it.
-    case pluginRemoved(plugin: String, file: String, routes: [String], services: [String], nowHolds: String? = nil)
+    case pluginRemoved(plugin: String, file: String, routes: [String], services: [String], nowHolds: String?)
     /// A discovered plugin that served is left out by the manifest's `exclude.plugins` entry at `by`
     /// (`exclude.plugins[0]`), after an edit: the routes named in `routes` are no longer routed to it (its
     /// image stays loaded) and the services named in `services` were stopped.
