@@ -143,6 +143,7 @@ extension Host {
             unexported(in: declared).isEmpty,
             case .manifestReloaded? = try? recompose(declared)
         else { return }
+        manifestEditRefused = false
         if watcher?.isStopped == false { try? watch() }
     }
 

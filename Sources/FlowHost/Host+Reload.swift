@@ -107,20 +107,33 @@ extension Host {
     /// the reloaded manifest names are watched from then on.
     @discardableResult
     package func reloadManifest() -> HostEvent {
-        let event = readManifestAgain()
+        // Asked for, a read is said whatever it finds.
+        reloadManifest(unlessUnchanged: false)!
+    }
+
+    /// ``reloadManifest()``; with `unlessUnchanged`, nothing (`nil`) when the file declares what is in force
+    /// and the last read was taken: a `touch`, the same bytes written again, or a read after inotify lost
+    /// events (``FileWatcher``), as an unchanged library says nothing. A file read back to what is in force
+    /// after a refused edit is said, and one whose edit is held is read again.
+    private func reloadManifest(unlessUnchanged: Bool) -> HostEvent? {
+        guard let event = readManifestAgain(unlessUnchanged: unlessUnchanged) else { return nil }
         // While watching, what the manifest now names is watched, however the reload was asked for.
         if case .manifestReloaded = event, watcher?.isStopped == false { try? watch() }
         return event
     }
 
-    private func readManifestAgain() -> HostEvent {
+    private func readManifestAgain(unlessUnchanged: Bool) -> HostEvent? {
         let event: HostEvent
         heldManifestEdit = false  // this read replaces any edit held
         do throws(ManifestErrors) {
             let declared = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
+            if unlessUnchanged, !manifestEditRefused, declared == composition?.declared ?? manifest { return nil }
             let unexported = unexported(in: declared)
             if !unexported.isEmpty { throw ManifestErrors(unexported) }
-            if let composed = try recompose(declared) { return composed }
+            if let composed = try recompose(declared) {
+                manifestEditRefused = false
+                return composed
+            }
             composition = nil
             deletedLibraries = [:]  // said only of a plugin discovery refuses
             registry.follow(nil)
@@ -134,7 +147,9 @@ extension Host {
             coordinator.guards = reloaded.guards
             event = .manifestReloaded(
                 file: reloaded.path, routes: reloaded.routes.count, servicesChanged: servicesChanged)
+            manifestEditRefused = false
         } catch {
+            manifestEditRefused = true
             event = .manifestRejected(error)
         }
         onEvent?(event)
@@ -198,7 +213,8 @@ extension Host {
         return (paths.map(Manifest.absolutePath), false)
     }
 
-    /// Reloads what the watched file `path` belongs to: the manifest, a discovered directory, or plugins.
+    /// Reloads what the watched file `path` belongs to: the manifest (unless it declares what is in force,
+    /// ``reloadManifest(unlessUnchanged:)``), a discovered directory, or plugins.
     ///
     /// A library's path is matched with what ``watch()`` watched for it (locating every plugin's library again
     /// cost two system calls a plugin, on every change), among the plugins the manifest still declares: one a
@@ -215,7 +231,7 @@ extension Host {
         // A manifest named relatively is read where the run started, wherever plugin code went since.
         WorkingDirectory.restore()
         if path == watched.manifest {
-            if access(path, F_OK) == 0 { _ = reloadManifest() }
+            if access(path, F_OK) == 0 { _ = reloadManifest(unlessUnchanged: true) }
         } else if let slash = path.lastIndex(of: "/"), watchedDirectories.contains(String(path[..<slash])) {
             discoveryChanged(path, landedAt: landedAt)
         } else if let composition,

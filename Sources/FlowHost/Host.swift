@@ -93,6 +93,9 @@ package final class Host {
     /// names (``recompose(_:)``): it is read again when discovery changes (``retryHeldManifestEdit()``), since
     /// the plugin that routes the request may land after the edit, as a build saved with it does.
     var heldManifestEdit = false
+    /// Whether the last read of the manifest file was refused (held edits too): the file then says something
+    /// other than the manifest in force, and a watched read of it back is said (``reloadManifest()``).
+    var manifestEditRefused = false
     /// Probes the libraries of discovered directories (see ``Host+Discovery``).
     var discoveryProber: PluginProber?
     /// The plugins each manager of a child flow was seen handling a request for, by the name FlowKit reports

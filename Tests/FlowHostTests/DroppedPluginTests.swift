@@ -57,9 +57,9 @@ struct DroppedPluginTests {
         guard case .manifestReloaded? = await events.next() else { throw TestFailure("the edit was not reloaded") }
 
         try lab.install("GreeterPluginV2")
-        // The manifest written again after the rebuild: its reload is the next event, unless the rebuild
+        // The manifest edited again after the rebuild: its reload is the next event, unless the rebuild
         // reloaded the plugin the manifest no longer has first.
-        try lab.writeManifest(Self.manifest(greeter: false))
+        try lab.writeManifest(Self.manifest(greeter: false, name: "after the rebuild"))
         let event = try #require(await events.next())
 
         guard case .manifestReloaded = event else { throw TestFailure("expected the manifest's reload, got \(event)") }
@@ -90,13 +90,16 @@ struct DroppedPluginTests {
         return lab
     }
 
-    /// The lab's manifest with the welcome plugin, and `greeter` when asked.
-    static func manifest(greeter: Bool) -> String {
+    /// The lab's manifest with the welcome plugin, and `greeter` when asked; named `name`, if given, which
+    /// routes nothing differently.
+    static func manifest(greeter: Bool, name: String? = nil) -> String {
         let plugins =
             #""welcome": "libWelcomePlugin.so""# + (greeter ? #", "greeter": "libGreeter.so""# : "")
         let routes =
             #"{"request": "launch", "plugin": "welcome", "manager": "Launch"}"#
             + (greeter ? #", {"request": "greet", "plugin": "greeter", "manager": "Greeter"}"# : "")
-        return #"{"manifestVersion": 1, "plugins": {\#(plugins)}, "pluginPath": ["."], "routes": [\#(routes)]}"#
+        let named = name.map { #""name": "\#($0)", "# } ?? ""
+        return #"{"manifestVersion": 1, \#(named)"plugins": {\#(plugins)}, "pluginPath": ["."], "#
+            + #""routes": [\#(routes)]}"#
     }
 }

@@ -318,9 +318,15 @@ struct SwapLab {
     var library: String { directory.path + "/libGreeter.so" }
     var manifestPath: String { directory.path + "/lab.json" }
 
-    func manifest(routes: String) -> String {
-        #"{"manifestVersion": 1, "plugins": {"greeter": "libGreeter.so"}, "pluginPath": ["."], "routes": ["# + routes
-            + "]}"
+    func manifest(routes: String, name: String? = nil) -> String {
+        #"{"manifestVersion": 1, "# + (name.map { #""name": "\#($0)", "# } ?? "")
+            + #""plugins": {"greeter": "libGreeter.so"}, "pluginPath": ["."], "routes": ["# + routes + "]}"
+    }
+
+    /// Writes the manifest again named `mark`, which routes nothing differently: the watch says its reload after
+    /// what it saw of every change made before. (Of a manifest written again unchanged, it says nothing.)
+    func writeMark(_ mark: String) throws {
+        try writeManifest(manifest(routes: routes, name: mark))
     }
 
     func host() throws -> Host {

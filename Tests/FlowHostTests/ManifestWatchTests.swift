@@ -1,0 +1,48 @@
+import FlowKit
+import Glibc
+import Testing
+
+@testable import FlowHost
+
+/// Under `--watch`, a manifest file read again that declares what is in force says nothing, as an unchanged
+/// library does: a `touch`, the same bytes saved again, or a read after inotify lost events (which reports
+/// every watched file). The `reload` command says what it read whatever it finds, and a file brought back to
+/// what is in force after a refused edit is said: the refusal is then no longer the last word.
+@MainActor
+struct ManifestWatchTests {
+    @Test func theManifestWrittenAgainUnchangedSaysNothing() async throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        host.coordinator.requestCoordination("greet", from: .app)
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+
+        // The same declarations, spaced differently: nothing to say.
+        try lab.writeManifest(lab.manifest(routes: lab.routes).replacing(", ", with: ",  "))
+        // The library's change is seen after the manifest's: a line for the manifest would come first.
+        try lab.install("GreeterPluginV2")
+        let first = try #require(await events.next())
+
+        guard case .pluginReloaded(plugin: "greeter", generation: 2, _, _, _) = first else {
+            throw TestFailure("the first event was \(first)")
+        }
+        #expect(host.reloadManifest().description.hasPrefix("reloaded manifest "), "asked for, a reload is said")
+    }
+
+    @Test func theManifestBackToWhatIsInForceAfterARefusedEditIsSaid() async throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+
+        try lab.writeManifest(lab.manifest(routes: lab.routes).replacing(#""greeter","#, with: #""gone","#))
+        let refused = try #require(await events.next())
+        try lab.writeManifest(lab.manifest(routes: lab.routes))
+        let restored = try #require(await events.next())
+
+        guard case .manifestRejected = refused else { throw TestFailure("the edit was \(refused)") }
+        guard case .manifestReloaded(file: lab.manifestPath, routes: 1, servicesChanged: false) = restored else {
+            throw TestFailure("the manifest back was \(restored)")
+        }
+    }
+}
