@@ -106,19 +106,19 @@ extension ManifestParser {
     ) {
         // Sorted only to report unknown keys in order: most objects have none.
         guard !members.keys.allSatisfy(allowed.contains) else { return }
-        for key in members.keys.sorted() where !allowed.contains(key) {
+        // The hint is looked for only for a problem listed (``report(_:at:_:)``): of a file of thousands of
+        // unknown keys, the first few.
+        func hint(for key: String) -> String {
             // The edit distance costs the product of the lengths: no search for a key that is no typo.
             let closest =
                 synonyms[key].map { ($0, 0) }
                 ?? (key.count > Suggestion.maxNameLength
                     ? nil : allowed.map { ($0, Suggestion.editDistance(key, $0)) }.min { $0.1 < $1.1 })
-            let hint =
-                if let closest, closest.1 <= 2 {
-                    "did you mean \(quoted(closest.0))?"
-                } else {
-                    "the keys allowed here are " + allowed.map(quoted).joined(separator: ", ")
-                }
-            report(.unknownKey, at: path(), "unknown key \(quoted(key)); \(hint)")
+            if let closest, closest.1 <= 2 { return "did you mean \(quoted(closest.0))?" }
+            return "the keys allowed here are " + allowed.map(quoted).joined(separator: ", ")
+        }
+        for key in members.keys.sorted() where !allowed.contains(key) {
+            report(.unknownKey, at: path(), "unknown key \(quoted(key)); \(hint(for: key))")
         }
     }
 
