@@ -146,9 +146,12 @@ package struct ManifestParser {
         let services = elements(of: top["services"], at: "services").compactMap { index, element in
             service(element, at: "services[\(index)]", declared: declared)
         }
+        // Once, not for each start request: a manifest may have thousands of both.
+        let routedFromApp = Set(routes.lazy.filter { ($0.module ?? .app) == .app }.map(\.request.rawValue))
+        let routed = Set(routes.lazy.map(\.request.rawValue))
         let start = elements(of: top["start"], at: "start").compactMap { index, element in
             startRequest(element, at: "start[\(index)]").map {
-                checkStartRouted($0, at: "start[\(index)]", routes: routes)
+                checkStartRouted($0, at: "start[\(index)]", routedFromApp: routedFromApp, routed: routed)
             }
         }
         var manifest = Manifest(
@@ -290,15 +293,18 @@ package struct ManifestParser {
     }
 
     /// Reports a start request no route handles from the app, naming the nearest routed request; returns it.
+    ///
+    /// - Parameters:
+    ///   - routedFromApp: The requests the manifest's routes handle from the app.
+    ///   - routed: Every request its routes handle, from any module: the candidates for "did you mean".
     mutating func checkStartRouted(
-        _ request: CoordinationRequest, at path: String, routes: [Manifest.Route]
+        _ request: CoordinationRequest, at path: String, routedFromApp: Set<String>, routed: Set<String>
     ) -> CoordinationRequest {
         // Discovered plugins declare routes of their own, known only once their directories are read: checked
         // then, with the routes the manifest composes to (`Manifest.unroutedStarts`).
-        guard !discovering, !routes.contains(where: { $0.request == request.name && ($0.module ?? .app) == .app }),
+        guard !discovering, !routedFromApp.contains(request.name.rawValue),
             !requestsOfRoutesInError.contains(request.name.rawValue)
         else { return request }
-        let routed = Set(routes.map(\.request.rawValue))
         report(.unroutedStart, at: path, Manifest.unroutedStartMessage(request.name.rawValue, routed: routed))
         return request
     }
