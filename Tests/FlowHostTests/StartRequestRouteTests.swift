@@ -1,0 +1,44 @@
+import FlowKit
+import Testing
+
+@testable import FlowManifest
+
+/// A start request is sent by the app: a route handles it when it has no `from`, or `"from": "app"`. One
+/// routed only from a module is reported; every routed request is a candidate for the hint of one misspelt.
+struct StartRequestRouteTests {
+    static let file = "start.json"
+
+    static func errors(routeFrom from: String?, start: String = "launch") -> [String] {
+        let fromMember = from.map { #", "from": "\#($0)""# } ?? ""
+        let text = #"""
+            {"manifestVersion": 1, "plugins": {"welcome": "libWelcome.so"},
+             "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"\#(fromMember)}],
+             "start": ["\#(start)"]}
+            """#
+        do {
+            _ = try Manifest.parse(text, path: file)
+            return []
+        } catch {
+            return error.errors.map(\.description)
+        }
+    }
+
+    @Test(arguments: [nil, "app"])
+    func aRouteFromTheAppOrAnyModuleHandlesAStartRequest(from: String?) {
+        #expect(Self.errors(routeFrom: from) == [])
+    }
+
+    @Test func aRouteFromAModuleOnlyDoesNot() {
+        #expect(
+            Self.errors(routeFrom: "home") == [
+                #"start.json: start[0]: no route handles "launch" from the app, which sends the start requests"#
+            ])
+    }
+
+    @Test func aStartRequestNoRouteHandlesIsHintedTheNearestRoutedOne() {
+        #expect(
+            Self.errors(routeFrom: nil, start: "lanch") == [
+                #"start.json: start[0]: no route handles "lanch" from the app, which sends the start requests; did you mean "launch"?"#
+            ])
+    }
+}
