@@ -349,7 +349,6 @@ extension Host {
         for (manager, count) in handledByManager.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(manager): \(count)")
         }
-        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
         // An image no longer serving is an old generation, or the last image of a plugin out of use: both stay
         // mapped, since a Swift image is never closed.
         lines.append(

@@ -1,5 +1,6 @@
 import FlowKit
 import FlowManifest
+import HostSupport
 import PluginLoading
 
 /// Something a ``Host`` reports: flow events, reloads and experiment exposures.
@@ -62,7 +63,7 @@ package enum HostEvent: Sendable, CustomStringConvertible {
             refusal.map { "plugin '\(plugin)' is not loaded yet, and its new library would be refused: \($0)" }
                 ?? "plugin '\(plugin)' is not loaded yet: its new library \(file) will load on first use"
         case .manifestReloaded(let file, let routes, let servicesChanged):
-            "reloaded manifest \(file): \(routes) routes"
+            "reloaded manifest \(file): \(counted(routes, "route"))"
                 + (servicesChanged ? "; services changed: restart flowhost to start or stop them" : "")
         case .manifestRejected(let errors):
             "manifest edit rejected, the routes in force are unchanged:\n" + errors.description

@@ -1,4 +1,5 @@
 import FlowKit
+import HostSupport
 
 extension ManifestError {
     /// `{"file", "kind", "message", "path"}`: the error as `--json` output reports it; `path` is `null` for
@@ -16,7 +17,7 @@ extension ManifestErrors {
     /// `{"file", "kind": "omitted", "message": "and N more problems", "path": null}`.
     package static func json(_ errors: [ManifestError], omitted: Int) -> [JSONValue] {
         guard omitted > 0, let file = errors.first?.file else { return errors.map(\.json) }
-        let message = "and \(omitted) more problem\(omitted == 1 ? "" : "s")"
+        let message = "and \(counted(omitted, "more problem"))"
         return errors.map(\.json) + [
             ["file": .string(file), "kind": "omitted", "message": .string(message), "path": .null]
         ]

@@ -1,3 +1,5 @@
+import HostSupport
+
 /// One problem with a manifest file.
 ///
 /// `description` is a single line, `FILE: PATH: message`, or `FILE: message` when the problem concerns
@@ -111,7 +113,7 @@ package struct ManifestErrors: Error, Sendable, CustomStringConvertible {
     /// `FILE: and N more problems`, the line that ends a list cut short; `nil` when nothing was omitted.
     package var omittedLine: String? {
         guard omitted > 0, let file = errors.first?.file else { return nil }
-        return "\(file): and \(omitted) more problem\(omitted == 1 ? "" : "s")"
+        return "\(file): and \(counted(omitted, "more problem"))"
     }
 
     /// One line per error, separated by newlines, then ``omittedLine``.

@@ -183,7 +183,7 @@ extension HostShell {
         switch value {
         case .object(let members):
             members.isEmpty ? "an empty object" : "an object with keys \(members.keys.sorted().joined(separator: ", "))"
-        case .array(let elements): "an array of \(elements.count) element\(elements.count == 1 ? "" : "s")"
+        case .array(let elements): "an array of \(counted(elements.count, "element"))"
         case .null: "null"
         default: "a \(value.typeName)"
         }

@@ -1,6 +1,7 @@
 import FlowHost
 import FlowKit
 import FlowManifest
+import HostSupport
 import PluginLoading
 
 /// The `reload` command, and the refusal its error says, so that the command's events need not.
@@ -32,7 +33,7 @@ extension HostShell {
                 throw FlowError("reload refused: \(error)")
             case .manifestRejected(let errors):
                 let count = errors.errors.count + errors.omitted
-                throw FlowError("manifest rejected: \(count) problem\(count == 1 ? "" : "s")")
+                throw FlowError("manifest rejected: \(counted(count, "problem"))")
             default: continue
             }
         }

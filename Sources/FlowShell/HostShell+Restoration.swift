@@ -49,9 +49,9 @@ extension HostShell {
         let flow = snapshot.flow
         let assignments = snapshot.experiments.values.reduce(0) { $0 + $1.count }
         var lines = [
-            "saved \(file): \(count(flow.steps.count, "step")), "
-                + (flow.waiting.isEmpty ? "" : "\(count(flow.waiting.count, "waiting request")), ")
-                + "\(count(flow.services.count, "service state")), \(count(assignments, "experiment assignment"))"
+            "saved \(file): \(counted(flow.steps.count, "step")), "
+                + (flow.waiting.isEmpty ? "" : "\(counted(flow.waiting.count, "waiting request")), ")
+                + "\(counted(flow.services.count, "service state")), \(counted(assignments, "experiment assignment"))"
         ]
         for screen in flow.presentation.screens where screen.step == nil {
             lines.append(
@@ -124,11 +124,7 @@ extension HostShell {
         lines.append(topLine)
         guard !report.isComplete else { return Reply(lines: lines, status: .ok) }
         let first = report.problems.first.map(\.description) ?? "the screen differs: \(report.difference ?? "")"
-        let more = report.problems.count > 1 ? " (and \(count(report.problems.count - 1, "more problem")))" : ""
+        let more = report.problems.count > 1 ? " (and \(counted(report.problems.count - 1, "more problem")))" : ""
         return Reply(lines: lines, status: .error("\(file): not restored as saved: \(first)\(more)"))
-    }
-
-    private func count(_ number: Int, _ noun: String) -> String {
-        "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 }

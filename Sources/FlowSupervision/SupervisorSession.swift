@@ -233,7 +233,7 @@ final class SupervisorSession {
             lineNumber = number - 1
         }
         let line =
-            place + "plugin '\(plugin)' reached \(cap) generation\(cap == 1 ? "" : "s"); restarting into "
+            place + "plugin '\(plugin)' reached \(counted(cap, "generation")); restarting into "
             + "generation \(generation) at the same screen"
         capReached = SharedTrace.HostEnd(
             ending: SupervisorLink.capRestart, plugin: plugin, report: line, restarting: true)

@@ -1,4 +1,5 @@
 import FlowKit
+import HostSupport
 
 /// The report as `flowhost experiments report` prints it: a table per experiment for people, or one JSON
 /// document with `--json` (documented in `docs/traces.md`).
@@ -7,7 +8,7 @@ extension ExperimentReport {
     /// the sample-ratio check, whose mismatch is shouted.
     package var lines: [String] {
         // Every trace is named, as one is: the header says which recordings the figures come from.
-        let files = "\(traces.count) trace\(traces.count == 1 ? "" : "s") (\(traces.joined(separator: ", ")))"
+        let files = "\(counted(traces.count, "trace")) (\(traces.joined(separator: ", ")))"
         var lines = ["goal: \(goal), from \(files)"]
         if experiments.isEmpty {
             lines.append("no experiments: the traces' manifests declare none and no one was exposed")
@@ -16,7 +17,7 @@ extension ExperimentReport {
             lines.append("")
             let subject = experiment.subject.isEmpty ? "" : " (subject \(experiment.subject))"
             lines.append(
-                "experiment \(experiment.name)\(subject): \(experiment.exposed) subject\(experiment.exposed == 1 ? "" : "s") exposed"
+                "experiment \(experiment.name)\(subject): \(counted(experiment.exposed, "subject")) exposed"
             )
             var rows = [
                 [
@@ -82,7 +83,7 @@ extension ExperimentReport {
         warnings += tracesInProgress.map { trace in
             let recorded =
                 trace.subjects.map { "\(trace.sessions) of its \($0) subjects" }
-                ?? "\(trace.sessions) session\(trace.sessions == 1 ? "" : "s")"
+                ?? "\(counted(trace.sessions, "session"))"
             return
                 "\(trace.file) is still being written by a run, which has recorded \(recorded) so far: the report counts those; report again once the run has ended"
         }

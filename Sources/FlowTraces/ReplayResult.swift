@@ -1,3 +1,5 @@
+import HostSupport
+
 /// What a replay found.
 package enum ReplayResult: Sendable {
     /// Everything happened as recorded.
@@ -66,8 +68,8 @@ package struct ReplaySummary: Sendable, Hashable, CustomStringConvertible {
     /// `1 session (its start and 37 steps), 212 events and every screen as recorded`.
     package var description: String {
         let what = sessions == 1 ? "its start" : "their starts"
-        return "\(sessions) session\(sessions == 1 ? "" : "s") (\(what) and \(steps) step\(steps == 1 ? "" : "s")), "
-            + "\(events) event\(events == 1 ? "" : "s") and every screen as recorded"
+        return "\(counted(sessions, "session")) (\(what) and \(counted(steps, "step"))), "
+            + "\(counted(events, "event")) and every screen as recorded"
     }
 }
 

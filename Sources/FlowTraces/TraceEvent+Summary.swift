@@ -1,4 +1,5 @@
 import FlowKit
+import HostSupport
 
 /// Events and screens of a trace as one line for people, as the shell prints what happens: what a replay
 /// says it expected and what it got.
@@ -47,7 +48,8 @@ extension TraceEvent {
         case .pluginUnchanged: return "plugin '\(text("plugin"))' is unchanged; nothing reloaded"
         case .reloadRefused: return "reload of '\(text("plugin"))' refused: \(text("error"))"
         case .manifestReloaded:
-            return "reloaded manifest \(text("manifest")): \(self["routes"] ?? .null) routes"
+            let routes = self["routes"]?.int.map { counted($0, "route") } ?? "\(self["routes"] ?? .null) routes"
+            return "reloaded manifest \(text("manifest")): \(routes)"
                 + (self["servicesChanged"] == true ? "; services changed: restart flowhost to start or stop them" : "")
         case .manifestRejected: return "manifest edit rejected"
         case .exposure:

@@ -62,19 +62,18 @@ enum ManifestCommands {
             // its discovery or its plugins. A file that cannot be read, or plugins not built, is one line alone.
             if !report.manifestErrors.contains(where: { unread.contains($0.kind) }) && !report.pluginsNotBuilt {
                 let count = report.problemCount
-                printError("\(path): \(count) problem\(count == 1 ? "" : "s") found")
+                printError("\(path): \(counted(count, "problem")) found")
             }
             return code
         }
         if warningsFail {
-            printError("\(path): \(warnings) warning\(warnings == 1 ? "" : "s"), which --strict counts as problems")
+            printError("\(path): \(counted(warnings, "warning")), which --strict counts as problems")
             return code
         }
         let composed = report.composition?.manifest ?? manifest
         let declared = report.composition.map { composition in
             ", \(composition.sources.values.filter { $0 != .manifest }.count) of them declared by plugins"
         }
-        func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
         // Guards and deep links are counted when there are some, with those plugins declared and which.
         func count(_ total: Int, _ noun: String, sources: [String: PluginComposition.Source]?) -> String {
             guard total > 0 else { return "" }
@@ -178,7 +177,7 @@ enum ManifestCommands {
         describe(plugin)
         for problem in problems { printError(problem.description) }
         if !problems.isEmpty {
-            printError("\(plugin.path): \(problems.count) problem\(problems.count == 1 ? "" : "s") found")
+            printError("\(plugin.path): \(counted(problems.count, "problem")) found")
         }
         return code
     }

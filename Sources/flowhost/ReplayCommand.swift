@@ -169,7 +169,7 @@ enum ReplayCommand {
                     sessions > 1 ? " of session \(ended.session)\(ended.subject.map { " (subject \($0))" } ?? "")" : ""
                 let how = ended.plugin.map { "\(ended.ending), plugin '\($0)'" } ?? ended.ending
                 let place = ended.replayed ? "after" : "in"
-                let after = "the \(ended.inputsAfter) input\(ended.inputsAfter == 1 ? "" : "s") after it not replayed"
+                let after = "the \(counted(ended.inputsAfter, "input")) after it not replayed"
                 let next =
                     !ended.restarted
                     ? "its supervisor ended the run there"

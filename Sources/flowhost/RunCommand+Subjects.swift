@@ -68,7 +68,7 @@ extension RunCommand {
             }
         }
         let completed = summary.completed
-        let ran = "\(completed) subject\(completed == 1 ? "" : "s") ran to the end"
+        let ran = "\(counted(completed, "subject")) ran to the end"
         guard !quiet else {
             // Where the summary would have said it: the trace, and whatever reads the output, hold fewer subjects.
             if summary.isStopped { printWarning("flowhost: \(script.name): stopped by Ctrl-C after \(ran)") }
@@ -82,7 +82,7 @@ extension RunCommand {
         }
         if summary.isStopped { stopped = "stopped by Ctrl-C after \(ran)" }
         print(
-            "ran \(script.name) for \(count) subject\(count == 1 ? "" : "s") (\(range)): \(stopped ?? "every one to the end")"
+            "ran \(script.name) for \(counted(count, "subject")) (\(range)): \(stopped ?? "every one to the end")"
         )
         for (experiment, variants) in HostStats.exposureCounts(summary.exposures, of: manifest.experiments) {
             let counts = variants.map { "\($0.name) \($0.count)" }
@@ -105,7 +105,7 @@ extension RunCommand {
             guard let setUp = manifest.experiments[experiment], let control = setUp.variants.first else { continue }
             let they = requests == 1 ? "it" : "they"
             printWarning(
-                "flowhost: warning: experiment '\(experiment)': \(requests) request\(requests == 1 ? "" : "s") found no subject at '\(setUp.subject)' in the context, so \(they) went to the control, \(control.name), and exposed no one"
+                "flowhost: warning: experiment '\(experiment)': \(counted(requests, "request")) found no subject at '\(setUp.subject)' in the context, so \(they) went to the control, \(control.name), and exposed no one"
             )
         }
     }

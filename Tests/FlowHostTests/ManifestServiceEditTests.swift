@@ -19,11 +19,11 @@ struct ManifestServiceEditTests {
             #"{"manifestVersion": 1, "plugins": {"greeter": "libGreeter.so"}, "pluginPath": ["."], "routes": ["#
                 + route + #"], "services": [{"plugin": "greeter", "service": "Stuck"}]}"#)
         let added = host.reloadManifest()
-        #expect(added.description == "reloaded manifest \(lab.manifestPath): 1 routes" + Self.restart)
+        #expect(added.description == "reloaded manifest \(lab.manifestPath): 1 route" + Self.restart)
         #expect(host.runningServices.isEmpty, "the reload started nothing")
 
         let again = host.reloadManifest()
-        #expect(again.description == "reloaded manifest \(lab.manifestPath): 1 routes", "services as before")
+        #expect(again.description == "reloaded manifest \(lab.manifestPath): 1 route", "services as before")
 
         try lab.writeManifest(lab.manifest(routes: route))
         #expect(host.reloadManifest().description.hasSuffix(Self.restart), "a service taken out needs one too")
