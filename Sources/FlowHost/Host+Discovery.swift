@@ -143,7 +143,7 @@ extension Host {
             unexported(in: declared).isEmpty,
             case .manifestReloaded? = try? recompose(declared)
         else { return }
-        manifestEditRefused = false
+        refusedManifestEdit = nil
         if watcher?.isStopped == false { try? watch() }
     }
 

@@ -112,9 +112,10 @@ extension Host {
     }
 
     /// ``reloadManifest()``; with `unlessUnchanged`, nothing (`nil`) when the file declares what is in force
-    /// and the last read was taken: a `touch`, the same bytes written again, or a read after inotify lost
-    /// events (``FileWatcher``), as an unchanged library says nothing. A file read back to what is in force
-    /// after a refused edit is said, and one whose edit is held is read again.
+    /// and the last read was taken (a `touch`, the same bytes written again, or a read after inotify lost
+    /// events, ``FileWatcher``), or is refused as the last read was (a second event of one write), as an
+    /// unchanged library says nothing. A file read back to what is in force after a refused edit is said, and
+    /// one whose edit is held is read again.
     private func reloadManifest(unlessUnchanged: Bool) -> HostEvent? {
         guard let event = readManifestAgain(unlessUnchanged: unlessUnchanged) else { return nil }
         // While watching, what the manifest now names is watched, however the reload was asked for.
@@ -127,11 +128,13 @@ extension Host {
         heldManifestEdit = false  // this read replaces any edit held
         do throws(ManifestErrors) {
             let declared = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
-            if unlessUnchanged, !manifestEditRefused, declared == composition?.declared ?? manifest { return nil }
+            if unlessUnchanged, refusedManifestEdit == nil, declared == composition?.declared ?? manifest {
+                return nil
+            }
             let unexported = unexported(in: declared)
             if !unexported.isEmpty { throw ManifestErrors(unexported) }
             if let composed = try recompose(declared) {
-                manifestEditRefused = false
+                refusedManifestEdit = nil
                 return composed
             }
             composition = nil
@@ -147,9 +150,10 @@ extension Host {
             coordinator.guards = reloaded.guards
             event = .manifestReloaded(
                 file: reloaded.path, routes: reloaded.routes.count, servicesChanged: servicesChanged)
-            manifestEditRefused = false
+            refusedManifestEdit = nil
         } catch {
-            manifestEditRefused = true
+            defer { refusedManifestEdit = error }
+            if unlessUnchanged, error == refusedManifestEdit { return nil }
             event = .manifestRejected(error)
         }
         onEvent?(event)

@@ -93,9 +93,10 @@ package final class Host {
     /// names (``recompose(_:)``): it is read again when discovery changes (``retryHeldManifestEdit()``), since
     /// the plugin that routes the request may land after the edit, as a build saved with it does.
     var heldManifestEdit = false
-    /// Whether the last read of the manifest file was refused (held edits too): the file then says something
-    /// other than the manifest in force, and a watched read of it back is said (``reloadManifest()``).
-    var manifestEditRefused = false
+    /// The errors the last read of the manifest file was refused with (a held edit's too), until a read is
+    /// taken: the file then says something other than the manifest in force, so a watched read of it back is
+    /// said, and the same refusal again is not (``reloadManifest(unlessUnchanged:)``).
+    var refusedManifestEdit: ManifestErrors?
     /// Probes the libraries of discovered directories (see ``Host+Discovery``).
     var discoveryProber: PluginProber?
     /// The plugins each manager of a child flow was seen handling a request for, by the name FlowKit reports

@@ -95,7 +95,7 @@ extension ManifestError {
 ///
 /// At most ``maxListed`` problems are kept; ``omitted`` counts the others, so that a manifest with millions
 /// of bad entries costs no more to report than one with a hundred.
-package struct ManifestErrors: Error, Sendable, CustomStringConvertible {
+package struct ManifestErrors: Error, Hashable, Sendable, CustomStringConvertible {
     /// How many problems are listed at most.
     package static let maxListed = 100
 
