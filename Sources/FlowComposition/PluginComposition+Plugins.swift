@@ -3,12 +3,14 @@ import FlowManifest
 import PluginLoading
 
 /// The plugins of a composition: those the manifest lists and those its directories hold, each active,
-/// refused or removed, as discovery found them and as the composition before kept them.
+/// refused, removed, excluded or overridden, as discovery found them and as the composition before kept them.
 extension PluginComposition {
     /// Takes into ``plugins`` each plugin the manifest lists, each one `discovery` found (an excluded or
     /// overridden one with why), and each of `previous`'s gone since: removed, or kept as it was while its
     /// library is `awaiting` its return. A library that cannot be probed now keeps what its last probe found
-    /// (``init(manifest:discovery:previous:awaiting:refusing:)``).
+    /// (``init(manifest:discovery:previous:awaiting:refusing:)``). The problems found are added to ``problems``
+    /// (a broken library's to ``broken`` too); a library written over with one that is no plugin is taken out
+    /// of ``skipped``, as the broken file of the plugin it was.
     mutating func collectPlugins(
         _ discovery: PluginDiscovery, previous: PluginComposition?, awaiting: Set<String>,
         refusing: [String: PluginLoadError]

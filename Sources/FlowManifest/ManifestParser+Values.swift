@@ -104,7 +104,7 @@ extension ManifestParser {
         of members: [String: JSONValue], at path: @autoclosure () -> String?, allowed: [String],
         synonyms: [String: String] = [:]
     ) {
-        // Sorted only to report unknown keys in order: most objects have none.
+        // Most objects have no unknown key.
         guard !members.keys.allSatisfy(allowed.contains) else { return }
         // The hint is looked for only for a problem listed (``report(_:at:_:)``): of a file of thousands of
         // unknown keys, the first few.
@@ -117,6 +117,7 @@ extension ManifestParser {
             if let closest, closest.1 <= 2 { return "did you mean \(quoted(closest.0))?" }
             return "the keys allowed here are " + allowed.map(quoted).joined(separator: ", ")
         }
+        // Sorted to report unknown keys in order.
         for key in members.keys.sorted() where !allowed.contains(key) {
             report(.unknownKey, at: path(), "unknown key \(quoted(key)); \(hint(for: key))")
         }

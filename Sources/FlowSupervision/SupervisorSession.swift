@@ -220,8 +220,8 @@ final class SupervisorSession {
             let seconds = Supervisor.restartWindow.components.seconds
             let line =
                 place + "the host asked \(capRestarts.count) times within \(seconds) s, with no command carried "
-                + "out between, to restart because plugin '\(plugin)' reached \(cap) "
-                + "generation\(cap == 1 ? "" : "s"): more than reloads could justify (plugin code can forge "
+                + "out between, to restart because plugin '\(plugin)' reached \(counted(cap, "generation")): "
+                + "more than reloads could justify (plugin code can forge "
                 + "the request); giving up"
             say([line], thenPrompt: false)
             giveUp(

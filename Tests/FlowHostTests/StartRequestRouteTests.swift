@@ -41,4 +41,11 @@ struct StartRequestRouteTests {
                 #"start.json: start[0]: no route handles "lanch" from the app, which sends the start requests; did you mean "launch"?"#
             ])
     }
+
+    @Test func aRequestRoutedFromAModuleOnlyIsStillAHintsCandidate() {
+        #expect(
+            Self.errors(routeFrom: "home", start: "lanch") == [
+                #"start.json: start[0]: no route handles "lanch" from the app, which sends the start requests; did you mean "launch"?"#
+            ])
+    }
 }
