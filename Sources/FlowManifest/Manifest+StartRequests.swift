@@ -21,10 +21,14 @@ extension Manifest {
         }
     }
 
-    /// What an ``ManifestError/Kind/unroutedStart`` says of `request`, with the nearest of `routed` as a hint:
+    /// What an ``ManifestError/Kind/unroutedStart`` says of `request`, with a hint: that its routes are all
+    /// from other modules, when `routed` has it, else the nearest of `routed`:
     /// `no route handles "lanch" from the app, which sends the start requests; did you mean "launch"?`.
     static func unroutedStartMessage(_ request: String, routed: Set<String>) -> String {
-        let hint = Suggestion.closest(to: request, among: routed).map { "; did you mean \(quoted($0))?" }
+        let hint =
+            routed.contains(request)
+            ? #"; its routes all have a "from" other than "app""#
+            : Suggestion.closest(to: request, among: routed).map { "; did you mean \(quoted($0))?" }
         return "no route handles \(quoted(request)) from the app, which sends the start requests\(hint ?? "")"
     }
 }

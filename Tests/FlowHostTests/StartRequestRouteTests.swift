@@ -4,7 +4,8 @@ import Testing
 @testable import FlowManifest
 
 /// A start request is sent by the app: a route handles it when it has no `from`, or `"from": "app"`. One
-/// routed only from a module is reported; every routed request is a candidate for the hint of one misspelt.
+/// routed only from a module is reported, with its routes' `from` as the hint; every routed request is a candidate
+/// for the hint of one misspelt.
 struct StartRequestRouteTests {
     static let file = "start.json"
 
@@ -28,10 +29,10 @@ struct StartRequestRouteTests {
         #expect(Self.errors(routeFrom: from) == [])
     }
 
-    @Test func aRouteFromAModuleOnlyDoesNot() {
+    @Test func aRouteFromAModuleOnlyDoesNotAndIsSaidSo() {
         #expect(
             Self.errors(routeFrom: "home") == [
-                #"start.json: start[0]: no route handles "launch" from the app, which sends the start requests"#
+                #"start.json: start[0]: no route handles "launch" from the app, which sends the start requests; its routes all have a "from" other than "app""#
             ])
     }
 
