@@ -169,9 +169,12 @@ extension Host {
                 omitted: max(0, unrouted.count - ManifestErrors.maxListed))
         }
         let previous = composition ?? next
+        // The manifest's own routes: those the plugins' declarations bring or take are said by their events.
+        let changes = RouteChanges(from: (composition?.declared ?? manifest).routes, to: declared.routes)
         experiments.update(next.manifest.experiments)
         let events = adopt(next, after: previous)
-        let event = HostEvent.manifestReloaded(file: next.manifest.path, routes: next.manifest.routes.count)
+        let event = HostEvent.manifestReloaded(
+            file: next.manifest.path, routes: next.manifest.routes.count, changes: changes)
         onEvent?(event)
         for event in events { onEvent?(event) }
         return event

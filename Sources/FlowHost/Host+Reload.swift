@@ -143,13 +143,14 @@ extension Host {
             let reloaded = declared
             // Services are started once: a change to them waits for a restart, which the event says.
             let servicesChanged = Set(reloaded.services) != Set(manifest.services)
+            let changes = RouteChanges(from: manifest.routes, to: reloaded.routes)
             registry.update(manifest: reloaded)
             experiments.update(reloaded.experiments)
             manifest = reloaded
             coordinator.mapping = mapping(for: reloaded)
             coordinator.guards = reloaded.guards
             event = .manifestReloaded(
-                file: reloaded.path, routes: reloaded.routes.count, servicesChanged: servicesChanged)
+                file: reloaded.path, routes: reloaded.routes.count, changes: changes, servicesChanged: servicesChanged)
             refusedManifestEdit = nil
         } catch {
             defer { refusedManifestEdit = error }

@@ -22,9 +22,11 @@ package enum HostEvent: Sendable, CustomStringConvertible {
     /// before any of its code runs, and not loaded. Without `refusal`, the plugin will load it on first use;
     /// with one, that load would be refused for it. No reload is counted.
     case unloadedLibraryChanged(plugin: String, file: String, refusal: PluginLoadError?)
-    /// A reloaded manifest replaced the routing table; `servicesChanged` when its `services` differ from
-    /// those of the manifest it replaced, which a reload does not start or stop (a restart does).
-    case manifestReloaded(file: String, routes: Int, servicesChanged: Bool = false)
+    /// A reloaded manifest replaced the routing table, with the `changes` to its routes; `servicesChanged` when
+    /// its `services` differ from those of the manifest it replaced, which a reload does not start or stop (a
+    /// restart does).
+    case manifestReloaded(
+        file: String, routes: Int, changes: RouteChanges = RouteChanges(), servicesChanged: Bool = false)
     /// An edited manifest was invalid; the routing table in force is untouched.
     case manifestRejected(ManifestErrors)
     /// A subject was exposed to an experiment for the first time.
@@ -62,8 +64,9 @@ package enum HostEvent: Sendable, CustomStringConvertible {
         case .unloadedLibraryChanged(let plugin, let file, let refusal):
             refusal.map { "plugin '\(plugin)' is not loaded yet, and its new library would be refused: \($0)" }
                 ?? "plugin '\(plugin)' is not loaded yet: its new library \(file) will load on first use"
-        case .manifestReloaded(let file, let routes, let servicesChanged):
+        case .manifestReloaded(let file, let routes, let changes, let servicesChanged):
             "reloaded manifest \(file): \(counted(routes, "route"))"
+                + (changes.isEmpty ? "" : "; \(changes)")
                 + (servicesChanged ? "; services changed: restart flowhost to start or stop them" : "")
         case .manifestRejected(let errors):
             "manifest edit rejected, the routes in force are unchanged:\n" + errors.description

@@ -1,3 +1,4 @@
+import FlowHost
 import FlowKit
 import HostSupport
 
@@ -49,7 +50,8 @@ extension TraceEvent {
         case .reloadRefused: return "reload of '\(text("plugin"))' refused: \(text("error"))"
         case .manifestReloaded:
             let routes = self["routes"]?.int.map { counted($0, "route") } ?? "\(self["routes"] ?? .null) routes"
-            return "reloaded manifest \(text("manifest")): \(routes)"
+            let changes = RouteChanges(recordedIn: self)
+            return "reloaded manifest \(text("manifest")): \(routes)" + (changes.isEmpty ? "" : "; \(changes)")
                 + (self["servicesChanged"] == true ? "; services changed: restart flowhost to start or stop them" : "")
         case .manifestRejected: return "manifest edit rejected"
         case .exposure:
@@ -88,5 +90,18 @@ extension TraceEvent {
         if let content = self["content"] { lines.append("content: \(content)") }
         if let outcome = self["outcome"]?.string { lines.append("outcome: \(outcome)") }
         return lines
+    }
+}
+
+extension RouteChanges {
+    /// The changes a `manifestReloaded` line records (`added`, `retargeted`, `removed`).
+    fileprivate init(recordedIn event: TraceEvent) {
+        self.init()
+        added = event["added"]?.array?.compactMap(\.string) ?? []
+        retargeted =
+            event["retargeted"]?.array?.compactMap { change in
+                change["route"]?.string.map { Retarget(route: $0, target: change["target"]?.string ?? "?") }
+            } ?? []
+        removed = event["removed"]?.array?.compactMap(\.string) ?? []
     }
 }

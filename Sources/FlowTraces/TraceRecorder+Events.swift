@@ -25,9 +25,16 @@ extension TraceRecorder {
         case .reloadRefused(let plugin, let error):
             line.add("plugin", plugin)
             line.add("error", redaction.redact(text: error.description))
-        case .manifestReloaded(let file, let routes, let servicesChanged):
+        case .manifestReloaded(let file, let routes, let changes, let servicesChanged):
             line.add("manifest", file)
             line.add("routes", routes)
+            if !changes.added.isEmpty { line.add("added", strings: changes.added) }
+            if !changes.retargeted.isEmpty {
+                line.add(
+                    "retargeted",
+                    json: .array(changes.retargeted.map { ["route": .string($0.route), "target": .string($0.target)] }))
+            }
+            if !changes.removed.isEmpty { line.add("removed", strings: changes.removed) }
             if servicesChanged { line.add("servicesChanged", true) }
             recordExperimentsIfChanged(into: &line)
         case .manifestRejected(let errors):

@@ -24,6 +24,20 @@ struct DropInReportTests {
         #expect(!lines.contains { $0.contains("declares no routes") })
     }
 
+    @Test func aManifestEditThatRoutesADiscoveredPluginsManagerNamesThatRouteOnly() throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let host = try lab.host()
+        let events = try HostEventCollector(host, watch: false)
+
+        try lab.writeManifest(
+            members: #""routes": [{"request": "hello", "plugin": "greeter", "manager": "Greeter"}]"#)
+        host.reloadManifest()
+
+        #expect(events.lines == ["reloaded manifest \(lab.manifestPath): 2 routes; added hello"])
+        #expect(host.coordinator.requestCoordination("hello", from: .app).isHandled)
+    }
+
     @Test func aPluginExcludedByAManifestEditIsReportedAsExcludedNotRemoved() throws {
         let lab = try DropInLab()
         let path = try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")

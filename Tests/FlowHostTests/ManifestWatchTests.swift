@@ -42,7 +42,10 @@ struct ManifestWatchTests {
         let restored = try #require(await events.next())
 
         guard case .manifestRejected = refused else { throw TestFailure("the edit was \(refused)") }
-        guard case .manifestReloaded(file: lab.manifestPath, routes: 1, servicesChanged: false) = restored else {
+        guard
+            case .manifestReloaded(file: lab.manifestPath, routes: 1, changes: RouteChanges(), servicesChanged: false) =
+                restored
+        else {
             throw TestFailure("the manifest back was \(restored)")
         }
     }
