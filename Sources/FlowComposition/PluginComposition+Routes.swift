@@ -175,7 +175,8 @@ extension PluginComposition {
         let fromApp = keys.filter { ($0.module ?? .app) == .app }
         return blamingUnreadDirectories(
             declared.unroutedStarts(
-                routedFromApp: Set(fromApp.map(\.request.rawValue)), routed: Set(keys.map(\.request.rawValue))))
+                routedFromApp: Set(fromApp.map(\.request.rawValue)), routed: Set(keys.map(\.request.rawValue)),
+                fromModules: Manifest.modulesRouting(keys.lazy.map { ($0.request.rawValue, $0.module?.rawValue) })))
     }
 
     /// `errors`, each a request no route handles, with a note of the `discover` entries whose directory could

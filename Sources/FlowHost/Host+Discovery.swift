@@ -169,8 +169,12 @@ extension Host {
                 omitted: max(0, unrouted.count - ManifestErrors.maxListed))
         }
         let previous = composition ?? next
-        // The manifest's own routes: those the plugins' declarations bring or take are said by their events.
-        let changes = RouteChanges(from: (composition?.declared ?? manifest).routes, to: declared.routes)
+        // The routes in force, those the manifest declares on either side: those the plugins bring or take as
+        // they are discovered, removed or excluded are said by their events. Before the manifest discovered
+        // plugins, all of them were its own.
+        let changes = RouteChanges(from: manifest.routes, to: next.manifest.routes) { [composition] key in
+            (composition.map { $0.sources[key] == .manifest } ?? true) || next.sources[key] == .manifest
+        }
         experiments.update(next.manifest.experiments)
         let events = adopt(next, after: previous)
         let event = HostEvent.manifestReloaded(

@@ -26,7 +26,7 @@ package enum HostEvent: Sendable, CustomStringConvertible {
     /// its `services` differ from those of the manifest it replaced, which a reload does not start or stop (a
     /// restart does).
     case manifestReloaded(
-        file: String, routes: Int, changes: RouteChanges = RouteChanges(), servicesChanged: Bool = false)
+        file: String, routes: Int, changes: RouteChanges, servicesChanged: Bool = false)
     /// An edited manifest was invalid; the routing table in force is untouched.
     case manifestRejected(ManifestErrors)
     /// A subject was exposed to an experiment for the first time.

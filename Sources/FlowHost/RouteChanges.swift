@@ -1,28 +1,50 @@
 import FlowComposition
 import FlowManifest
 
-/// What a manifest reload changed in the routes, each route named as `send` takes it (`greet`,
-/// `auth.signIn from settings`): the routes it added, those whose request now goes elsewhere (another
-/// manager, or an experiment), and those it removed. The reload line says them, so that whoever edited the
-/// manifest sees the edit they meant taken, and nothing else.
+/// What a manifest reload changed in the routes in force, each route named as `send` takes it (`greet`,
+/// `auth.signIn from settings`): the routes it added, those whose request now goes elsewhere, and those it
+/// removed. The reload line says them, so that whoever edited the manifest sees the edit they meant taken,
+/// and nothing else.
 package struct RouteChanges: Sendable, Hashable, CustomStringConvertible {
-    /// A route whose request goes elsewhere now: to `target`, a manager as `plugin.Manager` or
-    /// `experiment NAME`.
+    /// Where a route sends its request, as the reload line and the trace name it.
+    package enum Target: Sendable, Hashable, CustomStringConvertible {
+        /// A manager, as `plugin.Manager`.
+        case manager(String)
+        /// The experiment of that name, which picks a variant per subject.
+        case experiment(String)
+
+        init(_ target: Manifest.Route.Target) {
+            switch target {
+            case .manager(let plugin, let manager): self = .manager("\(plugin).\(manager)")
+            case .experiment(let experiment): self = .experiment(experiment)
+            }
+        }
+
+        /// `plugin.Manager`, or `experiment NAME`.
+        package var description: String {
+            switch self {
+            case .manager(let manager): manager
+            case .experiment(let experiment): "experiment \(experiment)"
+            }
+        }
+    }
+
+    /// A route whose request goes to `target` now.
     package struct Retarget: Sendable, Hashable {
         package var route: String
-        package var target: String
+        package var target: Target
 
-        package init(route: String, target: String) {
+        package init(route: String, target: Target) {
             self.route = route
             self.target = target
         }
     }
 
-    /// The routes only the new manifest has, in its order.
+    /// The routes only the new table has, in its order.
     package var added: [String] = []
-    /// The routes both have whose request the new manifest sends elsewhere, in its order.
+    /// The routes both have whose request the new table sends elsewhere, in its order.
     package var retargeted: [Retarget] = []
-    /// The routes only the manifest before had, in its order.
+    /// The routes only the table before had, in its order.
     package var removed: [String] = []
 
     /// How many routes of each kind ``description`` names before it counts the rest.
@@ -30,51 +52,51 @@ package struct RouteChanges: Sendable, Hashable, CustomStringConvertible {
 
     package init() {}
 
-    /// The changes from the routes `before` to the routes `after`, a route known by its request and `from`.
-    package init(from before: [Manifest.Route], to after: [Manifest.Route]) {
+    /// The changes from the routes `before` to the routes `after`, a route known by its request and `from`
+    /// (a table has one route per key), leaving out the routes `isNamed` says no.
+    package init(
+        from before: [Manifest.Route], to after: [Manifest.Route],
+        naming isNamed: (PluginComposition.RouteKey) -> Bool = { _ in true }
+    ) {
         func key(_ route: Manifest.Route) -> PluginComposition.RouteKey { .init(route.request, from: route.module) }
         let old = Dictionary(before.map { (key($0), $0.target) }, uniquingKeysWith: { first, _ in first })
         let new = Set(after.map(key))
-        var named = Set<PluginComposition.RouteKey>()
-        for route in after where named.insert(key(route)).inserted {
-            switch old[key(route)] {
-            case nil: added.append(key(route).shellName)
-            case let target? where target != route.target:
-                retargeted.append(Retarget(route: key(route).shellName, target: route.target.name))
+        for route in after {
+            let key = key(route)
+            guard isNamed(key) else { continue }
+            switch old[key] {
+            case nil: added.append(key.shellName)
+            case .some(let target) where target != route.target:
+                retargeted.append(Retarget(route: key.shellName, target: Target(route.target)))
             default: break
             }
         }
-        for route in before where !new.contains(key(route)) && named.insert(key(route)).inserted {
-            removed.append(key(route).shellName)
+        for route in before {
+            let key = key(route)
+            if !new.contains(key), isNamed(key) { removed.append(key.shellName) }
         }
     }
 
-    /// Whether the routes are the same, but for their order.
+    /// Whether the routes in force are the same, but for their order.
     package var isEmpty: Bool { added.isEmpty && retargeted.isEmpty && removed.isEmpty }
 
-    /// `added a, b; c now goes to p.M; removed d`, each list cut after ``maxNamed`` names with how many more
-    /// there are; empty when nothing changed.
+    /// `added routes: a, b; sent elsewhere: c (to p.M); removed route: d`, each list cut after ``maxNamed``
+    /// routes with how many more there are; empty when nothing changed.
     package var description: String {
         var parts: [String] = []
-        if !added.isEmpty { parts.append("added " + Self.listed(added)) }
-        if !retargeted.isEmpty { parts.append(Self.listed(retargeted.map { "\($0.route) now goes to \($0.target)" })) }
-        if !removed.isEmpty { parts.append("removed " + Self.listed(removed)) }
+        if !added.isEmpty { parts.append(Self.listed(added, added.count == 1 ? "added route" : "added routes")) }
+        if !retargeted.isEmpty {
+            parts.append(Self.listed(retargeted.map { "\($0.route) (to \($0.target))" }, "sent elsewhere"))
+        }
+        if !removed.isEmpty {
+            parts.append(Self.listed(removed, removed.count == 1 ? "removed route" : "removed routes"))
+        }
         return parts.joined(separator: "; ")
     }
 
-    /// `names` joined with commas, the first ``maxNamed`` of them, then `and N more`.
-    private static func listed(_ names: [String]) -> String {
+    /// `label: a, b, c`, the first ``maxNamed`` of `names`, then `and N more`.
+    private static func listed(_ names: [String], _ label: String) -> String {
         let shown = names.prefix(maxNamed).joined(separator: ", ")
-        return names.count > maxNamed ? "\(shown) and \(names.count - maxNamed) more" : shown
-    }
-}
-
-extension Manifest.Route.Target {
-    /// `plugin.Manager`, or `experiment NAME`.
-    var name: String {
-        switch self {
-        case .manager(let plugin, let manager): "\(plugin).\(manager)"
-        case .experiment(let experiment): "experiment \(experiment)"
-        }
+        return "\(label): " + (names.count > maxNamed ? "\(shown) and \(names.count - maxNamed) more" : shown)
     }
 }

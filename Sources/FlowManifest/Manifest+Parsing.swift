@@ -149,9 +149,11 @@ package struct ManifestParser {
         // Once, not for each start request: a manifest may have thousands of both.
         let routedFromApp = Set(routes.lazy.filter { ($0.module ?? .app) == .app }.map(\.request.rawValue))
         let routed = Set(routes.lazy.map(\.request.rawValue))
+        let fromModules = Manifest.modulesRouting(routes.lazy.map { ($0.request.rawValue, $0.module?.rawValue) })
         let start = elements(of: top["start"], at: "start").compactMap { index, element in
             startRequest(element, at: "start[\(index)]").map {
-                checkStartRouted($0, at: "start[\(index)]", routedFromApp: routedFromApp, routed: routed)
+                checkStartRouted(
+                    $0, at: "start[\(index)]", routedFromApp: routedFromApp, routed: routed, fromModules: fromModules)
             }
         }
         var manifest = Manifest(
@@ -292,20 +294,25 @@ package struct ManifestParser {
         return request.map { CoordinationRequest(.init(rawValue: $0), payload: members["payload"] ?? .empty) }
     }
 
-    /// Reports a start request no route handles from the app, naming the nearest routed request; returns it.
+    /// Reports a start request no route handles from the app, with the modules its routes come from or the
+    /// nearest routed request; returns it.
     ///
     /// - Parameters:
     ///   - routedFromApp: The requests the manifest's routes handle from the app.
     ///   - routed: Every request its routes handle, from any module: the candidates for "did you mean".
+    ///   - fromModules: The modules other than the app each request's routes come from.
     mutating func checkStartRouted(
-        _ request: CoordinationRequest, at path: String, routedFromApp: Set<String>, routed: Set<String>
+        _ request: CoordinationRequest, at path: String, routedFromApp: Set<String>, routed: Set<String>,
+        fromModules: [String: [String]]
     ) -> CoordinationRequest {
         // Discovered plugins declare routes of their own, known only once their directories are read: checked
         // then, with the routes the manifest composes to (`Manifest.unroutedStarts`).
         guard !discovering, !routedFromApp.contains(request.name.rawValue),
             !requestsOfRoutesInError.contains(request.name.rawValue)
         else { return request }
-        report(.unroutedStart, at: path, Manifest.unroutedStartMessage(request.name.rawValue, routed: routed))
+        report(
+            .unroutedStart, at: path,
+            Manifest.unroutedStartMessage(request.name.rawValue, routed: routed, fromModules: fromModules))
         return request
     }
 

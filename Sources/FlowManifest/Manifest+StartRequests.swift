@@ -2,7 +2,8 @@ import FlowKit
 
 extension Manifest {
     /// The `start` requests no route handles from the app, which sends them, each an
-    /// ``ManifestError/Kind/unroutedStart`` at its place (`start[0]`) naming the nearest routed request.
+    /// ``ManifestError/Kind/unroutedStart`` at its place (`start[0]`) with a hint: the modules its routes come
+    /// from, or the nearest routed request.
     ///
     /// The parser checks a manifest's own routes; a manifest that discovers plugins is checked with the
     /// routes it composes to, once its directories are read (``PluginComposition``).
@@ -11,24 +12,42 @@ extension Manifest {
     ///   - routedFromApp: The requests a route handles from the app: one without `from`, or with
     ///     `"from": "app"`.
     ///   - routed: Every routed request, from any module: the candidates for "did you mean".
+    ///   - fromModules: The modules other than the app each request's routes come from.
     /// - Returns: One error per start request that no route handles, in `start`'s order.
-    package func unroutedStarts(routedFromApp: Set<String>, routed: Set<String>) -> [ManifestError] {
+    package func unroutedStarts(routedFromApp: Set<String>, routed: Set<String>, fromModules: [String: [String]])
+        -> [ManifestError]
+    {
         start.enumerated().compactMap { index, request in
             guard !routedFromApp.contains(request.name.rawValue) else { return nil }
             return ManifestError(
                 file: path, path: "start[\(index)]", kind: .unroutedStart,
-                message: Self.unroutedStartMessage(request.name.rawValue, routed: routed))
+                message: Self.unroutedStartMessage(request.name.rawValue, routed: routed, fromModules: fromModules))
         }
     }
 
-    /// What an ``ManifestError/Kind/unroutedStart`` says of `request`, with a hint: that its routes are all
-    /// from other modules, when `routed` has it, else the nearest of `routed`:
+    /// What an ``ManifestError/Kind/unroutedStart`` says of `request`, with a hint: the modules its routes come
+    /// from when it has routes (`fromModules`), else the nearest of `routed`:
     /// `no route handles "lanch" from the app, which sends the start requests; did you mean "launch"?`.
-    static func unroutedStartMessage(_ request: String, routed: Set<String>) -> String {
+    static func unroutedStartMessage(_ request: String, routed: Set<String>, fromModules: [String: [String]]) -> String
+    {
         let hint =
-            routed.contains(request)
-            ? #"; its routes all have a "from" other than "app""#
-            : Suggestion.closest(to: request, among: routed).map { "; did you mean \(quoted($0))?" }
+            fromModules[request].map { modules in
+                let from = modules.map(quoted).joined(separator: ", ")
+                return #"; its routes are only from \#(from): leave "from" out of one, or make it "app""#
+            } ?? Suggestion.closest(to: request, among: routed).map { "; did you mean \(quoted($0))?" }
         return "no route handles \(quoted(request)) from the app, which sends the start requests\(hint ?? "")"
+    }
+
+    /// The modules other than the app each request of `routes` is routed from, in the routes' order (a route
+    /// table has one route per request and module).
+    package static func modulesRouting(_ routes: some Sequence<(request: String, module: String?)>)
+        -> [String: [String]]
+    {
+        var modules: [String: [String]] = [:]
+        for route in routes {
+            guard let module = route.module, module != Coordinated.app.rawValue else { continue }
+            modules[route.request, default: []].append(module)
+        }
+        return modules
     }
 }

@@ -100,7 +100,10 @@ extension RouteChanges {
         added = event["added"]?.array?.compactMap(\.string) ?? []
         retargeted =
             event["retargeted"]?.array?.compactMap { change in
-                change["route"]?.string.map { Retarget(route: $0, target: change["target"]?.string ?? "?") }
+                guard let route = change["route"]?.string else { return nil }
+                let target =
+                    change["experiment"]?.string.map(Target.experiment) ?? .manager(change["manager"]?.string ?? "?")
+                return Retarget(route: route, target: target)
             } ?? []
         removed = event["removed"]?.array?.compactMap(\.string) ?? []
     }

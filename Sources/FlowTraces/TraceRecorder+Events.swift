@@ -30,9 +30,7 @@ extension TraceRecorder {
             line.add("routes", routes)
             if !changes.added.isEmpty { line.add("added", strings: changes.added) }
             if !changes.retargeted.isEmpty {
-                line.add(
-                    "retargeted",
-                    json: .array(changes.retargeted.map { ["route": .string($0.route), "target": .string($0.target)] }))
+                line.add("retargeted", json: .array(changes.retargeted.map(\.recorded)))
             }
             if !changes.removed.isEmpty { line.add("removed", strings: changes.removed) }
             if servicesChanged { line.add("servicesChanged", true) }
@@ -302,5 +300,15 @@ extension Duration {
     var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+extension RouteChanges.Retarget {
+    /// `{"route": "auth.signIn", "manager": "auth.Reauthenticate"}`, or with `experiment` in place of `manager`.
+    fileprivate var recorded: JSONValue {
+        switch target {
+        case .manager(let manager): ["route": .string(route), "manager": .string(manager)]
+        case .experiment(let experiment): ["route": .string(route), "experiment": .string(experiment)]
+        }
     }
 }

@@ -45,11 +45,13 @@ package final class TraceReplay {
     /// with: a recorded subject must be replayed as one subject throughout the trace.
     var pseudonyms: [String: String] = [:]
 
-    /// The members left out of the comparison. `experiments`, the set-up a reload or a session changed, is
-    /// the manifest's: a replay starts from the manifest as it is now, which may hold the set-up a recorded
+    /// The members left out of the comparison. `experiments`, the set-up a reload or a session changed, and
+    /// what a reload changed in the routes and services (`added`, `retargeted`, `removed`, `servicesChanged`)
+    /// are the manifest's: a replay starts from the manifest as it is now, which may hold what a recorded
     /// reload read, so that its own reload changes nothing (the note of an edited manifest says so).
     static let ignored: Set<String> = [
         "t", "startNs", "swapNs", "generation", "digest", "library", "late", "at", "requestId", "experiments",
+        "added", "retargeted", "removed", "servicesChanged",
     ]
     /// The kinds compared for an input a watched file caused.
     static let reloadKinds: Set<TraceEvent.Kind> = [

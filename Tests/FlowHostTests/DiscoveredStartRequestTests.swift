@@ -31,4 +31,20 @@ struct DiscoveredStartRequestTests {
         #expect(supervised.status == 65)
         #expect(supervised.errorLines == [error])
     }
+
+    @Test func aStartRequestRoutedOnlyFromAModuleIsSaidSoWithTheComposedRoutes() throws {
+        let lab = try DropInLab(
+            members:
+                #""start": ["intro"], "routes": [{"request": "intro", "from": "home", "plugin": "welcome", "manager": "Launch"}]"#
+        )
+        try lab.add("libWelcomePlugin.so")
+
+        let validate = try lab.flowhost(["validate", lab.manifestPath])
+
+        #expect(validate.status == 65)
+        #expect(
+            validate.errorLinesWithoutNotes.first
+                == "\(lab.manifestPath): start[0]: no route handles \"intro\" from the app, which sends the start requests; "
+                + #"its routes are only from "home": leave "from" out of one, or make it "app""#)
+    }
 }

@@ -34,8 +34,44 @@ struct DropInReportTests {
             members: #""routes": [{"request": "hello", "plugin": "greeter", "manager": "Greeter"}]"#)
         host.reloadManifest()
 
-        #expect(events.lines == ["reloaded manifest \(lab.manifestPath): 2 routes; added hello"])
+        #expect(events.lines == ["reloaded manifest \(lab.manifestPath): 2 routes; added route: hello"])
         #expect(host.coordinator.requestCoordination("hello", from: .app).isHandled)
+    }
+
+    @Test func aManifestRouteThatOverridesADiscoveredOneIsSaidSentElsewhereBothWays() throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let host = try lab.host()
+        let events = try HostEventCollector(host, watch: false)
+
+        try lab.writeManifest(members: #""routes": [{"request": "greet", "plugin": "greeter", "manager": "Poller"}]"#)
+        host.reloadManifest()
+        try lab.writeManifest(members: "")
+        host.reloadManifest()
+
+        #expect(
+            events.lines == [
+                "reloaded manifest \(lab.manifestPath): 1 route; sent elsewhere: greet (to greeter.Poller)",
+                "reloaded manifest \(lab.manifestPath): 1 route; sent elsewhere: greet (to greeter.Greeter)",
+            ])
+    }
+
+    @Test func aManifestThatTurnsToDiscoveringTheSameRoutesChangesNone() throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        _ = try lab.directory.file(
+            "app.json",
+            containing:
+                #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"greeter": "libGreeter.so"}, "#
+                + #""routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}]}"#)
+        let host = try lab.host()
+        let events = try HostEventCollector(host, watch: false)
+
+        try lab.writeManifest(members: "")
+        host.reloadManifest()
+
+        #expect(events.lines == ["reloaded manifest \(lab.manifestPath): 1 route"])
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
     }
 
     @Test func aPluginExcludedByAManifestEditIsReportedAsExcludedNotRemoved() throws {

@@ -4,18 +4,22 @@ import Testing
 @testable import FlowManifest
 
 /// A start request is sent by the app: a route handles it when it has no `from`, or `"from": "app"`. One
-/// routed only from a module is reported, with its routes' `from` as the hint; every routed request is a candidate
-/// for the hint of one misspelt.
+/// routed only from modules is reported, naming them; every routed request is a candidate for the hint of one
+/// misspelt.
 struct StartRequestRouteTests {
     static let file = "start.json"
 
     static func errors(routeFrom from: String?, start: String = "launch") -> [String] {
         let fromMember = from.map { #", "from": "\#($0)""# } ?? ""
-        let text = #"""
-            {"manifestVersion": 1, "plugins": {"welcome": "libWelcome.so"},
-             "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"\#(fromMember)}],
-             "start": ["\#(start)"]}
-            """#
+        return errors(
+            in: #"""
+                {"manifestVersion": 1, "plugins": {"welcome": "libWelcome.so"},
+                 "routes": [{"request": "launch", "plugin": "welcome", "manager": "Launch"\#(fromMember)}],
+                 "start": ["\#(start)"]}
+                """#)
+    }
+
+    static func errors(in text: String) -> [String] {
         do {
             _ = try Manifest.parse(text, path: file)
             return []
@@ -32,7 +36,20 @@ struct StartRequestRouteTests {
     @Test func aRouteFromAModuleOnlyDoesNotAndIsSaidSo() {
         #expect(
             Self.errors(routeFrom: "home") == [
-                #"start.json: start[0]: no route handles "launch" from the app, which sends the start requests; its routes all have a "from" other than "app""#
+                #"start.json: start[0]: no route handles "launch" from the app, which sends the start requests; its routes are only from "home": leave "from" out of one, or make it "app""#
+            ])
+    }
+
+    @Test func aStartRequestRoutedFromSeveralModulesNamesThemAll() {
+        let text = #"""
+            {"manifestVersion": 1, "plugins": {"welcome": "libWelcome.so"},
+             "routes": [{"request": "launch", "from": "home", "plugin": "welcome", "manager": "Launch"},
+                        {"request": "launch", "from": "settings", "plugin": "welcome", "manager": "Launch"}],
+             "start": ["launch"]}
+            """#
+        #expect(
+            Self.errors(in: text) == [
+                #"start.json: start[0]: no route handles "launch" from the app, which sends the start requests; its routes are only from "home", "settings": leave "from" out of one, or make it "app""#
             ])
     }
 
