@@ -216,7 +216,10 @@ extension PluginComposition {
     /// The routes that handle a request in the composition: those it routes, and those that fail (a
     /// conflict, a refused or removed plugin), which handle theirs by failing with why.
     var handledRouteKeys: [RouteKey] {
-        manifest.routes.map { RouteKey($0.request, from: $0.module) } + failing.keys
+        let failing = failing.keys.sorted {
+            ($0.request.rawValue, $0.module?.rawValue ?? "") < ($1.request.rawValue, $1.module?.rawValue ?? "")
+        }
+        return manifest.routes.map { RouteKey($0.request, from: $0.module) } + failing
     }
 
     /// The requests the composition's routes handle (those it routes and those that fail), from any module.

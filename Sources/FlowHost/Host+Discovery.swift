@@ -169,14 +169,30 @@ extension Host {
                 omitted: max(0, unrouted.count - ManifestErrors.maxListed))
         }
         let previous = composition ?? next
-        // The routes in force, those the manifest declares on either side: those the plugins bring or take as
-        // they are discovered, removed or excluded are said by their events. Before the manifest discovered
-        // plugins, all of them were its own.
-        let changes = RouteChanges(from: manifest.routes, to: next.manifest.routes) { [composition] key in
-            (composition.map { $0.sources[key] == .manifest } ?? true) || next.sources[key] == .manifest
-        }
+        let routesBefore = manifest.routes
+        // A manifest that listed its plugins declared every route it had.
+        let sourcesBefore =
+            composition?.sources
+            ?? Dictionary(
+                routesBefore.map { (PluginComposition.RouteKey($0.request, from: $0.module), .manifest) },
+                uniquingKeysWith: { first, _ in first })
         experiments.update(next.manifest.experiments)
         let events = adopt(next, after: previous)
+        // The routes in force that changed, but those other lines speak of: a route whose plugin on each side
+        // (or nothing) was discovered, removed or excluded (its line names its routes), or was refused after it
+        // served (its problem says why its routes fail).
+        let refused = next.plugins.filter { plugin in
+            guard case .refused = plugin.state else { return false }
+            return previous.plugin(named: plugin.name)?.isActive == true
+        }
+        let plugins = Set(events.compactMap(\.pluginComingOrGoing) + refused.map(\.name))
+        func saidByAPlugin(_ source: PluginComposition.Source?) -> Bool {
+            guard case .plugin(let name)? = source else { return source == nil }
+            return plugins.contains(name)
+        }
+        let changes = RouteChanges(from: routesBefore, to: next.manifest.routes) { key in
+            !(saidByAPlugin(sourcesBefore[key]) && saidByAPlugin(next.sources[key]))
+        }
         let event = HostEvent.manifestReloaded(
             file: next.manifest.path, routes: next.manifest.routes.count, changes: changes)
         onEvent?(event)
@@ -368,4 +384,17 @@ extension Host {
 extension PluginComposition.RouteKey {
     /// `greet`, or `auth.signIn from settings`, as `send` takes it.
     var shellName: String { request.rawValue + (module.map { " from \($0.rawValue)" } ?? "") }
+}
+
+extension HostEvent {
+    /// The plugin a line says was discovered, removed or excluded, which names the routes that come or go
+    /// with it.
+    fileprivate var pluginComingOrGoing: String? {
+        switch self {
+        case .pluginDiscovered(let plugin, _, _, _, _), .pluginRemoved(let plugin, _, _, _, _),
+            .pluginExcluded(let plugin, _, _, _, _):
+            plugin
+        default: nil
+        }
+    }
 }

@@ -22,11 +22,10 @@ package enum HostEvent: Sendable, CustomStringConvertible {
     /// before any of its code runs, and not loaded. Without `refusal`, the plugin will load it on first use;
     /// with one, that load would be refused for it. No reload is counted.
     case unloadedLibraryChanged(plugin: String, file: String, refusal: PluginLoadError?)
-    /// A reloaded manifest replaced the routing table, with the `changes` to its routes; `servicesChanged` when
-    /// its `services` differ from those of the manifest it replaced, which a reload does not start or stop (a
-    /// restart does).
-    case manifestReloaded(
-        file: String, routes: Int, changes: RouteChanges, servicesChanged: Bool = false)
+    /// A reloaded manifest replaced the routing table, with the `changes` its line names (``RouteChanges``);
+    /// `servicesChanged` when its `services` differ from those of the manifest it replaced, which a reload does
+    /// not start or stop (a restart does).
+    case manifestReloaded(file: String, routes: Int, changes: RouteChanges, servicesChanged: Bool = false)
     /// An edited manifest was invalid; the routing table in force is untouched.
     case manifestRejected(ManifestErrors)
     /// A subject was exposed to an experiment for the first time.

@@ -77,11 +77,11 @@ package struct RouteChanges: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether the routes in force are the same, but for their order.
+    /// Whether it names no change.
     package var isEmpty: Bool { added.isEmpty && retargeted.isEmpty && removed.isEmpty }
 
     /// `added routes: a, b; sent elsewhere: c (to p.M); removed route: d`, each list cut after ``maxNamed``
-    /// routes with how many more there are; empty when nothing changed.
+    /// routes with how many more there are (`(and 3 more)`); empty when it names no change.
     package var description: String {
         var parts: [String] = []
         if !added.isEmpty { parts.append(Self.listed(added, added.count == 1 ? "added route" : "added routes")) }
@@ -94,9 +94,9 @@ package struct RouteChanges: Sendable, Hashable, CustomStringConvertible {
         return parts.joined(separator: "; ")
     }
 
-    /// `label: a, b, c`, the first ``maxNamed`` of `names`, then `and N more`.
+    /// `label: a, b, c`, the first ``maxNamed`` of `names`, then `(and N more)`.
     private static func listed(_ names: [String], _ label: String) -> String {
         let shown = names.prefix(maxNamed).joined(separator: ", ")
-        return "\(label): " + (names.count > maxNamed ? "\(shown) and \(names.count - maxNamed) more" : shown)
+        return "\(label): " + (names.count > maxNamed ? "\(shown) (and \(names.count - maxNamed) more)" : shown)
     }
 }

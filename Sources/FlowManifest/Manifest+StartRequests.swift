@@ -33,20 +33,19 @@ extension Manifest {
         let hint =
             fromModules[request].map { modules in
                 let from = modules.map(quoted).joined(separator: ", ")
-                return #"; its routes are only from \#(from): leave "from" out of one, or make it "app""#
+                return #"; it is routed only from \#(from): route it from the app (no "from", or "from": "app")"#
             } ?? Suggestion.closest(to: request, among: routed).map { "; did you mean \(quoted($0))?" }
         return "no route handles \(quoted(request)) from the app, which sends the start requests\(hint ?? "")"
     }
 
-    /// The modules other than the app each request of `routes` is routed from, in the routes' order (a route
-    /// table has one route per request and module).
+    /// The modules other than the app each request of `routes` is routed from, each once, in the routes' order.
     package static func modulesRouting(_ routes: some Sequence<(request: String, module: String?)>)
         -> [String: [String]]
     {
         var modules: [String: [String]] = [:]
         for route in routes {
             guard let module = route.module, module != Coordinated.app.rawValue else { continue }
-            modules[route.request, default: []].append(module)
+            if modules[route.request]?.contains(module) != true { modules[route.request, default: []].append(module) }
         }
         return modules
     }

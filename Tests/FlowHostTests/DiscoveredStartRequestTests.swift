@@ -45,6 +45,6 @@ struct DiscoveredStartRequestTests {
         #expect(
             validate.errorLinesWithoutNotes.first
                 == "\(lab.manifestPath): start[0]: no route handles \"intro\" from the app, which sends the start requests; "
-                + #"its routes are only from "home": leave "from" out of one, or make it "app""#)
+                + #"it is routed only from "home": route it from the app (no "from", or "from": "app")"#)
     }
 }

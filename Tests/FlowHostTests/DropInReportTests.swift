@@ -74,6 +74,62 @@ struct DropInReportTests {
         #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
     }
 
+    @Test func aManifestThatTurnsToDiscoveringNamesTheRouteItsPluginSendsElsewhere() throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        _ = try lab.directory.file(
+            "app.json",
+            containing:
+                #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"greeter": "libGreeter.so"}, "#
+                + #""routes": [{"request": "greet", "plugin": "greeter", "manager": "Poller"}]}"#)
+        let host = try lab.host()
+        let events = try HostEventCollector(host, watch: false)
+
+        try lab.writeManifest(members: "")
+        host.reloadManifest()
+
+        #expect(
+            events.lines == [
+                "reloaded manifest \(lab.manifestPath): 1 route; sent elsewhere: greet (to greeter.Greeter)"
+            ])
+    }
+
+    @Test func aManifestThatTurnsToListingNamesTheRoutesOfThePluginsItNoLongerDiscovers() throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let host = try lab.host()
+        let events = try HostEventCollector(host, watch: false)
+
+        _ = try lab.directory.file(
+            "app.json",
+            containing:
+                #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"greeter": "libGreeter.so"}, "#
+                + #""routes": [{"request": "hello", "plugin": "greeter", "manager": "Greeter"}]}"#)
+        host.reloadManifest()
+
+        #expect(
+            events.lines == ["reloaded manifest \(lab.manifestPath): 1 route; added route: hello; removed route: greet"]
+        )
+    }
+
+    @Test func aRouteTheManifestExcludesIsSaidRemovedAndBack() throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let host = try lab.host()
+        let events = try HostEventCollector(host, watch: false)
+
+        try lab.writeManifest(members: #""exclude": {"routes": [{"request": "greet"}]}"#)
+        host.reloadManifest()
+        try lab.writeManifest(members: "")
+        host.reloadManifest()
+
+        #expect(
+            events.lines == [
+                "reloaded manifest \(lab.manifestPath): 0 routes; removed route: greet",
+                "reloaded manifest \(lab.manifestPath): 1 route; added route: greet",
+            ])
+    }
+
     @Test func aPluginExcludedByAManifestEditIsReportedAsExcludedNotRemoved() throws {
         let lab = try DropInLab()
         let path = try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")

@@ -293,7 +293,7 @@ import Testing
             errors(in: manifest(routes: routes, extra: #", "start": ["lanch", "auth.signIn", "launch", "home.show"]"#))
                 == [
                     "\(Self.file): start[0]: no route handles \"lanch\" from the app, which sends the start requests; did you mean \"launch\"?",
-                    "\(Self.file): start[1]: no route handles \"auth.signIn\" from the app, which sends the start requests; its routes are only from \"settings\": leave \"from\" out of one, or make it \"app\"",
+                    "\(Self.file): start[1]: no route handles \"auth.signIn\" from the app, which sends the start requests; it is routed only from \"settings\": route it from the app (no \"from\", or \"from\": \"app\")",
                 ])
         #expect(kinds(in: manifest(routes: "[]", extra: #", "start": ["launch"]"#)) == [.unroutedStart])
         // A manifest that discovers plugins learns their routes only from their directories.

@@ -44,7 +44,7 @@ struct RouteChangesTests {
         let added = (1...8).map { Self.route("item.\($0)", "catalog", "ItemDetail") }
         #expect(
             RouteChanges(from: [], to: added).description
-                == "added routes: item.1, item.2, item.3, item.4, item.5 and 3 more")
+                == "added routes: item.1, item.2, item.3, item.4, item.5 (and 3 more)")
     }
 
     /// demo.json with `auth.signIn from settings` removed, `auth.signIn` sent to Reauthenticate and two routes

@@ -36,7 +36,7 @@ struct StartRequestRouteTests {
     @Test func aRouteFromAModuleOnlyDoesNotAndIsSaidSo() {
         #expect(
             Self.errors(routeFrom: "home") == [
-                #"start.json: start[0]: no route handles "launch" from the app, which sends the start requests; its routes are only from "home": leave "from" out of one, or make it "app""#
+                #"start.json: start[0]: no route handles "launch" from the app, which sends the start requests; it is routed only from "home": route it from the app (no "from", or "from": "app")"#
             ])
     }
 
@@ -49,7 +49,7 @@ struct StartRequestRouteTests {
             """#
         #expect(
             Self.errors(in: text) == [
-                #"start.json: start[0]: no route handles "launch" from the app, which sends the start requests; its routes are only from "home", "settings": leave "from" out of one, or make it "app""#
+                #"start.json: start[0]: no route handles "launch" from the app, which sends the start requests; it is routed only from "home", "settings": route it from the app (no "from", or "from": "app")"#
             ])
     }
 
