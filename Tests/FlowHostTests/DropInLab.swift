@@ -32,6 +32,16 @@ struct DropInLab {
         try #require(rename(staging, manifestPath) == 0)
     }
 
+    /// Makes the lab's manifest one that lists the greeter plugin (`plugins.d/libGreeter.so`) rather than
+    /// discovering it, and routes `request` to its `manager`.
+    func writeListingGreeter(routing request: String, to manager: String) throws {
+        _ = try directory.file(
+            "app.json",
+            containing:
+                #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"greeter": "libGreeter.so"}, "#
+                + #""routes": [{"request": "\#(request)", "plugin": "greeter", "manager": "\#(manager)"}]}"#)
+    }
+
     /// Drops a copy of the built `library` into `plugins.d` as `name`, as `cp` would: written in place.
     @discardableResult
     func add(_ library: String, as name: String? = nil) throws -> String {

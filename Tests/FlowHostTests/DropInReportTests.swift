@@ -59,11 +59,7 @@ struct DropInReportTests {
     @Test func aManifestThatTurnsToDiscoveringTheSameRoutesChangesNone() throws {
         let lab = try DropInLab()
         try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
-        _ = try lab.directory.file(
-            "app.json",
-            containing:
-                #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"greeter": "libGreeter.so"}, "#
-                + #""routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}]}"#)
+        try lab.writeListingGreeter(routing: "greet", to: "Greeter")
         let host = try lab.host()
         let events = try HostEventCollector(host, watch: false)
 
@@ -77,11 +73,7 @@ struct DropInReportTests {
     @Test func aManifestThatTurnsToDiscoveringNamesTheRouteItsPluginSendsElsewhere() throws {
         let lab = try DropInLab()
         try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
-        _ = try lab.directory.file(
-            "app.json",
-            containing:
-                #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"greeter": "libGreeter.so"}, "#
-                + #""routes": [{"request": "greet", "plugin": "greeter", "manager": "Poller"}]}"#)
+        try lab.writeListingGreeter(routing: "greet", to: "Poller")
         let host = try lab.host()
         let events = try HostEventCollector(host, watch: false)
 
@@ -100,11 +92,7 @@ struct DropInReportTests {
         let host = try lab.host()
         let events = try HostEventCollector(host, watch: false)
 
-        _ = try lab.directory.file(
-            "app.json",
-            containing:
-                #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"greeter": "libGreeter.so"}, "#
-                + #""routes": [{"request": "hello", "plugin": "greeter", "manager": "Greeter"}]}"#)
+        try lab.writeListingGreeter(routing: "hello", to: "Greeter")
         host.reloadManifest()
 
         #expect(
