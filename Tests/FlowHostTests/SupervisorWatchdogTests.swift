@@ -344,10 +344,12 @@ struct SupervisorWatchdogTests {
         let scenario = try Scenario()
         let script = try scenario.script(String(repeating: "show\n", count: 1_000))
         let flowhost = try BuildProducts.path(of: "flowhost")
-        // The pipe (64 KiB) fills within the first commands; its reader starts after three hang timeouts.
+        // The pipe (64 KiB) fills within the first commands; its reader starts after two hang timeouts and more.
+        // The timeout leaves room for the host's exit, which the watchdog also times: ThreadSanitizer sleeps 1 s
+        // in every process's exit (`atexit_sleep_ms`), and on a loaded machine that exit took more than 2 s (CI).
         let command = """
-            { '\(flowhost)' run '\(scenario.manifest)' --supervise --hang-timeout 2 --script '\(script)'; \
-            echo "status $?" >&2; } | { sleep 6; wc -c; }
+            { '\(flowhost)' run '\(scenario.manifest)' --supervise --hang-timeout 5 --script '\(script)'; \
+            echo "status $?" >&2; } | { sleep 12; wc -c; }
             """
 
         let run = try Subprocess.run("/bin/sh", ["-c", command], environment: scenario.environment)
