@@ -8,12 +8,15 @@ import PluginLoading
 /// fail cleanly where nothing can serve them, and live drop-in under ``watch()``.
 extension Host {
     /// The directories ``watch()`` watches whole: those discovery read, and those the manifest names that
-    /// are missing now (deleted, or not made yet), so that they are read once they are there.
+    /// are missing now (deleted, or not made yet), so that they are read once they are there; the same of a
+    /// manifest edit held (``heldManifestEdit``), so that the plugin it waits for is seen landing there.
     var watchedDirectories: [String] {
-        guard let composition else { return [] }
-        var directories = composition.directories
-        for entry in composition.declared.discover {
-            if case .directory(let directory) = entry.place, !directories.contains(directory) {
+        var directories: [String] = []
+        for composition in [composition, heldManifestEdit].compactMap(\.self) {
+            let named = composition.declared.discover.compactMap { entry -> String? in
+                if case .directory(let directory) = entry.place { directory } else { nil }
+            }
+            for directory in composition.directories + named where !directories.contains(directory) {
                 directories.append(directory)
             }
         }
@@ -48,7 +51,11 @@ extension Host {
     /// - Returns: The events, in the order reported.
     @discardableResult
     package func rediscover(changed: String? = nil, landedAt: ContinuousClock.Instant? = nil) -> [HostEvent] {
-        guard let previous = composition else { return [] }
+        guard let previous = composition else {
+            // A manifest that lists its plugins, with an edit to discover held: the edit's directories changed.
+            retryHeldManifestEdit()
+            return []
+        }
         // Before the probes: a library still so when its probe's refusal is said holds the bytes probed.
         let probing = changed.flatMap { FileIdentity(path: $0) }
         guard
@@ -138,7 +145,7 @@ extension Host {
     /// (``heldManifestEdit``), now that discovery changed: taken, and said as a manifest reload, when the
     /// plugins found now route what it names; still rejected, said nothing more, since its rejection was.
     func retryHeldManifestEdit() {
-        guard heldManifestEdit,
+        guard heldManifestEdit != nil,
             let declared = try? Manifest.load(path: manifest.path, maxSize: maxManifestSize),
             unexported(in: declared).isEmpty,
             case .manifestReloaded? = try? recompose(declared)
@@ -162,20 +169,23 @@ extension Host {
                 awaiting: vanishedLibraries.waiting)
         else { return nil }
         let unrouted = next.composedManifestErrors
-        heldManifestEdit = !unrouted.isEmpty
+        heldManifestEdit = unrouted.isEmpty ? nil : next
         if !unrouted.isEmpty {
             throw ManifestErrors(
                 Array(unrouted.prefix(ManifestErrors.maxListed)),
                 omitted: max(0, unrouted.count - ManifestErrors.maxListed))
         }
-        let previous = composition ?? next
+        // After a manifest that listed its plugins, those this one discovers besides come in, as discovered
+        // plugins do: said, and their services started.
+        let previous =
+            composition
+            ?? PluginComposition(
+                listing: manifest,
+                libraries: Dictionary(
+                    uniqueKeysWithValues: manifest.plugins.keys.compactMap { name in
+                        registry.sourcePath(of: name).map { (name, $0) }
+                    }))
         let routesBefore = manifest.routes
-        // A manifest that listed its plugins declared every route it had.
-        let sourcesBefore =
-            composition?.sources
-            ?? Dictionary(
-                routesBefore.map { (PluginComposition.RouteKey($0.request, from: $0.module), .manifest) },
-                uniquingKeysWith: { first, _ in first })
         experiments.update(next.manifest.experiments)
         let events = adopt(next, after: previous)
         // The routes in force that changed, but those other lines speak of: a route whose plugin on each side
@@ -191,7 +201,7 @@ extension Host {
             return plugins.contains(name)
         }
         let changes = RouteChanges(from: routesBefore, to: next.manifest.routes) { key in
-            !(saidByAPlugin(sourcesBefore[key]) && saidByAPlugin(next.sources[key]))
+            !(saidByAPlugin(previous.sources[key]) && saidByAPlugin(next.sources[key]))
         }
         let event = HostEvent.manifestReloaded(
             file: next.manifest.path, routes: next.manifest.routes.count, changes: changes)

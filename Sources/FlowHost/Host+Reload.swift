@@ -118,14 +118,16 @@ extension Host {
     /// one whose edit is held is read again.
     private func reloadManifest(unlessUnchanged: Bool) -> HostEvent? {
         guard let event = readManifestAgain(unlessUnchanged: unlessUnchanged) else { return nil }
-        // While watching, what the manifest now names is watched, however the reload was asked for.
-        if case .manifestReloaded = event, watcher?.isStopped == false { try? watch() }
+        // While watching, what the manifest now names is watched, however the reload was asked for; so are the
+        // directories of an edit held for the plugins it waits for.
+        let reloaded = if case .manifestReloaded = event { true } else { false }
+        if reloaded || heldManifestEdit != nil, watcher?.isStopped == false { try? watch() }
         return event
     }
 
     private func readManifestAgain(unlessUnchanged: Bool) -> HostEvent? {
         let event: HostEvent
-        heldManifestEdit = false  // this read replaces any edit held
+        heldManifestEdit = nil  // this read replaces any edit held
         do throws(ManifestErrors) {
             let declared = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
             if unlessUnchanged, refusedManifestEdit == nil, declared == composition?.declared ?? manifest {

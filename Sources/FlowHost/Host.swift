@@ -89,10 +89,11 @@ package final class Host {
     /// file as discovery read it: while it is unchanged, it holds the other plugin (``outOfUse(_:)``); written
     /// again, it may be theirs, back, which discovery is still to read.
     var overwrittenLibraries: [String: FileIdentity] = [:]
-    /// Whether the last manifest edit read was rejected only because no composed route handles a request it
-    /// names (``recompose(_:)``): it is read again when discovery changes (``retryHeldManifestEdit()``), since
-    /// the plugin that routes the request may land after the edit, as a build saved with it does.
-    var heldManifestEdit = false
+    /// The last manifest edit read, composed, when it was rejected only because no composed route handles a
+    /// request it names (``recompose(_:)``): it is read again when discovery changes (``retryHeldManifestEdit()``),
+    /// since the plugin that routes the request may land after the edit, as a build saved with it does. Its
+    /// directories are watched meanwhile (``watchedDirectories``), those it adds too.
+    var heldManifestEdit: PluginComposition?
     /// The errors the last read of the manifest file was refused with (a held edit's too), until a read is
     /// taken: the file then says something other than the manifest in force, so a watched read of it back is
     /// said, and the same refusal again is not (``reloadManifest(unlessUnchanged:)``).

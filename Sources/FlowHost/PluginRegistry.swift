@@ -16,7 +16,7 @@ package final class PluginRegistry {
 
     /// One plugin of the manifest. Bindings keep a reference to it and notice new generations.
     final class Slot {
-        let entry: Manifest.PluginEntry
+        var entry: Manifest.PluginEntry
         var status: Status = .notLoaded {
             didSet {
                 if case .loaded = status { isLoaded = true } else { isLoaded = false }
@@ -160,8 +160,20 @@ package final class PluginRegistry {
 
     /// Takes a reloaded manifest: plugins it adds get slots, plugins whose entry changed get fresh ones
     /// (their old images stay counted), plugins it drops keep theirs, unused (``isInUse(_:)``).
+    ///
+    /// A loaded plugin whose entry names the same file with the same pin, written otherwise (a file name
+    /// become a path; a listed plugin now discovered), keeps its slot: its image goes on serving. A fresh slot
+    /// would load a second copy beside it, whose types are its own, so that the services the first copy
+    /// started, and the dependencies they set, would be another copy's to it.
     func update(manifest: Manifest) {
         for (name, entry) in manifest.plugins where slots[name]?.entry != entry {
+            if let slot = slots[name], slot.isLoaded, slot.entry.sha256 == entry.sha256,
+                let file = try? searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: name),
+                file == (try? searchPath.locate(slot.entry.library, relativeTo: self.manifest.directory, plugin: name))
+            {
+                slot.entry = entry
+                continue
+            }
             let retired = slots[name]?.openedImages ?? 0
             let slot = Slot(entry)
             slot.retiredImages = retired

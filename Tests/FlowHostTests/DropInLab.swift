@@ -92,9 +92,11 @@ struct DropInLab {
         try Subprocess.flowhost(arguments, environment: ["XDG_CACHE_HOME": directory.path + "/xdg"])
     }
 
-    /// A host on the lab's manifest, probing through the lab's cache, started.
+    /// A host on the lab's manifest, probing through the lab's cache, started. Its search path is the manifest's
+    /// `pluginPath`, as `flowhost run`'s begins (without the directories the run adds).
     func host() throws -> Host {
-        let host = Host(manifest: try manifest(), searchPath: PluginSearchPath([]), prober: prober)
+        let manifest = try manifest()
+        let host = Host(manifest: manifest, searchPath: PluginSearchPath(manifest.pluginPath), prober: prober)
         host.start()
         return host
     }

@@ -1,0 +1,93 @@
+import FlowKit
+import FlowManifest
+import Testing
+
+@testable import FlowHost
+
+/// A running host whose manifest lists its plugins, edited to discover them: the plugins the edit brings in
+/// are said and their services start, as those a discovering manifest gains are; and an edit held for a plugin
+/// not there yet is taken when that plugin lands in the edit's directory, which is watched meanwhile.
+@MainActor
+struct ListingToDiscoveringTests {
+    @Test func thePluginsAnEditToDiscoverBringsInAreSaidAndTheirServicesStart() throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let auth = try lab.add("libAuthPlugin.so")
+        try lab.writeListingGreeter(routing: "greet", to: "Greeter")
+        let host = try lab.host()
+        let events = try HostEventCollector(host, watch: false)
+        try #require(host.runningServices.isEmpty)
+
+        try lab.writeManifest(members: "")
+        host.reloadManifest()
+
+        #expect(
+            events.lines == [
+                "reloaded manifest \(lab.manifestPath): 4 routes",
+                "discovered plugin 'auth' at \(auth): routes auth.signIn, auth.signIn from settings, auth.signOut go "
+                    + "live; started services: auth.Session",
+            ])
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
+        #expect(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+    }
+
+    /// The auth plugin listed, its Session service running; the edit discovers the same library. A fresh slot
+    /// for its entry (now the path discovery found) loaded a second copy of it, whose SignIn manager took the
+    /// first copy's session for another type's and failed.
+    @Test func aListedPluginThatServedGoesOnFromItsImageWhenTheEditDiscoversTheSameLibrary() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        _ = try lab.directory.file(
+            "app.json",
+            containing: #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "#
+                + #""plugins": {"auth": "libAuthPlugin.so"}, "#
+                + #""routes": [{"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}], "#
+                + #""services": [{"plugin": "auth", "service": "Session"}]}"#)
+        let host = try lab.host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        let events = try HostEventCollector(host, watch: false)
+
+        try lab.writeManifest(members: "")
+        host.reloadManifest()
+
+        #expect(
+            events.lines == [
+                "reloaded manifest \(lab.manifestPath): 3 routes; added routes: auth.signIn from settings, auth.signOut"
+            ])
+        let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        #expect(outcome.isHandled, "\(outcome)")
+        #expect(host.statsLines.contains("  auth: loaded, 1 image"), "\(host.statsLines)")
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
+    }
+
+    /// Without the edit's directory watched, the plugin landing is seen by nothing: the limit ends the wait.
+    @Test(.timeLimit(.minutes(20)))
+    func anEditToDiscoverHeldForItsStartRequestIsTakenWhenThePluginLandsInItsDirectory() async throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        try lab.writeListingGreeter(routing: "greet", to: "Greeter")
+        let host = try lab.host()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+
+        try lab.writeManifest(members: #""start": ["auth.signIn"]"#)
+        let held = try #require(await events.next())
+        let auth = try lab.add("libAuthPlugin.so")
+        // The reload's line, then the plugin's.
+        var taken: [String] = []
+        while let event = await events.next() {
+            taken.append(event.description)
+            if case .pluginDiscovered = event { break }
+        }
+
+        guard case .manifestRejected = held else { throw TestFailure("the edit was \(held)") }
+        #expect(
+            taken == [
+                "reloaded manifest \(lab.manifestPath): 4 routes",
+                "discovered plugin 'auth' at \(auth): routes auth.signIn, auth.signIn from settings, auth.signOut go "
+                    + "live; started services: auth.Session",
+            ], "\(taken)")
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
+    }
+}
