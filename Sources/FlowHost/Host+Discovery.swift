@@ -44,7 +44,9 @@ extension Host {
     /// (``HostEvent/pluginDiscovered(plugin:file:routes:services:setAside:)``,
     /// ``HostEvent/pluginRemoved(plugin:file:routes:services:)``, ``HostEvent/reloadRefused(plugin:_:)``,
     /// ``HostEvent/discoveryProblem(_:stoppedServices:)``). A manifest edit held for want of the routes it
-    /// names is then read again (``retryHeldManifestEdit()``), its events reported but not returned.
+    /// names is then read again (``retryHeldManifestEdit()``), its events reported but not returned. For a
+    /// manifest that lists its plugins, there is nothing to read but such an edit (whose directories are watched):
+    /// `changed`, a listed plugin's library, is reloaded first.
     ///
     /// - Parameter changed: The file that changed, when a watcher saw one: reloaded if it is a loaded
     ///   plugin's library.
@@ -52,7 +54,9 @@ extension Host {
     @discardableResult
     package func rediscover(changed: String? = nil, landedAt: ContinuousClock.Instant? = nil) -> [HostEvent] {
         guard let previous = composition else {
-            // A manifest that lists its plugins, with an edit to discover held: the edit's directories changed.
+            // A manifest that lists its plugins, with an edit to discover held: a file of the edit's directories
+            // changed, which may be a listed plugin's library.
+            if let changed { reloadLibrary(at: changed, landedAt: landedAt ?? .now) }
             retryHeldManifestEdit()
             return []
         }
@@ -175,19 +179,16 @@ extension Host {
                 Array(unrouted.prefix(ManifestErrors.maxListed)),
                 omitted: max(0, unrouted.count - ManifestErrors.maxListed))
         }
-        // After a manifest that listed its plugins, those this one discovers besides come in, as discovered
-        // plugins do: said, and their services started.
-        let previous =
-            composition
-            ?? PluginComposition(
-                listing: manifest,
-                libraries: Dictionary(
-                    uniqueKeysWithValues: manifest.plugins.keys.compactMap { name in
-                        registry.sourcePath(of: name).map { (name, $0) }
-                    }))
+        let listed = composition == nil
+        let previous = composition ?? listingComposition()
         let routesBefore = manifest.routes
         experiments.update(next.manifest.experiments)
         let events = adopt(next, after: previous)
+        if listed {
+            // After a manifest that listed its plugins: those it listed start what they ask to start, as those
+            // it gains did (their lines say so); the flow events say each service started.
+            for name in next.loadOrder { _ = startServices(of: name, in: next.manifest) }
+        }
         // The routes in force that changed, but those other lines speak of: a route whose plugin on each side
         // (or nothing) was discovered, removed or excluded (its line names its routes), or was refused after it
         // served (its problem says why its routes fail).
@@ -208,6 +209,23 @@ extension Host {
         onEvent?(event)
         for event in events { onEvent?(event) }
         return event
+    }
+
+    /// The manifest in force, which lists its plugins, as a composition (``PluginComposition/init(listing:libraries:failures:)``):
+    /// each plugin at the file its image was loaded from, else where the search path finds it now, and refused
+    /// when it failed to load.
+    private func listingComposition() -> PluginComposition {
+        var libraries: [String: String] = [:]
+        var failures: [String: PluginLoadError] = [:]
+        for name in manifest.plugins.keys {
+            switch registry.status(of: name) {
+            case .loaded(let plugin)?: libraries[name] = plugin.path
+            case .failed(let error)?: failures[name] = error
+            default: break
+            }
+            libraries[name] = (libraries[name] ?? registry.sourcePath(of: name)).map(Manifest.absolutePath)
+        }
+        return PluginComposition(listing: manifest, libraries: libraries, failures: failures)
     }
 
     /// Makes `next` the composition in force, after `previous`: routes, guards, services, registry; returns the
@@ -251,7 +269,9 @@ extension Host {
             }
             switch plugin.state {
             case .active
-            where plugin.directory != nil && (before?.isActive != true || before?.library != plugin.library):
+            where plugin.directory != nil
+                && (before?.isActive != true
+                    || before.map { Manifest.absolutePath($0.library) } != Manifest.absolutePath(plugin.library)):
                 let started = startServices(of: plugin.name, in: next.manifest)
                 events.append(
                     .pluginDiscovered(

@@ -115,13 +115,16 @@ extension Host {
     /// and the last read was taken (a `touch`, the same bytes written again, or a read after inotify lost
     /// events, ``FileWatcher``), or is refused as the last read was (a second event of one write), as an
     /// unchanged library says nothing. A file read back to what is in force after a refused edit is said, and
-    /// one whose edit is held is read again.
+    /// one whose edit is held is read again. While the host watches, the directories of an edit held are watched
+    /// (``watchedDirectories``).
     private func reloadManifest(unlessUnchanged: Bool) -> HostEvent? {
+        let wasHeld = heldManifestEdit != nil
         guard let event = readManifestAgain(unlessUnchanged: unlessUnchanged) else { return nil }
         // While watching, what the manifest now names is watched, however the reload was asked for; so are the
-        // directories of an edit held for the plugins it waits for.
+        // directories of an edit held for the plugins it waits for, and no longer those of one replaced. (The
+        // watch reads a directory it adds once more, for what landed before it: a held edit is read again.)
         let reloaded = if case .manifestReloaded = event { true } else { false }
-        if reloaded || heldManifestEdit != nil, watcher?.isStopped == false { try? watch() }
+        if reloaded || wasHeld || heldManifestEdit != nil, watcher?.isStopped == false { try? watch() }
         return event
     }
 
@@ -245,10 +248,17 @@ extension Host {
             watched.libraries[path]?.contains(where: { composition.declared.plugins[$0] != nil }) == true
         {
             discoveryChanged(path, landedAt: landedAt)
-        } else if access(path, F_OK) == 0 {
-            for name in watched.libraries[path] ?? [] where registry.isInUse(name) {
-                reloadWhenComplete(name, landedAt: landedAt)
-            }
+        } else {
+            reloadLibrary(at: path, landedAt: landedAt)
+        }
+    }
+
+    /// Reloads the plugins in use whose library is the watched file `path`, as a manifest that does not discover
+    /// has them reloaded; a file that is not there changes nothing (the loaded copy keeps serving).
+    func reloadLibrary(at path: String, landedAt: ContinuousClock.Instant) {
+        guard access(path, F_OK) == 0 else { return }
+        for name in watched.libraries[path] ?? [] where registry.isInUse(name) {
+            reloadWhenComplete(name, landedAt: landedAt)
         }
     }
 

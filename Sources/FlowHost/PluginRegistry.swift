@@ -161,16 +161,14 @@ package final class PluginRegistry {
     /// Takes a reloaded manifest: plugins it adds get slots, plugins whose entry changed get fresh ones
     /// (their old images stay counted), plugins it drops keep theirs, unused (``isInUse(_:)``).
     ///
-    /// A loaded plugin whose entry names the same file with the same pin, written otherwise (a file name
-    /// become a path; a listed plugin now discovered), keeps its slot: its image goes on serving. A fresh slot
-    /// would load a second copy beside it, whose types are its own, so that the services the first copy
-    /// started, and the dependencies they set, would be another copy's to it.
+    /// A loaded plugin whose entry is written otherwise but names the file its image was copied from, which
+    /// still holds those bytes (a file name become a path; a listed plugin now discovered), keeps its slot, under
+    /// the same pin or none: a fresh slot would load the same bytes again as a second copy, whose types are its
+    /// own, so that the services the first copy started, and the dependencies they set, would be another copy's
+    /// to its managers.
     func update(manifest: Manifest) {
         for (name, entry) in manifest.plugins where slots[name]?.entry != entry {
-            if let slot = slots[name], slot.isLoaded, slot.entry.sha256 == entry.sha256,
-                let file = try? searchPath.locate(entry.library, relativeTo: manifest.directory, plugin: name),
-                file == (try? searchPath.locate(slot.entry.library, relativeTo: self.manifest.directory, plugin: name))
-            {
+            if let slot = slots[name], serves(slot, as: entry, in: manifest) {
                 slot.entry = entry
                 continue
             }
@@ -180,6 +178,17 @@ package final class PluginRegistry {
             slots[name] = slot
         }
         self.manifest = manifest
+    }
+
+    /// Whether `entry`, of the manifest `next`, names what `slot` serves: its loaded image's library file,
+    /// holding the bytes the image was copied from, pinned as before or not at all.
+    private func serves(_ slot: Slot, as entry: Manifest.PluginEntry, in next: Manifest) -> Bool {
+        guard slot.isLoaded, let loaded = slot.fingerprint, entry.sha256 == nil || entry.sha256 == slot.entry.sha256,
+            let file = try? searchPath.locate(entry.library, relativeTo: next.directory, plugin: entry.name),
+            let source = sourcePath(of: entry.name), let identity = FileIdentity(path: file),
+            identity == FileIdentity(path: source)
+        else { return false }
+        return libraryFingerprint(of: slot) == loaded
     }
 
     /// The plugins' names, sorted.

@@ -61,6 +61,48 @@ struct ListingToDiscoveringTests {
         #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
     }
 
+    @Test func theServicesAListedPluginAsksToStartStartOnceItIsDiscovered() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        _ = try lab.directory.file(
+            "app.json",
+            containing: #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "#
+                + #""plugins": {"auth": "libAuthPlugin.so"}, "#
+                + #""routes": [{"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}]}"#)
+        let host = try lab.host()
+        try #require(host.runningServices.isEmpty)
+
+        try lab.writeManifest(members: "")
+        host.reloadManifest()
+
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
+        let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        #expect(outcome.isHandled, "\(outcome)")
+    }
+
+    /// While the edit is held, its directory is watched for what it discovers; the library of a plugin the
+    /// manifest in force lists is there too, and rebuilt, it is reloaded as before.
+    @Test(.timeLimit(.minutes(20)))
+    func aListedPluginRebuiltWhileAnEditIsHeldIsReloaded() async throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        try lab.writeListingGreeter(routing: "greet", to: "Greeter")
+        let host = try lab.host()
+        try #require(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+
+        try lab.writeManifest(members: #""start": ["auth.signIn"]"#)
+        let held = try #require(await events.next())
+        try lab.add("libGreeterPluginV2.so", as: "libGreeter.so")
+        let next = try #require(await events.next())
+
+        guard case .manifestRejected = held else { throw TestFailure("the edit was \(held)") }
+        guard case .pluginReloaded(plugin: "greeter", generation: 2, _, _, _) = next else {
+            throw TestFailure("the event after the rebuild was \(next)")
+        }
+    }
+
     /// Without the edit's directory watched, the plugin landing is seen by nothing: the limit ends the wait.
     @Test(.timeLimit(.minutes(20)))
     func anEditToDiscoverHeldForItsStartRequestIsTakenWhenThePluginLandsInItsDirectory() async throws {

@@ -97,21 +97,16 @@ struct RestoredLibraryWatchTests {
         // V1 exports no 'Farewell', still routed: refused.
         try lab.install("GreeterPluginV1")
         host.reloadWhenComplete("greeter", landedAt: .now)
-        // An entry naming another file, a copy of V1, without 'bye': a fresh slot, whose first use loads V1. (One
-        // naming the same file another way keeps the slot and the image it serves.)
-        let copy = try lab.directory.file(
-            "libGreeterCopy.so", containing: try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+        // An entry naming the same file another way, without 'bye': a fresh slot, whose first use loads V1.
         try lab.writeManifest(
-            #"{"manifestVersion": 1, "plugins": {"greeter": "./libGreeterCopy.so"}, "routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}]}"#
+            #"{"manifestVersion": 1, "plugins": {"greeter": "./libGreeter.so"}, "routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}]}"#
         )
         host.reloadManifest()
         host.coordinator.requestCoordination("greet", from: .app)
         let before = events
         events.removeAll()
         // V1's bytes written again: nothing was refused since they were loaded, so nothing is back.
-        let staging = try lab.directory.file(
-            "libGreeterCopy.so.tmp", containing: try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
-        try #require(rename(staging, copy) == 0)
+        try lab.install("GreeterPluginV1")
         host.reloadWhenComplete("greeter", landedAt: .now)
 
         #expect(before.first?.isRefusal == true, "\(before)")
