@@ -179,16 +179,10 @@ extension Host {
                 Array(unrouted.prefix(ManifestErrors.maxListed)),
                 omitted: max(0, unrouted.count - ManifestErrors.maxListed))
         }
-        let listed = composition == nil
         let previous = composition ?? listingComposition()
         let routesBefore = manifest.routes
         experiments.update(next.manifest.experiments)
-        let events = adopt(next, after: previous)
-        if listed {
-            // After a manifest that listed its plugins: those it listed start what they ask to start, as those
-            // it gains did (their lines say so); the flow events say each service started.
-            for name in next.loadOrder { _ = startServices(of: name, in: next.manifest) }
-        }
+        let events = adopt(next, after: previous, startingEveryService: composition == nil)
         // The routes in force that changed, but those other lines speak of: a route whose plugin on each side
         // (or nothing) was discovered, removed or excluded (its line names its routes), or was refused after it
         // served (its problem says why its routes fail).
@@ -230,7 +224,13 @@ extension Host {
 
     /// Makes `next` the composition in force, after `previous`: routes, guards, services, registry; returns the
     /// events that say what changed.
-    func adopt(_ next: PluginComposition, after previous: PluginComposition) -> [HostEvent] {
+    ///
+    /// - Parameter startingEveryService: Whether every service `next` starts that is not running starts, in
+    ///   its order (those of the plugins `previous` had too): after a manifest that listed its plugins, whose
+    ///   services were only those it listed. Else only those of the plugins that come in start.
+    func adopt(_ next: PluginComposition, after previous: PluginComposition, startingEveryService: Bool = false)
+        -> [HostEvent]
+    {
         composition = next
         manifest = next.manifest
         registry.update(manifest: next.manifest)
@@ -256,6 +256,17 @@ extension Host {
         var saidAsRemoved = Set<PluginLoadError>()
         var stoppedWith: [(error: PluginLoadError, services: [String])] = []  // in the plugins' order
         let stopped = stopServices(notIn: next.manifest)
+        // Back in use after a refusal (at the start or since; a listed plugin that failed to load, now discovered):
+        // a load that failed was of a file since replaced, so the next use, its services' first, loads what is
+        // there now.
+        for plugin in next.plugins where plugin.isActive && previous.plugin(named: plugin.name)?.isActive == false {
+            registry.forgetFailedLoad(of: plugin.name)
+        }
+        let startedInOrder = startingEveryService ? startServices(in: next) : nil
+        // What `plugin`'s coming in starts: its services, unless all were started in order.
+        func start(_ plugin: String) -> [String] {
+            startedInOrder.map { $0[plugin] ?? [] } ?? startServices(of: plugin, in: next.manifest)
+        }
         for plugin in next.plugins {
             let before = previous.plugin(named: plugin.name)
             let stoppedServices = stopped.filter { $0.hasPrefix(plugin.name + ".") }
@@ -272,17 +283,15 @@ extension Host {
             where plugin.directory != nil
                 && (before?.isActive != true
                     || before.map { Manifest.absolutePath($0.library) } != Manifest.absolutePath(plugin.library)):
-                let started = startServices(of: plugin.name, in: next.manifest)
+                let started = start(plugin.name)
                 events.append(
                     .pluginDiscovered(
                         plugin: plugin.name, file: plugin.library, routes: routes(of: plugin.name, in: next),
                         services: started, setAside: routes(setAsideFrom: plugin, in: next)))
             case .active where plugin.directory == nil && before?.isActive == false:
                 // Listed in the manifest's `plugins`, back after it was refused (its library fixed, at the
-                // start or since): as a discovered plugin back, its routes go live and its services start. A
-                // load that failed was of a file since replaced: the next use loads what is there now.
-                registry.forgetFailedLoad(of: plugin.name)
-                let started = startServices(of: plugin.name, in: next.manifest)
+                // start or since): as a discovered plugin back, its routes go live and its services start.
+                let started = start(plugin.name)
                 events.append(
                     .pluginDiscovered(
                         plugin: plugin.name, file: plugin.library, routes: routes(of: plugin.name, in: next),
@@ -384,18 +393,32 @@ extension Host {
 
     /// Starts the services `manifest` has for `plugin` that are not running; returns their names.
     private func startServices(of plugin: String, in manifest: Manifest) -> [String] {
-        var started: [String] = []
-        for ref in manifest.services where ref.plugin == plugin && !runningServices.contains(where: { $0.ref == ref }) {
-            do {
-                let service = try registry.service(ref.service, in: plugin).make()
-                runningServices.append((ref, service))
-                coordinator.addService(service)
-                started.append(ref.reportedName)
-            } catch {
-                onEvent?(.discoveryProblem(error))
-            }
+        manifest.services.filter { $0.plugin == plugin }.compactMap(startService)
+    }
+
+    /// Starts every service `composition` starts that is not running, of its active plugins, in its order;
+    /// returns their names by plugin.
+    private func startServices(in composition: PluginComposition) -> [String: [String]] {
+        var started: [String: [String]] = [:]
+        for ref in composition.manifest.services where composition.plugin(named: ref.plugin)?.isActive == true {
+            if let name = startService(ref) { started[ref.plugin, default: []].append(name) }
         }
         return started
+    }
+
+    /// Starts the service `ref` names, unless it runs; returns its name once started, `nil` when it was running
+    /// or could not be made (a discovery problem, said at once).
+    private func startService(_ ref: Manifest.ServiceRef) -> String? {
+        guard !runningServices.contains(where: { $0.ref == ref }) else { return nil }
+        do {
+            let service = try registry.service(ref.service, in: ref.plugin).make()
+            runningServices.append((ref, service))
+            coordinator.addService(service)
+            return ref.reportedName
+        } catch {
+            onEvent?(.discoveryProblem(error))
+            return nil
+        }
     }
 
     /// Stops the running services `manifest` no longer has; returns their names.

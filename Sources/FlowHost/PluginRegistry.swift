@@ -180,15 +180,15 @@ package final class PluginRegistry {
         self.manifest = manifest
     }
 
-    /// Whether `entry`, of the manifest `next`, names what `slot` serves: its loaded image's library file,
-    /// holding the bytes the image was copied from, pinned as before or not at all.
+    /// Whether `entry`, of the manifest `next`, names what `slot` serves: the library file its image was loaded
+    /// from, still holding the bytes the image was copied from, pinned as before or not at all.
     private func serves(_ slot: Slot, as entry: Manifest.PluginEntry, in next: Manifest) -> Bool {
-        guard slot.isLoaded, let loaded = slot.fingerprint, entry.sha256 == nil || entry.sha256 == slot.entry.sha256,
+        guard case .loaded(let plugin) = slot.status, let bytes = slot.fingerprint,
+            entry.sha256 == nil || entry.sha256 == slot.entry.sha256,
             let file = try? searchPath.locate(entry.library, relativeTo: next.directory, plugin: entry.name),
-            let source = sourcePath(of: entry.name), let identity = FileIdentity(path: file),
-            identity == FileIdentity(path: source)
+            let identity = FileIdentity(path: file), identity.file == FileIdentity(path: plugin.path)?.file
         else { return false }
-        return libraryFingerprint(of: slot) == loaded
+        return (try? PluginCopy(reading: file, allowInsecure: true).fingerprint) == bytes
     }
 
     /// The plugins' names, sorted.
@@ -285,10 +285,12 @@ package final class PluginRegistry {
             defer { loading.removeLast() }
             do {
                 try loadRequirements(of: slot)
-                guard let plugin = try vettedCopy(of: slot).plugin else {
-                    preconditionFailure("no fingerprint to match")
-                }
+                let (copied, fingerprint) = try vettedCopy(of: slot)
+                guard let plugin = copied else { preconditionFailure("no fingerprint to match") }
                 slot.status = .loaded(plugin)
+                // The bytes this image was copied from, whatever an earlier load that failed once it had a copy
+                // left here.
+                slot.fingerprint = fingerprint
                 slot.servingImage = slot.images
                 noteQuarantinedEntryPoints(of: slot)
                 advanceGeneration(of: slot)

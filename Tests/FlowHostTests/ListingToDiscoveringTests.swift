@@ -61,9 +61,12 @@ struct ListingToDiscoveringTests {
         #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
     }
 
-    @Test func theServicesAListedPluginAsksToStartStartOnceItIsDiscovered() throws {
+    /// Settings, which the edit brings in, requires auth, which the manifest listed without its service: auth's
+    /// service starts first, as the composition orders them, and settings' line names its own.
+    @Test func theServicesAListedPluginAsksToStartStartOnceItIsDiscoveredInTheCompositionsOrder() throws {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
+        let settings = try lab.add("libSettingsPlugin.so")
         _ = try lab.directory.file(
             "app.json",
             containing: #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "#
@@ -71,10 +74,40 @@ struct ListingToDiscoveringTests {
                 + #""routes": [{"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}]}"#)
         let host = try lab.host()
         try #require(host.runningServices.isEmpty)
+        let events = try HostEventCollector(host, watch: false)
 
         try lab.writeManifest(members: "")
         host.reloadManifest()
 
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session", "settings.Analytics"])
+        let line = events.lines.last ?? ""
+        #expect(line.hasPrefix("discovered plugin 'settings' at \(settings): "), "\(events.lines)")
+        #expect(line.hasSuffix("; started services: settings.Analytics"), "\(events.lines)")
+        let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        #expect(outcome.isHandled, "\(outcome)")
+    }
+
+    /// Auth listed by the path discovery finds it at, which held garbage when it was first used: fixed, and the
+    /// manifest edited to discover it, it is said discovered, and its load, its service and its routes are
+    /// tried afresh rather than failing with the first load's error (the entry, the same, kept the failed slot).
+    @Test func aListedPluginThatFailedToLoadIsTriedAfreshWhenTheEditDiscoversItFixed() throws {
+        let lab = try DropInLab()
+        let library = try lab.write(Array("not a library".utf8), as: "libAuthPlugin.so")
+        _ = try lab.directory.file(
+            "app.json",
+            containing: #"{"manifestVersion": 1, "plugins": {"auth": "\#(library)"}, "#
+                + #""routes": [{"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}]}"#)
+        let host = try lab.host()
+        guard case .failed = host.coordinator.requestCoordination("auth.signIn", from: .app) else {
+            throw TestFailure("garbage loaded")
+        }
+        let events = try HostEventCollector(host, watch: false)
+
+        try lab.add("libAuthPlugin.so")
+        try lab.writeManifest(members: "")
+        host.reloadManifest()
+
+        #expect(events.lines.last?.hasPrefix("discovered plugin 'auth' at \(library): ") == true, "\(events.lines)")
         #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
         let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
         #expect(outcome.isHandled, "\(outcome)")
