@@ -37,12 +37,7 @@ struct ListingToDiscoveringTests {
     @Test func aListedPluginThatServedGoesOnFromItsImageWhenTheEditDiscoversTheSameLibrary() throws {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
-        _ = try lab.directory.file(
-            "app.json",
-            containing: #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "#
-                + #""plugins": {"auth": "libAuthPlugin.so"}, "#
-                + #""routes": [{"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}], "#
-                + #""services": [{"plugin": "auth", "service": "Session"}]}"#)
+        try lab.writeListingAuth(startingItsSession: true)
         let host = try lab.host()
         try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
         try host.coordinator.back()
@@ -67,11 +62,7 @@ struct ListingToDiscoveringTests {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
         let settings = try lab.add("libSettingsPlugin.so")
-        _ = try lab.directory.file(
-            "app.json",
-            containing: #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "#
-                + #""plugins": {"auth": "libAuthPlugin.so"}, "#
-                + #""routes": [{"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}]}"#)
+        try lab.writeListingAuth()
         let host = try lab.host()
         try #require(host.runningServices.isEmpty)
         let events = try HostEventCollector(host, watch: false)
@@ -93,10 +84,7 @@ struct ListingToDiscoveringTests {
     @Test func aListedPluginThatFailedToLoadIsTriedAfreshWhenTheEditDiscoversItFixed() throws {
         let lab = try DropInLab()
         let library = try lab.write(Array("not a library".utf8), as: "libAuthPlugin.so")
-        _ = try lab.directory.file(
-            "app.json",
-            containing: #"{"manifestVersion": 1, "plugins": {"auth": "\#(library)"}, "#
-                + #""routes": [{"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}]}"#)
+        try lab.writeListingAuth(library: library)
         let host = try lab.host()
         guard case .failed = host.coordinator.requestCoordination("auth.signIn", from: .app) else {
             throw TestFailure("garbage loaded")
@@ -164,5 +152,17 @@ struct ListingToDiscoveringTests {
                     + "live; started services: auth.Session",
             ], "\(taken)")
         #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
+    }
+}
+
+extension DropInLab {
+    /// Makes the lab's manifest one that lists the auth plugin (`plugins.d/libAuthPlugin.so`, or `library`) rather
+    /// than discovering it, routes its sign-in, and starts its session when `startingItsSession`.
+    fileprivate func writeListingAuth(library: String = "libAuthPlugin.so", startingItsSession: Bool = false) throws {
+        let services = startingItsSession ? #", "services": [{"plugin": "auth", "service": "Session"}]"# : ""
+        _ = try directory.file(
+            "app.json",
+            containing: #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"auth": "\#(library)"}, "#
+                + #""routes": [{"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}]\#(services)}"#)
     }
 }
