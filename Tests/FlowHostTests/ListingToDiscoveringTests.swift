@@ -1,5 +1,6 @@
 import FlowKit
 import FlowManifest
+import Glibc
 import Testing
 
 @testable import FlowHost
@@ -122,6 +123,35 @@ struct ListingToDiscoveringTests {
         guard case .pluginReloaded(plugin: "greeter", generation: 2, _, _, _) = next else {
             throw TestFailure("the event after the rebuild was \(next)")
         }
+    }
+
+    /// The same of a manifest that discovers already, whose edit adds a directory: watched while the edit is
+    /// held, though the manifest in force does not read it.
+    @Test(.timeLimit(.minutes(20)))
+    func anEditHeldForAPluginInADirectoryItAddsIsTakenWhenThePluginLandsThere() async throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        try #require(mkdir(lab.directory.path + "/more.d", 0o755) == 0)
+        let host = try lab.host()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+
+        let edit = try lab.directory.file(
+            ".app.json.tmp",
+            containing: #"{"manifestVersion": 1, "discover": ["plugins.d", "more.d"], "start": ["auth.signIn"]}"#)
+        try #require(rename(edit, lab.manifestPath) == 0)
+        let held = try #require(await events.next())
+        let auth = try lab.directory.file(
+            "more.d/libAuthPlugin.so", containing: BuildProducts.bytes(of: "libAuthPlugin.so"))
+        var taken: [String] = []
+        while let event = await events.next() {
+            taken.append(event.description)
+            if case .pluginDiscovered = event { break }
+        }
+
+        guard case .manifestRejected = held else { throw TestFailure("the edit was \(held)") }
+        #expect(taken.first?.hasPrefix("reloaded manifest \(lab.manifestPath): 4 routes") == true, "\(taken)")
+        #expect(taken.last?.hasPrefix("discovered plugin 'auth' at \(auth): ") == true, "\(taken)")
     }
 
     /// Without the edit's directory watched, the plugin landing is seen by nothing: the limit ends the wait.
