@@ -233,12 +233,21 @@ extension Host {
     {
         composition = next
         manifest = next.manifest
-        registry.update(manifest: next.manifest)
+        let moved = registry.update(manifest: next.manifest)
         registry.follow(next)
         coordinator.mapping = mapping(for: next.manifest)
         // With the plugins that come and go, so do the guards they declare (deep links are read from the
         // manifest at each use).
         coordinator.guards = next.guards
+        // A loaded plugin now at another library (its file renamed, its entry edited) is reloaded from there, as
+        // a rebuild is, its services handed over; what the reload says takes the place of its discovered line.
+        // The same bytes elsewhere go on from the image loaded, and are said discovered there.
+        var reloads: [String: HostEvent] = [:]
+        for name in moved {
+            let event = reloadUnsaid(name)
+            if case .pluginUnchanged = event { continue }
+            reloads[name] = event
+        }
         // A plugin said removed for its deleted library stays so only while discovery refuses it with that
         // same error and its entry is unchanged: not once it is back, nor once its entry is edited (to a file
         // that is not there either, which is its problem) or dropped (removed from the manifest).
@@ -270,6 +279,18 @@ extension Host {
         for plugin in next.plugins {
             let before = previous.plugin(named: plugin.name)
             let stoppedServices = stopped.filter { $0.hasPrefix(plugin.name + ".") }
+            if let reload = reloads[plugin.name] {
+                events.append(reload)
+                // Services the edit adds to it start as a discovered plugin's do, and are said so.
+                let started = start(plugin.name)
+                if !started.isEmpty {
+                    events.append(
+                        .pluginDiscovered(
+                            plugin: plugin.name, file: plugin.library, routes: routes(of: plugin.name, in: next),
+                            services: started, setAside: routes(setAsideFrom: plugin, in: next)))
+                }
+                continue
+            }
             func removal(from file: String) -> HostEvent {
                 // The file may be there still, written over by another plugin's library.
                 let nowHolds = next.plugin(at: file, other: plugin.name)

@@ -22,17 +22,22 @@ extension Host {
     ///     not for a plugin discovery just said is back, whose line said it is live.
     @discardableResult
     package func reloadPlugin(_ name: String, force: Bool = false, sayingUnchanged: Bool = true) -> HostEvent {
-        let event: HostEvent
-        do {
-            event = try attemptReload(name, landedAt: nil, force: force)
-        } catch {
-            stats.refusedReloads += 1
-            registry.noteRefusedReload(of: name)
-            event = .reloadRefused(plugin: name, error)
-        }
+        let event = reloadUnsaid(name, force: force)
         if case .pluginUnchanged = event, !sayingUnchanged { return event }
         onEvent?(event)
         return event
+    }
+
+    /// ``reloadPlugin(_:force:sayingUnchanged:)`` without saying what happened: the event, for the caller to
+    /// say where it belongs among its own.
+    func reloadUnsaid(_ name: String, force: Bool = false) -> HostEvent {
+        do {
+            return try attemptReload(name, landedAt: nil, force: force)
+        } catch {
+            stats.refusedReloads += 1
+            registry.noteRefusedReload(of: name)
+            return .reloadRefused(plugin: name, error)
+        }
     }
 
     /// - Parameter skippingRefused: Open nothing, and say nothing, when the library is the build a watched
@@ -103,8 +108,9 @@ extension Host {
     ///
     /// Services are not restarted: a change to `services` takes effect at the next start. A manifest that
     /// discovers plugins reads its directories again (``rediscover(changed:landedAt:)``), which starts and
-    /// stops the services of the plugins that come and go. While the host watches (``watch()``), the files
-    /// the reloaded manifest names are watched from then on.
+    /// stops the services of the plugins that come and go. A loaded plugin the new manifest moves to another
+    /// library is reloaded from it (``reloadPlugin(_:force:sayingUnchanged:)``), its services handed over.
+    /// While the host watches (``watch()``), the files the reloaded manifest names are watched from then on.
     @discardableResult
     package func reloadManifest() -> HostEvent {
         // Asked for, a read is said whatever it finds.
@@ -130,6 +136,7 @@ extension Host {
 
     private func readManifestAgain(unlessUnchanged: Bool) -> HostEvent? {
         let event: HostEvent
+        var moved: [String] = []
         heldManifestEdit = nil  // this read replaces any edit held
         do throws(ManifestErrors) {
             let declared = try Manifest.load(path: manifest.path, maxSize: maxManifestSize)
@@ -149,7 +156,7 @@ extension Host {
             // Services are started once: a change to them waits for a restart, which the event says.
             let servicesChanged = Set(reloaded.services) != Set(manifest.services)
             let changes = RouteChanges(from: manifest.routes, to: reloaded.routes)
-            registry.update(manifest: reloaded)
+            moved = registry.update(manifest: reloaded)
             experiments.update(reloaded.experiments)
             manifest = reloaded
             coordinator.mapping = mapping(for: reloaded)
@@ -163,6 +170,11 @@ extension Host {
             event = .manifestRejected(error)
         }
         onEvent?(event)
+        // A loaded plugin the edit moved to another library (`.build/debug` to `.build/release`) is reloaded
+        // from it, as a rebuild is: its services are handed over, and a library it cannot take (past the cap,
+        // or lacking what the manifest routes to it) is refused while its generation keeps serving. The same
+        // bytes elsewhere are unchanged, and not said.
+        for name in moved { reloadPlugin(name, sayingUnchanged: false) }
         return event
     }
 

@@ -158,17 +158,26 @@ package final class PluginRegistry {
         self.slots = manifest.plugins.mapValues(Slot.init)
     }
 
-    /// Takes a reloaded manifest: plugins it adds get slots, plugins whose entry changed get fresh ones
-    /// (their old images stay counted), plugins it drops keep theirs, unused (``isInUse(_:)``).
+    /// Takes a reloaded manifest: plugins it adds get slots, plugins it drops keep theirs, unused
+    /// (``isInUse(_:)``), and a plugin whose entry changed gets a fresh one (its old images stay counted),
+    /// unless it is loaded and pinned as before or not at all.
     ///
     /// A loaded plugin whose entry is written otherwise but names the file its image was copied from, which
-    /// still holds those bytes (a file name become a path; a listed plugin now discovered), keeps its slot, under
-    /// the same pin or none: a fresh slot would load the same bytes again as a second copy, whose types are its
-    /// own, so that the services the first copy started, and the dependencies they set, would be another copy's
-    /// to its managers.
-    func update(manifest: Manifest) {
+    /// still holds those bytes (a file name become a path; a listed plugin now discovered), keeps its slot: a
+    /// fresh slot would load the same bytes again as a second copy, whose types are its own, so that the services
+    /// the first copy started, and the dependencies they set, would be another copy's to its managers. So does
+    /// one whose entry names another library (another file, or the same file holding other bytes), for the
+    /// caller to reload it from there (``reload(_:requiredManagers:requiredServices:force:skippingRefused:)``):
+    /// a new generation then takes over its services, as for a rebuild.
+    ///
+    /// - Returns: The plugins kept to be reloaded from another library, sorted.
+    func update(manifest: Manifest) -> [String] {
+        var moved: [String] = []
         for (name, entry) in manifest.plugins where slots[name]?.entry != entry {
-            if let slot = slots[name], serves(slot, as: entry, in: manifest) {
+            if let slot = slots[name], case .loaded = slot.status,
+                entry.sha256 == nil || entry.sha256 == slot.entry.sha256
+            {
+                if !serves(slot, as: entry, in: manifest) { moved.append(name) }
                 slot.entry = entry
                 continue
             }
@@ -178,13 +187,13 @@ package final class PluginRegistry {
             slots[name] = slot
         }
         self.manifest = manifest
+        return moved.sorted()
     }
 
     /// Whether `entry`, of the manifest `next`, names what `slot` serves: the library file its image was loaded
-    /// from, still holding the bytes the image was copied from, pinned as before or not at all.
+    /// from, still holding the bytes the image was copied from.
     private func serves(_ slot: Slot, as entry: Manifest.PluginEntry, in next: Manifest) -> Bool {
         guard case .loaded(let plugin) = slot.status, let bytes = slot.fingerprint,
-            entry.sha256 == nil || entry.sha256 == slot.entry.sha256,
             let file = try? searchPath.locate(entry.library, relativeTo: next.directory, plugin: entry.name),
             let identity = FileIdentity(path: file), identity.file == FileIdentity(path: plugin.path)?.file
         else { return false }

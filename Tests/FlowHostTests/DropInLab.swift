@@ -32,14 +32,24 @@ struct DropInLab {
         try #require(rename(staging, manifestPath) == 0)
     }
 
-    /// Makes the lab's manifest one that lists the greeter plugin (`plugins.d/libGreeter.so`) rather than
-    /// discovering it, and routes `request` to its `manager`.
-    func writeListingGreeter(routing request: String, to manager: String) throws {
+    /// Makes the lab's manifest one that lists the greeter plugin (`plugins.d/libGreeter.so`, or `library`)
+    /// rather than discovering it, and routes `request` to its `manager`.
+    func writeListingGreeter(routing request: String, to manager: String, library: String = "libGreeter.so") throws {
         _ = try directory.file(
             "app.json",
             containing:
-                #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"greeter": "libGreeter.so"}, "#
+                #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"greeter": "\#(library)"}, "#
                 + #""routes": [{"request": "\#(request)", "plugin": "greeter", "manager": "\#(manager)"}]}"#)
+    }
+
+    /// Makes the lab's manifest one that lists the auth plugin (`plugins.d/libAuthPlugin.so`, or `library`) rather
+    /// than discovering it, routes its sign-in, and starts its session when `startingItsSession`.
+    func writeListingAuth(library: String = "libAuthPlugin.so", startingItsSession: Bool = false) throws {
+        let services = startingItsSession ? #", "services": [{"plugin": "auth", "service": "Session"}]"# : ""
+        _ = try directory.file(
+            "app.json",
+            containing: #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"auth": "\#(library)"}, "#
+                + #""routes": [{"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}]\#(services)}"#)
     }
 
     /// Drops a copy of the built `library` into `plugins.d` as `name`, as `cp` would: written in place.

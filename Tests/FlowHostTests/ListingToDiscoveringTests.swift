@@ -184,15 +184,3 @@ struct ListingToDiscoveringTests {
         #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
     }
 }
-
-extension DropInLab {
-    /// Makes the lab's manifest one that lists the auth plugin (`plugins.d/libAuthPlugin.so`, or `library`) rather
-    /// than discovering it, routes its sign-in, and starts its session when `startingItsSession`.
-    fileprivate func writeListingAuth(library: String = "libAuthPlugin.so", startingItsSession: Bool = false) throws {
-        let services = startingItsSession ? #", "services": [{"plugin": "auth", "service": "Session"}]"# : ""
-        _ = try directory.file(
-            "app.json",
-            containing: #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"auth": "\#(library)"}, "#
-                + #""routes": [{"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}]\#(services)}"#)
-    }
-}

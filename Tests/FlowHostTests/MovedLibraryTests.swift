@@ -1,0 +1,129 @@
+import FlowKit
+import FlowManifest
+import Testing
+
+@testable import FlowHost
+
+/// A manifest that lists its plugins, edited to move a loaded plugin to another library (`.build/debug` to
+/// `.build/release`): the plugin is reloaded from there as a rebuild is, its services handed over. A fresh
+/// slot for the new entry loaded a second copy beside the one whose services ran, and its managers took the
+/// first copy's session for another type's.
+@MainActor
+struct MovedLibraryTests {
+    @Test func aLoadedPluginMovedToAnotherBuildIsReloadedFromItWithItsServices() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        let release = try lab.write(
+            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16),
+            as: "libAuthRelease.so")
+        try lab.writeListingAuth(startingItsSession: true)
+        let host = try lab.host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        let events = try HostEventCollector(host, watch: false)
+
+        try lab.writeListingAuth(library: "libAuthRelease.so", startingItsSession: true)
+        host.reloadManifest()
+
+        #expect(
+            events.lines == [
+                "reloaded manifest \(lab.manifestPath): 1 route",
+                "reloaded plugin 'auth': generation 2 from \(release); restarted services: auth.Session",
+            ])
+        let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        #expect(outcome.isHandled, "\(outcome)")
+        #expect(host.registry.servingGeneration(of: "auth") == 2)
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
+    }
+
+    /// The same bytes at another file: the image loaded goes on, and nothing but the manifest is said.
+    @Test func aLoadedPluginMovedToACopyOfItsLibraryGoesOnFromItsImage() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        try lab.add("libAuthPlugin.so", as: "libAuthCopy.so")
+        try lab.writeListingAuth(startingItsSession: true)
+        let host = try lab.host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        let events = try HostEventCollector(host, watch: false)
+
+        try lab.writeListingAuth(library: "libAuthCopy.so", startingItsSession: true)
+        host.reloadManifest()
+
+        #expect(events.lines == ["reloaded manifest \(lab.manifestPath): 1 route"])
+        let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        #expect(outcome.isHandled, "\(outcome)")
+        #expect(host.statsLines.contains("  auth: loaded, 1 image"), "\(host.statsLines)")
+    }
+
+    /// Past the cap on generations, the move is refused as such a rebuild is, and the generation loaded keeps
+    /// serving; the next one that fits is taken.
+    @Test func aMovePastTheCapOnGenerationsIsRefusedAndTheLoadedGenerationServes() throws {
+        let lab = try DropInLab()
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let other = try lab.add("libGreeterPluginV2.so", as: "libOther.so")
+        try lab.writeListingGreeter(routing: "greet", to: "Greeter")
+        let host = try lab.host()
+        host.registry.maxImagesPerPlugin = 1
+        try #require(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+        let events = try HostEventCollector(host, watch: false)
+
+        try lab.writeListingGreeter(routing: "greet", to: "Greeter", library: "libOther.so")
+        host.reloadManifest()
+
+        #expect(events.lines.count == 2, "\(events.lines)")
+        #expect(
+            events.lines.last?.hasPrefix("reload refused: \(other): plugin 'greeter' has been loaded 1 time") == true,
+            "\(events.lines)")
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+        #expect(host.registry.servingGeneration(of: "greeter") == 1)
+        #expect(host.statsLines.contains("  greeter: loaded, 1 image"), "\(host.statsLines)")
+    }
+}
+
+/// The same in a manifest that discovers its plugins: a library renamed in the directory, with other bytes or
+/// the same, is the plugin at another library.
+@MainActor
+struct MovedDiscoveredLibraryTests {
+    @Test func aDiscoveredPluginWhoseLibraryIsRenamedGoesOnFromItsImage() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        let host = try lab.host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        let events = try HostEventCollector(host, watch: false)
+
+        let renamed = try lab.add("libAuthPlugin.so", as: "libAuth2.so")
+        try lab.remove("libAuthPlugin.so")
+        host.reloadManifest()
+
+        #expect(events.lines.last?.hasPrefix("discovered plugin 'auth' at \(renamed): ") == true, "\(events.lines)")
+        let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        #expect(outcome.isHandled, "\(outcome)")
+        #expect(host.statsLines.contains("  auth: loaded, 1 image"), "\(host.statsLines)")
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
+    }
+
+    @Test func aDiscoveredPluginWhoseLibraryIsReplacedByAnotherBuildUnderAnotherNameIsReloaded() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        let host = try lab.host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        let events = try HostEventCollector(host, watch: false)
+
+        let other = try lab.write(
+            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16), as: "libAuth2.so")
+        try lab.remove("libAuthPlugin.so")
+        host.reloadManifest()
+
+        #expect(
+            events.lines == [
+                "reloaded manifest \(lab.manifestPath): 3 routes",
+                "reloaded plugin 'auth': generation 2 from \(other); restarted services: auth.Session",
+            ])
+        let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        #expect(outcome.isHandled, "\(outcome)")
+        #expect(host.registry.servingGeneration(of: "auth") == 2)
+    }
+}
