@@ -95,9 +95,15 @@ extension Host {
         return crumb(plugin: plugin, place: name, entryPoint: manager.isEmpty ? nil : .manager(manager))
     }
 
+    /// The library the generation of plugin `plugin` that serves was loaded from: its entry may name another
+    /// since (a move refused), whose file a crash of this generation is not to be blamed on.
+    private func servingLibrary(of plugin: String) -> String? {
+        if case .loaded(let loaded)? = registry.status(of: plugin) { loaded.path } else { nil }
+    }
+
     private func crumb(plugin: String, place: String, entryPoint: PluginEntryPoint?) -> CrashBreadcrumb.Crumb {
         CrashBreadcrumb.Crumb(
-            plugin: plugin, library: registry.sourcePath(of: plugin) ?? registry.library(of: plugin) ?? plugin,
+            plugin: plugin, library: servingLibrary(of: plugin) ?? registry.sourcePath(of: plugin) ?? plugin,
             place: place, entryPoint: entryPoint)
     }
 }

@@ -70,12 +70,14 @@ extension Host {
         else { return [] }
         var events = adopt(next, after: previous)
         if watcher != nil { try? watch() }  // new libraries and directories to watch
+        // A plugin at another library was reloaded from it as the composition was adopted: not again here.
+        let reloaded = Set(events.compactMap(\.reloadedPlugin))
         var returned: [String] = []
         var changedInPlace: [String] = []
         func isChanged(_ name: String) -> Bool {
             changed != nil && registry.sourcePath(of: name).map(Manifest.absolutePath) == changed
         }
-        for name in registry.pluginNames {
+        for name in registry.pluginNames where !reloaded.contains(name) {
             guard let plugin = next.plugin(named: name), plugin.isActive else { continue }
             if plugin.directory == nil {
                 // Listed in the manifest's `plugins`: back after it was refused, its slot may still hold the
@@ -233,21 +235,14 @@ extension Host {
     {
         composition = next
         manifest = next.manifest
-        let moved = registry.update(manifest: next.manifest)
+        let moved = registry.update(manifest: next.manifest) { name in
+            next.plugins.contains { $0.name == name && $0.isActive }
+        }
         registry.follow(next)
         coordinator.mapping = mapping(for: next.manifest)
         // With the plugins that come and go, so do the guards they declare (deep links are read from the
         // manifest at each use).
         coordinator.guards = next.guards
-        // A loaded plugin now at another library (its file renamed, its entry edited) is reloaded from there, as
-        // a rebuild is, its services handed over; what the reload says takes the place of its discovered line.
-        // The same bytes elsewhere go on from the image loaded, and are said discovered there.
-        var reloads: [String: HostEvent] = [:]
-        for name in moved {
-            let event = reloadUnsaid(name)
-            if case .pluginUnchanged = event { continue }
-            reloads[name] = event
-        }
         // A plugin said removed for its deleted library stays so only while discovery refuses it with that
         // same error and its entry is unchanged: not once it is back, nor once its entry is edited (to a file
         // that is not there either, which is its problem) or dropped (removed from the manifest).
@@ -271,6 +266,16 @@ extension Host {
         for plugin in next.plugins where plugin.isActive && previous.plugin(named: plugin.name)?.isActive == false {
             registry.forgetFailedLoad(of: plugin.name)
         }
+        // A loaded plugin now at another library (its file renamed, its entry edited) is reloaded from there, as
+        // a rebuild is, the services it keeps handed over; for one in use before, what the reload says takes the
+        // place of its discovered line. The same bytes elsewhere go on from the image loaded, and are said
+        // discovered there.
+        var reloads: [String: HostEvent] = [:]
+        for name in moved {
+            let event = reloadUnsaid(name)
+            if case .pluginUnchanged = event { continue }
+            reloads[name] = event
+        }
         let startedInOrder = startingEveryService ? startServices(in: next) : nil
         // What `plugin`'s coming in starts: its services, unless all were started in order.
         func start(_ plugin: String) -> [String] {
@@ -279,7 +284,7 @@ extension Host {
         for plugin in next.plugins {
             let before = previous.plugin(named: plugin.name)
             let stoppedServices = stopped.filter { $0.hasPrefix(plugin.name + ".") }
-            if let reload = reloads[plugin.name] {
+            if plugin.isActive, before?.isActive == true, let reload = reloads.removeValue(forKey: plugin.name) {
                 events.append(reload)
                 // Services the edit adds to it start as a discovered plugin's do, and are said so.
                 let started = start(plugin.name)
@@ -344,6 +349,9 @@ extension Host {
                         services: stoppedServices))
             default: break
             }
+            // Back from elsewhere (removed or refused before): its discovered line says its routes go live, and
+            // the reload what it loaded.
+            if plugin.isActive, let reload = reloads.removeValue(forKey: plugin.name) { events.append(reload) }
         }
         // Each problem once: a library refused by the quarantine for a crash reported before is that crash,
         // said again in other words.
@@ -468,6 +476,14 @@ extension HostEvent {
         case .pluginDiscovered(let plugin, _, _, _, _), .pluginRemoved(let plugin, _, _, _, _),
             .pluginExcluded(let plugin, _, _, _, _):
             plugin
+        default: nil
+        }
+    }
+
+    /// The plugin a line says was reloaded, or whose reload was refused.
+    fileprivate var reloadedPlugin: String? {
+        switch self {
+        case .pluginReloaded(let plugin, _, _, _, _), .reloadRefused(let plugin, _): plugin
         default: nil
         }
     }

@@ -125,16 +125,23 @@ extension Host {
     /// (``watchedDirectories``).
     private func reloadManifest(unlessUnchanged: Bool) -> HostEvent? {
         let wasHeld = heldManifestEdit != nil
-        guard let event = readManifestAgain(unlessUnchanged: unlessUnchanged) else { return nil }
+        guard let (event, moved) = readManifestAgain(unlessUnchanged: unlessUnchanged) else { return nil }
         // While watching, what the manifest now names is watched, however the reload was asked for; so are the
         // directories of an edit held for the plugins it waits for, and no longer those of one replaced. (The
         // watch reads a directory it adds once more, for what landed before it: a held edit is read again.)
         let reloaded = if case .manifestReloaded = event { true } else { false }
         if reloaded || wasHeld || heldManifestEdit != nil, watcher?.isStopped == false { try? watch() }
+        // A loaded plugin the edit moved to another library (`.build/debug` to `.build/release`) is reloaded
+        // from it, as a rebuild is: its services are handed over, and a library it cannot take (not there,
+        // another pin's, past the cap, still being written) is refused while its generation keeps serving, until
+        // the file, watched from now on, changes. The same bytes elsewhere are unchanged, and not said.
+        for name in moved { reloadPlugin(name, sayingUnchanged: false) }
         return event
     }
 
-    private func readManifestAgain(unlessUnchanged: Bool) -> HostEvent? {
+    /// Reads the manifest again; returns what it says, with the loaded plugins a listing manifest moved to
+    /// another library (``PluginRegistry/update(manifest:reloadable:)``), to reload.
+    private func readManifestAgain(unlessUnchanged: Bool) -> (event: HostEvent, moved: [String])? {
         let event: HostEvent
         var moved: [String] = []
         heldManifestEdit = nil  // this read replaces any edit held
@@ -147,7 +154,7 @@ extension Host {
             if !unexported.isEmpty { throw ManifestErrors(unexported) }
             if let composed = try recompose(declared) {
                 refusedManifestEdit = nil
-                return composed
+                return (composed, [])
             }
             composition = nil
             deletedLibraries = [:]  // said only of a plugin discovery refuses
@@ -170,12 +177,7 @@ extension Host {
             event = .manifestRejected(error)
         }
         onEvent?(event)
-        // A loaded plugin the edit moved to another library (`.build/debug` to `.build/release`) is reloaded
-        // from it, as a rebuild is: its services are handed over, and a library it cannot take (past the cap,
-        // or lacking what the manifest routes to it) is refused while its generation keeps serving. The same
-        // bytes elsewhere are unchanged, and not said.
-        for name in moved { reloadPlugin(name, sayingUnchanged: false) }
-        return event
+        return (event, moved)
     }
 
     /// Watches the manifest and every plugin library; reloads what changes.

@@ -34,8 +34,8 @@ package final class PluginRegistry {
         /// Which of `images` serves: the generation loaded first, or the one a reload made current (0 while
         /// none is loaded); what a screen's generation is compared with.
         var servingImage = 0
-        /// Images of the earlier entries for the same name, each replaced by a manifest reload (a library moved
-        /// to another file): they count towards ``PluginRegistry/maxImagesPerPlugin`` too.
+        /// Images of the earlier entries for the same name, each replaced by a manifest reload (a new pin, or an
+        /// entry edited before it loaded): they count towards ``PluginRegistry/maxImagesPerPlugin`` too.
         var retiredImages = 0
         /// Every image opened for this plugin's name, its earlier entries' included: what the cap counts.
         var openedImages: Int { retiredImages + images }
@@ -170,16 +170,25 @@ package final class PluginRegistry {
     /// caller to reload it from there (``reload(_:requiredManagers:requiredServices:force:skippingRefused:)``):
     /// a new generation then takes over its services, as for a rebuild.
     ///
+    /// - Parameter reloadable: Whether a plugin can be reloaded from another library now: one the new manifest
+    ///   does not use (a discovered plugin refused) gets a fresh slot instead, which loads what is there when it
+    ///   is back.
     /// - Returns: The plugins kept to be reloaded from another library, sorted.
-    func update(manifest: Manifest) -> [String] {
+    func update(manifest: Manifest, reloadable: (String) -> Bool = { _ in true }) -> [String] {
         var moved: [String] = []
         for (name, entry) in manifest.plugins where slots[name]?.entry != entry {
             if let slot = slots[name], case .loaded = slot.status,
                 entry.sha256 == nil || entry.sha256 == slot.entry.sha256
             {
-                if !serves(slot, as: entry, in: manifest) { moved.append(name) }
-                slot.entry = entry
-                continue
+                let serving = serves(slot, as: entry, in: manifest)
+                if serving || reloadable(name) {
+                    if !serving {
+                        moved.append(name)
+                        slot.refusedSinceServing = false  // a refusal of the library it moved from
+                    }
+                    slot.entry = entry
+                    continue
+                }
             }
             let retired = slots[name]?.openedImages ?? 0
             let slot = Slot(entry)

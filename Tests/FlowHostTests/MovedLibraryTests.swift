@@ -83,6 +83,40 @@ struct MovedLibraryTests {
 
 /// The same in a manifest that discovers its plugins: a library renamed in the directory, with other bytes or
 /// the same, is the plugin at another library.
+extension MovedLibraryTests {
+    /// A move to a file not there yet (the release build not made): refused, the generation loaded keeps
+    /// serving, and the file, watched from then on, is reloaded from once it lands.
+    @Test(.timeLimit(.minutes(20)))
+    func aMoveToAFileNotThereYetIsTakenWhenItLands() async throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        try lab.writeListingAuth(startingItsSession: true)
+        let host = try lab.host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+
+        try lab.writeListingAuth(library: "libAuthRelease.so", startingItsSession: true)
+        host.reloadManifest()
+        let refused = try #require(events.lines.last)
+        let serving = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        try host.coordinator.back()
+        let release = try lab.write(
+            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16),
+            as: "libAuthRelease.so")
+        var next = await events.next()
+        while let event = next, !event.isReloaded { next = await events.next() }
+
+        #expect(refused.hasPrefix("reload refused: "), "\(events.lines)")
+        #expect(serving.isHandled, "\(serving)")
+        let line = next?.description ?? ""
+        #expect(line.hasPrefix("reloaded plugin 'auth': generation 2 from \(release) ("), "\(events.lines)")
+        #expect(line.hasSuffix(" after the file landed); restarted services: auth.Session"), "\(events.lines)")
+        #expect(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+    }
+}
+
 @MainActor
 struct MovedDiscoveredLibraryTests {
     @Test func aDiscoveredPluginWhoseLibraryIsRenamedGoesOnFromItsImage() throws {
@@ -125,5 +159,73 @@ struct MovedDiscoveredLibraryTests {
         let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
         #expect(outcome.isHandled, "\(outcome)")
         #expect(host.registry.servingGeneration(of: "auth") == 2)
+    }
+
+    /// Removed, then back under another name with another build: said discovered, its routes live again, and
+    /// reloaded from the new file, whose service starts.
+    @Test func aDiscoveredPluginBackUnderAnotherNameAfterItsRemovalIsSaidAndLoadedFromThere() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        let host = try lab.host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        try lab.remove("libAuthPlugin.so")
+        host.reloadManifest()
+        try #require(host.runningServices.isEmpty)
+        let events = try HostEventCollector(host, watch: false)
+
+        let other = try lab.write(
+            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16), as: "libAuth2.so")
+        host.reloadManifest()
+
+        #expect(events.lines.count == 3, "\(events.lines)")
+        #expect(
+            events.lines.dropFirst().first?.hasPrefix("discovered plugin 'auth' at \(other): ") == true,
+            "\(events.lines)")
+        #expect(events.lines.last == "reloaded plugin 'auth': generation 2 from \(other)", "\(events.lines)")
+        let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        #expect(outcome.isHandled, "\(outcome)")
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
+    }
+
+    /// A new build dropped in beside the old one, found first: the plugin is at the new file and is said
+    /// reloaded once, though the composition has it twice (the old file overridden).
+    @Test func aNewBuildDroppedInBesideTheOldIsReloadedFromItOnce() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        let host = try lab.host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        let events = try HostEventCollector(host, watch: false)
+
+        let other = try lab.write(
+            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16), as: "libAuth2.so")
+        host.reloadManifest()
+
+        let reloads = events.lines.filter { $0.hasPrefix("reloaded plugin") }
+        #expect(reloads == ["reloaded plugin 'auth': generation 2 from \(other); restarted services: auth.Session"])
+        #expect(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+    }
+
+    /// Removed, then back under another name past the cap on generations, as the watch sees it land: refused
+    /// once, not again by the discovery that follows.
+    @Test func aRemovedPluginBackPastTheCapIsRefusedOnce() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        let host = try lab.host()
+        host.registry.maxImagesPerPlugin = 1
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        try lab.remove("libAuthPlugin.so")
+        host.reloadManifest()
+        let events = try HostEventCollector(host, watch: false)
+
+        let other = try lab.write(
+            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16), as: "libAuth2.so")
+        host.changed(other, landedAt: .now)
+
+        let refusals = events.lines.filter { $0.hasPrefix("reload refused: ") }
+        #expect(refusals.count == 1, "\(events.lines)")
+        #expect(host.stats.refusedReloads == 1)
     }
 }

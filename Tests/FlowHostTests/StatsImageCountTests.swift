@@ -1,4 +1,5 @@
 import FlowKit
+import HostSupport
 import Testing
 
 @testable import FlowHost
@@ -26,5 +27,23 @@ struct StatsImageCountTests {
         #expect(shell.execute("send greet").status == .ok)
         #expect(host.statsLines.contains("  greeter: loaded, 2 images"), "\(host.statsLines)")
         #expect(host.statsJSON["plugins"]?["greeter"]?["images"] == 2)
+    }
+
+    /// A pin edited gives the plugin a fresh slot, which loads on first use: its earlier images still count.
+    @Test func theImagesOfAPluginsEarlierPinStayCounted() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        let shell = HostShell(host: host)
+        #expect(shell.execute("send greet").status == .ok)
+        let pin = SHA256.hex(try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+
+        try lab.writeManifest(
+            lab.manifest(routes: lab.routes).replacing(
+                #""libGreeter.so""#, with: #"{"library": "libGreeter.so", "sha256": "\#(pin)"}"#))
+        #expect(shell.execute("reload manifest").status == .ok)
+
+        #expect(host.statsLines.contains("  greeter: not loaded, 1 image"), "\(host.statsLines)")
+        #expect(shell.execute("send greet").status == .ok)
+        #expect(host.statsLines.contains("  greeter: loaded, 2 images"), "\(host.statsLines)")
     }
 }
