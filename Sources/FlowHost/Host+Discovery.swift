@@ -235,9 +235,7 @@ extension Host {
     {
         composition = next
         manifest = next.manifest
-        let moved = registry.update(manifest: next.manifest) { name in
-            next.plugins.contains { $0.name == name && $0.isActive }
-        }
+        let moved = registry.update(manifest: next.manifest)
         registry.follow(next)
         coordinator.mapping = mapping(for: next.manifest)
         // With the plugins that come and go, so do the guards they declare (deep links are read from the

@@ -140,7 +140,7 @@ extension Host {
     }
 
     /// Reads the manifest again; returns what it says, with the loaded plugins a listing manifest moved to
-    /// another library (``PluginRegistry/update(manifest:reloadable:)``), to reload.
+    /// another library (``PluginRegistry/update(manifest:)``), to reload.
     private func readManifestAgain(unlessUnchanged: Bool) -> (event: HostEvent, moved: [String])? {
         let event: HostEvent
         var moved: [String] = []
@@ -204,10 +204,10 @@ extension Host {
             // Before the watch: a change after it is then seen against the file found here (its stamp only).
             registry.noteUnloadedLibrary(of: name)
         }
-        // A plugin the manifest's `plugins` lists that discovery refused before it ever loaded (its library
-        // broken or missing from the start) has no slot: its library is watched too, so that fixing or
-        // making it brings it in.
-        for (name, entry) in composition?.declared.plugins ?? [:] where !registry.declares(name) {
+        // A plugin the manifest's `plugins` lists that discovery refused (its library broken or missing: from
+        // the start, without a slot, or since its entry was edited, its slot naming the file before) is watched
+        // at the library its entry names, so that fixing or making it brings it in.
+        for (name, entry) in composition?.declared.plugins ?? [:] where registry.slot(name)?.entry != entry {
             add(entry.library, of: name)
         }
         watched = (

@@ -140,7 +140,7 @@ extension PluginRegistry {
 
     /// The generation that serves plugin `name`, when a reload of it was refused since that generation
     /// served (``noteRefusedReload(of:)``), and forgets the refusal; `nil` otherwise. A manifest edit that
-    /// gives the plugin another library (a fresh slot, or a move, ``update(manifest:reloadable:)``) forgets it
+    /// gives the plugin another library (a fresh slot, or a move, ``update(manifest:)``) forgets it
     /// too: the refusal was of another entry.
     func takeRefusalSinceServing(of name: String) -> Int? {
         guard let slot = slots[name], slot.refusedSinceServing else { return nil }

@@ -160,33 +160,30 @@ package final class PluginRegistry {
 
     /// Takes a reloaded manifest: plugins it adds get slots, plugins it drops keep theirs, unused
     /// (``isInUse(_:)``), and a plugin whose entry changed gets a fresh one (its old images stay counted),
-    /// unless it is loaded and pinned as before or not at all.
+    /// unless it is loaded and pinned as before, or not at all, or to the bytes its image was loaded from.
     ///
     /// A loaded plugin whose entry is written otherwise but names the file its image was copied from, which
-    /// still holds those bytes (a file name become a path; a listed plugin now discovered), keeps its slot: a
-    /// fresh slot would load the same bytes again as a second copy, whose types are its own, so that the services
-    /// the first copy started, and the dependencies they set, would be another copy's to its managers. So does
-    /// one whose entry names another library (another file, or the same file holding other bytes), for the
-    /// caller to reload it from there (``reload(_:requiredManagers:requiredServices:force:skippingRefused:)``):
-    /// a new generation then takes over its services, as for a rebuild.
+    /// still holds those bytes (a file name become a path; a listed plugin now discovered; a pin of those bytes
+    /// added), keeps its slot: a fresh slot would load the same bytes again as a second copy, whose types are
+    /// its own, so that the services the first copy started, and the dependencies they set, would be another
+    /// copy's to its managers. So does one whose entry names another library (another file, or the same file
+    /// holding other bytes) under the same pin or none, for the caller to reload it from there
+    /// (``reload(_:requiredManagers:requiredServices:force:skippingRefused:)``): a new generation then takes
+    /// over its services, as for a rebuild. What was refused of the library it had is forgotten.
     ///
-    /// - Parameter reloadable: Whether a plugin can be reloaded from another library now: one the new manifest
-    ///   does not use (a discovered plugin refused) gets a fresh slot instead, which loads what is there when it
-    ///   is back.
     /// - Returns: The plugins kept to be reloaded from another library, sorted.
-    func update(manifest: Manifest, reloadable: (String) -> Bool = { _ in true }) -> [String] {
+    func update(manifest: Manifest) -> [String] {
         var moved: [String] = []
         for (name, entry) in manifest.plugins where slots[name]?.entry != entry {
-            if let slot = slots[name], case .loaded = slot.status,
-                entry.sha256 == nil || entry.sha256 == slot.entry.sha256
-            {
+            if let slot = slots[name], case .loaded = slot.status {
+                let samePin = entry.sha256 == nil || entry.sha256 == slot.entry.sha256
                 let serving = serves(slot, as: entry, in: manifest)
-                if serving || reloadable(name) {
-                    if !serving {
-                        moved.append(name)
-                        slot.refusedSinceServing = false  // a refusal of the library it moved from
-                    }
+                if samePin || (serving && entry.sha256 == slot.digest) {
+                    if !serving { moved.append(name) }
                     slot.entry = entry
+                    slot.refusedSinceServing = false
+                    slot.refusedBuild = nil
+                    slot.saidRefusal = nil
                     continue
                 }
             }

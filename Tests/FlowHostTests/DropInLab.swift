@@ -44,11 +44,15 @@ struct DropInLab {
 
     /// Makes the lab's manifest one that lists the auth plugin (`plugins.d/libAuthPlugin.so`, or `library`) rather
     /// than discovering it, routes its sign-in, and starts its session when `startingItsSession`.
-    func writeListingAuth(library: String = "libAuthPlugin.so", startingItsSession: Bool = false) throws {
+    /// With `sha256`, the entry pins the library's bytes.
+    func writeListingAuth(
+        library: String = "libAuthPlugin.so", startingItsSession: Bool = false, sha256: String? = nil
+    ) throws {
         let services = startingItsSession ? #", "services": [{"plugin": "auth", "service": "Session"}]"# : ""
+        let entry = sha256.map { #"{"library": "\#(library)", "sha256": "\#($0)"}"# } ?? #""\#(library)""#
         _ = try directory.file(
             "app.json",
-            containing: #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"auth": "\#(library)"}, "#
+            containing: #"{"manifestVersion": 1, "pluginPath": ["plugins.d"], "plugins": {"auth": \#(entry)}, "#
                 + #""routes": [{"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}]\#(services)}"#)
     }
 

@@ -1,5 +1,7 @@
 import FlowKit
 import FlowManifest
+import Glibc
+import HostSupport
 import Testing
 
 @testable import FlowHost
@@ -84,8 +86,29 @@ struct MovedLibraryTests {
 /// The same in a manifest that discovers its plugins: a library renamed in the directory, with other bytes or
 /// the same, is the plugin at another library.
 extension MovedLibraryTests {
-    /// A move to a file not there yet (the release build not made): refused, the generation loaded keeps
-    /// serving, and the file, watched from then on, is reloaded from once it lands.
+    /// A pin of the bytes that serve, added to the entry, is met by the image loaded from them: it goes on, its
+    /// services with it. A fresh slot loaded a second copy, which took the first copy's session for another
+    /// type's.
+    @Test func aPinOfTheBytesThatServeAddedToTheEntryKeepsTheImage() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        try lab.writeListingAuth(startingItsSession: true)
+        let host = try lab.host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        let pin = SHA256.hex(try BuildProducts.bytes(of: "libAuthPlugin.so"))
+
+        try lab.writeListingAuth(startingItsSession: true, sha256: pin)
+        host.reloadManifest()
+
+        let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        #expect(outcome.isHandled, "\(outcome)")
+        #expect(host.statsLines.contains("  auth: loaded, 1 image"), "\(host.statsLines)")
+    }
+
+    /// A move to a file not there yet (the release build not made), in a manifest that lists its plugins:
+    /// refused, the generation loaded keeps serving, and the file, watched from then on, is reloaded from once
+    /// it lands.
     @Test(.timeLimit(.minutes(20)))
     func aMoveToAFileNotThereYetIsTakenWhenItLands() async throws {
         let lab = try DropInLab()
@@ -227,5 +250,33 @@ struct MovedDiscoveredLibraryTests {
         let refusals = events.lines.filter { $0.hasPrefix("reload refused: ") }
         #expect(refusals.count == 1, "\(events.lines)")
         #expect(host.stats.refusedReloads == 1)
+    }
+
+    /// A manifest that discovers, whose `plugins` lists auth, edited to list it at a file not there yet:
+    /// discovery refuses it meanwhile, and the file, watched, brings it in once it lands.
+    @Test(.timeLimit(.minutes(20)))
+    func aListedEntryMovedToAFileNotThereYetIsTakenWhenItLands() async throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        try lab.writeManifest(members: #""plugins": {"auth": "plugins.d/libAuthPlugin.so"}"#)
+        let host = try lab.host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+
+        // Outside the discovered directory, which is watched whole.
+        try #require(mkdir(lab.directory.path + "/release", 0o755) == 0)
+        try lab.writeManifest(members: #""plugins": {"auth": "release/libAuthPlugin.so"}"#)
+        _ = try #require(await events.next())
+        _ = try lab.directory.file(
+            "release/libAuthPlugin.so",
+            containing: try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16))
+        var next = await events.next()
+        while let event = next, event.dropIn?.hasPrefix("discovered auth") != true { next = await events.next() }
+
+        let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        #expect(outcome.isHandled, "\(outcome) \(events.lines)")
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
     }
 }

@@ -29,13 +29,15 @@ struct StatsImageCountTests {
         #expect(host.statsJSON["plugins"]?["greeter"]?["images"] == 2)
     }
 
-    /// A pin edited gives the plugin a fresh slot, which loads on first use: its earlier images still count.
+    /// A pin edited to bytes other than those that serve gives the plugin a fresh slot, which loads on first
+    /// use: its earlier images still count.
     @Test func theImagesOfAPluginsEarlierPinStayCounted() throws {
         let lab = try SwapLab()
         let host = try lab.host()
         let shell = HostShell(host: host)
         #expect(shell.execute("send greet").status == .ok)
-        let pin = SHA256.hex(try BuildProducts.bytes(of: "libGreeterPluginV1.so"))
+        try lab.install("GreeterPluginV2")
+        let pin = SHA256.hex(try BuildProducts.bytes(of: "libGreeterPluginV2.so"))
 
         try lab.writeManifest(
             lab.manifest(routes: lab.routes).replacing(
