@@ -265,50 +265,6 @@ final class SupervisedHost: Sendable {
         } ?? false
     }
 
-    /// Whether the host waits for the reader of its output: one of its threads (the one printing a command's
-    /// reply, which need not be the main thread) is in a `write` to standard output or error
-    /// (`/proc/PID/task/TID/syscall`), a pipe or a terminal that is full (a pager left on one screen, a reader that
-    /// has not started, Ctrl-S), and none runs. That is no hang of the host's; a host with a thread that spins
-    /// (the command's, or a plugin's) while output waits is hung all the same. When no thread's system call can
-    /// be seen (a host that is not dumpable, a kernel that hides them), whether standard output, which the host
-    /// shares with the supervisor, or the supervisor's standard error, to which it relays the host's, takes
-    /// nothing more.
-    func waitsForOutputReader() -> Bool {
-        var seen = false
-        var writing = false
-        for thread in ProcFile.threads(of: pid) {
-            let task = "/proc/\(pid)/task/\(thread)"
-            if ProcFile.state(inStat: ProcFile.contents(of: task + "/stat")) == UInt8(ascii: "R") { return false }
-            let call = String(decoding: ProcFile.contents(of: task + "/syscall"), as: UTF8.self)
-            guard let writes = Self.isWritingOutput(syscall: call) else { continue }
-            seen = true
-            writing = writing || writes
-        }
-        if seen { return writing }
-        var outputs = [STDOUT_FILENO, STDERR_FILENO].map { pollfd(fd: $0, events: Int16(POLLOUT), revents: 0) }
-        guard poll(&outputs, nfds_t(outputs.count), 0) >= 0 else { return false }
-        // Neither writable nor in error (a reader gone makes writes fail at once, which blocks nothing).
-        return outputs.contains { $0.revents == 0 }
-    }
-
-    /// Whether `/proc/PID/syscall`'s line says the thread is in `write` or `writev` to descriptor 1 or 2;
-    /// `nil` when the line says nothing (empty: unreadable).
-    static func isWritingOutput(syscall line: String) -> Bool? {
-        let fields = line.split(whereSeparator: \.isWhitespace)
-        guard let first = fields.first else { return nil }
-        // `running`, or `-1 SP PC` for a thread stopped outside a system call: in no write.
-        guard let number = Int(first), number >= 0, fields.count > 1 else { return false }
-        #if arch(x86_64)
-            let writes = [1, 20]  // write, writev
-        #elseif arch(arm64)
-            let writes = [64, 66]
-        #else
-            return nil  // The numbers of this architecture's calls are not known here: the outputs tell.
-        #endif
-        let descriptor = fields[1].hasPrefix("0x") ? Int(fields[1].dropFirst(2), radix: 16) : nil
-        return writes.contains(number) && (descriptor == 1 || descriptor == 2)
-    }
-
     /// Whether `pid` runs (or is stopped): it has not ended, as far as `/proc/PID/stat` tells.
     static func isRunning(_ pid: pid_t) -> Bool {
         guard let state = ProcFile.state(inStat: ProcFile.contents(of: "/proc/\(pid)/stat")) else { return false }

@@ -35,4 +35,25 @@ struct OutputReaderWaitTests {
         #expect(state("4244 (x) R) Z 1 ...\n") == "Z")
         #expect(state("") == nil)
     }
+
+    /// A thread seen running in one look may only have woken for a moment: the host is looked at again, and
+    /// the first look with no thread running tells. Before, one look with a thread running (a timer waiting
+    /// for a processor on a loaded machine) got a host that waited for its reader killed as hung (CI, `the host
+    /// hung for 5 s in the middle of a command`).
+    @Test func aThreadRunningForAMomentIsLookedPast() {
+        #expect(SupervisedHost.waits(looks: [.running, .waiting]) == true)
+        #expect(SupervisedHost.waits(looks: [.running, .running, .notWaiting]) == false)
+        #expect(SupervisedHost.waits(looks: [.waiting, .notWaiting]) == true)
+    }
+
+    /// Threads that run at every look spin: the host is held by its own code, whatever its output does.
+    @Test func threadsRunningAtEveryLookSpin() {
+        #expect(SupervisedHost.waits(looks: Array(repeating: .running, count: SupervisedHost.outputWaitLooks)) == false)
+        #expect(SupervisedHost.waits(looks: [.unseen, .running]) == false)
+    }
+
+    /// No look could see the threads' calls: the outputs tell (`nil`).
+    @Test func looksThatSeeNoCallSayNothing() {
+        #expect(SupervisedHost.waits(looks: [.unseen, .unseen]) == nil)
+    }
 }
