@@ -15,9 +15,12 @@ import HostSupport
 /// line.add("content", json: ["title": "Tent"])
 /// line.text  // {"kind":"screen","t":1250,"content":{"title":"Tent"}}
 /// ```
-package struct TraceLine: Sendable {
+///
+/// A line cannot be copied: its bytes are its own (``JSONBytes``). A sink borrows it, and the recorder writes
+/// the next line in the same storage.
+package struct TraceLine: ~Copyable {
     /// The members so far, without the braces.
-    private var json = JSONBytes([])
+    private var json = JSONBytes()
     #if DEBUG
         /// The members' names, to check that none is added twice.
         private var names: [String] = []
@@ -28,7 +31,7 @@ package struct TraceLine: Sendable {
 
     /// Empties the line, keeping its storage for the next.
     package mutating func removeAll() {
-        json.bytes.removeAll(keepingCapacity: true)
+        json.removeAll()
         #if DEBUG
             names.removeAll()
         #endif
@@ -43,22 +46,18 @@ package struct TraceLine: Sendable {
             assert(!names.contains(name.description), "\(name) added twice")
             names.append(name.description)
         #endif
-        if !json.bytes.isEmpty { json.bytes.append(UInt8(ascii: ",")) }
-        json.bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { json.bytes.append(contentsOf: $0) }
-        json.bytes.append(UInt8(ascii: "\""))
-        json.bytes.append(UInt8(ascii: ":"))
+        json.member(name, first: json.isEmpty)
     }
 
     /// Adds the members every line starts with, `kind` and `t`, to an empty line: `"kind":"screen","t":1250`.
     /// A kind is a name of letters, written as it is.
     package mutating func start(kind: String, time: UInt64) {
-        assert(json.bytes.isEmpty && kind.utf8.allSatisfy { UInt8(ascii: "a")...UInt8(ascii: "z") ~= $0 | 0x20 })
+        assert(json.isEmpty && kind.utf8.allSatisfy { UInt8(ascii: "a")...UInt8(ascii: "z") ~= $0 | 0x20 })
         #if DEBUG
             names += ["kind", "t"]
         #endif
         json.literal(#""kind":""#)
-        json.bytes.append(contentsOf: kind.utf8)
+        json.unescaped(kind)
         json.literal(#"","t":"#)
         json.integer(time)
     }
@@ -102,9 +101,15 @@ package struct TraceLine: Sendable {
     }
 
     /// Adds members already encoded, as ``members`` gives them.
-    package mutating func add(members: [UInt8]) {
-        if !json.bytes.isEmpty { json.bytes.append(UInt8(ascii: ",")) }
+    package mutating func add(members: borrowing [UInt8]) {
+        if !json.isEmpty { json.append(UInt8(ascii: ",")) }
         json.encoded(members)
+    }
+
+    /// Adds the members of `other`.
+    package mutating func add(membersOf other: borrowing TraceLine) {
+        if !json.isEmpty { json.append(UInt8(ascii: ",")) }
+        json.encoded(other.json)
     }
 
     /// Adds `payload` as the member `name`; when its JSON is longer than `maxPayload` bytes, as the member
@@ -114,15 +119,15 @@ package struct TraceLine: Sendable {
     package mutating func add(
         _ name: StaticString, payload: JSONValue, maxPayload: Int?, digestName: StaticString
     ) {
-        let start = json.bytes.count
+        let start = json.count
         begin(name)
-        let valueStart = json.bytes.count
+        let valueStart = json.count
         json.json(payload)
         guard let maxPayload else { return }
-        let size = json.bytes.count - valueStart
+        let size = json.count - valueStart
         guard size > maxPayload else { return }
-        let digest = SHA256.hex(Array(json.bytes[valueStart...]))
-        json.bytes.removeSubrange(start...)
+        let digest = SHA256.hex(json.copy(from: valueStart))
+        json.removeSubrange(from: start)
         #if DEBUG
             names.removeLast()
         #endif
@@ -139,12 +144,15 @@ package struct TraceLine: Sendable {
     // MARK: - The line
 
     /// The members, encoded, without the braces: `"name":value`, separated by commas.
-    package var members: [UInt8] { json.bytes }
+    package var members: [UInt8] { json.copy() }
+
+    /// The length of the line, braces included.
+    package var count: Int { json.count + 2 }
 
     /// Appends the line to `output`.
     package func write(into output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
-        json.bytes.withUnsafeBufferPointer { output.append(contentsOf: $0) }
+        json.withBytes { output.append(contentsOf: $0) }
         output.append(UInt8(ascii: "}"))
     }
 

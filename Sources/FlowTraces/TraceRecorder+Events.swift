@@ -67,7 +67,7 @@ extension TraceRecorder {
     }
 
     /// Writes the members of a flow event that is not about a request.
-    func describe(_ event: consuming FlowEvent, into line: inout TraceLine) {
+    func describe(_ event: consuming FlowEvent, into line: inout TraceLine, _ tracking: inout Tracking) {
         switch consume event {
         case .presented(let module, let style):
             add(style, into: &line)
@@ -76,7 +76,9 @@ extension TraceRecorder {
         case .removed(let module): line.add("module", module.rawValue)
         case .childOpened(let name, let style):
             // Opened within a request, by its manager's plugin; outside any, by an action of a module.
-            if let plugin = open.isEmpty ? shell?.actingPlugin : open.last?.plugin { childOwners[name] = plugin }
+            if let plugin = tracking.open.isEmpty ? shell?.actingPlugin : tracking.open.last?.plugin {
+                tracking.childOwners[name] = plugin
+            }
             add(style, into: &line)
             line.add("child", name)
         case .childFinished(let name, let result):
@@ -85,13 +87,13 @@ extension TraceRecorder {
         case .serviceStarted(let name), .serviceStopped(let name): line.add("service", name)
         case .dependencySet(let key): line.add("dependency", key.rawValue)
         case .managerEnded(let name, let reason):
-            manager(name, nil, loaded: false, into: &line)
+            manager(name, nil, loaded: false, into: &line, &tracking)
             line.add("reason", Self.reason(reason))
         case .managerTaskFailed(let name, let error):
-            manager(name, nil, loaded: false, into: &line)
+            manager(name, nil, loaded: false, into: &line, &tracking)
             line.add("error", redaction.redact(text: error.message))
         case .presentRefused(let module, let manager):
-            self.manager(manager, nil, loaded: false, into: &line)
+            self.manager(manager, nil, loaded: false, into: &line, &tracking)
             line.add("module", module.rawValue)
         case .serviceProblem(let problem):
             line.add("service", problem.service)
@@ -112,32 +114,33 @@ extension TraceRecorder {
     ///
     /// - Returns: The manager's name and plugin.
     @discardableResult
-    func manager(_ reported: String, _ coordinator: String?, loaded: Bool, into line: inout TraceLine)
-        -> (name: String, plugin: String?)
-    {
+    func manager(
+        _ reported: String, _ coordinator: String?, loaded: Bool, into line: inout TraceLine,
+        _ tracking: inout Tracking
+    ) -> (name: String, plugin: String?) {
         guard let registry = shell?.host.registry else {
             line.add("manager", reported)
             if let coordinator { line.add("coordinator", coordinator) }
-            managerName(reported).addExperiment(into: &line)
+            managerName(reported, &tracking).addExperiment(into: &line)
             return (reported, nil)
         }
-        if keptMembers.registry !== registry || keptMembers.revision != registry.revision {
-            keptMembers = KeptManagerMembers(registry: registry, revision: registry.revision)
+        if tracking.keptMembers.registry !== registry || tracking.keptMembers.revision != registry.revision {
+            tracking.keptMembers = KeptManagerMembers(registry: registry, revision: registry.revision)
         }
         let key = ManagerKey(reported: reported, coordinator: coordinator, loaded: loaded)
-        if let kept = keptMembers.members[key] {
+        if let kept = tracking.keptMembers.members[key] {
             line.add(members: kept.members)
             return (reported, kept.plugin)
         }
         var members = TraceLine()
         members.add("manager", reported)
         if let coordinator { members.add("coordinator", coordinator) }
-        let parts = managerName(reported)
+        let parts = managerName(reported, &tracking)
         parts.addExperiment(into: &members)
         var plugin: String?
         if let prefix = parts.prefix, registry.declares(prefix) {
             plugin = prefix
-        } else if let coordinator, let owner = childOwners[coordinator], registry.declares(owner) {
+        } else if let coordinator, let owner = tracking.childOwners[coordinator], registry.declares(owner) {
             plugin = owner
         }
         if let plugin {
@@ -147,17 +150,17 @@ extension TraceRecorder {
                 if let digest = images.digest { members.add("digest", digest) }
             }
         }
-        line.add(members: members.members)
+        line.add(membersOf: members)
         // A plugin found through the coordinator's owner depends on the session's children: not kept.
         if plugin != nil ? plugin == parts.prefix : coordinator == nil {
-            keptMembers.members[key] = ManagerMembers(plugin: plugin, members: members.members)
+            tracking.keptMembers.members[key] = ManagerMembers(plugin: plugin, members: members.members)
         }
         return (reported, plugin)
     }
 
     /// `reported` in parts, parsed the first time it is seen.
-    private func managerName(_ reported: String) -> ManagerName {
-        if let known = managerNames[reported] { return known }
+    private func managerName(_ reported: String, _ tracking: inout Tracking) -> ManagerName {
+        if let known = tracking.managerNames[reported] { return known }
         var parts = ManagerName()
         var name = Substring(reported)
         if reported.hasSuffix("]"), let bracket = reported.lastIndex(of: "["), bracket > reported.startIndex,
@@ -171,7 +174,7 @@ extension TraceRecorder {
             name = reported[..<reported.index(before: bracket)]
         }
         if let dot = name.firstIndex(of: ".") { parts.prefix = String(name[..<dot]) }
-        managerNames[reported] = parts
+        tracking.managerNames[reported] = parts
         return parts
     }
 

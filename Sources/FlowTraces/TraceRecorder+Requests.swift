@@ -19,11 +19,13 @@ extension TraceRecorder {
         }
         guard let kind = TraceEvent.Kind(event) else { return }
         let time = now
-        let outer = (depth: open.count, by: open.last?.manager)
         var line = startLine(kind, time: time)
         if late { line.add("late", true) }
         describe(event, into: &line)
-        finish(consume line, nestedUnder: outer)
+        var tracking = takeTracking()
+        let outer = (depth: tracking.open.count, by: tracking.open.last?.manager)
+        finish(consume line, nestedUnder: outer, tracking)
+        putBack(&tracking)
     }
 
     /// Records the flow event `event`, as ``record(_:)`` records a host event.
@@ -32,77 +34,83 @@ extension TraceRecorder {
         // copies it, so its kind is read first, without one.
         guard let (kind, isAboutARequest) = TraceEvent.Kind.written(event.kind) else { return }
         let time = now
+        var tracking = takeTracking()
         // A request's first event is nested under the requests before it, not under itself.
-        let outer = (depth: open.count, by: open.last?.manager)
+        let outer = (depth: tracking.open.count, by: tracking.open.last?.manager)
         var line = startLine(kind, time: time)
         if !inputIsOpen && !unpromptedIsOpen { line.add("late", true) }
         if isAboutARequest {
-            write(request: copy event, at: time, into: &line)
+            write(request: copy event, at: time, into: &line, &tracking)
         } else {
-            describe(copy event, into: &line)
+            describe(copy event, into: &line, &tracking)
         }
-        finish(consume line, nestedUnder: outer)
+        finish(consume line, nestedUnder: outer, tracking)
+        putBack(&tracking)
     }
 
     /// Adds where the line's event stands among the requests (`depth`, and `by`, the manager of the request
     /// it happened in) and hands the line to the sink.
-    private func finish(_ line: consuming TraceLine, nestedUnder outer: (depth: Int, by: String?)) {
-        let opened = open.count > outer.depth
-        line.add("depth", opened ? outer.depth : open.count)
-        if let by = opened ? outer.by : open.last?.manager { line.add("by", by) }
+    private func finish(
+        _ line: consuming TraceLine, nestedUnder outer: (depth: Int, by: String?), _ tracking: borrowing Tracking
+    ) {
+        let opened = tracking.open.count > outer.depth
+        line.add("depth", opened ? outer.depth : tracking.open.count)
+        if let by = opened ? outer.by : tracking.open.last?.manager { line.add("by", by) }
         finish(consume line)
     }
 
     /// Writes the members of an event about a request (``TraceEvent/Kind/written(_:)``) and follows
     /// the request: opened, closed, held, queued.
-    private func write(request event: consuming FlowEvent, at time: UInt64, into line: inout TraceLine) {
+    private func write(
+        request event: consuming FlowEvent, at time: UInt64, into line: inout TraceLine, _ tracking: inout Tracking
+    ) {
         switch consume event {
         case .handling(let request, let module, let manager, let coordinator):
-            lastRequestId += 1
-            write(request, module, id: lastRequestId, into: &line)
-            let manager = self.manager(manager, coordinator, loaded: true, into: &line)
-            open.append(
+            let id = tracking.nextRequestId()
+            write(request, module, id: id, into: &line)
+            let manager = self.manager(manager, coordinator, loaded: true, into: &line, &tracking)
+            tracking.open.append(
                 OpenRequest(
                     request: request, module: module, manager: manager.name, plugin: manager.plugin, started: time,
-                    id: lastRequestId))
+                    id: id))
         case .redirecting(let held):
-            lastRequestId += 1
-            holds[held.id] = lastRequestId
-            write(held, id: lastRequestId, whole: true, into: &line)
-            open.append(
+            let id = tracking.nextRequestId()
+            tracking.holds[held.id] = id
+            write(held, id: id, whole: true, into: &line, &tracking)
+            tracking.open.append(
                 OpenRequest(
-                    request: held.request, module: held.module, manager: open.last?.manager, started: time,
-                    id: lastRequestId))
+                    request: held.request, module: held.module, manager: tracking.open.last?.manager, started: time,
+                    id: id))
         case .handled(let request, let module, let manager, let coordinator):
-            closeRequest(request, module, at: time, into: &line)
-            self.manager(manager, coordinator, loaded: false, into: &line)
+            closeRequest(request, module, at: time, into: &line, &tracking)
+            self.manager(manager, coordinator, loaded: false, into: &line, &tracking)
         case .failed(let request, let module, let error):
-            closeRequest(request, module, at: time, into: &line)
+            closeRequest(request, module, at: time, into: &line, &tracking)
             line.add("error", redaction.redact(text: error.message))
         case .held(let held):
-            if let last = open.last, last.request == held.request, last.module == held.module { open.removeLast() }
-            writeHeld(held, forget: false, into: &line)
+            if let last = tracking.open.last, last.request == held.request, last.module == held.module {
+                tracking.open.removeLast()
+            }
+            writeHeld(held, forget: false, into: &line, &tracking)
         case .resuming(let held):
-            writeHeld(held, forget: true, into: &line)
+            writeHeld(held, forget: true, into: &line, &tracking)
         case .redirectCancelled(let held, let reason):
             line.add("reason", redaction.redact(text: reason))
-            writeHeld(held, forget: true, into: &line)
+            writeHeld(held, forget: true, into: &line, &tracking)
         case .queued(let request, let module, let keys):
-            lastRequestId += 1
-            queued.append((request, module, lastRequestId))
-            write(request, module, id: lastRequestId, into: &line)
+            let id = tracking.nextRequestId()
+            tracking.queued.append((request, module, id))
+            write(request, module, id: id, into: &line)
             line.add("waitingFor", strings: keys.lazy.map(\.rawValue))
         case .replaying(let request, let module):
-            writeQueued(request, module, into: &line)
+            writeQueued(request, module, into: &line, &tracking)
         case .deadLettered(let letter):
             line.add("reason", redaction.redact(text: letter.reason))
-            writeQueued(letter.request, letter.module, into: &line)
+            writeQueued(letter.request, letter.module, into: &line, &tracking)
         case .unhandled(let request, let module):
-            lastRequestId += 1
-            write(request, module, id: lastRequestId, into: &line)
+            write(request, module, id: tracking.nextRequestId(), into: &line)
         case .rewritten(let request, let new, let module, let name):
-            lastRequestId += 1
-            write(request, module, id: lastRequestId, into: &line)
+            write(request, module, id: tracking.nextRequestId(), into: &line)
             line.add("guard", name)
             line.add("to", new.name.rawValue)
             if new.payload != .empty {
@@ -126,11 +134,11 @@ extension TraceRecorder {
     /// Writes a request the session has written before, by its `requestId`: its name and sender, without
     /// its payload; a request not seen before whole.
     private func write(
-        _ request: CoordinationRequest, _ module: Coordinated, seenAs id: Int?, into line: inout TraceLine
+        _ request: CoordinationRequest, _ module: Coordinated, seenAs id: Int?, into line: inout TraceLine,
+        _ tracking: inout Tracking
     ) {
         guard let id else {
-            lastRequestId += 1
-            return write(request, module, id: lastRequestId, into: &line)
+            return write(request, module, id: tracking.nextRequestId(), into: &line)
         }
         line.add("requestId", id)
         line.add("request", request.name.rawValue)
@@ -139,46 +147,52 @@ extension TraceRecorder {
 
     /// Ends the request on top of ``open`` when `request` is it: `startNs`, and the request by its id.
     private func closeRequest(
-        _ request: CoordinationRequest, _ module: Coordinated, at time: UInt64, into line: inout TraceLine
+        _ request: CoordinationRequest, _ module: Coordinated, at time: UInt64, into line: inout TraceLine,
+        _ tracking: inout Tracking
     ) {
         // Taken off first, and put back when it is another: looked at in the array, a request would be copied.
-        guard let last = open.popLast() else { return write(request, module, seenAs: nil, into: &line) }
-        guard last.request == request, last.module == module else {
-            open.append(last)
-            return write(request, module, seenAs: nil, into: &line)
+        guard let last = tracking.open.popLast() else {
+            return write(request, module, seenAs: nil, into: &line, &tracking)
         }
-        write(request, module, seenAs: last.id, into: &line)
+        guard last.request == request, last.module == module else {
+            tracking.open.append(last)
+            return write(request, module, seenAs: nil, into: &line, &tracking)
+        }
+        write(request, module, seenAs: last.id, into: &line, &tracking)
         line.add("startNs", time &- last.started)
     }
 
     /// A held request's members: the request, its redirect, the guard and the hold's `id`; the request by
     /// its id once `redirecting` wrote it, whole otherwise.
-    private func write(_ held: HeldRequest, id: Int, whole: Bool, into line: inout TraceLine) {
+    private func write(
+        _ held: HeldRequest, id: Int, whole: Bool, into line: inout TraceLine, _ tracking: inout Tracking
+    ) {
         if whole {
             write(held.request, held.module, id: id, into: &line)
             if held.redirect.payload != .empty {
                 addPayload("redirectPayload", digestName: "redirectPayloadDigest", held.redirect.payload, into: &line)
             }
         } else {
-            write(held.request, held.module, seenAs: id, into: &line)
+            write(held.request, held.module, seenAs: id, into: &line, &tracking)
         }
         line.add("redirect", held.redirect.name.rawValue)
         line.add("guard", held.guardName)
         line.add("id", held.id)
     }
 
-    private func writeHeld(_ held: HeldRequest, forget: Bool, into line: inout TraceLine) {
-        let id = forget ? holds.removeValue(forKey: held.id) : holds[held.id]
+    private func writeHeld(_ held: HeldRequest, forget: Bool, into line: inout TraceLine, _ tracking: inout Tracking) {
+        let id = forget ? tracking.holds.removeValue(forKey: held.id) : tracking.holds[held.id]
         if let id {
-            write(held, id: id, whole: false, into: &line)
+            write(held, id: id, whole: false, into: &line, &tracking)
         } else {
-            lastRequestId += 1
-            write(held, id: lastRequestId, whole: true, into: &line)
+            write(held, id: tracking.nextRequestId(), whole: true, into: &line, &tracking)
         }
     }
 
-    private func writeQueued(_ request: CoordinationRequest, _ module: Coordinated, into line: inout TraceLine) {
-        let index = queued.firstIndex { $0.request == request && $0.module == module }
-        write(request, module, seenAs: index.map { queued.remove(at: $0).id }, into: &line)
+    private func writeQueued(
+        _ request: CoordinationRequest, _ module: Coordinated, into line: inout TraceLine, _ tracking: inout Tracking
+    ) {
+        let index = tracking.queued.firstIndex { $0.request == request && $0.module == module }
+        write(request, module, seenAs: index.map { tracking.queued.remove(at: $0).id }, into: &line, &tracking)
     }
 }

@@ -8,7 +8,13 @@ extension TraceRecorder {
     func writeScreen(status: HostShell.Status) {
         let router = shell?.host.coordinator.router
         var presentation: [UInt8]?
-        if let router { presentation = screenPresentations.members(for: router.state, input: input) }
+        if let router {
+            // Moved out while it is looked through, as ``takeTracking()`` moves what it takes.
+            var presentations = EncodedPresentations()
+            swap(&presentations, &screenPresentations)
+            presentation = presentations.members(for: router.state, input: input)
+            swap(&presentations, &screenPresentations)
+        }
         emit(.screen) { line in
             switch status {
             case .ok, .quit: line.add("status") { $0.literal(#""ok""#) }
@@ -55,11 +61,13 @@ struct EncodedPresentations {
             (self.state, self.members, self.length) = (state, members, length)
         }
     }
-    /// By input number modulo ``slots``, the latest first.
-    private var kept = Array(repeating: [Encoded](), count: slots)
+    /// By input number modulo ``slots``, the latest first; none until the first is kept, so that an empty value
+    /// allocates nothing.
+    private var kept: [[Encoded]] = []
 
     /// The members of `state`, the presentation after the input numbered `input`.
     mutating func members(for state: PresentationState, input: Int) -> [UInt8] {
+        if kept.isEmpty { kept = Array(repeating: [], count: Self.slots) }
         let slot = input % Self.slots
         let length = Self.length(of: state)
         if let found = kept[slot].first(where: { $0.state == state }), found.length == length { return found.members }
@@ -88,20 +96,20 @@ struct EncodedPresentations {
         line.add("presentation") { json in
             json.object {
                 $0.member("modals", first: true)
-                $0.bytes.append(UInt8(ascii: "["))
+                $0.append(UInt8(ascii: "["))
                 for (index, modal) in state.modals.enumerated() {
-                    if index > 0 { $0.bytes.append(UInt8(ascii: ",")) }
+                    if index > 0 { $0.append(UInt8(ascii: ",")) }
                     $0.strings(names(modal))
                 }
-                $0.bytes.append(UInt8(ascii: "]"))
+                $0.append(UInt8(ascii: "]"))
                 $0.member("selectedTab")
                 if let selected = state.selectedTab { $0.integer(selected) } else { $0.literal("null") }
                 $0.member("stack")
                 $0.strings(names(state.stack))
                 $0.member("tabs")
-                $0.bytes.append(UInt8(ascii: "["))
+                $0.append(UInt8(ascii: "["))
                 for (index, tab) in state.tabs.enumerated() {
-                    if index > 0 { $0.bytes.append(UInt8(ascii: ",")) }
+                    if index > 0 { $0.append(UInt8(ascii: ",")) }
                     $0.object {
                         $0.member("stack", first: true)
                         $0.strings(names(tab.stack))
@@ -109,7 +117,7 @@ struct EncodedPresentations {
                         $0.string(tab.title)
                     }
                 }
-                $0.bytes.append(UInt8(ascii: "]"))
+                $0.append(UInt8(ascii: "]"))
             }
         }
         if let top = state.top { line.add("top", top.rawValue) } else { line.add("top", json: .null) }

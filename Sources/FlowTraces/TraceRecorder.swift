@@ -25,31 +25,31 @@ import PluginLoading
 /// watched file caused becomes an input of its own (`reload PLUGIN`, `reload manifest`, marked
 /// `unprompted`), so that a replay reloads at the same point; anything else (a manager's task finishing)
 /// is marked `late` and belongs to the input before it.
+///
+/// Every stored property the lines read or change is private or internal, and changed only where the compiler
+/// sees that nothing else runs meanwhile: so no access to them is checked for exclusivity at run time, which a
+/// `package` property, or one changed in place while code the compiler cannot see runs (a change that frees
+/// what it replaces), costs at every access. What is changed that way is moved out first (``takeTracking()``).
 @MainActor
 package final class TraceRecorder {
     /// What the recorder leaves out of the trace: in a session of a simulated subject, its id too
     /// (``TraceRedaction/hiding(subject:)``), which ``beginSession(_:subject:asRecorded:)`` sets. Every payload,
     /// result, content, command and error goes through it.
-    package private(set) var redaction: TraceRedaction
+    private(set) var redaction: TraceRedaction
     /// The size in bytes above which a payload, a result or a screen's content is written as its size and
     /// digest (`--trace-max-payload`); `nil` writes every one whole.
     package let maxPayload: Int?
     /// The session being recorded; 0 before the first.
-    package private(set) var session = 0 {
-        didSet { writePosition() }
-    }
+    private(set) var session = 0
     /// The input being recorded, or the last one, within the session.
-    package private(set) var input = 0 {
-        didSet { writePosition() }
-    }
-    /// `"session":S,"input":I`, which every line of the input has: encoded once an input.
-    private var position = TraceLine()
+    private(set) var input = 0
     /// The session's shell, whose host the lines read the presentation and the plugins of. Held until the
     /// next session: the host's listeners hold the recorder weakly, so this makes no cycle, and a strong
     /// reference is read without the side-table round trip of a weak one, on nearly every line.
     var shell: HostShell?
-    private let sink: @MainActor (TraceLine) -> Void
-    /// The line being written, kept to reuse its storage.
+    private let sink: @MainActor (borrowing TraceLine) -> Void
+    /// The line being written, kept to reuse its storage: only ever swapped, never assigned, since an
+    /// assignment frees what it replaces.
     private var current = TraceLine()
     /// When the trace began: the header, or the recorder's making when there is none, or the clock a supervisor
     /// gave (``resume(origin:after:)``).
@@ -65,73 +65,16 @@ package final class TraceRecorder {
     var inputIsOpen = false
     /// Whether an unprompted reload opened an input, which the next input (or the end) closes.
     var unpromptedIsOpen = false
-    /// The requests under way, innermost last: what nests the events and times the managers' starts.
-    var open: [OpenRequest] = []
-    /// The `requestId` the session's last request got.
-    var lastRequestId = 0
-    /// The `requestId` of each held request, by the hold's id.
-    var holds: [Int: Int] = [:]
-    /// The queued requests, oldest first, with their `requestId`s.
-    var queued: [(request: CoordinationRequest, module: Coordinated, id: Int)] = []
-    /// The plugin whose manager (or whose module, by an action) opened each child coordinator, by the child's
-    /// name: a manager registered in a child's own mapping has no plugin in its name.
-    var childOwners: [String: String] = [:]
+    /// The requests under way and what the recorder knows of managers (``Tracking``): moved out while an
+    /// event is recorded (``takeTracking()``).
+    private var tracking = Tracking()
+    #if DEBUG
+        /// Whether ``tracking`` is taken: nothing records while it is.
+        private var trackingIsTaken = false
+    #endif
     /// The experiments as the trace last recorded them: the header's, then those of a reload or a session
     /// that changed them (``recordExperimentsIfChanged(into:)``).
     private var recordedExperiments: [String: Manifest.Experiment] = [:]
-    /// The parts of each manager name seen: parsed once.
-    var managerNames: [String: ManagerName] = [:]
-    /// The members each manager was last written with, while the registry they came from is unchanged.
-    var keptMembers = KeptManagerMembers()
-
-    struct OpenRequest {
-        var request: CoordinationRequest
-        var module: Coordinated
-        var manager: String?
-        var plugin: String?
-        var started: UInt64
-        var id: Int
-    }
-
-    /// What a manager's name as outcomes report it says: `express.ExpressCreate [create-flow:express]`.
-    struct ManagerName {
-        /// What precedes the first dot, when there is one: `express`.
-        var prefix: String?
-        /// The experiment and its variant that chose the manager: `create-flow`, `express`.
-        var experiment: String?
-        var variant: String?
-
-        /// Adds `experiment` and `variant` to `line` when the name has them.
-        func addExperiment(into line: inout TraceLine) {
-            guard let experiment, let variant else { return }
-            line.add("experiment", experiment)
-            line.add("variant", variant)
-        }
-    }
-
-    /// A manager's members as ``manager(_:_:loaded:into:)`` writes them, encoded, with the plugin they found.
-    struct ManagerMembers {
-        var plugin: String?
-        var members: [UInt8]
-    }
-
-    /// A manager's name as reported, the coordinator it is named with, and whether its members tell the
-    /// loaded plugin's generation and digest.
-    struct ManagerKey: Hashable {
-        var reported: String
-        var coordinator: String?
-        var loaded: Bool
-    }
-
-    /// The managers' members, valid for one registry at one ``PluginRegistry/revision``: a reload, a load or
-    /// a manifest change moves the revision and they are written afresh. The registry is held, so that no
-    /// other can take its place at the same address.
-    struct KeptManagerMembers {
-        var registry: PluginRegistry?
-        var revision = 0
-        var members: [ManagerKey: ManagerMembers] = [:]
-    }
-
     /// The default of `--trace-max-payload`: 4 KB.
     package static let defaultMaxPayload = 4_096
 
@@ -139,18 +82,11 @@ package final class TraceRecorder {
     /// above `maxPayload` bytes as their size and digest.
     package init(
         redaction: TraceRedaction = TraceRedaction(), maxPayload: Int? = TraceRecorder.defaultMaxPayload,
-        sink: @escaping @MainActor (TraceLine) -> Void
+        sink: @escaping @MainActor (borrowing TraceLine) -> Void
     ) {
         self.redaction = redaction
         self.maxPayload = maxPayload
         self.sink = sink
-        writePosition()
-    }
-
-    private func writePosition() {
-        position.removeAll()
-        position.add("session", session)
-        position.add("input", input)
     }
 
     /// Nanoseconds of the monotonic clock.
@@ -246,7 +182,7 @@ package final class TraceRecorder {
         closeUnprompted()
         session += 1
         input = 0
-        lastRequestId = 0
+        tracking.lastRequestId = 0
         redaction = redaction.hiding(subject: asRecorded ? nil : subject)
         listen(to: shell)
         emit(.session) { line in
@@ -264,7 +200,7 @@ package final class TraceRecorder {
         originIsGiven = true
         session = last?.session ?? 0
         input = last?.input ?? 0
-        lastRequestId = last?.requestId ?? 0
+        tracking.lastRequestId = last?.requestId ?? 0
     }
 
     /// Carries on the session under way on `shell`, a host restarted at the snapshot its predecessor saved:
@@ -277,10 +213,9 @@ package final class TraceRecorder {
 
     /// Listens to `shell`'s host from now on, forgetting what the one before had under way.
     private func listen(to shell: HostShell) {
-        open.removeAll(keepingCapacity: true)
-        holds.removeAll(keepingCapacity: true)
-        queued.removeAll(keepingCapacity: true)
-        childOwners.removeAll(keepingCapacity: true)
+        var tracking = takeTracking()
+        tracking.forgetRequests()
+        putBack(&tracking)
         self.shell = shell
         let listener = shell.host.onEvent
         let flowListener = shell.host.onFlowEvent
@@ -381,14 +316,36 @@ package final class TraceRecorder {
         swap(&line, &current)
         line.removeAll()
         line.start(kind: kind.rawValue, time: time ?? now)
-        line.add(members: position.members)
+        line.add("session", session)
+        line.add("input", input)
         return line
     }
 
     /// Hands `line` to the sink and keeps its storage for the next.
     func finish(_ line: consuming TraceLine) {
         sink(line)
-        current = line
+        swap(&line, &current)
+    }
+
+    /// ``tracking``, moved out of the recorder until ``putBack(_:)``: changed where it is, each change could
+    /// free what it replaces, which runs code the compiler does not see, and so every access to it would be
+    /// checked at run time. Nothing records meanwhile: the recorder reads its host, which does not call it.
+    func takeTracking() -> Tracking {
+        #if DEBUG
+            assert(!trackingIsTaken, "an event recorded while another is")
+            trackingIsTaken = true
+        #endif
+        var taken = Tracking()
+        swap(&taken, &tracking)
+        return taken
+    }
+
+    /// Gives ``tracking`` back, as ``takeTracking()`` took it and since changed.
+    func putBack(_ taken: inout Tracking) {
+        swap(&taken, &tracking)
+        #if DEBUG
+            trackingIsTaken = false
+        #endif
     }
 
     // MARK: - Payloads and screens

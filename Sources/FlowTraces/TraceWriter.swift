@@ -40,7 +40,7 @@ package final class TraceWriter {
     /// still refers to: plugin code that closes or replaces the descriptor gets nothing written to what takes
     /// its place, and the host ends at the command's end, as for its other descriptors (``SupervisorLink``).
     private var givenFile: DescriptorIdentity?
-    private var buffer: [UInt8] = []
+    private var buffer: [UInt8]
     /// How many bytes the file holds: the buffers written so far (a shared file's end before each write).
     private var fileSize = 0
     /// The longest line written; a longer one stops the writing.
@@ -63,7 +63,9 @@ package final class TraceWriter {
         case .failure(let refusal): throw TraceError("cannot write the trace: \(refusal.reason)", file: path)
         }
         sharesFile = false
-        buffer.reserveCapacity(Self.bufferSize)
+        var reserved: [UInt8] = []
+        reserved.reserveCapacity(Self.bufferSize)
+        buffer = reserved
     }
 
     /// Writes to `descriptor`, a trace file open for writing that other processes write too, one line at a
@@ -78,6 +80,7 @@ package final class TraceWriter {
         self.descriptor = descriptor
         sharesFile = true
         givenFile = DescriptorIdentity(descriptor: descriptor)
+        buffer = []
     }
 
     /// The descriptor the trace is written through; -1 once closed. A supervisor gives it to each host it starts.
@@ -93,20 +96,16 @@ package final class TraceWriter {
     }
 
     /// Appends `line`.
-    package func write(_ line: TraceLine) {
-        guard descriptor >= 0, fits(line.members.count + 2, kind: Self.kind(of: line)) else { return }
-        buffered += 1
-        line.write(into: &buffer)
-        endLine()
+    package func write(_ line: borrowing TraceLine) {
+        guard descriptor >= 0, fits(line.count, kind: Self.kind(of: line)) else { return }
+        appendLine { line.write(into: &$0) }
     }
 
     /// Appends `event` as one line.
     package func write(_ event: TraceEvent) {
         let text = event.line
         guard descriptor >= 0, fits(text.utf8.count, kind: "\(event.kind)") else { return }
-        buffered += 1
-        buffer.append(contentsOf: text.utf8)
-        endLine()
+        appendLine { $0.append(contentsOf: text.utf8) }
     }
 
     /// Whether a line of `length` bytes (without its newline) is one the readers read; if not, writes what is
@@ -123,7 +122,7 @@ package final class TraceWriter {
     }
 
     /// The kind of `line`, which begins with it (``TraceLine/start(kind:time:)``).
-    private static func kind(of line: TraceLine) -> String {
+    private static func kind(of line: borrowing TraceLine) -> String {
         let members = line.members
         let prefix = Array(#""kind":""#.utf8)
         guard members.starts(with: prefix) else { return "?" }
@@ -131,9 +130,17 @@ package final class TraceWriter {
         return String(decoding: name, as: UTF8.self)
     }
 
-    /// Ends the line appended last, and writes the buffer once it is full.
-    private func endLine() {
-        buffer.append(0x0A)
+    /// Appends the line `write` writes and its newline, and writes the buffer once it is full.
+    ///
+    /// The buffer is moved out meanwhile: appended in place, where an append may free the storage it grows
+    /// out of, every access to it would be checked for exclusivity at run time, on every line.
+    private func appendLine(_ write: (inout [UInt8]) -> Void) {
+        buffered += 1
+        var output: [UInt8] = []
+        swap(&output, &buffer)
+        write(&output)
+        output.append(0x0A)
+        swap(&output, &buffer)
         if sharesFile || buffer.count >= Self.bufferSize { flush() }
     }
 
@@ -144,7 +151,7 @@ package final class TraceWriter {
         // nothing: the file is its parent's, which writes the same lines, and a shared trace's lines would be
         // in it twice before the child ended itself.
         guard !ForkedChild.isThisProcess else {
-            buffer.removeAll(keepingCapacity: true)
+            emptyBuffer()
             buffered = 0
             return
         }
@@ -165,7 +172,15 @@ package final class TraceWriter {
         fileSize += buffer.count
         written += buffered
         buffered = 0
-        buffer.removeAll(keepingCapacity: true)
+        emptyBuffer()
+    }
+
+    /// Empties the buffer, keeping its storage; moved out meanwhile, as in ``appendLine(_:)``.
+    private func emptyBuffer() {
+        var emptied: [UInt8] = []
+        swap(&emptied, &buffer)
+        emptied.removeAll(keepingCapacity: true)
+        swap(&emptied, &buffer)
     }
 
     /// Takes a line the failed write left half written (a full disk takes part of a buffer) off the end of

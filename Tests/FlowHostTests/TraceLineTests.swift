@@ -17,10 +17,53 @@ struct TraceLineTests {
             ["only": ["one": 1]], ["b": 2, "a": 1], ["a": 1, "b": 2], ["c": 3, "a": 1, "b": 2],
         ]
         for value in values {
-            var bytes = JSONBytes([])
+            var bytes = JSONBytes()
             bytes.json(value)
-            #expect(String(decoding: bytes.bytes, as: UTF8.self) == value.description, "\(value)")
+            #expect(String(decoding: bytes.copy(), as: UTF8.self) == value.description, "\(value)")
         }
+    }
+
+    /// The bytes that need escaping are found eight at a time: each one escaped at every place in a word and
+    /// in the tail after the last whole word, beside bytes that need none (a space, DEL, UTF-8 above ASCII).
+    @Test func everyByteThatNeedsEscapingIsEscapedWhereverItIs() {
+        let bytes: [UInt8] = [0x00, 0x01, 0x0A, 0x1F, 0x20, 0x22, 0x5C, 0x7F, 0xC3, 0xA9]
+        for length in [1, 7, 8, 9, 16, 23, 300] {
+            for place in 0..<length {
+                for byte in bytes {
+                    var utf8 = Array(repeating: UInt8(ascii: "a"), count: length)
+                    utf8[place] = byte
+                    let text = String(decoding: utf8, as: UTF8.self)
+                    var json = JSONBytes()
+                    json.string(text)
+                    #expect(
+                        String(decoding: json.copy(), as: UTF8.self) == JSONValue.string(text).description,
+                        "byte \(byte) at \(place) of \(length)")
+                }
+            }
+        }
+    }
+
+    @Test func wholeNumbersAreWrittenAtTheirExtremes() {
+        var json = JSONBytes()
+        for number in [0, 7, -1, 10, 99, 100, Int.max, Int.min] {
+            json.removeAll()
+            json.integer(number)
+            #expect(String(decoding: json.copy(), as: UTF8.self) == "\(number)")
+        }
+        json.removeAll()
+        json.integer(UInt64.max)
+        #expect(String(decoding: json.copy(), as: UTF8.self) == "18446744073709551615")
+    }
+
+    @Test func aLineGrowsPastItsFirstStorageAndKeepsItWhenEmptied() throws {
+        let long = String(repeating: "tent ", count: 1_000)
+        var line = TraceLine()
+        line.add("kind", "screen")
+        line.add("note", long)
+        #expect(line.text == #"{"kind":"screen","note":""# + long + #""}"#)
+        line.removeAll()
+        line.add("kind", "screen")
+        #expect(line.text == #"{"kind":"screen"}"#)
     }
 
     @Test func aLineHoldsItsMembersInTheOrderAddedAndReadsBackAsAnEvent() throws {
@@ -103,12 +146,12 @@ struct EncodedPresentationsTests {
 @MainActor
 struct ScreenStatusTests {
     @Test func eachStatusIsWrittenWithItsError() throws {
-        var lines: [TraceLine] = []
-        let recorder = TraceRecorder { lines.append($0) }
+        var lines: [[UInt8]] = []
+        let recorder = TraceRecorder { lines.append($0.finished()) }
         for status: HostShell.Status in [.ok, .quit, .error("no such action"), .expectationFailed("stack is 'home'")] {
             recorder.endInput(HostShell.Reply(lines: [], status: status))
         }
-        let screens = try lines.map { try $0.event() }
+        let screens = try lines.map { try TraceEvent(line: $0) }
         #expect(screens.map(\.kind) == [.screen, .screen, .screen, .screen])
         #expect(screens.map { $0["status"] } == ["ok", "ok", "error", "expectationFailed"])
         #expect(screens.map { $0["error"] } == [nil, nil, "no such action", "stack is 'home'"])
