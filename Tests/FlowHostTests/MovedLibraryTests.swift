@@ -15,13 +15,9 @@ struct MovedLibraryTests {
     @Test func aLoadedPluginMovedToAnotherBuildIsReloadedFromItWithItsServices() throws {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
-        let release = try lab.write(
-            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16),
-            as: "libAuthRelease.so")
+        let release = try lab.writeAnotherAuthBuild(as: "libAuthRelease.so")
         try lab.writeListingAuth(startingItsSession: true)
-        let host = try lab.host()
-        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
-        try host.coordinator.back()
+        let host = try lab.hostSignedIn()
         let events = try HostEventCollector(host, watch: false)
 
         try lab.writeListingAuth(library: "libAuthRelease.so", startingItsSession: true)
@@ -44,9 +40,7 @@ struct MovedLibraryTests {
         try lab.add("libAuthPlugin.so")
         try lab.add("libAuthPlugin.so", as: "libAuthCopy.so")
         try lab.writeListingAuth(startingItsSession: true)
-        let host = try lab.host()
-        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
-        try host.coordinator.back()
+        let host = try lab.hostSignedIn()
         let events = try HostEventCollector(host, watch: false)
 
         try lab.writeListingAuth(library: "libAuthCopy.so", startingItsSession: true)
@@ -93,9 +87,7 @@ extension MovedLibraryTests {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
         try lab.writeListingAuth(startingItsSession: true)
-        let host = try lab.host()
-        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
-        try host.coordinator.back()
+        let host = try lab.hostSignedIn()
         let pin = SHA256.hex(try BuildProducts.bytes(of: "libAuthPlugin.so"))
 
         try lab.writeListingAuth(startingItsSession: true, sha256: pin)
@@ -114,9 +106,7 @@ extension MovedLibraryTests {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
         try lab.writeListingAuth(startingItsSession: true)
-        let host = try lab.host()
-        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
-        try host.coordinator.back()
+        let host = try lab.hostSignedIn()
         let events = try HostEventCollector(host)
         defer { host.stop() }
 
@@ -125,9 +115,7 @@ extension MovedLibraryTests {
         let refused = try #require(events.lines.last)
         let serving = host.coordinator.requestCoordination("auth.signIn", from: .app)
         try host.coordinator.back()
-        let release = try lab.write(
-            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16),
-            as: "libAuthRelease.so")
+        let release = try lab.writeAnotherAuthBuild(as: "libAuthRelease.so")
         var next = await events.next()
         while let event = next, !event.isReloaded { next = await events.next() }
 
@@ -145,9 +133,7 @@ struct MovedDiscoveredLibraryTests {
     @Test func aDiscoveredPluginWhoseLibraryIsRenamedGoesOnFromItsImage() throws {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
-        let host = try lab.host()
-        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
-        try host.coordinator.back()
+        let host = try lab.hostSignedIn()
         let events = try HostEventCollector(host, watch: false)
 
         let renamed = try lab.add("libAuthPlugin.so", as: "libAuth2.so")
@@ -164,13 +150,10 @@ struct MovedDiscoveredLibraryTests {
     @Test func aDiscoveredPluginWhoseLibraryIsReplacedByAnotherBuildUnderAnotherNameIsReloaded() throws {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
-        let host = try lab.host()
-        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
-        try host.coordinator.back()
+        let host = try lab.hostSignedIn()
         let events = try HostEventCollector(host, watch: false)
 
-        let other = try lab.write(
-            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16), as: "libAuth2.so")
+        let other = try lab.writeAnotherAuthBuild(as: "libAuth2.so")
         try lab.remove("libAuthPlugin.so")
         host.reloadManifest()
 
@@ -189,16 +172,13 @@ struct MovedDiscoveredLibraryTests {
     @Test func aDiscoveredPluginBackUnderAnotherNameAfterItsRemovalIsSaidAndLoadedFromThere() throws {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
-        let host = try lab.host()
-        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
-        try host.coordinator.back()
+        let host = try lab.hostSignedIn()
         try lab.remove("libAuthPlugin.so")
         host.reloadManifest()
         try #require(host.runningServices.isEmpty)
         let events = try HostEventCollector(host, watch: false)
 
-        let other = try lab.write(
-            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16), as: "libAuth2.so")
+        let other = try lab.writeAnotherAuthBuild(as: "libAuth2.so")
         host.reloadManifest()
 
         #expect(events.lines.count == 3, "\(events.lines)")
@@ -216,13 +196,10 @@ struct MovedDiscoveredLibraryTests {
     @Test func aNewBuildDroppedInBesideTheOldIsReloadedFromItOnce() throws {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
-        let host = try lab.host()
-        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
-        try host.coordinator.back()
+        let host = try lab.hostSignedIn()
         let events = try HostEventCollector(host, watch: false)
 
-        let other = try lab.write(
-            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16), as: "libAuth2.so")
+        let other = try lab.writeAnotherAuthBuild(as: "libAuth2.so")
         host.reloadManifest()
 
         let reloads = events.lines.filter { $0.hasPrefix("reloaded plugin") }
@@ -235,16 +212,13 @@ struct MovedDiscoveredLibraryTests {
     @Test func aRemovedPluginBackPastTheCapIsRefusedOnce() throws {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
-        let host = try lab.host()
+        let host = try lab.hostSignedIn()
         host.registry.maxImagesPerPlugin = 1
-        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
-        try host.coordinator.back()
         try lab.remove("libAuthPlugin.so")
         host.reloadManifest()
         let events = try HostEventCollector(host, watch: false)
 
-        let other = try lab.write(
-            try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16), as: "libAuth2.so")
+        let other = try lab.writeAnotherAuthBuild(as: "libAuth2.so")
         host.changed(other, landedAt: .now)
 
         let refusals = events.lines.filter { $0.hasPrefix("reload refused: ") }
@@ -259,9 +233,7 @@ struct MovedDiscoveredLibraryTests {
         let lab = try DropInLab()
         try lab.add("libAuthPlugin.so")
         try lab.writeManifest(members: #""plugins": {"auth": "plugins.d/libAuthPlugin.so"}"#)
-        let host = try lab.host()
-        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
-        try host.coordinator.back()
+        let host = try lab.hostSignedIn()
         let events = try HostEventCollector(host)
         defer { host.stop() }
 
@@ -278,5 +250,20 @@ struct MovedDiscoveredLibraryTests {
         let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
         #expect(outcome.isHandled, "\(outcome) \(events.lines)")
         #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"])
+    }
+}
+
+extension DropInLab {
+    /// The lab's host, auth's session started by a handled `auth.signIn`, and back on the screen before it.
+    fileprivate func hostSignedIn() throws -> Host {
+        let host = try host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        return host
+    }
+
+    /// Another build of auth, the same plugin in other bytes, written as `name`; its path.
+    fileprivate func writeAnotherAuthBuild(as name: String) throws -> String {
+        try write(try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16), as: name)
     }
 }
