@@ -133,9 +133,17 @@ extension Host {
         if reloaded || wasHeld || heldManifestEdit != nil, watcher?.isStopped == false { try? watch() }
         // A loaded plugin the edit moved to another library (`.build/debug` to `.build/release`) is reloaded
         // from it, as a rebuild is: its services are handed over, and a library it cannot take (not there,
-        // another pin's, past the cap, still being written) is refused while its generation keeps serving, until
-        // the file, watched from now on, changes. The same bytes elsewhere are unchanged, and not said.
-        for name in moved { reloadPlugin(name, sayingUnchanged: false) }
+        // another pin's, past the cap) is refused while its generation keeps serving, until the file, watched
+        // from now on, changes. Watched, a file that looks incomplete (its build still writing it, the edit
+        // saved first) is tried again as a rebuild's is, and said refused only if it stays so. The same bytes
+        // elsewhere are unchanged, and not said.
+        for name in moved {
+            if watcher?.isStopped == false {
+                reloadWhenComplete(name, landedAt: nil)
+            } else {
+                reloadPlugin(name, sayingUnchanged: false)
+            }
+        }
         return event
     }
 

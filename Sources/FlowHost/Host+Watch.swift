@@ -106,7 +106,10 @@ extension Host {
 
     /// Reloads `name` now; while its file looks incomplete, tries again a few times in a task. A plugin not
     /// loaded yet is not loaded: its library is checked instead (``takeWatchedChange(of:landedAt:)``).
-    func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant) {
+    ///
+    /// - Parameter landedAt: When the file landed, which the reload's line times from; `nil` for a plugin a
+    ///   manifest edit moved to another library, whose file landed before.
+    func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant?) {
         do {
             reportWatched(try takeWatchedChange(of: name, landedAt: landedAt))
         } catch  where error.isIncompleteFile {
@@ -122,7 +125,7 @@ extension Host {
     /// counted for it.
     ///
     /// - Throws: ``PluginLoadError`` for a reload refused or a library loading would refuse.
-    private func takeWatchedChange(of name: String, landedAt: ContinuousClock.Instant) throws(PluginLoadError)
+    private func takeWatchedChange(of name: String, landedAt: ContinuousClock.Instant?) throws(PluginLoadError)
         -> HostEvent
     {
         guard case .notLoaded? = registry.status(of: name) else {
@@ -185,7 +188,7 @@ extension Host {
 
     /// Tries the reload (or check: ``takeWatchedChange(of:landedAt:)``) of `name` again, waiting longer each
     /// time, while its file looks incomplete.
-    private func retryReload(_ name: String, landedAt: ContinuousClock.Instant) async {
+    private func retryReload(_ name: String, landedAt: ContinuousClock.Instant?) async {
         for (attempt, delay) in Self.retryDelays.enumerated() {
             try? await Task.sleep(for: delay)
             do {

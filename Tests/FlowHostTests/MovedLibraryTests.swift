@@ -126,6 +126,39 @@ extension MovedLibraryTests {
         #expect(line.hasSuffix(" after the file landed); restarted services: auth.Session"), "\(events.lines)")
         #expect(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
     }
+
+    /// A move saved while its build still writes the new file (its first bytes there, not yet an ELF file): the
+    /// file is tried again as a rebuild's is, no refusal is said, and the plugin is reloaded from it once it is
+    /// whole. The refusal of the incomplete file was said first.
+    @Test(.timeLimit(.minutes(20)))
+    func aMoveToAFileStillBeingWrittenSaysNoRefusalAndIsTakenWhenWhole() async throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        try lab.writeListingAuth(startingItsSession: true)
+        let host = try lab.hostSignedIn()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+        let build = try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16)
+        let release = lab.plugins + "/libAuthRelease.so"
+        let linker = open(release, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(linker >= 0)
+        try #require(Glibc.write(linker, build, 16) == 16)
+
+        try lab.writeListingAuth(library: "libAuthRelease.so", startingItsSession: true)
+        host.reloadManifest()
+        let rest = build.dropFirst(16)
+        try #require(rest.withUnsafeBytes { Glibc.write(linker, $0.baseAddress, $0.count) } == rest.count)
+        close(linker)
+        var next = await events.next()
+        while let event = next, !event.isReloaded { next = await events.next() }
+
+        #expect(!events.lines.contains { $0.hasPrefix("reload refused: ") }, "\(events.lines)")
+        // Timed from the file's landing when the watch's event of it took it, not when a retry did.
+        let line = next?.description ?? ""
+        #expect(line.hasPrefix("reloaded plugin 'auth': generation 2 from \(release)"), "\(events.lines)")
+        #expect(line.hasSuffix("restarted services: auth.Session"), "\(events.lines)")
+        #expect(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+    }
 }
 
 @MainActor
