@@ -150,7 +150,16 @@ extension Host {
         for (error, services) in stoppedWith where !services.isEmpty && !problems.contains(error) {
             events.append(.discoveryProblem(error, stoppedServices: services))
         }
+        reloadsToSay.formUnion(events.compactMap(\.reloadedPlugin))
         return events
+    }
+
+    /// Says `events`, an adoption's: each reload among them is no longer one to say once it is.
+    func sayAdopted(_ events: [HostEvent]) {
+        for event in events {
+            if let plugin = event.reloadedPlugin { reloadsToSay.remove(plugin) }
+            onEvent?(event)
+        }
     }
 
     /// Whether `before`, a plugin in use in `previous` that the manifest's `plugins` lists, is refused with

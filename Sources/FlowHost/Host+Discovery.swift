@@ -112,7 +112,7 @@ extension Host {
         events.removeAll { event in
             if case .discoveryProblem(let error, _) = event { refused.contains(error) } else { false }
         }
-        for event in events { onEvent?(event) }
+        sayAdopted(events)
         for name in returned {
             // Back after a removal: its slot still holds the image loaded before, so load what is there now. The
             // same library back is said by its discovery's line alone: "unchanged" after "go live" says nothing.
@@ -203,7 +203,7 @@ extension Host {
         let event = HostEvent.manifestReloaded(
             file: next.manifest.path, routes: next.manifest.routes.count, changes: changes)
         onEvent?(event)
-        for event in events { onEvent?(event) }
+        sayAdopted(events)
         return event
     }
 
@@ -243,7 +243,7 @@ extension HostEvent {
     }
 
     /// The plugin a line says was reloaded, or whose reload was refused.
-    fileprivate var reloadedPlugin: String? {
+    var reloadedPlugin: String? {
         switch self {
         case .pluginReloaded(let plugin, _, _, _, _), .reloadRefused(let plugin, _): plugin
         default: nil

@@ -72,8 +72,12 @@ package final class Host {
     /// background managers and child flows are being moved to it, which reports flow events (a service
     /// stopped, then started). A host that restarts itself at the cap of generations waits until it is not,
     /// else its snapshot would be saved, and the host exit, with a service stopped and not yet replaced, and
-    /// the reload's own event (which a `wait reload` in the new host takes for done) never said.
-    package var isSwappingGenerations: Bool { swapsUnderWay > 0 }
+    /// the reload's own event (which a `wait reload` in the new host takes for done) never said. So it waits, too,
+    /// while a reload that adopting a composition made is still to be said (``reloadsToSay``).
+    package var isSwappingGenerations: Bool { swapsUnderWay > 0 || !reloadsToSay.isEmpty }
+    /// The plugins whose reload adopting a composition made (``adopt(_:after:startingEveryService:)``), until
+    /// it is said (``sayAdopted(_:)``): the manifest's line, and others, come before it.
+    var reloadsToSay: Set<String> = []
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
     /// The manager types of each plugin's previous generations, by plugin.

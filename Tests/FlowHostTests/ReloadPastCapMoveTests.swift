@@ -1,0 +1,50 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A manifest edit that moves a loaded plugin to another build, past the cap of generations, in a supervised
+/// host: the reload is made as the composition is adopted, and said after the manifest's line. The host
+/// restarted at that first line, before the reload's: the reload was never said, and a `wait reload` of it in
+/// the new host waited its 10 s and failed. It restarts once the reload is said.
+struct ReloadPastCapMoveTests {
+    @Test func aMovePastTheCapIsSaidBeforeTheRestartAndWaitedForAfterIt() throws {
+        let directory = try TemporaryDirectory()
+        try #require(mkdir(directory.path + "/plugins.d", 0o755) == 0)
+        try #require(mkdir(directory.path + "/release", 0o755) == 0)
+        let auth = try BuildProducts.bytes(of: "libAuthPlugin.so")
+        _ = try directory.file("plugins.d/libAuthPlugin.so", containing: auth)
+        _ = try directory.file(
+            "plugins.d/libWelcomePlugin.so", containing: BuildProducts.bytes(of: "libWelcomePlugin.so"))
+        // Another build (a byte more), there before the edit names it.
+        let release = try directory.file("release/libAuthPlugin.so", containing: auth + [0])
+        func manifest(auth library: String) -> String {
+            #"{"manifestVersion": 1, "discover": ["plugins.d"], "plugins": {"auth": "\#(library)"}, "start": ["launch"]}"#
+        }
+        let path = try directory.file("app.json", containing: manifest(auth: "plugins.d/libAuthPlugin.so"))
+        let host = try ChildProcess.flowhost(
+            ["run", path, "--supervise", "--watch"], connection: .pipes,
+            environment: [
+                "FLOWHOST_GENERATION_CAP": "1", "XDG_CACHE_HOME": directory.path + "/cache",
+                "XDG_STATE_HOME": directory.path + "/state",
+            ])
+        defer { host.signal(SIGKILL) }
+        var transcript = try host.waitFor("top: welcome")
+        try host.send("expect top welcome\n")
+        transcript += try host.waitFor("> expect top welcome")
+
+        // Saved as an editor saves: written beside, renamed over.
+        let staging = try directory.file(".app.json.tmp", containing: manifest(auth: "release/libAuthPlugin.so"))
+        try #require(rename(staging, path) == 0)
+        transcript += try host.waitFor("the screen is as saved", within: .seconds(30))
+        try host.send("wait reload auth\n")
+        transcript += try host.waitFor(" serves", within: .seconds(5))
+        host.closeInput()
+        #expect(try host.waitForExit() == .exited(0), "\(transcript)")
+        transcript += host.unmatchedOutput()
+
+        let lines = transcript.split(separator: "\n").map(String.init)
+        let reloaded = lines.firstIndex { $0.hasPrefix("  reloaded plugin 'auth': generation 2 from \(release)") }
+        let restart = lines.firstIndex { $0.contains("restarting into generation 2") }
+        #expect(reloaded != nil && restart != nil && reloaded! < restart!, "\(transcript)")
+    }
+}
