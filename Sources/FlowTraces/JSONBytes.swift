@@ -69,7 +69,7 @@ package struct JSONBytes: ~Copyable {
 
     /// Bytes, as they are.
     package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress else { return }
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count).initialize(from: source, count: bytes.count)
         count += bytes.count
     }

@@ -23,9 +23,9 @@ extension TraceRecorder {
         if late { line.add("late", true) }
         describe(event, into: &line)
         var tracking = takeTracking()
-        let outer = (depth: tracking.open.count, by: tracking.open.last?.manager)
-        finish(consume line, nestedUnder: outer, tracking)
+        addNesting(to: &line, outer: (depth: tracking.open.count, by: tracking.open.last?.manager), tracking)
         putBack(&tracking)
+        finish(consume line)
     }
 
     /// Records the flow event `event`, as ``record(_:)`` records a host event.
@@ -44,19 +44,20 @@ extension TraceRecorder {
         } else {
             describe(copy event, into: &line, &tracking)
         }
-        finish(consume line, nestedUnder: outer, tracking)
+        addNesting(to: &line, outer: outer, tracking)
+        // Given back before the sink has the line, whatever the sink does.
         putBack(&tracking)
+        finish(consume line)
     }
 
     /// Adds where the line's event stands among the requests (`depth`, and `by`, the manager of the request
-    /// it happened in) and hands the line to the sink.
-    private func finish(
-        _ line: consuming TraceLine, nestedUnder outer: (depth: Int, by: String?), _ tracking: borrowing Tracking
+    /// it happened in), `outer` being the requests under way before it.
+    private func addNesting(
+        to line: inout TraceLine, outer: (depth: Int, by: String?), _ tracking: borrowing Tracking
     ) {
         let opened = tracking.open.count > outer.depth
         line.add("depth", opened ? outer.depth : tracking.open.count)
         if let by = opened ? outer.by : tracking.open.last?.manager { line.add("by", by) }
-        finish(consume line)
     }
 
     /// Writes the members of an event about a request (``TraceEvent/Kind/written(_:)``) and follows
@@ -145,7 +146,7 @@ extension TraceRecorder {
         line.add("from", module.rawValue)
     }
 
-    /// Ends the request on top of ``open`` when `request` is it: `startNs`, and the request by its id.
+    /// Ends the request on top of those under way (``Tracking/open``) when `request` is it: `startNs`, and the request by its id.
     private func closeRequest(
         _ request: CoordinationRequest, _ module: Coordinated, at time: UInt64, into line: inout TraceLine,
         _ tracking: inout Tracking

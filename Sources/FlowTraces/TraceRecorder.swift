@@ -329,7 +329,8 @@ package final class TraceRecorder {
 
     /// ``tracking``, moved out of the recorder until ``putBack(_:)``: changed where it is, each change could
     /// free what it replaces, which runs code the compiler does not see, and so every access to it would be
-    /// checked at run time. Nothing records meanwhile: the recorder reads its host, which does not call it.
+    /// checked at run time. Nothing records meanwhile: the recorder reads its host, which does not call it, and
+    /// gives it back before the sink has the line.
     func takeTracking() -> Tracking {
         #if DEBUG
             assert(!trackingIsTaken, "an event recorded while another is")

@@ -43,6 +43,14 @@ struct TraceLineTests {
         }
     }
 
+    @Test func nothingAppendedToAnEmptyValueIsNothing() {
+        var json = JSONBytes()
+        json.literal("")
+        json.encoded([UInt8]())
+        json.unescaped("")
+        #expect(json.isEmpty && json.copy().isEmpty)
+    }
+
     @Test func wholeNumbersAreWrittenAtTheirExtremes() {
         var json = JSONBytes()
         for number in [0, 7, -1, 10, 99, 100, Int.max, Int.min] {
