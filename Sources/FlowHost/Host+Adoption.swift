@@ -150,16 +150,24 @@ extension Host {
         for (error, services) in stoppedWith where !services.isEmpty && !problems.contains(error) {
             events.append(.discoveryProblem(error, stoppedServices: services))
         }
-        reloadsToSay.formUnion(events.compactMap(\.reloadedPlugin))
+        if Self.reloadsAPlugin(events) { adoptionsBeingSaid += 1 }
         return events
     }
 
-    /// Says `events`, an adoption's: each reload among them is no longer one to say once it is.
+    /// Says `events`, an adoption's. One that reloaded a plugin counts as a swap under way until its last line:
+    /// a host that restarts itself at the cap of generations, which each line it says may set off, restarts
+    /// once the adoption is said whole, its reload included.
     func sayAdopted(_ events: [HostEvent]) {
-        for event in events {
-            if let plugin = event.reloadedPlugin { reloadsToSay.remove(plugin) }
+        let reloads = Self.reloadsAPlugin(events)
+        for (index, event) in events.enumerated() {
+            if reloads, index == events.count - 1 { adoptionsBeingSaid -= 1 }
             onEvent?(event)
         }
+    }
+
+    /// Whether `events`, an adoption's, say a plugin reloaded (or its reload refused).
+    private static func reloadsAPlugin(_ events: [HostEvent]) -> Bool {
+        events.contains { $0.reloadedPlugin != nil }
     }
 
     /// Whether `before`, a plugin in use in `previous` that the manifest's `plugins` lists, is refused with

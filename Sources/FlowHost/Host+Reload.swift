@@ -109,7 +109,8 @@ extension Host {
     /// Services are not restarted: a change to `services` takes effect at the next start. A manifest that
     /// discovers plugins reads its directories again (``rediscover(changed:landedAt:)``), which starts and
     /// stops the services of the plugins that come and go. A loaded plugin the new manifest moves to another
-    /// library is reloaded from it (``reloadPlugin(_:force:sayingUnchanged:)``), its services handed over.
+    /// library is reloaded from it, as a rebuild is (while the host watches, a file still being written is
+    /// waited for, ``reloadWhenComplete(_:landedAt:)``), its services handed over.
     /// While the host watches (``watch()``), the files the reloaded manifest names are watched from then on.
     @discardableResult
     package func reloadManifest() -> HostEvent {

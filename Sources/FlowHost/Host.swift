@@ -73,11 +73,12 @@ package final class Host {
     /// stopped, then started). A host that restarts itself at the cap of generations waits until it is not,
     /// else its snapshot would be saved, and the host exit, with a service stopped and not yet replaced, and
     /// the reload's own event (which a `wait reload` in the new host takes for done) never said. So it waits, too,
-    /// while a reload that adopting a composition made is still to be said (``reloadsToSay``).
-    package var isSwappingGenerations: Bool { swapsUnderWay > 0 || !reloadsToSay.isEmpty }
-    /// The plugins whose reload adopting a composition made (``adopt(_:after:startingEveryService:)``), until
-    /// it is said (``sayAdopted(_:)``): the manifest's line, and others, come before it.
-    var reloadsToSay: Set<String> = []
+    /// while an adoption that reloaded a plugin is being said (``adoptionsBeingSaid``).
+    package var isSwappingGenerations: Bool { swapsUnderWay > 0 || adoptionsBeingSaid > 0 }
+    /// How many adoptions of a composition (``adopt(_:after:startingEveryService:)``) that reloaded a plugin have
+    /// lines still to say before their last (``sayAdopted(_:)``): the reload is made as the composition is
+    /// adopted, and said after the manifest's line, before others.
+    var adoptionsBeingSaid = 0
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
     /// The manager types of each plugin's previous generations, by plugin.

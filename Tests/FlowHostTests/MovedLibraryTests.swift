@@ -129,7 +129,7 @@ extension MovedLibraryTests {
 
     /// A move saved while its build still writes the new file (its first bytes there, not yet an ELF file): the
     /// file is tried again as a rebuild's is, no refusal is said, and the plugin is reloaded from it once it is
-    /// whole. The refusal of the incomplete file was said first.
+    /// whole. (The refusal of the incomplete file used to be said first.)
     @Test(.timeLimit(.minutes(20)))
     func aMoveToAFileStillBeingWrittenSaysNoRefusalAndIsTakenWhenWhole() async throws {
         let lab = try DropInLab()
@@ -153,7 +153,6 @@ extension MovedLibraryTests {
         while let event = next, !event.isReloaded { next = await events.next() }
 
         #expect(!events.lines.contains { $0.hasPrefix("reload refused: ") }, "\(events.lines)")
-        // Timed from the file's landing when the watch's event of it took it, not when a retry did.
         let line = next?.description ?? ""
         #expect(line.hasPrefix("reloaded plugin 'auth': generation 2 from \(release)"), "\(events.lines)")
         #expect(line.hasSuffix("restarted services: auth.Session"), "\(events.lines)")

@@ -5,7 +5,8 @@ import Testing
 /// A manifest edit that moves a loaded plugin to another build, past the cap of generations, in a supervised
 /// host: the reload is made as the composition is adopted, and said after the manifest's line. The host
 /// restarted at that first line, before the reload's: the reload was never said, and a `wait reload` of it in
-/// the new host waited its 10 s and failed. It restarts once the reload is said.
+/// the new host waited its 10 s and failed. It restarts once the adoption is said whole: the reload, and the
+/// lines after it (a plugin the same edit lists that is not there).
 struct ReloadPastCapMoveTests {
     @Test func aMovePastTheCapIsSaidBeforeTheRestartAndWaitedForAfterIt() throws {
         let directory = try TemporaryDirectory()
@@ -17,8 +18,9 @@ struct ReloadPastCapMoveTests {
             "plugins.d/libWelcomePlugin.so", containing: BuildProducts.bytes(of: "libWelcomePlugin.so"))
         // Another build (a byte more), there before the edit names it.
         let release = try directory.file("release/libAuthPlugin.so", containing: auth + [0])
-        func manifest(auth library: String) -> String {
-            #"{"manifestVersion": 1, "discover": ["plugins.d"], "plugins": {"auth": "\#(library)"}, "start": ["launch"]}"#
+        func manifest(auth library: String, more: String = "") -> String {
+            #"{"manifestVersion": 1, "discover": ["plugins.d"], "plugins": {"auth": "\#(library)"\#(more)}, "#
+                + #""start": ["launch"]}"#
         }
         let path = try directory.file("app.json", containing: manifest(auth: "plugins.d/libAuthPlugin.so"))
         let host = try ChildProcess.flowhost(
@@ -33,7 +35,9 @@ struct ReloadPastCapMoveTests {
         transcript += try host.waitFor("> expect top welcome")
 
         // Saved as an editor saves: written beside, renamed over.
-        let staging = try directory.file(".app.json.tmp", containing: manifest(auth: "release/libAuthPlugin.so"))
+        let staging = try directory.file(
+            ".app.json.tmp",
+            containing: manifest(auth: "release/libAuthPlugin.so", more: #", "zzz": "missing/libZzzPlugin.so""#))
         try #require(rename(staging, path) == 0)
         transcript += try host.waitFor("the screen is as saved", within: .seconds(30))
         try host.send("wait reload auth\n")
@@ -45,6 +49,8 @@ struct ReloadPastCapMoveTests {
         let lines = transcript.split(separator: "\n").map(String.init)
         let reloaded = lines.firstIndex { $0.hasPrefix("  reloaded plugin 'auth': generation 2 from \(release)") }
         let restart = lines.firstIndex { $0.contains("restarting into generation 2") }
+        let problem = lines.firstIndex { $0.contains("discovery: ") && $0.contains("libZzzPlugin.so") }
         #expect(reloaded != nil && restart != nil && reloaded! < restart!, "\(transcript)")
+        #expect(problem != nil && restart != nil && problem! < restart!, "\(transcript)")
     }
 }
