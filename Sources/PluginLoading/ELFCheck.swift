@@ -31,7 +31,16 @@ enum ELFCheck {
     static func check(_ path: String, contents: [UInt8]? = nil) throws(PluginLoadError) {
         let header: [UInt8]
         if let contents { header = Array(contents.prefix(64)) } else { header = try readPrefix(path, count: 64) }
-        guard header.count >= 20, header[0] == 0x7F, header[1] == 0x45, header[2] == 0x4C, header[3] == 0x46 else {
+        let magic: [UInt8] = [0x7F, 0x45, 0x4C, 0x46]
+        // The first bytes of an ELF file, cut short: a build still writing it, or a broken copy.
+        guard header.count >= 20 || header.isEmpty || !magic.starts(with: header.prefix(4)) else {
+            throw PluginLoadError(
+                file: path, kind: .incomplete,
+                message:
+                    "is truncated: \(header.count) bytes, shorter than an ELF header; wait for the build to finish or copy it again"
+            )
+        }
+        guard header.starts(with: magic) else {
             throw PluginLoadError(
                 file: path, kind: .notELF,
                 message:

@@ -74,6 +74,23 @@ struct PluginLoaderTests {
         #expect(Int(message.dropFirst(prefix.count).dropLast(suffix.count)).map { $0 > 4096 } == true, "\(message)")
     }
 
+    /// The first bytes of an ELF file, fewer than its header's first fields, as a build writing it leaves them
+    /// for a moment: truncated, not "not an ELF shared object (it starts with bytes 7f 45 4c 46)".
+    @Test(arguments: [2, 4, 16])
+    func theFirstBytesOfAnELFFileAreTruncated(count: Int) throws {
+        let bytes = try BuildProducts.bytes(of: "libFlowKit.so")
+        let directory = try TemporaryDirectory()
+        let path = try directory.file("libCut.so", containing: Array(bytes.prefix(count)))
+
+        let error = #expect(throws: PluginLoadError.self) { try PluginLoader.load(path: path) }
+
+        #expect(error?.kind == .incomplete)
+        #expect(
+            error?.message
+                == "is truncated: \(count) bytes, shorter than an ELF header; wait for the build to finish or copy it again"
+        )
+    }
+
     @Test func headerWhoseTablesOverflowIsTruncatedNotATrap() throws {
         var bytes = try BuildProducts.bytes(of: "libFlowKit.so")
         for index in 32..<40 { bytes[index] = 0xFF }  // e_phoff: the largest offset there is
