@@ -127,7 +127,7 @@ extension MovedLibraryTests {
         #expect(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
     }
 
-    /// A move saved while its build still writes the new file (its first bytes there, not yet an ELF file): the
+    /// A move saved while its build still writes the new file (its first 16 bytes there, a truncated ELF file): the
     /// file is tried again as a rebuild's is, no refusal is said, and the plugin is reloaded from it once it is
     /// whole. (The refusal of the incomplete file used to be said first.)
     @Test(.timeLimit(.minutes(20)))
