@@ -231,6 +231,12 @@ package final class HostShell {
         isExecuting = true
     }
 
+    /// Refuses words after a command that takes none: `quit now` or `show about` is most likely a line meant for
+    /// something else, which ignoring them would hide.
+    private func refuseWords(after command: String, _ rest: String) throws(FlowError) {
+        guard rest.isEmpty else { throw FlowError("usage: \(command), with nothing after it") }
+    }
+
     /// Runs one command line. Blank lines and `#` comments do nothing.
     @discardableResult
     package func execute(_ line: String) -> Reply {
@@ -247,6 +253,7 @@ package final class HostShell {
             case "back":
                 try host.trackingEnd(of: host.coordinator.router.top?.name) { () throws(FlowError) in try back(rest) }
             case "dismiss":
+                try refuseWords(after: command, rest)
                 try host.trackingEnd(of: host.coordinator.router.top?.name) { () throws(FlowError) in
                     try host.coordinator.dismiss()
                 }
@@ -266,17 +273,20 @@ package final class HostShell {
                 reply.isDocument = rest == "--json"
                 return reply
             case "stack":
+                try refuseWords(after: command, rest)
                 return Reply(
                     lines: host.coordinator.router.state.description.split(separator: "\n").map(String.init),
                     status: .ok)
-            case "actions": return Reply(lines: actionLines(), status: .ok)
-            case "show": return Reply(lines: showLines(), status: .ok)
+            case "actions":
+                try refuseWords(after: command, rest)
+                return Reply(lines: actionLines(), status: .ok)
+            case "show":
+                try refuseWords(after: command, rest)
+                return Reply(lines: showLines(), status: .ok)
             case "expect": status = try expect(rest)
             case "help": return Reply(lines: try help(rest), status: .ok)
             case "quit", "exit":
-                // `quit now` is most likely a line meant for something else: words after it are refused, not
-                // ignored.
-                guard rest.isEmpty else { throw FlowError("usage: \(command), with nothing after it") }
+                try refuseWords(after: command, rest)
                 return Reply(lines: [], status: .quit)
             default:
                 // Nothing ran: no events and no screen, only what was wrong.

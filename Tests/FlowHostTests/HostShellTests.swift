@@ -69,6 +69,17 @@ struct HostShellTests {
         #expect(shell.execute("exit").status == .quit)
     }
 
+    /// A query or `dismiss` with words after it refuses them, as `quit` does: `show about` or `stack --json` ran
+    /// the command and ignored them, so a line meant for something else looked as if it worked.
+    @Test func wordsAfterACommandThatTakesNoneAreRefused() throws {
+        let shell = try shell()
+
+        for command in ["stack", "show", "actions", "dismiss"] {
+            #expect(shell.execute("\(command) about").status == .error("usage: \(command), with nothing after it"))
+        }
+        #expect(shell.execute("stack").status == .ok)
+    }
+
     @Test func unknownCommandPointsToHelp() throws {
         #expect(try shell().execute("jump").status == .error("unknown command 'jump'; type 'help' for the list"))
     }
