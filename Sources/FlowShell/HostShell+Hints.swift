@@ -7,9 +7,10 @@ import PluginLoading
 /// visible module lacks, a sender module that is nowhere to be seen.
 extension HostShell {
     /// Why no route took `request`: it is routed only from other modules, or only inside a child flow of a
-    /// loaded plugin, or "did you mean" the nearest routed request; or, when the loaded plugins declare
-    /// `request` (a route or a module's send) and not that nearest one, that the manifest's route looks
-    /// mistyped; `nil` when there is nothing to say.
+    /// loaded plugin; or, when the loaded plugins declare `request` (a route or a module's send) and not the
+    /// nearest routed request, that the manifest's route looks mistyped; or the route a loaded plugin declares
+    /// for it that the manifest lacks; or "did you mean" the nearest routed request; `nil` when there is nothing
+    /// to say.
     func requestHint(_ request: CoordinationRequestName) -> String? {
         let routes = host.manifest.routes
         let senders = routes.filter { $0.request == request }.compactMap(\.module)
@@ -20,14 +21,13 @@ extension HostShell {
             return
                 "plugin '\(plugin)' routes \(request) only inside its child flow '\(flow)', whose modules' actions send it"
         }
-        guard let nearest = Suggestion.closest(to: request.rawValue, among: routes.map(\.request.rawValue)) else {
-            return nil
-        }
+        let nearest = Suggestion.closest(to: request.rawValue, among: routes.map(\.request.rawValue))
         let declared = host.declaredRequests.all
-        if declared.contains(request.rawValue) && !declared.contains(nearest) {
+        if let nearest, declared.contains(request.rawValue) && !declared.contains(nearest) {
             return "the manifest routes '\(nearest)': a typo there?"
         }
-        return "did you mean '\(nearest)'?"
+        if let route = unlistedRoute(of: request) { return route }
+        return nearest.map { "did you mean '\($0)'?" }
     }
 
     /// The loaded plugin, and its child flow, whose own mapping routes `request`
@@ -40,6 +40,25 @@ extension HostShell {
                 let flow = route.childFlow
             else { continue }
             return (plugin, flow.rawValue)
+        }
+        return nil
+    }
+
+    /// That a loaded plugin in use declares a route for `request` (`DeclaredRoute`) the manifest does not
+    /// have, as a manifest that lists the plugin leaves its declarations out: the route to add, one from the app
+    /// first, and only to a manager the plugin exports. A plugin not loaded yet is not read, as for
+    /// ``childFlowRoute(of:)``.
+    private func unlistedRoute(of request: CoordinationRequestName) -> String? {
+        for plugin in host.registry.pluginNames where host.registry.isInUse(plugin) {
+            guard case .loaded(let loaded)? = host.registry.status(of: plugin) else { continue }
+            let exported = Set(loaded.description.managers.map(\.name))
+            let routes = loaded.description.routes.filter {
+                $0.request == request && $0.childFlow == nil && exported.contains($0.manager)
+            }
+            guard let route = routes.first(where: { $0.from == nil }) ?? routes.first else { continue }
+            let from = route.from.map { #", "from": "\#($0.rawValue)""# } ?? ""
+            return
+                #"plugin '\#(plugin)' declares a route for \#(request) that the manifest does not have: add {"request": "\#(request)"\#(from), "plugin": "\#(plugin)", "manager": "\#(route.manager)"} to its routes"#
         }
         return nil
     }

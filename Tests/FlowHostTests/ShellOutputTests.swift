@@ -164,6 +164,42 @@ struct ShellOutputTests {
                 == .error("no route handles settings.about; settings.about is routed only from 'settings'"))
     }
 
+    /// A manifest that lists a plugin leaves its declared routes out: the error gives the route to add, once the
+    /// plugin is loaded. It said only that no route handles the request (an author who added a `DeclaredRoute`
+    /// and rebuilt, as docs/authoring.md's wave modal does, was left to guess).
+    @Test func aRequestALoadedPluginDeclaresButTheManifestLacksSaysTheRouteToAdd() throws {
+        let host = try Host.parsing(
+            """
+            {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so", "auth": "libAuthPlugin.so"},
+             "routes": [{"request": "settings.show", "plugin": "settings", "manager": "Settings"}]}
+            """)
+        let shell = HostShell(host: host)
+        _ = shell.start()
+        #expect(shell.execute("send settings.show").status == .ok)
+
+        #expect(
+            shell.execute("send settings.about").status
+                == .error(
+                    #"no route handles settings.about; plugin 'settings' declares a route for settings.about that the "#
+                        + #"manifest does not have: add {"request": "settings.about", "plugin": "settings", "manager": "#
+                        + #""About"} to its routes"#))
+    }
+
+    /// A route to a manager the plugin does not export (greeter V3 declares `bye` and exports no `Farewell`) is
+    /// not offered: the manifest could not take it.
+    @Test func aDeclaredRouteToAManagerNotExportedIsNotOffered() throws {
+        let host = try Host.parsing(
+            """
+            {"manifestVersion": 1, "plugins": {"greeter": "libGreeterPluginV3.so"},
+             "routes": [{"request": "greet", "plugin": "greeter", "manager": "Greeter"}]}
+            """)
+        let shell = HostShell(host: host)
+        _ = shell.start()
+        #expect(shell.execute("send greet").status == .ok)
+
+        #expect(shell.execute("send bye").status == .error("no route handles bye"))
+    }
+
     @Test func aRequestRoutedOnlyInsideAChildFlowSaysWhichFlowAndPlugin() throws {
         let shell = try demo()
 
