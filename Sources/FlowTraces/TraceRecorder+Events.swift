@@ -26,7 +26,8 @@ extension TraceRecorder {
             line.add("plugin", plugin)
             line.add("error", redaction.redact(text: error.description))
         case .manifestReloaded(let file, let routes, let changes, let servicesChanged):
-            line.add("manifest", file)
+            // Absolute, as the header's: the file as typed (`app.json`) says nothing once the trace is read elsewhere.
+            line.add("manifest", Manifest.absolutePath(file))
             line.add("routes", routes)
             if !changes.added.isEmpty { line.add("added", strings: changes.added) }
             if !changes.retargeted.isEmpty {
@@ -36,7 +37,13 @@ extension TraceRecorder {
             if servicesChanged { line.add("servicesChanged", true) }
             recordExperimentsIfChanged(into: &line)
         case .manifestRejected(let errors):
-            line.add("errors", strings: errors.errors.lazy.map { self.redaction.redact(text: $0.description) })
+            line.add(
+                "errors",
+                strings: errors.errors.lazy.map { error in
+                    var error = error
+                    error.file = Manifest.absolutePath(error.file)
+                    return self.redaction.redact(text: error.description)
+                })
         case .pluginDiscovered(let plugin, let file, let routes, let services, let setAside):
             line.add("plugin", plugin)
             line.add("library", file)

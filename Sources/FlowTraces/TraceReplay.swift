@@ -48,10 +48,12 @@ package final class TraceReplay {
     /// The members left out of the comparison. `experiments`, the set-up a reload or a session changed, and
     /// what a reload changed in the routes and services (`added`, `retargeted`, `removed`, `servicesChanged`)
     /// are the manifest's: a replay starts from the manifest as it is now, which may hold what a recorded
-    /// reload read, so that its own reload changes nothing (the note of an edited manifest says so).
+    /// reload read, so that its own reload changes nothing (the note of an edited manifest says so). The file a
+    /// reload read (`manifest`) is the replay's own, the header's or `--manifest`'s; a trace written before it
+    /// was absolute has it as the run was given it (`app.json`).
     static let ignored: Set<String> = [
         "t", "startNs", "swapNs", "generation", "digest", "library", "late", "at", "requestId", "experiments",
-        "added", "retargeted", "removed", "servicesChanged",
+        "added", "retargeted", "removed", "servicesChanged", "manifest",
     ]
     /// The kinds compared for an input a watched file caused.
     static let reloadKinds: Set<TraceEvent.Kind> = [
