@@ -36,12 +36,7 @@ struct ReloadPastCapHeldFailureTests {
         /// Signs in, whose `home.show` finds no route (held, as in a script), then lands another build of
         /// auth between commands; with the cap at 1, the host restarts into it.
         func runToTheReload(cap: Int) throws -> (ChildProcess, String) {
-            let host = try ChildProcess.flowhost(
-                ["run", manifest, "--supervise", "--watch"], connection: .pipes,
-                environment: [
-                    "FLOWHOST_GENERATION_CAP": "\(cap)", "XDG_CACHE_HOME": directory.path + "/cache",
-                    "XDG_STATE_HOME": directory.path + "/state",
-                ])
+            let host = try ChildProcess.supervisedWatching(manifest, cap: cap, in: directory)
             var transcript = try host.waitFor("top: welcome")
             try host.send("act signIn\n")
             transcript += try host.waitFor("top: signIn")

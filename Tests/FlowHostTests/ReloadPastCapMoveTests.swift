@@ -23,12 +23,7 @@ struct ReloadPastCapMoveTests {
                 + #""start": ["launch"]}"#
         }
         let path = try directory.file("app.json", containing: manifest(auth: "plugins.d/libAuthPlugin.so"))
-        let host = try ChildProcess.flowhost(
-            ["run", path, "--supervise", "--watch"], connection: .pipes,
-            environment: [
-                "FLOWHOST_GENERATION_CAP": "1", "XDG_CACHE_HOME": directory.path + "/cache",
-                "XDG_STATE_HOME": directory.path + "/state",
-            ])
+        let host = try ChildProcess.supervisedWatching(path, cap: 1, in: directory)
         defer { host.signal(SIGKILL) }
         var transcript = try host.waitFor("top: welcome")
         try host.send("expect top welcome\n")
@@ -39,18 +34,10 @@ struct ReloadPastCapMoveTests {
             ".app.json.tmp",
             containing: manifest(auth: "release/libAuthPlugin.so", more: #", "zzz": "missing/libZzzPlugin.so""#))
         try #require(rename(staging, path) == 0)
-        transcript += try host.waitFor("the screen is as saved", within: .seconds(30))
-        try host.send("wait reload auth\n")
-        transcript += try host.waitFor(" serves", within: .seconds(5))
-        host.closeInput()
-        #expect(try host.waitForExit() == .exited(0), "\(transcript)")
-        transcript += host.unmatchedOutput()
-
-        let lines = transcript.split(separator: "\n").map(String.init)
-        let reloaded = lines.firstIndex { $0.hasPrefix("  reloaded plugin 'auth': generation 2 from \(release)") }
-        let restart = lines.firstIndex { $0.contains("restarting into generation 2") }
+        let (said, lines, reloaded, restart) = try host.restartedPastTheCap(
+            reloading: "auth", reloadedFrom: release, after: transcript)
         let problem = lines.firstIndex { $0.contains("discovery: ") && $0.contains("libZzzPlugin.so") }
-        #expect(reloaded != nil && restart != nil && reloaded! < restart!, "\(transcript)")
-        #expect(problem != nil && restart != nil && problem! < restart!, "\(transcript)")
+        #expect(reloaded != nil && restart != nil && reloaded! < restart!, "\(said)")
+        #expect(problem != nil && restart != nil && problem! < restart!, "\(said)")
     }
 }

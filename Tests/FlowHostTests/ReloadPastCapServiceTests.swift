@@ -22,12 +22,7 @@ struct ReloadPastCapServiceTests {
                  "services": [{"plugin": "auth", "service": "Session"}],
                  "start": ["launch"]}
                 """)
-        let host = try ChildProcess.flowhost(
-            ["run", manifest, "--supervise", "--watch"], connection: .pipes,
-            environment: [
-                "FLOWHOST_GENERATION_CAP": "1", "XDG_CACHE_HOME": directory.path + "/cache",
-                "XDG_STATE_HOME": directory.path + "/state",
-            ])
+        let host = try ChildProcess.supervisedWatching(manifest, cap: 1, in: directory)
         defer { host.signal(SIGKILL) }
         var transcript = try host.waitFor("top: welcome")
         try host.send("act signIn\n")
@@ -40,17 +35,8 @@ struct ReloadPastCapServiceTests {
         // Another build (a byte more), landed between commands as a linker lands it.
         let staging = try directory.file("libAuth.so.tmp", containing: auth + [0])
         try #require(rename(staging, library) == 0)
-        transcript += try host.waitFor("the screen is as saved", within: .seconds(30))
-        try host.send("wait reload auth\n")
-        transcript += try host.waitFor(" serves", within: .seconds(5))
-        host.closeInput()
-        #expect(try host.waitForExit() == .exited(0), "\(transcript)")
-        transcript += host.unmatchedOutput()
-
-        let lines = transcript.split(separator: "\n").map(String.init)
-        let reloaded = lines.firstIndex { $0.hasPrefix("  reloaded plugin 'auth': generation 2") }
-        let restart = lines.firstIndex { $0.contains("restarting into generation 2") }
-        #expect(reloaded != nil && restart != nil && reloaded! < restart!, "\(transcript)")
-        #expect(!transcript.contains("no new generation"), "\(transcript)")
+        let (said, _, reloaded, restart) = try host.restartedPastTheCap(reloading: "auth", after: transcript)
+        #expect(reloaded != nil && restart != nil && reloaded! < restart!, "\(said)")
+        #expect(!said.contains("no new generation"), "\(said)")
     }
 }

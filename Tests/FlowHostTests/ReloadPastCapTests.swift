@@ -47,12 +47,7 @@ struct ReloadPastCapTests {
 
         /// `flowhost run MANIFEST --supervise --watch --trace`, fed through a pipe, with the cap at `cap`.
         func run(cap: Int) throws -> ChildProcess {
-            try ChildProcess.flowhost(
-                ["run", manifest, "--supervise", "--watch", "--trace", trace], connection: .pipes,
-                environment: [
-                    "FLOWHOST_GENERATION_CAP": "\(cap)", "XDG_CACHE_HOME": directory.path + "/cache",
-                    "XDG_STATE_HOME": directory.path + "/state",
-                ])
+            try ChildProcess.supervisedWatching(manifest, cap: cap, in: directory, more: ["--trace", trace])
         }
     }
 
@@ -193,12 +188,9 @@ struct ReloadPastCapTests {
             try #require(rename(try directory.file("libGreeter.so.tmp", containing: bytes), library) == 0)
         }
         // At a prompt, where the wait that fails on the refusal does not end the session, as a script's would.
-        let host = try ChildProcess.flowhost(
-            ["run", manifest, "--supervise", "--watch"],
-            environment: [
-                "FLOWHOST_GENERATION_CAP": "1", "XDG_CACHE_HOME": directory.path + "/cache",
-                "XDG_STATE_HOME": directory.path + "/state", "HOME": directory.path, "TERM": "dumb",
-            ])
+        let host = try ChildProcess.supervisedWatching(
+            manifest, cap: 1, in: directory, connection: .terminal(controlling: true),
+            environment: ["HOME": directory.path, "TERM": "dumb"])
         defer { host.signal(SIGKILL) }
         try host.waitFor("top: greeting")
         try host.waitFor("flowhost> ")
