@@ -126,13 +126,15 @@ extension PluginComposition {
 
     /// The plugin of the manifest's `plugins` called `name`, whose library could not be probed (`error`).
     ///
-    /// One that was in use before, whose entry in `plugins` (library and `sha256`) is unchanged and whose
-    /// library is still in place, keeps its state and what its last probe found, as a discovered library
-    /// written over does: it is a bad build or a copy not finished, and the generation loaded from it under
-    /// that entry keeps serving. Any other is refused; one that was in use keeps its last probe's declarations,
-    /// so that its routes fail with `error` rather than go unrouted. An edit of its entry (another pin, say)
-    /// is not kept: the host loads an edited entry afresh from its file, and a generation loaded under another
-    /// pin is not vouched for by this one.
+    /// One that was in use before, whose entry in `plugins` (library and `sha256`) is unchanged and whose library is
+    /// still in place, keeps its state and what its last probe found, as a discovered library written over does: it is
+    /// a bad build or a copy not finished, and the generation loaded from it under that entry keeps serving. So does
+    /// one whose entry an edit moved to another library (its pin unchanged) that looks still being written
+    /// (``PluginLoadError/isIncompleteFile``): a watching host reloads it from there once it is whole, as it does a
+    /// rebuild (one not loaded yet loads from there when first used). Any other is refused; one that was in use keeps
+    /// its last probe's declarations, so that its routes fail with `error` rather than go unrouted. Another edit of its
+    /// entry (another pin, say) is not kept: the host loads an edited entry afresh from its file, and a generation
+    /// loaded under another pin is not vouched for by this one.
     private func declaredPlugin(_ name: String, failing error: PluginLoadError, previous: PluginComposition?)
         -> Plugin
     {
@@ -142,6 +144,13 @@ extension PluginComposition {
         {
             return Plugin(
                 name: name, library: before.library, directory: nil, probe: before.probe, state: .active,
+                probeFailure: error)
+        }
+        if let before, before.isActive, error.isIncompleteFile, error.file != before.library,
+            previous?.declared.plugins[name]?.sha256 == declared.plugins[name]?.sha256
+        {
+            return Plugin(
+                name: name, library: error.file, directory: nil, probe: before.probe, state: .active,
                 probeFailure: error)
         }
         return Plugin(name: name, library: error.file, directory: nil, probe: before?.probe, state: .refused(error))

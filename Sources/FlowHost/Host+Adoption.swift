@@ -51,9 +51,15 @@ extension Host {
         // A loaded plugin now at another library (its file renamed, its entry edited) is reloaded from there, as
         // a rebuild is, the services it keeps handed over; for one in use before, what the reload says takes the
         // place of its discovered line. The same bytes elsewhere go on from the image loaded, and are said
-        // discovered there.
+        // discovered there. So is one back in use, before its services start (``PluginRegistry/update(manifest:)``).
         var reloads: [String: HostEvent] = [:]
+        // One moved to a file its build is still writing, whose build that serves the composition kept: while
+        // watched, reloaded once the file is whole, as a rebuild is (after this adoption is said); unwatched, its
+        // reload is refused now, as a listing manifest's is. Its problem is said by the reload, not as well.
+        let movedWhileWritten = moved.filter { next.plugin(named: $0)?.probeFailure?.isIncompleteFile == true }
+        let waitsForTheFile = watcher?.isStopped == false
         for name in moved {
+            if waitsForTheFile, movedWhileWritten.contains(name) { continue }
             let event = reloadUnsaid(name)
             if case .pluginUnchanged = event { continue }
             reloads[name] = event
@@ -96,9 +102,10 @@ extension Host {
                     .pluginDiscovered(
                         plugin: plugin.name, file: plugin.library, routes: routes(of: plugin.name, in: next),
                         services: started, setAside: routes(setAsideFrom: plugin, in: next)))
-            case .active where plugin.directory == nil && before?.isActive == false:
+            case .active where plugin.directory == nil && before?.isActive != true:
                 // Listed in the manifest's `plugins`, back after it was refused (its library fixed, at the
-                // start or since): as a discovered plugin back, its routes go live and its services start.
+                // start or since) or dropped, or listed anew: as a discovered plugin back, its routes go live and
+                // its services start.
                 let started = start(plugin.name)
                 events.append(
                     .pluginDiscovered(
@@ -139,8 +146,9 @@ extension Host {
         // said again in other words.
         let known = Set(previous.problems)
         let reported = Set(previous.problems.map(\.file))
+        let awaited = Set(movedWhileWritten.compactMap { next.plugin(named: $0)?.probeFailure })
         let problems = next.problems.filter { problem in
-            !known.contains(problem) && !saidAsRemoved.contains(problem)
+            !known.contains(problem) && !saidAsRemoved.contains(problem) && !awaited.contains(problem)
                 && !(problem.kind == .quarantined && reported.contains(problem.file))
         }
         events += problems.map { problem in
@@ -151,6 +159,10 @@ extension Host {
             events.append(.discoveryProblem(error, stoppedServices: services))
         }
         if Self.reloadsAPlugin(events) { adoptionsBeingSaid += 1 }
+        for name in movedWhileWritten where waitsForTheFile {
+            let change = noteWatchedChange(of: name)
+            Task { self.reloadWhenComplete(name, landedAt: nil, change: change) }
+        }
         return events
     }
 

@@ -70,9 +70,9 @@ extension Host {
         else { return [] }
         var events = adopt(next, after: previous)
         if watcher != nil { try? watch() }  // new libraries and directories to watch
-        // A plugin at another library was reloaded from it as the composition was adopted: not again here.
+        // A plugin at another library, or back in use, was loaded from its file as the composition was adopted:
+        // not again here.
         let reloaded = Set(events.compactMap(\.reloadedPlugin))
-        var returned: [String] = []
         var changedInPlace: [String] = []
         func isChanged(_ name: String) -> Bool {
             changed != nil && registry.sourcePath(of: name).map(Manifest.absolutePath) == changed
@@ -80,21 +80,13 @@ extension Host {
         for name in registry.pluginNames where !reloaded.contains(name) {
             guard let plugin = next.plugin(named: name), plugin.isActive else { continue }
             if plugin.directory == nil {
-                // Listed in the manifest's `plugins`: back after it was refused, its slot may still hold the
-                // image loaded before, so load what is there now, as for a discovered plugin back (one never
-                // loaded loads from what is there now when first used). Else its library changed is reloaded
-                // (or its reload refused), whether it was loaded or not, as the library of a manifest that
-                // does not discover is.
-                if previous.plugin(named: name)?.isActive == false {
-                    if case .loaded? = registry.status(of: name) { returned.append(name) }
-                } else if isChanged(name) {
-                    changedInPlace.append(name)
-                }
+                // Listed in the manifest's `plugins`: one back after a refusal was loaded from its file as the
+                // composition was adopted. Else its library changed is reloaded (or its reload refused), whether
+                // it was loaded or not, as the library of a manifest that does not discover is.
+                if previous.plugin(named: name)?.isActive != false, isChanged(name) { changedInPlace.append(name) }
                 continue
             }
             switch (registry.status(of: name), previous.plugin(named: name)?.state) {
-            case (.loaded?, .removed?):
-                returned.append(name)
             case (.loaded?, .active?):
                 if isChanged(name) { changedInPlace.append(name) }
             case (.failed?, .active?) where plugin.probeFailure == nil:
@@ -113,15 +105,10 @@ extension Host {
             if case .discoveryProblem(let error, _) = event { refused.contains(error) } else { false }
         }
         sayAdopted(events)
-        for name in returned {
-            // Back after a removal: its slot still holds the image loaded before, so load what is there now. The
-            // same library back is said by its discovery's line alone: "unchanged" after "go live" says nothing.
-            let event = reloadPlugin(name, sayingUnchanged: false)
-            if case .pluginUnchanged = event { continue }
-            events.append(event)
-        }
         for name in changedInPlace {
             if let failure = next.plugin(named: name)?.probeFailure, !failure.isIncompleteFile {
+                // A change of the file, said here: the tries of an earlier one stop.
+                noteWatchedChange(of: name)
                 // Its probe refused it (it crashed, hung, is quarantined, ...): not opened in this process. One
                 // not loaded yet says a build refused for its bytes once, however many file events it is.
                 if case .notLoaded? = registry.status(of: name) {
@@ -140,7 +127,8 @@ extension Host {
                 // A library that was already live changed in place (or is still being written, which the
                 // reload waits for). One just discovered was loaded from what is there now, and reloading it
                 // would only report that it is unchanged.
-                Task { self.reloadWhenComplete(name, landedAt: landedAt ?? .now) }
+                let change = noteWatchedChange(of: name)
+                Task { self.reloadWhenComplete(name, landedAt: landedAt ?? .now, change: change) }
             }
         }
         retryHeldManifestEdit()

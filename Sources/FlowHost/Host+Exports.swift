@@ -9,10 +9,11 @@ extension Host {
     /// The managers of routes and experiment variants, and the services, that `manifest` names and their
     /// plugins do not export, each an error at its place in the file (`routes[3].manager`).
     ///
-    /// A plugin is read as the registry has it loaded, when `manifest` declares it as the running one does,
-    /// else through its probe (the cache makes that a read of a file). One that cannot be probed, or that
-    /// is not loaded and that no prober may read (`--trust`), is not checked here: its routes fail with the
-    /// reason when used, as at start.
+    /// A plugin is read as the registry has it loaded, when `manifest` declares it as the running one does and it is in
+    /// use, or its file still holds the loaded bytes; else through its probe (the cache makes that a read of a file):
+    /// one an edit dropped is read from its file, which may hold another build by now. One that cannot be probed, or
+    /// that is not loaded and that no prober may read (`--trust`), is not checked here: its routes fail with the reason
+    /// when used, as at start.
     func unexported(in manifest: Manifest) -> [ManifestError] {
         var exports: [String: PluginExports?] = [:]
         func exported(by plugin: String) -> PluginExports? {
@@ -65,7 +66,10 @@ extension Host {
     /// known without loading it.
     private func exports(of plugin: String, in manifest: Manifest) -> PluginExports? {
         guard let entry = manifest.plugins[plugin] else { return nil }
-        if let slot = registry.slot(plugin), slot.entry == entry, case .loaded(let loaded) = slot.status {
+        if let slot = registry.slot(plugin), slot.entry == entry, case .loaded(let loaded) = slot.status,
+            registry.isInUse(plugin)
+                || (slot.fingerprint != nil && registry.libraryFingerprint(of: slot) == slot.fingerprint)
+        {
             return PluginExports(
                 managers: loaded.description.managers.map(\.name), services: loaded.description.services.map(\.name))
         }

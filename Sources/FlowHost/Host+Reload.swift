@@ -110,7 +110,7 @@ extension Host {
     /// discovers plugins reads its directories again (``rediscover(changed:landedAt:)``), which starts and
     /// stops the services of the plugins that come and go. A loaded plugin the new manifest moves to another
     /// library is reloaded from it, as a rebuild is (while the host watches, a file still being written is
-    /// waited for, ``reloadWhenComplete(_:landedAt:)``), its services handed over.
+    /// waited for, ``reloadWhenComplete(_:landedAt:change:)``), its services handed over.
     /// While the host watches (``watch()``), the files the reloaded manifest names are watched from then on.
     @discardableResult
     package func reloadManifest() -> HostEvent {
@@ -149,7 +149,7 @@ extension Host {
     }
 
     /// Reads the manifest again; returns what it says, with the loaded plugins a listing manifest moved to
-    /// another library (``PluginRegistry/update(manifest:)``), to reload.
+    /// another library (``PluginRegistry/update(manifest:)``) or lists again after dropping them, to reload.
     private func readManifestAgain(unlessUnchanged: Bool) -> (event: HostEvent, moved: [String])? {
         let event: HostEvent
         var moved: [String] = []

@@ -104,19 +104,36 @@ extension Host {
         }
     }
 
-    /// Reloads `name` now; while its file looks incomplete, tries again a few times in a task. A plugin not
-    /// loaded yet is not loaded: its library is checked instead (``takeWatchedChange(of:landedAt:)``).
+    /// Reloads `name` now; while its file looks incomplete, tries again a few times in a task, until a later
+    /// change of the file takes over the wait (a build written slowly is said refused once, if it stays
+    /// incomplete after its last write, not at each write). A plugin not loaded yet is not loaded: its library
+    /// is checked instead (``takeWatchedChange(of:landedAt:)``).
     ///
-    /// - Parameter landedAt: When the file landed, which the reload's line times from; `nil` for a plugin a
-    ///   manifest edit moved to another library, whose file landed before.
-    func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant?) {
+    /// - Parameters:
+    ///   - landedAt: When the file landed, which the reload's line times from; `nil` for a plugin a manifest edit
+    ///     moved to another library, whose file landed before.
+    ///   - change: The change (``noteWatchedChange(of:)``) noted when it was seen, for a reload made in a task of
+    ///     its own: nothing is done once a later change took over. `nil`: a change seen now.
+    func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant?, change: Int? = nil) {
+        // Out of use since the change was seen: the edit or the discovery that took it out said why.
+        guard outOfUse(name) == nil, change.map({ watchedChanges[name] == $0 }) ?? true else { return }
+        let change = change ?? noteWatchedChange(of: name)
         do {
             reportWatched(try takeWatchedChange(of: name, landedAt: landedAt))
         } catch  where error.isIncompleteFile {
-            Task { await retryReload(name, landedAt: landedAt) }
+            Task { await retryReload(name, change: change, landedAt: landedAt) }
         } catch {
             sayWatchedRefusal(of: name, error)
         }
+    }
+
+    /// Notes a change of the watched library of plugin `name`, which takes over from the tries of an earlier one
+    /// (``retryReload(_:change:landedAt:)``); returns its number.
+    @discardableResult
+    func noteWatchedChange(of name: String) -> Int {
+        let change = watchedChanges[name, default: 0] + 1
+        watchedChanges[name] = change
+        return change
     }
 
     /// Takes a change to the watched library of plugin `name`: reloads a plugin loaded (or refused); checks
@@ -187,10 +204,13 @@ extension Host {
     static let retryDelays: [Duration] = (1...9).map { .milliseconds(50 * $0) }
 
     /// Tries the reload (or check: ``takeWatchedChange(of:landedAt:)``) of `name` again, waiting longer each
-    /// time, while its file looks incomplete.
-    private func retryReload(_ name: String, landedAt: ContinuousClock.Instant?) async {
+    /// time, while its file looks incomplete, the plugin is in use and `change` is the file's last change seen:
+    /// one a manifest edit drops or discovery removes meanwhile is tried no further, nor a file written again
+    /// since, whose own tries go on.
+    private func retryReload(_ name: String, change: Int, landedAt: ContinuousClock.Instant?) async {
         for (attempt, delay) in Self.retryDelays.enumerated() {
             try? await Task.sleep(for: delay)
+            guard watchedChanges[name] == change, outOfUse(name) == nil else { return }
             do {
                 reportWatched(try takeWatchedChange(of: name, landedAt: landedAt))
                 return
@@ -226,12 +246,5 @@ extension Host {
             lines.append("experiment \(experiment): exposures \(counts)\(without)")
         }
         return lines
-    }
-}
-
-extension PluginLoadError {
-    /// Whether the file looks like a library still being written, worth trying again shortly.
-    var isIncompleteFile: Bool {
-        kind == .notELF || kind == .unreadable || kind == .incomplete
     }
 }

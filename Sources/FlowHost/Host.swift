@@ -66,6 +66,9 @@ package final class Host {
     /// The libraries of plugins in use that vanished under ``watch()``, waited for before they are said
     /// removed, and the changes to discovery held meanwhile, in order (``discoveryChanged(_:landedAt:)``).
     var vanishedLibraries: (waiting: Set<String>, held: [(path: String, landedAt: ContinuousClock.Instant)]) = ([], [])
+    /// For each plugin whose watched library changed, how many changes were seen: the tries of a file that looks
+    /// incomplete (``reloadWhenComplete(_:landedAt:change:)``) stop once a later change takes over the wait.
+    var watchedChanges: [String: Int] = [:]
     /// How many reloads are swapping a plugin's generation in now (``isSwappingGenerations``).
     var swapsUnderWay = 0
     /// Whether a reload is swapping a plugin's generation in: its new image is open, and its services,

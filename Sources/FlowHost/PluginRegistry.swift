@@ -171,8 +171,12 @@ package final class PluginRegistry {
     /// (``reload(_:requiredManagers:requiredServices:force:skippingRefused:)``): a new generation then takes
     /// over its services, as for a rebuild. What was refused of the library it had is forgotten.
     ///
-    /// - Returns: The plugins kept to be reloaded from another library, sorted.
+    /// A loaded plugin back in use (listed again after an edit dropped it, no longer excluded, refused or removed)
+    /// is to be reloaded too: its slot holds the image loaded before, and its file may hold another build by now.
+    ///
+    /// - Returns: The plugins kept to be reloaded from another library, or back in use, sorted.
     func update(manifest: Manifest) -> [String] {
+        let outOfUse = Set(slots.keys.filter { !isInUse($0) })
         var moved: [String] = []
         for (name, entry) in manifest.plugins where slots[name]?.entry != entry {
             if let slot = slots[name], case .loaded = slot.status {
@@ -193,6 +197,9 @@ package final class PluginRegistry {
             slots[name] = slot
         }
         self.manifest = manifest
+        for name in outOfUse where manifest.plugins[name] != nil && !moved.contains(name) {
+            if case .loaded? = status(of: name) { moved.append(name) }
+        }
         return moved.sorted()
     }
 

@@ -68,6 +68,11 @@ package struct PluginLoadError: Error, Hashable, Sendable, CustomStringConvertib
     package var leftImageMapped: Bool {
         [.missingEntry, .badHeader, .abiMismatch, .duplicateSDK].contains(kind)
     }
+
+    /// Whether the file looks like a library still being written, worth trying again shortly.
+    package var isIncompleteFile: Bool {
+        kind == .notELF || kind == .unreadable || kind == .incomplete
+    }
 }
 
 extension PluginLoadError {

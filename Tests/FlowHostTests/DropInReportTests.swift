@@ -137,6 +137,29 @@ struct DropInReportTests {
         #expect(host.statsLines.contains("  greeter: excluded, 1 image"), "\(host.statsLines)")
     }
 
+    /// Excluded, rebuilt, then let back in by another edit: the plugin is reloaded from what its file holds now.
+    /// The image loaded before it was excluded served again, while the routes went live from the new build's
+    /// declarations (`send bye` found a route, and V1 exported no `Farewell`).
+    @Test func aPluginLetBackInAfterAnExclusionIsReloadedFromItsFileAsItIsNow() throws {
+        let lab = try DropInLab()
+        let path = try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let host = try lab.host()
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+        let events = try HostEventCollector(host, watch: false)
+        try lab.writeManifest(members: #""exclude": {"plugins": ["greeter"]}"#)
+        host.reloadManifest()
+        try lab.replace("libGreeter.so", with: "libGreeterPluginV2.so")
+
+        try lab.writeManifest(members: "")
+        host.reloadManifest()
+
+        #expect(
+            events.lines.last?.hasPrefix("reloaded plugin 'greeter': generation 2 from \(path)") == true,
+            "\(events.lines)")
+        let bye = host.coordinator.requestCoordination("bye", from: .app)
+        #expect(bye.isHandled, "\(bye)")
+    }
+
     @Test func statsSaysARemovedPluginIsRemovedNotLoaded() throws {
         let lab = try DropInLab()
         try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")

@@ -1,0 +1,72 @@
+import FlowKit
+import Glibc
+import Testing
+
+@testable import FlowHost
+
+/// The auth plugin in a ``DropInLab``, as the tests of moved and rebuilt libraries use it.
+extension DropInLab {
+    /// A lab whose manifest lists auth (`plugins.d/libAuthPlugin.so`, there), starting its session.
+    static func listingAuth() throws -> DropInLab {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        try lab.writeListingAuth(startingItsSession: true)
+        return lab
+    }
+
+    /// The lab's host, auth's session started by a handled `auth.signIn`, and back on the screen before it.
+    func hostSignedIn() throws -> Host {
+        let host = try host()
+        try #require(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+        try host.coordinator.back()
+        return host
+    }
+
+    /// Another build of auth, the same plugin in other bytes, written as `name`; its path.
+    func writeAnotherAuthBuild(as name: String) throws -> String {
+        try write(BuildBeingWritten.anotherAuthBuild(), as: name)
+    }
+}
+
+extension HostEventCollector {
+    /// The next event that reloaded a plugin, when it comes.
+    func nextReload() async -> HostEvent? {
+        var event = await next()
+        while let heard = event, !heard.isReloaded { event = await next() }
+        return event
+    }
+}
+
+/// Another build of auth (``anotherAuthBuild()``) as its linker writes it at a path: its first 16 bytes, a
+/// truncated ELF file, at once; more with ``write(upTo:)``, the rest at ``finish()``.
+struct BuildBeingWritten {
+    let bytes: [UInt8]
+    let descriptor: Int32
+    /// How many of the bytes are written.
+    private(set) var written = 0
+
+    /// The auth plugin with 16 bytes more: the same plugin, another build.
+    static func anotherAuthBuild() throws -> [UInt8] {
+        try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16)
+    }
+
+    init(at path: String) throws {
+        bytes = try Self.anotherAuthBuild()
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        try #require(descriptor >= 0)
+        try write(upTo: 16)
+    }
+
+    /// Writes the bytes up to `end`.
+    mutating func write(upTo end: Int) throws {
+        let part = bytes[written..<end]
+        try #require(part.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == part.count)
+        written = end
+    }
+
+    /// Writes the rest of the build, and closes the file.
+    mutating func finish() throws {
+        defer { close(descriptor) }
+        try write(upTo: bytes.count)
+    }
+}
