@@ -59,6 +59,8 @@ extension Host {
         let movedWhileWritten = moved.filter { next.plugin(named: $0)?.probeFailure?.isIncompleteFile == true }
         let waitsForTheFile = watcher?.isStopped == false
         for name in moved {
+            // The tries of its old file, if it was being written, stop: this reload takes their place.
+            noteWatchedChange(of: name)
             if waitsForTheFile, movedWhileWritten.contains(name) { continue }
             let event = reloadUnsaid(name)
             if case .pluginUnchanged = event { continue }
@@ -72,9 +74,11 @@ extension Host {
         for plugin in next.plugins {
             let before = previous.plugin(named: plugin.name)
             let stoppedServices = stopped.filter { $0.hasPrefix(plugin.name + ".") }
-            if plugin.isActive, before?.isActive == true, let reload = reloads.removeValue(forKey: plugin.name) {
-                events.append(reload)
-                // Services the edit adds to it start as a discovered plugin's do, and are said so.
+            let awaitsItsFile = waitsForTheFile && movedWhileWritten.contains(plugin.name)
+            if plugin.isActive, before?.isActive == true, awaitsItsFile || reloads[plugin.name] != nil {
+                if let reload = reloads.removeValue(forKey: plugin.name) { events.append(reload) }
+                // Services the edit adds to it start as a discovered plugin's do, and are said so: one awaiting its
+                // file, from the generation that keeps serving, as when its reload is refused.
                 let started = start(plugin.name)
                 if !started.isEmpty {
                     events.append(

@@ -19,7 +19,7 @@ extension Host {
     ///   - force: Load a new generation even when the library is unchanged (a watched file that did not change
     ///     is skipped instead).
     ///   - sayingUnchanged: Whether an unchanged library is reported (``HostEvent/pluginUnchanged(plugin:)``):
-    ///     not for a plugin discovery just said is back, whose line said it is live.
+    ///     not for a plugin a manifest edit moved to the same bytes elsewhere, which goes on as it was.
     @discardableResult
     package func reloadPlugin(_ name: String, force: Bool = false, sayingUnchanged: Bool = true) -> HostEvent {
         let event = reloadUnsaid(name, force: force)

@@ -26,19 +26,21 @@ extension HostShell {
         let warning = named ? unknownModuleWarning(module) : nil
         let outcome = host.coordinator.requestCoordination(request, from: module)
         lastOutcome = outcome
-        try check(outcome, of: request.name, what: "\(request.name)", sender: warning)
+        try check(outcome, of: (request.name, module), what: "\(request.name)", sender: warning)
         return warning.map { ["warning: \($0)"] } ?? []
     }
 
     /// Turns a request that failed or found no manager into a command error, so that a script stops there.
     ///
     /// - Parameters:
-    ///   - request: The request the outcome is for, to suggest a routed name for a typo.
+    ///   - request: The request the outcome is for, and its sender, to suggest a routed name for a typo or a
+    ///     route to add.
     ///   - what: How the error names what was asked.
     ///   - sender: Why the sender is suspect, when it is; the error says so too.
     ///   - action: The action that asked for the request, when `what` names the action rather than the request.
     func check(
-        _ outcome: CoordinationOutcome?, of request: CoordinationRequestName?, what: String, sender: String? = nil,
+        _ outcome: CoordinationOutcome?, of request: (name: CoordinationRequestName, from: Coordinated?)?, what: String,
+        sender: String? = nil,
         action: String? = nil
     ) throws(FlowError) {
         switch outcome {
@@ -48,7 +50,7 @@ extension HostShell {
             throw FlowError("\(what) failed: \(error.message)")
         case .unhandled?:
             requestFailed = true
-            let hints = [request.flatMap(requestHint), sender].compactMap { $0 }
+            let hints = [request.flatMap { requestHint($0.name, from: $0.from) }, sender].compactMap { $0 }
             throw FlowError((["no route handles \(what)"] + hints).joined(separator: "; "))
         default: break
         }
@@ -83,8 +85,8 @@ extension HostShell {
         // The action's own request is the last one no route took: it is asked for after whatever it did.
         let request = eventLog.flowEvents.last { $0.unhandledRequest != nil }?.unhandledRequest
         try check(
-            outcome, of: request, what: request.map { "\($0) (asked by action '\(action)')" } ?? "action '\(action)'",
-            action: action)
+            outcome, of: request,
+            what: request.map { "\($0.name) (asked by action '\(action)')" } ?? "action '\(action)'", action: action)
     }
 
     /// Tells the services of every coordinator about a phase of the app's life.

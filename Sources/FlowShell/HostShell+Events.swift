@@ -147,7 +147,7 @@ extension HostShell {
             return "\(request.name) from \(module): failed: \(error.message)"
         case .unhandled(let request, let module):
             return
-                "\(request.name) from \(module): unhandled, no route\(requestHint(request.name).map { "; \($0)" } ?? "")"
+                "\(request.name) from \(module): unhandled, no route\(requestHint(request.name, from: module).map { "; \($0)" } ?? "")"
         case .redirecting(let held):
             return
                 "\(held.request.name) from \(held.module): redirected to \(held.redirect.name) by guard '\(held.guardName)'"
@@ -238,8 +238,8 @@ struct RequestNesting {
 
 extension FlowEvent {
     /// The request no route handled, when this is such an event.
-    var unhandledRequest: CoordinationRequestName? {
-        if case .unhandled(let request, _) = self { return request.name }
+    var unhandledRequest: (name: CoordinationRequestName, from: Coordinated)? {
+        if case .unhandled(let request, let module) = self { return (request.name, module) }
         return nil
     }
 }

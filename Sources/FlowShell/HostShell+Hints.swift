@@ -1,3 +1,4 @@
+import FlowComposition
 import FlowHost
 import FlowKit
 import FlowManifest
@@ -9,9 +10,9 @@ extension HostShell {
     /// Why no route took `request`: it is routed only from other modules, or only inside a child flow of a
     /// loaded plugin; or, when the loaded plugins declare `request` (a route or a module's send) and not the
     /// nearest routed request, that the manifest's route looks mistyped; or the route a loaded plugin declares
-    /// for it that the manifest lacks; or "did you mean" the nearest routed request; `nil` when there is nothing
-    /// to say.
-    func requestHint(_ request: CoordinationRequestName) -> String? {
+    /// for it, sent from `sender` (`nil`: not known), that the manifest lacks or set aside; or "did you mean" the
+    /// nearest routed request; `nil` when there is nothing to say.
+    func requestHint(_ request: CoordinationRequestName, from sender: Coordinated? = nil) -> String? {
         let routes = host.manifest.routes
         let senders = routes.filter { $0.request == request }.compactMap(\.module)
         if !senders.isEmpty {
@@ -26,7 +27,7 @@ extension HostShell {
         if let nearest, declared.contains(request.rawValue) && !declared.contains(nearest) {
             return "the manifest routes '\(nearest)': a typo there?"
         }
-        if let route = unlistedRoute(of: request) { return route }
+        if let route = unlistedRoute(of: request, from: sender) { return route }
         return nearest.map { "did you mean '\($0)'?" }
     }
 
@@ -45,17 +46,31 @@ extension HostShell {
     }
 
     /// That a loaded plugin in use declares a route for `request` (`DeclaredRoute`) the manifest does not
-    /// have, as a manifest that lists the plugin leaves its declarations out: the route to add, one from the app
-    /// first, and only to a manager the plugin exports. A plugin not loaded yet is not read, as for
-    /// ``childFlowRoute(of:)``.
-    private func unlistedRoute(of request: CoordinationRequestName) -> String? {
+    /// have, as a manifest that lists the plugin leaves its declarations out: the route to add, only to a manager
+    /// the plugin exports, and one that would take the request from `sender`: from it, else from anywhere (from
+    /// the app first when `sender` is not known). A plugin not loaded yet is not read, as for
+    /// ``childFlowRoute(of:)``. A manifest that discovers its plugins has their declared routes already, but
+    /// those it set aside: which, and why (`excluded by exclude.routes[0]`).
+    private func unlistedRoute(of request: CoordinationRequestName, from sender: Coordinated?) -> String? {
+        if let composition = host.composition {
+            let aside = composition.setAside.first {
+                $0.key.request == request && ($0.key.module == nil || sender == nil || $0.key.module == sender)
+            }
+            return aside.map {
+                "plugin '\($0.plugin)' declares a route for \(request)\($0.key.module.map { " from \($0)" } ?? ""), set aside: \($0.reason)"
+            }
+        }
         for plugin in host.registry.pluginNames where host.registry.isInUse(plugin) {
             guard case .loaded(let loaded)? = host.registry.status(of: plugin) else { continue }
             let exported = Set(loaded.description.managers.map(\.name))
             let routes = loaded.description.routes.filter {
                 $0.request == request && $0.childFlow == nil && exported.contains($0.manager)
             }
-            guard let route = routes.first(where: { $0.from == nil }) ?? routes.first else { continue }
+            let taking =
+                if let sender { routes.first { $0.from == sender } ?? routes.first { $0.from == nil } } else {
+                    routes.first { $0.from == nil } ?? routes.first
+                }
+            guard let route = taking else { continue }
             let from = route.from.map { #", "from": "\#($0.rawValue)""# } ?? ""
             return
                 #"plugin '\#(plugin)' declares a route for \#(request) that the manifest does not have: add {"request": "\#(request)"\#(from), "plugin": "\#(plugin)", "manager": "\#(route.manager)"} to its routes"#

@@ -186,7 +186,7 @@ package final class HostShell {
                     whole = "\(failed): \(problem.message)"
                     throw FlowError("\(failed) (said above)")
                 }
-                try check(outcome, of: request.name, what: "start request \(request.name)")
+                try check(outcome, of: (request.name, Coordinated.app), what: "start request \(request.name)")
             } catch {
                 guard status == .ok else { continue }
                 status = .error(error.message)

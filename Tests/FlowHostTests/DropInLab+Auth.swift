@@ -37,8 +37,8 @@ extension HostEventCollector {
     }
 }
 
-/// Another build of auth (``anotherAuthBuild()``) as its linker writes it at a path: its first 16 bytes, a
-/// truncated ELF file, at once; more with ``write(upTo:)``, the rest at ``finish()``.
+/// A build (another of auth, ``anotherAuthBuild()``, unless given) as its linker writes it at a path: its first 16
+/// bytes, a truncated ELF file, at once; more with ``write(upTo:)``, the rest at ``finish()``.
 struct BuildBeingWritten {
     let bytes: [UInt8]
     let descriptor: Int32
@@ -50,8 +50,9 @@ struct BuildBeingWritten {
         try BuildProducts.bytes(of: "libAuthPlugin.so") + [UInt8](repeating: 0, count: 16)
     }
 
-    init(at path: String) throws {
-        bytes = try Self.anotherAuthBuild()
+    /// `bytes`, another build of auth unless given, as its linker begins to write it at `path`.
+    init(at path: String, bytes: [UInt8]? = nil) throws {
+        self.bytes = try bytes ?? Self.anotherAuthBuild()
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         try #require(descriptor >= 0)
         try write(upTo: 16)

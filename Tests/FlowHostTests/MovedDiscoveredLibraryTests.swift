@@ -206,6 +206,67 @@ struct MovedDiscoveredLibraryTests {
         #expect(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
     }
 
+    /// The same move, by an edit that also has the manifest start a service of the plugin: it starts from the
+    /// build that serves, as when the reload is refused, and is handed over to the new one. It never started:
+    /// with no reload said at the edit, the adoption skipped what starts the services an edit adds.
+    @Test(.timeLimit(.minutes(20)))
+    func aServiceTheEditAddsToAPluginMovedToAFileStillBeingWrittenStarts() async throws {
+        let lab = try DropInLab(members: #""plugins": {"trip": "debug/libTripPlugin.so"}"#)
+        for directory in ["debug", "release"] { try #require(mkdir(lab.directory.path + "/" + directory, 0o755) == 0) }
+        let trip = try BuildProducts.bytes(of: "libTripPlugin.so")
+        _ = try lab.directory.file("debug/libTripPlugin.so", containing: trip)
+        let host = try lab.host()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+        try #require(host.coordinator.requestCoordination("trip.list", from: .app).isHandled)
+        let release = lab.directory.path + "/release/libTripPlugin.so"
+        var build = try BuildBeingWritten(at: release, bytes: trip + [UInt8](repeating: 0, count: 16))
+
+        try lab.writeManifest(
+            members: #""plugins": {"trip": "release/libTripPlugin.so"}, "services": [{"plugin": "trip", "#
+                + #""service": "Bookings"}]"#)
+        host.reloadManifest()
+        #expect(host.runningServices.map(\.ref.reportedName) == ["trip.Bookings"], "\(events.lines)")
+        try build.finish()
+        let reload = await events.nextReload()
+
+        #expect(reload?.description.hasSuffix("restarted services: trip.Bookings") == true, "\(events.lines)")
+        #expect(host.runningServices.map(\.ref.reportedName) == ["trip.Bookings"], "\(events.lines)")
+        #expect(host.registry.servingGeneration(of: "trip") == 2)
+    }
+
+    /// A listed plugin whose file a build is still writing, tried again meanwhile, moved by an edit to a whole
+    /// file whose reload is refused (past the cap): refused once. The tries of the old file went on, reloading
+    /// from the new entry, and said the refusal again.
+    @Test(.timeLimit(.minutes(20)))
+    func anEditMovingAPluginStopsTheTriesOfItsOldFile() async throws {
+        let lab = try DropInLab(members: #""plugins": {"auth": "debug/libAuthPlugin.so"}"#)
+        for directory in ["debug", "release"] { try #require(mkdir(lab.directory.path + "/" + directory, 0o755) == 0) }
+        let debug = try lab.directory.file(
+            "debug/libAuthPlugin.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        _ = try lab.directory.file("release/libAuthPlugin.so", containing: try BuildBeingWritten.anotherAuthBuild())
+        let host = try lab.hostSignedIn()
+        host.registry.maxImagesPerPlugin = 1
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+        // Renamed over the loaded file, whose image stays mapped: written in place, it would be cut under it.
+        let staging = lab.directory.path + "/debug/.libAuthPlugin.so.tmp"
+        let build = try BuildBeingWritten(at: staging)
+        close(build.descriptor)
+        try #require(rename(staging, debug) == 0)
+        host.changed(debug, landedAt: .now)
+        // Its first try finds it incomplete; the next is 50 ms later.
+        try await Task.sleep(for: .milliseconds(10))
+
+        try lab.writeManifest(members: #""plugins": {"auth": "release/libAuthPlugin.so"}"#)
+        host.reloadManifest()
+        try await Task.sleep(for: .seconds(1))
+
+        let refusals = events.lines.filter { $0.hasPrefix("reload refused: ") }
+        #expect(refusals.count == 1, "\(events.lines)")
+        #expect(host.stats.refusedReloads == 1)
+    }
+
     /// The same move in a host that does not watch: the reload is refused at once, in one line, and the build
     /// that serves goes on with its services.
     @Test func aListedPluginMovedToATruncatedFileWithoutAWatchKeepsServing() throws {

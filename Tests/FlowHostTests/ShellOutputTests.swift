@@ -200,6 +200,49 @@ struct ShellOutputTests {
         #expect(shell.execute("send bye").status == .error("no route handles bye"))
     }
 
+    /// The route to add is the one that takes the request from where it was sent: auth declares `auth.signIn`
+    /// from anywhere (`SignIn`) and from settings (`Reauthenticate`). The hint offered the first to a request
+    /// sent from settings, which the plugin hands to the second.
+    @Test func theRouteToAddIsTheOneForTheSender() throws {
+        let host = try Host.parsing(
+            """
+            {"manifestVersion": 1, "plugins": {"auth": "libAuthPlugin.so"},
+             "routes": [{"request": "auth.signOut", "plugin": "auth", "manager": "SignOut"}],
+             "services": [{"plugin": "auth", "service": "Session"}]}
+            """)
+        let shell = HostShell(host: host)
+        _ = shell.start()
+        #expect(shell.execute("send auth.signOut").status == .ok)
+        func error(of line: String) -> String {
+            if case .error(let message) = shell.execute(line).status { message } else { "" }
+        }
+
+        #expect(
+            error(of: "send auth.signIn from settings").contains(
+                #"add {"request": "auth.signIn", "from": "settings", "plugin": "auth", "manager": "Reauthenticate"}"#))
+        #expect(
+            error(of: "send auth.signIn from app").contains(
+                #"add {"request": "auth.signIn", "plugin": "auth", "manager": "SignIn"}"#))
+    }
+
+    /// In a manifest that discovers its plugins, a declared route is there unless set aside: the error says
+    /// which and why, where it told the person to add the route an `exclude.routes` entry took out.
+    @Test func aDeclaredRouteSetAsideIsSaidSoNotOfferedToAdd() throws {
+        let lab = try DropInLab(
+            members: #""exclude": {"routes": [{"request": "settings.about", "plugin": "settings"}]}"#)
+        try lab.add("libAuthPlugin.so")
+        try lab.add("libSettingsPlugin.so")
+        let shell = HostShell(host: try lab.host())
+        _ = shell.start()
+        #expect(shell.execute("send settings.show").status == .ok)
+
+        #expect(
+            shell.execute("send settings.about").status
+                == .error(
+                    "no route handles settings.about; plugin 'settings' declares a route for settings.about, set "
+                        + "aside: excluded by exclude.routes[0]"))
+    }
+
     @Test func aRequestRoutedOnlyInsideAChildFlowSaysWhichFlowAndPlugin() throws {
         let shell = try demo()
 
