@@ -129,7 +129,8 @@ extension PluginComposition {
     /// One that was in use before, whose entry in `plugins` (library and `sha256`) is unchanged and whose library is
     /// still in place, keeps its state and what its last probe found, as a discovered library written over does: it is
     /// a bad build or a copy not finished, and the generation loaded from it under that entry keeps serving. So does
-    /// one whose entry an edit moved to another library (its pin unchanged) that looks still being written
+    /// one whose entry an edit moved to another library (its pin unchanged), or one discovered before that an edit
+    /// lists, at a library that looks still being written
     /// (``PluginLoadError/isIncompleteFile``): a watching host reloads it from there once it is whole, as it does a
     /// rebuild (one not loaded yet loads from there when first used). Any other is refused; one that was in use keeps
     /// its last probe's declarations, so that its routes fail with `error` rather than go unrouted. Another edit of its
@@ -146,11 +147,13 @@ extension PluginComposition {
                 name: name, library: before.library, directory: nil, probe: before.probe, state: .active,
                 probeFailure: error)
         }
-        if let before, before.isActive, error.isIncompleteFile, error.file != before.library,
+        // Listed or discovered before.
+        let served = previous?.plugins.first { $0.name == name && $0.isActive && $0.probe != nil }
+        if let served, error.isIncompleteFile, error.file != served.library,
             previous?.declared.plugins[name]?.sha256 == declared.plugins[name]?.sha256
         {
             return Plugin(
-                name: name, library: error.file, directory: nil, probe: before.probe, state: .active,
+                name: name, library: error.file, directory: nil, probe: served.probe, state: .active,
                 probeFailure: error)
         }
         return Plugin(name: name, library: error.file, directory: nil, probe: before?.probe, state: .refused(error))

@@ -206,6 +206,35 @@ struct MovedDiscoveredLibraryTests {
         #expect(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
     }
 
+    /// A discovered plugin that an edit lists at a file its build is still writing: as a listed one moved there,
+    /// it goes on serving, with its services and what they keep, and is reloaded from the file once it is whole.
+    /// It was refused at once, its routes unrouted and its services stopped until the file was whole.
+    @Test(.timeLimit(.minutes(20)))
+    func aDiscoveredPluginListedAtAFileStillBeingWrittenServesUntilItIsWhole() async throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        try #require(mkdir(lab.directory.path + "/release", 0o755) == 0)
+        let host = try lab.hostSignedIn()
+        let events = try HostEventCollector(host)
+        defer { host.stop() }
+        let release = lab.directory.path + "/release/libAuthPlugin.so"
+        var build = try BuildBeingWritten(at: release)
+
+        try lab.writeManifest(members: #""plugins": {"auth": "release/libAuthPlugin.so"}"#)
+        host.reloadManifest()
+        #expect(host.runningServices.map(\.ref.reportedName) == ["auth.Session"], "\(events.lines)")
+        #expect(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled, "\(events.lines)")
+        try host.coordinator.back()
+        try build.finish()
+        let reload = await events.nextReload()
+
+        let line = reload?.description ?? ""
+        #expect(line.hasPrefix("reloaded plugin 'auth': generation 2 from \(release)"), "\(events.lines)")
+        #expect(line.hasSuffix("restarted services: auth.Session"), "\(events.lines)")
+        #expect(!events.lines.contains { $0.contains("truncated") }, "\(events.lines)")
+        #expect(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
+    }
+
     /// The same move, by an edit that also has the manifest start a service of the plugin: it starts from the
     /// build that serves, as when the reload is refused, and is handed over to the new one. It never started:
     /// with no reload said at the edit, the adoption skipped what starts the services an edit adds.
