@@ -59,11 +59,16 @@ extension PluginComposition {
                         aside.reason = .refused(error)
                         if unavailableRoutes[key] == nil { unavailableRoutes[key] = (name, error) }
                     case .removed:
+                        // Its file may be there, written over by another plugin's library: what it holds is said.
+                        let gone =
+                            if let holder = self.plugin(at: plugin.library, other: name) {
+                                "plugin '\(name)' is no longer discovered: its library \(plugin.library) now holds plugin '\(holder)'"
+                            } else {
+                                "plugin '\(name)' was removed from \(plugin.directory ?? "its directory") while flowhost ran"
+                            }
                         let error = PluginLoadError(
                             file: plugin.library, kind: .removed,
-                            message:
-                                "plugin '\(name)' was removed from \(plugin.directory ?? "its directory") while flowhost ran; its routes fail until it is back (its image stays loaded)"
-                        )
+                            message: gone + "; its routes fail until it is back (its image stays loaded)")
                         if unavailableRoutes[key] == nil { unavailableRoutes[key] = (name, error) }
                     default: continue
                     }

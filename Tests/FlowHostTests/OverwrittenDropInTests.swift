@@ -27,6 +27,27 @@ struct OverwrittenDropInTests {
         #expect(lines.contains { $0.hasPrefix("discovered plugin 'welcome' at \(library): ") }, "\(lines)")
     }
 
+    /// Its routes fail saying so too: they said the plugin was removed from its directory, whose file is there.
+    @Test func theRoutesOfThePluginWhoseLibraryWasWrittenOverSayWhatItHoldsNow() throws {
+        let lab = try DropInLab()
+        let library = try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        let host = try lab.host()
+        #expect(host.coordinator.requestCoordination("greet", from: .app).isHandled)
+        try lab.replace("libGreeter.so", with: "libWelcomePlugin.so")
+        host.rediscover(changed: library)
+
+        let outcome = host.coordinator.requestCoordination("greet", from: .app)
+
+        guard case .failed(let error) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
+        #expect(
+            error.message
+                == "\(library): plugin 'greeter' is no longer discovered: its library \(library) now holds plugin "
+                + "'welcome'; its routes fail until it is back (its image stays loaded)")
+    }
+
     /// `reload` and `wait reload` of the plugin say what its file holds now, not that it is gone: the wait
     /// waited for a file that was there, and timed out.
     @Test func reloadAndWaitReloadOfTheRemovedPluginSayWhatItsFileHoldsNow() async throws {
