@@ -194,7 +194,7 @@ package final class Host {
         // Any moment may be saved (`save FILE`), so the host always records what restores its screens.
         coordinator.isRestorable = true
         relay.host = self
-        coordinator.onEventToKeep = { [relay] (event: consuming FlowEvent) in relay.relay(consume event) }
+        relay.listen(to: coordinator)
         experiments.onExposure = { [weak self] exposure in
             guard let self else { return }
             self.relay.changeStats { stats in
