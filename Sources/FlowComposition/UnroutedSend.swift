@@ -18,21 +18,27 @@ package struct UnroutedSend: Sendable, Hashable, CustomStringConvertible {
     package var request: String
     /// The action that sends it, when the module names one.
     package var action: String?
+    /// Why the manifest sets aside a plugin's declared route for it (`excluded by exclude.routes[0]`), when it
+    /// does: the manifest means it, and is not told to route it.
+    package var setAside: String? = nil
 
     /// `plugin 'auth' module 'signIn' sends 'home.show' (action 'submit'), which no route handles; route it,
     /// or that action fails with "no route handles home.show"`.
     package var description: String {
         let sender = action.map { " (action '\($0)')" } ?? ""
         let fails = action == nil ? "the module's request fails" : "that action fails"
+        let advice = setAside.map { "its declared route is set aside (\($0)), so" } ?? "route it, or"
         return
-            "plugin '\(plugin)' module '\(module)' sends '\(request)'\(sender), which no route handles; route it, or \(fails) with \"no route handles \(request)\""
+            "plugin '\(plugin)' module '\(module)' sends '\(request)'\(sender), which no route handles; \(advice) \(fails) with \"no route handles \(request)\""
     }
 
     /// The sends of `plugins` (probes by plugin name) that neither `routes`, the routes in force, nor any of
     /// the plugins' child flows handle, leaving out those `typos` already warn of; in the order of the
-    /// plugins' names, then of their modules and sends.
+    /// plugins' names, then of their modules and sends. `setAside` gives, by request, why a composition set
+    /// aside a declared route for it.
     package static func find(
-        routes: [Manifest.Route], plugins: [String: ProbedPlugin], typos: [RequestTypo]
+        routes: [Manifest.Route], plugins: [String: ProbedPlugin], typos: [RequestTypo],
+        setAside: [String: String] = [:]
     ) -> [UnroutedSend] {
         let handled = ProbedPlugin.knownRequests(
             routed: Set(routes.map(\.request.rawValue)), childFlowsOf: plugins.values)
@@ -46,7 +52,8 @@ package struct UnroutedSend: Sendable, Hashable, CustomStringConvertible {
                     let request = send.request.rawValue
                     guard !request.isEmpty, !handled.contains(request), !warned.contains(request) else { continue }
                     let unrouted = UnroutedSend(
-                        plugin: name, module: module.module.rawValue, request: request, action: send.action)
+                        plugin: name, module: module.module.rawValue, request: request, action: send.action,
+                        setAside: setAside[request])
                     if !found.contains(unrouted) { found.append(unrouted) }
                 }
             }

@@ -104,7 +104,10 @@ package struct ValidationReport: Sendable {
             }
             let probes = survey.results.compactMapValues { try? $0.get() }
             requestTypos = RequestTypo.find(in: manifest, routes: composition.manifest.routes, plugins: probes)
-            unroutedSends = UnroutedSend.find(routes: composition.manifest.routes, plugins: probes, typos: requestTypos)
+            let setAside = composition.setAside.map { ($0.key.request.rawValue, $0.reason.description) }
+            unroutedSends = UnroutedSend.find(
+                routes: composition.manifest.routes, plugins: probes, typos: requestTypos,
+                setAside: Dictionary(setAside) { first, _ in first })
             unmatchedGuardPatterns = UnmatchedGuardPattern.find(
                 in: composition.manifest, sources: composition.guardSources, routed: composition.handledRequests,
                 plugins: known)

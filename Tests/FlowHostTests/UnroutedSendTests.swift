@@ -66,6 +66,24 @@ struct UnroutedSendTests {
         #expect(json["warnings"]?.array?.map { $0["kind"] } == ["unroutedRequest"])
     }
 
+    /// A route the manifest excludes is one it means to leave out: the note says so rather than tell it to route
+    /// the request (found by a trial: `exclude.routes` for `onboarding.show` got "route it").
+    @Test func aSendWhoseDeclaredRouteIsExcludedSaysSoRatherThanRouteIt() throws {
+        let (path, text, _) = try validate(
+            """
+            {"manifestVersion": 1,
+             "discover": [{"searchPath": true, "libraries": ["libWelcomePlugin.so", "libAuthPlugin.so"]}],
+             "exclude": {"routes": [{"request": "onboarding.show"}]},
+             "start": ["launch"]}
+            """)
+
+        #expect(text.status == 0)
+        #expect(
+            text.errorLines.contains(
+                #"\#(path): note: plugin 'welcome' module 'welcome' sends 'onboarding.show' (action 'getStarted'), which no route handles; its declared route is set aside (excluded by exclude.routes[0]), so that action fails with "no route handles onboarding.show""#
+            ), "\(text.errorLines)")
+    }
+
     @Test func aSendNearAMistypedRouteGetsTheTypoWarningAndNoNote() throws {
         // welcome's getStarted sends onboarding.show, which welcome declares a route for: not in effect in a
         // manifest that lists it and routes it not, so a note, where RequestTypo takes it as routed.
