@@ -147,15 +147,18 @@ extension PluginComposition {
                 name: name, library: before.library, directory: nil, probe: before.probe, state: .active,
                 probeFailure: error)
         }
-        // Listed or discovered before.
+        // Listed or discovered before (a discovered one now listed at the file it was found at, which its build is
+        // rewriting, too).
         let served = previous?.plugins.first { $0.name == name && $0.isActive && $0.probe != nil }
-        if let served, error.isIncompleteFile, error.file != served.library,
+        if let served, error.isIncompleteFile, error.file != served.library || served.directory != nil,
             previous?.declared.plugins[name]?.sha256 == declared.plugins[name]?.sha256
         {
             return Plugin(
                 name: name, library: error.file, directory: nil, probe: served.probe, state: .active,
                 probeFailure: error)
         }
-        return Plugin(name: name, library: error.file, directory: nil, probe: before?.probe, state: .refused(error))
+        return Plugin(
+            name: name, library: error.file, directory: nil, probe: before?.probe ?? served?.probe,
+            state: .refused(error))
     }
 }

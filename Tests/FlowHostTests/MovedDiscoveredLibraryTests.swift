@@ -235,6 +235,24 @@ struct MovedDiscoveredLibraryTests {
         #expect(host.coordinator.requestCoordination("auth.signIn", from: .app).isHandled)
     }
 
+    /// A discovered plugin that an edit lists at a file that is not there: refused, its routes fail saying why.
+    /// They went unrouted (`no route handles auth.signIn`), its declarations gone with the discovered copy.
+    @Test func aDiscoveredPluginListedAtAMissingFileFailsItsRoutesWithWhy() throws {
+        let lab = try DropInLab()
+        try lab.add("libAuthPlugin.so")
+        let host = try lab.hostSignedIn()
+
+        try lab.writeManifest(members: #""plugins": {"auth": "release/libAuthPlugin.so"}"#)
+        host.reloadManifest()
+
+        let outcome = host.coordinator.requestCoordination("auth.signIn", from: .app)
+        guard case .failed(let error) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
+        #expect(error.message.contains("release/libAuthPlugin.so"), "\(error.message)")
+    }
+
     /// The same move, by an edit that also has the manifest start a service of the plugin: it starts from the
     /// build that serves, as when the reload is refused, and is handed over to the new one. It never started:
     /// with no reload said at the edit, the adoption skipped what starts the services an edit adds.
