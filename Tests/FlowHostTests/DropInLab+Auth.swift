@@ -14,6 +14,16 @@ extension DropInLab {
         return lab
     }
 
+    /// A lab whose manifest discovers `plugins.d` and lists auth at `debug/libAuthPlugin.so`, there, with a
+    /// `release` directory beside it to move it to; the library's path.
+    static func listingAuthInDebug() throws -> (lab: DropInLab, library: String) {
+        let lab = try DropInLab(members: #""plugins": {"auth": "debug/libAuthPlugin.so"}"#)
+        for directory in ["debug", "release"] { try #require(mkdir(lab.directory.path + "/" + directory, 0o755) == 0) }
+        let library = try lab.directory.file(
+            "debug/libAuthPlugin.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        return (lab, library)
+    }
+
     /// The lab's host, auth's session started by a handled `auth.signIn`, and back on the screen before it.
     func hostSignedIn() throws -> Host {
         let host = try host()

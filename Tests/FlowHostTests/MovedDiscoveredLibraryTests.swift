@@ -182,10 +182,7 @@ struct MovedDiscoveredLibraryTests {
     /// plugins that require it refused with it, their services started afresh once it was whole.
     @Test(.timeLimit(.minutes(20)))
     func aListedPluginMovedToAFileStillBeingWrittenServesUntilItIsWhole() async throws {
-        let lab = try DropInLab(members: #""plugins": {"auth": "debug/libAuthPlugin.so"}"#)
-        for directory in ["debug", "release"] { try #require(mkdir(lab.directory.path + "/" + directory, 0o755) == 0) }
-        _ = try lab.directory.file(
-            "debug/libAuthPlugin.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let (lab, _) = try DropInLab.listingAuthInDebug()
         let host = try lab.hostSignedIn()
         let events = try HostEventCollector(host)
         defer { host.stop() }
@@ -287,10 +284,7 @@ struct MovedDiscoveredLibraryTests {
     /// from the new entry, and said the refusal again.
     @Test(.timeLimit(.minutes(20)))
     func anEditMovingAPluginStopsTheTriesOfItsOldFile() async throws {
-        let lab = try DropInLab(members: #""plugins": {"auth": "debug/libAuthPlugin.so"}"#)
-        for directory in ["debug", "release"] { try #require(mkdir(lab.directory.path + "/" + directory, 0o755) == 0) }
-        let debug = try lab.directory.file(
-            "debug/libAuthPlugin.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let (lab, debug) = try DropInLab.listingAuthInDebug()
         _ = try lab.directory.file("release/libAuthPlugin.so", containing: try BuildBeingWritten.anotherAuthBuild())
         let host = try lab.hostSignedIn()
         host.registry.maxImagesPerPlugin = 1
@@ -317,10 +311,7 @@ struct MovedDiscoveredLibraryTests {
     /// The same move in a host that does not watch: the reload is refused at once, in one line, and the build
     /// that serves goes on with its services.
     @Test func aListedPluginMovedToATruncatedFileWithoutAWatchKeepsServing() throws {
-        let lab = try DropInLab(members: #""plugins": {"auth": "debug/libAuthPlugin.so"}"#)
-        for directory in ["debug", "release"] { try #require(mkdir(lab.directory.path + "/" + directory, 0o755) == 0) }
-        _ = try lab.directory.file(
-            "debug/libAuthPlugin.so", containing: try BuildProducts.bytes(of: "libAuthPlugin.so"))
+        let (lab, _) = try DropInLab.listingAuthInDebug()
         let host = try lab.hostSignedIn()
         let events = try HostEventCollector(host, watch: false)
         let build = try BuildBeingWritten(at: lab.directory.path + "/release/libAuthPlugin.so")
