@@ -71,10 +71,10 @@ final class HostEventRelay {
     /// Counts `event` and hands it on: to `listener`, made when ``listenerChanges`` was `made`, or to `other`
     /// (``target(for:_:else:madeAt:)``).
     ///
-    /// The event is only looked at (borrowed) before it is handed on, in one call whatever it is: a FlowKit
-    /// enum handed on along two paths, or changed, is moved into a copy of its own in this frame first, one
-    /// more move through FlowKit's value witnesses for every event. So is one whose listener is picked here
-    /// rather than by a call.
+    /// The event is only looked at (borrowed) before it is handed on, in one call whatever it is, its listener
+    /// picked by a call: a FlowKit enum handed on along two paths, changed, or looked at by a choice made in this
+    /// frame, is moved into a copy of its own first, one more move through FlowKit's value witnesses for every
+    /// event.
     private func relay(
         _ event: consuming FlowEvent, to listener: @escaping @MainActor (consuming FlowEvent) -> Void,
         else other: @escaping @MainActor (consuming FlowEvent) -> Void, madeAt made: Int

@@ -40,8 +40,7 @@ extension HostShell {
     ///   - action: The action that asked for the request, when `what` names the action rather than the request.
     func check(
         _ outcome: CoordinationOutcome?, of request: (name: CoordinationRequestName, from: Coordinated?)?, what: String,
-        sender: String? = nil,
-        action: String? = nil
+        sender: String? = nil, action: String? = nil
     ) throws(FlowError) {
         switch outcome {
         case .failed(let error)?:
