@@ -50,15 +50,24 @@ extension HostShell {
     /// the plugin exports, and one that would take the request from `sender`: from it, else from anywhere (from
     /// the app first when `sender` is not known). A plugin not loaded yet is not read, as for
     /// ``childFlowRoute(of:)``. A manifest that discovers its plugins has their declared routes already, but
-    /// those it set aside: which, and why (`excluded by exclude.routes[0]`).
+    /// those it set aside and those of a plugin it excludes: which, and why (`excluded by exclude.routes[0]`).
     private func unlistedRoute(of request: CoordinationRequestName, from sender: Coordinated?) -> String? {
         if let composition = host.composition {
             let aside = composition.setAside.first {
                 $0.key.request == request && ($0.key.module == nil || sender == nil || $0.key.module == sender)
             }
-            return aside.map {
-                "plugin '\($0.plugin)' declares a route for \(request)\($0.key.module.map { " from \($0)" } ?? ""), set aside: \($0.reason)"
+            if let aside {
+                return
+                    "plugin '\(aside.plugin)' declares a route for \(request)\(aside.key.module.map { " from \($0)" } ?? ""), set aside: \(aside.reason)"
             }
+            // One of a plugin the manifest excludes whole.
+            for plugin in composition.plugins {
+                guard case .excluded(let place) = plugin.state,
+                    plugin.probe?.routes.contains(where: { $0.request == request && $0.childFlow == nil }) == true
+                else { continue }
+                return "plugin '\(plugin.name)' declares a route for \(request), but is excluded by \(place)"
+            }
+            return nil
         }
         for plugin in host.registry.pluginNames where host.registry.isInUse(plugin) {
             guard case .loaded(let loaded)? = host.registry.status(of: plugin) else { continue }

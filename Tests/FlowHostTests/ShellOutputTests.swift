@@ -243,6 +243,22 @@ struct ShellOutputTests {
                         + "aside: excluded by exclude.routes[0]"))
     }
 
+    /// The same for the routes of a plugin the manifest excludes whole: they said only `no route handles`
+    /// (found by a trial), where an excluded route said why.
+    @Test func aRouteOfAnExcludedPluginSaysItIsExcluded() throws {
+        let lab = try DropInLab(members: #""exclude": {"plugins": ["settings"]}"#)
+        try lab.add("libAuthPlugin.so")
+        try lab.add("libSettingsPlugin.so")
+        let shell = HostShell(host: try lab.host())
+        _ = shell.start()
+
+        #expect(
+            shell.execute("send settings.show").status
+                == .error(
+                    "no route handles settings.show; plugin 'settings' declares a route for settings.show, but is "
+                        + "excluded by exclude.plugins[0]"))
+    }
+
     @Test func aRequestRoutedOnlyInsideAChildFlowSaysWhichFlowAndPlugin() throws {
         let shell = try demo()
 
