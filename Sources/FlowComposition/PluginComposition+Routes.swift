@@ -60,9 +60,10 @@ extension PluginComposition {
                         if unavailableRoutes[key] == nil { unavailableRoutes[key] = (name, error) }
                     case .removed:
                         // Its file may be there, written over by another plugin's library: what it holds is said.
+                        // The error names the file first (`FILE: plugin ...`), so the line does not name it again.
                         let gone =
                             if let holder = self.plugin(at: plugin.library, other: name) {
-                                "plugin '\(name)' is no longer discovered: its library \(plugin.library) now holds plugin '\(holder)'"
+                                "plugin '\(name)' is no longer discovered: its library now holds plugin '\(holder)'"
                             } else {
                                 "plugin '\(name)' was removed from \(plugin.directory ?? "its directory") while flowhost ran"
                             }
