@@ -4,9 +4,6 @@ import FlowManifest
 import HostSupport
 import PluginLoading
 
-/// ``Host/typeName(of:)``'s names, by type.
-@MainActor private var serviceTypeNames: [ObjectIdentifier: String] = [:]
-
 /// A running flow host: the manifest's routes in a ``BaseFlowCoordinator`` whose managers come from
 /// plugins loaded on demand.
 ///
@@ -303,48 +300,6 @@ package final class Host {
         return registry.declares(plugin) ? plugin : nil
     }
 
-    /// `event` with any service named as the manifest names it (`auth.Session`) rather than by its type
-    /// (`SessionService`), which is all FlowKit knows.
-    func namingServices(_ event: FlowEvent) -> FlowEvent {
-        switch event {
-        case .serviceStarted(let type): .serviceStarted(serviceName(ofType: type))
-        case .serviceStopped(let type): .serviceStopped(serviceName(ofType: type))
-        case .lifecycleDelivered(let lifecycleEvent, let type):
-            .lifecycleDelivered(lifecycleEvent, to: serviceName(ofType: type))
-        case .serviceProblem(let problem): .serviceProblem(namingService(problem))
-        default: event
-        }
-    }
-
-    /// `problem` with its service named as the manifest names it.
-    func namingService(_ problem: ServiceProblem) -> ServiceProblem {
-        var problem = problem
-        problem.service = serviceName(ofType: problem.service)
-        return problem
-    }
-
-    /// The manifest name of the running service whose type is called `type`; several names joined with
-    /// "or" when services of different plugins share a type name; `type` itself when none matches.
-    func serviceName(ofType type: String) -> String {
-        let names = runningServices.filter { Self.typeName(of: $0.service) == type }.map(\.ref)
-        return names.isEmpty ? type : names.map(\.reportedName).joined(separator: " or ")
-    }
-
-    /// The name of `service`'s type, as `String(describing:)` writes it, and as FlowKit names the service in
-    /// its events.
-    ///
-    /// Written once per type for the whole process and kept: `String(describing:)` of a type reflects on it,
-    /// some ten thousand instructions, and every service event compares every running service's type name
-    /// (a `--subjects` run spent a tenth of its time here). A type never goes stale: a plugin's image stays
-    /// loaded for the life of the process, a reloaded plugin's types are other types.
-    static func typeName(of service: any CoordinatorServiceProtocol) -> String {
-        let type = Swift.type(of: service)
-        if let known = serviceTypeNames[ObjectIdentifier(type)] { return known }
-        let name = String(describing: type)
-        serviceTypeNames[ObjectIdentifier(type)] = name
-        return name
-    }
-
     /// The coordinator's routing table for `manifest`.
     func mapping(for manifest: Manifest) -> RequestCoordinatorMappingDictionary {
         var mapping = RequestCoordinatorMappingDictionary()
@@ -367,47 +322,5 @@ package final class Host {
         }
         addFailingRoutes(to: &mapping)
         return mapping
-    }
-}
-
-/// A link to one plugin's manager: resolves through the registry on first use, and again only when the
-/// plugin's generation changes, which is how a reload switches every route at once.
-@MainActor
-final class ManagerBinding {
-    let plugin: String
-    let manager: String
-    private let registry: PluginRegistry
-    /// The plugin's slot as last looked up, valid while the registry's slots are the same.
-    ///
-    /// This and ``cached`` are not checked for exclusivity at run time (read on every request): private,
-    /// only read or assigned whole in ``resolve()`` on the main actor, never passed `inout` nor accessed
-    /// across a call, so no two accesses to either can overlap.
-    @exclusivity(unchecked) private var slot: (version: Int, slot: PluginRegistry.Slot)?
-    /// What the manager resolved to, valid while the plugin's generation is the same.
-    @exclusivity(unchecked) private var cached: (generation: Int, resolved: ManagerFactory.Resolved)?
-
-    init(plugin: String, manager: String, registry: PluginRegistry) {
-        self.plugin = plugin
-        self.manager = manager
-        self.registry = registry
-    }
-
-    /// `plugin.Manager`, as outcomes report it.
-    var reportedName: String { "\(plugin).\(manager)" }
-
-    func resolve() throws -> ManagerFactory.Resolved {
-        let slot: PluginRegistry.Slot
-        if let kept = self.slot, kept.version == registry.slotsVersion {
-            slot = kept.slot
-        } else if let found = registry.slot(plugin) {
-            slot = found
-            self.slot = (registry.slotsVersion, found)
-        } else {
-            throw PluginLoadError(file: registry.manifest.path, kind: .notFound, message: "no plugin named '\(plugin)'")
-        }
-        if let cached, cached.generation == slot.generation { return cached.resolved }
-        let resolved = try registry.manager(manager, in: plugin).resolve()
-        cached = (slot.generation, resolved)
-        return resolved
     }
 }
