@@ -6,6 +6,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -160,7 +161,38 @@ static volatile sig_atomic_t forked_child;
 
 static void note_fork_caller(void) { fork_frame_count = backtrace(fork_frames, 32); }
 
-static void note_forked_child(void) { forked_child = 1; }
+// The descriptors a forked child closes as it begins (flowhost_close_in_forked_children), each plus one: 0 is a
+// free slot. Atomic: a thread of plugin code may fork while the main thread adds or takes one.
+#define CLOSED_IN_FORKED_CHILDREN 8
+static _Atomic int closed_in_forked_children[CLOSED_IN_FORKED_CHILDREN];
+
+static void note_forked_child(void) {
+    forked_child = 1;
+    for (int slot = 0; slot < CLOSED_IN_FORKED_CHILDREN; slot++) {
+        int descriptor = atomic_load(&closed_in_forked_children[slot]) - 1;
+        if (descriptor >= 0) close(descriptor);  // close(2) is async-signal-safe, as a child of a fork needs.
+    }
+}
+
+int flowhost_close_in_forked_children(int descriptor) {
+    if (descriptor < 0) {
+        errno = EBADF;
+        return -1;
+    }
+    for (int slot = 0; slot < CLOSED_IN_FORKED_CHILDREN; slot++) {
+        int free = 0;
+        if (atomic_compare_exchange_strong(&closed_in_forked_children[slot], &free, descriptor + 1)) return 0;
+    }
+    errno = ENOSPC;
+    return -1;
+}
+
+void flowhost_keep_in_forked_children(int descriptor) {
+    for (int slot = 0; slot < CLOSED_IN_FORKED_CHILDREN; slot++) {
+        int held = descriptor + 1;
+        atomic_compare_exchange_strong(&closed_in_forked_children[slot], &held, 0);
+    }
+}
 
 int flowhost_watch_forks(void) {
     static int watching;

@@ -59,7 +59,9 @@ package final class TraceWriter {
         self.path = path
         self.maxLineLength = maxLineLength
         switch OutputFile.openEmptied(path, mode: 0o666, sparing: sparing) {
-        case .success(let opened): descriptor = opened
+        case .success(let opened):
+            descriptor = opened
+            ForkedChild.closeInChildren(opened)  // a helper plugin code forks and leaves running holds no lock
         case .failure(let refusal): throw TraceError("cannot write the trace: \(refusal.reason)", file: path)
         }
         sharesFile = false
@@ -78,6 +80,7 @@ package final class TraceWriter {
         self.path = path
         self.maxLineLength = maxLineLength
         self.descriptor = descriptor
+        ForkedChild.closeInChildren(descriptor)
         sharesFile = true
         givenFile = DescriptorIdentity(descriptor: descriptor)
         buffer = []
@@ -206,7 +209,12 @@ package final class TraceWriter {
     package func stopQuietly(_ failure: TraceError) {
         guard descriptor >= 0 else { return }
         self.failure = failure
-        if sharesFile { stoppedDescriptor = descriptor } else { Glibc.close(descriptor) }
+        if sharesFile {
+            stoppedDescriptor = descriptor
+        } else {
+            ForkedChild.keepInChildren(descriptor)
+            Glibc.close(descriptor)
+        }
         descriptor = -1
     }
 
@@ -221,7 +229,10 @@ package final class TraceWriter {
     /// place is left open.
     package func close() {
         flush()
-        for open in [descriptor, stoppedDescriptor] where open >= 0 && !isReplaced(open) { Glibc.close(open) }
+        for open in [descriptor, stoppedDescriptor] where open >= 0 {
+            ForkedChild.keepInChildren(open)
+            if !isReplaced(open) { Glibc.close(open) }
+        }
         descriptor = -1
         stoppedDescriptor = -1
     }

@@ -19,6 +19,21 @@ package enum ForkedChild {
     /// Whether this process is a child of the host made by `fork` (not `posix_spawn`, which the host uses).
     package static var isThisProcess: Bool { flowhost_is_forked_child() != 0 }
 
+    /// Has a child that plugin code forks close `descriptor` as it begins (``watch()``), until
+    /// ``keepInChildren(_:)``: one the host holds a lock through, as it does its trace's. A `flock` belongs to
+    /// the open file, which a child shares until it closes its copy: a helper left running (a daemon that puts
+    /// its standard descriptors on `/dev/null` and keeps the rest) held the trace's lock after the host ended,
+    /// and the next run was refused the file. At most 8 at once; whether it will.
+    @discardableResult
+    package static func closeInChildren(_ descriptor: Int32) -> Bool {
+        flowhost_close_in_forked_children(descriptor) == 0
+    }
+
+    /// Undoes ``closeInChildren(_:)``: before the host closes `descriptor`, whose number another file may take.
+    package static func keepInChildren(_ descriptor: Int32) {
+        flowhost_keep_in_forked_children(descriptor)
+    }
+
     /// The plugin whose code called `fork`: the first of the forking thread's return addresses that is in a
     /// plugin's image; `nil` when none is, or when a thread held the images' lock as the process forked.
     package static func forker() -> (plugin: String, library: String)? {

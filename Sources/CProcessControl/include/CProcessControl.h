@@ -3,7 +3,8 @@
 // memfd_create(2) and tgkill(2), which glibc before 2.27 and 2.30 lacks; and sigaction(2)'s SIG_IGN and
 // SA_NOCLDWAIT, which Swift sees only as casts and numbers; and a lock around SIGCHLD's disposition while the
 // host waits for a probe; and a note of each fork(2), to tell a child plugin code forked that came back into
-// the host's code; and the host's own signal actions, to put back those plugin code replaced.
+// the host's code, and to close in it the descriptors it must not keep; and the host's own signal actions, to
+// put back those plugin code replaced.
 #pragma once
 #include <signal.h>
 #include <sys/types.h>
@@ -66,6 +67,16 @@ int flowhost_watch_forks(void);
 
 /// 1 in a process made by fork(2) since flowhost_watch_forks(), from a process that watched forks; else 0.
 int flowhost_is_forked_child(void);
+
+/// Has a child made by fork(2) (once flowhost_watch_forks() watches them) close `descriptor` as it begins: one
+/// the host holds a lock through (a `flock` belongs to the open file, which a child shares until it closes its
+/// copy), that a helper plugin code forks and leaves running would otherwise keep after the host ended. At most
+/// 8 at once; returns 0, or -1 with errno set (EBADF, ENOSPC).
+int flowhost_close_in_forked_children(int descriptor);
+
+/// Undoes flowhost_close_in_forked_children(descriptor): before the host closes it, since another file may take
+/// its number.
+void flowhost_keep_in_forked_children(int descriptor);
 
 /// Copies at most `capacity` of the return addresses the thread that made this process had as it called
 /// fork(2), innermost first, to `frames`; returns how many.

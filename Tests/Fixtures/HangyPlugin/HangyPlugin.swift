@@ -5,11 +5,11 @@ import Synchronization
 
 // A test fixture for `flowhost run --supervise`: a plugin that loads and describes itself cleanly (so
 // probing passes it) but whose managers misbehave in every way that is not a crash: they spin, stop the
-// host, close its descriptors, fork a child that holds them, forge the supervisor's messages, call
-// `exit` on a background thread, change the process's working directory (or leave a thread that keeps
-// changing it, Roaming.swift), `HOME` or file creation mask, print half a line, or ignore SIGCHLD (or reap
-// every child in a handler, and count what it hears); a service of it stops only when the test says so. The
-// ones that come back present a module named after the manager.
+// host, close its descriptors, fork a child that holds them (or a daemon, Daemon.swift), forge the
+// supervisor's messages, call `exit` on a background thread, change the process's working directory (or leave
+// a thread that keeps changing it, Roaming.swift), `HOME` or file creation mask, print half a line, or ignore
+// SIGCHLD (or reap every child in a handler, and count what it hears); a service of it stops only when the
+// test says so. The ones that come back present a module named after the manager.
 
 /// Presents `module`, the manager's sign that it returned.
 @MainActor
@@ -388,7 +388,7 @@ public func flowkitPluginEntry() -> UnsafeRawPointer {
                 ManagerFactory("IgnoreChildren", IgnoreChildrenManager.self),
                 ManagerFactory("ReapChildren", ReapChildrenManager.self),
                 ManagerFactory("ForkReturn", ForkReturnManager.self),
-                ManagerFactory("ForkExit", ForkExitManager.self),
+                ManagerFactory("ForkExit", ForkExitManager.self), ManagerFactory("Daemon", DaemonManager.self),
                 ManagerFactory("CountChildSignals", CountChildSignalsManager.self),
                 ManagerFactory("ChildSignals", ChildSignalsManager.self),
             ],
