@@ -67,7 +67,7 @@ extension PluginComposition {
             }
             let redirect = declaredGuard.redirect.name.rawValue
             if !routed.contains(redirect) {
-                let nearest = Suggestion.closest(to: redirect, among: routed).map { " (did you mean '\($0)'?)" } ?? ""
+                let nearest = unroutedHint(redirect, among: routed)
                 problems.append(
                     declarationProblem(
                         plugin,
@@ -96,7 +96,7 @@ extension PluginComposition {
                 continue
             }
             if let first = link.requests.first?.name.rawValue, !routed.contains(first) {
-                let nearest = Suggestion.closest(to: first, among: routed).map { " (did you mean '\($0)'?)" } ?? ""
+                let nearest = unroutedHint(first, among: routed)
                 problems.append(
                     declarationProblem(
                         plugin,
@@ -105,6 +105,15 @@ extension PluginComposition {
             }
         }
         return DeepLinkMapping(routes)
+    }
+
+    /// Why `request`, which a declared guard redirects to or a declared deep link starts with, has no route in
+    /// `routed`, in brackets: the declared route for it the manifest set aside (` (plugin 'auth' declares a route
+    /// for auth.signIn, set aside: excluded by exclude.routes[0])`, ``setAsideNotes``), rather than the nearest
+    /// routed name, which would read as a typo to fix; else that name (` (did you mean 'auth.signOut'?)`).
+    private func unroutedHint(_ request: String, among routed: Set<String>) -> String {
+        if let note = setAside.first(where: { $0.key.request.rawValue == request })?.note { return " (\(note))" }
+        return Suggestion.closest(to: request, among: routed).map { " (did you mean '\($0)'?)" } ?? ""
     }
 
     /// A problem of what `plugin` declares, in its library's name.

@@ -182,7 +182,8 @@ extension PluginComposition {
         return blamingUnreadDirectories(
             declared.unroutedStarts(
                 routedFromApp: Set(fromApp.map(\.request.rawValue)), routed: Set(keys.map(\.request.rawValue)),
-                fromModules: Manifest.modulesRouting(keys.lazy.map { ($0.request.rawValue, $0.module?.rawValue) })))
+                fromModules: Manifest.modulesRouting(keys.lazy.map { ($0.request.rawValue, $0.module?.rawValue) }),
+                setAside: setAsideNotes))
     }
 
     /// `errors`, each a request no route handles, with a note of the `discover` entries whose directory could
@@ -207,7 +208,7 @@ extension PluginComposition {
     /// ``ManifestError/Kind/badGuard`` errors the parser leaves to discovery, worded alike. The guards plugins
     /// declare are checked as they are composed, as plugin problems (``PluginLoadError/Kind/unroutedRedirect``).
     package var unroutedRedirects: [ManifestError] {
-        blamingUnreadDirectories(declared.unroutedRedirects(routed: handledRequests))
+        blamingUnreadDirectories(declared.unroutedRedirects(routed: handledRequests, setAside: setAsideNotes))
     }
 
     /// The manifest's own deep links whose first step no route it composes to handles: the
@@ -216,7 +217,7 @@ extension PluginComposition {
     /// plugins declare are checked as they are composed, as plugin problems
     /// (``PluginLoadError/Kind/unroutedDeepLink``).
     package var unroutedDeepLinks: [ManifestError] {
-        blamingUnreadDirectories(declared.unroutedDeepLinks(routed: handledRequests))
+        blamingUnreadDirectories(declared.unroutedDeepLinks(routed: handledRequests, setAside: setAsideNotes))
     }
 
     /// The routes that handle a request in the composition: those it routes, and those that fail (a
@@ -226,6 +227,18 @@ extension PluginComposition {
             ($0.request.rawValue, $0.module?.rawValue ?? "") < ($1.request.rawValue, $1.module?.rawValue ?? "")
         }
         return manifest.routes.map { RouteKey($0.request, from: $0.module) } + failing
+    }
+
+    /// Why each request whose declared route the composition set aside has that route no more, by request: the
+    /// first such route's ``SetAside/note`` (`plugin 'auth' declares a route for auth.signIn, set aside: excluded
+    /// by exclude.routes[0]`). An error about a request no route handles says it rather than a name that looks
+    /// alike, which would read as a typo to fix.
+    var setAsideNotes: [String: String] {
+        var notes: [String: String] = [:]
+        for aside in setAside where notes[aside.key.request.rawValue] == nil {
+            notes[aside.key.request.rawValue] = aside.note
+        }
+        return notes
     }
 
     /// The requests the composition's routes handle (those it routes and those that fail), from any module.

@@ -136,6 +136,12 @@ package struct PluginComposition: Sendable {
         package var plugin: String
         package var manager: String
         package var reason: Reason
+
+        /// `plugin 'auth' declares a route for auth.signIn, set aside: excluded by exclude.routes[0]` (`... for
+        /// auth.signIn from settings, ...` for a route from a module).
+        package var note: String {
+            "plugin '\(plugin)' declares a route for \(key.request)\(key.module.map { " from \($0)" } ?? ""), set aside: \(reason)"
+        }
     }
 
     /// The manifest as the host runs it: the declared one with the discovered plugins (their libraries by

@@ -97,20 +97,24 @@ extension Manifest {
     /// - Parameter routed: Every routed request, from any module.
     /// - Returns: One error per deep link of ``deepLinks`` whose first step `routed` lacks, in the manifest's
     ///   order.
-    package func unroutedDeepLinks(routed: Set<String>) -> [ManifestError] {
+    package func unroutedDeepLinks(routed: Set<String>, setAside: [String: String] = [:]) -> [ManifestError] {
         deepLinks.routes.enumerated().compactMap { index, link in
             guard let first = link.steps.first?.name.rawValue, !routed.contains(first) else { return nil }
             return ManifestError(
                 file: path, path: "deepLinks[\(index)].requests[0]", kind: .badDeepLink,
-                message: Self.unroutedDeepLinkMessage(first, routed: routed))
+                message: Self.unroutedDeepLinkMessage(first, routed: routed, setAside: setAside))
         }
     }
 
     /// What a ``ManifestError/Kind/badDeepLink`` says of a deep link whose first step, `request`, no route
     /// handles, with the nearest of `routed` as a hint:
-    /// `no route handles "catalog.detial", the deep link's first step; did you mean "catalog.detail"?`.
-    static func unroutedDeepLinkMessage(_ request: String, routed: Set<String>) -> String {
-        let hint = Suggestion.closest(to: request, among: routed).map { "did you mean \(quoted($0))?" }
+    /// `no route handles "catalog.detial", the deep link's first step; did you mean "catalog.detail"?`; or why
+    /// its declared route is not routed, when `setAside` has it (``unroutedRedirectMessage(_:routed:setAside:)``).
+    static func unroutedDeepLinkMessage(_ request: String, routed: Set<String>, setAside: [String: String] = [:])
+        -> String
+    {
+        let hint =
+            setAside[request] ?? Suggestion.closest(to: request, among: routed).map { "did you mean \(quoted($0))?" }
         return "no route handles \(quoted(request)), the deep link's first step; "
             + (hint
                 ?? "a link's first step must be a request the routes handle (later steps may be routed by the child flows earlier ones open)")

@@ -145,22 +145,31 @@ extension Manifest {
     /// routes it composes to, once its directories are read (``PluginComposition``). The guards plugins
     /// declare are checked there too, as plugin problems.
     ///
-    /// - Parameter routed: Every routed request, from any module.
+    /// - Parameters:
+    ///   - routed: Every routed request, from any module.
+    ///   - setAside: Why a request's declared route is not routed, by request, said rather than the nearest
+    ///     routed name (``unroutedRedirectMessage(_:routed:setAside:)``).
     /// - Returns: One error per guard of `guards` whose redirect `routed` lacks, in the manifest's order.
-    package func unroutedRedirects(routed: Set<String>) -> [ManifestError] {
+    package func unroutedRedirects(routed: Set<String>, setAside: [String: String] = [:]) -> [ManifestError] {
         guards.enumerated().compactMap { index, redirectGuard in
             let request = redirectGuard.redirect.name.rawValue
             guard !routed.contains(request) else { return nil }
             return ManifestError(
                 file: path, path: "guards[\(index)].redirect", kind: .badGuard,
-                message: Self.unroutedRedirectMessage(request, routed: routed))
+                message: Self.unroutedRedirectMessage(request, routed: routed, setAside: setAside))
         }
     }
 
     /// What a ``ManifestError/Kind/badGuard`` says of a redirect to `request` that no route handles, with the
-    /// nearest of `routed` as a hint: `no route handles "auth.sigIn"; did you mean "auth.signIn"?`.
-    static func unroutedRedirectMessage(_ request: String, routed: Set<String>) -> String {
-        let hint = Suggestion.closest(to: request, among: routed).map { "did you mean \(quoted($0))?" }
+    /// nearest of `routed` as a hint: `no route handles "auth.sigIn"; did you mean "auth.signIn"?`; or, when
+    /// `setAside` has the request, why its declared route is not routed, which a name that looks alike would
+    /// only hide (`no route handles "auth.signIn"; plugin 'auth' declares a route for auth.signIn, set aside:
+    /// excluded by exclude.routes[0]`).
+    static func unroutedRedirectMessage(_ request: String, routed: Set<String>, setAside: [String: String] = [:])
+        -> String
+    {
+        let hint =
+            setAside[request] ?? Suggestion.closest(to: request, among: routed).map { "did you mean \(quoted($0))?" }
         return "no route handles \(quoted(request)); \(hint ?? "a redirect must be a request the routes handle")"
     }
 }

@@ -35,6 +35,7 @@ extension HostShell {
         var nesting = RequestNesting()
         var lines: [String] = []
         var opened: [Int?] = []  // the line of each request under way, innermost last
+        var redirectLines: Set<Int> = []  // those of requests a guard redirected
         var lastStandaloneFailure: Int?  // the line of the last top-level request that no manager took
         var reportedFailures: [Int] = []  // the lines of all of them, when a report restates them
         var plugins: [String?] = []  // the plugin of each request under way, innermost last
@@ -58,10 +59,18 @@ extension HostShell {
             case .flow(.handling), .flow(.redirecting): opens = true
             default: opens = false
             }
-            if place.closes, let line = opened.popLast() ?? nil, case .flow(.failed(let request, _, let error)) = event
+            if place.closes, let line = opened.popLast() ?? nil,
+                case .flow(.failed(let request, let module, let error)) = event
             {
                 let reason = reported && place.depth == 0 ? "" : ": \(error.message)"
-                lines[line] = lines[line].replacingFirst(": handled by ", with: ": failed in ") + reason
+                if redirectLines.contains(line) {
+                    // Its redirect did not get through (no route, or its manager failed): the request failed, as
+                    // the error says; the line said it was redirected, and the error after it, which says so too.
+                    let indent = String(repeating: "  ", count: place.depth)
+                    lines[line] = "\(indent)\(request.name) from \(module): failed" + reason
+                } else {
+                    lines[line] = lines[line].replacingFirst(": handled by ", with: ": failed in ") + reason
+                }
                 if place.depth == 0, let handler = topLevelHandler {
                     managerFailure = ManagerFailureLine(
                         request: request.name.rawValue, line: line, handler: handler, cause: error.message,
@@ -85,6 +94,7 @@ extension HostShell {
                 continue
             }
             if opens { opened.append(lines.count) }
+            if case .flow(.redirecting) = event { redirectLines.insert(lines.count) }
             switch event {
             case .flow(.unhandled), .flow(.failed):
                 lastStandaloneFailure = place.depth == 0 ? lines.count : nil
@@ -132,6 +142,17 @@ extension HostShell {
             default: return nil
             }
         }
+    }
+
+    /// The last request among `events` made at the top level (not by a manager while it handled another, nor a
+    /// guard's redirect within it) that no route took, with its sender.
+    func lastUnhandledTopLevelRequest(in events: [FlowEvent]) -> (name: CoordinationRequestName, from: Coordinated)? {
+        var nesting = RequestNesting()
+        var last: (name: CoordinationRequestName, from: Coordinated)?
+        for flow in events where nesting.enter(flow).depth == 0 {
+            if let unhandled = flow.unhandledRequest { last = unhandled }
+        }
+        return last
     }
 
     /// The line for `event`; `nil` for a `handled` that closes a request whose line is already printed.

@@ -56,10 +56,7 @@ extension HostShell {
             let aside = composition.setAside.first {
                 $0.key.request == request && ($0.key.module == nil || sender == nil || $0.key.module == sender)
             }
-            if let aside {
-                return
-                    "plugin '\(aside.plugin)' declares a route for \(request)\(aside.key.module.map { " from \($0)" } ?? ""), set aside: \(aside.reason)"
-            }
+            if let aside { return aside.note }
             // One of a plugin the manifest excludes whole.
             for plugin in composition.plugins {
                 guard case .excluded(let place) = plugin.state,

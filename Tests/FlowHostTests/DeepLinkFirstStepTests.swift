@@ -55,7 +55,8 @@ struct DeepLinkFirstStepTests {
         #expect(
             validate.errorLines.contains(
                 "\(library): plugin 'catalog' declares deep link 'demo://items/new' whose first step 'catalog.create' "
-                    + "no route handles; the link fails at that step until one does"), "\(validate.errorLines)")
+                    + "no route handles (plugin 'catalog' declares a route for catalog.create, set aside: excluded by "
+                    + "exclude.routes[0]); the link fails at that step until one does"), "\(validate.errorLines)")
         #expect(json.standardOutput.contains(#""kind": "unroutedDeepLink""#))
     }
 }
