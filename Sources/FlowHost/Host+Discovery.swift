@@ -106,7 +106,11 @@ extension Host {
         }
         sayAdopted(events)
         for name in changedInPlace {
-            if let failure = next.plugin(named: name)?.probeFailure, !failure.isIncompleteFile {
+            let failure = next.plugin(named: name)?.probeFailure
+            // A probe refuses with none of these kinds: the composition refused the build it probed.
+            let forDeclarations = failure.map { [.droppedRoute, .unknownManager, .unknownService].contains($0.kind) }
+            if forDeclarations != true { registry.forgetDeclarationRefusal(of: name) }
+            if let failure, !failure.isIncompleteFile {
                 // A change of the file, said here: the tries of an earlier one stop.
                 noteWatchedChange(of: name)
                 // Its probe refused it (it crashed, hung, is quarantined, ...): not opened in this process. One
@@ -118,9 +122,11 @@ extension Host {
                     events.append(event)
                     continue
                 }
-                // A probe refuses with none of these kinds: the composition refused the build it probed.
-                let forDeclarations = [.droppedRoute, .unknownManager, .unknownService].contains(failure.kind)
-                let event = watchedRefusal(of: name, failure, forDeclarations: forDeclarations)
+                // One build refused for what it declares is said once, however many file events it lands as.
+                if forDeclarations == true, !registry.takeDeclarationRefusal(of: name, failure, probing: probing) {
+                    continue
+                }
+                let event = watchedRefusal(of: name, failure, forDeclarations: forDeclarations == true)
                 onEvent?(event)
                 events.append(event)
             } else {

@@ -92,6 +92,7 @@ extension PluginRegistry {
         slot.refusedBuild = nil
         slot.watchedAttempt = nil
         slot.saidRefusal = nil
+        slot.saidDeclarationRefusal = nil
         return .reloaded(generation: slot.images)
     }
 
@@ -105,6 +106,35 @@ extension PluginRegistry {
         slot.watchedAttempt = nil
         guard error.isOfTheBytes, libraryFingerprint(of: slot) == attempt.fingerprint else { return }
         slot.refusedBuild = attempt
+    }
+
+    /// Takes the refusal `error` that discovery gave the changed library of plugin `name`, loaded, for what the
+    /// build declares (a route to a manager it does not export, a route the manifest sends dropped): whether to
+    /// say it. One build is several file events (a linker removes the file, makes it anew, writes and closes
+    /// it), and each reads the directory again: the refusal is remembered with the fingerprint of the bytes
+    /// refused, and the same refusal of the same bytes is not said again, as a watched reload's is not
+    /// (``noteRefusedBuild(of:_:)``). Only when the file's stamp is still `stamp`, taken before discovery
+    /// probed it: the bytes read then are the ones refused. A generation loaded since forgets it.
+    ///
+    /// - Parameter stamp: The stamp of the library's file before discovery probed it; `nil` if unknown.
+    package func takeDeclarationRefusal(of name: String, _ error: PluginLoadError, probing stamp: FileIdentity?)
+        -> Bool
+    {
+        guard let slot = slots[name] else { return true }
+        let said = slot.saidDeclarationRefusal
+        slot.saidDeclarationRefusal = nil
+        guard let stamp, let source = sourcePath(of: name), FileIdentity(path: source) == stamp,
+            let fingerprint = try? PluginCopy(reading: source, allowInsecure: true).fingerprint,
+            FileIdentity(path: source) == stamp
+        else { return true }
+        slot.saidDeclarationRefusal = (fingerprint, error)
+        return said?.fingerprint != fingerprint || said?.error != error
+    }
+
+    /// Forgets the build ``takeDeclarationRefusal(of:_:probing:)`` last refused for plugin `name`: its library
+    /// changed to other bytes since, so that build back is refused, and said, again.
+    package func forgetDeclarationRefusal(of name: String) {
+        slots[name]?.saidDeclarationRefusal = nil
     }
 
     /// Whether `error`, refusing a watched change to the library of plugin `name`, was said already for the

@@ -52,6 +52,10 @@ package final class PluginRegistry {
         /// The build the running watched reload read, remembered as ``refusedBuild`` if it is refused
         /// (``PluginRegistry/noteRefusedBuild(of:_:)``).
         var watchedAttempt: RefusedBuild?
+        /// The build discovery last refused for what it declares while the plugin was loaded, by its bytes'
+        /// fingerprint, with the refusal said: the same build, refused the same, is not said again
+        /// (``PluginRegistry/takeDeclarationRefusal(of:_:probing:)``).
+        var saidDeclarationRefusal: (fingerprint: UInt64, error: PluginLoadError)?
         /// The refusal a watched change to the library last said, with the library's stamp then: the same
         /// refusal of the file as it still is is not said again (``PluginRegistry/isSaidRefusal(of:_:)``).
         var saidRefusal: (error: PluginLoadError, stamp: FileIdentity)?

@@ -1,4 +1,5 @@
 import FlowKit
+import Glibc
 import Testing
 
 @testable import FlowComposition
@@ -30,6 +31,34 @@ struct BrokenRebuildReloadTests {
         #expect(host.stats.refusedReloads == 1)
         #expect(host.registry.servingGeneration(of: "greeter") == 1)
         #expect(host.coordinator.requestCoordination("bye", from: .app) == .handled(manager: "greeter.Farewell"))
+    }
+
+    /// One build is several file events (a linker removes the file, makes it anew and writes it, then closes
+    /// it): its refusal is said and counted once, as a listed plugin's refused reload is. It was said at each
+    /// event (found by a trial: twice or three times for one `swift build`).
+    @Test func oneBrokenBuildIsRefusedOnceHoweverManyFileEventsItLandsAs() throws {
+        let lab = try DropInLab()
+        let library = try lab.add("libGreeterPluginV2.so", as: "libGreeter.so")
+        let host = try lab.host()
+        #expect(host.coordinator.requestCoordination("bye", from: .app) == .handled(manager: "greeter.Farewell"))
+
+        try lab.add("libGreeterPluginV3.so", as: "libGreeter.so")
+        let first = host.rediscover(changed: library).map(\.description)
+        // The same bytes, the file touched again (the linker's close).
+        try #require(utimes(library, nil) == 0)
+        let second = host.rediscover(changed: library).map(\.description)
+
+        #expect(first.filter { $0.hasPrefix("reload refused: ") }.count == 1, "\(first)")
+        #expect(second.isEmpty, "\(second)")
+        #expect(host.stats.refusedReloads == 1)
+        #expect(host.registry.servingGeneration(of: "greeter") == 1)
+
+        // Another build refused for the same reason is a refusal of its own.
+        try lab.add("libGreeterPluginV1.so", as: "libGreeter.so")
+        _ = host.rediscover(changed: library)
+        try lab.add("libGreeterPluginV3.so", as: "libGreeter.so")
+        let again = host.rediscover(changed: library).map(\.description)
+        #expect(again.filter { $0.hasPrefix("reload refused: ") }.count == 1, "\(again)")
     }
 
     @Test func aPluginNotLoadedYetKeepsTheRoutesOfItsLastGoodBuild() throws {
