@@ -270,6 +270,7 @@ extension Host {
         let kept = Set(manifest.services)
         var stopped: [String] = []
         for (ref, service) in runningServices.reversed() where !kept.contains(ref) {
+            stoppedServiceNames[Self.typeName(of: service)] = ref.reportedName
             coordinator.removeService(service)
             stopped.append(ref.reportedName)
         }

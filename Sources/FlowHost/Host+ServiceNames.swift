@@ -27,10 +27,13 @@ extension Host {
     }
 
     /// The manifest name of the running service whose type is called `type`; several names joined with
-    /// "or" when services of different plugins share a type name; `type` itself when none matches.
+    /// "or" when services of different plugins share a type name; else that of the service of that type the
+    /// host stopped last, whose entry or plugin went (an ``AsyncCoordinatorService`` stops in the background,
+    /// and says so once it is no longer running); `type` itself when none matches.
     func serviceName(ofType type: String) -> String {
         let names = runningServices.filter { Self.typeName(of: $0.service) == type }.map(\.ref)
-        return names.isEmpty ? type : names.map(\.reportedName).joined(separator: " or ")
+        guard names.isEmpty else { return names.map(\.reportedName).joined(separator: " or ") }
+        return stoppedServiceNames[type] ?? type
     }
 
     /// The name of `service`'s type, as `String(describing:)` writes it, and as FlowKit names the service in
