@@ -92,6 +92,7 @@ extension PluginComposition {
                 routes.append(try link.route())
             } catch {
                 deepLinkSources[link.pattern] = nil
+                malformedDeepLinks.append((plugin, link.pattern, error.message))
                 problems.append(declarationProblem(plugin, "declares a deep link that is not added: \(error.message)"))
                 continue
             }

@@ -163,6 +163,9 @@ package struct PluginComposition: Sendable {
     package internal(set) var conflictingGuards: [ConflictingGuard] = []
     /// Declared guards and deep links not taken as declared.
     package internal(set) var declarationsSetAside: [DeclarationSetAside] = []
+    /// The deep links plugins declare whose pattern does not parse, which are not added: each with its
+    /// plugin and why (``setAsideDeepLinkHint(for:)``).
+    package internal(set) var malformedDeepLinks: [(plugin: String, pattern: String, error: String)] = []
     /// Routes that fail with an error when used: conflicts, and routes of refused or removed plugins.
     package internal(set) var failing: [RouteKey: PluginLoadError] = [:]
     /// Every problem, one line each: libraries that cannot be probed, conflicts, unmet requirements.

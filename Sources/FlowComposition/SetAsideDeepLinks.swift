@@ -3,11 +3,13 @@ import FlowManifest
 
 /// Why a URL that no deep link in force matches would have matched one a plugin declares: the declaration
 /// was set aside (two plugins declaring the pattern differently, the manifest's `exclude.deepLinks`, a
-/// refused or removed plugin), which `validate` and the start of `run` said once, long before the person
-/// typed `open URL`.
+/// refused or removed plugin) or its pattern does not parse, which `validate` and the start of `run` said
+/// once, long before the person typed `open URL`.
 extension PluginComposition {
     /// One clause per declared pattern that matches `url` and was set aside, naming the plugins and why,
-    /// each starting with `"; "`; empty when none was.
+    /// each starting with `"; "`; empty when none was. A pattern that does not parse matches nothing: one is
+    /// named when `url` begins with what it writes before its first capture (`notes://note/` of
+    /// `notes://note/{id:num}`).
     ///
     /// A pattern the manifest writes itself (overriding the plugins') is in force and left out here.
     ///
@@ -35,6 +37,13 @@ extension PluginComposition {
                 continue
             }
             said.insert(aside.key)
+        }
+        for malformed in malformedDeepLinks {
+            let literal = malformed.pattern.prefix { $0 != "{" }
+            guard !literal.isEmpty, url.hasPrefix(literal) else { continue }
+            let library = plugin(named: malformed.plugin)?.library ?? declared.path
+            clauses.append(
+                "plugin '\(malformed.plugin)' (\(library)) declares a deep link that is not added: \(malformed.error)")
         }
         return clauses.map { "; \($0)" }.joined()
     }
