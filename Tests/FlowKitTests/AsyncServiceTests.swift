@@ -74,6 +74,40 @@ struct AsyncServiceTests {
         gate.open(with: "release")
     }
 
+    /// A service whose start threw is asked to stop all the same, since it may hold what it took before it
+    /// failed, but no `serviceStopped` says it stopped: the host printed `service 'X' stopped` after `service
+    /// 'X' failed to start` (found by a trial). Replaced, it is not said to stop either; its replacement is.
+    @Test func aServiceThatFailedToStartIsAskedToStopButNotSaidToHaveStopped() async {
+        let log = Log()
+        let failing = FailingLoggedService(log: log)
+        let coordinator = BaseFlowCoordinator(services: [failing, AwaitingService("last", log: log)])
+        coordinator.serviceTimeout = Self.noTimeout
+        var events: [FlowEvent] = []
+        coordinator.onEvent = { events.append($0) }
+
+        #expect(await coordinator.startAndWait().count == 1)
+        await coordinator.stopAndWait()
+
+        #expect(log.entries == ["failing.start", "last.start", "last.stop", "failing.stop"])
+        #expect(!events.contains(.serviceStopped("FailingLoggedService")), "\(events)")
+        #expect(events.contains(.serviceStopped("AwaitingService")))
+
+        await coordinator.startAndWait()
+        events.removeAll()
+        let again = FailingLoggedService(log: log, fails: false)
+        coordinator.replaceService(failing, with: again)
+        await coordinator.serviceWorkDone()
+        coordinator.replaceService(again, with: FailingLoggedService(log: log))
+        await coordinator.serviceWorkDone()
+
+        #expect(
+            events == [
+                .serviceStarted("FailingLoggedService"), .serviceStopped("FailingLoggedService"),
+                .serviceProblem(
+                    ServiceProblem(service: "FailingLoggedService", kind: .startFailed(FlowError("no connection")))),
+            ])
+    }
+
     @Test func stoppingAndWaitingEndsTheWorkingManagersAndStopsChildrenFirst() async {
         let log = Log()
         let (parent, _) = BaseFlowCoordinator.withLog(
@@ -241,4 +275,24 @@ private final class ReportingService: AsyncCoordinatorService, StateHandoff {
 
     func exportState() -> JSONValue { .number(Double(counter)) }
     func importState(_ state: JSONValue) { counter = state.int ?? 0 }
+}
+
+/// An async service whose start throws (or, made with `fails: false`, does not), logging "failing.start" and
+/// "failing.stop".
+@MainActor
+private final class FailingLoggedService: AsyncCoordinatorService {
+    let log: Log
+    let fails: Bool
+
+    init(log: Log, fails: Bool = true) {
+        self.log = log
+        self.fails = fails
+    }
+
+    func start(with coordinator: any FlowCoordinator) async throws {
+        log.append("failing.start")
+        if fails { throw FlowError("no connection") }
+    }
+
+    func stop() async { log.append("failing.stop") }
 }

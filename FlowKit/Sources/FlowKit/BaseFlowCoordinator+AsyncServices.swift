@@ -79,11 +79,18 @@ extension BaseFlowCoordinator {
             case .failed(let error): ServiceProblem(service: name, kind: .startFailed(FlowError(wrapping: error)))
             case .timedOut: ServiceProblem(service: name, kind: .startTimedOut(serviceTimeout))
             }
+        if problem == nil {
+            servicesNotStarted.remove(ObjectIdentifier(awaited))
+        } else {
+            servicesNotStarted.insert(ObjectIdentifier(awaited))
+        }
         sink?(problem.map(FlowEvent.serviceProblem) ?? .serviceStarted(name))
         return problem
     }
 
-    /// Stops `service`, awaiting an async one at most ``serviceTimeout``, and reports how it went.
+    /// Stops `service`, awaiting an async one at most ``serviceTimeout``, and reports how it went. One whose
+    /// start threw or timed out is asked to stop all the same (it may hold what it took before it failed), but
+    /// no `serviceStopped` says so: the host printed `service 'X' stopped` after `service 'X' failed to start`.
     @discardableResult
     func stopService(_ service: any CoordinatorServiceProtocol) async -> ServiceProblem? {
         let name = Self.name(of: service)
@@ -92,12 +99,17 @@ extension BaseFlowCoordinator {
             sink?(.serviceStopped(name))
             return nil
         }
+        let started = servicesNotStarted.remove(ObjectIdentifier(awaited)) == nil
         let problem: ServiceProblem? =
             switch await withTimeout(serviceTimeout, { await awaited.stop() }) {
             case .done, .failed: nil
             case .timedOut: ServiceProblem(service: name, kind: .stopTimedOut(serviceTimeout))
             }
-        sink?(problem.map(FlowEvent.serviceProblem) ?? .serviceStopped(name))
+        if let problem {
+            sink?(.serviceProblem(problem))
+        } else if started {
+            sink?(.serviceStopped(name))
+        }
         return problem
     }
 

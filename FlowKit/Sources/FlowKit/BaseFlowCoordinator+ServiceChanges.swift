@@ -27,7 +27,10 @@ extension BaseFlowCoordinator {
         guard let index = services.firstIndex(where: { $0 === service }) else { return false }
         services.remove(at: index)
         appointContextProviders()
-        guard isRunning else { return true }
+        guard isRunning else {
+            servicesNotStarted.remove(ObjectIdentifier(service))
+            return true
+        }
         if let service = service as? any AsyncCoordinatorService {
             inBackground { _ = await $0.stopService(service) }
         } else {

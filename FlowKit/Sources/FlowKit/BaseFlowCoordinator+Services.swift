@@ -88,7 +88,10 @@ extension BaseFlowCoordinator {
         if let state, let receiver = new as? any StateHandoff { receiver.importState(state) }
         services[index] = new
         appointContextProviders()
-        guard running else { return true }
+        guard running else {
+            servicesNotStarted.remove(ObjectIdentifier(old))
+            return true
+        }
         guard awaits else {
             new.start(with: self)
             sink?(.serviceStarted(Self.name(of: new)))

@@ -131,6 +131,9 @@ open class BaseFlowCoordinator: FlowCoordinator {
     var sweep: Task<Void, Never>?
     /// Async services being started, stopped or replaced in the background, in order.
     var backgroundServiceWork: Task<Void, Never>?
+    /// The async services whose last start threw or timed out, while they are services of this coordinator:
+    /// their stop is not reported as `serviceStopped` (``stopService(_:)``), since they never started.
+    var servicesNotStarted: Set<ObjectIdentifier> = []
     /// Managers that answered `.working`, until they finish, in the order they started working. Copied
     /// first where code runs per element, so that no access to it overlaps another.
     var working: [any RequestCoordinatorManager] = []
