@@ -27,11 +27,17 @@ extension HostShell {
 
     /// What whatever runs inputs checks after each one, in `place`, before its output: a child that plugin code
     /// forked and that came back into the host's code ends itself (``ForkedChild``), rather than go on as a
-    /// second host and print the output again; signal handlers that plugin code replaced are put back.
+    /// second host and print the output again; a host alone whose standard input, output or error plugin code
+    /// closed or replaced ends, saying so (``StandardDescriptors``); signal handlers that plugin code replaced
+    /// are put back.
     ///
-    /// - Parameter place: Where, said only when something is found: made then, not for every input.
-    package static func checkAfterInput(in place: @autoclosure () -> String) {
+    /// - Parameters:
+    ///   - place: Where, said only when something is found: made then, not for every input.
+    ///   - descriptors: Whether to look at the standard descriptors: a system call each, which the lines of a
+    ///     simulated subject's script do not pay (its whole script does, ``StandardDescriptors/endIfLost(in:)``).
+    package static func checkAfterInput(in place: @autoclosure () -> String, descriptors: Bool = true) {
         ForkedChild.endIfCameBack(in: place())
+        if descriptors { StandardDescriptors.endIfLost(in: place()) }
         putBackSignalHandlers(in: place())
     }
 

@@ -3,6 +3,7 @@ import FlowKit
 import FlowManifest
 import FlowShell
 import HostSupport
+import PluginLoading
 
 /// Runs a script once per simulated subject (`flowhost run --subjects N --script FILE`): each subject gets
 /// a fresh host (sharing one ``PluginRegistry``, so plugins load once), and `$SUBJECT` in the script
@@ -187,15 +188,18 @@ package final class SubjectRunner {
             case .ok, .quit: nil
             }
         }
-        // Once a subject, the limits too: a system call each, which its lines do not pay.
+        // Once a subject, the limits and the standard descriptors too: a system call each, which its lines do
+        // not pay. The descriptors once its script has run, however it ends, before anything of it is printed.
         HostShell.comeBack()
+        defer { StandardDescriptors.endIfLost(in: "the script for \(subject)") }
         var reply = await shell.startAndWait(tracing: trace)
-        HostShell.checkAfterInput(in: "the start for \(subject)")
+        HostShell.checkAfterInput(in: "the start for \(subject)", descriptors: false)
         if let stopped = failure(reply, line: 0) { return stopped }
         if let openURL {
             HostShell.comeBack(limits: false)
             reply = await shell.perform("open \(openURL)", tracing: trace)
-            HostShell.checkAfterInput(in: "`open \(PrintableText.sanitized(openURL))` for \(subject)")
+            HostShell.checkAfterInput(
+                in: "`open \(PrintableText.sanitized(openURL))` for \(subject)", descriptors: false)
             if let stopped = failure(reply, line: 0) { return stopped }
         }
         // A request that failed or found no route, held while the next line may expect that outcome, as a
@@ -217,7 +221,8 @@ package final class SubjectRunner {
             } else {
                 reply = await shell.perform(command)
             }
-            HostShell.checkAfterInput(in: "`\(PrintableText.sanitized(command))` (\(line.at)) for \(subject)")
+            HostShell.checkAfterInput(
+                in: "`\(PrintableText.sanitized(command))` (\(line.at)) for \(subject)", descriptors: false)
             if reply.status == .quit { break }
             guard let stopped = failure(reply, line: line.number) else { continue }
             guard reply.isRequestFailure else { return stopped }
