@@ -34,10 +34,13 @@ struct AsyncServiceTests {
         let coordinator = BaseFlowCoordinator(services: [
             AwaitingService("first", log: log), StuckService(gate: gate, log: log), RecordingService("last", log: log),
         ])
-        coordinator.serviceTimeout = .milliseconds(100)
+        // Started without a limit: a start that other suites' tests delay past 0.1 s would be a start that timed
+        // out, and a service that never started is not said to stop.
+        coordinator.serviceTimeout = Self.noTimeout
         var events: [FlowEvent] = []
         coordinator.onEvent = { events.append($0) }
         await coordinator.startAndWait()
+        coordinator.serviceTimeout = .milliseconds(100)
 
         let problems = await coordinator.stopAndWait()
 

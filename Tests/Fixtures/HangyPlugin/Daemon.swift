@@ -10,11 +10,11 @@ final class DaemonManager: FlowManager {
         let pidFile = getenv("HANGY_DAEMON_PID").map { String(cString: $0) }
         if fork() == 0 {
             _ = setsid()
-            let null = open("/dev/null", O_RDWR)
+            let null = open("/dev/null", O_RDWR | O_CLOEXEC)
             for standard: Int32 in 0...2 { _ = dup2(null, standard) }
             if let pidFile {
                 let line = Array("\(getpid())\n".utf8)
-                let file = open(pidFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+                let file = open(pidFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
                 _ = line.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
                 close(file)
             }
