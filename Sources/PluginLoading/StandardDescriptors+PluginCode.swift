@@ -13,29 +13,38 @@ import Synchronization
 /// the first of standard error and output still its own, and ends with status 70, as when plugin code calls
 /// `exit` (``UnsupervisedExit``).
 extension StandardDescriptors {
-    /// What each of standard input, output and error referred to at ``keep()``; `nil` before.
-    private static let kept = Mutex<[DescriptorIdentity?]?>(nil)
+    /// What each descriptor ``keep(input:)`` looks after referred to then, by number; empty before.
+    private static let kept = Mutex<[Int32: DescriptorIdentity?]>([:])
 
-    /// Remembers what standard input, output and error refer to. Once, before plugin code runs, in a run
-    /// without a supervisor, after any of them closed at the start was opened on `/dev/null`.
-    package static func keep() {
+    /// What the run writes out before it ends for a lost descriptor (``endIfLost(in:)``): its trace's buffered
+    /// lines, which would otherwise be lost with the process.
+    @MainActor package static var beforeEnding: (() -> Void)?
+
+    /// Remembers what standard output and error refer to, and standard input when the run reads its commands
+    /// there (`input`: not with `--script`). Once, before plugin code runs, in a run without a supervisor, after
+    /// any of them closed at the start was opened on `/dev/null`.
+    package static func keep(input: Bool) {
         kept.withLock { kept in
-            if kept == nil { kept = (0...2).map { DescriptorIdentity(descriptor: Int32($0)) } }
+            guard kept.isEmpty else { return }
+            for descriptor: Int32 in (input ? 0 : 1)...2 {
+                kept[descriptor] = DescriptorIdentity(descriptor: descriptor)
+            }
         }
     }
 
-    /// Those of standard input, output and error that no longer refer to what ``keep()`` found, in order; none
-    /// before ``keep()``.
+    /// Those of the descriptors ``keep(input:)`` looks after that no longer refer to what it found, in order;
+    /// none before it.
     package static func lost() -> [Int32] {
-        guard let kept = kept.withLock({ $0 }) else { return [] }
-        return (0...2).filter { DescriptorIdentity(descriptor: Int32($0)) != kept[$0] }.map(Int32.init)
+        kept.withLock { $0 }.filter { DescriptorIdentity(descriptor: $0.key) != $0.value }.keys.sorted()
     }
 
     /// Ends the process, with one line and status 70, when plugin code closed or replaced standard input, output
     /// or error (``lost()``) in `place` (``` `send x` (app.flow:3) ```); else returns. The line goes to standard
     /// error, or to standard output when only that is still the host's, or nowhere; what standard output holds
     /// unwritten is written first only when it is still the host's, so that nothing lands in a file that took
-    /// its number. `_exit`: the host's exit handlers would flush it there.
+    /// its number, and so is the trace (``beforeEnding``). `_exit`: the host's exit handlers would flush
+    /// standard output there.
+    @MainActor
     package static func endIfLost(in place: @autoclosure () -> String) {
         let lost = lost()
         guard let first = lost.first else { return }
@@ -43,6 +52,7 @@ extension StandardDescriptors {
             "flowhost: plugin code closed or replaced the host's \(name(of: first)) (descriptor \(first)) in "
             + "\(PrintableText.sanitized(place())); the host cannot go on; the run ended there, unfinished (exit "
             + "\(UnsupervisedExit.status))\n"
+        beforeEnding?()
         if !lost.contains(STDOUT_FILENO) { fflush(stdout) }
         if let intact = [STDERR_FILENO, STDOUT_FILENO].first(where: { !lost.contains($0) }) {
             _ = DescriptorWriter.writeAll(Array(line.utf8), to: intact)

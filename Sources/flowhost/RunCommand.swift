@@ -181,8 +181,12 @@ enum RunCommand {
         // which a plugin's `chdir` or `umask` does not change; a forked child that comes back, and plugin code's
         // `exit`, each said in a line naming the plugin.
         PluginCodeWatch.begin()
-        // A supervised host tells its supervisor when plugin code closes or replaces one of these.
-        if link == nil { StandardDescriptors.keep() }
+        // A supervised host tells its supervisor when plugin code closes or replaces one of these; standard input
+        // matters only when the commands come from it.
+        if link == nil {
+            StandardDescriptors.keep(input: script == nil)
+            StandardDescriptors.beforeEnding = { _ = trace?.close(after: .software) }
+        }
         // Under a supervisor, what crashed a host is refused even with --trust, from the first load on.
         let host = Host(
             manifest: manifest, searchPath: plugins, eager: parsed.flags.contains("--eager"),

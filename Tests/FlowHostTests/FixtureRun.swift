@@ -10,6 +10,10 @@ struct FixtureRun {
     let hangy: String
     /// The script's path, as its lines' places name it.
     let script: String
+    /// The manifest's path, for another run of it.
+    let manifest: String
+    /// Where the manifest and script are, kept for as long as the run is: released, it removes them.
+    private let directory: TemporaryDirectory
     /// The finished run.
     let run: Subprocess
 
@@ -19,7 +23,7 @@ struct FixtureRun {
         routes: [Route], script lines: String, arguments: [String] = [], inputDescriptor: Int32? = nil,
         environment extra: [String: String] = [:], plugins: [String: String] = [:]
     ) throws {
-        let directory = try TemporaryDirectory()
+        directory = try TemporaryDirectory()
         hangy = try BuildProducts.path(of: "libHangyPlugin.so")
         var libraries = [("welcome", try BuildProducts.path(of: "libWelcomePlugin.so")), ("hangy", hangy)]
         libraries.append(("crashy", try BuildProducts.path(of: "libCrashyPlugin.so")))
@@ -30,7 +34,7 @@ struct FixtureRun {
         let routed = routes.map {
             #"{"request": "\#($0.request)", "plugin": "\#($0.plugin)", "manager": "\#($0.manager)"}"#
         }
-        let manifest = try directory.file(
+        manifest = try directory.file(
             "app.json",
             containing: """
                 {"manifestVersion": 1,
