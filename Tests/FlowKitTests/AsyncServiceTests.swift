@@ -111,6 +111,25 @@ struct AsyncServiceTests {
             ])
     }
 
+    /// The same when it is removed right after a synchronous `stop()`, whose stop of it runs in the background
+    /// after the removal (found by a review).
+    @Test func aServiceThatFailedToStartRemovedAfterAStopIsNotSaidToHaveStopped() async {
+        let log = Log()
+        let failing = FailingLoggedService(log: log)
+        let coordinator = BaseFlowCoordinator(services: [failing])
+        coordinator.serviceTimeout = Self.noTimeout
+        var events: [FlowEvent] = []
+        coordinator.onEvent = { events.append($0) }
+        await coordinator.startAndWait()
+
+        coordinator.stop()
+        coordinator.removeService(failing)
+        await coordinator.serviceWorkDone()
+
+        #expect(log.entries == ["failing.start", "failing.stop"])
+        #expect(!events.contains(.serviceStopped("FailingLoggedService")), "\(events)")
+    }
+
     @Test func stoppingAndWaitingEndsTheWorkingManagersAndStopsChildrenFirst() async {
         let log = Log()
         let (parent, _) = BaseFlowCoordinator.withLog(

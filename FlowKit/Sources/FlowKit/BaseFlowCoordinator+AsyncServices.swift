@@ -113,6 +113,14 @@ extension BaseFlowCoordinator {
         return problem
     }
 
+    /// Forgets that `service`, no longer one of this coordinator's, did not start: after the service work
+    /// queued in the background, whose stop of it (``stop()`` queued one) must still see that it did not.
+    func forgetNotStarted(_ service: any CoordinatorServiceProtocol) {
+        guard servicesNotStarted.contains(ObjectIdentifier(service)) else { return }
+        // The service is held until then, so that no other takes its identifier meanwhile.
+        inBackground { coordinator in coordinator.servicesNotStarted.remove(ObjectIdentifier(service)) }
+    }
+
     /// Runs `work` after any service work already running in the background, so that services start,
     /// stop and are replaced in the order they were asked to.
     func inBackground(_ work: @escaping @MainActor (BaseFlowCoordinator) async -> Void) {

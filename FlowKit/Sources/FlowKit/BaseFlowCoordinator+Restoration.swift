@@ -297,7 +297,7 @@ extension BaseFlowCoordinator {
         services[index] = new
         appointContextProviders()
         guard running else {
-            servicesNotStarted.remove(ObjectIdentifier(old))
+            forgetNotStarted(old)
             return true
         }
         guard awaits else {

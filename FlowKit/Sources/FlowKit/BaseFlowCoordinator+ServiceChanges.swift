@@ -28,7 +28,7 @@ extension BaseFlowCoordinator {
         services.remove(at: index)
         appointContextProviders()
         guard isRunning else {
-            servicesNotStarted.remove(ObjectIdentifier(service))
+            forgetNotStarted(service)
             return true
         }
         if let service = service as? any AsyncCoordinatorService {
