@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -161,27 +162,45 @@ static volatile sig_atomic_t forked_child;
 
 static void note_fork_caller(void) { fork_frame_count = backtrace(fork_frames, 32); }
 
-// The descriptors a forked child closes as it begins (flowhost_close_in_forked_children), each plus one: 0 is a
-// free slot. Atomic: a thread of plugin code may fork while the main thread adds or takes one.
+// The descriptors a forked child closes as it begins (flowhost_close_in_forked_children), each with the file it
+// refers to. A slot's `descriptor` is that descriptor plus one, 0 when the slot is free and -1 while it is being
+// filled: the file is written before the descriptor is published, so a child that sees the descriptor sees its
+// file. Atomic, since a thread of plugin code may fork while the main thread adds or takes one.
 #define CLOSED_IN_FORKED_CHILDREN 8
-static _Atomic int closed_in_forked_children[CLOSED_IN_FORKED_CHILDREN];
+static struct {
+    _Atomic int descriptor;
+    dev_t device;
+    ino_t inode;
+} closed_in_forked_children[CLOSED_IN_FORKED_CHILDREN];
 
 static void note_forked_child(void) {
     forked_child = 1;
     for (int slot = 0; slot < CLOSED_IN_FORKED_CHILDREN; slot++) {
-        int descriptor = atomic_load(&closed_in_forked_children[slot]) - 1;
-        if (descriptor >= 0) close(descriptor);  // close(2) is async-signal-safe, as a child of a fork needs.
+        int descriptor = atomic_load(&closed_in_forked_children[slot].descriptor) - 1;
+        struct stat status;
+        // Only the file it was registered for: plugin code that closed it and opened a file of its own there keeps
+        // that one. fstat(2) and close(2) are async-signal-safe, as a child of a fork needs.
+        if (descriptor < 0 || fstat(descriptor, &status) != 0) continue;
+        if (status.st_dev == closed_in_forked_children[slot].device &&
+            status.st_ino == closed_in_forked_children[slot].inode) {
+            close(descriptor);
+        }
     }
 }
 
 int flowhost_close_in_forked_children(int descriptor) {
-    if (descriptor < 0) {
+    struct stat status;
+    if (descriptor < 0 || fstat(descriptor, &status) != 0) {
         errno = EBADF;
         return -1;
     }
     for (int slot = 0; slot < CLOSED_IN_FORKED_CHILDREN; slot++) {
         int free = 0;
-        if (atomic_compare_exchange_strong(&closed_in_forked_children[slot], &free, descriptor + 1)) return 0;
+        if (!atomic_compare_exchange_strong(&closed_in_forked_children[slot].descriptor, &free, -1)) continue;
+        closed_in_forked_children[slot].device = status.st_dev;
+        closed_in_forked_children[slot].inode = status.st_ino;
+        atomic_store(&closed_in_forked_children[slot].descriptor, descriptor + 1);
+        return 0;
     }
     errno = ENOSPC;
     return -1;
@@ -190,7 +209,7 @@ int flowhost_close_in_forked_children(int descriptor) {
 void flowhost_keep_in_forked_children(int descriptor) {
     for (int slot = 0; slot < CLOSED_IN_FORKED_CHILDREN; slot++) {
         int held = descriptor + 1;
-        atomic_compare_exchange_strong(&closed_in_forked_children[slot], &held, 0);
+        atomic_compare_exchange_strong(&closed_in_forked_children[slot].descriptor, &held, 0);
     }
 }
 

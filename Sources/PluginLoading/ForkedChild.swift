@@ -23,7 +23,8 @@ package enum ForkedChild {
     /// ``keepInChildren(_:)``: one the host holds a lock through, as it does its trace's. A `flock` belongs to
     /// the open file, which a child shares until it closes its copy: a helper left running (a daemon that puts
     /// its standard descriptors on `/dev/null` and keeps the rest) held the trace's lock after the host ended,
-    /// and the next run was refused the file. At most 8 at once; whether it will.
+    /// and the next run was refused the file. Only while it refers to the file it refers to now: one plugin code opened
+    /// at its number is left open. At most 8 at once: returns whether it was taken.
     @discardableResult
     package static func closeInChildren(_ descriptor: Int32) -> Bool {
         flowhost_close_in_forked_children(descriptor) == 0

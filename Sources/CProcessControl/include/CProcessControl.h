@@ -70,8 +70,9 @@ int flowhost_is_forked_child(void);
 
 /// Has a child made by fork(2) (once flowhost_watch_forks() watches them) close `descriptor` as it begins: one
 /// the host holds a lock through (a `flock` belongs to the open file, which a child shares until it closes its
-/// copy), that a helper plugin code forks and leaves running would otherwise keep after the host ended. At most
-/// 8 at once; returns 0, or -1 with errno set (EBADF, ENOSPC).
+/// copy), that a helper plugin code forks and leaves running would otherwise keep after the host ended. Only while
+/// it refers to the file it refers to now: one plugin code opened in its place is left open. At most 8 at once;
+/// returns 0, or -1 with errno set (EBADF, ENOSPC).
 int flowhost_close_in_forked_children(int descriptor);
 
 /// Undoes flowhost_close_in_forked_children(descriptor): before the host closes it, since another file may take

@@ -3,7 +3,7 @@ import Glibc
 
 /// Forks a helper that goes on as a daemon, as a careless one does: in a session of its own, its standard
 /// descriptors on `/dev/null`, every other descriptor it inherited kept. It writes its process id to the file
-/// `HANGY_DAEMON_PID` names, for the test to end it, and ends by itself after 10 s. The parent presents
+/// `HANGY_DAEMON_PID` names, for the test to end it, and ends by itself after 60 s. The parent presents
 /// `daemonStarted`.
 final class DaemonManager: FlowManager {
     override func start(_ request: CoordinationRequest, from module: Coordinated) throws -> ManagerStep {
@@ -18,7 +18,7 @@ final class DaemonManager: FlowManager {
                 _ = line.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
                 close(file)
             }
-            sleep(10)
+            sleep(60)
             _exit(0)
         }
         return .present(self.module(Coordinated(rawValue: "daemonStarted"), content: ["state": "fine"]), .inline)
