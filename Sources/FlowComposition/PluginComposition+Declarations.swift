@@ -110,10 +110,10 @@ extension PluginComposition {
 
     /// Why `request`, which a declared guard redirects to or a declared deep link starts with, has no route in
     /// `routed`, in brackets: the declared route for it the manifest set aside (` (plugin 'auth' declares a route
-    /// for auth.signIn, set aside: excluded by exclude.routes[0])`, ``setAsideNotes``), rather than the nearest
+    /// for auth.signIn, set aside: excluded by exclude.routes[0])`, ``setAsideNotes(fromTheAppOnly:)``), rather than the nearest
     /// routed name, which would read as a typo to fix; else that name (` (did you mean 'auth.signOut'?)`).
     private func unroutedHint(_ request: String, among routed: Set<String>) -> String {
-        if let note = setAside.first(where: { $0.key.request.rawValue == request })?.note { return " (\(note))" }
+        if let note = setAsideNotes()[request] { return " (\(note))" }
         return Suggestion.closest(to: request, among: routed).map { " (did you mean '\($0)'?)" } ?? ""
     }
 

@@ -183,7 +183,7 @@ extension PluginComposition {
             declared.unroutedStarts(
                 routedFromApp: Set(fromApp.map(\.request.rawValue)), routed: Set(keys.map(\.request.rawValue)),
                 fromModules: Manifest.modulesRouting(keys.lazy.map { ($0.request.rawValue, $0.module?.rawValue) }),
-                setAside: setAsideNotes))
+                setAside: setAsideNotes(fromTheAppOnly: true)))
     }
 
     /// `errors`, each a request no route handles, with a note of the `discover` entries whose directory could
@@ -208,7 +208,7 @@ extension PluginComposition {
     /// ``ManifestError/Kind/badGuard`` errors the parser leaves to discovery, worded alike. The guards plugins
     /// declare are checked as they are composed, as plugin problems (``PluginLoadError/Kind/unroutedRedirect``).
     package var unroutedRedirects: [ManifestError] {
-        blamingUnreadDirectories(declared.unroutedRedirects(routed: handledRequests, setAside: setAsideNotes))
+        blamingUnreadDirectories(declared.unroutedRedirects(routed: handledRequests, setAside: setAsideNotes()))
     }
 
     /// The manifest's own deep links whose first step no route it composes to handles: the
@@ -217,7 +217,7 @@ extension PluginComposition {
     /// plugins declare are checked as they are composed, as plugin problems
     /// (``PluginLoadError/Kind/unroutedDeepLink``).
     package var unroutedDeepLinks: [ManifestError] {
-        blamingUnreadDirectories(declared.unroutedDeepLinks(routed: handledRequests, setAside: setAsideNotes))
+        blamingUnreadDirectories(declared.unroutedDeepLinks(routed: handledRequests, setAside: setAsideNotes()))
     }
 
     /// The routes that handle a request in the composition: those it routes, and those that fail (a
@@ -232,10 +232,12 @@ extension PluginComposition {
     /// Why each request whose declared route the composition set aside has that route no more, by request: the
     /// first such route's ``SetAside/note`` (`plugin 'auth' declares a route for auth.signIn, set aside: excluded
     /// by exclude.routes[0]`). An error about a request no route handles says it rather than a name that looks
-    /// alike, which would read as a typo to fix.
-    var setAsideNotes: [String: String] {
+    /// alike, which would read as a typo to fix. `fromTheAppOnly`: only routes that would take the request from
+    /// the app (no `from`, or `"from": "app"`), for the start requests, which the app sends.
+    func setAsideNotes(fromTheAppOnly: Bool = false) -> [String: String] {
         var notes: [String: String] = [:]
         for aside in setAside where notes[aside.key.request.rawValue] == nil {
+            guard !fromTheAppOnly || (aside.key.module ?? .app) == .app else { continue }
             notes[aside.key.request.rawValue] = aside.note
         }
         return notes

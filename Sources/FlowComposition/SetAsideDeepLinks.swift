@@ -9,7 +9,7 @@ extension PluginComposition {
     /// One clause per declared pattern that matches `url` and was set aside, naming the plugins and why,
     /// each starting with `"; "`; empty when none was. A pattern that does not parse matches nothing: one is
     /// named when `url` begins with what it writes before its first capture (`notes://note/` of
-    /// `notes://note/{id:num}`).
+    /// `notes://note/{id:num}`, in any case), or when no deep link is in force at all.
     ///
     /// A pattern the manifest writes itself (overriding the plugins') is in force and left out here.
     ///
@@ -38,9 +38,10 @@ extension PluginComposition {
             }
             said.insert(aside.key)
         }
+        let noneInForce = manifest.deepLinks.routes.isEmpty
         for malformed in malformedDeepLinks {
-            let literal = malformed.pattern.prefix { $0 != "{" }
-            guard !literal.isEmpty, url.hasPrefix(literal) else { continue }
+            let literal = malformed.pattern.prefix { $0 != "{" }.lowercased()
+            guard noneInForce || (!literal.isEmpty && url.lowercased().hasPrefix(literal)) else { continue }
             let library = plugin(named: malformed.plugin)?.library ?? declared.path
             clauses.append(
                 "plugin '\(malformed.plugin)' (\(library)) declares a deep link that is not added: \(malformed.error)")
