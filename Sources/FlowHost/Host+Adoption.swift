@@ -270,7 +270,9 @@ extension Host {
         let kept = Set(manifest.services)
         var stopped: [String] = []
         for (ref, service) in runningServices.reversed() where !kept.contains(ref) {
-            stoppedServiceNames[Self.typeName(of: service)] = ref.reportedName
+            if service is any AsyncCoordinatorService {
+                stoppingServiceNames[Self.typeName(of: service), default: []].append(ref.reportedName)
+            }
             coordinator.removeService(service)
             stopped.append(ref.reportedName)
         }

@@ -11,12 +11,28 @@ extension Host {
     func namingServices(_ event: FlowEvent) -> FlowEvent {
         switch event {
         case .serviceStarted(let type): .serviceStarted(serviceName(ofType: type))
-        case .serviceStopped(let type): .serviceStopped(serviceName(ofType: type))
+        case .serviceStopped(let type): .serviceStopped(stoppedServiceName(ofType: type))
         case .lifecycleDelivered(let lifecycleEvent, let type):
             .lifecycleDelivered(lifecycleEvent, to: serviceName(ofType: type))
-        case .serviceProblem(let problem): .serviceProblem(namingService(problem))
+        case .serviceProblem(let problem):
+            if case .stopTimedOut = problem.kind {
+                .serviceProblem(
+                    ServiceProblem(service: stoppedServiceName(ofType: problem.service), kind: problem.kind))
+            } else {
+                .serviceProblem(namingService(problem))
+            }
         default: event
         }
+    }
+
+    /// The manifest name of a service of type `type` that says it stopped (or did not in time): the first of
+    /// those the host stops in the background because their entry or plugin went (``stoppingServiceNames``),
+    /// taken; else ``serviceName(ofType:)``.
+    private func stoppedServiceName(ofType type: String) -> String {
+        guard var names = stoppingServiceNames[type], !names.isEmpty else { return serviceName(ofType: type) }
+        let name = names.removeFirst()
+        stoppingServiceNames[type] = names.isEmpty ? nil : names
+        return name
     }
 
     /// `problem` with its service named as the manifest names it.
@@ -27,13 +43,10 @@ extension Host {
     }
 
     /// The manifest name of the running service whose type is called `type`; several names joined with
-    /// "or" when services of different plugins share a type name; else that of the service of that type the
-    /// host stopped last, whose entry or plugin went (an ``AsyncCoordinatorService`` stops in the background,
-    /// and says so once it is no longer running); `type` itself when none matches.
+    /// "or" when services of different plugins share a type name; `type` itself when none matches.
     func serviceName(ofType type: String) -> String {
         let names = runningServices.filter { Self.typeName(of: $0.service) == type }.map(\.ref)
-        guard names.isEmpty else { return names.map(\.reportedName).joined(separator: " or ") }
-        return stoppedServiceNames[type] ?? type
+        return names.isEmpty ? type : names.map(\.reportedName).joined(separator: " or ")
     }
 
     /// The name of `service`'s type, as `String(describing:)` writes it, and as FlowKit names the service in

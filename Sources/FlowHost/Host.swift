@@ -81,9 +81,9 @@ package final class Host {
     var adoptionsBeingSaid = 0
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
-    /// The manifest names of the services stopped because their entry or plugin went (``serviceName(ofType:)``),
-    /// by type name: an ``AsyncCoordinatorService`` says it stopped after it left ``runningServices``.
-    var stoppedServiceNames: [String: String] = [:]
+    /// The manifest names of the async services stopping in the background because their entry or plugin went,
+    /// oldest first, by type name, until each says it stopped: it says so after it left ``runningServices``.
+    var stoppingServiceNames: [String: [String]] = [:]
     /// The manager types of each plugin's previous generations, by plugin.
     var retiredManagerTypes: [String: Set<ObjectIdentifier>] = [:]
     /// For a manifest that discovers plugins, what discovery found and where each route comes from; then

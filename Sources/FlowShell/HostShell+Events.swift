@@ -149,8 +149,9 @@ extension HostShell {
     func lastUnhandledTopLevelRequest(in events: [FlowEvent]) -> (name: CoordinationRequestName, from: Coordinated)? {
         var nesting = RequestNesting()
         var last: (name: CoordinationRequestName, from: Coordinated)?
-        for flow in events where nesting.enter(flow).depth == 0 {
-            if let unhandled = flow.unhandledRequest { last = unhandled }
+        for flow in events {
+            guard nesting.enter(flow).depth == 0, let unhandled = flow.unhandledRequest else { continue }
+            last = unhandled
         }
         return last
     }
