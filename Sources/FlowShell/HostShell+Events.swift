@@ -64,8 +64,8 @@ extension HostShell {
             {
                 let reason = reported && place.depth == 0 ? "" : ": \(error.message)"
                 if redirectLines.contains(line) {
-                    // Its redirect did not get through (no route, or its manager failed): the request failed, as
-                    // the error says; the line said it was redirected, and the error after it, which says so too.
+                    // Its redirect did not get through (no route, or its manager failed): the line says the
+                    // request failed, as the error does, rather than that it was redirected.
                     let indent = String(repeating: "  ", count: place.depth)
                     lines[line] = "\(indent)\(request.name) from \(module): failed" + reason
                 } else {
