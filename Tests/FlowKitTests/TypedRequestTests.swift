@@ -34,7 +34,7 @@ struct TypedRequestTests {
         }
         #expect(
             throws: FlowError(
-                #"detail.show got an unexpected payload {"id":"two"}: id: expected to decode Int but found string instead"#
+                #"detail.show got an unexpected payload {"id":"two"}: id: expected an integer (Int) but found a string"#
             )
         ) {
             try showDetail.decode(CoordinationRequest("detail.show", payload: ["id": "two"]))
@@ -44,12 +44,42 @@ struct TypedRequestTests {
         }
     }
 
+    /// What was expected is said as JSON, not as the Swift type a container decodes as
+    /// (`Dictionary<String, JSONValue>`, which a trial's newcomer read and had never written).
+    @Test func aMismatchSaysWhatJSONWasExpected() {
+        struct Order: Decodable {
+            var items: [ItemID]
+            var note: String
+            var gift: Bool
+            var total: Double
+        }
+        func failure(_ payload: JSONValue) -> String? {
+            guard case .failure(let error) = Result(catching: { try payload.decode(Order.self) }) else { return nil }
+            return FlowError(wrapping: error).message
+        }
+        let order: JSONValue = ["items": [["id": 1]], "note": "", "gift": false, "total": 2.5]
+
+        #expect(failure(order) == nil)
+        #expect(failure("two") == "cannot decode: expected an object but found a string")
+        #expect(failure(order.setting("items", to: 1)) == "cannot decode: items: expected an array but found a number")
+        #expect(
+            failure(order.setting("items", to: ["one"]))
+                == "cannot decode: items[0]: expected an object but found a string")
+        #expect(failure(order.setting("note", to: [])) == "cannot decode: note: expected a string but found an array")
+        #expect(
+            failure(order.setting("gift", to: "yes"))
+                == "cannot decode: gift: expected true or false but found a string")
+        #expect(
+            failure(order.setting("total", to: ["a": 1]))
+                == "cannot decode: total: expected a number but found an object")
+    }
+
     /// A `DecodingError` a manager lets out, wrapped as its request's error: one line, where and why.
     @Test func aDecodingErrorIsWrappedInOneLineSayingWhereAndWhy() {
         struct Order: Decodable { var items: [ItemID] }
         let payload: JSONValue = ["items": [["id": 1], ["id": .null]]]
         #expect(
-            throws: FlowError("cannot decode: items[1].id: cannot get value of type Int -- found null value instead")
+            throws: FlowError("cannot decode: items[1].id: expected an integer (Int) but found null")
         ) {
             do {
                 _ = try payload.decode(Order.self)
@@ -74,5 +104,14 @@ struct TypedRequestTests {
         }
         #expect(error.message.hasPrefix("cannot encode the payload of list.show: "))
         #expect(log.managers.isEmpty)
+    }
+}
+
+extension JSONValue {
+    /// This object with its member `name` set to `value`.
+    fileprivate func setting(_ name: String, to value: JSONValue) -> JSONValue {
+        var copy = self
+        copy[name] = value
+        return copy
     }
 }

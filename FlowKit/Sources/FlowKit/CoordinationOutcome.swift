@@ -63,7 +63,7 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
     public init(_ message: String) { self.message = message }
 
     /// Wraps any error: a `FlowError` stays as it is, a `DecodingError` says in one line where and why
-    /// (`cannot decode: id: expected to decode Int but found string instead`), any other error becomes its
+    /// (`cannot decode: id: expected an integer (Int) but found a string`), any other error becomes its
     /// description.
     public init(wrapping error: any Error) {
         switch error {

@@ -1,6 +1,6 @@
 extension DecodingError {
-    /// One line: where in the value the decoding failed, and why, as a person reads it: `id: expected to
-    /// decode Int but found string instead`, `items[0]: no member "title"`. The standard description is a
+    /// One line: where in the value the decoding failed, and why, as a person reads it: `id: expected an
+    /// integer (Int) but found a string`, `items[0]: no member "title"`. The standard description is a
     /// dump (`DecodingError.typeMismatch: expected value of type Int. Path: id. Debug description: ...`).
     var summary: String {
         switch self {
@@ -27,7 +27,7 @@ extension DecodingError {
         return text + ": "
     }
 
-    /// `Expected to decode Int but found string instead.` as part of a line: lowercase, no final period.
+    /// `Expected an integer (Int) but found a string.` as part of a line: lowercase, no final period.
     private static func sentence(_ text: String) -> String {
         let trimmed = text.hasSuffix(".") ? String(text.dropLast()) : text
         return trimmed.prefix(1).lowercased() + trimmed.dropFirst()

@@ -154,17 +154,28 @@ private struct JSONValueDecoder: Decoder, SingleValueDecodingContainer {
         return integer
     }
 
-    /// `valueNotFound` for `null`, otherwise `typeMismatch`, worded as `JSONDecoder` words them.
+    /// `valueNotFound` for `null`, otherwise `typeMismatch`, saying what JSON was expected and what was found:
+    /// `Expected an object but found a string.`, not the Swift type a container decodes as
+    /// (`Dictionary<String, JSONValue>`), which a plugin's author never wrote.
     func mismatch(_ type: Any.Type) -> DecodingError {
-        if value.isNull {
-            let context = DecodingError.Context(
-                codingPath: codingPath,
-                debugDescription: "Cannot get value of type \(type) -- found null value instead.")
-            return .valueNotFound(type, context)
-        }
+        let kind = value.typeName
+        let found = value.isNull ? "null" : (kind.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + kind
         let context = DecodingError.Context(
-            codingPath: codingPath, debugDescription: "Expected to decode \(type) but found \(value.typeName) instead.")
-        return .typeMismatch(type, context)
+            codingPath: codingPath, debugDescription: "Expected \(Self.expected(type)) but found \(found).")
+        return value.isNull ? .valueNotFound(type, context) : .typeMismatch(type, context)
+    }
+
+    /// What JSON decodes as `type`, in words: `an object`, `an integer (Int)`.
+    private static func expected(_ type: Any.Type) -> String {
+        switch type {
+        case is [String: JSONValue].Type: "an object"
+        case is [JSONValue].Type: "an array"
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is any BinaryInteger.Type: "an integer (\(type))"
+        case is any BinaryFloatingPoint.Type: "a number"
+        default: "\(type)"
+        }
     }
 
     func corrupted(_ message: String) -> DecodingError {
