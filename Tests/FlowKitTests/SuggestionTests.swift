@@ -18,6 +18,14 @@ struct SuggestionTests {
         #expect(Suggestion.closest(to: "stak", among: ["stack", "stats"]) == "stack")
     }
 
+    /// Of names as near, the one sharing the longer start or end: a dropped first letter (`tack`) means `stack`,
+    /// not `back`, which sorts first (a trial's newcomer was offered `back`).
+    @Test func ofNamesAsNearTheOneSharingMoreOfItsEndsIsSuggested() {
+        #expect(Suggestion.closest(to: "tack", among: ["back", "stack"]) == "stack")
+        #expect(Suggestion.closest(to: "bac", among: ["back", "stack"]) == "back")
+        #expect(Suggestion.closest(to: "ab", among: ["xb", "ax"]) == "ax", "as near and as much shared: first sorted")
+    }
+
     @Test func adjacentSwapsCountAsOneEdit() {
         #expect(Suggestion.editDistance("abuot", "about") == 1)
         #expect(Suggestion.editDistance("", "abc") == 3)

@@ -5,8 +5,10 @@ public enum Suggestion {
 
     /// The candidate nearest to `name` by ``editDistance(_:_:)`` when it is near enough to be what a typo
     /// meant: at most `maxDistance` edits, fewer edits than `name` has characters, and at most half as many
-    /// as the longer of the two has (`wave` is no typo of `done`: 3 edits in 4 characters). Ties go to the one that
-    /// sorts first, so the answer never depends on the candidates' order; `name` itself is never an answer.
+    /// as the longer of the two has (`wave` is no typo of `done`: 3 edits in 4 characters). Of candidates as near,
+    /// the one sharing the longer start or end with `name` (`tack` is `stack` with its first letter dropped, not
+    /// `back`), then the one that sorts first, so the answer never depends on the candidates' order; `name`
+    /// itself is never an answer.
     /// A name longer than ``maxNameLength`` gets no suggestion: it is no typo, and the search would cost the
     /// product of the lengths.
     public static func closest(to name: String, among candidates: some Sequence<String>, maxDistance: Int = 3)
@@ -17,13 +19,23 @@ public enum Suggestion {
         // The distance is at least the difference in length, so far longer or shorter candidates are no
         // answer, and measuring them would cost the product of the lengths.
         let scored = Set(candidates).subtracting([name]).filter { abs($0.count - length) <= maxDistance }
-            .map { (candidate: $0, distance: editDistance(name, $0)) }
+            .map { (candidate: $0, distance: editDistance(name, $0), shared: -sharedEnds(name, $0)) }
             // Most of the longer name must survive the edits, or the two merely share a length.
             .filter { 2 * $0.distance <= max(length, $0.candidate.count) }
-        guard let best = scored.min(by: { ($0.distance, $0.candidate) < ($1.distance, $1.candidate) }),
+        guard
+            let best = scored.min(by: {
+                ($0.distance, $0.shared, $0.candidate) < ($1.distance, $1.shared, $1.candidate)
+            }),
             best.distance <= maxDistance, best.distance < name.count
         else { return nil }
         return best.candidate
+    }
+
+    /// How many characters `a` and `b` share at their start or at their end, whichever is more.
+    private static func sharedEnds(_ a: String, _ b: String) -> Int {
+        let start = zip(a, b).prefix { $0 == $1 }.count
+        let end = zip(a.reversed(), b.reversed()).prefix { $0 == $1 }.count
+        return max(start, end)
     }
 
     /// The optimal-string-alignment distance: insertions, deletions, substitutions and adjacent swaps.
