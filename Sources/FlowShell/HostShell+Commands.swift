@@ -81,10 +81,10 @@ extension HostShell {
         // An action that hands its work on (finishing a sub-flow whose owner then asks for more) returns no
         // outcome; the last request it caused stands for it.
         lastOutcome = outcome ?? topLevelOutcomes(in: eventLog.flowEvents).last
-        // The action's own request is the last one made at the top level that no route took: it is asked for
-        // after whatever it did. Not one within it: a guard's redirect no route takes fails the request the
-        // action asked for, which the error names as the action's.
-        let request = lastUnhandledTopLevelRequest(in: eventLog.flowEvents)
+        // The action's own request is the last one made at the top level that ended as the action did (no route
+        // took it, or it failed): it is asked for after whatever it did. Not one within it: a guard's redirect
+        // no route takes fails the request the action asked for, which the error names.
+        let request = lastTopLevelRequest(in: eventLog.flowEvents, endingAs: outcome)
         try check(
             outcome, of: request,
             what: request.map { "\($0.name) (asked by action '\(action)')" } ?? "action '\(action)'", action: action)

@@ -145,13 +145,22 @@ extension HostShell {
     }
 
     /// The last request among `events` made at the top level (not by a manager while it handled another, nor a
-    /// guard's redirect within it) that no route took, with its sender.
-    func lastUnhandledTopLevelRequest(in events: [FlowEvent]) -> (name: CoordinationRequestName, from: Coordinated)? {
+    /// guard's redirect within it) that no route took (`outcome` is `unhandled`) or that failed (`failed`), with
+    /// its sender; `nil` for another outcome.
+    func lastTopLevelRequest(in events: [FlowEvent], endingAs outcome: CoordinationOutcome?)
+        -> (name: CoordinationRequestName, from: Coordinated)?
+    {
+        let ended: (FlowEvent) -> (name: CoordinationRequestName, from: Coordinated)?
+        switch outcome {
+        case .unhandled?: ended = \.unhandledRequest
+        case .failed?: ended = \.failedRequest
+        default: return nil
+        }
         var nesting = RequestNesting()
         var last: (name: CoordinationRequestName, from: Coordinated)?
         for flow in events {
-            guard nesting.enter(flow).depth == 0, let unhandled = flow.unhandledRequest else { continue }
-            last = unhandled
+            guard nesting.enter(flow).depth == 0, let request = ended(flow) else { continue }
+            last = request
         }
         return last
     }
@@ -262,6 +271,12 @@ extension FlowEvent {
     /// The request no route handled, when this is such an event.
     var unhandledRequest: (name: CoordinationRequestName, from: Coordinated)? {
         if case .unhandled(let request, let module) = self { return (request.name, module) }
+        return nil
+    }
+
+    /// The request whose manager (or guard) failed, when this is such an event.
+    var failedRequest: (name: CoordinationRequestName, from: Coordinated)? {
+        if case .failed(let request, let module, _) = self { return (request.name, module) }
         return nil
     }
 }

@@ -91,6 +91,23 @@ struct ShellOutputTests {
         #expect(reply.status == .error("auth.signOut failed: \(cause)"))
     }
 
+    /// An action's request that fails is named in the error, as a sent one is: a script's error line said only
+    /// `action 'open' failed: no item with id 99` (found by a trial).
+    @Test func anActionWhoseRequestFailsNamesTheRequestInTheError() throws {
+        let shell = try demo()
+        _ = shell.execute("send auth.signIn")
+        _ = shell.execute("act submit")
+
+        let reply = shell.execute(#"act open {"id": 99}"#)
+
+        #expect(reply.status == .error("catalog.detail (asked by action 'open') failed: no item with id 99"))
+        #expect(
+            reply.lines == [
+                "catalog.detail from itemList: failed in catalog.ItemDetail (libCatalogPlugin.so): no item with id 99",
+                "top: itemList",
+            ])
+    }
+
     // MARK: - Services
 
     @Test func servicesAreReportedByTheirManifestNames() throws {

@@ -26,14 +26,14 @@ struct UnroutedRedirectTests {
 
     /// The request's line said `redirected to auth.signIn by guard 'signedIn': guard 'signedIn' redirected ...`
     /// for a request that failed; and the action's error named the redirect (`auth.signIn (asked by action
-    /// 'getStarted') failed`), a request the action did not ask for.
+    /// 'getStarted') failed`), a request the action did not ask for, where it names the one it asked for.
     @Test func anActionsGuardedRequestFailsAndSaysSoOnItsLineAndInTheError() throws {
         let (shell, _) = try shell()
 
         let reply = shell.execute("act getStarted")
 
         let cause = "guard 'signedIn' redirected 'onboarding.show' to 'auth.signIn', which no route handles"
-        #expect(reply.status == .error("action 'getStarted' failed: \(cause)"))
+        #expect(reply.status == .error("onboarding.show (asked by action 'getStarted') failed: \(cause)"))
         #expect(
             reply.lines == [
                 "onboarding.show from welcome: failed: \(cause)",
