@@ -89,9 +89,14 @@ extension HostShell {
             let hint = requestHint(step).map { "; \($0)" } ?? ""
             throw FlowError(
                 "deep link stopped at step \(result.applied + 1) of \(result.total): no route handles \(step)\(hint)")
-        case .failed?:
+        case .failed(let error)?:
+            // Named as a failed request is, so that on a terminal the error replaces the step's line rather
+            // than repeating its cause under it.
             requestFailed = true
-            throw FlowError(result.description)
+            let what =
+                "deep link stopped at step \(result.applied + 1) of \(result.total): \(requests[result.applied].name)"
+            restatedFailure = RestatedFailure(what: what, cause: error.message)
+            throw FlowError("\(what) failed: \(error.message)")
         case .redirected(let held)? where !redirects(held):
             // The step joined a redirect's flow already under way: held, not redirected by this link, as its
             // event line says. FlowKit's outcome is the same for both (`redirected to auth.signIn`).

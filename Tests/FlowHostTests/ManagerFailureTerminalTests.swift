@@ -46,6 +46,31 @@ struct ManagerFailureTerminalTests {
         #expect(try shell.waitForExit() == .exited(0))
     }
 
+    /// A deep link whose step's manager throws is said once too: the step's line was printed, then the error
+    /// again without the request or the manager (`deep link stopped at step 1 of 1: failed: no item with id
+    /// 999`), found by a trial.
+    @Test func aDeepLinkStepWhoseManagerThrowsIsSaidOnceOnTheScreen() throws {
+        let state = try TemporaryDirectory()
+        let shell = try ChildProcess.flowhost(
+            ["run", Repository.path("manifests/demo.json")], environment: state.environment())
+        try Self.signInAndAskForAMissingItem(shell)
+        try shell.send("open demo://items/999\r")
+        try shell.waitFor("deep link stopped")
+        try shell.waitFor("flowhost> ")
+
+        let rows = TerminalScreen(shell.transcript, width: 10_000).rows
+        let command = try #require(rows.lastIndex(of: "flowhost> open demo://items/999"))
+        #expect(
+            Array(rows[command...]) == [
+                "flowhost> open demo://items/999",
+                "error: deep link stopped at step 1 of 1: catalog.detail failed in catalog.ItemDetail "
+                    + "(libCatalogPlugin.so): no item with id 999",
+                "flowhost>",
+            ])
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
+    }
+
     /// Under a supervisor whose standard error goes to a file, the host's errors are not on the screen: the
     /// request's line stays there. The host took its supervisor for a sign that both streams shared the screen,
     /// and the failure was said only in the file.

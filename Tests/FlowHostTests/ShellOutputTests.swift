@@ -108,6 +108,24 @@ struct ShellOutputTests {
             ])
     }
 
+    /// Where no screen shows the step's line and the error together (a script, a log), the error names the
+    /// step's request, as a sent request's does.
+    @Test func aDeepLinkStepThatFailsNamesItsRequestInTheError() throws {
+        let shell = try demo()
+        _ = shell.execute("send auth.signIn")
+        _ = shell.execute("act submit")
+
+        let reply = shell.execute("open demo://items/99")
+
+        #expect(
+            reply.status == .error("deep link stopped at step 1 of 1: catalog.detail failed: no item with id 99"))
+        #expect(
+            reply.lines == [
+                "catalog.detail from itemList: failed in catalog.ItemDetail (libCatalogPlugin.so): no item with id 99",
+                "top: itemList",
+            ])
+    }
+
     // MARK: - Services
 
     @Test func servicesAreReportedByTheirManifestNames() throws {
