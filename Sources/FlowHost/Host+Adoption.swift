@@ -265,16 +265,18 @@ extension Host {
         }
     }
 
-    /// Stops the running services `manifest` no longer has; returns their names.
+    /// Stops the running services `manifest` no longer has; returns the names of those that had started (one
+    /// whose start failed is asked to stop, but is not said to).
     private func stopServices(notIn manifest: Manifest) -> [String] {
         let kept = Set(manifest.services)
         var stopped: [String] = []
         for (ref, service) in runningServices.reversed() where !kept.contains(ref) {
-            if service is any AsyncCoordinatorService {
+            let started = servicesNotStarted.remove(ref) == nil
+            if started, service is any AsyncCoordinatorService {
                 stoppingServiceNames[Self.typeName(of: service), default: []].append(ref.reportedName)
             }
             coordinator.removeService(service)
-            stopped.append(ref.reportedName)
+            if started { stopped.append(ref.reportedName) }
         }
         runningServices.removeAll { !kept.contains($0.ref) }
         return stopped

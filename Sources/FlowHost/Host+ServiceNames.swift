@@ -10,19 +10,40 @@ extension Host {
     /// (`SessionService`), which is all FlowKit knows.
     func namingServices(_ event: FlowEvent) -> FlowEvent {
         switch event {
-        case .serviceStarted(let type): .serviceStarted(serviceName(ofType: type))
-        case .serviceStopped(let type): .serviceStopped(stoppedServiceName(ofType: type))
+        case .serviceStarted(let type):
+            servicesNotStarted.subtract(runningRefs(ofType: type))
+            return .serviceStarted(serviceName(ofType: type))
+        case .serviceStopped(let type): return .serviceStopped(stoppedServiceName(ofType: type))
         case .lifecycleDelivered(let lifecycleEvent, let type):
-            .lifecycleDelivered(lifecycleEvent, to: serviceName(ofType: type))
+            return .lifecycleDelivered(lifecycleEvent, to: serviceName(ofType: type))
         case .serviceProblem(let problem):
-            if case .stopTimedOut = problem.kind {
-                .serviceProblem(
+            switch problem.kind {
+            case .stopTimedOut:
+                return .serviceProblem(
                     ServiceProblem(service: stoppedServiceName(ofType: problem.service), kind: problem.kind))
-            } else {
-                .serviceProblem(namingService(problem))
+            case .startFailed, .startTimedOut:
+                return .serviceProblem(ServiceProblem(service: notStarted(ofType: problem.service), kind: problem.kind))
+            @unknown default:
+                return .serviceProblem(namingService(problem))
             }
-        default: event
+        default: return event
         }
+    }
+
+    /// The manifest name of a service of type `type` whose start threw or timed out, noted as not started
+    /// (``servicesNotStarted``) when it is the one running service of that type. One that stopped meanwhile (its
+    /// plugin went while it started) is the first of those stopping (``stoppingServiceNames``), taken: it says
+    /// no `serviceStopped` to take it.
+    private func notStarted(ofType type: String) -> String {
+        let refs = runningRefs(ofType: type)
+        if refs.isEmpty, stoppingServiceNames[type]?.isEmpty == false { return stoppedServiceName(ofType: type) }
+        if refs.count == 1 { servicesNotStarted.formUnion(refs) }
+        return serviceName(ofType: type)
+    }
+
+    /// The manifest entries of the running services whose type is called `type`.
+    private func runningRefs(ofType type: String) -> [Manifest.ServiceRef] {
+        runningServices.filter { Self.typeName(of: $0.service) == type }.map(\.ref)
     }
 
     /// The manifest name of a service of type `type` that says it stopped (or did not in time): the first of
@@ -45,7 +66,7 @@ extension Host {
     /// The manifest name of the running service whose type is called `type`; several names joined with
     /// "or" when services of different plugins share a type name; `type` itself when none matches.
     func serviceName(ofType type: String) -> String {
-        let names = runningServices.filter { Self.typeName(of: $0.service) == type }.map(\.ref)
+        let names = runningRefs(ofType: type)
         return names.isEmpty ? type : names.map(\.reportedName).joined(separator: " or ")
     }
 

@@ -84,6 +84,9 @@ package final class Host {
     /// The manifest names of the async services stopping in the background because their entry or plugin went,
     /// oldest first, by type name, until each says it stopped: it says so after it left ``runningServices``.
     var stoppingServiceNames: [String: [String]] = [:]
+    /// The running async services whose start threw or timed out: FlowKit asks them to stop all the same, but
+    /// says no `serviceStopped`, so neither does the host.
+    var servicesNotStarted: Set<Manifest.ServiceRef> = []
     /// The manager types of each plugin's previous generations, by plugin.
     var retiredManagerTypes: [String: Set<ObjectIdentifier>] = [:]
     /// For a manifest that discovers plugins, what discovery found and where each route comes from; then
