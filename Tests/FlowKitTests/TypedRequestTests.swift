@@ -1,4 +1,5 @@
 import FlowKit
+import Foundation
 import Testing
 
 /// Typed request names: senders encode and managers decode without repeating the payload type.
@@ -52,12 +53,13 @@ struct TypedRequestTests {
             var note: String
             var gift: Bool
             var total: Double
+            var price: Decimal
         }
         func failure(_ payload: JSONValue) -> String? {
             guard case .failure(let error) = Result(catching: { try payload.decode(Order.self) }) else { return nil }
             return FlowError(wrapping: error).message
         }
-        let order: JSONValue = ["items": [["id": 1]], "note": "", "gift": false, "total": 2.5]
+        let order: JSONValue = ["items": [["id": 1]], "note": "", "gift": false, "total": 2.5, "price": 3]
 
         #expect(failure(order) == nil)
         #expect(failure("two") == "cannot decode: expected an object but found a string")
@@ -67,11 +69,15 @@ struct TypedRequestTests {
                 == "cannot decode: items[0]: expected an object but found a string")
         #expect(failure(order.setting("note", to: [])) == "cannot decode: note: expected a string but found an array")
         #expect(
+            failure(order.setting("note", to: true)) == "cannot decode: note: expected a string but found a boolean")
+        #expect(
             failure(order.setting("gift", to: "yes"))
-                == "cannot decode: gift: expected true or false but found a string")
+                == "cannot decode: gift: expected a boolean but found a string")
         #expect(
             failure(order.setting("total", to: ["a": 1]))
                 == "cannot decode: total: expected a number but found an object")
+        #expect(
+            failure(order.setting("price", to: "3")) == "cannot decode: price: expected a number but found a string")
     }
 
     /// A `DecodingError` a manager lets out, wrapped as its request's error: one line, where and why.

@@ -171,9 +171,9 @@ private struct JSONValueDecoder: Decoder, SingleValueDecodingContainer {
         case is [String: JSONValue].Type: "an object"
         case is [JSONValue].Type: "an array"
         case is String.Type: "a string"
-        case is Bool.Type: "true or false"
+        case is Bool.Type: "a boolean"
         case is any BinaryInteger.Type: "an integer (\(type))"
-        case is any BinaryFloatingPoint.Type: "a number"
+        case is any BinaryFloatingPoint.Type, is Decimal.Type: "a number"
         default: "\(type)"
         }
     }
