@@ -145,15 +145,16 @@ extension HostShell {
     }
 
     /// The last request among `events` made at the top level (not by a manager while it handled another, nor a
-    /// guard's redirect within it) that no route took (`outcome` is `unhandled`) or that failed (`failed`), with
-    /// its sender; `nil` for another outcome.
+    /// guard's redirect within it) that no route took (`outcome` is `unhandled`) or that failed with the outcome's
+    /// error (`failed`: not an earlier request's failure, when an action fails on its own), with its sender; `nil`
+    /// for another outcome.
     func lastTopLevelRequest(in events: [FlowEvent], endingAs outcome: CoordinationOutcome?)
         -> (name: CoordinationRequestName, from: Coordinated)?
     {
         let ended: (FlowEvent) -> (name: CoordinationRequestName, from: Coordinated)?
         switch outcome {
         case .unhandled?: ended = \.unhandledRequest
-        case .failed?: ended = \.failedRequest
+        case .failed(let error)?: ended = { $0.failedRequest(with: error) }
         default: return nil
         }
         var nesting = RequestNesting()
@@ -274,9 +275,11 @@ extension FlowEvent {
         return nil
     }
 
-    /// The request whose manager (or guard) failed, when this is such an event.
-    var failedRequest: (name: CoordinationRequestName, from: Coordinated)? {
-        if case .failed(let request, let module, _) = self { return (request.name, module) }
+    /// The request whose manager (or guard) failed with `error`, when this is such an event.
+    func failedRequest(with error: FlowError) -> (name: CoordinationRequestName, from: Coordinated)? {
+        if case .failed(let request, let module, let failure) = self, failure.message == error.message {
+            return (request.name, module)
+        }
         return nil
     }
 }

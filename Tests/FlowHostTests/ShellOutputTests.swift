@@ -108,6 +108,27 @@ struct ShellOutputTests {
             ])
     }
 
+    /// An action that fails on its own, after a request it asked for failed, is not blamed on that request.
+    @Test func anActionThatFailsOnItsOwnIsNotBlamedOnARequestItAskedFor() throws {
+        let shell = try demo()
+        _ = shell.execute("send auth.signIn")
+        _ = shell.execute("act submit")
+        let coordinator = shell.host.coordinator
+        let checkout = FlowModule(
+            "checkout",
+            actions: [
+                ModuleAction("pay") { module, _ in
+                    module.requestCoordination("catalog.detail", payload: ["id": 99])
+                    return .failed(FlowError("the card was declined"))
+                }
+            ], coordination: coordinator)
+        coordinator.present(checkout, style: .inline, by: nil)
+
+        let reply = shell.execute("act pay")
+
+        #expect(reply.status == .error("action 'pay' failed: the card was declined"))
+    }
+
     /// Where no screen shows the step's line and the error together (a script, a log), the error names the
     /// step's request, as a sent request's does.
     @Test func aDeepLinkStepThatFailsNamesItsRequestInTheError() throws {
