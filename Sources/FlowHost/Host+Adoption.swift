@@ -272,8 +272,8 @@ extension Host {
         var stopped: [String] = []
         for (ref, service) in runningServices.reversed() where !kept.contains(ref) {
             let started = servicesNotStarted.remove(ref) == nil
-            if started, service is any AsyncCoordinatorService {
-                stoppingServiceNames[Self.typeName(of: service), default: []].append(ref.reportedName)
+            if service is any AsyncCoordinatorService {
+                stoppingServiceNames[Self.typeName(of: service), default: []].append((ref.reportedName, started))
             }
             coordinator.removeService(service)
             if started { stopped.append(ref.reportedName) }

@@ -87,6 +87,7 @@ extension Host {
             guard let new = try? registry.service(ref.service, in: name).make() else { continue }
             if coordinator.replaceService(old, with: new) {
                 runningServices[index].service = new
+                servicesNotStarted.remove(ref)
                 replaced.append(ref.reportedName)
             }
         }

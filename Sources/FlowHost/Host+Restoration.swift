@@ -88,6 +88,7 @@ extension Host {
             }
             if replaced {
                 runningServices[index].service = new
+                servicesNotStarted.remove(ref)
                 if state != nil, new is any StateHandoff { restored.append(ref.reportedName) }
             }
         }

@@ -11,16 +11,22 @@ extension Host {
     func namingServices(_ event: FlowEvent) -> FlowEvent {
         switch event {
         case .serviceStarted(let type):
-            servicesNotStarted.subtract(runningRefs(ofType: type))
-            return .serviceStarted(serviceName(ofType: type))
-        case .serviceStopped(let type): return .serviceStopped(stoppedServiceName(ofType: type))
+            let refs = runningRefs(ofType: type)
+            servicesNotStarted.subtract(refs)
+            // Its plugin gone while it started, it is the first of those stopping that is said to have started.
+            let stopping = refs.isEmpty ? stoppingServiceNames[type]?.first(where: \.started)?.name : nil
+            return .serviceStarted(stopping ?? serviceName(ofType: type))
+        case .serviceStopped(let type):
+            return .serviceStopped(stoppedServiceName(ofType: type, saidOnlyIfStarted: true))
         case .lifecycleDelivered(let lifecycleEvent, let type):
             return .lifecycleDelivered(lifecycleEvent, to: serviceName(ofType: type))
         case .serviceProblem(let problem):
             switch problem.kind {
             case .stopTimedOut:
                 return .serviceProblem(
-                    ServiceProblem(service: stoppedServiceName(ofType: problem.service), kind: problem.kind))
+                    ServiceProblem(
+                        service: stoppedServiceName(ofType: problem.service, saidOnlyIfStarted: false),
+                        kind: problem.kind))
             case .startFailed, .startTimedOut:
                 return .serviceProblem(ServiceProblem(service: notStarted(ofType: problem.service), kind: problem.kind))
             @unknown default:
@@ -31,12 +37,15 @@ extension Host {
     }
 
     /// The manifest name of a service of type `type` whose start threw or timed out, noted as not started
-    /// (``servicesNotStarted``) when it is the one running service of that type. One that stopped meanwhile (its
-    /// plugin went while it started) is the first of those stopping (``stoppingServiceNames``), taken: it says
-    /// no `serviceStopped` to take it.
+    /// (``servicesNotStarted``) when it is the one running service of that type. One stopping meanwhile (its
+    /// plugin went while it started) is the first of those stopping said to have started, noted as not started:
+    /// it says no `serviceStopped` to take its name.
     private func notStarted(ofType type: String) -> String {
         let refs = runningRefs(ofType: type)
-        if refs.isEmpty, stoppingServiceNames[type]?.isEmpty == false { return stoppedServiceName(ofType: type) }
+        if refs.isEmpty, let index = stoppingServiceNames[type]?.firstIndex(where: \.started) {
+            stoppingServiceNames[type]?[index].started = false
+            return stoppingServiceNames[type]?[index].name ?? type
+        }
         if refs.count == 1 { servicesNotStarted.formUnion(refs) }
         return serviceName(ofType: type)
     }
@@ -48,11 +57,18 @@ extension Host {
 
     /// The manifest name of a service of type `type` that says it stopped (or did not in time): the first of
     /// those the host stops in the background because their entry or plugin went (``stoppingServiceNames``),
-    /// taken; else ``serviceName(ofType:)``.
-    private func stoppedServiceName(ofType type: String) -> String {
-        guard var names = stoppingServiceNames[type], !names.isEmpty else { return serviceName(ofType: type) }
-        let name = names.removeFirst()
-        stoppingServiceNames[type] = names.isEmpty ? nil : names
+    /// taken; else ``serviceName(ofType:)``. A service that did not start says it stopped only when its stop
+    /// timed out: `saidOnlyIfStarted` (a `serviceStopped`) passes over those before the first that started,
+    /// which stopped silently (they stop in the order they were queued).
+    private func stoppedServiceName(ofType type: String, saidOnlyIfStarted: Bool) -> String {
+        guard var stopping = stoppingServiceNames[type] else { return serviceName(ofType: type) }
+        if saidOnlyIfStarted { stopping = Array(stopping.drop { !$0.started }) }
+        guard !stopping.isEmpty else {
+            stoppingServiceNames[type] = nil
+            return serviceName(ofType: type)
+        }
+        let name = stopping.removeFirst().name
+        stoppingServiceNames[type] = stopping.isEmpty ? nil : stopping
         return name
     }
 

@@ -82,8 +82,9 @@ package final class Host {
     /// The running services and the manifest entries they came from, for swapping them on a reload.
     var runningServices: [(ref: Manifest.ServiceRef, service: any CoordinatorServiceProtocol)] = []
     /// The manifest names of the async services stopping in the background because their entry or plugin went,
-    /// oldest first, by type name, until each says it stopped: it says so after it left ``runningServices``.
-    var stoppingServiceNames: [String: [String]] = [:]
+    /// oldest first, by type name, until each says it stopped: it says so after it left ``runningServices``. One
+    /// whose start threw or timed out (`started` false) says it stopped only if its stop times out.
+    var stoppingServiceNames: [String: [(name: String, started: Bool)]] = [:]
     /// The running async services whose start threw or timed out: FlowKit asks them to stop all the same, but
     /// says no `serviceStopped`, so neither does the host.
     var servicesNotStarted: Set<Manifest.ServiceRef> = []

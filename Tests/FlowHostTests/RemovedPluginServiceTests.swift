@@ -44,13 +44,10 @@ struct RemovedPluginServiceTests {
     /// name waited in the queue of those stopping for a `serviceStopped` FlowKit never says.
     @Test
     func anAsyncServiceThatDidNotStartIsNotSaidToStopWhenItsPluginGoes() async throws {
-        let lab = try DropInLab(members: #""services": [{"plugin": "trip", "service": "Bookings"}]"#)
-        let library = try lab.add("libTripPlugin.so")
-        let host = try lab.host()
-        host.coordinator.serviceTimeout = .milliseconds(20)  // the start takes 200
+        let (lab, library, host) = try trip(timeout: .milliseconds(20))  // the start takes 200
         let services = record(host)
         await host.coordinator.serviceWorkDone()
-        try #require(services.events == ["problem trip.Bookings"])
+        try #require(services.events == ["trip.Bookings did not start"])
         host.coordinator.serviceTimeout = .seconds(600)  // the stop takes 50
 
         try lab.remove("libTripPlugin.so")
@@ -60,36 +57,95 @@ struct RemovedPluginServiceTests {
         #expect(
             removal.first == "plugin 'trip' removed (\(library)): routes trip.list, trip.booking fail until it is back",
             "\(removal)")
-        #expect(services.events == ["problem trip.Bookings"])
-        #expect(host.stoppingServiceNames.isEmpty && host.servicesNotStarted.isEmpty)
+        #expect(services.events == ["trip.Bookings did not start"])
+        #expect(host.servicesNotStarted.isEmpty)
+    }
+
+    /// Asked to stop all the same, one that did not start and does not stop in time is named by its manifest
+    /// name, not its type's.
+    @Test
+    func anAsyncServiceThatDidNotStartOrStopInTimeIsNamedByItsManifestName() async throws {
+        let (lab, library, host) = try trip(timeout: .milliseconds(20))  // the start takes 200, the stop 50
+        let services = record(host)
+        await host.coordinator.serviceWorkDone()
+
+        try lab.remove("libTripPlugin.so")
+        _ = host.rediscover(changed: library)
+        await host.coordinator.serviceWorkDone()
+
+        #expect(services.events == ["trip.Bookings did not start", "trip.Bookings did not stop"])
+        #expect(host.stoppingServiceNames.isEmpty)
     }
 
     /// Its plugin gone while it was still starting, a service whose start then times out is named by its manifest
-    /// name, taken from the queue of those stopping, where nothing else would take it.
+    /// name, from the queue of those stopping, and noted there as not started.
     @Test
     func anAsyncServiceWhosePluginWentWhileItStartedIsNamedWhenItsStartFails() async throws {
-        let lab = try DropInLab(members: #""services": [{"plugin": "trip", "service": "Bookings"}]"#)
-        let library = try lab.add("libTripPlugin.so")
-        let host = try lab.host()
-        host.coordinator.serviceTimeout = .milliseconds(100)  // the start takes 200
+        let (lab, library, host) = try trip(timeout: .milliseconds(100))  // the start takes 200, the stop 50
         let services = record(host)
 
         try lab.remove("libTripPlugin.so")
         _ = host.rediscover(changed: library)
         await host.coordinator.serviceWorkDone()
 
-        #expect(services.events == ["problem trip.Bookings"])
+        #expect(services.events == ["trip.Bookings did not start"])
+        #expect(host.stoppingServiceNames["BookingsService"]?.map(\.started) == [false])
+    }
+
+    /// ... and when it starts, it is named by its manifest name too (it was said by its type's).
+    @Test
+    func anAsyncServiceWhosePluginWentWhileItStartedIsNamedWhenItStarts() async throws {
+        let (lab, library, host) = try trip(timeout: .seconds(600))
+        let services = record(host)
+
+        try lab.remove("libTripPlugin.so")
+        _ = host.rediscover(changed: library)
+        await host.coordinator.serviceWorkDone()
+
+        #expect(services.events == ["started trip.Bookings", "stopped trip.Bookings"])
         #expect(host.stoppingServiceNames.isEmpty)
     }
 
-    /// What `host` says of its services from now on: `started`, `stopped` or `problem`, then the name.
+    /// A reload replaces one that did not start with one that starts: removed before that one has started, it is
+    /// said stopped, not taken for the one that did not start.
+    @Test
+    func aReloadedServiceIsNotTakenForTheOneBeforeItThatDidNotStart() async throws {
+        let (lab, library, host) = try trip(timeout: .milliseconds(20))  // the start takes 200
+        let services = record(host)
+        await host.coordinator.serviceWorkDone()
+        try #require(services.events == ["trip.Bookings did not start"])
+        host.coordinator.serviceTimeout = .seconds(600)
+
+        _ = host.reloadPlugin("trip", force: true)
+        try lab.remove("libTripPlugin.so")
+        let removal = host.rediscover(changed: library).map(\.description)
+        await host.coordinator.serviceWorkDone()
+
+        #expect(removal.first?.hasSuffix("; stopped services: trip.Bookings") == true, "\(removal)")
+        #expect(services.events == ["trip.Bookings did not start", "started trip.Bookings", "stopped trip.Bookings"])
+    }
+
+    /// A discovering host with the trip plugin, whose Bookings service it starts with `timeout` (in the
+    /// background, after this returns), and the plugin's library.
+    private func trip(timeout: Duration) throws -> (DropInLab, String, Host) {
+        let lab = try DropInLab(members: #""services": [{"plugin": "trip", "service": "Bookings"}]"#)
+        let library = try lab.add("libTripPlugin.so")
+        let host = try lab.host()
+        host.coordinator.serviceTimeout = timeout
+        return (lab, library, host)
+    }
+
+    /// What `host` says of its services from now on: `started NAME`, `stopped NAME`, `NAME did not start` or
+    /// `NAME did not stop` (in time, or at all).
     private func record(_ host: Host) -> ServiceEvents {
         let events = ServiceEvents()
         host.onFlowEvent = { event in
             switch event {
             case .serviceStarted(let name): events.events.append("started \(name)")
             case .serviceStopped(let name): events.events.append("stopped \(name)")
-            case .serviceProblem(let problem): events.events.append("problem \(problem.service)")
+            case .serviceProblem(let problem):
+                let stop = if case .stopTimedOut = problem.kind { true } else { false }
+                events.events.append("\(problem.service) did not \(stop ? "stop" : "start")")
             default: break
             }
         }
