@@ -50,9 +50,7 @@ struct RemovedPluginServiceTests {
         try #require(services.events == ["trip.Bookings did not start"])
         host.coordinator.serviceTimeout = .seconds(600)  // the stop takes 50
 
-        try lab.remove("libTripPlugin.so")
-        let removal = host.rediscover(changed: library).map(\.description)
-        await host.coordinator.serviceWorkDone()
+        let removal = try await removeTrip(lab, library, from: host)
 
         #expect(
             removal.first == "plugin 'trip' removed (\(library)): routes trip.list, trip.booking fail until it is back",
@@ -69,9 +67,7 @@ struct RemovedPluginServiceTests {
         let services = record(host)
         await host.coordinator.serviceWorkDone()
 
-        try lab.remove("libTripPlugin.so")
-        _ = host.rediscover(changed: library)
-        await host.coordinator.serviceWorkDone()
+        _ = try await removeTrip(lab, library, from: host)
 
         #expect(services.events == ["trip.Bookings did not start", "trip.Bookings did not stop"])
         #expect(host.stoppingServiceNames.isEmpty)
@@ -84,9 +80,7 @@ struct RemovedPluginServiceTests {
         let (lab, library, host) = try trip(timeout: .milliseconds(100))  // the start takes 200, the stop 50
         let services = record(host)
 
-        try lab.remove("libTripPlugin.so")
-        _ = host.rediscover(changed: library)
-        await host.coordinator.serviceWorkDone()
+        _ = try await removeTrip(lab, library, from: host)
 
         #expect(services.events == ["trip.Bookings did not start"])
         #expect(host.stoppingServiceNames["BookingsService"]?.map(\.started) == [false])
@@ -98,9 +92,7 @@ struct RemovedPluginServiceTests {
         let (lab, library, host) = try trip(timeout: .seconds(600))
         let services = record(host)
 
-        try lab.remove("libTripPlugin.so")
-        _ = host.rediscover(changed: library)
-        await host.coordinator.serviceWorkDone()
+        _ = try await removeTrip(lab, library, from: host)
 
         #expect(services.events == ["started trip.Bookings", "stopped trip.Bookings"])
         #expect(host.stoppingServiceNames.isEmpty)
@@ -117,12 +109,19 @@ struct RemovedPluginServiceTests {
         host.coordinator.serviceTimeout = .seconds(600)
 
         _ = host.reloadPlugin("trip", force: true)
-        try lab.remove("libTripPlugin.so")
-        let removal = host.rediscover(changed: library).map(\.description)
-        await host.coordinator.serviceWorkDone()
+        let removal = try await removeTrip(lab, library, from: host)
 
         #expect(removal.first?.hasSuffix("; stopped services: trip.Bookings") == true, "\(removal)")
         #expect(services.events == ["trip.Bookings did not start", "started trip.Bookings", "stopped trip.Bookings"])
+    }
+
+    /// Removes the trip plugin's library and has `host` see it; returns what it says of it, once the services
+    /// stopping in the background are done.
+    private func removeTrip(_ lab: DropInLab, _ library: String, from host: Host) async throws -> [String] {
+        try lab.remove("libTripPlugin.so")
+        let removal = host.rediscover(changed: library).map(\.description)
+        await host.coordinator.serviceWorkDone()
+        return removal
     }
 
     /// A discovering host with the trip plugin, whose Bookings service it starts with `timeout` (in the
