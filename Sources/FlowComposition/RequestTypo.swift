@@ -27,7 +27,8 @@ package struct RequestTypo: Sendable, Hashable, CustomStringConvertible {
     /// discovery composed), given the plugins probed, by name.
     ///
     /// A route to a plugin that declares nothing is not judged, nor anything when no plugin declares a
-    /// request: there is nothing to compare with.
+    /// request: there is nothing to compare with; nor a route for a request the manifest sends itself (a start
+    /// request, a deep link's step, a guard's redirect).
     package static func find(
         in written: Manifest, routes: [Manifest.Route], plugins: [String: ProbedPlugin]
     ) -> [RequestTypo] {
@@ -38,7 +39,11 @@ package struct RequestTypo: Sendable, Hashable, CustomStringConvertible {
         guard !declared.isEmpty else { return [] }
         var typos: [RequestTypo] = []
         let known = declared.all
-        for route in written.routes where !known.contains(route.request.rawValue) {
+        let sentByTheManifest = Set(
+            (written.start + written.deepLinks.routes.flatMap(\.steps) + written.guards.map(\.redirect))
+                .map(\.name.rawValue))
+        for route in written.routes
+        where !known.contains(route.request.rawValue) && !sentByTheManifest.contains(route.request.rawValue) {
             if let plugin = route.plugin, plugins[plugin]?.declaredRequests.isEmpty ?? true { continue }
             let request = route.request.rawValue
             guard let nearest = Suggestion.closest(to: request, among: known) else { continue }

@@ -48,6 +48,24 @@ struct RequestTypoTests {
                 .isEmpty)
     }
 
+    /// A request the manifest sends itself is sent by someone: its start request, a deep link's step, a guard's
+    /// redirect. A trial's `greeting.boom`, routed for a deep link, was said mistyped (`did you mean
+    /// 'greeting.show'?`), and `validate --strict` failed on it.
+    @Test func aRouteForARequestTheManifestSendsIsNoTypo() throws {
+        let greeting = plugin("greeting", routes: [DeclaredRoute("greeting.show", manager: "Wave")])
+        let routes = ["greeting.show", "greeting.boom", "greeting.shoo", "greeting.sho"]
+            .map { #"{"request": "\#($0)", "plugin": "greeting", "manager": "Wave"}"# }
+        let manifest = try Manifest.parse(
+            #"""
+            {"manifestVersion": 1, "plugins": {"greeting": "lib.so"}, "routes": [\#(routes.joined(separator: ", "))],
+             "start": ["greeting.shoo"], "deepLinks": [{"pattern": "greet://boom", "requests": ["greeting.boom"]}],
+             "guards": [{"name": "g", "requests": ["greeting.show"], "unless": {"context": "user"},
+                         "redirect": "greeting.sho"}]}
+            """#, path: "app.json")
+
+        #expect(RequestTypo.find(in: manifest, routes: manifest.routes, plugins: ["greeting": greeting]).isEmpty)
+    }
+
     @Test func aModuleSendingARequestNothingRoutesNearARoutedOneIsATypo() throws {
         let greeting = plugin(
             "greeting", routes: [DeclaredRoute("greeting.wave", manager: "Wave")],
