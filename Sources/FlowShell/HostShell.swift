@@ -39,6 +39,10 @@ package final class HostShell {
         /// manager did under it stays, without the cause, which the error gives. Elsewhere each stream is
         /// read alone (a log of standard output, a script's errors), and says it whole.
         package var onScreen: ScreenForm?
+        /// The error as said under the lines when they go to the same stream or screen as it but say the cause
+        /// whole, as a script's run prints them (its lines are printed as they come, before the run knows whether
+        /// the next command expects the failure): `catalog.detail failed (said above)`. Set with ``onScreen``.
+        package var referringError: String?
 
         /// A reply's lines and error as one screen shows them (``onScreen``). A type of its own rather than a
         /// tuple: every reply carries the field, and a tuple's copies and destructions go through the runtime.
@@ -200,6 +204,7 @@ package final class HostShell {
         reply.tracedError = traced
         if restated, let screen = onScreen(described, status: status) {
             reply.onScreen = Reply.ScreenForm(lines: screen.lines + [topLine], error: screen.error)
+            reply.referringError = screen.referring
         }
         return reply
     }
@@ -320,25 +325,28 @@ package final class HostShell {
             // Without its line, a failure that printed nothing else gets its error alone, as a mistake does.
             let lines = screen.lines + output
             reply.onScreen = Reply.ScreenForm(lines: lines.isEmpty ? [] : lines + [topLine], error: screen.error)
+            reply.referringError = screen.referring
         }
         return reply
     }
 
     /// The lines of events and the error for one screen (``Reply/onScreen``), when the error of `status` is
-    /// about a request that failed in its manager, as the line of `described` that says so is.
+    /// about a request that failed in its manager, as the line of `described` that says so is; and the error
+    /// that refers to that line instead (``Reply/referringError``).
     private func onScreen(
         _ described: (lines: [String], managerFailure: ManagerFailureLine?), status: Status
-    ) -> (lines: [String], error: String)? {
+    ) -> (lines: [String], error: String, referring: String)? {
         guard case .error(let message) = status, let failure = described.managerFailure,
-            let restated = restatedFailure, restated.cause == failure.cause
+            let restated = restatedFailure, restated.cause == failure.cause, message.hasSuffix(": \(failure.cause)")
         else { return nil }
+        let referring = String(message.dropLast(": \(failure.cause)".count)) + " (said above)"
         var lines = described.lines
         guard failure.isAlone else {
             lines[failure.line] = String(lines[failure.line].dropLast(": \(failure.cause)".count))
-            return (lines, message)
+            return (lines, message, referring)
         }
         lines.remove(at: failure.line)
         let what = restated.action.map { "\(failure.request) (asked by action '\($0)')" } ?? restated.what
-        return (lines, "\(what) failed in \(failure.handler): \(failure.cause)")
+        return (lines, "\(what) failed in \(failure.handler): \(failure.cause)", referring)
     }
 }

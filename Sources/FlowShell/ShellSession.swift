@@ -58,6 +58,10 @@ package final class ShellSession {
     /// request that failed in its manager is then said once, by the error (``HostShell/Reply/onScreen``);
     /// with errors sent to a file, the screen keeps its line.
     private let sharesScreen: Bool
+    /// Whether a script's or a pipe's replies and errors go to one stream (`2>&1`) or one terminal, with the
+    /// replies printed: a failed expectation is then said once, by its error, and a failure whose line says
+    /// its cause is referred to by the error that stops the run (``HostShell/Reply/referringError``).
+    private let sharesStream: Bool
     private let supervisor: (any ShellSessionSupervisor)?
     /// Runs a command line read at a place (`FILE:LINE`), recording it when tracing.
     private let perform: (String, String?) async -> HostShell.Reply
@@ -93,6 +97,7 @@ package final class ShellSession {
         sharesScreen =
             interactive && isatty(STDOUT_FILENO) == 1
             && (supervisor.map(\.errorsReachTerminal) ?? (isatty(STDERR_FILENO) == 1))
+        sharesStream = !interactive && !quiet && Self.errorsGoWithOutput(supervisor: supervisor)
         self.supervisor = supervisor
         self.perform = perform
         // On a terminal, a prompt that edits lines; lines that arrive while someone types go above it.
@@ -138,8 +143,17 @@ package final class ShellSession {
         if let supervisor { shell.host.registry.loadsPastCap = supervisor.restartsAtCap }
     }
 
-    /// Whether failed expectations go only to standard error: with `quiet`, when not at a prompt.
-    private var quietFailures: Bool { quiet && !interactive }
+    /// Whether standard error reaches where standard output does: the same file, pipe or terminal (`2>&1`);
+    /// under a supervisor, which relays standard error, a terminal both.
+    private static func errorsGoWithOutput(supervisor: (any ShellSessionSupervisor)?) -> Bool {
+        if let supervisor { return supervisor.errorsReachTerminal && isatty(STDOUT_FILENO) == 1 }
+        guard let output = DescriptorIdentity(descriptor: STDOUT_FILENO) else { return false }
+        return output == DescriptorIdentity(descriptor: STDERR_FILENO)
+    }
+
+    /// Whether failed expectations go only to standard error: when not at a prompt, with `quiet` or where
+    /// standard error is where the replies go too.
+    private var quietFailures: Bool { (quiet || sharesStream) && !interactive }
 
     /// Starts the host with `start`, opens `url`, then reads commands until the session ends.
     ///
@@ -338,8 +352,14 @@ package final class ShellSession {
 
     // MARK: - Output
 
-    /// `reply` as this session prints it: in its form for one screen, where the lines and errors share one.
+    /// `reply` as this session prints it: in its form for one screen, where the lines and errors share one; with
+    /// its error referring to the lines, where a script's share a stream.
     private func printed(_ reply: HostShell.Reply) -> HostShell.Reply {
+        if sharesStream, let referring = reply.referringError {
+            var printed = reply
+            printed.status = .error(referring)
+            return printed
+        }
         guard sharesScreen, let screen = reply.onScreen else { return reply }
         var printed = reply
         printed.lines = screen.lines

@@ -24,11 +24,11 @@ struct Subprocess {
     /// Runs the `flowhost` that `swift build` put beside the test binary.
     static func flowhost(
         _ arguments: [String], input: String? = nil, inputDescriptor: Int32? = nil,
-        environment: [String: String?] = [:], terminal: Bool = false
+        environment: [String: String?] = [:], terminal: Bool = false, errorsWithOutput: Bool = false
     ) throws -> Subprocess {
         try run(
             BuildProducts.path(of: "flowhost"), arguments, input: input, inputDescriptor: inputDescriptor,
-            environment: environment, terminal: terminal)
+            environment: environment, terminal: terminal, errorsWithOutput: errorsWithOutput)
     }
 
     /// This process's environment, which a program the tests start gets before its own variables, without
@@ -57,11 +57,14 @@ struct Subprocess {
     ///     `NO_COLOR` is removed unless given, so that a developer's setting does not change the results.
     ///   - terminal: Give the program a pseudo-terminal for standard output and standard error, which then
     ///     arrive together in ``standardOutput``.
+    ///   - errorsWithOutput: Give the program one pipe for standard output and standard error (`2>&1`), which
+    ///     then arrive together in ``standardOutput``.
     ///   - entries: `NAME=value` entries, as bytes, added as they are after the others, for an environment a
     ///     dictionary of strings cannot hold (one name twice, a value that is not UTF-8).
     static func run(
         _ executable: String, _ arguments: [String], input: String? = nil, inputDescriptor: Int32? = nil,
-        environment: [String: String?] = [:], terminal: Bool = false, entries: [[UInt8]] = []
+        environment: [String: String?] = [:], terminal: Bool = false, errorsWithOutput: Bool = false,
+        entries: [[UInt8]] = []
     ) throws -> Subprocess {
         var variables = inheritedVariables()
         for (name, value) in environment { variables[name] = value }
@@ -87,6 +90,13 @@ struct Subprocess {
             ]
             readers = [master]
             closeInParent = [slave]
+        } else if errorsWithOutput {
+            let output = try Pipe()
+            launch.actions += [
+                .duplicate(output.write, onto: STDOUT_FILENO), .duplicate(output.write, onto: STDERR_FILENO),
+            ]
+            readers = [output.read]
+            closeInParent = [output.write]
         } else {
             let output = try Pipe()
             let error = try Pipe()
