@@ -160,7 +160,7 @@ package final class ShellSession {
     /// - Parameters:
     ///   - failedIn: What a failed start names before its error: the manifest's `PATH: `, or nothing for a
     ///     snapshot, whose error names it.
-    ///   - manifestPath: What a failed `url` names.
+    ///   - manifestPath: What a failed `url` names, with `--open`: `app.json: --open: deep link stopped ...`.
     ///   - script: The script's lines and name; standard input or a terminal without one.
     ///   - source: What errors name the input by: the script, `<stdin>`, or the supervisor's script.
     /// - Returns: `ok` at the end of the input or `quit`; `scriptFailed` at a failure not typed by a person;
@@ -185,7 +185,7 @@ package final class ShellSession {
             started = printed(await perform("open \(url)", nil))
             HostShell.checkAfterInput(in: "`open \(PrintableText.sanitized(url))`")
             endUnfinishedRow(palette: Console.output)
-            failedIn = "\(manifestPath): "
+            failedIn = "\(manifestPath): --open: "
             emit(started)
         }
         if case .error(let message) = started.status, supervisor?.isRestart == true {

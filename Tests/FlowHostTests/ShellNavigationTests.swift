@@ -168,7 +168,7 @@ struct RunOpenTests {
         #expect(run.status == 1)
         #expect(
             run.errorLines == [
-                "\(manifest): no deep link matches 'demo://item/2'; nearest pattern: 'demo://items/{id:int}'"
+                "\(manifest): --open: no deep link matches 'demo://item/2'; nearest pattern: 'demo://items/{id:int}'"
             ])
     }
 
