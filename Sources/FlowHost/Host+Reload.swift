@@ -36,7 +36,7 @@ extension Host {
         } catch {
             stats.refusedReloads += 1
             registry.noteRefusedReload(of: name)
-            return .reloadRefused(plugin: name, error)
+            return .reloadRefused(plugin: name, registry.servingGeneration(of: name).map(error.refusedReload) ?? error)
         }
     }
 

@@ -182,8 +182,12 @@ extension Host {
             registry.noteRefusedReload(of: name)
             registry.noteRefusedBuild(of: name, error)
             var error = error
-            if forDeclarations, let generation = registry.servingGeneration(of: name) {
-                error.message += "; generation \(generation) keeps serving"
+            if let generation = registry.servingGeneration(of: name) {
+                if forDeclarations {
+                    error.message += "; generation \(generation) keeps serving"
+                } else {
+                    error = error.refusedReload(keeping: generation)
+                }
             }
             return .reloadRefused(plugin: name, error)
         }

@@ -47,6 +47,29 @@ struct RefusedBuildWatchTests {
         #expect(said.first?.hasPrefix("reloaded plugin 'greeter': generation 4") == true, "\(said)")
     }
 
+    /// Text written over a loaded plugin's library is refused saying which generation keeps serving, not
+    /// `inspect`'s advice to give the path of a plugin's library: the path was right, its content is not.
+    @Test func textOverALoadedLibraryIsRefusedSayingWhichGenerationKeepsServing() async throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        host.coordinator.requestCoordination("greet", from: .app)
+        var said: [String] = []
+        host.onEvent = { said.append($0.description) }
+
+        try lab.write(Array("garbage written over the plugin's library by mistake\n".utf8))
+        // Text looks like a build still being written: said once the tries for one are over.
+        host.reloadWhenComplete("greeter", landedAt: .now)
+        try await Task.sleep(for: Host.retryDelays.reduce(.zero, +) + .milliseconds(500))
+        let watched = said
+        let asked = host.reloadPlugin("greeter", force: true)
+
+        let refusal =
+            "reload refused: \(lab.library): not an ELF shared object (it starts with text \"garbage \"); generation 1 keeps serving"
+        #expect(watched == [refusal])
+        #expect(asked.description == refusal)
+        #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
+    }
+
     /// Any refusal of the bytes themselves, here an entry point that returns no description, is said once
     /// per build; a refusal that the same bytes may pass later, here the file's permissions, is not remembered.
     @Test func aBuildRefusedForItsBytesIsSaidOnceAndARefusalOfItsFileIsNotRemembered() throws {
