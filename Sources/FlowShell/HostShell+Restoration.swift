@@ -96,8 +96,10 @@ extension HostShell {
         beginCommand()
         defer { isExecuting = false }
         do {
-            let restored = try await restore(arguments)
-            return Reply(lines: lines(describing: events) + restored.lines, status: restored.status)
+            var restored = try await restore(arguments)
+            // As at the start: the report names each step that did not come back, and why.
+            restored.lines = lines(describing: events, reported: true) + restored.lines
+            return restored
         } catch {
             // A refused restore changed nothing: its error alone, unless something happened meanwhile.
             let lines = lines(describing: describedEvents)
@@ -105,8 +107,9 @@ extension HostShell {
         }
     }
 
-    /// The lines describing `restoration` after `lines`, then the top line; an error status naming the
-    /// first problem when it is not complete.
+    /// The lines describing `restoration` after `lines`, then the top line; an error status naming every
+    /// problem when it is not complete, which refers to those lines where they share a stream with it
+    /// (``Reply/referringError``): `snap.json: not restored as saved (2 problems, said above)`.
     private func reply(to restoration: HostRestoration, from file: String, lines: [String]) -> Reply {
         let report = restoration.report
         var lines = lines + ["\(report.summary) (from \(file))"] + report.problems.map { "  \($0)" }
@@ -123,8 +126,13 @@ extension HostShell {
         }
         lines.append(topLine)
         guard !report.isComplete else { return Reply(lines: lines, status: .ok) }
-        let first = report.problems.first.map(\.description) ?? "the screen differs: \(report.difference ?? "")"
-        let more = report.problems.count > 1 ? " (and \(counted(report.problems.count - 1, "more problem")))" : ""
-        return Reply(lines: lines, status: .error("\(file): not restored as saved: \(first)\(more)"))
+        let problems =
+            report.problems.isEmpty
+            ? ["the screen differs: \(report.difference ?? "")"] : report.problems.map(\.description)
+        var reply = Reply(
+            lines: lines, status: .error("\(file): not restored as saved: \(problems.joined(separator: "; "))"))
+        let said = problems.count > 1 ? "\(counted(problems.count, "problem")), said above" : "said above"
+        reply.referringError = "\(file): not restored as saved (\(said))"
+        return reply
     }
 }

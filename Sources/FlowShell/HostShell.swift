@@ -39,9 +39,10 @@ package final class HostShell {
         /// manager did under it stays, without the cause, which the error gives. Elsewhere each stream is
         /// read alone (a log of standard output, a script's errors), and says it whole.
         package var onScreen: ScreenForm?
-        /// The error as said under the lines when they go to the same stream or screen as it but say the cause
-        /// whole, as a script's run prints them (its lines are printed as they come, before the run knows whether
-        /// the next command expects the failure): `catalog.detail failed (said above)`. Set with ``onScreen``.
+        /// The error as said under lines that say it whole, where they go to the same stream or screen as it:
+        /// a script's, whose lines are printed as they come, before the run knows whether the next command
+        /// expects the failure (`catalog.detail failed (said above)`, set with ``onScreen``); a restore's, whose
+        /// report lists every problem (`snap.json: not restored as saved (2 problems, said above)`).
         package var referringError: String?
 
         /// A reply's lines and error as one screen shows them (``onScreen``). A type of its own rather than a

@@ -352,18 +352,17 @@ package final class ShellSession {
 
     // MARK: - Output
 
-    /// `reply` as this session prints it: in its form for one screen, where the lines and errors share one; with
-    /// its error referring to the lines, where a script's share a stream.
+    /// `reply` as this session prints it: in its form for one screen, where the lines and errors share one (else
+    /// with its error referring to the lines, when they are printed); with its error referring to the lines,
+    /// where a script's share a stream.
     private func printed(_ reply: HostShell.Reply) -> HostShell.Reply {
-        if sharesStream, let referring = reply.referringError {
-            var printed = reply
-            printed.status = .error(referring)
-            return printed
-        }
-        guard sharesScreen, let screen = reply.onScreen else { return reply }
         var printed = reply
-        printed.lines = screen.lines
-        printed.status = .error(screen.error)
+        if sharesScreen, let screen = reply.onScreen {
+            printed.lines = screen.lines
+            printed.status = .error(screen.error)
+        } else if (sharesScreen && !quiet) || sharesStream, let referring = reply.referringError {
+            printed.status = .error(referring)
+        }
         return printed
     }
 
