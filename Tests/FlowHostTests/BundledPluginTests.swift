@@ -90,10 +90,11 @@ struct BundledPluginTests {
             Issue.record("expected a failure, got \(outcome)")
             return
         }
+        // Where the manifest names it, which is where to fix it.
         #expect(
             error.message.hasSuffix(
-                "libSettingsPlugin.so: plugin 'settings' exports no manager 'Abuot' (did you mean 'About'?); it exports: About, Settings"
-            ))
+                "test.json: routes[0].manager: plugin 'settings' exports no manager 'Abuot' (did you mean 'About'?); it exports: About, Settings"
+            ), "\(error.message)")
     }
 
     @Test func demoManifestValidates() throws {

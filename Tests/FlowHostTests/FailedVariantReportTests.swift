@@ -11,10 +11,10 @@ import Testing
 struct FailedVariantReportTests {
     /// The bundled experiment, with `manager` of its manifest renamed `typo`, run for 20 subjects into a
     /// trace: the run stops at the first subject whose request fails. Returns the trace's path and the
-    /// library the trace's header says the plugin of `plugin` was loaded from.
+    /// manifest's, which the failure names with the place of the variant's manager.
     private static func run(
-        in directory: TemporaryDirectory, renaming manager: String, to typo: String, plugin: String
-    ) throws -> (trace: String, library: String) {
+        in directory: TemporaryDirectory, renaming manager: String, to typo: String
+    ) throws -> (trace: String, manifest: String) {
         let text = try readText(Repository.path("manifests/experiment.json"))
         let broken = text.replacing(#""manager": "\#(manager)""#, with: #""manager": "\#(typo)""#)
         try #require(broken != text)
@@ -25,14 +25,12 @@ struct FailedVariantReportTests {
             "--quiet", "--trace", trace,
         ])
         #expect(run.status == 1, "the script stops at the failed request: \(run.standardError)")
-        let header = try JSONValue(parsing: String(try readText(trace).prefix { $0 != "\n" }))
-        return (trace, try #require(header["plugins"]?[plugin]?["library"]?.string))
+        return (trace, manifest)
     }
 
     @Test func aVariantWhoseManagerItsPluginDoesNotExportIsSaidToHaveFailed() throws {
         let directory = try TemporaryDirectory()
-        let (trace, library) = try Self.run(
-            in: directory, renaming: "ExpressCreate", to: "ExpressCreat", plugin: "express")
+        let (trace, manifest) = try Self.run(in: directory, renaming: "ExpressCreate", to: "ExpressCreat")
 
         let report = try Subprocess.flowhost(["experiments", "report", trace])
         let json = try Subprocess.flowhost(["experiments", "report", trace, "--json"])
@@ -41,7 +39,7 @@ struct FailedVariantReportTests {
         let warnings = [
             "\(trace) holds 1 of the 20 subjects its run was to simulate: the run stopped at the first subject whose script failed",
             "no request named 'catalog.detail' was handled in these traces, so nobody reached it",
-            "experiment 'create-flow' variant 'express' failed for 1 of its 1 exposed subjects (catalog.create: \(library): plugin 'express' exports no manager 'ExpressCreat' (did you mean 'ExpressCreate'?); it exports: ExpressCreate): its figures measure the failure, not the variant",
+            "experiment 'create-flow' variant 'express' failed for 1 of its 1 exposed subjects (catalog.create: \(manifest): experiments[\"create-flow\"].variants[1].manager: plugin 'express' exports no manager 'ExpressCreat' (did you mean 'ExpressCreate'?); it exports: ExpressCreate): its figures measure the failure, not the variant",
         ]
         #expect(report.status == 0)
         #expect(report.errorLines == warnings.map { "flowhost: warning: \($0)" })
@@ -52,7 +50,7 @@ struct FailedVariantReportTests {
     /// The variant that worked is not warned of; the one that failed is, beside it.
     @Test func aVariantThatWorksIsNotWarnedOf() throws {
         let directory = try TemporaryDirectory()
-        let (trace, library) = try Self.run(in: directory, renaming: "CreateItem", to: "CreateIte", plugin: "catalog")
+        let (trace, manifest) = try Self.run(in: directory, renaming: "CreateItem", to: "CreateIte")
 
         let report = try Subprocess.flowhost(["experiments", "report", trace])
 
@@ -62,7 +60,7 @@ struct FailedVariantReportTests {
         #expect(
             report.errorLines == [
                 "flowhost: warning: \(trace) holds 3 of the 20 subjects its run was to simulate: the run stopped at the first subject whose script failed",
-                "flowhost: warning: experiment 'create-flow' variant 'classic' failed for 1 of its 1 exposed subjects (catalog.create: \(library): plugin 'catalog' exports no manager 'CreateIte' (did you mean 'CreateItem'?); it exports: AddItem, CreateItem, Home, ItemDetail, ItemList, QuickCreate): its figures measure the failure, not the variant",
+                "flowhost: warning: experiment 'create-flow' variant 'classic' failed for 1 of its 1 exposed subjects (catalog.create: \(manifest): experiments[\"create-flow\"].variants[0].manager: plugin 'catalog' exports no manager 'CreateIte' (did you mean 'CreateItem'?); it exports: AddItem, CreateItem, Home, ItemDetail, ItemList, QuickCreate): its figures measure the failure, not the variant",
             ])
         #expect(
             report.standardOutput.contains("  express  50      2        2        100.0%"), "\(report.standardOutput)")
