@@ -59,7 +59,8 @@ struct RefusedBuildWatchTests {
         try lab.write(Array("garbage written over the plugin's library by mistake\n".utf8))
         // Text looks like a build still being written: said once the tries for one are over.
         host.reloadWhenComplete("greeter", landedAt: .now)
-        try await Task.sleep(for: Host.retryDelays.reduce(.zero, +) + .milliseconds(500))
+        let tried = ContinuousClock.now + Host.retryDelays.reduce(.zero, +)
+        while said.isEmpty, ContinuousClock.now < tried + .seconds(30) { try await Task.sleep(for: .milliseconds(50)) }
         let watched = said
         let asked = host.reloadPlugin("greeter", force: true)
 
