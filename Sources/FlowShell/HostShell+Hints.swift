@@ -118,4 +118,29 @@ extension HostShell {
         let hint = Suggestion.closest(to: module.rawValue, among: known).map { "; did you mean '\($0)'?" } ?? ""
         return "module '\(module)' is not on screen and no route names it\(hint)"
     }
+
+    /// Why a deep link's step failed to decode its payload, when a member the plugin wanted as something else
+    /// was filled with the text of an untyped capture: `; the link's {n} captures text: write {n:int} in its
+    /// pattern 'greet://count/{n}' for a number`. Empty when that is not it.
+    ///
+    /// - Parameters:
+    ///   - route: The deep link that matched.
+    ///   - step: The index of the step that failed.
+    ///   - cause: Why it failed (`greeting.count got an unexpected payload {"n":"7"}: n: expected an integer
+    ///     (Int) but found a string`).
+    func untypedCaptureHint(_ route: DeepLinkMapping.Route, step: Int, cause: String) -> String {
+        guard route.steps.indices.contains(step), cause.hasSuffix("but found a string"),
+            case .object(let members) = route.steps[step].payload
+        else { return "" }
+        for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+            guard case .string(let text) = value, text.hasPrefix("{"), text.hasSuffix("}"),
+                cause.contains(": \(key): expected an integer") || cause.contains(": \(key): expected a number")
+            else { continue }
+            let name = String(text.dropFirst().dropLast())
+            let pattern = route.pattern.description
+            guard pattern.contains("{\(name)}") || pattern.contains("{\(name):string}") else { continue }
+            return "; the link's {\(name)} captures text: write {\(name):int} in its pattern '\(pattern)' for a number"
+        }
+        return ""
+    }
 }

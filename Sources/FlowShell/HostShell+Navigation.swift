@@ -41,7 +41,7 @@ extension HostShell {
             guard !hints.isEmpty, error.message.hasSuffix(undeclared) else { throw FlowError(error.message + hints) }
             throw FlowError(error.message.dropLast(undeclared.count) + "; no deep link is in force" + hints)
         }
-        return try apply(deepLink: link.requests, fromRoot: link.route.fromRoot)
+        return try apply(deepLink: link.requests, fromRoot: link.route.fromRoot, route: link.route)
     }
 
     /// Why a listed plugin's declared deep link did not match: the manifest lists the plugin rather than
@@ -67,8 +67,11 @@ extension HostShell {
     }
 
     /// Opens `requests` as one deep link, from the app's root when `fromRoot`; a link waiting at a queued step is
-    /// fine, one that stopped fails.
-    private func apply(deepLink requests: [CoordinationRequest], fromRoot: Bool = false) throws(FlowError) -> String {
+    /// fine, one that stopped fails. `route`, the manifest's deep link they come from, explains a failure its
+    /// pattern caused (``untypedCaptureHint(_:step:cause:)``).
+    private func apply(
+        deepLink requests: [CoordinationRequest], fromRoot: Bool = false, route: DeepLinkMapping.Route? = nil
+    ) throws(FlowError) -> String {
         lastOutcome = nil
         if fromRoot {
             // The modals dismissed here, one layer at a time, as `dismiss` does each: a crash in the end of the
@@ -96,7 +99,8 @@ extension HostShell {
             let what =
                 "deep link stopped at step \(result.applied + 1) of \(result.total): \(requests[result.applied].name)"
             restatedFailure = RestatedFailure(what: what, cause: error.message)
-            throw FlowError("\(what) failed: \(error.message)")
+            let hint = route.map { untypedCaptureHint($0, step: result.applied, cause: error.message) } ?? ""
+            throw FlowError("\(what) failed: \(error.message)\(hint)")
         case .redirected(let held)? where !redirects(held):
             // The step joined a redirect's flow already under way: held, not redirected by this link, as its
             // event line says. FlowKit's outcome is the same for both (`redirected to auth.signIn`).

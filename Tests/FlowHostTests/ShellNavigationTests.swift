@@ -27,6 +27,30 @@ struct ShellNavigationTests {
         #expect(shell.execute("expect content id 3").status == .ok)
     }
 
+    /// A capture without a type gives text, which a manager decoding a number refuses: the error says how to
+    /// make it a number, in the pattern the person wrote.
+    @Test func aStepRefusingTheTextOfAnUntypedCaptureSaysToTypeIt() throws {
+        let demo = try readText(Repository.path("manifests/demo.json"))
+        let untyped =
+            #"{ "pattern": "demo://item/{id}", "requests": [{ "request": "catalog.detail", "payload": { "id": "{id}" } }] },"#
+        let text = demo.replacing(#""deepLinks": ["#, with: #""deepLinks": ["# + untyped)
+        try #require(text != demo)
+        let shell = HostShell(host: try Host.parsing(text))
+        _ = shell.start()
+        shell.execute("act signIn")
+        shell.execute(#"act submit {"user": "ada"}"#)
+
+        let untypedReply = shell.execute("open demo://item/2")
+        let typedReply = shell.execute("open demo://items/2")
+
+        #expect(
+            untypedReply.status
+                == .error(
+                    #"deep link stopped at step 1 of 1: catalog.detail failed: catalog.detail got an unexpected payload {"id":"2"}: id: expected an integer (Int) but found a string; the link's {id} captures text: write {id:int} in its pattern 'demo://item/{id}' for a number"#
+                ))
+        #expect(typedReply.status == .ok, "\(typedReply.status)")
+    }
+
     @Test func unknownURLNamesTheNearestPattern() throws {
         let shell = try signedIn()
 
