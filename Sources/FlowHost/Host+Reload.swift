@@ -111,7 +111,7 @@ extension Host {
     /// discovers plugins reads its directories again (``rediscover(changed:landedAt:)``), which starts and
     /// stops the services of the plugins that come and go. A loaded plugin the new manifest moves to another
     /// library is reloaded from it, as a rebuild is (while the host watches, a file still being written is
-    /// waited for, ``reloadWhenComplete(_:landedAt:change:)``), its services handed over.
+    /// waited for, ``reloadWhenComplete(_:landedAt:change:awaitingFile:)``), its services handed over.
     /// While the host watches (``watch()``), the files the reloaded manifest names are watched from then on.
     @discardableResult
     package func reloadManifest() -> HostEvent {

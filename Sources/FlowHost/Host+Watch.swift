@@ -76,9 +76,9 @@ extension Host {
     /// refused reload that leaves the loaded generation serving.
     ///
     /// A library that vanished is waited for before discovery is read again (``discoveryChanged(_:landedAt:)``):
-    /// a linker or `cp` replacing it deletes it first. Elsewhere a file that is not there changes nothing: an
-    /// editor moves the manifest away before it writes the new one, and a library the manifest lists, in one
-    /// that does not discover, keeps serving from its loaded copy.
+    /// a linker or `cp` replacing it deletes it first. So is a library the manifest lists, in one that does not
+    /// discover, which is said refused if it stays away, its loaded copy serving (``reloadLibrary(at:landedAt:)``).
+    /// A manifest that is not there changes nothing: an editor moves it away before it writes the new one.
     func changed(_ path: String, landedAt: ContinuousClock.Instant) {
         // A manifest named relatively is read where the run started, wherever plugin code went since.
         WorkingDirectory.restore()
@@ -96,11 +96,13 @@ extension Host {
     }
 
     /// Reloads the plugins in use whose library is the watched file `path`, as a manifest that does not discover
-    /// has them reloaded; a file that is not there changes nothing (the loaded copy keeps serving).
+    /// has them reloaded. A file that is not there is waited for, as one still being written is: a linker or
+    /// `cp` replacing it deletes it first; still gone after the tries, it is a refused reload (the loaded copy
+    /// keeps serving), or for a plugin not loaded yet the refusal its first use would meet.
     func reloadLibrary(at path: String, landedAt: ContinuousClock.Instant) {
-        guard access(path, F_OK) == 0 else { return }
+        let gone = access(path, F_OK) != 0
         for name in watched.libraries[path] ?? [] where registry.isInUse(name) {
-            reloadWhenComplete(name, landedAt: landedAt)
+            reloadWhenComplete(name, landedAt: landedAt, awaitingFile: gone)
         }
     }
 
@@ -114,21 +116,25 @@ extension Host {
     ///     moved to another library, whose file landed before.
     ///   - change: The change (``noteWatchedChange(of:)``) noted when it was seen, for a reload made in a task of
     ///     its own: nothing is done once a later change took over. `nil`: a change seen now.
-    func reloadWhenComplete(_ name: String, landedAt: ContinuousClock.Instant?, change: Int? = nil) {
+    ///   - awaitingFile: Whether the change was the file going away: one not there is then tried again too, as a
+    ///     linker or `cp` deletes it before it writes the new one.
+    func reloadWhenComplete(
+        _ name: String, landedAt: ContinuousClock.Instant?, change: Int? = nil, awaitingFile: Bool = false
+    ) {
         // Out of use since the change was seen: the edit or the discovery that took it out said why.
         guard outOfUse(name) == nil, change.map({ watchedChanges[name] == $0 }) ?? true else { return }
         let change = change ?? noteWatchedChange(of: name)
         do {
             reportWatched(try takeWatchedChange(of: name, landedAt: landedAt))
-        } catch  where error.isIncompleteFile {
-            Task { await retryReload(name, change: change, landedAt: landedAt) }
+        } catch  where Self.mayComeRight(error, awaitingFile: awaitingFile) {
+            Task { await retryReload(name, change: change, landedAt: landedAt, awaitingFile: awaitingFile) }
         } catch {
             sayWatchedRefusal(of: name, error)
         }
     }
 
     /// Notes a change of the watched library of plugin `name`, which takes over from the tries of an earlier one
-    /// (``retryReload(_:change:landedAt:)``); returns its number.
+    /// (``retryReload(_:change:landedAt:awaitingFile:)``); returns its number.
     @discardableResult
     func noteWatchedChange(of name: String) -> Int {
         let change = watchedChanges[name, default: 0] + 1
@@ -185,6 +191,12 @@ extension Host {
             if let generation = registry.servingGeneration(of: name) {
                 if forDeclarations {
                     error.message += "; generation \(generation) keeps serving"
+                } else if error.kind == .notFound {
+                    // Not a path to check: the file that served is gone (`rm`, a build that failed after deleting
+                    // it), named where it was loaded from.
+                    error.file = registry.library(of: name) ?? error.file
+                    error.message =
+                        "library of plugin '\(name)' was deleted or moved away; generation \(generation) keeps serving"
                 } else {
                     error = error.refusedReload(keeping: generation)
                 }
@@ -207,18 +219,27 @@ extension Host {
     /// (``discoveryChanged(_:landedAt:)``): longer each time, 2.25 s in all.
     static let retryDelays: [Duration] = (1...9).map { .milliseconds(50 * $0) }
 
+    /// Whether a watched library refused with `error` may load once its writer is done: a file that looks
+    /// incomplete, or, when `awaitingFile`, one not there.
+    private static func mayComeRight(_ error: PluginLoadError, awaitingFile: Bool) -> Bool {
+        error.isIncompleteFile || (awaitingFile && error.kind == .notFound)
+    }
+
     /// Tries the reload (or check: ``takeWatchedChange(of:landedAt:)``) of `name` again, waiting longer each
     /// time, while its file looks incomplete, the plugin is in use and `change` is the file's last change seen:
     /// one a manifest edit drops or discovery removes meanwhile is tried no further, nor a file written again
     /// since, whose own tries go on.
-    private func retryReload(_ name: String, change: Int, landedAt: ContinuousClock.Instant?) async {
+    private func retryReload(
+        _ name: String, change: Int, landedAt: ContinuousClock.Instant?, awaitingFile: Bool
+    ) async {
         for (attempt, delay) in Self.retryDelays.enumerated() {
             try? await Task.sleep(for: delay)
             guard watchedChanges[name] == change, outOfUse(name) == nil else { return }
             do {
                 reportWatched(try takeWatchedChange(of: name, landedAt: landedAt))
                 return
-            } catch  where attempt < Self.retryDelays.count - 1 && error.isIncompleteFile {
+            } catch  where attempt < Self.retryDelays.count - 1 && Self.mayComeRight(error, awaitingFile: awaitingFile)
+            {
                 continue
             } catch {
                 sayWatchedRefusal(of: name, error)

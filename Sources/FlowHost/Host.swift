@@ -64,7 +64,7 @@ package final class Host {
     /// removed, and the changes to discovery held meanwhile, in order (``discoveryChanged(_:landedAt:)``).
     var vanishedLibraries: (waiting: Set<String>, held: [(path: String, landedAt: ContinuousClock.Instant)]) = ([], [])
     /// For each plugin whose watched library changed, how many changes were seen: the tries of a file that looks
-    /// incomplete (``reloadWhenComplete(_:landedAt:change:)``) stop once a later change takes over the wait.
+    /// incomplete (``reloadWhenComplete(_:landedAt:change:awaitingFile:)``) stop once a later change takes over the wait.
     var watchedChanges: [String: Int] = [:]
     /// How many reloads are swapping a plugin's generation in now (``isSwappingGenerations``).
     var swapsUnderWay = 0
