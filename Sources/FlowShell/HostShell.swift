@@ -184,10 +184,13 @@ package final class HostShell {
                 if case .failed(let error) = outcome,
                     let problem = host.problems.first(where: { $0.description == error.message })
                 {
-                    // Its plugin failed to load its service, which `run` printed at the start: referred to, not
-                    // said again. A trace holds no such line, so it gets the failure whole.
+                    // Its plugin failed to load its service, or does not export the route's manager, which `run`
+                    // printed at the start: referred to, not said again. A trace holds no such line, so it gets
+                    // the failure whole.
                     requestFailed = true
-                    let failed = "start request \(request.name) failed: \(problem.file) did not load"
+                    let failed =
+                        problem.place.map { "start request \(request.name) failed: \(problem.file): \($0)" }
+                        ?? "start request \(request.name) failed: \(problem.file) did not load"
                     whole = "\(failed): \(problem.message)"
                     throw FlowError("\(failed) (said above)")
                 }

@@ -71,4 +71,34 @@ struct StartFailureOutputTests {
                 #""error":"start request home.show failed: libCatalogMissing.so did not load: library of plugin 'catalog' not found"#
             ), "\(text)")
     }
+
+    /// A start request routed to a manager its plugin, loaded at the start for its service, does not export:
+    /// `run` says the route's place then, and the start request refers to that place, not to a plugin that
+    /// "did not load" (it loaded), while the trace gets the failure whole.
+    @Test func aStartRequestToAManagerItsLoadedPluginLacksRefersToTheRoutesPlace() throws {
+        let directory = try TemporaryDirectory()
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"catalog": "libCatalogPlugin.so", "auth": "libAuthPlugin.so"},
+                 "routes": [{"request": "home.show", "plugin": "catalog", "manager": "Hom"}],
+                 "services": [{"plugin": "catalog", "service": "Store"}], "start": ["home.show"]}
+                """)
+        let trace = directory.path + "/t.jsonl"
+        let run = try Subprocess.run(
+            BuildProducts.path(of: "flowhost"), ["run", manifest, "--trace", trace], input: "",
+            environment: ["XDG_CACHE_HOME": directory.path + "/cache"])
+
+        let cause =
+            "plugin 'catalog' exports no manager 'Hom' (did you mean 'Home'?); it exports: AddItem, CreateItem, Home, ItemDetail, ItemList, QuickCreate"
+        #expect(run.status == 1)
+        #expect(
+            run.errorLines == [
+                "\(manifest): routes[0].manager: \(cause)",
+                "\(manifest): start request home.show failed: \(manifest): routes[0].manager (said above)",
+            ])
+        #expect(
+            try readText(trace).contains(
+                #""error":"start request home.show failed: \#(manifest): routes[0].manager: \#(cause)""#))
+    }
 }
