@@ -34,10 +34,26 @@ extension Host {
         do {
             return try attemptReload(name, landedAt: nil, force: force)
         } catch {
-            stats.refusedReloads += 1
-            registry.noteRefusedReload(of: name)
-            return .reloadRefused(plugin: name, registry.servingGeneration(of: name).map(error.refusedReload) ?? error)
+            return refusedReload(of: name, error)
         }
+    }
+
+    /// The reload of `name` refused with `error`, counted: said with the generation that keeps serving where the
+    /// loader's words would mislead (``PluginLoadError/refusedReload(keeping:loadedFrom:)``), and, when its
+    /// library was `deleted`, as gone rather than as a path to check.
+    func refusedReload(of name: String, _ error: PluginLoadError, deleted: Bool = false) -> HostEvent {
+        stats.refusedReloads += 1
+        registry.noteRefusedReload(of: name)
+        guard let generation = registry.servingGeneration(of: name) else { return .reloadRefused(plugin: name, error) }
+        let library = registry.library(of: name)
+        guard deleted, error.kind == .notFound else {
+            return .reloadRefused(plugin: name, error.refusedReload(keeping: generation, loadedFrom: library))
+        }
+        // The file that served is gone (`rm`, a build that failed after deleting it), named where it was.
+        var gone = error
+        gone.file = library ?? error.file
+        gone.message = "library of plugin '\(name)' was deleted or moved away; generation \(generation) keeps serving"
+        return .reloadRefused(plugin: name, gone)
     }
 
     /// - Parameter skippingRefused: Open nothing, and say nothing, when the library is the build a watched

@@ -160,14 +160,14 @@ extension Host {
         }
     }
 
-    /// Says the refusal `error` of a watched change to the library of plugin `name` (``watchedRefusal(of:_:forDeclarations:)``),
-    /// taken whether or not anyone listens: it counts the refusal and notes it for the plugin. Not the same
-    /// refusal of the file as it still is, said already, as a second event of one write brings
-    /// (``PluginRegistry/isSaidRefusal(of:_:)``).
-    private func sayWatchedRefusal(of name: String, _ error: PluginLoadError) {
+    /// Says the refusal `error` of a watched change to the library of plugin `name`
+    /// (``watchedRefusal(of:_:forDeclarations:deleted:)``), taken whether or not anyone listens: it counts the
+    /// refusal and notes it for the plugin. Not the same refusal of the file as it still is, said already, as a
+    /// second event of one write brings (``PluginRegistry/isSaidRefusal(of:_:)``).
+    private func sayWatchedRefusal(of name: String, _ error: PluginLoadError, deleted: Bool = false) {
         if registry.isSaidRefusal(of: name, error) { return }
         // Made outside `onEvent?(...)`, which would skip it with no one listening.
-        let refusal = watchedRefusal(of: name, error)
+        let refusal = watchedRefusal(of: name, error, deleted: deleted)
         onEvent?(refusal)
     }
 
@@ -179,29 +179,22 @@ extension Host {
     /// (``PluginRegistry/noteRefusedUnloadedLibrary(of:_:)``), and what the watch knew of its library before
     /// is forgotten, so that the library known before, back, is said again.
     ///
-    /// - Parameter forDeclarations: Whether the build was refused for what it declares, by the composition
-    ///   (``PluginComposition/droppedRoutes(after:)``, ``PluginComposition/brokenRebuilds(after:)``): it is
-    ///   whole and probed, so the refusal says which generation stays.
-    func watchedRefusal(of name: String, _ error: PluginLoadError, forDeclarations: Bool = false) -> HostEvent {
+    /// - Parameters:
+    ///   - forDeclarations: Whether the build was refused for what it declares, by the composition
+    ///     (``PluginComposition/droppedRoutes(after:)``, ``PluginComposition/brokenRebuilds(after:)``): it is
+    ///     whole and probed, so the refusal says which generation stays.
+    ///   - deleted: Whether the change was the library going away (``reloadLibrary(at:landedAt:)``).
+    func watchedRefusal(
+        of name: String, _ error: PluginLoadError, forDeclarations: Bool = false, deleted: Bool = false
+    ) -> HostEvent {
         guard case .notLoaded? = registry.status(of: name) else {
-            stats.refusedReloads += 1
-            registry.noteRefusedReload(of: name)
             registry.noteRefusedBuild(of: name, error)
-            var error = error
-            if let generation = registry.servingGeneration(of: name) {
-                if forDeclarations {
-                    error.message += "; generation \(generation) keeps serving"
-                } else if error.kind == .notFound {
-                    // Not a path to check: the file that served is gone (`rm`, a build that failed after deleting
-                    // it), named where it was loaded from.
-                    error.file = registry.library(of: name) ?? error.file
-                    error.message =
-                        "library of plugin '\(name)' was deleted or moved away; generation \(generation) keeps serving"
-                } else {
-                    error = error.refusedReload(keeping: generation)
-                }
+            guard forDeclarations, let generation = registry.servingGeneration(of: name) else {
+                return refusedReload(of: name, error, deleted: deleted)
             }
-            return .reloadRefused(plugin: name, error)
+            var error = error
+            error.message += "; generation \(generation) keeps serving"
+            return refusedReload(of: name, error)
         }
         registry.noteRefusedUnloadedLibrary(of: name, error)
         return .unloadedLibraryChanged(plugin: name, file: error.file, refusal: error)
@@ -242,7 +235,7 @@ extension Host {
             {
                 continue
             } catch {
-                sayWatchedRefusal(of: name, error)
+                sayWatchedRefusal(of: name, error, deleted: awaitingFile)
                 return
             }
         }

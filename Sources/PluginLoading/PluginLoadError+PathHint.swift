@@ -1,3 +1,5 @@
+/// What a refusal of a file that is no plugin library at all advises (``PluginLoadError/pathHint``), and what it
+/// says instead where that advice does not fit.
 extension PluginLoadError {
     /// The hint of a refusal of a file that is no plugin library at all (``Kind/notELF``, or a FIFO, say:
     /// ``Kind/notRegularFile``), for a path the person gave: `flowhost inspect PATH`, a manifest's `plugins`.
@@ -14,13 +16,21 @@ extension PluginLoadError {
                 + " or copy a plugin's lib<Name>.so over it")
     }
 
-    /// This error for a new build of a loaded plugin, refused: the path was right, what was written there is
-    /// not a plugin library (a text file copied over it), so its ``pathHint``, if it ends with it, becomes what
-    /// goes on meanwhile.
+    /// This error for a reload of a loaded plugin, refused, when it ends with the ``pathHint``: it says which
+    /// generation goes on serving. The hint stays only when the refused file is not the one that generation
+    /// came from (a manifest edit gave another path, which may be the mistake); over that one (a text file copied
+    /// over it) the path was right.
     ///
-    /// - Parameter generation: The generation that keeps serving.
-    package func refusedReload(keeping generation: Int) -> PluginLoadError {
-        replacingPathHint(with: "generation \(generation) keeps serving")
+    /// - Parameters:
+    ///   - generation: The generation that keeps serving.
+    ///   - library: The file it was loaded from.
+    package func refusedReload(keeping generation: Int, loadedFrom library: String?) -> PluginLoadError {
+        let serving = "generation \(generation) keeps serving"
+        guard file != library else { return replacingPathHint(with: serving) }
+        guard message.hasSuffix("; " + Self.pathHint) else { return self }
+        var error = self
+        error.message += "; " + serving
+        return error
     }
 
     /// This error with `hint` in place of the ``pathHint`` its message ends with; unchanged if it does not.

@@ -69,6 +69,27 @@ struct RefusedBuildWatchTests {
         #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
     }
 
+    /// A manifest edit that moves a loaded plugin to a text file keeps the advice to give a plugin's library:
+    /// there the path may be the mistake. It says the generation loaded before keeps serving.
+    @Test func aManifestEditToATextFileKeepsTheAdviceOnThePath() throws {
+        let lab = try SwapLab()
+        let host = try lab.host()
+        host.coordinator.requestCoordination("greet", from: .app)
+        let notes = try lab.directory.file("notes.txt", containing: "hello there, these are notes\n")
+        try lab.writeManifest(
+            lab.manifest(routes: lab.routes).replacing(#""libGreeter.so""#, with: #""notes.txt""#))
+        var said: [String] = []
+        host.onEvent = { said.append($0.description) }
+
+        host.reloadManifest()
+
+        #expect(
+            said.contains(
+                "reload refused: \(notes): not an ELF shared object (it starts with text \"hello th\"); give the path of a plugin's lib<Name>.so; generation 1 keeps serving"
+            ), "\(said)")
+        #expect(host.coordinator.requestCoordination("greet", from: .app) == .handled(manager: "greeter.Greeter"))
+    }
+
     /// A loaded plugin's library deleted under the watch is waited for, as a linker deletes it before writing
     /// the new one; still gone after the tries, it is said, not a path to check: the generation loaded serves.
     /// Back with the same bytes, that is said too.
