@@ -64,8 +64,8 @@ extension HostShell {
     /// have stopped and their replacements started (``Host/restore(_:)``): run by ``perform(_:)``, which
     /// awaits, not by ``execute(_:)``.
     ///
-    /// - Returns: The report's lines and the top line; an error status naming the first step that could not
-    ///   be restored, when one could not.
+    /// - Returns: The report's lines and the top line; an error status naming every step that could not be
+    ///   restored, and how the screen differs, when it is not as saved.
     /// - Throws: ``FlowError`` when the file cannot be read or is not a snapshot this flowhost reads;
     ///   nothing changes.
     func restore(_ typed: String) async throws(FlowError) -> Reply {
@@ -127,11 +127,12 @@ extension HostShell {
         lines.append(topLine)
         guard !report.isComplete else { return Reply(lines: lines, status: .ok) }
         let problems =
-            report.problems.isEmpty
-            ? ["the screen differs: \(report.difference ?? "")"] : report.problems.map(\.description)
+            report.problems.map(\.description)
+            + [report.difference.map { "the screen differs: \($0)" }].compactMap { $0 }
         var reply = Reply(
             lines: lines, status: .error("\(file): not restored as saved: \(problems.joined(separator: "; "))"))
-        let said = problems.count > 1 ? "\(counted(problems.count, "problem")), said above" : "said above"
+        let failedSteps = report.problems.count
+        let said = failedSteps > 1 ? "\(counted(failedSteps, "problem")), said above" : "said above"
         reply.referringError = "\(file): not restored as saved (\(said))"
         return reply
     }

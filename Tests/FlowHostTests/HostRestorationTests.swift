@@ -126,7 +126,7 @@ struct HostRestorationTests {
         #expect(
             reply.status
                 == .error(
-                    "session.json: not restored as saved: step 3 (settings.about from settings in settings): no route handles it any more"
+                    "session.json: not restored as saved: step 3 (settings.about from settings in settings): no route handles it any more; the screen differs: tab 'Settings' settings, saved settings > about"
                 ))
         #expect(
             reply.lines.contains(

@@ -38,12 +38,20 @@ struct RestoreProblemsOutputTests {
         manifest = try directory.file("less.json", containing: less)
     }
 
+    /// `--quiet` prints no report: the error is all there is, on one stream with the output or not.
     @Test func quietRestoreNamesEveryProblemInItsError() throws {
-        let run = try Subprocess.flowhost(["run", manifest, "--restore", snapshot, "--quiet"])
+        let apart = try Subprocess.flowhost(["run", manifest, "--restore", snapshot, "--quiet"])
+        let together = try Subprocess.flowhost(
+            ["run", manifest, "--restore", snapshot, "--quiet"], errorsWithOutput: true)
 
-        #expect(run.status == 1)
-        #expect(run.errorLines == ["\(snapshot): not restored as saved: " + problems.joined(separator: "; ")])
-        #expect(run.standardOutput.isEmpty, "\(run.standardOutput)")
+        let error =
+            "\(snapshot): not restored as saved: " + problems.joined(separator: "; ")
+            + "; the screen differs: tab 'Items' itemList, saved itemList > itemDetail"
+        #expect(apart.status == 1)
+        #expect(apart.errorLines == [error])
+        #expect(apart.standardOutput.isEmpty, "\(apart.standardOutput)")
+        #expect(together.status == 1)
+        #expect(together.outputLines == [error, ""])
     }
 
     @Test func underTheReportOnOneStreamTheErrorRefersToIt() throws {
@@ -57,5 +65,28 @@ struct RestoreProblemsOutputTests {
             run.outputLines.contains("<stdin>:1: error: \(snapshot): not restored as saved (2 problems, said above)"))
         // The report says why each step did not come back; the replayed requests' lines do not say it again.
         #expect(!run.standardOutput.contains("unhandled"), "\(run.standardOutput)")
+    }
+
+    /// At a prompt the report is on the screen, above the error, which refers to it; with `--quiet`, which
+    /// prints no report, the error says every problem.
+    @Test(arguments: [false, true])
+    func atAPromptTheErrorRefersToTheReportUnlessQuiet(quiet: Bool) throws {
+        let shell = try ChildProcess.flowhost(
+            ["run", manifest] + (quiet ? ["--quiet"] : []), environment: directory.environment())
+        try shell.waitFor("flowhost> ")
+        try shell.send("restore \(snapshot)\r")
+        try shell.waitFor("not restored as saved")
+        try shell.waitFor("flowhost> ")
+
+        let rows = TerminalScreen(shell.transcript, width: 10_000).rows
+        let command = try #require(rows.lastIndex(of: "flowhost> restore \(snapshot)"), "\(rows)")
+        let error = try #require(rows[command...].first { $0.hasPrefix("error: ") }, "\(rows)")
+        let whole =
+            "error: \(snapshot): not restored as saved: " + problems.joined(separator: "; ")
+            + "; the screen differs: tab 'Items' itemList, saved itemList > itemDetail"
+        #expect(error == (quiet ? whole : "error: \(snapshot): not restored as saved (2 problems, said above)"))
+        #expect(rows[command...].contains("    " + problems[1]) == !quiet, "\(rows)")
+        try shell.send("quit\r")
+        #expect(try shell.waitForExit() == .exited(0))
     }
 }
