@@ -38,7 +38,7 @@ extension Host {
     /// The managers of routes and experiment variants that `manifest` names and that a plugin already loaded
     /// (its services started it) does not export, each at its place in the file, as `run --eager` says them:
     /// loading nothing more, this says at the start what would otherwise fail only when the route is first
-    /// used, naming the plugin's library rather than the manifest's line.
+    /// used (``PluginRegistry/manager(_:in:)``).
     static func unexportedByLoadedPlugins(in manifest: Manifest, registry: PluginRegistry) -> [PluginLoadError] {
         let loaded = Set(
             registry.slots.compactMap { name, slot in

@@ -256,20 +256,24 @@ package final class PluginRegistry {
 
     /// The manager `manager` of plugin `plugin`, resolved.
     ///
-    /// - Throws: ``PluginLoadError``; for a manager the plugin does not export, one at the place the manifest
-    ///   names it (`app.json: routes[3].manager: ...`), which is where to fix it, or at the plugin's library
-    ///   for a route the plugin declared, which is in no file.
+    /// - Throws: ``PluginLoadError``; for a manager the plugin does not export, one at the places the manifest
+    ///   names it (`app.json: routes[3].manager, routes[7].manager: ...`), which is where to fix it, or at the
+    ///   plugin's library for a route the plugin declared, which is in no file.
     package func manager(_ manager: String, in plugin: String) throws(PluginLoadError) -> ManagerFactory {
         let loaded = try load(plugin)
         try refuseQuarantined(.manager(manager), of: plugin)
         guard let factory = loaded.description.manager(named: manager) else {
             let message = PluginLoadError.notExported(
                 "manager", manager, by: plugin, exports: loaded.description.managers.map(\.name))
-            let named = manifest.exportReferences(of: [plugin]).first { !$0.isService && $0.name == manager }
-            guard let place = named?.place else {
+            let places = manifest.exportReferences(of: [plugin]).compactMap { reference in
+                !reference.isService && reference.name == manager ? reference.place : nil
+            }
+            guard !places.isEmpty else {
                 throw PluginLoadError(file: loaded.path, kind: .unknownManager, message: message)
             }
-            throw PluginLoadError(file: manifest.path, kind: .unknownManager, message: message, place: place)
+            throw PluginLoadError(
+                file: manifest.path, kind: .unknownManager, message: message,
+                place: places.joined(separator: ", "))
         }
         return factory
     }

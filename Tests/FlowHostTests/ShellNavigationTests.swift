@@ -196,6 +196,26 @@ struct RunOpenTests {
             ])
     }
 
+    @Test func aURLAtStartWhoseStepFailsNamesOpenAndTheStep() throws {
+        let directory = try TemporaryDirectory()
+        let manifest = try directory.file(
+            "app.json",
+            containing: """
+                {"manifestVersion": 1, "plugins": {"settings": "libSettingsPlugin.so", "auth": "libAuthPlugin.so"},
+                 "routes": [{"request": "settings.about", "plugin": "settings", "manager": "Abot"}],
+                 "deepLinks": [{"pattern": "app://about", "requests": ["settings.about"]}]}
+                """)
+
+        let run = try Subprocess.flowhost(
+            ["run", manifest, "--open", "app://about"], input: "", environment: directory.cacheEnvironment)
+
+        #expect(run.status == 1)
+        #expect(
+            run.errorLines == [
+                "\(manifest): --open: deep link stopped at step 1 of 1: settings.about failed: \(manifest): routes[0].manager: plugin 'settings' exports no manager 'Abot' (did you mean 'About'?); it exports: About, Settings"
+            ])
+    }
+
     /// Not a URL at all: a usage error before any plugin loads or any service starts.
     @Test(arguments: ["items/2", "demo://items/ 2", ""])
     func aLinkThatIsNotAURLIsAUsageErrorBeforeTheStart(url: String) throws {
