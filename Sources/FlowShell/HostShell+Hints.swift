@@ -119,8 +119,8 @@ extension HostShell {
         return "module '\(module)' is not on screen and no route names it\(hint)"
     }
 
-    /// Why a deep link's step failed to decode its payload, when a member the plugin wanted as something else
-    /// was filled with the text of an untyped capture: `; the link's {n} captures text: write {n:int} in its
+    /// Why a deep link's step failed to decode its payload, when a member the plugin wanted as a number was
+    /// filled with the text of an untyped capture: `; the link's {n} captures text: write {n:int} in its
     /// pattern 'greet://count/{n}' for a number`. Empty when that is not it.
     ///
     /// - Parameters:

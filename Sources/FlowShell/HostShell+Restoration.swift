@@ -126,9 +126,11 @@ extension HostShell {
         }
         lines.append(topLine)
         guard !report.isComplete else { return Reply(lines: lines, status: .ok) }
-        let problems =
-            report.problems.map(\.description)
-            + [report.difference.map { "the screen differs: \($0)" }].compactMap { $0 }
+        // A report with no problem is incomplete only because the screen differs, said even where it cannot say how.
+        let screen =
+            report.difference.map { "the screen differs: \($0)" }
+            ?? (report.problems.isEmpty ? "the screen differs" : nil)
+        let problems = report.problems.map(\.description) + [screen].compactMap { $0 }
         var reply = Reply(
             lines: lines, status: .error("\(file): not restored as saved: \(problems.joined(separator: "; "))"))
         let failedSteps = report.problems.count
