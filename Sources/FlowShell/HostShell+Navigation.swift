@@ -98,8 +98,8 @@ extension HostShell {
             requestFailed = true
             let what =
                 "deep link stopped at step \(result.applied + 1) of \(result.total): \(requests[result.applied].name)"
-            restatedFailure = RestatedFailure(what: what, cause: error.message)
             let hint = route.map { untypedCaptureHint($0, step: result.applied, cause: error.message) } ?? ""
+            restatedFailure = RestatedFailure(what: what, cause: error.message, hint: hint)
             throw FlowError("\(what) failed: \(error.message)\(hint)")
         case .redirected(let held)? where !redirects(held):
             // The step joined a redirect's flow already under way: held, not redirected by this link, as its

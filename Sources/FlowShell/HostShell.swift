@@ -100,6 +100,9 @@ package final class HostShell {
         var what: String
         var action: String?
         var cause: String
+        /// What the error adds after the cause, which the request's line does not say (`; the link's {id}
+        /// captures text: ...`): kept in every form of the error.
+        var hint = ""
     }
     /// What became of the requests guards redirected, for `expect outcome`.
     var heldFates = HeldFates()
@@ -341,9 +344,11 @@ package final class HostShell {
         _ described: (lines: [String], managerFailure: ManagerFailureLine?), status: Status
     ) -> (lines: [String], error: String, referring: String)? {
         guard case .error(let message) = status, let failure = described.managerFailure,
-            let restated = restatedFailure, restated.cause == failure.cause, message.hasSuffix(": \(failure.cause)")
+            let restated = restatedFailure, restated.cause == failure.cause,
+            message.hasSuffix(": \(failure.cause)\(restated.hint)")
         else { return nil }
-        let referring = String(message.dropLast(": \(failure.cause)".count)) + " (said above)"
+        let referring =
+            String(message.dropLast(": \(failure.cause)\(restated.hint)".count)) + " (said above)" + restated.hint
         var lines = described.lines
         guard failure.isAlone else {
             lines[failure.line] = String(lines[failure.line].dropLast(": \(failure.cause)".count))
@@ -351,6 +356,6 @@ package final class HostShell {
         }
         lines.remove(at: failure.line)
         let what = restated.action.map { "\(failure.request) (asked by action '\($0)')" } ?? restated.what
-        return (lines, "\(what) failed in \(failure.handler): \(failure.cause)", referring)
+        return (lines, "\(what) failed in \(failure.handler): \(failure.cause)\(restated.hint)", referring)
     }
 }

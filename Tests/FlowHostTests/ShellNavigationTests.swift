@@ -48,6 +48,16 @@ struct ShellNavigationTests {
                 == .error(
                     #"deep link stopped at step 1 of 1: catalog.detail failed: catalog.detail got an unexpected payload {"id":"2"}: id: expected an integer (Int) but found a string; the link's {id} captures text: write {id:int} in its pattern 'demo://item/{id}' for a number"#
                 ))
+        // Its other forms keep the hint: on a screen, where the error replaces the step's line, and under that
+        // line on one stream, where the error refers to it.
+        let hint = "; the link's {id} captures text: write {id:int} in its pattern 'demo://item/{id}' for a number"
+        #expect(
+            untypedReply.onScreen?.error
+                == #"deep link stopped at step 1 of 1: catalog.detail failed in catalog.ItemDetail (libCatalogPlugin.so): catalog.detail got an unexpected payload {"id":"2"}: id: expected an integer (Int) but found a string"#
+                + hint)
+        #expect(
+            untypedReply.referringError == "deep link stopped at step 1 of 1: catalog.detail failed (said above)" + hint
+        )
         #expect(typedReply.status == .ok, "\(typedReply.status)")
     }
 
