@@ -227,8 +227,17 @@ extension HostShell {
                 return false
             }
         default:
+            // A mistyped outcome gets the one meant, as a mistyped expectation does.
+            let outcomes = ["handled", "unhandled", "queued", "failed", "redirected", "cancelled"]
+            let guess =
+                outcomes.contains(word)
+                ? nil
+                : Suggestion.closest(to: word, among: outcomes).map {
+                    "unknown outcome '\(word)'; did you mean '\($0)'? "
+                }
             throw FlowError(
-                "usage: expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled"
+                (guess ?? "")
+                    + "usage: expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled"
             )
         }
         let expected = rest.isEmpty ? word : "\(word) \(preposition) \(name)"

@@ -107,7 +107,7 @@ struct PipedInputTests {
         (
             "send nope\nexpect outcome handeld\nstack\n", 1,
             [
-                "<stdin>:2: error: usage: expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled",
+                "<stdin>:2: error: unknown outcome 'handeld'; did you mean 'handled'? usage: expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled",
                 "<stdin>:1: note: no route handles nope",
             ]
         ),

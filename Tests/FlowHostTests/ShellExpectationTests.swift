@@ -261,6 +261,15 @@ struct ShellExpectationTests {
                     "usage: expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled"
                 ))
     }
+
+    /// A trial's `expect outcome fialed` got the usage alone, where a mistyped expectation gets the one meant.
+    @Test func aMistypedOutcomeGetsTheOneMeant() throws {
+        #expect(
+            try demo().execute("expect outcome fialed").status
+                == .error(
+                    "unknown outcome 'fialed'; did you mean 'failed'? usage: expect outcome handled [by MANAGER] | unhandled | queued | failed | redirected [to REQUEST] | cancelled"
+                ))
+    }
 }
 
 // MARK: - Test Helpers
